@@ -1,0 +1,47 @@
+import type { ChatMessage, GenerationSettings, PromptItem } from '../design/types.js';
+
+export interface GenerateRequest {
+  readonly messages: readonly ChatMessage[];
+  readonly settings: GenerationSettings;
+  /**
+   * The item behind the request. Real adapters ignore it; the simulated provider reads its
+   * factors and reading map, which is what makes it a simulator.
+   */
+  readonly item?: PromptItem;
+}
+
+export interface TokenLogprob {
+  readonly logprob: number;
+  /** false when the value is only bounded by the top-k (the token fell outside it). */
+  readonly exact: boolean;
+}
+
+export interface GenerateResult {
+  readonly text: string;
+  readonly finish_reason: string;
+  readonly usage: { readonly input_tokens: number; readonly output_tokens: number };
+  readonly logprobs?: Readonly<Record<string, TokenLogprob>>;
+  /** The settings actually sent to the model (seed 000 "Generation settings"). */
+  readonly settings_sent?: Readonly<Record<string, unknown>>;
+}
+
+export type RetryDecision =
+  | { readonly retry: false; readonly errorClass: string }
+  | { readonly retry: true; readonly kind: 'rate_limit' | 'transient'; readonly retryAfterMs?: number; readonly errorClass: string };
+
+export interface ModelProvider {
+  /** e.g. `simulated/alpha`, `openai-compatible/qwen3-8b`. */
+  readonly id: string;
+  /** True for the simulated provider; every report labels its replies "simulated". */
+  readonly simulated: boolean;
+  generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult>;
+  classifyError(err: unknown): RetryDecision;
+}
+
+/** USD per million tokens. */
+export interface Price {
+  readonly input_per_mtok: number;
+  readonly output_per_mtok: number;
+  /** Fraction of the price paid through the provider's batch API (0.5 for most). */
+  readonly batch_discount?: number;
+}

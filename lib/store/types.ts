@@ -1,0 +1,111 @@
+import type { Language, ReadingLabel } from '../design/types.js';
+
+/** One attempt at one item. Stored for every attempt that produced text or an error. */
+export interface ReplyRow {
+  readonly item_id: string;
+  readonly campaign: string;
+  readonly phase: string;
+  readonly model: string;
+  readonly language: Language;
+  /** 1-based. */
+  readonly attempt: number;
+  readonly status: 'ok' | 'error';
+  readonly text: string | null;
+  readonly finish_reason: string | null;
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  readonly cost_usd: number;
+  readonly latency_ms: number;
+  /** JSON of Record<token, {logprob, exact}>, or null. */
+  readonly logprobs_json: string | null;
+  readonly error_class: string | null;
+  readonly error_message: string | null;
+  /** JSON of the generation settings actually sent. */
+  readonly settings_json: string;
+  /** `simulated/alpha`, `openai/gpt-…`: where the reply came from. */
+  readonly provider: string;
+  readonly simulated: boolean;
+  readonly created_at: string;
+}
+
+export interface ReadingRow {
+  readonly item_id: string;
+  readonly campaign: string;
+  readonly phase: string;
+  /** The model whose reply was read (partition key), not the judge. */
+  readonly model: string;
+  readonly language: Language;
+  /** `rule` | `rule+` | `judge:<model id>`. */
+  readonly reader: string;
+  readonly label: ReadingLabel;
+  /** What the rule matched, or the judge's raw output. */
+  readonly raw: string | null;
+  /** Judge readings: the judge-phase item that produced it. */
+  readonly judge_item_id: string | null;
+}
+
+export type TableName = 'prompts' | 'replies' | 'readings';
+
+/**
+ * Files addressed by key (`campaigns/<c>/<phase>/replies/model=m/language=l/part-0001.parquet`),
+ * the same keys on disk and in S3.
+ */
+export interface BlobStore {
+  put(key: string, body: Uint8Array | string): Promise<void>;
+  get(key: string): Promise<Uint8Array | undefined>;
+  exists(key: string): Promise<boolean>;
+  list(prefix: string): Promise<string[]>;
+  delete(key: string): Promise<void>;
+  /** Local path of a key where the backend is a directory (DuckDB reads it in place). */
+  localPath?(key: string): string;
+}
+
+export interface BudgetState {
+  readonly cap_usd: number;
+  readonly spent_usd: number;
+  readonly reserved_usd: number;
+}
+
+/**
+ * The ledger: item states and the campaign budget. Two backends, embedded (SQLite) and DynamoDB.
+ *
+ * Budget protocol (DESIGN.md "Cost and safety rails"): before a call, `reserve` the call's maximum
+ * cost with a conditional write (spent + reserved + amount ≤ cap); after it, `settle` the actual
+ * cost, which releases the reservation. A reservation whose holder died is released by
+ * `releaseStale` when a run starts.
+ */
+export interface Ledger {
+  initCampaign(campaign: string, capUsd: number, runId: string): Promise<void>;
+  budget(campaign: string): Promise<BudgetState>;
+  /** Returns false, and reserves nothing, when the reservation would pass the cap. */
+  reserve(campaign: string, reservationId: string, amountUsd: number): Promise<boolean>;
+  /** Turns a reservation into spend of `actualUsd` (which may exceed the reserved amount slightly). */
+  settle(campaign: string, reservationId: string, actualUsd: number): Promise<void>;
+  release(campaign: string, reservationId: string): Promise<void>;
+  /** Releases reservations left by runs other than `runId` (a killed run). */
+  releaseStale(campaign: string, runId: string): Promise<number>;
+
+  /** Registers items as pending; ids already known keep their state. */
+  registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void>;
+  /** Items not yet done, in registration order. */
+  pendingItems(campaign: string, phase: string): Promise<Set<string>>;
+  /**
+   * Atomically: marks items done (or failed), records the part file that holds their replies and
+   * settles the given reservation to `costUsd`. A part recorded here is never adopted twice.
+   */
+  commitPart(commit: PartCommit): Promise<void>;
+  /** Part keys already committed for a campaign phase. */
+  committedParts(campaign: string, phase: string): Promise<Set<string>>;
+  counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }>;
+  close(): Promise<void>;
+}
+
+export interface PartCommit {
+  readonly campaign: string;
+  readonly phase: string;
+  readonly partKey: string;
+  readonly done: readonly string[];
+  readonly failed: readonly string[];
+  readonly reservationId?: string;
+  readonly costUsd: number;
+}
