@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * JSON with object keys sorted at every level, so the same value always gives the same bytes
+ * (item ids must be reproducible byte for byte across runs and machines).
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/**
+ * Stable id of a value: the first 32 hex digits of SHA-256 over its canonical JSON.
+ * @example stableId({ a: 1, b: [2] }) === stableId({ b: [2], a: 1 })
+ */
+export function stableId(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 32);
+}
+
+/**
+ * A uniform number in [0, 1) determined by the key alone: the same key gives the same draw in
+ * every run, whatever the order or concurrency of the calls (seeded subsets, simulated replies).
+ */
+export function uniformFromKey(key: string): number {
+  const h = createHash('sha256').update(key).digest();
+  // 52 bits: exact in a double.
+  const hi = h.readUInt32BE(0) >>> 0;
+  const lo = h.readUInt32BE(4) >>> 12;
+  return (hi * 2 ** 20 + lo) / 2 ** 52;
+}
+
+/** A deterministic stream of uniforms in [0, 1) from a 32-bit seed (mulberry32). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A 32-bit seed from a string key (FNV-1a), for seeding `seededRandom`. */
+export function seedFromKey(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
