@@ -89,9 +89,12 @@ export interface Ledger {
   registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void>;
   /** Items not yet done, in registration order. */
   pendingItems(campaign: string, phase: string): Promise<Set<string>>;
+  /** The subset of `itemIds` still pending (a partition's view, without loading the whole phase). */
+  pendingAmong(campaign: string, phase: string, itemIds: readonly string[]): Promise<Set<string>>;
   /**
-   * Atomically: marks items done (or failed), records the part file that holds their replies and
-   * settles the given reservation to `costUsd`. A part recorded here is never adopted twice.
+   * Atomically: marks items done (or failed), records the part file that holds their replies,
+   * deletes the given reservations and adds `costUsd` to spent. A part recorded here is never
+   * adopted twice.
    */
   commitPart(commit: PartCommit): Promise<void>;
   /** Part keys already committed for a campaign phase. */
@@ -106,6 +109,8 @@ export interface PartCommit {
   readonly partKey: string;
   readonly done: readonly string[];
   readonly failed: readonly string[];
-  readonly reservationId?: string;
+  /** Reservations settled by this commit (a part spans several chunks, each with its own). */
+  readonly reservationIds?: readonly string[];
+  /** Actual cost of the part's replies, added to spent once. */
   readonly costUsd: number;
 }
