@@ -1,0 +1,59 @@
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { campaignJsonSchema, campaignJsonSchemaText } from '../../lib/design/campaign.js';
+import { loadCampaign } from '../../lib/design/loadCampaign.js';
+
+const ROOT = path.join(import.meta.dirname, '..', '..');
+
+/** Every YAML file under `dir` (recursively) whose top level names a battery: a campaign file. */
+async function campaignFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  const out: string[] = [];
+  for (const e of entries) {
+    if (!e.isFile() || !/\.ya?ml$/.test(e.name)) continue;
+    const file = path.join(e.parentPath, e.name);
+    let doc: unknown;
+    try {
+      doc = parse(await readFile(file, 'utf8'));
+    } catch {
+      continue;
+    }
+    if (typeof doc === 'object' && doc !== null && 'battery' in doc) out.push(file);
+  }
+  return out.sort();
+}
+
+const examples = await campaignFiles(path.join(ROOT, 'examples'));
+const validFixtures = ['minimal.yaml', 'full.yaml'].map((f) => path.join(ROOT, 'test', 'fixtures', 'campaigns', f));
+
+describe('campaign JSON Schema', () => {
+  it('matches the committed schema/campaign.schema.json (regenerate: see the file header of this test)', async () => {
+    // Regenerate with:
+    // npx tsx -e "import('./lib/design/campaign.ts').then((m) => process.stdout.write(m.campaignJsonSchemaText()))" > schema/campaign.schema.json
+    const committed = await readFile(path.join(ROOT, 'schema', 'campaign.schema.json'), 'utf8');
+
+    expect(committed).toBe(campaignJsonSchemaText());
+  });
+
+  it('describes the input: fields with defaults are optional, unknown keys refused', () => {
+    const schema = campaignJsonSchema() as {
+      required: string[];
+      additionalProperties: boolean;
+      properties: Record<string, { required?: string[]; default?: unknown; additionalProperties?: boolean }>;
+    };
+
+    expect(schema.required).toEqual(['name', 'seed', 'budget_usd', 'battery', 'design', 'models', 'judge']);
+    expect(schema.additionalProperties).toBe(false);
+    expect(schema.properties.concurrency?.default).toBe(16);
+    expect(schema.properties.design?.required).toEqual(['stories', 'concept_pairs', 'languages']);
+    expect(schema.properties.design?.additionalProperties).toBe(false);
+  });
+
+  it.each([...validFixtures, ...examples])('campaign file %s is valid', async (file) => {
+    const campaign = await loadCampaign(file);
+
+    expect(campaign.models.length).toBeGreaterThan(0);
+  });
+});
