@@ -1,0 +1,26 @@
+import { SondageError } from '../errors.js';
+
+/** Another live run holds the campaign's run lock. */
+export class RunLockedError extends SondageError {
+  constructor(
+    message: string,
+    public readonly lockPath: string,
+    public readonly holderPid: number | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'RunLockedError';
+  }
+}
+
+/** A part file was committed to the ledger before: adopting it again would count its items twice. */
+export class PartCommittedError extends SondageError {
+  constructor(
+    message: string,
+    public readonly partKey: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'PartCommittedError';
+  }
+}
