@@ -1,0 +1,136 @@
+import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBValueConverter, JS } from '@duckdb/node-api';
+import path from 'node:path';
+import { SondageError } from '../errors.js';
+import { tablePrefix } from './layout.js';
+import { PARTITION_COLUMNS, TABLE_SCHEMAS } from './schemas.js';
+import type { TableName } from './types.js';
+
+/** A SQL string literal. */
+export function sqlString(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** A SQL identifier, quoted (`constraint` and `repeat` are keywords). */
+export function sqlIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * Glob of every part file of one table of a campaign phase under a data directory.
+ * @example tableGlob('/data', 'demo', 'generate', 'replies') // '/data/campaigns/demo/generate/replies/**\/*.parquet'
+ */
+export function tableGlob(root: string, campaign: string, phase: string, table: TableName): string {
+  return `${path.resolve(root)}/${tablePrefix(campaign, phase, table)}**/*.parquet`;
+}
+
+/**
+ * `read_parquet(…)` over a glob with the partition columns taken from the path. Partition values
+ * stay VARCHAR (no autocast): a model id such as `7` must not turn into a number.
+ */
+export function readParquetSql(glob: string): string {
+  return `read_parquet(${sqlString(glob)}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true)`;
+}
+
+// DuckDB's JS conversion, with BIGINT/HUGEINT (counts, integer sums) as plain numbers: the
+// analysis does arithmetic on them, and these values stay far below 2^53.
+const toJs: DuckDBValueConverter<JS> = (value, type, converter) => {
+  const v = JSDuckDBValueConverter(value, type, converter);
+  return typeof v === 'bigint' ? Number(v) : v;
+};
+
+/**
+ * An in-memory DuckDB for the SQL stage: queries over the campaign's Parquet files, results as
+ * plain objects (BIGINT and DECIMAL as numbers). Queries on one instance run one after another.
+ *
+ * @example
+ * const db = await DuckDb.open();
+ * await db.attachTable('replies', tableGlob(dataDir, 'demo', 'generate', 'replies'), 'replies');
+ * const n = await db.all<{ model: string; n: number }>('SELECT model, count(*) AS n FROM replies GROUP BY model');
+ * db.close();
+ */
+export class DuckDb {
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly connection: DuckDBConnection,
+  ) {}
+
+  /** Opens an in-memory database. `threads` defaults to DuckDB's (all cores). */
+  static async open(options: { readonly threads?: number } = {}): Promise<DuckDb> {
+    const config: Record<string, string> = {};
+    if (options.threads !== undefined) config['threads'] = String(options.threads);
+    const instance = await DuckDBInstance.create(':memory:', config);
+    return new DuckDb(instance, await instance.connect());
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new SondageError('DuckDb is closed'));
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Rows of a query as objects keyed by column name. */
+  all<T = Record<string, JS>>(sql: string): Promise<T[]> {
+    return this.serial(async () => {
+      const reader = await this.connection.runAndReadAll(sql);
+      return reader.convertRowObjects(toJs) as T[];
+    });
+  }
+
+  /** Runs statements whose result is not needed (DDL, COPY). */
+  run(sql: string): Promise<void> {
+    return this.serial(async () => {
+      await this.connection.run(sql);
+    });
+  }
+
+  /** True when the glob matches at least one file. */
+  async hasFiles(glob: string): Promise<boolean> {
+    const [row] = await this.all<{ n: number }>(`SELECT count(*) AS n FROM glob(${sqlString(glob)})`);
+    return (row?.n ?? 0) > 0;
+  }
+
+  /**
+   * Creates view `view` over a table's part files, with `model` and `language` from the path.
+   * With no files yet, the view is empty but has the table's columns, so queries and joins still
+   * run (and return nothing). Returns whether files were found.
+   */
+  async attachTable(view: string, glob: string, table: TableName): Promise<boolean> {
+    const found = await this.hasFiles(glob);
+    const source = found
+      ? `SELECT * FROM ${readParquetSql(glob)}`
+      : `SELECT ${[
+          ...TABLE_SCHEMAS[table].map((c) => `NULL::${c.type} AS ${sqlIdent(c.name)}`),
+          ...PARTITION_COLUMNS.map((c) => `NULL::VARCHAR AS ${sqlIdent(c)}`),
+        ].join(', ')} WHERE false`;
+    await this.run(`CREATE OR REPLACE VIEW ${sqlIdent(view)} AS ${source}`);
+    return found;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.connection.closeSync();
+    this.instance.closeSync();
+  }
+}
+
+/**
+ * Reads the Parquet files matching `glob` (hive partitions from the path) with one query, in
+ * which the files are the table `parts`; `[]` when no file matches yet.
+ * @example await readParquet(tableGlob(dir, 'demo', 'generate', 'replies'), 'SELECT count(*) AS n FROM parts')
+ */
+export async function readParquet<T = Record<string, JS>>(glob: string, sql = 'SELECT * FROM parts'): Promise<T[]> {
+  const db = await DuckDb.open();
+  try {
+    if (!(await db.hasFiles(glob))) return [];
+    await db.run(`CREATE VIEW parts AS SELECT * FROM ${readParquetSql(glob)}`);
+    return await db.all<T>(sql);
+  } finally {
+    db.close();
+  }
+}

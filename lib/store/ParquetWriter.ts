@@ -1,0 +1,238 @@
+import { DuckDBInstance } from '@duckdb/node-api';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { SondageError } from '../errors.js';
+import type { Language } from '../design/types.js';
+import { partKey } from './layout.js';
+import { tempSibling } from './LocalBlobStore.js';
+import { sqlIdent, sqlString } from './DuckDb.js';
+import { TABLE_SCHEMAS } from './schemas.js';
+import type { ColumnDef, TableRows } from './schemas.js';
+import type { BlobStore, TableName } from './types.js';
+
+/** Where a part goes: one table, one partition, one file name. */
+export interface PartTarget<T extends TableName = TableName> {
+  readonly campaign: string;
+  readonly phase: string;
+  readonly table: T;
+  readonly model: string;
+  readonly language: Language;
+  /** `part-<…>.parquet`, unique within the partition. */
+  readonly partName: string;
+}
+
+/** The fields every row must share with the file it goes into. */
+export interface PartitionCheck {
+  readonly campaign: string;
+  readonly phase: string;
+  readonly model: string;
+  readonly language: Language;
+}
+
+export interface WrittenPart {
+  readonly key: string;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+type Rows<T extends TableName> = Iterable<TableRows[T]> | AsyncIterable<TableRows[T]>;
+
+/** NDJSON is flushed to disk in pieces of about this many characters. */
+const CHUNK_CHARS = 4 * 1024 * 1024;
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+function describe(v: unknown): string {
+  return `${JSON.stringify(v) ?? String(v)} (${v === null ? 'null' : typeof v})`;
+}
+
+/** One column value as JSON, or an error message. */
+function encodeValue(v: unknown, col: ColumnDef): string | { error: string } {
+  if (v === null || v === undefined) {
+    return col.nullable ? 'null' : { error: `expects ${col.type}, got ${describe(v)}; the column is not nullable` };
+  }
+  switch (col.type) {
+    case 'VARCHAR':
+      if (typeof v === 'string') return JSON.stringify(v);
+      break;
+    case 'INTEGER':
+      if (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX) return String(v);
+      break;
+    case 'BIGINT':
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
+      break;
+    case 'DOUBLE':
+      if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+      break;
+    case 'BOOLEAN':
+      if (typeof v === 'boolean') return v ? 'true' : 'false';
+      break;
+  }
+  return { error: `expects ${col.type === 'DOUBLE' ? 'a finite number' : col.type}, got ${describe(v)}` };
+}
+
+function rowEncoder(
+  table: TableName,
+  partition: PartitionCheck | undefined,
+): (row: Record<string, unknown>, index: number) => string {
+  const cols = TABLE_SCHEMAS[table];
+  const keys = cols.map((c, i) => `${i === 0 ? '{' : ','}${JSON.stringify(c.name)}:`);
+  const fail = (index: number, row: Record<string, unknown>, what: string): never => {
+    const id = typeof row['item_id'] === 'string' ? ` (item_id ${JSON.stringify(row['item_id'])})` : '';
+    throw new SondageError(`${table} row ${index}${id}: ${what}`);
+  };
+  return (row, index) => {
+    if (row === null || typeof row !== 'object') fail(index, row ?? {}, `expected an object, got ${describe(row)}`);
+    if (partition) {
+      for (const field of ['campaign', 'phase', 'model', 'language'] as const) {
+        if (row[field] !== partition[field]) {
+          fail(index, row, `${field} is ${describe(row[field])} but the part file is for ${field} ${JSON.stringify(partition[field])}`);
+        }
+      }
+    }
+    let line = '';
+    for (let i = 0; i < cols.length; i++) {
+      const col = cols[i] as ColumnDef;
+      const encoded = encodeValue(row[col.name], col);
+      if (typeof encoded !== 'string') fail(index, row, `column ${col.name} ${encoded.error}`);
+      line += (keys[i] as string) + (encoded as string);
+    }
+    return `${line}}\n`;
+  };
+}
+
+/**
+ * Writes the rows of one table partition to one Parquet part file (zstd) with DuckDB: rows are
+ * checked against the table schema and streamed to a temporary NDJSON file, DuckDB converts it
+ * with explicit column types, and the result is renamed into place (readers never see a partial
+ * part). Partition columns are checked against the target, then left out of the file.
+ *
+ * One DuckDB instance per writer, reused across parts; `close()` frees it.
+ *
+ * @example
+ * const writer = await ParquetWriter.create();
+ * await writer.writePart(store, { campaign: 'demo', phase: 'generate', table: 'replies',
+ *   model: 'alpha', language: 'de', partName: 'part-0001.parquet' }, replyRows);
+ * await writer.close();
+ */
+export class ParquetWriter {
+  private closed = false;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly tmpDir: string,
+  ) {}
+
+  /** `tmpDir`: where the NDJSON staging files go (default: a fresh folder in the OS temp dir). */
+  static async create(options: { readonly tmpDir?: string; readonly threads?: number } = {}): Promise<ParquetWriter> {
+    const base = options.tmpDir ?? os.tmpdir();
+    await mkdir(base, { recursive: true });
+    const tmpDir = await mkdtemp(path.join(base, 'sondage-parquet-'));
+    const config: Record<string, string> = {};
+    if (options.threads !== undefined) config['threads'] = String(options.threads);
+    return new ParquetWriter(await DuckDBInstance.create(':memory:', config), tmpDir);
+  }
+
+  /**
+   * Writes `rows` to the Parquet file at `filePath` (atomically). With `partition`, every row
+   * must carry those campaign, phase, model and language. Returns the number of rows.
+   */
+  async writeFile<T extends TableName>(
+    table: T,
+    rows: Rows<T>,
+    filePath: string,
+    partition?: PartitionCheck,
+  ): Promise<number> {
+    if (this.closed) throw new SondageError('ParquetWriter is closed');
+    const schema = TABLE_SCHEMAS[table];
+    if (!schema) throw new SondageError(`table ${JSON.stringify(table)} has no schema`);
+    const ndjson = path.join(this.tmpDir, `${randomBytes(8).toString('hex')}.ndjson`);
+    const target = path.resolve(filePath);
+    const tmpTarget = tempSibling(target);
+    try {
+      const count = await this.stage(table, rows, ndjson, partition);
+      await mkdir(path.dirname(target), { recursive: true });
+      const columns = schema.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ');
+      const select = schema.map((c) => sqlIdent(c.name)).join(', ');
+      const connection = await this.instance.connect();
+      try {
+        await connection.run(
+          `COPY (SELECT ${select} FROM read_ndjson(${sqlString(ndjson)}, columns = {${columns}}, ` +
+            `format = 'newline_delimited')) ` +
+            `TO ${sqlString(tmpTarget)} (FORMAT parquet, COMPRESSION zstd)`,
+        );
+      } finally {
+        connection.closeSync();
+      }
+      await rename(tmpTarget, target);
+      return count;
+    } finally {
+      await rm(ndjson, { force: true });
+      await rm(tmpTarget, { force: true });
+    }
+  }
+
+  /**
+   * Writes one part into a store, at `partKey(target…)`: in place where the store is a directory,
+   * otherwise through a local temporary file and `put`.
+   */
+  async writePart<T extends TableName>(store: BlobStore, target: PartTarget<T>, rows: Rows<T>): Promise<WrittenPart> {
+    const key = partKey(target.campaign, target.phase, target.table, target.model, target.language, target.partName);
+    const local = store.localPath?.(key);
+    if (local !== undefined) {
+      const count = await this.writeFile(target.table, rows, local, target);
+      return { key, rows: count, bytes: (await stat(local)).size };
+    }
+    const staged = path.join(this.tmpDir, `${randomBytes(8).toString('hex')}.parquet`);
+    try {
+      const count = await this.writeFile(target.table, rows, staged, target);
+      const body = await readFile(staged);
+      await store.put(key, body);
+      return { key, rows: count, bytes: body.byteLength };
+    } finally {
+      await rm(staged, { force: true });
+    }
+  }
+
+  // Streams rows as NDJSON in bounded chunks, so a large part never exists as one giant string.
+  private async stage<T extends TableName>(
+    table: T,
+    rows: Rows<T>,
+    file: string,
+    partition: PartitionCheck | undefined,
+  ): Promise<number> {
+    const encode = rowEncoder(table, partition);
+    const handle = await open(file, 'w');
+    try {
+      let chunk: string[] = [];
+      let chars = 0;
+      let count = 0;
+      for await (const row of rows) {
+        const line = encode(row as unknown as Record<string, unknown>, count);
+        count++;
+        chunk.push(line);
+        chars += line.length;
+        if (chars >= CHUNK_CHARS) {
+          await handle.write(chunk.join(''));
+          chunk = [];
+          chars = 0;
+        }
+      }
+      if (chunk.length > 0) await handle.write(chunk.join(''));
+      return count;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Frees the DuckDB instance and the staging folder. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.instance.closeSync();
+    await rm(this.tmpDir, { recursive: true, force: true });
+  }
+}

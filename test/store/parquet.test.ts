@@ -1,0 +1,249 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SondageError } from '../../lib/errors.js';
+import type { PromptItem } from '../../lib/design/types.js';
+import {
+  DuckDb,
+  LocalBlobStore,
+  ParquetWriter,
+  promptRow,
+  readParquet,
+  readParquetSql,
+  sqlString,
+  TABLE_SCHEMAS,
+  tableGlob,
+} from '../../lib/store/index.js';
+import type { BlobStore, ReadingRow, ReplyRow } from '../../lib/store/index.js';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'sondage-parquet-'));
+const store = new LocalBlobStore(root);
+let writer: ParquetWriter;
+
+beforeAll(async () => {
+  writer = await ParquetWriter.create({ threads: 1 });
+});
+afterAll(async () => {
+  await writer.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const item: PromptItem = {
+  item_id: 'i-0001',
+  prompt_key: 'pk-01',
+  campaign: 'rt',
+  phase: 'generate',
+  battery: 'far6',
+  model: 'alpha',
+  language: 'de',
+  factors: {
+    story: 'finn',
+    story_group: 'contested',
+    concept_pair: 'wrong_right',
+    form: 'negint',
+    constraint: 'yesno',
+    named: 'P',
+    option_order: 1,
+    repeat: 2,
+    construction: 'evaluative_adjective',
+  },
+  messages: [
+    { role: 'system', content: 'Antworte mit einem Satz.' },
+    { role: 'user', content: 'War es nicht falsch, was Finn getan hat?\nAntworte mit „ja“, „nein“ oder „doch“.' },
+  ],
+  settings: { temperature: 1, max_tokens: 64 },
+  reading_map: {
+    kind: 'particle',
+    tokens: { ja: 'P', doch: 'P', nein: 'notP' },
+    particles: { yes: 'ja', no: 'nein', reverse: 'doch', order: ['nein', 'ja', 'doch'] },
+  },
+  propositions: { P: 'Was Finn getan hat, war falsch.', notP: 'Was Finn getan hat, war richtig.' },
+};
+
+function reply(i: number, over: Partial<ReplyRow> = {}): ReplyRow {
+  return {
+    item_id: `i-${i}`,
+    campaign: 'rt',
+    phase: 'generate',
+    model: '7',
+    language: 'zh',
+    attempt: 1,
+    status: 'ok',
+    text: i % 2 === 0 ? '不是，他没有做错。😀 "quoted" \\ back\nslash' : null,
+    finish_reason: i % 2 === 0 ? 'stop' : null,
+    input_tokens: 100 + i,
+    output_tokens: 10,
+    cost_usd: 0.000125 * i,
+    latency_ms: 12.5,
+    logprobs_json: i === 0 ? '{"不":{"logprob":-0.1,"exact":true}}' : null,
+    error_class: i % 2 === 0 ? null : 'rate_limit',
+    error_message: i % 2 === 0 ? null : 'HTTP 429',
+    settings_json: '{"temperature":0}',
+    provider: 'simulated/alpha',
+    simulated: i % 3 === 0,
+    created_at: '2026-01-02T03:04:05.678Z',
+    ...over,
+  };
+}
+
+/** Columns stored inside one part file, read without hive partitioning. */
+async function fileColumns(file: string): Promise<string[]> {
+  const rows = await readParquet<{ column_name: string }>(
+    file,
+    `DESCRIBE SELECT * FROM read_parquet(${sqlString(file)}, hive_partitioning = false)`,
+  );
+  return rows.map((r) => r.column_name);
+}
+
+describe('ParquetWriter round trip', () => {
+  it('prompts: a PromptItem flattened, model and language from the path', async () => {
+    const row = promptRow(item);
+    const part = await writer.writePart(
+      store,
+      { campaign: 'rt', phase: 'generate', table: 'prompts', model: 'alpha', language: 'de', partName: 'part-0001.parquet' },
+      [row],
+    );
+    expect(part).toMatchObject({ key: 'campaigns/rt/generate/prompts/model=alpha/language=de/part-0001.parquet', rows: 1 });
+
+    const back = await readParquet(tableGlob(root, 'rt', 'generate', 'prompts'));
+    expect(back).toEqual([{ ...row }]);
+    expect(JSON.parse(back[0]?.['messages_json'] as string)).toEqual(item.messages);
+    expect(JSON.parse(back[0]?.['reading_map_json'] as string)).toEqual(item.reading_map);
+    expect(back[0]).toMatchObject({ option_order: 1, repeat: 2, source_item_id: null, prop_p: item.propositions.P });
+
+    const cols = await fileColumns(store.localPath(part.key));
+    expect(cols).toEqual(TABLE_SCHEMAS.prompts.map((c) => c.name));
+    expect(cols).not.toContain('model');
+    expect(cols).not.toContain('language');
+  });
+
+  it('replies: every field, nulls and unicode intact; a numeric model id stays a string', async () => {
+    const rows = Array.from({ length: 5 }, (_, i) => reply(i));
+    const target = { campaign: 'rt', phase: 'generate', table: 'replies', model: '7', language: 'zh', partName: 'part-a.parquet' } as const;
+    await writer.writePart(store, target, rows);
+    await writer.writePart(store, { ...target, partName: 'part-b.parquet' }, [reply(5)]);
+
+    const back = await readParquet(tableGlob(root, 'rt', 'generate', 'replies'), 'SELECT * FROM parts ORDER BY item_id');
+    expect(back).toEqual([...rows, reply(5)].map((r) => ({ ...r })));
+    expect(await fileColumns(store.localPath(`campaigns/rt/generate/replies/model=7/language=zh/part-a.parquet`))).toEqual(
+      TABLE_SCHEMAS.replies.map((c) => c.name),
+    );
+
+    const [agg] = await readParquet<{ n: number; tokens: number; model: string }>(
+      tableGlob(root, 'rt', 'generate', 'replies'),
+      'SELECT count(*) AS n, sum(input_tokens) AS tokens, any_value(model) AS model FROM parts',
+    );
+    // BIGINT and HUGEINT come back as plain numbers.
+    expect(agg).toEqual({ n: 6, tokens: 615, model: '7' });
+  });
+
+  it('readings: every field; several partitions read as one table', async () => {
+    const reading = (id: string, model: string, language: 'en' | 'fr', label: ReadingRow['label']): ReadingRow => ({
+      item_id: id,
+      campaign: 'rt',
+      phase: 'read',
+      model,
+      language,
+      reader: 'judge:gpt-x',
+      label,
+      raw: label === 'invalid' ? null : `{"label":"${label}"}`,
+      judge_item_id: label === 'invalid' ? null : `j-${id}`,
+    });
+    const a = [reading('i-1', 'alpha', 'en', 'P'), reading('i-2', 'alpha', 'en', 'invalid')];
+    const b = [reading('i-3', 'beta', 'fr', 'notP')];
+    await writer.writePart(store, { campaign: 'rt', phase: 'read', table: 'readings', model: 'alpha', language: 'en', partName: 'part-1.parquet' }, a);
+    await writer.writePart(store, { campaign: 'rt', phase: 'read', table: 'readings', model: 'beta', language: 'fr', partName: 'part-1.parquet' }, b);
+
+    const back = await readParquet(tableGlob(root, 'rt', 'read', 'readings'), 'SELECT * FROM parts ORDER BY item_id');
+    expect(back).toEqual([...a, ...b].map((r) => ({ ...r })));
+  });
+
+  it('takes rows from an async iterable and writes an empty part', async () => {
+    async function* gen(): AsyncGenerator<ReplyRow> {
+      for (let i = 0; i < 3000; i++) yield reply(i, { campaign: 'it', model: 'm', language: 'en' });
+    }
+    const target = { campaign: 'it', phase: 'generate', table: 'replies', model: 'm', language: 'en' } as const;
+    expect((await writer.writePart(store, { ...target, partName: 'part-1.parquet' }, gen())).rows).toBe(3000);
+    expect((await writer.writePart(store, { ...target, partName: 'part-2.parquet' }, [])).rows).toBe(0);
+    const [row] = await readParquet<{ n: number; s: number }>(
+      tableGlob(root, 'it', 'generate', 'replies'),
+      'SELECT count(*) AS n, count(DISTINCT item_id) AS s FROM parts',
+    );
+    expect(row).toEqual({ n: 3000, s: 3000 });
+  });
+
+  it('puts the part through a store without a local path', async () => {
+    const saved = new Map<string, Uint8Array>();
+    const remote: BlobStore = {
+      put: async (k, body) => void saved.set(k, typeof body === 'string' ? new TextEncoder().encode(body) : body),
+      get: async (k) => saved.get(k),
+      exists: async (k) => saved.has(k),
+      list: async (p) => [...saved.keys()].filter((k) => k.startsWith(p)).sort(),
+      delete: async (k) => void saved.delete(k),
+    };
+    const target = { campaign: 'rm', phase: 'generate', table: 'replies', model: 'm', language: 'en', partName: 'part-1.parquet' } as const;
+    const part = await writer.writePart(remote, target, [reply(2, { campaign: 'rm', model: 'm', language: 'en' })]);
+
+    const body = saved.get(part.key);
+    expect(body?.byteLength).toBe(part.bytes);
+    expect(new TextDecoder().decode(body?.subarray(0, 4))).toBe('PAR1');
+    await store.put(part.key, body ?? new Uint8Array());
+    const [row] = await readParquet(tableGlob(root, 'rm', 'generate', 'replies'));
+    expect(row).toEqual({ ...reply(2, { campaign: 'rm', model: 'm', language: 'en' }) });
+  });
+});
+
+describe('ParquetWriter refuses bad rows', () => {
+  const target = { campaign: 'bad', phase: 'generate', table: 'replies', model: 'm', language: 'en', partName: 'part-1.parquet' } as const;
+  const ok = (over: Record<string, unknown>): ReplyRow => ({ ...reply(1, { campaign: 'bad', model: 'm', language: 'en' }), ...over }) as ReplyRow;
+
+  it.each([
+    [{ attempt: '1' }, /replies row 1 \(item_id "i-1"\): column attempt expects INTEGER, got "1" \(string\)/],
+    [{ attempt: 1.5 }, /column attempt expects INTEGER, got 1.5/],
+    [{ cost_usd: Number.NaN }, /column cost_usd expects a finite number/],
+    [{ item_id: null }, /column item_id expects VARCHAR, got null \(null\); the column is not nullable/],
+    [{ simulated: 'yes' }, /column simulated expects BOOLEAN/],
+    [{ model: 'other' }, /model is "other" \(string\) but the part file is for model "m"/],
+    [{ language: 'fr' }, /language is "fr" \(string\) but the part file is for language "en"/],
+    [{ phase: 'judge' }, /phase is "judge"/],
+  ])('%j', async (over, message) => {
+    const rows = [ok({}), ok(over)];
+    await expect(writer.writePart(store, target, rows)).rejects.toThrow(SondageError);
+    await expect(writer.writePart(store, target, rows)).rejects.toThrow(message);
+    expect(await store.exists('campaigns/bad/generate/replies/model=m/language=en/part-1.parquet')).toBe(false);
+    expect(await store.list('campaigns/bad/')).toEqual([]);
+  });
+});
+
+describe('reading with no files yet', () => {
+  it('readParquet returns [] for an empty glob', async () => {
+    expect(await readParquet(tableGlob(root, 'nothing', 'generate', 'replies'))).toEqual([]);
+    expect(await readParquet(`${root}/no/such/dir/*.parquet`, 'SELECT count(*) AS n FROM parts')).toEqual([]);
+  });
+
+  it('DuckDb.attachTable gives an empty view with the table columns, so joins still run', async () => {
+    const db = await DuckDb.open({ threads: 1 });
+    try {
+      expect(await db.attachTable('replies', tableGlob(root, 'rt', 'generate', 'replies'), 'replies')).toBe(true);
+      expect(await db.attachTable('readings', tableGlob(root, 'rt', 'nothing', 'readings'), 'readings')).toBe(false);
+      const joined = await db.all(
+        'SELECT r.item_id, g.label FROM replies r JOIN readings g USING (item_id, model, language)',
+      );
+      expect(joined).toEqual([]);
+      const cols = await db.all<{ column_name: string; column_type: string }>('DESCRIBE readings');
+      expect(cols.map((c) => c.column_name)).toEqual([...TABLE_SCHEMAS.readings.map((c) => c.name), 'model', 'language']);
+      expect(await db.all('SELECT model, count(*) AS n FROM replies GROUP BY model')).toEqual([{ model: '7', n: 6 }]);
+      // DECIMAL comes back as a number.
+      expect(await db.all('SELECT 1.25::DECIMAL(10, 2) AS d')).toEqual([{ d: 1.25 }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('readParquetSql keeps partition values as text', () => {
+    expect(readParquetSql("/d/it's/*.parquet")).toBe(
+      "read_parquet('/d/it''s/*.parquet', hive_partitioning = true, hive_types_autocast = false, union_by_name = true)",
+    );
+  });
+});
