@@ -1,0 +1,280 @@
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { SondageError } from '../errors.js';
+import { PartCommittedError } from './errors.js';
+import type { BudgetState, Ledger, PartCommit } from './types.js';
+
+/** Rounding slack of the cap check, so a reservation of exactly the remaining budget passes. */
+const CAP_TOLERANCE_USD = 1e-12;
+
+/** Ids per multi-row INSERT in `registerItems` (3 parameters each, under SQLite's 32766 limit). */
+const REGISTER_BATCH = 500;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS campaigns (
+  campaign     TEXT PRIMARY KEY,
+  cap_usd      REAL NOT NULL,
+  spent_usd    REAL NOT NULL DEFAULT 0,
+  reserved_usd REAL NOT NULL DEFAULT 0,
+  run_id       TEXT
+);
+CREATE TABLE IF NOT EXISTS reservations (
+  campaign       TEXT NOT NULL,
+  reservation_id TEXT NOT NULL,
+  run_id         TEXT NOT NULL,
+  amount_usd     REAL NOT NULL,
+  PRIMARY KEY (campaign, reservation_id)
+);
+-- A rowid table: rowid is the registration order that pendingItems keeps.
+CREATE TABLE IF NOT EXISTS items (
+  campaign TEXT NOT NULL,
+  phase    TEXT NOT NULL,
+  item_id  TEXT NOT NULL,
+  state    TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
+  part_key TEXT,
+  PRIMARY KEY (campaign, phase, item_id)
+);
+CREATE TABLE IF NOT EXISTS parts (
+  campaign TEXT NOT NULL,
+  phase    TEXT NOT NULL,
+  part_key TEXT NOT NULL,
+  cost_usd REAL NOT NULL,
+  PRIMARY KEY (campaign, phase, part_key)
+);
+`;
+
+export interface EmbeddedLedgerOptions {
+  /** How long a write waits for another process's lock, in ms (SQLite busy_timeout). Default 30 s. */
+  readonly busyTimeoutMs?: number;
+  /** Run id used for reservations of campaigns this instance did not `initCampaign`. */
+  readonly runId?: string;
+}
+
+function assertAmount(what: string, amount: number): void {
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) {
+    throw new SondageError(`${what} must be a finite number of USD ≥ 0, got ${String(amount)}`);
+  }
+}
+
+/**
+ * The ledger on one machine: item states and the campaign budget in SQLite
+ * (`<dataDir>/ledger.sqlite`, WAL). The budget protocol of DESIGN.md "Cost and safety rails"
+ * runs as SQLite write transactions taken up front (BEGIN IMMEDIATE), so neither async workers in
+ * one process nor several processes on the same file can push spending past the cap.
+ *
+ * @example
+ * const ledger = new EmbeddedLedger('./data');
+ * await ledger.initCampaign('demo', 5, runId);
+ * if (await ledger.reserve('demo', callId, maxCost)) { …call…; await ledger.settle('demo', callId, cost); }
+ */
+export class EmbeddedLedger implements Ledger {
+  readonly file: string;
+  private readonly db: Database.Database;
+  private readonly defaultRunId: string;
+  private readonly runIds = new Map<string, string>();
+  private readonly stmt;
+  private readonly reserveTx;
+  private readonly settleTx;
+  private readonly releaseTx;
+  private readonly releaseStaleTx;
+  private readonly registerTx;
+  private readonly commitTx;
+
+  constructor(dataDir: string, options: EmbeddedLedgerOptions = {}) {
+    mkdirSync(dataDir, { recursive: true });
+    this.file = path.join(path.resolve(dataDir), 'ledger.sqlite');
+    this.defaultRunId = options.runId ?? `${process.pid}-${randomUUID()}`;
+    const db = new Database(this.file, { timeout: options.busyTimeoutMs ?? 30_000 });
+    this.db = db;
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    // Registering a million random item ids touches index pages all over; keep them in memory.
+    db.pragma('cache_size = -65536');
+    db.transaction(() => db.exec(SCHEMA)).immediate();
+
+    const one = (n: number): string => `(?, ?, ?, 'pending')${n > 1 ? ', (?, ?, ?, \'pending\')'.repeat(n - 1) : ''}`;
+    const stmt = {
+      initCampaign: db.prepare(
+        `INSERT INTO campaigns (campaign, cap_usd, run_id) VALUES (?, ?, ?)
+         ON CONFLICT (campaign) DO UPDATE SET cap_usd = excluded.cap_usd, run_id = excluded.run_id`,
+      ),
+      budget: db.prepare('SELECT cap_usd, spent_usd, reserved_usd FROM campaigns WHERE campaign = ?'),
+      // The cap check and the insert are one statement: nothing can run between them.
+      reserve: db.prepare(
+        `INSERT INTO reservations (campaign, reservation_id, run_id, amount_usd)
+         SELECT campaign, ?, ?, ? FROM campaigns
+         WHERE campaign = ? AND spent_usd + reserved_usd + ? <= cap_usd + ${CAP_TOLERANCE_USD}`,
+      ),
+      hasReservation: db.prepare('SELECT 1 FROM reservations WHERE campaign = ? AND reservation_id = ?'),
+      deleteReservation: db.prepare('DELETE FROM reservations WHERE campaign = ? AND reservation_id = ?'),
+      deleteStale: db.prepare('DELETE FROM reservations WHERE campaign = ? AND run_id != ?'),
+      // reserved_usd is recomputed, not incremented, so rounding never accumulates in it.
+      syncReserved: db.prepare(
+        `UPDATE campaigns SET reserved_usd =
+           (SELECT coalesce(sum(amount_usd), 0) FROM reservations WHERE reservations.campaign = campaigns.campaign)
+         WHERE campaign = ?`,
+      ),
+      addSpent: db.prepare('UPDATE campaigns SET spent_usd = spent_usd + ? WHERE campaign = ?'),
+      registerBatch: db.prepare(`INSERT OR IGNORE INTO items (campaign, phase, item_id, state) VALUES ${one(REGISTER_BATCH)}`),
+      registerOne: db.prepare(`INSERT OR IGNORE INTO items (campaign, phase, item_id, state) VALUES ${one(1)}`),
+      stateOf: db.prepare('SELECT state FROM items WHERE campaign = ? AND phase = ? AND item_id = ?').pluck(),
+      // A scan in rowid order beats the primary-key index here: no sort and no lookup per row
+      // (1M items: ~0.3 s instead of ~3 s).
+      pending: db
+        .prepare("SELECT item_id FROM items NOT INDEXED WHERE campaign = ? AND phase = ? AND state != 'done' ORDER BY rowid")
+        .pluck(),
+      counts: db.prepare('SELECT state, count(*) AS n FROM items NOT INDEXED WHERE campaign = ? AND phase = ? GROUP BY state'),
+      partExists: db.prepare('SELECT 1 FROM parts WHERE campaign = ? AND phase = ? AND part_key = ?'),
+      insertPart: db.prepare('INSERT INTO parts (campaign, phase, part_key, cost_usd) VALUES (?, ?, ?, ?)'),
+      parts: db.prepare('SELECT part_key FROM parts WHERE campaign = ? AND phase = ? ORDER BY rowid').pluck(),
+      // An item done in an earlier part keeps that part: its reply is already counted.
+      markDone: db.prepare(
+        `INSERT INTO items (campaign, phase, item_id, state, part_key) VALUES (?, ?, ?, 'done', ?)
+         ON CONFLICT (campaign, phase, item_id) DO UPDATE SET state = 'done', part_key = excluded.part_key
+         WHERE items.state != 'done'`,
+      ),
+      markFailed: db.prepare(
+        `INSERT INTO items (campaign, phase, item_id, state, part_key) VALUES (?, ?, ?, 'failed', ?)
+         ON CONFLICT (campaign, phase, item_id) DO UPDATE SET state = 'failed', part_key = excluded.part_key
+         WHERE items.state != 'done'`,
+      ),
+    };
+    this.stmt = stmt;
+
+    const requireCampaign = (campaign: string): void => {
+      if (!stmt.budget.get(campaign)) {
+        throw new SondageError(`campaign ${JSON.stringify(campaign)} has no budget in ${this.file}; call initCampaign first`);
+      }
+    };
+    const settleIn = (campaign: string, reservationIds: readonly string[], actualUsd: number): void => {
+      requireCampaign(campaign);
+      for (const id of reservationIds) stmt.deleteReservation.run(campaign, id);
+      // The money was spent even when the reservation is gone (released as stale): count it.
+      stmt.addSpent.run(actualUsd, campaign);
+      stmt.syncReserved.run(campaign);
+    };
+
+    this.reserveTx = db.transaction((campaign: string, reservationId: string, runId: string, amount: number): boolean => {
+      requireCampaign(campaign);
+      if (stmt.hasReservation.get(campaign, reservationId)) {
+        throw new SondageError(`reservation ${JSON.stringify(reservationId)} of campaign ${JSON.stringify(campaign)} already exists; reservation ids must be unique`);
+      }
+      const { changes } = stmt.reserve.run(reservationId, runId, amount, campaign, amount);
+      if (changes === 0) return false;
+      stmt.syncReserved.run(campaign);
+      return true;
+    });
+    this.settleTx = db.transaction(settleIn);
+    this.releaseTx = db.transaction((campaign: string, reservationId: string): void => {
+      stmt.deleteReservation.run(campaign, reservationId);
+      stmt.syncReserved.run(campaign);
+    });
+    this.releaseStaleTx = db.transaction((campaign: string, runId: string): number => {
+      const { changes } = stmt.deleteStale.run(campaign, runId);
+      stmt.syncReserved.run(campaign);
+      return changes;
+    });
+    this.registerTx = db.transaction((campaign: string, phase: string, ids: readonly string[]): void => {
+      const params: string[] = new Array<string>(REGISTER_BATCH * 3);
+      let i = 0;
+      for (; i + REGISTER_BATCH <= ids.length; i += REGISTER_BATCH) {
+        for (let j = 0; j < REGISTER_BATCH; j++) {
+          params[j * 3] = campaign;
+          params[j * 3 + 1] = phase;
+          params[j * 3 + 2] = ids[i + j] as string;
+        }
+        stmt.registerBatch.run(params);
+      }
+      for (; i < ids.length; i++) stmt.registerOne.run(campaign, phase, ids[i]);
+    });
+    this.commitTx = db.transaction((c: PartCommit): void => {
+      if (stmt.partExists.get(c.campaign, c.phase, c.partKey)) {
+        throw new PartCommittedError(
+          `part ${c.partKey} of campaign ${JSON.stringify(c.campaign)} phase ${JSON.stringify(c.phase)} is already committed; ` +
+            'a part is adopted once (write new replies to a new part name)',
+          c.partKey,
+        );
+      }
+      stmt.insertPart.run(c.campaign, c.phase, c.partKey, c.costUsd);
+      for (const id of c.done) stmt.markDone.run(c.campaign, c.phase, id, c.partKey);
+      for (const id of c.failed) stmt.markFailed.run(c.campaign, c.phase, id, c.partKey);
+      settleIn(c.campaign, c.reservationIds ?? [], c.costUsd);
+    });
+  }
+
+  private runIdFor(campaign: string): string {
+    return this.runIds.get(campaign) ?? this.defaultRunId;
+  }
+
+  /** Creates the campaign's budget, or updates its cap; spending so far is kept across runs. */
+  async initCampaign(campaign: string, capUsd: number, runId: string): Promise<void> {
+    assertAmount('cap', capUsd);
+    this.db.transaction(() => this.stmt.initCampaign.run(campaign, capUsd, runId)).immediate();
+    this.runIds.set(campaign, runId);
+  }
+
+  async budget(campaign: string): Promise<BudgetState> {
+    const row = this.stmt.budget.get(campaign) as BudgetState | undefined;
+    if (!row) throw new SondageError(`campaign ${JSON.stringify(campaign)} has no budget in ${this.file}; call initCampaign first`);
+    return { cap_usd: row.cap_usd, spent_usd: row.spent_usd, reserved_usd: row.reserved_usd };
+  }
+
+  async reserve(campaign: string, reservationId: string, amountUsd: number): Promise<boolean> {
+    assertAmount('reservation amount', amountUsd);
+    return this.reserveTx.immediate(campaign, reservationId, this.runIdFor(campaign), amountUsd);
+  }
+
+  async settle(campaign: string, reservationId: string, actualUsd: number): Promise<void> {
+    assertAmount('actual cost', actualUsd);
+    this.settleTx.immediate(campaign, [reservationId], actualUsd);
+  }
+
+  async release(campaign: string, reservationId: string): Promise<void> {
+    this.releaseTx.immediate(campaign, reservationId);
+  }
+
+  async releaseStale(campaign: string, runId: string): Promise<number> {
+    return this.releaseStaleTx.immediate(campaign, runId);
+  }
+
+  async registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void> {
+    this.registerTx.immediate(campaign, phase, itemIds);
+  }
+
+  async pendingItems(campaign: string, phase: string): Promise<Set<string>> {
+    return new Set(this.stmt.pending.all(campaign, phase) as string[]);
+  }
+
+  /** The ids among `itemIds` not yet done (unregistered ids included), in the order given. */
+  async pendingAmong(campaign: string, phase: string, itemIds: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    const read = this.db.transaction(() => {
+      for (const id of itemIds) if (this.stmt.stateOf.get(campaign, phase, id) !== 'done') out.add(id);
+    });
+    read.deferred();
+    return out;
+  }
+
+  async commitPart(commit: PartCommit): Promise<void> {
+    assertAmount('part cost', commit.costUsd);
+    this.commitTx.immediate(commit);
+  }
+
+  async committedParts(campaign: string, phase: string): Promise<Set<string>> {
+    return new Set(this.stmt.parts.all(campaign, phase) as string[]);
+  }
+
+  async counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
+    const out = { pending: 0, done: 0, failed: 0 };
+    for (const row of this.stmt.counts.all(campaign, phase) as { state: keyof typeof out; n: number }[]) {
+      out[row.state] = row.n;
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

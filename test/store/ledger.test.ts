@@ -1,0 +1,256 @@
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setImmediate as tick } from 'node:timers/promises';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../lib/design/hash.js';
+import { SondageError } from '../../lib/errors.js';
+import { EmbeddedLedger, PartCommittedError } from '../../lib/store/index.js';
+
+const root = mkdtempSync(path.join(os.tmpdir(), 'sondage-ledger-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+let dir: string;
+let ledger: EmbeddedLedger;
+let n = 0;
+beforeEach(() => {
+  dir = path.join(root, `t${n++}`);
+  ledger = new EmbeddedLedger(dir, { runId: 'run-1' });
+});
+afterEach(async () => {
+  await ledger.close();
+});
+
+const ids = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+describe('EmbeddedLedger items', () => {
+  it('registers items once, in order, and keeps known states', async () => {
+    await ledger.initCampaign('c', 1, 'run-1');
+    await ledger.registerItems('c', 'generate', ['b', 'a', 'c', 'a']);
+    await ledger.commitPart({ campaign: 'c', phase: 'generate', partKey: 'p1', done: ['a'], failed: [], costUsd: 0 });
+    await ledger.registerItems('c', 'generate', ['d', 'a', 'b']);
+
+    expect([...(await ledger.pendingItems('c', 'generate'))]).toEqual(['b', 'c', 'd']);
+    expect(await ledger.counts('c', 'generate')).toEqual({ pending: 3, done: 1, failed: 0 });
+    // Phases and campaigns are separate.
+    expect(await ledger.pendingItems('c', 'judge')).toEqual(new Set());
+    expect(await ledger.counts('other', 'generate')).toEqual({ pending: 0, done: 0, failed: 0 });
+  });
+
+  it('tracks pending, done and failed across partial commits', async () => {
+    await ledger.initCampaign('c', 10, 'run-1');
+    await ledger.registerItems('c', 'g', ids('i', 10));
+
+    await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'part-1', done: ['i0', 'i1', 'i2'], failed: ['i3'], costUsd: 0.5 });
+    expect([...(await ledger.pendingItems('c', 'g'))]).toEqual(['i3', 'i4', 'i5', 'i6', 'i7', 'i8', 'i9']);
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 6, done: 3, failed: 1 });
+
+    // A retried item that now succeeds turns done; a done item is never turned back to failed.
+    await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'part-2', done: ['i3', 'i4'], failed: ['i0', 'i5'], costUsd: 0.25 });
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 4, done: 5, failed: 1 });
+    expect([...(await ledger.pendingItems('c', 'g'))]).toEqual(['i5', 'i6', 'i7', 'i8', 'i9']);
+    expect([...(await ledger.pendingAmong('c', 'g', ['i9', 'i0', 'i5', 'unknown']))]).toEqual(['i9', 'i5', 'unknown']);
+
+    expect(await ledger.committedParts('c', 'g')).toEqual(new Set(['part-1', 'part-2']));
+    expect(await ledger.committedParts('c', 'other')).toEqual(new Set());
+    expect((await ledger.budget('c')).spent_usd).toBeCloseTo(0.75, 12);
+  });
+
+  it('commits a part atomically: a failure half-way changes nothing', async () => {
+    await ledger.initCampaign('c', 10, 'run-1');
+    await ledger.registerItems('c', 'g', ['a', 'b', 'c']);
+    expect(await ledger.reserve('c', 'r1', 2)).toBe(true);
+
+    // The third id cannot be bound: SQLite fails after the part row and two items were written.
+    const broken = { campaign: 'c', phase: 'g', partKey: 'p1', done: ['a', 'b', {} as unknown as string], failed: [], reservationIds: ['r1'], costUsd: 1 };
+    await expect(ledger.commitPart(broken)).rejects.toThrow();
+
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 3, done: 0, failed: 0 });
+    expect(await ledger.committedParts('c', 'g')).toEqual(new Set());
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 0, reserved_usd: 2 });
+
+    await ledger.commitPart({ ...broken, done: ['a', 'b'], failed: ['c'] });
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 0, done: 2, failed: 1 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 1, reserved_usd: 0 });
+  });
+
+  it('never adopts a part twice', async () => {
+    await ledger.initCampaign('c', 10, 'run-1');
+    await ledger.registerItems('c', 'g', ['a', 'b']);
+    await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p1', done: ['a'], failed: [], costUsd: 1 });
+    expect(await ledger.reserve('c', 'r2', 1)).toBe(true);
+
+    const again = ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p1', done: ['b'], failed: [], reservationIds: ['r2'], costUsd: 1 });
+    await expect(again).rejects.toThrow(PartCommittedError);
+    await expect(
+      ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p1', done: [], failed: [], costUsd: 1 }),
+    ).rejects.toThrow(/part p1 of campaign "c" phase "g" is already committed/);
+
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 1, done: 1, failed: 0 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 1, reserved_usd: 1 });
+  });
+
+  it('settles every reservation of a multi-chunk part and adds the cost once', async () => {
+    await ledger.initCampaign('c', 1, 'run-1');
+    expect(await ledger.reserve('c', 'chunk-1', 0.4)).toBe(true);
+    expect(await ledger.reserve('c', 'chunk-2', 0.4)).toBe(true);
+    expect(await ledger.reserve('c', 'chunk-3', 0.4)).toBe(false);
+    await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p', done: ['x'], failed: [], reservationIds: ['chunk-1', 'chunk-2'], costUsd: 0.3 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0.3, reserved_usd: 0 });
+  });
+
+  it('registers a million ids in one call', async () => {
+    const many = ids('item-', 1_000_000);
+    await ledger.registerItems('big', 'g', many);
+    await ledger.registerItems('big', 'g', many.slice(0, 1000));
+    expect(await ledger.counts('big', 'g')).toEqual({ pending: 1_000_000, done: 0, failed: 0 });
+    const pending = await ledger.pendingItems('big', 'g');
+    expect(pending.size).toBe(1_000_000);
+    const first = pending.values();
+    expect([first.next().value, first.next().value]).toEqual(['item-0', 'item-1']);
+  });
+});
+
+describe('EmbeddedLedger budget', () => {
+  it('reserves up to the cap, exactly, and not a cent more', async () => {
+    await ledger.initCampaign('c', 1, 'run-1');
+    expect(await ledger.reserve('c', 'a', 0.7)).toBe(true);
+    expect(await ledger.reserve('c', 'b', 0.30000001)).toBe(false);
+    expect(await ledger.reserve('c', 'b', 0.3)).toBe(true); // 0.7 + 0.3 in floating point is within the tolerance
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0, reserved_usd: 1 });
+
+    await ledger.settle('c', 'a', 0.5);
+    await ledger.release('c', 'b');
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0.5, reserved_usd: 0 });
+    expect(await ledger.reserve('c', 'c', 0.5)).toBe(true);
+  });
+
+  it('keeps spending and raises the cap when a campaign is initialised again', async () => {
+    await ledger.initCampaign('c', 1, 'run-1');
+    expect(await ledger.reserve('c', 'a', 1)).toBe(true);
+    await ledger.settle('c', 'a', 1);
+    expect(await ledger.reserve('c', 'b', 0.01)).toBe(false);
+    await ledger.initCampaign('c', 2, 'run-2');
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 2, spent_usd: 1, reserved_usd: 0 });
+    expect(await ledger.reserve('c', 'b', 0.01)).toBe(true);
+  });
+
+  it('rejects bad amounts, duplicate reservation ids and unknown campaigns', async () => {
+    await ledger.initCampaign('c', 1, 'run-1');
+    await expect(ledger.reserve('c', 'x', -1)).rejects.toThrow(/reservation amount must be a finite number of USD ≥ 0, got -1/);
+    await expect(ledger.reserve('c', 'x', Number.NaN)).rejects.toThrow(SondageError);
+    await expect(ledger.settle('c', 'x', Number.POSITIVE_INFINITY)).rejects.toThrow(/actual cost/);
+    await expect(ledger.initCampaign('d', -5, 'r')).rejects.toThrow(/cap/);
+    expect(await ledger.reserve('c', 'x', 0.1)).toBe(true);
+    await expect(ledger.reserve('c', 'x', 0.1)).rejects.toThrow(/reservation "x" of campaign "c" already exists/);
+    await expect(ledger.reserve('nope', 'y', 0.1)).rejects.toThrow(/campaign "nope" has no budget in .*ledger\.sqlite; call initCampaign first/);
+    await expect(ledger.budget('nope')).rejects.toThrow(SondageError);
+  });
+
+  it('releases the reservations of other (dead) runs only', async () => {
+    await ledger.initCampaign('c', 1, 'run-1');
+    expect(await ledger.reserve('c', 'mine', 0.2)).toBe(true);
+    const dead = new EmbeddedLedger(dir, { runId: 'run-0' });
+    try {
+      expect(await dead.reserve('c', 'theirs-1', 0.3)).toBe(true);
+      expect(await dead.reserve('c', 'theirs-2', 0.4)).toBe(true);
+    } finally {
+      await dead.close();
+    }
+    expect(await ledger.reserve('c', 'more', 0.2)).toBe(false);
+
+    expect(await ledger.releaseStale('c', 'run-1')).toBe(2);
+    expect((await ledger.budget('c')).reserved_usd).toBeCloseTo(0.2, 12);
+    expect(await ledger.releaseStale('c', 'run-1')).toBe(0);
+    expect(await ledger.reserve('c', 'more', 0.2)).toBe(true);
+  });
+
+  it('50 concurrent async workers never pass the cap', async () => {
+    const cap = 3;
+    await ledger.initCampaign('c', cap, 'run-1');
+    const random = seededRandom(42);
+    let worstCommitted = 0;
+    let worstSpent = 0;
+    let settled = 0;
+    const observe = async (): Promise<void> => {
+      const b = await ledger.budget('c');
+      worstCommitted = Math.max(worstCommitted, b.spent_usd + b.reserved_usd);
+      worstSpent = Math.max(worstSpent, b.spent_usd);
+    };
+    const worker = async (w: number): Promise<number> => {
+      let refusals = 0;
+      let calls = 0;
+      for (let k = 0; refusals < 5; k++) {
+        const id = `w${w}-${k}`;
+        const amount = 0.005 + random() * 0.05;
+        if (!(await ledger.reserve('c', id, amount))) {
+          refusals++;
+          await tick();
+          continue;
+        }
+        refusals = 0;
+        await observe();
+        await tick();
+        const actual = amount * random();
+        await ledger.settle('c', id, actual);
+        settled += actual;
+        calls++;
+        await observe();
+      }
+      return calls;
+    };
+
+    const calls = await Promise.all(Array.from({ length: 50 }, (_, w) => worker(w)));
+
+    const b = await ledger.budget('c');
+    expect(calls.reduce((s, c) => s + c, 0)).toBeGreaterThan(50);
+    expect(worstCommitted).toBeLessThanOrEqual(cap + 1e-9);
+    expect(worstSpent).toBeLessThanOrEqual(cap + 1e-9);
+    expect(b.reserved_usd).toBe(0);
+    expect(b.spent_usd).toBeLessThanOrEqual(cap + 1e-9);
+    expect(b.spent_usd).toBeCloseTo(settled, 9);
+    // The budget was really used up, so the cap was what stopped the workers.
+    expect(b.spent_usd + 0.055).toBeGreaterThan(cap * 0.5);
+  });
+
+  it('4 processes on one ledger file never pass the cap, and lose no update', async () => {
+    const cap = 4;
+    const shared = path.join(root, 'multi');
+    const parent = new EmbeddedLedger(shared, { runId: 'parent' });
+    await parent.initCampaign('c', cap, 'parent');
+    const script = path.join(import.meta.dirname, 'fixtures', 'ledgerWorker.ts');
+    type Report = { spent: number; calls: number; maxCommitted: number; cap: number };
+    const children: ChildProcess[] = [];
+    try {
+      const started = [1, 2, 3, 4].map((k) => {
+        const child = fork(script, [shared, 'c', `child-${k}`, String(k)], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+        children.push(child);
+        const ready = new Promise<void>((resolve) => child.once('message', () => resolve()));
+        const report = new Promise<Report>((resolve, reject) => {
+          child.on('message', (m) => typeof m === 'object' && resolve(m as Report));
+          child.once('exit', (code) => reject(new Error(`ledger worker ${k} exited with ${code} before reporting`)));
+        });
+        return { child, ready, report };
+      });
+      // All four start reserving at once, so that they really compete.
+      await Promise.all(started.map((s) => s.ready));
+      for (const s of started) s.child.send('go');
+      const reports = await Promise.all(started.map((s) => s.report));
+
+      const b = await parent.budget('c');
+      const total = reports.reduce((s, r) => s + r.spent, 0);
+      expect(reports.every((r) => r.calls > 0)).toBe(true);
+      expect(reports.every((r) => r.maxCommitted <= cap + 1e-9)).toBe(true);
+      expect(b.spent_usd).toBeLessThanOrEqual(cap + 1e-9);
+      expect(b.spent_usd).toBeCloseTo(total, 9);
+      expect(b.reserved_usd).toBe(0);
+      // Children stop only once the remaining budget cannot take one more call.
+      expect(b.spent_usd).toBeGreaterThan(cap / 2);
+    } finally {
+      for (const c of children) if (c.exitCode === null && c.pid !== undefined) c.kill();
+      await parent.close();
+    }
+  });
+});
