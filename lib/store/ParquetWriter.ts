@@ -49,43 +49,46 @@ function describe(v: unknown): string {
   return `${JSON.stringify(v) ?? String(v)} (${v === null ? 'null' : typeof v})`;
 }
 
-/** One column value as JSON, or an error message. */
-function encodeValue(v: unknown, col: ColumnDef): string | { error: string } {
+/** Why `v` cannot go into `col`, or undefined when it can. */
+function columnError(v: unknown, col: ColumnDef): string | undefined {
   if (v === null || v === undefined) {
-    return col.nullable ? 'null' : { error: `expects ${col.type}, got ${describe(v)}; the column is not nullable` };
+    return col.nullable ? undefined : `expects ${col.type}, got ${describe(v)}; the column is not nullable`;
   }
   switch (col.type) {
     case 'VARCHAR':
-      if (typeof v === 'string') return JSON.stringify(v);
+      if (typeof v === 'string') return undefined;
       break;
     case 'INTEGER':
-      if (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX) return String(v);
+      if (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX) return undefined;
       break;
     case 'BIGINT':
-      if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return undefined;
       break;
     case 'DOUBLE':
-      if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+      if (typeof v === 'number' && Number.isFinite(v)) return undefined;
       break;
     case 'BOOLEAN':
-      if (typeof v === 'boolean') return v ? 'true' : 'false';
+      if (typeof v === 'boolean') return undefined;
       break;
   }
-  return { error: `expects ${col.type === 'DOUBLE' ? 'a finite number' : col.type}, got ${describe(v)}` };
+  return `expects ${col.type === 'DOUBLE' ? 'a finite number' : col.type}, got ${describe(v)}`;
 }
 
+/** Checks a row against the schema and the partition, and returns its NDJSON line. */
 function rowEncoder(
   table: TableName,
   partition: PartitionCheck | undefined,
 ): (row: Record<string, unknown>, index: number) => string {
   const cols = TABLE_SCHEMAS[table];
-  const keys = cols.map((c, i) => `${i === 0 ? '{' : ','}${JSON.stringify(c.name)}:`);
+  // JSON.stringify with a key list writes only the stored columns, in schema order, natively:
+  // several times less garbage than building the line by hand. A missing nullable key reads as NULL.
+  const keys = cols.map((c) => c.name);
   const fail = (index: number, row: Record<string, unknown>, what: string): never => {
     const id = typeof row['item_id'] === 'string' ? ` (item_id ${JSON.stringify(row['item_id'])})` : '';
     throw new SondageError(`${table} row ${index}${id}: ${what}`);
   };
   return (row, index) => {
-    if (row === null || typeof row !== 'object') fail(index, row ?? {}, `expected an object, got ${describe(row)}`);
+    if (row === null || typeof row !== 'object') fail(index, {}, `expected an object, got ${describe(row)}`);
     if (partition) {
       for (const field of ['campaign', 'phase', 'model', 'language'] as const) {
         if (row[field] !== partition[field]) {
@@ -93,14 +96,11 @@ function rowEncoder(
         }
       }
     }
-    let line = '';
-    for (let i = 0; i < cols.length; i++) {
-      const col = cols[i] as ColumnDef;
-      const encoded = encodeValue(row[col.name], col);
-      if (typeof encoded !== 'string') fail(index, row, `column ${col.name} ${encoded.error}`);
-      line += (keys[i] as string) + (encoded as string);
+    for (const col of cols) {
+      const error = columnError(row[col.name], col);
+      if (error !== undefined) fail(index, row, `column ${col.name} ${error}`);
     }
-    return `${line}}\n`;
+    return `${JSON.stringify(row, keys)}\n`;
   };
 }
 
@@ -210,18 +210,26 @@ export class ParquetWriter {
       let chunk: string[] = [];
       let chars = 0;
       let count = 0;
-      for await (const row of rows) {
-        const line = encode(row as unknown as Record<string, unknown>, count);
-        count++;
+      const add = (row: TableRows[T]): boolean => {
+        const line = encode(row as unknown as Record<string, unknown>, count++);
         chunk.push(line);
         chars += line.length;
-        if (chars >= CHUNK_CHARS) {
-          await handle.write(chunk.join(''));
-          chunk = [];
-          chars = 0;
-        }
+        return chars >= CHUNK_CHARS;
+      };
+      const flush = async (): Promise<void> => {
+        if (chunk.length === 0) return;
+        const text = chunk.join('');
+        chunk = [];
+        chars = 0;
+        await handle.write(text);
+      };
+      // `for await` over an array would cost a promise per row: iterate sync sources synchronously.
+      if (Symbol.asyncIterator in rows) {
+        for await (const row of rows) if (add(row)) await flush();
+      } else {
+        for (const row of rows) if (add(row)) await flush();
       }
-      if (chunk.length > 0) await handle.write(chunk.join(''));
+      await flush();
       return count;
     } finally {
       await handle.close();

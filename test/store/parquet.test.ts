@@ -159,6 +159,17 @@ describe('ParquetWriter round trip', () => {
     expect(back).toEqual([...a, ...b].map((r) => ({ ...r })));
   });
 
+  it('reads a missing nullable field as NULL and ignores fields outside the schema', async () => {
+    const row = { item_id: 'x', campaign: 'nl', phase: 'read', model: 'm', language: 'en', reader: 'rule', label: 'none', extra: 1 };
+    await writer.writePart(
+      store,
+      { campaign: 'nl', phase: 'read', table: 'readings', model: 'm', language: 'en', partName: 'part-1.parquet' },
+      [row as unknown as ReadingRow],
+    );
+    const [back] = await readParquet(tableGlob(root, 'nl', 'read', 'readings'));
+    expect(back).toEqual({ item_id: 'x', campaign: 'nl', phase: 'read', model: 'm', language: 'en', reader: 'rule', label: 'none', raw: null, judge_item_id: null });
+  });
+
   it('takes rows from an async iterable and writes an empty part', async () => {
     async function* gen(): AsyncGenerator<ReplyRow> {
       for (let i = 0; i < 3000; i++) yield reply(i, { campaign: 'it', model: 'm', language: 'en' });
