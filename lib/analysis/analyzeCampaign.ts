@@ -1,0 +1,33 @@
+/**
+ * The first part of the FAR-6 analysis (seed 000 §3, §4, §6, "Estimation steps"): the portable SQL
+ * stage aggregates replies to item level, the TypeScript estimators do the rest.
+ */
+import { estimate } from './estimators.js';
+import { parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
+import { runSql } from './runSql.js';
+import { summarizeCells } from './summarizeCells.js';
+import type { AnalysisResults, EstimateOptions, Queryable, TableSources } from './types.js';
+
+export type AnalyzeOptions = EstimateOptions;
+
+/**
+ * Runs the SQL stage on `db` (label_maps, item_shares, reply_totals) and the estimators on its
+ * rows. The queries run one after another: a single DuckDB connection does not run two at once.
+ * @example
+ * const tables = { prompts: parquetSource(`${dir}/prompts/** /*.parquet`), replies: …, readings: … };
+ * const results = await analyzeCampaign(db, tables);
+ */
+export async function analyzeCampaign(db: Queryable, tables: TableSources, opts: AnalyzeOptions = {}): Promise<AnalysisResults> {
+  const labelMaps = parseLabelMaps(await runSql(db, 'label_maps', tables));
+  const itemRows = parseItemShareRows(await runSql(db, 'item_shares', tables), labelMaps);
+  const replyTotals = parseReplyTotalsRows(await runSql(db, 'reply_totals', tables));
+  const estimates = estimate(itemRows, opts);
+  return {
+    ...estimates,
+    // cell_summary.sql gives the same rows (tested); computing them here spares a second item_shares pass.
+    cellSummary: summarizeCells(itemRows),
+    replyTotals,
+    itemRows: itemRows.length,
+    simulated: replyTotals.some((t) => t.simulated_attempts > 0),
+  };
+}

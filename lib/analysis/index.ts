@@ -1,0 +1,12 @@
+export { analyzeCampaign } from './analyzeCampaign.js';
+export type { AnalyzeOptions } from './analyzeCampaign.js';
+export { csvField, formatCsvValue, toCsv } from './csv.js';
+export { AnalysisError } from './errors.js';
+export { compareReadouts, estimate, MIN_COMMON_STORIES, parseReadout, readoutConvergence, readoutOf } from './estimators.js';
+export { labelKey, parseCellSummaryRows, parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
+export { formatConsoleTable, RESULT_FILES, summaryMarkdown, writeResults } from './report.js';
+export { parquetSource, renderSql, runSql, SQL_NAMES } from './runSql.js';
+export type { SqlName } from './runSql.js';
+export { mean, median, pearson, quantile } from './stats.js';
+export { summarizeCells } from './summarizeCells.js';
+export type * from './types.js';

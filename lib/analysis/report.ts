@@ -1,0 +1,206 @@
+/**
+ * Result tables and the summary of a FAR-6 analysis (seed 000 §4 Figure 2a, §6 Table 4): CSV for
+ * machines, summary.md for people, and a short console table.
+ */
+import { toCsv } from './csv.js';
+import type {
+  AnalysisResults,
+  CellHabit,
+  CellSummaryRow,
+  ReadoutComparison,
+  ReadoutConvergence,
+  ReplyTotalsRow,
+  ReportMeta,
+  StoryScore,
+} from './types.js';
+
+export const RESULT_FILES = [
+  'story_scores.csv',
+  'cell_habits.csv',
+  'readout_comparisons.csv',
+  'readout_convergence.csv',
+  'cell_summary.csv',
+  'reply_totals.csv',
+  'summary.md',
+] as const;
+
+const STORY_COLUMNS: (keyof StoryScore & string)[] = ['model', 'language', 'readout', 'story', 'story_group', 's', 'b', 'n_pairs'];
+const HABIT_COLUMNS: (keyof CellHabit & string)[] = ['model', 'language', 'readout', 'n_stories', 'keying_bias', 'second_listed_pref', 'n_stories_position', 'named_term_pull'];
+const COMPARISON_COLUMNS: (keyof ReadoutComparison & string)[] = ['model', 'language', 'readout_a', 'readout_b', 'n_common', 'r', 'mean_abs_diff'];
+const CONVERGENCE_COLUMNS: (keyof ReadoutConvergence & string)[] = ['readout_a', 'readout_b', 'n_cells', 'median_r', 'q10_r', 'q90_r', 'median_abs_diff'];
+const SUMMARY_COLUMNS: (keyof CellSummaryRow & string)[] = ['model', 'language', 'form', 'constraint', 'reader', 'replies', 'decisive', 'n_p', 'decisive_share', 'p_share'];
+const TOTALS_COLUMNS: (keyof ReplyTotalsRow & string)[] = ['model', 'language', 'attempts', 'ok_attempts', 'items_ok', 'simulated_attempts', 'cost_usd'];
+
+const SIMULATED_NOTICE =
+  '> **Simulated data.** These replies come from the `simulated` provider, whose judgment profiles and ' +
+  'answer habits are set by design. The numbers check the pipeline; they describe no real model.';
+
+/**
+ * Writes the result files through `out` (a BlobStore key writer, a directory writer…).
+ * @example await writeResults((name, text) => store.put(`campaigns/demo/results/${name}`, text), results, { campaign: 'demo' })
+ */
+export async function writeResults(
+  out: (name: string, content: string) => Promise<void>,
+  results: AnalysisResults,
+  meta: ReportMeta,
+): Promise<void> {
+  await out('story_scores.csv', toCsv(STORY_COLUMNS, results.storyScores));
+  await out('cell_habits.csv', toCsv(HABIT_COLUMNS, results.cellHabits));
+  await out('readout_comparisons.csv', toCsv(COMPARISON_COLUMNS, results.comparisons));
+  await out('readout_convergence.csv', toCsv(CONVERGENCE_COLUMNS, results.convergence));
+  await out('cell_summary.csv', toCsv(SUMMARY_COLUMNS, results.cellSummary));
+  await out('reply_totals.csv', toCsv(TOTALS_COLUMNS, results.replyTotals));
+  await out('summary.md', summaryMarkdown(results, meta));
+}
+
+function fmt(x: number | null | undefined, digits = 2): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
+  const text = x.toFixed(digits);
+  // -0.00 reads as a sign that is not there.
+  return /^-0\.0+$/.test(text) ? text.slice(1) : text;
+}
+
+function mdCell(text: string): string {
+  return text.replaceAll('\\', '\\\\').replaceAll('|', '\\|').replace(/\r?\n/g, ' ');
+}
+
+function mdTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const lines = [`| ${header.map(mdCell).join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`];
+  for (const row of rows) lines.push(`| ${row.map(mdCell).join(' | ')} |`);
+  return lines.join('\n');
+}
+
+function unique(xs: readonly string[]): string[] {
+  return [...new Set(xs)].sort();
+}
+
+/** summary.md: what was run, the simulated label where it applies, convergence and habits. */
+export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): string {
+  const simulated = meta.simulated === true || results.simulated;
+  const parts: string[] = [`# FAR-6 analysis: ${meta.campaign}${simulated ? ' (simulated)' : ''}`];
+  if (simulated) parts.push(SIMULATED_NOTICE);
+
+  const cells = unique(results.replyTotals.map((t) => `${t.model}/${t.language}`));
+  const models = unique(results.replyTotals.map((t) => t.model));
+  const languages = unique(results.replyTotals.map((t) => t.language));
+  const readouts = unique(results.storyScores.map((s) => s.readout));
+  const sum = (f: (t: ReplyTotalsRow) => number): number => results.replyTotals.reduce((acc, t) => acc + f(t), 0);
+  const run = [
+    meta.source ? `- Source: \`${meta.source}\`` : null,
+    meta.generatedAt ? `- Generated: ${meta.generatedAt}` : null,
+    `- Cells (model × language): ${cells.length} — models ${models.join(', ') || '–'}; languages ${languages.join(', ') || '–'}`,
+    `- Attempts stored: ${sum((t) => t.attempts)} (${sum((t) => t.ok_attempts)} ok; ${sum((t) => t.items_ok)} items with an ok reply; ${sum((t) => t.simulated_attempts)} simulated), cost $${fmt(sum((t) => t.cost_usd), 4)}`,
+    `- One reply per item: the lowest ok attempt, ties by created_at; only P and notP readings are decisive.`,
+    `- Item rows read (prompt item × reader): ${results.itemRows}`,
+    `- Readouts with story scores: ${readouts.length ? readouts.map((r) => `\`${r}\``).join(', ') : 'none'}`,
+    `- Estimation as in seed 000 "Estimation steps": shares per item over decisive replies (repeats pooled), orders equally weighted, both keyings required, s and b averaged over concept pairs; profiles compared on ≥ ${results.minCommonStories} common stories.`,
+  ].filter((l): l is string => l !== null);
+  parts.push('## What was run', run.join('\n'));
+
+  // Replies per readout, pooled over cells.
+  const perReadout = new Map<string, { replies: number; decisive: number; p: number }>();
+  for (const c of results.cellSummary) {
+    const key = `${c.form}/${c.constraint}/${c.reader}`;
+    const acc = perReadout.get(key) ?? { replies: 0, decisive: 0, p: 0 };
+    acc.replies += c.replies;
+    acc.decisive += c.decisive;
+    acc.p += c.n_p;
+    perReadout.set(key, acc);
+  }
+  if (perReadout.size > 0) {
+    parts.push(
+      '## Replies read',
+      mdTable(
+        ['readout', 'replies', 'decisive share', 'P share'],
+        [...perReadout.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([k, v]) => [k, String(v.replies), fmt(v.replies ? v.decisive / v.replies : null), fmt(v.decisive ? v.p / v.decisive : null)]),
+      ),
+    );
+  }
+
+  const conv = results.convergence.filter((c) => c.n_cells > 0);
+  parts.push(
+    '## Readout convergence',
+    `Story-level r between two readouts of the same cell, over cells (median and 10–90 % range); pairs with fewer than ${results.minCommonStories} common stories in every cell are left out here and listed in readout_comparisons.csv.`,
+    conv.length
+      ? mdTable(
+          ['readout A', 'readout B', 'cells', 'median r', '10 %', '90 %', 'median mean |Δ|'],
+          conv.map((c) => [c.readout_a, c.readout_b, String(c.n_cells), fmt(c.median_r), fmt(c.q10_r), fmt(c.q90_r), fmt(c.median_abs_diff)]),
+        )
+      : '_No readout pair had enough common stories in any cell._',
+  );
+
+  parts.push(
+    '## Answer habits',
+    'Keying bias b: mean over stories of (q_P − q_notP)/2 (negative: the side the question does not name, e.g. "no", is preferred). Proposition labels: second-listed preference (half the difference between choosing the second- and the first-listed proposition) and named-term pull (the same for the proposition with the named term; equal to b on labels).',
+    results.cellHabits.length
+      ? mdTable(
+          ['model', 'language', 'readout', 'stories', 'keying bias b', 'second-listed', 'named-term pull'],
+          results.cellHabits.map((h) => [h.model, h.language, h.readout, String(h.n_stories), fmt(h.keying_bias, 3), fmt(h.second_listed_pref, 3), fmt(h.named_term_pull, 3)]),
+        )
+      : '_No story scores: no readout had decisive support in both keyings._',
+  );
+
+  parts.push(
+    '## Files',
+    [
+      '- `story_scores.csv`: s and b per cell, readout and story',
+      '- `cell_habits.csv`: answer habits per cell and readout',
+      '- `readout_comparisons.csv`: per cell and readout pair, common stories, r and mean |Δ|',
+      '- `readout_convergence.csv`: per readout pair over cells',
+      '- `cell_summary.csv`: replies, decisive share and P share per cell, form, constraint and reader',
+      '- `reply_totals.csv`: attempts, ok replies, simulated attempts and cost per cell',
+    ].join('\n'),
+  );
+  return `${parts.join('\n\n')}\n`;
+}
+
+function pad(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
+}
+
+const MAX_CONSOLE_PAIRS = 30;
+
+/**
+ * A short plain-text table for the terminal: median story-level r per readout pair, then the mean
+ * keying bias b per cell (columns numbered, readouts listed below).
+ */
+export function formatConsoleTable(results: AnalysisResults): string {
+  const lines: string[] = [];
+  if (results.simulated) lines.push('SIMULATED DATA: replies from the simulated provider, not from a real model.', '');
+  const conv = results.convergence.filter((c) => c.n_cells > 0);
+  lines.push('Readout convergence: story-level r over cells');
+  if (conv.length === 0) {
+    lines.push(`  (no readout pair with ≥ ${results.minCommonStories} common stories)`);
+  } else {
+    const rows = [['readout pair', 'cells', 'median r', '10%', '90%']];
+    for (const c of conv.slice(0, MAX_CONSOLE_PAIRS)) rows.push([`${c.readout_a} ~ ${c.readout_b}`, String(c.n_cells), fmt(c.median_r), fmt(c.q10_r), fmt(c.q90_r)]);
+    lines.push(pad(rows).replace(/^/gm, '  '));
+    if (conv.length > MAX_CONSOLE_PAIRS) lines.push(`  … ${conv.length - MAX_CONSOLE_PAIRS} more pairs in readout_convergence.csv`);
+  }
+
+  lines.push('', 'Keying bias b per cell (mean over stories)');
+  const readouts = unique(results.cellHabits.map((h) => h.readout));
+  if (readouts.length === 0) {
+    lines.push('  (no story scores)');
+    return lines.join('\n');
+  }
+  const byCell = new Map<string, Map<string, number>>();
+  for (const h of results.cellHabits) {
+    const cell = `${h.model}/${h.language}`;
+    const m = byCell.get(cell) ?? new Map<string, number>();
+    m.set(h.readout, h.keying_bias);
+    byCell.set(cell, m);
+  }
+  const rows = [['cell', ...readouts.map((_, i) => `[${i + 1}]`)]];
+  for (const cell of [...byCell.keys()].sort()) {
+    const m = byCell.get(cell) as Map<string, number>;
+    rows.push([cell, ...readouts.map((r) => fmt(m.get(r) ?? null))]);
+  }
+  lines.push(pad(rows).replace(/^/gm, '  '));
+  readouts.forEach((r, i) => lines.push(`  [${i + 1}] ${r}`));
+  return lines.join('\n');
+}
