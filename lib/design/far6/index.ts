@@ -16,3 +16,5 @@ export {
 export type { ExpandFar6Args, Far6Design } from './expandFar6.js';
 export { expandFar6, far6CellRuns, far6ItemsPerStory, far6OptionOrders, far6PromptsPerStory, far6RepeatKey } from './expandFar6.js';
 export { LANGUAGE_TEMPLATES, templatesFor } from './languages/index.js';
+export { loadStories, parseStories, scriptIssue } from './loadStories.js';
+export { syntheticGroupSizes, syntheticStories } from './syntheticStories.js';

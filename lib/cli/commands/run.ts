@@ -1,0 +1,46 @@
+import { resolve } from 'node:path';
+import { loadRunContext } from '../../run/loadRunContext.js';
+import { runCampaign } from '../../run/runCampaign.js';
+import { ProgressBar, silentProgress } from '../../run/progress.js';
+import type { CliArgs } from '../main.js';
+
+export async function runCommand(args: CliArgs): Promise<number> {
+  const ctx = await loadRunContext(args.file, args.dataDir);
+  const controller = new AbortController();
+  // First Ctrl-C stops cleanly (in-flight calls finish and are committed); a second one kills.
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write('\nstopping: finishing the calls in flight (Ctrl-C again to kill; the next run resumes either way)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const labels = ctx.campaign.models.map((m) => `${m.id} (${m.provider === 'simulated' ? 'SIMULATED' : m.provider})`);
+    process.stderr.write(`campaign ${ctx.campaign.name}: ${labels.join(', ')} → ${resolve(ctx.dataDir)}\n`);
+    const summary = await runCampaign(ctx, {
+      progress: args.quiet ? silentProgress : new ProgressBar(),
+      log: (line) => process.stderr.write(`${line}\n`),
+      signal: controller.signal,
+      allowPartial: args.allowPartial,
+    });
+    for (const p of summary.phases) {
+      process.stderr.write(
+        `${p.phase}: ${p.done} new, ${p.adopted} recovered from an interrupted run, ${p.failed} failed, ${p.pending} pending, $${p.costUsd.toFixed(4)}\n`,
+      );
+    }
+    process.stderr.write(`spent $${summary.spentUsd.toFixed(4)} of $${summary.capUsd} (all runs of this campaign)\n`);
+    if (summary.stopped === 'budget') {
+      process.stderr.write('stopped at the budget cap: raise budget_usd and run again to collect the rest\n');
+    } else if (summary.stopped === 'aborted') {
+      process.stderr.write('stopped: run the same command again to resume\n');
+      return 130;
+    }
+    if (summary.table) process.stdout.write(`${summary.table}\n`);
+    if (summary.resultsPrefix) process.stdout.write(`results: ${resolve(summary.dataDir, summary.resultsPrefix)}\n`);
+    return summary.stopped ? 3 : 0;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}

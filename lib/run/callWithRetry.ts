@@ -1,0 +1,76 @@
+import type { GenerateRequest, GenerateResult, ModelProvider } from '../providers/types.js';
+
+export interface RetryPolicy {
+  readonly maxAttempts: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly timeoutMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 60_000, timeoutMs: 120_000 };
+
+export type Attempt =
+  | { readonly attempt: number; readonly ok: true; readonly result: GenerateResult; readonly latencyMs: number }
+  | {
+      readonly attempt: number;
+      readonly ok: false;
+      readonly errorClass: string;
+      readonly message: string;
+      readonly retryable: boolean;
+      readonly latencyMs: number;
+    };
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (ms <= 0 || signal?.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+/**
+ * Calls a provider until it answers, a permanent error occurs or attempts run out. Every attempt is
+ * reported through `onAttempt` (a failed request is data: the caller stores it). Backoff is
+ * exponential with full jitter and honours a provider's retry-after. Retries live here and nowhere
+ * else (STYLE.md, after Inspect's Model._generate); adapters only classify errors.
+ */
+export async function callWithRetry(
+  provider: ModelProvider,
+  req: GenerateRequest,
+  policy: RetryPolicy,
+  onAttempt: (a: Attempt) => void,
+  signal?: AbortSignal,
+  firstAttempt = 1,
+): Promise<Attempt> {
+  let last: Attempt | undefined;
+  for (let attempt = firstAttempt; attempt < firstAttempt + policy.maxAttempts; attempt++) {
+    if (signal?.aborted) break;
+    const started = performance.now();
+    const timeout = AbortSignal.timeout(policy.timeoutMs);
+    const callSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      const result = await provider.generate(req, callSignal);
+      last = { attempt, ok: true, result, latencyMs: Math.round(performance.now() - started) };
+      onAttempt(last);
+      return last;
+    } catch (err) {
+      const decision = timeout.aborted
+        ? { retry: true as const, kind: 'transient' as const, errorClass: 'timeout' }
+        : provider.classifyError(err);
+      last = {
+        attempt,
+        ok: false,
+        errorClass: decision.errorClass,
+        message: err instanceof Error ? err.message : String(err),
+        retryable: decision.retry,
+        latencyMs: Math.round(performance.now() - started),
+      };
+      onAttempt(last);
+      if (!decision.retry || signal?.aborted) return last;
+      const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - firstAttempt));
+      const wait = Math.max(decision.retryAfterMs ?? 0, Math.random() * backoff);
+      await sleep(wait, signal);
+    }
+  }
+  if (!last) throw new Error('callWithRetry: aborted before the first attempt');
+  return last;
+}

@@ -1,0 +1,354 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { analyzeCampaign, formatConsoleTable, writeResults } from '../analysis/index.js';
+import type { AnalysisResults } from '../analysis/index.js';
+import type { BatteryModel, LoadedBattery } from '../design/battery.js';
+import type { Campaign, ModelEntry } from '../design/campaign.js';
+import type { Language, PromptItem } from '../design/types.js';
+import { BudgetError } from '../errors.js';
+import { costUsd } from '../providers/pricing.js';
+import { createProvider } from '../providers/registry.js';
+import { simulationTruth } from '../providers/simulated/index.js';
+import type { ModelProvider } from '../providers/types.js';
+import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout, promptRow, sqlString, tableGlob } from '../store/index.js';
+import type { ReadingRow, ReplyRow } from '../store/types.js';
+import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
+import { formatPlan, itemMaxCost, planCampaign, type Plan } from './planCampaign.js';
+import { silentProgress, type ProgressSink } from './progress.js';
+import { runPartition, type PartSink } from './runPartition.js';
+import { Semaphore } from './Semaphore.js';
+
+export interface RunOptions {
+  /** Overrides the campaign's data_dir. */
+  readonly dataDir?: string;
+  readonly progress?: ProgressSink;
+  readonly log?: (line: string) => void;
+  readonly signal?: AbortSignal;
+  /** Start even when the expected cost exceeds the budget; the run stops cleanly at the cap. */
+  readonly allowPartial?: boolean;
+  /** Skip the analysis stage (tests that only look at collection). */
+  readonly skipAnalysis?: boolean;
+  readonly chunkSize?: number;
+  readonly partRows?: number;
+  readonly partitionConcurrency?: number;
+  readonly retry?: RetryPolicy;
+  /** Stop after this many replies have been journaled (tests of a killed run). */
+  readonly onReply?: (row: ReplyRow) => void;
+}
+
+export interface PhaseSummary {
+  readonly phase: string;
+  readonly items: number;
+  readonly done: number;
+  readonly failed: number;
+  readonly adopted: number;
+  readonly pending: number;
+  readonly costUsd: number;
+}
+
+export interface RunSummary {
+  readonly campaign: string;
+  readonly runId: string;
+  readonly dataDir: string;
+  readonly plan: Plan;
+  readonly phases: readonly PhaseSummary[];
+  readonly spentUsd: number;
+  readonly capUsd: number;
+  readonly stopped?: 'budget' | 'aborted';
+  readonly resultsPrefix?: string;
+  readonly analysis?: AnalysisResults;
+  readonly table?: string;
+}
+
+export interface RunContext {
+  readonly campaign: Campaign;
+  readonly battery: LoadedBattery;
+  readonly dataDir: string;
+}
+
+/**
+ * The local run: plan, generate, judge, analyse, on the embedded default (files laid out like the
+ * S3 bucket, SQLite ledger, DuckDB). Safe to kill at any point and run again: the ledger and the
+ * journals make the next run ask only for what is missing and count nothing twice.
+ */
+export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promise<RunSummary> {
+  const { campaign, battery } = ctx;
+  const log = opts.log ?? (() => {});
+  const progress = opts.progress ?? silentProgress;
+  const dataDir = opts.dataDir ?? ctx.dataDir;
+
+  const plan = planCampaign(campaign, battery);
+  if (plan.totals.costUsd > campaign.budget_usd && !opts.allowPartial) {
+    throw new BudgetError(
+      `${campaign.name}: the expected cost $${plan.totals.costUsd.toFixed(4)} exceeds budget_usd $${campaign.budget_usd}; ` +
+        'raise budget_usd, shrink the design, or pass --allow-partial to run until the cap',
+    );
+  }
+
+  const store = new LocalBlobStore(dataDir);
+  const lock = await acquireRunLock(dataDir, campaign.name);
+  const runId = `${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
+  const ledger = new EmbeddedLedger(dataDir, { runId });
+  const writer = await ParquetWriter.create({ tmpDir: join(dataDir, '.tmp') });
+  try {
+    await store.put(layout.planKey(campaign.name), JSON.stringify(plan, null, 2));
+    await ledger.initCampaign(campaign.name, campaign.budget_usd, runId);
+    const released = await ledger.releaseStale(campaign.name, runId);
+    if (released > 0) log(`released ${released} reservation(s) left by an interrupted run`);
+
+    const semaphore = new Semaphore(campaign.concurrency);
+    const stop: { reason?: 'budget' | 'aborted' } = {};
+    const shared = {
+      campaign: campaign.name,
+      runId,
+      retry: opts.retry ?? DEFAULT_RETRY,
+      ledger,
+      semaphore,
+      chunkSize: opts.chunkSize ?? 64,
+      partRows: opts.partRows ?? 20_000,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.onReply ? { onReply: opts.onReply } : {}),
+      stop,
+    };
+    const journalDir = (phase: string, model: string, language: Language) =>
+      join(dataDir, 'campaigns', campaign.name, phase, '_journal', `model=${model}`, `language=${language}`);
+    const sinkFor = (phase: string, model: string, language: Language): PartSink => ({
+      writeReplies: async (rows, partName) =>
+        (await writer.writePart(store, { campaign: campaign.name, phase, table: 'replies', model, language, partName }, rows)).key,
+      writeReadings: async (rows, partName) => {
+        // Judge readings live beside the rule readings of the replies they read.
+        if (rows.length > 0) {
+          await writer.writePart(store, { campaign: campaign.name, phase: 'generate', table: 'readings', model, language, partName }, rows);
+        }
+      },
+    });
+
+    const phases: PhaseSummary[] = [];
+    const partitionPool = opts.partitionConcurrency ?? 2;
+
+    // ---- generate ---------------------------------------------------------------------------
+    const generate = { phase: 'generate', items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 };
+    const providers = new Map<string, ModelProvider>();
+    for (const m of campaign.models) providers.set(m.id, await createProvider(m, { seed: campaign.seed }));
+    const genTotal = plan.lines.filter((l) => l.phase === 'generate').reduce((s, l) => s + l.items, 0);
+    let replied = (await ledger.counts(campaign.name, 'generate')).done;
+    let spent = (await ledger.budget(campaign.name)).spent_usd;
+    const note = (row: ReplyRow) => {
+      spent += row.cost_usd;
+      return `$${spent.toFixed(4)} of $${campaign.budget_usd}`;
+    };
+    progress.start('generate', genTotal);
+    const genTasks = campaign.models.flatMap((model) =>
+      battery.languages.map((language) => async () => {
+        if (stop.reason) return;
+        const items = [...battery.expand(model, language)];
+        generate.items += items.length;
+        await ensurePrompts(writer, store, campaign.name, 'generate', model.id, language, items, false);
+        const price = model.price;
+        const out = await runPartition({
+          ...shared,
+          phase: 'generate',
+          model: model.id,
+          language,
+          items,
+          provider: providers.get(model.id)!,
+          price,
+          maxCost: (item) => itemMaxCost(item, price),
+          cost: (usage) => costUsd(price, usage),
+          readReply: (item, reply) => ruleReadingRows(battery, item, reply),
+          journalDir: journalDir('generate', model.id, language),
+          sink: sinkFor('generate', model.id, language),
+          onReply: (row) => {
+            if (row.status === 'ok') progress.tick(++replied, note(row));
+            opts.onReply?.(row);
+          },
+        });
+        accumulate(generate, out);
+      }),
+    );
+    await pool(genTasks, partitionPool);
+    progress.finish(await spendLine(ledger, campaign.name));
+    phases.push(generate);
+
+    // ---- judge ------------------------------------------------------------------------------
+    const judge = campaign.judge;
+    if (judge && !stop.reason) {
+      const judgeProvider = await createProvider({ ...judge, role: 'judge' }, { seed: campaign.seed });
+      const judgePrice = judge.price;
+      const judgeModel: BatteryModel = { id: judge.id, settings: judge.settings };
+      const phase = { phase: 'judge', items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 };
+      const judgeTotal = plan.partitions.reduce((s, p) => s + p.judged, 0);
+      let judged = (await ledger.counts(campaign.name, 'judge')).done;
+      progress.start('judge', judgeTotal);
+      const db = await DuckDb.open();
+      try {
+        const tasks = campaign.models.flatMap((model) =>
+          battery.languages.map((language) => async () => {
+            if (stop.reason) return;
+            const chosen = await chosenReplies(db, dataDir, campaign.name, model.id, language);
+            const items: PromptItem[] = [];
+            for (const source of battery.expand(model, language)) {
+              const reply = chosen.get(source.item_id);
+              if (reply && battery.needsJudge(source)) items.push(battery.judgeItem(source, reply, judgeModel));
+            }
+            phase.items += items.length;
+            await ensurePrompts(writer, store, campaign.name, 'judge', model.id, language, items, true);
+            const out = await runPartition({
+              ...shared,
+              phase: 'judge',
+              model: model.id,
+              language,
+              items,
+              provider: judgeProvider,
+              price: judgePrice,
+              maxCost: (item) => itemMaxCost(item, judgePrice),
+              cost: (usage) => costUsd(judgePrice, usage),
+              readReply: (item, reply) => judgeReadingRows(battery, judge.id, item, reply),
+              journalDir: journalDir('judge', model.id, language),
+              sink: sinkFor('judge', model.id, language),
+              onReply: (row) => {
+                if (row.status === 'ok') progress.tick(++judged, note(row));
+                opts.onReply?.(row);
+              },
+            });
+            accumulate(phase, out);
+          }),
+        );
+        await pool(tasks, partitionPool);
+      } finally {
+        db.close();
+      }
+      progress.finish(await spendLine(ledger, campaign.name));
+      phases.push(phase);
+    }
+
+    const budget = await ledger.budget(campaign.name);
+    const summary: RunSummary = {
+      campaign: campaign.name,
+      runId,
+      dataDir,
+      plan,
+      phases,
+      spentUsd: budget.spent_usd,
+      capUsd: budget.cap_usd,
+      ...(stop.reason ? { stopped: stop.reason } : {}),
+    };
+    if (stop.reason === 'aborted' || opts.skipAnalysis) return summary;
+
+    // ---- analyse ----------------------------------------------------------------------------
+    const analysis = await analyzeLocal(ctx, dataDir, store);
+    return { ...summary, resultsPrefix: `${layout.campaignPrefix(campaign.name)}results/`, analysis, table: formatConsoleTable(analysis) };
+  } finally {
+    await writer.close();
+    await ledger.close();
+    await lock.release();
+  }
+}
+
+/** The SQL stage on DuckDB, the estimators, and the results files (CSV, Markdown, truth). */
+export async function analyzeLocal(ctx: RunContext, dataDir: string, store = new LocalBlobStore(dataDir)) {
+  const { campaign, battery } = ctx;
+  const db = await DuckDb.open();
+  try {
+    for (const table of ['prompts', 'replies', 'readings'] as const) {
+      await db.attachTable(table, tableGlob(dataDir, campaign.name, 'generate', table), table);
+    }
+    const analysis = await analyzeCampaign(db, { prompts: 'prompts', replies: 'replies', readings: 'readings' });
+    const simulated = campaign.models.some((m) => m.provider === 'simulated') || campaign.judge?.provider === 'simulated';
+    const out = (name: string, content: string) => store.put(layout.resultsKey(campaign.name, name), content);
+    await writeResults(out, analysis, { campaign: campaign.name, simulated, source: dataDir });
+    const truths = campaign.models
+      .filter((m) => m.provider === 'simulated')
+      .map((m) =>
+        simulationTruth({ seed: campaign.seed, model: { id: m.id, simulation: m.simulation }, stories: battery.stories, languages: battery.languages }),
+      );
+    if (truths.length > 0) await out('simulation_truth.json', JSON.stringify({ note: 'simulated respondents: the true parameters the generator used', models: truths }, null, 2));
+    return analysis;
+  } finally {
+    db.close();
+  }
+}
+
+function ruleReadingRows(battery: LoadedBattery, item: PromptItem, reply: ReplyRow): ReadingRow[] {
+  return battery.ruleReadings(item, reply.text ?? '').map((r) => ({
+    item_id: item.item_id,
+    campaign: item.campaign,
+    phase: 'generate',
+    model: reply.model,
+    language: reply.language,
+    reader: r.reader,
+    label: r.label,
+    raw: r.raw,
+    judge_item_id: null,
+  }));
+}
+
+function judgeReadingRows(battery: LoadedBattery, judgeId: string, item: PromptItem, reply: ReplyRow): ReadingRow[] {
+  const { label, raw } = battery.readJudge(reply.text ?? '');
+  return [
+    {
+      item_id: item.source_item_id ?? item.item_id,
+      campaign: item.campaign,
+      phase: 'generate',
+      model: reply.model,
+      language: reply.language,
+      reader: `judge:${judgeId}`,
+      label,
+      raw: raw.slice(0, 2000),
+      judge_item_id: item.item_id,
+    },
+  ];
+}
+
+/** One reply per generate item, by the documented rule: the lowest successful attempt. */
+async function chosenReplies(db: DuckDb, dataDir: string, campaign: string, model: string, language: Language) {
+  const glob = `${join(dataDir, layout.partitionPrefix(campaign, 'generate', 'replies', model, language))}*.parquet`;
+  if (!(await db.hasFiles(glob))) return new Map<string, { text: string; attempt: number }>();
+  const rows = await db.all<{ item_id: string; text: string; attempt: number }>(
+    `SELECT item_id, text, attempt FROM (
+       SELECT item_id, text, attempt, row_number() OVER (PARTITION BY item_id ORDER BY attempt, created_at) AS rn
+       FROM read_parquet(${sqlString(glob)}) WHERE status = 'ok') AS t WHERE rn = 1`,
+  );
+  return new Map(rows.map((r) => [r.item_id, { text: r.text, attempt: Number(r.attempt) }]));
+}
+
+async function ensurePrompts(
+  writer: ParquetWriter,
+  store: LocalBlobStore,
+  campaign: string,
+  phase: string,
+  model: string,
+  language: Language,
+  items: readonly PromptItem[],
+  rewrite: boolean,
+): Promise<void> {
+  const partName = 'part-plan.parquet';
+  const key = layout.partKey(campaign, phase, 'prompts', model, language, partName);
+  if (items.length === 0 || (!rewrite && (await store.exists(key)))) return;
+  // Judge prompts partition with the replies they read: the judged model, not the judge.
+  const rows = items.map((item) => ({ ...promptRow(item), model }));
+  await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows);
+}
+
+function accumulate(into: { done: number; failed: number; adopted: number; pending: number; costUsd: number }, out: { done: number; failed: number; adopted: number; pending: number; costUsd: number }) {
+  into.done += out.done;
+  into.failed += out.failed;
+  into.adopted += out.adopted;
+  into.pending += out.pending;
+  into.costUsd += out.costUsd;
+}
+
+async function spendLine(ledger: EmbeddedLedger, campaign: string): Promise<string> {
+  const b = await ledger.budget(campaign);
+  return `spent $${b.spent_usd.toFixed(4)} of $${b.cap_usd}`;
+}
+
+async function pool(tasks: readonly (() => Promise<void>)[], limit: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) await tasks[next++]!();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+}
+
+export type { ModelEntry };

@@ -1,0 +1,317 @@
+import { rm } from 'node:fs/promises';
+import type { Language, PromptItem } from '../design/types.js';
+import type { Price, ModelProvider } from '../providers/types.js';
+import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
+import { callWithRetry, type Attempt, type RetryPolicy } from './callWithRetry.js';
+import { Journal, listJournals, readJournal } from './Journal.js';
+import type { Semaphore } from './Semaphore.js';
+
+/** Where the rows of one partition go once a part is complete. */
+export interface PartSink {
+  /** Writes reply rows as the replies part `partName`; returns its key. */
+  writeReplies(rows: readonly ReplyRow[], partName: string): Promise<string>;
+  /** Writes reading rows as a readings part. */
+  writeReadings(rows: readonly ReadingRow[], partName: string): Promise<void>;
+}
+
+export interface PartitionSpec {
+  readonly campaign: string;
+  readonly phase: string;
+  /** Partition keys: the model whose replies these are (for the judge phase, the judged model). */
+  readonly model: string;
+  readonly language: Language;
+  readonly runId: string;
+  readonly items: readonly PromptItem[];
+  readonly provider: ModelProvider;
+  readonly price: Price;
+  readonly retry: RetryPolicy;
+  /** Readings of one successful reply (rule readings, or the judge's label of the source item). */
+  readReply(item: PromptItem, reply: ReplyRow): ReadingRow[];
+  /** Reservation amount (USD) for one call to this item: prompt + max_tokens at list price. */
+  maxCost(item: PromptItem): number;
+  cost(usage: { input_tokens: number; output_tokens: number }): number;
+  readonly journalDir: string;
+  readonly sink: PartSink;
+  readonly ledger: Ledger;
+  readonly semaphore: Semaphore;
+  /** Items per reservation (halved near the cap, down to one). */
+  readonly chunkSize: number;
+  /** Reply rows per Parquet part. */
+  readonly partRows: number;
+  readonly signal?: AbortSignal;
+  readonly onReply?: (row: ReplyRow) => void;
+  /** Set when the budget could not cover even one more call: no new chunk starts anywhere. */
+  readonly stop: { reason?: 'budget' | 'aborted' };
+}
+
+export interface PartitionOutcome {
+  readonly done: number;
+  readonly failed: number;
+  readonly adopted: number;
+  readonly costUsd: number;
+  readonly pending: number;
+}
+
+/** A part in the making: the journal its chunks append to, and what the commit will record. */
+interface OpenPart {
+  readonly seq: number;
+  readonly journal: Journal;
+  readonly rows: ReplyRow[];
+  readonly done: string[];
+  readonly failed: string[];
+  readonly reservations: string[];
+  cost: number;
+  active: number;
+  sealed: boolean;
+}
+
+/**
+ * Runs the pending items of one (phase, model, language) partition: reserve a chunk's maximum cost,
+ * call the provider under the shared concurrency bound, journal every attempt as it arrives, and
+ * commit full parts (Parquet + ledger, with the chunk reservations settled to the actual cost in
+ * the same ledger transaction). Journals left by a killed run are adopted first.
+ */
+export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcome> {
+  const byId = new Map(spec.items.map((i) => [i.item_id, i]));
+  await spec.ledger.registerItems(spec.campaign, spec.phase, [...byId.keys()]);
+  const adopted = await adoptJournals(spec, byId);
+  const pendingIds = await spec.ledger.pendingAmong(spec.campaign, spec.phase, [...byId.keys()]);
+  const pending = spec.items.filter((i) => pendingIds.has(i.item_id));
+
+  let done = 0;
+  let failed = 0;
+  let costUsd = 0;
+  let seq = 0;
+  let flushing: Promise<void> = Promise.resolve();
+  const flushErrors: unknown[] = [];
+
+  const openPart = async (): Promise<OpenPart> => {
+    const n = seq++;
+    return {
+      seq: n,
+      journal: await Journal.open(spec.journalDir, `${spec.runId}-${spec.phase}-${String(n).padStart(5, '0')}.ndjson`),
+      rows: [],
+      done: [],
+      failed: [],
+      reservations: [],
+      cost: 0,
+      active: 0,
+      sealed: false,
+    };
+  };
+
+  const flush = (part: OpenPart) => {
+    flushing = flushing.then(async () => {
+      try {
+        await commitOpenPart(spec, part);
+        done += part.done.length;
+        failed += part.failed.length;
+        costUsd += part.cost;
+      } catch (err) {
+        flushErrors.push(err);
+      }
+    });
+  };
+
+  let current = await openPart();
+  let next = 0;
+  let chunk = spec.chunkSize;
+
+  const runChunk = async (part: OpenPart, items: readonly PromptItem[], reservationId: string) => {
+    try {
+      await Promise.all(
+        items.map((item) =>
+          spec.semaphore.run(async () => {
+            if (spec.signal?.aborted) return;
+            const final = await callWithRetry(
+              spec.provider,
+              { messages: item.messages, settings: item.settings, item },
+              spec.retry,
+              (a) => {
+                const row = replyRow(spec, item, a);
+                part.journal.append(row);
+                part.rows.push(row);
+                part.cost += row.cost_usd;
+                spec.onReply?.(row);
+              },
+              spec.signal,
+            );
+            if (final.ok) part.done.push(item.item_id);
+            // An aborted item stays pending; one that exhausted its attempts or hit a permanent error is failed.
+            else if (!spec.signal?.aborted) part.failed.push(item.item_id);
+          }),
+        ),
+      );
+    } finally {
+      part.reservations.push(reservationId);
+      part.active--;
+      if (!part.sealed && part.rows.length >= spec.partRows && part === current) {
+        part.sealed = true;
+        current = await openPart();
+      }
+      if (part.sealed && part.active === 0) flush(part);
+    }
+  };
+
+  const inFlight = new Set<Promise<void>>();
+  const maxInFlight = 2 + Math.ceil(spec.semaphore.limit / Math.max(1, spec.chunkSize));
+  while (next < pending.length && !spec.stop.reason) {
+    if (spec.signal?.aborted) {
+      spec.stop.reason = 'aborted';
+      break;
+    }
+    const size = Math.min(chunk, pending.length - next);
+    const items = pending.slice(next, next + size);
+    const amount = items.reduce((sum, i) => sum + spec.maxCost(i), 0);
+    const reservationId = `${spec.runId}:${spec.phase}:${spec.model}:${spec.language}:${next}`;
+    if (!(await spec.ledger.reserve(spec.campaign, reservationId, amount))) {
+      // Near the cap: wait for in-flight chunks to settle, then try smaller reservations.
+      if (inFlight.size > 0) {
+        await Promise.race(inFlight);
+        await flushing;
+        continue;
+      }
+      if (current.rows.length > 0 && !current.sealed) {
+        current.sealed = true;
+        if (current.active === 0) flush(current);
+        current = await openPart();
+        await flushing;
+        continue;
+      }
+      if (chunk > 1) {
+        chunk = Math.max(1, Math.floor(chunk / 2));
+        continue;
+      }
+      spec.stop.reason = 'budget';
+      break;
+    }
+    next += size;
+    current.active++;
+    const p = runChunk(current, items, reservationId).finally(() => inFlight.delete(p));
+    inFlight.add(p);
+    if (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  if (!current.sealed) {
+    current.sealed = true;
+    if (current.active === 0) flush(current);
+  }
+  await flushing;
+  if (flushErrors.length > 0) throw flushErrors[0];
+  const remaining = await spec.ledger.pendingAmong(spec.campaign, spec.phase, [...byId.keys()]);
+  return { done, failed, adopted, costUsd, pending: remaining.size };
+}
+
+function replyRow(spec: PartitionSpec, item: PromptItem, a: Attempt): ReplyRow {
+  const base = {
+    item_id: item.item_id,
+    campaign: spec.campaign,
+    phase: spec.phase,
+    model: spec.model,
+    language: spec.language,
+    attempt: a.attempt,
+    latency_ms: a.latencyMs,
+    provider: spec.provider.id,
+    simulated: spec.provider.simulated,
+    created_at: new Date().toISOString(),
+  };
+  if (a.ok) {
+    const r = a.result;
+    return {
+      ...base,
+      status: 'ok',
+      text: r.text,
+      finish_reason: r.finish_reason,
+      input_tokens: r.usage.input_tokens,
+      output_tokens: r.usage.output_tokens,
+      cost_usd: spec.cost(r.usage),
+      logprobs_json: r.logprobs ? JSON.stringify(r.logprobs) : null,
+      error_class: null,
+      error_message: null,
+      settings_json: JSON.stringify(r.settings_sent ?? item.settings),
+    };
+  }
+  return {
+    ...base,
+    status: 'error',
+    text: null,
+    finish_reason: null,
+    input_tokens: 0,
+    output_tokens: 0,
+    cost_usd: 0,
+    logprobs_json: null,
+    error_class: a.errorClass,
+    error_message: a.message.slice(0, 500),
+    settings_json: JSON.stringify(item.settings),
+  };
+}
+
+async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void> {
+  await part.journal.close();
+  if (part.rows.length === 0) {
+    // Nothing was asked (all chunks aborted): hand the reservations back.
+    for (const r of part.reservations) await spec.ledger.release(spec.campaign, r);
+    await rm(part.journal.path, { force: true });
+    return;
+  }
+  const partName = `part-${spec.runId}-${spec.phase}-${String(part.seq).padStart(5, '0')}.parquet`;
+  const byId = new Map(spec.items.map((i) => [i.item_id, i]));
+  const repliesKey = await spec.sink.writeReplies(part.rows, partName);
+  await spec.sink.writeReadings(readingsOf(spec, byId, part.rows), partName);
+  await spec.ledger.commitPart({
+    campaign: spec.campaign,
+    phase: spec.phase,
+    partKey: repliesKey,
+    done: part.done,
+    failed: part.failed,
+    reservationIds: part.reservations,
+    costUsd: part.cost,
+  });
+  await rm(part.journal.path, { force: true });
+}
+
+function readingsOf(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, rows: readonly ReplyRow[]): ReadingRow[] {
+  const out: ReadingRow[] = [];
+  for (const row of rows) {
+    if (row.status !== 'ok') continue;
+    const item = byId.get(row.item_id);
+    if (item) out.push(...spec.readReply(item, row));
+  }
+  return out;
+}
+
+/**
+ * Journals of a killed run hold replies that were paid for but never committed. They become a part
+ * now: their items are marked done (or failed) and their cost is counted once, the dead run's
+ * reservations having been released when this run started.
+ */
+async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>): Promise<number> {
+  const journals = await listJournals(spec.journalDir);
+  let adopted = 0;
+  let n = 0;
+  for (const path of journals) {
+    const rows = (await readJournal<ReplyRow>(path)).filter((r) => byId.has(r.item_id) && r.phase === spec.phase);
+    const pending = await spec.ledger.pendingAmong(spec.campaign, spec.phase, rows.map((r) => r.item_id));
+    const fresh = rows.filter((r) => pending.has(r.item_id));
+    if (fresh.length === 0) {
+      await rm(path, { force: true });
+      continue;
+    }
+    // Items with only failed attempts in the journal stay pending and are asked again.
+    const done = [...new Set(fresh.filter((r) => r.status === 'ok').map((r) => r.item_id))];
+    const partName = `part-${spec.runId}-adopted-${spec.phase}-${String(n++).padStart(5, '0')}.parquet`;
+    const repliesKey = await spec.sink.writeReplies(fresh, partName);
+    await spec.sink.writeReadings(readingsOf(spec, byId, fresh), partName);
+    await spec.ledger.commitPart({
+      campaign: spec.campaign,
+      phase: spec.phase,
+      partKey: repliesKey,
+      done,
+      failed: [],
+      costUsd: fresh.reduce((s, r) => s + r.cost_usd, 0),
+    });
+    await rm(path, { force: true });
+    adopted += done.length;
+  }
+  return adopted;
+}
