@@ -13,7 +13,7 @@ import type { ModelProvider } from '../providers/types.js';
 import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout, promptRow, sqlString, tableGlob } from '../store/index.js';
 import type { ReadingRow, ReplyRow } from '../store/types.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
-import { formatPlan, itemMaxCost, planCampaign, type Plan } from './planCampaign.js';
+import { itemMaxCost, planCampaign, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { runPartition, type PartSink } from './runPartition.js';
 import { Semaphore } from './Semaphore.js';
