@@ -93,6 +93,17 @@ const CHARS_PER_TOKEN: Readonly<Record<Language, number>> = {
   ko: 3.5,
 };
 
+// The BMP ranges of DENSE_SCRIPT as numbers: the hot path of planning a million items.
+function isDense(c: number): boolean {
+  return (
+    (c >= 0x4e00 && c <= 0x9fff) || // CJK unified ideographs
+    (c >= 0xac00 && c <= 0xd7af) || // Hangul syllables
+    (c >= 0x3000 && c <= 0x30ff) || // CJK punctuation, hiragana, katakana
+    (c >= 0xff00 && c <= 0xffef) || // full-width forms
+    DENSE_SCRIPT.test(String.fromCharCode(c))
+  );
+}
+
 const DENSE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
 
 /**
@@ -106,8 +117,16 @@ const DENSE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Sc
 export function estimateTokens(text: string, language: Language): number {
   let dense = 0;
   let other = 0;
-  for (const ch of text) {
-    if (DENSE_SCRIPT.test(ch)) dense += 1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x1100) other += 1;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      // A surrogate pair: test the whole code point (Han extensions live above U+FFFF).
+      const ch = String.fromCodePoint(text.codePointAt(i)!);
+      if (DENSE_SCRIPT.test(ch)) dense += 1;
+      else other += 1;
+      i++;
+    } else if (isDense(c)) dense += 1;
     else other += 1;
   }
   return dense + Math.ceil(other / CHARS_PER_TOKEN[language]);

@@ -102,6 +102,9 @@ export function parseJudgeOutput(text: string): JudgeReading {
  * text) and its settings: every stored reply gets its own judgment, and re-planning reproduces it.
  * The prompt key leaves out the reply and the attempt, so judgments of one source prompt share it.
  */
+/** Changes whenever the judge prompt's wording changes, so judge item ids change with it. */
+export const JUDGE_PROMPT_VERSION = 'far6-judge-1';
+
 export function makeJudgeItem(
   source: PromptItem,
   reply: JudgedReply,
@@ -110,12 +113,15 @@ export function makeJudgeItem(
 ): PromptItem {
   const messages = buildJudgeMessages(source, reply.text);
   return {
+    // The messages are a function of the source item, the reply and the prompt version, so those
+    // stand in for them: hashing the flat fields is several times cheaper than the nested messages.
     item_id: stableId({
       source_item_id: source.item_id,
       attempt: reply.attempt,
       judge: judge.id,
       phase,
-      messages,
+      prompt: JUDGE_PROMPT_VERSION,
+      reply: reply.text,
       settings: judge.settings,
     }),
     prompt_key: stableId({ source_prompt_key: source.prompt_key, judge: judge.id, phase, settings: judge.settings }),

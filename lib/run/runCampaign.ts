@@ -113,8 +113,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     const journalDir = (phase: string, model: string, language: Language) =>
       join(dataDir, 'campaigns', campaign.name, phase, '_journal', `model=${model}`, `language=${language}`);
     const sinkFor = (phase: string, model: string, language: Language): PartSink => ({
-      writeReplies: async (rows, partName) =>
-        (await writer.writePart(store, { campaign: campaign.name, phase, table: 'replies', model, language, partName }, rows)).key,
+      writeReplies: (journalPath, partName) =>
+        writer.convertPart(store, { campaign: campaign.name, phase, table: 'replies', model, language, partName }, journalPath),
       writeReadings: async (rows, partName) => {
         // Judge readings live beside the rule readings of the replies they read.
         if (rows.length > 0) {

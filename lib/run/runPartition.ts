@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import type { Language, PromptItem } from '../design/types.js';
 import type { Price, ModelProvider } from '../providers/types.js';
 import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
@@ -8,8 +8,8 @@ import type { Semaphore } from './Semaphore.js';
 
 /** Where the rows of one partition go once a part is complete. */
 export interface PartSink {
-  /** Writes reply rows as the replies part `partName`; returns its key. */
-  writeReplies(rows: readonly ReplyRow[], partName: string): Promise<string>;
+  /** Converts a journal (NDJSON reply rows) into the replies part `partName`; returns its key. */
+  writeReplies(journalPath: string, partName: string): Promise<string>;
   /** Writes reading rows as a readings part. */
   writeReadings(rows: readonly ReadingRow[], partName: string): Promise<void>;
 }
@@ -198,8 +198,27 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   }
   await flushing;
   if (flushErrors.length > 0) throw flushErrors[0];
-  const remaining = await spec.ledger.pendingAmong(spec.campaign, spec.phase, [...byId.keys()]);
-  return { done, failed, adopted, costUsd, pending: remaining.size };
+  return { done, failed, adopted, costUsd, pending: pending.length - done - failed };
+}
+
+// Items of a partition share one settings object: serialize it once, not once per reply.
+const settingsJson = new WeakMap<object, string>();
+function jsonOf(value: object): string {
+  let json = settingsJson.get(value);
+  if (json === undefined) settingsJson.set(value, (json = JSON.stringify(value)));
+  return json;
+}
+
+// One ISO string per millisecond rather than one Date per reply.
+let stampMs = 0;
+let stamp = '';
+function now(): string {
+  const ms = Date.now();
+  if (ms !== stampMs) {
+    stampMs = ms;
+    stamp = new Date(ms).toISOString();
+  }
+  return stamp;
 }
 
 function replyRow(spec: PartitionSpec, item: PromptItem, a: Attempt): ReplyRow {
@@ -213,7 +232,7 @@ function replyRow(spec: PartitionSpec, item: PromptItem, a: Attempt): ReplyRow {
     latency_ms: a.latencyMs,
     provider: spec.provider.id,
     simulated: spec.provider.simulated,
-    created_at: new Date().toISOString(),
+    created_at: now(),
   };
   if (a.ok) {
     const r = a.result;
@@ -228,7 +247,7 @@ function replyRow(spec: PartitionSpec, item: PromptItem, a: Attempt): ReplyRow {
       logprobs_json: r.logprobs ? JSON.stringify(r.logprobs) : null,
       error_class: null,
       error_message: null,
-      settings_json: JSON.stringify(r.settings_sent ?? item.settings),
+      settings_json: jsonOf(r.settings_sent ?? item.settings),
     };
   }
   return {
@@ -242,7 +261,7 @@ function replyRow(spec: PartitionSpec, item: PromptItem, a: Attempt): ReplyRow {
     logprobs_json: null,
     error_class: a.errorClass,
     error_message: a.message.slice(0, 500),
-    settings_json: JSON.stringify(item.settings),
+    settings_json: jsonOf(item.settings),
   };
 }
 
@@ -256,7 +275,7 @@ async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void
   }
   const partName = `part-${spec.runId}-${spec.phase}-${String(part.seq).padStart(5, '0')}.parquet`;
   const byId = new Map(spec.items.map((i) => [i.item_id, i]));
-  const repliesKey = await spec.sink.writeReplies(part.rows, partName);
+  const repliesKey = await spec.sink.writeReplies(part.journal.path, partName);
   await spec.sink.writeReadings(readingsOf(spec, byId, part.rows), partName);
   await spec.ledger.commitPart({
     campaign: spec.campaign,
@@ -300,7 +319,9 @@ async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, Prom
     // Items with only failed attempts in the journal stay pending and are asked again.
     const done = [...new Set(fresh.filter((r) => r.status === 'ok').map((r) => r.item_id))];
     const partName = `part-${spec.runId}-adopted-${spec.phase}-${String(n++).padStart(5, '0')}.parquet`;
-    const repliesKey = await spec.sink.writeReplies(fresh, partName);
+    // Rewritten without a torn last line, which DuckDB's reader would reject.
+    await writeFile(path, `${fresh.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const repliesKey = await spec.sink.writeReplies(path, partName);
     await spec.sink.writeReadings(readingsOf(spec, byId, fresh), partName);
     await spec.ledger.commitPart({
       campaign: spec.campaign,

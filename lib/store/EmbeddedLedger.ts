@@ -120,6 +120,21 @@ export class EmbeddedLedger implements Ledger {
       registerBatch: db.prepare(`INSERT OR IGNORE INTO items (campaign, phase, item_id, state) VALUES ${one(REGISTER_BATCH)}`),
       registerOne: db.prepare(`INSERT OR IGNORE INTO items (campaign, phase, item_id, state) VALUES ${one(1)}`),
       stateOf: db.prepare('SELECT state FROM items WHERE campaign = ? AND phase = ? AND item_id = ?').pluck(),
+      // Whole id lists go in as one JSON array: SQLite loops natively instead of one bound call
+      // per id (several times faster for a partition's ~20k ids).
+      notDoneAmong: db
+        .prepare(
+          `SELECT j.value FROM json_each(?) AS j
+           LEFT JOIN items AS i ON i.campaign = ? AND i.phase = ? AND i.item_id = j.value
+           WHERE i.state IS NULL OR i.state != 'done' ORDER BY j.key`,
+        )
+        .pluck(),
+      markDoneAll: db.prepare(
+        `INSERT INTO items (campaign, phase, item_id, state, part_key)
+         SELECT ?, ?, value, 'done', ? FROM json_each(?) WHERE true
+         ON CONFLICT (campaign, phase, item_id) DO UPDATE SET state = 'done', part_key = excluded.part_key
+         WHERE items.state != 'done'`,
+      ),
       // A scan in rowid order beats the primary-key index here: no sort and no lookup per row
       // (1M items: ~0.3 s instead of ~3 s).
       pending: db
@@ -198,7 +213,7 @@ export class EmbeddedLedger implements Ledger {
         );
       }
       stmt.insertPart.run(c.campaign, c.phase, c.partKey, c.costUsd);
-      for (const id of c.done) stmt.markDone.run(c.campaign, c.phase, id, c.partKey);
+      if (c.done.length > 0) stmt.markDoneAll.run(c.campaign, c.phase, c.partKey, JSON.stringify(c.done));
       for (const id of c.failed) stmt.markFailed.run(c.campaign, c.phase, id, c.partKey);
       settleIn(c.campaign, c.reservationIds ?? [], c.costUsd);
     });
@@ -249,12 +264,7 @@ export class EmbeddedLedger implements Ledger {
 
   /** The ids among `itemIds` not yet done (unregistered ids included), in the order given. */
   async pendingAmong(campaign: string, phase: string, itemIds: readonly string[]): Promise<Set<string>> {
-    const out = new Set<string>();
-    const read = this.db.transaction(() => {
-      for (const id of itemIds) if (this.stmt.stateOf.get(campaign, phase, id) !== 'done') out.add(id);
-    });
-    read.deferred();
-    return out;
+    return new Set(this.stmt.notDoneAmong.all(JSON.stringify(itemIds), campaign, phase) as string[]);
   }
 
   async commitPart(commit: PartCommit): Promise<void> {

@@ -147,20 +147,35 @@ export class ParquetWriter {
     partition?: PartitionCheck,
   ): Promise<number> {
     if (this.closed) throw new SondageError('ParquetWriter is closed');
-    const schema = TABLE_SCHEMAS[table];
-    if (!schema) throw new SondageError(`table ${JSON.stringify(table)} has no schema`);
+    if (!TABLE_SCHEMAS[table]) throw new SondageError(`table ${JSON.stringify(table)} has no schema`);
     const ndjson = path.join(this.tmpDir, `${randomBytes(8).toString('hex')}.ndjson`);
+    try {
+      const count = await this.stage(table, rows, ndjson, partition);
+      await this.convert(table, ndjson, filePath);
+      return count;
+    } finally {
+      await rm(ndjson, { force: true });
+    }
+  }
+
+  /**
+   * Converts an NDJSON file whose rows sondage wrote itself (a run's reply journal) into the
+   * Parquet file at `filePath`, without parsing or re-serializing the rows in JavaScript: keys
+   * outside the table's schema (the partition columns) are ignored by DuckDB's reader.
+   */
+  async convert(table: TableName, ndjsonPath: string, filePath: string): Promise<void> {
+    if (this.closed) throw new SondageError('ParquetWriter is closed');
+    const schema = TABLE_SCHEMAS[table];
     const target = path.resolve(filePath);
     const tmpTarget = tempSibling(target);
     try {
-      const count = await this.stage(table, rows, ndjson, partition);
       await mkdir(path.dirname(target), { recursive: true });
       const columns = schema.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ');
       const select = schema.map((c) => sqlIdent(c.name)).join(', ');
       const connection = await this.instance.connect();
       try {
         await connection.run(
-          `COPY (SELECT ${select} FROM read_ndjson(${sqlString(ndjson)}, columns = {${columns}}, ` +
+          `COPY (SELECT ${select} FROM read_ndjson(${sqlString(ndjsonPath)}, columns = {${columns}}, ` +
             `format = 'newline_delimited')) ` +
             `TO ${sqlString(tmpTarget)} (FORMAT parquet, COMPRESSION zstd)`,
         );
@@ -168,10 +183,26 @@ export class ParquetWriter {
         connection.closeSync();
       }
       await rename(tmpTarget, target);
-      return count;
     } finally {
-      await rm(ndjson, { force: true });
       await rm(tmpTarget, { force: true });
+    }
+  }
+
+  /** `convert` into a store at `partKey(target…)`; returns the key. */
+  async convertPart(store: BlobStore, target: PartTarget, ndjsonPath: string): Promise<string> {
+    const key = partKey(target.campaign, target.phase, target.table, target.model, target.language, target.partName);
+    const local = store.localPath?.(key);
+    if (local !== undefined) {
+      await this.convert(target.table, ndjsonPath, local);
+      return key;
+    }
+    const staged = path.join(this.tmpDir, `${randomBytes(8).toString('hex')}.parquet`);
+    try {
+      await this.convert(target.table, ndjsonPath, staged);
+      await store.put(key, await readFile(staged));
+      return key;
+    } finally {
+      await rm(staged, { force: true });
     }
   }
 

@@ -140,6 +140,14 @@ export function athenaType(type: ColumnType): string {
   return ATHENA_TYPES[type];
 }
 
+// Settings and reading maps are shared by many items of a partition: serialize each object once.
+const jsonCache = new WeakMap<object, string>();
+function cachedCanonicalJson(value: object): string {
+  let json = jsonCache.get(value);
+  if (json === undefined) jsonCache.set(value, (json = canonicalJson(value)));
+  return json;
+}
+
 /**
  * Flattens a PromptItem into a prompts row. JSON columns use canonical JSON (sorted keys), so the
  * same item always gives the same bytes.
@@ -165,8 +173,8 @@ export function promptRow(item: PromptItem): PromptRow {
     repeat: f.repeat,
     construction: f.construction,
     messages_json: canonicalJson(item.messages),
-    settings_json: canonicalJson(item.settings),
-    reading_map_json: canonicalJson(item.reading_map),
+    settings_json: cachedCanonicalJson(item.settings),
+    reading_map_json: cachedCanonicalJson(item.reading_map),
     prop_p: item.propositions.P,
     prop_notp: item.propositions.notP,
     source_item_id: item.source_item_id ?? null,

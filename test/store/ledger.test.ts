@@ -63,8 +63,8 @@ describe('EmbeddedLedger items', () => {
     await ledger.registerItems('c', 'g', ['a', 'b', 'c']);
     expect(await ledger.reserve('c', 'r1', 2)).toBe(true);
 
-    // The third id cannot be bound: SQLite fails after the part row and two items were written.
-    const broken = { campaign: 'c', phase: 'g', partKey: 'p1', done: ['a', 'b', {} as unknown as string], failed: [], reservationIds: ['r1'], costUsd: 1 };
+    // The failed id cannot be bound: SQLite fails after the part row and the done items were written.
+    const broken = { campaign: 'c', phase: 'g', partKey: 'p1', done: ['a', 'b'], failed: [{} as unknown as string], reservationIds: ['r1'], costUsd: 1 };
     await expect(ledger.commitPart(broken)).rejects.toThrow();
 
     expect(await ledger.counts('c', 'g')).toEqual({ pending: 3, done: 0, failed: 0 });

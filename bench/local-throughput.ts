@@ -1,0 +1,105 @@
+/**
+ * Full-size FAR-6 inventory through the local run: 8 simulated models × 6 languages × 105 stories,
+ * every question form and answer constraint, repeats on a seeded subset — about a million replies —
+ * with zero simulated latency. Prints the time of each stage, replies per second end to end and
+ * peak memory (RSS, which includes DuckDB's native memory).
+ *
+ *   npm run bench:local-throughput                # full size
+ *   npm run bench:local-throughput -- --stories 20 --models 2   # a quick look
+ *
+ * Target (issue 2): ≥ 10,000 replies/s end to end, < 2 GB peak RSS.
+ */
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { stringify } from 'yaml';
+import { LANGUAGES } from '../lib/design/types.js';
+import { syntheticStories } from '../lib/design/far6/index.js';
+import { loadRunContext } from '../lib/run/loadRunContext.js';
+import { runCampaign } from '../lib/run/runCampaign.js';
+import { ProgressBar } from '../lib/run/progress.js';
+
+const { values } = parseArgs({
+  options: {
+    stories: { type: 'string', default: '105' },
+    models: { type: 'string', default: '8' },
+    fraction: { type: 'string', default: '0.6' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const nStories = Number(values.stories);
+const nModels = Number(values.models);
+
+const dir = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-'));
+const root = path.resolve(import.meta.dirname, '..');
+await writeFile(path.join(dir, 'stories.yaml'), stringify({ stories: syntheticStories(nStories, LANGUAGES, 7) }));
+await copyFile(path.join(root, 'examples/far6/concept-pairs.yaml'), path.join(dir, 'concept-pairs.yaml'));
+const campaign = {
+  name: 'bench',
+  seed: 1,
+  budget_usd: 1_000_000,
+  data_dir: 'data',
+  concurrency: 256,
+  battery: 'far6',
+  design: {
+    stories: 'stories.yaml',
+    concept_pairs: 'concept-pairs.yaml',
+    languages: [...LANGUAGES],
+    repeats: { count: 3, fraction: Number(values.fraction) },
+  },
+  defaults: { temperature: 1, max_tokens: 120 },
+  models: Array.from({ length: nModels }, (_, i) => ({
+    id: `m${i + 1}`,
+    provider: 'simulated',
+    model: `m${i + 1}`,
+    price: { input_per_mtok: 0.5, output_per_mtok: 2 },
+    simulation: { profile_seed: i + 1 },
+  })),
+  judge: { id: 'judge', provider: 'simulated', model: 'judge', price: { input_per_mtok: 1, output_per_mtok: 5 } },
+};
+const file = path.join(dir, 'bench.yaml');
+await writeFile(file, stringify(campaign));
+
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 200);
+const t0 = performance.now();
+const ctx = await loadRunContext(file);
+const phaseStart: Record<string, number> = {};
+const phaseEnd: Record<string, number> = {};
+const bar = new ProgressBar();
+const summary = await runCampaign(ctx, {
+  progress: {
+    start(label, total) {
+      phaseStart[label] = performance.now();
+      bar.start(label, total);
+    },
+    tick: (d, e) => bar.tick(d, e),
+    finish(e) {
+      bar.finish(e);
+      for (const k of Object.keys(phaseStart)) if (!(k in phaseEnd)) phaseEnd[k] = performance.now();
+    },
+  },
+});
+const tEnd = performance.now();
+clearInterval(sampler);
+peakRss = Math.max(peakRss, process.memoryUsage.rss(), process.resourceUsage().maxRSS * 1024);
+
+const generated = summary.phases.find((p) => p.phase === 'generate')?.done ?? 0;
+const judged = summary.phases.find((p) => p.phase === 'judge')?.done ?? 0;
+const secs = (a: number, b: number) => ((b - a) / 1000).toFixed(1);
+const tPlan = phaseStart['generate']!;
+const analysisStart = phaseEnd['judge'] ?? phaseEnd['generate']!;
+console.log(`
+local-throughput: ${nModels} simulated models × 6 languages × ${nStories} stories, repeats 3 × ${values.fraction}
+  requests planned         ${summary.plan.totals.items} (${generated} replies + ${judged} judge calls)
+  load + plan (expand)     ${secs(t0, tPlan)} s
+  generate                 ${secs(phaseStart['generate']!, phaseEnd['generate']!)} s
+  judge                    ${secs(phaseStart['judge']!, phaseEnd['judge']!)} s
+  analyse (SQL + stats)    ${secs(analysisStart, tEnd)} s
+  total                    ${secs(t0, tEnd)} s
+  replies/s end to end     ${Math.round(generated / ((tEnd - t0) / 1000))}  (model replies; ${Math.round((generated + judged) / ((tEnd - t0) / 1000))} counting judge calls)
+  peak RSS                 ${(peakRss / 2 ** 20).toFixed(0)} MiB
+`);
+if (!values.keep) await rm(dir, { recursive: true, force: true });
+else console.log(`data kept in ${dir}`);
