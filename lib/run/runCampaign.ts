@@ -115,10 +115,13 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     const sinkFor = (phase: string, model: string, language: Language): PartSink => ({
       writeReplies: (journalPath, partName) =>
         writer.convertPart(store, { campaign: campaign.name, phase, table: 'replies', model, language, partName }, journalPath),
+      partKey: (partName) => layout.partKey(campaign.name, phase, 'replies', model, language, partName),
       writeReadings: async (rows, partName) => {
         // Judge readings live beside the rule readings of the replies they read.
         if (rows.length > 0) {
-          await writer.writePart(store, { campaign: campaign.name, phase: 'generate', table: 'readings', model, language, partName }, rows);
+          await writer.writePart(store, { campaign: campaign.name, phase: 'generate', table: 'readings', model, language, partName }, rows, {
+            trusted: true,
+          });
         }
       },
     });
@@ -327,7 +330,7 @@ async function ensurePrompts(
   if (items.length === 0 || (!rewrite && (await store.exists(key)))) return;
   // Judge prompts partition with the replies they read: the judged model, not the judge.
   const rows = items.map((item) => ({ ...promptRow(item), model }));
-  await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows);
+  await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows, { trusted: true });
 }
 
 function accumulate(into: { done: number; failed: number; adopted: number; pending: number; costUsd: number }, out: { done: number; failed: number; adopted: number; pending: number; costUsd: number }) {

@@ -1,4 +1,5 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { Language, PromptItem } from '../design/types.js';
 import type { Price, ModelProvider } from '../providers/types.js';
 import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
@@ -10,6 +11,8 @@ import type { Semaphore } from './Semaphore.js';
 export interface PartSink {
   /** Converts a journal (NDJSON reply rows) into the replies part `partName`; returns its key. */
   writeReplies(journalPath: string, partName: string): Promise<string>;
+  /** The key `writeReplies` gives the part `partName` (to ask the ledger whether it is committed). */
+  partKey(partName: string): string;
   /** Writes reading rows as a readings part. */
   writeReadings(rows: readonly ReadingRow[], partName: string): Promise<void>;
 }
@@ -221,47 +224,31 @@ function now(): string {
   return stamp;
 }
 
+// One object literal with a fixed key order for both outcomes: a million of these are built, and
+// a single shape keeps V8 on its fast path (spreading a base object was the hot spot).
 function replyRow(spec: PartitionSpec, item: PromptItem, a: Attempt): ReplyRow {
-  const base = {
+  const r = a.ok ? a.result : undefined;
+  return {
     item_id: item.item_id,
     campaign: spec.campaign,
     phase: spec.phase,
     model: spec.model,
     language: spec.language,
     attempt: a.attempt,
+    status: r ? 'ok' : 'error',
+    text: r ? r.text : null,
+    finish_reason: r ? r.finish_reason : null,
+    input_tokens: r ? r.usage.input_tokens : 0,
+    output_tokens: r ? r.usage.output_tokens : 0,
+    cost_usd: r ? spec.cost(r.usage) : 0,
     latency_ms: a.latencyMs,
+    logprobs_json: r?.logprobs ? JSON.stringify(r.logprobs) : null,
+    error_class: a.ok ? null : a.errorClass,
+    error_message: a.ok ? null : a.message.slice(0, 500),
+    settings_json: jsonOf(r?.settings_sent ?? item.settings),
     provider: spec.provider.id,
     simulated: spec.provider.simulated,
     created_at: now(),
-  };
-  if (a.ok) {
-    const r = a.result;
-    return {
-      ...base,
-      status: 'ok',
-      text: r.text,
-      finish_reason: r.finish_reason,
-      input_tokens: r.usage.input_tokens,
-      output_tokens: r.usage.output_tokens,
-      cost_usd: spec.cost(r.usage),
-      logprobs_json: r.logprobs ? JSON.stringify(r.logprobs) : null,
-      error_class: null,
-      error_message: null,
-      settings_json: jsonOf(r.settings_sent ?? item.settings),
-    };
-  }
-  return {
-    ...base,
-    status: 'error',
-    text: null,
-    finish_reason: null,
-    input_tokens: 0,
-    output_tokens: 0,
-    cost_usd: 0,
-    logprobs_json: null,
-    error_class: a.errorClass,
-    error_message: a.message.slice(0, 500),
-    settings_json: jsonOf(item.settings),
   };
 }
 
@@ -273,7 +260,7 @@ async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void
     await rm(part.journal.path, { force: true });
     return;
   }
-  const partName = `part-${spec.runId}-${spec.phase}-${String(part.seq).padStart(5, '0')}.parquet`;
+  const partName = partNameOf(part.journal.path);
   const byId = new Map(spec.items.map((i) => [i.item_id, i]));
   const repliesKey = await spec.sink.writeReplies(part.journal.path, partName);
   await spec.sink.writeReadings(readingsOf(spec, byId, part.rows), partName);
@@ -300,15 +287,31 @@ function readingsOf(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, 
 }
 
 /**
+ * A part is named after the journal it is made from, whichever run makes it: a killed run may have
+ * written the part file and died before the ledger commit, and the run that adopts the journal
+ * must replace that file, not add a second copy of its replies beside it.
+ */
+function partNameOf(journalPath: string): string {
+  return `part-${basename(journalPath, '.ndjson')}.parquet`;
+}
+
+/**
  * Journals of a killed run hold replies that were paid for but never committed. They become a part
  * now: their items are marked done (or failed) and their cost is counted once, the dead run's
  * reservations having been released when this run started.
  */
 async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>): Promise<number> {
   const journals = await listJournals(spec.journalDir);
+  if (journals.length === 0) return 0;
+  const committed = await spec.ledger.committedParts(spec.campaign, spec.phase);
   let adopted = 0;
-  let n = 0;
   for (const path of journals) {
+    const partName = partNameOf(path);
+    // Killed after the ledger commit, before the journal was removed: its replies are counted.
+    if (committed.has(spec.sink.partKey(partName))) {
+      await rm(path, { force: true });
+      continue;
+    }
     const rows = (await readJournal<ReplyRow>(path)).filter((r) => byId.has(r.item_id) && r.phase === spec.phase);
     const pending = await spec.ledger.pendingAmong(spec.campaign, spec.phase, rows.map((r) => r.item_id));
     const fresh = rows.filter((r) => pending.has(r.item_id));
@@ -318,9 +321,10 @@ async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, Prom
     }
     // Items with only failed attempts in the journal stay pending and are asked again.
     const done = [...new Set(fresh.filter((r) => r.status === 'ok').map((r) => r.item_id))];
-    const partName = `part-${spec.runId}-adopted-${spec.phase}-${String(n++).padStart(5, '0')}.parquet`;
-    // Rewritten without a torn last line, which DuckDB's reader would reject.
-    await writeFile(path, `${fresh.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    // Rewritten without a torn last line, which DuckDB's reader would reject. Through a rename, so
+    // that a kill now leaves the old journal or the new one, never half of either.
+    await writeFile(`${path}.tmp`, `${fresh.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    await rename(`${path}.tmp`, path);
     const repliesKey = await spec.sink.writeReplies(path, partName);
     await spec.sink.writeReadings(readingsOf(spec, byId, fresh), partName);
     await spec.ledger.commitPart({

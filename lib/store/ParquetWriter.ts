@@ -39,6 +39,11 @@ export interface WrittenPart {
 
 type Rows<T extends TableName> = Iterable<TableRows[T]> | AsyncIterable<TableRows[T]>;
 
+export interface WriteOptions {
+  /** Skip the per-cell checks for rows sondage built itself (a run's prompts and readings). */
+  readonly trusted?: boolean;
+}
+
 /** NDJSON is flushed to disk in pieces of about this many characters. */
 const CHUNK_CHARS = 4 * 1024 * 1024;
 
@@ -78,11 +83,15 @@ function columnError(v: unknown, col: ColumnDef): string | undefined {
 function rowEncoder(
   table: TableName,
   partition: PartitionCheck | undefined,
+  trusted = false,
 ): (row: Record<string, unknown>, index: number) => string {
   const cols = TABLE_SCHEMAS[table];
   // JSON.stringify with a key list writes only the stored columns, in schema order, natively:
   // several times less garbage than building the line by hand. A missing nullable key reads as NULL.
   const keys = cols.map((c) => c.name);
+  // Rows the run built itself from typed values skip the per-cell checks (DuckDB still enforces
+  // the column types); rows from outside always get them.
+  if (trusted) return (row) => `${JSON.stringify(row, keys)}\n`;
   const fail = (index: number, row: Record<string, unknown>, what: string): never => {
     const id = typeof row['item_id'] === 'string' ? ` (item_id ${JSON.stringify(row['item_id'])})` : '';
     throw new SondageError(`${table} row ${index}${id}: ${what}`);
@@ -145,12 +154,13 @@ export class ParquetWriter {
     rows: Rows<T>,
     filePath: string,
     partition?: PartitionCheck,
+    options: WriteOptions = {},
   ): Promise<number> {
     if (this.closed) throw new SondageError('ParquetWriter is closed');
     if (!TABLE_SCHEMAS[table]) throw new SondageError(`table ${JSON.stringify(table)} has no schema`);
     const ndjson = path.join(this.tmpDir, `${randomBytes(8).toString('hex')}.ndjson`);
     try {
-      const count = await this.stage(table, rows, ndjson, partition);
+      const count = await this.stage(table, rows, ndjson, partition, options.trusted);
       await this.convert(table, ndjson, filePath);
       return count;
     } finally {
@@ -210,16 +220,21 @@ export class ParquetWriter {
    * Writes one part into a store, at `partKey(target…)`: in place where the store is a directory,
    * otherwise through a local temporary file and `put`.
    */
-  async writePart<T extends TableName>(store: BlobStore, target: PartTarget<T>, rows: Rows<T>): Promise<WrittenPart> {
+  async writePart<T extends TableName>(
+    store: BlobStore,
+    target: PartTarget<T>,
+    rows: Rows<T>,
+    options: WriteOptions = {},
+  ): Promise<WrittenPart> {
     const key = partKey(target.campaign, target.phase, target.table, target.model, target.language, target.partName);
     const local = store.localPath?.(key);
     if (local !== undefined) {
-      const count = await this.writeFile(target.table, rows, local, target);
+      const count = await this.writeFile(target.table, rows, local, target, options);
       return { key, rows: count, bytes: (await stat(local)).size };
     }
     const staged = path.join(this.tmpDir, `${randomBytes(8).toString('hex')}.parquet`);
     try {
-      const count = await this.writeFile(target.table, rows, staged, target);
+      const count = await this.writeFile(target.table, rows, staged, target, options);
       const body = await readFile(staged);
       await store.put(key, body);
       return { key, rows: count, bytes: body.byteLength };
@@ -234,8 +249,9 @@ export class ParquetWriter {
     rows: Rows<T>,
     file: string,
     partition: PartitionCheck | undefined,
+    trusted = false,
   ): Promise<number> {
-    const encode = rowEncoder(table, partition);
+    const encode = rowEncoder(table, partition, trusted);
     const handle = await open(file, 'w');
     try {
       let chunk: string[] = [];
