@@ -162,7 +162,6 @@ function pad(rows: readonly (readonly string[])[]): string {
   return rows.map((row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
 }
 
-const MAX_CONSOLE_PAIRS = 30;
 
 /**
  * A short plain-text table for the terminal: median story-level r per readout pair, then the mean
@@ -172,35 +171,64 @@ export function formatConsoleTable(results: AnalysisResults): string {
   const lines: string[] = [];
   if (results.simulated) lines.push('SIMULATED DATA: replies from the simulated provider, not from a real model.', '');
   const conv = results.convergence.filter((c) => c.n_cells > 0);
-  lines.push('Readout convergence: story-level r over cells');
-  if (conv.length === 0) {
-    lines.push(`  (no readout pair with ≥ ${results.minCommonStories} common stories)`);
+  lines.push(`Readout convergence (seed 000 Fig. 2a): story-level r between readouts, median over cells`);
+  const headline = conv.filter((c) =>
+    HEADLINE_PAIRS.some(
+      ([a, b]) => (matches(c.readout_a, a) && matches(c.readout_b, b)) || (matches(c.readout_a, b) && matches(c.readout_b, a)),
+    ),
+  );
+  if (headline.length === 0) {
+    lines.push(`  (no headline readout pair with ≥ ${results.minCommonStories} common stories)`);
   } else {
-    const rows = [['readout pair', 'cells', 'median r', '10%', '90%']];
-    for (const c of conv.slice(0, MAX_CONSOLE_PAIRS)) rows.push([`${c.readout_a} ~ ${c.readout_b}`, String(c.n_cells), fmt(c.median_r), fmt(c.q10_r), fmt(c.q90_r)]);
+    const rows = [['readout pair', 'cells', 'median r', '10%', '90%', 'median |Δ|']];
+    for (const c of headline) {
+      rows.push([`${c.readout_a} ~ ${c.readout_b}`, String(c.n_cells), fmt(c.median_r), fmt(c.q10_r), fmt(c.q90_r), fmt(c.median_abs_diff)]);
+    }
     lines.push(pad(rows).replace(/^/gm, '  '));
-    if (conv.length > MAX_CONSOLE_PAIRS) lines.push(`  … ${conv.length - MAX_CONSOLE_PAIRS} more pairs in readout_convergence.csv`);
   }
+  lines.push(`  all ${conv.length} readout pairs: readout_convergence.csv; per cell: readout_comparisons.csv`);
 
-  lines.push('', 'Keying bias b per cell (mean over stories)');
-  const readouts = unique(results.cellHabits.map((h) => h.readout));
-  if (readouts.length === 0) {
+  lines.push('', 'Answer habits per cell (seed 000 §6): keying bias b of the yes/no token, second-listed preference of labels');
+  const byCell = new Map<string, Map<string, CellHabit>>();
+  for (const h of results.cellHabits) {
+    const cell = `${h.model}/${h.language}`;
+    const m = byCell.get(cell) ?? new Map<string, CellHabit>();
+    m.set(h.readout, h);
+    byCell.set(cell, m);
+  }
+  if (byCell.size === 0) {
     lines.push('  (no story scores)');
     return lines.join('\n');
   }
-  const byCell = new Map<string, Map<string, number>>();
-  for (const h of results.cellHabits) {
-    const cell = `${h.model}/${h.language}`;
-    const m = byCell.get(cell) ?? new Map<string, number>();
-    m.set(h.readout, h.keying_bias);
-    byCell.set(cell, m);
-  }
-  const rows = [['cell', ...readouts.map((_, i) => `[${i + 1}]`)]];
+  const rows = [['cell', 'b plain/yesno', 'b negint/yesno', '2nd-listed plain/label']];
   for (const cell of [...byCell.keys()].sort()) {
-    const m = byCell.get(cell) as Map<string, number>;
-    rows.push([cell, ...readouts.map((r) => fmt(m.get(r) ?? null))]);
+    const m = byCell.get(cell) as Map<string, CellHabit>;
+    rows.push([
+      cell,
+      fmt(m.get('plain/yesno/rule')?.keying_bias ?? null),
+      fmt(m.get('negint/yesno/rule')?.keying_bias ?? null),
+      fmt(m.get('plain/label/rule')?.second_listed_pref ?? null),
+    ]);
   }
   lines.push(pad(rows).replace(/^/gm, '  '));
-  readouts.forEach((r, i) => lines.push(`  [${i + 1}] ${r}`));
+  lines.push('  all readouts: cell_habits.csv; story scores: story_scores.csv; summary.md');
   return lines.join('\n');
+}
+
+/**
+ * The comparisons of seed 000 §4 worth a glance at the end of a run: sentence vs label, the same
+ * replies read twice (token rule vs judge) under plain and negative questions, and the
+ * negative-interrogative token against the plain one. `judge:*` matches any judge.
+ */
+const HEADLINE_PAIRS: readonly (readonly [string, string])[] = [
+  ['plain/free/judge:*', 'plain/label/rule'],
+  ['plain/free/judge:*', 'plain/verdict/judge:*'],
+  ['plain/yesno/judge:*', 'plain/yesno/rule'],
+  ['negint/yesno/judge:*', 'negint/yesno/rule'],
+  ['negint/yesno/judge:*', 'plain/free/judge:*'],
+  ['negint/yesno/rule', 'plain/yesno/rule'],
+];
+
+function matches(readout: string, pattern: string): boolean {
+  return pattern.endsWith('*') ? readout.startsWith(pattern.slice(0, -1)) : readout === pattern;
 }
