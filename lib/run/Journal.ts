@@ -56,6 +56,8 @@ export async function readJournal<T>(path: string): Promise<T[]> {
 export async function listJournals(dir: string): Promise<string[]> {
   try {
     const names = await readdir(dir);
+    // A rewrite of an adopted journal that a kill interrupted: the journal itself is intact.
+    for (const n of names) if (n.endsWith('.ndjson.tmp')) await rm(join(dir, n), { force: true });
     const files = names.filter((n) => n.endsWith('.ndjson')).sort();
     const out: string[] = [];
     for (const n of files) if ((await stat(join(dir, n))).size > 0) out.push(join(dir, n));

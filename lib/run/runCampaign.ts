@@ -85,6 +85,14 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     );
   }
 
+  // Providers check their settings (a simulation block, an unknown provider) before anything is
+  // written: a campaign that cannot run leaves no data folder behind.
+  const providers = new Map<string, ModelProvider>();
+  for (const m of campaign.models) providers.set(m.id, await createProvider(m, { seed: campaign.seed, file: campaign.file }));
+  const judgeProvider = campaign.judge
+    ? await createProvider({ ...campaign.judge, role: 'judge' }, { seed: campaign.seed, file: campaign.file })
+    : undefined;
+
   const store = new LocalBlobStore(dataDir);
   const lock = await acquireRunLock(dataDir, campaign.name);
   const runId = `${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
@@ -131,8 +139,6 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 
     // ---- generate ---------------------------------------------------------------------------
     const generate = { phase: 'generate', items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 };
-    const providers = new Map<string, ModelProvider>();
-    for (const m of campaign.models) providers.set(m.id, await createProvider(m, { seed: campaign.seed }));
     const genTotal = plan.lines.filter((l) => l.phase === 'generate').reduce((s, l) => s + l.items, 0);
     let replied = (await ledger.counts(campaign.name, 'generate')).done;
     let spent = (await ledger.budget(campaign.name)).spent_usd;
@@ -170,13 +176,14 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       }),
     );
     await pool(genTasks, partitionPool);
+    // An abort after the last chunk was sent leaves items pending without any partition noticing.
+    if (opts.signal?.aborted) stop.reason ??= 'aborted';
     progress.finish(await spendLine(ledger, campaign.name));
     phases.push(generate);
 
     // ---- judge ------------------------------------------------------------------------------
     const judge = campaign.judge;
-    if (judge && !stop.reason) {
-      const judgeProvider = await createProvider({ ...judge, role: 'judge' }, { seed: campaign.seed });
+    if (judge && judgeProvider && !stop.reason) {
       const judgePrice = judge.price;
       const judgeModel: BatteryModel = { id: judge.id, settings: judge.settings };
       const phase = { phase: 'judge', items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 };
@@ -221,6 +228,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       } finally {
         db.close();
       }
+      if (opts.signal?.aborted) stop.reason ??= 'aborted';
       progress.finish(await spendLine(ledger, campaign.name));
       phases.push(phase);
     }
