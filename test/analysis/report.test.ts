@@ -141,8 +141,9 @@ describe('writeResults', () => {
     const text = formatConsoleTable(results(true));
     expect(text).toContain('SIMULATED DATA');
     expect(text).toMatch(/plain\/yesno\/judge:j ~ plain\/yesno\/rule\s+1\s+/);
-    // b = 0.05 on nine stories and 0 on one: 0.045, shown with two decimals.
-    expect(text).toMatch(/alpha\/en\s+0\.00\s+0\.04/);
-    expect(text).toContain('[2] plain/yesno/rule');
+    // The token's b = 0.05 on nine stories and 0 on one: 0.045, shown with two decimals; this
+    // cell has no negative-interrogative or label readout.
+    expect(text).toMatch(/alpha\/en\s+0\.04\s+–\s+–/);
+    expect(text).toContain('cell_habits.csv');
   });
 });
