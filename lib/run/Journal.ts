@@ -1,4 +1,4 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -17,6 +17,15 @@ export class Journal {
 
   static async open(dir: string, name: string): Promise<Journal> {
     await mkdir(dir, { recursive: true });
+    return new Journal(join(dir, name));
+  }
+
+  /**
+   * `open` without an await, for callers that must swap journals within one turn of the event
+   * loop (a part runner replacing the part that chunks attach to).
+   */
+  static openSync(dir: string, name: string): Journal {
+    mkdirSync(dir, { recursive: true });
     return new Journal(join(dir, name));
   }
 

@@ -88,11 +88,15 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   let flushing: Promise<void> = Promise.resolve();
   const flushErrors: unknown[] = [];
 
-  const openPart = async (): Promise<OpenPart> => {
+  // Synchronous on purpose: sealing a part and replacing `current` must happen in one turn of the
+  // event loop. With an await in between, the main loop attached new chunks to the sealed part and
+  // a chunk finishing meanwhile flushed it too, so the part was committed twice (or committed
+  // while a chunk still wrote to it).
+  const openPart = (): OpenPart => {
     const n = seq++;
     return {
       seq: n,
-      journal: await Journal.open(spec.journalDir, `${spec.runId}-${spec.phase}-${String(n).padStart(5, '0')}.ndjson`),
+      journal: Journal.openSync(spec.journalDir, `${spec.runId}-${spec.phase}-${String(n).padStart(5, '0')}.ndjson`),
       rows: [],
       done: [],
       failed: [],
@@ -116,7 +120,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
     });
   };
 
-  let current = await openPart();
+  let current = openPart();
   let next = 0;
   let chunk = spec.chunkSize;
 
@@ -150,7 +154,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       part.active--;
       if (!part.sealed && part.rows.length >= spec.partRows && part === current) {
         part.sealed = true;
-        current = await openPart();
+        current = openPart();
       }
       if (part.sealed && part.active === 0) flush(part);
     }
@@ -177,7 +181,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       if (current.rows.length > 0 && !current.sealed) {
         current.sealed = true;
         if (current.active === 0) flush(current);
-        current = await openPart();
+        current = openPart();
         await flushing;
         continue;
       }
