@@ -3,16 +3,19 @@
  * stage aggregates replies to item level, the TypeScript estimators do the rest.
  */
 import { estimate } from './estimators.js';
+import { habitAnalysis } from './habits.js';
+import { identityAnalysis } from './identity.js';
 import { parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
 import { runSql } from './runSql.js';
 import { summarizeCells } from './summarizeCells.js';
-import type { AnalysisResults, EstimateOptions, Queryable, TableSources } from './types.js';
+import type { AnalysisResults, EstimateOptions, IdentityOptions, Queryable, TableSources } from './types.js';
 
-export type AnalyzeOptions = EstimateOptions;
+export type AnalyzeOptions = EstimateOptions & IdentityOptions;
 
 /**
  * Runs the SQL stage on `db` (label_maps, item_shares, reply_totals) and the estimators on its
- * rows. The queries run one after another: a single DuckDB connection does not run two at once.
+ * rows: story scores and habits per cell, then profiles across cells, model identity and habit
+ * variance. The queries run one after another: a single DuckDB connection does not run two at once.
  * @example
  * const tables = { prompts: parquetSource(`${dir}/prompts/** /*.parquet`), replies: …, readings: … };
  * const results = await analyzeCampaign(db, tables);
@@ -29,5 +32,8 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
     replyTotals,
     itemRows: itemRows.length,
     simulated: replyTotals.some((t) => t.simulated_attempts > 0),
+    // Seed 000 §5 and §6: across cells, on the story scores and habits just estimated.
+    identity: identityAnalysis(estimates.storyScores, { ...opts, minCommonStories: estimates.minCommonStories }),
+    habits: habitAnalysis(estimates.cellHabits),
   };
 }

@@ -10,3 +10,18 @@ export type { SqlName } from './runSql.js';
 export { mean, median, pearson, quantile } from './stats.js';
 export { summarizeCells } from './summarizeCells.js';
 export type * from './types.js';
+export { twoWayShares, habitAnalysis, habitVariance, signChanges } from './habits.js';
+export {
+  BOOTSTRAP_DRAWS,
+  BOOTSTRAP_SEED,
+  classBootstrap,
+  DEFAULT_IDENTITY_READOUTS,
+  IDENTITY_METRICS,
+  identityAnalysis,
+  identityCounts,
+  nearestNeighbours,
+  selectReadouts,
+} from './identity.js';
+export { comparePairs, pairClass, pairIndices, profileMatrix, weightedMeanAbsDiff, weightedPearson } from './profiles.js';
+export type { PairIndex, ProfileMatrix } from './profiles.js';
+export { STUDY_FILES, studyCsvFiles, studySummarySections } from './studyReport.js';

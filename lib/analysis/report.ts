@@ -3,6 +3,7 @@
  * machines, summary.md for people, and a short console table.
  */
 import { toCsv } from './csv.js';
+import { STUDY_FILE_LINES, STUDY_FILES, studyCsvFiles, studySummarySections } from './studyReport.js';
 import type {
   AnalysisResults,
   CellHabit,
@@ -21,6 +22,7 @@ export const RESULT_FILES = [
   'readout_convergence.csv',
   'cell_summary.csv',
   'reply_totals.csv',
+  ...STUDY_FILES,
   'summary.md',
 ] as const;
 
@@ -50,6 +52,7 @@ export async function writeResults(
   await out('readout_convergence.csv', toCsv(CONVERGENCE_COLUMNS, results.convergence));
   await out('cell_summary.csv', toCsv(SUMMARY_COLUMNS, results.cellSummary));
   await out('reply_totals.csv', toCsv(TOTALS_COLUMNS, results.replyTotals));
+  for (const [name, content] of studyCsvFiles(results)) await out(name, content);
   await out('summary.md', summaryMarkdown(results, meta));
 }
 
@@ -142,6 +145,8 @@ export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): str
       : '_No story scores: no readout had decisive support in both keyings._',
   );
 
+  parts.push(...studySummarySections(results));
+
   parts.push(
     '## Files',
     [
@@ -151,6 +156,7 @@ export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): str
       '- `readout_convergence.csv`: per readout pair over cells',
       '- `cell_summary.csv`: replies, decisive share and P share per cell, form, constraint and reader',
       '- `reply_totals.csv`: attempts, ok replies, simulated attempts and cost per cell',
+      ...(results.identity || results.habits ? STUDY_FILE_LINES : []),
     ].join('\n'),
   );
   return `${parts.join('\n\n')}\n`;

@@ -1,0 +1,128 @@
+/**
+ * Result files and summary sections of the cross-cell analyses (seed 000 §5 Table 6 and Figure 3a,
+ * §6): profile pairs, nearest neighbours, identity counts, class means, habit variance and sign
+ * changes under negation. report.ts writes them beside the per-cell results.
+ */
+import { toCsv } from './csv.js';
+import { fmtNumber as fmt, mdTable } from './markdown.js';
+import type {
+  AnalysisResults,
+  ClassEstimate,
+  HabitVariance,
+  IdentityCount,
+  NearestNeighbour,
+  ProfilePair,
+  SignChange,
+} from './types.js';
+
+export const STUDY_FILES = [
+  'profile_pairs.csv',
+  'identity.csv',
+  'identity_counts.csv',
+  'identity_classes.csv',
+  'habits_variance.csv',
+  'habits_sign_changes.csv',
+] as const;
+
+const PAIR_COLUMNS: (keyof ProfilePair & string)[] = ['readout', 'model_a', 'language_a', 'model_b', 'language_b', 'class', 'n_common', 'r', 'n_common_residual', 'residual_r', 'mean_abs_diff'];
+const NEIGHBOUR_COLUMNS: (keyof NearestNeighbour & string)[] = ['readout', 'metric', 'model', 'language', 'n_candidates', 'value', 'neighbours', 'n_tied', 'same_model', 'chance'];
+const COUNT_COLUMNS: (keyof IdentityCount & string)[] = ['readout', 'metric', 'n_cells', 'same_model', 'expected_random', 'n_ties'];
+const CLASS_COLUMNS: (keyof ClassEstimate & string)[] = ['readout', 'story_group', 'metric', 'contrast', 'n_pairs', 'estimate', 'ci_low', 'ci_high', 'n_draws'];
+const VARIANCE_COLUMNS: (keyof HabitVariance & string)[] = ['readout', 'habit', 'n_models', 'n_languages', 'dropped', 'grand_mean', 'model_share', 'language_share', 'interaction_share'];
+const SIGN_COLUMNS: (keyof SignChange & string)[] = ['readout_a', 'readout_b', 'model', 'language', 'b_a', 'b_b', 'changed'];
+
+/** The CSV files of the cross-cell analyses; header-only where they were not computed. */
+export function studyCsvFiles(results: AnalysisResults): [name: (typeof STUDY_FILES)[number], content: string][] {
+  const id = results.identity;
+  const hb = results.habits;
+  return [
+    ['profile_pairs.csv', toCsv(PAIR_COLUMNS, id?.pairs ?? [])],
+    ['identity.csv', toCsv(NEIGHBOUR_COLUMNS, id?.neighbours ?? [])],
+    ['identity_counts.csv', toCsv(COUNT_COLUMNS, id?.counts ?? [])],
+    ['identity_classes.csv', toCsv(CLASS_COLUMNS, id?.classes ?? [])],
+    ['habits_variance.csv', toCsv(VARIANCE_COLUMNS, hb?.variance ?? [])],
+    ['habits_sign_changes.csv', toCsv(SIGN_COLUMNS, hb?.signChanges ?? [])],
+  ];
+}
+
+const METRIC_LABEL: Readonly<Record<string, string>> = { residual_r: 'residual r', story_r: 'story-level r', mean_abs_diff: 'mean |Δ|' };
+
+function interval(row: ClassEstimate | undefined, digits = 2): string {
+  if (!row || row.estimate === null) return '–';
+  return `${fmt(row.estimate, digits)} [${fmt(row.ci_low, digits)}, ${fmt(row.ci_high, digits)}]`;
+}
+
+/** summary.md sections for model identity (seed 000 §5) and habit variance (seed 000 §6). */
+export function studySummarySections(results: AnalysisResults): string[] {
+  const parts: string[] = [];
+  const id = results.identity;
+  if (id) {
+    parts.push('## Model identity across languages');
+    parts.push(
+      `Seed 000 §5, Table 6. Each cell's nearest other cell under residual r (language consensus and cell mean removed), story-level r and mean |Δ|, on ≥ ${results.minCommonStories} common stories; ` +
+        `the count of cells whose nearest neighbour is the same model in another language, beside a uniform-random neighbour (Σ same-model candidates / candidates). ` +
+        `A tie credits the same-model share of the tied cells. Class means with 95 % story-bootstrap intervals (${id.draws} draws, seed ${id.seed}); differences on the same draws.`,
+    );
+    if (id.readouts.length === 0) parts.push('_No identity readout (plain/label/rule, plain/free/judge:*) has story scores._');
+    for (const readout of id.readouts) {
+      const counts = id.counts.filter((c) => c.readout === readout);
+      parts.push(
+        `### \`${readout}\``,
+        mdTable(
+          ['metric', 'same-model nearest', 'random benchmark', 'cells', 'ties'],
+          counts.map((c) => [METRIC_LABEL[c.metric] ?? c.metric, fmt(c.same_model, Number.isInteger(c.same_model) ? 0 : 1), fmt(c.expected_random, 1), String(c.n_cells), String(c.n_ties)]),
+        ),
+      );
+      const classes = id.classes.filter((c) => c.readout === readout);
+      const groups = [...new Set(classes.map((c) => c.story_group))];
+      const rows: string[][] = [];
+      for (const group of groups) {
+        for (const metric of ['residual_r', 'story_r', 'mean_abs_diff'] as const) {
+          if (group !== 'all' && metric === 'residual_r') continue;
+          const get = (contrast: string) => classes.find((c) => c.story_group === group && c.metric === metric && c.contrast === contrast);
+          const values = [interval(get('same_model')), interval(get('same_language')), interval(get('both_differ')), interval(get('same_model-same_language'), 3)];
+          // A story group with fewer common stories than the minimum has nothing to show.
+          if (group !== 'all' && values.every((v) => v === '–')) continue;
+          rows.push([group, METRIC_LABEL[metric] as string, ...values]);
+        }
+      }
+      if (rows.length) parts.push(mdTable(['stories', 'metric', 'same model', 'same language', 'both differ', 'same model − same language'], rows));
+    }
+  }
+  const hb = results.habits;
+  if (hb) {
+    parts.push('## Answer habits across cells');
+    parts.push(
+      'Seed 000 §6 (yes/no and label readouts here; every readout in habits_variance.csv). Share of the variance of the cell-mean matrix (models × languages) due to the model × language interaction (two-way decomposition without replication; cells outside a complete matrix are dropped and listed in habits_variance.csv), and the cells where b changes sign from the plain question to the negative interrogative.',
+    );
+    // The habits of seed 000 §6 live on the token and the letter; every readout is in the CSV.
+    const variance = hb.variance.filter((v) => v.interaction_share !== null && /^[^/]+\/(yesno|label)\//.test(v.readout));
+    parts.push(
+      variance.length
+        ? mdTable(
+            ['readout', 'habit', 'models × languages', 'mean', 'model', 'language', 'interaction'],
+            variance.map((v) => [v.readout, v.habit, `${v.n_models} × ${v.n_languages}`, fmt(v.grand_mean, 3), fmt(v.model_share), fmt(v.language_share), fmt(v.interaction_share)]),
+          )
+        : '_No habit matrix of at least 2 models × 2 languages with variance._',
+    );
+    parts.push(
+      hb.signChangeCounts.length
+        ? mdTable(
+            ['plain', 'negative interrogative', 'cells', 'sign changes', 'b exactly 0'],
+            hb.signChangeCounts.map((c) => [c.readout_a, c.readout_b, String(c.n_cells), String(c.n_changed), String(c.n_zero)]),
+          )
+        : '_No cell has b under both the plain and the negative-interrogative yes/no question._',
+    );
+  }
+  return parts;
+}
+
+/** Lines for the file list of summary.md. */
+export const STUDY_FILE_LINES: readonly string[] = [
+  '- `profile_pairs.csv`: per identity readout and pair of cells, story-level r, residual r and mean |Δ| on common stories',
+  '- `identity.csv`: nearest neighbour of each cell per metric, with ties and the random benchmark',
+  '- `identity_counts.csv`: same-model nearest neighbours per readout and metric, beside the benchmark',
+  '- `identity_classes.csv`: class means and differences with 95 % story-bootstrap intervals, all stories and by story group',
+  '- `habits_variance.csv`: model, language and interaction shares of each habit matrix',
+  '- `habits_sign_changes.csv`: b under the plain and the negative-interrogative question per cell',
+];
