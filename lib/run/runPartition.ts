@@ -7,6 +7,16 @@ import { callWithRetry, type Attempt, type RetryPolicy } from './callWithRetry.j
 import { Journal, listJournals, readJournal } from './Journal.js';
 import type { Semaphore } from './Semaphore.js';
 
+/** How often a partition that the cap holds back looks whether other partitions have settled. */
+const RESERVED_POLL_MS = 20;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+
 /** Where the rows of one partition go once a part is complete. */
 export interface PartSink {
   /** Converts a journal (NDJSON reply rows) into the replies part `partName`; returns its key. */
@@ -178,7 +188,9 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
         await flushing;
         continue;
       }
-      if (current.rows.length > 0 && !current.sealed) {
+      // Settle this partition's reservations at their actual cost (a part without rows hands its
+      // reservations back), so that only other partitions' calls can still hold budget.
+      if ((current.rows.length > 0 || current.reservations.length > 0) && !current.sealed) {
         current.sealed = true;
         if (current.active === 0) flush(current);
         current = openPart();
@@ -187,6 +199,12 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       }
       if (chunk > 1) {
         chunk = Math.max(1, Math.floor(chunk / 2));
+        continue;
+      }
+      // Other partitions' calls settle far below what they reserved (max_tokens is rarely used):
+      // the budget is spent only when nothing is reserved and one call still does not fit.
+      if ((await spec.ledger.budget(spec.campaign)).reserved_usd > 0) {
+        await sleep(RESERVED_POLL_MS, spec.signal);
         continue;
       }
       spec.stop.reason = 'budget';

@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { itemMaxCost } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { loadContext, tempDir, writeCampaign, type CampaignDoc } from '../helpers/campaigns.js';
 import { costOf, ledgerSnapshot, okCounts, readResult, storedReplies } from '../helpers/runData.js';
@@ -22,15 +23,28 @@ const manyWorkers = (doc: CampaignDoc) => {
 
 let root: string;
 let cleanup: () => Promise<void>;
-let reference: { spent: number; scores: string; generateItems: number };
+let reference: { spent: number; scores: string; generateItems: number; maxCallReservation: number };
 
 beforeAll(async () => {
   ({ dir: root, cleanup } = await tempDir('budget'));
   const file = await writeCampaign(root, 'small.yaml', manyWorkers, 'reference.yaml');
   const dataDir = path.join(root, 'reference');
-  const summary = await runCampaign(await loadContext(file), { dataDir });
+  const ctx = await loadContext(file);
+  const summary = await runCampaign(ctx, { dataDir });
   expect(summary.stopped).toBeUndefined();
-  reference = { spent: summary.spentUsd, scores: await readResult(dataDir, CAMPAIGN, 'story_scores.csv'), generateItems: summary.phases[0]!.items };
+  let maxCallReservation = 0;
+  for (const model of ctx.campaign.models) {
+    for (const language of ctx.battery.languages) {
+      for (const item of ctx.battery.expand(model, language)) maxCallReservation = Math.max(maxCallReservation, itemMaxCost(item, model.price));
+    }
+  }
+  reference = {
+    spent: summary.spentUsd,
+    scores: await readResult(dataDir, CAMPAIGN, 'story_scores.csv'),
+    generateItems: summary.phases[0]!.items,
+    maxCallReservation,
+  };
+  expect(maxCallReservation).toBeLessThan(CAP / 10);
   // The cap must stop the run well inside the generate phase.
   expect(summary.phases[0]!.costUsd).toBeGreaterThan(2 * CAP);
 });
@@ -65,8 +79,8 @@ describe('the budget cap under 64 concurrent workers', () => {
     const afterFirst = await ledgerSnapshot(dataDir, CAMPAIGN);
     expect(afterFirst.budget.reserved_usd).toBe(0);
     expect(afterFirst.budget.spent_usd).toBeLessThanOrEqual(CAP + SLACK);
-    // It used the budget, not stopped at the first refusal.
-    expect(afterFirst.budget.spent_usd).toBeGreaterThan(CAP / 2);
+    // It stopped at the cap: what is left would not cover the reservation of one more call.
+    expect(afterFirst.budget.spent_usd).toBeGreaterThan(CAP - reference.maxCallReservation);
     expect(afterFirst.generate.done).toBeLessThan(reference.generateItems);
     expect(afterFirst.judge.done).toBe(0);
 
