@@ -30,3 +30,44 @@ export class UnknownProviderError extends SondageError {
     this.name = 'UnknownProviderError';
   }
 }
+
+/**
+ * Why a real provider call failed, as stored in a reply's `error_class`: the analysis counts
+ * refusals and content filters apart from failures (issue 3, "Rate limits and retries").
+ */
+export type ProviderErrorClass =
+  | 'rate_limit'
+  | 'server_error'
+  | 'timeout'
+  | 'connection'
+  | 'conflict'
+  | 'bad_request'
+  | 'auth'
+  | 'payment_required'
+  | 'permission'
+  | 'not_found'
+  | 'content_filter'
+  | 'refusal'
+  | 'malformed_response'
+  | 'aborted'
+  | 'http_error';
+
+/**
+ * A failed call to a real provider, already classified by its adapter: `errorClass`, whether a
+ * retry can help and, for 429 and 503, how long the provider asked to wait. The message never
+ * holds the API key (adapters redact it, and the SDK error kept as `cause`, before throwing).
+ */
+export class ProviderCallError extends ProviderError {
+  constructor(
+    message: string,
+    provider: string,
+    public readonly errorClass: ProviderErrorClass,
+    public readonly retryable: boolean,
+    status?: number,
+    public readonly retryAfterMs?: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, provider, status, options);
+    this.name = 'ProviderCallError';
+  }
+}

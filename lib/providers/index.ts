@@ -2,5 +2,10 @@ export type * from './types.js';
 export { createProvider, KNOWN_PROVIDERS } from './registry.js';
 export * from './pricing.js';
 export type { ProviderEntry, ProviderContext } from './registry.js';
-export { SimulatedTransientError, SimulatedRequestError, UnknownProviderError } from './errors.js';
+export { ProviderCallError, SimulatedTransientError, SimulatedRequestError, UnknownProviderError } from './errors.js';
+export type { ProviderErrorClass } from './errors.js';
+export { parseRateLimitHeaders, retryAfterMs } from './rateLimits.js';
+export type { RateLimitHints } from './rateLimits.js';
+// The real adapters (./openai, ./anthropic, ./openaiCompatible) are not re-exported here: the
+// registry loads them lazily, so a run only imports the SDKs its campaign uses.
 export * from './simulated/index.js';

@@ -1,4 +1,5 @@
 import type { ModelProvider } from './types.js';
+import type { RateLimitHints } from './rateLimits.js';
 import { UnknownProviderError } from './errors.js';
 
 /** What the registry needs from a campaign's model (or judge) entry. */
@@ -13,6 +14,10 @@ export interface ProviderEntry {
   readonly simulation?: unknown;
   /** `judge` for the sentence judge; respondents by default. */
   readonly role?: 'respondent' | 'judge';
+  /** Real providers: the API's base URL (required for `openai-compatible`). */
+  readonly base_url?: string;
+  /** Real providers: the environment variable holding the API key; never the key itself. */
+  readonly api_key_env?: string;
 }
 
 export interface ProviderContext {
@@ -20,6 +25,15 @@ export interface ProviderContext {
   readonly seed: number;
   /** Campaign file, named in configuration errors. */
   readonly file?: string;
+  /** Where API keys are read; `process.env` when absent (tests pass their own). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Receives the rate-limit headers of every real provider response, keyed by provider id
+   * (`openai/gpt-4.1-mini`), for lib/run/RateLimiter.ts to refine its buckets.
+   */
+  readonly onRateLimitHints?: (providerId: string, hints: RateLimitHints) => void;
+  /** Real providers: the SDK's own per-request timeout, a backstop behind callWithRetry's. */
+  readonly timeoutMs?: number;
 }
 
 type ProviderFactory = (entry: ProviderEntry, ctx: ProviderContext) => ModelProvider;
@@ -30,6 +44,9 @@ type ProviderFactory = (entry: ProviderEntry, ctx: ProviderContext) => ModelProv
  */
 const FACTORIES: Readonly<Record<string, () => Promise<ProviderFactory>>> = {
   simulated: async () => (await import('./simulated/createSimulatedProvider.js')).createSimulatedProvider,
+  openai: async () => (await import('./openai/createOpenAIProvider.js')).createOpenAIProvider,
+  anthropic: async () => (await import('./anthropic/createAnthropicProvider.js')).createAnthropicProvider,
+  'openai-compatible': async () => (await import('./openaiCompatible/createOpenAICompatibleProvider.js')).createOpenAICompatibleProvider,
 };
 
 /** The provider names a campaign may use. */
@@ -39,7 +56,7 @@ export const KNOWN_PROVIDERS: readonly string[] = Object.keys(FACTORIES).sort();
  * Builds the provider for a campaign model entry.
  * @example const p = await createProvider({ id: 'alpha', provider: 'simulated', model: 'alpha' }, { seed: 7 });
  * @throws UnknownProviderError when the provider name is not known (the message lists the known ones);
- *   CampaignFileError when the entry's settings are invalid.
+ *   CampaignFileError when the entry's settings are invalid or its API key variable is not set.
  */
 export async function createProvider(entry: ProviderEntry, ctx: ProviderContext): Promise<ModelProvider> {
   const load = Object.hasOwn(FACTORIES, entry.provider) ? FACTORIES[entry.provider] : undefined;

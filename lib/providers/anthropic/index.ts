@@ -1,0 +1,3 @@
+export { AnthropicMessagesProvider, ANTHROPIC_DEFAULT_MAX_TOKENS, fromWireResponse, settingsSent, toWireRequest } from './AnthropicMessagesProvider.js';
+export type { AnthropicMessagesProviderOptions, MessagesWireRequest } from './AnthropicMessagesProvider.js';
+export { createAnthropicProvider, ANTHROPIC_API_KEY_ENV } from './createAnthropicProvider.js';

@@ -1,0 +1,198 @@
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision, TokenLogprob } from '../types.js';
+import { ProviderCallError } from '../errors.js';
+import { parseRateLimitHeaders } from '../rateLimits.js';
+import type { RateLimitHints } from '../rateLimits.js';
+import { classifyProviderError, toProviderCallError } from '../sdkErrors.js';
+import { parseWire, readJsonBody } from '../wire.js';
+
+/**
+ * `openai` sends `max_completion_tokens` (OpenAI deprecated `max_tokens`, and its reasoning models
+ * refuse it); `openai-compatible` sends `max_tokens`, which vLLM, Ollama, Together, OpenRouter and
+ * the Gemini and Mistral compatibility layers all read.
+ */
+export type ChatFlavour = 'openai' | 'openai-compatible';
+
+/**
+ * The chat-completions body for a request (seed 000 "Generation settings": only the settings the
+ * campaign set are sent, so the provider's own defaults stay visible as absences in `settings_sent`).
+ * Pure: exported for tests.
+ */
+export function toWireRequest(req: GenerateRequest, model: string, flavour: ChatFlavour = 'openai'): ChatCompletionCreateParamsNonStreaming {
+  const s = req.settings;
+  const body: ChatCompletionCreateParamsNonStreaming = {
+    model,
+    messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
+  };
+  if (s.max_tokens !== undefined) {
+    if (flavour === 'openai') body.max_completion_tokens = s.max_tokens;
+    else body.max_tokens = s.max_tokens;
+  }
+  if (s.temperature !== undefined) body.temperature = s.temperature;
+  if (s.top_p !== undefined) body.top_p = s.top_p;
+  if (s.seed !== undefined) body.seed = s.seed;
+  if (s.stop !== undefined && s.stop.length > 0) body.stop = [...s.stop];
+  if (s.reasoning_effort !== undefined) body.reasoning_effort = s.reasoning_effort;
+  // top_logprobs without logprobs is a 400 on OpenAI; a probe that asks for top-k wants logprobs.
+  if (s.logprobs === true || (s.top_logprobs !== undefined && s.top_logprobs > 0)) {
+    body.logprobs = true;
+    if (s.top_logprobs !== undefined) body.top_logprobs = s.top_logprobs;
+  }
+  return body;
+}
+
+/** The settings part of a wire body (everything but the messages), as stored on the reply. */
+export function settingsSent(body: ChatCompletionCreateParamsNonStreaming): Record<string, unknown> {
+  const { messages: _messages, ...rest } = body;
+  return rest;
+}
+
+const tokenLogprobSchema = z.object({ token: z.string(), logprob: z.number() });
+
+const chatCompletionSchema = z.object({
+  choices: z
+    .array(
+      z.object({
+        message: z.object({ content: z.string().nullable().optional(), refusal: z.string().nullable().optional() }),
+        finish_reason: z.string().nullable().optional(),
+        logprobs: z
+          .object({
+            content: z
+              .array(tokenLogprobSchema.extend({ top_logprobs: z.array(tokenLogprobSchema).nullable().optional() }))
+              .nullable()
+              .optional(),
+          })
+          .nullable()
+          .optional(),
+      }),
+    )
+    .min(1),
+  usage: z.object({
+    prompt_tokens: z.number().int().min(0),
+    completion_tokens: z.number().int().min(0),
+  }),
+});
+
+/**
+ * The first generated token's log-probabilities: the sampled token and its top-k alternatives,
+ * keyed by the token text exactly as the provider returns it (leading space included). All are
+ * exact; a token outside the top-k is absent, and its logprob is only bounded by the smallest one
+ * listed.
+ */
+function firstTokenLogprobs(
+  content: readonly { token: string; logprob: number; top_logprobs?: readonly { token: string; logprob: number }[] | null }[] | null | undefined,
+): Record<string, TokenLogprob> | undefined {
+  const first = content?.[0];
+  if (first === undefined) return undefined;
+  const out: Record<string, TokenLogprob> = {};
+  for (const t of [first, ...(first.top_logprobs ?? [])]) {
+    const seen = out[t.token];
+    if (seen === undefined || t.logprob > seen.logprob) out[t.token] = { logprob: t.logprob, exact: true };
+  }
+  return out;
+}
+
+/**
+ * Maps a chat-completion body to a GenerateResult. A refusal (`message.refusal`) and a
+ * `content_filter` stop are permanent errors, so the analysis counts them apart from failures.
+ * Pure: exported for tests.
+ * @throws ProviderCallError `malformed_response` when the body lacks the fields read here.
+ */
+export function fromWireResponse(body: unknown, provider = 'openai'): GenerateResult {
+  const wire = parseWire(chatCompletionSchema, body, provider, 'chat completion');
+  const choice = wire.choices[0]!;
+  const refusal = choice.message.refusal;
+  if (typeof refusal === 'string' && refusal.length > 0) {
+    throw new ProviderCallError(`${provider}: the model refused: ${refusal.slice(0, 200)}`, provider, 'refusal', false);
+  }
+  if (choice.finish_reason === 'content_filter') {
+    throw new ProviderCallError(`${provider}: the reply was withheld by the provider's content filter`, provider, 'content_filter', false);
+  }
+  const logprobs = firstTokenLogprobs(choice.logprobs?.content);
+  return {
+    text: choice.message.content ?? '',
+    finish_reason: choice.finish_reason ?? 'unknown',
+    usage: { input_tokens: wire.usage.prompt_tokens, output_tokens: wire.usage.completion_tokens },
+    ...(logprobs ? { logprobs } : {}),
+  };
+}
+
+export interface OpenAIChatProviderOptions {
+  /** The provider's model name. */
+  readonly model: string;
+  readonly apiKey: string;
+  /** e.g. `http://localhost:8000/v1`; the SDK's default (OpenAI's API) when absent. */
+  readonly baseURL?: string;
+  readonly flavour?: ChatFlavour;
+  /**
+   * The SDK's own per-request timeout, a backstop: `callWithRetry` aborts through the signal
+   * first. Default 10 minutes.
+   */
+  readonly timeoutMs?: number;
+  /** Called with the rate-limit headers of every response, 429s included. */
+  readonly onRateLimitHints?: (hints: RateLimitHints) => void;
+  /** For tests and proxies; the global fetch otherwise. */
+  readonly fetch?: typeof fetch;
+}
+
+/**
+ * Chat completions through the official `openai` SDK, for OpenAI and every OpenAI-compatible
+ * server. The SDK's retries are off: retries live in lib/run/callWithRetry.ts.
+ */
+export class OpenAIChatProvider implements ModelProvider {
+  readonly id: string;
+  readonly simulated = false;
+  readonly #client: OpenAI;
+  readonly #secrets: readonly string[];
+  readonly #model: string;
+  readonly #flavour: ChatFlavour;
+  readonly #onHints: ((hints: RateLimitHints) => void) | undefined;
+
+  constructor(options: OpenAIChatProviderOptions) {
+    this.#flavour = options.flavour ?? 'openai';
+    this.#model = options.model;
+    this.id = `${this.#flavour}/${options.model}`;
+    this.#secrets = [options.apiKey];
+    this.#onHints = options.onRateLimitHints;
+    this.#client = new OpenAI({
+      apiKey: options.apiKey,
+      ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 600_000,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  async generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
+    const body = toWireRequest(req, this.#model, this.#flavour);
+    const sdk = { provider: this.id, sdk: OpenAI, secrets: this.#secrets };
+    let response: Response;
+    try {
+      response = await this.#client.chat.completions.create(body, signal ? { signal } : {}).asResponse();
+    } catch (err) {
+      this.#report((err as { headers?: Headers } | null)?.headers);
+      throw toProviderCallError(err, sdk);
+    }
+    this.#report(response.headers);
+    let json: unknown;
+    try {
+      json = await readJsonBody(response, this.id, this.#secrets);
+    } catch (err) {
+      // a body cut off mid-stream surfaces here as an abort or a connection error
+      throw toProviderCallError(err, sdk);
+    }
+    return { ...fromWireResponse(json, this.id), settings_sent: settingsSent(body) };
+  }
+
+  classifyError(err: unknown): RetryDecision {
+    return classifyProviderError(err);
+  }
+
+  #report(headers: Headers | undefined): void {
+    if (!this.#onHints || !headers) return;
+    const hints = parseRateLimitHeaders(headers);
+    if (hints) this.#onHints(hints);
+  }
+}

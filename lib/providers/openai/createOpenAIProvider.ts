@@ -1,0 +1,22 @@
+import type { ModelProvider } from '../types.js';
+import type { ProviderContext, ProviderEntry } from '../registry.js';
+import { resolveApiKey } from '../apiKey.js';
+import { OpenAIChatProvider } from './OpenAIChatProvider.js';
+
+/** The key variable when a campaign names none (the `openai` SDK's own default). */
+export const OPENAI_API_KEY_ENV = 'OPENAI_API_KEY';
+
+/** Registry factory for `provider: openai`: chat completions on OpenAI's API, or on `base_url` when given. */
+export function createOpenAIProvider(entry: ProviderEntry, ctx: ProviderContext): ModelProvider {
+  const apiKey = resolveApiKey(entry, ctx, OPENAI_API_KEY_ENV);
+  const id = `openai/${entry.model}`;
+  const onHints = ctx.onRateLimitHints;
+  return new OpenAIChatProvider({
+    model: entry.model,
+    apiKey,
+    flavour: 'openai',
+    ...(entry.base_url !== undefined ? { baseURL: entry.base_url } : {}),
+    ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
+    ...(onHints ? { onRateLimitHints: (h) => onHints(id, h) } : {}),
+  });
+}

@@ -1,0 +1,1 @@
+export { createOpenAICompatibleProvider, KEYLESS_API_KEY } from './createOpenAICompatibleProvider.js';

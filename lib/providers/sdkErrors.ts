@@ -1,0 +1,136 @@
+import type { RetryDecision } from './types.js';
+import { ProviderCallError } from './errors.js';
+import type { ProviderErrorClass } from './errors.js';
+import { retryAfterMs } from './rateLimits.js';
+import type { HeaderSource } from './rateLimits.js';
+
+/**
+ * The error classes of a Stainless-generated SDK (`openai`, `@anthropic-ai/sdk`): both export the
+ * same four, so one mapping serves every adapter.
+ */
+export interface SdkErrorClasses {
+  readonly APIError: abstract new (...args: never[]) => Error;
+  readonly APIConnectionError: abstract new (...args: never[]) => Error;
+  readonly APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+  readonly APIUserAbortError: abstract new (...args: never[]) => Error;
+}
+
+const REDACTED = '[redacted]';
+
+/** Replaces every occurrence of the secrets in `text` (keys shorter than 4 characters are left alone: they match too much). */
+export function redactSecret(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s.length >= 4) out = out.split(s).join(REDACTED);
+  return out;
+}
+
+function redactDeep(value: unknown, secrets: readonly string[], seen: Set<unknown>): unknown {
+  if (typeof value === 'string') return redactSecret(value, secrets);
+  if (value === null || typeof value !== 'object' || seen.has(value)) return value;
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, secrets, seen));
+  if (value instanceof Error) return scrubError(value, secrets, seen);
+  if (value instanceof Headers) {
+    const copy = new Headers();
+    value.forEach((v, k) => copy.append(k, redactSecret(v, secrets)));
+    return copy;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, secrets, seen)]));
+}
+
+/**
+ * Redacts the secrets from an error in place: every own property (message, stack, the parsed
+ * response body the SDKs keep as `error`, `apiMessage`, response headers) and the cause chain.
+ * SDK errors are kept as `cause` for debugging, and a server that echoes the Authorization header
+ * into its error body must not carry the key into a stored reply.
+ */
+export function scrubError<E extends Error>(err: E, secrets: readonly string[], seen: Set<unknown> = new Set()): E {
+  seen.add(err);
+  for (const key of Object.getOwnPropertyNames(err)) {
+    const desc = Object.getOwnPropertyDescriptor(err, key);
+    if (desc === undefined || !('value' in desc)) continue;
+    const value = redactDeep(desc.value, secrets, seen);
+    if (value !== desc.value) Object.defineProperty(err, key, { ...desc, value, writable: true, configurable: true });
+  }
+  return err;
+}
+
+/** `error.code` of an OpenAI-style body, `error.type` of an Anthropic one. */
+function bodyCode(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  const inner = (body as { error?: unknown }).error ?? body;
+  if (inner === null || typeof inner !== 'object') return undefined;
+  const { code, type } = inner as { code?: unknown; type?: unknown };
+  return typeof code === 'string' ? code : typeof type === 'string' ? type : undefined;
+}
+
+const CONTENT_FILTER_CODES = new Set(['content_filter', 'content_policy_violation', 'invalid_prompt']);
+
+/** HTTP status → error class and whether a retry can help (the statuses the SDKs themselves retry: 408, 409, 429, 5xx). */
+function classifyStatus(status: number, code: string | undefined): { errorClass: ProviderErrorClass; retryable: boolean } {
+  if (status === 429) return { errorClass: 'rate_limit', retryable: true };
+  if (status === 408) return { errorClass: 'timeout', retryable: true };
+  if (status === 409) return { errorClass: 'conflict', retryable: true };
+  if (status >= 500) return { errorClass: 'server_error', retryable: true };
+  if (code !== undefined && CONTENT_FILTER_CODES.has(code)) return { errorClass: 'content_filter', retryable: false };
+  if (status === 400 || status === 413 || status === 422) return { errorClass: 'bad_request', retryable: false };
+  if (status === 401) return { errorClass: 'auth', retryable: false };
+  if (status === 402) return { errorClass: 'payment_required', retryable: false };
+  if (status === 403) return { errorClass: 'permission', retryable: false };
+  if (status === 404) return { errorClass: 'not_found', retryable: false };
+  return { errorClass: 'http_error', retryable: false };
+}
+
+export interface SdkErrorContext {
+  /** Provider id for messages, e.g. `openai/gpt-4.1-mini`. */
+  readonly provider: string;
+  readonly sdk: SdkErrorClasses;
+  /** The API key (and anything else secret) to redact. */
+  readonly secrets: readonly string[];
+  readonly now?: () => number;
+}
+
+/**
+ * Turns whatever an SDK call threw into a classified ProviderCallError, with the secrets redacted
+ * from the message and from the SDK error kept as `cause`. A ProviderCallError passes through.
+ */
+export function toProviderCallError(err: unknown, ctx: SdkErrorContext): ProviderCallError {
+  if (err instanceof ProviderCallError) return err;
+  const { provider, sdk, secrets } = ctx;
+  const cause = err instanceof Error ? scrubError(err, secrets) : undefined;
+  const detail = redactSecret(err instanceof Error ? err.message : String(err), secrets).slice(0, 300);
+  const make = (errorClass: ProviderErrorClass, retryable: boolean, text: string, status?: number, wait?: number) =>
+    new ProviderCallError(`${provider}: ${text}`, provider, errorClass, retryable, status, wait, { cause });
+  // Order matters: the timeout and abort errors are subclasses of the connection / API error.
+  if (err instanceof sdk.APIUserAbortError) return make('aborted', false, 'request aborted by the caller');
+  if (err instanceof sdk.APIConnectionTimeoutError) return make('timeout', true, `request timed out (${detail})`);
+  if (err instanceof sdk.APIConnectionError) return make('connection', true, `connection failed (${detail}); retry the call`);
+  if (err instanceof sdk.APIError) {
+    const { status, headers, error } = err as Error & { status?: number; headers?: HeaderSource; error?: unknown };
+    if (typeof status === 'number') {
+      const { errorClass, retryable } = classifyStatus(status, bodyCode(error));
+      const wait = retryable ? retryAfterMs(headers, ctx.now?.() ?? Date.now()) : undefined;
+      return make(errorClass, retryable, `HTTP ${status} ${errorClass}: ${detail}`, status, wait);
+    }
+  }
+  if (err instanceof Error && err.name === 'AbortError') return make('aborted', false, 'request aborted by the caller');
+  // Anything else (a programming error in the adapter) is not worth retrying.
+  return make('http_error', false, `unexpected error: ${detail}`);
+}
+
+/**
+ * The retry decision for an error an adapter threw. `callWithRetry` (lib/run) owns the retries;
+ * this only says whether one can help and how long the provider asked to wait.
+ */
+export function classifyProviderError(err: unknown): RetryDecision {
+  if (err instanceof ProviderCallError) {
+    if (!err.retryable) return { retry: false, errorClass: err.errorClass };
+    const kind = err.errorClass === 'rate_limit' ? 'rate_limit' : 'transient';
+    return err.retryAfterMs === undefined
+      ? { retry: true, kind, errorClass: err.errorClass }
+      : { retry: true, kind, retryAfterMs: err.retryAfterMs, errorClass: err.errorClass };
+  }
+  if (err instanceof Error && err.name === 'AbortError') return { retry: false, errorClass: 'aborted' };
+  return { retry: false, errorClass: err instanceof Error ? err.name : 'unknown' };
+}

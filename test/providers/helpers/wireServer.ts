@@ -1,0 +1,91 @@
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One scripted reply. Replies are served in order; the last one repeats when the script runs out. */
+export type WireReply =
+  | {
+      readonly status?: number;
+      readonly headers?: Readonly<Record<string, string>>;
+      /** Sent as JSON. */
+      readonly json?: unknown;
+      /** Sent verbatim (malformed bodies). */
+      readonly raw?: string;
+      /** Computed from the request (echo tests). */
+      readonly from?: (req: RecordedRequest) => {
+        readonly status?: number;
+        readonly headers?: Readonly<Record<string, string>>;
+        readonly json?: unknown;
+        readonly raw?: string;
+      };
+    }
+  /** Never answers: the client must give up through its AbortSignal. */
+  | { readonly hang: true }
+  /** Closes the socket without an answer (a dropped connection). */
+  | { readonly drop: true };
+
+export interface RecordedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: unknown;
+}
+
+export interface WireServer {
+  /** `http://127.0.0.1:<port>`; append the API prefix the SDK expects (`/v1`). */
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A local HTTP server on 127.0.0.1 (port 0) that answers with a script and records every request,
+ * so provider tests assert what the real SDK put on the wire (STYLE.md "Testing a provider").
+ */
+export async function startWireServer(script: readonly WireReply[]): Promise<WireServer> {
+  const requests: RecordedRequest[] = [];
+  const hanging = new Set<ServerResponse>();
+  let next = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = text;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        // keep the raw text; a test asserting a JSON body then fails visibly
+      }
+      const recorded: RecordedRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      requests.push(recorded);
+      const reply = script[Math.min(next++, script.length - 1)];
+      if (reply === undefined) throw new Error('startWireServer: empty script');
+      if ('hang' in reply) {
+        hanging.add(res);
+        return;
+      }
+      if ('drop' in reply) {
+        req.socket.destroy();
+        return;
+      }
+      const computed = reply.from?.(recorded);
+      const status = computed?.status ?? reply.status ?? 200;
+      const headers = { 'content-type': 'application/json', ...reply.headers, ...computed?.headers };
+      res.writeHead(status, headers);
+      res.end(computed?.raw ?? reply.raw ?? JSON.stringify(computed?.json ?? reply.json ?? {}));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hanging) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
