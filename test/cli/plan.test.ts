@@ -1,0 +1,81 @@
+import { readdir } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { costUsd } from '../../lib/providers/pricing.js';
+import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { runMain } from '../helpers/cli.js';
+
+// `sondage plan` prints the inventory and the cost per model and phase, and writes nothing.
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir('cli-plan'));
+});
+afterEach(() => cleanup());
+
+interface PlanRow {
+  readonly items: number;
+  readonly inTokens: number;
+  readonly outTokens: number;
+  readonly cost: number;
+}
+
+/** The row of the plan table that starts with `label` and has `phase` as its phase. */
+function row(stdout: string, label: string, phase: string): PlanRow {
+  const escaped = label.replace(/[()]/g, '\\$&');
+  const m = new RegExp(`^${escaped}\\s+${phase}\\s+simulated\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+\\$([\\d.]+)\\s+—\\s+\\$([\\d.]+)\\s*$`, 'm').exec(stdout);
+  if (!m) throw new Error(`no plan row for ${label} / ${phase} in:\n${stdout}`);
+  return { items: Number(m[1]), inTokens: Number(m[2]), outTokens: Number(m[3]), cost: Number(m[4]) };
+}
+
+describe('sondage plan', () => {
+  it('prints the inventory size and the cost per model and phase, and writes nothing', async () => {
+    const file = await writeCampaign(dir, 'small.yaml');
+    const ctx = await loadContext(file);
+
+    const { code, stdout, stderr } = await runMain(['plan', file]);
+
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    // The inventory, counted here from the battery itself.
+    let total = 0;
+    for (const model of ctx.campaign.models) {
+      let generate = 0;
+      let judged = 0;
+      for (const language of ctx.battery.languages) {
+        for (const item of ctx.battery.expand(model, language)) {
+          generate++;
+          if (ctx.battery.needsJudge(item)) judged++;
+        }
+      }
+      total += generate + judged;
+      const gen = row(stdout, model.id, 'generate');
+      expect(gen.items).toBe(generate);
+      // The cost is the model's list price over the tokens shown (printed to 4 decimals).
+      const cost = costUsd(model.price, { input_tokens: gen.inTokens, output_tokens: gen.outTokens });
+      expect(gen.cost).toBeCloseTo(cost, 4);
+      const jud = row(stdout, `judge (judging ${model.id})`, 'judge');
+      expect(jud.items).toBe(judged);
+      expect(jud.cost).toBeCloseTo(costUsd(ctx.campaign.judge.price, { input_tokens: jud.inTokens, output_tokens: jud.outTokens }), 4);
+    }
+    expect(stdout).toContain(`run-small (far6): ${total} requests in 4 model × language partitions`);
+    expect(stdout).toMatch(new RegExp(`^total\\s+${total}\\s+\\$`, 'm'));
+    expect(stdout).toContain('budget: $5.00 (hard cap');
+    expect(stdout).not.toContain('exceeds the budget');
+    // Nothing written: no data folder (data_dir: data beside the file), no other file.
+    expect(await readdir(dir)).toEqual(['campaign.yaml']);
+  });
+
+  it('says when `sondage run` would refuse to start, and still writes nothing', async () => {
+    const file = await writeCampaign(dir, 'small.yaml', (doc) => {
+      doc.budget_usd = 0.1;
+    });
+
+    const { code, stdout } = await runMain(['plan', file]);
+
+    expect(code).toBe(0);
+    expect(stdout).toContain('budget: $0.1000');
+    expect(stdout).toContain('the expected cost exceeds the budget: `sondage run` will refuse to start without --allow-partial');
+    expect(await readdir(dir)).toEqual(['campaign.yaml']);
+  });
+});
