@@ -1,0 +1,263 @@
+import type { RateLimitHints } from '../providers/rateLimits.js';
+
+/** A model's limits, as the campaign file gives them (`models[].rpm`, `models[].tpm`). */
+export interface RateLimits {
+  /** Requests per minute. */
+  readonly rpm?: number;
+  /** Tokens per minute, counted as the providers count them at admission: prompt + max_tokens. */
+  readonly tpm?: number;
+}
+
+export interface RateLimiterOptions {
+  /**
+   * Seconds of allowance a bucket may hold, i.e. the largest burst. Default 1: providers enforce
+   * per-minute limits in shorter windows (OpenAI: "60,000 RPM may be enforced as 1,000 requests
+   * per second"), so a full minute's burst at start would be refused.
+   */
+  readonly burstSeconds?: number;
+  /**
+   * Share of the limit to aim at (default 0.97). The client counts a request when it sends it, the
+   * server when it arrives; the headroom absorbs jitter in between.
+   */
+  readonly utilization?: number;
+  /** Clock and timer, replaced by a fake clock in tests. */
+  readonly now?: () => number;
+  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+interface Waiter {
+  readonly tokens: number;
+  readonly resolve: () => void;
+  readonly reject: (reason: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly onAbort: () => void;
+}
+
+const realSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+
+/** A token bucket: `level` units, refilled at `rate` per ms up to `capacity`. Unlimited when rate is Infinity. */
+class Bucket {
+  level: number;
+  constructor(
+    public rate: number,
+    public capacity: number,
+  ) {
+    this.level = capacity;
+  }
+  refill(elapsedMs: number): void {
+    if (Number.isFinite(this.rate)) this.level = Math.min(this.capacity, this.level + elapsedMs * this.rate);
+  }
+  /**
+   * Ms until `amount` can be taken. A request larger than the whole bucket goes once the bucket is
+   * full (and leaves it in debt), so that no request waits forever.
+   */
+  waitFor(amount: number): number {
+    if (!Number.isFinite(this.rate)) return 0;
+    const need = Math.min(amount, this.capacity);
+    return this.level >= need ? 0 : (need - this.level) / this.rate;
+  }
+  take(amount: number): void {
+    if (Number.isFinite(this.rate)) this.level -= amount;
+  }
+}
+
+/**
+ * Paces the calls to one provider model under its requests-per-minute and tokens-per-minute
+ * limits (issue 3, "Rate limits and retries"): two token buckets, refined by the provider's
+ * `x-ratelimit-*` headers (`observe`) and paused by a 429's `retry-after` (`pause`). Callers are
+ * served first come, first served, so a large request is not starved by small ones. Concurrency
+ * is bounded elsewhere (Semaphore); this only decides when a call may start.
+ */
+export class RateLimiter {
+  #configured: RateLimits;
+  readonly #burstSeconds: number;
+  readonly #utilization: number;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  readonly #requests: Bucket;
+  readonly #tokens: Bucket;
+  readonly #queue: Waiter[] = [];
+  #last: number;
+  #pausedUntil = 0;
+  #pumping = false;
+  #wake = new AbortController();
+  #limits: RateLimits;
+
+  constructor(limits: RateLimits, options: RateLimiterOptions = {}) {
+    for (const [name, v] of Object.entries(limits))
+      if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`RateLimiter: ${name} must be a positive number, got ${v}`);
+    this.#configured = limits;
+    this.#limits = limits;
+    this.#burstSeconds = options.burstSeconds ?? 1;
+    this.#utilization = options.utilization ?? 0.97;
+    if (!(this.#burstSeconds > 0)) throw new RangeError(`RateLimiter: burstSeconds must be positive, got ${this.#burstSeconds}`);
+    if (!(this.#utilization > 0 && this.#utilization <= 1)) throw new RangeError(`RateLimiter: utilization must be in (0, 1], got ${this.#utilization}`);
+    this.#now = options.now ?? (() => performance.now());
+    this.#sleep = options.sleep ?? realSleep;
+    this.#last = this.#now();
+    this.#requests = new Bucket(Infinity, Infinity);
+    this.#tokens = new Bucket(Infinity, Infinity);
+    this.#configure(this.#requests, limits.rpm);
+    this.#configure(this.#tokens, limits.tpm);
+  }
+
+  /** The limits in force: the campaign's, lowered by what the provider's headers announced. */
+  get limits(): RateLimits {
+    return this.#limits;
+  }
+
+  /** Callers waiting for their turn. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /**
+   * Resolves when a call estimated at `estimatedTokens` (prompt + max_tokens) may start; the call
+   * is counted then. Rejects with the signal's reason if it aborts first.
+   */
+  acquire(estimatedTokens: number, signal?: AbortSignal): Promise<void> {
+    if (!(Number.isFinite(estimatedTokens) && estimatedTokens >= 0)) {
+      return Promise.reject(new RangeError(`RateLimiter.acquire: estimatedTokens must be a finite count ≥ 0, got ${estimatedTokens}`));
+    }
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        tokens: estimatedTokens,
+        resolve,
+        reject,
+        signal,
+        onAbort: () => {
+          const i = this.#queue.indexOf(waiter);
+          if (i >= 0) this.#queue.splice(i, 1);
+          reject(signal?.reason);
+          this.#wake.abort();
+        },
+      };
+      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      this.#queue.push(waiter);
+      void this.#pump();
+    });
+  }
+
+  /**
+   * Refines the buckets from a response's rate-limit headers: a lower announced limit lowers the
+   * rate, and the allowance left is never above what the server says remains (another process
+   * sharing the key, or token counts above the estimates, show up here).
+   */
+  observe(hints: RateLimitHints): void {
+    this.#refill();
+    const rpm = lower(this.#configured.rpm, hints.limitRequests);
+    const tpm = lower(this.#configured.tpm, hints.limitTokens);
+    if (rpm !== this.#limits.rpm) this.#configure(this.#requests, rpm);
+    if (tpm !== this.#limits.tpm) this.#configure(this.#tokens, tpm);
+    this.#limits = lowerLimits(this.#configured, { ...(rpm !== undefined ? { rpm } : {}), ...(tpm !== undefined ? { tpm } : {}) });
+    if (hints.remainingRequests !== undefined) this.#requests.level = Math.min(this.#requests.level, hints.remainingRequests);
+    if (hints.remainingTokens !== undefined) this.#tokens.level = Math.min(this.#tokens.level, hints.remainingTokens);
+    this.#wake.abort();
+  }
+
+  /** Lowers the configured limits (a second campaign entry on the same model with tighter ones). */
+  tighten(limits: RateLimits): void {
+    this.#configured = { ...lowerLimits(this.#configured, limits) };
+    this.observe({});
+  }
+
+  /** Holds every caller for `ms` (a 429's retry-after): the provider has asked the whole key to wait. */
+  pause(ms: number): void {
+    if (!(ms > 0)) return;
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.#now() + ms);
+    this.#wake.abort();
+  }
+
+  #configure(bucket: Bucket, perMinute: number | undefined): void {
+    if (perMinute === undefined) {
+      bucket.rate = Infinity;
+      bucket.capacity = Infinity;
+      bucket.level = Infinity;
+      return;
+    }
+    const wasUnlimited = !Number.isFinite(bucket.rate);
+    bucket.rate = (perMinute * this.#utilization) / 60_000;
+    bucket.capacity = Math.max(1, bucket.rate * this.#burstSeconds * 1000);
+    bucket.level = wasUnlimited ? bucket.capacity : Math.min(bucket.level, bucket.capacity);
+  }
+
+  #refill(): void {
+    const now = this.#now();
+    const elapsed = Math.max(0, now - this.#last);
+    this.#last = now;
+    this.#requests.refill(elapsed);
+    this.#tokens.refill(elapsed);
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (this.#queue.length > 0) {
+        const head = this.#queue[0]!;
+        this.#refill();
+        const wait = Math.max(this.#pausedUntil - this.#last, this.#requests.waitFor(1), this.#tokens.waitFor(head.tokens));
+        if (wait <= 0) {
+          this.#queue.shift();
+          this.#requests.take(1);
+          this.#tokens.take(head.tokens);
+          head.signal?.removeEventListener('abort', head.onAbort);
+          head.resolve();
+          continue;
+        }
+        if (this.#wake.signal.aborted) this.#wake = new AbortController();
+        await this.#sleep(Math.ceil(wait), this.#wake.signal);
+      }
+    } finally {
+      this.#pumping = false;
+    }
+  }
+}
+
+function lowerLimits(a: RateLimits, b: RateLimits): RateLimits {
+  const rpm = lower(a.rpm, b.rpm);
+  const tpm = lower(a.tpm, b.tpm);
+  return { ...(rpm !== undefined ? { rpm } : {}), ...(tpm !== undefined ? { tpm } : {}) };
+}
+
+function lower(configured: number | undefined, announced: number | undefined): number | undefined {
+  if (announced === undefined || !(announced > 0)) return configured;
+  return configured === undefined ? announced : Math.min(configured, announced);
+}
+
+/**
+ * One RateLimiter per provider model, keyed by provider id (`openai/gpt-4.1-mini`): two campaign
+ * entries on the same model share the provider's limit. `observe` has the signature of the
+ * registry's `onRateLimitHints`, so it can be passed as is.
+ */
+export class RateLimiters {
+  readonly #byKey = new Map<string, RateLimiter>();
+  constructor(private readonly options: RateLimiterOptions = {}) {}
+
+  /** The limiter for `key`, created with `limits` the first time (the lower limits win when entries disagree). */
+  get(key: string, limits: RateLimits = {}): RateLimiter {
+    const existing = this.#byKey.get(key);
+    if (existing) {
+      existing.tighten(limits);
+      return existing;
+    }
+    const limiter = new RateLimiter(limits, this.options);
+    this.#byKey.set(key, limiter);
+    return limiter;
+  }
+
+  readonly observe = (key: string, hints: RateLimitHints): void => {
+    this.#byKey.get(key)?.observe(hints);
+  };
+}

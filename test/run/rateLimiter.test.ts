@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest';
+import { RateLimiter, RateLimiters } from '../../lib/run/RateLimiter.js';
+import type { RateLimiterOptions } from '../../lib/run/RateLimiter.js';
+
+/** A clock that moves only when the test says so; timers fire in order as it passes them. */
+class FakeClock {
+  t = 0;
+  private timers: { at: number; fire: () => void }[] = [];
+  readonly now = () => this.t;
+  readonly sleep = (ms: number, signal: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      const timer = { at: this.t + ms, fire: resolve };
+      this.timers.push(timer);
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.timers = this.timers.filter((x) => x !== timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  async advance(ms: number): Promise<void> {
+    const end = this.t + ms;
+    await flush();
+    for (;;) {
+      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((x) => x !== due);
+      this.t = Math.max(this.t, due.at);
+      due.fire();
+      await flush();
+    }
+    this.t = end;
+    await flush();
+  }
+}
+
+const flush = () => new Promise<void>((r) => setImmediate(r));
+
+function setup(limits: ConstructorParameters<typeof RateLimiter>[0], options: RateLimiterOptions = {}) {
+  const clock = new FakeClock();
+  const limiter = new RateLimiter(limits, { utilization: 1, now: clock.now, sleep: clock.sleep, ...options });
+  const done: number[] = [];
+  const start = (n: number, tokens = 0, signal?: AbortSignal) => {
+    const ps: Promise<void>[] = [];
+    for (let i = 0; i < n; i++) ps.push(limiter.acquire(tokens, signal).then(() => void done.push(clock.t)));
+    return ps;
+  };
+  return { clock, limiter, done, start };
+}
+
+describe('RateLimiter', () => {
+  it('lets a one-second burst through, then paces requests at the RPM', async () => {
+    const { clock, done, start } = setup({ rpm: 600 });
+    void start(25);
+    await clock.advance(0);
+    expect(done).toHaveLength(10);
+    await clock.advance(1000);
+    expect(done).toHaveLength(20);
+    // one request every 100 ms after the burst
+    expect(done.slice(10)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]);
+    await clock.advance(500);
+    expect(done).toHaveLength(25);
+  });
+
+  it('aims below the limit by the utilization factor', async () => {
+    const { clock, done, start } = setup({ rpm: 600 }, { utilization: 0.5 });
+    void start(10);
+    await clock.advance(0);
+    expect(done).toHaveLength(5);
+    await clock.advance(1000);
+    expect(done).toHaveLength(10);
+  });
+
+  it('paces tokens per minute, and lets a request larger than the bucket go once it is full', async () => {
+    const { clock, done, start } = setup({ tpm: 6000 }); // 100 tokens a second, bucket of 100
+    void start(1, 60);
+    void start(1, 60);
+    await clock.advance(0);
+    expect(done).toEqual([0]);
+    await clock.advance(199);
+    expect(done).toEqual([0]);
+    await clock.advance(1);
+    expect(done).toEqual([0, 200]);
+    void start(1, 500);
+    await clock.advance(999);
+    expect(done).toHaveLength(2);
+    await clock.advance(1);
+    expect(done).toEqual([0, 200, 1200]);
+    // the big request left the bucket in debt: 400 tokens to pay back before the next 10
+    void start(1, 10);
+    await clock.advance(4099);
+    expect(done).toHaveLength(3);
+    await clock.advance(1);
+    expect(done).toEqual([0, 200, 1200, 5300]);
+  });
+
+  it('serves callers in order: small requests do not overtake a large one', async () => {
+    const { clock, limiter } = setup({ tpm: 6000 });
+    const order: string[] = [];
+    await limiter.acquire(100);
+    void limiter.acquire(80).then(() => order.push('big'));
+    void limiter.acquire(1).then(() => order.push('small'));
+    await clock.advance(799);
+    expect(order).toEqual([]);
+    await clock.advance(1);
+    expect(order).toEqual(['big']);
+    await clock.advance(10);
+    expect(order).toEqual(['big', 'small']);
+  });
+
+  it('with no limits admits everything at once', async () => {
+    const { clock, done, start } = setup({});
+    void start(1000, 1e6);
+    await clock.advance(0);
+    expect(done).toHaveLength(1000);
+  });
+
+  it("lowers the allowance to what the provider's headers say remains, and the rate to the announced limit", async () => {
+    const { clock, limiter, done, start } = setup({ rpm: 600 });
+    limiter.observe({ remainingRequests: 0 });
+    void start(1);
+    await clock.advance(99);
+    expect(done).toHaveLength(0);
+    await clock.advance(1);
+    expect(done).toEqual([100]);
+
+    limiter.observe({ limitRequests: 60 }); // lower than the campaign's 600: one a second
+    expect(limiter.limits).toEqual({ rpm: 60 });
+    void start(2);
+    await clock.advance(0);
+    // the bucket was cut to the new capacity (1) and refilled over 0 ms: nothing left yet
+    expect(done).toHaveLength(1);
+    await clock.advance(1000);
+    expect(done).toHaveLength(2);
+    await clock.advance(1000);
+    expect(done).toHaveLength(3);
+
+    limiter.observe({ limitRequests: 6000 }); // a higher announced limit does not raise the campaign's
+    expect(limiter.limits).toEqual({ rpm: 600 });
+  });
+
+  it('paces by an announced limit when the campaign set none', async () => {
+    const { clock, limiter, done, start } = setup({});
+    limiter.observe({ limitTokens: 60_000, remainingTokens: 0 });
+    expect(limiter.limits).toEqual({ tpm: 60_000 });
+    void start(1, 500);
+    await clock.advance(499);
+    expect(done).toHaveLength(0);
+    await clock.advance(1);
+    expect(done).toEqual([500]);
+  });
+
+  it('pause() holds every caller for a retry-after', async () => {
+    const { clock, limiter, done, start } = setup({ rpm: 600 });
+    limiter.pause(2000);
+    void start(3);
+    await clock.advance(1999);
+    expect(done).toHaveLength(0);
+    await clock.advance(1);
+    expect(done).toEqual([2000, 2000, 2000]);
+  });
+
+  it('a caller that aborts while queued is rejected with the reason and leaves the queue', async () => {
+    const { clock, limiter, done, start } = setup({ rpm: 60 });
+    await limiter.acquire(0);
+    const controller = new AbortController();
+    const [aborted] = start(1, 0, controller.signal);
+    void start(1);
+    expect(limiter.queued).toBe(2);
+    controller.abort(new Error('run stopped'));
+    await expect(aborted).rejects.toThrow('run stopped');
+    expect(limiter.queued).toBe(1);
+    await clock.advance(1000);
+    expect(done).toEqual([1000]);
+    await expect(limiter.acquire(0, AbortSignal.abort(new Error('already')))).rejects.toThrow('already');
+  });
+
+  it('rejects bad limits and token counts', async () => {
+    expect(() => new RateLimiter({ rpm: 0 })).toThrow(/rpm must be a positive number, got 0/);
+    expect(() => new RateLimiter({ tpm: Number.NaN })).toThrow(/tpm must be a positive number/);
+    expect(() => new RateLimiter({}, { utilization: 1.5 })).toThrow(/utilization/);
+    await expect(new RateLimiter({}).acquire(-1)).rejects.toThrow(/estimatedTokens must be a finite count/);
+  });
+});
+
+describe('RateLimiters', () => {
+  it('shares one limiter per provider model, routes hints by key, and keeps the tighter limits', async () => {
+    const clock = new FakeClock();
+    const pool = new RateLimiters({ utilization: 1, now: clock.now, sleep: clock.sleep });
+    const a = pool.get('openai/gpt-4.1-mini', { rpm: 600 });
+    expect(pool.get('openai/gpt-4.1-mini', { rpm: 300, tpm: 1000 })).toBe(a);
+    expect(a.limits).toEqual({ rpm: 300, tpm: 1000 });
+    const b = pool.get('anthropic/claude-haiku-4-5', { rpm: 50 });
+    pool.observe('anthropic/claude-haiku-4-5', { limitRequests: 40 });
+    pool.observe('unknown/model', { limitRequests: 1 });
+    expect(b.limits).toEqual({ rpm: 40 });
+    expect(a.limits).toEqual({ rpm: 300, tpm: 1000 });
+  });
+});
