@@ -2,6 +2,7 @@
  * The first part of the FAR-6 analysis (seed 000 §3, §4, §6, "Estimation steps"): the portable SQL
  * stage aggregates replies to item level, the TypeScript estimators do the rest.
  */
+import { agreementAnalysis, runReadingAgreement } from './agreement.js';
 import { estimate } from './estimators.js';
 import { habitAnalysis } from './habits.js';
 import { identityAnalysis } from './identity.js';
@@ -24,6 +25,7 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
   const labelMaps = parseLabelMaps(await runSql(db, 'label_maps', tables));
   const itemRows = parseItemShareRows(await runSql(db, 'item_shares', tables), labelMaps);
   const replyTotals = parseReplyTotalsRows(await runSql(db, 'reply_totals', tables));
+  const agreementRows = await runReadingAgreement(db, tables);
   const estimates = estimate(itemRows, opts);
   return {
     ...estimates,
@@ -35,5 +37,6 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
     // Seed 000 §5 and §6: across cells, on the story scores and habits just estimated.
     identity: identityAnalysis(estimates.storyScores, { ...opts, minCommonStories: estimates.minCommonStories }),
     habits: habitAnalysis(estimates.cellHabits),
+    agreement: agreementAnalysis(agreementRows),
   };
 }

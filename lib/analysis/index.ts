@@ -25,3 +25,4 @@ export {
 export { comparePairs, pairClass, pairIndices, profileMatrix, weightedMeanAbsDiff, weightedPearson } from './profiles.js';
 export type { PairIndex, ProfileMatrix } from './profiles.js';
 export { STUDY_FILES, studyCsvFiles, studySummarySections } from './studyReport.js';
+export { agreementAnalysis, parseAgreementRows, polarityShares, renderAgreementSql, replyDisagreement, runReadingAgreement } from './agreement.js';

@@ -8,6 +8,9 @@ import { fmtNumber as fmt, mdTable } from './markdown.js';
 import type {
   AnalysisResults,
   ClassEstimate,
+  DisagreementSummary,
+  PolarityShare,
+  ReplyDisagreement,
   HabitVariance,
   IdentityCount,
   NearestNeighbour,
@@ -22,6 +25,9 @@ export const STUDY_FILES = [
   'identity_classes.csv',
   'habits_variance.csv',
   'habits_sign_changes.csv',
+  'reply_disagreement.csv',
+  'reply_disagreement_summary.csv',
+  'polarity_shares.csv',
 ] as const;
 
 const PAIR_COLUMNS: (keyof ProfilePair & string)[] = ['readout', 'model_a', 'language_a', 'model_b', 'language_b', 'class', 'n_common', 'r', 'n_common_residual', 'residual_r', 'mean_abs_diff'];
@@ -29,6 +35,9 @@ const NEIGHBOUR_COLUMNS: (keyof NearestNeighbour & string)[] = ['readout', 'metr
 const COUNT_COLUMNS: (keyof IdentityCount & string)[] = ['readout', 'metric', 'n_cells', 'same_model', 'expected_random', 'n_ties'];
 const CLASS_COLUMNS: (keyof ClassEstimate & string)[] = ['readout', 'story_group', 'metric', 'contrast', 'n_pairs', 'estimate', 'ci_low', 'ci_high', 'n_draws'];
 const VARIANCE_COLUMNS: (keyof HabitVariance & string)[] = ['readout', 'habit', 'n_models', 'n_languages', 'dropped', 'grand_mean', 'model_share', 'language_share', 'interaction_share'];
+const DISAGREEMENT_COLUMNS: (keyof ReplyDisagreement & string)[] = ['form', 'constraint', 'reader_a', 'reader_b', 'model', 'language', 'n_both_decisive', 'n_disagree', 'disagreement'];
+const DISAGREEMENT_SUMMARY_COLUMNS: (keyof DisagreementSummary & string)[] = ['form', 'constraint', 'reader_a', 'reader_b', 'n_cells', 'n_both_decisive', 'mean_disagreement', 'min_disagreement', 'max_disagreement'];
+const POLARITY_COLUMNS: (keyof PolarityShare & string)[] = ['level', 'judge', 'model', 'language', 'construction', 'wording', 'n_replies', 'n_polarity', 'share', 'model_mean'];
 const SIGN_COLUMNS: (keyof SignChange & string)[] = ['readout_a', 'readout_b', 'model', 'language', 'b_a', 'b_b', 'changed'];
 
 /** The CSV files of the cross-cell analyses; header-only where they were not computed. */
@@ -42,6 +51,9 @@ export function studyCsvFiles(results: AnalysisResults): [name: (typeof STUDY_FI
     ['identity_classes.csv', toCsv(CLASS_COLUMNS, id?.classes ?? [])],
     ['habits_variance.csv', toCsv(VARIANCE_COLUMNS, hb?.variance ?? [])],
     ['habits_sign_changes.csv', toCsv(SIGN_COLUMNS, hb?.signChanges ?? [])],
+    ['reply_disagreement.csv', toCsv(DISAGREEMENT_COLUMNS, results.agreement?.disagreement ?? [])],
+    ['reply_disagreement_summary.csv', toCsv(DISAGREEMENT_SUMMARY_COLUMNS, results.agreement?.disagreementSummary ?? [])],
+    ['polarity_shares.csv', toCsv(POLARITY_COLUMNS, results.agreement?.polarity ?? [])],
   ];
 }
 
@@ -114,6 +126,32 @@ export function studySummarySections(results: AnalysisResults): string[] {
         : '_No cell has b under both the plain and the negative-interrogative yes/no question._',
     );
   }
+  const ag = results.agreement;
+  if (ag) {
+    parts.push('## The same replies read twice');
+    const rows = ag.disagreementSummary.filter((d) => d.n_cells > 0);
+    parts.push(
+      'Seed 000 Figure 2b: among replies that both readers read decisively, the share on which they disagree; mean over cells (each cell equally), with the lowest and highest cell.',
+      rows.length
+        ? mdTable(
+            ['form', 'constraint', 'reader A', 'reader B', 'cells', 'replies', 'mean disagreement', 'min', 'max'],
+            rows.map((d) => [d.form, d.constraint, d.reader_a, d.reader_b, String(d.n_cells), String(d.n_both_decisive), fmt(d.mean_disagreement, 3), fmt(d.min_disagreement, 3), fmt(d.max_disagreement, 3)]),
+          )
+        : '_No reply was read decisively by two readers._',
+    );
+    const models = ag.polarity.filter((p) => p.level === 'model');
+    const constructions = ag.polarity.filter((p) => p.level === 'construction');
+    parts.push(
+      '## The negative-interrogative token',
+      'Seed 000 §7: of the negative-interrogative yes/no replies with a decisive token and a decisive judged sentence, the share whose token follows the polarity mapping (yes with the named term); the rest follow the truth/agreement mapping. Per model pooled over languages, and per language and construction family (pooled, and the mean of the models). Cells and wordings: polarity_shares.csv.',
+    );
+    if (models.length === 0) {
+      parts.push('_No negative-interrogative yes/no reply has both a decisive token and a decisive judged sentence._');
+    } else {
+      parts.push(mdTable(['judge', 'model', 'replies', 'polarity share'], models.map((p) => [p.judge, p.model, String(p.n_replies), fmt(p.share)])));
+      parts.push(mdTable(['judge', 'language', 'construction', 'replies', 'polarity share', 'mean of models'], constructions.map((p) => [p.judge, p.language, p.construction, String(p.n_replies), fmt(p.share), fmt(p.model_mean)])));
+    }
+  }
   return parts;
 }
 
@@ -125,4 +163,6 @@ export const STUDY_FILE_LINES: readonly string[] = [
   '- `identity_classes.csv`: class means and differences with 95 % story-bootstrap intervals, all stories and by story group',
   '- `habits_variance.csv`: model, language and interaction shares of each habit matrix',
   '- `habits_sign_changes.csv`: b under the plain and the negative-interrogative question per cell',
+  '- `reply_disagreement.csv`, `reply_disagreement_summary.csv`: reply-level disagreement of two readers per cell, and over cells',
+  '- `polarity_shares.csv`: polarity share of the negative-interrogative token by model, language, cell, construction and wording',
 ];
