@@ -7,6 +7,7 @@ import { estimate } from './estimators.js';
 import { habitAnalysis } from './habits.js';
 import { identityAnalysis } from './identity.js';
 import { parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
+import { residualReadoutComparisons } from './readoutResiduals.js';
 import { runSql } from './runSql.js';
 import { summarizeCells } from './summarizeCells.js';
 import type { AnalysisResults, EstimateOptions, IdentityOptions, Queryable, TableSources } from './types.js';
@@ -27,6 +28,7 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
   const replyTotals = parseReplyTotalsRows(await runSql(db, 'reply_totals', tables));
   const agreementRows = await runReadingAgreement(db, tables);
   const estimates = estimate(itemRows, opts);
+  const residual = residualReadoutComparisons(estimates.storyScores, estimates.comparisons, estimates.minCommonStories);
   return {
     ...estimates,
     // cell_summary.sql gives the same rows (tested); computing them here spares a second item_shares pass.
@@ -38,5 +40,7 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
     identity: identityAnalysis(estimates.storyScores, { ...opts, minCommonStories: estimates.minCommonStories }),
     habits: habitAnalysis(estimates.cellHabits),
     agreement: agreementAnalysis(agreementRows),
+    residualComparisons: residual.cells,
+    residualConvergence: residual.convergence,
   };
 }

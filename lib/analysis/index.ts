@@ -26,3 +26,4 @@ export { comparePairs, pairClass, pairIndices, profileMatrix, weightedMeanAbsDif
 export type { PairIndex, ProfileMatrix } from './profiles.js';
 export { STUDY_FILES, studyCsvFiles, studySummarySections } from './studyReport.js';
 export { agreementAnalysis, parseAgreementRows, polarityShares, renderAgreementSql, replyDisagreement, runReadingAgreement } from './agreement.js';
+export { residualReadoutComparisons } from './readoutResiduals.js';

@@ -11,6 +11,8 @@ import type {
   DisagreementSummary,
   PolarityShare,
   ReplyDisagreement,
+  ResidualConvergence,
+  ResidualReadoutComparison,
   HabitVariance,
   IdentityCount,
   NearestNeighbour,
@@ -19,6 +21,8 @@ import type {
 } from './types.js';
 
 export const STUDY_FILES = [
+  'readout_residual_comparisons.csv',
+  'readout_residual_convergence.csv',
   'profile_pairs.csv',
   'identity.csv',
   'identity_counts.csv',
@@ -35,6 +39,8 @@ const NEIGHBOUR_COLUMNS: (keyof NearestNeighbour & string)[] = ['readout', 'metr
 const COUNT_COLUMNS: (keyof IdentityCount & string)[] = ['readout', 'metric', 'n_cells', 'same_model', 'expected_random', 'n_ties'];
 const CLASS_COLUMNS: (keyof ClassEstimate & string)[] = ['readout', 'story_group', 'metric', 'contrast', 'n_pairs', 'estimate', 'ci_low', 'ci_high', 'n_draws'];
 const VARIANCE_COLUMNS: (keyof HabitVariance & string)[] = ['readout', 'habit', 'n_models', 'n_languages', 'dropped', 'grand_mean', 'model_share', 'language_share', 'interaction_share'];
+const RESIDUAL_COMPARISON_COLUMNS: (keyof ResidualReadoutComparison & string)[] = ['model', 'language', 'readout_a', 'readout_b', 'n_common', 'residual_r'];
+const RESIDUAL_CONVERGENCE_COLUMNS: (keyof ResidualConvergence & string)[] = ['readout_a', 'readout_b', 'n_cells', 'median_residual_r', 'q10_residual_r', 'q90_residual_r'];
 const DISAGREEMENT_COLUMNS: (keyof ReplyDisagreement & string)[] = ['form', 'constraint', 'reader_a', 'reader_b', 'model', 'language', 'n_both_decisive', 'n_disagree', 'disagreement'];
 const DISAGREEMENT_SUMMARY_COLUMNS: (keyof DisagreementSummary & string)[] = ['form', 'constraint', 'reader_a', 'reader_b', 'n_cells', 'n_both_decisive', 'mean_disagreement', 'min_disagreement', 'max_disagreement'];
 const POLARITY_COLUMNS: (keyof PolarityShare & string)[] = ['level', 'judge', 'model', 'language', 'construction', 'wording', 'n_replies', 'n_polarity', 'share', 'model_mean'];
@@ -45,6 +51,8 @@ export function studyCsvFiles(results: AnalysisResults): [name: (typeof STUDY_FI
   const id = results.identity;
   const hb = results.habits;
   return [
+    ['readout_residual_comparisons.csv', toCsv(RESIDUAL_COMPARISON_COLUMNS, results.residualComparisons ?? [])],
+    ['readout_residual_convergence.csv', toCsv(RESIDUAL_CONVERGENCE_COLUMNS, results.residualConvergence ?? [])],
     ['profile_pairs.csv', toCsv(PAIR_COLUMNS, id?.pairs ?? [])],
     ['identity.csv', toCsv(NEIGHBOUR_COLUMNS, id?.neighbours ?? [])],
     ['identity_counts.csv', toCsv(COUNT_COLUMNS, id?.counts ?? [])],
@@ -67,6 +75,19 @@ function interval(row: ClassEstimate | undefined, digits = 2): string {
 /** summary.md sections for model identity (seed 000 §5) and habit variance (seed 000 §6). */
 export function studySummarySections(results: AnalysisResults): string[] {
   const parts: string[] = [];
+  const residual = (results.residualConvergence ?? []).filter((c) => c.n_cells > 0);
+  if (results.residualConvergence) {
+    parts.push(
+      '## Residual profiles across readouts',
+      'Seed 000 §4: residual-profile r (each readout\'s language consensus over models and the cell mean removed) between two readouts of the same cell, over cells: whether agreement keeps how each model departs from its peers. Needs at least two models in a language.',
+      residual.length
+        ? mdTable(
+            ['readout A', 'readout B', 'cells', 'median residual r', '10 %', '90 %'],
+            residual.map((c) => [c.readout_a, c.readout_b, String(c.n_cells), fmt(c.median_residual_r), fmt(c.q10_residual_r), fmt(c.q90_residual_r)]),
+          )
+        : '_No readout pair had residual profiles on enough common stories in any cell._',
+    );
+  }
   const id = results.identity;
   if (id) {
     parts.push('## Model identity across languages');
@@ -157,6 +178,7 @@ export function studySummarySections(results: AnalysisResults): string[] {
 
 /** Lines for the file list of summary.md. */
 export const STUDY_FILE_LINES: readonly string[] = [
+  '- `readout_residual_comparisons.csv`, `readout_residual_convergence.csv`: residual-profile r between readouts per cell, and over cells',
   '- `profile_pairs.csv`: per identity readout and pair of cells, story-level r, residual r and mean |Δ| on common stories',
   '- `identity.csv`: nearest neighbour of each cell per metric, with ties and the random benchmark',
   '- `identity_counts.csv`: same-model nearest neighbours per readout and metric, beside the benchmark',

@@ -157,6 +157,9 @@ export interface AnalysisResults extends EstimateResults {
   readonly habits?: HabitResults;
   /** The same replies read twice: disagreement and polarity shares (seed 000 §4, §7); absent where not computed. */
   readonly agreement?: AgreementResults;
+  /** Residual-profile r between the readouts of each cell (seed 000 §4); absent where not computed. */
+  readonly residualComparisons?: readonly ResidualReadoutComparison[];
+  readonly residualConvergence?: readonly ResidualConvergence[];
 }
 
 export interface ReportMeta {
@@ -382,4 +385,23 @@ export interface AgreementResults {
   readonly disagreement: readonly ReplyDisagreement[];
   readonly disagreementSummary: readonly DisagreementSummary[];
   readonly polarity: readonly PolarityShare[];
+}
+
+/** Residual profiles of one cell under two readouts, on their common residual stories (seed 000 §4). */
+export interface ResidualReadoutComparison extends CellKey {
+  readonly readout_a: Readout;
+  readonly readout_b: Readout;
+  readonly n_common: number;
+  /** Null below the minimum of common stories or without variance (e.g. a language with one model). */
+  readonly residual_r: number | null;
+}
+
+/** Seed 000 §4: "median residual correlations among the convergent pairs", per readout pair over cells. */
+export interface ResidualConvergence {
+  readonly readout_a: Readout;
+  readonly readout_b: Readout;
+  readonly n_cells: number;
+  readonly median_residual_r: number | null;
+  readonly q10_residual_r: number | null;
+  readonly q90_residual_r: number | null;
 }
