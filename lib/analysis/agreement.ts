@@ -8,13 +8,11 @@
  * sentence follows the polarity mapping, and one that disagrees follows the truth/agreement
  * mapping: the polarity share is the agreement rate on those replies.
  */
-import { readFileSync } from 'node:fs';
 import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../design/types.js';
 import type { AnswerConstraint, Proposition, QuestionForm } from '../design/types.js';
 import { CampaignFileError, formatIssues } from '../errors.js';
 import type { FileIssue } from '../errors.js';
-import { AnalysisError } from './errors.js';
-import { renderSql } from './runSql.js';
+import { renderExtraSql, runExtraSql } from './extraSql.js';
 import type {
   AgreementResults,
   DisagreementSummary,
@@ -26,34 +24,16 @@ import type {
   TableSources,
 } from './types.js';
 
-const QUERY = 'reading_agreement';
-const FILE = `${QUERY}.sql`;
-let sqlCache: string | undefined;
+const FILE = 'reading_agreement.sql';
 
-/**
- * reading_agreement.sql with its placeholders filled, as renderSql fills those of the shipped
- * queries (it includes chosen_replies.sql through renderSql).
- */
+/** reading_agreement.sql with its placeholders filled. */
 export function renderAgreementSql(tables: TableSources): string {
-  sqlCache ??= readFileSync(new URL(`./sql/${FILE}`, import.meta.url), 'utf8');
-  const chosen = renderSql('chosen_replies', tables);
-  return sqlCache.replace(/\{\{\s*([a-z_]+)(?::([a-z_]+))?\s*\}\}/g, (whole, key: string, arg?: string) => {
-    if (key === 'query' && arg === 'chosen_replies') return `(\n${chosen.trimEnd()}\n)`;
-    if ((key === 'prompts' || key === 'replies' || key === 'readings') && arg === undefined) return tables[key];
-    throw new AnalysisError(`${FILE}: unknown placeholder ${whole}`);
-  });
+  return renderExtraSql('reading_agreement', tables);
 }
 
 /** Runs reading_agreement.sql on `db` and checks its rows. */
 export async function runReadingAgreement(db: Queryable, tables: TableSources): Promise<ReadingAgreementRow[]> {
-  let rows: Record<string, unknown>[];
-  try {
-    rows = await db.all(renderAgreementSql(tables));
-  } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err);
-    throw new AnalysisError(`analysis query ${FILE} failed: ${detail}`, { cause: err });
-  }
-  return parseAgreementRows(rows);
+  return parseAgreementRows(await runExtraSql(db, 'reading_agreement', tables));
 }
 
 function asCount(v: unknown): number {

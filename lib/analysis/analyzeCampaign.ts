@@ -9,6 +9,7 @@ import { identityAnalysis } from './identity.js';
 import { parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
 import { residualReadoutComparisons } from './readoutResiduals.js';
 import { runSql } from './runSql.js';
+import { runSameReplies } from './sameReplies.js';
 import { summarizeCells } from './summarizeCells.js';
 import type { AnalysisResults, EstimateOptions, IdentityOptions, Queryable, TableSources } from './types.js';
 
@@ -27,6 +28,7 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
   const itemRows = parseItemShareRows(await runSql(db, 'item_shares', tables), labelMaps);
   const replyTotals = parseReplyTotalsRows(await runSql(db, 'reply_totals', tables));
   const agreementRows = await runReadingAgreement(db, tables);
+  const sameReplies = await runSameReplies(db, tables, labelMaps, opts.minCommonStories);
   const estimates = estimate(itemRows, opts);
   const residual = residualReadoutComparisons(estimates.storyScores, estimates.comparisons, estimates.minCommonStories);
   return {
@@ -42,5 +44,6 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
     agreement: agreementAnalysis(agreementRows),
     residualComparisons: residual.cells,
     residualConvergence: residual.convergence,
+    sameReplies,
   };
 }

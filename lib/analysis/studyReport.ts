@@ -8,6 +8,8 @@ import { fmtNumber as fmt, mdTable } from './markdown.js';
 import type {
   AnalysisResults,
   ClassEstimate,
+  ReadoutComparison,
+  ReadoutConvergence,
   DisagreementSummary,
   PolarityShare,
   ReplyDisagreement,
@@ -21,6 +23,8 @@ import type {
 } from './types.js';
 
 export const STUDY_FILES = [
+  'same_replies_comparisons.csv',
+  'same_replies_convergence.csv',
   'readout_residual_comparisons.csv',
   'readout_residual_convergence.csv',
   'profile_pairs.csv',
@@ -39,6 +43,8 @@ const NEIGHBOUR_COLUMNS: (keyof NearestNeighbour & string)[] = ['readout', 'metr
 const COUNT_COLUMNS: (keyof IdentityCount & string)[] = ['readout', 'metric', 'n_cells', 'same_model', 'expected_random', 'n_ties'];
 const CLASS_COLUMNS: (keyof ClassEstimate & string)[] = ['readout', 'story_group', 'metric', 'contrast', 'n_pairs', 'estimate', 'ci_low', 'ci_high', 'n_draws'];
 const VARIANCE_COLUMNS: (keyof HabitVariance & string)[] = ['readout', 'habit', 'n_models', 'n_languages', 'dropped', 'grand_mean', 'model_share', 'language_share', 'interaction_share'];
+const SAME_COMPARISON_COLUMNS: (keyof ReadoutComparison & string)[] = ['model', 'language', 'readout_a', 'readout_b', 'n_common', 'r', 'mean_abs_diff'];
+const SAME_CONVERGENCE_COLUMNS: (keyof ReadoutConvergence & string)[] = ['readout_a', 'readout_b', 'n_cells', 'median_r', 'q10_r', 'q90_r', 'median_abs_diff'];
 const RESIDUAL_COMPARISON_COLUMNS: (keyof ResidualReadoutComparison & string)[] = ['model', 'language', 'readout_a', 'readout_b', 'n_common', 'residual_r'];
 const RESIDUAL_CONVERGENCE_COLUMNS: (keyof ResidualConvergence & string)[] = ['readout_a', 'readout_b', 'n_cells', 'median_residual_r', 'q10_residual_r', 'q90_residual_r'];
 const DISAGREEMENT_COLUMNS: (keyof ReplyDisagreement & string)[] = ['form', 'constraint', 'reader_a', 'reader_b', 'model', 'language', 'n_both_decisive', 'n_disagree', 'disagreement'];
@@ -51,6 +57,8 @@ export function studyCsvFiles(results: AnalysisResults): [name: (typeof STUDY_FI
   const id = results.identity;
   const hb = results.habits;
   return [
+    ['same_replies_comparisons.csv', toCsv(SAME_COMPARISON_COLUMNS, results.sameReplies?.comparisons ?? [])],
+    ['same_replies_convergence.csv', toCsv(SAME_CONVERGENCE_COLUMNS, results.sameReplies?.convergence ?? [])],
     ['readout_residual_comparisons.csv', toCsv(RESIDUAL_COMPARISON_COLUMNS, results.residualComparisons ?? [])],
     ['readout_residual_convergence.csv', toCsv(RESIDUAL_CONVERGENCE_COLUMNS, results.residualConvergence ?? [])],
     ['profile_pairs.csv', toCsv(PAIR_COLUMNS, id?.pairs ?? [])],
@@ -75,6 +83,19 @@ function interval(row: ClassEstimate | undefined, digits = 2): string {
 /** summary.md sections for model identity (seed 000 §5) and habit variance (seed 000 §6). */
 export function studySummarySections(results: AnalysisResults): string[] {
   const parts: string[] = [];
+  if (results.sameReplies) {
+    const same = results.sameReplies.convergence.filter((c) => c.n_cells > 0);
+    parts.push(
+      '## The same replies, two readings',
+      `Seed 000 §3–§4: story profiles of a rule and a judge built from exactly the replies both read decisively (identical weights), compared within each cell on ≥ ${results.minCommonStories} common stories; median over cells and 10–90 % range. A difference here lies in the reading, not in the replies.`,
+      same.length
+        ? mdTable(
+            ['judge reading', 'rule reading', 'cells', 'median r', '10 %', '90 %', 'median mean |Δ|'],
+            same.map((c) => [c.readout_a, c.readout_b, String(c.n_cells), fmt(c.median_r), fmt(c.q10_r), fmt(c.q90_r), fmt(c.median_abs_diff)]),
+          )
+        : '_No cell had enough stories read decisively by both a rule and a judge._',
+    );
+  }
   const residual = (results.residualConvergence ?? []).filter((c) => c.n_cells > 0);
   if (results.residualConvergence) {
     parts.push(
@@ -178,6 +199,7 @@ export function studySummarySections(results: AnalysisResults): string[] {
 
 /** Lines for the file list of summary.md. */
 export const STUDY_FILE_LINES: readonly string[] = [
+  '- `same_replies_comparisons.csv`, `same_replies_convergence.csv`: rule and judge profiles of the same replies (both decisive), per cell and over cells',
   '- `readout_residual_comparisons.csv`, `readout_residual_convergence.csv`: residual-profile r between readouts per cell, and over cells',
   '- `profile_pairs.csv`: per identity readout and pair of cells, story-level r, residual r and mean |Δ| on common stories',
   '- `identity.csv`: nearest neighbour of each cell per metric, with ties and the random benchmark',

@@ -160,6 +160,8 @@ export interface AnalysisResults extends EstimateResults {
   /** Residual-profile r between the readouts of each cell (seed 000 §4); absent where not computed. */
   readonly residualComparisons?: readonly ResidualReadoutComparison[];
   readonly residualConvergence?: readonly ResidualConvergence[];
+  /** The same replies read twice with identical weights (seed 000 §4); absent where not computed. */
+  readonly sameReplies?: SameRepliesResults;
 }
 
 export interface ReportMeta {
@@ -404,4 +406,15 @@ export interface ResidualConvergence {
   readonly median_residual_r: number | null;
   readonly q10_residual_r: number | null;
   readonly q90_residual_r: number | null;
+}
+
+/**
+ * The same replies read twice with identical weights (seed 000 §3, §4): readouts
+ * `f/c/judge:j [with rule]` and `f/c/rule [with judge:j]` rest on the replies both read decisively.
+ */
+export interface SameRepliesResults {
+  readonly comparisons: readonly ReadoutComparison[];
+  readonly convergence: readonly ReadoutConvergence[];
+  /** Story scores behind them (cell × paired readout × story). */
+  readonly storyScores: number;
 }
