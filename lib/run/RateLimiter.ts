@@ -1,4 +1,5 @@
 import type { RateLimitHints } from '../providers/rateLimits.js';
+import type { GenerateRequest, ModelProvider } from '../providers/types.js';
 
 /** A model's limits, as the campaign file gives them (`models[].rpm`, `models[].tpm`). */
 export interface RateLimits {
@@ -234,6 +235,30 @@ function lowerLimits(a: RateLimits, b: RateLimits): RateLimits {
 function lower(configured: number | undefined, announced: number | undefined): number | undefined {
   if (announced === undefined || !(announced > 0)) return configured;
   return configured === undefined ? announced : Math.min(configured, announced);
+}
+
+/**
+ * Wraps a provider so that every attempt, retries included, first takes its turn from `limiter`
+ * (`callWithRetry` calls `generate` once per attempt), and a 429's retry-after pauses the whole
+ * model rather than the one call. `estimateTokens` gives a request's admission cost, prompt +
+ * max_tokens (`estimatePromptTokens` of lib/providers/pricing.ts plus `settings.max_tokens`).
+ */
+export function withRateLimit(provider: ModelProvider, limiter: RateLimiter, estimateTokens: (req: GenerateRequest) => number): ModelProvider {
+  return {
+    id: provider.id,
+    simulated: provider.simulated,
+    classifyError: (err) => provider.classifyError(err),
+    async generate(req, signal) {
+      await limiter.acquire(estimateTokens(req), signal);
+      try {
+        return await provider.generate(req, signal);
+      } catch (err) {
+        const decision = provider.classifyError(err);
+        if (decision.retry && decision.kind === 'rate_limit' && decision.retryAfterMs !== undefined) limiter.pause(decision.retryAfterMs);
+        throw err;
+      }
+    },
+  };
 }
 
 /**

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter, RateLimiters } from '../../lib/run/RateLimiter.js';
+import { ProviderCallError } from '../../lib/providers/errors.js';
+import { classifyProviderError } from '../../lib/providers/sdkErrors.js';
+import type { GenerateRequest, ModelProvider } from '../../lib/providers/types.js';
+import { RateLimiter, RateLimiters, withRateLimit } from '../../lib/run/RateLimiter.js';
 import type { RateLimiterOptions } from '../../lib/run/RateLimiter.js';
 
 /** A clock that moves only when the test says so; timers fire in order as it passes them. */
@@ -197,5 +200,41 @@ describe('RateLimiters', () => {
     pool.observe('unknown/model', { limitRequests: 1 });
     expect(b.limits).toEqual({ rpm: 40 });
     expect(a.limits).toEqual({ rpm: 300, tpm: 1000 });
+  });
+});
+
+describe('withRateLimit', () => {
+  it('takes a turn for every attempt and pauses the model on a 429 retry-after', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ rpm: 600, tpm: 60_000 }, { utilization: 1, now: clock.now, sleep: clock.sleep });
+    const calls: number[] = [];
+    const inner: ModelProvider = {
+      id: 'openai/m',
+      simulated: false,
+      classifyError: classifyProviderError,
+      generate: async () => {
+        calls.push(clock.t);
+        if (calls.length === 1) throw new ProviderCallError('openai/m: HTTP 429', 'openai/m', 'rate_limit', true, 429, 3000);
+        return { text: 'Yes.', finish_reason: 'stop', usage: { input_tokens: 10, output_tokens: 2 } };
+      },
+    };
+    const estimates: number[] = [];
+    const p = withRateLimit(inner, limiter, (req: GenerateRequest) => {
+      const n = 10 + (req.settings.max_tokens ?? 0);
+      estimates.push(n);
+      return n;
+    });
+    expect([p.id, p.simulated]).toEqual(['openai/m', false]);
+    const req: GenerateRequest = { messages: [{ role: 'user', content: 'hi' }], settings: { max_tokens: 90 } };
+    const err = await p.generate(req).catch((e: unknown) => e);
+    expect(p.classifyError(err)).toMatchObject({ retry: true, kind: 'rate_limit', retryAfterMs: 3000 });
+    let done = false;
+    void p.generate(req).then(() => (done = true));
+    await clock.advance(2999);
+    expect(done).toBe(false);
+    await clock.advance(1);
+    expect(done).toBe(true);
+    expect(calls).toEqual([0, 3000]);
+    expect(estimates).toEqual([100, 100]);
   });
 });
