@@ -5,7 +5,7 @@
  * the negative interrogative.
  */
 import { parseReadout } from './estimators.js';
-import type { CellHabit, HabitResults, HabitVariance, Readout, SignChange, SignChangeCount } from './types.js';
+import type { CellHabit, HabitModelMean, HabitResults, HabitVariance, Readout, SignChange, SignChangeCount } from './types.js';
 
 type HabitName = HabitVariance['habit'];
 
@@ -144,8 +144,39 @@ export function signChanges(cellHabits: readonly CellHabit[]): { rows: SignChang
   return { rows, counts: [...counts.values()] };
 }
 
-/** Habit variance and sign changes together. */
+/**
+ * Seed 000 Figure 4: each habit's mean over a model's languages per readout, with the lowest and
+ * highest language (the ticks), for plain against negative-interrogative comparisons.
+ */
+export function habitModelMeans(cellHabits: readonly CellHabit[]): HabitModelMean[] {
+  const groups = new Map<string, { readout: Readout; habit: HabitModelMean['habit']; model: string; values: number[] }>();
+  const add = (h: CellHabit, habit: HabitModelMean['habit'], v: number | null): void => {
+    if (v === null) return;
+    const k = `${h.readout}\u0000${habit}\u0000${h.model}`;
+    const g = groups.get(k) ?? { readout: h.readout, habit, model: h.model, values: [] };
+    g.values.push(v);
+    groups.set(k, g);
+  };
+  for (const h of cellHabits) {
+    add(h, 'keying_bias', h.keying_bias);
+    add(h, 'second_listed_pref', h.second_listed_pref);
+    add(h, 'named_term_pull', h.named_term_pull);
+  }
+  return [...groups.values()]
+    .map((g) => ({
+      readout: g.readout,
+      habit: g.habit,
+      model: g.model,
+      n_languages: g.values.length,
+      mean: g.values.reduce((a, b) => a + b, 0) / g.values.length,
+      min: Math.min(...g.values),
+      max: Math.max(...g.values),
+    }))
+    .sort((x, y) => cmp(x.readout, y.readout) || cmp(x.habit, y.habit) || cmp(x.model, y.model));
+}
+
+/** Habit variance, model means and sign changes together. */
 export function habitAnalysis(cellHabits: readonly CellHabit[]): HabitResults {
   const { rows, counts } = signChanges(cellHabits);
-  return { variance: habitVariance(cellHabits), signChanges: rows, signChangeCounts: counts };
+  return { variance: habitVariance(cellHabits), modelMeans: habitModelMeans(cellHabits), signChanges: rows, signChangeCounts: counts };
 }

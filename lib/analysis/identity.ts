@@ -23,6 +23,7 @@ import type {
   ClassEstimate,
   IdentityCount,
   IdentityMetric,
+  IdentityModel,
   IdentityOptions,
   IdentityResults,
   NearestNeighbour,
@@ -118,6 +119,36 @@ export function identityCounts(neighbours: readonly NearestNeighbour[]): Identit
     if (nb.n_tied > 1) g.ties += 1;
   }
   return [...groups.values()].map((g) => ({ readout: g.readout, metric: g.metric, n_cells: g.n, same_model: g.same, expected_random: g.chance, n_ties: g.ties }));
+}
+
+/**
+ * Seed 000 Figure 3b: per model, how many of its cells have the same model as nearest neighbour,
+ * and the spread of its same-model (language-pair) values.
+ */
+export function identityModels(neighbours: readonly NearestNeighbour[], pairs: readonly ProfilePair[]): IdentityModel[] {
+  const out = new Map<string, { row: Omit<IdentityModel, 'mean' | 'min' | 'max' | 'n_pairs'>; values: number[] }>();
+  const key = (readout: string, metric: string, model: string): string => `${readout}\u0000${metric}\u0000${model}`;
+  for (const nb of neighbours) {
+    const k = key(nb.readout, nb.metric, nb.model);
+    const g = out.get(k) ?? { row: { readout: nb.readout, metric: nb.metric, model: nb.model, n_cells: 0, same_model_nearest: 0 }, values: [] };
+    out.set(k, g);
+    if (nb.same_model === null) continue;
+    g.row = { ...g.row, n_cells: g.row.n_cells + 1, same_model_nearest: g.row.same_model_nearest + nb.same_model };
+  }
+  for (const p of pairs) {
+    if (p.class !== 'same_model') continue;
+    for (const metric of IDENTITY_METRICS) {
+      const v = metricOf(p, metric);
+      if (v !== null) out.get(key(p.readout, metric, p.model_a))?.values.push(v);
+    }
+  }
+  return [...out.values()].map(({ row, values }) => ({
+    ...row,
+    n_pairs: values.length,
+    mean: values.length ? values.reduce((a, b) => a + b, 0) / values.length : null,
+    min: values.length ? Math.min(...values) : null,
+    max: values.length ? Math.max(...values) : null,
+  }));
 }
 
 /** Class means of the three metrics under story weights `w` (null = every story once); NaN where a class is empty. */
@@ -240,5 +271,5 @@ export function identityAnalysis(storyScores: readonly StoryScore[], opts: Ident
       }
     }
   }
-  return { readouts, pairs: pairsOut, neighbours, counts: identityCounts(neighbours), classes, draws, seed };
+  return { readouts, pairs: pairsOut, neighbours, counts: identityCounts(neighbours), models: identityModels(neighbours, pairsOut), classes, draws, seed };
 }

@@ -10,7 +10,7 @@ export type { SqlName } from './runSql.js';
 export { mean, median, pearson, quantile } from './stats.js';
 export { summarizeCells } from './summarizeCells.js';
 export type * from './types.js';
-export { twoWayShares, habitAnalysis, habitVariance, signChanges } from './habits.js';
+export { twoWayShares, habitAnalysis, habitModelMeans, habitVariance, signChanges } from './habits.js';
 export {
   BOOTSTRAP_DRAWS,
   BOOTSTRAP_SEED,
@@ -19,6 +19,7 @@ export {
   IDENTITY_METRICS,
   identityAnalysis,
   identityCounts,
+  identityModels,
   nearestNeighbours,
   selectReadouts,
 } from './identity.js';

@@ -8,6 +8,8 @@ import { fmtNumber as fmt, mdTable } from './markdown.js';
 import type {
   AnalysisResults,
   ClassEstimate,
+  HabitModelMean,
+  IdentityModel,
   ReadoutComparison,
   ReadoutConvergence,
   DisagreementSummary,
@@ -31,7 +33,9 @@ export const STUDY_FILES = [
   'identity.csv',
   'identity_counts.csv',
   'identity_classes.csv',
+  'identity_models.csv',
   'habits_variance.csv',
+  'habits_model_means.csv',
   'habits_sign_changes.csv',
   'reply_disagreement.csv',
   'reply_disagreement_summary.csv',
@@ -42,6 +46,8 @@ const PAIR_COLUMNS: (keyof ProfilePair & string)[] = ['readout', 'model_a', 'lan
 const NEIGHBOUR_COLUMNS: (keyof NearestNeighbour & string)[] = ['readout', 'metric', 'model', 'language', 'n_candidates', 'value', 'neighbours', 'n_tied', 'same_model', 'chance'];
 const COUNT_COLUMNS: (keyof IdentityCount & string)[] = ['readout', 'metric', 'n_cells', 'same_model', 'expected_random', 'n_ties'];
 const CLASS_COLUMNS: (keyof ClassEstimate & string)[] = ['readout', 'story_group', 'metric', 'contrast', 'n_pairs', 'estimate', 'ci_low', 'ci_high', 'n_draws'];
+const IDENTITY_MODEL_COLUMNS: (keyof IdentityModel & string)[] = ['readout', 'metric', 'model', 'n_cells', 'same_model_nearest', 'n_pairs', 'mean', 'min', 'max'];
+const MODEL_MEAN_COLUMNS: (keyof HabitModelMean & string)[] = ['readout', 'habit', 'model', 'n_languages', 'mean', 'min', 'max'];
 const VARIANCE_COLUMNS: (keyof HabitVariance & string)[] = ['readout', 'habit', 'n_models', 'n_languages', 'dropped', 'grand_mean', 'model_share', 'language_share', 'interaction_share'];
 const SAME_COMPARISON_COLUMNS: (keyof ReadoutComparison & string)[] = ['model', 'language', 'readout_a', 'readout_b', 'n_common', 'r', 'mean_abs_diff'];
 const SAME_CONVERGENCE_COLUMNS: (keyof ReadoutConvergence & string)[] = ['readout_a', 'readout_b', 'n_cells', 'median_r', 'q10_r', 'q90_r', 'median_abs_diff'];
@@ -65,7 +71,9 @@ export function studyCsvFiles(results: AnalysisResults): [name: (typeof STUDY_FI
     ['identity.csv', toCsv(NEIGHBOUR_COLUMNS, id?.neighbours ?? [])],
     ['identity_counts.csv', toCsv(COUNT_COLUMNS, id?.counts ?? [])],
     ['identity_classes.csv', toCsv(CLASS_COLUMNS, id?.classes ?? [])],
+    ['identity_models.csv', toCsv(IDENTITY_MODEL_COLUMNS, id?.models ?? [])],
     ['habits_variance.csv', toCsv(VARIANCE_COLUMNS, hb?.variance ?? [])],
+    ['habits_model_means.csv', toCsv(MODEL_MEAN_COLUMNS, hb?.modelMeans ?? [])],
     ['habits_sign_changes.csv', toCsv(SIGN_COLUMNS, hb?.signChanges ?? [])],
     ['reply_disagreement.csv', toCsv(DISAGREEMENT_COLUMNS, results.agreement?.disagreement ?? [])],
     ['reply_disagreement_summary.csv', toCsv(DISAGREEMENT_SUMMARY_COLUMNS, results.agreement?.disagreementSummary ?? [])],
@@ -205,7 +213,9 @@ export const STUDY_FILE_LINES: readonly string[] = [
   '- `identity.csv`: nearest neighbour of each cell per metric, with ties and the random benchmark',
   '- `identity_counts.csv`: same-model nearest neighbours per readout and metric, beside the benchmark',
   '- `identity_classes.csv`: class means and differences with 95 % story-bootstrap intervals, all stories and by story group',
+  '- `identity_models.csv`: per model, same-model nearest neighbours and the range of its language-pair values',
   '- `habits_variance.csv`: model, language and interaction shares of each habit matrix',
+  '- `habits_model_means.csv`: each habit\'s mean, lowest and highest language per model and readout',
   '- `habits_sign_changes.csv`: b under the plain and the negative-interrogative question per cell',
   '- `reply_disagreement.csv`, `reply_disagreement_summary.csv`: reply-level disagreement of two readers per cell, and over cells',
   '- `polarity_shares.csv`: polarity share of the negative-interrogative token by model, language, cell, construction and wording',

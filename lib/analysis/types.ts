@@ -270,6 +270,8 @@ export interface IdentityResults {
   readonly pairs: readonly ProfilePair[];
   readonly neighbours: readonly NearestNeighbour[];
   readonly counts: readonly IdentityCount[];
+  /** Per model (Figure 3b); optional so that results built before it still type-check. */
+  readonly models?: readonly IdentityModel[];
   readonly classes: readonly ClassEstimate[];
   readonly draws: number;
   readonly seed: number;
@@ -311,6 +313,8 @@ export interface SignChangeCount {
 
 export interface HabitResults {
   readonly variance: readonly HabitVariance[];
+  /** Model means over languages per readout and habit (Figure 4); optional as `models` above. */
+  readonly modelMeans?: readonly HabitModelMean[];
   readonly signChanges: readonly SignChange[];
   readonly signChangeCounts: readonly SignChangeCount[];
 }
@@ -417,4 +421,31 @@ export interface SameRepliesResults {
   readonly convergence: readonly ReadoutConvergence[];
   /** Story scores behind them (cell × paired readout × story). */
   readonly storyScores: number;
+}
+
+/** One model under one readout and metric (seed 000 Figure 3b): its same-model pairs and neighbours. */
+export interface IdentityModel {
+  readonly readout: Readout;
+  readonly metric: IdentityMetric;
+  readonly model: string;
+  /** The model's cells with a nearest neighbour. */
+  readonly n_cells: number;
+  /** Of those, cells whose nearest neighbour is the same model (ties credited by share). */
+  readonly same_model_nearest: number;
+  /** Same-model (language-pair) values: count, mean, lowest, highest. */
+  readonly n_pairs: number;
+  readonly mean: number | null;
+  readonly min: number | null;
+  readonly max: number | null;
+}
+
+/** A habit's model mean over languages under one readout (seed 000 Figure 4 markers and ticks). */
+export interface HabitModelMean {
+  readonly readout: Readout;
+  readonly habit: 'keying_bias' | 'second_listed_pref' | 'named_term_pull';
+  readonly model: string;
+  readonly n_languages: number;
+  readonly mean: number;
+  readonly min: number;
+  readonly max: number;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { habitAnalysis, habitVariance, signChanges, twoWayShares } from '../../lib/analysis/habits.js';
+import { habitAnalysis, habitModelMeans, habitVariance, signChanges, twoWayShares } from '../../lib/analysis/habits.js';
 import type { CellHabit } from '../../lib/analysis/types.js';
 
 function habit(model: string, language: string, readout: string, b: number, second: number | null = null): CellHabit {
@@ -58,6 +58,19 @@ describe('habitVariance', () => {
     expect(v.map((x) => x.habit)).toEqual(['keying_bias', 'second_listed_pref']);
     expect(v[0]?.interaction_share).toBeNull();
     expect(v[1]?.interaction_share).toBeCloseTo(1, 12);
+  });
+});
+
+describe('habitModelMeans (seed 000 Figure 4)', () => {
+  it('averages each habit over a model\'s languages, with the lowest and highest', () => {
+    const L = 'plain/label/rule';
+    const rows = [habit('A', 'en', L, 0.1, 0.02), habit('A', 'de', L, 0.3, 0.06), habit('B', 'en', L, -0.2)];
+    const m = habitModelMeans(rows.map((h) => ({ ...h, named_term_pull: h.keying_bias })));
+    expect(m.find((x) => x.model === 'A' && x.habit === 'keying_bias')).toMatchObject({ n_languages: 2, min: 0.1, max: 0.3 });
+    expect(m.find((x) => x.model === 'A' && x.habit === 'keying_bias')?.mean).toBeCloseTo(0.2, 12);
+    expect(m.find((x) => x.model === 'A' && x.habit === 'second_listed_pref')?.mean).toBeCloseTo(0.04, 12);
+    // B has no second-listed preference: no row for it.
+    expect(m.filter((x) => x.model === 'B').map((x) => x.habit)).toEqual(['keying_bias', 'named_term_pull']);
   });
 });
 

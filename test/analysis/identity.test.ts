@@ -4,6 +4,7 @@ import {
   BOOTSTRAP_SEED,
   identityAnalysis,
   identityCounts,
+  identityModels,
   nearestNeighbours,
   selectReadouts,
 } from '../../lib/analysis/identity.js';
@@ -53,6 +54,15 @@ describe('nearestNeighbours (seed 000 §5, Table 6)', () => {
     // 0.5 + 1 + 1 + 0 = 2.5 of 4 cells; benchmark 4 × 1/3; one tie.
     expect(count).toMatchObject({ readout: R, metric: 'residual_r', n_cells: 4, same_model: 2.5, n_ties: 1 });
     expect(count?.expected_random).toBeCloseTo(4 / 3, 12);
+  });
+
+  it('sums per model: same-model nearest neighbours and the range of its language-pair values (Figure 3b)', () => {
+    const models = identityModels(nearestNeighbours(cells, pairs, 'residual_r', R), pairs);
+    const a = models.find((m) => m.model === 'A' && m.metric === 'residual_r');
+    // A/de: ½ (tie), A/en: 1. One same-model pair, A/de–A/en at 0.6; its |Δ| row exists but no cell was ranked by it here.
+    expect(a).toMatchObject({ n_cells: 2, same_model_nearest: 1.5, n_pairs: 1, mean: 0.6, min: 0.6, max: 0.6 });
+    expect(models.find((m) => m.model === 'C')).toMatchObject({ n_cells: 0, same_model_nearest: 0, n_pairs: 0, mean: null });
+    expect(models.find((m) => m.model === 'B')).toMatchObject({ n_cells: 2, same_model_nearest: 1, mean: 0.5 });
   });
 
   it('takes the lowest mean |Δ|', () => {
