@@ -6,6 +6,8 @@ export { ProviderCallError, SimulatedTransientError, SimulatedRequestError, Unkn
 export type { ProviderErrorClass } from './errors.js';
 export { parseRateLimitHeaders, retryAfterMs } from './rateLimits.js';
 export type { RateLimitHints } from './rateLimits.js';
+export type * from './batchTypes.js';
+export { splitBatch } from './splitBatch.js';
 // The real adapters (./openai, ./anthropic, ./openaiCompatible) are not re-exported here: the
 // registry loads them lazily, so a run only imports the SDKs its campaign uses.
 export * from './simulated/index.js';

@@ -57,7 +57,7 @@ export function scrubError<E extends Error>(err: E, secrets: readonly string[], 
 }
 
 /** `error.code` of an OpenAI-style body, `error.type` of an Anthropic one. */
-function bodyCode(body: unknown): string | undefined {
+export function bodyCode(body: unknown): string | undefined {
   if (body === null || typeof body !== 'object') return undefined;
   const inner = (body as { error?: unknown }).error ?? body;
   if (inner === null || typeof inner !== 'object') return undefined;
@@ -68,7 +68,7 @@ function bodyCode(body: unknown): string | undefined {
 const CONTENT_FILTER_CODES = new Set(['content_filter', 'content_policy_violation', 'invalid_prompt']);
 
 /** HTTP status → error class and whether a retry can help (the statuses the SDKs themselves retry: 408, 409, 429, 5xx). */
-function classifyStatus(status: number, code: string | undefined): { errorClass: ProviderErrorClass; retryable: boolean } {
+export function classifyStatus(status: number, code: string | undefined): { errorClass: ProviderErrorClass; retryable: boolean } {
   if (status === 429) return { errorClass: 'rate_limit', retryable: true };
   if (status === 408) return { errorClass: 'timeout', retryable: true };
   if (status === 409) return { errorClass: 'conflict', retryable: true };

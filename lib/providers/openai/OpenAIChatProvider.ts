@@ -15,6 +15,9 @@ import { parseWire, readJsonBody } from '../wire.js';
  */
 export type ChatFlavour = 'openai' | 'openai-compatible';
 
+/** Where `provider: openai` goes when the campaign gives no `base_url`. */
+export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
 /**
  * The chat-completions body for a request (seed 000 "Generation settings": only the settings the
  * campaign set are sent, so the provider's own defaults stay visible as absences in `settings_sent`).
@@ -158,7 +161,8 @@ export class OpenAIChatProvider implements ModelProvider {
     this.#onHints = options.onRateLimitHints;
     this.#client = new OpenAI({
       apiKey: options.apiKey,
-      ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+      // An explicit URL keeps OPENAI_BASE_URL in the environment from redirecting a campaign.
+      baseURL: options.baseURL ?? OPENAI_BASE_URL,
       maxRetries: 0,
       timeout: options.timeoutMs ?? 600_000,
       ...(options.fetch ? { fetch: options.fetch } : {}),

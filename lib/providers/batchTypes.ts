@@ -1,0 +1,53 @@
+import type { GenerateRequest, GenerateResult } from './types.js';
+
+/** One request of a provider batch; `customId` matches its result (a sondage item id). */
+export interface BatchRequest {
+  readonly customId: string;
+  readonly request: GenerateRequest;
+}
+
+/**
+ * What a run writes to its ledger at submission, so that a restarted run re-attaches to the batch
+ * instead of submitting (and paying for) it again. Plain JSON.
+ */
+export interface BatchHandle {
+  /** Provider id, e.g. `openai/gpt-4.1-mini`. */
+  readonly provider: string;
+  readonly batchId: string;
+  /** The custom ids submitted, in order: a result never seen for one of them is re-queued, never lost. */
+  readonly customIds: readonly string[];
+  /** OpenAI: the uploaded JSONL input file. */
+  readonly inputFileId?: string;
+}
+
+/**
+ * The provider's lifecycle, normalised: OpenAI's validating → in_progress → finalizing →
+ * completed | expired | cancelled | failed, Anthropic's in_progress → canceling → ended.
+ */
+export type BatchPhase = 'pending' | 'running' | 'finalizing' | 'cancelling' | 'ended';
+
+export interface BatchState {
+  readonly phase: BatchPhase;
+  /** The provider's own status word (`completed`, `expired`, `ended`, ...). */
+  readonly status: string;
+  /** True once results can be read and nothing more will arrive. */
+  readonly done: boolean;
+  readonly counts: { readonly total: number; readonly succeeded: number; readonly failed: number };
+  /** Why a whole batch failed (OpenAI `failed`: validation errors). */
+  readonly error?: string;
+}
+
+/**
+ * One request's outcome. A failed one carries its error class and whether re-queuing can help.
+ * `result.settings_sent` is absent: the caller holds the request and adds the batch client's
+ * `settingsSent(request)`, the same settings the synchronous path stores.
+ */
+export type BatchItemResult =
+  | { readonly customId: string; readonly ok: true; readonly result: GenerateResult }
+  | { readonly customId: string; readonly ok: false; readonly errorClass: string; readonly message: string; readonly retryable: boolean };
+
+/** The size limits a provider documents for one batch. */
+export interface BatchLimits {
+  readonly maxRequests: number;
+  readonly maxBytes: number;
+}
