@@ -51,3 +51,25 @@ export interface BatchLimits {
   readonly maxRequests: number;
   readonly maxBytes: number;
 }
+
+/**
+ * A provider's batch API (OpenAI Batch, Anthropic Message Batches), as the registry's
+ * `createBatchClient` returns it. The run owns the rest of issue 3's protocol: reserve the
+ * batch's whole maximum cost, `submit`, write the handle to the ledger, `poll` until `done`,
+ * store `results`, re-queue the retryable failures; on restart, `poll` the handles in the ledger
+ * instead of submitting again.
+ */
+export interface BatchClient {
+  /** Provider id, e.g. `openai/gpt-4.1-mini`. */
+  readonly id: string;
+  readonly limits: BatchLimits;
+  /** The settings a request is sent with, for `settings_sent` on its reply. */
+  settingsSent(req: GenerateRequest): Record<string, unknown>;
+  /** Requests in batches within `limits`, in order. */
+  split(requests: readonly BatchRequest[]): BatchRequest[][];
+  submit(requests: readonly BatchRequest[], signal?: AbortSignal): Promise<BatchHandle>;
+  poll(handle: BatchHandle, signal?: AbortSignal): Promise<BatchState>;
+  /** One result per submitted id, in submission order; only once `poll` says `done`. */
+  results(handle: BatchHandle, signal?: AbortSignal): Promise<BatchItemResult[]>;
+  cancel(handle: BatchHandle, signal?: AbortSignal): Promise<void>;
+}

@@ -1,5 +1,5 @@
 export type * from './types.js';
-export { createProvider, KNOWN_PROVIDERS } from './registry.js';
+export { BATCH_PROVIDERS, createBatchClient, createProvider, KNOWN_PROVIDERS } from './registry.js';
 export * from './pricing.js';
 export type { ProviderEntry, ProviderContext } from './registry.js';
 export { ProviderCallError, SimulatedTransientError, SimulatedRequestError, UnknownProviderError } from './errors.js';

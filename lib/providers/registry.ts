@@ -1,5 +1,6 @@
 import type { ModelProvider } from './types.js';
 import type { RateLimitHints } from './rateLimits.js';
+import type { BatchClient } from './batchTypes.js';
 import { UnknownProviderError } from './errors.js';
 
 /** What the registry needs from a campaign's model (or judge) entry. */
@@ -66,6 +67,35 @@ export async function createProvider(entry: ProviderEntry, ctx: ProviderContext)
       `${where}model "${entry.id}": provider "${entry.provider}" is not a known provider; use one of ${KNOWN_PROVIDERS.join(', ')}`,
       entry.provider,
       KNOWN_PROVIDERS,
+    );
+  }
+  return (await load())(entry, ctx);
+}
+
+type BatchFactory = (entry: ProviderEntry, ctx: ProviderContext) => BatchClient;
+
+/** Providers with a batch API, loaded lazily like the synchronous adapters. */
+const BATCH_FACTORIES: Readonly<Record<string, () => Promise<BatchFactory>>> = {
+  openai: async () => (await import('./openai/createOpenAIProvider.js')).createOpenAIBatchClient,
+  anthropic: async () => (await import('./anthropic/createAnthropicProvider.js')).createAnthropicBatchClient,
+};
+
+/** The provider names that take `mode: batch`. */
+export const BATCH_PROVIDERS: readonly string[] = Object.keys(BATCH_FACTORIES).sort();
+
+/**
+ * Builds the batch-API client for a campaign model entry with `mode: batch`.
+ * @throws UnknownProviderError when the provider has no batch API (the message lists those that do);
+ *   CampaignFileError when its API key variable is not set.
+ */
+export async function createBatchClient(entry: ProviderEntry, ctx: ProviderContext): Promise<BatchClient> {
+  const load = Object.hasOwn(BATCH_FACTORIES, entry.provider) ? BATCH_FACTORIES[entry.provider] : undefined;
+  if (load === undefined) {
+    const where = ctx.file === undefined ? '' : `${ctx.file}: `;
+    throw new UnknownProviderError(
+      `${where}model "${entry.id}": provider "${entry.provider}" has no batch API; use mode: sync, or one of ${BATCH_PROVIDERS.join(', ')}`,
+      entry.provider,
+      BATCH_PROVIDERS,
     );
   }
   return (await load())(entry, ctx);

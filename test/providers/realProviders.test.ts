@@ -1,7 +1,9 @@
 import { inspect } from 'node:util';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CampaignFileError } from '../../lib/errors.js';
-import { createProvider } from '../../lib/providers/registry.js';
+import { AnthropicBatchClient } from '../../lib/providers/anthropic/index.js';
+import { OpenAIBatchClient } from '../../lib/providers/openai/index.js';
+import { BATCH_PROVIDERS, createBatchClient, createProvider } from '../../lib/providers/registry.js';
 import type { RateLimitHints } from '../../lib/providers/rateLimits.js';
 import type { GenerateRequest, ModelProvider } from '../../lib/providers/types.js';
 import { callWithRetry } from '../../lib/run/callWithRetry.js';
@@ -125,4 +127,28 @@ describe('an API key never leaves the adapter', () => {
       expect(everything).not.toContain(KEY);
     });
   }
+});
+
+describe('registry: batch clients', () => {
+  it('builds the batch client of openai and anthropic entries and refuses providers without a batch API', async () => {
+    const env = { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: 'sk-ant-other-key-000' };
+    expect(BATCH_PROVIDERS).toEqual(['anthropic', 'openai']);
+    expect(await createBatchClient({ id: 'g', provider: 'openai', model: 'gpt-4.1-mini' }, { seed: 1, env })).toBeInstanceOf(OpenAIBatchClient);
+    expect(await createBatchClient({ id: 'c', provider: 'anthropic', model: 'claude-haiku-4-5' }, { seed: 1, env })).toBeInstanceOf(AnthropicBatchClient);
+    await expect(createBatchClient({ id: 'q', provider: 'openai-compatible', model: 'qwen3-8b', base_url: 'http://127.0.0.1:9/v1' }, { seed: 1, file: 'demo.yaml', env })).rejects.toThrow(
+      'demo.yaml: model "q": provider "openai-compatible" has no batch API; use mode: sync, or one of anthropic, openai',
+    );
+    await expect(createBatchClient({ id: 'g', provider: 'openai', model: 'gpt-4.1-mini' }, { seed: 1, file: 'demo.yaml', env: {} })).rejects.toThrow(
+      /^demo\.yaml: models\[g\]\.api_key_env: environment variable OPENAI_API_KEY is not set/,
+    );
+  });
+
+  it('a batch submission that fails does not carry the key either', async () => {
+    server = await startWireServer([{ from: (r: RecordedRequest) => ({ status: 401, json: { error: { message: `bad credential: ${authOf(r)}` } } }) }]);
+    const c = await createBatchClient({ id: 'g', provider: 'openai', model: 'gpt-4.1-mini', base_url: `${server.url}/v1` }, { seed: 1, env: { OPENAI_API_KEY: KEY } });
+    const err = await c.submit([{ customId: 'a', request: REQ }]).catch((e: unknown) => e);
+    expect(authOf(server.requests[0]!)).toContain(KEY);
+    expect(err).toMatchObject({ errorClass: 'auth', retryable: false });
+    expect(inspect(err, { depth: 8, showHidden: true })).not.toContain(KEY);
+  });
 });

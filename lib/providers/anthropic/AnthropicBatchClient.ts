@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { GenerateRequest } from '../types.js';
-import type { BatchHandle, BatchItemResult, BatchLimits, BatchRequest, BatchState } from '../batchTypes.js';
+import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchRequest, BatchState } from '../batchTypes.js';
 import { ProviderCallError } from '../errors.js';
 import type { ProviderErrorClass } from '../errors.js';
 import { toProviderCallError } from '../sdkErrors.js';
@@ -79,7 +79,7 @@ export interface AnthropicBatchClientOptions {
  * requests come back retryable, ids missing from the results as `batch_missing`. Persisting the
  * handle and re-attaching after a restart is the run's job (lib/run), as is reserving the budget.
  */
-export class AnthropicBatchClient {
+export class AnthropicBatchClient implements BatchClient {
   readonly id: string;
   readonly limits: BatchLimits = ANTHROPIC_BATCH_LIMITS;
   readonly #client: Anthropic;

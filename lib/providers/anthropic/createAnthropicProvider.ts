@@ -2,6 +2,8 @@ import type { ModelProvider } from '../types.js';
 import type { ProviderContext, ProviderEntry } from '../registry.js';
 import { resolveApiKey } from '../apiKey.js';
 import { AnthropicMessagesProvider } from './AnthropicMessagesProvider.js';
+import { AnthropicBatchClient } from './AnthropicBatchClient.js';
+import type { BatchClient } from '../batchTypes.js';
 
 /** The key variable when a campaign names none (the SDK's own default). */
 export const ANTHROPIC_API_KEY_ENV = 'ANTHROPIC_API_KEY';
@@ -17,5 +19,15 @@ export function createAnthropicProvider(entry: ProviderEntry, ctx: ProviderConte
     ...(entry.base_url !== undefined ? { baseURL: entry.base_url } : {}),
     ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
     ...(onHints ? { onRateLimitHints: (h) => onHints(id, h) } : {}),
+  });
+}
+
+/** Registry factory for `provider: anthropic` with `mode: batch`: Message Batches. */
+export function createAnthropicBatchClient(entry: ProviderEntry, ctx: ProviderContext): BatchClient {
+  return new AnthropicBatchClient({
+    model: entry.model,
+    apiKey: resolveApiKey(entry, ctx, ANTHROPIC_API_KEY_ENV),
+    ...(entry.base_url !== undefined ? { baseURL: entry.base_url } : {}),
+    ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
   });
 }

@@ -1,7 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import { z } from 'zod';
 import type { GenerateRequest } from '../types.js';
-import type { BatchHandle, BatchItemResult, BatchLimits, BatchRequest, BatchState } from '../batchTypes.js';
+import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchRequest, BatchState } from '../batchTypes.js';
 import { ProviderCallError } from '../errors.js';
 import { bodyCode, classifyStatus, redactSecret, toProviderCallError } from '../sdkErrors.js';
 import { splitBatch } from '../splitBatch.js';
@@ -96,7 +96,7 @@ export interface OpenAIBatchClientOptions {
  * come back as retryable `batch_missing`, so nothing is silently lost. Persisting the handle and
  * re-attaching after a restart is the run's job (lib/run), as is reserving the budget first.
  */
-export class OpenAIBatchClient {
+export class OpenAIBatchClient implements BatchClient {
   readonly id: string;
   readonly limits: BatchLimits = OPENAI_BATCH_LIMITS;
   readonly #client: OpenAI;
