@@ -62,7 +62,15 @@ const file = path.join(dir, 'bench.yaml');
 await writeFile(file, stringify(campaign));
 
 let peakRss = 0;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 200);
+let stage = 'load + plan';
+const stagePeak: Record<string, number> = {};
+let peakHeap = 0;
+const sampler = setInterval(() => {
+  const rss = process.memoryUsage.rss();
+  peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed);
+  peakRss = Math.max(peakRss, rss);
+  stagePeak[stage] = Math.max(stagePeak[stage] ?? 0, rss);
+}, 100);
 const t0 = performance.now();
 const ctx = await loadRunContext(file);
 const phaseStart: Record<string, number> = {};
@@ -72,16 +80,20 @@ const summary = await runCampaign(ctx, {
   progress: {
     start(label, total) {
       phaseStart[label] = performance.now();
+      if (process.env['BENCH_MEMORY']) console.error(`\nbefore ${label}:`, process.memoryUsage());
+      stage = label;
       bar.start(label, total);
     },
     tick: (d, e) => bar.tick(d, e),
     finish(e) {
       bar.finish(e);
       for (const k of Object.keys(phaseStart)) if (!(k in phaseEnd)) phaseEnd[k] = performance.now();
+      stage = 'analyse';
     },
   },
 });
 const tEnd = performance.now();
+if (process.env['BENCH_MEMORY']) console.error('\nend:', process.memoryUsage());
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage.rss(), process.resourceUsage().maxRSS * 1024);
 
@@ -99,7 +111,10 @@ local-throughput: ${nModels} simulated models × 6 languages × ${nStories} stor
   analyse (SQL + stats)    ${secs(analysisStart, tEnd)} s
   total                    ${secs(t0, tEnd)} s
   replies/s end to end     ${Math.round(generated / ((tEnd - t0) / 1000))}  (model replies; ${Math.round((generated + judged) / ((tEnd - t0) / 1000))} counting judge calls)
-  peak RSS                 ${(peakRss / 2 ** 20).toFixed(0)} MiB
+  peak RSS                 ${(peakRss / 2 ** 20).toFixed(0)} MiB  (${Object.entries(stagePeak)
+  .map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`)
+  .join(', ')})
+  peak JS heap used        ${(peakHeap / 2 ** 20).toFixed(0)} MiB
 `);
 if (!values.keep) await rm(dir, { recursive: true, force: true });
 else console.log(`data kept in ${dir}`);

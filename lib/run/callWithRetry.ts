@@ -1,3 +1,4 @@
+import { sleep } from './sleep.js';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../providers/types.js';
 
 export interface RetryPolicy {
@@ -20,12 +21,6 @@ export type Attempt =
       readonly latencyMs: number;
     };
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (ms <= 0 || signal?.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 
 /**
  * Calls a provider until it answers, a permanent error occurs or attempts run out. Every attempt is

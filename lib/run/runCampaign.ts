@@ -6,7 +6,7 @@ import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import type { Language, PromptItem } from '../design/types.js';
 import { BudgetError } from '../errors.js';
-import { costUsd } from '../providers/pricing.js';
+import { costUsd, estimatePromptTokens } from '../providers/pricing.js';
 import { createProvider } from '../providers/registry.js';
 import { simulationTruth } from '../providers/simulated/index.js';
 import type { ModelProvider } from '../providers/types.js';
@@ -16,6 +16,7 @@ import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
 import { itemMaxCost, planCampaign, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { runPartition, type PartSink } from './runPartition.js';
+import { RateLimiters, withRateLimit } from './RateLimiter.js';
 import { Semaphore } from './Semaphore.js';
 
 export interface RunOptions {
@@ -87,17 +88,29 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 
   // Providers check their settings (a simulation block, an unknown provider) before anything is
   // written: a campaign that cannot run leaves no data folder behind.
+  // Real providers share one limiter per provider model (RPM/TPM from the campaign, lowered by
+  // the x-ratelimit headers they report); the simulated one needs none.
+  const limiters = new RateLimiters();
+  const ctxFor = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe };
+  const limited = (p: ModelProvider, entry: { rpm?: number; tpm?: number }): ModelProvider =>
+    p.simulated
+      ? p
+      : withRateLimit(
+          p,
+          limiters.get(p.id, { ...(entry.rpm ? { rpm: entry.rpm } : {}), ...(entry.tpm ? { tpm: entry.tpm } : {}) }),
+          (req) => estimatePromptTokens(req.messages, req.item?.language ?? 'en') + (req.settings.max_tokens ?? 0),
+        );
   const providers = new Map<string, ModelProvider>();
-  for (const m of campaign.models) providers.set(m.id, await createProvider(m, { seed: campaign.seed, file: campaign.file }));
+  for (const m of campaign.models) providers.set(m.id, limited(await createProvider(m, ctxFor), m));
   const judgeProvider = campaign.judge
-    ? await createProvider({ ...campaign.judge, role: 'judge' }, { seed: campaign.seed, file: campaign.file })
+    ? limited(await createProvider({ ...campaign.judge, role: 'judge' }, ctxFor), campaign.judge)
     : undefined;
 
   const store = new LocalBlobStore(dataDir);
   const lock = await acquireRunLock(dataDir, campaign.name);
   const runId = `${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
   const ledger = new EmbeddedLedger(dataDir, { runId });
-  const writer = await ParquetWriter.create({ tmpDir: join(dataDir, '.tmp') });
+  const writer = await ParquetWriter.create({ tmpDir: join(dataDir, '.tmp'), threads: 1 });
   try {
     await store.put(layout.planKey(campaign.name), JSON.stringify(plan, null, 2));
     await ledger.initCampaign(campaign.name, campaign.budget_usd, runId);

@@ -5,17 +5,11 @@ import type { Price, ModelProvider } from '../providers/types.js';
 import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
 import { callWithRetry, type Attempt, type RetryPolicy } from './callWithRetry.js';
 import { Journal, listJournals, readJournal } from './Journal.js';
+import { sleep } from './sleep.js';
 import type { Semaphore } from './Semaphore.js';
 
 /** How often a partition that the cap holds back looks whether other partitions have settled. */
 const RESERVED_POLL_MS = 20;
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-  });
 
 /** Where the rows of one partition go once a part is complete. */
 export interface PartSink {

@@ -59,9 +59,12 @@ export class DuckDb {
   ) {}
 
   /** Opens an in-memory database. `threads` defaults to DuckDB's (all cores). */
-  static async open(options: { readonly threads?: number } = {}): Promise<DuckDb> {
+  static async open(options: { readonly threads?: number; readonly memoryLimit?: string } = {}): Promise<DuckDb> {
     const config: Record<string, string> = {};
     if (options.threads !== undefined) config['threads'] = String(options.threads);
+    // DuckDB would otherwise take up to 80 % of RAM for its buffers and keep what it took; the
+    // local run shares the machine with its own JS heap (bench/local-throughput measures RSS).
+    config['memory_limit'] = options.memoryLimit ?? '1GB';
     const instance = await DuckDBInstance.create(':memory:', config);
     return new DuckDb(instance, await instance.connect());
   }

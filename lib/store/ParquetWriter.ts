@@ -136,12 +136,15 @@ export class ParquetWriter {
   ) {}
 
   /** `tmpDir`: where the NDJSON staging files go (default: a fresh folder in the OS temp dir). */
-  static async create(options: { readonly tmpDir?: string; readonly threads?: number } = {}): Promise<ParquetWriter> {
+  static async create(options: { readonly tmpDir?: string; readonly threads?: number; readonly memoryLimit?: string } = {}): Promise<ParquetWriter> {
     const base = options.tmpDir ?? os.tmpdir();
     await mkdir(base, { recursive: true });
     const tmpDir = await mkdtemp(path.join(base, 'sondage-parquet-'));
     const config: Record<string, string> = {};
     if (options.threads !== undefined) config['threads'] = String(options.threads);
+    // DuckDB would otherwise take up to 80 % of RAM for its buffers and keep what it took; the
+    // local run shares the machine with its own JS heap (bench/local-throughput measures RSS).
+    config['memory_limit'] = options.memoryLimit ?? '256MB';
     return new ParquetWriter(await DuckDBInstance.create(':memory:', config), tmpDir);
   }
 
