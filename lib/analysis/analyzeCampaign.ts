@@ -11,6 +11,7 @@ import { residualReadoutComparisons } from './readoutResiduals.js';
 import { runSql } from './runSql.js';
 import { runSameReplies } from './sameReplies.js';
 import { summarizeCells } from './summarizeCells.js';
+import type { Proposition } from '../design/types.js';
 import type { AnalysisResults, EstimateOptions, IdentityOptions, Queryable, TableSources } from './types.js';
 
 export type AnalyzeOptions = EstimateOptions & IdentityOptions;
@@ -25,18 +26,17 @@ export type AnalyzeOptions = EstimateOptions & IdentityOptions;
  */
 export async function analyzeCampaign(db: Queryable, tables: TableSources, opts: AnalyzeOptions = {}): Promise<AnalysisResults> {
   const labelMaps = parseLabelMaps(await runSql(db, 'label_maps', tables));
-  const itemRows = parseItemShareRows(await runSql(db, 'item_shares', tables), labelMaps);
+  const { estimates, cellSummary, itemRows } = await perCell(db, tables, labelMaps, opts);
   const replyTotals = parseReplyTotalsRows(await runSql(db, 'reply_totals', tables));
+  // After perCell, so that its item rows can be freed before these queries' rows arrive.
   const agreementRows = await runReadingAgreement(db, tables);
   const sameReplies = await runSameReplies(db, tables, labelMaps, opts.minCommonStories);
-  const estimates = estimate(itemRows, opts);
   const residual = residualReadoutComparisons(estimates.storyScores, estimates.comparisons, estimates.minCommonStories);
   return {
     ...estimates,
-    // cell_summary.sql gives the same rows (tested); computing them here spares a second item_shares pass.
-    cellSummary: summarizeCells(itemRows),
+    cellSummary,
     replyTotals,
-    itemRows: itemRows.length,
+    itemRows,
     simulated: replyTotals.some((t) => t.simulated_attempts > 0),
     // Seed 000 §5 and §6: across cells, on the story scores and habits just estimated.
     identity: identityAnalysis(estimates.storyScores, { ...opts, minCommonStories: estimates.minCommonStories }),
@@ -46,4 +46,11 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
     residualConvergence: residual.convergence,
     sameReplies,
   };
+}
+
+/** item_shares.sql and what is computed from its rows; the rows themselves do not outlive the call. */
+async function perCell(db: Queryable, tables: TableSources, labelMaps: ReadonlyMap<string, Proposition>, opts: AnalyzeOptions) {
+  const rows = parseItemShareRows(await runSql(db, 'item_shares', tables), labelMaps);
+  // cell_summary.sql gives the same rows (tested); computing them here spares a second item_shares pass.
+  return { estimates: estimate(rows, opts), cellSummary: summarizeCells(rows), itemRows: rows.length };
 }
