@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import { startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
+import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { readParquet, tableGlob } from '../../lib/store/index.js';
+import { ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
+
+const KEY = 'sk-test-local-0000000000000000';
+
+/** A chat completion that answers yes/no-first and letter items the way the reading map expects. */
+function completion(req: RecordedRequest) {
+  const body = req.body as { model: string; messages: { content: string }[] };
+  const prompt = body.messages.at(-1)?.content ?? '';
+  const text = /A:|B:/.test(prompt) ? 'A' : 'Yes. I think so, because it hurt someone.';
+  return {
+    json: {
+      id: 'chatcmpl-local',
+      object: 'chat.completion',
+      created: 1_751_328_000,
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      usage: { prompt_tokens: 120, completion_tokens: 12, total_tokens: 132 },
+    },
+  };
+}
+
+describe('a campaign on an OpenAI-compatible endpoint', () => {
+  let server: WireServer | undefined;
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await server?.close();
+    await cleanup?.();
+    delete process.env['SONDAGE_TEST_KEY'];
+  });
+
+  it('stores one ok reply per item through 503s and 429s, counts cost once, and never stores the key', async () => {
+    // Prepare: every 5th request fails with 503, every 7th with 429 + retry-after 0 (about 3 in 10
+    // attempts fail; 12 attempts make a run of failures that exhausts them vanishingly rare).
+    let n = 0;
+    server = await startWireServer([
+      {
+        from: (req) => {
+          n++;
+          if (n % 5 === 0) return { status: 503, json: { error: { message: 'overloaded', type: 'server_error' } } };
+          if (n % 7 === 0) return { status: 429, headers: { 'retry-after': '0' }, json: { error: { message: 'slow down', type: 'rate_limit' } } };
+          return completion(req);
+        },
+      },
+    ]);
+    process.env['SONDAGE_TEST_KEY'] = KEY;
+    const tmp = await tempDir('real-provider');
+    cleanup = tmp.cleanup;
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
+      doc.design['languages'] = ['en'];
+      doc.design['forms'] = ['plain'];
+      doc.design['constraints'] = ['yesno', 'label'];
+      doc.models = [
+        {
+          id: 'local',
+          provider: 'openai-compatible',
+          model: 'qwen3-8b',
+          base_url: `${server!.url}/v1`,
+          api_key_env: 'SONDAGE_TEST_KEY',
+          rpm: 100_000,
+          price: { input_per_mtok: 1, output_per_mtok: 2 },
+        },
+      ];
+    });
+    const ctx = await loadContext(file);
+
+    // Act
+    const summary = await runCampaign(ctx, { retry: { maxAttempts: 12, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 10_000 }, skipAnalysis: true });
+
+    // Assess
+    const generate = summary.phases.find((p) => p.phase === 'generate')!;
+    const all = await readParquet<{ item_id: string; status: string; provider: string; error_class: string | null; error_message: string | null; settings_json: string }>(
+      tableGlob(ctx.dataDir, ctx.campaign.name, 'generate', 'replies'),
+    );
+    const okIds = new Set(all.filter((r) => r.status === 'ok').map((r) => r.item_id));
+    expect(all.filter((r) => !okIds.has(r.item_id))).toEqual([]);
+    expect(generate.failed).toBe(0);
+    expect(generate.done).toBe(generate.items);
+    const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
+    const ok = okCounts(rows);
+    expect(ok.size).toBe(generate.items);
+    expect([...ok.values()].every((c) => c === 1)).toBe(true);
+    const errors = rows.filter((r) => r.status === 'error');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(all.every((r) => r.provider.startsWith('openai-compatible/'))).toBe(true);
+    // The settings actually sent are stored on every reply.
+    expect(JSON.parse(all.find((r) => r.status === 'ok')!.settings_json)).toMatchObject({ max_tokens: 120, temperature: 1 });
+    // Cost: 120 prompt + 12 completion tokens at $1/$2 per million, once per ok reply.
+    const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
+    expect(generate.costUsd).toBeCloseTo((ok.size * (120 * 1 + 12 * 2)) / 1e6, 9);
+    expect(ledger.budget.spent_usd).toBeCloseTo(summary.phases.reduce((sum, p) => sum + p.costUsd, 0), 9);
+    expect(ledger.budget.reserved_usd).toBe(0);
+    // The key went on the wire, and nowhere else.
+    expect(server!.requests.some((r) => String(r.headers['authorization']).includes(KEY))).toBe(true);
+    expect(JSON.stringify(all)).not.toContain(KEY);
+  });
+});
