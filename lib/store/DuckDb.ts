@@ -79,8 +79,12 @@ export class DuckDb {
   /** Rows of a query as objects keyed by column name. */
   all<T = Record<string, JS>>(sql: string): Promise<T[]> {
     return this.serial(async () => {
-      const reader = await this.connection.runAndReadAll(sql);
-      return reader.convertRowObjects(toJs) as T[];
+      // Streamed chunk by chunk: DuckDB's copy of a chunk is freed once it is converted, so a large
+      // result (900k item rows for a million replies) is never held twice.
+      const result = await this.connection.stream(sql);
+      const rows: T[] = [];
+      for await (const chunk of result.yieldConvertedRowObjects(toJs)) for (const row of chunk) rows.push(row as T);
+      return rows;
     });
   }
 
