@@ -5,7 +5,7 @@ import type { AnalysisResults } from '../analysis/index.js';
 import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import type { Language, PromptItem } from '../design/types.js';
-import { BudgetError } from '../errors.js';
+import { BudgetError, CampaignFileError, formatIssues } from '../errors.js';
 import { costUsd, estimatePromptTokens } from '../providers/pricing.js';
 import { createProvider } from '../providers/registry.js';
 import { simulationTruth } from '../providers/simulated/index.js';
@@ -83,6 +83,21 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     throw new BudgetError(
       `${campaign.name}: the expected cost $${plan.totals.costUsd.toFixed(4)} exceeds budget_usd $${campaign.budget_usd}; ` +
         'raise budget_usd, shrink the design, or pass --allow-partial to run until the cap',
+    );
+  }
+
+  // Batch mode parses (the batch clients exist) but the run cannot yet submit, persist and
+  // re-attach to batches: refusing beats silently paying the synchronous price.
+  const batchModels = [...campaign.models, ...(campaign.judge ? [campaign.judge] : [])].filter((m) => m.mode === 'batch');
+  if (batchModels.length > 0) {
+    throw new CampaignFileError(
+      formatIssues(
+        batchModels.map((m) => ({
+          file: campaign.file,
+          path: `${m === campaign.judge ? 'judge' : `models[${campaign.models.indexOf(m)}]`}.mode`,
+          message: '"batch" is not supported by `sondage run` yet; use mode: sync (the default)',
+        })),
+      ),
     );
   }
 

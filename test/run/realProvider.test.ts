@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
@@ -97,5 +98,27 @@ describe('a campaign on an OpenAI-compatible endpoint', () => {
     // The key went on the wire, and nowhere else.
     expect(server!.requests.some((r) => String(r.headers['authorization']).includes(KEY))).toBe(true);
     expect(JSON.stringify(all)).not.toContain(KEY);
+  });
+
+  it('refuses mode: batch before anything is written, naming the file and the entry', async () => {
+    process.env['SONDAGE_TEST_KEY'] = KEY;
+    const tmp = await tempDir('batch-refused');
+    cleanup = tmp.cleanup;
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
+      doc.models = [
+        {
+          id: 'gpt',
+          provider: 'openai',
+          model: 'gpt-4.1-mini',
+          api_key_env: 'SONDAGE_TEST_KEY',
+          mode: 'batch',
+          price: { input_per_mtok: 0.4, output_per_mtok: 1.6, batch_discount: 0.5 },
+        },
+      ];
+    });
+    const ctx = await loadContext(file);
+
+    await expect(runCampaign(ctx)).rejects.toThrow(/campaign\.yaml: models\[0\]\.mode: "batch" is not supported by `sondage run` yet/);
+    expect(existsSync(ctx.dataDir)).toBe(false);
   });
 });
