@@ -12,7 +12,7 @@ import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../design/types.js';
 import type { AnswerConstraint, Proposition, QuestionForm } from '../design/types.js';
 import { CampaignFileError, formatIssues } from '../errors.js';
 import type { FileIssue } from '../errors.js';
-import { renderExtraSql, runExtraSql } from './extraSql.js';
+import { renderSql, runSql } from './runSql.js';
 import type {
   AgreementResults,
   DisagreementSummary,
@@ -28,12 +28,12 @@ const FILE = 'reading_agreement.sql';
 
 /** reading_agreement.sql with its placeholders filled. */
 export function renderAgreementSql(tables: TableSources): string {
-  return renderExtraSql('reading_agreement', tables);
+  return renderSql('reading_agreement', tables);
 }
 
 /** Runs reading_agreement.sql on `db` and checks its rows. */
 export async function runReadingAgreement(db: Queryable, tables: TableSources): Promise<ReadingAgreementRow[]> {
-  return parseAgreementRows(await runExtraSql(db, 'reading_agreement', tables));
+  return parseAgreementRows(await runSql(db, 'reading_agreement', tables));
 }
 
 function asCount(v: unknown): number {

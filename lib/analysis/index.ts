@@ -28,6 +28,4 @@ export type { PairIndex, ProfileMatrix } from './profiles.js';
 export { STUDY_FILES, studyCsvFiles, studySummarySections } from './studyReport.js';
 export { agreementAnalysis, parseAgreementRows, polarityShares, renderAgreementSql, replyDisagreement, runReadingAgreement } from './agreement.js';
 export { residualReadoutComparisons } from './readoutResiduals.js';
-export { EXTRA_SQL_NAMES, renderExtraSql, runExtraSql } from './extraSql.js';
-export type { ExtraSqlName } from './extraSql.js';
 export { runSameReplies, sameRepliesAnalysis, sameReplyPairs } from './sameReplies.js';

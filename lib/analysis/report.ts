@@ -3,6 +3,7 @@
  * machines, summary.md for people, and a short console table.
  */
 import { toCsv } from './csv.js';
+import { fmtNumber, mdTable } from './markdown.js';
 import { STUDY_FILE_LINES, STUDY_FILES, studyCsvFiles, studySummarySections } from './studyReport.js';
 import type {
   AnalysisResults,
@@ -56,22 +57,7 @@ export async function writeResults(
   await out('summary.md', summaryMarkdown(results, meta));
 }
 
-function fmt(x: number | null | undefined, digits = 2): string {
-  if (x === null || x === undefined || !Number.isFinite(x)) return '–';
-  const text = x.toFixed(digits);
-  // -0.00 reads as a sign that is not there.
-  return /^-0\.0+$/.test(text) ? text.slice(1) : text;
-}
-
-function mdCell(text: string): string {
-  return text.replaceAll('\\', '\\\\').replaceAll('|', '\\|').replace(/\r?\n/g, ' ');
-}
-
-function mdTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const lines = [`| ${header.map(mdCell).join(' | ')} |`, `| ${header.map(() => '---').join(' | ')} |`];
-  for (const row of rows) lines.push(`| ${row.map(mdCell).join(' | ')} |`);
-  return lines.join('\n');
-}
+const fmt = fmtNumber;
 
 function unique(xs: readonly string[]): string[] {
   return [...new Set(xs)].sort();

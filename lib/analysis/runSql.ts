@@ -9,7 +9,15 @@ import { AnalysisError } from './errors.js';
 import type { Queryable, TableSources } from './types.js';
 
 /** The queries shipped in `lib/analysis/sql/` (deployments must bundle that folder). */
-export const SQL_NAMES = ['chosen_replies', 'item_shares', 'cell_summary', 'label_maps', 'reply_totals'] as const;
+export const SQL_NAMES = [
+  'chosen_replies',
+  'item_shares',
+  'cell_summary',
+  'label_maps',
+  'reply_totals',
+  'reading_agreement',
+  'same_replies_shares',
+] as const;
 export type SqlName = (typeof SQL_NAMES)[number];
 
 const TABLES: readonly TableName[] = ['prompts', 'replies', 'readings'];

@@ -6,7 +6,7 @@
  * cell's two profiles are compared on their common stories.
  */
 import { estimate, readoutOf } from './estimators.js';
-import { runExtraSql } from './extraSql.js';
+import { runSql } from './runSql.js';
 import { parseItemShareRows } from './parseRows.js';
 import type { Proposition } from '../design/types.js';
 import type { ItemShareRow, Queryable, Readout, SameRepliesResults, TableSources } from './types.js';
@@ -45,6 +45,6 @@ export async function runSameReplies(
   secondListed: ReadonlyMap<string, Proposition>,
   minCommonStories?: number,
 ): Promise<SameRepliesResults> {
-  const rows = parseItemShareRows(await runExtraSql(db, 'same_replies_shares', tables), secondListed, 'same_replies_shares.sql');
+  const rows = parseItemShareRows(await runSql(db, 'same_replies_shares', tables), secondListed, 'same_replies_shares.sql');
   return sameRepliesAnalysis(rows, minCommonStories);
 }
