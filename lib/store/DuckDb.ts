@@ -1,5 +1,6 @@
 import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBValueConverter, JS } from '@duckdb/node-api';
+import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { tablePrefix } from './layout.js';
@@ -64,7 +65,9 @@ export class DuckDb {
     if (options.threads !== undefined) config['threads'] = String(options.threads);
     // DuckDB would otherwise take up to 80 % of RAM for its buffers and keep what it took; the
     // local run shares the machine with its own JS heap (bench/local-throughput measures RSS).
-    config['memory_limit'] = options.memoryLimit ?? '1GB';
+    config['memory_limit'] = options.memoryLimit ?? '400MB';
+    // Spills past the limit go to the OS temp folder, not to a .tmp folder in the user's cwd.
+    config['temp_directory'] = path.join(os.tmpdir(), 'sondage-duckdb');
     const instance = await DuckDBInstance.create(':memory:', config);
     return new DuckDb(instance, await instance.connect());
   }

@@ -145,6 +145,8 @@ export class ParquetWriter {
     // DuckDB would otherwise take up to 80 % of RAM for its buffers and keep what it took; the
     // local run shares the machine with its own JS heap (bench/local-throughput measures RSS).
     config['memory_limit'] = options.memoryLimit ?? '256MB';
+    // Spills past the limit go to the OS temp folder, not to a .tmp folder in the user's cwd.
+    config['temp_directory'] = path.join(os.tmpdir(), 'sondage-duckdb');
     return new ParquetWriter(await DuckDBInstance.create(':memory:', config), tmpDir);
   }
 
