@@ -164,101 +164,95 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 
     const phases: PhaseSummary[] = [];
     const partitionPool = opts.partitionConcurrency ?? 2;
-
-    // ---- generate ---------------------------------------------------------------------------
-    const generate = { phase: 'generate', items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 };
-    const genTotal = plan.lines.filter((l) => l.phase === 'generate').reduce((s, l) => s + l.items, 0);
-    let replied = (await ledger.counts(campaign.name, 'generate')).done;
     let spent = (await ledger.budget(campaign.name)).spent_usd;
-    const note = (row: ReplyRow) => {
-      spent += row.cost_usd;
-      return `$${spent.toFixed(4)} of $${campaign.budget_usd}`;
-    };
-    progress.start('generate', genTotal);
-    const genTasks = campaign.models.flatMap((model) =>
-      battery.languages.map((language) => async () => {
-        if (stop.reason) return;
-        const items = [...battery.expand(model, language)];
-        generate.items += items.length;
-        await ensurePrompts(writer, store, campaign.name, 'generate', model.id, language, items, false);
-        const price = model.price;
-        const out = await runPartition({
-          ...shared,
-          phase: 'generate',
-          model: model.id,
-          language,
-          items,
-          provider: providers.get(model.id)!,
-          price,
-          maxCost: (item) => itemMaxCost(item, price),
-          cost: (usage) => costUsd(price, usage),
-          readReply: (item, reply) => ruleReadingRows(battery, item, reply),
-          journalDir: journalDir('generate', model.id, language),
-          sink: sinkFor('generate', model.id, language),
-          onReply: (row) => {
-            if (row.status === 'ok') progress.tick(++replied, note(row));
-            opts.onReply?.(row);
-          },
-        });
-        accumulate(generate, out);
-      }),
-    );
-    await pool(genTasks, partitionPool);
-    // An abort after the last chunk was sent leaves items pending without any partition noticing.
-    if (opts.signal?.aborted) stop.reason ??= 'aborted';
-    progress.finish(await spendLine(ledger, campaign.name));
-    phases.push(generate);
 
-    // ---- judge ------------------------------------------------------------------------------
+    /**
+     * One phase: for every model and language, the partition's items (`itemsFor`), their prompts
+     * part, and the budget-guarded calls; partitions run `partitionPool` at a time.
+     */
+    const runPhase = async (
+      phase: string,
+      total: number,
+      entryFor: (model: ModelEntry) => { provider: ModelProvider; price: ModelEntry['price'] },
+      itemsFor: (model: ModelEntry, language: Language) => Promise<PromptItem[]>,
+      readReply: (item: PromptItem, reply: ReplyRow) => ReadingRow[],
+    ): Promise<PhaseSummary> => {
+      const summary = { phase, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 };
+      let replied = (await ledger.counts(campaign.name, phase)).done;
+      progress.start(phase, total);
+      const tasks = campaign.models.flatMap((model) =>
+        battery.languages.map((language) => async () => {
+          if (stop.reason) return;
+          const items = await itemsFor(model, language);
+          summary.items += items.length;
+          // Generate prompts are a pure function of the design: written once. Judge prompts depend
+          // on the replies, which a later run may have completed: rewritten each time.
+          await ensurePrompts(writer, store, campaign.name, phase, model.id, language, items, phase !== 'generate');
+          const { provider, price } = entryFor(model);
+          const out = await runPartition({
+            ...shared,
+            phase,
+            model: model.id,
+            language,
+            items,
+            provider,
+            price,
+            maxCost: (item) => itemMaxCost(item, price),
+            cost: (usage) => costUsd(price, usage),
+            readReply,
+            journalDir: journalDir(phase, model.id, language),
+            sink: sinkFor(phase, model.id, language),
+            onReply: (row) => {
+              spent += row.cost_usd;
+              if (row.status === 'ok') progress.tick(++replied, `$${spent.toFixed(4)} of $${campaign.budget_usd}`);
+              opts.onReply?.(row);
+            },
+          });
+          accumulate(summary, out);
+        }),
+      );
+      await pool(tasks, partitionPool);
+      // An abort after the last chunk was sent leaves items pending without any partition noticing.
+      if (opts.signal?.aborted) stop.reason ??= 'aborted';
+      progress.finish(await spendLine(ledger, campaign.name));
+      return summary;
+    };
+
+    phases.push(
+      await runPhase(
+        'generate',
+        plan.lines.filter((l) => l.phase === 'generate').reduce((s, l) => s + l.items, 0),
+        (model) => ({ provider: providers.get(model.id)!, price: model.price }),
+        async (model, language) => [...battery.expand(model, language)],
+        (item, reply) => ruleReadingRows(battery, item, reply),
+      ),
+    );
+
     const judge = campaign.judge;
     if (judge && judgeProvider && !stop.reason) {
-      const judgePrice = judge.price;
       const judgeModel: BatteryModel = { id: judge.id, settings: judge.settings };
-      const phase = { phase: 'judge', items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 };
-      const judgeTotal = plan.partitions.reduce((s, p) => s + p.judged, 0);
-      let judged = (await ledger.counts(campaign.name, 'judge')).done;
-      progress.start('judge', judgeTotal);
       const db = await DuckDb.open();
       try {
-        const tasks = campaign.models.flatMap((model) =>
-          battery.languages.map((language) => async () => {
-            if (stop.reason) return;
-            const chosen = await chosenReplies(db, dataDir, campaign.name, model.id, language);
-            const items: PromptItem[] = [];
-            for (const source of battery.expand(model, language)) {
-              const reply = chosen.get(source.item_id);
-              if (reply && battery.needsJudge(source)) items.push(battery.judgeItem(source, reply, judgeModel));
-            }
-            phase.items += items.length;
-            await ensurePrompts(writer, store, campaign.name, 'judge', model.id, language, items, true);
-            const out = await runPartition({
-              ...shared,
-              phase: 'judge',
-              model: model.id,
-              language,
-              items,
-              provider: judgeProvider,
-              price: judgePrice,
-              maxCost: (item) => itemMaxCost(item, judgePrice),
-              cost: (usage) => costUsd(judgePrice, usage),
-              readReply: (item, reply) => judgeReadingRows(battery, judge.id, item, reply),
-              journalDir: journalDir('judge', model.id, language),
-              sink: sinkFor('judge', model.id, language),
-              onReply: (row) => {
-                if (row.status === 'ok') progress.tick(++judged, note(row));
-                opts.onReply?.(row);
-              },
-            });
-            accumulate(phase, out);
-          }),
+        phases.push(
+          await runPhase(
+            'judge',
+            plan.partitions.reduce((s, p) => s + p.judged, 0),
+            () => ({ provider: judgeProvider, price: judge.price }),
+            async (model, language) => {
+              const chosen = await chosenReplies(db, dataDir, campaign.name, model.id, language);
+              const items: PromptItem[] = [];
+              for (const source of battery.expand(model, language)) {
+                const reply = chosen.get(source.item_id);
+                if (reply && battery.needsJudge(source)) items.push(battery.judgeItem(source, reply, judgeModel));
+              }
+              return items;
+            },
+            (item, reply) => judgeReadingRows(battery, judge.id, item, reply),
+          ),
         );
-        await pool(tasks, partitionPool);
       } finally {
         db.close();
       }
-      if (opts.signal?.aborted) stop.reason ??= 'aborted';
-      progress.finish(await spendLine(ledger, campaign.name));
-      phases.push(phase);
     }
 
     const budget = await ledger.budget(campaign.name);
@@ -390,4 +384,3 @@ async function pool(tasks: readonly (() => Promise<void>)[], limit: number): Pro
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
-export type { ModelEntry };
