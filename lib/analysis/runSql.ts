@@ -17,6 +17,8 @@ export const SQL_NAMES = [
   'reply_totals',
   'reading_agreement',
   'same_replies_shares',
+  'prompt_items',
+  'one_reading',
 ] as const;
 export type SqlName = (typeof SQL_NAMES)[number];
 

@@ -12,35 +12,13 @@
 -- n_replies = read replies = n_p + n_notp + n_both + n_none + n_invalid. Column names are lower
 -- case because Athena folds identifiers. `constraint` is a reserved word in both engines: quoted.
 WITH prompt_items AS (
-  SELECT DISTINCT
-    item_id,
-    prompt_key,
-    CAST(model AS VARCHAR) AS model,
-    CAST(language AS VARCHAR) AS language,
-    form,
-    "constraint",
-    story,
-    story_group,
-    concept_pair,
-    construction,
-    named,
-    CAST(option_order AS INTEGER) AS option_order
-  FROM {{prompts}}
+  SELECT * FROM {{query:prompt_items}} pi
 ),
 chosen AS (
   SELECT item_id FROM {{query:chosen_replies}} c
 ),
 one_reading AS (
-  SELECT item_id, reader, label
-  FROM (
-    SELECT
-      item_id,
-      reader,
-      label,
-      ROW_NUMBER() OVER (PARTITION BY item_id, reader ORDER BY judge_item_id, label) AS pick
-    FROM {{readings}}
-  ) ranked
-  WHERE pick = 1
+  SELECT item_id, reader, label FROM {{query:one_reading}} r
 )
 SELECT
   p.model,

@@ -7,31 +7,14 @@
 -- judge_item_id, then label), as in item_shares.sql. Reader pairs are ordered (reader_a < reader_b)
 -- so each pair appears once. Portable SQL (DuckDB and Athena); no statement terminator.
 WITH prompt_items AS (
-  SELECT DISTINCT
-    item_id,
-    CAST(model AS VARCHAR) AS model,
-    CAST(language AS VARCHAR) AS language,
-    form,
-    "constraint",
-    concept_pair,
-    construction,
-    named
-  FROM {{prompts}}
+  SELECT * FROM {{query:prompt_items}} pi
 ),
 chosen AS (
   SELECT item_id FROM {{query:chosen_replies}} c
 ),
 one_reading AS (
-  SELECT item_id, reader, label
-  FROM (
-    SELECT
-      item_id,
-      reader,
-      label,
-      ROW_NUMBER() OVER (PARTITION BY item_id, reader ORDER BY judge_item_id, label) AS pick
-    FROM {{readings}}
-  ) ranked
-  WHERE pick = 1 AND label IN ('P', 'notP')
+  SELECT item_id, reader, label FROM {{query:one_reading}} r
+  WHERE label IN ('P', 'notP')
 )
 SELECT
   p.model,

@@ -8,35 +8,14 @@
 -- `judge:j [with rule]` the judge's, of the same replies. n_both, n_none and n_invalid are 0 by
 -- construction. Portable SQL (DuckDB and Athena); no statement terminator.
 WITH prompt_items AS (
-  SELECT DISTINCT
-    item_id,
-    prompt_key,
-    CAST(model AS VARCHAR) AS model,
-    CAST(language AS VARCHAR) AS language,
-    form,
-    "constraint",
-    story,
-    story_group,
-    concept_pair,
-    construction,
-    named,
-    CAST(option_order AS INTEGER) AS option_order
-  FROM {{prompts}}
+  SELECT * FROM {{query:prompt_items}} pi
 ),
 chosen AS (
   SELECT item_id FROM {{query:chosen_replies}} c
 ),
 one_reading AS (
-  SELECT item_id, reader, label
-  FROM (
-    SELECT
-      item_id,
-      reader,
-      label,
-      ROW_NUMBER() OVER (PARTITION BY item_id, reader ORDER BY judge_item_id, label) AS pick
-    FROM {{readings}}
-  ) ranked
-  WHERE pick = 1 AND label IN ('P', 'notP')
+  SELECT item_id, reader, label FROM {{query:one_reading}} r
+  WHERE label IN ('P', 'notP')
 ),
 both_decisive AS (
   SELECT t.item_id, t.reader AS token_reader, j.reader AS judge_reader, t.label AS token_label, j.label AS judge_label
