@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * JSON with object keys sorted at every level, so the same value always gives the same bytes
@@ -18,7 +18,7 @@ export function canonicalJson(value: unknown): string {
  * @example stableId({ a: 1, b: [2] }) === stableId({ b: [2], a: 1 })
  */
 export function stableId(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 32);
+  return hash('sha256', canonicalJson(value), 'hex').slice(0, 32);
 }
 
 /**
@@ -26,7 +26,8 @@ export function stableId(value: unknown): string {
  * every run, whatever the order or concurrency of the calls (seeded subsets, simulated replies).
  */
 export function uniformFromKey(key: string): number {
-  const h = createHash('sha256').update(key).digest();
+  // One-shot hash: about twice as fast as createHash for the short keys drawn per reply.
+  const h = hash('sha256', key, 'buffer');
   // 52 bits: exact in a double.
   const hi = h.readUInt32BE(0) >>> 0;
   const lo = h.readUInt32BE(4) >>> 12;
