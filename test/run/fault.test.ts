@@ -127,7 +127,7 @@ describe('a campaign against an endpoint that fails 20 % of calls', () => {
     const ctx = await loadContext(file);
 
     // Act: short backoff, and a timeout short enough that a hung call costs a fraction of a second.
-    const summary = await runCampaign(ctx, { retry: { maxAttempts: 10, baseDelayMs: 1, maxDelayMs: 10, timeoutMs: 250 }, skipAnalysis: true });
+    const summary = await runCampaign(ctx, { retry: { maxAttempts: 10, baseDelayMs: 1, maxDelayMs: 10, timeoutMs: 400 }, skipAnalysis: true });
 
     // Assess: every item done exactly once.
     const generate = summary.phases.find((p) => p.phase === 'generate')!;
@@ -138,13 +138,20 @@ describe('a campaign against an endpoint that fails 20 % of calls', () => {
     const ok = okCounts(rows);
     expect(ok.size).toBe(generate.items);
     expect([...ok.values()].every((c) => c === 1)).toBe(true);
-    expect(server.served.get('ok')).toBe(ok.size);
-    // Every fault the server served is stored once, as an error row of its class; nothing else is.
-    const expected = new Map<string, number>();
-    for (const f of FAULTS) expected.set(f.errorClass, (expected.get(f.errorClass) ?? 0) + (server.served.get(f.kind) ?? 0));
+    // Every request the server saw is stored once: as the ok reply, or as an error row of the
+    // fault's class. Under load a slow answer may pass the timeout first and be stored as a
+    // timeout instead, so the classes other than timeout are bounds and the totals are exact.
+    const served = (kinds: readonly (Fault | 'ok')[]) => kinds.reduce((s, k) => s + (server!.served.get(k) ?? 0), 0);
     const stored = new Map<string, number>();
     for (const r of rows) if (r.status === 'error') stored.set(r.error_class ?? 'null', (stored.get(r.error_class ?? 'null') ?? 0) + 1);
-    expect(stored).toEqual(expected);
+    expect(rows.length).toBe(served(['ok', ...FAULTS.map((f) => f.kind)]));
+    expect([...stored.keys()].sort()).toEqual([...new Set(FAULTS.map((f) => f.errorClass))].sort());
+    expect(ok.size).toBeLessThanOrEqual(served(['ok']));
+    for (const cls of new Set(FAULTS.map((f) => f.errorClass))) {
+      const kinds = FAULTS.filter((f) => f.errorClass === cls).map((f) => f.kind);
+      if (cls === 'timeout') expect(stored.get(cls)).toBeGreaterThanOrEqual(served(kinds));
+      else expect(stored.get(cls), cls).toBeLessThanOrEqual(served(kinds));
+    }
     for (const f of FAULTS) expect(server.served.get(f.kind), f.kind).toBeGreaterThan(0);
     // Errors cost nothing; ok replies 100 prompt + 10 completion tokens at $1/$2 per million.
     expect(rows.filter((r) => r.status === 'error').every((r) => r.cost_usd === 0)).toBe(true);
