@@ -11,6 +11,9 @@ Usage:
       print the inventory size and the cost estimate per model and phase; calls nothing
   sondage analyze <campaign.yaml> [--data-dir DIR]
       re-run the analysis on what has been collected
+  sondage analyze --replies <file-or-dir> --out DIR
+      analyse replies collected elsewhere (JSONL, CSV or Parquet rows as in
+      schema/replies.schema.json); bad rows are listed and left out
   sondage schema
       print the campaign file's JSON Schema (for editor completion)
 
@@ -19,6 +22,8 @@ Options:
                      (default: the campaign's data_dir)
   --allow-partial    start even when the expected cost exceeds budget_usd; stops at the cap
   --quiet            no progress bar
+  --replies PATH     analyze: a replies file, or a folder of them
+  --out DIR          analyze --replies: where the results files and tables go
 `;
 
 /** The `sondage` command. Returns the exit code; thin over lib/. */
@@ -32,7 +37,7 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/plan.js')).planCommand(parse(rest));
       case 'analyze':
       case 'analyse':
-        return await (await import('./commands/analyze.js')).analyzeCommand(parse(rest));
+        return await (await import('./commands/analyze.js')).analyzeCommand(parse(rest, { replies: true }));
       case 'schema':
         return await (await import('./commands/schema.js')).schemaCommand();
       case undefined:
@@ -59,9 +64,12 @@ export interface CliArgs {
   readonly dataDir?: string;
   readonly allowPartial: boolean;
   readonly quiet: boolean;
+  /** analyze --replies: replies collected elsewhere (then `file` is empty). */
+  readonly replies?: string;
+  readonly out?: string;
 }
 
-function parse(args: readonly string[]): CliArgs {
+function parse(args: readonly string[], accepts: { readonly replies?: boolean } = {}): CliArgs {
   let parsed;
   try {
     parsed = parseArgs({
@@ -71,10 +79,17 @@ function parse(args: readonly string[]): CliArgs {
         'data-dir': { type: 'string' },
         'allow-partial': { type: 'boolean', default: false },
         quiet: { type: 'boolean', default: false },
+        ...(accepts.replies ? { replies: { type: 'string' as const }, out: { type: 'string' as const } } : {}),
       },
     });
   } catch (err) {
     throw new SondageError(`sondage: ${(err as Error).message}\n\n${USAGE}`);
+  }
+  const values = parsed.values as typeof parsed.values & { replies?: string; out?: string };
+  if (values.replies !== undefined || values.out !== undefined) {
+    if (!values.replies || !values.out) throw new SondageError(`sondage: --replies and --out go together\n\n${USAGE}`);
+    if (parsed.positionals.length > 0) throw new SondageError(`sondage: give either a campaign file or --replies, not both\n\n${USAGE}`);
+    return { file: '', replies: values.replies, out: values.out, allowPartial: false, quiet: values.quiet ?? false };
   }
   const file = parsed.positionals[0];
   if (!file) throw new SondageError(`sondage: missing the campaign file\n\n${USAGE}`);

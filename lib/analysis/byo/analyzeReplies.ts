@@ -1,0 +1,109 @@
+/**
+ * `sondage analyze --replies`: replies collected elsewhere, validated, converted to the campaign
+ * tables and analysed as a run's are (issue 5, item 7; the analysis is seed 000 §3–§7).
+ */
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CampaignFileError, formatIssues } from '../../errors.js';
+import type { FileIssue } from '../../errors.js';
+import { DuckDb } from '../../store/DuckDb.js';
+import { ParquetWriter } from '../../store/ParquetWriter.js';
+import { analyzeCampaign } from '../analyzeCampaign.js';
+import { toCsv } from '../csv.js';
+import { writeResults } from '../report.js';
+import { findReplyFiles, readReplyFiles } from './load.js';
+import { buildTables, writeTables } from './tables.js';
+import type { BuiltTables } from './tables.js';
+import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportResult } from './types.js';
+import { resolveRows, validateFile } from './validate.js';
+
+/** The file that lists every rejected row (file, row, field, message) beside the results. */
+export const ISSUES_FILE = 'import_issues.csv';
+
+/**
+ * Reads and validates every replies file at `target` and builds the tables' rows. Row problems
+ * reject the row only (each is listed); a file that cannot be read, or no valid row at all, is a
+ * CampaignFileError.
+ */
+export async function importReplies(target: string, campaign = 'byo'): Promise<ImportResult & { tables: BuiltTables }> {
+  const files = await findReplyFiles(target);
+  const raws = await readReplyFiles(files);
+  const issues: FileIssue[] = [];
+  const warnings: string[] = [];
+  const valid = [];
+  let total = 0;
+  for (const raw of raws) {
+    total += raw.records.length;
+    const v = validateFile(raw);
+    valid.push(...v.rows);
+    issues.push(...v.issues);
+    warnings.push(...v.warnings);
+  }
+  const resolved = resolveRows(valid);
+  issues.push(...resolved.issues);
+  if (resolved.rows.length === 0) {
+    const shown = issues.slice(0, 20);
+    throw new CampaignFileError(
+      `${target}: no valid reply row in ${files.length} file${files.length === 1 ? '' : 's'} (${total} rows read)` +
+        (shown.length > 0 ? `\n${formatIssues(shown)}${issues.length > shown.length ? `\n… and ${issues.length - shown.length} more` : ''}` : ''),
+      issues,
+    );
+  }
+  const tables = buildTables(resolved.rows, campaign);
+  const rejectedRows = new Set(issues.map((i) => `${i.file}\u0000${i.path.replace(/, field .*$/, '')}`)).size;
+  return {
+    tables,
+    issues,
+    warnings,
+    summary: {
+      files: files.length,
+      rows: total,
+      accepted: resolved.rows.length,
+      rejected: rejectedRows,
+      readingsGiven: tables.readingsGiven,
+      readingsComputed: tables.readingsComputed,
+    },
+  };
+}
+
+/**
+ * Imports the replies at `opts.replies` and writes into `opts.out` the results files of a run
+ * (story_scores.csv, … summary.md), `import_issues.csv` when rows were rejected, and the converted
+ * tables under `tables/` (prompts, replies, readings; hive layout), which replace any earlier ones.
+ * @example await analyzeReplies({ replies: 'collected/', out: 'results/' })
+ */
+export async function analyzeReplies(opts: AnalyzeRepliesOptions): Promise<AnalyzeRepliesResult> {
+  const campaign = opts.campaign ?? 'byo';
+  const out = path.resolve(opts.out);
+  const imported = await importReplies(opts.replies, campaign);
+  await mkdir(out, { recursive: true });
+  const tablesDir = path.join(out, 'tables');
+  // Written beside, then swapped in: a failed import never leaves half a table set mixed with an old one.
+  const staging = path.join(out, `.tables-${process.pid}-${Date.now()}`);
+  const writer = await ParquetWriter.create();
+  try {
+    await writeTables(writer, staging, imported.tables, campaign);
+    await rm(tablesDir, { recursive: true, force: true });
+    await rename(staging, tablesDir);
+  } finally {
+    await writer.close();
+    await rm(staging, { recursive: true, force: true });
+  }
+  const issuesPath = path.join(out, ISSUES_FILE);
+  if (imported.issues.length > 0) {
+    await writeFile(issuesPath, toCsv(['file', 'path', 'message'], imported.issues));
+  } else {
+    await rm(issuesPath, { force: true });
+  }
+  const db = await DuckDb.open();
+  try {
+    for (const table of ['prompts', 'replies', 'readings'] as const) {
+      await db.attachTable(table, `${tablesDir}/${table}/**/*.parquet`, table);
+    }
+    const analysis = await analyzeCampaign(db, { prompts: 'prompts', replies: 'replies', readings: 'readings' });
+    await writeResults((name, content) => writeFile(path.join(out, name), content), analysis, { campaign, source: path.resolve(opts.replies) });
+    return { summary: imported.summary, issues: imported.issues, warnings: imported.warnings, analysis, tablesDir };
+  } finally {
+    db.close();
+  }
+}

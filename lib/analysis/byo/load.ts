@@ -1,0 +1,101 @@
+/**
+ * Reading reply files collected elsewhere with DuckDB (`read_json_objects`, `read_csv`,
+ * `read_parquet`). Values keep the types the file gives them, so that validation can say "expected
+ * an integer, got the string 'x'" instead of DuckDB guessing a column type and losing the row.
+ */
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { CampaignFileError } from '../../errors.js';
+import { DuckDb, sqlString } from '../../store/DuckDb.js';
+import type { ByoFormat, RawFile } from './types.js';
+
+const EXTENSIONS: Readonly<Record<string, ByoFormat>> = {
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+  '.json': 'json',
+  '.csv': 'csv',
+  '.parquet': 'parquet',
+};
+
+/** The format of a file by its extension, or undefined when it is not a replies file. */
+export function formatOf(file: string): ByoFormat | undefined {
+  return EXTENSIONS[path.extname(file).toLowerCase()];
+}
+
+/**
+ * The replies files at `target`: the file itself, or every supported file under the folder
+ * (recursively, hidden entries skipped), sorted so that row order and ids are reproducible.
+ */
+export async function findReplyFiles(target: string): Promise<string[]> {
+  const info = await stat(target).catch(() => undefined);
+  if (!info) throw new CampaignFileError(`${target}: no such file or folder (expected replies as .jsonl, .csv or .parquet)`);
+  if (info.isFile()) {
+    if (!formatOf(target)) {
+      throw new CampaignFileError(`${target}: unsupported file type; expected .jsonl, .ndjson, .json, .csv or .parquet`);
+    }
+    return [target];
+  }
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue;
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) await walk(full);
+      else if (e.isFile() && formatOf(full)) out.push(full);
+    }
+  };
+  await walk(target);
+  if (out.length === 0) throw new CampaignFileError(`${target}: the folder holds no .jsonl, .ndjson, .json, .csv or .parquet file`);
+  return out;
+}
+
+function readerSql(file: string, format: ByoFormat): string {
+  const f = sqlString(file);
+  switch (format) {
+    // One JSON text per record, parsed in JavaScript: DuckDB's column inference would coerce or null
+    // a value of the wrong type instead of letting validation name it.
+    case 'jsonl':
+      return `SELECT json FROM read_json_objects(${f}, format = 'newline_delimited')`;
+    case 'json':
+      return `SELECT json FROM read_json_objects(${f}, format = 'auto')`;
+    // Every field as text; schema-aware conversion happens per field (normalize.ts).
+    case 'csv':
+      return `SELECT * FROM read_csv(${f}, header = true, all_varchar = true, auto_detect = true)`;
+    case 'parquet':
+      return `SELECT * FROM read_parquet(${f})`;
+  }
+}
+
+/** Reads one file's records in file order. A file DuckDB cannot parse is a CampaignFileError naming it. */
+export async function readReplyFile(db: DuckDb, file: string): Promise<RawFile> {
+  const format = formatOf(file);
+  if (!format) throw new CampaignFileError(`${file}: unsupported file type; expected .jsonl, .ndjson, .json, .csv or .parquet`);
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await db.all<Record<string, unknown>>(readerSql(file, format));
+  } catch (err) {
+    throw new CampaignFileError(`${file}: cannot be read as ${format.toUpperCase()}: ${(err as Error).message.trim()}`, [], { cause: err });
+  }
+  if (format === 'jsonl' || format === 'json') {
+    const records = rows.map((r) => {
+      const text = r['json'];
+      // DuckDB already checked the syntax; a parse failure here would be a DuckDB/JS disagreement.
+      return typeof text === 'string' ? (JSON.parse(text) as unknown) : text;
+    });
+    return { file, format, records };
+  }
+  return { file, format, records: rows };
+}
+
+/** Reads every file with one DuckDB instance. */
+export async function readReplyFiles(files: readonly string[]): Promise<RawFile[]> {
+  const db = await DuckDb.open();
+  try {
+    const out: RawFile[] = [];
+    for (const f of files) out.push(await readReplyFile(db, f));
+    return out;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,223 @@
+/**
+ * Validation of reply rows: each record against `byoRowSchema`, then across rows (one item, one
+ * set of design factors; one row per item and attempt). A bad row is named (file, row, field, what
+ * was expected, what was found) and left out; every valid row is kept.
+ */
+import type { z } from 'zod';
+import { stableId } from '../../design/hash.js';
+import type { FileIssue } from '../../errors.js';
+import { BOOLEAN_FIELDS, BYO_COLUMNS, byoRowSchema, INTEGER_FIELDS, JSON_FIELDS, NUMBER_FIELDS } from './schema.js';
+import type { ByoRow } from './schema.js';
+import type { RawFile, SourcedRow } from './types.js';
+
+const KNOWN = new Set(BYO_COLUMNS);
+
+/** `row 12, field "language"` */
+export function rowPath(row: number, field?: string): string {
+  return field ? `row ${row}, field ${JSON.stringify(field)}` : `row ${row}`;
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v instanceof Date) return `the date ${v.toISOString()}`;
+  const json = JSON.stringify(v);
+  return json === undefined ? String(v) : json.length > 80 ? `${json.slice(0, 77)}...` : json;
+}
+
+/**
+ * Brings a field to the type the schema checks: CSV gives text, Parquet may give dates, and JSON
+ * structures may come as JSON text in any format. Values that do not convert are left as they are,
+ * so that the schema names them.
+ */
+function normalize(field: string, value: unknown, fromCsv: boolean): unknown | { jsonError: string } {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'bigint') return Number(value);
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value !== 'string') return value;
+  if (JSON_FIELDS.has(field)) {
+    const t = value.trim();
+    if (t === '') return null;
+    try {
+      return JSON.parse(t) as unknown;
+    } catch (err) {
+      return { jsonError: `expected JSON (${(err as Error).message}), got ${show(value)}` };
+    }
+  }
+  if (!fromCsv) return value;
+  const t = value.trim();
+  if (INTEGER_FIELDS.has(field) && /^[+-]?\d+$/.test(t)) return Number(t);
+  if (NUMBER_FIELDS.has(field) && t !== '' && Number.isFinite(Number(t))) return Number(t);
+  if (BOOLEAN_FIELDS.has(field) && /^(true|false)$/i.test(t)) return t.toLowerCase() === 'true';
+  return value;
+}
+
+function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
+  const got = `got ${show(input)}`;
+  switch (issue.code) {
+    case 'invalid_type':
+      if (input === undefined) return `missing; expected ${issue.expected}`;
+      return `expected ${issue.expected === 'int' ? 'an integer' : issue.expected}, ${got}`;
+    case 'invalid_value': {
+      const expected = `one of ${issue.values.map((v) => String(v)).join(', ')}`;
+      return input === undefined ? `missing; expected ${expected}` : `expected ${expected}; ${got}`;
+    }
+    default:
+      return `${issue.message}; ${got}`;
+  }
+}
+
+function valueAt(record: unknown, pathSegments: readonly PropertyKey[]): unknown {
+  let v: unknown = record;
+  for (const s of pathSegments) v = v === null || typeof v !== 'object' ? undefined : (v as Record<PropertyKey, unknown>)[s];
+  return v;
+}
+
+function fieldPath(segments: readonly PropertyKey[]): string {
+  return segments.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? String(s) : `.${String(s)}`)).join('');
+}
+
+/** The design factors that identify an item, in a fixed order. */
+function itemIdentity(r: ByoRow): Record<string, unknown> {
+  return {
+    model: r.model,
+    language: r.language,
+    story: r.story,
+    story_group: r.story_group,
+    concept_pair: r.concept_pair,
+    form: r.form,
+    constraint: r.constraint,
+    named: r.named,
+    option_order: r.option_order,
+    construction: r.construction,
+  };
+}
+
+/** Derived ids: prompt_key over the design factors, item_id over them and the repeat. */
+export function derivedIds(r: ByoRow): { item_id: string; prompt_key: string } {
+  const identity = itemIdentity(r);
+  return { item_id: stableId({ ...identity, repeat: r.repeat }), prompt_key: stableId(identity) };
+}
+
+export interface ValidatedFile {
+  readonly rows: SourcedRow[];
+  readonly issues: FileIssue[];
+  readonly warnings: string[];
+}
+
+/** Checks every record of one file against the schema. */
+export function validateFile(raw: RawFile): ValidatedFile {
+  const rows: SourcedRow[] = [];
+  const issues: FileIssue[] = [];
+  const unknown = new Set<string>();
+  const fromCsv = raw.format === 'csv';
+  raw.records.forEach((record, index) => {
+    const row = index + 1;
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+      issues.push({ file: raw.file, path: rowPath(row), message: `expected an object with the fields of schema/replies.schema.json, got ${show(record)}` });
+      return;
+    }
+    const value: Record<string, unknown> = {};
+    const rowIssues: FileIssue[] = [];
+    for (const [k, v] of Object.entries(record as Record<string, unknown>)) {
+      if (!KNOWN.has(k)) {
+        unknown.add(k);
+        continue;
+      }
+      const n = normalize(k, v, fromCsv);
+      if (n !== null && typeof n === 'object' && 'jsonError' in n) {
+        rowIssues.push({ file: raw.file, path: rowPath(row, k), message: (n as { jsonError: string }).jsonError });
+        continue;
+      }
+      // Null and absent are the same for optional fields; the schema says which may be missing.
+      if (n !== null || k === 'text') value[k] = n;
+    }
+    const parsed = byoRowSchema.safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const input = valueAt(value, issue.path);
+        rowIssues.push({ file: raw.file, path: rowPath(row, fieldPath(issue.path)), message: issueMessage(issue, input) });
+      }
+    } else if (parsed.data.constraint === 'label') {
+      // label_maps.sql needs which proposition the prompt listed second (seed 000 §6).
+      const letters = parsed.data.reading_map?.letters;
+      const props = letters?.map((l) => l.proposition);
+      if (!props || props.length !== 2 || props[0] === props[1]) {
+        rowIssues.push({
+          file: raw.file,
+          path: rowPath(row, 'reading_map.letters'),
+          message: `a label item needs its two letters in listed order, one for P and one for notP; got ${show(letters)}`,
+        });
+      }
+    }
+    if (rowIssues.length > 0 || !parsed.success) {
+      issues.push(...rowIssues);
+      return;
+    }
+    rows.push({ file: raw.file, row, value: parsed.data });
+  });
+  const warnings =
+    unknown.size > 0
+      ? [`${raw.file}: ignored column${unknown.size > 1 ? 's' : ''} ${[...unknown].sort().map((c) => JSON.stringify(c)).join(', ')} (not in schema/replies.schema.json)`]
+      : [];
+  return { rows, issues, warnings };
+}
+
+/** A valid row with its ids settled and its status decided. */
+export interface ResolvedRow extends SourcedRow {
+  readonly item_id: string;
+  readonly prompt_key: string;
+  readonly attempt: number;
+  readonly status: 'ok' | 'error';
+}
+
+/**
+ * Checks across rows, in file order: an item_id is one item (the same model, language and factors
+ * on every row), a prompt_key is one prompt (the same, repeat aside), and an item has one row per
+ * attempt. The first row wins; each later conflicting row is named with the row it conflicts with.
+ */
+export function resolveRows(rows: readonly SourcedRow[]): { rows: ResolvedRow[]; issues: FileIssue[] } {
+  const byItem = new Map<string, { identity: string; repeat: number; at: SourcedRow }>();
+  const byPrompt = new Map<string, { identity: string; at: SourcedRow }>();
+  const attempts = new Map<string, SourcedRow>();
+  const out: ResolvedRow[] = [];
+  const issues: FileIssue[] = [];
+  const where = (s: SourcedRow) => `${s.file} row ${s.row}`;
+  for (const s of rows) {
+    const r = s.value;
+    const ids = derivedIds(r);
+    const item_id = r.item_id ?? ids.item_id;
+    const prompt_key = r.prompt_key ?? ids.prompt_key;
+    const attempt = r.attempt ?? 1;
+    const identity = JSON.stringify(itemIdentity(r));
+    const seenItem = byItem.get(item_id);
+    if (seenItem && (seenItem.identity !== identity || seenItem.repeat !== r.repeat)) {
+      issues.push({ file: s.file, path: rowPath(s.row, 'item_id'), message: `item ${item_id} has other design factors or another repeat at ${where(seenItem.at)}; one item_id is one item` });
+      continue;
+    }
+    const seenPrompt = byPrompt.get(prompt_key);
+    if (seenPrompt && seenPrompt.identity !== identity) {
+      issues.push({ file: s.file, path: rowPath(s.row, 'prompt_key'), message: `prompt_key ${prompt_key} has other design factors at ${where(seenPrompt.at)}; its repeats must differ in repeat only` });
+      continue;
+    }
+    const status = r.status ?? (r.text === null ? 'error' : 'ok');
+    if (status === 'ok' && r.text === null) {
+      issues.push({ file: s.file, path: rowPath(s.row, 'text'), message: 'status is "ok" but text is null; expected the reply text, or status "error"' });
+      continue;
+    }
+    const attemptKey = `${item_id}\u0000${attempt}`;
+    const seenAttempt = attempts.get(attemptKey);
+    if (seenAttempt) {
+      issues.push({
+        file: s.file,
+        path: rowPath(s.row, 'attempt'),
+        message: `attempt ${attempt} of this item is already at ${where(seenAttempt)}; give repeats their own "repeat" and retries their own "attempt"`,
+      });
+      continue;
+    }
+    if (!seenItem) byItem.set(item_id, { identity, repeat: r.repeat, at: s });
+    if (!seenPrompt) byPrompt.set(prompt_key, { identity, at: s });
+    attempts.set(attemptKey, s);
+    out.push({ ...s, item_id, prompt_key, attempt, status });
+  }
+  return { rows: out, issues };
+}

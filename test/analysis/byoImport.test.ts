@@ -1,0 +1,167 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importReplies } from '../../lib/analysis/byo/index.js';
+import type { BuiltTables } from '../../lib/analysis/byo/index.js';
+import { CampaignFileError } from '../../lib/errors.js';
+import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+
+const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/byo');
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir('byo-import'));
+});
+afterEach(() => cleanup());
+
+const BASE = {
+  model: 'm1',
+  language: 'en',
+  story: 's1',
+  story_group: 'violation',
+  concept_pair: 'wrong_right',
+  form: 'plain',
+  constraint: 'yesno',
+  named: 'P',
+  option_order: 0,
+  repeat: 0,
+  construction: 'evaluative_adjective',
+  text: 'Yes.',
+};
+
+const jsonl = (rows: readonly unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
+
+function readings(tables: BuiltTables) {
+  return tables.partitions.flatMap((p) => p.readings.map((r) => ({ model: p.model, language: p.language, reader: r.reader, label: r.label })));
+}
+
+describe('importReplies on the committed samples', () => {
+  it('reads JSONL and CSV in one folder, keeps given readings and applies the token rule where a reading map is given', async () => {
+    const result = await importReplies(FIXTURES);
+    expect(result.issues).toEqual([]);
+    expect(result.summary).toMatchObject({ files: 2, rows: 7, accepted: 7, rejected: 0, readingsGiven: 4 });
+    const got = readings(result.tables);
+    // m1/en plain yesno "Yes, it was wrong." → rule P; negint "No." → rule notP beside the given judge reading.
+    expect(got.filter((r) => r.model === 'm1' && r.language === 'en' && r.reader === 'rule').map((r) => r.label).sort()).toEqual(['P', 'P', 'notP']);
+    // The label item's chosen reply is attempt 2 ("B" → P): the failed attempt 1 is stored, not read.
+    const m1en = result.tables.partitions.find((p) => p.model === 'm1' && p.language === 'en');
+    expect(m1en?.replies.map((r) => [r.attempt, r.status])).toContainEqual([1, 'error']);
+    // A free sentence has no token rule reading; the judge's stays.
+    expect(got.filter((r) => r.language === 'de')).toEqual([{ model: 'm1', language: 'de', reader: 'judge:j', label: 'P' }]);
+    // fr: the rule reading given on the second row wins over computing it; the first is computed.
+    expect(got.filter((r) => r.language === 'fr' && r.reader === 'rule').map((r) => r.label)).toEqual(['notP', 'P']);
+    expect(result.summary.readingsComputed).toBe(4);
+  });
+});
+
+describe('bad input: each bad row is named by file, row and field and left out; valid rows stay', () => {
+  it('names a missing field, a bad enum value, a wrong type and an unknown language', async () => {
+    const good = path.join(dir, 'a-good.jsonl');
+    const bad = path.join(dir, 'b-bad.jsonl');
+    const { text: _omit, ...noText } = BASE;
+    await writeFile(good, jsonl([BASE, { ...BASE, repeat: 1 }]));
+    await writeFile(
+      bad,
+      jsonl([
+        { ...BASE, story: 's2' },
+        noText,
+        { ...BASE, story: 's3', form: 'question' },
+        { ...BASE, story: 's4', option_order: 'first' },
+        { ...BASE, story: 's5', language: 'xx' },
+        { ...BASE, story: 's6', repeat: 1.5 },
+      ]),
+    );
+    const result = await importReplies(dir);
+    const lines = result.issues.map((i) => `${path.basename(i.file)}: ${i.path}: ${i.message}`);
+    expect(lines).toEqual([
+      'b-bad.jsonl: row 2, field "text": missing; expected string',
+      'b-bad.jsonl: row 3, field "form": expected one of plain, negint, alternative, ornot; got "question"',
+      'b-bad.jsonl: row 4, field "option_order": expected number, got "first"',
+      'b-bad.jsonl: row 5, field "language": expected one of en, zh, de, ja, ko, fr; got "xx"',
+      'b-bad.jsonl: row 6, field "repeat": expected an integer, got 1.5',
+    ]);
+    expect(result.summary).toMatchObject({ files: 2, rows: 8, accepted: 3, rejected: 5 });
+    const stories = result.tables.partitions.flatMap((p) => [...p.prompts.values()].map((r) => r.story)).sort();
+    expect(stories).toEqual(['s1', 's1', 's2']);
+  });
+
+  it('in CSV, converts numbers and JSON fields from text and names what does not convert', async () => {
+    const file = path.join(dir, 'r.csv');
+    const header = 'model,language,story,story_group,concept_pair,form,constraint,named,option_order,repeat,construction,text,readings,cost_usd';
+    await writeFile(
+      file,
+      [
+        header,
+        'm1,en,s1,violation,wrong_right,plain,yesno,P,1,0,adj,Yes.,"[{""reader"":""judge:j"",""label"":""P""}]",0.5',
+        'm1,en,s2,violation,wrong_right,plain,yesno,P,x,0,adj,Yes.,,',
+        'm1,en,s3,violation,wrong_right,plain,yesno,P,0,0,adj,Yes.,[not json,',
+        'm1,en,s4,violation,wrong_right,plain,yesno,P,0,0,adj,Yes.,"[{""reader"":""judge:j"",""label"":""maybe""}]",',
+        'm1,,s5,violation,wrong_right,plain,yesno,P,0,0,adj,Yes.,,',
+      ].join('\n') + '\n',
+    );
+    const result = await importReplies(file);
+    const lines = result.issues.map((i) => `${i.path}: ${i.message}`);
+    expect(result.issues.every((i) => i.file === file)).toBe(true);
+    expect(lines[0]).toBe('row 2, field "option_order": expected number, got "x"');
+    expect(lines[1]).toMatch(/^row 3, field "readings": expected JSON \(.*\), got "\[not json"$/);
+    expect(lines[2]).toBe('row 4, field "readings[0].label": expected one of P, notP, both, none, invalid; got "maybe"');
+    expect(lines[3]).toBe('row 5, field "language": missing; expected one of en, zh, de, ja, ko, fr');
+    expect(result.summary.accepted).toBe(1);
+    const [p] = result.tables.partitions;
+    expect(p?.replies[0]).toMatchObject({ cost_usd: 0.5, status: 'ok', text: 'Yes.' });
+    expect(p?.prompts.values().next().value).toMatchObject({ option_order: 1 });
+    expect(p?.readings).toHaveLength(1);
+  });
+
+  it('rejects a label item without its letters, an ok row without text, and duplicate or conflicting rows', async () => {
+    const file = path.join(dir, 'r.jsonl');
+    await writeFile(
+      file,
+      jsonl([
+        BASE,
+        { ...BASE, text: 'No.' },
+        { ...BASE, item_id: 'custom', story: 's9' },
+        { ...BASE, item_id: 'custom', story: 's10', attempt: 2 },
+        { ...BASE, constraint: 'label', text: 'A' },
+        { ...BASE, story: 's11', status: 'ok', text: null },
+      ]),
+    );
+    const result = await importReplies(file);
+    const lines = result.issues.map((i) => `${i.path}: ${i.message}`);
+    expect(lines).toEqual([
+      'row 5, field "reading_map.letters": a label item needs its two letters in listed order, one for P and one for notP; got nothing',
+      `row 2, field "attempt": attempt 1 of this item is already at ${file} row 1; give repeats their own "repeat" and retries their own "attempt"`,
+      `row 4, field "item_id": item custom has other design factors or another repeat at ${file} row 3; one item_id is one item`,
+      'row 6, field "text": status is "ok" but text is null; expected the reply text, or status "error"',
+    ]);
+    expect(result.summary).toMatchObject({ accepted: 2, rejected: 4 });
+  });
+
+  it('warns about columns the schema does not know, and rejects nothing for them', async () => {
+    const file = path.join(dir, 'r.jsonl');
+    await writeFile(file, jsonl([{ ...BASE, my_id: 7, readingmap: {} }]));
+    const result = await importReplies(file);
+    expect(result.issues).toEqual([]);
+    expect(result.warnings).toEqual([`${file}: ignored columns "my_id", "readingmap" (not in schema/replies.schema.json)`]);
+    expect(result.summary.accepted).toBe(1);
+  });
+
+  it('a file that is not valid JSONL, and input with no valid row, are errors naming the file', async () => {
+    const broken = path.join(dir, 'broken.jsonl');
+    await writeFile(broken, `${JSON.stringify(BASE)}\n{"model": \n`);
+    await expect(importReplies(broken)).rejects.toThrow(CampaignFileError);
+    await expect(importReplies(broken)).rejects.toThrow(new RegExp(`^${broken.replaceAll('.', '\\.')}: cannot be read as JSONL`));
+
+    const empty = path.join(dir, 'sub');
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(empty);
+    const onlyBad = path.join(empty, 'bad.jsonl');
+    await writeFile(onlyBad, jsonl([{ ...BASE, language: 'xx' }]));
+    await expect(importReplies(empty)).rejects.toThrow(/no valid reply row in 1 file \(1 rows read\)\n.*bad\.jsonl: row 1, field "language"/);
+    await expect(importReplies(path.join(dir, 'nothing-here'))).rejects.toThrow(/no such file or folder/);
+    const txt = path.join(dir, 'r.txt');
+    await writeFile(txt, 'x');
+    await expect(importReplies(txt)).rejects.toThrow(/unsupported file type/);
+  });
+});
