@@ -138,6 +138,14 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     expect(result.summary).toMatchObject({ accepted: 2, rejected: 4 });
   });
 
+  it('reads a .json file holding an array of rows', async () => {
+    const file = path.join(dir, 'r.json');
+    await writeFile(file, JSON.stringify([BASE, { ...BASE, repeat: 1, language: 'ja' }]));
+    const result = await importReplies(file);
+    expect(result.summary).toMatchObject({ files: 1, rows: 2, accepted: 2 });
+    expect(result.tables.partitions.map((p) => p.language).sort()).toEqual(['en', 'ja']);
+  });
+
   it('warns about columns the schema does not know, and rejects nothing for them', async () => {
     const file = path.join(dir, 'r.jsonl');
     await writeFile(file, jsonl([{ ...BASE, my_id: 7, readingmap: {} }]));
