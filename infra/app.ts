@@ -1,0 +1,30 @@
+/**
+ * The CDK app (`npx cdk synth`; cdk.json runs it with tsx). Synthesizes with no AWS credentials and
+ * no Docker: account and region stay unresolved unless CDK_DEFAULT_* are set, and the GPU image
+ * asset is only added with `-c sondage:gpu=true`.
+ */
+import { App, Validations } from 'aws-cdk-lib';
+import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { CONTEXT } from '../lib/config/index.js';
+import { SondageStack } from './stacks/SondageStack.js';
+
+/** Builds the app; tests call this with their own context. */
+export function buildApp(app: App = new App()): { app: App; stack: SondageStack } {
+  // Without it DistributedMap silently drops resultWriterV2 and the Map's results would have to fit
+  // in the 256 KB state payload.
+  app.node.setContext(STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
+  const gpu = String(app.node.tryGetContext(CONTEXT.gpu) ?? 'false') === 'true';
+  const imageDirectory = String(app.node.tryGetContext(CONTEXT.gpuImageDir) ?? 'batch-images/probe');
+  const env = process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined;
+  const stack = new SondageStack(app, 'Sondage', {
+    ...(env ? { env } : {}),
+    ...(gpu ? { gpu: { imageDirectory } } : {}),
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack };
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  buildApp().app.synth();
+}

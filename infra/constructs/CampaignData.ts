@@ -1,0 +1,128 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import type { IConstruct } from 'constructs';
+import { logicalId } from './logicalId.js';
+import { ATHENA_RESULTS_EXPIRY_DAYS, PREFIX, SCRATCH_EXPIRY_DAYS, TTL_ATTRIBUTE } from '../../lib/config/index.js';
+
+export interface CampaignDataProps {
+  /** RETAIN by default: replies cost money to regenerate. */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * Where a campaign lives on AWS (DESIGN.md "Data contracts"): the data bucket with the same key layout
+ * as `data/` locally, the ledger table (item, part and campaign states) and the budget table
+ * (cap, spend, reservations).
+ */
+export class CampaignData extends Construct {
+  public readonly bucket: s3.Bucket;
+  public readonly accessLogs: s3.Bucket;
+  public readonly ledger: dynamodb.TableV2;
+  public readonly budget: dynamodb.TableV2;
+
+  constructor(scope: Construct, id: string, props: CampaignDataProps = {}) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+
+    this.accessLogs = new s3.Bucket(this, 'AccessLogs', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
+      removalPolicy,
+    });
+    Validations.of(this.accessLogs).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the access-log target of the data bucket; logging it to itself would loop and a third bucket only moves the problem.',
+    });
+
+    this.bucket = new s3.Bucket(this, 'Bucket', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: true,
+      serverAccessLogsBucket: this.accessLogs,
+      serverAccessLogsPrefix: 'data-bucket/',
+      lifecycleRules: [
+        { id: 'expire-scratch', prefix: PREFIX.scratch, expiration: Duration.days(SCRATCH_EXPIRY_DAYS), noncurrentVersionExpiration: Duration.days(1) },
+        {
+          id: 'expire-athena-results',
+          prefix: PREFIX.athenaResults,
+          expiration: Duration.days(ATHENA_RESULTS_EXPIRY_DAYS),
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+        // Versioning guards replies against an overwrite; old versions need not live forever.
+        { id: 'expire-old-versions', noncurrentVersionExpiration: Duration.days(30), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      removalPolicy,
+    });
+
+    const common = {
+      billing: dynamodb.Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy,
+    } as const;
+    // pk = CAMPAIGN#c | ITEM#c#phase | PART#c#phase | BATCH#c#phase; sk = item id, part key, batch id.
+    // Provider batch ids are only useful while the batch runs: they carry a TTL.
+    this.ledger = new dynamodb.TableV2(this, 'Ledger', {
+      ...common,
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      timeToLiveAttribute: TTL_ATTRIBUTE,
+    });
+    // pk = campaign; sk = BUDGET | RES#<reservation id>. No TTL: a reservation deleted behind the
+    // budget item's back would leave its amount reserved forever; `releaseStale` removes them instead.
+    this.budget = new dynamodb.TableV2(this, 'Budget', {
+      ...common,
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+    });
+  }
+
+  /** Least privilege for a worker: campaign and scratch objects, the two tables' item operations. */
+  public grantWorker(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+      resourceArns: [this.bucket.arnForObjects(`${PREFIX.campaigns}*`), this.bucket.arnForObjects(`${PREFIX.scratch}*`)],
+    });
+    iam.Grant.addToPrincipal({ grantee, actions: ['s3:ListBucket'], resourceArns: [this.bucket.bucketArn] });
+    const itemActions = [
+      'dynamodb:GetItem',
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:ConditionCheckItem',
+    ];
+    this.ledger.grant(grantee, ...itemActions);
+    this.budget.grant(grantee, ...itemActions);
+  }
+
+  /**
+   * Acknowledges cdk-nag's wildcard finding for the object prefixes grantWorker names, on the
+   * construct holding the grantee's policy: `campaigns/*` and `scratch/*` are key prefixes (one
+   * object per part file), not wildcards over actions or over other buckets.
+   */
+  public acknowledgePrefixGrants(scope: IConstruct): void {
+    const bucketId = logicalId(this.bucket.node.defaultChild as s3.CfnBucket);
+    for (const prefix of [PREFIX.campaigns, PREFIX.scratch]) {
+      Validations.of(scope).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+        reason: `Objects under the ${prefix} prefix of the campaign bucket only: a worker writes one part file per shard, keys unknown before the run.`,
+      });
+    }
+  }
+
+  /** Read-only access to the campaign Parquet (Athena through the state machine, the report). */
+  public grantReadCampaigns(grantee: iam.IGrantable): void {
+    iam.Grant.addToPrincipal({ grantee, actions: ['s3:GetObject'], resourceArns: [this.bucket.arnForObjects(`${PREFIX.campaigns}*`)] });
+    iam.Grant.addToPrincipal({ grantee, actions: ['s3:ListBucket', 's3:GetBucketLocation'], resourceArns: [this.bucket.bucketArn] });
+  }
+}

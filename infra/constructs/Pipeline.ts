@@ -1,0 +1,245 @@
+import { Aws, Duration, Stack, Validations } from 'aws-cdk-lib';
+import type { CfnElement } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import { ENV, PREFIX } from '../../lib/config/index.js';
+import type { Analytics } from './Analytics.js';
+import type { CampaignData } from './CampaignData.js';
+import type { GpuBatch } from './GpuBatch.js';
+import { Handler } from './Handler.js';
+import { logicalId } from './logicalId.js';
+
+export interface PipelineProps {
+  readonly data: CampaignData;
+  readonly analytics: Analytics;
+  /** Shards handed to one worker invocation (ItemBatcher). Default 4. */
+  readonly shardsPerBatch?: number;
+  /** Ceiling on concurrent worker copies, whatever a campaign asks for. Default 100. */
+  readonly workerConcurrency?: number;
+  /** When present, a generate phase whose plan says `kind: gpu` runs as a Batch array job. */
+  readonly gpuBatch?: GpuBatch;
+}
+
+/** Phases of a campaign on AWS, in order (DESIGN.md "The flow of one campaign"). */
+export const PHASES = ['generate', 'judge'] as const;
+
+/**
+ * The Standard state machine of one campaign execution:
+ * plan → generate Map → judge Map → Athena (SQL stage) → report, every step caught by a state that
+ * records the failure in the ledger. The plan Lambda writes one shard manifest per phase to
+ * `scratch/` and returns, per phase, its key, the campaign's concurrency and failure tolerance; a
+ * re-started execution resumes because the plan lists only shards the ledger still has pending.
+ */
+export class Pipeline extends Construct {
+  public readonly stateMachine: sfn.StateMachine;
+  public readonly plan: Handler;
+  public readonly worker: Handler;
+  public readonly report: Handler;
+  public readonly recordFailure: Handler;
+
+  constructor(scope: Construct, id: string, props: PipelineProps) {
+    super(scope, id);
+    const { data, analytics } = props;
+    const environment = {
+      [ENV.bucket]: data.bucket.bucketName,
+      [ENV.ledgerTable]: data.ledger.tableName,
+      [ENV.budgetTable]: data.budget.tableName,
+      [ENV.glueDatabase]: analytics.databaseName,
+      [ENV.athenaWorkgroup]: analytics.workgroup.name,
+    };
+
+    this.plan = new Handler(this, 'Plan', {
+      name: 'plan',
+      description: 'sondage: registers items in the ledger, writes the shard manifests',
+      memorySize: 1024,
+      timeout: Duration.minutes(5),
+      environment,
+    });
+    this.worker = new Handler(this, 'Worker', {
+      name: 'worker',
+      description: 'sondage: runs a batch of shards against a model API under the budget',
+      // Mostly waiting on the provider: little CPU, enough memory for a part's Parquet.
+      memorySize: 1024,
+      timeout: Duration.minutes(15),
+      environment,
+      reservedConcurrentExecutions: props.workerConcurrency ?? 100,
+    });
+    this.report = new Handler(this, 'Report', {
+      name: 'report',
+      description: 'sondage: statistics over the Athena results, report to S3',
+      memorySize: 2048,
+      timeout: Duration.minutes(10),
+      environment,
+    });
+    this.recordFailure = new Handler(this, 'RecordFailure', {
+      name: 'record-failure',
+      description: 'sondage: records a failed execution step in the ledger',
+      memorySize: 256,
+      timeout: Duration.seconds(30),
+      environment,
+    });
+
+    for (const h of [this.plan, this.worker, this.recordFailure]) data.grantWorker(h.fn);
+    data.grantReadCampaigns(this.report.fn);
+    data.grantWorker(this.report.fn);
+    for (const h of [this.plan, this.worker, this.report, this.recordFailure]) data.acknowledgePrefixGrants(h);
+
+    const failed = new sfn.Fail(this, 'Failed', { error: 'SondageFailed', causePath: '$.failure.Cause' });
+    const record = new tasks.LambdaInvoke(this, 'RecordFailureStep', {
+      stateName: 'Record failure',
+      lambdaFunction: this.recordFailure.fn,
+      payload: sfn.TaskInput.fromObject({
+        campaign: sfn.JsonPath.stringAt('$.campaign'),
+        execution: sfn.JsonPath.stringAt('$$.Execution.Id'),
+        failure: sfn.JsonPath.objectAt('$.failure'),
+      }),
+      payloadResponseOnly: true,
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    record.addCatch(failed, { resultPath: sfn.JsonPath.DISCARD });
+    record.next(failed);
+    const onFailure = { resultPath: '$.failure' };
+
+    const planStep = new tasks.LambdaInvoke(this, 'PlanStep', {
+      stateName: 'Plan',
+      lambdaFunction: this.plan.fn,
+      payload: sfn.TaskInput.fromObject({ campaign: sfn.JsonPath.stringAt('$.campaign'), execution: sfn.JsonPath.stringAt('$$.Execution.Name') }),
+      payloadResponseOnly: true,
+      resultPath: '$.plan',
+    });
+    planStep.addCatch(record, onFailure);
+
+    const maps = PHASES.map((phase) => {
+      const map = new sfn.DistributedMap(this, `${phase}Map`, {
+        stateName: `Run ${phase} shards`,
+        itemReader: new sfn.S3JsonItemReader({ bucket: data.bucket, key: sfn.JsonPath.stringAt(`$.plan.${phase}.manifestKey`) }),
+        maxConcurrencyPath: `$.plan.${phase}.maxConcurrency`,
+        toleratedFailurePercentagePath: `$.plan.${phase}.toleratedFailurePercentage`,
+        itemBatcher: new sfn.ItemBatcher({
+          maxItemsPerBatch: props.shardsPerBatch ?? 4,
+          // ItemBatcher renders BatchInput as given (no JsonPath tokens): the ".$" keys are written out.
+          batchInput: { 'campaign.$': '$.campaign', phase, 'execution.$': '$$.Execution.Name' },
+        }),
+        resultWriterV2: new sfn.ResultWriterV2({ bucket: data.bucket, prefix: `${PREFIX.scratch}map-results/${phase}/` }),
+        resultPath: sfn.JsonPath.DISCARD,
+      });
+      map.itemProcessor(
+        new tasks.LambdaInvoke(this, `${phase}Shards`, {
+          stateName: `Run ${phase} batch`,
+          lambdaFunction: this.worker.fn,
+          payloadResponseOnly: true,
+          retryOnServiceExceptions: true,
+        }),
+      );
+      map.addCatch(record, onFailure);
+      return map;
+    });
+
+    // A CustomState rather than tasks.AthenaStartQueryExecution: that task grants s3:GetObject on
+    // every bucket and glue:Create/Delete* on the database; analytics.grantQuery grants only what
+    // this query needs.
+    const sql = new sfn.CustomState(this, 'SqlStep', {
+      stateJson: {
+        Type: 'Task',
+        Resource: `arn:${Aws.PARTITION}:states:::athena:startQueryExecution.sync`,
+        Parameters: {
+          'QueryString.$': '$.plan.analysis.queryString',
+          WorkGroup: analytics.workgroup.name,
+          QueryExecutionContext: { Database: analytics.databaseName },
+        },
+        ResultPath: '$.sql',
+      },
+    });
+    sql.addCatch(record, onFailure);
+
+    const reportStep = new tasks.LambdaInvoke(this, 'ReportStep', {
+      stateName: 'Report',
+      lambdaFunction: this.report.fn,
+      payload: sfn.TaskInput.fromObject({
+        campaign: sfn.JsonPath.stringAt('$.campaign'),
+        queryExecutionId: sfn.JsonPath.stringAt('$.sql.QueryExecution.QueryExecutionId'),
+      }),
+      payloadResponseOnly: true,
+      resultPath: '$.report',
+    });
+    reportStep.addCatch(record, onFailure);
+
+    let generate: sfn.IChainable = maps[0]!;
+    if (props.gpuBatch) {
+      const gpuJob = new tasks.BatchSubmitJob(this, 'GpuJob', {
+        stateName: 'Run generate shards on GPU',
+        jobName: sfn.JsonPath.format('{}-generate', sfn.JsonPath.stringAt('$$.Execution.Name')),
+        jobQueueArn: props.gpuBatch.queue.jobQueueArn,
+        jobDefinitionArn: props.gpuBatch.jobDefinition.jobDefinitionArn,
+        // One array child per shard; the child reads its shard with AWS_BATCH_JOB_ARRAY_INDEX.
+        arraySize: sfn.JsonPath.numberAt('$.plan.generate.shardCount'),
+        containerOverrides: {
+          environment: {
+            SONDAGE_CAMPAIGN: sfn.JsonPath.stringAt('$.campaign'),
+            SONDAGE_MANIFEST_KEY: sfn.JsonPath.stringAt('$.plan.generate.manifestKey'),
+          },
+        },
+        integrationPattern: sfn.IntegrationPattern.RUN_JOB,
+        resultPath: sfn.JsonPath.DISCARD,
+      });
+      gpuJob.addCatch(record, onFailure);
+      Validations.of(this).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:batch:<AWS::Region>:<AWS::AccountId>:job-definition/*]',
+        reason: 'batch:SubmitJob authorizes the job definition by revision ARN; the grant is on job definitions of this account and region, and the queue is named exactly.',
+      });
+      generate = new sfn.Choice(this, 'ByModelKind', { stateName: 'By model kind' })
+        .when(sfn.Condition.stringEquals('$.plan.generate.kind', 'gpu'), gpuJob)
+        .otherwise(maps[0]!)
+        .afterwards();
+    }
+
+    const definition = planStep
+      .next(generate)
+      .next(maps[1]!)
+      .next(sql)
+      .next(reportStep)
+      .next(new sfn.Succeed(this, 'Done'));
+
+    const logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: logs.RetentionDays.THREE_MONTHS });
+    this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
+      stateMachineName: `sondage-${Stack.of(this).stackName}`,
+      stateMachineType: sfn.StateMachineType.STANDARD,
+      definitionBody: sfn.DefinitionBody.fromChainable(definition),
+      timeout: Duration.days(7),
+      tracingEnabled: true,
+      // Execution data holds prompts: keep it out of the logs.
+      logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
+    });
+    analytics.grantQuery(this.stateMachine, data.bucket);
+    Validations.of(this.stateMachine).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Only the CloudWatch Logs delivery actions (logs:*LogDelivery, PutResourcePolicy, Describe*) and X-Ray actions that Step Functions logging and tracing require; neither service supports resource-level permissions for them.',
+      },
+      ...[this.plan, this.worker, this.report, this.recordFailure].map((h) => ({
+        id: `AwsSolutions-IAM5[Resource::<${logicalId(h.fn.node.defaultChild as CfnElement)}.Arn>:*]`,
+        reason: 'Versions and aliases of this one function (the ":*" qualifier that LambdaInvoke grants), no other function.',
+      })),
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<${logicalId(data.bucket.node.defaultChild as CfnElement)}>/*]`,
+        reason: 'The Distributed Map ItemReader reads the shard manifest whose key the plan returns at run time: s3:GetObject on the one campaign bucket.',
+      },
+      ...['', '/*'].map((suffix) => ({
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${logicalId(this.stateMachine.node.defaultChild as CfnElement)}"}]}]}${suffix}:*]`,
+        reason: 'Executions (and Distributed Map child executions) of this state machine only, whose names are chosen at run time.',
+      })),
+    );
+  }
+
+  /** Lets a principal (the CLI's role) start, watch and stop executions. */
+  public grantOperate(grantee: iam.IGrantable): void {
+    this.stateMachine.grantStartExecution(grantee);
+    this.stateMachine.grantRead(grantee);
+    this.stateMachine.grantExecution(grantee, 'states:StopExecution');
+  }
+}
+

@@ -1,0 +1,37 @@
+import { Stack } from 'aws-cdk-lib';
+import type { RemovalPolicy, StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { Analytics } from '../constructs/Analytics.js';
+import { CampaignData } from '../constructs/CampaignData.js';
+import { GpuBatch } from '../constructs/GpuBatch.js';
+import { Pipeline } from '../constructs/Pipeline.js';
+
+export interface SondageStackProps extends StackProps {
+  readonly removalPolicy?: RemovalPolicy;
+  /** Adds the AWS Batch GPU queue for local models (context `sondage:gpu=true`). */
+  readonly gpu?: { readonly imageDirectory: string };
+  readonly bytesScannedCutoff?: number;
+}
+
+/** The whole deployment: the stack only composes constructs (STYLE.md "CDK constructs"). */
+export class SondageStack extends Stack {
+  public readonly data: CampaignData;
+  public readonly analytics: Analytics;
+  public readonly pipeline: Pipeline;
+  public readonly gpuBatch?: GpuBatch;
+
+  constructor(scope: Construct, id: string, props: SondageStackProps = {}) {
+    super(scope, id, props);
+    this.data = new CampaignData(this, 'CampaignData', props.removalPolicy === undefined ? {} : { removalPolicy: props.removalPolicy });
+    this.analytics = new Analytics(this, 'Analytics', {
+      bucket: this.data.bucket,
+      ...(props.bytesScannedCutoff === undefined ? {} : { bytesScannedCutoff: props.bytesScannedCutoff }),
+    });
+    if (props.gpu) this.gpuBatch = new GpuBatch(this, 'GpuBatch', { data: this.data, imageDirectory: props.gpu.imageDirectory });
+    this.pipeline = new Pipeline(this, 'Pipeline', {
+      data: this.data,
+      analytics: this.analytics,
+      ...(this.gpuBatch ? { gpuBatch: this.gpuBatch } : {}),
+    });
+  }
+}
