@@ -1,0 +1,72 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+// eslint-disable-next-line no-restricted-imports -- the infra tests inspect the CDK app; lib/ still may not import it
+import { Match } from 'aws-cdk-lib/assertions';
+import aslValidator from 'asl-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTEXT } from '../../lib/config/index.js';
+import { allStates, iamStatements, synthesize } from './synth.js';
+import type { Synthesized } from './synth.js';
+
+let dir: string;
+let s: Synthesized;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sondage-gpu-'));
+  mkdirSync(join(dir, 'image'));
+  writeFileSync(join(dir, 'image', 'Dockerfile'), 'FROM public.ecr.aws/docker/library/alpine:3\n');
+  // The image asset is staged at synth; Docker builds it only at deploy, so no Docker is needed here.
+  s = synthesize({ [CONTEXT.gpu]: 'true', [CONTEXT.gpuImageDir]: join(dir, 'image') });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('GpuBatch (context sondage:gpu=true)', () => {
+  it('runs Spot GPU instances on the NVIDIA ECS AMI, scaling to zero', () => {
+    s.template.hasResourceProperties('AWS::Batch::ComputeEnvironment', {
+      Type: 'managed',
+      ComputeResources: Match.objectLike({
+        Type: 'SPOT',
+        MinvCpus: 0,
+        InstanceTypes: Match.arrayWith(['g5.xlarge']),
+        Ec2Configuration: [{ ImageType: 'ECS_AL2_NVIDIA' }],
+      }),
+    });
+  });
+
+  it('asks for one GPU and retries a job whose Spot instance was reclaimed', () => {
+    s.template.hasResourceProperties('AWS::Batch::JobDefinition', {
+      ContainerProperties: Match.objectLike({ ResourceRequirements: Match.arrayWith([{ Type: 'GPU', Value: '1' }]) }),
+      RetryStrategy: {
+        Attempts: 5,
+        EvaluateOnExit: Match.arrayWith([{ Action: 'RETRY', OnStatusReason: 'Host EC2*' }]),
+      },
+    });
+  });
+
+  it('routes a gpu plan to a Batch array job that the state machine waits for', () => {
+    const states = allStates(s.definition);
+    const choice = states.get('By model kind');
+    expect(choice).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.plan.generate.kind', StringEquals: 'gpu', Next: 'Run generate shards on GPU' }],
+      Default: 'Run generate shards',
+    });
+    const job = states.get('Run generate shards on GPU');
+    expect(String(job?.Resource)).toMatch(/:states:::batch:submitJob\.sync$/);
+    expect(job?.Parameters).toMatchObject({ ArrayProperties: { 'Size.$': '$.plan.generate.shardCount' } });
+    expect(job?.Next).toBe('Run judge shards');
+    expect(job?.Catch).toEqual([expect.objectContaining({ Next: 'Record failure' })]);
+  });
+
+  it('still passes asl-validator, grants no wildcard action and has no unacknowledged cdk-nag finding', () => {
+    expect(aslValidator(s.definition).errorsText('\n')).toBe('');
+    expect(iamStatements(s.template).flatMap((st) => st.actions.filter((a) => a.includes('*')))).toEqual([]);
+    expect(s.nagFindings).toEqual([]);
+  });
+
+  it('refuses a missing image folder with the fix', () => {
+    expect(() => synthesize({ [CONTEXT.gpu]: 'true', [CONTEXT.gpuImageDir]: join(dir, 'nowhere') })).toThrow(
+      /no Dockerfile in ".*nowhere".*sondage:gpuImageDir/,
+    );
+  });
+});
