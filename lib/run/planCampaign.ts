@@ -68,6 +68,7 @@ export function planCampaign(campaign: Campaign, battery: LoadedBattery): Plan {
   const judgeMax = judge?.settings.max_tokens ?? 256;
   const lines: PlanLine[] = [];
   const partitions: { model: string; language: string; items: number; judged: number }[] = [];
+  const charged: { cost: number; max: number }[] = [];
   for (const model of campaign.models) {
     const price = model.price;
     const gen = emptyAcc();
@@ -95,14 +96,24 @@ export function planCampaign(campaign: Campaign, battery: LoadedBattery): Plan {
       partitions.push({ model: model.id, language, items, judged });
     }
     lines.push(line(model, 'generate', price, gen));
-    if (judge && judgePrice) lines.push(line(judge, 'judge', judgePrice, jud, model.id));
+    charged.push(chargedCost(model, lines.at(-1)!));
+    if (judge && judgePrice) {
+      lines.push(line(judge, 'judge', judgePrice, jud, model.id));
+      charged.push(chargedCost(judge, lines.at(-1)!));
+    }
   }
   const totals = {
     items: lines.reduce((s, l) => s + l.items, 0),
-    costUsd: lines.reduce((s, l) => s + l.costUsd, 0),
-    maxCostUsd: lines.reduce((s, l) => s + l.maxCostUsd, 0),
+    costUsd: charged.reduce((s, c) => s + c.cost, 0),
+    maxCostUsd: charged.reduce((s, c) => s + c.max, 0),
   };
   return { campaign: campaign.name, battery: battery.name, budgetUsd: campaign.budget_usd, lines, totals, partitions };
+}
+
+/** What the run will charge for a line: `mode: batch` runs (and reserves) at the batch price. */
+function chargedCost(entry: ModelEntry, l: PlanLine): { cost: number; max: number } {
+  if (entry.mode !== 'batch' || l.batchCostUsd === null) return { cost: l.costUsd, max: l.maxCostUsd };
+  return { cost: l.batchCostUsd, max: l.maxCostUsd * (entry.price.batch_discount ?? 1) };
 }
 
 function line(entry: ModelEntry, phase: string, price: Price, acc: Acc, judged?: string): PlanLine {

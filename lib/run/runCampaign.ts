@@ -5,9 +5,10 @@ import type { AnalysisResults } from '../analysis/index.js';
 import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import type { Language, PromptItem } from '../design/types.js';
-import { BudgetError, CampaignFileError, formatIssues } from '../errors.js';
+import { BudgetError } from '../errors.js';
 import { costUsd, estimatePromptTokens } from '../providers/pricing.js';
-import { createProvider } from '../providers/registry.js';
+import { createBatchClient, createProvider } from '../providers/registry.js';
+import type { BatchClient } from '../providers/batchTypes.js';
 import { simulationTruth } from '../providers/simulated/index.js';
 import type { ModelProvider } from '../providers/types.js';
 import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout, promptRow, sqlString, tableGlob } from '../store/index.js';
@@ -16,6 +17,8 @@ import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
 import { itemMaxCost, planCampaign, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { runPartition, type PartSink } from './runPartition.js';
+import { runBatchPartition } from './runBatchPartition.js';
+import type { BatchRecord } from '../store/types.js';
 import { RateLimiters, withRateLimit } from './RateLimiter.js';
 import { Semaphore } from './Semaphore.js';
 
@@ -35,7 +38,18 @@ export interface RunOptions {
   readonly retry?: RetryPolicy;
   /** Stop after this many replies have been journaled (tests of a killed run). */
   readonly onReply?: (row: ReplyRow) => void;
+  /** Models with `mode: batch`: how often open batches are polled (default 30 s), and test hooks. */
+  readonly batch?: {
+    readonly pollMs?: number;
+    /** At most this many requests per batch, below the provider's limits. */
+    readonly maxRequests?: number;
+    /** Called once a batch is submitted and written to the ledger. */
+    readonly onSubmitted?: (record: BatchRecord) => void;
+  };
 }
+
+/** Batches take minutes to hours: polling more often than this only spends API calls. */
+const DEFAULT_BATCH_POLL_MS = 30_000;
 
 export interface PhaseSummary {
   readonly phase: string;
@@ -86,21 +100,6 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     );
   }
 
-  // Batch mode parses (the batch clients exist) but the run cannot yet submit, persist and
-  // re-attach to batches: refusing beats silently paying the synchronous price.
-  const batchModels = [...campaign.models, ...(campaign.judge ? [campaign.judge] : [])].filter((m) => m.mode === 'batch');
-  if (batchModels.length > 0) {
-    throw new CampaignFileError(
-      formatIssues(
-        batchModels.map((m) => ({
-          file: campaign.file,
-          path: `${m === campaign.judge ? 'judge' : `models[${campaign.models.indexOf(m)}]`}.mode`,
-          message: '"batch" is not supported by `sondage run` yet; use mode: sync (the default)',
-        })),
-      ),
-    );
-  }
-
   // Providers check their settings (a simulation block, an unknown provider) before anything is
   // written: a campaign that cannot run leaves no data folder behind.
   // Real providers share one limiter per provider model (RPM/TPM from the campaign, lowered by
@@ -120,6 +119,11 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   const judgeProvider = campaign.judge
     ? limited(await createProvider({ ...campaign.judge, role: 'judge' }, ctxFor), campaign.judge)
     : undefined;
+  // mode: batch goes through the provider's batch API (issue 3) at its discounted price.
+  const batchClients = new Map<string, BatchClient>();
+  for (const m of [...campaign.models, ...(campaign.judge ? [campaign.judge] : [])]) {
+    if (m.mode === 'batch') batchClients.set(m.id, await createBatchClient(m, ctxFor));
+  }
 
   const store = new LocalBlobStore(dataDir);
   const lock = await acquireRunLock(dataDir, campaign.name);
@@ -173,7 +177,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     const runPhase = async (
       phase: string,
       total: number,
-      entryFor: (model: ModelEntry) => { provider: ModelProvider; price: ModelEntry['price'] },
+      entryFor: (model: ModelEntry) => { provider: ModelProvider; price: ModelEntry['price']; batch?: BatchClient | undefined },
       itemsFor: (model: ModelEntry, language: Language) => Promise<PromptItem[]>,
       readReply: (item: PromptItem, reply: ReplyRow) => ReadingRow[],
     ): Promise<PhaseSummary> => {
@@ -188,8 +192,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
           // Generate prompts are a pure function of the design: written once. Judge prompts depend
           // on the replies, which a later run may have completed: rewritten each time.
           await ensurePrompts(writer, store, campaign.name, phase, model.id, language, items, phase !== 'generate');
-          const { provider, price } = entryFor(model);
-          const out = await runPartition({
+          const { provider, price, batch } = entryFor(model);
+          const partition = {
             ...shared,
             phase,
             model: model.id,
@@ -197,17 +201,26 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
             items,
             provider,
             price,
-            maxCost: (item) => itemMaxCost(item, price),
-            cost: (usage) => costUsd(price, usage),
+            maxCost: (item: PromptItem) => itemMaxCost(item, price) * (batch ? (price.batch_discount ?? 1) : 1),
+            cost: (usage: { input_tokens: number; output_tokens: number }) => costUsd(price, usage, { batch: batch !== undefined }),
             readReply,
             journalDir: journalDir(phase, model.id, language),
             sink: sinkFor(phase, model.id, language),
-            onReply: (row) => {
+            onReply: (row: ReplyRow) => {
               spent += row.cost_usd;
               if (row.status === 'ok') progress.tick(++replied, `$${spent.toFixed(4)} of $${campaign.budget_usd}`);
               opts.onReply?.(row);
             },
-          });
+          };
+          const out = batch
+            ? await runBatchPartition({
+                ...partition,
+                batch,
+                pollMs: opts.batch?.pollMs ?? DEFAULT_BATCH_POLL_MS,
+                ...(opts.batch?.maxRequests !== undefined ? { maxBatchRequests: opts.batch.maxRequests } : {}),
+                ...(opts.batch?.onSubmitted ? { onBatchSubmitted: opts.batch.onSubmitted } : {}),
+              })
+            : await runPartition(partition);
           accumulate(summary, out);
         }),
       );
@@ -222,7 +235,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       await runPhase(
         'generate',
         plan.lines.filter((l) => l.phase === 'generate').reduce((s, l) => s + l.items, 0),
-        (model) => ({ provider: providers.get(model.id)!, price: model.price }),
+        (model) => ({ provider: providers.get(model.id)!, price: model.price, batch: batchClients.get(model.id) }),
         async (model, language) => [...battery.expand(model, language)],
         (item, reply) => ruleReadingRows(battery, item, reply),
       ),
@@ -237,7 +250,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
           await runPhase(
             'judge',
             plan.partitions.reduce((s, p) => s + p.judged, 0),
-            () => ({ provider: judgeProvider, price: judge.price }),
+            () => ({ provider: judgeProvider, price: judge.price, batch: batchClients.get(judge.id) }),
             async (model, language) => {
               const chosen = await chosenReplies(db, dataDir, campaign.name, model.id, language);
               const items: PromptItem[] = [];

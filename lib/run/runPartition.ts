@@ -8,6 +8,9 @@ import { Journal, listJournals, readJournal } from './Journal.js';
 import { sleep } from './sleep.js';
 import type { Semaphore } from './Semaphore.js';
 
+/** Journals of batch results are named `batch-<batch id>.ndjson` (lib/run/runBatchPartition.ts). */
+export const BATCH_JOURNAL_PREFIX = 'batch-';
+
 /** How often a partition that the cap holds back looks whether other partitions have settled. */
 const RESERVED_POLL_MS = 20;
 
@@ -292,7 +295,7 @@ async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void
   await rm(part.journal.path, { force: true });
 }
 
-function readingsOf(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, rows: readonly ReplyRow[]): ReadingRow[] {
+export function readingsOf(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, rows: readonly ReplyRow[]): ReadingRow[] {
   const out: ReadingRow[] = [];
   for (const row of rows) {
     if (row.status !== 'ok') continue;
@@ -307,7 +310,7 @@ function readingsOf(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, 
  * written the part file and died before the ledger commit, and the run that adopts the journal
  * must replace that file, not add a second copy of its replies beside it.
  */
-function partNameOf(journalPath: string): string {
+export function partNameOf(journalPath: string): string {
   return `part-${basename(journalPath, '.ndjson')}.parquet`;
 }
 
@@ -316,7 +319,7 @@ function partNameOf(journalPath: string): string {
  * now: their items are marked done (or failed) and their cost is counted once, the dead run's
  * reservations having been released when this run started.
  */
-async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>): Promise<number> {
+export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>): Promise<number> {
   const journals = await listJournals(spec.journalDir);
   if (journals.length === 0) return 0;
   const committed = await spec.ledger.committedParts(spec.campaign, spec.phase);
@@ -325,6 +328,12 @@ async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, Prom
     const partName = partNameOf(path);
     // Killed after the ledger commit, before the journal was removed: its replies are counted.
     if (committed.has(spec.sink.partKey(partName))) {
+      await rm(path, { force: true });
+      continue;
+    }
+    // A batch's journal is rebuilt from the provider's results file by the run that re-attaches
+    // to the batch (still open in the ledger): adopting it too would store its replies twice.
+    if (basename(path).startsWith(BATCH_JOURNAL_PREFIX)) {
       await rm(path, { force: true });
       continue;
     }

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { PartCommittedError } from './errors.js';
-import type { BudgetState, Ledger, PartCommit } from './types.js';
+import type { BatchRecord, BudgetState, Ledger, PartCommit } from './types.js';
 
 /** Rounding slack of the cap check, so a reservation of exactly the remaining budget passes. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -42,6 +42,18 @@ CREATE TABLE IF NOT EXISTS parts (
   part_key TEXT NOT NULL,
   cost_usd REAL NOT NULL,
   PRIMARY KEY (campaign, phase, part_key)
+);
+-- Provider batches (issue 3): written at submission, closed by the part commit holding their results.
+CREATE TABLE IF NOT EXISTS batches (
+  campaign       TEXT NOT NULL,
+  phase          TEXT NOT NULL,
+  model          TEXT NOT NULL,
+  language       TEXT NOT NULL,
+  batch_id       TEXT NOT NULL,
+  handle_json    TEXT NOT NULL,
+  reservation_id TEXT NOT NULL,
+  state          TEXT NOT NULL CHECK (state IN ('open', 'closed')),
+  PRIMARY KEY (campaign, batch_id)
 );
 `;
 
@@ -109,7 +121,20 @@ export class EmbeddedLedger implements Ledger {
       ),
       hasReservation: db.prepare('SELECT 1 FROM reservations WHERE campaign = ? AND reservation_id = ?'),
       deleteReservation: db.prepare('DELETE FROM reservations WHERE campaign = ? AND reservation_id = ?'),
-      deleteStale: db.prepare('DELETE FROM reservations WHERE campaign = ? AND run_id != ?'),
+      // An open batch's reservation is not stale: the batch runs on at the provider without us.
+      deleteStale: db.prepare(
+        `DELETE FROM reservations WHERE campaign = ? AND run_id != ? AND reservation_id NOT IN
+           (SELECT reservation_id FROM batches WHERE batches.campaign = reservations.campaign AND state = 'open')`,
+      ),
+      insertBatch: db.prepare(
+        `INSERT INTO batches (campaign, phase, model, language, batch_id, handle_json, reservation_id, state)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'open')`,
+      ),
+      openBatches: db.prepare(
+        `SELECT campaign, phase, model, language, batch_id AS batchId, handle_json AS handleJson, reservation_id AS reservationId
+         FROM batches WHERE campaign = ? AND phase = ? AND model = ? AND language = ? AND state = 'open' ORDER BY rowid`,
+      ),
+      closeBatch: db.prepare("UPDATE batches SET state = 'closed' WHERE campaign = ? AND batch_id = ?"),
       // reserved_usd is recomputed, not incremented, so rounding never accumulates in it.
       syncReserved: db.prepare(
         `UPDATE campaigns SET reserved_usd =
@@ -215,6 +240,7 @@ export class EmbeddedLedger implements Ledger {
       stmt.insertPart.run(c.campaign, c.phase, c.partKey, c.costUsd);
       if (c.done.length > 0) stmt.markDoneAll.run(c.campaign, c.phase, c.partKey, JSON.stringify(c.done));
       for (const id of c.failed) stmt.markFailed.run(c.campaign, c.phase, id, c.partKey);
+      for (const id of c.closeBatches ?? []) stmt.closeBatch.run(c.campaign, id);
       settleIn(c.campaign, c.reservationIds ?? [], c.costUsd);
     });
   }
@@ -282,6 +308,16 @@ export class EmbeddedLedger implements Ledger {
       out[row.state] = row.n;
     }
     return out;
+  }
+
+  async recordBatch(r: BatchRecord): Promise<void> {
+    this.db
+      .transaction(() => this.stmt.insertBatch.run(r.campaign, r.phase, r.model, r.language, r.batchId, r.handleJson, r.reservationId))
+      .immediate();
+  }
+
+  async openBatches(campaign: string, phase: string, model: string, language: string): Promise<BatchRecord[]> {
+    return this.stmt.openBatches.all(campaign, phase, model, language) as BatchRecord[];
   }
 
   async close(): Promise<void> {

@@ -100,7 +100,29 @@ export interface Ledger {
   /** Part keys already committed for a campaign phase. */
   committedParts(campaign: string, phase: string): Promise<Set<string>>;
   counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }>;
+
+  /**
+   * Records a provider batch right after its submission (issue 3), with the reservation that holds
+   * its maximum cost. An open batch's reservation survives `releaseStale`: a restarted run
+   * re-attaches to the batch, and the money it will cost stays held.
+   */
+  recordBatch(record: BatchRecord): Promise<void>;
+  /** Batches of a partition submitted and not yet committed (`PartCommit.closeBatches`), oldest first. */
+  openBatches(campaign: string, phase: string, model: string, language: string): Promise<BatchRecord[]>;
   close(): Promise<void>;
+}
+
+/** A provider batch in the ledger: what a restarted run needs to re-attach to it. */
+export interface BatchRecord {
+  readonly campaign: string;
+  readonly phase: string;
+  readonly model: string;
+  readonly language: string;
+  readonly batchId: string;
+  /** The batch client's handle (lib/providers BatchHandle), as JSON. */
+  readonly handleJson: string;
+  /** The reservation holding the batch's maximum cost; settled by the commit that closes the batch. */
+  readonly reservationId: string;
 }
 
 export interface PartCommit {
@@ -113,4 +135,6 @@ export interface PartCommit {
   readonly reservationIds?: readonly string[];
   /** Actual cost of the part's replies, added to spent once. */
   readonly costUsd: number;
+  /** Batches whose results this part holds: closed in the same transaction, never re-attached to. */
+  readonly closeBatches?: readonly string[];
 }

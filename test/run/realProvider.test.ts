@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
@@ -100,25 +101,25 @@ describe('a campaign on an OpenAI-compatible endpoint', () => {
     expect(JSON.stringify(all)).not.toContain(KEY);
   });
 
-  it('refuses mode: batch before anything is written, naming the file and the entry', async () => {
+  it('refuses mode: batch on a provider without a batch API before anything is written, naming the file and the entry', async () => {
     process.env['SONDAGE_TEST_KEY'] = KEY;
     const tmp = await tempDir('batch-refused');
     cleanup = tmp.cleanup;
     const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
       doc.models = [
         {
-          id: 'gpt',
-          provider: 'openai',
-          model: 'gpt-4.1-mini',
+          id: 'local',
+          provider: 'openai-compatible',
+          model: 'qwen3-8b',
+          base_url: 'http://127.0.0.1:9/v1',
           api_key_env: 'SONDAGE_TEST_KEY',
           mode: 'batch',
           price: { input_per_mtok: 0.4, output_per_mtok: 1.6, batch_discount: 0.5 },
         },
       ];
     });
-    const ctx = await loadContext(file);
 
-    await expect(runCampaign(ctx)).rejects.toThrow(/campaign\.yaml: models\[0\]\.mode: "batch" is not supported by `sondage run` yet/);
-    expect(existsSync(ctx.dataDir)).toBe(false);
+    await expect(loadContext(file)).rejects.toThrow(/campaign\.yaml: models\[0\]\.mode: batch needs a provider with a batch API \(openai, anthropic\); use sync for openai-compatible/);
+    expect(existsSync(join(tmp.dir, 'data'))).toBe(false);
   });
 });

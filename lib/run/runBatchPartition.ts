@@ -1,0 +1,258 @@
+import { rm } from 'node:fs/promises';
+import type { PromptItem } from '../design/types.js';
+import type { BatchClient, BatchHandle, BatchItemResult, BatchRequest } from '../providers/batchTypes.js';
+import type { BatchRecord, ReplyRow } from '../store/types.js';
+import { Journal } from './Journal.js';
+import { BATCH_JOURNAL_PREFIX, adoptJournals, partNameOf, readingsOf, type PartitionOutcome, type PartitionSpec } from './runPartition.js';
+import { sleep } from './sleep.js';
+
+/** How often a partition that the cap holds back looks whether other partitions have settled. */
+const RESERVED_POLL_MS = 50;
+
+export interface BatchPartitionSpec extends PartitionSpec {
+  readonly batch: BatchClient;
+  /** Wait between two rounds of polling the partition's open batches. */
+  readonly pollMs: number;
+  /** At most this many requests per batch, below the provider's own limits (tests of splitting). */
+  readonly maxBatchRequests?: number;
+  /** Called after a batch is submitted and recorded in the ledger (tests of a killed run). */
+  readonly onBatchSubmitted?: (record: BatchRecord) => void;
+}
+
+interface OpenBatch {
+  readonly record: BatchRecord;
+  readonly handle: BatchHandle;
+}
+
+/**
+ * Runs the pending items of one partition through the provider's batch API (issue 3, "Provider
+ * Batch APIs"): reserve the batch's whole maximum cost at the batch price, submit, write the batch
+ * to the ledger, poll until it has ended, and store its results as one part through the same
+ * journal → Parquet → ledger-commit path as the synchronous run, the commit settling the
+ * reservation and closing the batch in one transaction. Requests that expired, were cancelled or
+ * failed transiently stay pending and go into the next batch, up to `retry.maxAttempts` batches
+ * per item in one run. A run that starts with open batches in the ledger (a killed run's)
+ * re-attaches to them instead of submitting their requests again.
+ */
+export async function runBatchPartition(spec: BatchPartitionSpec): Promise<PartitionOutcome> {
+  const { ledger, campaign, phase, model, language, batch } = spec;
+  const byId = new Map(spec.items.map((i) => [i.item_id, i]));
+  await ledger.registerItems(campaign, phase, [...byId.keys()]);
+  const adopted = await adoptJournals(spec, byId);
+
+  const out = { done: 0, failed: 0, costUsd: 0 };
+  const attempts = new Map<string, number>();
+  // Items settled in this run (done, or failed for good): never submitted again by it.
+  const finished = new Set<string>();
+  const open: OpenBatch[] = (await ledger.openBatches(campaign, phase, model, language)).map((record) => ({
+    record,
+    handle: JSON.parse(record.handleJson) as BatchHandle,
+  }));
+  for (const b of open) for (const id of b.handle.customIds) attempts.set(id, (attempts.get(id) ?? 0) + 1);
+  const initiallyPending = (await ledger.pendingAmong(campaign, phase, [...byId.keys()])).size;
+  let seq = 0;
+
+  while (!spec.stop.reason) {
+    if (spec.signal?.aborted) {
+      spec.stop.reason = 'aborted';
+      break;
+    }
+    const submitted = await submitPending(spec, byId, open, attempts, finished, () => seq++);
+    if (open.length === 0) break;
+    let closed = 0;
+    for (const b of [...open]) {
+      if (spec.signal?.aborted) break;
+      const results = await endedResults(batch, b.handle, spec.signal);
+      if (results === undefined) continue;
+      await collect(spec, byId, b, results, attempts, finished, out);
+      open.splice(open.indexOf(b), 1);
+      closed++;
+    }
+    if (closed === 0 && !submitted) await sleep(spec.pollMs, spec.signal);
+  }
+  return { ...out, adopted, pending: Math.max(0, initiallyPending - out.done - out.failed) };
+}
+
+/**
+ * Submits the partition's pending items that no open batch holds, in batches within the limits,
+ * each after reserving its maximum cost. Near the cap a batch is halved until it fits; when not
+ * even one request fits, it waits for this partition's open batches (or other partitions'
+ * reservations) to settle, and stops the run on the budget when nothing can settle any more.
+ * Returns whether anything was submitted.
+ */
+async function submitPending(
+  spec: BatchPartitionSpec,
+  byId: ReadonlyMap<string, PromptItem>,
+  open: OpenBatch[],
+  attempts: Map<string, number>,
+  finished: ReadonlySet<string>,
+  nextSeq: () => number,
+): Promise<boolean> {
+  const { ledger, campaign, phase, batch } = spec;
+  const held = new Set(open.flatMap((b) => b.handle.customIds));
+  const pending = await ledger.pendingAmong(campaign, phase, [...byId.keys()]);
+  const requests: BatchRequest[] = [];
+  for (const id of pending) {
+    const item = byId.get(id);
+    if (!item || held.has(id) || finished.has(id)) continue;
+    requests.push({ customId: id, request: { messages: item.messages, settings: item.settings, item } });
+  }
+  if (requests.length === 0) return false;
+  const queue = batch.split(requests).flatMap((g) => chunks(g, spec.maxBatchRequests ?? g.length));
+  let any = false;
+  while (queue.length > 0) {
+    if (spec.signal?.aborted || spec.stop.reason) break;
+    const group = queue.shift()!;
+    const amount = group.reduce((sum, r) => sum + spec.maxCost(byId.get(r.customId)!), 0);
+    const reservationId = `${spec.runId}:batch:${phase}:${spec.model}:${spec.language}:${nextSeq()}`;
+    if (!(await ledger.reserve(campaign, reservationId, amount))) {
+      if (group.length > 1) {
+        const half = Math.ceil(group.length / 2);
+        queue.unshift(group.slice(0, half), group.slice(half));
+        continue;
+      }
+      // One request does not fit: what this partition has in flight settles when its batches end.
+      if (open.length > 0) break;
+      if ((await ledger.budget(campaign)).reserved_usd > 0) {
+        await sleep(RESERVED_POLL_MS, spec.signal);
+        queue.unshift(group);
+        continue;
+      }
+      spec.stop.reason = 'budget';
+      break;
+    }
+    let handle: BatchHandle;
+    try {
+      // Not aborted with the run: a submission cut off after the provider created the batch would
+      // leave a batch no ledger knows of, submitted (and paid for) again by the next run.
+      handle = await batch.submit(group);
+    } catch (err) {
+      await ledger.release(campaign, reservationId);
+      throw err;
+    }
+    const record: BatchRecord = {
+      campaign,
+      phase,
+      model: spec.model,
+      language: spec.language,
+      batchId: handle.batchId,
+      handleJson: JSON.stringify(handle),
+      reservationId,
+    };
+    await ledger.recordBatch(record);
+    open.push({ record, handle });
+    for (const r of group) attempts.set(r.customId, (attempts.get(r.customId) ?? 0) + 1);
+    any = true;
+    spec.onBatchSubmitted?.(record);
+  }
+  return any;
+}
+
+/**
+ * The batch's results once it has ended; undefined while it runs, or when a poll or the results
+ * download failed in a way a later poll can get past (a transient error, a torn results file).
+ */
+async function endedResults(batch: BatchClient, handle: BatchHandle, signal?: AbortSignal): Promise<BatchItemResult[] | undefined> {
+  try {
+    const state = await batch.poll(handle, signal);
+    if (!state.done) return undefined;
+    return await batch.results(handle, signal);
+  } catch (err) {
+    if (signal?.aborted || (err as { retryable?: unknown }).retryable === true) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Stores a batch's results as one part, at the batch price: an ok result marks its item done, a
+ * permanent error (or the last allowed attempt) marks it failed, and anything else leaves it
+ * pending for the next batch. Results for items no longer pending (done by another run meanwhile)
+ * are dropped, so nothing is counted twice. The commit settles the batch's reservation and closes
+ * the batch in the ledger.
+ */
+async function collect(
+  spec: BatchPartitionSpec,
+  byId: ReadonlyMap<string, PromptItem>,
+  b: OpenBatch,
+  results: readonly BatchItemResult[],
+  attempts: ReadonlyMap<string, number>,
+  finished: Set<string>,
+  out: { done: number; failed: number; costUsd: number },
+): Promise<void> {
+  const pending = await spec.ledger.pendingAmong(
+    spec.campaign,
+    spec.phase,
+    results.map((r) => r.customId),
+  );
+  const journal = await Journal.open(spec.journalDir, `${BATCH_JOURNAL_PREFIX}${b.record.batchId.replace(/[^A-Za-z0-9_-]/g, '_')}.ndjson`);
+  const rows: ReplyRow[] = [];
+  const done: string[] = [];
+  const failed: string[] = [];
+  for (const r of results) {
+    const item = byId.get(r.customId);
+    if (!item || !pending.has(r.customId)) continue;
+    const attempt = attempts.get(r.customId) ?? 1;
+    const row = batchReplyRow(spec, item, r, attempt);
+    journal.append(row);
+    rows.push(row);
+    spec.onReply?.(row);
+    if (r.ok) done.push(r.customId);
+    else if (!r.retryable || attempt >= spec.retry.maxAttempts) failed.push(r.customId);
+  }
+  await journal.close();
+  const cost = rows.reduce((s, r) => s + r.cost_usd, 0);
+  const partKey = spec.sink.partKey(partNameOf(journal.path));
+  if (rows.length > 0) {
+    await spec.sink.writeReplies(journal.path, partNameOf(journal.path));
+    await spec.sink.writeReadings(readingsOf(spec, byId, rows), partNameOf(journal.path));
+  }
+  await spec.ledger.commitPart({
+    campaign: spec.campaign,
+    phase: spec.phase,
+    partKey,
+    done,
+    failed,
+    reservationIds: [b.record.reservationId],
+    costUsd: cost,
+    closeBatches: [b.record.batchId],
+  });
+  await rm(journal.path, { force: true });
+  for (const id of [...done, ...failed]) finished.add(id);
+  out.done += done.length;
+  out.failed += failed.length;
+  out.costUsd += cost;
+}
+
+function batchReplyRow(spec: BatchPartitionSpec, item: PromptItem, r: BatchItemResult, attempt: number): ReplyRow {
+  const res = r.ok ? r.result : undefined;
+  return {
+    item_id: item.item_id,
+    campaign: spec.campaign,
+    phase: spec.phase,
+    model: spec.model,
+    language: spec.language,
+    attempt,
+    status: res ? 'ok' : 'error',
+    text: res ? res.text : null,
+    finish_reason: res ? res.finish_reason : null,
+    input_tokens: res ? res.usage.input_tokens : 0,
+    output_tokens: res ? res.usage.output_tokens : 0,
+    // spec.cost prices at the batch price (runCampaign passes the batch discount).
+    cost_usd: res ? spec.cost(res.usage) : 0,
+    // A batch request has no latency of its own: the provider schedules it within a day.
+    latency_ms: 0,
+    logprobs_json: res?.logprobs ? JSON.stringify(res.logprobs) : null,
+    error_class: r.ok ? null : r.errorClass,
+    error_message: r.ok ? null : r.message.slice(0, 500),
+    settings_json: JSON.stringify(spec.batch.settingsSent({ messages: item.messages, settings: item.settings })),
+    provider: spec.batch.id,
+    simulated: false,
+    created_at: new Date().toISOString(),
+  };
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += Math.max(1, size)) out.push(items.slice(i, i + Math.max(1, size)));
+  return out;
+}

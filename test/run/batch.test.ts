@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCampaign, type RunOptions } from '../../lib/run/runCampaign.js';
+import { EmbeddedLedger, readParquet, tableGlob } from '../../lib/store/index.js';
+import type { BatchRecord } from '../../lib/store/types.js';
+import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
+import { USAGE, startAnthropicBatchServer, startOpenAIBatchServer, type BatchServer, type BatchServerOptions } from './batchServers.js';
+
+const KEY = 'sk-test-batch-run-0000000000000000';
+const PRICE = { input_per_mtok: 1, output_per_mtok: 2, batch_discount: 0.5 };
+/** What one ok reply costs at the batch price. */
+const REPLY_COST = ((USAGE.input * PRICE.input_per_mtok + USAGE.output * PRICE.output_per_mtok) * PRICE.batch_discount) / 1e6;
+
+const PROVIDERS = [
+  { provider: 'openai', model: 'gpt-4.1-mini', start: startOpenAIBatchServer, baseUrl: (url: string) => `${url}/v1` },
+  { provider: 'anthropic', model: 'claude-haiku-4-5', start: startAnthropicBatchServer, baseUrl: (url: string) => url },
+] as const;
+type ProviderCase = (typeof PROVIDERS)[number];
+
+let server: BatchServer | undefined;
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await cleanup?.();
+  cleanup = undefined;
+  delete process.env['SONDAGE_BATCH_KEY'];
+});
+
+/** A two-language campaign whose one respondent runs with `mode: batch` on the local server. */
+async function setup(p: ProviderCase, options: BatchServerOptions = {}) {
+  server = await p.start(options);
+  process.env['SONDAGE_BATCH_KEY'] = KEY;
+  const tmp = await tempDir(`batch-${p.provider}`);
+  cleanup = tmp.cleanup;
+  const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
+    doc.design['languages'] = ['en', 'de'];
+    doc.design['forms'] = ['plain'];
+    doc.design['constraints'] = ['yesno', 'label'];
+    doc.models = [{ id: 'batched', provider: p.provider, model: p.model, base_url: p.baseUrl(server!.url), api_key_env: 'SONDAGE_BATCH_KEY', mode: 'batch', price: PRICE }];
+  });
+  return loadContext(file);
+}
+
+const fast = (extra: RunOptions = {}): RunOptions => ({ skipAnalysis: true, batch: { pollMs: 1, ...extra.batch }, ...extra });
+
+async function openBatches(dataDir: string, campaign: string): Promise<BatchRecord[]> {
+  const ledger = new EmbeddedLedger(dataDir);
+  try {
+    return [...(await ledger.openBatches(campaign, 'generate', 'batched', 'en')), ...(await ledger.openBatches(campaign, 'generate', 'batched', 'de'))];
+  } finally {
+    await ledger.close();
+  }
+}
+
+/** Every item has exactly one ok reply, priced at the batch price, and the ledger agrees to the cent. */
+async function expectComplete(ctx: Awaited<ReturnType<typeof loadContext>>, items: number) {
+  const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
+  const ok = okCounts(rows);
+  expect(ok.size).toBe(items);
+  expect([...ok.values()].every((c) => c === 1)).toBe(true);
+  const okCost = rows.filter((r) => r.status === 'ok').reduce((s, r) => s + r.cost_usd, 0);
+  expect(okCost).toBeCloseTo(items * REPLY_COST, 12);
+  const judgeRows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge');
+  const judgeCost = judgeRows.filter((r) => r.status === 'ok').reduce((s, r) => s + r.cost_usd, 0);
+  const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
+  expect(ledger.budget.spent_usd).toBeCloseTo(okCost + judgeCost, 12);
+  expect(ledger.budget.reserved_usd).toBe(0);
+  expect(ledger.generate).toEqual({ pending: 0, done: items, failed: 0 });
+  expect(await openBatches(ctx.dataDir, ctx.campaign.name)).toEqual([]);
+  return rows;
+}
+
+describe.each(PROVIDERS)('mode: batch on $provider', (p) => {
+  it('submits split batches, follows them to the end and stores every result at the batch price', async () => {
+    const ctx = await setup(p);
+    const submitted: BatchRecord[] = [];
+    const summary = await runCampaign(ctx, fast({ batch: { pollMs: 1, maxRequests: 5, onSubmitted: (r) => submitted.push(r) } }));
+
+    const generate = summary.phases.find((x) => x.phase === 'generate')!;
+    expect(summary.stopped).toBeUndefined();
+    expect(generate.done).toBe(generate.items);
+    // The plan checked against the budget prices the batched model at the batch price.
+    const line = summary.plan.lines.find((l) => l.model === 'batched')!;
+    expect(line.batchCostUsd).toBeCloseTo(line.costUsd * PRICE.batch_discount, 12);
+    expect(summary.plan.totals.costUsd).toBeCloseTo(summary.plan.lines.reduce((s, l) => s + (l.model === 'batched' ? l.batchCostUsd! : l.costUsd), 0), 12);
+    // Split by the request limit: no batch holds more than 5, and no request went twice.
+    expect(server!.created.length).toBeGreaterThanOrEqual(Math.ceil(generate.items / 5));
+    expect(server!.created.every((ids) => ids.length <= 5)).toBe(true);
+    const sent = server!.created.flat();
+    expect(new Set(sent).size).toBe(sent.length);
+    expect(sent.length).toBe(generate.items);
+    expect(submitted.map((r) => r.batchId).sort()).toEqual(server!.created.map((_, i) => (p.provider === 'openai' ? `batch_${i}` : `msgbatch_${i}`)).sort());
+    await expectComplete(ctx, generate.items);
+    const stored = await readParquet<{ provider: string; settings_json: string; simulated: boolean }>(tableGlob(ctx.dataDir, ctx.campaign.name, 'generate', 'replies'));
+    expect(stored.every((r) => r.provider === `${p.provider}/${p.model}` && !r.simulated)).toBe(true);
+    expect(JSON.parse(stored[0]!.settings_json)).toMatchObject({ model: p.model, temperature: 1 });
+    expect(JSON.stringify(stored)).not.toContain(KEY);
+  });
+
+  it('re-attaches to the batches of a run killed after submission, and submits none twice', async () => {
+    const ctx = await setup(p);
+    // Kill the first run as soon as its first batch is in the ledger: before a single poll.
+    const controller = new AbortController();
+    const first = await runCampaign(ctx, fast({ signal: controller.signal, batch: { pollMs: 1, onSubmitted: () => controller.abort() } }));
+    expect(first.stopped).toBe('aborted');
+    const open = await openBatches(ctx.dataDir, ctx.campaign.name);
+    expect(open.length).toBeGreaterThan(0);
+    expect(open.length).toBe(server!.created.length);
+    const before = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
+    // The open batches' maximum cost stays reserved, and nothing was spent yet.
+    expect(before.budget.reserved_usd).toBeGreaterThan(0);
+    expect(before.budget.spent_usd).toBe(0);
+    // A later run's start releases a dead run's reservations, but not those of its open batches.
+    const other = new EmbeddedLedger(ctx.dataDir);
+    try {
+      await other.releaseStale(ctx.campaign.name, 'another-run');
+      expect((await other.budget(ctx.campaign.name)).reserved_usd).toBeCloseTo(before.budget.reserved_usd, 12);
+    } finally {
+      await other.close();
+    }
+    const createdBefore = server!.created.length;
+    const inFlight = new Set(server!.created.flat());
+
+    const second = await runCampaign(ctx, fast());
+
+    const generate = second.phases.find((x) => x.phase === 'generate')!;
+    expect(second.stopped).toBeUndefined();
+    // The killed run's batches were polled, not sent again: their ids are in no later batch.
+    const later = server!.created.slice(createdBefore).flat();
+    expect(later.filter((id) => inFlight.has(id))).toEqual([]);
+    const sent = server!.created.flat();
+    expect(new Set(sent).size).toBe(sent.length);
+    const items = generate.items;
+    expect(sent.length).toBe(items);
+    await expectComplete(ctx, items);
+  });
+
+  it('re-queues the requests of an expired batch and completes them in a new one', async () => {
+    // The first batch expires with every other request unanswered.
+    const ctx = await setup(p, { expire: (batch, position) => batch === 0 && position % 2 === 1 });
+    const summary = await runCampaign(ctx, fast({ partitionConcurrency: 1 }));
+
+    const generate = summary.phases.find((x) => x.phase === 'generate')!;
+    expect(generate.done).toBe(generate.items);
+    const expiredIds = server!.created[0]!.filter((_, i) => i % 2 === 1);
+    expect(expiredIds.length).toBeGreaterThan(0);
+    // Each expired request went into exactly one later batch.
+    const later = server!.created.slice(1).flat();
+    expect(expiredIds.every((id) => later.filter((x) => x === id).length === 1)).toBe(true);
+    const rows = await expectComplete(ctx, generate.items);
+    const expiredRows = rows.filter((r) => r.status === 'error');
+    expect(expiredRows.map((r) => r.error_class)).toEqual(expiredIds.map(() => 'batch_expired'));
+    expect(new Set(expiredRows.map((r) => r.item_id))).toEqual(new Set(expiredIds));
+    // The retry is the item's second attempt; its ok reply is attempt 2.
+    for (const id of expiredIds) expect(rows.filter((r) => r.item_id === id).map((r) => [r.attempt, r.status])).toEqual([[1, 'error'], [2, 'ok']]);
+  });
+});

@@ -1,0 +1,186 @@
+import { startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
+
+/**
+ * Local servers speaking the OpenAI Files + Batches and the Anthropic Message Batches wire formats
+ * (the same routes and objects as test/providers/openaiBatch.test.ts and anthropicBatch.test.ts),
+ * but stateful: they hold every batch created, walk it through its lifecycle one poll at a time,
+ * and answer each submitted request. `expire(batchIndex, position)` says which requests of the
+ * n-th batch (0-based) expire instead of answering; an expiring batch ends as `expired`.
+ */
+export interface BatchServer extends WireServer {
+  /** Custom ids of every batch created, in creation order. */
+  readonly created: string[][];
+}
+
+export interface BatchServerOptions {
+  /** Polls a batch answers "still running" before it has ended. */
+  readonly runningPolls?: number;
+  readonly expire?: (batchIndex: number, position: number) => boolean;
+}
+
+/** The answer the reading rules expect: a letter for label items, yes-first otherwise. */
+function answer(prompt: string): string {
+  return /A:|B:/.test(prompt) ? 'A' : 'Yes. I think so, because it hurt someone.';
+}
+
+/** Token counts every answer reports: the tests price them. */
+export const USAGE = { input: 100, output: 10 } as const;
+
+interface Stored {
+  readonly id: string;
+  readonly requests: { customId: string; prompt: string; model: string }[];
+  polls: number;
+}
+
+export async function startOpenAIBatchServer(options: BatchServerOptions = {}): Promise<BatchServer> {
+  const files = new Map<string, string>();
+  const batches = new Map<string, Stored & { inputFile: string }>();
+  const created: string[][] = [];
+  const running = options.runningPolls ?? 2;
+  const statuses = ['validating', 'in_progress', 'finalizing'];
+  const expired = (b: Stored, i: number) => options.expire?.(Number(b.id.slice('batch_'.length)), i) ?? false;
+  const object = (b: Stored & { inputFile: string }) => {
+    const ended = b.polls > running;
+    const anyExpired = b.requests.some((_, i) => expired(b, i));
+    return {
+      id: b.id,
+      object: 'batch',
+      endpoint: '/v1/chat/completions',
+      errors: null,
+      input_file_id: b.inputFile,
+      completion_window: '24h',
+      status: ended ? (anyExpired ? 'expired' : 'completed') : statuses[Math.min(b.polls, statuses.length - 1)],
+      output_file_id: ended ? `${b.id}-out` : null,
+      error_file_id: ended && anyExpired ? `${b.id}-err` : null,
+      created_at: 1_751_328_000,
+      request_counts: { total: b.requests.length, completed: 0, failed: 0 },
+      metadata: null,
+    };
+  };
+  const server = await startWireServer([
+    {
+      from: (r: RecordedRequest) => {
+        if (r.method === 'POST' && r.url === '/v1/files') {
+          const id = `file-in-${files.size}`;
+          // The multipart body holds the JSONL file: one request per line.
+          files.set(id, String(r.body));
+          return { json: { id, object: 'file', bytes: 1, created_at: 0, filename: 'sondage-batch.jsonl', purpose: 'batch', status: 'processed' } };
+        }
+        if (r.method === 'POST' && r.url === '/v1/batches') {
+          const inputFile = (r.body as { input_file_id: string }).input_file_id;
+          const lines = (files.get(inputFile) ?? '').split(/\r?\n/).filter((l) => l.startsWith('{"custom_id"'));
+          const requests = lines.map((l) => {
+            const line = JSON.parse(l) as { custom_id: string; body: { model: string; messages: { content: string }[] } };
+            return { customId: line.custom_id, prompt: line.body.messages.at(-1)?.content ?? '', model: line.body.model };
+          });
+          const b = { id: `batch_${created.length}`, requests, polls: 0, inputFile };
+          created.push(requests.map((q) => q.customId));
+          batches.set(b.id, b);
+          return { json: { ...object(b), status: 'validating' } };
+        }
+        const get = /^\/v1\/batches\/([^/]+)$/.exec(r.url)?.[1];
+        if (r.method === 'GET' && get !== undefined && batches.has(get)) {
+          const b = batches.get(get)!;
+          b.polls++;
+          return { json: object(b) };
+        }
+        const file = /^\/v1\/files\/(batch_\d+)-(out|err)\/content$/.exec(r.url);
+        if (r.method === 'GET' && file && batches.has(file[1]!)) {
+          const b = batches.get(file[1]!)!;
+          const lines = b.requests.flatMap((q, i) => {
+            const isExpired = expired(b, i);
+            if ((file[2] === 'err') !== isExpired) return [];
+            if (isExpired) {
+              return [JSON.stringify({ id: `batch_req_${i}`, custom_id: q.customId, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } })];
+            }
+            const body = {
+              id: `chatcmpl-${b.id}-${i}`,
+              object: 'chat.completion',
+              created: 1_751_328_000,
+              model: q.model,
+              choices: [{ index: 0, message: { role: 'assistant', content: answer(q.prompt), refusal: null }, finish_reason: 'stop', logprobs: null }],
+              usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output, total_tokens: USAGE.input + USAGE.output },
+            };
+            return [JSON.stringify({ id: `batch_req_${i}`, custom_id: q.customId, response: { status_code: 200, request_id: `req_${i}`, body }, error: null })];
+          });
+          return { raw: lines.join('\n') + '\n', headers: { 'content-type': 'application/jsonl' } };
+        }
+        return { status: 404, json: { error: { message: `no route ${r.method} ${r.url}` } } };
+      },
+    },
+  ]);
+  return Object.assign(server, { created });
+}
+
+export async function startAnthropicBatchServer(options: BatchServerOptions = {}): Promise<BatchServer> {
+  const batches = new Map<string, Stored>();
+  const created: string[][] = [];
+  const running = options.runningPolls ?? 2;
+  let base = '';
+  const index = (b: Stored) => Number(b.id.slice('msgbatch_'.length));
+  const expired = (b: Stored, i: number) => options.expire?.(index(b), i) ?? false;
+  const object = (b: Stored) => {
+    const ended = b.polls > running;
+    const nExpired = b.requests.filter((_, i) => expired(b, i)).length;
+    return {
+      id: b.id,
+      type: 'message_batch',
+      processing_status: ended ? 'ended' : 'in_progress',
+      request_counts: ended
+        ? { processing: 0, succeeded: b.requests.length - nExpired, errored: 0, canceled: 0, expired: nExpired }
+        : { processing: b.requests.length, succeeded: 0, errored: 0, canceled: 0, expired: 0 },
+      ended_at: ended ? '2026-01-02T00:00:00Z' : null,
+      created_at: '2026-01-01T00:00:00Z',
+      expires_at: '2026-01-02T00:00:00Z',
+      archived_at: null,
+      cancel_initiated_at: null,
+      results_url: ended ? `${base}/v1/messages/batches/${b.id}/results` : null,
+    };
+  };
+  const server = await startWireServer([
+    {
+      from: (r: RecordedRequest) => {
+        if (r.method === 'POST' && r.url === '/v1/messages/batches') {
+          const body = r.body as { requests: { custom_id: string; params: { model: string; messages: { content: string }[] } }[] };
+          const requests = body.requests.map((q) => ({ customId: q.custom_id, prompt: q.params.messages.at(-1)?.content ?? '', model: q.params.model }));
+          const b: Stored = { id: `msgbatch_${created.length}`, requests, polls: 0 };
+          created.push(requests.map((q) => q.customId));
+          batches.set(b.id, b);
+          return { json: object(b) };
+        }
+        const m = /^\/v1\/messages\/batches\/(msgbatch_\d+)(\/results)?$/.exec(r.url);
+        if (r.method === 'GET' && m && batches.has(m[1]!)) {
+          const b = batches.get(m[1]!)!;
+          if (!m[2]) {
+            b.polls++;
+            return { json: object(b) };
+          }
+          const lines = b.requests.map((q, i) =>
+            JSON.stringify({
+              custom_id: q.customId,
+              result: expired(b, i)
+                ? { type: 'expired' }
+                : {
+                    type: 'succeeded',
+                    message: {
+                      id: `msg_${b.id}_${i}`,
+                      type: 'message',
+                      role: 'assistant',
+                      model: q.model,
+                      content: [{ type: 'text', text: answer(q.prompt) }],
+                      stop_reason: 'end_turn',
+                      stop_sequence: null,
+                      usage: { input_tokens: USAGE.input, output_tokens: USAGE.output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+                    },
+                  },
+            }),
+          );
+          return { raw: lines.join('\n') + '\n', headers: { 'content-type': 'application/binary' } };
+        }
+        return { status: 404, json: { type: 'error', error: { type: 'not_found_error', message: `no route ${r.method} ${r.url}` } } };
+      },
+    },
+  ]);
+  base = server.url;
+  return Object.assign(server, { created });
+}
