@@ -1,0 +1,552 @@
+/**
+ * The ledger on DynamoDB (DESIGN.md "Cost and safety rails"; the Ledger interface of types.ts, whose
+ * other implementation is EmbeddedLedger). Loaded lazily by the Lambda workers and the CLI's `--aws`
+ * commands, not re-exported from lib/store/index.ts.
+ *
+ * Budget table (pk = campaign): `BUDGET` holds cap, spent, reserved and headroom = cap − spent −
+ * reserved; `RES#<id>` one reservation. DynamoDB conditions cannot add attributes, so the cap check
+ * reads the precomputed headroom: `reserve` is one transaction of "headroom ≥ amount → headroom −=
+ * amount, reserved += amount" and "put RES#<id> if absent". Every later change moves money between
+ * the same three numbers in the same transaction as the reservation it concerns, so concurrent
+ * workers can never reserve past the cap.
+ *
+ * Ledger table: `ITEM#<c>#<phase>` / item id (state, part, registration seq); `PART#<c>#<phase>` /
+ * part key; `BATCH#<c>` / batch id; `SEQ#<c>#<phase>` / `SEQ` the registration counter.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { SondageError } from '../errors.js';
+import { TTL_ATTRIBUTE } from '../config/index.js';
+import { PartCommittedError } from './errors.js';
+import type { BudgetState, Ledger, PartCommit } from './types.js';
+
+/** Rounding slack of the cap check, as in EmbeddedLedger. */
+const CAP_TOLERANCE_USD = 1e-12;
+/** DynamoDB allows 100 actions per transaction; a commit keeps room for the part and the budget. */
+const MAX_TX_RESERVATIONS = 90;
+/** Parallel single-item writes (registration, item marks). */
+const WRITE_CONCURRENCY = 16;
+/** Closed batch records are kept this long, then expire (TTL). */
+const CLOSED_BATCH_TTL_S = 30 * 24 * 3600;
+/** Retries of a transaction that lost a race (TransactionConflict). */
+const CONFLICT_RETRIES = 20;
+
+/** A provider batch record (the ledger's batch API, issue 3); same fields as types.ts BatchRecord. */
+export interface DynamoBatchRecord {
+  readonly campaign: string;
+  readonly phase: string;
+  readonly model: string;
+  readonly language: string;
+  readonly batchId: string;
+  readonly handleJson: string;
+  readonly reservationId: string;
+}
+
+export interface DynamoLedgerOptions {
+  readonly ledgerTable: string;
+  readonly budgetTable: string;
+  readonly client?: DynamoDBClient;
+  readonly clientConfig?: DynamoDBClientConfig;
+  /** Run id for reservations of campaigns this instance did not `initCampaign` (a Lambda worker). */
+  readonly runId?: string;
+}
+
+type Key = Record<string, string>;
+type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+interface Cancelled {
+  readonly name: string;
+  readonly CancellationReasons?: readonly { Code?: string }[];
+}
+
+function cancellation(err: unknown): readonly string[] | undefined {
+  const e = err as Cancelled;
+  if (e?.name !== 'TransactionCanceledException') return undefined;
+  return (e.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+}
+
+function assertAmount(what: string, amount: number): void {
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) {
+    throw new SondageError(`${what} must be a finite number of USD ≥ 0, got ${String(amount)}`);
+  }
+}
+
+async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+const budgetKey = (campaign: string): Key => ({ pk: campaign, sk: 'BUDGET' });
+const reservationKey = (campaign: string, id: string): Key => ({ pk: campaign, sk: `RES#${id}` });
+const itemPk = (campaign: string, phase: string): string => `ITEM#${campaign}#${phase}`;
+const partPk = (campaign: string, phase: string): string => `PART#${campaign}#${phase}`;
+const batchPk = (campaign: string): string => `BATCH#${campaign}`;
+
+/**
+ * @example
+ * const ledger = new DynamoLedger({ ledgerTable: process.env.SONDAGE_LEDGER_TABLE!, budgetTable: process.env.SONDAGE_BUDGET_TABLE! });
+ * if (await ledger.reserve('demo', callId, maxCost)) { …call…; await ledger.settle('demo', callId, cost); }
+ */
+export class DynamoLedger implements Ledger {
+  private readonly db: DynamoDBDocumentClient;
+  private readonly raw: DynamoDBClient;
+  private readonly ledgerTable: string;
+  private readonly budgetTable: string;
+  private readonly defaultRunId: string;
+  private readonly runIds = new Map<string, string>();
+
+  constructor(options: DynamoLedgerOptions) {
+    this.raw = options.client ?? new DynamoDBClient(options.clientConfig ?? {});
+    this.db = DynamoDBDocumentClient.from(this.raw, { marshallOptions: { removeUndefinedValues: true } });
+    this.ledgerTable = options.ledgerTable;
+    this.budgetTable = options.budgetTable;
+    this.defaultRunId = options.runId ?? `lambda-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  }
+
+  private noBudget(campaign: string): SondageError {
+    return new SondageError(`campaign ${JSON.stringify(campaign)} has no budget in table ${this.budgetTable}; call initCampaign first`);
+  }
+
+  /** Runs a transaction, again while it loses races; returns the cancellation codes or undefined on success. */
+  private async transact(items: TxItem[]): Promise<readonly string[] | undefined> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.db.send(new TransactWriteCommand({ TransactItems: items }));
+        return undefined;
+      } catch (err) {
+        const codes = cancellation(err);
+        if (codes === undefined) throw err;
+        if (codes.includes('TransactionConflict') && attempt < CONFLICT_RETRIES) {
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * (attempt + 1)));
+          continue;
+        }
+        return codes;
+      }
+    }
+  }
+
+  private async reservationAmount(campaign: string, id: string): Promise<number | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.budgetTable, Key: reservationKey(campaign, id), ConsistentRead: true }));
+    return out.Item ? (out.Item.amount_usd as number) : undefined;
+  }
+
+  private async queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }));
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  /** Creates the campaign's budget, or updates its cap; spending so far is kept across runs. */
+  async initCampaign(campaign: string, capUsd: number, runId: string): Promise<void> {
+    assertAmount('cap', capUsd);
+    this.runIds.set(campaign, runId);
+    for (;;) {
+      const current = await this.db.send(new GetCommand({ TableName: this.budgetTable, Key: budgetKey(campaign), ConsistentRead: true }));
+      try {
+        if (!current.Item) {
+          await this.db.send(
+            new UpdateCommand({
+              TableName: this.budgetTable,
+              Key: budgetKey(campaign),
+              ConditionExpression: 'attribute_not_exists(pk)',
+              UpdateExpression: 'SET cap_usd = :cap, spent_usd = :zero, reserved_usd = :zero, headroom_usd = :cap, run_id = :run',
+              ExpressionAttributeValues: { ':cap': capUsd, ':zero': 0, ':run': runId },
+            }),
+          );
+        } else {
+          // Headroom moves by the change of cap; the condition fails if another writer changed the cap meanwhile.
+          const oldCap = current.Item.cap_usd as number;
+          await this.db.send(
+            new UpdateCommand({
+              TableName: this.budgetTable,
+              Key: budgetKey(campaign),
+              ConditionExpression: 'cap_usd = :old',
+              UpdateExpression: 'SET cap_usd = :cap, headroom_usd = headroom_usd + :delta, run_id = :run',
+              ExpressionAttributeValues: { ':old': oldCap, ':cap': capUsd, ':delta': capUsd - oldCap, ':run': runId },
+            }),
+          );
+        }
+        return;
+      } catch (err) {
+        if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+      }
+    }
+  }
+
+  async budget(campaign: string): Promise<BudgetState> {
+    const out = await this.db.send(new GetCommand({ TableName: this.budgetTable, Key: budgetKey(campaign), ConsistentRead: true }));
+    if (!out.Item) throw this.noBudget(campaign);
+    return { cap_usd: out.Item.cap_usd as number, spent_usd: out.Item.spent_usd as number, reserved_usd: out.Item.reserved_usd as number };
+  }
+
+  async reserve(campaign: string, reservationId: string, amountUsd: number): Promise<boolean> {
+    assertAmount('reservation amount', amountUsd);
+    const codes = await this.transact([
+      {
+        Update: {
+          TableName: this.budgetTable,
+          Key: budgetKey(campaign),
+          ConditionExpression: 'attribute_exists(pk) AND headroom_usd >= :need',
+          UpdateExpression: 'SET headroom_usd = headroom_usd - :a, reserved_usd = reserved_usd + :a',
+          ExpressionAttributeValues: { ':a': amountUsd, ':need': amountUsd - CAP_TOLERANCE_USD },
+        },
+      },
+      {
+        Put: {
+          TableName: this.budgetTable,
+          Item: { ...reservationKey(campaign, reservationId), amount_usd: amountUsd, run_id: this.runIds.get(campaign) ?? this.defaultRunId },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ]);
+    if (codes === undefined) return true;
+    if (codes[1] === 'ConditionalCheckFailed') {
+      throw new SondageError(`reservation ${JSON.stringify(reservationId)} of campaign ${JSON.stringify(campaign)} already exists; reservation ids must be unique`);
+    }
+    if (codes[0] === 'ConditionalCheckFailed') {
+      await this.budget(campaign); // throws when the campaign has no budget at all
+      return false;
+    }
+    throw new SondageError(`reserve ${JSON.stringify(reservationId)} of campaign ${JSON.stringify(campaign)}: transaction cancelled (${codes.join(', ')})`);
+  }
+
+  /**
+   * Budget-moving transaction items for deleting reservations and adding spend: each reservation
+   * is deleted only if it still holds the amount read, so a concurrent release cannot be counted twice.
+   */
+  private async settleItems(campaign: string, reservationIds: readonly string[], actualUsd: number): Promise<TxItem[]> {
+    const items: TxItem[] = [];
+    let released = 0;
+    for (const id of reservationIds) {
+      const amount = await this.reservationAmount(campaign, id);
+      if (amount === undefined) continue; // released as stale: the money was still spent, below
+      released += amount;
+      items.push({
+        Delete: {
+          TableName: this.budgetTable,
+          Key: reservationKey(campaign, id),
+          ConditionExpression: 'amount_usd = :a',
+          ExpressionAttributeValues: { ':a': amount },
+        },
+      });
+    }
+    items.push({
+      Update: {
+        TableName: this.budgetTable,
+        Key: budgetKey(campaign),
+        ConditionExpression: 'attribute_exists(pk)',
+        UpdateExpression: 'SET spent_usd = spent_usd + :spent, reserved_usd = reserved_usd - :released, headroom_usd = headroom_usd + :back',
+        ExpressionAttributeValues: { ':spent': actualUsd, ':released': released, ':back': released - actualUsd },
+      },
+    });
+    return items;
+  }
+
+  private async settleMany(campaign: string, reservationIds: readonly string[], actualUsd: number, extra: TxItem[] = []): Promise<readonly string[] | undefined> {
+    for (;;) {
+      const items = [...extra, ...(await this.settleItems(campaign, reservationIds, actualUsd))];
+      const codes = await this.transact(items);
+      if (codes === undefined) return undefined;
+      // A reservation changed between read and write (released meanwhile): read again.
+      const raced = codes.some((c, i) => c === 'ConditionalCheckFailed' && i >= extra.length && items[i]?.Delete !== undefined);
+      if (!raced) return codes;
+    }
+  }
+
+  async settle(campaign: string, reservationId: string, actualUsd: number): Promise<void> {
+    assertAmount('actual cost', actualUsd);
+    const codes = await this.settleMany(campaign, [reservationId], actualUsd);
+    if (codes !== undefined) throw codes.at(-1) === 'ConditionalCheckFailed' ? this.noBudget(campaign) : new SondageError(`settle: transaction cancelled (${codes.join(', ')})`);
+  }
+
+  async release(campaign: string, reservationId: string): Promise<void> {
+    for (;;) {
+      const amount = await this.reservationAmount(campaign, reservationId);
+      if (amount === undefined) return;
+      const codes = await this.transact([
+        {
+          Delete: {
+            TableName: this.budgetTable,
+            Key: reservationKey(campaign, reservationId),
+            ConditionExpression: 'amount_usd = :a',
+            ExpressionAttributeValues: { ':a': amount },
+          },
+        },
+        {
+          Update: {
+            TableName: this.budgetTable,
+            Key: budgetKey(campaign),
+            UpdateExpression: 'SET reserved_usd = reserved_usd - :a, headroom_usd = headroom_usd + :a',
+            ExpressionAttributeValues: { ':a': amount },
+          },
+        },
+      ]);
+      if (codes === undefined) return;
+    }
+  }
+
+  /** Releases reservations of other runs, except those holding an open provider batch. */
+  async releaseStale(campaign: string, runId: string): Promise<number> {
+    const reservations = await this.queryAll({
+      TableName: this.budgetTable,
+      KeyConditionExpression: 'pk = :c AND begins_with(sk, :r)',
+      ExpressionAttributeValues: { ':c': campaign, ':r': 'RES#' },
+      ConsistentRead: true,
+    });
+    const batches = await this.queryAll({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': batchPk(campaign) }, ConsistentRead: true });
+    const held = new Set(batches.filter((b) => b.state === 'open').map((b) => b.reservation_id as string));
+    let released = 0;
+    for (const r of reservations) {
+      const id = (r.sk as string).slice('RES#'.length);
+      if (r.run_id === runId || held.has(id)) continue;
+      await this.release(campaign, id);
+      released++;
+    }
+    return released;
+  }
+
+  async registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void> {
+    if (itemIds.length === 0) return;
+    // Registration order: a range of sequence numbers from one counter, then a conditional put per id.
+    const counter = await this.db.send(
+      new UpdateCommand({
+        TableName: this.ledgerTable,
+        Key: { pk: `SEQ#${campaign}#${phase}`, sk: 'SEQ' },
+        UpdateExpression: 'ADD next_seq :n',
+        ExpressionAttributeValues: { ':n': itemIds.length },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    const first = (counter.Attributes?.next_seq as number) - itemIds.length;
+    const indexed = itemIds.map((id, i) => [id, first + i] as const);
+    await inParallel(indexed, WRITE_CONCURRENCY, async ([id, seq]) => {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.ledgerTable,
+            Key: { pk: itemPk(campaign, phase), sk: id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            UpdateExpression: 'SET #s = :pending, seq = :seq',
+            ExpressionAttributeNames: { '#s': 'state' },
+            ExpressionAttributeValues: { ':pending': 'pending', ':seq': seq },
+          }),
+        );
+      } catch (err) {
+        if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err; // known id: keeps its state
+      }
+    });
+  }
+
+  private async items(campaign: string, phase: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
+      TableName: this.ledgerTable,
+      KeyConditionExpression: 'pk = :p',
+      ExpressionAttributeValues: { ':p': itemPk(campaign, phase) },
+      ProjectionExpression: 'sk, #s, seq',
+      ExpressionAttributeNames: { '#s': 'state' },
+      ConsistentRead: true,
+    });
+  }
+
+  /** Items not done (pending or failed), in registration order. */
+  async pendingItems(campaign: string, phase: string): Promise<Set<string>> {
+    const rows = (await this.items(campaign, phase)).filter((r) => r.state !== 'done');
+    const seq = (r: Record<string, unknown>): number => (typeof r.seq === 'number' ? r.seq : Number.MAX_SAFE_INTEGER);
+    rows.sort((a, b) => seq(a) - seq(b));
+    return new Set(rows.map((r) => r.sk as string));
+  }
+
+  /** The ids among `itemIds` not yet done (unregistered ids included), in the order given. */
+  async pendingAmong(campaign: string, phase: string, itemIds: readonly string[]): Promise<Set<string>> {
+    const done = new Set<string>();
+    for (let i = 0; i < itemIds.length; i += 100) {
+      let keys: Key[] = [...new Set(itemIds.slice(i, i + 100))].map((id) => ({ pk: itemPk(campaign, phase), sk: id }));
+      while (keys.length > 0) {
+        const out = await this.db.send(
+          new BatchGetCommand({
+            RequestItems: { [this.ledgerTable]: { Keys: keys, ProjectionExpression: 'sk, #s', ExpressionAttributeNames: { '#s': 'state' }, ConsistentRead: true } },
+          }),
+        );
+        for (const r of out.Responses?.[this.ledgerTable] ?? []) if (r.state === 'done') done.add(r.sk as string);
+        keys = (out.UnprocessedKeys?.[this.ledgerTable]?.Keys ?? []) as Key[];
+      }
+    }
+    return new Set(itemIds.filter((id) => !done.has(id)));
+  }
+
+  /**
+   * The part record and the budget move in one transaction (a part is adopted once, its cost counted
+   * once); item states follow, idempotently. A commit interrupted after the transaction is finished
+   * by the next commitPart of the same part, which then reports it as committed.
+   */
+  async commitPart(commit: PartCommit): Promise<void> {
+    assertAmount('part cost', commit.costUsd);
+    const { campaign, phase, partKey } = commit;
+    const closeBatches = (commit as PartCommit & { closeBatches?: readonly string[] }).closeBatches ?? [];
+    if (closeBatches.length > MAX_TX_RESERVATIONS) throw new SondageError(`commitPart ${partKey}: at most ${MAX_TX_RESERVATIONS} batches close in one part`);
+    let reservations = [...(commit.reservationIds ?? [])];
+    if (reservations.length + closeBatches.length > MAX_TX_RESERVATIONS) reservations = await this.mergeReservations(campaign, partKey, reservations);
+
+    const partItem: TxItem = {
+      Put: {
+        TableName: this.ledgerTable,
+        Item: { pk: partPk(campaign, phase), sk: partKey, cost_usd: commit.costUsd, marked: false, done_count: commit.done.length, failed_count: commit.failed.length },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+    const now = Math.floor(Date.now() / 1000);
+    const batchItems: TxItem[] = closeBatches.map((id) => ({
+      Update: {
+        TableName: this.ledgerTable,
+        Key: { pk: batchPk(campaign), sk: id },
+        UpdateExpression: 'SET #s = :closed, #ttl = :ttl',
+        ExpressionAttributeNames: { '#s': 'state', '#ttl': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':closed': 'closed', ':ttl': now + CLOSED_BATCH_TTL_S },
+      },
+    }));
+    const codes = await this.settleMany(campaign, reservations, commit.costUsd, [partItem, ...batchItems]);
+    if (codes !== undefined) {
+      if (codes[0] === 'ConditionalCheckFailed') {
+        const existing = await this.db.send(new GetCommand({ TableName: this.ledgerTable, Key: { pk: partPk(campaign, phase), sk: partKey }, ConsistentRead: true }));
+        if (existing.Item && existing.Item.marked !== true) await this.markItems(commit);
+        throw new PartCommittedError(
+          `part ${partKey} of campaign ${JSON.stringify(campaign)} phase ${JSON.stringify(phase)} is already committed; ` +
+            'a part is adopted once (write new replies to a new part name)',
+          partKey,
+        );
+      }
+      if (codes.at(-1) === 'ConditionalCheckFailed') throw this.noBudget(campaign);
+      throw new SondageError(`commitPart ${partKey}: transaction cancelled (${codes.join(', ')})`);
+    }
+    await this.markItems(commit);
+  }
+
+  /** Folds many reservations into one (budget-neutral: reserved is unchanged), so a commit fits one transaction. */
+  private async mergeReservations(campaign: string, partKey: string, ids: readonly string[]): Promise<string[]> {
+    const merged = `${partKey}#merged`;
+    for (let i = 0; i < ids.length; i += 50) {
+      for (;;) {
+        const chunk = ids.slice(i, i + 50);
+        const amounts = await Promise.all(chunk.map(async (id) => [id, await this.reservationAmount(campaign, id)] as const));
+        const present = amounts.filter((a): a is readonly [string, number] => a[1] !== undefined);
+        if (present.length === 0) break;
+        const sum = present.reduce((s, [, a]) => s + a, 0);
+        const codes = await this.transact([
+          ...present.map(
+            ([id, a]): TxItem => ({
+              Delete: { TableName: this.budgetTable, Key: reservationKey(campaign, id), ConditionExpression: 'amount_usd = :a', ExpressionAttributeValues: { ':a': a } },
+            }),
+          ),
+          {
+            Update: {
+              TableName: this.budgetTable,
+              Key: reservationKey(campaign, merged),
+              UpdateExpression: 'ADD amount_usd :s SET run_id = if_not_exists(run_id, :run)',
+              ExpressionAttributeValues: { ':s': sum, ':run': this.runIds.get(campaign) ?? this.defaultRunId },
+            },
+          },
+        ]);
+        if (codes === undefined) break;
+      }
+    }
+    return [merged];
+  }
+
+  private async markItems(commit: PartCommit): Promise<void> {
+    const { campaign, phase, partKey } = commit;
+    const mark = (state: 'done' | 'failed') => async (id: string) => {
+      try {
+        await this.db.send(
+          new UpdateCommand({
+            TableName: this.ledgerTable,
+            Key: { pk: itemPk(campaign, phase), sk: id },
+            // An item done in an earlier part keeps that part: its reply is already counted.
+            ConditionExpression: 'attribute_not_exists(#s) OR #s <> :done',
+            UpdateExpression: 'SET #s = :state, part_key = :part',
+            ExpressionAttributeNames: { '#s': 'state' },
+            ExpressionAttributeValues: { ':done': 'done', ':state': state, ':part': partKey },
+          }),
+        );
+      } catch (err) {
+        if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+      }
+    };
+    await inParallel(commit.done, WRITE_CONCURRENCY, mark('done'));
+    await inParallel(commit.failed, WRITE_CONCURRENCY, mark('failed'));
+    await this.db.send(
+      new UpdateCommand({ TableName: this.ledgerTable, Key: { pk: partPk(campaign, phase), sk: partKey }, UpdateExpression: 'SET marked = :t', ExpressionAttributeValues: { ':t': true } }),
+    );
+  }
+
+  async committedParts(campaign: string, phase: string): Promise<Set<string>> {
+    const rows = await this.queryAll({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': partPk(campaign, phase) }, ConsistentRead: true });
+    return new Set(rows.map((r) => r.sk as string));
+  }
+
+  async counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
+    const out = { pending: 0, done: 0, failed: 0 };
+    for (const r of await this.items(campaign, phase)) {
+      const state = r.state as keyof typeof out;
+      if (state in out) out[state]++;
+    }
+    return out;
+  }
+
+  async recordBatch(r: DynamoBatchRecord): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.ledgerTable,
+          Key: { pk: batchPk(r.campaign), sk: r.batchId },
+          ConditionExpression: 'attribute_not_exists(pk)',
+          UpdateExpression: 'SET phase = :phase, model = :model, #lang = :lang, handle_json = :h, reservation_id = :res, #s = :open, created_at = :t',
+          ExpressionAttributeNames: { '#s': 'state', '#lang': 'language' },
+          ExpressionAttributeValues: { ':phase': r.phase, ':model': r.model, ':lang': r.language, ':h': r.handleJson, ':res': r.reservationId, ':open': 'open', ':t': Date.now() },
+        }),
+      );
+    } catch (err) {
+      if ((err as { name?: string }).name === 'ConditionalCheckFailedException') {
+        throw new SondageError(`batch ${JSON.stringify(r.batchId)} of campaign ${JSON.stringify(r.campaign)} is already recorded`, { cause: err });
+      }
+      throw err;
+    }
+  }
+
+  /** Open batches of one partition, oldest first. */
+  async openBatches(campaign: string, phase: string, model: string, language: string): Promise<DynamoBatchRecord[]> {
+    const rows = await this.queryAll({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': batchPk(campaign) }, ConsistentRead: true });
+    return rows
+      .filter((b) => b.state === 'open' && b.phase === phase && b.model === model && b.language === language)
+      .sort((a, b) => (a.created_at as number) - (b.created_at as number))
+      .map((b) => ({
+        campaign,
+        phase,
+        model,
+        language,
+        batchId: b.sk as string,
+        handleJson: b.handle_json as string,
+        reservationId: b.reservation_id as string,
+      }));
+  }
+
+  async close(): Promise<void> {
+    this.raw.destroy();
+  }
+}

@@ -1,0 +1,194 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import { EmbeddedLedger, PartCommittedError } from '../../lib/store/index.js';
+import type { Ledger } from '../../lib/store/types.js';
+import { startDynamoServer } from './dynamoServer.js';
+import type { DynamoServer } from './dynamoServer.js';
+
+let server: DynamoServer;
+let dir: string;
+beforeAll(async () => {
+  server = await startDynamoServer();
+  dir = mkdtempSync(join(tmpdir(), 'sondage-ledgers-'));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let n = 0;
+function dynamo(runId?: string): DynamoLedger {
+  return new DynamoLedger({
+    ledgerTable: 'ledger',
+    budgetTable: 'budget',
+    ...(runId ? { runId } : {}),
+    clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
+  });
+}
+const backends: [string, (runId?: string) => Ledger][] = [
+  ['embedded', (runId) => new EmbeddedLedger(dir, runId ? { runId } : {})],
+  ['dynamodb', dynamo],
+];
+
+// The same scenarios on both ledgers (STYLE.md "Tests in general": one scenario, two entry points).
+describe.each(backends)('%s ledger', (_name, open) => {
+  const campaign = (): string => `c${++n}`;
+
+  it('reserves under the cap, refuses past it, settles actual cost and releases', async () => {
+    const ledger = open();
+    const c = campaign();
+    await ledger.initCampaign(c, 1, 'run-1');
+    expect(await ledger.reserve(c, 'a', 0.6)).toBe(true);
+    expect(await ledger.reserve(c, 'b', 0.5)).toBe(false);
+    expect(await ledger.reserve(c, 'b', 0.4)).toBe(true); // exactly the rest
+    await ledger.settle(c, 'a', 0.25);
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 1, spent_usd: 0.25, reserved_usd: 0.4 });
+    await ledger.release(c, 'b');
+    await ledger.release(c, 'b'); // twice is harmless
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 1, spent_usd: 0.25, reserved_usd: 0 });
+    await expect(ledger.reserve(c, 'a2', 0.75)).resolves.toBe(true);
+    await expect(ledger.reserve(c, 'a2', 0)).rejects.toThrow(/already exists/);
+    await ledger.close();
+  });
+
+  it('keeps spending across a re-init with a new cap, and names a campaign with no budget', async () => {
+    const ledger = open();
+    const c = campaign();
+    await ledger.initCampaign(c, 1, 'run-1');
+    expect(await ledger.reserve(c, 'a', 0.9)).toBe(true);
+    await ledger.settle(c, 'a', 0.9);
+    await ledger.initCampaign(c, 2, 'run-2');
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 2, spent_usd: 0.9, reserved_usd: 0 });
+    expect(await ledger.reserve(c, 'b', 1.1)).toBe(true);
+    expect(await ledger.reserve(c, 'c', 0.01)).toBe(false);
+    await expect(ledger.budget('nobody')).rejects.toThrow(/"nobody" has no budget.*initCampaign/);
+    await expect(ledger.reserve('nobody', 'x', 1)).rejects.toThrow(/has no budget/);
+    await ledger.close();
+  });
+
+  it('releases the reservations a killed run left, except its own', async () => {
+    const c = campaign();
+    const killed = open('run-old');
+    await killed.initCampaign(c, 10, 'run-old');
+    expect(await killed.reserve(c, 'old-1', 1)).toBe(true);
+    expect(await killed.reserve(c, 'old-2', 2)).toBe(true);
+    const next = open('run-new');
+    await next.initCampaign(c, 10, 'run-new');
+    expect(await next.reserve(c, 'new-1', 3)).toBe(true);
+    expect(await next.releaseStale(c, 'run-new')).toBe(2);
+    expect(await next.budget(c)).toEqual({ cap_usd: 10, spent_usd: 0, reserved_usd: 3 });
+    await killed.close();
+    await next.close();
+  });
+
+  it('registers items once, commits parts once and counts their cost once', async () => {
+    const ledger = open();
+    const c = campaign();
+    await ledger.initCampaign(c, 10, 'run-1');
+    await ledger.registerItems(c, 'generate', ['i3', 'i1', 'i2']);
+    await ledger.registerItems(c, 'generate', ['i4', 'i1']);
+    expect([...(await ledger.pendingItems(c, 'generate'))]).toEqual(['i3', 'i1', 'i2', 'i4']);
+    expect(await ledger.reserve(c, 'r1', 1)).toBe(true);
+    expect(await ledger.reserve(c, 'r2', 1)).toBe(true);
+    const commit = { campaign: c, phase: 'generate', partKey: 'p/part-0001.parquet', done: ['i1', 'i3'], failed: ['i2'], reservationIds: ['r1', 'r2'], costUsd: 0.5 };
+    await ledger.commitPart(commit);
+    await expect(ledger.commitPart(commit)).rejects.toBeInstanceOf(PartCommittedError);
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 10, spent_usd: 0.5, reserved_usd: 0 });
+    expect(await ledger.counts(c, 'generate')).toEqual({ pending: 1, done: 2, failed: 1 });
+    expect([...(await ledger.pendingItems(c, 'generate'))]).toEqual(['i2', 'i4']);
+    expect([...(await ledger.pendingAmong(c, 'generate', ['i4', 'i3', 'new', 'i2']))]).toEqual(['i4', 'new', 'i2']);
+    expect([...(await ledger.committedParts(c, 'generate'))]).toEqual(['p/part-0001.parquet']);
+    // A later part cannot take a done item away from its part, but can finish a failed one.
+    await ledger.commitPart({ campaign: c, phase: 'generate', partKey: 'p/part-0002.parquet', done: ['i1', 'i2', 'i4'], failed: [], costUsd: 0.25 });
+    expect(await ledger.counts(c, 'generate')).toEqual({ pending: 0, done: 4, failed: 0 });
+    expect((await ledger.budget(c)).spent_usd).toBeCloseTo(0.75, 12);
+    await ledger.close();
+  });
+});
+
+describe('DynamoLedger under DynamoDB semantics', () => {
+  it('never overspends with concurrent reservers against one cap', async () => {
+    // prepare: 8 workers, each its own client, 25 calls of random maximum cost against a $3 cap
+    const c = `race-${++n}`;
+    const admin = dynamo('run-race');
+    await admin.initCampaign(c, 3, 'run-race');
+    let seed = 7;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const granted: number[] = [];
+    // act
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, w) => {
+        const worker = dynamo('run-race');
+        for (let i = 0; i < 25; i++) {
+          const max = Math.round((0.05 + rand() * 0.2) * 1000) / 1000;
+          if (await worker.reserve(c, `w${w}-${i}`, max)) {
+            granted.push(max);
+            // The call costs at most what was reserved; half the calls settle, half are released.
+            if (i % 2 === 0) await worker.settle(c, `w${w}-${i}`, max * 0.8);
+            else await worker.release(c, `w${w}-${i}`);
+          }
+        }
+        await worker.close();
+      }),
+    );
+    // assess: some reservations were refused, spend stayed under the cap, nothing is left reserved
+    const budget = await admin.budget(c);
+    expect(granted.length).toBeGreaterThan(10);
+    expect(granted.length).toBeLessThan(200);
+    expect(budget.spent_usd).toBeLessThanOrEqual(3 + 1e-9);
+    expect(budget.spent_usd).toBeGreaterThan(2.4); // the cap was actually reached, not avoided
+    expect(budget.reserved_usd).toBeCloseTo(0, 9);
+    const row = server.items('budget').find((i) => JSON.stringify(i.pk) === JSON.stringify({ S: c }) && JSON.stringify(i.sk) === '{"S":"BUDGET"}');
+    expect(Number((row?.headroom_usd as { N: string }).N)).toBeCloseTo(3 - budget.spent_usd, 9);
+    expect(server.calls.get('TransactWriteItems')).toBeGreaterThan(200);
+    await admin.close();
+  });
+
+  it('never lets concurrent reservations pass the cap while they are held', async () => {
+    const c = `hold-${++n}`;
+    const admin = dynamo('run-hold');
+    await admin.initCampaign(c, 1, 'run-hold');
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => dynamo('run-hold').reserve(c, `r${i}`, 0.1)));
+    expect(results.filter(Boolean)).toHaveLength(10);
+    expect(await admin.budget(c)).toEqual({ cap_usd: 1, spent_usd: 0, reserved_usd: expect.closeTo(1, 9) as unknown });
+    await admin.close();
+  });
+
+  it('folds a part holding more reservations than one transaction allows', async () => {
+    const c = `many-${++n}`;
+    const ledger = dynamo('run-many');
+    await ledger.initCampaign(c, 100, 'run-many');
+    const ids = Array.from({ length: 130 }, (_, i) => `r${i}`);
+    for (const id of ids) expect(await ledger.reserve(c, id, 0.5)).toBe(true);
+    await ledger.registerItems(c, 'generate', ['a']);
+    await ledger.commitPart({ campaign: c, phase: 'generate', partKey: 'big', done: ['a'], failed: [], reservationIds: ids, costUsd: 40 });
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 100, spent_usd: 40, reserved_usd: expect.closeTo(0, 9) as unknown });
+    expect(await ledger.reserve(c, 'after', 60)).toBe(true);
+    await ledger.close();
+  });
+
+  it('records provider batches, keeps their reservation through releaseStale, closes them with the part', async () => {
+    const c = `batch-${++n}`;
+    const ledger = dynamo('run-b1');
+    await ledger.initCampaign(c, 10, 'run-b1');
+    expect(await ledger.reserve(c, 'batch-res', 4)).toBe(true);
+    expect(await ledger.reserve(c, 'plain-res', 1)).toBe(true);
+    const record = { campaign: c, phase: 'generate', model: 'm', language: 'en', batchId: 'b-1', handleJson: '{"id":"b-1"}', reservationId: 'batch-res' };
+    await ledger.recordBatch(record);
+    await expect(ledger.recordBatch(record)).rejects.toThrow(/already recorded/);
+    expect(await ledger.openBatches(c, 'generate', 'm', 'en')).toEqual([record]);
+    const next = dynamo('run-b2');
+    expect(await next.releaseStale(c, 'run-b2')).toBe(1);
+    expect((await next.budget(c)).reserved_usd).toBe(4);
+    await next.commitPart({ campaign: c, phase: 'generate', partKey: 'pb', done: [], failed: [], reservationIds: ['batch-res'], costUsd: 3, closeBatches: ['b-1'] } as Parameters<Ledger['commitPart']>[0]);
+    expect(await next.openBatches(c, 'generate', 'm', 'en')).toEqual([]);
+    expect(await next.budget(c)).toEqual({ cap_usd: 10, spent_usd: 3, reserved_usd: 0 });
+    const closed = server.items('ledger').find((i) => JSON.stringify(i.sk) === '{"S":"b-1"}');
+    expect(closed?.expires_at).toBeDefined(); // closed batch records expire by TTL
+    await ledger.close();
+    await next.close();
+  });
+});

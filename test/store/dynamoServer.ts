@@ -1,0 +1,267 @@
+/**
+ * A DynamoDB-compatible server on 127.0.0.1 for the DynamoLedger tests: the JSON protocol
+ * (`X-Amz-Target: DynamoDB_20120810.*`) for the operations and the expression forms DynamoLedger
+ * uses, nothing more. No npm package could serve here (dynalite and DynamoDB Local need native
+ * modules or Java, and no installs are allowed in this step), so this one speaks the subset.
+ *
+ * Each request is handled to completion before the next (one Node event-loop turn), which is the
+ * property the budget test relies on: DynamoDB applies a conditional write or a transaction
+ * atomically. Unsupported syntax throws, so a ledger change that needs more fails loudly here.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+type AttributeValue = { S: string } | { N: string } | { BOOL: boolean } | { NULL: true };
+type Item = Record<string, AttributeValue>;
+type Values = Record<string, AttributeValue>;
+type Names = Record<string, string>;
+
+interface Ctx {
+  readonly names: Names;
+  readonly values: Values;
+}
+
+export interface DynamoServer {
+  readonly url: string;
+  /** Requests served, by operation (the tests assert that transactions were used). */
+  readonly calls: Map<string, number>;
+  /** The raw items of a table, for assertions on what the ledger wrote. */
+  items(table: string): Item[];
+  close(): Promise<void>;
+}
+
+class Failed extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+const keyOf = (item: Item): string => `${JSON.stringify(item.pk)}|${JSON.stringify(item.sk)}`;
+
+function name(token: string, ctx: Ctx): string {
+  if (token.startsWith('#')) {
+    const n = ctx.names[token];
+    if (n === undefined) throw new Failed('ValidationException', `undefined name ${token}`);
+    return n;
+  }
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(token)) throw new Failed('ValidationException', `unsupported path ${token}`);
+  return token;
+}
+
+function value(token: string, item: Item, ctx: Ctx): AttributeValue | undefined {
+  token = token.trim();
+  if (token.startsWith(':')) {
+    const v = ctx.values[token];
+    if (v === undefined) throw new Failed('ValidationException', `undefined value ${token}`);
+    return v;
+  }
+  return item[name(token, ctx)];
+}
+
+function num(v: AttributeValue | undefined, what: string): number {
+  if (!v || !('N' in v)) throw new Failed('ValidationException', `${what} is not a number`);
+  return Number(v.N);
+}
+
+function equal(a: AttributeValue | undefined, b: AttributeValue | undefined): boolean {
+  if (!a || !b) return false;
+  if ('N' in a && 'N' in b) return Number(a.N) === Number(b.N);
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function condition(expr: string | undefined, item: Item | undefined, ctx: Ctx): boolean {
+  if (!expr) return true;
+  const it = item ?? {};
+  return expr.split(/\s+OR\s+/).some((alt) =>
+    alt.split(/\s+AND\s+/).every((term) => {
+      term = term.trim();
+      let m = /^attribute_(not_)?exists\(\s*([#\w]+)\s*\)$/.exec(term);
+      if (m) return (it[name(m[2]!, ctx)] === undefined) === (m[1] !== undefined);
+      m = /^begins_with\(\s*([#\w]+)\s*,\s*(:\w+)\s*\)$/.exec(term);
+      if (m) {
+        const v = value(m[1]!, it, ctx);
+        const p = value(m[2]!, it, ctx);
+        return !!v && 'S' in v && !!p && 'S' in p && v.S.startsWith(p.S);
+      }
+      m = /^([#:\w]+)\s*(=|<>|>=|<=|>|<)\s*([#:\w]+)$/.exec(term);
+      if (!m) throw new Failed('ValidationException', `unsupported condition term "${term}"`);
+      const [a, b] = [value(m[1]!, it, ctx), value(m[3]!, it, ctx)];
+      switch (m[2]) {
+        case '=':
+          return equal(a, b);
+        case '<>':
+          return a !== undefined && !equal(a, b);
+        default: {
+          if (!a || !b) return false;
+          const [x, y] = [num(a, m[1]!), num(b, m[3]!)];
+          return m[2] === '>=' ? x >= y : m[2] === '<=' ? x <= y : m[2] === '>' ? x > y : x < y;
+        }
+      }
+    }),
+  );
+}
+
+function operand(token: string, item: Item, ctx: Ctx): AttributeValue | undefined {
+  token = token.trim();
+  const m = /^if_not_exists\(\s*([#\w]+)\s*,\s*(:\w+)\s*\)$/.exec(token);
+  if (m) return item[name(m[1]!, ctx)] ?? value(m[2]!, item, ctx);
+  return value(token, item, ctx);
+}
+
+function update(expr: string, item: Item, ctx: Ctx): Item {
+  const next: Item = { ...item };
+  const clauses = expr.split(/\b(SET|ADD)\s+/).filter((s) => s.trim() !== '');
+  for (let i = 0; i < clauses.length; i += 2) {
+    const kind = clauses[i];
+    const body = clauses[i + 1] ?? '';
+    const actions = body.split(/,(?![^()]*\))/).map((a) => a.trim()).filter((a) => a !== '');
+    for (const action of actions) {
+      if (kind === 'ADD') {
+        const [path, v] = action.split(/\s+/);
+        const n = name(path!, ctx);
+        const old = item[n];
+        next[n] = { N: String((old ? num(old, n) : 0) + num(value(v!, item, ctx), v!)) };
+      } else if (kind === 'SET') {
+        const m = /^([#\w]+)\s*=\s*(.+)$/.exec(action);
+        if (!m) throw new Failed('ValidationException', `unsupported SET action "${action}"`);
+        const rhs = m[2]!;
+        const arith = /^(.+?)\s+([+-])\s+(.+)$/.exec(rhs);
+        let v: AttributeValue | undefined;
+        if (arith) {
+          const [a, b] = [num(operand(arith[1]!, item, ctx), arith[1]!), num(operand(arith[3]!, item, ctx), arith[3]!)];
+          v = { N: String(arith[2] === '+' ? a + b : a - b) };
+        } else {
+          v = operand(rhs, item, ctx);
+        }
+        if (v === undefined) throw new Failed('ValidationException', `SET ${m[1]}: operand has no value`);
+        next[name(m[1]!, ctx)] = v;
+      } else {
+        throw new Failed('ValidationException', `unsupported update clause ${kind}`);
+      }
+    }
+  }
+  return next;
+}
+
+export async function startDynamoServer(): Promise<DynamoServer> {
+  const tables = new Map<string, Map<string, Item>>();
+  const calls = new Map<string, number>();
+  const table = (n: string): Map<string, Item> => {
+    let t = tables.get(n);
+    if (!t) tables.set(n, (t = new Map()));
+    return t;
+  };
+  const ctxOf = (r: { ExpressionAttributeNames?: Names; ExpressionAttributeValues?: Values }): Ctx => ({
+    names: r.ExpressionAttributeNames ?? {},
+    values: r.ExpressionAttributeValues ?? {},
+  });
+
+  interface WriteRequest {
+    TableName: string;
+    Key?: Item;
+    Item?: Item;
+    ConditionExpression?: string;
+    UpdateExpression?: string;
+    ExpressionAttributeNames?: Names;
+    ExpressionAttributeValues?: Values;
+    ReturnValues?: string;
+  }
+  // Checks a write; returns the function that applies it (so a transaction checks all, then applies all).
+  const prepare = (kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck', r: WriteRequest): (() => Item | undefined) => {
+    const t = table(r.TableName);
+    const key = kind === 'Put' ? r.Item! : r.Key!;
+    const id = keyOf(key);
+    const current = t.get(id);
+    const ctx = ctxOf(r);
+    if (!condition(r.ConditionExpression, current, ctx)) throw new Failed('ConditionalCheckFailedException', 'The conditional request failed');
+    if (kind === 'Put') return () => (t.set(id, { ...r.Item! }), r.Item);
+    if (kind === 'Delete') return () => (t.delete(id), undefined);
+    if (kind === 'ConditionCheck') return () => undefined;
+    const next = update(r.UpdateExpression ?? '', { ...(current ?? {}), ...r.Key! }, ctx);
+    return () => (t.set(id, next), next);
+  };
+
+  const handlers: Record<string, (body: Record<string, unknown>) => unknown> = {
+    GetItem: (b) => {
+      const item = table(b.TableName as string).get(keyOf(b.Key as Item));
+      return item ? { Item: item } : {};
+    },
+    PutItem: (b) => (prepare('Put', b as unknown as WriteRequest)(), {}),
+    DeleteItem: (b) => (prepare('Delete', b as unknown as WriteRequest)(), {}),
+    UpdateItem: (b) => {
+      const out = prepare('Update', b as unknown as WriteRequest)();
+      return (b.ReturnValues as string | undefined) && b.ReturnValues !== 'NONE' ? { Attributes: out } : {};
+    },
+    Query: (b) => {
+      const ctx = ctxOf(b as unknown as WriteRequest);
+      const items = [...table(b.TableName as string).values()]
+        .filter((item) => condition(b.KeyConditionExpression as string, item, ctx))
+        .sort((x, y) => ((x.sk as { S: string }).S < (y.sk as { S: string }).S ? -1 : 1));
+      return { Items: items, Count: items.length, ScannedCount: items.length };
+    },
+    BatchGetItem: (b) => {
+      const responses: Record<string, Item[]> = {};
+      for (const [t, req] of Object.entries(b.RequestItems as Record<string, { Keys: Item[] }>)) {
+        responses[t] = req.Keys.map((k) => table(t).get(keyOf(k))).filter((i): i is Item => i !== undefined);
+      }
+      return { Responses: responses, UnprocessedKeys: {} };
+    },
+    TransactWriteItems: (b) => {
+      const list = b.TransactItems as Record<string, WriteRequest>[];
+      const reasons: { Code: string; Message?: string }[] = [];
+      const apply: (() => unknown)[] = [];
+      for (const entry of list) {
+        const [kind, r] = Object.entries(entry)[0] as ['Put' | 'Update' | 'Delete' | 'ConditionCheck', WriteRequest];
+        try {
+          apply.push(prepare(kind, r));
+          reasons.push({ Code: 'None' });
+        } catch (err) {
+          if (!(err instanceof Failed) || err.type !== 'ConditionalCheckFailedException') throw err;
+          reasons.push({ Code: 'ConditionalCheckFailed', Message: err.message });
+        }
+      }
+      if (reasons.some((r) => r.Code !== 'None')) {
+        throw new Failed('TransactionCanceledException', `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((r) => r.Code).join(', ')}]`, {
+          CancellationReasons: reasons,
+        });
+      }
+      for (const a of apply) a();
+      return {};
+    },
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const op = String(req.headers['x-amz-target'] ?? '').replace('DynamoDB_20120810.', '');
+      calls.set(op, (calls.get(op) ?? 0) + 1);
+      let status = 200;
+      let out: unknown;
+      try {
+        const handler = handlers[op];
+        if (!handler) throw new Failed('UnknownOperationException', `operation ${op} is not served by the test server`);
+        out = handler(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
+      } catch (err) {
+        status = 400;
+        const e = err instanceof Failed ? err : new Failed('InternalServerError', String(err));
+        if (!(err instanceof Failed)) status = 500;
+        out = { __type: `com.amazonaws.dynamodb.v20120810#${e.type}`, message: e.message, ...e.extra };
+      }
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+      res.end(JSON.stringify(out));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    items: (t) => [...table(t).values()],
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

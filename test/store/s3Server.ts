@@ -1,0 +1,83 @@
+/**
+ * An S3-compatible server on 127.0.0.1 for the S3BlobStore tests: path-style PUT/GET/HEAD/DELETE
+ * of objects and ListObjectsV2 with paging, the subset S3BlobStore uses. (s3rver, the npm
+ * candidate, is unmaintained and pulls native dependencies; no installs are allowed in this step.)
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface S3Server {
+  readonly url: string;
+  readonly objects: Map<string, Buffer>;
+  /** Keys per ListObjectsV2 page (small in tests, so paging is exercised). */
+  pageSize: number;
+  close(): Promise<void>;
+}
+
+const xml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export async function startS3Server(): Promise<S3Server> {
+  const objects = new Map<string, Buffer>();
+  const state = { pageSize: 1000 };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const [, bucket, ...rest] = url.pathname.split('/');
+      const key = rest.map(decodeURIComponent).join('/');
+      const id = `${bucket}/${key}`;
+      const notFound = (): void => {
+        res.writeHead(404, { 'content-type': 'application/xml' });
+        res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>');
+      };
+      if (req.method === 'PUT' && key !== '') {
+        objects.set(id, Buffer.concat(chunks));
+        res.writeHead(200, { etag: '"x"' });
+        res.end();
+      } else if ((req.method === 'GET' || req.method === 'HEAD') && key !== '') {
+        const body = objects.get(id);
+        if (!body) return notFound();
+        res.writeHead(200, { 'content-length': String(body.length), 'content-type': 'application/octet-stream', etag: '"x"' });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      } else if (req.method === 'DELETE' && key !== '') {
+        objects.delete(id);
+        res.writeHead(204);
+        res.end();
+      } else if (req.method === 'GET' && url.searchParams.get('list-type') === '2') {
+        const prefix = url.searchParams.get('prefix') ?? '';
+        const after = url.searchParams.get('continuation-token') ?? '';
+        const all = [...objects.keys()]
+          .filter((k) => k.startsWith(`${bucket}/${prefix}`))
+          .map((k) => k.slice(bucket!.length + 1))
+          .sort()
+          .filter((k) => k > after);
+        const page = all.slice(0, state.pageSize);
+        const truncated = all.length > page.length;
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(
+          `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>${xml(bucket!)}</Name><Prefix>${xml(prefix)}</Prefix><KeyCount>${page.length}</KeyCount>` +
+            `<IsTruncated>${truncated}</IsTruncated>${truncated ? `<NextContinuationToken>${xml(page.at(-1)!)}</NextContinuationToken>` : ''}` +
+            page.map((k) => `<Contents><Key>${xml(k)}</Key><Size>${objects.get(`${bucket}/${k}`)!.length}</Size></Contents>`).join('') +
+            '</ListBucketResult>',
+        );
+      } else {
+        res.writeHead(400, { 'content-type': 'application/xml' });
+        res.end(`<Error><Code>NotImplemented</Code><Message>${xml(`${req.method} ${req.url}`)} is not served by the test server</Message></Error>`);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    objects,
+    get pageSize() {
+      return state.pageSize;
+    },
+    set pageSize(n: number) {
+      state.pageSize = n;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
