@@ -1,8 +1,8 @@
 /**
  * A DynamoDB-compatible server on 127.0.0.1 for the DynamoLedger tests: the JSON protocol
  * (`X-Amz-Target: DynamoDB_20120810.*`) for the operations and the expression forms DynamoLedger
- * uses, nothing more. No npm package could serve here (dynalite and DynamoDB Local need native
- * modules or Java, and no installs are allowed in this step), so this one speaks the subset.
+ * uses, nothing more. DynamoDB Local needs Java and dynalite a native binding (classic-level via
+ * `level`), and no packages could be added in this step, so this one speaks the subset.
  *
  * Each request is handled to completion before the next (one Node event-loop turn), which is the
  * property the budget test relies on: DynamoDB applies a conditional write or a transaction

@@ -1,7 +1,7 @@
 /**
  * An S3-compatible server on 127.0.0.1 for the S3BlobStore tests: path-style PUT/GET/HEAD/DELETE
  * of objects and ListObjectsV2 with paging, the subset S3BlobStore uses. (s3rver, the npm
- * candidate, is unmaintained and pulls native dependencies; no installs are allowed in this step.)
+ * candidate, has had no release since 2021, and no packages could be added in this step.)
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
