@@ -125,6 +125,7 @@ describe('bad input: each bad row is named by file, row and field and left out; 
         { ...BASE, item_id: 'custom', story: 's10', attempt: 2 },
         { ...BASE, constraint: 'label', text: 'A' },
         { ...BASE, story: 's11', status: 'ok', text: null },
+        { ...BASE, story: 's9', story_group: 'acceptable', repeat: 1 },
       ]),
     );
     const result = await importReplies(file);
@@ -134,8 +135,9 @@ describe('bad input: each bad row is named by file, row and field and left out; 
       `row 2, field "attempt": attempt 1 of this item is already at ${file} row 1; give repeats their own "repeat" and retries their own "attempt"`,
       `row 4, field "item_id": item custom has other design factors or another repeat at ${file} row 3; one item_id is one item`,
       'row 6, field "text": status is "ok" but text is null; expected the reply text, or status "error"',
+      `row 7, field "story_group": story "s9" is in group "violation" at ${file} row 3; got "acceptable"`,
     ]);
-    expect(result.summary).toMatchObject({ accepted: 2, rejected: 4 });
+    expect(result.summary).toMatchObject({ accepted: 2, rejected: 5 });
   });
 
   it('reads a .json file holding an array of rows', async () => {

@@ -11,10 +11,10 @@ import { ParquetWriter } from '../../store/ParquetWriter.js';
 import { analyzeCampaign } from '../analyzeCampaign.js';
 import { toCsv } from '../csv.js';
 import { writeResults } from '../report.js';
-import { findReplyFiles, readReplyFiles } from './load.js';
+import { findReplyFiles, readReplyFile } from './load.js';
 import { buildTables, writeTables } from './tables.js';
 import type { BuiltTables } from './tables.js';
-import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportResult } from './types.js';
+import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportResult, SourcedRow } from './types.js';
 import { resolveRows, validateFile } from './validate.js';
 
 /** The file that lists every rejected row (file, row, field, message) beside the results. */
@@ -27,20 +27,28 @@ export const ISSUES_FILE = 'import_issues.csv';
  */
 export async function importReplies(target: string, campaign = 'byo'): Promise<ImportResult & { tables: BuiltTables }> {
   const files = await findReplyFiles(target);
-  const raws = await readReplyFiles(files);
   const issues: FileIssue[] = [];
   const warnings: string[] = [];
-  const valid = [];
+  let valid: SourcedRow[] = [];
   let total = 0;
-  for (const raw of raws) {
-    total += raw.records.length;
-    const v = validateFile(raw);
-    valid.push(...v.rows);
-    issues.push(...v.issues);
-    warnings.push(...v.warnings);
+  const db = await DuckDb.open();
+  try {
+    // One file at a time: its raw records are freed once validated.
+    for (const file of files) {
+      const raw = await readReplyFile(db, file);
+      total += raw.records.length;
+      const v = validateFile(raw);
+      // Loops, not push(...rows): a spread of a million rows overflows the call stack.
+      for (const row of v.rows) valid.push(row);
+      for (const issue of v.issues) issues.push(issue);
+      warnings.push(...v.warnings);
+    }
+  } finally {
+    db.close();
   }
   const resolved = resolveRows(valid);
-  issues.push(...resolved.issues);
+  valid = [];
+  for (const issue of resolved.issues) issues.push(issue);
   if (resolved.rows.length === 0) {
     const shown = issues.slice(0, 20);
     throw new CampaignFileError(
@@ -75,20 +83,9 @@ export async function importReplies(target: string, campaign = 'byo'): Promise<I
 export async function analyzeReplies(opts: AnalyzeRepliesOptions): Promise<AnalyzeRepliesResult> {
   const campaign = opts.campaign ?? 'byo';
   const out = path.resolve(opts.out);
-  const imported = await importReplies(opts.replies, campaign);
-  await mkdir(out, { recursive: true });
   const tablesDir = path.join(out, 'tables');
-  // Written beside, then swapped in: a failed import never leaves half a table set mixed with an old one.
-  const staging = path.join(out, `.tables-${process.pid}-${Date.now()}`);
-  const writer = await ParquetWriter.create();
-  try {
-    await writeTables(writer, staging, imported.tables, campaign);
-    await rm(tablesDir, { recursive: true, force: true });
-    await rename(staging, tablesDir);
-  } finally {
-    await writer.close();
-    await rm(staging, { recursive: true, force: true });
-  }
+  // The rows live only inside this call: the analysis reads them back from disk, so they can be freed.
+  const imported = await importAndWrite(opts.replies, campaign, out, tablesDir);
   const issuesPath = path.join(out, ISSUES_FILE);
   if (imported.issues.length > 0) {
     await writeFile(issuesPath, toCsv(['file', 'path', 'message'], imported.issues));
@@ -106,4 +103,22 @@ export async function analyzeReplies(opts: AnalyzeRepliesOptions): Promise<Analy
   } finally {
     db.close();
   }
+}
+
+/** importReplies, then the tables written to `tablesDir`; returns what is reported, not the rows. */
+async function importAndWrite(replies: string, campaign: string, out: string, tablesDir: string): Promise<ImportResult> {
+  const { tables, ...imported } = await importReplies(replies, campaign);
+  await mkdir(out, { recursive: true });
+  // Written beside, then swapped in: a failed import never leaves half a table set mixed with an old one.
+  const staging = path.join(out, `.tables-${process.pid}-${Date.now()}`);
+  const writer = await ParquetWriter.create();
+  try {
+    await writeTables(writer, staging, tables, campaign);
+    await rm(tablesDir, { recursive: true, force: true });
+    await rename(staging, tablesDir);
+  } finally {
+    await writer.close();
+    await rm(staging, { recursive: true, force: true });
+  }
+  return imported;
 }

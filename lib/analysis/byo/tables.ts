@@ -57,6 +57,16 @@ export function buildTables(rows: readonly ResolvedRow[], campaign: string): Bui
   const partitions = new Map<string, Partition>();
   const chosen = new Map<string, ResolvedRow>();
   const given = new Map<string, Set<string>>();
+  // One object per distinct map: the rule compiles its matcher once per map object (readOpening).
+  const maps = new Map<string, ReadingMap>();
+  const mapOf = (r: ResolvedRow): { json: string; map: ReadingMap | undefined } => {
+    const given = r.value.reading_map as ReadingMap | null | undefined;
+    const json = canonicalJson(given ?? NO_MAP);
+    if (!given) return { json, map: undefined };
+    let map = maps.get(json);
+    if (!map) maps.set(json, (map = given));
+    return { json, map };
+  };
   let readingsGiven = 0;
   let readingsComputed = 0;
   const partitionOf = (r: ResolvedRow): Partition => {
@@ -88,7 +98,7 @@ export function buildTables(rows: readonly ResolvedRow[], campaign: string): Bui
         construction: v.construction,
         messages_json: canonicalJson(v.prompt ? [{ role: 'user', content: v.prompt }] : []),
         settings_json: EMPTY_SETTINGS,
-        reading_map_json: canonicalJson(v.reading_map ?? NO_MAP),
+        reading_map_json: mapOf(r).json,
         prop_p: v.prop_p ?? '',
         prop_notp: v.prop_notp ?? '',
         source_item_id: null,
@@ -140,9 +150,10 @@ export function buildTables(rows: readonly ResolvedRow[], campaign: string): Bui
   }
   for (const [itemId, r] of chosen) {
     const v = r.value;
-    if (!v.reading_map || v.text === null) continue;
+    const { map } = mapOf(r);
+    if (!map || v.text === null) continue;
     const have = given.get(itemId);
-    for (const reading of ruleReadings(v.text, v.reading_map as ReadingMap, v.language)) {
+    for (const reading of ruleReadings(v.text, map, v.language)) {
       if (have?.has(reading.reader)) continue;
       partitionOf(r).readings.push({
         item_id: itemId,
@@ -171,8 +182,12 @@ export function tablePartPath(root: string, table: 'prompts' | 'replies' | 'read
 export async function writeTables(writer: ParquetWriter, root: string, built: BuiltTables, campaign: string): Promise<void> {
   for (const p of built.partitions) {
     const check = { campaign, phase: PHASE, model: p.model, language: p.language };
-    await writer.writeFile('prompts', p.prompts.values(), tablePartPath(root, 'prompts', p.model, p.language), check);
-    await writer.writeFile('replies', p.replies, tablePartPath(root, 'replies', p.model, p.language), check);
-    if (p.readings.length > 0) await writer.writeFile('readings', p.readings, tablePartPath(root, 'readings', p.model, p.language), check);
+    // Every value was checked against the row schema and typed here; DuckDB still enforces the column types.
+    const trusted = { trusted: true };
+    await writer.writeFile('prompts', p.prompts.values(), tablePartPath(root, 'prompts', p.model, p.language), check, trusted);
+    await writer.writeFile('replies', p.replies, tablePartPath(root, 'replies', p.model, p.language), check, trusted);
+    if (p.readings.length > 0) {
+      await writer.writeFile('readings', p.readings, tablePartPath(root, 'readings', p.model, p.language), check, trusted);
+    }
   }
 }

@@ -4,7 +4,7 @@
  * was expected, what was found) and left out; every valid row is kept.
  */
 import type { z } from 'zod';
-import { stableId } from '../../design/hash.js';
+import { hash } from 'node:crypto';
 import type { FileIssue } from '../../errors.js';
 import { BOOLEAN_FIELDS, BYO_COLUMNS, byoRowSchema, INTEGER_FIELDS, JSON_FIELDS, NUMBER_FIELDS } from './schema.js';
 import type { ByoRow } from './schema.js';
@@ -76,26 +76,19 @@ function fieldPath(segments: readonly PropertyKey[]): string {
   return segments.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? String(s) : `.${String(s)}`)).join('');
 }
 
-/** The design factors that identify an item, in a fixed order. */
-function itemIdentity(r: ByoRow): Record<string, unknown> {
-  return {
-    model: r.model,
-    language: r.language,
-    story: r.story,
-    story_group: r.story_group,
-    concept_pair: r.concept_pair,
-    form: r.form,
-    constraint: r.constraint,
-    named: r.named,
-    option_order: r.option_order,
-    construction: r.construction,
-  };
+/** The design factors that identify an item, as one string (fields in a fixed order). */
+function itemIdentity(r: ByoRow): string {
+  return [r.model, r.language, r.story, r.story_group, r.concept_pair, r.form, r.constraint, r.named, String(r.option_order), r.construction].join('\u0000');
 }
 
-/** Derived ids: prompt_key over the design factors, item_id over them and the repeat. */
+function shortHash(text: string): string {
+  return hash('sha256', text, 'hex').slice(0, 32);
+}
+
+/** Derived ids: prompt_key over model, language and the design factors, item_id over them and the repeat. */
 export function derivedIds(r: ByoRow): { item_id: string; prompt_key: string } {
   const identity = itemIdentity(r);
-  return { item_id: stableId({ ...identity, repeat: r.repeat }), prompt_key: stableId(identity) };
+  return { item_id: shortHash(`${identity}\u0000${r.repeat}`), prompt_key: shortHash(identity) };
 }
 
 export interface ValidatedFile {
@@ -150,7 +143,7 @@ export function validateFile(raw: RawFile): ValidatedFile {
       }
     }
     if (rowIssues.length > 0 || !parsed.success) {
-      issues.push(...rowIssues);
+      for (const issue of rowIssues) issues.push(issue);
       return;
     }
     rows.push({ file: raw.file, row, value: parsed.data });
@@ -172,23 +165,28 @@ export interface ResolvedRow extends SourcedRow {
 
 /**
  * Checks across rows, in file order: an item_id is one item (the same model, language and factors
- * on every row), a prompt_key is one prompt (the same, repeat aside), and an item has one row per
- * attempt. The first row wins; each later conflicting row is named with the row it conflicts with.
+ * on every row), a prompt_key is one prompt (the same, repeat aside), a story is in one story group,
+ * and an item has one row per attempt. The first row wins; each later conflicting row is named with the row it conflicts with.
  */
 export function resolveRows(rows: readonly SourcedRow[]): { rows: ResolvedRow[]; issues: FileIssue[] } {
-  const byItem = new Map<string, { identity: string; repeat: number; at: SourcedRow }>();
-  const byPrompt = new Map<string, { identity: string; at: SourcedRow }>();
+  // Identities are numbered, so that the maps hold a number per item rather than a string.
+  const identities = new Map<string, { index: number; prompt_key: string }>();
+  const byItem = new Map<string, { identity: number; repeat: number; at: SourcedRow }>();
+  const byPrompt = new Map<string, { identity: number; at: SourcedRow }>();
   const attempts = new Map<string, SourcedRow>();
+  const storyGroups = new Map<string, { group: string; at: SourcedRow }>();
   const out: ResolvedRow[] = [];
   const issues: FileIssue[] = [];
   const where = (s: SourcedRow) => `${s.file} row ${s.row}`;
   for (const s of rows) {
     const r = s.value;
-    const ids = derivedIds(r);
-    const item_id = r.item_id ?? ids.item_id;
-    const prompt_key = r.prompt_key ?? ids.prompt_key;
+    const key = itemIdentity(r);
+    let known = identities.get(key);
+    if (!known) identities.set(key, (known = { index: identities.size, prompt_key: shortHash(key) }));
+    const identity = known.index;
+    const item_id = r.item_id ?? shortHash(`${key}\u0000${r.repeat}`);
+    const prompt_key = r.prompt_key ?? known.prompt_key;
     const attempt = r.attempt ?? 1;
-    const identity = JSON.stringify(itemIdentity(r));
     const seenItem = byItem.get(item_id);
     if (seenItem && (seenItem.identity !== identity || seenItem.repeat !== r.repeat)) {
       issues.push({ file: s.file, path: rowPath(s.row, 'item_id'), message: `item ${item_id} has other design factors or another repeat at ${where(seenItem.at)}; one item_id is one item` });
@@ -204,6 +202,16 @@ export function resolveRows(rows: readonly SourcedRow[]): { rows: ResolvedRow[];
       issues.push({ file: s.file, path: rowPath(s.row, 'text'), message: 'status is "ok" but text is null; expected the reply text, or status "error"' });
       continue;
     }
+    // Seed 000 §5 reports by story group: a story belongs to one group in every cell.
+    const seenStory = storyGroups.get(r.story);
+    if (seenStory && seenStory.group !== r.story_group) {
+      issues.push({
+        file: s.file,
+        path: rowPath(s.row, 'story_group'),
+        message: `story ${JSON.stringify(r.story)} is in group ${JSON.stringify(seenStory.group)} at ${where(seenStory.at)}; got ${JSON.stringify(r.story_group)}`,
+      });
+      continue;
+    }
     const attemptKey = `${item_id}\u0000${attempt}`;
     const seenAttempt = attempts.get(attemptKey);
     if (seenAttempt) {
@@ -215,9 +223,10 @@ export function resolveRows(rows: readonly SourcedRow[]): { rows: ResolvedRow[];
       continue;
     }
     if (!seenItem) byItem.set(item_id, { identity, repeat: r.repeat, at: s });
+    if (!seenStory) storyGroups.set(r.story, { group: r.story_group, at: s });
     if (!seenPrompt) byPrompt.set(prompt_key, { identity, at: s });
     attempts.set(attemptKey, s);
-    out.push({ ...s, item_id, prompt_key, attempt, status });
+    out.push({ file: s.file, row: s.row, value: r, item_id, prompt_key, attempt, status });
   }
   return { rows: out, issues };
 }
