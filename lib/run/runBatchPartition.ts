@@ -151,6 +151,9 @@ async function submitPending(
 /**
  * The batch's results once it has ended; undefined while it runs, or when a poll or the results
  * download failed in a way a later poll can get past (a transient error, a torn results file).
+ * A batch the provider answers 404 for (deleted, or past its retention) is lost: every request
+ * comes back as a retryable `batch_lost`, so its items are re-queued rather than blocking the
+ * partition on every restart.
  */
 async function endedResults(batch: BatchClient, handle: BatchHandle, signal?: AbortSignal): Promise<BatchItemResult[] | undefined> {
   try {
@@ -159,6 +162,10 @@ async function endedResults(batch: BatchClient, handle: BatchHandle, signal?: Ab
     return await batch.results(handle, signal);
   } catch (err) {
     if (signal?.aborted || (err as { retryable?: unknown }).retryable === true) return undefined;
+    if ((err as { errorClass?: unknown }).errorClass === 'not_found') {
+      const message = `batch ${handle.batchId} is unknown to the provider: ${err instanceof Error ? err.message : String(err)}`;
+      return handle.customIds.map((customId) => ({ customId, ok: false, errorClass: 'batch_lost', message, retryable: true }));
+    }
     throw err;
   }
 }

@@ -136,6 +136,24 @@ describe.each(PROVIDERS)('mode: batch on $provider', (p) => {
     await expectComplete(ctx, items);
   });
 
+  it('re-queues the requests of a recorded batch the provider no longer knows', async () => {
+    const ctx = await setup(p);
+    const controller = new AbortController();
+    await runCampaign(ctx, fast({ signal: controller.signal, batch: { pollMs: 1, onSubmitted: () => controller.abort() } }));
+    const lost = new Set(server!.created.flat());
+    expect(lost.size).toBeGreaterThan(0);
+    server!.forget();
+
+    const summary = await runCampaign(ctx, fast());
+
+    const generate = summary.phases.find((x) => x.phase === 'generate')!;
+    expect(summary.stopped).toBeUndefined();
+    const rows = await expectComplete(ctx, generate.items);
+    const errors = rows.filter((r) => r.status === 'error');
+    expect(errors.every((r) => r.error_class === 'batch_lost')).toBe(true);
+    expect(new Set(errors.map((r) => r.item_id))).toEqual(lost);
+  });
+
   it('re-queues the requests of an expired batch and completes them in a new one', async () => {
     // The first batch expires with every other request unanswered.
     const ctx = await setup(p, { expire: (batch, position) => batch === 0 && position % 2 === 1 });

@@ -10,6 +10,8 @@ import { startWireServer, type RecordedRequest, type WireServer } from '../provi
 export interface BatchServer extends WireServer {
   /** Custom ids of every batch created, in creation order. */
   readonly created: string[][];
+  /** Deletes every batch it holds: later polls of them get a 404. */
+  forget(): void;
 }
 
 export interface BatchServerOptions {
@@ -109,7 +111,7 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
       },
     },
   ]);
-  return Object.assign(server, { created });
+  return Object.assign(server, { created, forget: () => batches.clear() });
 }
 
 export async function startAnthropicBatchServer(options: BatchServerOptions = {}): Promise<BatchServer> {
@@ -182,5 +184,5 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
     },
   ]);
   base = server.url;
-  return Object.assign(server, { created });
+  return Object.assign(server, { created, forget: () => batches.clear() });
 }
