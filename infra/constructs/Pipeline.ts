@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { Aws, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -77,6 +78,7 @@ export class Pipeline extends Construct {
     this.recordFailure = new Handler(this, 'RecordFailure', {
       name: 'record-failure',
       description: 'sondage: records a failed execution step in the ledger',
+      entry: fileURLToPath(new URL('../../functions/record-failure/handler.ts', import.meta.url)),
       memorySize: 256,
       timeout: Duration.seconds(30),
       environment,

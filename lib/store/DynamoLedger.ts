@@ -51,6 +51,19 @@ export interface DynamoBatchRecord {
   readonly reservationId: string;
 }
 
+/** One failed step of a campaign execution. */
+export interface ExecutionFailure {
+  readonly campaign: string;
+  /** Step Functions execution ARN. */
+  readonly execution: string;
+  /** ISO time the failure was recorded. */
+  readonly at: string;
+  /** Step Functions error name (`States.TaskFailed`, `Lambda.Unknown`, …). */
+  readonly error: string;
+  /** The cause text Step Functions gives (often JSON of the failed task's error). */
+  readonly cause: string;
+}
+
 export interface DynamoLedgerOptions {
   readonly ledgerTable: string;
   readonly budgetTable: string;
@@ -544,6 +557,34 @@ export class DynamoLedger implements Ledger {
         handleJson: b.handle_json as string,
         reservationId: b.reservation_id as string,
       }));
+  }
+
+  /**
+   * Records a failed step of a campaign execution (the state machine's "Record failure" state), so
+   * `sondage status` can show it after the execution's history has expired.
+   */
+  async recordFailure(failure: ExecutionFailure): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.ledgerTable,
+        Key: { pk: `FAILURE#${failure.campaign}`, sk: `${failure.at}#${failure.execution}` },
+        UpdateExpression: 'SET execution_id = :e, #err = :err, #cause = :cause',
+        ExpressionAttributeNames: { '#err': 'error', '#cause': 'cause' },
+        ExpressionAttributeValues: { ':e': failure.execution, ':err': failure.error, ':cause': failure.cause },
+      }),
+    );
+  }
+
+  /** Recorded failures of a campaign, oldest first. */
+  async failures(campaign: string): Promise<ExecutionFailure[]> {
+    const rows = await this.queryAll({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': `FAILURE#${campaign}` }, ConsistentRead: true });
+    return rows.map((r) => ({
+      campaign,
+      execution: r.execution_id as string,
+      at: (r.sk as string).split('#')[0]!,
+      error: r.error as string,
+      cause: r.cause as string,
+    }));
   }
 
   async close(): Promise<void> {

@@ -154,6 +154,18 @@ describe('Pipeline', () => {
     expect(result.isValid).toBe(true);
   });
 
+  it('bundles the handlers that exist with esbuild, and deploys the others as placeholders that fail loudly', () => {
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('records a failed execution step'),
+      Handler: 'index.handler',
+      Code: { S3Bucket: Match.anyValue(), S3Key: Match.stringLikeRegexp('\\.zip$') },
+    });
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('writes the shard manifests'),
+      Code: { ZipFile: Match.stringLikeRegexp('handler is not deployed yet') },
+    });
+  });
+
   it('caps the worker with reserved concurrency', () => {
     s.template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('shards against a model API'),

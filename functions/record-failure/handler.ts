@@ -1,0 +1,76 @@
+/**
+ * The state machine's "Record failure" state: writes the failed step into the ledger so that
+ * `sondage status` shows it (issue 4, "Failures route to a state that records them in the ledger").
+ * Payload, from infra/constructs/Pipeline.ts:
+ * `{ campaign, execution: $$.Execution.Id, failure: { Error, Cause } }` (the Catch's ResultPath).
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { ENV } from '../../lib/config/index.js';
+import { SondageError } from '../../lib/errors.js';
+import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+
+export interface RecordFailureEvent {
+  readonly campaign: string;
+  readonly execution: string;
+  readonly failure: { readonly Error?: string; readonly Cause?: string };
+}
+
+export interface RecordFailureDeps {
+  readonly ledger: Pick<DynamoLedger, 'recordFailure'>;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly now?: () => Date;
+}
+
+function parseEvent(event: unknown): RecordFailureEvent {
+  const e = event as Partial<RecordFailureEvent> | null;
+  const problems: string[] = [];
+  if (typeof e?.campaign !== 'string' || e.campaign === '') problems.push('campaign: expected a non-empty string');
+  if (typeof e?.execution !== 'string' || e.execution === '') problems.push('execution: expected the execution ARN');
+  if (typeof e?.failure !== 'object' || e.failure === null) problems.push('failure: expected the Catch output { Error, Cause }');
+  if (problems.length > 0) throw new SondageError(`record-failure event: ${problems.join('; ')}; got ${JSON.stringify(event)}`);
+  return e as RecordFailureEvent;
+}
+
+/** The handler over its dependencies (tests pass a ledger on a local server). */
+export function createHandler(deps: RecordFailureDeps) {
+  const base = async (event: unknown, _context: Context): Promise<{ recorded: true }> => {
+    const e = parseEvent(event);
+    const failure = {
+      campaign: e.campaign,
+      execution: e.execution,
+      at: (deps.now?.() ?? new Date()).toISOString(),
+      error: e.failure.Error ?? 'Unknown',
+      cause: e.failure.Cause ?? '',
+    };
+    await deps.ledger.recordFailure(failure);
+    deps.logger.error('campaign step failed', { campaign: failure.campaign, execution: failure.execution, error: failure.error });
+    deps.metrics.addDimension('campaign', failure.campaign);
+    deps.metrics.addMetric('StepFailures', MetricUnit.Count, 1);
+    return { recorded: true };
+  };
+  return middy(base).use(injectLambdaContext(deps.logger)).use(logMetrics(deps.metrics));
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new SondageError(`record-failure: environment variable ${name} is not set (the stack sets it)`);
+  return value;
+}
+
+let cold: ReturnType<typeof createHandler> | undefined;
+
+/** The Lambda entry point: dependencies built once per container, at the first invocation. */
+export const handler = (event: unknown, context: Context): Promise<{ recorded: true }> => {
+  cold ??= createHandler({
+    ledger: new DynamoLedger({ ledgerTable: required(ENV.ledgerTable), budgetTable: required(ENV.budgetTable) }),
+    logger: new Logger({ serviceName: 'sondage-record-failure' }),
+    metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-record-failure' }),
+  });
+  return cold(event, context);
+};
