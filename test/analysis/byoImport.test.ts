@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importReplies } from '../../lib/analysis/byo/index.js';
+import { importReplies, readReplyChunks, validateFile } from '../../lib/analysis/byo/index.js';
+import { DuckDb } from '../../lib/store/DuckDb.js';
 import type { BuiltTables } from '../../lib/analysis/byo/index.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
@@ -114,7 +115,7 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     expect(p?.readings).toHaveLength(1);
   });
 
-  it('rejects a label item without its letters, an ok row without text, and duplicate or conflicting rows', async () => {
+  it('rejects a label item without its letters, an ok row without text, and duplicate or conflicting rows, listed in row order', async () => {
     const file = path.join(dir, 'r.jsonl');
     await writeFile(
       file,
@@ -131,13 +132,37 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     const result = await importReplies(file);
     const lines = result.issues.map((i) => `${i.path}: ${i.message}`);
     expect(lines).toEqual([
-      'row 5, field "reading_map.letters": a label item needs its two letters in listed order, one for P and one for notP; got nothing',
       `row 2, field "attempt": attempt 1 of this item is already at ${file} row 1; give repeats their own "repeat" and retries their own "attempt"`,
       `row 4, field "item_id": item custom has other design factors or another repeat at ${file} row 3; one item_id is one item`,
+      'row 5, field "reading_map.letters": a label item needs its two letters in listed order, one for P and one for notP; got nothing',
       'row 6, field "text": status is "ok" but text is null; expected the reply text, or status "error"',
       `row 7, field "story_group": story "s9" is in group "violation" at ${file} row 3; got "acceptable"`,
     ]);
     expect(result.summary).toMatchObject({ accepted: 2, rejected: 5 });
+  });
+
+  it('reads a file in chunks that keep file order and row numbers', async () => {
+    const rows = Array.from({ length: 7 }, (_, i) => ({ ...BASE, story: `s${i + 1}`, ...(i === 4 ? { named: 'maybe' } : {}) }));
+    for (const [name, content] of [
+      ['r.jsonl', jsonl(rows)],
+      ['r.csv', ['story,named', ...rows.map((r) => `${r.story},${r.named}`)].join('\n') + '\n'],
+    ] as const) {
+      const file = path.join(dir, name);
+      await writeFile(file, content);
+      const db = await DuckDb.open({ threads: 4 });
+      try {
+        const seen: string[] = [];
+        const issues: string[] = [];
+        for await (const chunk of readReplyChunks(db, file, 2)) {
+          const v = validateFile(chunk, (r) => seen.push(`${r.row}:${r.value.story}`));
+          issues.push(...v.issues.filter((i) => i.path.includes('named')).map((i) => i.path));
+        }
+        if (name === 'r.jsonl') expect(seen).toEqual(['1:s1', '2:s2', '3:s3', '4:s4', '6:s6', '7:s7']);
+        expect(issues).toEqual(['row 5, field "named"']);
+      } finally {
+        db.close();
+      }
+    }
   });
 
   it('reads a .json file holding an array of rows', async () => {

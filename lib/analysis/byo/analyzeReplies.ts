@@ -11,11 +11,11 @@ import { ParquetWriter } from '../../store/ParquetWriter.js';
 import { analyzeCampaign } from '../analyzeCampaign.js';
 import { toCsv } from '../csv.js';
 import { writeResults } from '../report.js';
-import { findReplyFiles, readReplyFile } from './load.js';
-import { buildTables, writeTables } from './tables.js';
+import { findReplyFiles, readReplyChunks } from './load.js';
+import { tableBuilder, writeTables } from './tables.js';
 import type { BuiltTables } from './tables.js';
-import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportResult, SourcedRow } from './types.js';
-import { resolveRows, validateFile } from './validate.js';
+import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportResult } from './types.js';
+import { RowResolver, unknownColumnsWarning, validateFile } from './validate.js';
 
 /** The file that lists every rejected row (file, row, field, message) beside the results. */
 export const ISSUES_FILE = 'import_issues.csv';
@@ -29,27 +29,37 @@ export async function importReplies(target: string, campaign = 'byo'): Promise<I
   const files = await findReplyFiles(target);
   const issues: FileIssue[] = [];
   const warnings: string[] = [];
-  let valid: SourcedRow[] = [];
+  const resolver = new RowResolver();
+  const builder = tableBuilder(campaign);
   let total = 0;
+  let accepted = 0;
   const db = await DuckDb.open();
   try {
-    // One file at a time: its raw records are freed once validated.
+    // One chunk of one file at a time, each row straight into the tables: raw records are freed
+    // once validated, and no other copy of the rows is kept.
     for (const file of files) {
-      const raw = await readReplyFile(db, file);
-      total += raw.records.length;
-      const v = validateFile(raw);
-      // Loops, not push(...rows): a spread of a million rows overflows the call stack.
-      for (const row of v.rows) valid.push(row);
-      for (const issue of v.issues) issues.push(issue);
-      warnings.push(...v.warnings);
+      const unknown = new Set<string>();
+      for await (const raw of readReplyChunks(db, file)) {
+        total += raw.records.length;
+        const v = validateFile(raw, (row) => {
+          const resolved = resolver.add(row);
+          if (resolved) {
+            builder.add(resolved);
+            accepted++;
+          }
+        });
+        // Loops, not push(...issues): a spread of a million entries overflows the call stack.
+        for (const issue of v.issues) issues.push(issue);
+        for (const c of v.unknownColumns) unknown.add(c);
+      }
+      warnings.push(...unknownColumnsWarning(file, [...unknown].sort()));
     }
   } finally {
     db.close();
   }
-  const resolved = resolveRows(valid);
-  valid = [];
-  for (const issue of resolved.issues) issues.push(issue);
-  if (resolved.rows.length === 0) {
+  for (const issue of resolver.issues) issues.push(issue);
+  issues.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : rowNumber(a) - rowNumber(b)));
+  if (accepted === 0) {
     const shown = issues.slice(0, 20);
     throw new CampaignFileError(
       `${target}: no valid reply row in ${files.length} file${files.length === 1 ? '' : 's'} (${total} rows read)` +
@@ -57,7 +67,7 @@ export async function importReplies(target: string, campaign = 'byo'): Promise<I
       issues,
     );
   }
-  const tables = buildTables(resolved.rows, campaign);
+  const tables = builder.finish();
   const rejectedRows = new Set(issues.map((i) => `${i.file}\u0000${i.path.replace(/, field .*$/, '')}`)).size;
   return {
     tables,
@@ -66,7 +76,7 @@ export async function importReplies(target: string, campaign = 'byo'): Promise<I
     summary: {
       files: files.length,
       rows: total,
-      accepted: resolved.rows.length,
+      accepted,
       rejected: rejectedRows,
       readingsGiven: tables.readingsGiven,
       readingsComputed: tables.readingsComputed,
@@ -121,4 +131,9 @@ async function importAndWrite(replies: string, campaign: string, out: string, ta
     await rm(staging, { recursive: true, force: true });
   }
   return imported;
+}
+
+/** The row number in an issue's path (`row 12, field …`), for sorting issues in file order. */
+function rowNumber(issue: FileIssue): number {
+  return Number(/^row (\d+)/.exec(issue.path)?.[1] ?? 0);
 }

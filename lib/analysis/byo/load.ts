@@ -77,15 +77,45 @@ export async function readReplyFile(db: DuckDb, file: string): Promise<RawFile> 
   } catch (err) {
     throw new CampaignFileError(`${file}: cannot be read as ${format.toUpperCase()}: ${(err as Error).message.trim()}`, [], { cause: err });
   }
-  if (format === 'jsonl' || format === 'json') {
-    const records = rows.map((r) => {
-      const text = r['json'];
-      // DuckDB already checked the syntax; a parse failure here would be a DuckDB/JS disagreement.
-      return typeof text === 'string' ? (JSON.parse(text) as unknown) : text;
-    });
-    return { file, format, records };
+  return { file, format, records: recordsOf(format, rows) };
+}
+
+/** Records per chunk of `readReplyChunks`: a chunk's raw records are freed once validated. */
+export const CHUNK_ROWS = 50_000;
+
+/**
+ * Reads one file in chunks of `chunkRows` records, in file order: DuckDB holds the file (and
+ * spills past its memory limit); JavaScript holds one chunk at a time.
+ */
+export async function* readReplyChunks(db: DuckDb, file: string, chunkRows = CHUNK_ROWS): AsyncGenerator<RawFile> {
+  const format = formatOf(file);
+  if (!format) throw new CampaignFileError(`${file}: unsupported file type; expected .jsonl, .ndjson, .json, .csv or .parquet`);
+  const table = `byo_${Math.random().toString(36).slice(2)}`;
+  try {
+    // The scan keeps file order (DuckDB preserves insertion order by default), so rowid is the record number − 1.
+    await db.run(`CREATE TEMP TABLE ${table} AS ${readerSql(file, format)}`);
+  } catch (err) {
+    throw new CampaignFileError(`${file}: cannot be read as ${format.toUpperCase()}: ${(err as Error).message.trim()}`, [], { cause: err });
   }
-  return { file, format, records: rows };
+  try {
+    const [count] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
+    const n = count?.n ?? 0;
+    for (let start = 0; start < n; start += chunkRows) {
+      const rows = await db.all<Record<string, unknown>>(`SELECT * FROM ${table} WHERE rowid >= ${start} AND rowid < ${start + chunkRows} ORDER BY rowid`);
+      yield { file, format, records: recordsOf(format, rows), firstRow: start + 1 };
+    }
+  } finally {
+    await db.run(`DROP TABLE IF EXISTS ${table}`);
+  }
+}
+
+function recordsOf(format: ByoFormat, rows: Record<string, unknown>[]): unknown[] {
+  if (format !== 'jsonl' && format !== 'json') return rows;
+  // DuckDB already checked the syntax; a parse failure here would be a DuckDB/JS disagreement.
+  return rows.map((r) => {
+    const text = r['json'];
+    return typeof text === 'string' ? (JSON.parse(text) as unknown) : text;
+  });
 }
 
 /** Reads every file with one DuckDB instance. */

@@ -41,10 +41,20 @@ function ruleReadings(text: string, map: ReadingMap, language: Language): { read
   return out;
 }
 
+/** What the token rule needs of an item's chosen reply (not the whole row). */
+interface Chosen {
+  readonly attempt: number;
+  readonly created_at: string;
+  readonly text: string;
+  readonly map: ReadingMap | undefined;
+  readonly partition: Partition;
+  readonly language: Language;
+}
+
 /** Whether `a` is the reply the analysis takes before `b` (chosen_replies.sql: lowest attempt, then created_at). */
-function before(a: ResolvedRow, b: ResolvedRow): boolean {
+function before(a: Chosen, b: Chosen): boolean {
   if (a.attempt !== b.attempt) return a.attempt < b.attempt;
-  return (a.value.created_at ?? '') < (b.value.created_at ?? '');
+  return a.created_at < b.created_at;
 }
 
 /**
@@ -54,8 +64,15 @@ function before(a: ResolvedRow, b: ResolvedRow): boolean {
  * already supply.
  */
 export function buildTables(rows: readonly ResolvedRow[], campaign: string): BuiltTables {
+  const builder = tableBuilder(campaign);
+  for (const r of rows) builder.add(r);
+  return builder.finish();
+}
+
+/** `buildTables` one row at a time: `add` each resolved row, then `finish`. */
+export function tableBuilder(campaign: string): { add(r: ResolvedRow): void; finish(): BuiltTables } {
   const partitions = new Map<string, Partition>();
-  const chosen = new Map<string, ResolvedRow>();
+  const chosen = new Map<string, Chosen>();
   const given = new Map<string, Set<string>>();
   // One object per distinct map: the rule compiles its matcher once per map object (readOpening).
   const maps = new Map<string, ReadingMap>();
@@ -75,9 +92,10 @@ export function buildTables(rows: readonly ResolvedRow[], campaign: string): Bui
     if (!p) partitions.set(key, (p = { model: r.value.model, language: r.value.language, prompts: new Map(), replies: [], readings: [] }));
     return p;
   };
-  for (const r of rows) {
+  const add = (r: ResolvedRow): void => {
     const v = r.value;
     const p = partitionOf(r);
+    const readingMap = mapOf(r);
     if (!p.prompts.has(r.item_id)) {
       p.prompts.set(r.item_id, {
         item_id: r.item_id,
@@ -98,7 +116,7 @@ export function buildTables(rows: readonly ResolvedRow[], campaign: string): Bui
         construction: v.construction,
         messages_json: canonicalJson(v.prompt ? [{ role: 'user', content: v.prompt }] : []),
         settings_json: EMPTY_SETTINGS,
-        reading_map_json: mapOf(r).json,
+        reading_map_json: readingMap.json,
         prop_p: v.prop_p ?? '',
         prop_notp: v.prop_notp ?? '',
         source_item_id: null,
@@ -144,32 +162,35 @@ export function buildTables(rows: readonly ResolvedRow[], campaign: string): Bui
       readingsGiven++;
     }
     if (r.status === 'ok' && v.text !== null) {
+      const candidate: Chosen = { attempt: r.attempt, created_at: v.created_at ?? '', text: v.text, map: readingMap.map, partition: p, language: v.language };
       const current = chosen.get(r.item_id);
-      if (!current || before(r, current)) chosen.set(r.item_id, r);
+      if (!current || before(candidate, current)) chosen.set(r.item_id, candidate);
     }
-  }
-  for (const [itemId, r] of chosen) {
-    const v = r.value;
-    const { map } = mapOf(r);
-    if (!map || v.text === null) continue;
-    const have = given.get(itemId);
-    for (const reading of ruleReadings(v.text, map, v.language)) {
-      if (have?.has(reading.reader)) continue;
-      partitionOf(r).readings.push({
-        item_id: itemId,
-        campaign,
-        phase: PHASE,
-        model: v.model,
-        language: v.language,
-        reader: reading.reader,
-        label: reading.label,
-        raw: reading.raw,
-        judge_item_id: null,
-      });
-      readingsComputed++;
+  };
+  const finish = (): BuiltTables => {
+    for (const [itemId, c] of chosen) {
+      if (!c.map) continue;
+      const have = given.get(itemId);
+      for (const reading of ruleReadings(c.text, c.map, c.language)) {
+        if (have?.has(reading.reader)) continue;
+        c.partition.readings.push({
+          item_id: itemId,
+          campaign,
+          phase: PHASE,
+          model: c.partition.model,
+          language: c.partition.language,
+          reader: reading.reader,
+          label: reading.label,
+          raw: reading.raw,
+          judge_item_id: null,
+        });
+        readingsComputed++;
+      }
     }
-  }
-  return { partitions: [...partitions.values()], readingsGiven, readingsComputed };
+    chosen.clear();
+    return { partitions: [...partitions.values()], readingsGiven, readingsComputed };
+  };
+  return { add, finish };
 }
 
 /** `<root>/<table>/model=<m>/language=<l>/part-0001.parquet` */

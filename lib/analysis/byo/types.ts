@@ -9,6 +9,8 @@ export interface RawFile {
   readonly file: string;
   readonly format: ByoFormat;
   readonly records: readonly unknown[];
+  /** Record number of `records[0]` within the file (1-based; default 1): files are read in chunks. */
+  readonly firstRow?: number;
 }
 
 /** A valid row and where it came from (1-based record number within its file). */

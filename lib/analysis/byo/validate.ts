@@ -95,16 +95,28 @@ export interface ValidatedFile {
   readonly rows: SourcedRow[];
   readonly issues: FileIssue[];
   readonly warnings: string[];
+  /** Columns the schema does not know (ignored), sorted. */
+  readonly unknownColumns: string[];
 }
 
-/** Checks every record of one file against the schema. */
-export function validateFile(raw: RawFile): ValidatedFile {
+/** The warning for columns the schema does not know. */
+export function unknownColumnsWarning(file: string, columns: readonly string[]): string[] {
+  if (columns.length === 0) return [];
+  return [`${file}: ignored column${columns.length > 1 ? 's' : ''} ${columns.map((c) => JSON.stringify(c)).join(', ')} (not in schema/replies.schema.json)`];
+}
+
+/**
+ * Checks every record of one file against the schema. With `onRow`, valid rows go to it as they
+ * are found instead of into `rows` (the import keeps no copy of them).
+ */
+export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): ValidatedFile {
   const rows: SourcedRow[] = [];
+  const emit = onRow ?? ((r: SourcedRow) => void rows.push(r));
   const issues: FileIssue[] = [];
   const unknown = new Set<string>();
   const fromCsv = raw.format === 'csv';
   raw.records.forEach((record, index) => {
-    const row = index + 1;
+    const row = index + (raw.firstRow ?? 1);
     if (record === null || typeof record !== 'object' || Array.isArray(record)) {
       issues.push({ file: raw.file, path: rowPath(row), message: `expected an object with the fields of schema/replies.schema.json, got ${show(record)}` });
       return;
@@ -146,13 +158,10 @@ export function validateFile(raw: RawFile): ValidatedFile {
       for (const issue of rowIssues) issues.push(issue);
       return;
     }
-    rows.push({ file: raw.file, row, value: parsed.data });
+    emit({ file: raw.file, row, value: parsed.data });
   });
-  const warnings =
-    unknown.size > 0
-      ? [`${raw.file}: ignored column${unknown.size > 1 ? 's' : ''} ${[...unknown].sort().map((c) => JSON.stringify(c)).join(', ')} (not in schema/replies.schema.json)`]
-      : [];
-  return { rows, issues, warnings };
+  const unknownColumns = [...unknown].sort();
+  return { rows, issues, warnings: unknownColumnsWarning(raw.file, unknownColumns), unknownColumns };
 }
 
 /** A valid row with its ids settled and its status decided. */
@@ -163,70 +172,80 @@ export interface ResolvedRow extends SourcedRow {
   readonly status: 'ok' | 'error';
 }
 
+/** Where a row was: enough to name it, without keeping the row. */
+interface Place {
+  readonly file: string;
+  readonly row: number;
+}
+
 /**
  * Checks across rows, in file order: an item_id is one item (the same model, language and factors
  * on every row), a prompt_key is one prompt (the same, repeat aside), a story is in one story group,
- * and an item has one row per attempt. The first row wins; each later conflicting row is named with the row it conflicts with.
+ * and an item has one row per attempt. The first row wins; each later conflicting row is named with
+ * the row it conflicts with. Rows are checked one at a time (`add`); only their ids are kept.
  */
-export function resolveRows(rows: readonly SourcedRow[]): { rows: ResolvedRow[]; issues: FileIssue[] } {
+export class RowResolver {
+  readonly issues: FileIssue[] = [];
   // Identities are numbered, so that the maps hold a number per item rather than a string.
-  const identities = new Map<string, { index: number; prompt_key: string }>();
-  const byItem = new Map<string, { identity: number; repeat: number; at: SourcedRow }>();
-  const byPrompt = new Map<string, { identity: number; at: SourcedRow }>();
-  const attempts = new Map<string, SourcedRow>();
-  const storyGroups = new Map<string, { group: string; at: SourcedRow }>();
-  const out: ResolvedRow[] = [];
-  const issues: FileIssue[] = [];
-  const where = (s: SourcedRow) => `${s.file} row ${s.row}`;
-  for (const s of rows) {
+  private readonly identities = new Map<string, { index: number; prompt_key: string }>();
+  private readonly byItem = new Map<string, { identity: number; repeat: number; at: Place }>();
+  private readonly byPrompt = new Map<string, { identity: number; at: Place }>();
+  private readonly attempts = new Map<string, Place>();
+  private readonly storyGroups = new Map<string, { group: string; at: Place }>();
+
+  /** The row with its ids settled, or undefined when it conflicts with an earlier row (then in `issues`). */
+  add(s: SourcedRow): ResolvedRow | undefined {
     const r = s.value;
+    const where = (p: Place) => `${p.file} row ${p.row}`;
+    const fail = (field: string, message: string): undefined => {
+      this.issues.push({ file: s.file, path: rowPath(s.row, field), message });
+      return undefined;
+    };
     const key = itemIdentity(r);
-    let known = identities.get(key);
-    if (!known) identities.set(key, (known = { index: identities.size, prompt_key: shortHash(key) }));
+    let known = this.identities.get(key);
+    if (!known) this.identities.set(key, (known = { index: this.identities.size, prompt_key: shortHash(key) }));
     const identity = known.index;
     const item_id = r.item_id ?? shortHash(`${key}\u0000${r.repeat}`);
     const prompt_key = r.prompt_key ?? known.prompt_key;
     const attempt = r.attempt ?? 1;
-    const seenItem = byItem.get(item_id);
+    const seenItem = this.byItem.get(item_id);
     if (seenItem && (seenItem.identity !== identity || seenItem.repeat !== r.repeat)) {
-      issues.push({ file: s.file, path: rowPath(s.row, 'item_id'), message: `item ${item_id} has other design factors or another repeat at ${where(seenItem.at)}; one item_id is one item` });
-      continue;
+      return fail('item_id', `item ${item_id} has other design factors or another repeat at ${where(seenItem.at)}; one item_id is one item`);
     }
-    const seenPrompt = byPrompt.get(prompt_key);
+    const seenPrompt = this.byPrompt.get(prompt_key);
     if (seenPrompt && seenPrompt.identity !== identity) {
-      issues.push({ file: s.file, path: rowPath(s.row, 'prompt_key'), message: `prompt_key ${prompt_key} has other design factors at ${where(seenPrompt.at)}; its repeats must differ in repeat only` });
-      continue;
+      return fail('prompt_key', `prompt_key ${prompt_key} has other design factors at ${where(seenPrompt.at)}; its repeats must differ in repeat only`);
     }
     const status = r.status ?? (r.text === null ? 'error' : 'ok');
     if (status === 'ok' && r.text === null) {
-      issues.push({ file: s.file, path: rowPath(s.row, 'text'), message: 'status is "ok" but text is null; expected the reply text, or status "error"' });
-      continue;
+      return fail('text', 'status is "ok" but text is null; expected the reply text, or status "error"');
     }
     // Seed 000 §5 reports by story group: a story belongs to one group in every cell.
-    const seenStory = storyGroups.get(r.story);
+    const seenStory = this.storyGroups.get(r.story);
     if (seenStory && seenStory.group !== r.story_group) {
-      issues.push({
-        file: s.file,
-        path: rowPath(s.row, 'story_group'),
-        message: `story ${JSON.stringify(r.story)} is in group ${JSON.stringify(seenStory.group)} at ${where(seenStory.at)}; got ${JSON.stringify(r.story_group)}`,
-      });
-      continue;
+      return fail('story_group', `story ${JSON.stringify(r.story)} is in group ${JSON.stringify(seenStory.group)} at ${where(seenStory.at)}; got ${JSON.stringify(r.story_group)}`);
     }
     const attemptKey = `${item_id}\u0000${attempt}`;
-    const seenAttempt = attempts.get(attemptKey);
+    const seenAttempt = this.attempts.get(attemptKey);
     if (seenAttempt) {
-      issues.push({
-        file: s.file,
-        path: rowPath(s.row, 'attempt'),
-        message: `attempt ${attempt} of this item is already at ${where(seenAttempt)}; give repeats their own "repeat" and retries their own "attempt"`,
-      });
-      continue;
+      return fail('attempt', `attempt ${attempt} of this item is already at ${where(seenAttempt)}; give repeats their own "repeat" and retries their own "attempt"`);
     }
-    if (!seenItem) byItem.set(item_id, { identity, repeat: r.repeat, at: s });
-    if (!seenStory) storyGroups.set(r.story, { group: r.story_group, at: s });
-    if (!seenPrompt) byPrompt.set(prompt_key, { identity, at: s });
-    attempts.set(attemptKey, s);
-    out.push({ file: s.file, row: s.row, value: r, item_id, prompt_key, attempt, status });
+    const at: Place = { file: s.file, row: s.row };
+    if (!seenItem) this.byItem.set(item_id, { identity, repeat: r.repeat, at });
+    if (!seenStory) this.storyGroups.set(r.story, { group: r.story_group, at });
+    if (!seenPrompt) this.byPrompt.set(prompt_key, { identity, at });
+    this.attempts.set(attemptKey, at);
+    return { file: s.file, row: s.row, value: r, item_id, prompt_key, attempt, status };
   }
-  return { rows: out, issues };
+}
+
+/** `RowResolver` over an array of rows. */
+export function resolveRows(rows: readonly SourcedRow[]): { rows: ResolvedRow[]; issues: FileIssue[] } {
+  const resolver = new RowResolver();
+  const out: ResolvedRow[] = [];
+  for (const s of rows) {
+    const r = resolver.add(s);
+    if (r) out.push(r);
+  }
+  return { rows: out, issues: resolver.issues };
 }
