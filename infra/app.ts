@@ -4,16 +4,23 @@
  * asset is only added with `-c sondage:gpu=true`.
  */
 import { App, Validations } from 'aws-cdk-lib';
-import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2 } from 'aws-cdk-lib/cx-api';
+import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, VALIDATE_AGAINST_DEFAULT_RULES } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CONTEXT } from '../lib/config/index.js';
 import { SondageStack } from './stacks/SondageStack.js';
 
+export interface BuildOptions {
+  /** Register cdk-nag as a synth-time validation plugin (default true; tests run it once themselves). */
+  readonly nag?: boolean;
+}
+
 /** Builds the app; tests call this with their own context. */
-export function buildApp(app: App = new App()): { app: App; stack: SondageStack } {
+export function buildApp(app: App = new App(), options: BuildOptions = {}): { app: App; stack: SondageStack } {
   // Without it DistributedMap silently drops resultWriterV2 and the Map's results would have to fit
   // in the 256 KB state payload.
   app.node.setContext(STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
+  // CDK's built-in CloudFormation rules fail the synth instead of printing warnings.
+  app.node.setContext(VALIDATE_AGAINST_DEFAULT_RULES, true);
   const gpu = String(app.node.tryGetContext(CONTEXT.gpu) ?? 'false') === 'true';
   const imageDirectory = String(app.node.tryGetContext(CONTEXT.gpuImageDir) ?? 'batch-images/probe');
   const env = process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined;
@@ -21,7 +28,7 @@ export function buildApp(app: App = new App()): { app: App; stack: SondageStack 
     ...(env ? { env } : {}),
     ...(gpu ? { gpu: { imageDirectory } } : {}),
   });
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
 }
 

@@ -11,6 +11,7 @@ import type { Analytics } from './Analytics.js';
 import type { CampaignData } from './CampaignData.js';
 import type { GpuBatch } from './GpuBatch.js';
 import { Handler } from './Handler.js';
+import type { ProviderSecrets } from './ProviderSecrets.js';
 import { logicalId } from './logicalId.js';
 
 export interface PipelineProps {
@@ -22,6 +23,8 @@ export interface PipelineProps {
   readonly workerConcurrency?: number;
   /** When present, a generate phase whose plan says `kind: gpu` runs as a Batch array job. */
   readonly gpuBatch?: GpuBatch;
+  /** Provider keys; read by the plan (to check them) and the worker, nothing else. */
+  readonly secrets: ProviderSecrets;
 }
 
 /** Phases of a campaign on AWS, in order (DESIGN.md "The flow of one campaign"). */
@@ -51,13 +54,14 @@ export class Pipeline extends Construct {
       [ENV.glueDatabase]: analytics.databaseName,
       [ENV.athenaWorkgroup]: analytics.workgroup.name,
     };
+    const withKeys = { ...environment, [ENV.providerSecretArn]: props.secrets.secret.secretArn };
 
     this.plan = new Handler(this, 'Plan', {
       name: 'plan',
       description: 'sondage: registers items in the ledger, writes the shard manifests',
       memorySize: 1024,
       timeout: Duration.minutes(5),
-      environment,
+      environment: withKeys,
     });
     this.worker = new Handler(this, 'Worker', {
       name: 'worker',
@@ -65,7 +69,7 @@ export class Pipeline extends Construct {
       // Mostly waiting on the provider: little CPU, enough memory for a part's Parquet.
       memorySize: 1024,
       timeout: Duration.minutes(15),
-      environment,
+      environment: withKeys,
       reservedConcurrentExecutions: props.workerConcurrency ?? 100,
     });
     this.report = new Handler(this, 'Report', {
@@ -85,6 +89,8 @@ export class Pipeline extends Construct {
     });
 
     for (const h of [this.plan, this.worker, this.recordFailure]) data.grantWorker(h.fn);
+    props.secrets.grantRead(this.plan.fn);
+    props.secrets.grantRead(this.worker.fn);
     data.grantReadCampaigns(this.report.fn);
     data.grantWorker(this.report.fn);
     for (const h of [this.plan, this.worker, this.report, this.recordFailure]) data.acknowledgePrefixGrants(h);

@@ -5,6 +5,7 @@ import { Analytics } from '../constructs/Analytics.js';
 import { CampaignData } from '../constructs/CampaignData.js';
 import { GpuBatch } from '../constructs/GpuBatch.js';
 import { Pipeline } from '../constructs/Pipeline.js';
+import { ProviderSecrets } from '../constructs/ProviderSecrets.js';
 
 export interface SondageStackProps extends StackProps {
   readonly removalPolicy?: RemovalPolicy;
@@ -19,6 +20,7 @@ export class SondageStack extends Stack {
   public readonly analytics: Analytics;
   public readonly pipeline: Pipeline;
   public readonly gpuBatch?: GpuBatch;
+  public readonly secrets: ProviderSecrets;
 
   constructor(scope: Construct, id: string, props: SondageStackProps = {}) {
     super(scope, id, props);
@@ -27,10 +29,12 @@ export class SondageStack extends Stack {
       bucket: this.data.bucket,
       ...(props.bytesScannedCutoff === undefined ? {} : { bytesScannedCutoff: props.bytesScannedCutoff }),
     });
+    this.secrets = new ProviderSecrets(this, 'ProviderSecrets');
     if (props.gpu) this.gpuBatch = new GpuBatch(this, 'GpuBatch', { data: this.data, imageDirectory: props.gpu.imageDirectory });
     this.pipeline = new Pipeline(this, 'Pipeline', {
       data: this.data,
       analytics: this.analytics,
+      secrets: this.secrets,
       ...(this.gpuBatch ? { gpuBatch: this.gpuBatch } : {}),
     });
   }

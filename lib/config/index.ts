@@ -16,6 +16,8 @@ export const ENV = {
   glueDatabase: 'SONDAGE_GLUE_DATABASE',
   /** Athena workgroup the analysis runs in. */
   athenaWorkgroup: 'SONDAGE_ATHENA_WORKGROUP',
+  /** ARN of the Secrets Manager secret with the provider keys (JSON: env-var name → key). */
+  providerSecretArn: 'SONDAGE_PROVIDER_SECRET_ARN',
   /** Overrides the S3 endpoint (tests against a local server). */
   s3Endpoint: 'SONDAGE_S3_ENDPOINT',
   /** Overrides the DynamoDB endpoint (tests against a local server). */

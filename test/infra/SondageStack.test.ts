@@ -176,6 +176,22 @@ describe('Pipeline', () => {
   });
 });
 
+describe('ProviderSecrets', () => {
+  it('lets only the plan and the worker read the provider keys, and tells them where', () => {
+    const secrets = Object.keys(s.template.findResources('AWS::SecretsManager::Secret'));
+    expect(secrets).toHaveLength(1);
+    const readers = iamStatements(s.template)
+      .filter((st) => st.actions.includes('secretsmanager:GetSecretValue'))
+      .map((st) => ({ policy: st.policy, resources: st.resources }));
+    expect(readers.map((r) => r.policy.replace(/RoleDefaultPolicy.*$/, '')).sort()).toEqual(['PipelinePlan', 'PipelineWorker']);
+    for (const r of readers) expect(r.resources).toEqual([{ Ref: secrets[0] }]);
+    s.template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: Match.stringLikeRegexp('shards against a model API'),
+      Environment: { Variables: Match.objectLike({ SONDAGE_PROVIDER_SECRET_ARN: { Ref: secrets[0] } }) },
+    });
+  });
+});
+
 describe('IAM and cdk-nag', () => {
   it('grants no wildcard action, and no data action on every resource', () => {
     const statements = iamStatements(s.template);
