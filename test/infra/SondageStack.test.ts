@@ -1,7 +1,15 @@
 // eslint-disable-next-line no-restricted-imports -- the infra tests inspect the CDK app; lib/ still may not import it
 import { Match } from 'aws-cdk-lib/assertions';
 import aslValidator from 'asl-validator';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+// eslint-disable-next-line no-restricted-imports -- the handler's own Context type; lib/ still may not import it
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHandler } from '../../functions/record-failure/handler.js';
+import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import { startDynamoServer } from '../store/dynamoServer.js';
+import type { DynamoServer } from '../store/dynamoServer.js';
 import { SQL_NAMES } from '../../lib/analysis/runSql.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF } from '../../lib/config/index.js';
 import { TABLE_SCHEMAS } from '../../lib/store/schemas.js';
@@ -173,6 +181,52 @@ describe('Pipeline', () => {
       Runtime: 'nodejs24.x',
       Environment: { Variables: Match.objectLike({ SONDAGE_BUCKET: Match.anyValue(), SONDAGE_BUDGET_TABLE: Match.anyValue() }) },
     });
+  });
+});
+
+/** Step Functions' JSONPath parameters for the forms the definition uses (`$.a.b`, `$$.Execution.Id`). */
+function applyParameters(parameters: Record<string, unknown>, input: unknown, context: unknown): Record<string, unknown> {
+  const at = (root: unknown, path: string): unknown =>
+    path
+      .split('.')
+      .slice(1)
+      .reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], root);
+  return Object.fromEntries(
+    Object.entries(parameters).map(([k, v]) =>
+      k.endsWith('.$') ? [k.slice(0, -2), String(v).startsWith('$$.') ? at(context, String(v).slice(1)) : at(input, String(v))] : [k, v],
+    ),
+  );
+}
+
+describe('Record failure: definition → handler → ledger', () => {
+  let server: DynamoServer;
+  beforeAll(async () => {
+    server = await startDynamoServer();
+  });
+  afterAll(async () => server.close());
+
+  it('the handler accepts exactly what a caught failure hands it, and the failure lands in the ledger', async () => {
+    // prepare: a Plan failure as Step Functions passes it on (Catch ResultPath $.failure)
+    const plan = s.definition.States.Plan!;
+    expect(plan.Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'Record failure' }]);
+    const stateInput = { campaign: 'far6-demo', failure: { Error: 'States.TaskFailed', Cause: '{"errorMessage":"no plan.json"}' } };
+    const executionId = 'arn:aws:states:us-east-1:123456789012:execution:sondage-Sondage:run-9';
+    const event = applyParameters(s.definition.States['Record failure']!.Parameters as Record<string, unknown>, stateInput, { Execution: { Id: executionId } });
+    const ledger = new DynamoLedger({
+      ledgerTable: 'ledger',
+      budgetTable: 'budget',
+      clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
+    });
+    const quiet = { error: () => {}, info: () => {}, log: () => {}, warn: () => {}, debug: () => {}, trace: () => {} };
+    const logger = Object.assign(new Logger({ serviceName: 'test' }), { console: quiet });
+    const metrics = Object.assign(new Metrics({ namespace: 'test' }), { console: quiet });
+    // act
+    await createHandler({ ledger, logger, metrics, now: () => new Date('2026-11-30T07:00:00.000Z') })(event, { functionName: 'rf', awsRequestId: 'r' } as Context);
+    // assess
+    expect(await ledger.failures('far6-demo')).toEqual([
+      { campaign: 'far6-demo', execution: executionId, at: '2026-11-30T07:00:00.000Z', error: 'States.TaskFailed', cause: '{"errorMessage":"no plan.json"}' },
+    ]);
+    await ledger.close();
   });
 });
 
