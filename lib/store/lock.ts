@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
@@ -68,7 +67,7 @@ export async function acquireRunLock(dataDir: string, campaign: string, runId = 
   const info: RunLockInfo = { pid: process.pid, host: os.hostname(), run_id: runId, started_at: new Date().toISOString() };
   const body = `${JSON.stringify(info)}\n`;
 
-  for (let attempt = 0; attempt < 8; attempt++) {
+  for (let attempt = 0; attempt < 200; attempt++) {
     try {
       await writeFile(file, body, { flag: 'wx' });
       return {
@@ -96,19 +95,32 @@ export async function acquireRunLock(dataDir: string, campaign: string, runId = 
     }
     // Stale. Move it aside rather than delete it, then check that what moved is what was judged
     // stale: a concurrent starter may have replaced it with a live lock in between.
-    const aside = `${file}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
-    try {
-      await rename(file, aside);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw err;
-    }
-    const moved = await readText(aside);
-    if (moved !== seen) {
-      // Put the live lock back unless yet another lock appeared (link never overwrites).
-      await link(aside, file).catch(() => undefined);
-    }
-    await unlink(aside).catch(() => undefined);
+    // A stale lock is removed only under a second, short-lived lock (`.takeover`), and only if its
+    // content is still the stale one: renaming it aside, as before, could move a fresh lock that a
+    // faster starter had just written, and let two starters win.
+    await removeStale(file, seen);
   }
   throw new SondageError(`could not take the run lock ${file}: it kept changing hands; try again`);
+}
+
+/** A takeover lock older than this was left by a starter that died mid-takeover. */
+const TAKEOVER_STALE_MS = 10_000;
+
+async function removeStale(file: string, seen: string): Promise<void> {
+  const takeover = `${file}.takeover`;
+  try {
+    await writeFile(takeover, `${process.pid}\n`, { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Another starter is taking over: wait for it, unless it died doing so.
+    const age = await stat(takeover).then((st) => Date.now() - st.mtimeMs, () => 0);
+    if (age > TAKEOVER_STALE_MS) await unlink(takeover).catch(() => undefined);
+    else await new Promise((resolve) => setTimeout(resolve, 5));
+    return;
+  }
+  try {
+    if ((await readText(file)) === seen) await unlink(file).catch(() => undefined);
+  } finally {
+    await unlink(takeover).catch(() => undefined);
+  }
 }
