@@ -11,7 +11,7 @@ import error529 from '../fixtures/providers/anthropic-error-529.json' with { typ
 import { startWireServer } from './helpers/wireServer.js';
 import type { WireReply, WireServer } from './helpers/wireServer.js';
 
-const KEY = 'sk-ant-test-0123456789abcdef';
+const KEY = 'test-anthropic-key-0123456789abcdef';
 const REQ: GenerateRequest = {
   messages: [
     { role: 'system', content: 'Answer in one sentence.' },

@@ -6,7 +6,7 @@ import messageRefusal from '../fixtures/providers/anthropic-message-refusal.json
 import { startWireServer } from './helpers/wireServer.js';
 import type { RecordedRequest, WireServer } from './helpers/wireServer.js';
 
-const KEY = 'sk-ant-batch-0123456789abcdef';
+const KEY = 'test-anthropic-batch-key-0123456789abcdef';
 const req = (customId: string, content: string): BatchRequest => ({
   customId,
   request: { messages: [{ role: 'user', content }], settings: { max_tokens: 32, temperature: 0, thinking: 'off' } },
