@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { ProviderCallError } from './errors.js';
-import { redactSecret, scrubError } from './sdkErrors.js';
+import { parseRateLimitHeaders } from './rateLimits.js';
+import type { RateLimitHints } from './rateLimits.js';
+import { redactSecret, scrubError, toProviderCallError } from './sdkErrors.js';
+import type { SdkErrorContext } from './sdkErrors.js';
 
 /**
  * Reads a successful response's body as JSON. The adapters ask the SDK for the raw Response
@@ -40,4 +43,35 @@ export function parseWire<T>(schema: z.ZodType<T>, body: unknown, provider: stri
     undefined,
     { cause: parsed.error },
   );
+}
+
+/**
+ * One SDK call as every adapter makes it: send (the SDK's `.asResponse()`), report the rate-limit
+ * headers of the answer or of the error, and read the body as JSON; whatever fails comes out as a
+ * classified, secret-free ProviderCallError. A body cut off mid-stream surfaces while reading, as
+ * an abort or a connection error.
+ */
+export async function sendForJson(
+  send: () => Promise<Response>,
+  ctx: SdkErrorContext,
+  onHints: ((hints: RateLimitHints) => void) | undefined,
+): Promise<unknown> {
+  const report = (headers: Headers | undefined) => {
+    if (!onHints || !headers) return;
+    const hints = parseRateLimitHeaders(headers);
+    if (hints) onHints(hints);
+  };
+  let response: Response;
+  try {
+    response = await send();
+  } catch (err) {
+    report((err as { headers?: Headers } | null)?.headers);
+    throw toProviderCallError(err, ctx);
+  }
+  report(response.headers);
+  try {
+    return await readJsonBody(response, ctx.provider, ctx.secrets);
+  } catch (err) {
+    throw toProviderCallError(err, ctx);
+  }
 }

@@ -3,10 +3,9 @@ import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resource
 import { z } from 'zod';
 import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision } from '../types.js';
 import { ProviderCallError } from '../errors.js';
-import { parseRateLimitHeaders } from '../rateLimits.js';
 import type { RateLimitHints } from '../rateLimits.js';
-import { classifyProviderError, toProviderCallError } from '../sdkErrors.js';
-import { parseWire, readJsonBody } from '../wire.js';
+import { classifyProviderError } from '../sdkErrors.js';
+import { parseWire, sendForJson } from '../wire.js';
 
 /**
  * The Messages API requires `max_tokens`; a campaign always resolves one (DEFAULT_GENERATION_SETTINGS),
@@ -141,30 +140,11 @@ export class AnthropicMessagesProvider implements ModelProvider {
   async generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
     const body = toWireRequest(req, this.#model);
     const sdk = { provider: this.id, sdk: Anthropic, secrets: this.#secrets };
-    let response: Response;
-    try {
-      response = await this.#client.messages.create(body, signal ? { signal } : {}).asResponse();
-    } catch (err) {
-      this.#report((err as { headers?: Headers } | null)?.headers);
-      throw toProviderCallError(err, sdk);
-    }
-    this.#report(response.headers);
-    let json: unknown;
-    try {
-      json = await readJsonBody(response, this.id, this.#secrets);
-    } catch (err) {
-      throw toProviderCallError(err, sdk);
-    }
+    const json = await sendForJson(() => this.#client.messages.create(body, signal ? { signal } : {}).asResponse(), sdk, this.#onHints);
     return { ...fromWireResponse(json, this.id), settings_sent: settingsSent(body) };
   }
 
   classifyError(err: unknown): RetryDecision {
     return classifyProviderError(err);
-  }
-
-  #report(headers: Headers | undefined): void {
-    if (!this.#onHints || !headers) return;
-    const hints = parseRateLimitHeaders(headers);
-    if (hints) this.#onHints(hints);
   }
 }

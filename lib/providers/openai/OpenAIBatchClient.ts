@@ -5,7 +5,7 @@ import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchReque
 import { ProviderCallError } from '../errors.js';
 import { bodyCode, classifyStatus, redactSecret, toProviderCallError } from '../sdkErrors.js';
 import { splitBatch } from '../splitBatch.js';
-import { OPENAI_BASE_URL, fromWireResponse, settingsSent, toWireRequest } from './OpenAIChatProvider.js';
+import { createOpenAIClient, fromWireResponse, settingsSent, toWireRequest } from './OpenAIChatProvider.js';
 import type { ChatFlavour } from './OpenAIChatProvider.js';
 
 /** OpenAI's documented limits for one batch input file: 50,000 requests, 200 MB. */
@@ -111,13 +111,7 @@ export class OpenAIBatchClient implements BatchClient {
     this.id = `${this.#flavour}/${options.model}`;
     this.#secrets = [options.apiKey];
     this.#metadata = options.metadata;
-    this.#client = new OpenAI({
-      apiKey: options.apiKey,
-      baseURL: options.baseURL ?? OPENAI_BASE_URL,
-      maxRetries: 0,
-      timeout: options.timeoutMs ?? 600_000,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+    this.#client = createOpenAIClient(options);
   }
 
   /** The settings a request is sent with, as the synchronous path stores them. */

@@ -3,10 +3,9 @@ import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/ch
 import { z } from 'zod';
 import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision, TokenLogprob } from '../types.js';
 import { ProviderCallError } from '../errors.js';
-import { parseRateLimitHeaders } from '../rateLimits.js';
 import type { RateLimitHints } from '../rateLimits.js';
-import { classifyProviderError, toProviderCallError } from '../sdkErrors.js';
-import { parseWire, readJsonBody } from '../wire.js';
+import { classifyProviderError } from '../sdkErrors.js';
+import { parseWire, sendForJson } from '../wire.js';
 
 /**
  * `openai` sends `max_completion_tokens` (OpenAI deprecated `max_tokens`, and its reasoning models
@@ -17,6 +16,25 @@ export type ChatFlavour = 'openai' | 'openai-compatible';
 
 /** Where `provider: openai` goes when the campaign gives no `base_url`. */
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/**
+ * The SDK client every OpenAI adapter uses: retries off (they live in lib/run), and an explicit
+ * base URL, so OPENAI_BASE_URL in the environment cannot redirect a campaign.
+ */
+export function createOpenAIClient(options: {
+  readonly apiKey: string;
+  readonly baseURL?: string;
+  readonly timeoutMs?: number;
+  readonly fetch?: typeof fetch;
+}): OpenAI {
+  return new OpenAI({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL ?? OPENAI_BASE_URL,
+    maxRetries: 0,
+    timeout: options.timeoutMs ?? 600_000,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+}
 
 /**
  * The chat-completions body for a request (seed 000 "Generation settings": only the settings the
@@ -159,44 +177,17 @@ export class OpenAIChatProvider implements ModelProvider {
     this.id = `${this.#flavour}/${options.model}`;
     this.#secrets = [options.apiKey];
     this.#onHints = options.onRateLimitHints;
-    this.#client = new OpenAI({
-      apiKey: options.apiKey,
-      // An explicit URL keeps OPENAI_BASE_URL in the environment from redirecting a campaign.
-      baseURL: options.baseURL ?? OPENAI_BASE_URL,
-      maxRetries: 0,
-      timeout: options.timeoutMs ?? 600_000,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
+    this.#client = createOpenAIClient(options);
   }
 
   async generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
     const body = toWireRequest(req, this.#model, this.#flavour);
     const sdk = { provider: this.id, sdk: OpenAI, secrets: this.#secrets };
-    let response: Response;
-    try {
-      response = await this.#client.chat.completions.create(body, signal ? { signal } : {}).asResponse();
-    } catch (err) {
-      this.#report((err as { headers?: Headers } | null)?.headers);
-      throw toProviderCallError(err, sdk);
-    }
-    this.#report(response.headers);
-    let json: unknown;
-    try {
-      json = await readJsonBody(response, this.id, this.#secrets);
-    } catch (err) {
-      // a body cut off mid-stream surfaces here as an abort or a connection error
-      throw toProviderCallError(err, sdk);
-    }
+    const json = await sendForJson(() => this.#client.chat.completions.create(body, signal ? { signal } : {}).asResponse(), sdk, this.#onHints);
     return { ...fromWireResponse(json, this.id), settings_sent: settingsSent(body) };
   }
 
   classifyError(err: unknown): RetryDecision {
     return classifyProviderError(err);
-  }
-
-  #report(headers: Headers | undefined): void {
-    if (!this.#onHints || !headers) return;
-    const hints = parseRateLimitHeaders(headers);
-    if (hints) this.#onHints(hints);
   }
 }
