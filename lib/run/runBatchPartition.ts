@@ -3,7 +3,16 @@ import type { PromptItem } from '../design/types.js';
 import type { BatchClient, BatchHandle, BatchItemResult, BatchRequest } from '../providers/batchTypes.js';
 import type { BatchRecord, ReplyRow } from '../store/types.js';
 import { Journal } from './Journal.js';
-import { BATCH_JOURNAL_PREFIX, adoptJournals, partNameOf, readingsOf, type PartitionOutcome, type PartitionSpec } from './runPartition.js';
+import {
+  BATCH_JOURNAL_PREFIX,
+  adoptJournals,
+  partNameOf,
+  readingsOf,
+  replyRow,
+  type PartitionOutcome,
+  type PartitionSpec,
+  type ReplySource,
+} from './runPartition.js';
 import { sleep } from './sleep.js';
 
 /** How often a partition that the cap holds back looks whether other partitions have settled. */
@@ -192,6 +201,7 @@ async function collect(
     results.map((r) => r.customId),
   );
   const journal = await Journal.open(spec.journalDir, `${BATCH_JOURNAL_PREFIX}${b.record.batchId.replace(/[^A-Za-z0-9_-]/g, '_')}.ndjson`);
+  const source: ReplySource = { ...spec, providerId: spec.batch.id, simulated: false };
   const rows: ReplyRow[] = [];
   const done: string[] = [];
   const failed: string[] = [];
@@ -199,7 +209,10 @@ async function collect(
     const item = byId.get(r.customId);
     if (!item || !pending.has(r.customId)) continue;
     const attempt = attempts.get(r.customId) ?? 1;
-    const row = batchReplyRow(spec, item, r, attempt);
+    // A batch request has no latency of its own (the provider schedules it within a day); spec.cost
+    // prices at the batch price (runCampaign passes the batch discount).
+    const settings = JSON.stringify(spec.batch.settingsSent({ messages: item.messages, settings: item.settings }));
+    const row = replyRow(source, item, r, attempt, 0, settings);
     journal.append(row);
     rows.push(row);
     spec.onReply?.(row);
@@ -230,33 +243,6 @@ async function collect(
   out.costUsd += cost;
 }
 
-function batchReplyRow(spec: BatchPartitionSpec, item: PromptItem, r: BatchItemResult, attempt: number): ReplyRow {
-  const res = r.ok ? r.result : undefined;
-  return {
-    item_id: item.item_id,
-    campaign: spec.campaign,
-    phase: spec.phase,
-    model: spec.model,
-    language: spec.language,
-    attempt,
-    status: res ? 'ok' : 'error',
-    text: res ? res.text : null,
-    finish_reason: res ? res.finish_reason : null,
-    input_tokens: res ? res.usage.input_tokens : 0,
-    output_tokens: res ? res.usage.output_tokens : 0,
-    // spec.cost prices at the batch price (runCampaign passes the batch discount).
-    cost_usd: res ? spec.cost(res.usage) : 0,
-    // A batch request has no latency of its own: the provider schedules it within a day.
-    latency_ms: 0,
-    logprobs_json: res?.logprobs ? JSON.stringify(res.logprobs) : null,
-    error_class: r.ok ? null : r.errorClass,
-    error_message: r.ok ? null : r.message.slice(0, 500),
-    settings_json: JSON.stringify(spec.batch.settingsSent({ messages: item.messages, settings: item.settings })),
-    provider: spec.batch.id,
-    simulated: false,
-    created_at: new Date().toISOString(),
-  };
-}
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const out: T[][] = [];

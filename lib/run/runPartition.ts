@@ -1,9 +1,9 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Language, PromptItem } from '../design/types.js';
-import type { Price, ModelProvider } from '../providers/types.js';
+import type { GenerateResult, ModelProvider, Price } from '../providers/types.js';
 import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
-import { callWithRetry, type Attempt, type RetryPolicy } from './callWithRetry.js';
+import { callWithRetry, type RetryPolicy } from './callWithRetry.js';
 import { Journal, listJournals, readJournal } from './Journal.js';
 import { sleep } from './sleep.js';
 import type { Semaphore } from './Semaphore.js';
@@ -83,6 +83,7 @@ interface OpenPart {
  */
 export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcome> {
   const byId = new Map(spec.items.map((i) => [i.item_id, i]));
+  const source: ReplySource = { ...spec, providerId: spec.provider.id, simulated: spec.provider.simulated };
   await spec.ledger.registerItems(spec.campaign, spec.phase, [...byId.keys()]);
   const adopted = await adoptJournals(spec, byId);
   const pendingIds = await spec.ledger.pendingAmong(spec.campaign, spec.phase, [...byId.keys()]);
@@ -142,7 +143,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
               { messages: item.messages, settings: item.settings, item },
               spec.retry,
               (a) => {
-                const row = replyRow(spec, item, a);
+                const row = replyRow(source, item, a, a.attempt, a.latencyMs, jsonOf(a.ok ? (a.result.settings_sent ?? item.settings) : item.settings));
                 part.journal.append(row);
                 part.rows.push(row);
                 part.cost += row.cost_usd;
@@ -243,30 +244,56 @@ function now(): string {
   return stamp;
 }
 
-// One object literal with a fixed key order for both outcomes: a million of these are built, and
-// a single shape keeps V8 on its fast path (spreading a base object was the hot spot).
-function replyRow(spec: PartitionSpec, item: PromptItem, a: Attempt): ReplyRow {
-  const r = a.ok ? a.result : undefined;
+/** What a stored reply row says about where it came from and how it is priced. */
+export interface ReplySource {
+  readonly campaign: string;
+  readonly phase: string;
+  readonly model: string;
+  readonly language: Language;
+  readonly providerId: string;
+  readonly simulated: boolean;
+  cost(usage: { input_tokens: number; output_tokens: number }): number;
+}
+
+/** A call's outcome: a synchronous attempt and a batch result have this same shape. */
+export type ReplyOutcome =
+  | { readonly ok: true; readonly result: GenerateResult }
+  | { readonly ok: false; readonly errorClass: string; readonly message: string };
+
+/**
+ * The stored row of one attempt, for the synchronous runner and the batch runner alike. One object
+ * literal with a fixed key order for both outcomes: a million of these are built, and a single
+ * shape keeps V8 on its fast path (spreading a base object was the hot spot).
+ */
+export function replyRow(
+  src: ReplySource,
+  item: PromptItem,
+  o: ReplyOutcome,
+  attempt: number,
+  latencyMs: number,
+  settingsJson: string,
+): ReplyRow {
+  const r = o.ok ? o.result : undefined;
   return {
     item_id: item.item_id,
-    campaign: spec.campaign,
-    phase: spec.phase,
-    model: spec.model,
-    language: spec.language,
-    attempt: a.attempt,
+    campaign: src.campaign,
+    phase: src.phase,
+    model: src.model,
+    language: src.language,
+    attempt,
     status: r ? 'ok' : 'error',
     text: r ? r.text : null,
     finish_reason: r ? r.finish_reason : null,
     input_tokens: r ? r.usage.input_tokens : 0,
     output_tokens: r ? r.usage.output_tokens : 0,
-    cost_usd: r ? spec.cost(r.usage) : 0,
-    latency_ms: a.latencyMs,
+    cost_usd: r ? src.cost(r.usage) : 0,
+    latency_ms: latencyMs,
     logprobs_json: r?.logprobs ? JSON.stringify(r.logprobs) : null,
-    error_class: a.ok ? null : a.errorClass,
-    error_message: a.ok ? null : a.message.slice(0, 500),
-    settings_json: jsonOf(r?.settings_sent ?? item.settings),
-    provider: spec.provider.id,
-    simulated: spec.provider.simulated,
+    error_class: o.ok ? null : o.errorClass,
+    error_message: o.ok ? null : o.message.slice(0, 500),
+    settings_json: settingsJson,
+    provider: src.providerId,
+    simulated: src.simulated,
     created_at: now(),
   };
 }
