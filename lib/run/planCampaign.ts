@@ -1,7 +1,7 @@
 import type { LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import type { AnswerConstraint, PromptItem } from '../design/types.js';
-import { costUsd, estimateTokens, maxCostUsd } from '../providers/pricing.js';
+import { costUsd, estimatePromptTokens, maxCostUsd } from '../providers/pricing.js';
 import type { Price } from '../providers/types.js';
 
 /**
@@ -46,11 +46,9 @@ interface Acc {
 
 const emptyAcc = (): Acc => ({ items: 0, inputTokens: 0, outputTokens: 0, maxCost: 0 });
 
-/** Input tokens of an item's messages by the documented per-script estimate. */
+/** Input tokens of an item's messages by the documented per-script estimate, chat overhead included. */
 export function itemInputTokens(item: PromptItem): number {
-  let n = 0;
-  for (const m of item.messages) n += estimateTokens(m.content, item.language) + 4;
-  return n;
+  return estimatePromptTokens(item.messages, item.language);
 }
 
 /** Per-call reservation for an item under a price: prompt tokens + max_tokens at list price. */
