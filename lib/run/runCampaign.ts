@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { analyzeCampaign, formatConsoleTable, writeResults } from '../analysis/index.js';
+import { analyzeCampaign, formatConsoleTable, renderSql, writeResults } from '../analysis/index.js';
 import type { AnalysisResults } from '../analysis/index.js';
 import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
@@ -11,7 +11,7 @@ import { createBatchClient, createProvider } from '../providers/registry.js';
 import type { BatchClient } from '../providers/batchTypes.js';
 import { simulationTruth } from '../providers/simulated/index.js';
 import type { ModelProvider } from '../providers/types.js';
-import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout, promptRow, sqlString, tableGlob } from '../store/index.js';
+import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout, promptRow, readParquetSql, tableGlob } from '../store/index.js';
 import type { ReadingRow, ReplyRow } from '../store/types.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
 import { itemMaxCost, planCampaign, type Plan } from './planCampaign.js';
@@ -346,14 +346,21 @@ function judgeReadingRows(battery: LoadedBattery, judgeId: string, item: PromptI
   ];
 }
 
-/** One reply per generate item, by the documented rule: the lowest successful attempt. */
+/**
+ * One reply per generate item, by the rule the analysis uses (lib/analysis/sql/chosen_replies.sql:
+ * the lowest successful attempt, ties by time), with its text for the judge.
+ */
 async function chosenReplies(db: DuckDb, dataDir: string, campaign: string, model: string, language: Language) {
   const glob = `${join(dataDir, layout.partitionPrefix(campaign, 'generate', 'replies', model, language))}*.parquet`;
   if (!(await db.hasFiles(glob))) return new Map<string, { text: string; attempt: number }>();
+  const replies = readParquetSql(glob);
+  // chosen_replies.sql reads only the replies table; the other sources are never referenced.
+  const chosen = renderSql('chosen_replies', { prompts: replies, replies, readings: replies });
   const rows = await db.all<{ item_id: string; text: string; attempt: number }>(
-    `SELECT item_id, text, attempt FROM (
-       SELECT item_id, text, attempt, row_number() OVER (PARTITION BY item_id ORDER BY attempt, created_at) AS rn
-       FROM read_parquet(${sqlString(glob)}) WHERE status = 'ok') AS t WHERE rn = 1`,
+    `SELECT r.item_id, r.text, r.attempt
+     FROM (${chosen}) c
+     JOIN ${replies} r ON r.item_id = c.item_id AND r.attempt = c.attempt AND r.created_at = c.created_at
+     WHERE r.status = 'ok'`,
   );
   return new Map(rows.map((r) => [r.item_id, { text: r.text, attempt: Number(r.attempt) }]));
 }
