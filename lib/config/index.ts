@@ -53,3 +53,19 @@ export const CONTEXT = {
 
 /** Glue table partition keys, in path order: campaign and phase are injected by every query. */
 export const GLUE_PARTITION_KEYS = ['campaign_key', 'phase_key', 'model', 'language'] as const;
+
+/**
+ * CloudFormation outputs of the stack, by name: `npx cdk deploy --outputs-file sondage.aws.json`
+ * writes them, and the CLI's AWS commands read that file (or the matching flags / ENV variables).
+ */
+export const STACK_OUTPUTS = {
+  bucket: 'BucketName',
+  stateMachineArn: 'StateMachineArn',
+  ledgerTable: 'LedgerTableName',
+  budgetTable: 'BudgetTableName',
+  athenaWorkgroup: 'AthenaWorkgroup',
+  glueDatabase: 'GlueDatabase',
+} as const;
+
+/** Default path of the outputs file the CLI reads (`cdk deploy --outputs-file`). */
+export const DEFAULT_OUTPUTS_FILE = 'sondage.aws.json';
