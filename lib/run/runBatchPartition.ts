@@ -26,6 +26,12 @@ export interface BatchPartitionSpec extends PartitionSpec {
   readonly maxBatchRequests?: number;
   /** Called after a batch is submitted and recorded in the ledger (tests of a killed run). */
   readonly onBatchSubmitted?: (record: BatchRecord) => void;
+  /**
+   * Return after one round (submit what is pending, poll each open batch once) instead of sleeping
+   * until every batch has ended: the Lambda worker, which the state machine invokes again after a
+   * Wait (functions/worker).
+   */
+  readonly once?: boolean;
 }
 
 interface OpenBatch {
@@ -77,7 +83,10 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
       open.splice(open.indexOf(b), 1);
       closed++;
     }
-    if (closed === 0 && !submitted) await sleep(spec.pollMs, spec.signal);
+    if (closed === 0 && !submitted) {
+      if (spec.once) break;
+      await sleep(spec.pollMs, spec.signal);
+    }
   }
   return { ...out, adopted, pending: Math.max(0, initiallyPending - out.done - out.failed) };
 }
