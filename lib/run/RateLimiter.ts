@@ -238,18 +238,42 @@ function lower(configured: number | undefined, announced: number | undefined): n
 }
 
 /**
- * Wraps a provider so that every attempt, retries included, first takes its turn from `limiter`
- * (`callWithRetry` calls `generate` once per attempt), and a 429's retry-after pauses the whole
- * model rather than the one call. `estimateTokens` gives a request's admission cost, prompt +
- * max_tokens (`estimatePromptTokens` of lib/providers/pricing.ts plus `settings.max_tokens`).
+ * A provider whose calls wait for their turn in a queue. `admit` takes the turn on its own, so
+ * that `callWithRetry` starts an attempt's timeout only once the call may go: time spent queued
+ * behind a rate limit is not the provider being slow (issue 3, "Rate limits and retries").
  */
-export function withRateLimit(provider: ModelProvider, limiter: RateLimiter, estimateTokens: (req: GenerateRequest) => number): ModelProvider {
+export interface AdmittingProvider extends ModelProvider {
+  /** Resolves when one call of `req` may start; the next `generate(req)` then goes without waiting. */
+  admit(req: GenerateRequest, signal?: AbortSignal): Promise<void>;
+}
+
+/** Whether `provider` takes its turn through `admit` (see withRateLimit). */
+export function isAdmitting(provider: ModelProvider): provider is AdmittingProvider {
+  return typeof (provider as Partial<AdmittingProvider>).admit === 'function';
+}
+
+/**
+ * Wraps a provider so that every attempt, retries included, first takes its turn from `limiter`
+ * (`callWithRetry` calls `admit`, then `generate`, once per attempt; a bare `generate` takes its
+ * own turn), and a 429's retry-after pauses the whole model rather than the one call.
+ * `estimateTokens` gives a request's admission cost, prompt + max_tokens (`estimatePromptTokens`
+ * of lib/providers/pricing.ts plus `settings.max_tokens`).
+ */
+export function withRateLimit(provider: ModelProvider, limiter: RateLimiter, estimateTokens: (req: GenerateRequest) => number): AdmittingProvider {
+  // Turns taken by `admit` and not yet used by `generate`, per request object.
+  const admitted = new WeakMap<GenerateRequest, number>();
   return {
     id: provider.id,
     simulated: provider.simulated,
     classifyError: (err) => provider.classifyError(err),
-    async generate(req, signal) {
+    async admit(req, signal) {
       await limiter.acquire(estimateTokens(req), signal);
+      admitted.set(req, (admitted.get(req) ?? 0) + 1);
+    },
+    async generate(req, signal) {
+      const turns = admitted.get(req) ?? 0;
+      if (turns > 0) admitted.set(req, turns - 1);
+      else await limiter.acquire(estimateTokens(req), signal);
       try {
         return await provider.generate(req, signal);
       } catch (err) {

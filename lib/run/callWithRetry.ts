@@ -1,5 +1,6 @@
 import { sleep } from './sleep.js';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../providers/types.js';
+import { isAdmitting } from './RateLimiter.js';
 
 export interface RetryPolicy {
   readonly maxAttempts: number;
@@ -26,7 +27,10 @@ export type Attempt =
  * Calls a provider until it answers, a permanent error occurs or attempts run out. Every attempt is
  * reported through `onAttempt` (a failed request is data: the caller stores it). Backoff is
  * exponential with full jitter and honours a provider's retry-after. Retries live here and nowhere
- * else (STYLE.md, after Inspect's Model._generate); adapters only classify errors.
+ * else (STYLE.md, after Inspect's Model._generate); adapters only classify errors. The per-attempt
+ * timeout starts once a rate-limited provider has admitted the call: a request queued behind the
+ * limit is not a slow request. A run aborted while the first attempt is still queued returns an
+ * `aborted` attempt that was never sent (and is not reported).
  */
 export async function callWithRetry(
   provider: ModelProvider,
@@ -39,6 +43,14 @@ export async function callWithRetry(
   let last: Attempt | undefined;
   for (let attempt = firstAttempt; attempt < firstAttempt + policy.maxAttempts; attempt++) {
     if (signal?.aborted) break;
+    if (isAdmitting(provider)) {
+      try {
+        await provider.admit(req, signal);
+      } catch (err) {
+        if (!signal?.aborted) throw err;
+        return last ?? notSent(attempt, err);
+      }
+    }
     const started = performance.now();
     const timeout = AbortSignal.timeout(policy.timeoutMs);
     const callSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
@@ -66,6 +78,10 @@ export async function callWithRetry(
       await sleep(wait, signal);
     }
   }
-  if (!last) throw new Error('callWithRetry: aborted before the first attempt');
-  return last;
+  return last ?? notSent(firstAttempt, signal?.reason);
+}
+
+function notSent(attempt: number, reason: unknown): Attempt {
+  const message = `aborted before the request was sent: ${reason instanceof Error ? reason.message : String(reason)}`;
+  return { attempt, ok: false, errorClass: 'aborted', message, retryable: true, latencyMs: 0 };
 }

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ProviderCallError } from '../../lib/providers/errors.js';
 import { classifyProviderError } from '../../lib/providers/sdkErrors.js';
 import type { GenerateRequest, ModelProvider } from '../../lib/providers/types.js';
+import { callWithRetry } from '../../lib/run/callWithRetry.js';
+import type { Attempt } from '../../lib/run/callWithRetry.js';
 import { RateLimiter, RateLimiters, withRateLimit } from '../../lib/run/RateLimiter.js';
 import type { RateLimiterOptions } from '../../lib/run/RateLimiter.js';
 
@@ -236,5 +238,74 @@ describe('withRateLimit', () => {
     expect(done).toBe(true);
     expect(calls).toEqual([0, 3000]);
     expect(estimates).toEqual([100, 100]);
+  });
+
+  it("does not count the time a call waits in the limiter's queue against its attempt timeout", async () => {
+    // One request per minute: the second call queues for a minute of the fake clock, while the
+    // real clock runs past the attempt timeout before the test lets it through.
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ rpm: 1 }, { utilization: 1, now: clock.now, sleep: clock.sleep });
+    const abortedAtSend: boolean[] = [];
+    const inner: ModelProvider = {
+      id: 'openai/m',
+      simulated: false,
+      classifyError: classifyProviderError,
+      generate: async (_req, signal) => {
+        abortedAtSend.push(signal?.aborted ?? false);
+        if (signal?.aborted) throw new Error('sent with an expired timeout');
+        return { text: 'Yes.', finish_reason: 'stop', usage: { input_tokens: 1, output_tokens: 1 } };
+      },
+    };
+    const p = withRateLimit(inner, limiter, () => 1);
+    const policy = { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, timeoutMs: 5 };
+    const req = (): GenerateRequest => ({ messages: [{ role: 'user', content: 'hi' }], settings: {} });
+    const seen: Attempt[] = [];
+
+    const first = await callWithRetry(p, req(), policy, (a) => seen.push(a));
+    let second: Attempt | undefined;
+    // Created after callWithRetry's timer with the same delay, so it fires after it.
+    const later = AbortSignal.timeout(policy.timeoutMs);
+    void callWithRetry(p, req(), policy, (a) => seen.push(a)).then((a) => (second = a));
+    await new Promise((resolve) => later.addEventListener('abort', resolve, { once: true }));
+    await flush();
+    expect(second).toBeUndefined();
+    expect(limiter.queued).toBe(1);
+    await clock.advance(60_000);
+    await flush();
+
+    expect(first).toMatchObject({ ok: true, attempt: 1 });
+    expect(second).toMatchObject({ ok: true, attempt: 1 });
+    expect(seen.map((a) => a.ok)).toEqual([true, true]);
+    expect(abortedAtSend).toEqual([false, false]);
+  });
+
+  it('returns an unsent aborted attempt when the run aborts while the call is queued', async () => {
+    const clock = new FakeClock();
+    const limiter = new RateLimiter({ rpm: 1 }, { utilization: 1, now: clock.now, sleep: clock.sleep });
+    let calls = 0;
+    const inner: ModelProvider = {
+      id: 'openai/m',
+      simulated: false,
+      classifyError: classifyProviderError,
+      generate: async () => {
+        calls++;
+        return { text: 'Yes.', finish_reason: 'stop', usage: { input_tokens: 1, output_tokens: 1 } };
+      },
+    };
+    const p = withRateLimit(inner, limiter, () => 1);
+    const policy = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 1, timeoutMs: 60_000 };
+    const req: GenerateRequest = { messages: [{ role: 'user', content: 'hi' }], settings: {} };
+    await p.generate(req);
+    const controller = new AbortController();
+    const seen: Attempt[] = [];
+    const pending = callWithRetry(p, req, policy, (a) => seen.push(a), controller.signal);
+    await flush();
+    controller.abort(new Error('stopped'));
+
+    const a = await pending;
+    expect(a).toMatchObject({ ok: false, attempt: 1, errorClass: 'aborted', retryable: true });
+    expect(seen).toEqual([]);
+    expect(calls).toBe(1);
+    expect(limiter.queued).toBe(0);
   });
 });
