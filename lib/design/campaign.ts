@@ -81,7 +81,27 @@ export interface JudgeEntry extends ModelEntry {
    * (seed 000 "Judged coverage").
    */
   readonly sample_rate: number;
+  /** The judge audit (seed 000 "Sentence judging"); absent when the campaign asks for none. */
+  readonly audit?: JudgeAudit;
 }
+
+/**
+ * Seed 000 "Sentence judging": a seeded sample of judged replies, stratified by model × language ×
+ * answer constraint, re-judged by a second judge model and by the same judge again (test–retest).
+ */
+export interface JudgeAudit {
+  /** Replies drawn per stratum (fewer where the stratum holds fewer judged replies). */
+  readonly per_stratum: number;
+  /** Seed of the draw: the campaign's seed unless the file names one. */
+  readonly seed: number;
+  /** Whether the primary judge reads the sample a second time. */
+  readonly retest: boolean;
+  /** The second judge model; resolved like a models[] entry (settings over the campaign defaults). */
+  readonly second_judge?: ModelEntry;
+}
+
+/** Seed 000 "Sentence judging": 4,590 audited replies over 153 strata, 30 per stratum. */
+export const DEFAULT_AUDIT_PER_STRATUM = 30;
 
 export interface Campaign {
   /** Absolute path of the campaign file. */
@@ -254,6 +274,25 @@ const modelShape = {
 
 const modelEntrySchema = z.strictObject(modelShape);
 
+const judgeAuditSchema = z
+  .strictObject({
+    per_stratum: z
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .default(DEFAULT_AUDIT_PER_STRATUM)
+      .meta({ description: 'Judged replies drawn per stratum (model × language × answer constraint)' }),
+    seed: z
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .optional()
+      .meta({ description: "Seed of the sample; default: the campaign's seed" }),
+    retest: z.boolean().default(true).meta({ description: 'The primary judge reads the sample again (test–retest)' }),
+    second_judge: modelEntrySchema.optional().meta({ description: 'A second judge model that reads the same sample' }),
+  })
+  .meta({ description: 'Judge audit (seed 000 "Sentence judging"): a second judge and a retest on a seeded, stratified sample' });
+
 const judgeEntrySchema = z.strictObject({
   ...modelShape,
   sample_rate: z
@@ -262,6 +301,7 @@ const judgeEntrySchema = z.strictObject({
     .max(1)
     .default(0.04)
     .meta({ description: 'Share of the other yes/no-first and label replies that are judged (seed 000 "Judged coverage")' }),
+  audit: judgeAuditSchema.optional(),
 });
 
 const far6DesignSchema = z.strictObject({
@@ -473,7 +513,16 @@ function crossFieldIssues(raw: unknown): Omit<CampaignIssue, 'file'>[] {
       if (isRecord(value)) entries.push({ value, segments: ['models', i] });
     });
   }
-  if (isRecord(raw.judge)) entries.push({ value: raw.judge, segments: ['judge'] });
+  if (isRecord(raw.judge)) {
+    entries.push({ value: raw.judge, segments: ['judge'] });
+    const audit = raw.judge['audit'];
+    if (isRecord(audit)) {
+      // The second judge is priced, checked and given its own id like every other model.
+      if (isRecord(audit['second_judge'])) entries.push({ value: audit['second_judge'], segments: ['judge', 'audit', 'second_judge'] });
+      if (audit['retest'] === false && audit['second_judge'] === undefined)
+        add(['judge', 'audit'], 'asks for nothing: set retest: true, add a second_judge, or remove the audit block');
+    }
+  }
 
   const defaults = generationSettingsSchema.optional().safeParse(raw.defaults);
   const owners = new Map<string, string>();
@@ -580,7 +629,18 @@ function buildCampaign(data: ParsedCampaign, file: string, cwd: string): Campaig
     }),
     defaults,
     models: data.models.map(entry),
-    judge: { ...entry(data.judge), sample_rate: data.judge.sample_rate },
+    judge: compact({
+      ...entry(data.judge),
+      sample_rate: data.judge.sample_rate,
+      audit: data.judge.audit
+        ? compact({
+            per_stratum: data.judge.audit.per_stratum,
+            seed: data.judge.audit.seed ?? data.seed,
+            retest: data.judge.audit.retest,
+            second_judge: data.judge.audit.second_judge ? entry(data.judge.audit.second_judge) : undefined,
+          })
+        : undefined,
+    }),
     price_table: PRICE_TABLE.version,
   });
 }
