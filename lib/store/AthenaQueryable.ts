@@ -1,0 +1,277 @@
+/**
+ * The SQL stage on Athena (DESIGN.md "The flow of one campaign"; issue 4 "analysis: Athena
+ * StartQueryExecution … then a Lambda for the statistics"): the portable queries of
+ * lib/analysis/sql run unchanged over the Glue tables, and their rows come back as the DuckDB
+ * Queryable returns them. Loaded lazily by its users (the report Lambda, `sondage results`), not
+ * re-exported from lib/store/index.ts, so the local CLI never loads the AWS SDK.
+ */
+import {
+  AthenaClient,
+  GetQueryExecutionCommand,
+  GetQueryResultsCommand,
+  StartQueryExecutionCommand,
+  StopQueryExecutionCommand,
+} from '@aws-sdk/client-athena';
+import type { AthenaClientConfig, ColumnInfo, QueryExecution, Row } from '@aws-sdk/client-athena';
+import type { Queryable, TableSources } from '../analysis/types.js';
+import { SondageError } from '../errors.js';
+import { assertSafeSegment, parsePartKey, phasePrefix } from './layout.js';
+import type { BlobStore, TableName } from './types.js';
+
+/** Athena ended a query in FAILED or CANCELLED, or it did not finish in time. */
+export class AthenaQueryError extends SondageError {
+  constructor(
+    message: string,
+    public readonly queryExecutionId: string | undefined,
+    public readonly state: string | undefined,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'AthenaQueryError';
+  }
+}
+
+export interface AthenaQueryableOptions {
+  /** The workgroup the queries run in (its settings fix the output location and the scan cutoff). */
+  readonly workgroup: string;
+  /** The Glue database of the prompts/replies/readings tables. */
+  readonly database: string;
+  /** A ready client; otherwise one is made from `clientConfig` (endpoint overridable for tests). */
+  readonly client?: AthenaClient;
+  readonly clientConfig?: AthenaClientConfig;
+  /**
+   * Athena result reuse: a query whose text ran in the workgroup within this many minutes is answered
+   * from that run's results, unpaid. 0 turns reuse off. Default 60; Athena allows up to 10080.
+   */
+  readonly reuseMaxAgeMinutes?: number;
+  /** First wait between GetQueryExecution polls, in ms; it grows by half each poll. Default 250. */
+  readonly pollInitialMs?: number;
+  /** Longest wait between polls, in ms. Default 5000. */
+  readonly pollMaxMs?: number;
+  /** A query still running after this many ms is stopped and reported. Default 30 minutes. */
+  readonly timeoutMs?: number;
+  /** Rows per GetQueryResults page (Athena's maximum is 1000). */
+  readonly pageSize?: number;
+  /** How to wait between polls (tests pass an immediate one). */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+type Value = string | number | boolean | null;
+
+const NUMERIC_TYPES = new Set(['tinyint', 'smallint', 'integer', 'int', 'bigint', 'real', 'float', 'double', 'decimal']);
+
+/**
+ * One GetQueryResults cell as the DuckDB Queryable gives it: numbers as numbers, booleans as
+ * booleans, SQL NULL (no VarCharValue) as null, everything else as its text. `type` is Athena's
+ * column type (`bigint`, `double`, `decimal(10,2)`, `varchar`…).
+ * @example athenaValue('double', '1.0E-4') // 0.0001
+ */
+export function athenaValue(type: string | undefined, text: string | undefined): Value {
+  if (text === undefined) return null;
+  const base = (type ?? 'varchar').toLowerCase().replace(/\(.*$/, '').trim();
+  if (base === 'boolean') {
+    if (text === 'true') return true;
+    if (text === 'false') return false;
+    throw new SondageError(`Athena returned ${JSON.stringify(text)} for a boolean column; expected true or false`);
+  }
+  if (NUMERIC_TYPES.has(base)) {
+    const n = Number(text);
+    if (Number.isNaN(n) && text !== 'NaN') {
+      throw new SondageError(`Athena returned ${JSON.stringify(text)} for a ${type} column; expected a number`);
+    }
+    return n;
+  }
+  return text;
+}
+
+function quote(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/**
+ * Table sources for renderSql on Athena: each Glue table filtered to one campaign, its phases and
+ * its models. The tables use injected partition projection for campaign, phase and model
+ * (infra/constructs/Analytics.ts), so every query must name their values. Readings span both
+ * phases: the judge phase may store the readings it makes of generate-phase replies. Models are
+ * sorted, so the plan (which renders the state machine's first query) and the report render
+ * byte-identical text, which is what lets the report adopt that query's results.
+ * @example renderSql('item_shares', athenaTableSources('sondage_db', 'far6-demo', ['beta', 'alpha']))
+ */
+export function athenaTableSources(database: string, campaign: string, models: readonly string[]): TableSources {
+  if (models.length === 0) throw new SondageError(`campaign ${campaign}: no models to query (injected projection needs at least one)`);
+  const list = [...new Set(models)].sort().map(quote).join(', ');
+  const db = `"${database.replaceAll('"', '""')}"`;
+  const from = (table: TableName, phases: readonly string[]): string =>
+    `(SELECT * FROM ${db}."${table}" WHERE campaign_key = ${quote(campaign)} AND phase_key IN (${phases.map(quote).join(', ')}) AND model IN (${list}))`;
+  return {
+    prompts: from('prompts', ['generate']),
+    replies: from('replies', ['generate']),
+    readings: from('readings', ['generate', 'judge']),
+  };
+}
+
+/**
+ * The models that have stored parts in a campaign's generate phase, sorted: what the local analysis
+ * reads through its glob, listed from the store because Athena cannot enumerate injected partitions.
+ */
+export async function storedModels(store: BlobStore, campaign: string): Promise<string[]> {
+  assertSafeSegment('campaign id', campaign);
+  const models = new Set<string>();
+  for (const key of await store.list(phasePrefix(campaign, 'generate'))) {
+    const part = parsePartKey(key);
+    if (part) models.add(part.model);
+  }
+  return [...models].sort();
+}
+
+/** The first statement line of a query, for messages (the comments above it say nothing about which query it is). */
+function excerpt(sql: string): string {
+  const line = sql
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !l.startsWith('--'));
+  const text = line ?? sql.trim();
+  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+}
+
+const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A Queryable over Athena: StartQueryExecution in the workgroup and database (with result reuse),
+ * GetQueryExecution polled with backoff, GetQueryResults paged and converted to plain rows.
+ * Queries run one after another, like the DuckDB Queryable.
+ * @example
+ * const db = new AthenaQueryable({ workgroup: 'sondage-Sondage', database: 'sondage_sondage' });
+ * const results = await analyzeCampaign(db, athenaTableSources(db.database, 'far6-demo', ['alpha']));
+ */
+export class AthenaQueryable implements Queryable {
+  readonly workgroup: string;
+  readonly database: string;
+  private readonly client: AthenaClient;
+  private readonly reuseMinutes: number;
+  private readonly pollInitialMs: number;
+  private readonly pollMaxMs: number;
+  private readonly timeoutMs: number;
+  private readonly pageSize: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  /** Finished executions by query text: answered from their results instead of running again. */
+  private readonly adopted = new Map<string, string>();
+  private readonly executions: string[] = [];
+
+  constructor(options: AthenaQueryableOptions) {
+    this.workgroup = options.workgroup;
+    this.database = options.database;
+    this.client = options.client ?? new AthenaClient(options.clientConfig ?? {});
+    this.reuseMinutes = options.reuseMaxAgeMinutes ?? 60;
+    this.pollInitialMs = options.pollInitialMs ?? 250;
+    this.pollMaxMs = options.pollMaxMs ?? 5000;
+    this.timeoutMs = options.timeoutMs ?? 30 * 60_000;
+    this.pageSize = Math.min(options.pageSize ?? 1000, 1000);
+    this.sleep = options.sleep ?? defaultSleep;
+  }
+
+  /** Execution ids this instance started or adopted, in order (for logs and the report). */
+  get queryExecutionIds(): readonly string[] {
+    return this.executions;
+  }
+
+  /**
+   * Makes a finished execution (the state machine's SQL step) answer later `all()` calls with the
+   * same query text, so its scan is not paid twice. Returns false, adopting nothing, unless it
+   * SUCCEEDED.
+   */
+  async adopt(queryExecutionId: string): Promise<boolean> {
+    const execution = await this.describe(queryExecutionId);
+    if (execution.Status?.State !== 'SUCCEEDED' || execution.Query === undefined) return false;
+    this.adopted.set(execution.Query.trim(), queryExecutionId);
+    return true;
+  }
+
+  async all<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+    const id = this.adopted.get(sql.trim()) ?? (await this.run(sql));
+    this.executions.push(id);
+    return (await this.results(id, sql)) as T[];
+  }
+
+  /** Starts the query and waits until it SUCCEEDED; FAILED, CANCELLED or a timeout throw. */
+  private async run(sql: string): Promise<string> {
+    const started = await this.client.send(
+      new StartQueryExecutionCommand({
+        QueryString: sql,
+        WorkGroup: this.workgroup,
+        QueryExecutionContext: { Database: this.database },
+        ...(this.reuseMinutes > 0
+          ? { ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: this.reuseMinutes } } }
+          : {}),
+      }),
+    );
+    const id = started.QueryExecutionId;
+    if (!id) throw new AthenaQueryError(`Athena StartQueryExecution returned no QueryExecutionId for: ${excerpt(sql)}`, undefined, undefined);
+    const deadline = Date.now() + this.timeoutMs;
+    let wait = this.pollInitialMs;
+    for (;;) {
+      const execution = await this.describe(id);
+      const state = execution.Status?.State;
+      if (state === 'SUCCEEDED') return id;
+      if (state === 'FAILED' || state === 'CANCELLED') {
+        const reason = execution.Status?.StateChangeReason ?? execution.Status?.AthenaError?.ErrorMessage ?? 'no reason given';
+        throw new AthenaQueryError(`Athena query ${id} ${state}: ${reason} (query: ${excerpt(sql)})`, id, state);
+      }
+      if (Date.now() >= deadline) {
+        await this.client.send(new StopQueryExecutionCommand({ QueryExecutionId: id })).catch(() => undefined);
+        throw new AthenaQueryError(
+          `Athena query ${id} still ${state ?? 'unknown'} after ${Math.round(this.timeoutMs / 1000)} s; stopped it (query: ${excerpt(sql)})`,
+          id,
+          state,
+        );
+      }
+      await this.sleep(wait);
+      wait = Math.min(Math.ceil(wait * 1.5), this.pollMaxMs);
+    }
+  }
+
+  private async describe(id: string): Promise<QueryExecution> {
+    const out = await this.client.send(new GetQueryExecutionCommand({ QueryExecutionId: id }));
+    if (!out.QueryExecution) throw new AthenaQueryError(`Athena GetQueryExecution(${id}) returned no execution`, id, undefined);
+    return out.QueryExecution;
+  }
+
+  /** Every page of the results; the header row Athena puts first on the first page is dropped. */
+  private async results(id: string, sql: string): Promise<Record<string, Value>[]> {
+    const rows: Record<string, Value>[] = [];
+    let columns: readonly ColumnInfo[] | undefined;
+    let token: string | undefined;
+    let first = true;
+    do {
+      const page = await this.client.send(
+        new GetQueryResultsCommand({ QueryExecutionId: id, MaxResults: this.pageSize, ...(token ? { NextToken: token } : {}) }),
+      );
+      columns ??= page.ResultSet?.ResultSetMetadata?.ColumnInfo;
+      if (!columns) throw new AthenaQueryError(`Athena query ${id}: results without column metadata (query: ${excerpt(sql)})`, id, 'SUCCEEDED');
+      let data: readonly Row[] = page.ResultSet?.Rows ?? [];
+      if (first && data.length > 0 && isHeader(data[0]!, columns)) data = data.slice(1);
+      first = false;
+      for (const row of data) rows.push(toObject(row, columns, id));
+      token = page.NextToken;
+    } while (token);
+    return rows;
+  }
+}
+
+function isHeader(row: Row, columns: readonly ColumnInfo[]): boolean {
+  const cells = row.Data ?? [];
+  return cells.length === columns.length && cells.every((c, i) => c.VarCharValue === (columns[i]!.Label ?? columns[i]!.Name));
+}
+
+function toObject(row: Row, columns: readonly ColumnInfo[], id: string): Record<string, Value> {
+  const cells = row.Data ?? [];
+  if (cells.length !== columns.length) {
+    throw new AthenaQueryError(`Athena query ${id}: a result row has ${cells.length} values for ${columns.length} columns`, id, 'SUCCEEDED');
+  }
+  const out: Record<string, Value> = {};
+  for (let i = 0; i < columns.length; i++) {
+    const column = columns[i]!;
+    out[column.Name ?? `_col${i}`] = athenaValue(column.Type, cells[i]!.VarCharValue);
+  }
+  return out;
+}
