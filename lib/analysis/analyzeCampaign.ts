@@ -6,6 +6,7 @@ import { agreementAnalysis, runReadingAgreement } from './agreement.js';
 import { estimate } from './estimators.js';
 import { habitAnalysis } from './habits.js';
 import { identityAnalysis } from './identity.js';
+import { judgeAuditAnalysis, runJudgeAudit } from './judgeAudit.js';
 import { parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
 import { residualReadoutComparisons } from './readoutResiduals.js';
 import { runSql } from './runSql.js';
@@ -14,7 +15,15 @@ import { summarizeCells } from './summarizeCells.js';
 import type { Proposition } from '../design/types.js';
 import type { AnalysisResults, EstimateOptions, IdentityOptions, Queryable, TableSources } from './types.js';
 
-export type AnalyzeOptions = EstimateOptions & IdentityOptions;
+export type AnalyzeOptions = EstimateOptions &
+  IdentityOptions & {
+    /**
+     * The judge audit (seed 000 "Sentence judging"): a readings source holding the generate-phase
+     * readings and the audit phases' readings together (their `phase` column tells them apart),
+     * and the primary judge's reader where the generate readings hold more than one judge.
+     */
+    readonly judgeAudit?: { readonly readings: string; readonly primaryReader?: string };
+  };
 
 /**
  * Runs the SQL stage on `db` (label_maps, item_shares, reply_totals) and the estimators on its
@@ -32,6 +41,10 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
   const agreementRows = await runReadingAgreement(db, tables);
   const sameReplies = await runSameReplies(db, tables, labelMaps, opts.minCommonStories);
   const residual = residualReadoutComparisons(estimates.storyScores, estimates.comparisons, estimates.minCommonStories);
+  const audit = opts.judgeAudit;
+  const judgeAudit = audit
+    ? judgeAuditAnalysis(await runJudgeAudit(db, { ...tables, readings: audit.readings }), audit.primaryReader ? { primaryReader: audit.primaryReader } : {})
+    : undefined;
   return {
     ...estimates,
     cellSummary,
@@ -45,6 +58,7 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
     residualComparisons: residual.cells,
     residualConvergence: residual.convergence,
     sameReplies,
+    ...(judgeAudit ? { judgeAudit } : {}),
   };
 }
 

@@ -19,6 +19,7 @@ import type {
   ResidualReadoutComparison,
   HabitVariance,
   IdentityCount,
+  JudgeAuditRow,
   NearestNeighbour,
   ProfilePair,
   SignChange,
@@ -40,6 +41,7 @@ export const STUDY_FILES = [
   'reply_disagreement.csv',
   'reply_disagreement_summary.csv',
   'polarity_shares.csv',
+  'judge_audit.csv',
 ] as const;
 
 const PAIR_COLUMNS: (keyof ProfilePair & string)[] = ['readout', 'model_a', 'language_a', 'model_b', 'language_b', 'class', 'n_common', 'r', 'n_common_residual', 'residual_r', 'mean_abs_diff'];
@@ -56,6 +58,10 @@ const RESIDUAL_CONVERGENCE_COLUMNS: (keyof ResidualConvergence & string)[] = ['r
 const DISAGREEMENT_COLUMNS: (keyof ReplyDisagreement & string)[] = ['form', 'constraint', 'reader_a', 'reader_b', 'model', 'language', 'n_both_decisive', 'n_disagree', 'disagreement'];
 const DISAGREEMENT_SUMMARY_COLUMNS: (keyof DisagreementSummary & string)[] = ['form', 'constraint', 'reader_a', 'reader_b', 'n_cells', 'n_both_decisive', 'mean_disagreement', 'min_disagreement', 'max_disagreement'];
 const POLARITY_COLUMNS: (keyof PolarityShare & string)[] = ['level', 'judge', 'model', 'language', 'construction', 'wording', 'n_replies', 'n_polarity', 'share', 'model_mean'];
+const AUDIT_COLUMNS: (keyof JudgeAuditRow & string)[] = [
+  'comparison', 'primary_reader', 'audit_reader', 'level', 'model', 'language', 'constraint', 'n_sampled', 'n_unlabeled', 'n', 'n_agree',
+  'agreement', 'agreement_low', 'agreement_high', 'kappa', 'kappa_note', 'n_primary_decisive', 'n_both_decisive', 'n_opposite',
+];
 const SIGN_COLUMNS: (keyof SignChange & string)[] = ['readout_a', 'readout_b', 'model', 'language', 'b_a', 'b_b', 'changed'];
 
 /** The CSV files of the cross-cell analyses; header-only where they were not computed. */
@@ -78,6 +84,7 @@ export function studyCsvFiles(results: AnalysisResults): [name: (typeof STUDY_FI
     ['reply_disagreement.csv', toCsv(DISAGREEMENT_COLUMNS, results.agreement?.disagreement ?? [])],
     ['reply_disagreement_summary.csv', toCsv(DISAGREEMENT_SUMMARY_COLUMNS, results.agreement?.disagreementSummary ?? [])],
     ['polarity_shares.csv', toCsv(POLARITY_COLUMNS, results.agreement?.polarity ?? [])],
+    ['judge_audit.csv', toCsv(AUDIT_COLUMNS, results.judgeAudit?.rows ?? [])],
   ];
 }
 
@@ -202,6 +209,43 @@ export function studySummarySections(results: AnalysisResults): string[] {
       parts.push(mdTable(['judge', 'language', 'construction', 'replies', 'polarity share', 'mean of models'], constructions.map((p) => [p.judge, p.language, p.construction, String(p.n_replies), fmt(p.share), fmt(p.model_mean)])));
     }
   }
+  if (results.judgeAudit) parts.push(...judgeAuditSections(results.judgeAudit.rows));
+  return parts;
+}
+
+/**
+ * Seed 000 "Sentence judging", Table 7: the audit sample read again by a second judge and by the
+ * same judge; pooled rows here, every stratum in judge_audit.csv.
+ */
+function judgeAuditSections(rows: readonly JudgeAuditRow[]): string[] {
+  const parts = [
+    '## Judge audit',
+    'Seed 000 "Sentence judging": a seeded sample of judged replies, stratified by model × language × answer constraint, read again by a second judge model and by the same judge (test–retest). ' +
+      'Agreement with the primary judge over the four codebook categories (95 % Wilson interval), Cohen\'s kappa, the replies the primary judge read decisively, and the replies the two readings put on opposite decisive sides (P against notP). ' +
+      'Every stratum is in judge_audit.csv; kappa is empty where it is undefined (kappa_note says why).',
+  ];
+  const strata = rows.filter((r) => r.level === 'stratum');
+  if (strata.length === 0) {
+    parts.push('_No audit reading was paired with a primary judge reading._');
+    return parts;
+  }
+  const pct = (x: number | null) => (x === null ? '–' : `${fmt(100 * x, 1)} %`);
+  const agreement = (r: JudgeAuditRow) => (r.agreement === null ? '–' : `${pct(r.agreement)} [${fmt(100 * (r.agreement_low ?? 0), 1)}, ${fmt(100 * (r.agreement_high ?? 0), 1)}]`);
+  const group = (r: JudgeAuditRow) =>
+    r.level === 'all' ? 'all' : r.level === 'model' ? `model ${r.model}` : r.level === 'language' ? `language ${r.language}` : `constraint ${r.constraint}`;
+  const pooled = rows.filter((r) => r.level !== 'stratum');
+  parts.push(
+    mdTable(
+      ['comparison', 'primary', 'audit', 'replies', 'paired', 'agreement [95 %]', 'kappa', 'primary decisive', 'opposite decisive'],
+      pooled.map((r) => [r.comparison, r.primary_reader, r.audit_reader, group(r), String(r.n), agreement(r), fmt(r.kappa, 3), String(r.n_primary_decisive), String(r.n_opposite)]),
+    ),
+  );
+  const undefinedKappa = strata.filter((r) => r.kappa === null).length;
+  const unlabeled = pooled.filter((r) => r.level === 'all').reduce((s, r) => s + r.n_unlabeled, 0);
+  parts.push(
+    `${strata.length} strata (comparison × model × language × constraint); kappa undefined in ${undefinedKappa} of them. ` +
+      `${unlabeled} audit reading(s) had no codebook label from both readings (an invalid label or a failed call) and are left out of the agreement.`,
+  );
   return parts;
 }
 
@@ -219,4 +263,5 @@ export const STUDY_FILE_LINES: readonly string[] = [
   '- `habits_sign_changes.csv`: b under the plain and the negative-interrogative question per cell',
   '- `reply_disagreement.csv`, `reply_disagreement_summary.csv`: reply-level disagreement of two readers per cell, and over cells',
   '- `polarity_shares.csv`: polarity share of the negative-interrogative token by model, language, cell, construction and wording',
+  '- `judge_audit.csv`: judge audit per comparison (second judge, retest) and stratum: agreement with its interval, Cohen\'s kappa, decisive and opposite decisive counts',
 ];
