@@ -1,25 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { analyzeCampaign, formatConsoleTable, renderSql, writeResults } from '../analysis/index.js';
+import { analyzeCampaign, formatConsoleTable, writeResults } from '../analysis/index.js';
 import type { AnalysisResults } from '../analysis/index.js';
 import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import type { Language, PromptItem } from '../design/types.js';
-import { BudgetError } from '../errors.js';
-import { costUsd, estimatePromptTokens } from '../providers/pricing.js';
 import { createBatchClient, createProvider } from '../providers/registry.js';
 import type { BatchClient } from '../providers/batchTypes.js';
 import { simulationTruth } from '../providers/simulated/index.js';
 import type { ModelProvider } from '../providers/types.js';
-import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout, promptRow, readParquetSql, tableGlob } from '../store/index.js';
-import type { ReadingRow, ReplyRow } from '../store/types.js';
+import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout, tableGlob } from '../store/index.js';
+import type { BatchRecord, ReadingRow, ReplyRow } from '../store/types.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
-import { itemMaxCost, planCampaign, type Plan } from './planCampaign.js';
+import {
+  assertWithinBudget,
+  chosenReplies,
+  ensurePrompts,
+  generateReader,
+  journalDir,
+  judgeItems,
+  judgeReader,
+  partitionSpec,
+  rateLimited,
+} from './partitionSpec.js';
+import { planCampaign, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
-import { runPartition, type PartSink } from './runPartition.js';
+import { runPartition } from './runPartition.js';
 import { runBatchPartition } from './runBatchPartition.js';
-import type { BatchRecord } from '../store/types.js';
-import { RateLimiters, withRateLimit } from './RateLimiter.js';
+import { RateLimiters } from './RateLimiter.js';
 import { Semaphore } from './Semaphore.js';
 
 export interface RunOptions {
@@ -93,12 +101,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   const dataDir = opts.dataDir ?? ctx.dataDir;
 
   const plan = planCampaign(campaign, battery);
-  if (plan.totals.costUsd > campaign.budget_usd && !opts.allowPartial) {
-    throw new BudgetError(
-      `${campaign.name}: the expected cost $${plan.totals.costUsd.toFixed(4)} exceeds budget_usd $${campaign.budget_usd}; ` +
-        'raise budget_usd, shrink the design, or pass --allow-partial to run until the cap',
-    );
-  }
+  assertWithinBudget(campaign, plan, opts.allowPartial);
 
   // Providers check their settings (a simulation block, an unknown provider) before anything is
   // written: a campaign that cannot run leaves no data folder behind.
@@ -106,14 +109,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   // the x-ratelimit headers they report); the simulated one needs none.
   const limiters = new RateLimiters();
   const ctxFor = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe };
-  const limited = (p: ModelProvider, entry: { rpm?: number; tpm?: number }): ModelProvider =>
-    p.simulated
-      ? p
-      : withRateLimit(
-          p,
-          limiters.get(p.id, { ...(entry.rpm ? { rpm: entry.rpm } : {}), ...(entry.tpm ? { tpm: entry.tpm } : {}) }),
-          (req) => estimatePromptTokens(req.messages, req.item?.language ?? 'en') + (req.settings.max_tokens ?? 0),
-        );
+  const limited = (p: ModelProvider, entry: { rpm?: number; tpm?: number }): ModelProvider => rateLimited(limiters, p, entry);
   const providers = new Map<string, ModelProvider>();
   for (const m of campaign.models) providers.set(m.id, limited(await createProvider(m, ctxFor), m));
   const judgeProvider = campaign.judge
@@ -150,22 +146,6 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       ...(opts.onReply ? { onReply: opts.onReply } : {}),
       stop,
     };
-    const journalDir = (phase: string, model: string, language: Language) =>
-      join(dataDir, 'campaigns', campaign.name, phase, '_journal', `model=${model}`, `language=${language}`);
-    const sinkFor = (phase: string, model: string, language: Language): PartSink => ({
-      writeReplies: (journalPath, partName) =>
-        writer.convertPart(store, { campaign: campaign.name, phase, table: 'replies', model, language, partName }, journalPath),
-      partKey: (partName) => layout.partKey(campaign.name, phase, 'replies', model, language, partName),
-      writeReadings: async (rows, partName) => {
-        // Judge readings live beside the rule readings of the replies they read.
-        if (rows.length > 0) {
-          await writer.writePart(store, { campaign: campaign.name, phase: 'generate', table: 'readings', model, language, partName }, rows, {
-            trusted: true,
-          });
-        }
-      },
-    });
-
     const phases: PhaseSummary[] = [];
     const partitionPool = opts.partitionConcurrency ?? 2;
     let spent = (await ledger.budget(campaign.name)).spent_usd;
@@ -191,27 +171,31 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
           summary.items += items.length;
           // Generate prompts are a pure function of the design: written once. Judge prompts depend
           // on the replies, which a later run may have completed: rewritten each time.
-          await ensurePrompts(writer, store, campaign.name, phase, model.id, language, items, phase !== 'generate');
+          await ensurePrompts(writer, store, { campaign: campaign.name, phase, model: model.id, language }, items, phase !== 'generate');
           const { provider, price, batch } = entryFor(model);
-          const partition = {
-            ...shared,
-            phase,
-            model: model.id,
-            language,
-            items,
-            provider,
-            price,
-            maxCost: (item: PromptItem) => itemMaxCost(item, price) * (batch ? (price.batch_discount ?? 1) : 1),
-            cost: (usage: { input_tokens: number; output_tokens: number }) => costUsd(price, usage, { batch: batch !== undefined }),
-            readReply,
-            journalDir: journalDir(phase, model.id, language),
-            sink: sinkFor(phase, model.id, language),
-            onReply: (row: ReplyRow) => {
-              spent += row.cost_usd;
-              if (row.status === 'ok') progress.tick(++replied, `$${spent.toFixed(4)} of $${campaign.budget_usd}`);
-              opts.onReply?.(row);
+          const partition = partitionSpec(
+            {
+              ...shared,
+              onReply: (row: ReplyRow) => {
+                spent += row.cost_usd;
+                if (row.status === 'ok') progress.tick(++replied, `$${spent.toFixed(4)} of $${campaign.budget_usd}`);
+                opts.onReply?.(row);
+              },
             },
-          };
+            {
+              phase,
+              model: model.id,
+              language,
+              items,
+              provider,
+              price,
+              batch,
+              readReply,
+              store,
+              writer,
+              journalDir: journalDir(dataDir, campaign.name, phase, model.id, language),
+            },
+          );
           const out = batch
             ? await runBatchPartition({
                 ...partition,
@@ -237,7 +221,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
         plan.lines.filter((l) => l.phase === 'generate').reduce((s, l) => s + l.items, 0),
         (model) => ({ provider: providers.get(model.id)!, price: model.price, batch: batchClients.get(model.id) }),
         async (model, language) => [...battery.expand(model, language)],
-        (item, reply) => ruleReadingRows(battery, item, reply),
+        generateReader(battery),
       ),
     );
 
@@ -251,16 +235,9 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
             'judge',
             plan.partitions.reduce((s, p) => s + p.judged, 0),
             () => ({ provider: judgeProvider, price: judge.price, batch: batchClients.get(judge.id) }),
-            async (model, language) => {
-              const chosen = await chosenReplies(db, dataDir, campaign.name, model.id, language);
-              const items: PromptItem[] = [];
-              for (const source of battery.expand(model, language)) {
-                const reply = chosen.get(source.item_id);
-                if (reply && battery.needsJudge(source)) items.push(battery.judgeItem(source, reply, judgeModel));
-              }
-              return items;
-            },
-            (item, reply) => judgeReadingRows(battery, judge.id, item, reply),
+            async (model, language) =>
+              judgeItems(battery, judgeModel, battery.expand(model, language), await chosenReplies(db, dataDir, campaign.name, model.id, language)),
+            judgeReader(battery, judge.id),
           ),
         );
       } finally {
@@ -313,74 +290,6 @@ export async function analyzeLocal(ctx: RunContext, dataDir: string, store = new
   } finally {
     db.close();
   }
-}
-
-function ruleReadingRows(battery: LoadedBattery, item: PromptItem, reply: ReplyRow): ReadingRow[] {
-  return battery.ruleReadings(item, reply.text ?? '').map((r) => ({
-    item_id: item.item_id,
-    campaign: item.campaign,
-    phase: 'generate',
-    model: reply.model,
-    language: reply.language,
-    reader: r.reader,
-    label: r.label,
-    raw: r.raw,
-    judge_item_id: null,
-  }));
-}
-
-function judgeReadingRows(battery: LoadedBattery, judgeId: string, item: PromptItem, reply: ReplyRow): ReadingRow[] {
-  const { label, raw } = battery.readJudge(reply.text ?? '');
-  return [
-    {
-      item_id: item.source_item_id ?? item.item_id,
-      campaign: item.campaign,
-      phase: 'generate',
-      model: reply.model,
-      language: reply.language,
-      reader: `judge:${judgeId}`,
-      label,
-      raw: raw.slice(0, 2000),
-      judge_item_id: item.item_id,
-    },
-  ];
-}
-
-/**
- * One reply per generate item, by the rule the analysis uses (lib/analysis/sql/chosen_replies.sql:
- * the lowest successful attempt, ties by time), with its text for the judge.
- */
-async function chosenReplies(db: DuckDb, dataDir: string, campaign: string, model: string, language: Language) {
-  const glob = `${join(dataDir, layout.partitionPrefix(campaign, 'generate', 'replies', model, language))}*.parquet`;
-  if (!(await db.hasFiles(glob))) return new Map<string, { text: string; attempt: number }>();
-  const replies = readParquetSql(glob);
-  // chosen_replies.sql reads only the replies table; the other sources are never referenced.
-  const chosen = renderSql('chosen_replies', { prompts: replies, replies, readings: replies });
-  const rows = await db.all<{ item_id: string; text: string; attempt: number }>(
-    `SELECT r.item_id, r.text, r.attempt
-     FROM (${chosen}) c
-     JOIN ${replies} r ON r.item_id = c.item_id AND r.attempt = c.attempt AND r.created_at = c.created_at
-     WHERE r.status = 'ok'`,
-  );
-  return new Map(rows.map((r) => [r.item_id, { text: r.text, attempt: Number(r.attempt) }]));
-}
-
-async function ensurePrompts(
-  writer: ParquetWriter,
-  store: LocalBlobStore,
-  campaign: string,
-  phase: string,
-  model: string,
-  language: Language,
-  items: readonly PromptItem[],
-  rewrite: boolean,
-): Promise<void> {
-  const partName = 'part-plan.parquet';
-  const key = layout.partKey(campaign, phase, 'prompts', model, language, partName);
-  if (items.length === 0 || (!rewrite && (await store.exists(key)))) return;
-  // Judge prompts partition with the replies they read: the judged model, not the judge.
-  const rows = items.map((item) => ({ ...promptRow(item), model }));
-  await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows, { trusted: true });
 }
 
 function accumulate(into: { done: number; failed: number; adopted: number; pending: number; costUsd: number }, out: { done: number; failed: number; adopted: number; pending: number; costUsd: number }) {

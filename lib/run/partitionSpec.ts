@@ -1,0 +1,206 @@
+/**
+ * What one (phase, model, language) partition needs to run, built the same way for the local run
+ * (runCampaign) and the Lambda worker (functions/worker): prices and reservations, how a reply is
+ * read, where its parts go (a BlobStore through a ParquetWriter) and where its journals live.
+ * One builder, so that the two paths cannot drift in what they charge or store.
+ */
+import { join } from 'node:path';
+import { renderSql } from '../analysis/runSql.js';
+import type { BatteryModel, LoadedBattery } from '../design/battery.js';
+import type { Campaign } from '../design/campaign.js';
+import type { Language, PromptItem } from '../design/types.js';
+import { BudgetError } from '../errors.js';
+import type { BatchClient } from '../providers/batchTypes.js';
+import { costUsd, estimatePromptTokens } from '../providers/pricing.js';
+import type { ModelProvider, Price } from '../providers/types.js';
+import type { DuckDb } from '../store/DuckDb.js';
+import { readParquetSql } from '../store/DuckDb.js';
+import { partKey, partitionPrefix } from '../store/layout.js';
+import type { ParquetWriter } from '../store/ParquetWriter.js';
+import { promptRow } from '../store/schemas.js';
+import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
+import type { Plan } from './planCampaign.js';
+import { itemMaxCost } from './planCampaign.js';
+import type { RateLimiters } from './RateLimiter.js';
+import { withRateLimit } from './RateLimiter.js';
+import type { PartSink, PartitionSpec } from './runPartition.js';
+
+/** The fields every partition of one run shares (ledger, bounds, retry policy, stop flag). */
+export type SharedPartitionFields = Pick<
+  PartitionSpec,
+  'campaign' | 'runId' | 'retry' | 'ledger' | 'semaphore' | 'chunkSize' | 'partRows' | 'signal' | 'onReply' | 'stop'
+>;
+
+export interface PartitionSetup {
+  readonly phase: string;
+  /** The model whose replies these are (for the judge phase, the judged model). */
+  readonly model: string;
+  readonly language: Language;
+  readonly items: readonly PromptItem[];
+  readonly provider: ModelProvider;
+  readonly price: Price;
+  /** Present when the partition runs through the provider's batch API (`mode: batch`). */
+  readonly batch?: BatchClient | undefined;
+  readReply(item: PromptItem, reply: ReplyRow): ReadingRow[];
+  readonly store: BlobStore;
+  readonly writer: ParquetWriter;
+  /** The partition's journal folder (journalDir below, or a per-shard folder on Lambda). */
+  readonly journalDir: string;
+}
+
+/**
+ * The spec runPartition / runBatchPartition take for one partition. `mode: batch` reserves and
+ * charges at the batch price (issue 3: the provider bills the batch at its discount).
+ */
+export function partitionSpec(shared: SharedPartitionFields, p: PartitionSetup): PartitionSpec {
+  const batch = p.batch !== undefined;
+  const discount = batch ? (p.price.batch_discount ?? 1) : 1;
+  return {
+    ...shared,
+    phase: p.phase,
+    model: p.model,
+    language: p.language,
+    items: p.items,
+    provider: p.provider,
+    price: p.price,
+    maxCost: (item: PromptItem) => itemMaxCost(item, p.price) * discount,
+    cost: (usage: { input_tokens: number; output_tokens: number }) => costUsd(p.price, usage, { batch }),
+    readReply: p.readReply,
+    journalDir: p.journalDir,
+    sink: partSink(p.writer, p.store, shared.campaign, p.phase, p.model, p.language),
+  };
+}
+
+/** Where a partition's journals live under a local root: `<root>/campaigns/<c>/<phase>/_journal/model=…/language=…`. */
+export function journalDir(root: string, campaign: string, phase: string, model: string, language: Language): string {
+  return join(root, 'campaigns', campaign, phase, '_journal', `model=${model}`, `language=${language}`);
+}
+
+/** Parts of one partition written through `writer` into `store`, under the layout's keys. */
+export function partSink(writer: ParquetWriter, store: BlobStore, campaign: string, phase: string, model: string, language: Language): PartSink {
+  return {
+    writeReplies: (journalPath, partName) => writer.convertPart(store, { campaign, phase, table: 'replies', model, language, partName }, journalPath),
+    partKey: (partName) => partKey(campaign, phase, 'replies', model, language, partName),
+    writeReadings: async (rows, partName) => {
+      // Judge readings live beside the rule readings of the replies they read.
+      if (rows.length > 0) {
+        await writer.writePart(store, { campaign, phase: 'generate', table: 'readings', model, language, partName }, rows, { trusted: true });
+      }
+    },
+  };
+}
+
+/** Rule readings of a generate reply (seed 000 §3 "Answer instructions": the opening read by rule). */
+export function generateReader(battery: LoadedBattery): (item: PromptItem, reply: ReplyRow) => ReadingRow[] {
+  return (item, reply) =>
+    battery.ruleReadings(item, reply.text ?? '').map((r) => ({
+      item_id: item.item_id,
+      campaign: item.campaign,
+      phase: 'generate',
+      model: reply.model,
+      language: reply.language,
+      reader: r.reader,
+      label: r.label,
+      raw: r.raw,
+      judge_item_id: null,
+    }));
+}
+
+/** The judge's label of the source item (seed 000 "Sentence judging"), stored as a reading of the source. */
+export function judgeReader(battery: LoadedBattery, judgeId: string): (item: PromptItem, reply: ReplyRow) => ReadingRow[] {
+  return (item, reply) => {
+    const { label, raw } = battery.readJudge(reply.text ?? '');
+    return [
+      {
+        item_id: item.source_item_id ?? item.item_id,
+        campaign: item.campaign,
+        phase: 'generate',
+        model: reply.model,
+        language: reply.language,
+        reader: `judge:${judgeId}`,
+        label,
+        raw: raw.slice(0, 2000),
+        judge_item_id: item.item_id,
+      },
+    ];
+  };
+}
+
+/**
+ * One reply per generate item, by the rule the analysis uses (lib/analysis/sql/chosen_replies.sql:
+ * the lowest successful attempt, ties by time), with its text for the judge. `root` is a local
+ * folder laid out like the bucket (the data dir, or the worker's copy of the partition's parts).
+ */
+export async function chosenReplies(db: DuckDb, root: string, campaign: string, model: string, language: Language) {
+  const glob = `${join(root, partitionPrefix(campaign, 'generate', 'replies', model, language))}*.parquet`;
+  if (!(await db.hasFiles(glob))) return new Map<string, { text: string; attempt: number }>();
+  const replies = readParquetSql(glob);
+  // chosen_replies.sql reads only the replies table; the other sources are never referenced.
+  const chosen = renderSql('chosen_replies', { prompts: replies, replies, readings: replies });
+  const rows = await db.all<{ item_id: string; text: string; attempt: number }>(
+    `SELECT r.item_id, r.text, r.attempt
+     FROM (${chosen}) c
+     JOIN ${replies} r ON r.item_id = c.item_id AND r.attempt = c.attempt AND r.created_at = c.created_at
+     WHERE r.status = 'ok'`,
+  );
+  return new Map(rows.map((r) => [r.item_id, { text: r.text, attempt: Number(r.attempt) }]));
+}
+
+/** The judge items of `sources` (generate items of one partition, or a slice of them) whose reply is chosen. */
+export function judgeItems(
+  battery: LoadedBattery,
+  judge: BatteryModel,
+  sources: Iterable<PromptItem>,
+  chosen: ReadonlyMap<string, { text: string; attempt: number }>,
+): PromptItem[] {
+  const items: PromptItem[] = [];
+  for (const source of sources) {
+    const reply = chosen.get(source.item_id);
+    if (reply && battery.needsJudge(source)) items.push(battery.judgeItem(source, reply, judge));
+  }
+  return items;
+}
+
+/**
+ * Writes the prompts part `partName` of a partition unless it exists (`rewrite` forces it: judge
+ * prompts depend on replies a later run may have completed).
+ */
+export async function ensurePrompts(
+  writer: ParquetWriter,
+  store: BlobStore,
+  target: { readonly campaign: string; readonly phase: string; readonly model: string; readonly language: Language; readonly partName?: string },
+  items: readonly PromptItem[],
+  rewrite: boolean,
+): Promise<void> {
+  const { campaign, phase, model, language } = target;
+  const partName = target.partName ?? 'part-plan.parquet';
+  const key = partKey(campaign, phase, 'prompts', model, language, partName);
+  if (items.length === 0 || (!rewrite && (await store.exists(key)))) return;
+  // Judge prompts partition with the replies they read: the judged model, not the judge.
+  const rows = items.map((item) => ({ ...promptRow(item), model }));
+  await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows, { trusted: true });
+}
+
+/** Refuses a campaign whose expected cost passes its cap (DESIGN.md "Cost and safety rails"). */
+export function assertWithinBudget(campaign: Campaign, plan: Plan, allowPartial = false): void {
+  if (plan.totals.costUsd > campaign.budget_usd && !allowPartial) {
+    throw new BudgetError(
+      `${campaign.name}: the expected cost $${plan.totals.costUsd.toFixed(4)} exceeds budget_usd $${campaign.budget_usd}; ` +
+        'raise budget_usd, shrink the design, or pass --allow-partial to run until the cap',
+    );
+  }
+}
+
+/**
+ * A real provider behind the limiter of its provider model (RPM/TPM as given, lowered by the
+ * x-ratelimit headers it reports); the simulated one needs none. The Lambda worker passes its
+ * share of the campaign's RPM (functions/worker).
+ */
+export function rateLimited(limiters: RateLimiters, provider: ModelProvider, limits: { readonly rpm?: number | undefined; readonly tpm?: number | undefined }): ModelProvider {
+  if (provider.simulated) return provider;
+  return withRateLimit(
+    provider,
+    limiters.get(provider.id, { ...(limits.rpm ? { rpm: limits.rpm } : {}), ...(limits.tpm ? { tpm: limits.tpm } : {}) }),
+    (req) => estimatePromptTokens(req.messages, req.item?.language ?? 'en') + (req.settings.max_tokens ?? 0),
+  );
+}
