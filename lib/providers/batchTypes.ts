@@ -46,6 +46,27 @@ export type BatchItemResult =
   | { readonly customId: string; readonly ok: true; readonly result: GenerateResult }
   | { readonly customId: string; readonly ok: false; readonly errorClass: string; readonly message: string; readonly retryable: boolean };
 
+/** What a run knows of a batch it may have created without recording it (a ledger intent). */
+export interface BatchLookup {
+  /** The key the batch was tagged with at `submit`. */
+  readonly submissionKey: string;
+  /** The custom ids it was to hold, in order. */
+  readonly customIds: readonly string[];
+  /** ms since the epoch, taken before `submit`: the batch, if any, was created after it. */
+  readonly createdAt: number;
+  /** Batch ids already recorded: never the one looked for. */
+  readonly exclude?: ReadonlySet<string>;
+}
+
+/**
+ * `found`: the batch exists (adopt the handle); `absent`: it was never created (submit again);
+ * `undetermined`: a batch that may be it cannot be told apart yet (ask again later, submit nothing).
+ */
+export type BatchLookupResult =
+  | { readonly status: 'found'; readonly handle: BatchHandle }
+  | { readonly status: 'absent' }
+  | { readonly status: 'undetermined'; readonly reason: string };
+
 /** The size limits a provider documents for one batch. */
 export interface BatchLimits {
   readonly maxRequests: number;
@@ -67,7 +88,13 @@ export interface BatchClient {
   settingsSent(req: GenerateRequest): Record<string, unknown>;
   /** Requests in batches within `limits`, in order. */
   split(requests: readonly BatchRequest[]): BatchRequest[][];
-  submit(requests: readonly BatchRequest[], signal?: AbortSignal): Promise<BatchHandle>;
+  /**
+   * Creates one batch. `submissionKey` tags it where the provider allows (OpenAI `metadata`), so
+   * that `find` can tell it apart after a crash.
+   */
+  submit(requests: readonly BatchRequest[], signal?: AbortSignal, submissionKey?: string): Promise<BatchHandle>;
+  /** Looks for a batch `submit` may have created for `lookup` (a run that died before recording it). */
+  find(lookup: BatchLookup, signal?: AbortSignal): Promise<BatchLookupResult>;
   poll(handle: BatchHandle, signal?: AbortSignal): Promise<BatchState>;
   /** One result per submitted id, in submission order; only once `poll` says `done`. */
   results(handle: BatchHandle, signal?: AbortSignal): Promise<BatchItemResult[]>;

@@ -73,12 +73,19 @@ export async function callWithRetry(
       };
       onAttempt(last);
       if (!decision.retry || signal?.aborted) return last;
-      const backoff = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - firstAttempt));
-      const wait = Math.max(decision.retryAfterMs ?? 0, Math.random() * backoff);
-      await sleep(wait, signal);
+      await sleep(backoffMs(policy, attempt - firstAttempt + 1, decision.retryAfterMs), signal);
     }
   }
   return last ?? notSent(firstAttempt, signal?.reason);
+}
+
+/**
+ * The wait before retry number `retry` (1 = the first retry): exponential backoff with full
+ * jitter, never shorter than the provider's retry-after. Shared by calls and batch creation.
+ */
+export function backoffMs(policy: RetryPolicy, retry: number, retryAfterMs?: number): number {
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+  return Math.max(retryAfterMs ?? 0, Math.random() * cap);
 }
 
 function notSent(attempt: number, reason: unknown): Attempt {

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { PromptItem } from '../design/types.js';
-import type { BatchClient, BatchHandle, BatchItemResult, BatchRequest } from '../providers/batchTypes.js';
-import type { BatchRecord, ReplyRow } from '../store/types.js';
+import type { BatchClient, BatchHandle, BatchItemResult, BatchLookupResult, BatchRequest } from '../providers/batchTypes.js';
+import type { BatchIntent, BatchRecord, ReplyRow } from '../store/types.js';
+import { backoffMs } from './callWithRetry.js';
 import { Journal } from './Journal.js';
 import {
   BATCH_JOURNAL_PREFIX,
@@ -32,6 +34,8 @@ export interface BatchPartitionSpec extends PartitionSpec {
    * Wait (functions/worker).
    */
   readonly once?: boolean;
+  /** The clock of submission intents (ms since the epoch); tests move it. */
+  readonly now?: () => number;
 }
 
 interface OpenBatch {
@@ -64,6 +68,9 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
     handle: JSON.parse(record.handleJson) as BatchHandle,
   }));
   for (const b of open) for (const id of b.handle.customIds) attempts.set(id, (attempts.get(id) ?? 0) + 1);
+  // A killed run's batches that may exist at the provider without a record: looked up, not resubmitted.
+  const intents: BatchIntent[] = (await ledger.batchIntents(campaign, phase, model, language)).filter((i) => i.provider === batch.id);
+  const state: SubmitState = { open, intents, attempts, finished, deferred: new Set() };
   const initiallyPending = (await ledger.pendingAmong(campaign, phase, [...byId.keys()])).size;
   let seq = 0;
 
@@ -72,8 +79,9 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
       spec.stop.reason = 'aborted';
       break;
     }
-    const submitted = await submitPending(spec, byId, open, attempts, finished, () => seq++);
-    if (open.length === 0) break;
+    const resolved = await resolveIntents(spec, state);
+    const submitted = (await submitPending(spec, byId, state, () => seq++)) || resolved;
+    if (open.length === 0 && intents.length === 0) break;
     let closed = 0;
     for (const b of [...open]) {
       if (spec.signal?.aborted) break;
@@ -91,28 +99,95 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
   return { ...out, adopted, pending: Math.max(0, initiallyPending - out.done - out.failed) };
 }
 
+/** What the submission side of a partition tracks within one run. */
+interface SubmitState {
+  readonly open: OpenBatch[];
+  /** Submission intents not yet resolved: their items are held, as an open batch's are. */
+  readonly intents: BatchIntent[];
+  readonly attempts: Map<string, number>;
+  /** Items settled in this run (done, or failed for good): never submitted again by it. */
+  readonly finished: ReadonlySet<string>;
+  /** Items whose batch could not be created within the retry policy: left pending for a later run. */
+  readonly deferred: Set<string>;
+}
+
 /**
- * Submits the partition's pending items that no open batch holds, in batches within the limits,
- * each after reserving its maximum cost. Near the cap a batch is halved until it fits; when not
- * even one request fits, it waits for this partition's open batches (or other partitions'
- * reservations) to settle, and stops the run on the budget when nothing can settle any more.
- * Returns whether anything was submitted.
+ * The key a batch is tagged with at creation (issue 3, "Provider Batch APIs"): deterministic from
+ * the intent it is written in, and unique to it (the reservation id names the run and a sequence
+ * number), so that a batch re-queued with the same requests is never mistaken for an earlier one.
  */
-async function submitPending(
-  spec: BatchPartitionSpec,
-  byId: ReadonlyMap<string, PromptItem>,
-  open: OpenBatch[],
-  attempts: Map<string, number>,
-  finished: ReadonlySet<string>,
-  nextSeq: () => number,
-): Promise<boolean> {
+export function submissionKey(campaign: string, phase: string, model: string, language: string, reservationId: string, customIds: readonly string[]): string {
+  const digest = createHash('sha256').update(JSON.stringify([campaign, phase, model, language, reservationId, customIds])).digest('hex');
+  return `sondage-${digest.slice(0, 32)}`;
+}
+
+/**
+ * Looks up the batches of unresolved intents (a killed run's, or a creation that failed in a way
+ * that may have created the batch anyway): a batch found is recorded (which resolves the intent)
+ * and polled like any other; one never created has its intent dropped and its reservation
+ * released, so its items go into the next batch; an undetermined one is asked again next round,
+ * as is one whose lookup failed transiently. Returns whether any resolved.
+ */
+async function resolveIntents(spec: BatchPartitionSpec, state: SubmitState): Promise<boolean> {
+  let any = false;
+  for (const intent of [...state.intents]) {
+    const found = await lookUp(spec.batch, intent, state.open, spec.signal);
+    if (found === undefined || found.status === 'undetermined') continue;
+    state.intents.splice(state.intents.indexOf(intent), 1);
+    any = true;
+    if (found.status === 'absent') {
+      await spec.ledger.dropBatchIntent(spec.campaign, intent.submissionKey);
+      continue;
+    }
+    await adopt(spec, state, intent, found.handle);
+  }
+  return any;
+}
+
+/** `batch.find` for an intent; undefined when the lookup failed in a way a later one can get past. */
+async function lookUp(batch: BatchClient, intent: BatchIntent, open: readonly OpenBatch[], signal?: AbortSignal): Promise<BatchLookupResult | undefined> {
+  try {
+    const exclude = new Set(open.map((b) => b.handle.batchId));
+    return await batch.find({ submissionKey: intent.submissionKey, customIds: intent.customIds, createdAt: intent.createdAt, exclude }, signal);
+  } catch (err) {
+    if (signal?.aborted || (err as { retryable?: unknown }).retryable === true) return undefined;
+    throw err;
+  }
+}
+
+/** Records a created batch in the ledger (resolving its intent in the same write) and starts polling it. */
+async function adopt(spec: BatchPartitionSpec, state: SubmitState, intent: BatchIntent, handle: BatchHandle): Promise<void> {
+  const record: BatchRecord = {
+    campaign: spec.campaign,
+    phase: spec.phase,
+    model: spec.model,
+    language: spec.language,
+    batchId: handle.batchId,
+    handleJson: JSON.stringify(handle),
+    reservationId: intent.reservationId,
+    submissionKey: intent.submissionKey,
+  };
+  await spec.ledger.recordBatch(record);
+  state.open.push({ record, handle });
+  for (const id of handle.customIds) state.attempts.set(id, (state.attempts.get(id) ?? 0) + 1);
+  spec.onBatchSubmitted?.(record);
+}
+
+/**
+ * Submits the partition's pending items that no open batch or intent holds, in batches within the
+ * limits, each after reserving its maximum cost and recording a submission intent. Near the cap a
+ * batch is halved until it fits; when not even one request fits, it waits for this partition's
+ * open batches (or other partitions' reservations) to settle, and stops the run on the budget when
+ * nothing can settle any more. Returns whether anything was submitted.
+ */
+async function submitPending(spec: BatchPartitionSpec, byId: ReadonlyMap<string, PromptItem>, state: SubmitState, nextSeq: () => number): Promise<boolean> {
   const { ledger, campaign, phase, batch } = spec;
-  const held = new Set(open.flatMap((b) => b.handle.customIds));
+  const held = new Set([...state.open.flatMap((b) => b.handle.customIds), ...state.intents.flatMap((i) => i.customIds)]);
   const pending = await ledger.pendingAmong(campaign, phase, [...byId.keys()]);
   const requests: BatchRequest[] = [];
   for (const id of pending) {
     const item = byId.get(id);
-    if (!item || held.has(id) || finished.has(id)) continue;
+    if (!item || held.has(id) || state.finished.has(id) || state.deferred.has(id)) continue;
     requests.push({ customId: id, request: { messages: item.messages, settings: item.settings, item } });
   }
   if (requests.length === 0) return false;
@@ -130,7 +205,7 @@ async function submitPending(
         continue;
       }
       // One request does not fit: what this partition has in flight settles when its batches end.
-      if (open.length > 0) break;
+      if (state.open.length > 0 || state.intents.length > 0) break;
       if ((await ledger.budget(campaign)).reserved_usd > 0) {
         await sleep(RESERVED_POLL_MS, spec.signal);
         queue.unshift(group);
@@ -139,31 +214,63 @@ async function submitPending(
       spec.stop.reason = 'budget';
       break;
     }
-    let handle: BatchHandle;
-    try {
-      // Not aborted with the run: a submission cut off after the provider created the batch would
-      // leave a batch no ledger knows of, submitted (and paid for) again by the next run.
-      handle = await batch.submit(group);
-    } catch (err) {
-      await ledger.release(campaign, reservationId);
-      throw err;
-    }
-    const record: BatchRecord = {
+    const customIds = group.map((r) => r.customId);
+    const intent: BatchIntent = {
       campaign,
       phase,
       model: spec.model,
       language: spec.language,
-      batchId: handle.batchId,
-      handleJson: JSON.stringify(handle),
+      provider: batch.id,
+      submissionKey: submissionKey(campaign, phase, spec.model, spec.language, reservationId, customIds),
+      customIds,
       reservationId,
+      createdAt: (spec.now ?? Date.now)(),
     };
-    await ledger.recordBatch(record);
-    open.push({ record, handle });
-    for (const r of group) attempts.set(r.customId, (attempts.get(r.customId) ?? 0) + 1);
+    await ledger.recordBatchIntent(intent);
+    const handle = await create(spec, state, intent, group);
+    if (handle === undefined) continue;
+    await adopt(spec, state, intent, handle);
     any = true;
-    spec.onBatchSubmitted?.(record);
   }
   return any;
+}
+
+/**
+ * Creates the batch of a recorded intent. A transient failure (429, 5xx, a dropped connection) is
+ * retried under the run's retry policy, as a call is; since the failed attempt may have created
+ * the batch all the same, each retry first looks it up by the intent. Returns undefined when the
+ * batch is left to a later lookup (the run stopped, or the lookup could not tell yet) or was given
+ * up for this run (its intent dropped, its items deferred to a later run). A permanent failure
+ * drops the intent (releasing its reservation) and throws.
+ */
+async function create(spec: BatchPartitionSpec, state: SubmitState, intent: BatchIntent, group: readonly BatchRequest[]): Promise<BatchHandle | undefined> {
+  const leave = (): undefined => {
+    state.intents.push(intent);
+    return undefined;
+  };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // Not aborted with the run: a submission cut off after the provider created the batch
+      // would leave it to the next run's lookup, a slower way to the same place.
+      return await spec.batch.submit(group, undefined, intent.submissionKey);
+    } catch (err) {
+      if ((err as { retryable?: unknown }).retryable !== true) {
+        await spec.ledger.dropBatchIntent(spec.campaign, intent.submissionKey);
+        throw err;
+      }
+      if (spec.signal?.aborted) return leave();
+      if (attempt < spec.retry.maxAttempts) await sleep(backoffMs(spec.retry, attempt, (err as { retryAfterMs?: number }).retryAfterMs), spec.signal);
+      if (spec.signal?.aborted) return leave();
+      const found = await lookUp(spec.batch, intent, state.open, spec.signal);
+      if (found === undefined || found.status === 'undetermined') return leave();
+      if (found.status === 'found') return found.handle;
+      if (attempt >= spec.retry.maxAttempts) {
+        await spec.ledger.dropBatchIntent(spec.campaign, intent.submissionKey);
+        for (const id of intent.customIds) state.deferred.add(id);
+        return undefined;
+      }
+    }
+  }
 }
 
 /**

@@ -11,12 +11,14 @@
  * workers can never reserve past the cap.
  *
  * Ledger table: `ITEM#<c>#<phase>` / item id (state, part, registration seq); `PART#<c>#<phase>` /
- * part key; `BATCH#<c>` / batch id; `SEQ#<c>#<phase>` / `SEQ` the registration counter.
+ * part key; `BATCH#<c>` / batch id, and `BATCH#<c>` / `INTENT#<submission key>` a batch about to be
+ * created; `SEQ#<c>#<phase>` / `SEQ` the registration counter.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
@@ -27,7 +29,7 @@ import type { QueryCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-
 import { SondageError } from '../errors.js';
 import { TTL_ATTRIBUTE } from '../config/index.js';
 import { PartCommittedError } from './errors.js';
-import type { BudgetState, Ledger, PartCommit } from './types.js';
+import type { BatchIntent, BudgetState, Ledger, PartCommit } from './types.js';
 
 /** Rounding slack of the cap check, as in EmbeddedLedger. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -49,6 +51,8 @@ export interface DynamoBatchRecord {
   readonly batchId: string;
   readonly handleJson: string;
   readonly reservationId: string;
+  readonly submissionKey?: string;
+  readonly cancelledAt?: string;
 }
 
 /** One failed step of a campaign execution. */
@@ -106,6 +110,35 @@ const reservationKey = (campaign: string, id: string): Key => ({ pk: campaign, s
 const itemPk = (campaign: string, phase: string): string => `ITEM#${campaign}#${phase}`;
 const partPk = (campaign: string, phase: string): string => `PART#${campaign}#${phase}`;
 const batchPk = (campaign: string): string => `BATCH#${campaign}`;
+const INTENT_PREFIX = 'INTENT#';
+
+function recordOf(campaign: string, b: Record<string, unknown>): DynamoBatchRecord {
+  return {
+    campaign,
+    phase: b.phase as string,
+    model: b.model as string,
+    language: b.language as string,
+    batchId: b.sk as string,
+    handleJson: b.handle_json as string,
+    reservationId: b.reservation_id as string,
+    ...(typeof b.submission_key === 'string' ? { submissionKey: b.submission_key } : {}),
+    ...(typeof b.cancelled_at === 'string' ? { cancelledAt: b.cancelled_at } : {}),
+  };
+}
+
+function intentOf(campaign: string, b: Record<string, unknown>): BatchIntent {
+  return {
+    campaign,
+    phase: b.phase as string,
+    model: b.model as string,
+    language: b.language as string,
+    provider: b.provider as string,
+    submissionKey: (b.sk as string).slice(INTENT_PREFIX.length),
+    customIds: JSON.parse(b.custom_ids_json as string) as string[],
+    reservationId: b.reservation_id as string,
+    createdAt: b.created_at as number,
+  };
+}
 
 /**
  * @example
@@ -324,7 +357,8 @@ export class DynamoLedger implements Ledger {
       ConsistentRead: true,
     });
     const batches = await this.queryAll({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': batchPk(campaign) }, ConsistentRead: true });
-    const held = new Set(batches.filter((b) => b.state === 'open').map((b) => b.reservation_id as string));
+    // An intent's reservation is held too: its batch may exist at the provider, unrecorded.
+    const held = new Set(batches.filter((b) => b.state === 'open' || b.state === 'intent').map((b) => b.reservation_id as string));
     let released = 0;
     for (const r of reservations) {
       const id = (r.sk as string).slice('RES#'.length);
@@ -523,40 +557,119 @@ export class DynamoLedger implements Ledger {
   }
 
   async recordBatch(r: DynamoBatchRecord): Promise<void> {
+    const put: TxItem = {
+      Update: {
+        TableName: this.ledgerTable,
+        Key: { pk: batchPk(r.campaign), sk: r.batchId },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        UpdateExpression:
+          'SET phase = :phase, model = :model, #lang = :lang, handle_json = :h, reservation_id = :res, #s = :open, created_at = :t' +
+          (r.submissionKey !== undefined ? ', submission_key = :k' : ''),
+        ExpressionAttributeNames: { '#s': 'state', '#lang': 'language' },
+        ExpressionAttributeValues: {
+          ':phase': r.phase,
+          ':model': r.model,
+          ':lang': r.language,
+          ':h': r.handleJson,
+          ':res': r.reservationId,
+          ':open': 'open',
+          ':t': Date.now(),
+          ...(r.submissionKey !== undefined ? { ':k': r.submissionKey } : {}),
+        },
+      },
+    };
+    // The record and the end of its intent are one write: a crash leaves one or the other.
+    const items: TxItem[] = [put];
+    if (r.submissionKey !== undefined) items.push({ Delete: { TableName: this.ledgerTable, Key: { pk: batchPk(r.campaign), sk: `${INTENT_PREFIX}${r.submissionKey}` } } });
+    const codes = await this.transact(items);
+    if (codes === undefined) return;
+    if (codes[0] === 'ConditionalCheckFailed') {
+      throw new SondageError(`batch ${JSON.stringify(r.batchId)} of campaign ${JSON.stringify(r.campaign)} is already recorded`);
+    }
+    throw new SondageError(`recordBatch ${JSON.stringify(r.batchId)} of campaign ${JSON.stringify(r.campaign)} was cancelled: ${codes.join(', ')}`);
+  }
+
+  private async batchRows(campaign: string): Promise<Record<string, unknown>[]> {
+    const rows = await this.queryAll({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': batchPk(campaign) }, ConsistentRead: true });
+    return rows.sort((a, b) => (a.created_at as number) - (b.created_at as number));
+  }
+
+  /** Open batches of one partition, oldest first. */
+  async openBatches(campaign: string, phase: string, model: string, language: string): Promise<DynamoBatchRecord[]> {
+    return (await this.batchRows(campaign))
+      .filter((b) => b.state === 'open' && b.phase === phase && b.model === model && b.language === language)
+      .map((b) => recordOf(campaign, b));
+  }
+
+  /** Open batches of every partition of a campaign, oldest first. */
+  async campaignBatches(campaign: string): Promise<DynamoBatchRecord[]> {
+    return (await this.batchRows(campaign)).filter((b) => b.state === 'open').map((b) => recordOf(campaign, b));
+  }
+
+  async markBatchCancelled(campaign: string, batchId: string, at: string): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.ledgerTable,
-          Key: { pk: batchPk(r.campaign), sk: r.batchId },
+          Key: { pk: batchPk(campaign), sk: batchId },
+          ConditionExpression: '#s = :open',
+          UpdateExpression: 'SET cancelled_at = if_not_exists(cancelled_at, :at)',
+          ExpressionAttributeNames: { '#s': 'state' },
+          ExpressionAttributeValues: { ':open': 'open', ':at': at },
+        }),
+      );
+    } catch (err) {
+      // Closed meanwhile (its results were committed): nothing left to note.
+      if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+    }
+  }
+
+  async recordBatchIntent(i: BatchIntent): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.ledgerTable,
+          Key: { pk: batchPk(i.campaign), sk: `${INTENT_PREFIX}${i.submissionKey}` },
           ConditionExpression: 'attribute_not_exists(pk)',
-          UpdateExpression: 'SET phase = :phase, model = :model, #lang = :lang, handle_json = :h, reservation_id = :res, #s = :open, created_at = :t',
-          ExpressionAttributeNames: { '#s': 'state', '#lang': 'language' },
-          ExpressionAttributeValues: { ':phase': r.phase, ':model': r.model, ':lang': r.language, ':h': r.handleJson, ':res': r.reservationId, ':open': 'open', ':t': Date.now() },
+          UpdateExpression:
+            'SET phase = :phase, model = :model, #lang = :lang, #prov = :provider, custom_ids_json = :ids, reservation_id = :res, #s = :intent, created_at = :t',
+          ExpressionAttributeNames: { '#s': 'state', '#lang': 'language', '#prov': 'provider' },
+          ExpressionAttributeValues: {
+            ':phase': i.phase,
+            ':model': i.model,
+            ':lang': i.language,
+            ':provider': i.provider,
+            ':ids': JSON.stringify(i.customIds),
+            ':res': i.reservationId,
+            ':intent': 'intent',
+            ':t': i.createdAt,
+          },
         }),
       );
     } catch (err) {
       if ((err as { name?: string }).name === 'ConditionalCheckFailedException') {
-        throw new SondageError(`batch ${JSON.stringify(r.batchId)} of campaign ${JSON.stringify(r.campaign)} is already recorded`, { cause: err });
+        throw new SondageError(`batch intent ${JSON.stringify(i.submissionKey)} of campaign ${JSON.stringify(i.campaign)} is already recorded`, { cause: err });
       }
       throw err;
     }
   }
 
-  /** Open batches of one partition, oldest first. */
-  async openBatches(campaign: string, phase: string, model: string, language: string): Promise<DynamoBatchRecord[]> {
-    const rows = await this.queryAll({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': batchPk(campaign) }, ConsistentRead: true });
-    return rows
-      .filter((b) => b.state === 'open' && b.phase === phase && b.model === model && b.language === language)
-      .sort((a, b) => (a.created_at as number) - (b.created_at as number))
-      .map((b) => ({
-        campaign,
-        phase,
-        model,
-        language,
-        batchId: b.sk as string,
-        handleJson: b.handle_json as string,
-        reservationId: b.reservation_id as string,
-      }));
+  async batchIntents(campaign: string, phase: string, model: string, language: string): Promise<BatchIntent[]> {
+    return (await this.campaignBatchIntents(campaign)).filter((i) => i.phase === phase && i.model === model && i.language === language);
+  }
+
+  async campaignBatchIntents(campaign: string): Promise<BatchIntent[]> {
+    return (await this.batchRows(campaign)).filter((b) => b.state === 'intent').map((b) => intentOf(campaign, b));
+  }
+
+  async dropBatchIntent(campaign: string, submissionKey: string): Promise<void> {
+    const key = { pk: batchPk(campaign), sk: `${INTENT_PREFIX}${submissionKey}` };
+    const out = await this.db.send(new GetCommand({ TableName: this.ledgerTable, Key: key, ConsistentRead: true }));
+    if (!out.Item) return;
+    // Release first: a crash in between leaves an intent whose reservation is gone, which the
+    // next drop finishes (release of a missing reservation is a no-op).
+    await this.release(campaign, out.Item.reservation_id as string);
+    await this.db.send(new DeleteCommand({ TableName: this.ledgerTable, Key: key }));
   }
 
   /**

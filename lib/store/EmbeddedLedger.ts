@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { PartCommittedError } from './errors.js';
-import type { BatchRecord, BudgetState, Ledger, PartCommit } from './types.js';
+import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit } from './types.js';
 
 /** Rounding slack of the cap check, so a reservation of exactly the remaining budget passes. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -55,7 +55,56 @@ CREATE TABLE IF NOT EXISTS batches (
   state          TEXT NOT NULL CHECK (state IN ('open', 'closed')),
   PRIMARY KEY (campaign, batch_id)
 );
+-- Batches about to be created: written before the provider is asked, deleted by the batch's record.
+CREATE TABLE IF NOT EXISTS batch_intents (
+  campaign        TEXT NOT NULL,
+  submission_key  TEXT NOT NULL,
+  phase           TEXT NOT NULL,
+  model           TEXT NOT NULL,
+  language        TEXT NOT NULL,
+  provider        TEXT NOT NULL,
+  custom_ids_json TEXT NOT NULL,
+  reservation_id  TEXT NOT NULL,
+  created_at      INTEGER NOT NULL,
+  PRIMARY KEY (campaign, submission_key)
+);
 `;
+
+/** Columns added after a ledger file may have been created: added on open when missing. */
+const ADDED_COLUMNS: readonly { table: string; column: string; ddl: string }[] = [
+  { table: 'batches', column: 'cancelled_at', ddl: 'ALTER TABLE batches ADD COLUMN cancelled_at TEXT' },
+  { table: 'batches', column: 'submission_key', ddl: 'ALTER TABLE batches ADD COLUMN submission_key TEXT' },
+];
+
+interface IntentRow {
+  campaign: string;
+  submission_key: string;
+  phase: string;
+  model: string;
+  language: string;
+  provider: string;
+  custom_ids_json: string;
+  reservation_id: string;
+  created_at: number;
+}
+
+const intentOf = (r: IntentRow): BatchIntent => ({
+  campaign: r.campaign,
+  phase: r.phase,
+  model: r.model,
+  language: r.language,
+  provider: r.provider,
+  submissionKey: r.submission_key,
+  customIds: JSON.parse(r.custom_ids_json) as string[],
+  reservationId: r.reservation_id,
+  createdAt: r.created_at,
+});
+
+/** Drops the SQL NULLs of optional columns, so a record reads as the interface declares it. */
+const recordOf = (r: BatchRecord & { submissionKey?: string | null; cancelledAt?: string | null }): BatchRecord => {
+  const { submissionKey, cancelledAt, ...rest } = r;
+  return { ...rest, ...(submissionKey ? { submissionKey } : {}), ...(cancelledAt ? { cancelledAt } : {}) };
+};
 
 export interface EmbeddedLedgerOptions {
   /** How long a write waits for another process's lock, in ms (SQLite busy_timeout). Default 30 s. */
@@ -104,7 +153,13 @@ export class EmbeddedLedger implements Ledger {
     db.pragma('synchronous = NORMAL');
     // Registering a million random item ids touches index pages all over; keep them in memory.
     db.pragma('cache_size = -65536');
-    db.transaction(() => db.exec(SCHEMA)).immediate();
+    db.transaction(() => {
+      db.exec(SCHEMA);
+      for (const c of ADDED_COLUMNS) {
+        const has = (db.prepare(`SELECT name FROM pragma_table_info('${c.table}')`).pluck().all() as string[]).includes(c.column);
+        if (!has) db.exec(c.ddl);
+      }
+    }).immediate();
 
     const one = (n: number): string => `(?, ?, ?, 'pending')${n > 1 ? ', (?, ?, ?, \'pending\')'.repeat(n - 1) : ''}`;
     const stmt = {
@@ -122,18 +177,35 @@ export class EmbeddedLedger implements Ledger {
       hasReservation: db.prepare('SELECT 1 FROM reservations WHERE campaign = ? AND reservation_id = ?'),
       deleteReservation: db.prepare('DELETE FROM reservations WHERE campaign = ? AND reservation_id = ?'),
       // An open batch's reservation is not stale: the batch runs on at the provider without us.
+      // Nor is an intent's: its batch may exist at the provider, unrecorded (a run killed mid-creation).
       deleteStale: db.prepare(
         `DELETE FROM reservations WHERE campaign = ? AND run_id != ? AND reservation_id NOT IN
-           (SELECT reservation_id FROM batches WHERE batches.campaign = reservations.campaign AND state = 'open')`,
+           (SELECT reservation_id FROM batches WHERE batches.campaign = reservations.campaign AND state = 'open'
+            UNION ALL SELECT reservation_id FROM batch_intents WHERE batch_intents.campaign = reservations.campaign)`,
       ),
       insertBatch: db.prepare(
-        `INSERT INTO batches (campaign, phase, model, language, batch_id, handle_json, reservation_id, state)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'open')`,
+        `INSERT INTO batches (campaign, phase, model, language, batch_id, handle_json, reservation_id, state, submission_key)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'open', ?)`,
       ),
       openBatches: db.prepare(
-        `SELECT campaign, phase, model, language, batch_id AS batchId, handle_json AS handleJson, reservation_id AS reservationId
+        `SELECT campaign, phase, model, language, batch_id AS batchId, handle_json AS handleJson, reservation_id AS reservationId,
+                submission_key AS submissionKey, cancelled_at AS cancelledAt
          FROM batches WHERE campaign = ? AND phase = ? AND model = ? AND language = ? AND state = 'open' ORDER BY rowid`,
       ),
+      campaignBatches: db.prepare(
+        `SELECT campaign, phase, model, language, batch_id AS batchId, handle_json AS handleJson, reservation_id AS reservationId,
+                submission_key AS submissionKey, cancelled_at AS cancelledAt
+         FROM batches WHERE campaign = ? AND state = 'open' ORDER BY rowid`,
+      ),
+      markCancelled: db.prepare("UPDATE batches SET cancelled_at = coalesce(cancelled_at, ?) WHERE campaign = ? AND batch_id = ? AND state = 'open'"),
+      insertIntent: db.prepare(
+        `INSERT INTO batch_intents (campaign, submission_key, phase, model, language, provider, custom_ids_json, reservation_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      intents: db.prepare('SELECT * FROM batch_intents WHERE campaign = ? AND phase = ? AND model = ? AND language = ? ORDER BY rowid'),
+      campaignIntents: db.prepare('SELECT * FROM batch_intents WHERE campaign = ? ORDER BY rowid'),
+      intentReservation: db.prepare('SELECT reservation_id FROM batch_intents WHERE campaign = ? AND submission_key = ?').pluck(),
+      deleteIntent: db.prepare('DELETE FROM batch_intents WHERE campaign = ? AND submission_key = ?'),
       closeBatch: db.prepare("UPDATE batches SET state = 'closed' WHERE campaign = ? AND batch_id = ?"),
       // reserved_usd is recomputed, not incremented, so rounding never accumulates in it.
       syncReserved: db.prepare(
@@ -312,12 +384,51 @@ export class EmbeddedLedger implements Ledger {
 
   async recordBatch(r: BatchRecord): Promise<void> {
     this.db
-      .transaction(() => this.stmt.insertBatch.run(r.campaign, r.phase, r.model, r.language, r.batchId, r.handleJson, r.reservationId))
+      .transaction(() => {
+        this.stmt.insertBatch.run(r.campaign, r.phase, r.model, r.language, r.batchId, r.handleJson, r.reservationId, r.submissionKey ?? null);
+        if (r.submissionKey !== undefined) this.stmt.deleteIntent.run(r.campaign, r.submissionKey);
+      })
       .immediate();
   }
 
   async openBatches(campaign: string, phase: string, model: string, language: string): Promise<BatchRecord[]> {
-    return this.stmt.openBatches.all(campaign, phase, model, language) as BatchRecord[];
+    return (this.stmt.openBatches.all(campaign, phase, model, language) as BatchRecord[]).map(recordOf);
+  }
+
+  async campaignBatches(campaign: string): Promise<BatchRecord[]> {
+    return (this.stmt.campaignBatches.all(campaign) as BatchRecord[]).map(recordOf);
+  }
+
+  async markBatchCancelled(campaign: string, batchId: string, at: string): Promise<void> {
+    this.db.transaction(() => this.stmt.markCancelled.run(at, campaign, batchId)).immediate();
+  }
+
+  async recordBatchIntent(i: BatchIntent): Promise<void> {
+    this.db
+      .transaction(() =>
+        this.stmt.insertIntent.run(i.campaign, i.submissionKey, i.phase, i.model, i.language, i.provider, JSON.stringify(i.customIds), i.reservationId, i.createdAt),
+      )
+      .immediate();
+  }
+
+  async batchIntents(campaign: string, phase: string, model: string, language: string): Promise<BatchIntent[]> {
+    return (this.stmt.intents.all(campaign, phase, model, language) as IntentRow[]).map(intentOf);
+  }
+
+  async campaignBatchIntents(campaign: string): Promise<BatchIntent[]> {
+    return (this.stmt.campaignIntents.all(campaign) as IntentRow[]).map(intentOf);
+  }
+
+  async dropBatchIntent(campaign: string, submissionKey: string): Promise<void> {
+    this.db
+      .transaction(() => {
+        const reservationId = this.stmt.intentReservation.get(campaign, submissionKey) as string | undefined;
+        if (reservationId === undefined) return;
+        this.stmt.deleteIntent.run(campaign, submissionKey);
+        this.stmt.deleteReservation.run(campaign, reservationId);
+        this.stmt.syncReserved.run(campaign);
+      })
+      .immediate();
   }
 
   async close(): Promise<void> {

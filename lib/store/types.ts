@@ -109,6 +109,23 @@ export interface Ledger {
   recordBatch(record: BatchRecord): Promise<void>;
   /** Batches of a partition submitted and not yet committed (`PartCommit.closeBatches`), oldest first. */
   openBatches(campaign: string, phase: string, model: string, language: string): Promise<BatchRecord[]>;
+  /** Every open batch of a campaign, all partitions, oldest first (`sondage stop`). */
+  campaignBatches(campaign: string): Promise<BatchRecord[]>;
+  /** Notes that the provider was asked to cancel an open batch; it stays open until its (partial) results are committed. */
+  markBatchCancelled(campaign: string, batchId: string, at: string): Promise<void>;
+  /**
+   * Records that a batch is about to be created, before the provider is asked (issue 3): a run that
+   * dies between the provider creating the batch and `recordBatch` leaves this intent, and the next
+   * run looks the batch up by its submission key instead of creating (and paying for) it again.
+   * Its reservation survives `releaseStale`, as an open batch's does.
+   */
+  recordBatchIntent(intent: BatchIntent): Promise<void>;
+  /** Intents of a partition not yet resolved (by `recordBatch` or `dropBatchIntent`), oldest first. */
+  batchIntents(campaign: string, phase: string, model: string, language: string): Promise<BatchIntent[]>;
+  /** Every unresolved intent of a campaign (`sondage stop`). */
+  campaignBatchIntents(campaign: string): Promise<BatchIntent[]>;
+  /** Forgets an intent whose batch was never created; its reservation is released in the same write. */
+  dropBatchIntent(campaign: string, submissionKey: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -123,6 +140,27 @@ export interface BatchRecord {
   readonly handleJson: string;
   /** The reservation holding the batch's maximum cost; settled by the commit that closes the batch. */
   readonly reservationId: string;
+  /** The intent this batch resolves (`recordBatch` deletes it in the same write). */
+  readonly submissionKey?: string;
+  /** ISO time `sondage stop` asked the provider to cancel the batch. */
+  readonly cancelledAt?: string;
+}
+
+/** A batch about to be created (`Ledger.recordBatchIntent`). */
+export interface BatchIntent {
+  readonly campaign: string;
+  readonly phase: string;
+  readonly model: string;
+  readonly language: string;
+  /** The batch client's id (`openai/gpt-4.1-mini`): who to ask whether the batch exists. */
+  readonly provider: string;
+  /** Deterministic from the intent (lib/run `submissionKey`); the batch is tagged with it where the provider allows. */
+  readonly submissionKey: string;
+  /** The custom ids the batch will hold, in order. */
+  readonly customIds: readonly string[];
+  readonly reservationId: string;
+  /** ms since the epoch, written before the provider is asked: the batch was created after it. */
+  readonly createdAt: number;
 }
 
 export interface PartCommit {

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { GenerateRequest } from '../types.js';
-import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchRequest, BatchState } from '../batchTypes.js';
+import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchLookup, BatchLookupResult, BatchRequest, BatchState } from '../batchTypes.js';
 import { ProviderCallError } from '../errors.js';
 import type { ProviderErrorClass } from '../errors.js';
 import { toProviderCallError } from '../sdkErrors.js';
@@ -10,6 +10,13 @@ import { fromWireResponse, settingsSent, toWireRequest } from './AnthropicMessag
 
 /** Anthropic's documented limits for one Message Batch: 100,000 requests or 256 MB. */
 export const ANTHROPIC_BATCH_LIMITS: BatchLimits = { maxRequests: 100_000, maxBytes: 256 * 1024 * 1024 };
+
+/**
+ * A batch created this long before an intent's time may still be its own (the provider's clock and
+ * ours disagree by this much at most). Kept short: an older batch with the same ids (an expired
+ * one re-queued) must not pass for the new one.
+ */
+const CLOCK_SLACK_MS = 2_000;
 
 /** The API's rule for a batch request's custom_id. */
 const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -109,11 +116,12 @@ export class AnthropicBatchClient implements BatchClient {
   }
 
   /**
-   * Creates the batch. Write the handle to the ledger before anything else.
+   * Write the handle to the ledger before anything else.
    * @throws ProviderCallError `bad_request` for a custom id the API would refuse, a repeated one, or
    *   more requests than one batch may hold (use `split`).
    */
-  async submit(requests: readonly BatchRequest[], signal?: AbortSignal): Promise<BatchHandle> {
+  /** Creates the batch. Message Batches carry no metadata: `submissionKey` is not sent (see `find`). */
+  async submit(requests: readonly BatchRequest[], signal?: AbortSignal, _submissionKey?: string): Promise<BatchHandle> {
     const ids = requests.map((r) => r.customId);
     const bad = ids.find((id) => !CUSTOM_ID.test(id));
     const fail = (msg: string) => new ProviderCallError(`${this.id}: ${msg}`, this.id, 'bad_request', false);
@@ -129,6 +137,45 @@ export class AnthropicBatchClient implements BatchClient {
     } catch (err) {
       throw toProviderCallError(err, { provider: this.id, sdk: Anthropic, secrets: this.#secrets });
     }
+  }
+
+  /**
+   * Message Batches have no metadata to tag, so a batch is recognised by what it holds. Candidates:
+   * batches listed (newest first) created at or after the intent's time (less a 2 s clock slack),
+   * not already recorded, with as many requests as the intent. An ended candidate is read: it is
+   * the intent's batch exactly when its results carry the intent's custom ids. While a candidate
+   * has not ended its ids cannot be read, so the answer is `undetermined` and nothing is submitted
+   * again (a second batch would be paid twice); the run asks again on its next poll. Without a
+   * candidate the batch was never created (`absent`).
+   */
+  async find(lookup: BatchLookup, signal?: AbortSignal): Promise<BatchLookupResult> {
+    const opts = signal ? { signal } : {};
+    const wanted = new Set(lookup.customIds);
+    let running = 0;
+    try {
+      for await (const b of this.#client.messages.batches.list({ limit: 100 }, opts)) {
+        if (Date.parse(b.created_at) < lookup.createdAt - CLOCK_SLACK_MS) break;
+        const c = b.request_counts;
+        if (lookup.exclude?.has(b.id) || c.processing + c.succeeded + c.errored + c.canceled + c.expired !== wanted.size) continue;
+        if (b.processing_status !== 'ended') {
+          running++;
+          continue;
+        }
+        const seen = new Set<string>();
+        for await (const line of await this.#client.messages.batches.results(b.id, {}, opts)) seen.add(line.custom_id);
+        if (seen.size === wanted.size && [...seen].every((id) => wanted.has(id))) {
+          return { status: 'found', handle: { provider: this.id, batchId: b.id, customIds: [...lookup.customIds] } };
+        }
+      }
+    } catch (err) {
+      if (err instanceof SyntaxError) {
+        throw new ProviderCallError(`${this.id}: batch results are not JSONL; look again`, this.id, 'malformed_response', true, undefined, undefined, { cause: err });
+      }
+      throw toProviderCallError(err, { provider: this.id, sdk: Anthropic, secrets: this.#secrets });
+    }
+    return running > 0
+      ? { status: 'undetermined', reason: `${running} batch(es) of ${wanted.size} requests created since the intent are still running; their ids can be read once they end` }
+      : { status: 'absent' };
   }
 
   async poll(handle: BatchHandle, signal?: AbortSignal): Promise<BatchState> {

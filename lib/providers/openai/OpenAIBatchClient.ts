@@ -1,7 +1,7 @@
 import OpenAI, { toFile } from 'openai';
 import { z } from 'zod';
 import type { GenerateRequest } from '../types.js';
-import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchRequest, BatchState } from '../batchTypes.js';
+import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchLookup, BatchLookupResult, BatchRequest, BatchState } from '../batchTypes.js';
 import { ProviderCallError } from '../errors.js';
 import { bodyCode, classifyStatus, redactSecret, toProviderCallError } from '../sdkErrors.js';
 import { splitBatch } from '../splitBatch.js';
@@ -12,6 +12,15 @@ import type { ChatFlavour } from './OpenAIChatProvider.js';
 export const OPENAI_BATCH_LIMITS: BatchLimits = { maxRequests: 50_000, maxBytes: 200 * 1024 * 1024 };
 
 const ENDPOINT = '/v1/chat/completions';
+
+/** The metadata key a batch's submission key is written under. */
+export const SUBMISSION_METADATA_KEY = 'sondage_submission';
+
+/**
+ * How far before an intent `find` still lists batches: the provider's clock and ours may disagree.
+ * Matching is by the metadata tag, so this only bounds the listing.
+ */
+const LIST_SLACK_MS = 10 * 60_000;
 
 /** One JSONL line of a batch input file. Pure: exported for tests. */
 export function toBatchLine(r: BatchRequest, model: string, flavour: ChatFlavour = 'openai'): string {
@@ -129,7 +138,7 @@ export class OpenAIBatchClient implements BatchClient {
    * else: it is what a restarted run re-attaches to.
    * @throws SondageError when the requests exceed one batch's limits (use `split`), or repeat a custom id.
    */
-  async submit(requests: readonly BatchRequest[], signal?: AbortSignal): Promise<BatchHandle> {
+  async submit(requests: readonly BatchRequest[], signal?: AbortSignal, submissionKey?: string): Promise<BatchHandle> {
     const ids = requests.map((r) => r.customId);
     if (new Set(ids).size !== ids.length) throw new ProviderCallError(`${this.id}: a batch repeats a custom id; results could not be matched`, this.id, 'bad_request', false);
     if (this.split(requests).length > 1) {
@@ -137,13 +146,34 @@ export class OpenAIBatchClient implements BatchClient {
     }
     const jsonl = requests.map((r) => toBatchLine(r, this.#model, this.#flavour)).join('\n') + '\n';
     const opts = signal ? { signal } : {};
+    const metadata =
+      this.#metadata || submissionKey !== undefined
+        ? { ...this.#metadata, ...(submissionKey !== undefined ? { [SUBMISSION_METADATA_KEY]: submissionKey } : {}) }
+        : undefined;
     try {
       const file = await this.#client.files.create({ file: await toFile(Buffer.from(jsonl), 'sondage-batch.jsonl'), purpose: 'batch' }, opts);
       const batch = await this.#client.batches.create(
-        { input_file_id: file.id, endpoint: ENDPOINT, completion_window: '24h', ...(this.#metadata ? { metadata: { ...this.#metadata } } : {}) },
+        { input_file_id: file.id, endpoint: ENDPOINT, completion_window: '24h', ...(metadata ? { metadata } : {}) },
         opts,
       );
       return { provider: this.id, batchId: batch.id, inputFileId: file.id, customIds: ids };
+    } catch (err) {
+      throw toProviderCallError(err, { provider: this.id, sdk: OpenAI, secrets: this.#secrets });
+    }
+  }
+
+  /**
+   * The batch tagged with `lookup.submissionKey` in its metadata, among those created since shortly
+   * before the intent (listed newest first): exact, as the tag is unique to one intent.
+   */
+  async find(lookup: BatchLookup, signal?: AbortSignal): Promise<BatchLookupResult> {
+    try {
+      for await (const b of this.#client.batches.list({ limit: 100 }, signal ? { signal } : {})) {
+        if (b.created_at * 1000 < lookup.createdAt - LIST_SLACK_MS) break;
+        if (b.metadata?.[SUBMISSION_METADATA_KEY] !== lookup.submissionKey || lookup.exclude?.has(b.id)) continue;
+        return { status: 'found', handle: { provider: this.id, batchId: b.id, inputFileId: b.input_file_id, customIds: [...lookup.customIds] } };
+      }
+      return { status: 'absent' };
     } catch (err) {
       throw toProviderCallError(err, { provider: this.id, sdk: OpenAI, secrets: this.#secrets });
     }
