@@ -131,7 +131,7 @@ const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = 
   run: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, 'poll-interval': STRING },
   plan: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, aws: FLAG, ...STACK_FLAGS },
   analyze: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, replies: STRING, out: STRING },
-  start: { 'data-dir': STRING, aws: FLAG, ...STACK_FLAGS },
+  start: { 'allow-partial': FLAG, aws: FLAG, ...STACK_FLAGS },
   status: { 'data-dir': STRING, aws: FLAG, failures: STRING, ...STACK_FLAGS },
   stop: { 'data-dir': STRING, aws: FLAG, ...STACK_FLAGS },
   results: {

@@ -1,7 +1,126 @@
-import { SondageError } from '../../errors.js';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { CAMPAIGN_FILE_NAME } from '../../config/pipeline.js';
+import type { ExecutionInput } from '../../config/pipeline.js';
+import type { Campaign } from '../../design/campaign.js';
+import { BudgetError, CampaignFileError, formatIssues } from '../../errors.js';
+import { loadRunContext } from '../../run/loadRunContext.js';
+import { planCampaign } from '../../run/planCampaign.js';
+import { campaignPrefix } from '../../store/layout.js';
+import { assertAws, awsClients, campaignExecutions, executionConsoleUrl, executionName, resolveStack } from '../aws.js';
 import type { CliArgs } from '../main.js';
 
-/** `sondage start` (being written: issue 4). */
+/** One file to upload: where it is here and its key in the bucket. */
+export interface InputFile {
+  readonly local: string;
+  readonly key: string;
+}
+
+/** `campaigns/<c>/input/`: the plan Lambda reads the campaign from here (lib/config/pipeline.ts). */
+export function inputPrefix(campaign: string): string {
+  return `${campaignPrefix(campaign)}input/`;
+}
+
+async function filesUnder(entry: string): Promise<string[]> {
+  if (!(await stat(entry)).isDirectory()) return [entry];
+  const out: string[] = [];
+  for (const name of (await readdir(entry)).sort()) out.push(...(await filesUnder(path.join(entry, name))));
+  return out;
+}
+
+/**
+ * The campaign file and every file (or folder) it names, with their keys: the campaign as
+ * `input/campaign.yaml`, the others at their paths relative to the campaign file, so the plan
+ * Lambda resolves the same relative paths. The named files are the loader's resolved design paths,
+ * not a guess at the YAML. A file outside the campaign's folder has no such key and is refused.
+ */
+export async function campaignInputFiles(campaign: Campaign): Promise<InputFile[]> {
+  const folder = path.dirname(campaign.file);
+  const prefix = inputPrefix(campaign.name);
+  const files: InputFile[] = [{ local: campaign.file, key: `${prefix}${CAMPAIGN_FILE_NAME}` }];
+  const named: [string, string][] = [
+    ['design.stories', campaign.design.stories],
+    ['design.concept_pairs', campaign.design.concept_pairs],
+  ];
+  for (const [field, entry] of named) {
+    for (const local of await filesUnder(entry)) {
+      const relative = path.relative(folder, local);
+      if (relative.startsWith('..') || path.isAbsolute(relative)) {
+        const issue = {
+          file: campaign.file,
+          path: field,
+          message: `${local} is outside the campaign's folder ${folder}; the pipeline reads named files at the same relative paths beside the uploaded campaign, so move it into that folder (or a subfolder) and name it relative to the campaign file`,
+        };
+        throw new CampaignFileError(formatIssues([issue]), [issue]);
+      }
+      const key = `${prefix}${relative.split(path.sep).join('/')}`;
+      if (files.some((f) => f.key === key && f.local !== local)) {
+        const issue = { file: campaign.file, path: field, message: `${relative} would overwrite the uploaded campaign file (${CAMPAIGN_FILE_NAME}); rename it` };
+        throw new CampaignFileError(formatIssues([issue]), [issue]);
+      }
+      if (!files.some((f) => f.key === key)) files.push({ local, key });
+    }
+  }
+  return files;
+}
+
+/**
+ * `sondage start <campaign.yaml> --aws` (issue 4): validates the campaign here (nothing is uploaded
+ * when it fails), uploads it with the files it names, and starts the state machine. Starting again
+ * after a stop is a new execution that resumes from the ledger; a second one while one runs is refused.
+ */
 export async function startCommand(args: CliArgs): Promise<number> {
-  throw new SondageError(`sondage start ${args.file}: not built yet`);
+  assertAws('start', args.aws);
+  const ctx = await loadRunContext(args.file);
+  const { campaign } = ctx;
+  const plan = planCampaign(campaign, ctx.battery);
+  process.stdout.write(
+    `${campaign.name} (${plan.battery}): ${plan.totals.items} requests in ${plan.partitions.length} model × language partitions, ` +
+      `expected $${plan.totals.costUsd.toFixed(4)} of budget $${campaign.budget_usd}\n`,
+  );
+  if (plan.totals.costUsd > campaign.budget_usd && !args.allowPartial) {
+    throw new BudgetError(
+      `${campaign.name}: the expected cost $${plan.totals.costUsd.toFixed(4)} exceeds budget_usd $${campaign.budget_usd}; ` +
+        'raise budget_usd, shrink the design, or pass --allow-partial to run until the cap',
+    );
+  }
+  const files = await campaignInputFiles(campaign);
+  const bodies = await Promise.all(files.map(async (f) => ({ ...f, body: await readFile(f.local) })));
+
+  const clients = awsClients(await resolveStack({ values: args.values }));
+  try {
+    const { stateMachineArn, bucket } = clients.stack;
+    // Two executions would work the same items; the ledger keeps the money safe, not the time.
+    const running = await campaignExecutions(clients.sfn, stateMachineArn, campaign.name, { status: 'RUNNING' });
+    if (running.length > 0) {
+      process.stderr.write(
+        `${campaign.name} is already running: ${running.map((e) => e.executionArn).join(', ')}\n` +
+          `watch it with \`sondage status ${args.file} --aws\`, or \`sondage stop ${args.file} --aws\` first to start again\n`,
+      );
+      return 1;
+    }
+
+    for (const f of bodies) await clients.blobs.put(f.key, f.body);
+    // The input folder is exactly what this campaign names: a file an earlier upload named and
+    // this one does not must not be read by the plan.
+    const keep = new Set(files.map((f) => f.key));
+    const stale = (await clients.blobs.list(inputPrefix(campaign.name))).filter((k) => !keep.has(k));
+    for (const key of stale) await clients.blobs.delete(key);
+    process.stdout.write(`uploaded ${files.length} file(s) to s3://${bucket}/${inputPrefix(campaign.name)}${stale.length ? ` (removed ${stale.length} no longer named)` : ''}\n`);
+
+    const input: ExecutionInput = { campaign: campaign.name };
+    const name = executionName(campaign.name);
+    const started = await clients.sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
+    const arn = started.executionArn ?? name;
+    process.stdout.write(
+      `started ${arn}\n` +
+        `watch: sondage status ${args.file} --aws\n` +
+        `       ${executionConsoleUrl(arn)}\n` +
+        `stop:  sondage stop ${args.file} --aws (what was collected stays; start again to resume)\n`,
+    );
+    return 0;
+  } finally {
+    await clients.close();
+  }
 }

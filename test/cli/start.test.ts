@@ -1,0 +1,150 @@
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { REPO_ROOT, tempDir, RUN_FIXTURES } from '../helpers/campaigns.js';
+import type { CampaignDoc } from '../helpers/campaigns.js';
+import { runMain } from '../helpers/cli.js';
+import { startAwsFakes, STACK } from '../helpers/awsFakes.js';
+import type { AwsFakes } from '../helpers/awsFakes.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let aws: AwsFakes;
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir('cli-start'));
+  aws = await startAwsFakes(dir);
+});
+afterAll(async () => {
+  await aws.close();
+  await cleanup();
+});
+afterEach(() => {
+  aws.s3.objects.clear();
+  aws.sfn.executions.length = 0;
+  aws.sfn.calls.clear();
+});
+
+/**
+ * A campaign folder as a user has it: the campaign file, and its stories and concept pairs in a
+ * subfolder, named relative to the campaign file.
+ */
+async function campaignFolder(name: string, edit: (doc: CampaignDoc) => void = () => {}): Promise<string> {
+  const folder = path.join(dir, name);
+  await mkdir(path.join(folder, 'design'), { recursive: true });
+  await copyFile(path.join(REPO_ROOT, 'examples/far6/stories.yaml'), path.join(folder, 'design/stories.yaml'));
+  await copyFile(path.join(REPO_ROOT, 'examples/far6/concept-pairs.yaml'), path.join(folder, 'design/pairs.yaml'));
+  const doc = parse(await readFile(path.join(RUN_FIXTURES, 'small.yaml'), 'utf8')) as CampaignDoc;
+  doc['name'] = name;
+  doc.design['stories'] = 'design/stories.yaml';
+  doc.design['concept_pairs'] = './design/pairs.yaml';
+  edit(doc);
+  const file = path.join(folder, 'study.yaml');
+  await writeFile(file, stringify(doc));
+  return file;
+}
+
+describe('sondage start --aws', () => {
+  it('uploads the campaign and exactly the files it names, then starts one execution with the campaign as input', async () => {
+    const file = await campaignFolder('start-ok');
+    // A file beside the campaign that it does not name stays here.
+    await writeFile(path.join(path.dirname(file), 'notes.txt'), 'not named');
+    const { code, stdout, stderr } = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+
+    const uploaded = aws.objects();
+    expect([...uploaded.keys()].sort()).toEqual([
+      'campaigns/start-ok/input/campaign.yaml',
+      'campaigns/start-ok/input/design/pairs.yaml',
+      'campaigns/start-ok/input/design/stories.yaml',
+    ]);
+    expect(uploaded.get('campaigns/start-ok/input/campaign.yaml')).toBe(await readFile(file, 'utf8'));
+    expect(uploaded.get('campaigns/start-ok/input/design/stories.yaml')).toBe(await readFile(path.join(REPO_ROOT, 'examples/far6/stories.yaml'), 'utf8'));
+
+    expect(aws.sfn.executions).toHaveLength(1);
+    const [execution] = aws.sfn.executions;
+    expect(execution!.stateMachineArn).toBe(STACK.stateMachineArn);
+    expect(JSON.parse(execution!.input)).toEqual({ campaign: 'start-ok' });
+    expect(execution!.name).toMatch(/^start-ok-\d{8}T\d{6}Z$/);
+    expect(stdout).toMatch(/^start-ok \(far6\): \d+ requests in 4 model × language partitions/);
+    expect(stdout).toContain(`started ${execution!.executionArn}`);
+    expect(stdout).toContain(`sondage status ${file} --aws`);
+  });
+
+  it('a bad campaign uploads nothing and starts nothing', async () => {
+    const file = await campaignFolder('start-bad', (doc) => {
+      doc.models[0]!['provider'] = 'open-ai';
+    });
+    const { code, stderr } = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${file}: models[0].provider`);
+    expect(aws.objects().size).toBe(0);
+    expect(aws.sfn.calls.get('StartExecution') ?? 0).toBe(0);
+  });
+
+  it('a broken stories file uploads nothing', async () => {
+    const file = await campaignFolder('start-bad-stories');
+    await writeFile(path.join(path.dirname(file), 'design/stories.yaml'), 'stories: [ { id: s1 ');
+    const { code, stderr } = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('design/stories.yaml');
+    expect(aws.objects().size).toBe(0);
+  });
+
+  it('a named file outside the campaign folder is refused before anything is uploaded', async () => {
+    const file = await campaignFolder('start-outside', (doc) => {
+      doc.design['stories'] = path.join(REPO_ROOT, 'examples/far6/stories.yaml');
+    });
+    const { code, stderr } = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${file}: design.stories:`);
+    expect(stderr).toContain("is outside the campaign's folder");
+    expect(aws.objects().size).toBe(0);
+  });
+
+  it('refuses a second execution while one runs; after a stop a new one starts and stale input is removed', async () => {
+    const file = await campaignFolder('start-again');
+    expect((await runMain(['start', file, '--aws', '--outputs', aws.outputsFile])).code).toBe(0);
+    const again = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`start-again is already running: ${aws.sfn.executions[0]!.executionArn}`);
+    expect(aws.sfn.executions).toHaveLength(1);
+
+    aws.sfn.finish(aws.sfn.executions[0]!.executionArn, 'ABORTED');
+    // A file an earlier upload named and this one does not is removed from the input.
+    aws.s3.objects.set(`${STACK.bucket}/campaigns/start-again/input/old/stories.yaml`, Buffer.from('old'));
+    // An execution of another campaign whose name starts the same is not this campaign's.
+    aws.sfn.add(STACK.stateMachineArn, 'start-again-2-20261130T000000Z', { campaign: 'start-again-2' });
+    const resumed = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('(removed 1 no longer named)');
+    expect([...aws.objects('campaigns/start-again/').keys()].sort()).toEqual([
+      'campaigns/start-again/input/campaign.yaml',
+      'campaigns/start-again/input/design/pairs.yaml',
+      'campaigns/start-again/input/design/stories.yaml',
+    ]);
+    const mine = aws.sfn.executions.filter((e) => (JSON.parse(e.input) as { campaign: string }).campaign === 'start-again');
+    expect(mine.map((e) => e.status)).toEqual(['ABORTED', 'RUNNING']);
+  });
+
+  it('without --aws it says how to run it', async () => {
+    const file = await campaignFolder('start-local');
+    const { code, stderr } = await runMain(['start', file]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('add --aws');
+  });
+
+  it('a missing outputs file is an error naming it and the flags that would do instead', async () => {
+    const file = await campaignFolder('start-no-outputs');
+    const missing = path.join(dir, 'nope.json');
+    const { code, stderr } = await runMain(['start', file, '--aws', '--outputs', missing]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${missing}: no such stack outputs file`);
+    expect(stderr).toContain(`--outputs-file ${missing}`);
+    expect(stderr).toContain('--bucket (or SONDAGE_BUCKET)');
+    expect(stderr).toContain('--state-machine (or SONDAGE_STATE_MACHINE_ARN)');
+    expect(aws.objects().size).toBe(0);
+  });
+});
