@@ -1,127 +1,276 @@
 /**
- * The TypeScript stages of the FAR-6 analysis at full size, on synthetic item rows (the output of
- * item_shares.sql): 8 models × 6 languages, 105 stories (Korean and French 45), every question
- * form and answer constraint with its readers, two concept pairs, both keyings, two orders — about
- * 900,000 item rows — then story scores and per-cell habits (estimate), model identity with 300
- * story-bootstrap draws (seed 000 §5), habit variance (§6) and the result files. Prints the time of
- * each stage and the peak RSS. The SQL stage and the million-reply run are bench/local-throughput.
+ * The FAR-6 analysis end to end at full size (issue 5, bench/analysis): the replies of the full
+ * inventory — 8 simulated models × 6 languages (48 cells), 105 synthetic stories, every question
+ * form and answer constraint, both keyings and option orders, repeats on a seeded 60 % — as a
+ * local run writes them (Parquet prompts, replies and readings), then every stage of the analysis
+ * on them: each query of the SQL stage, the estimators, model identity with the story bootstrap
+ * (seed 000 §5), habits (§6), reading agreement and the result files. Prints the time per stage,
+ * the total and the peak RSS of this process (process.resourceUsage().maxRSS, which includes
+ * DuckDB's native memory).
  *
- *   node --import tsx bench/analysis.ts
- *   node --import tsx bench/analysis.ts --models 2 --stories 20   # a quick look
+ * The replies are generated once by a simulated run in a child process (so that its memory is not
+ * counted) and cached under os.tmpdir() with a version key; later runs reuse them.
+ *
+ *   npm run bench:analysis                          # full size, ~1M replies, 300 draws
+ *   npm run bench:analysis -- --scale 0.1           # a quick look (stories × 0.1, at least 8)
+ *   npm run bench:analysis -- --bootstrap 50
+ *   npm run bench:analysis -- --byo                 # `analyze --replies` on a JSONL export of the run
+ *   npm run bench:analysis -- --byo --format parquet   # … on a Parquet export (or csv)
+ *
+ * Target (issue 5): under 60 s and under 2 GB.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { copyFile, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { stringify } from 'yaml';
+import { agreementAnalysis, runReadingAgreement } from '../lib/analysis/agreement.js';
+import { analyzeReplies } from '../lib/analysis/byo/index.js';
 import { estimate } from '../lib/analysis/estimators.js';
 import { habitAnalysis } from '../lib/analysis/habits.js';
 import { identityAnalysis } from '../lib/analysis/identity.js';
+import { parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from '../lib/analysis/parseRows.js';
+import { residualReadoutComparisons } from '../lib/analysis/readoutResiduals.js';
 import { writeResults } from '../lib/analysis/report.js';
+import { renderSql, runSql } from '../lib/analysis/runSql.js';
+import { sameRepliesAnalysis } from '../lib/analysis/sameReplies.js';
 import { summarizeCells } from '../lib/analysis/summarizeCells.js';
-import type { AnalysisResults, ItemShareRow } from '../lib/analysis/types.js';
-import { seededRandom } from '../lib/design/hash.js';
-import type { AnswerConstraint, QuestionForm } from '../lib/design/types.js';
+import type { AnalysisResults, TableSources } from '../lib/analysis/types.js';
+import { syntheticStories } from '../lib/design/far6/index.js';
+import { LANGUAGES } from '../lib/design/types.js';
+import { loadRunContext } from '../lib/run/loadRunContext.js';
+import { runCampaign } from '../lib/run/runCampaign.js';
+import { DuckDb, sqlString, tableGlob } from '../lib/store/DuckDb.js';
+
+/** Bump when the generated data would differ (campaign, generator, table layout). */
+const DATA_VERSION = 'v1';
+const CAMPAIGN = 'bench';
 
 const { values } = parseArgs({
   options: {
-    models: { type: 'string', default: '8' },
-    stories: { type: 'string', default: '105' },
-    draws: { type: 'string', default: '300' },
+    scale: { type: 'string', default: '1' },
+    bootstrap: { type: 'string', default: '300' },
+    byo: { type: 'boolean', default: false },
+    format: { type: 'string', default: 'jsonl' },
+    regenerate: { type: 'boolean', default: false },
+    'generate-only': { type: 'boolean', default: false },
+    cache: { type: 'string', default: path.join(os.tmpdir(), 'sondage-bench-analysis') },
   },
 });
-const nModels = Number(values.models);
-const nStories = Number(values.stories);
-const draws = Number(values.draws);
+const scale = Number(values.scale);
+const draws = Number(values.bootstrap);
+const format = values.format as 'jsonl' | 'parquet' | 'csv';
+if (!(scale > 0 && scale <= 1)) throw new Error(`--scale ${values.scale}: expected a number in (0, 1]`);
+if (!Number.isInteger(draws) || draws < 0) throw new Error(`--bootstrap ${values.bootstrap}: expected a whole number ≥ 0`);
+if (!['jsonl', 'parquet', 'csv'].includes(format)) throw new Error(`--format ${format}: expected jsonl, parquet or csv`);
+// Scaling the stories keeps the 48 cells; 8 stories is the fewest the identity analysis compares on.
+const nStories = Math.max(8, Math.round(105 * scale));
+const cacheDir = path.join(values.cache, `${DATA_VERSION}-stories${nStories}`);
+const dataDir = path.join(cacheDir, 'data');
 
-const LANGS = ['en', 'zh', 'de', 'ja', 'ko', 'fr'] as const;
-const SHORT = new Set(['ko', 'fr']);
-const FORMS: QuestionForm[] = ['plain', 'negint', 'alternative', 'ornot'];
-const READERS: Record<AnswerConstraint, string[]> = {
-  free: ['judge:sonnet'],
-  verdict: ['rule', 'rule+', 'judge:sonnet'],
-  yesno: ['rule', 'judge:sonnet'],
-  label: ['rule'],
-};
-const GROUPS = ['acceptable', 'contested', 'violation'] as const;
-
-function logistic(x: number): number {
-  return 1 / (1 + Math.exp(-x));
+/** The simulated run of the full inventory (as bench/local-throughput), its data dir kept. */
+async function generate(): Promise<void> {
+  await rm(cacheDir, { recursive: true, force: true });
+  const work = `${cacheDir}.partial-${process.pid}`;
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  const root = path.resolve(import.meta.dirname, '..');
+  await writeFile(path.join(work, 'stories.yaml'), stringify({ stories: syntheticStories(nStories, LANGUAGES, 7) }));
+  await copyFile(path.join(root, 'examples/far6/concept-pairs.yaml'), path.join(work, 'concept-pairs.yaml'));
+  const campaign = {
+    name: CAMPAIGN,
+    seed: 1,
+    budget_usd: 1_000_000,
+    data_dir: 'data',
+    concurrency: 256,
+    battery: 'far6',
+    design: {
+      stories: 'stories.yaml',
+      concept_pairs: 'concept-pairs.yaml',
+      languages: [...LANGUAGES],
+      repeats: { count: 3, fraction: 0.6 },
+    },
+    defaults: { temperature: 1, max_tokens: 120 },
+    models: Array.from({ length: 8 }, (_, i) => ({
+      id: `m${i + 1}`,
+      provider: 'simulated',
+      model: `m${i + 1}`,
+      price: { input_per_mtok: 0.5, output_per_mtok: 2 },
+      simulation: { profile_seed: i + 1 },
+    })),
+    judge: { id: 'judge', provider: 'simulated', model: 'judge', price: { input_per_mtok: 1, output_per_mtok: 5 } },
+  };
+  await writeFile(path.join(work, 'bench.yaml'), stringify(campaign));
+  await runCampaign(await loadRunContext(path.join(work, 'bench.yaml')));
+  await rename(work, cacheDir);
 }
 
-/** Item rows with a story consensus, a model signature, a small language shift and a keying bias. */
-function syntheticRows(): ItemShareRow[] {
-  const rnd = seededRandom(2026);
-  const normal = (): number => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
-  const stories = Array.from({ length: nStories }, (_, k) => ({ id: `story${String(k).padStart(3, '0')}`, group: GROUPS[k % 3] as string, base: (k % 3 - 1) * 2.2 + 0.8 * normal() }));
-  const rows: ItemShareRow[] = [];
-  for (let m = 0; m < nModels; m++) {
-    const model = `model${m}`;
-    const signature = stories.map(() => normal());
-    for (const language of LANGS) {
-      const bias = -0.1 + 0.06 * normal();
-      const inCell = SHORT.has(language) ? stories.filter((_, k) => k % 7 < 3) : stories;
-      for (const [k, story] of inCell.entries()) {
-        const pi = logistic(story.base + (signature[k] as number) + 0.2 * normal());
-        for (const form of FORMS) {
-          for (const constraint of ['free', 'verdict', 'yesno', 'label'] as const) {
-            for (const reader of READERS[constraint]) {
-              for (const pair of ['wr', 'os']) {
-                for (const named of ['P', 'notP'] as const) {
-                  for (const order of [0, 1]) {
-                    const n = rnd() < 0.1 ? 3 : 1;
-                    const p = Math.min(1, Math.max(0, named === 'P' ? pi + bias : pi - bias));
-                    let nP = 0;
-                    for (let i = 0; i < n; i++) if (rnd() < p) nP += 1;
-                    rows.push({
-                      model, language, reader, form, constraint, story: story.id, story_group: story.group,
-                      concept_pair: pair, construction: `${form}-${pair}`, named, option_order: order,
-                      prompt_key: `${model}|${language}|${story.id}|${form}|${constraint}|${pair}|${named}|${order}`,
-                      n_replies: n, n_p: nP, n_notp: n - nP, n_both: 0, n_none: 0, n_invalid: 0,
-                      second_listed: constraint === 'label' ? (order === 0 ? 'notP' : 'P') : null,
-                    });
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-  return rows;
+const exists = (p: string) => stat(p).then(() => true, () => false);
+
+if (values['generate-only']) {
+  await generate();
+  process.exit(0);
 }
 
-let peak = 0;
-function rssMb(): number {
-  const now = process.memoryUsage().rss / 2 ** 20;
-  peak = Math.max(peak, now);
-  return now;
+if (values.regenerate || !(await exists(dataDir))) {
+  // A child process, so that the run's memory does not count in this process's peak RSS.
+  console.log(`generating the replies (${nStories} stories, once) into ${cacheDir} …`);
+  const t = performance.now();
+  const child = spawnSync(
+    process.execPath,
+    [...process.execArgv, '--max-old-space-size=1536', import.meta.filename, '--generate-only', '--scale', String(scale), '--cache', values.cache],
+    { stdio: 'inherit' },
+  );
+  if (child.status !== 0) throw new Error(`generating the replies failed (exit ${child.status})`);
+  console.log(`  generated in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
 }
 
-async function stage<T>(name: string, f: () => T | Promise<T>): Promise<T> {
+let last = performance.now();
+const timings: [string, number][] = [];
+function mark(name: string): void {
+  const now = performance.now();
+  const s = (now - last) / 1000;
+  last = now;
+  timings.push([name, s]);
+  console.log(`${name.padEnd(44)} ${s.toFixed(2).padStart(7)} s   rss ${(process.memoryUsage.rss() / 2 ** 20).toFixed(0).padStart(5)} MiB`);
+}
+
+function peakRssMiB(): number {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+if (values.byo) await byoBench();
+else await analysisBench();
+
+/** Every stage of analyzeCampaign + writeResults, one at a time, on the cached run's tables. */
+async function analysisBench(): Promise<void> {
   const t0 = performance.now();
-  const out = await f();
-  const ms = performance.now() - t0;
-  console.log(`${name.padEnd(40)} ${(ms / 1000).toFixed(2).padStart(7)} s   rss ${rssMb().toFixed(0).padStart(5)} MB`);
-  return out;
+  last = t0;
+  const db = await DuckDb.open();
+  const tables: TableSources = { prompts: 'prompts', replies: 'replies', readings: 'readings' };
+  try {
+    for (const table of ['prompts', 'replies', 'readings'] as const) {
+      await db.attachTable(table, tableGlob(dataDir, CAMPAIGN, 'generate', table), table);
+    }
+    const [counts] = await db.all<{ replies: number; prompts: number; readings: number }>(
+      'SELECT (SELECT count(*) FROM replies) AS replies, (SELECT count(*) FROM prompts) AS prompts, (SELECT count(*) FROM readings) AS readings',
+    );
+    console.log(`bench/analysis: ${counts?.replies} replies, ${counts?.prompts} prompts, ${counts?.readings} readings; 48 cells, ${nStories} stories, ${draws} draws\n`);
+    last = performance.now();
+    const labelMaps = parseLabelMaps(await runSql(db, 'label_maps', tables));
+    mark('sql label_maps');
+    let itemRows = parseItemShareRows(await runSql(db, 'item_shares', tables), labelMaps);
+    mark(`sql item_shares (${itemRows.length} item rows)`);
+    const estimates = estimate(itemRows);
+    mark('estimate: story scores, habits, comparisons');
+    const cellSummary = summarizeCells(itemRows);
+    mark('cell summary');
+    const nItemRows = itemRows.length;
+    itemRows = [];
+    const replyTotals = parseReplyTotalsRows(await runSql(db, 'reply_totals', tables));
+    mark('sql reply_totals');
+    const agreementRows = await runReadingAgreement(db, tables);
+    mark('sql reading_agreement');
+    const sameRows = parseItemShareRows(await db.all(renderSql('same_replies_shares', tables)), labelMaps, 'same_replies_shares.sql');
+    mark('sql same_replies_shares');
+    const sameReplies = sameRepliesAnalysis(sameRows, undefined);
+    mark('same-replies estimates');
+    const residual = residualReadoutComparisons(estimates.storyScores, estimates.comparisons, estimates.minCommonStories);
+    mark('residual readout comparisons');
+    const identity = identityAnalysis(estimates.storyScores, { bootstrapDraws: draws, minCommonStories: estimates.minCommonStories });
+    mark(`identity (${draws} bootstrap draws)`);
+    const habits = habitAnalysis(estimates.cellHabits);
+    mark('habits: variance, sign changes');
+    const agreement = agreementAnalysis(agreementRows);
+    mark('agreement');
+    const results: AnalysisResults = {
+      ...estimates,
+      cellSummary,
+      replyTotals,
+      itemRows: nItemRows,
+      simulated: true,
+      identity,
+      habits,
+      agreement,
+      residualComparisons: residual.cells,
+      residualConvergence: residual.convergence,
+      sameReplies,
+    };
+    const out = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-results-'));
+    try {
+      await writeResults((name, text) => writeFile(path.join(out, name), text), results, { campaign: CAMPAIGN, simulated: true, source: dataDir });
+      mark('result files (CSV, summary.md)');
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+    for (const c of identity.counts) {
+      console.log(`  ${c.readout} ${c.metric}: same-model nearest ${c.same_model} of ${c.n_cells} (random ${c.expected_random.toFixed(1)})`);
+    }
+  } finally {
+    db.close();
+  }
+  report(t0);
 }
 
-const total0 = performance.now();
-const rows = await stage('synthetic item rows (not timed work)', syntheticRows);
-console.log(`  ${rows.length} item rows, ${nModels * LANGS.length} cells, ${nStories} stories, ${draws} draws`);
-const t0 = performance.now();
-const est = await stage('estimate: story scores, habits', () => estimate(rows));
-const cellSummary = await stage('cell summary', () => summarizeCells(rows));
-const identity = await stage('identity: pairs, neighbours, bootstrap', () => identityAnalysis(est.storyScores, { bootstrapDraws: draws, minCommonStories: est.minCommonStories }));
-const habits = await stage('habit variance, sign changes', () => habitAnalysis(est.cellHabits));
-const results: AnalysisResults = { ...est, cellSummary, replyTotals: [], itemRows: rows.length, simulated: true, identity, habits };
-const dir = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-analysis-'));
-await stage('result files (CSV, summary.md)', () => writeResults((name, text) => writeFile(path.join(dir, name), text), results, { campaign: 'bench', simulated: true }));
-await rm(dir, { recursive: true, force: true });
-const analysisS = (performance.now() - t0) / 1000;
-const resourcePeak = process.resourceUsage().maxRSS / 1024;
-for (const c of identity.counts) {
-  console.log(`  ${c.readout} ${c.metric}: same-model nearest ${c.same_model} of ${c.n_cells} (random ${c.expected_random.toFixed(1)})`);
+/** Exports the cached run as one file in the BYO schema (once), then times `analyze --replies` on it. */
+async function byoBench(): Promise<void> {
+  const exportFile = path.join(cacheDir, `export.${format}`);
+  if (values.regenerate || !(await exists(exportFile))) {
+    const t = performance.now();
+    await exportReplies(exportFile);
+    console.log(`exported the run as ${exportFile} in ${((performance.now() - t) / 1000).toFixed(1)} s (not timed below)\n`);
+  }
+  const out = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-byo-'));
+  const t0 = performance.now();
+  last = t0;
+  try {
+    const result = await analyzeReplies({ replies: exportFile, out, campaign: CAMPAIGN, onStage: (name) => mark(name) });
+    const s = result.summary;
+    console.log(`  ${s.rows} rows read, ${s.accepted} accepted, ${s.rejected} rejected; readings ${s.readingsGiven} given, ${s.readingsComputed} computed`);
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+  report(t0);
 }
-console.log(`analysis stages: ${analysisS.toFixed(2)} s; total with generation ${((performance.now() - total0) / 1000).toFixed(2)} s`);
-console.log(`peak RSS: ${Math.max(peak, resourcePeak).toFixed(0)} MB (includes the synthetic rows held in memory)`);
+
+/**
+ * The run's tables as rows of schema/replies.schema.json: one row per reply, the judge's readings
+ * on the item's chosen reply, and the reading map, so that the import computes the rule readings
+ * itself (as it would for replies collected elsewhere). The prompt text is left out.
+ */
+async function exportReplies(file: string): Promise<void> {
+  const db = await DuckDb.open();
+  try {
+    for (const table of ['prompts', 'replies', 'readings'] as const) {
+      await db.attachTable(table, tableGlob(dataDir, CAMPAIGN, 'generate', table), table);
+    }
+    const readings = format === 'csv' ? 'CAST(to_json(j.readings) AS VARCHAR)' : 'j.readings';
+    const map = format === 'jsonl' ? 'json(p.reading_map_json)' : 'p.reading_map_json';
+    const select = `
+      SELECT p.model, p.language, p.story, p.story_group, p.concept_pair, p.form, p."constraint", p.named,
+        p.option_order, p."repeat", p.construction, r.text, r.item_id, p.prompt_key, r.attempt, r.status,
+        CASE WHEN r.chosen = 1 THEN ${readings} END AS readings, ${map} AS reading_map, p.prop_p, p.prop_notp,
+        r.cost_usd, r.input_tokens, r.output_tokens, r.provider, r.simulated, r.created_at, r.error_message
+      FROM (SELECT *, row_number() OVER (PARTITION BY item_id ORDER BY status <> 'ok', attempt, created_at) AS chosen FROM replies) r
+      JOIN prompts p USING (item_id)
+      LEFT JOIN (
+        SELECT item_id, list({'reader': reader, 'label': label, 'raw': raw} ORDER BY reader) AS readings
+        FROM readings WHERE reader LIKE 'judge:%' GROUP BY item_id
+      ) j USING (item_id)
+      ORDER BY r.model, r.language, r.item_id, r.attempt`;
+    const options = format === 'jsonl' ? 'FORMAT json' : format === 'csv' ? 'FORMAT csv, HEADER true' : 'FORMAT parquet, COMPRESSION zstd';
+    const tmp = `${file}.partial`;
+    await db.run(`COPY (${select}) TO ${sqlString(tmp)} (${options})`);
+    await rename(tmp, file);
+  } finally {
+    db.close();
+  }
+}
+
+function report(t0: number): void {
+  const total = (performance.now() - t0) / 1000;
+  console.log(`${'total'.padEnd(44)} ${total.toFixed(2).padStart(7)} s`);
+  console.log(`peak RSS ${peakRssMiB().toFixed(0)} MiB (process.resourceUsage().maxRSS; includes DuckDB's native memory)`);
+  console.log('target (issue 5): under 60 s and under 2 GB');
+}

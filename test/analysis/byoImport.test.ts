@@ -1,9 +1,8 @@
-import { writeFile } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importReplies, readReplyChunks, validateFile } from '../../lib/analysis/byo/index.js';
-import { DuckDb } from '../../lib/store/DuckDb.js';
-import type { BuiltTables } from '../../lib/analysis/byo/index.js';
+import { DuckDb, readParquet } from '../../lib/store/DuckDb.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
 
@@ -33,25 +32,41 @@ const BASE = {
 
 const jsonl = (rows: readonly unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
-function readings(tables: BuiltTables) {
-  return tables.partitions.flatMap((p) => p.readings.map((r) => ({ model: p.model, language: p.language, reader: r.reader, label: r.label })));
+/** importReplies into a fresh tables folder under the test's temp dir. */
+async function importInto(target: string, opts: { chunkRows?: number; flushChars?: number } = {}) {
+  // Hidden, so that importing `dir` itself does not read the tables back as replies.
+  const tablesDir = path.join(dir, '.out', `tables-${Math.random().toString(36).slice(2)}`);
+  return { tablesDir, ...(await importReplies(target, { tablesDir, ...opts })) };
+}
+
+/** Rows of one written table, model and language from the path, in a stable order. */
+function table(tablesDir: string, name: 'prompts' | 'replies' | 'readings', order = 'ALL') {
+  return readParquet<Record<string, unknown>>(
+    `${tablesDir}/${name}/**/*.parquet`,
+    `SELECT * FROM parts ORDER BY ${order}`,
+  );
+}
+
+async function readings(tablesDir: string) {
+  const rows = await table(tablesDir, 'readings', 'model, language, item_id, reader');
+  return rows.map((r) => ({ model: r['model'], language: r['language'], reader: r['reader'], label: r['label'] }));
 }
 
 describe('importReplies on the committed samples', () => {
   it('reads JSONL and CSV in one folder, keeps given readings and applies the token rule where a reading map is given', async () => {
-    const result = await importReplies(FIXTURES);
+    const result = await importInto(FIXTURES);
     expect(result.issues).toEqual([]);
     expect(result.summary).toMatchObject({ files: 2, rows: 7, accepted: 7, rejected: 0, readingsGiven: 4 });
-    const got = readings(result.tables);
+    const got = await readings(result.tablesDir);
     // m1/en plain yesno "Yes, it was wrong." → rule P; negint "No." → rule notP beside the given judge reading.
     expect(got.filter((r) => r.model === 'm1' && r.language === 'en' && r.reader === 'rule').map((r) => r.label).sort()).toEqual(['P', 'P', 'notP']);
     // The label item's chosen reply is attempt 2 ("B" → P): the failed attempt 1 is stored, not read.
-    const m1en = result.tables.partitions.find((p) => p.model === 'm1' && p.language === 'en');
-    expect(m1en?.replies.map((r) => [r.attempt, r.status])).toContainEqual([1, 'error']);
+    const replies = await table(result.tablesDir, 'replies');
+    expect(replies.filter((r) => r['model'] === 'm1' && r['language'] === 'en').map((r) => [r['attempt'], r['status']])).toContainEqual([1, 'error']);
     // A free sentence has no token rule reading; the judge's stays.
     expect(got.filter((r) => r.language === 'de')).toEqual([{ model: 'm1', language: 'de', reader: 'judge:j', label: 'P' }]);
     // fr: the rule reading given on the second row wins over computing it; the first is computed.
-    expect(got.filter((r) => r.language === 'fr' && r.reader === 'rule').map((r) => r.label)).toEqual(['notP', 'P']);
+    expect(got.filter((r) => r.language === 'fr' && r.reader === 'rule').map((r) => r.label).sort()).toEqual(['P', 'notP']);
     expect(result.summary.readingsComputed).toBe(4);
   });
 });
@@ -73,7 +88,7 @@ describe('bad input: each bad row is named by file, row and field and left out; 
         { ...BASE, story: 's6', repeat: 1.5 },
       ]),
     );
-    const result = await importReplies(dir);
+    const result = await importInto(dir);
     const lines = result.issues.map((i) => `${path.basename(i.file)}: ${i.path}: ${i.message}`);
     expect(lines).toEqual([
       'b-bad.jsonl: row 2, field "text": missing; expected string',
@@ -83,7 +98,7 @@ describe('bad input: each bad row is named by file, row and field and left out; 
       'b-bad.jsonl: row 6, field "repeat": expected an integer, got 1.5',
     ]);
     expect(result.summary).toMatchObject({ files: 2, rows: 8, accepted: 3, rejected: 5 });
-    const stories = result.tables.partitions.flatMap((p) => [...p.prompts.values()].map((r) => r.story)).sort();
+    const stories = (await table(result.tablesDir, 'prompts')).map((r) => r['story']).sort();
     expect(stories).toEqual(['s1', 's1', 's2']);
   });
 
@@ -101,7 +116,7 @@ describe('bad input: each bad row is named by file, row and field and left out; 
         'm1,,s5,violation,wrong_right,plain,yesno,P,0,0,adj,Yes.,,',
       ].join('\n') + '\n',
     );
-    const result = await importReplies(file);
+    const result = await importInto(file);
     const lines = result.issues.map((i) => `${i.path}: ${i.message}`);
     expect(result.issues.every((i) => i.file === file)).toBe(true);
     expect(lines[0]).toBe('row 2, field "option_order": expected number, got "x"');
@@ -109,10 +124,9 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     expect(lines[2]).toBe('row 4, field "readings[0].label": expected one of P, notP, both, none, invalid; got "maybe"');
     expect(lines[3]).toBe('row 5, field "language": missing; expected one of en, zh, de, ja, ko, fr');
     expect(result.summary.accepted).toBe(1);
-    const [p] = result.tables.partitions;
-    expect(p?.replies[0]).toMatchObject({ cost_usd: 0.5, status: 'ok', text: 'Yes.' });
-    expect(p?.prompts.values().next().value).toMatchObject({ option_order: 1 });
-    expect(p?.readings).toHaveLength(1);
+    expect(await table(result.tablesDir, 'replies')).toMatchObject([{ cost_usd: 0.5, status: 'ok', text: 'Yes.' }]);
+    expect(await table(result.tablesDir, 'prompts')).toMatchObject([{ option_order: 1 }]);
+    expect(await table(result.tablesDir, 'readings')).toHaveLength(1);
   });
 
   it('rejects a label item without its letters, an ok row without text, and duplicate or conflicting rows, listed in row order', async () => {
@@ -129,7 +143,7 @@ describe('bad input: each bad row is named by file, row and field and left out; 
         { ...BASE, story: 's9', story_group: 'acceptable', repeat: 1 },
       ]),
     );
-    const result = await importReplies(file);
+    const result = await importInto(file);
     const lines = result.issues.map((i) => `${i.path}: ${i.message}`);
     expect(lines).toEqual([
       `row 2, field "attempt": attempt 1 of this item is already at ${file} row 1; give repeats their own "repeat" and retries their own "attempt"`,
@@ -168,15 +182,15 @@ describe('bad input: each bad row is named by file, row and field and left out; 
   it('reads a .json file holding an array of rows', async () => {
     const file = path.join(dir, 'r.json');
     await writeFile(file, JSON.stringify([BASE, { ...BASE, repeat: 1, language: 'ja' }]));
-    const result = await importReplies(file);
+    const result = await importInto(file);
     expect(result.summary).toMatchObject({ files: 1, rows: 2, accepted: 2 });
-    expect(result.tables.partitions.map((p) => p.language).sort()).toEqual(['en', 'ja']);
+    expect(result.partitions.map((p) => p.language).sort()).toEqual(['en', 'ja']);
   });
 
   it('warns about columns the schema does not know, and rejects nothing for them', async () => {
     const file = path.join(dir, 'r.jsonl');
     await writeFile(file, jsonl([{ ...BASE, my_id: 7, readingmap: {} }]));
-    const result = await importReplies(file);
+    const result = await importInto(file);
     expect(result.issues).toEqual([]);
     expect(result.warnings).toEqual([`${file}: ignored columns "my_id", "readingmap" (not in schema/replies.schema.json)`]);
     expect(result.summary.accepted).toBe(1);
@@ -185,18 +199,70 @@ describe('bad input: each bad row is named by file, row and field and left out; 
   it('a file that is not valid JSONL, and input with no valid row, are errors naming the file', async () => {
     const broken = path.join(dir, 'broken.jsonl');
     await writeFile(broken, `${JSON.stringify(BASE)}\n{"model": \n`);
-    await expect(importReplies(broken)).rejects.toThrow(CampaignFileError);
-    await expect(importReplies(broken)).rejects.toThrow(new RegExp(`^${broken.replaceAll('.', '\\.')}: cannot be read as JSONL`));
+    await expect(importInto(broken)).rejects.toThrow(CampaignFileError);
+    await expect(importInto(broken)).rejects.toThrow(new RegExp(`^${broken.replaceAll('.', '\\.')}: cannot be read as JSONL`));
 
     const empty = path.join(dir, 'sub');
     const { mkdir } = await import('node:fs/promises');
     await mkdir(empty);
     const onlyBad = path.join(empty, 'bad.jsonl');
     await writeFile(onlyBad, jsonl([{ ...BASE, language: 'xx' }]));
-    await expect(importReplies(empty)).rejects.toThrow(/no valid reply row in 1 file \(1 rows read\)\n.*bad\.jsonl: row 1, field "language"/);
-    await expect(importReplies(path.join(dir, 'nothing-here'))).rejects.toThrow(/no such file or folder/);
+    await expect(importInto(empty)).rejects.toThrow(/no valid reply row in 1 file \(1 rows read\)\n.*bad\.jsonl: row 1, field "language"/);
+    await expect(importInto(path.join(dir, 'nothing-here'))).rejects.toThrow(/no such file or folder/);
     const txt = path.join(dir, 'r.txt');
     await writeFile(txt, 'x');
-    await expect(importReplies(txt)).rejects.toThrow(/unsupported file type/);
+    await expect(importInto(txt)).rejects.toThrow(/unsupported file type/);
+  });
+
+  it('streams: tiny chunks and flushes after every line give the same tables as one pass; bad rows in between are named', async () => {
+    const map = { kind: 'particle', tokens: { yes: 'P', no: 'notP' } };
+    const rows = Array.from({ length: 40 }, (_, i) => ({
+      ...BASE,
+      model: `m${i % 3}`,
+      language: i % 2 === 0 ? 'en' : 'de',
+      story: `s${i % 7}`,
+      repeat: Math.floor(i / 6),
+      text: i % 4 === 0 ? 'No.' : 'Yes.',
+      reading_map: map,
+      ...(i % 5 === 0 ? { readings: [{ reader: 'judge:j', label: 'P' }] } : {}),
+      ...(i === 13 ? { language: 'xx' } : {}),
+    }));
+    // Rows 31 and 32 become later attempts of row 3's item: the rule reads its lowest ok attempt only.
+    rows[30] = { ...rows[2]!, attempt: 2, text: 'No.' };
+    rows[31] = { ...rows[2]!, attempt: 3, text: null, status: 'error' } as unknown as (typeof rows)[number];
+    const file = path.join(dir, 'r.jsonl');
+    await writeFile(file, jsonl(rows));
+    const whole = await importInto(file);
+    const streamed = await importInto(file, { chunkRows: 3, flushChars: 1 });
+    for (const r of [whole, streamed]) {
+      expect(r.issues.map((i) => i.path)).toEqual(['row 14, field "language"']);
+      expect(r.summary).toMatchObject({ rows: 40, accepted: 39, rejected: 1, readingsGiven: 7 });
+    }
+    expect(streamed.summary).toEqual(whole.summary);
+    for (const name of ['prompts', 'replies', 'readings'] as const) {
+      const order = name === 'readings' ? 'item_id, reader' : name === 'replies' ? 'item_id, attempt' : 'item_id';
+      expect(await table(streamed.tablesDir, name, order), name).toEqual(await table(whole.tablesDir, name, order));
+    }
+    // 39 replies of 37 items (row 3's item has three attempts); the rule reads each item's lowest ok attempt once.
+    expect(await table(whole.tablesDir, 'prompts')).toHaveLength(37);
+    expect(await table(whole.tablesDir, 'replies')).toHaveLength(39);
+    const rule = (await table(whole.tablesDir, 'readings', 'item_id')).filter((r) => r['reader'] === 'rule');
+    expect(rule).toHaveLength(37);
+    expect(whole.summary.readingsComputed).toBe(37);
+    const retried = (await table(whole.tablesDir, 'replies')).filter((r) => r['attempt'] !== 1);
+    expect(retried.map((r) => r['attempt']).sort()).toEqual([2, 3]);
+    const itemOf3 = retried[0]?.['item_id'];
+    // Row 3 ("Yes.", attempt 1) is the chosen reply, not row 31's "No." at attempt 2.
+    expect(rule.filter((r) => r['item_id'] === itemOf3).map((r) => r['label'])).toEqual(['P']);
+  });
+
+  it('a failed import leaves the tables of the previous one in place', async () => {
+    const file = path.join(dir, 'r.jsonl');
+    await writeFile(file, jsonl([BASE]));
+    const first = await importInto(file);
+    await writeFile(file, `${JSON.stringify(BASE)}\n{"model": \n`);
+    await expect(importReplies(file, { tablesDir: first.tablesDir })).rejects.toThrow(/cannot be read as JSONL: line 2/);
+    expect(await table(first.tablesDir, 'replies')).toHaveLength(1);
+    expect((await readdir(path.dirname(first.tablesDir))).filter((n) => n.startsWith('.import-'))).toEqual([]);
   });
 });

@@ -2,86 +2,101 @@
  * `sondage analyze --replies`: replies collected elsewhere, validated, converted to the campaign
  * tables and analysed as a run's are (issue 5, item 7; the analysis is seed 000 §3–§7).
  */
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CampaignFileError, formatIssues } from '../../errors.js';
 import type { FileIssue } from '../../errors.js';
 import { DuckDb } from '../../store/DuckDb.js';
-import { ParquetWriter } from '../../store/ParquetWriter.js';
 import { analyzeCampaign } from '../analyzeCampaign.js';
 import { toCsv } from '../csv.js';
 import { writeResults } from '../report.js';
 import { findReplyFiles, readReplyChunks } from './load.js';
-import { tableBuilder, writeTables } from './tables.js';
-import type { BuiltTables } from './tables.js';
-import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportResult } from './types.js';
+import { TableSink } from './tables.js';
+import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportOptions, ImportResult } from './types.js';
 import { RowResolver, unknownColumnsWarning, validateFile } from './validate.js';
 
 /** The file that lists every rejected row (file, row, field, message) beside the results. */
 export const ISSUES_FILE = 'import_issues.csv';
 
+/** Characters of table lines buffered before they are appended to the staging files. */
+const FLUSH_CHARS = 16 * 1024 * 1024;
+
 /**
- * Reads and validates every replies file at `target` and builds the tables' rows. Row problems
- * reject the row only (each is listed); a file that cannot be read, or no valid row at all, is a
- * CampaignFileError.
+ * Reads and validates every replies file at `target` and writes the three tables under
+ * `opts.tablesDir` (hive layout; replacing any earlier ones). Rows stream through: each chunk of a
+ * file is validated, its valid rows become table lines at once, and the lines go to per-partition
+ * staging files, so no copy of the rows is held (only each item's ids, for the checks across rows).
+ * Row problems reject the row only (each is listed); a file that cannot be read, or no valid row
+ * at all, is a CampaignFileError and leaves `tablesDir` as it was.
+ * @example const { summary, issues } = await importReplies('collected/', { tablesDir: 'results/tables' })
  */
-export async function importReplies(target: string, campaign = 'byo'): Promise<ImportResult & { tables: BuiltTables }> {
+export async function importReplies(target: string, opts: ImportOptions): Promise<ImportResult> {
+  const campaign = opts.campaign ?? 'byo';
   const files = await findReplyFiles(target);
+  const tablesDir = path.resolve(opts.tablesDir);
+  await mkdir(path.dirname(tablesDir), { recursive: true });
+  // Staged beside the target, then swapped in: a failed import never leaves half a table set mixed with an old one.
+  const stage = await mkdtemp(path.join(path.dirname(tablesDir), '.import-'));
   const issues: FileIssue[] = [];
   const warnings: string[] = [];
   const resolver = new RowResolver();
-  const builder = tableBuilder(campaign);
+  const sink = new TableSink(stage, campaign);
   let total = 0;
   let accepted = 0;
-  const db = await DuckDb.open();
   try {
-    // One chunk of one file at a time, each row straight into the tables: raw records are freed
-    // once validated, and no other copy of the rows is kept.
-    for (const file of files) {
-      const unknown = new Set<string>();
-      for await (const raw of readReplyChunks(db, file)) {
-        total += raw.records.length;
-        const v = validateFile(raw, (row) => {
-          const resolved = resolver.add(row);
-          if (resolved) {
-            builder.add(resolved);
-            accepted++;
-          }
-        });
-        // Loops, not push(...issues): a spread of a million entries overflows the call stack.
-        for (const issue of v.issues) issues.push(issue);
-        for (const c of v.unknownColumns) unknown.add(c);
+    const db = await DuckDb.open();
+    try {
+      for (const file of files) {
+        const unknown = new Set<string>();
+        for await (const raw of readReplyChunks(db, file, opts.chunkRows)) {
+          total += raw.records.length;
+          const v = validateFile(raw, (row) => {
+            const resolved = resolver.add(row);
+            if (resolved) {
+              sink.add(resolved);
+              accepted++;
+            }
+          });
+          // Loops, not push(...issues): a spread of a million entries overflows the call stack.
+          for (const issue of v.issues) issues.push(issue);
+          for (const c of v.unknownColumns) unknown.add(c);
+          if (sink.bufferedChars >= (opts.flushChars ?? FLUSH_CHARS)) await sink.flush();
+        }
+        warnings.push(...unknownColumnsWarning(file, [...unknown].sort()));
       }
-      warnings.push(...unknownColumnsWarning(file, [...unknown].sort()));
+    } finally {
+      db.close();
     }
-  } finally {
-    db.close();
-  }
-  for (const issue of resolver.issues) issues.push(issue);
-  issues.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : rowNumber(a) - rowNumber(b)));
-  if (accepted === 0) {
-    const shown = issues.slice(0, 20);
-    throw new CampaignFileError(
-      `${target}: no valid reply row in ${files.length} file${files.length === 1 ? '' : 's'} (${total} rows read)` +
-        (shown.length > 0 ? `\n${formatIssues(shown)}${issues.length > shown.length ? `\n… and ${issues.length - shown.length} more` : ''}` : ''),
+    for (const issue of resolver.issues) issues.push(issue);
+    issues.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : rowNumber(a) - rowNumber(b)));
+    if (accepted === 0) {
+      const shown = issues.slice(0, 20);
+      throw new CampaignFileError(
+        `${target}: no valid reply row in ${files.length} file${files.length === 1 ? '' : 's'} (${total} rows read)` +
+          (shown.length > 0 ? `\n${formatIssues(shown)}${issues.length > shown.length ? `\n… and ${issues.length - shown.length} more` : ''}` : ''),
+        issues,
+      );
+    }
+    const written = await sink.finish(path.join(stage, 'tables'));
+    await rm(tablesDir, { recursive: true, force: true });
+    await rename(path.join(stage, 'tables'), tablesDir);
+    const rejectedRows = new Set(issues.map((i) => `${i.file}\u0000${i.path.replace(/, field .*$/, '')}`)).size;
+    return {
       issues,
-    );
+      warnings,
+      partitions: written.partitions,
+      summary: {
+        files: files.length,
+        rows: total,
+        accepted,
+        rejected: rejectedRows,
+        readingsGiven: written.readingsGiven,
+        readingsComputed: written.readingsComputed,
+      },
+    };
+  } finally {
+    await rm(stage, { recursive: true, force: true });
   }
-  const tables = builder.finish();
-  const rejectedRows = new Set(issues.map((i) => `${i.file}\u0000${i.path.replace(/, field .*$/, '')}`)).size;
-  return {
-    tables,
-    issues,
-    warnings,
-    summary: {
-      files: files.length,
-      rows: total,
-      accepted,
-      rejected: rejectedRows,
-      readingsGiven: tables.readingsGiven,
-      readingsComputed: tables.readingsComputed,
-    },
-  };
 }
 
 /**
@@ -94,8 +109,8 @@ export async function analyzeReplies(opts: AnalyzeRepliesOptions): Promise<Analy
   const campaign = opts.campaign ?? 'byo';
   const out = path.resolve(opts.out);
   const tablesDir = path.join(out, 'tables');
-  // The rows live only inside this call: the analysis reads them back from disk, so they can be freed.
-  const imported = await importAndWrite(opts.replies, campaign, out, tablesDir);
+  const imported = await importReplies(opts.replies, { tablesDir, campaign });
+  opts.onStage?.('import: read, validate, write tables');
   const issuesPath = path.join(out, ISSUES_FILE);
   if (imported.issues.length > 0) {
     await writeFile(issuesPath, toCsv(['file', 'path', 'message'], imported.issues));
@@ -108,29 +123,13 @@ export async function analyzeReplies(opts: AnalyzeRepliesOptions): Promise<Analy
       await db.attachTable(table, `${tablesDir}/${table}/**/*.parquet`, table);
     }
     const analysis = await analyzeCampaign(db, { prompts: 'prompts', replies: 'replies', readings: 'readings' });
+    opts.onStage?.('analysis: SQL stage and estimators');
     await writeResults((name, content) => writeFile(path.join(out, name), content), analysis, { campaign, source: path.resolve(opts.replies) });
-    return { summary: imported.summary, issues: imported.issues, warnings: imported.warnings, analysis, tablesDir };
+    opts.onStage?.('result files');
+    return { summary: imported.summary, issues: imported.issues, warnings: imported.warnings, partitions: imported.partitions, analysis, tablesDir };
   } finally {
     db.close();
   }
-}
-
-/** importReplies, then the tables written to `tablesDir`; returns what is reported, not the rows. */
-async function importAndWrite(replies: string, campaign: string, out: string, tablesDir: string): Promise<ImportResult> {
-  const { tables, ...imported } = await importReplies(replies, campaign);
-  await mkdir(out, { recursive: true });
-  // Written beside, then swapped in: a failed import never leaves half a table set mixed with an old one.
-  const staging = path.join(out, `.tables-${process.pid}-${Date.now()}`);
-  const writer = await ParquetWriter.create();
-  try {
-    await writeTables(writer, staging, tables, campaign);
-    await rm(tablesDir, { recursive: true, force: true });
-    await rename(staging, tablesDir);
-  } finally {
-    await writer.close();
-    await rm(staging, { recursive: true, force: true });
-  }
-  return imported;
 }
 
 /** The row number in an issue's path (`row 12, field …`), for sorting issues in file order. */

@@ -3,6 +3,7 @@
  * `read_parquet`). Values keep the types the file gives them, so that validation can say "expected
  * an integer, got the string 'x'" instead of DuckDB guessing a column type and losing the row.
  */
+import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CampaignFileError } from '../../errors.js';
@@ -90,6 +91,10 @@ export const CHUNK_ROWS = 50_000;
 export async function* readReplyChunks(db: DuckDb, file: string, chunkRows = CHUNK_ROWS): AsyncGenerator<RawFile> {
   const format = formatOf(file);
   if (!format) throw new CampaignFileError(`${file}: unsupported file type; expected .jsonl, .ndjson, .json, .csv or .parquet`);
+  if (format === 'jsonl') {
+    yield* readJsonlChunks(file, chunkRows);
+    return;
+  }
   const table = `byo_${Math.random().toString(36).slice(2)}`;
   try {
     // The scan keeps file order (DuckDB preserves insertion order by default), so rowid is the record number − 1.
@@ -107,6 +112,60 @@ export async function* readReplyChunks(db: DuckDb, file: string, chunkRows = CHU
   } finally {
     await db.run(`DROP TABLE IF EXISTS ${table}`);
   }
+}
+
+/**
+ * JSONL read in JavaScript, line by line from a stream: one pass, no copy of the file in DuckDB,
+ * and each line parsed once. Blank lines are skipped; row numbers count records, as for the other
+ * formats. A line that is not JSON makes the file unreadable (as DuckDB's reader would), naming
+ * the line.
+ */
+async function* readJsonlChunks(file: string, chunkRows: number): AsyncGenerator<RawFile> {
+  let records: unknown[] = [];
+  let firstRow = 1;
+  let rows = 0;
+  let line = 0;
+  let rest = '';
+  const take = (text: string): void => {
+    line++;
+    if (text.trim() === '') return;
+    try {
+      records.push(JSON.parse(text) as unknown);
+    } catch (err) {
+      throw new CampaignFileError(`${file}: cannot be read as JSONL: line ${line}: ${(err as Error).message}`, [], { cause: err });
+    }
+    rows++;
+  };
+  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  try {
+    for await (const piece of stream as AsyncIterable<string>) {
+      const text = line === 0 && rest === '' && piece.startsWith('\uFEFF') ? piece.slice(1) : piece;
+      let start = 0;
+      let end = text.indexOf('\n');
+      if (end !== -1) {
+        take(rest + text.slice(0, end));
+        rest = '';
+        start = end + 1;
+        while ((end = text.indexOf('\n', start)) !== -1) {
+          take(text.slice(start, end));
+          start = end + 1;
+        }
+      }
+      rest += text.slice(start);
+      if (records.length >= chunkRows) {
+        yield { file, format: 'jsonl', records, firstRow };
+        firstRow = rows + 1;
+        records = [];
+      }
+    }
+  } catch (err) {
+    if (err instanceof CampaignFileError) throw err;
+    throw new CampaignFileError(`${file}: cannot be read as JSONL: ${(err as Error).message}`, [], { cause: err });
+  } finally {
+    stream.destroy();
+  }
+  take(rest);
+  if (records.length > 0) yield { file, format: 'jsonl', records, firstRow };
 }
 
 function recordsOf(format: ByoFormat, rows: Record<string, unknown>[]): unknown[] {

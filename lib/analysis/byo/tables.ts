@@ -2,33 +2,24 @@
  * Resolved reply rows → the three campaign tables (lib/store/schemas.ts), partitioned by model and
  * language in the hive layout, so that the analysis reads them exactly as it reads a run's.
  */
+import { writeFileSync } from 'node:fs';
+import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalJson } from '../../design/hash.js';
 import type { Language, ReadingMap } from '../../design/types.js';
 import { readOpening, readOpeningPlus, readerIds } from '../../read/index.js';
-import type { ParquetWriter } from '../../store/ParquetWriter.js';
+import { DuckDb, sqlIdent, sqlString } from '../../store/DuckDb.js';
+import { ParquetWriter } from '../../store/ParquetWriter.js';
+import { TABLE_SCHEMAS } from '../../store/schemas.js';
 import type { PromptRow } from '../../store/schemas.js';
 import type { ReadingRow, ReplyRow } from '../../store/types.js';
 import { assertSafeSegment } from '../../store/layout.js';
+import type { WrittenPartition } from './types.js';
 import type { ResolvedRow } from './validate.js';
 
 const PHASE = 'generate';
 const EMPTY_SETTINGS = '{}';
-const NO_MAP: ReadingMap = { kind: 'none', tokens: {} };
-
-interface Partition {
-  readonly model: string;
-  readonly language: Language;
-  readonly prompts: Map<string, PromptRow>;
-  readonly replies: ReplyRow[];
-  readonly readings: ReadingRow[];
-}
-
-export interface BuiltTables {
-  readonly partitions: readonly Partition[];
-  readonly readingsGiven: number;
-  readonly readingsComputed: number;
-}
+const NO_MAP_JSON = canonicalJson({ kind: 'none', tokens: {} });
 
 /**
  * The fixed token rule on an item's reading map (seed 000 §3; as the FAR-6 battery applies it):
@@ -41,63 +32,73 @@ function ruleReadings(text: string, map: ReadingMap, language: Language): { read
   return out;
 }
 
-/** What the token rule needs of an item's chosen reply (not the whole row). */
-interface Chosen {
-  readonly attempt: number;
-  readonly created_at: string;
-  readonly text: string;
-  readonly map: ReadingMap | undefined;
-  readonly partition: Partition;
+/** One model × language: its staging files and the lines not yet appended to them. */
+interface Partition {
+  readonly model: string;
   readonly language: Language;
-}
-
-/** Whether `a` is the reply the analysis takes before `b` (chosen_replies.sql: lowest attempt, then created_at). */
-function before(a: Chosen, b: Chosen): boolean {
-  if (a.attempt !== b.attempt) return a.attempt < b.attempt;
-  return a.created_at < b.created_at;
+  readonly campaign: string;
+  readonly files: Readonly<Record<StageKind, string>>;
+  readonly buffers: Record<StageKind, string[]>;
+  prompts: number;
+  replies: number;
 }
 
 /**
- * Builds the rows of the three tables. Readings given on a row are kept as they are (named by the
- * row's item); where an item has a reading map, the rule readings (R, and R+ on verdict maps) are
- * computed from its chosen reply (the lowest ok attempt) for every rule reader the rows did not
- * already supply.
+ * The staged lines of a partition: the three tables' rows (NDJSON, stored columns in schema
+ * order) and `rule`, the token rule's readings of every ok reply with its attempt, of which the
+ * chosen reply's are kept when the tables are written.
  */
-export function buildTables(rows: readonly ResolvedRow[], campaign: string): BuiltTables {
-  const builder = tableBuilder(campaign);
-  for (const r of rows) builder.add(r);
-  return builder.finish();
+type StageKind = 'prompts' | 'replies' | 'readings' | 'rule';
+const STAGE_KINDS: readonly StageKind[] = ['prompts', 'replies', 'readings', 'rule'];
+const PROMPT_KEYS = TABLE_SCHEMAS.prompts.map((c) => c.name);
+const REPLY_KEYS = TABLE_SCHEMAS.replies.map((c) => c.name);
+const READING_KEYS = TABLE_SCHEMAS.readings.map((c) => c.name);
+const RULE_KEYS = ['item_id', 'attempt', 'reader', 'label', 'raw'];
+
+/** What `TableSink.finish` wrote: rows per partition and the readings' origin. */
+export interface WrittenTables {
+  readonly partitions: readonly WrittenPartition[];
+  readonly readingsGiven: number;
+  readonly readingsComputed: number;
 }
 
-/** `buildTables` one row at a time: `add` each resolved row, then `finish`. */
-export function tableBuilder(campaign: string): { add(r: ResolvedRow): void; finish(): BuiltTables } {
-  const partitions = new Map<string, Partition>();
-  const chosen = new Map<string, Chosen>();
-  const given = new Map<string, Set<string>>();
-  // One object per distinct map: the rule compiles its matcher once per map object (readOpening).
-  const maps = new Map<string, ReadingMap>();
-  const mapOf = (r: ResolvedRow): { json: string; map: ReadingMap | undefined } => {
-    const given = r.value.reading_map as ReadingMap | null | undefined;
-    const json = canonicalJson(given ?? NO_MAP);
-    if (!given) return { json, map: undefined };
-    let map = maps.get(json);
-    if (!map) maps.set(json, (map = given));
-    return { json, map };
-  };
-  let readingsGiven = 0;
-  let readingsComputed = 0;
-  const partitionOf = (r: ResolvedRow): Partition => {
-    const key = `${r.value.model}\u0000${r.value.language}`;
-    let p = partitions.get(key);
-    if (!p) partitions.set(key, (p = { model: r.value.model, language: r.value.language, prompts: new Map(), replies: [], readings: [] }));
-    return p;
-  };
-  const add = (r: ResolvedRow): void => {
+/**
+ * Resolved rows → the three tables, without holding the rows: `add` turns a row into its table
+ * lines at once (a prompt row for an item's first row, a reply row, its given readings and the
+ * token rule's readings of an ok reply) and buffers them per model × language; `flush` appends the
+ * buffers to per-partition NDJSON staging files (the import flushes after every chunk, so memory
+ * is bounded by one chunk's lines); `finish` converts each partition to Parquet with DuckDB.
+ *
+ * The rule readings kept are those of the item's chosen reply (chosen_replies.sql: the lowest ok
+ * attempt; attempts are unique per item, so no tie is left), for every rule reader the rows did
+ * not already give (seed 000 §3: R on every map but `none`, R+ as well on verdict maps).
+ */
+export class TableSink {
+  private readonly partitions = new Map<string, Partition>();
+  // One object per distinct map (the rule compiles its matcher once per map object, readOpening),
+  // looked up by the map's plain JSON text, which is much cheaper than canonicalJson per row.
+  private readonly maps = new Map<string, { readonly json: string; readonly map: ReadingMap }>();
+  private buffered = 0;
+  private readingsGiven = 0;
+
+  constructor(
+    private readonly stageDir: string,
+    private readonly campaign: string,
+  ) {}
+
+  /** Characters of lines not yet flushed. */
+  get bufferedChars(): number {
+    return this.buffered;
+  }
+
+  /** Adds one resolved row; `r.firstOfItem` decides whether it also gives the item's prompt row. */
+  add(r: ResolvedRow): void {
     const v = r.value;
-    const p = partitionOf(r);
-    const readingMap = mapOf(r);
-    if (!p.prompts.has(r.item_id)) {
-      p.prompts.set(r.item_id, {
+    const p = this.partitionOf(v.model, v.language);
+    const map = this.mapOf(v.reading_map as ReadingMap | null | undefined);
+    const campaign = this.campaign;
+    if (r.firstOfItem) {
+      const prompt: PromptRow = {
         item_id: r.item_id,
         prompt_key: r.prompt_key,
         campaign,
@@ -116,13 +117,15 @@ export function tableBuilder(campaign: string): { add(r: ResolvedRow): void; fin
         construction: v.construction,
         messages_json: canonicalJson(v.prompt ? [{ role: 'user', content: v.prompt }] : []),
         settings_json: EMPTY_SETTINGS,
-        reading_map_json: readingMap.json,
+        reading_map_json: map?.json ?? NO_MAP_JSON,
         prop_p: v.prop_p ?? '',
         prop_notp: v.prop_notp ?? '',
         source_item_id: null,
-      });
+      };
+      this.push(p, 'prompts', JSON.stringify(prompt, PROMPT_KEYS));
+      p.prompts++;
     }
-    p.replies.push({
+    const reply: ReplyRow = {
       item_id: r.item_id,
       campaign,
       phase: PHASE,
@@ -143,9 +146,11 @@ export function tableBuilder(campaign: string): { add(r: ResolvedRow): void; fin
       provider: v.provider ?? `byo/${v.model}`,
       simulated: v.simulated ?? false,
       created_at: v.created_at ?? '',
-    });
+    };
+    this.push(p, 'replies', JSON.stringify(reply, REPLY_KEYS));
+    p.replies++;
     for (const reading of v.readings ?? []) {
-      p.readings.push({
+      const row: ReadingRow = {
         item_id: r.item_id,
         campaign,
         phase: PHASE,
@@ -155,42 +160,136 @@ export function tableBuilder(campaign: string): { add(r: ResolvedRow): void; fin
         label: reading.label,
         raw: reading.raw ?? null,
         judge_item_id: null,
-      });
-      let readers = given.get(r.item_id);
-      if (!readers) given.set(r.item_id, (readers = new Set()));
-      readers.add(reading.reader);
-      readingsGiven++;
+      };
+      this.push(p, 'readings', JSON.stringify(row, READING_KEYS));
+      this.readingsGiven++;
     }
-    if (r.status === 'ok' && v.text !== null) {
-      const candidate: Chosen = { attempt: r.attempt, created_at: v.created_at ?? '', text: v.text, map: readingMap.map, partition: p, language: v.language };
-      const current = chosen.get(r.item_id);
-      if (!current || before(candidate, current)) chosen.set(r.item_id, candidate);
-    }
-  };
-  const finish = (): BuiltTables => {
-    for (const [itemId, c] of chosen) {
-      if (!c.map) continue;
-      const have = given.get(itemId);
-      for (const reading of ruleReadings(c.text, c.map, c.language)) {
-        if (have?.has(reading.reader)) continue;
-        c.partition.readings.push({
-          item_id: itemId,
-          campaign,
-          phase: PHASE,
-          model: c.partition.model,
-          language: c.partition.language,
-          reader: reading.reader,
-          label: reading.label,
-          raw: reading.raw,
-          judge_item_id: null,
-        });
-        readingsComputed++;
+    if (r.status === 'ok' && v.text !== null && map) {
+      for (const reading of ruleReadings(v.text, map.map, v.language)) {
+        this.push(p, 'rule', JSON.stringify({ item_id: r.item_id, attempt: r.attempt, ...reading }, RULE_KEYS));
       }
     }
-    chosen.clear();
-    return { partitions: [...partitions.values()], readingsGiven, readingsComputed };
-  };
-  return { add, finish };
+  }
+
+  /** Appends every buffered line to its staging file. */
+  async flush(): Promise<void> {
+    for (const p of this.partitions.values()) {
+      for (const kind of STAGE_KINDS) {
+        const lines = p.buffers[kind];
+        if (lines.length === 0) continue;
+        p.buffers[kind] = [];
+        await appendFile(p.files[kind], `${lines.join('\n')}\n`);
+      }
+    }
+    this.buffered = 0;
+  }
+
+  /**
+   * Writes every partition's tables under `root` (hive layout, `part-0001.parquet` per partition
+   * and table; no readings part where a partition has none), one partition at a time.
+   */
+  async finish(root: string): Promise<WrittenTables> {
+    await this.flush();
+    const writer = await ParquetWriter.create({ tmpDir: this.stageDir });
+    const db = await DuckDb.open();
+    const partitions: WrittenPartition[] = [];
+    let readingsComputed = 0;
+    try {
+      for (const p of this.partitions.values()) {
+        await writer.convert('prompts', p.files.prompts, tablePartPath(root, 'prompts', p.model, p.language));
+        await writer.convert('replies', p.files.replies, tablePartPath(root, 'replies', p.model, p.language));
+        const { given, computed } = await writeReadings(db, p, tablePartPath(root, 'readings', p.model, p.language));
+        readingsComputed += computed;
+        partitions.push({ model: p.model, language: p.language, prompts: p.prompts, replies: p.replies, readings: given + computed });
+      }
+    } finally {
+      db.close();
+      await writer.close();
+    }
+    return { partitions, readingsGiven: this.readingsGiven, readingsComputed };
+  }
+
+  private push(p: Partition, kind: StageKind, line: string): void {
+    p.buffers[kind].push(line);
+    this.buffered += line.length;
+  }
+
+  private partitionOf(model: string, language: Language): Partition {
+    const key = `${model}\u0000${language}`;
+    let p = this.partitions.get(key);
+    if (!p) {
+      assertSafeSegment('model id', model);
+      const base = path.join(this.stageDir, `p${this.partitions.size}`);
+      const files = Object.fromEntries(STAGE_KINDS.map((k) => [k, `${base}.${k}.ndjson`])) as Record<StageKind, string>;
+      const buffers = Object.fromEntries(STAGE_KINDS.map((k) => [k, []])) as unknown as Record<StageKind, string[]>;
+      // Every staging file exists, so that DuckDB can read an empty one as no rows.
+      for (const f of Object.values(files)) writeFileSync(f, '');
+      this.partitions.set(key, (p = { model, language, campaign: this.campaign, files, buffers, prompts: 0, replies: 0 }));
+    }
+    return p;
+  }
+
+  private mapOf(given: ReadingMap | null | undefined): { readonly json: string; readonly map: ReadingMap } | undefined {
+    if (!given) return undefined;
+    const plain = JSON.stringify(given);
+    let entry = this.maps.get(plain);
+    if (!entry) this.maps.set(plain, (entry = { json: canonicalJson(given), map: given }));
+    return entry;
+  }
+}
+
+function columnsSql(cols: readonly { readonly name: string; readonly type: string }[]): string {
+  return `{${cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
+}
+
+function ndjson(file: string, cols: readonly { readonly name: string; readonly type: string }[]): string {
+  return `read_ndjson(${sqlString(file)}, columns = ${columnsSql(cols)}, format = 'newline_delimited')`;
+}
+
+/**
+ * One partition's readings part: the given readings, then the rule readings of each item's chosen
+ * reply for readers not given for that item. Returns how many of each were written.
+ */
+async function writeReadings(db: DuckDb, p: Partition, target: string): Promise<{ given: number; computed: number }> {
+  const schema = TABLE_SCHEMAS.readings;
+  const given = ndjson(p.files.readings, schema);
+  const rule = ndjson(p.files.rule, [
+    { name: 'item_id', type: 'VARCHAR' },
+    { name: 'attempt', type: 'INTEGER' },
+    { name: 'reader', type: 'VARCHAR' },
+    { name: 'label', type: 'VARCHAR' },
+    { name: 'raw', type: 'VARCHAR' },
+  ]);
+  const replies = ndjson(p.files.replies, [
+    { name: 'item_id', type: 'VARCHAR' },
+    { name: 'attempt', type: 'INTEGER' },
+    { name: 'status', type: 'VARCHAR' },
+  ]);
+  const select = schema.map((c) => sqlIdent(c.name)).join(', ');
+  // The rule's rows carry only what varies; the rest is the partition's, as a run writes it.
+  const constant: Readonly<Record<string, string>> = { campaign: sqlString(p.campaign), phase: sqlString(PHASE), judge_item_id: 'NULL' };
+  const computedSelect = schema.map((c) => (c.name in constant ? `${constant[c.name]} AS ${sqlIdent(c.name)}` : `r.${sqlIdent(c.name)}`)).join(', ');
+  await db.run(`CREATE OR REPLACE TEMP TABLE given_readings AS SELECT ${select} FROM ${given}`);
+  await db.run(
+    `CREATE OR REPLACE TEMP TABLE computed_readings AS
+     SELECT ${computedSelect}
+     FROM ${rule} r
+     JOIN (SELECT item_id, min(attempt) AS attempt FROM ${replies} WHERE status = 'ok' GROUP BY item_id) chosen
+       ON chosen.item_id = r.item_id AND chosen.attempt = r.attempt
+     WHERE NOT EXISTS (SELECT 1 FROM given_readings g WHERE g.item_id = r.item_id AND g.reader = r.reader)`,
+  );
+  const [counts] = await db.all<{ given: number; computed: number }>(
+    'SELECT (SELECT count(*) FROM given_readings) AS given, (SELECT count(*) FROM computed_readings) AS computed',
+  );
+  const n = { given: counts?.given ?? 0, computed: counts?.computed ?? 0 };
+  if (n.given + n.computed > 0) {
+    await mkdir(path.dirname(target), { recursive: true });
+    await db.run(
+      `COPY (SELECT ${select} FROM given_readings UNION ALL SELECT ${select} FROM computed_readings) ` +
+        `TO ${sqlString(target)} (FORMAT parquet, COMPRESSION zstd)`,
+    );
+  }
+  return n;
 }
 
 /** `<root>/<table>/model=<m>/language=<l>/part-0001.parquet` */
@@ -199,16 +298,3 @@ export function tablePartPath(root: string, table: 'prompts' | 'replies' | 'read
   return path.join(root, table, `model=${model}`, `language=${language}`, 'part-0001.parquet');
 }
 
-/** Writes every partition's tables under `root` (hive layout, one part per partition and table). */
-export async function writeTables(writer: ParquetWriter, root: string, built: BuiltTables, campaign: string): Promise<void> {
-  for (const p of built.partitions) {
-    const check = { campaign, phase: PHASE, model: p.model, language: p.language };
-    // Every value was checked against the row schema and typed here; DuckDB still enforces the column types.
-    const trusted = { trusted: true };
-    await writer.writeFile('prompts', p.prompts.values(), tablePartPath(root, 'prompts', p.model, p.language), check, trusted);
-    await writer.writeFile('replies', p.replies, tablePartPath(root, 'replies', p.model, p.language), check, trusted);
-    if (p.readings.length > 0) {
-      await writer.writeFile('readings', p.readings, tablePartPath(root, 'readings', p.model, p.language), check, trusted);
-    }
-  }
-}

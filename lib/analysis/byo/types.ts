@@ -1,4 +1,5 @@
 import type { FileIssue } from '../../errors.js';
+import type { Language } from '../../design/types.js';
 import type { AnalysisResults } from '../types.js';
 import type { ByoRow } from './schema.js';
 
@@ -34,12 +35,34 @@ export interface ImportSummary {
   readonly readingsComputed: number;
 }
 
+/** Rows written per model × language. */
+export interface WrittenPartition {
+  readonly model: string;
+  readonly language: Language;
+  readonly prompts: number;
+  readonly replies: number;
+  readonly readings: number;
+}
+
+export interface ImportOptions {
+  /** Where the tables go (prompts/, replies/, readings/ in the hive layout); replaced as a whole. */
+  readonly tablesDir: string;
+  /** The campaign name in the tables (default `byo`). */
+  readonly campaign?: string;
+  /** Records per chunk read and validated at a time (default CHUNK_ROWS). */
+  readonly chunkRows?: number;
+  /** Characters of table lines buffered before they go to the staging files (default 16 Mi). */
+  readonly flushChars?: number;
+}
+
 export interface ImportResult {
   readonly summary: ImportSummary;
   /** Row-level problems: each names the file, the row and the field; the row is left out. */
   readonly issues: readonly FileIssue[];
   /** File-level notes that reject nothing (columns the schema does not know). */
   readonly warnings: readonly string[];
+  /** What was written, per model × language. */
+  readonly partitions: readonly WrittenPartition[];
 }
 
 export interface AnalyzeRepliesOptions {
@@ -49,6 +72,8 @@ export interface AnalyzeRepliesOptions {
   readonly out: string;
   /** The campaign name in the tables and the summary (default `byo`). */
   readonly campaign?: string;
+  /** Called as each stage ends (import, tables, each analysis step), for progress and benchmarks. */
+  readonly onStage?: (stage: string) => void;
 }
 
 export interface AnalyzeRepliesResult extends ImportResult {

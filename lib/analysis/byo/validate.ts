@@ -170,6 +170,8 @@ export interface ResolvedRow extends SourcedRow {
   readonly prompt_key: string;
   readonly attempt: number;
   readonly status: 'ok' | 'error';
+  /** Whether this is the first accepted row of its item (the one that gives the item's prompt row). */
+  readonly firstOfItem: boolean;
 }
 
 /** Where a row was: enough to name it, without keeping the row. */
@@ -235,7 +237,7 @@ export class RowResolver {
     if (!seenStory) this.storyGroups.set(r.story, { group: r.story_group, at });
     if (!seenPrompt) this.byPrompt.set(prompt_key, { identity, at });
     this.attempts.set(attemptKey, at);
-    return { file: s.file, row: s.row, value: r, item_id, prompt_key, attempt, status };
+    return { file: s.file, row: s.row, value: r, item_id, prompt_key, attempt, status, firstOfItem: !seenItem };
   }
 }
 
