@@ -1,11 +1,102 @@
 /**
- * The state machine's report step (issue 4): the statistics and the report of a campaign, from the
- * SQL stage on Athena, written to S3. Payload: lib/config/pipeline.ts ReportEvent → ReportOutput.
+ * The state machine's "Report" state (issue 4: "Athena StartQueryExecution for the SQL stage, then a
+ * Lambda for the statistics and the report, written to S3"): the FAR-6 analysis (seed 000 §3–§7,
+ * "Estimation steps") with its SQL stage on Athena, written as the local run writes it, under
+ * `campaigns/<campaign>/results/` in the data bucket.
+ * Payload, from infra/constructs/Pipeline.ts: ReportEvent `{ campaign, queryExecutionId }`, where the
+ * execution is the SQL step's; its results answer the analysis's first query instead of a re-run.
  */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { writeResults } from '../../lib/analysis/report.js';
+import { ENV } from '../../lib/config/index.js';
 import type { ReportEvent, ReportOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
+import { AthenaQueryable, analyzeOnAthena } from '../../lib/store/AthenaQueryable.js';
+import { campaignPrefix, isSafeSegment, resultsKey } from '../../lib/store/layout.js';
+import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
+import type { BlobStore } from '../../lib/store/types.js';
 
-/** The Lambda entry point (being written: fails loudly until then). */
-export const handler = (event: ReportEvent, _context: Context): Promise<ReportOutput> =>
-  Promise.reject(new SondageError(`report handler is not built yet (campaign ${event.campaign})`));
+export interface ReportDeps {
+  /** A fresh Queryable per invocation (it remembers the executions it adopted and ran). */
+  readonly athena: () => AthenaQueryable;
+  /** The data bucket: the campaign's Parquet is listed from it, the results are written to it. */
+  readonly store: BlobStore;
+  /** Bucket name, for the `Source` line of summary.md. */
+  readonly bucket: string;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+function parseEvent(event: unknown): ReportEvent {
+  const e = event as Partial<ReportEvent> | null;
+  const problems: string[] = [];
+  if (typeof e?.campaign !== 'string' || !isSafeSegment(e.campaign)) problems.push('campaign: expected a campaign id (letters, digits, ., _, -)');
+  if (typeof e?.queryExecutionId !== 'string' || e.queryExecutionId === '') {
+    problems.push('queryExecutionId: expected the SQL step\'s $.sql.QueryExecution.QueryExecutionId');
+  }
+  if (problems.length > 0) throw new SondageError(`report event: ${problems.join('; ')}; got ${JSON.stringify(event)}`);
+  return e as ReportEvent;
+}
+
+/** The handler over its dependencies (tests pass clients of local S3 and Athena servers). */
+export function createHandler(deps: ReportDeps) {
+  const base = async (event: unknown, _context: Context): Promise<ReportOutput> => {
+    const { campaign, queryExecutionId } = parseEvent(event);
+    const db = deps.athena();
+    const run = await analyzeOnAthena({ db, store: deps.store, campaign, queryExecutionId });
+    const files: string[] = [];
+    const out = async (name: string, content: string): Promise<void> => {
+      const key = resultsKey(campaign, name);
+      await deps.store.put(key, content);
+      files.push(key);
+    };
+    await writeResults(out, run.analysis, { campaign, source: `s3://${deps.bucket}/${campaignPrefix(campaign)}` });
+    deps.logger.info('report written', {
+      campaign,
+      models: run.models,
+      files: files.length,
+      itemRows: run.analysis.itemRows,
+      adoptedSqlStep: run.adopted,
+      queryExecutionIds: run.queryExecutionIds,
+    });
+    deps.metrics.addDimension('campaign', campaign);
+    deps.metrics.addMetric('ReportFiles', MetricUnit.Count, files.length);
+    deps.metrics.addMetric('AthenaQueries', MetricUnit.Count, run.queryExecutionIds.length - (run.adopted ? 1 : 0));
+    return { resultsPrefix: `${campaignPrefix(campaign)}results/`, files };
+  };
+  return middy(base).use(injectLambdaContext(deps.logger)).use(logMetrics(deps.metrics));
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new SondageError(`report: environment variable ${name} is not set (the stack sets it)`);
+  return value;
+}
+
+let cold: ReturnType<typeof createHandler> | undefined;
+
+/**
+ * The Lambda entry point: dependencies built once per container, at the first invocation. The
+ * endpoints follow the SDK's AWS_ENDPOINT_URL_ATHENA / AWS_ENDPOINT_URL_S3 (or SONDAGE_S3_ENDPOINT).
+ */
+export const handler = (event: unknown, context: Context): Promise<ReportOutput> => {
+  if (!cold) {
+    const bucket = required(ENV.bucket);
+    const workgroup = required(ENV.athenaWorkgroup);
+    const database = required(ENV.glueDatabase);
+    const s3Endpoint = process.env[ENV.s3Endpoint];
+    cold = createHandler({
+      athena: () => new AthenaQueryable({ workgroup, database }),
+      store: new S3BlobStore({ bucket, clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {} }),
+      bucket,
+      logger: new Logger({ serviceName: 'sondage-report' }),
+      metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-report' }),
+    });
+  }
+  return cold(event, context);
+};

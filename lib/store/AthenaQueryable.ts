@@ -13,7 +13,10 @@ import {
   StopQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
 import type { AthenaClientConfig, ColumnInfo, QueryExecution, Row } from '@aws-sdk/client-athena';
-import type { Queryable, TableSources } from '../analysis/types.js';
+import { analyzeCampaign } from '../analysis/analyzeCampaign.js';
+import type { AnalyzeOptions } from '../analysis/analyzeCampaign.js';
+import { renderSql } from '../analysis/runSql.js';
+import type { AnalysisResults, Queryable, TableSources } from '../analysis/types.js';
 import { SondageError } from '../errors.js';
 import { assertSafeSegment, parsePartKey, phasePrefix } from './layout.js';
 import type { BlobStore, TableName } from './types.js';
@@ -275,3 +278,51 @@ function toObject(row: Row, columns: readonly ColumnInfo[], id: string): Record<
   }
   return out;
 }
+
+export interface AthenaAnalysisOptions {
+  readonly db: AthenaQueryable;
+  /** The campaign's files (the data bucket): the models are listed from its generate phase. */
+  readonly store: BlobStore;
+  readonly campaign: string;
+  /** The state machine's SQL step: adopted, so the query it ran is not run (and paid) again. */
+  readonly queryExecutionId?: string;
+  readonly analyze?: AnalyzeOptions;
+}
+
+export interface AthenaAnalysis {
+  readonly analysis: AnalysisResults;
+  readonly models: readonly string[];
+  /** True when `queryExecutionId` answered one of the analysis queries. */
+  readonly adopted: boolean;
+  /** Athena executions whose results the analysis read, in order. */
+  readonly queryExecutionIds: readonly string[];
+}
+
+/**
+ * The FAR-6 analysis of a campaign with its SQL stage on Athena (seed 000 "Estimation steps"): the
+ * same analyzeCampaign as the local run, over the Glue tables filtered to the campaign's stored
+ * models, so the numbers agree with a local analysis of the same Parquet.
+ * @example const { analysis } = await analyzeOnAthena({ db, store: new S3BlobStore({ bucket }), campaign: 'far6-demo' });
+ */
+export async function analyzeOnAthena(options: AthenaAnalysisOptions): Promise<AthenaAnalysis> {
+  const { db, store, campaign } = options;
+  const models = await storedModels(store, campaign);
+  if (models.length === 0) {
+    throw new SondageError(`campaign ${campaign}: no stored parts under ${phasePrefix(campaign, 'generate')}; nothing to analyse (has the generate phase run?)`);
+  }
+  const tables = athenaTableSources(db.database, campaign, models);
+  const first = options.queryExecutionId;
+  if (first !== undefined) await db.adopt(first);
+  const analysis = await analyzeCampaign(db, tables, options.analyze);
+  // Adopted only if the execution's text was one of the analysis queries (its rows were read).
+  const adopted = first !== undefined && db.queryExecutionIds.includes(first);
+  return { analysis, models, adopted, queryExecutionIds: db.queryExecutionIds };
+}
+
+/** The text of the SQL stage's first query for a campaign, as the state machine's SQL step runs it. */
+export function firstQueryText(database: string, campaign: string, models: readonly string[]): string {
+  return renderSql(FIRST_QUERY, athenaTableSources(database, campaign, models));
+}
+
+/** analyzeCampaign's first query: the one the state machine runs before the report. */
+export const FIRST_QUERY = 'label_maps';

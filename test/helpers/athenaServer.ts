@@ -246,17 +246,17 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
           ? [...executions.values()].find((x) => x.query === query && x.workgroup === workgroup && x.state === 'SUCCEEDED' && now - x.submittedAt <= maxAgeMs)
           : undefined;
         const id = `q-${String(++state.next).padStart(4, '0')}`;
-        const e: ServerExecution = { id, query, workgroup, database, reuseRequested, reused: earlier !== undefined, submittedAt: now, state: 'QUEUED', polls: 0 };
+        const e: ServerExecution = { id, query, workgroup, database, reuseRequested, reused: earlier !== undefined && state.failNext === undefined, submittedAt: now, state: 'QUEUED', polls: 0 };
         executions.set(id, e);
         const failure = state.failNext;
         state.failNext = undefined;
-        if (earlier) {
+        if (failure) {
+          e.state = failure.state;
+          e.reason = failure.reason;
+        } else if (earlier) {
           e.columns = earlier.columns;
           e.rows = earlier.rows;
           e.state = 'SUCCEEDED';
-        } else if (failure) {
-          e.state = failure.state;
-          e.reason = failure.reason;
         } else if (database !== options.database) {
           e.state = 'FAILED';
           e.reason = `SCHEMA_NOT_FOUND: Schema '${database ?? ''}' does not exist`;

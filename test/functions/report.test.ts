@@ -1,0 +1,159 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { AthenaClient, GetQueryExecutionCommand, StartQueryExecutionCommand } from '@aws-sdk/client-athena';
+// eslint-disable-next-line no-restricted-imports -- the handler's own Context type; lib/ still may not import it
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHandler } from '../../functions/report/handler.js';
+import type { ReportEvent } from '../../lib/config/pipeline.js';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import { AthenaQueryable, firstQueryText } from '../../lib/store/AthenaQueryable.js';
+import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
+import { startAthenaServer } from '../helpers/athenaServer.js';
+import type { AthenaServer } from '../helpers/athenaServer.js';
+import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { filesUnder, readResult } from '../helpers/runData.js';
+import { startS3Server } from '../store/s3Server.js';
+import type { S3Server } from '../store/s3Server.js';
+
+// Issue 4 "How it is tested": the report handler invoked with the payload the definition produces
+// for it, against S3 and Athena servers on 127.0.0.1, and its results compared with the local run's.
+
+const CAMPAIGN = 'run-small';
+const DATABASE = 'sondage_test';
+const WORKGROUP = 'sondage-test';
+const BUCKET = 'data';
+const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
+
+let dir: string;
+let dataDir: string;
+let cleanup: () => Promise<void>;
+let s3: S3Server;
+let athena: AthenaServer;
+let athenaClient: AthenaClient;
+let store: S3BlobStore;
+
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir('report'));
+  const file = await writeCampaign(dir, 'small.yaml', (doc) => {
+    doc.design['forms'] = ['plain', 'negint'];
+  });
+  dataDir = path.join(dir, 'data');
+  const summary = await runCampaign(await loadContext(file), { dataDir });
+  expect(summary.stopped).toBeUndefined();
+  // The bucket holds what the workers would have written: the same keys as the local data folder.
+  s3 = await startS3Server();
+  store = new S3BlobStore({ bucket: BUCKET, clientConfig: { endpoint: s3.url, region: 'us-east-1', credentials, forcePathStyle: true, maxAttempts: 1 } });
+  for (const f of await filesUnder(path.join(dataDir, 'campaigns', CAMPAIGN), (n) => n.endsWith('.parquet'))) {
+    await store.put(path.relative(dataDir, f).split(path.sep).join('/'), await readFile(f));
+  }
+  athena = await startAthenaServer({ dataDir, database: DATABASE, workgroups: [WORKGROUP] });
+  athenaClient = new AthenaClient({ endpoint: athena.url, region: 'us-east-1', credentials, maxAttempts: 1 });
+}, 60_000);
+
+afterAll(async () => {
+  athenaClient?.destroy();
+  await athena?.close();
+  await s3?.close();
+  await cleanup();
+});
+
+const context = { functionName: 'report', awsRequestId: 'req-1', invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:report' } as Context;
+
+function handlerFor() {
+  const logs: string[] = [];
+  const logger = new Logger({ serviceName: 'test', logLevel: 'INFO' });
+  // Powertools writes to its console; collect the lines instead of printing them.
+  const sink = { error: (l: string) => logs.push(l), info: (l: string) => logs.push(l), log: (l: string) => logs.push(l), warn: (l: string) => logs.push(l), debug: () => {}, trace: () => {} };
+  Object.assign(logger as unknown as { console: unknown }, { console: sink });
+  const metrics = new Metrics({ namespace: 'sondage-test', serviceName: 'test' });
+  Object.assign(metrics as unknown as { console: unknown }, { console: sink });
+  const handler = createHandler({
+    athena: () => new AthenaQueryable({ workgroup: WORKGROUP, database: DATABASE, client: athenaClient, sleep: async () => {} }),
+    store,
+    bucket: BUCKET,
+    logger,
+    metrics,
+  });
+  return { handler, logs };
+}
+
+/** What the state machine's SQL step does: StartQueryExecution of the plan's query, waited on (.sync). */
+async function sqlStep(queryString: string): Promise<string> {
+  const started = await athenaClient.send(new StartQueryExecutionCommand({ QueryString: queryString, WorkGroup: WORKGROUP, QueryExecutionContext: { Database: DATABASE } }));
+  const id = started.QueryExecutionId!;
+  for (;;) {
+    const state = (await athenaClient.send(new GetQueryExecutionCommand({ QueryExecutionId: id }))).QueryExecution?.Status?.State;
+    if (state === 'SUCCEEDED') return id;
+    if (state !== 'QUEUED' && state !== 'RUNNING') throw new Error(`SQL step ended ${state}`);
+  }
+}
+
+const text = async (key: string): Promise<string> => Buffer.from((await store.get(key)) ?? new Uint8Array()).toString('utf8');
+
+describe('report handler', () => {
+  it('writes the local run\'s result files to S3 from the SQL stage on Athena, reusing the SQL step\'s query', async () => {
+    // prepare: the SQL step has run the plan's first query; the event is what Pipeline.ts passes
+    const firstQuery = firstQueryText(DATABASE, CAMPAIGN, ['alpha', 'beta']);
+    const queryExecutionId = await sqlStep(firstQuery);
+    const event: ReportEvent = { campaign: CAMPAIGN, queryExecutionId };
+    const { handler, logs } = handlerFor();
+    const ranBefore = athena.ranQueries();
+    const callsBefore = athena.calls.length;
+    // act
+    const out = await handler(event, context);
+    // assess: the output contract and the files
+    expect(out.resultsPrefix).toBe(`campaigns/${CAMPAIGN}/results/`);
+    expect(out.files.length).toBeGreaterThanOrEqual(7);
+    expect(out.files.every((k) => k.startsWith(out.resultsPrefix))).toBe(true);
+    const names = out.files.map((k) => k.slice(out.resultsPrefix.length));
+    expect(names).toEqual(expect.arrayContaining(['story_scores.csv', 'cell_habits.csv', 'readout_convergence.csv', 'reply_totals.csv', 'summary.md']));
+    // Every file is byte-for-byte the local analysis's over the same Parquet, but for the source it names.
+    const source = `s3://${BUCKET}/campaigns/${CAMPAIGN}/`;
+    for (const name of names) {
+      const local = await readResult(dataDir, CAMPAIGN, name);
+      const remote = await text(`${out.resultsPrefix}${name}`);
+      expect(remote.length, name).toBeGreaterThan(0);
+      expect(remote === local.replaceAll(dataDir, source), `${name} differs from the local run's`).toBe(true);
+    }
+    // Key numbers, checked beyond equality: story scores exist for both models and languages.
+    const scores = await text(`${out.resultsPrefix}story_scores.csv`);
+    for (const cell of ['alpha,en', 'alpha,de', 'beta,en', 'beta,de']) expect(scores).toContain(`\n${cell},`);
+    expect(await text(`${out.resultsPrefix}summary.md`)).toContain(`- Source: \`s3://${BUCKET}/campaigns/${CAMPAIGN}/\``);
+    // The SQL step's query was read, not started again; every other query ran once, with reuse asked.
+    const starts = athena.calls.slice(callsBefore).filter((c) => c.operation === 'StartQueryExecution');
+    expect(starts.some((c) => c.body.QueryString === firstQuery)).toBe(false);
+    expect(starts.length).toBeGreaterThan(0);
+    expect(starts.every((c) => (c.body.ResultReuseConfiguration as { ResultReuseByAgeConfiguration: { Enabled: boolean } }).ResultReuseByAgeConfiguration.Enabled)).toBe(true);
+    expect(athena.ranQueries() - ranBefore).toBe(starts.length);
+    expect(logs.some((l) => l.includes('"report written"') && l.includes('"adoptedSqlStep":true'))).toBe(true);
+    expect(logs.some((l) => l.includes('"ReportFiles"'))).toBe(true);
+  });
+
+  it('refuses an event without the SQL step\'s execution, naming the field', async () => {
+    const { handler } = handlerFor();
+    await expect(handler({ campaign: CAMPAIGN }, context)).rejects.toThrow(/report event: queryExecutionId: expected the SQL step's/);
+    await expect(handler({ campaign: '../x', queryExecutionId: 'q' }, context)).rejects.toThrow(/campaign: expected a campaign id/);
+  });
+
+  it('fails with the analysis query and Athena\'s reason when a query fails, writing nothing', async () => {
+    const queryExecutionId = await sqlStep(firstQueryText(DATABASE, CAMPAIGN, ['alpha', 'beta']));
+    for (const key of await store.list(`campaigns/${CAMPAIGN}/results/`)) await store.delete(key);
+    // The next query the handler starts (the first after the adopted one) fails in Athena.
+    athena.failNext('FAILED', 'HIVE_CURSOR_ERROR: Failed to read Parquet file');
+    const { handler } = handlerFor();
+    await expect(handler({ campaign: CAMPAIGN, queryExecutionId }, context)).rejects.toThrow(
+      /^analysis query item_shares\.sql failed: Athena query q-\d+ FAILED: HIVE_CURSOR_ERROR: Failed to read Parquet file/,
+    );
+    expect(await store.list(`campaigns/${CAMPAIGN}/results/`)).toEqual([]);
+  });
+
+  it('says so when the campaign has no stored parts', async () => {
+    const { handler } = handlerFor();
+    await expect(handler({ campaign: 'nothing-here', queryExecutionId: 'q-0001' }, context)).rejects.toThrow(
+      'campaign nothing-here: no stored parts under campaigns/nothing-here/generate/; nothing to analyse',
+    );
+  });
+});
