@@ -216,7 +216,7 @@ describe('bad input: each bad row is named by file, row and field and left out; 
 
   it('streams: tiny chunks and flushes after every line give the same tables as one pass; bad rows in between are named', async () => {
     const map = { kind: 'particle', tokens: { yes: 'P', no: 'notP' } };
-    const rows = Array.from({ length: 40 }, (_, i) => ({
+    const rows: Record<string, unknown>[] = Array.from({ length: 40 }, (_, i) => ({
       ...BASE,
       model: `m${i % 3}`,
       language: i % 2 === 0 ? 'en' : 'de',
@@ -229,7 +229,7 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     }));
     // Rows 31 and 32 become later attempts of row 3's item: the rule reads its lowest ok attempt only.
     rows[30] = { ...rows[2]!, attempt: 2, text: 'No.' };
-    rows[31] = { ...rows[2]!, attempt: 3, text: null, status: 'error' } as unknown as (typeof rows)[number];
+    rows[31] = { ...rows[2]!, attempt: 3, text: null, status: 'error' };
     const file = path.join(dir, 'r.jsonl');
     await writeFile(file, jsonl(rows));
     const whole = await importInto(file);
