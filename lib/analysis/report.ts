@@ -1,8 +1,10 @@
 /**
  * Result tables and the summary of a FAR-6 analysis (seed 000 §4 Figure 2a, §6 Table 4): CSV for
- * machines, summary.md for people, and a short console table.
+ * machines, summary.md and report.html for people, and a short console table.
  */
 import { toCsv } from './csv.js';
+import { HEADLINE_PAIRS, matchesReadout as matches } from './html/headline.js';
+import { renderReportHtml } from './html/renderReport.js';
 import { fmtNumber, mdTable } from './markdown.js';
 import { STUDY_FILE_LINES, STUDY_FILES, studyCsvFiles, studySummarySections } from './studyReport.js';
 import type {
@@ -25,7 +27,11 @@ export const RESULT_FILES = [
   'reply_totals.csv',
   ...STUDY_FILES,
   'summary.md',
+  'report.html',
 ] as const;
+
+/** What report.html links to: every other result file. */
+const LINKED_FILES: readonly string[] = RESULT_FILES.filter((f) => f !== 'report.html');
 
 const STORY_COLUMNS: (keyof StoryScore & string)[] = ['model', 'language', 'readout', 'story', 'story_group', 's', 'b', 'n_pairs'];
 const HABIT_COLUMNS: (keyof CellHabit & string)[] = ['model', 'language', 'readout', 'n_stories', 'keying_bias', 'second_listed_pref', 'n_stories_position', 'named_term_pull'];
@@ -55,6 +61,7 @@ export async function writeResults(
   await out('reply_totals.csv', toCsv(TOTALS_COLUMNS, results.replyTotals));
   for (const [name, content] of studyCsvFiles(results)) await out(name, content);
   await out('summary.md', summaryMarkdown(results, meta));
+  await out('report.html', renderReportHtml(results, meta, { files: LINKED_FILES }));
 }
 
 const fmt = fmtNumber;
@@ -136,6 +143,7 @@ export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): str
   parts.push(
     '## Files',
     [
+      '- `report.html`: the charts of seed 000 §4–§7 with their tables, one self-contained page (open it in any browser, offline)',
       '- `story_scores.csv`: s and b per cell, readout and story',
       '- `cell_habits.csv`: answer habits per cell and readout',
       '- `readout_comparisons.csv`: per cell and readout pair, common stories, r and mean |Δ|',
@@ -205,22 +213,4 @@ export function formatConsoleTable(results: AnalysisResults): string {
   lines.push(pad(rows).replace(/^/gm, '  '));
   lines.push('  all readouts: cell_habits.csv; story scores: story_scores.csv; summary.md');
   return lines.join('\n');
-}
-
-/**
- * The comparisons of seed 000 §4 worth a glance at the end of a run: sentence vs label, the same
- * replies read twice (token rule vs judge) under plain and negative questions, and the
- * negative-interrogative token against the plain one. `judge:*` matches any judge.
- */
-const HEADLINE_PAIRS: readonly (readonly [string, string])[] = [
-  ['plain/free/judge:*', 'plain/label/rule'],
-  ['plain/free/judge:*', 'plain/verdict/judge:*'],
-  ['plain/yesno/judge:*', 'plain/yesno/rule'],
-  ['negint/yesno/judge:*', 'negint/yesno/rule'],
-  ['negint/yesno/judge:*', 'plain/free/judge:*'],
-  ['negint/yesno/rule', 'plain/yesno/rule'],
-];
-
-function matches(readout: string, pattern: string): boolean {
-  return pattern.endsWith('*') ? readout.startsWith(pattern.slice(0, -1)) : readout === pattern;
 }
