@@ -3,6 +3,7 @@ import type { Campaign, ModelEntry } from '../design/campaign.js';
 import type { AnswerConstraint, PromptItem } from '../design/types.js';
 import { costUsd, estimatePromptTokens, maxCostUsd } from '../providers/pricing.js';
 import type { Price } from '../providers/types.js';
+import { auditPhases } from './auditPhase.js';
 
 /**
  * Typical reply lengths in tokens, used for the expected cost only (reservations always use
@@ -34,7 +35,14 @@ export interface Plan {
   readonly budgetUsd: number;
   readonly lines: readonly PlanLine[];
   readonly totals: { readonly items: number; readonly costUsd: number; readonly maxCostUsd: number };
-  readonly partitions: readonly { readonly model: string; readonly language: string; readonly items: number; readonly judged: number }[];
+  readonly partitions: readonly {
+    readonly model: string;
+    readonly language: string;
+    readonly items: number;
+    readonly judged: number;
+    /** Judge audit (seed 000 "Sentence judging"): the sample drawn here, read once per audit phase. */
+    readonly audited?: number;
+  }[];
 }
 
 interface Acc {
@@ -65,15 +73,20 @@ export function planCampaign(campaign: Campaign, battery: LoadedBattery): Plan {
   const judgePrice = judge?.price;
   const judgeMax = judge?.settings.max_tokens ?? 256;
   const lines: PlanLine[] = [];
-  const partitions: { model: string; language: string; items: number; judged: number }[] = [];
+  const partitions: { model: string; language: string; items: number; judged: number; audited?: number }[] = [];
+  const audits = auditPhases(campaign);
+  const perStratum = judge?.audit?.per_stratum ?? 0;
   const charged: { cost: number; max: number }[] = [];
   for (const model of campaign.models) {
     const price = model.price;
     const gen = emptyAcc();
     const jud = emptyAcc();
+    // Per audit phase: the expected share of each stratum's judge items, at that phase's judge price.
+    const aud = audits.map(() => emptyAcc());
     for (const language of battery.languages) {
       let items = 0;
       let judged = 0;
+      const strata = new Map<AnswerConstraint, { n: number; input: number; reserveInput: number }>();
       for (const item of battery.expand(model, language)) {
         const input = itemInputTokens(item);
         const output = Math.min(item.settings.max_tokens ?? Infinity, EXPECTED_OUTPUT_TOKENS[item.factors.constraint]);
@@ -89,16 +102,42 @@ export function planCampaign(campaign: Campaign, battery: LoadedBattery): Plan {
           jud.outputTokens += JUDGE_OUTPUT_TOKENS;
           jud.maxCost += maxCostUsd(judgePrice, jin + (item.settings.max_tokens ?? 1024) - output, judgeMax);
           judged++;
+          if (audits.length > 0) {
+            const st = strata.get(item.factors.constraint) ?? { n: 0, input: 0, reserveInput: 0 };
+            st.n++;
+            st.input += jin;
+            st.reserveInput += jin + (item.settings.max_tokens ?? 1024) - output;
+            strata.set(item.factors.constraint, st);
+          }
         }
       }
-      partitions.push({ model: model.id, language, items, judged });
+      // Within a partition the audit's strata are the answer constraints: min(per_stratum, judged)
+      // each, at the stratum's mean judge prompt (every judged reply is assumed to get a reading).
+      let audited = 0;
+      for (const st of strata.values()) {
+        const take = Math.min(perStratum, st.n);
+        audited += take;
+        audits.forEach((a, i) => {
+          const acc = aud[i] as Acc;
+          const input = Math.round((st.input * take) / st.n);
+          acc.items += take;
+          acc.inputTokens += input;
+          acc.outputTokens += JUDGE_OUTPUT_TOKENS * take;
+          acc.maxCost += maxCostUsd(a.judge.price, Math.round((st.reserveInput * take) / st.n), (a.judge.settings.max_tokens ?? 256) * take);
+        });
+      }
+      partitions.push({ model: model.id, language, items, judged, ...(audits.length > 0 ? { audited } : {}) });
     }
     lines.push(line(model, 'generate', price, gen));
     charged.push(chargedCost(model, lines.at(-1)!));
     if (judge && judgePrice) {
-      lines.push(line(judge, 'judge', judgePrice, jud, model.id));
+      lines.push(line(judge, 'judge', judgePrice, jud, `judging ${model.id}`));
       charged.push(chargedCost(judge, lines.at(-1)!));
     }
+    audits.forEach((a, i) => {
+      lines.push(line(a.judge, a.phase, a.judge.price, aud[i] as Acc, `auditing ${model.id}`));
+      charged.push(chargedCost(a.judge, lines.at(-1)!));
+    });
   }
   const totals = {
     items: lines.reduce((s, l) => s + l.items, 0),
@@ -114,10 +153,10 @@ function chargedCost(entry: ModelEntry, l: PlanLine): { cost: number; max: numbe
   return { cost: l.batchCostUsd, max: l.maxCostUsd * (entry.price.batch_discount ?? 1) };
 }
 
-function line(entry: ModelEntry, phase: string, price: Price, acc: Acc, judged?: string): PlanLine {
+function line(entry: ModelEntry, phase: string, price: Price, acc: Acc, role?: string): PlanLine {
   const usage = { input_tokens: acc.inputTokens, output_tokens: acc.outputTokens };
   return {
-    model: judged ? `${entry.id} (judging ${judged})` : entry.id,
+    model: role ? `${entry.id} (${role})` : entry.id,
     phase,
     provider: entry.provider,
     items: acc.items,
