@@ -1,0 +1,117 @@
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { layout } from '../../lib/store/index.js';
+import { startAwsFakes, STACK } from '../helpers/awsFakes.js';
+import type { AwsFakes } from '../helpers/awsFakes.js';
+import { tempDir } from '../helpers/campaigns.js';
+import { exited, runMain } from '../helpers/cli.js';
+
+let dir: string;
+let cleanup: () => Promise<void>;
+let aws: AwsFakes;
+beforeAll(async () => {
+  ({ dir, cleanup } = await tempDir('cli-stop'));
+  aws = await startAwsFakes(dir);
+});
+afterAll(async () => {
+  await aws.close();
+  await cleanup();
+});
+
+describe('sondage stop --aws', () => {
+  it("stops this campaign's running executions only, and says nothing collected is lost", async () => {
+    const done = aws.sfn.add(STACK.stateMachineArn, 'stop-aws-20261130T040000Z', { campaign: 'stop-aws' }, 'SUCCEEDED');
+    const first = aws.sfn.add(STACK.stateMachineArn, 'stop-aws-20261130T050000Z', { campaign: 'stop-aws' });
+    const second = aws.sfn.add(STACK.stateMachineArn, 'stop-aws-20261130T060000Z', { campaign: 'stop-aws' });
+    const other = aws.sfn.add(STACK.stateMachineArn, 'stop-aws-2-20261130T070000Z', { campaign: 'stop-aws-2' });
+
+    const { code, stdout, stderr } = await runMain(['stop', 'stop-aws', '--aws', '--outputs', aws.outputsFile]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain(`stopped ${second.executionArn}\nstopped ${first.executionArn}\n`);
+    expect(stdout).toContain('nothing collected is lost');
+    expect([first.status, second.status, done.status, other.status]).toEqual(['ABORTED', 'ABORTED', 'SUCCEEDED', 'RUNNING']);
+    expect(first.error).toBe('sondage.Stopped');
+
+    const status = await runMain(['status', 'stop-aws', '--aws', '--outputs', aws.outputsFile]);
+    expect(status.stdout).toContain(`run: execution ${second.name} ABORTED since `);
+    expect(status.stdout).toContain('(sondage.Stopped: sondage stop stop-aws');
+
+    const again = await runMain(['stop', 'stop-aws', '--aws', '--outputs', aws.outputsFile]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('stop-aws: no running execution');
+    expect(aws.sfn.calls.get('StopExecution')).toBe(2);
+  });
+
+  it('stack names from flags and SONDAGE_* variables need no outputs file', async () => {
+    const run = aws.sfn.add(STACK.stateMachineArn, 'stop-flags-20261130T050000Z', { campaign: 'stop-flags' });
+    process.env['SONDAGE_LEDGER_TABLE'] = STACK.ledgerTable;
+    process.env['SONDAGE_BUDGET_TABLE'] = STACK.budgetTable;
+    try {
+      const { code, stderr } = await runMain([
+        'stop', 'stop-flags', '--aws', '--outputs', path.join(dir, 'absent.json'),
+        '--bucket', STACK.bucket, '--state-machine', STACK.stateMachineArn,
+      ]);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(run.status).toBe('ABORTED');
+    } finally {
+      delete process.env['SONDAGE_LEDGER_TABLE'];
+      delete process.env['SONDAGE_BUDGET_TABLE'];
+    }
+  });
+
+  it('an outputs file without the stack is an error naming the file and what it lacks', async () => {
+    const file = path.join(dir, 'other.aws.json');
+    await writeFile(file, JSON.stringify({ Other: { BucketName: 'x' } }));
+    const { code, stderr } = await runMain(['stop', 'stop-aws', '--aws', '--outputs', file]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${file}: no stack has a StateMachineArn output (stacks: Other)`);
+    const partial = path.join(dir, 'partial.aws.json');
+    await writeFile(partial, JSON.stringify({ Sondage: { StateMachineArn: STACK.stateMachineArn, BucketName: STACK.bucket, LedgerTableName: 'l' } }));
+    const missing = await runMain(['stop', 'stop-aws', '--aws', '--outputs', partial]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain(`${partial}: Sondage.BudgetTableName: missing`);
+  });
+});
+
+describe('sondage stop (local)', () => {
+  it('asks the run holding the lock to stop as Ctrl-C does', async () => {
+    const dataDir = path.join(dir, 'data');
+    const marker = path.join(dir, 'got-sigterm');
+    // Stands in for `sondage run`: holds the lock, writes what it was sent and exits.
+    const child = spawn(
+      process.execPath,
+      ['-e', `process.on('SIGTERM', () => { require('fs').writeFileSync(${JSON.stringify(marker)}, 'SIGTERM'); process.exit(130); }); console.log('ready'); setInterval(() => {}, 1000);`],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    const lock = path.join(dataDir, layout.runLockKey('stop-local'));
+    await mkdir(path.dirname(lock), { recursive: true });
+    await writeFile(lock, JSON.stringify({ pid: child.pid, host: os.hostname(), run_id: 'r', started_at: '2026-11-30T07:00:00Z' }));
+
+    const { code, stdout } = await runMain(['stop', 'stop-local', '--data-dir', dataDir]);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`stop-local: asked the run (pid ${child.pid}) to stop`);
+    expect(stdout).toContain('nothing collected is lost');
+    expect(await exited(child)).toBe(130);
+    expect(await readFile(marker, 'utf8')).toBe('SIGTERM');
+
+    // The lock now names a dead process: nothing to stop.
+    const none = await runMain(['stop', 'stop-local', '--data-dir', dataDir]);
+    expect(none.stdout).toContain('stop-local: no run in progress');
+  });
+
+  it('a lock held on another machine is named, not signalled', async () => {
+    const dataDir = path.join(dir, 'data2');
+    const lock = path.join(dataDir, layout.runLockKey('stop-remote'));
+    await mkdir(path.dirname(lock), { recursive: true });
+    await writeFile(lock, JSON.stringify({ pid: 4242, host: 'elsewhere', run_id: 'r', started_at: '' }));
+    const { code, stderr } = await runMain(['stop', 'stop-remote', '--data-dir', dataDir]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('is held by pid 4242 on elsewhere');
+  });
+});
