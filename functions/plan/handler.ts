@@ -1,11 +1,202 @@
 /**
- * The state machine's plan step (issue 4). Placeholder while the real handler is written: it fails
- * loudly rather than returning a plan it did not make.
+ * The state machine's "Plan" step (issue 4): loads the uploaded campaign with the CLI's loader,
+ * refuses it when the expected cost passes the cap, sets the budget in the ledger, registers the
+ * generate items and writes their prompts, and writes one shard manifest per phase for the
+ * Distributed Maps. A re-started execution resumes: the ledger already holds the done items, and
+ * the manifests list only shards that still have pending ones.
+ * Payload (infra/constructs/Pipeline.ts): `{ campaign: $.campaign, execution: $$.Execution.Name }`.
  */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { PlanOutput } from '../../lib/config/pipeline.js';
+import { join } from 'node:path';
+import { ENV, PREFIX } from '../../lib/config/index.js';
+import type { PhasePlan, PlanEvent, PlanOutput, Shard } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
+import { createBatchClient, createProvider } from '../../lib/providers/registry.js';
+import { athenaFirstQuery } from '../../lib/run/athenaSources.js';
+import { assertWithinBudget, ensurePrompts } from '../../lib/run/partitionSpec.js';
+import { planCampaign } from '../../lib/run/planCampaign.js';
+import type { RunContext } from '../../lib/run/runCampaign.js';
+import { judgeShardDoneKey, phaseCopies, pollSeconds, shardItems, slices } from '../../lib/run/shards.js';
+import type { Phase } from '../../lib/run/shards.js';
+import { layout } from '../../lib/store/index.js';
+import { ParquetWriter } from '../../lib/store/ParquetWriter.js';
+import type { Ledger } from '../../lib/store/types.js';
+import { downloadCampaign } from '../shared/campaignInput.js';
+import { requiredEnv, storesFromEnv } from '../shared/env.js';
+import { redactedError } from '../shared/secrets.js';
+import type { HandlerDeps } from '../shared/types.js';
 
-export const handler = async (_event: unknown, _context: Context): Promise<PlanOutput> => {
-  throw new SondageError('plan handler: not built yet');
+export interface PlanDeps extends HandlerDeps {
+  /** Glue database of the campaign tables (ENV.glueDatabase): the Athena query names it. */
+  readonly glueDatabase: string;
+}
+
+/**
+ * A failed worker shard is an infrastructure failure (a failed call is a stored reply, not an
+ * exception): the Map fails, the failure is recorded, and a re-started execution resumes.
+ */
+const TOLERATED_FAILURE_PERCENTAGE = 0;
+
+/** Key of a phase's shard manifest (a JSON array of Shard; scratch/ expires by lifecycle). */
+export function manifestKey(execution: string, phase: Phase): string {
+  return `${PREFIX.scratch}${execution}/${phase}.json`;
+}
+
+function parseEvent(event: unknown): PlanEvent {
+  const e = event as Partial<PlanEvent> | null;
+  const problems: string[] = [];
+  if (typeof e?.campaign !== 'string' || e.campaign === '') problems.push('campaign: expected the campaign name (a non-empty string)');
+  if (typeof e?.execution !== 'string' || !/^[A-Za-z0-9_-]+$/.test(e.execution)) problems.push('execution: expected the execution name ($$.Execution.Name)');
+  if (problems.length > 0) throw new SondageError(`plan event: ${problems.join('; ')}; got ${JSON.stringify(event)}`);
+  return e as PlanEvent;
+}
+
+/** The handler over its dependencies (tests pass stores on local servers). */
+export function createHandler(deps: PlanDeps) {
+  const base = async (event: unknown, _context: Context): Promise<PlanOutput> => {
+    const e = parseEvent(event);
+    try {
+      return await plan(deps, e);
+    } catch (err) {
+      throw redactedError(err);
+    }
+  };
+  return middy(base).use(injectLambdaContext(deps.logger)).use(logMetrics(deps.metrics));
+}
+
+async function plan(deps: PlanDeps, e: PlanEvent): Promise<PlanOutput> {
+  const { store, logger, metrics } = deps;
+  await deps.loadKeys();
+  const ctx = await downloadCampaign(store, e.campaign, join(deps.tmpDir, 'sondage-plan', e.execution));
+  const { campaign, battery } = ctx;
+  const costPlan = planCampaign(campaign, battery);
+  assertWithinBudget(campaign, costPlan);
+  // Every provider and batch client the workers will build, built once here: a missing key or a
+  // bad provider setting fails the plan, before anything is written or spent.
+  const providerCtx = { seed: campaign.seed, file: campaign.file };
+  for (const m of campaign.models) await createProvider(m, providerCtx);
+  if (campaign.judge) await createProvider({ ...campaign.judge, role: 'judge' }, providerCtx);
+  for (const m of [...campaign.models, ...(campaign.judge ? [campaign.judge] : [])]) {
+    if (m.mode === 'batch') await createBatchClient(m, providerCtx);
+  }
+
+  const ledger = deps.ledgerFor(e.execution);
+  await ledger.initCampaign(campaign.name, campaign.budget_usd, e.execution);
+  // Reservations of an execution that died (a worker killed at its timeout) go back to the budget;
+  // open provider batches keep theirs, and their workers re-attach.
+  const released = await ledger.releaseStale(campaign.name, e.execution);
+  await store.put(layout.planKey(campaign.name), JSON.stringify(costPlan, null, 2));
+
+  const writer = await ParquetWriter.create({ tmpDir: join(deps.tmpDir, 'sondage-parquet'), threads: 1 });
+  let generate: Shard[];
+  try {
+    generate = await generateShards(ctx, ledger, writer, store);
+  } finally {
+    await writer.close();
+  }
+  const judge = await judgeShards(ctx, store);
+
+  const phasePlan = async (phase: Phase, shards: readonly Shard[]): Promise<PhasePlan> => {
+    const key = manifestKey(e.execution, phase);
+    await store.put(key, JSON.stringify(shards));
+    return {
+      manifestKey: key,
+      shardCount: shards.length,
+      maxConcurrency: phaseCopies(campaign, phase),
+      toleratedFailurePercentage: TOLERATED_FAILURE_PERCENTAGE,
+      kind: 'lambda',
+      pollSeconds: pollSeconds(campaign, phase),
+    };
+  };
+  const out: PlanOutput = {
+    generate: await phasePlan('generate', generate),
+    judge: await phasePlan('judge', judge),
+    analysis: { queryString: athenaFirstQuery(deps.glueDatabase, campaign.name, campaign.models.map((m) => m.id)) },
+    expectedCostUsd: costPlan.totals.costUsd,
+    capUsd: campaign.budget_usd,
+  };
+  logger.info('campaign planned', {
+    campaign: campaign.name,
+    execution: e.execution,
+    generateShards: generate.length,
+    judgeShards: judge.length,
+    releasedReservations: released,
+    expectedCostUsd: out.expectedCostUsd,
+  });
+  metrics.addDimension('campaign', campaign.name);
+  metrics.addMetric('PlannedShards', MetricUnit.Count, generate.length + judge.length);
+  return out;
+}
+
+/**
+ * Generate shards: each model × language partition in expansion order, cut by the model's shard
+ * size (one shard per partition in batch mode: the ledger keeps open batches per partition, so one
+ * worker must own them all). Items are registered here, so that a shard lists only if the ledger
+ * still has one of its items pending. Prompts are a pure function of the design: written once.
+ */
+async function generateShards(ctx: RunContext, ledger: Ledger, writer: ParquetWriter, store: PlanDeps['store']): Promise<Shard[]> {
+  const { campaign, battery } = ctx;
+  const copies = phaseCopies(campaign, 'generate');
+  const shards: Shard[] = [];
+  for (const model of campaign.models) {
+    for (const language of battery.languages) {
+      const items = [...battery.expand(model, language)];
+      const ids = items.map((i) => i.item_id);
+      await ensurePrompts(writer, store, { campaign: campaign.name, phase: 'generate', model: model.id, language }, items, false);
+      await ledger.registerItems(campaign.name, 'generate', ids);
+      const pending = await ledger.pendingAmong(campaign.name, 'generate', ids);
+      const size = model.mode === 'batch' ? items.length : shardItems(model, copies);
+      for (const { start, end } of slices(items.length, size)) {
+        if (ids.slice(start, end).some((id) => pending.has(id))) shards.push({ model: model.id, language, start, end, mode: model.mode });
+      }
+    }
+  }
+  return shards;
+}
+
+/**
+ * Judge shards: slices of each judged model's generate items that hold at least one item the
+ * judge reads (seed 000 "Sentence judging"), cut by the judge's shard size, without those a
+ * previous execution finished (judgeShardDoneKey). The judge items themselves depend on the
+ * chosen replies, so the worker builds them after the generate phase.
+ */
+async function judgeShards(ctx: RunContext, store: PlanDeps['store']): Promise<Shard[]> {
+  const { campaign, battery } = ctx;
+  const judge = campaign.judge;
+  if (!judge) return [];
+  const copies = phaseCopies(campaign, 'judge');
+  const done = new Set(await store.list(`campaigns/${campaign.name}/judge/_shards/`));
+  const shards: Shard[] = [];
+  for (const model of campaign.models) {
+    for (const language of battery.languages) {
+      const needs = [...battery.expand(model, language)].map((i) => battery.needsJudge(i));
+      const size = judge.mode === 'batch' ? needs.length : shardItems(judge, copies);
+      for (const { start, end } of slices(needs.length, size)) {
+        const shard: Shard = { model: model.id, language, start, end, mode: judge.mode };
+        if (needs.slice(start, end).some(Boolean) && !done.has(judgeShardDoneKey(campaign.name, shard))) shards.push(shard);
+      }
+    }
+  }
+  return shards;
+}
+
+let cold: ReturnType<typeof createHandler> | undefined;
+
+/** The Lambda entry point: dependencies built once per container, at the first invocation. */
+export const handler = (event: unknown, context: Context): Promise<PlanOutput> => {
+  if (!cold) {
+    const stores = storesFromEnv('plan', { withKeys: true });
+    cold = createHandler({
+      ...stores,
+      glueDatabase: requiredEnv(ENV.glueDatabase, 'plan'),
+      logger: new Logger({ serviceName: 'sondage-plan' }),
+      metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-plan' }),
+    });
+  }
+  return cold(event, context);
 };

@@ -1,11 +1,299 @@
 /**
- * The state machine's worker step (issue 4). Placeholder while the real handler is written: it fails
- * loudly rather than reporting work it did not do.
+ * The item processor's worker (issue 4): runs the shards of one ItemBatcher batch through the same
+ * runners as the local run (runPartition, or runBatchPartition for `mode: batch`), with the bucket
+ * as blob store and DynamoDB as ledger. Journals live in /tmp, which does not survive the
+ * invocation, so the worker stops ~60 s before its timeout and commits every journaled reply
+ * before it returns; what is left pending comes back with `again`, and the state machine invokes
+ * it again after a Wait.
+ *
+ * Idempotency is the ledger's, not Powertools Idempotency's: an item is asked only while the
+ * ledger has it pending, and a part's commit marks its items done, settles its reservations and
+ * adds its cost in one transaction. A re-delivered or re-invoked batch finds its items done and
+ * asks nothing twice, even when the first invocation died half-way, which a cached response (what
+ * Powertools Idempotency stores) could not express.
  */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import type { WorkerOutput } from '../../lib/config/pipeline.js';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Shard, WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
+import type { BatteryModel } from '../../lib/design/battery.js';
+import type { ModelEntry } from '../../lib/design/campaign.js';
+import type { Language, PromptItem } from '../../lib/design/types.js';
 import { SondageError } from '../../lib/errors.js';
+import { createBatchClient, createProvider } from '../../lib/providers/registry.js';
+import { DEFAULT_RETRY } from '../../lib/run/callWithRetry.js';
+import { chosenReplies, ensurePrompts, generateReader, judgeItems, judgeReader, partitionSpec, rateLimited } from '../../lib/run/partitionSpec.js';
+import type { SharedPartitionFields } from '../../lib/run/partitionSpec.js';
+import { RateLimiters } from '../../lib/run/RateLimiter.js';
+import type { RunContext } from '../../lib/run/runCampaign.js';
+import { runBatchPartition } from '../../lib/run/runBatchPartition.js';
+import { runPartition } from '../../lib/run/runPartition.js';
+import { Semaphore } from '../../lib/run/Semaphore.js';
+import { callsPerCopy, copyLimits, judgeShardDoneKey, phaseCopies } from '../../lib/run/shards.js';
+import { DuckDb } from '../../lib/store/DuckDb.js';
+import { layout } from '../../lib/store/index.js';
+import { ParquetWriter } from '../../lib/store/ParquetWriter.js';
+import type { BlobStore, Ledger } from '../../lib/store/types.js';
+import { campaignCache } from '../shared/campaignInput.js';
+import { storesFromEnv } from '../shared/env.js';
+import { redactedError } from '../shared/secrets.js';
+import type { HandlerDeps } from '../shared/types.js';
 
-export const handler = async (_event: unknown, _context: Context): Promise<WorkerOutput> => {
-  throw new SondageError('worker handler: not built yet');
+/** Stop this long before the Lambda's timeout: the last chunk's calls end and their part is committed. */
+export const DEFAULT_SAFETY_MS = 60_000;
+
+export interface WorkerDeps extends HandlerDeps {
+  /** Milliseconds before the timeout at which the worker stops (default DEFAULT_SAFETY_MS). */
+  readonly safetyMs?: number;
+  /** Items per reservation and reply rows per part (default: the local run's 64 and 20,000). */
+  readonly chunkSize?: number;
+  readonly partRows?: number;
+}
+
+const PHASES = ['generate', 'judge'] as const;
+
+/** A manifest shard whose language the campaign runs. */
+type RunShard = Shard & { readonly language: Language };
+
+function runShard(ctx: RunContext, shard: Shard): RunShard {
+  const languages: readonly string[] = ctx.battery.languages;
+  if (!languages.includes(shard.language)) {
+    throw new SondageError(`worker: shard language ${JSON.stringify(shard.language)} is not one campaign ${ctx.campaign.name} runs (${languages.join(', ')})`);
+  }
+  return shard as RunShard;
+}
+
+function parseEvent(event: unknown): WorkerEvent {
+  const e = event as Partial<WorkerEvent> | null;
+  const problems: string[] = [];
+  const b = e?.BatchInput as Partial<WorkerBatchInput> | undefined;
+  if (typeof b?.campaign !== 'string' || b.campaign === '') problems.push('BatchInput.campaign: expected the campaign name');
+  if (!PHASES.includes(b?.phase as never)) problems.push(`BatchInput.phase: expected one of ${PHASES.join(', ')}`);
+  if (typeof b?.execution !== 'string' || !/^[A-Za-z0-9_-]+$/.test(b.execution)) problems.push('BatchInput.execution: expected the execution name');
+  if (!Array.isArray(e?.Items)) problems.push('Items: expected the array of shards the ItemBatcher sends');
+  else {
+    e.Items.forEach((s: Partial<Shard>, i) => {
+      const ok =
+        typeof s?.model === 'string' &&
+        typeof s.language === 'string' &&
+        Number.isInteger(s.start) &&
+        Number.isInteger(s.end) &&
+        s.start! >= 0 &&
+        s.end! >= s.start! &&
+        (s.mode === 'sync' || s.mode === 'batch');
+      if (!ok) problems.push(`Items[${i}]: expected { model, language, start, end, mode: sync|batch } with 0 ≤ start ≤ end`);
+    });
+  }
+  if (problems.length > 0) throw new SondageError(`worker event: ${problems.join('; ')}; got ${JSON.stringify(event).slice(0, 500)}`);
+  return e as WorkerEvent;
+}
+
+/** The handler over its dependencies (tests pass stores on local servers and a context whose clock they drive). */
+export function createHandler(deps: WorkerDeps) {
+  const campaigns = campaignCache(deps.store, deps.tmpDir);
+  const base = async (event: unknown, context: Context): Promise<WorkerOutput> => {
+    const e = parseEvent(event);
+    try {
+      await deps.loadKeys();
+      return await work(deps, await campaigns(e.BatchInput.campaign, e.BatchInput.execution), e, context);
+    } catch (err) {
+      throw redactedError(err);
+    }
+  };
+  return middy(base).use(injectLambdaContext(deps.logger)).use(logMetrics(deps.metrics));
+}
+
+/**
+ * An AbortSignal that fires `safetyMs` before the Lambda's timeout: a timer, and a check after
+ * every reply (cheap, and what a test drives through the context's clock).
+ */
+function deadline(context: Context, safetyMs: number) {
+  const controller = new AbortController();
+  const check = () => {
+    if (!controller.signal.aborted && context.getRemainingTimeInMillis() <= safetyMs) controller.abort();
+  };
+  const timer = setTimeout(() => controller.abort(), Math.max(0, context.getRemainingTimeInMillis() - safetyMs));
+  return { signal: controller.signal, check, clear: () => clearTimeout(timer) };
+}
+
+async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: Context): Promise<WorkerOutput> {
+  const { campaign, battery } = ctx;
+  const { phase, execution } = e.BatchInput;
+  const { store, logger, metrics } = deps;
+  const time = deadline(context, deps.safetyMs ?? DEFAULT_SAFETY_MS);
+  // Reservations carry the execution as run id, so the next execution's plan releases the ones a
+  // killed worker left; reservation ids and part names carry the invocation, unique per shard.
+  const ledger = deps.ledgerFor(execution);
+  const invocation = `${execution}-${context.awsRequestId}`.replace(/[^A-Za-z0-9_-]/g, '_');
+  const scratch = join(deps.tmpDir, 'sondage-worker', invocation);
+  const writer = await ParquetWriter.create({ tmpDir: join(scratch, 'parquet'), threads: 1 });
+  const db = phase === 'judge' ? await DuckDb.open() : undefined;
+
+  // Each copy takes its share of the rate limits: every copy of the phase may call the same model.
+  const copies = phaseCopies(campaign, phase);
+  const limiters = new RateLimiters();
+  const providerCtx = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe };
+  const stop: { reason?: 'budget' | 'aborted' } = {};
+  const shared: Omit<SharedPartitionFields, 'runId'> = {
+    campaign: campaign.name,
+    retry: DEFAULT_RETRY,
+    ledger,
+    semaphore: new Semaphore(callsPerCopy(campaign, phase)),
+    chunkSize: deps.chunkSize ?? 64,
+    partRows: deps.partRows ?? 20_000,
+    signal: time.signal,
+    onReply: time.check,
+    stop,
+  };
+  const total = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0 };
+  try {
+    for (const item of e.Items) {
+      const shard = runShard(ctx, item);
+      if (stop.reason) {
+        // Not started: every item of the shard that the ledger has pending is still to do.
+        total.pending += await pendingOfShard(ctx, ledger, phase, shard);
+        continue;
+      }
+      const entry = entryFor(ctx, phase, shard);
+      const judged = modelOf(ctx, shard.model);
+      const sources = [...battery.expand(judged, shard.language)].slice(shard.start, shard.end);
+      const items = phase === 'generate' ? sources : await judgeShardItems(ctx, store, writer, db!, join(scratch, 'replies'), shard, sources);
+      const provider = rateLimited(limiters, await createProvider(phase === 'judge' ? { ...entry, role: 'judge' } : entry, providerCtx), copyLimits(entry, copies));
+      const batch = shard.mode === 'batch' ? await createBatchClient(entry, providerCtx) : undefined;
+      const spec = partitionSpec(
+        { ...shared, runId: `${invocation}-${shard.start}` },
+        {
+          phase,
+          model: shard.model,
+          language: shard.language,
+          items,
+          provider,
+          price: entry.price,
+          batch,
+          readReply: phase === 'generate' ? generateReader(battery) : judgeReader(battery, entry.id),
+          store,
+          writer,
+          // One folder per shard: two shards of a partition in one container must not adopt each other's journals.
+          journalDir: join(scratch, 'journal', phase, `model=${shard.model}`, `language=${shard.language}`, `shard=${shard.start}-${shard.end}`),
+        },
+      );
+      const out = batch ? await runBatchPartition({ ...spec, batch, pollMs: 0, once: true }) : await runPartition(spec);
+      const open = batch ? (await ledger.openBatches(campaign.name, phase, shard.model, shard.language)).length : 0;
+      total.done += out.done + out.adopted;
+      total.failed += out.failed;
+      total.pending += out.pending;
+      total.openBatches += open;
+      total.costUsd += out.costUsd;
+      if (phase === 'judge' && out.pending === 0 && open === 0) await markJudged(ctx, ledger, store, shard, sources, items);
+    }
+  } finally {
+    time.clear();
+    db?.close();
+    await writer.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+  const stopped = stop.reason === 'budget' ? 'budget' : undefined;
+  const out: WorkerOutput = {
+    ...total,
+    ...(stopped ? { stopped } : {}),
+    // Out of budget, pending items wait for a larger cap and a re-started execution, not a Wait loop.
+    again: total.openBatches > 0 || (total.pending > 0 && !stopped),
+  };
+  logger.info('shards run', { campaign: campaign.name, phase, execution, shards: e.Items.length, ...out });
+  metrics.addDimension('campaign', campaign.name);
+  metrics.addDimension('phase', phase);
+  metrics.addMetric('ItemsDone', MetricUnit.Count, total.done);
+  metrics.addMetric('ItemsFailed', MetricUnit.Count, total.failed);
+  metrics.addMetric('CostUsd', MetricUnit.NoUnit, total.costUsd);
+  return out;
+}
+
+function modelOf(ctx: RunContext, id: string): ModelEntry {
+  const model = ctx.campaign.models.find((m) => m.id === id);
+  if (!model) throw new SondageError(`worker: shard names model ${JSON.stringify(id)}, which campaign ${ctx.campaign.name} does not have (models: ${ctx.campaign.models.map((m) => m.id).join(', ')})`);
+  return model;
+}
+
+/** The entry that answers a shard's items: the respondent in the generate phase, the judge in the judge phase. */
+function entryFor(ctx: RunContext, phase: 'generate' | 'judge', shard: Shard): ModelEntry {
+  if (phase === 'generate') return modelOf(ctx, shard.model);
+  if (!ctx.campaign.judge) throw new SondageError(`worker: judge shard for campaign ${ctx.campaign.name}, which has no judge`);
+  return ctx.campaign.judge;
+}
+
+/**
+ * The judge items of a slice: the chosen replies of the judged partition (its reply parts copied
+ * from the bucket and read with DuckDB, by the analysis's rule), and their prompts part, rewritten
+ * each time (a later invocation may judge replies an earlier one did not have).
+ */
+async function judgeShardItems(
+  ctx: RunContext,
+  store: BlobStore,
+  writer: ParquetWriter,
+  db: DuckDb,
+  root: string,
+  shard: RunShard,
+  sources: readonly PromptItem[],
+): Promise<PromptItem[]> {
+  const { campaign, battery } = ctx;
+  const prefix = layout.partitionPrefix(campaign.name, 'generate', 'replies', shard.model, shard.language);
+  for (const key of await store.list(prefix)) {
+    if (!key.endsWith('.parquet')) continue;
+    const body = await store.get(key);
+    if (body === undefined) continue;
+    await mkdir(dirname(join(root, key)), { recursive: true });
+    await writeFile(join(root, key), body);
+  }
+  const chosen = await chosenReplies(db, root, campaign.name, shard.model, shard.language);
+  const judge = campaign.judge!;
+  const judgeModel: BatteryModel = { id: judge.id, settings: judge.settings };
+  const items = judgeItems(battery, judgeModel, sources, chosen);
+  await ensurePrompts(
+    writer,
+    store,
+    { campaign: campaign.name, phase: 'judge', model: shard.model, language: shard.language, partName: `part-plan-${shard.start}-${shard.end}.parquet` },
+    items,
+    true,
+  );
+  return items;
+}
+
+/**
+ * Leaves the judge shard's done marker (judgeShardDoneKey) once its slice can change no more: every
+ * source item settled in the generate phase, and every judge item settled.
+ */
+async function markJudged(ctx: RunContext, ledger: Ledger, store: BlobStore, shard: Shard, sources: readonly PromptItem[], items: readonly PromptItem[]) {
+  const name = ctx.campaign.name;
+  const generatePending = await ledger.pendingAmong(name, 'generate', sources.map((i) => i.item_id));
+  if (generatePending.size > 0) return;
+  const judgePending = await ledger.pendingAmong(name, 'judge', items.map((i) => i.item_id));
+  if (judgePending.size > 0) return;
+  await store.put(judgeShardDoneKey(name, shard), new Date().toISOString());
+}
+
+/** Items of a shard the ledger has pending (a shard not started because the budget ran out). */
+async function pendingOfShard(ctx: RunContext, ledger: Ledger, phase: 'generate' | 'judge', shard: RunShard): Promise<number> {
+  if (phase === 'judge') return 0; // its judge items are not built: counted when a later execution runs it
+  const ids = [...ctx.battery.expand(modelOf(ctx, shard.model), shard.language)].slice(shard.start, shard.end).map((i) => i.item_id);
+  return (await ledger.pendingAmong(ctx.campaign.name, phase, ids)).size;
+}
+
+let cold: ReturnType<typeof createHandler> | undefined;
+
+/** The Lambda entry point: dependencies (and the provider keys, at the first call) once per container. */
+export const handler = (event: unknown, context: Context): Promise<WorkerOutput> => {
+  if (!cold) {
+    const stores = storesFromEnv('worker', { withKeys: true });
+    cold = createHandler({
+      ...stores,
+      logger: new Logger({ serviceName: 'sondage-worker' }),
+      metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-worker' }),
+    });
+  }
+  return cold(event, context);
 };

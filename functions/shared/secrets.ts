@@ -1,0 +1,94 @@
+/**
+ * Provider keys on AWS (DESIGN.md "Cost and safety rails": keys come from Secrets Manager and never
+ * reach logs, S3 or error messages). One secret, a JSON object of environment-variable name → key,
+ * read once per container and put into process.env under those names, where the providers' own
+ * `api_key_env` lookup (lib/providers/apiKey.ts) finds them, as it does locally.
+ */
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SondageError } from '../../lib/errors.js';
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Keys shorter than this are not redacted: a two-letter "key" would blank out ordinary words. */
+const MIN_REDACT_LENGTH = 8;
+
+/** Key values loaded in this container, for `redactKeys`. */
+const loaded = new Set<string>();
+
+export interface KeyLoaderOptions {
+  readonly client: Pick<SecretsManagerClient, 'send'>;
+  readonly secretArn: string;
+  /** Where the keys go (default process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * A function that loads the keys at its first call and does nothing afterwards (a failed load is
+ * tried again at the next call). The error names the secret and what is wrong with its shape,
+ * never a value from it.
+ */
+export function providerKeyLoader(options: KeyLoaderOptions): () => Promise<void> {
+  let once: Promise<void> | undefined;
+  return () => {
+    once ??= load(options).catch((err: unknown) => {
+      once = undefined;
+      throw err;
+    });
+    return once;
+  };
+}
+
+async function load({ client, secretArn, env = process.env }: KeyLoaderOptions): Promise<void> {
+  let text: string | undefined;
+  try {
+    text = (await client.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString;
+  } catch (err) {
+    // The SDK's message names the secret and the reason; it never holds the secret's value.
+    throw new SondageError(`provider keys: cannot read secret ${secretArn}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  }
+  if (text === undefined) throw new SondageError(`provider keys: secret ${secretArn} has no SecretString; store a JSON object of environment-variable name → key`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not the parser's message: it quotes the text around the error, which is the key.
+    throw new SondageError(`provider keys: secret ${secretArn} is not JSON; expected an object of environment-variable name → key, e.g. {"OPENAI_API_KEY": "…"}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new SondageError(`provider keys: secret ${secretArn} holds JSON ${Array.isArray(parsed) ? 'array' : typeof parsed}; expected an object of environment-variable name → key`);
+  }
+  const problems: string[] = [];
+  const keys: [string, string][] = [];
+  for (const [name, value] of Object.entries(parsed)) {
+    if (!ENV_NAME.test(name)) problems.push(`${JSON.stringify(name)} is not an environment-variable name`);
+    else if (typeof value !== 'string' || value.trim() === '') problems.push(`${name}: expected the key as a non-empty string, got ${value === null ? 'null' : typeof value}`);
+    else keys.push([name, value.trim()]);
+  }
+  if (problems.length > 0) throw new SondageError(`provider keys: secret ${secretArn}: ${problems.join('; ')}`);
+  for (const [name, value] of keys) {
+    env[name] = value;
+    if (value.length >= MIN_REDACT_LENGTH) loaded.add(value);
+  }
+}
+
+/** `text` with every loaded key replaced by `[redacted]` (a provider's error may quote the key it was sent). */
+export function redactKeys(text: string): string {
+  let out = text;
+  for (const key of loaded) out = out.split(key).join('[redacted]');
+  return out;
+}
+
+/**
+ * The error a handler rethrows: unchanged when it quotes no key, otherwise a SondageError with the
+ * keys redacted and without the original as `cause` (Step Functions and the logs would show it).
+ */
+export function redactedError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  const message = redactKeys(err.message);
+  const stack = err.stack === undefined ? undefined : redactKeys(err.stack);
+  if (message === err.message && stack === err.stack) return err;
+  const safe = new SondageError(message);
+  safe.name = err.name;
+  if (stack !== undefined) safe.stack = stack;
+  return safe;
+}

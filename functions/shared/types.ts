@@ -1,0 +1,17 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { BlobStore, Ledger } from '../../lib/store/types.js';
+
+/** What every campaign handler is built over: tests pass stores on local servers. */
+export interface HandlerDeps {
+  /** The data bucket (S3BlobStore on AWS). */
+  readonly store: BlobStore;
+  /** A ledger whose reservations carry `runId` (DynamoLedger on AWS); the handler closes nothing it did not open. */
+  ledgerFor(runId: string): Ledger;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Local scratch folder (Lambda: /tmp); campaign files, journals and downloaded parts go under it. */
+  readonly tmpDir: string;
+  /** Puts the provider keys into process.env before any provider is built (Secrets Manager at cold start). */
+  loadKeys(): Promise<void>;
+}

@@ -1,0 +1,97 @@
+/**
+ * How a campaign phase is cut into shards for the state machine's Distributed Map (issue 4), and
+ * how many worker copies run it. Pure functions of the campaign: the plan handler cuts the
+ * manifest with them, and the worker recomputes its share of the rate limit with the same ones.
+ */
+import type { Campaign, ModelEntry } from '../design/campaign.js';
+
+export type Phase = 'generate' | 'judge';
+
+/** Ceiling on concurrent worker copies: the worker's reserved concurrency (infra Pipeline, default 100). */
+export const MAX_WORKER_COPIES = 100;
+/** Calls one worker copy keeps in flight; the campaign's `concurrency` is spread over copies of this size. */
+export const CALLS_PER_COPY = 16;
+/**
+ * A copy gets at least this many requests per minute of a model's RPM: more copies than
+ * rpm / this would each wait most of its time in the rate limiter, paying Lambda time for nothing.
+ */
+export const MIN_COPY_RPM = 30;
+/**
+ * Minutes of calls one shard is sized for at its copy's share of the RPM. A worker invocation gets
+ * up to four shards (ItemBatcher) and has 15 minutes; a shard cut short returns `again` and the
+ * next invocation finishes it, so this is a target, not a bound the run depends on.
+ */
+export const SHARD_MINUTES = 3;
+/** Shard size of models without an RPM (simulated, or unlimited): bounded by the worker's memory and time. */
+export const UNLIMITED_SHARD_ITEMS = 2000;
+/** Smallest shard: below this the per-invocation overhead (download, DuckDB, manifest line) dominates. */
+export const MIN_SHARD_ITEMS = 20;
+
+/** The models a phase calls: the respondents for generate, the judge for judge. */
+export function phaseModels(campaign: Campaign, phase: Phase): readonly ModelEntry[] {
+  return phase === 'generate' ? campaign.models : campaign.judge ? [campaign.judge] : [];
+}
+
+/**
+ * Worker copies for a phase (the Map's maxConcurrency): enough to keep the campaign's
+ * `concurrency` calls in flight, at most MAX_WORKER_COPIES, and no more than the slowest model's
+ * RPM can feed (MIN_COPY_RPM each).
+ */
+export function phaseCopies(campaign: Campaign, phase: Phase): number {
+  let copies = Math.min(MAX_WORKER_COPIES, Math.ceil(campaign.concurrency / CALLS_PER_COPY));
+  for (const m of phaseModels(campaign, phase)) {
+    if (m.rpm !== undefined) copies = Math.min(copies, Math.floor(m.rpm / MIN_COPY_RPM));
+  }
+  return Math.max(1, copies);
+}
+
+/** Calls one copy keeps in flight: the campaign's concurrency spread over the phase's copies. */
+export function callsPerCopy(campaign: Campaign, phase: Phase): number {
+  return Math.max(1, Math.ceil(campaign.concurrency / phaseCopies(campaign, phase)));
+}
+
+/**
+ * One copy's share of a model's RPM/TPM: every copy may be calling the same model at once, so
+ * each gets the limit divided by the phase's copies (never above what the provider allows).
+ */
+export function copyLimits(entry: Pick<ModelEntry, 'rpm' | 'tpm'>, copies: number): { rpm?: number; tpm?: number } {
+  return {
+    ...(entry.rpm !== undefined ? { rpm: Math.max(1, Math.floor(entry.rpm / copies)) } : {}),
+    ...(entry.tpm !== undefined ? { tpm: Math.max(1, Math.floor(entry.tpm / copies)) } : {}),
+  };
+}
+
+/** Items per shard for a model: SHARD_MINUTES of calls at the copy's share of its RPM. */
+export function shardItems(entry: Pick<ModelEntry, 'rpm'>, copies: number): number {
+  if (entry.rpm === undefined) return UNLIMITED_SHARD_ITEMS;
+  const perCopy = entry.rpm / copies;
+  return Math.min(UNLIMITED_SHARD_ITEMS, Math.max(MIN_SHARD_ITEMS, Math.floor(perCopy * SHARD_MINUTES)));
+}
+
+/** `[start, end)` slices of `count` items, `size` each (the last may be shorter). */
+export function slices(count: number, size: number): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  const step = Math.max(1, Math.floor(size));
+  for (let start = 0; start < count; start += step) out.push({ start, end: Math.min(count, start + step) });
+  return out;
+}
+
+/** Wait between worker invocations of a phase with provider batches: batches take minutes to hours. */
+export const BATCH_POLL_SECONDS = 300;
+/** Wait before a sync shard cut short by the Lambda's time goes on: only long enough to not spin. */
+export const SYNC_POLL_SECONDS = 5;
+
+/** Seconds the state machine waits before invoking a worker that returned `again`. */
+export function pollSeconds(campaign: Campaign, phase: Phase): number {
+  return phaseModels(campaign, phase).some((m) => m.mode === 'batch') ? BATCH_POLL_SECONDS : SYNC_POLL_SECONDS;
+}
+
+/**
+ * Key of the marker a judge shard leaves once every source item of its slice is settled and
+ * judged: judge item ids depend on the chosen reply, so a re-started plan cannot ask the ledger
+ * which judge shards are pending without downloading the replies; it looks for this marker.
+ * Outside the tables' locations (`campaigns/<c>/judge/_shards/…`), so no query reads it.
+ */
+export function judgeShardDoneKey(campaign: string, shard: { readonly model: string; readonly language: string; readonly start: number; readonly end: number }): string {
+  return `campaigns/${campaign}/judge/_shards/model=${shard.model}/language=${shard.language}/${shard.start}-${shard.end}.done`;
+}
