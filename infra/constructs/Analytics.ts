@@ -13,18 +13,10 @@ import { LANGUAGES } from '../../lib/design/types.js';
 import { athenaType, TABLE_SCHEMAS } from '../../lib/store/schemas.js';
 import type { TableName } from '../../lib/store/types.js';
 
-/** The campaign the named queries are written for (they must name one: see `tableSources`). */
-export interface ExampleCampaign {
-  readonly campaign: string;
-  readonly models: readonly string[];
-}
-
 export interface AnalyticsProps {
   readonly bucket: s3.IBucket;
   /** Athena cancels a query that scans more. Default DEFAULT_BYTES_SCANNED_CUTOFF (10 GiB). */
   readonly bytesScannedCutoff?: number;
-  /** Default: the FAR-6 demo (examples/far6/demo.yaml). */
-  readonly exampleCampaign?: ExampleCampaign;
 }
 
 const TABLES: readonly TableName[] = ['prompts', 'replies', 'readings'];
@@ -112,15 +104,15 @@ export class Analytics extends Construct {
       },
     });
 
-    const example = props.exampleCampaign ?? { campaign: 'far6-demo', models: ['alpha', 'beta', 'gamma'] };
-    const sources = tableSources(this.databaseName, example);
+    // One named query per analysis SQL file, for any campaign: the campaign and model are execution
+    // parameters (see namedQueryText), so the saved queries need no redeploy for a new campaign.
     for (const name of SQL_NAMES) {
       const query = new athena.CfnNamedQuery(this, `Query-${name}`, {
         name: `sondage-${name}`,
-        description: `lib/analysis/sql/${name}.sql for campaign ${example.campaign} (edit the WHERE of each table source for another)`,
+        description: `lib/analysis/sql/${name}.sql. Execution parameters: ${NAMED_QUERY_PARAMETERS.join(', ')} (quoted, e.g. 'far6-demo')`.slice(0, 1024),
         database: this.databaseName,
         workGroup: this.workgroup.name,
-        queryString: renderSql(name, sources),
+        queryString: namedQueryText(name, this.databaseName),
       });
       query.node.addDependency(this.workgroup);
     }
@@ -163,22 +155,30 @@ export class Analytics extends Construct {
   }
 }
 
-function quote(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
+/** The table sources of the named queries: common table expressions the query text starts with. */
+const CTE: Readonly<Record<TableName, string>> = { prompts: 'sondage_prompts', replies: 'sondage_replies', readings: 'sondage_readings' };
+/** Phases each table is read from: readings of a generate-phase reply may come from the judge phase. */
+const PHASES_OF: Readonly<Record<TableName, readonly string[]>> = { prompts: ['generate'], replies: ['generate'], readings: ['generate', 'judge'] };
+
+/** The `?` execution parameters of every named query, in the order Athena binds them. */
+export const NAMED_QUERY_PARAMETERS: readonly string[] = TABLES.flatMap((t) => [`${t} campaign`, `${t} model`]);
 
 /**
- * Table sources for renderSql on Athena: each table filtered to one campaign, its phases and models
- * (injected projection needs the values in the query). Readings of a generate-phase reply may come
- * from the judge phase, so readings span both phases.
+ * An analysis SQL file as an Athena named query over the Glue tables, for any campaign: renderSql
+ * with each table source a common table expression that filters the table to `campaign_key = ?`
+ * and `model = ?`. Injected partition projection needs static values for those keys, and Athena
+ * substitutes execution parameters before planning, so the parameters satisfy it (the console asks
+ * for them; the CLI passes `--execution-parameters "'far6-demo'" "'alpha'" …`, campaign and model
+ * once per table, NAMED_QUERY_PARAMETERS). One model per run: every analysis query groups by model.
+ * A file that starts its own WITH gets the table expressions prepended to its list.
  */
-export function tableSources(database: string, example: ExampleCampaign): Record<TableName, string> {
-  const models = example.models.map(quote).join(', ');
-  const from = (table: TableName, phases: readonly string[]): string =>
-    `(SELECT * FROM "${database}"."${table}" WHERE campaign_key = ${quote(example.campaign)} AND phase_key IN (${phases.map(quote).join(', ')}) AND model IN (${models}))`;
-  return {
-    prompts: from('prompts', ['generate']),
-    replies: from('replies', ['generate']),
-    readings: from('readings', ['generate', 'judge']),
-  };
+export function namedQueryText(name: string, database: string): string {
+  const rendered = renderSql(name, CTE);
+  const ctes = TABLES.map(
+    (t) =>
+      `${CTE[t]} AS (\n  SELECT * FROM "${database}"."${t}"\n  WHERE campaign_key = ? AND model = ? AND phase_key IN (${PHASES_OF[t].map((p) => `'${p}'`).join(', ')})\n)`,
+  ).join(',\n');
+  const head = /^((?:[ \t]*--[^\n]*\n|[ \t]*\n)*)[ \t]*WITH\s/i.exec(rendered);
+  if (head) return `${head[1]}WITH\n${ctes},\n${rendered.slice(head[0].length)}`;
+  return `WITH\n${ctes}\n${rendered}`;
 }

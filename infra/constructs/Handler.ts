@@ -1,75 +1,122 @@
-import type { Duration } from 'aws-cdk-lib';
-import { Validations } from 'aws-cdk-lib';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
+import type { FunctionSizing, LambdaArchitecture } from '../../lib/config/sizing.js';
+import { SondageError } from '../../lib/errors.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface HandlerProps {
-  /** Folder name under functions/ (`plan`, `worker`, `report`, `record-failure`). */
+  /** Folder name under functions/ (`plan`, `worker`, `report`, `record-failure`): the entry is functions/<name>/handler.ts. */
   readonly name: string;
   readonly description: string;
-  readonly memorySize: number;
-  readonly timeout: Duration;
+  /** Memory, timeout, architecture, reserved concurrency, native DuckDB: lib/config/sizing.ts. */
+  readonly sizing: FunctionSizing;
   readonly environment: Readonly<Record<string, string>>;
-  /**
-   * The handler file (functions/<name>/handler.ts) when it exists: bundled by NodejsFunction with
-   * the local esbuild (no Docker). Without it the function is a placeholder that fails loudly.
-   */
-  readonly entry?: string;
-  /** Caps how many copies run at once (the worker: provider rate limits and the budget's race window). */
-  readonly reservedConcurrentExecutions?: number;
+  /** The repository the entry and node_modules are taken from (default: this one; tests point elsewhere). */
+  readonly repoRoot?: string;
+}
+
+/** The packages DuckDB needs at run time, by Lambda architecture (the native one must match it). */
+export function duckdbPackages(architecture: LambdaArchitecture): readonly string[] {
+  const native = architecture === 'arm64' ? '@duckdb/node-bindings-linux-arm64' : '@duckdb/node-bindings-linux-x64';
+  return ['@duckdb/node-api', '@duckdb/node-bindings', native, 'detect-libc'];
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
- * One Lambda function of the pipeline. A handler written in functions/ is bundled by NodejsFunction
- * with the local esbuild (ESM, AWS SDK v3 left to the runtime); a handler not yet written (issue 4,
- * "Lambda handlers") deploys as an inline placeholder that fails loudly when invoked, so the stack,
- * its IAM and the state machine are real and synthesize without Docker either way.
+ * Shell commands that put DuckDB beside a bundle in `outputDir`: its packages, copied from the
+ * local node_modules into `outputDir/node_modules` (where the bundle's ESM `import` resolves them:
+ * ESM ignores NODE_PATH, so a layer under /opt would not be found), and the analysis SQL files into
+ * `outputDir/sql` (lib/analysis/runSql.ts reads them next to the module, i.e. the bundle).
+ */
+export function duckdbBundlingCommands(repoRoot: string, outputDir: string, architecture: LambdaArchitecture): string[] {
+  const modules = path.join(outputDir, 'node_modules');
+  const commands = duckdbPackages(architecture).map((pkg) => {
+    const target = path.join(modules, pkg);
+    return `mkdir -p ${shellQuote(path.dirname(target))} && cp -R ${shellQuote(path.join(repoRoot, 'node_modules', pkg))} ${shellQuote(target)}`;
+  });
+  commands.push(`mkdir -p ${shellQuote(path.join(outputDir, 'sql'))}`, `cp ${shellQuote(path.join(repoRoot, 'lib/analysis/sql'))}/*.sql ${shellQuote(path.join(outputDir, 'sql'))}/`);
+  return commands;
+}
+
+/**
+ * One Lambda function of the pipeline: functions/<name>/handler.ts bundled by NodejsFunction with
+ * the local esbuild (ESM; no Docker).
+ *
+ * DuckDB is a native module, so esbuild leaves it external and an afterBundling hook copies it from
+ * the local node_modules beside the bundle — no `npm install` at synth (NodejsFunction's
+ * `nodeModules` would run one, needing the network and installing the *host's* binding). The
+ * binding copied is the Linux one of the function's architecture; a host without it (macOS, or
+ * arm64 for an x86_64 function) gets a clear error naming the `npm install` that adds it. The tests
+ * skip asset bundling (`aws:cdk:bundling-stacks` = []), so they neither run esbuild nor copy 70 MB;
+ * test/infra/bundling.test.ts runs these same commands and loads DuckDB from the result.
  */
 export class Handler extends Construct {
   public readonly fn: lambda.Function;
 
   constructor(scope: Construct, id: string, props: HandlerProps) {
     super(scope, id);
+    const { sizing } = props;
+    const repoRoot = props.repoRoot ?? REPO_ROOT;
+    const entry = path.join(repoRoot, 'functions', props.name, 'handler.ts');
+    if (sizing.duckdb && Stack.of(this).bundlingRequired) {
+      const missing = duckdbPackages(sizing.architecture).filter((pkg) => !existsSync(path.join(repoRoot, 'node_modules', pkg, 'package.json')));
+      if (missing.length > 0) {
+        throw new SondageError(
+          `Handler ${props.name}: the ${sizing.architecture} Lambda needs ${missing.join(', ')} in node_modules to bundle DuckDB; ` +
+            `install the Linux binding with \`npm install --no-save --force ${missing.join(' ')}\` (same version as @duckdb/node-bindings)`,
+        );
+      }
+    }
     const logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH });
     // An own role instead of AWSLambdaBasicExecutionRole: logs to this function's group only.
     const role = new iam.Role(this, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     role.addToPolicy(new iam.PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
-    const common = {
+    this.fn = new nodejs.NodejsFunction(this, 'Function', {
       description: props.description,
+      entry,
+      handler: 'handler',
       runtime: lambda.Runtime.NODEJS_24_X,
       role,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: props.memorySize,
-      timeout: props.timeout,
+      architecture: sizing.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
+      memorySize: sizing.memoryMb,
+      timeout: Duration.seconds(sizing.timeoutSeconds),
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       logGroup,
       tracing: lambda.Tracing.ACTIVE,
-      ...(props.reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
-    };
-    this.fn = props.entry
-      ? new nodejs.NodejsFunction(this, 'Function', {
-          ...common,
-          entry: props.entry,
-          handler: 'handler',
-          bundling: {
-            format: nodejs.OutputFormat.ESM,
-            target: 'node24',
-            sourceMap: true,
-            forceDockerBundling: false,
-            // Some CommonJS dependencies call require(); give the ESM bundle one.
-            banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-          },
-        })
-      : new lambda.Function(this, 'Function', {
-          ...common,
-          handler: 'index.handler',
-          code: lambda.Code.fromInline(
-            `exports.handler = async () => { throw new Error('sondage: the ${props.name} handler is not deployed yet (functions/${props.name} is a later step of issue 4)'); };`,
-          ),
-        });
+      ...(sizing.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: sizing.reservedConcurrency }),
+      depsLockFilePath: path.join(repoRoot, 'package-lock.json'),
+      projectRoot: repoRoot,
+      bundling: {
+        format: nodejs.OutputFormat.ESM,
+        target: 'node24',
+        sourceMap: true,
+        forceDockerBundling: false,
+        // The runtime's AWS SDK v3; DuckDB's native binding comes beside the bundle (see above).
+        externalModules: ['@aws-sdk/*', ...(sizing.duckdb ? ['@duckdb/*'] : [])],
+        // Some CommonJS dependencies call require(); give the ESM bundle one.
+        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        ...(sizing.duckdb
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) => duckdbBundlingCommands(repoRoot, outputDir, sizing.architecture),
+              },
+            }
+          : {}),
+      },
+    });
     Validations.of(role).acknowledge(
       {
         id: 'AwsSolutions-IAM5[Resource::*]',

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { Aws, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -7,6 +6,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV, PREFIX } from '../../lib/config/index.js';
+import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import type { Analytics } from './Analytics.js';
 import type { CampaignData } from './CampaignData.js';
 import type { GpuBatch } from './GpuBatch.js';
@@ -17,9 +17,9 @@ import { logicalId } from './logicalId.js';
 export interface PipelineProps {
   readonly data: CampaignData;
   readonly analytics: Analytics;
-  /** Shards handed to one worker invocation (ItemBatcher). Default 4. */
+  /** Shards handed to one worker invocation (ItemBatcher). Default SHARDS_PER_BATCH (lib/config/sizing.ts). */
   readonly shardsPerBatch?: number;
-  /** Ceiling on concurrent worker copies, whatever a campaign asks for. Default 100. */
+  /** Ceiling on concurrent worker copies, whatever a campaign asks for. Default FUNCTION_SIZING.worker's reserved concurrency. */
   readonly workerConcurrency?: number;
   /** When present, a generate phase whose plan says `kind: gpu` runs as a Batch array job. */
   readonly gpuBatch?: GpuBatch;
@@ -59,32 +59,25 @@ export class Pipeline extends Construct {
     this.plan = new Handler(this, 'Plan', {
       name: 'plan',
       description: 'sondage: registers items in the ledger, writes the shard manifests',
-      memorySize: 1024,
-      timeout: Duration.minutes(5),
+      sizing: FUNCTION_SIZING.plan,
       environment: withKeys,
     });
     this.worker = new Handler(this, 'Worker', {
       name: 'worker',
       description: 'sondage: runs a batch of shards against a model API under the budget',
-      // Mostly waiting on the provider: little CPU, enough memory for a part's Parquet.
-      memorySize: 1024,
-      timeout: Duration.minutes(15),
+      sizing: props.workerConcurrency === undefined ? FUNCTION_SIZING.worker : { ...FUNCTION_SIZING.worker, reservedConcurrency: props.workerConcurrency },
       environment: withKeys,
-      reservedConcurrentExecutions: props.workerConcurrency ?? 100,
     });
     this.report = new Handler(this, 'Report', {
       name: 'report',
       description: 'sondage: statistics over the Athena results, report to S3',
-      memorySize: 2048,
-      timeout: Duration.minutes(10),
+      sizing: FUNCTION_SIZING.report,
       environment,
     });
     this.recordFailure = new Handler(this, 'RecordFailure', {
       name: 'record-failure',
       description: 'sondage: records a failed execution step in the ledger',
-      entry: fileURLToPath(new URL('../../functions/record-failure/handler.ts', import.meta.url)),
-      memorySize: 256,
-      timeout: Duration.seconds(30),
+      sizing: FUNCTION_SIZING.recordFailure,
       environment,
     });
 
@@ -127,21 +120,15 @@ export class Pipeline extends Construct {
         maxConcurrencyPath: `$.plan.${phase}.maxConcurrency`,
         toleratedFailurePercentagePath: `$.plan.${phase}.toleratedFailurePercentage`,
         itemBatcher: new sfn.ItemBatcher({
-          maxItemsPerBatch: props.shardsPerBatch ?? 4,
+          maxItemsPerBatch: props.shardsPerBatch ?? SHARDS_PER_BATCH,
           // ItemBatcher renders BatchInput as given (no JsonPath tokens): the ".$" keys are written out.
-          batchInput: { 'campaign.$': '$.campaign', phase, 'execution.$': '$$.Execution.Name' },
+          // pollSeconds rides along for the item processor's Wait state (WorkerBatchInput ignores it).
+          batchInput: { 'campaign.$': '$.campaign', phase, 'execution.$': '$$.Execution.Name', 'pollSeconds.$': `$.plan.${phase}.pollSeconds` },
         }),
         resultWriterV2: new sfn.ResultWriterV2({ bucket: data.bucket, prefix: `${PREFIX.scratch}map-results/${phase}/` }),
         resultPath: sfn.JsonPath.DISCARD,
       });
-      map.itemProcessor(
-        new tasks.LambdaInvoke(this, `${phase}Shards`, {
-          stateName: `Run ${phase} batch`,
-          lambdaFunction: this.worker.fn,
-          payloadResponseOnly: true,
-          retryOnServiceExceptions: true,
-        }),
-      );
+      map.itemProcessor(this.shardLoop(phase));
       map.addCatch(record, onFailure);
       return map;
     });
@@ -157,8 +144,20 @@ export class Pipeline extends Construct {
           'QueryString.$': '$.plan.analysis.queryString',
           WorkGroup: analytics.workgroup.name,
           QueryExecutionContext: { Database: analytics.databaseName },
+          // The report handler runs the same first query through Athena again: with reuse it reads
+          // this execution's result instead of scanning (and paying for) the Parquet twice.
+          ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: ATHENA_RESULT_REUSE_MINUTES } },
         },
         ResultPath: '$.sql',
+        Retry: [
+          {
+            ErrorEquals: ['Athena.TooManyRequestsException', 'Athena.InternalServerException'],
+            IntervalSeconds: 5,
+            MaxAttempts: 5,
+            BackoffRate: 2,
+            JitterStrategy: 'FULL',
+          },
+        ],
       },
     });
     sql.addCatch(record, onFailure);
@@ -240,6 +239,44 @@ export class Pipeline extends Construct {
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${logicalId(this.stateMachine.node.defaultChild as CfnElement)}"}]}]}${suffix}:*]`,
         reason: 'Executions (and Distributed Map child executions) of this state machine only, whose names are chosen at run time.',
       })),
+    );
+  }
+
+  /**
+   * The item processor of a phase's Map (issue 4, "a Wait/poll loop"): invoke the worker with the
+   * batch of shards; while it answers `again` (items left when its time ran short, or provider
+   * batches submitted and not yet collected) wait the plan's `pollSeconds` and invoke it again with
+   * its previous answer at `$.result` (WorkerEvent). One loop serves sync shards cut short by the
+   * Lambda timeout and provider-batch shards (submit, then poll) alike; a child that never settles
+   * is bounded by the state machine's timeout. Child executions are Standard: a provider batch may
+   * take up to 24 h, past Express's 5 minutes.
+   */
+  private shardLoop(phase: (typeof PHASES)[number]): sfn.IChainable {
+    const invoke = new tasks.LambdaInvoke(this, `${phase}Shards`, {
+      stateName: `Run ${phase} batch`,
+      lambdaFunction: this.worker.fn,
+      payloadResponseOnly: true,
+      retryOnServiceExceptions: true,
+      resultPath: '$.result',
+    });
+    // Reserved concurrency throttles a burst past it (a Map restarted while old children still run).
+    invoke.addRetry({
+      errors: ['Lambda.TooManyRequestsException'],
+      interval: Duration.seconds(5),
+      backoffRate: 2,
+      maxAttempts: 8,
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    const wait = new sfn.Wait(this, `${phase}Wait`, {
+      stateName: `Wait before polling ${phase}`,
+      time: sfn.WaitTime.secondsPath('$.BatchInput.pollSeconds'),
+    });
+    const settled = new sfn.Succeed(this, `${phase}Settled`, { stateName: `${phase} batch settled`, outputPath: '$.result' });
+    const again = sfn.Condition.and(sfn.Condition.isPresent('$.result.again'), sfn.Condition.booleanEquals('$.result.again', true));
+    return invoke.next(
+      new sfn.Choice(this, `${phase}Again`, { stateName: `More ${phase} work?` })
+        .when(again, wait.next(invoke))
+        .otherwise(settled),
     );
   }
 

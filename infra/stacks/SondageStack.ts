@@ -1,6 +1,7 @@
-import { Stack } from 'aws-cdk-lib';
+import { CfnOutput, Stack } from 'aws-cdk-lib';
 import type { RemovalPolicy, StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { STACK_OUTPUTS } from '../../lib/config/index.js';
 import { Analytics } from '../constructs/Analytics.js';
 import { CampaignData } from '../constructs/CampaignData.js';
 import { GpuBatch } from '../constructs/GpuBatch.js';
@@ -37,5 +38,17 @@ export class SondageStack extends Stack {
       secrets: this.secrets,
       ...(this.gpuBatch ? { gpuBatch: this.gpuBatch } : {}),
     });
+    // What the CLI's AWS commands read from `cdk deploy --outputs-file` (lib/config STACK_OUTPUTS).
+    const outputs: Record<keyof typeof STACK_OUTPUTS, string> = {
+      bucket: this.data.bucket.bucketName,
+      stateMachineArn: this.pipeline.stateMachine.stateMachineArn,
+      ledgerTable: this.data.ledger.tableName,
+      budgetTable: this.data.budget.tableName,
+      athenaWorkgroup: this.analytics.workgroup.name,
+      glueDatabase: this.analytics.databaseName,
+    };
+    for (const [key, value] of Object.entries(outputs) as [keyof typeof STACK_OUTPUTS, string][]) {
+      new CfnOutput(this, STACK_OUTPUTS[key], { value, description: `sondage ${key} (read by the sondage CLI)` });
+    }
   }
 }

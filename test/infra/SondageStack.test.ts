@@ -11,7 +11,10 @@ import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { startDynamoServer } from '../store/dynamoServer.js';
 import type { DynamoServer } from '../store/dynamoServer.js';
 import { SQL_NAMES } from '../../lib/analysis/runSql.js';
-import { DEFAULT_BYTES_SCANNED_CUTOFF } from '../../lib/config/index.js';
+import { NAMED_QUERY_PARAMETERS } from '../../infra/constructs/Analytics.js';
+import { DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
+import type { WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
+import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import { TABLE_SCHEMAS } from '../../lib/store/schemas.js';
 import { allStates, iamStatements, synthesize, tokenText } from './synth.js';
 import type { AslState, Synthesized } from './synth.js';
@@ -96,14 +99,17 @@ describe('Analytics', () => {
     );
   });
 
-  it('saves every analysis SQL file as a named query with its placeholders filled', () => {
+  it('saves every analysis SQL file as a named query for any campaign: campaign and model are execution parameters', () => {
     const queries = Object.values(s.template.findResources('AWS::Athena::NamedQuery')).map(
-      (q) => (q as { Properties: { Name: string; QueryString: string } }).Properties,
+      (q) => (q as { Properties: { Name: string; QueryString: string; Description: string } }).Properties,
     );
     expect(queries.map((q) => q.Name).sort()).toEqual(SQL_NAMES.map((n) => `sondage-${n}`).sort());
     for (const q of queries) {
-      expect(q.QueryString).not.toContain('{{');
-      expect(q.QueryString).toContain("campaign_key = 'far6-demo'");
+      const code = q.QueryString.replace(/--.*$/gm, '');
+      expect(code).not.toContain('{{');
+      expect(code).not.toContain('far6-demo');
+      expect(code.match(/\?/g)).toHaveLength(NAMED_QUERY_PARAMETERS.length);
+      expect(q.Description).toContain(NAMED_QUERY_PARAMETERS.join(', '));
     }
   });
 });
@@ -141,7 +147,10 @@ describe('Pipeline', () => {
         ItemReader: { Resource: expect.stringMatching(/:states:::s3:getObject$/) as unknown, ReaderConfig: { InputType: 'JSON' }, Parameters: { 'Key.$': `$.plan.${phase}.manifestKey` } },
         MaxConcurrencyPath: `$.plan.${phase}.maxConcurrency`,
         ToleratedFailurePercentagePath: `$.plan.${phase}.toleratedFailurePercentage`,
-        ItemBatcher: { MaxItemsPerBatch: 4, BatchInput: { 'campaign.$': '$.campaign', phase, 'execution.$': '$$.Execution.Name' } },
+        ItemBatcher: {
+          MaxItemsPerBatch: SHARDS_PER_BATCH,
+          BatchInput: { 'campaign.$': '$.campaign', phase, 'execution.$': '$$.Execution.Name', 'pollSeconds.$': `$.plan.${phase}.pollSeconds` },
+        },
         ResultWriter: expect.objectContaining({ Resource: expect.stringMatching(/:states:::s3:putObject$/) as unknown }) as unknown,
       });
     }
@@ -157,20 +166,81 @@ describe('Pipeline', () => {
   });
 
   it('passes asl-validator', () => {
-    const result = aslValidator(s.definition);
+    // asl-validator writes into what it validates: hand it a copy.
+    const result = aslValidator(structuredClone(s.definition));
     expect(result.errorsText('\n')).toBe('');
     expect(result.isValid).toBe(true);
   });
 
-  it('bundles the handlers that exist with esbuild, and deploys the others as placeholders that fail loudly', () => {
-    s.template.hasResourceProperties('AWS::Lambda::Function', {
-      Description: Match.stringLikeRegexp('records a failed execution step'),
-      Handler: 'index.handler',
-      Code: { S3Bucket: Match.anyValue(), S3Key: Match.stringLikeRegexp('\\.zip$') },
+  it('loops each batch of shards: invoke the worker, and while it answers again, wait pollSeconds and invoke it again', () => {
+    for (const [name, map] of maps()) {
+      const phase = name.split(' ')[1]!;
+      const processor = map.ItemProcessor as { StartAt: string; States: Record<string, AslState> };
+      const invoke = processor.States[processor.StartAt]!;
+      expect(processor.StartAt).toBe(`Run ${phase} batch`);
+      expect(invoke).toMatchObject({ Type: 'Task', ResultPath: '$.result', Next: `More ${phase} work?` });
+      const retried = (invoke.Retry as { ErrorEquals: string[] }[]).flatMap((r) => r.ErrorEquals);
+      expect(retried).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException']));
+      expect(processor.States[`Wait before polling ${phase}`]).toEqual({ Type: 'Wait', SecondsPath: '$.BatchInput.pollSeconds', Next: `Run ${phase} batch` });
+      expect(processor.States[`${phase} batch settled`]).toEqual({ Type: 'Succeed', OutputPath: '$.result' });
+    }
+  });
+
+  it('hands the worker exactly a WorkerEvent on every turn of the loop, and ends with its last answer', () => {
+    // prepare: what ItemBatcher gives a child (Items + the rendered BatchInput), and a worker that
+    // needs three turns (items left, then an open provider batch, then done).
+    const [, map] = maps()[0]!;
+    const processor = map.ItemProcessor as { StartAt: string; States: Record<string, AslState> };
+    const items = [{ model: 'alpha', language: 'en', start: 0, end: 50, mode: 'batch' as const }];
+    const batchInput = { campaign: 'far6-demo', phase: 'generate' as const, execution: 'run-1', pollSeconds: 60 };
+    const answers: WorkerOutput[] = [
+      { done: 20, failed: 0, pending: 30, openBatches: 0, costUsd: 0.1, again: true },
+      { done: 20, failed: 0, pending: 0, openBatches: 1, costUsd: 0.1, again: true },
+      { done: 50, failed: 0, pending: 0, openBatches: 0, costUsd: 0.3, again: false },
+    ];
+    const calls: unknown[] = [];
+    const waits: number[] = [];
+    // act
+    const output = runProcessor(processor, { Items: items, BatchInput: batchInput }, (input) => {
+      calls.push(structuredClone(input));
+      return answers[calls.length - 1]!;
+    }, waits);
+    // assess
+    const expected: WorkerEvent[] = [
+      { Items: items, BatchInput: batchInput },
+      { Items: items, BatchInput: batchInput, result: answers[0]! },
+      { Items: items, BatchInput: batchInput, result: answers[1]! },
+    ];
+    expect(calls).toEqual(expected);
+    expect(waits).toEqual([60, 60]);
+    expect(output).toEqual(answers[2]);
+  });
+
+  it('runs the SQL stage with Athena result reuse and retries on throttling', () => {
+    expect(s.definition.States.SqlStep).toMatchObject({
+      Parameters: { ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: ATHENA_RESULT_REUSE_MINUTES } } },
+      Retry: [expect.objectContaining({ ErrorEquals: expect.arrayContaining(['Athena.TooManyRequestsException']) as unknown })],
     });
+    expect(s.definition.States.Report).toMatchObject({
+      Parameters: { 'campaign.$': '$.campaign', 'queryExecutionId.$': '$.sql.QueryExecution.QueryExecutionId' },
+    });
+  });
+
+  it.each([
+    ['writes the shard manifests', FUNCTION_SIZING.plan],
+    ['shards against a model API', FUNCTION_SIZING.worker],
+    ['statistics over the Athena results', FUNCTION_SIZING.report],
+    ['records a failed execution step', FUNCTION_SIZING.recordFailure],
+  ])('bundles the handler that %s with esbuild, sized as lib/config/sizing.ts says', (description, sizing) => {
     s.template.hasResourceProperties('AWS::Lambda::Function', {
-      Description: Match.stringLikeRegexp('writes the shard manifests'),
-      Code: { ZipFile: Match.stringLikeRegexp('handler is not deployed yet') },
+      Description: Match.stringLikeRegexp(description),
+      Handler: 'index.handler',
+      Runtime: 'nodejs24.x',
+      Code: { S3Bucket: Match.anyValue(), S3Key: Match.stringLikeRegexp('\\.zip$') },
+      MemorySize: sizing.memoryMb,
+      Timeout: sizing.timeoutSeconds,
+      Architectures: [sizing.architecture],
+      ...(sizing.reservedConcurrency === undefined ? {} : { ReservedConcurrentExecutions: sizing.reservedConcurrency }),
     });
   });
 
@@ -178,11 +248,65 @@ describe('Pipeline', () => {
     s.template.hasResourceProperties('AWS::Lambda::Function', {
       Description: Match.stringLikeRegexp('shards against a model API'),
       ReservedConcurrentExecutions: 100,
-      Runtime: 'nodejs24.x',
       Environment: { Variables: Match.objectLike({ SONDAGE_BUCKET: Match.anyValue(), SONDAGE_BUDGET_TABLE: Match.anyValue() }) },
     });
   });
+
+  it('outputs the names the CLI reads from `cdk deploy --outputs-file`', () => {
+    const outputs = s.template.findOutputs('*');
+    expect(Object.keys(outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
+  });
 });
+
+type Worker = (input: Record<string, unknown>) => WorkerOutput;
+
+/**
+ * A small interpreter for the states the item processor uses (Task, Choice with And / IsPresent /
+ * BooleanEquals, Wait with SecondsPath, Succeed with OutputPath), as Step Functions evaluates them:
+ * the Task's result lands at its ResultPath, Wait records the seconds it would wait.
+ */
+function runProcessor(processor: { StartAt: string; States: Record<string, AslState> }, input: Record<string, unknown>, worker: Worker, waits: number[]): unknown {
+  const at = (root: unknown, p: string): unknown =>
+    p
+      .split('.')
+      .slice(1)
+      .reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], root);
+  type Rule = { And?: Rule[]; Variable?: string; IsPresent?: boolean; BooleanEquals?: boolean; Next?: string };
+  const holds = (rule: Rule, state: unknown): boolean => {
+    if (rule.And) return rule.And.every((r) => holds(r, state));
+    const value = at(state, rule.Variable!);
+    if (rule.IsPresent !== undefined) return (value !== undefined) === rule.IsPresent;
+    if (rule.BooleanEquals !== undefined) return value === rule.BooleanEquals;
+    throw new Error(`runProcessor: unsupported rule ${JSON.stringify(rule)}`);
+  };
+  let data: Record<string, unknown> = input;
+  let name = processor.StartAt;
+  for (let step = 0; step < 50; step++) {
+    const st = processor.States[name]!;
+    switch (st.Type) {
+      case 'Task': {
+        // payloadResponseOnly with no payload: the Lambda gets the state input as it is.
+        if (st.Parameters !== undefined) throw new Error(`runProcessor: unexpected Parameters ${JSON.stringify(st.Parameters)}`);
+        const out = worker(data);
+        data = { ...data, [String(st.ResultPath).slice(2)]: out };
+        name = st.Next as string;
+        break;
+      }
+      case 'Choice':
+        name = ((st.Choices as Rule[]).find((r) => holds(r, data))?.Next ?? st.Default) as string;
+        break;
+      case 'Wait':
+        waits.push(at(data, st.SecondsPath as string) as number);
+        name = st.Next as string;
+        break;
+      case 'Succeed':
+        return st.OutputPath === undefined ? data : at(data, st.OutputPath as string);
+      default:
+        throw new Error(`runProcessor: unsupported state ${st.Type}`);
+    }
+  }
+  throw new Error('runProcessor: no end after 50 steps');
+}
 
 /** Step Functions' JSONPath parameters for the forms the definition uses (`$.a.b`, `$$.Execution.Id`). */
 function applyParameters(parameters: Record<string, unknown>, input: unknown, context: unknown): Record<string, unknown> {

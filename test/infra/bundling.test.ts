@@ -1,0 +1,60 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { duckdbBundlingCommands, duckdbPackages } from '../../infra/constructs/Handler.js';
+import { SQL_NAMES } from '../../lib/analysis/runSql.js';
+import { REPO_ROOT } from '../helpers/campaigns.js';
+
+// The synth tests skip asset bundling; this runs the afterBundling commands a real `cdk synth`
+// runs for a DuckDB function, then loads DuckDB from the result the way the Lambda bundle does
+// (an ESM module beside node_modules/, nothing from the repository's own node_modules).
+
+const hostArch = process.arch === 'arm64' ? 'arm64' : 'x86_64';
+const nativeInstalled = existsSync(path.join(REPO_ROOT, 'node_modules', duckdbPackages(hostArch)[2]!));
+
+let out: string;
+beforeAll(() => {
+  out = mkdtempSync(path.join(tmpdir(), 'sondage-bundle-'));
+});
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe('DuckDB beside the bundle', () => {
+  it.runIf(process.platform === 'linux' && nativeInstalled)('copies the packages and the SQL files so that the bundle imports DuckDB and reads the queries', () => {
+    // prepare: the hook's commands, as NodejsFunction chains them
+    execFileSync('bash', ['-c', duckdbBundlingCommands(REPO_ROOT, out, hostArch).join(' && ')]);
+    // A stand-in for index.mjs: the bundle keeps `@duckdb/node-api` as an ESM import and
+    // lib/analysis/runSql.ts reads `./sql/<name>.sql` next to the module.
+    writeFileSync(
+      path.join(out, 'index.mjs'),
+      [
+        "import { readFileSync } from 'node:fs';",
+        "import { DuckDBInstance } from '@duckdb/node-api';",
+        'const db = await DuckDBInstance.create();',
+        'const conn = await db.connect();',
+        "const rows = (await conn.runAndReadAll('SELECT 41 + 1 AS answer')).getRowObjectsJS();",
+        "const sql = readFileSync(new URL('./sql/chosen_replies.sql', import.meta.url), 'utf8');",
+        'console.log(JSON.stringify({ answer: rows[0].answer, sql: sql.length > 0 }));',
+      ].join('\n'),
+    );
+    // act: a fresh node with the temp folder as its only module root
+    const stdout = execFileSync(process.execPath, [path.join(out, 'index.mjs')], { cwd: out, env: { PATH: process.env.PATH ?? '' } }).toString();
+    // assess
+    expect(JSON.parse(stdout.trim())).toEqual({ answer: 42, sql: true });
+    expect(readdirSync(path.join(out, 'sql'))).toEqual(expect.arrayContaining(SQL_NAMES.map((n) => `${n}.sql`)));
+    expect(readdirSync(path.join(out, 'node_modules', '@duckdb')).sort()).toEqual(
+      duckdbPackages(hostArch)
+        .filter((p) => p.startsWith('@duckdb/'))
+        .map((p) => p.slice('@duckdb/'.length))
+        .sort(),
+    );
+  });
+
+  it('names the binding of the function architecture, not the host one', () => {
+    expect(duckdbPackages('x86_64')).toContain('@duckdb/node-bindings-linux-x64');
+    expect(duckdbPackages('arm64')).toContain('@duckdb/node-bindings-linux-arm64');
+    const commands = duckdbBundlingCommands("/repo with 'quote'", '/out', 'arm64').join('\n');
+    expect(commands).toContain(`'/repo with '\\''quote'\\''/node_modules/@duckdb/node-bindings-linux-arm64'`);
+  });
+});
