@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCampaign, type RunOptions } from '../../lib/run/runCampaign.js';
 import { EmbeddedLedger, readParquet, tableGlob } from '../../lib/store/index.js';
-import type { BatchRecord } from '../../lib/store/types.js';
+import type { BatchIntent, BatchRecord } from '../../lib/store/types.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
 import { USAGE, startAnthropicBatchServer, startOpenAIBatchServer, type BatchServer, type BatchServerOptions } from './batchServers.js';
@@ -44,6 +44,15 @@ async function setup(p: ProviderCase, options: BatchServerOptions = {}) {
 
 const fast = (extra: RunOptions = {}): RunOptions => ({ skipAnalysis: true, batch: { pollMs: 1, ...extra.batch }, ...extra });
 
+async function intents(dataDir: string, campaign: string): Promise<BatchIntent[]> {
+  const ledger = new EmbeddedLedger(dataDir);
+  try {
+    return await ledger.campaignBatchIntents(campaign);
+  } finally {
+    await ledger.close();
+  }
+}
+
 async function openBatches(dataDir: string, campaign: string): Promise<BatchRecord[]> {
   const ledger = new EmbeddedLedger(dataDir);
   try {
@@ -68,7 +77,15 @@ async function expectComplete(ctx: Awaited<ReturnType<typeof loadContext>>, item
   expect(ledger.budget.reserved_usd).toBe(0);
   expect(ledger.generate).toEqual({ pending: 0, done: items, failed: 0 });
   expect(await openBatches(ctx.dataDir, ctx.campaign.name)).toEqual([]);
+  expect(await intents(ctx.dataDir, ctx.campaign.name)).toEqual([]);
   return rows;
+}
+
+/** No request went into two batches, and every item went into one. */
+function expectSentOnce(items: number) {
+  const sent = server!.created.flat();
+  expect(new Set(sent).size).toBe(sent.length);
+  expect(sent.length).toBe(items);
 }
 
 describe.each(PROVIDERS)('mode: batch on $provider', (p) => {
@@ -172,5 +189,57 @@ describe.each(PROVIDERS)('mode: batch on $provider', (p) => {
     expect(new Set(expiredRows.map((r) => r.item_id))).toEqual(new Set(expiredIds));
     // The retry is the item's second attempt; its ok reply is attempt 2.
     for (const id of expiredIds) expect(rows.filter((r) => r.item_id === id).map((r) => [r.attempt, r.status])).toEqual([[1, 'error'], [2, 'ok']]);
+  });
+
+  it('retries a batch creation the provider refused with a 5xx, and creates the batch once', async () => {
+    const ctx = await setup(p, { createFault: (n) => (n === 0 || n === 1 ? 'fail' : undefined) });
+    const summary = await runCampaign(ctx, fast({ partitionConcurrency: 1 }));
+
+    const generate = summary.phases.find((x) => x.phase === 'generate')!;
+    expect(summary.stopped).toBeUndefined();
+    expect(server!.createRequests()).toBe(server!.created.length + 2);
+    expectSentOnce(generate.items);
+    await expectComplete(ctx, generate.items);
+  });
+
+  it('finds a batch created by a request whose answer was lost, and does not create it again', async () => {
+    const ctx = await setup(p, { createFault: (n) => (n === 0 ? 'drop' : undefined) });
+    const summary = await runCampaign(ctx, fast({ partitionConcurrency: 1 }));
+
+    const generate = summary.phases.find((x) => x.phase === 'generate')!;
+    expect(summary.stopped).toBeUndefined();
+    expect(server!.createRequests()).toBe(server!.created.length);
+    expectSentOnce(generate.items);
+    await expectComplete(ctx, generate.items);
+  });
+
+  it('after a crash between creating a batch and recording it, the restarted run looks it up instead of paying twice', async () => {
+    const controller = new AbortController();
+    // The provider creates the first batch; the run dies before it hears back.
+    const ctx = await setup(p, {
+      createFault: (n) => {
+        if (n !== 0) return undefined;
+        controller.abort();
+        return 'drop';
+      },
+    });
+    const first = await runCampaign(ctx, fast({ signal: controller.signal, partitionConcurrency: 1 }));
+    expect(first.stopped).toBe('aborted');
+    expect(server!.created.length).toBe(1);
+    const left = await intents(ctx.dataDir, ctx.campaign.name);
+    expect(left.map((i) => i.customIds)).toEqual(server!.created);
+    expect(await openBatches(ctx.dataDir, ctx.campaign.name)).toEqual([]);
+    // The intent's reservation survives the next run's release of stale reservations.
+    expect((await ledgerSnapshot(ctx.dataDir, ctx.campaign.name)).budget.reserved_usd).toBeGreaterThan(0);
+
+    const second = await runCampaign(ctx, fast());
+
+    const generate = second.phases.find((x) => x.phase === 'generate')!;
+    expect(second.stopped).toBeUndefined();
+    // The first batch was adopted: its requests are in no later batch.
+    const later = new Set(server!.created.slice(1).flat());
+    expect(server!.created[0]!.filter((id) => later.has(id))).toEqual([]);
+    expectSentOnce(generate.items);
+    await expectComplete(ctx, generate.items);
   });
 });

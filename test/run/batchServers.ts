@@ -10,14 +10,24 @@ import { startWireServer, type RecordedRequest, type WireServer } from '../provi
 export interface BatchServer extends WireServer {
   /** Custom ids of every batch created, in creation order. */
   readonly created: string[][];
+  /** Batch creation requests received, failed ones included. */
+  readonly createRequests: () => number;
   /** Deletes every batch it holds: later polls of them get a 404. */
   forget(): void;
 }
+
+/**
+ * How the server answers the n-th batch creation request (0-based): `fail` a 503 without creating
+ * the batch; `drop` creates the batch, then closes the connection without an answer (the client
+ * cannot know it exists).
+ */
+export type CreateFault = 'fail' | 'drop' | undefined;
 
 export interface BatchServerOptions {
   /** Polls a batch answers "still running" before it has ended. */
   readonly runningPolls?: number;
   readonly expire?: (batchIndex: number, position: number) => boolean;
+  readonly createFault?: (createIndex: number) => CreateFault;
 }
 
 /** The answer the reading rules expect: a letter for label items, yes-first otherwise. */
@@ -32,6 +42,9 @@ interface Stored {
   readonly id: string;
   readonly requests: { customId: string; prompt: string; model: string }[];
   polls: number;
+  /** ms since the epoch. */
+  readonly createdAt: number;
+  readonly metadata?: Record<string, string> | null;
 }
 
 export async function startOpenAIBatchServer(options: BatchServerOptions = {}): Promise<BatchServer> {
@@ -54,11 +67,12 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
       status: ended ? (anyExpired ? 'expired' : 'completed') : statuses[Math.min(b.polls, statuses.length - 1)],
       output_file_id: ended ? `${b.id}-out` : null,
       error_file_id: ended && anyExpired ? `${b.id}-err` : null,
-      created_at: 1_751_328_000,
+      created_at: Math.floor(b.createdAt / 1000),
       request_counts: { total: b.requests.length, completed: 0, failed: 0 },
-      metadata: null,
+      metadata: b.metadata ?? null,
     };
   };
+  let creates = 0;
   const server = await startWireServer([
     {
       from: (r: RecordedRequest) => {
@@ -69,16 +83,24 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
           return { json: { id, object: 'file', bytes: 1, created_at: 0, filename: 'sondage-batch.jsonl', purpose: 'batch', status: 'processed' } };
         }
         if (r.method === 'POST' && r.url === '/v1/batches') {
-          const inputFile = (r.body as { input_file_id: string }).input_file_id;
+          const fault = options.createFault?.(creates++);
+          if (fault === 'fail') return { status: 503, json: { error: { message: 'The server is overloaded', type: 'server_error' } } };
+          const { input_file_id: inputFile, metadata } = r.body as { input_file_id: string; metadata?: Record<string, string> };
           const lines = (files.get(inputFile) ?? '').split(/\r?\n/).filter((l) => l.startsWith('{"custom_id"'));
           const requests = lines.map((l) => {
             const line = JSON.parse(l) as { custom_id: string; body: { model: string; messages: { content: string }[] } };
             return { customId: line.custom_id, prompt: line.body.messages.at(-1)?.content ?? '', model: line.body.model };
           });
-          const b = { id: `batch_${created.length}`, requests, polls: 0, inputFile };
+          const b = { id: `batch_${created.length}`, requests, polls: 0, inputFile, createdAt: Date.now(), metadata: metadata ?? null };
           created.push(requests.map((q) => q.customId));
           batches.set(b.id, b);
+          if (fault === 'drop') return { drop: true };
           return { json: { ...object(b), status: 'validating' } };
+        }
+        if (r.method === 'GET' && r.url.startsWith('/v1/batches?')) {
+          // Newest first, one page: listing does not move a batch along (only a retrieve does).
+          const data = [...batches.values()].reverse().map(object);
+          return { json: { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false } };
         }
         const get = /^\/v1\/batches\/([^/]+)$/.exec(r.url)?.[1];
         if (r.method === 'GET' && get !== undefined && batches.has(get)) {
@@ -111,13 +133,14 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
       },
     },
   ]);
-  return Object.assign(server, { created, forget: () => batches.clear() });
+  return Object.assign(server, { created, createRequests: () => creates, forget: () => batches.clear() });
 }
 
 export async function startAnthropicBatchServer(options: BatchServerOptions = {}): Promise<BatchServer> {
   const batches = new Map<string, Stored>();
   const created: string[][] = [];
   const running = options.runningPolls ?? 2;
+  let creates = 0;
   let base = '';
   const index = (b: Stored) => Number(b.id.slice('msgbatch_'.length));
   const expired = (b: Stored, i: number) => options.expire?.(index(b), i) ?? false;
@@ -131,8 +154,8 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
       request_counts: ended
         ? { processing: 0, succeeded: b.requests.length - nExpired, errored: 0, canceled: 0, expired: nExpired }
         : { processing: b.requests.length, succeeded: 0, errored: 0, canceled: 0, expired: 0 },
-      ended_at: ended ? '2026-01-02T00:00:00Z' : null,
-      created_at: '2026-01-01T00:00:00Z',
+      ended_at: ended ? new Date(b.createdAt + 1000).toISOString() : null,
+      created_at: new Date(b.createdAt).toISOString(),
       expires_at: '2026-01-02T00:00:00Z',
       archived_at: null,
       cancel_initiated_at: null,
@@ -143,12 +166,23 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
     {
       from: (r: RecordedRequest) => {
         if (r.method === 'POST' && r.url === '/v1/messages/batches') {
+          const fault = options.createFault?.(creates++);
+          if (fault === 'fail') return { status: 529, json: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } };
           const body = r.body as { requests: { custom_id: string; params: { model: string; messages: { content: string }[] } }[] };
           const requests = body.requests.map((q) => ({ customId: q.custom_id, prompt: q.params.messages.at(-1)?.content ?? '', model: q.params.model }));
-          const b: Stored = { id: `msgbatch_${created.length}`, requests, polls: 0 };
+          const b: Stored = { id: `msgbatch_${created.length}`, requests, polls: 0, createdAt: Date.now() };
           created.push(requests.map((q) => q.customId));
           batches.set(b.id, b);
+          if (fault === 'drop') return { drop: true };
           return { json: object(b) };
+        }
+        if (r.method === 'GET' && r.url.startsWith('/v1/messages/batches?')) {
+          // Newest first, one page. Listing stands for time passing: each listed batch moves one poll on.
+          const data = [...batches.values()].reverse().map((b) => {
+            b.polls++;
+            return object(b);
+          });
+          return { json: { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null } };
         }
         const m = /^\/v1\/messages\/batches\/(msgbatch_\d+)(\/results)?$/.exec(r.url);
         if (r.method === 'GET' && m && batches.has(m[1]!)) {
@@ -184,5 +218,5 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
     },
   ]);
   base = server.url;
-  return Object.assign(server, { created, forget: () => batches.clear() });
+  return Object.assign(server, { created, createRequests: () => creates, forget: () => batches.clear() });
 }

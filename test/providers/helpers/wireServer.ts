@@ -11,13 +11,15 @@ export type WireReply =
       readonly json?: unknown;
       /** Sent verbatim (malformed bodies). */
       readonly raw?: string;
-      /** Computed from the request (echo tests). */
-      readonly from?: (req: RecordedRequest) => {
-        readonly status?: number;
-        readonly headers?: Readonly<Record<string, string>>;
-        readonly json?: unknown;
-        readonly raw?: string;
-      };
+      /** Computed from the request (echo tests); `drop` closes the socket without an answer. */
+      readonly from?: (req: RecordedRequest) =>
+        | {
+            readonly status?: number;
+            readonly headers?: Readonly<Record<string, string>>;
+            readonly json?: unknown;
+            readonly raw?: string;
+          }
+        | { readonly drop: true };
     }
   /** Never answers: the client must give up through its AbortSignal. */
   | { readonly hang: true }
@@ -70,6 +72,10 @@ export async function startWireServer(script: readonly WireReply[]): Promise<Wir
         return;
       }
       const computed = reply.from?.(recorded);
+      if (computed && 'drop' in computed) {
+        req.socket.destroy();
+        return;
+      }
       const status = computed?.status ?? reply.status ?? 200;
       const headers = { 'content-type': 'application/json', ...reply.headers, ...computed?.headers };
       res.writeHead(status, headers);
