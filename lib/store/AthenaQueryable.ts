@@ -127,6 +127,16 @@ export async function storedModels(store: BlobStore, campaign: string): Promise<
   return [...models].sort();
 }
 
+/**
+ * What makes two query texts the same query here: surrounding space aside, the order of the model
+ * list (`model IN ('b', 'a')`) does not matter, so the plan may list the campaign's models in its
+ * own order and the report still adopts the SQL step's execution. Model ids are safe path segments
+ * (no quotes, commas or parentheses), so the list splits cleanly.
+ */
+export function sameQueryKey(sql: string): string {
+  return sql.trim().replace(/\bmodel IN \(([^()]*)\)/g, (_whole, list: string) => `model IN (${list.split(',').map((m) => m.trim()).sort().join(', ')})`);
+}
+
 /** The first statement line of a query, for messages (the comments above it say nothing about which query it is). */
 function excerpt(sql: string): string {
   const line = sql
@@ -186,12 +196,12 @@ export class AthenaQueryable implements Queryable {
   async adopt(queryExecutionId: string): Promise<boolean> {
     const execution = await this.describe(queryExecutionId);
     if (execution.Status?.State !== 'SUCCEEDED' || execution.Query === undefined) return false;
-    this.adopted.set(execution.Query.trim(), queryExecutionId);
+    this.adopted.set(sameQueryKey(execution.Query), queryExecutionId);
     return true;
   }
 
   async all<T = Record<string, unknown>>(sql: string): Promise<T[]> {
-    const id = this.adopted.get(sql.trim()) ?? (await this.run(sql));
+    const id = this.adopted.get(sameQueryKey(sql)) ?? (await this.run(sql));
     this.executions.push(id);
     return (await this.results(id, sql)) as T[];
   }

@@ -209,6 +209,15 @@ describe('AthenaQueryable', () => {
     expect(rows).toEqual([]); // no prompts in this data: the query ran on the empty view
     expect(server.calls.slice(before).map((c) => c.operation)).toEqual(['GetQueryResults']);
     expect(db.queryExecutionIds).toEqual([id]);
+    // The plan may list the models in the campaign's order: the same query all the same.
+    const reordered = renderSql('label_maps', { ...sources(), prompts: sources().prompts.replace("IN ('m1', 'm2')", "IN ('m2', 'm1')") });
+    expect(reordered).not.toBe(sql);
+    const other = await client.send(new StartQueryExecutionCommand({ QueryString: reordered, WorkGroup: WORKGROUP, QueryExecutionContext: { Database: DATABASE } }));
+    while ((await client.send(new GetQueryExecutionCommand({ QueryExecutionId: other.QueryExecutionId! }))).QueryExecution?.Status?.State !== 'SUCCEEDED');
+    const db2 = queryable();
+    expect(await db2.adopt(other.QueryExecutionId!)).toBe(true);
+    await db2.all(sql);
+    expect(db2.queryExecutionIds).toEqual([other.QueryExecutionId]);
     // A failed execution is not adopted.
     server.failNext('FAILED', 'HIVE_BAD_DATA: bad');
     const failed = await client.send(new StartQueryExecutionCommand({ QueryString: 'SELECT 2', WorkGroup: WORKGROUP, QueryExecutionContext: { Database: DATABASE } }));
