@@ -35,7 +35,8 @@ beforeAll(async () => {
   dataDir = path.join(dir, 'data');
   const summary = await runCampaign(await loadContext(campaignFile), { dataDir });
   expect(summary.stopped).toBeUndefined();
-  localTable = summary.table;
+  localTable = summary.table ?? '';
+  expect(localTable).not.toBe('');
   s3 = await startS3Server();
   const store = new S3BlobStore({
     bucket: BUCKET,
