@@ -51,10 +51,12 @@ export function readingsPhaseOf(phase: string): string {
 }
 
 /**
- * An audit partition's spec: as built for every phase, but its readings go to the audit phase's
- * own readings folder (see readingsPhaseOf) instead of beside the generate readings.
+ * A partition's spec with its readings where readingsPhaseOf puts them: an audit partition's go
+ * to the audit phase's own readings folder instead of beside the generate readings; any other
+ * spec is returned as it is.
  */
-export function auditPartition(spec: PartitionSpec, writer: ParquetWriter, store: BlobStore): PartitionSpec {
+export function withAuditReadings(spec: PartitionSpec, writer: ParquetWriter, store: BlobStore): PartitionSpec {
+  if (!isAuditPhase(spec.phase)) return spec;
   const phase = readingsPhaseOf(spec.phase);
   return {
     ...spec,
