@@ -236,7 +236,7 @@ function judgeAuditSections(rows: readonly JudgeAuditRow[]): string[] {
   const pooled = rows.filter((r) => r.level !== 'stratum');
   parts.push(
     mdTable(
-      ['comparison', 'primary', 'audit', 'replies', 'paired', 'agreement [95 %]', 'kappa', 'primary decisive', 'opposite decisive'],
+      ['comparison', 'primary', 'audit', 'group', 'replies', 'agreement [95 %]', 'kappa', 'primary decisive', 'opposite decisive'],
       pooled.map((r) => [r.comparison, r.primary_reader, r.audit_reader, group(r), String(r.n), agreement(r), fmt(r.kappa, 3), String(r.n_primary_decisive), String(r.n_opposite)]),
     ),
   );

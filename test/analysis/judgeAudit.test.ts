@@ -201,6 +201,7 @@ describe('judge_audit.sql on Parquet, through analyzeCampaign', () => {
     expect(results.cellSummary.map((c) => c.reader)).not.toContain('judge:j2');
     const md = studySummarySections(results).join('\n\n');
     expect(md).toContain('## Judge audit');
+    expect(md).toContain('| comparison | primary | audit | group | replies | agreement [95 %] | kappa | primary decisive | opposite decisive |');
     expect(md).toContain('| second | judge:j1 | judge:j2 | all | 4 | 75.0 % [');
   });
 });
