@@ -17,6 +17,7 @@ import { analyzeCampaign } from '../analysis/analyzeCampaign.js';
 import type { AnalyzeOptions } from '../analysis/analyzeCampaign.js';
 import { renderSql } from '../analysis/runSql.js';
 import type { AnalysisResults, Queryable, TableSources } from '../analysis/types.js';
+import { ATHENA_RESULT_REUSE_MINUTES } from '../config/sizing.js';
 import { SondageError } from '../errors.js';
 import { assertSafeSegment, parsePartKey, phasePrefix } from './layout.js';
 import type { BlobStore, TableName } from './types.js';
@@ -44,7 +45,8 @@ export interface AthenaQueryableOptions {
   readonly clientConfig?: AthenaClientConfig;
   /**
    * Athena result reuse: a query whose text ran in the workgroup within this many minutes is answered
-   * from that run's results, unpaid. 0 turns reuse off. Default 60; Athena allows up to 10080.
+   * from that run's results, unpaid. 0 turns reuse off. Default ATHENA_RESULT_REUSE_MINUTES (the
+   * state machine's SQL step asks for the same); Athena allows up to 10080.
    */
   readonly reuseMaxAgeMinutes?: number;
   /** First wait between GetQueryExecution polls, in ms; it grows by half each poll. Default 250. */
@@ -175,7 +177,7 @@ export class AthenaQueryable implements Queryable {
     this.workgroup = options.workgroup;
     this.database = options.database;
     this.client = options.client ?? new AthenaClient(options.clientConfig ?? {});
-    this.reuseMinutes = options.reuseMaxAgeMinutes ?? 60;
+    this.reuseMinutes = options.reuseMaxAgeMinutes ?? ATHENA_RESULT_REUSE_MINUTES;
     this.pollInitialMs = options.pollInitialMs ?? 250;
     this.pollMaxMs = options.pollMaxMs ?? 5000;
     this.timeoutMs = options.timeoutMs ?? 30 * 60_000;
