@@ -154,11 +154,16 @@ export function awsClients(stack: StackNames, env: NodeJS.ProcessEnv = process.e
 
 /** Step Functions caps execution names at 80 characters. */
 const MAX_EXECUTION_NAME = 80;
-const STAMP = /^\d{8}T\d{6}Z$/;
+const STAMP = /^\d{8}T\d{9}Z$/;
+/** `-20261130T070500123Z` */
+const SUFFIX_LENGTH = 20;
 
-/** `20261130T070500Z`: sortable, and only characters an execution name may hold. */
+/**
+ * `20261130T070500123Z`: sortable, only characters an execution name may hold, and to the
+ * millisecond, because a stop and a new start can fall in the same second and names must be unique.
+ */
 function stamp(at: Date): string {
-  return at.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return at.toISOString().replace(/[-:.]/g, '');
 }
 
 /**
@@ -166,14 +171,13 @@ function stamp(at: Date): string {
  * and `campaignExecutions` can tell a campaign's executions from others' by it.
  */
 export function executionName(campaign: string, at: Date = new Date()): string {
-  const suffix = `-${stamp(at)}`;
-  return `${campaign.slice(0, MAX_EXECUTION_NAME - suffix.length)}${suffix}`;
+  return `${campaign.slice(0, MAX_EXECUTION_NAME - SUFFIX_LENGTH)}-${stamp(at)}`;
 }
 
 /** True when an execution's name is one `executionName` gives for this campaign. */
 function namedFor(name: string, campaign: string): boolean {
   const cut = name.lastIndexOf('-');
-  return cut > 0 && STAMP.test(name.slice(cut + 1)) && name.slice(0, cut) === campaign.slice(0, MAX_EXECUTION_NAME - 17);
+  return cut > 0 && STAMP.test(name.slice(cut + 1)) && name.slice(0, cut) === campaign.slice(0, MAX_EXECUTION_NAME - SUFFIX_LENGTH);
 }
 
 /** An execution of the campaign, with its input read back (names can be cut; the input is exact). */

@@ -1,7 +1,9 @@
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SFNClient } from '@aws-sdk/client-sfn';
 import { parse, stringify } from 'yaml';
+import { campaignExecutions, executionName } from '../../lib/cli/aws.js';
 import { REPO_ROOT, tempDir, RUN_FIXTURES } from '../helpers/campaigns.js';
 import type { CampaignDoc } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
@@ -66,7 +68,7 @@ describe('sondage start --aws', () => {
     const [execution] = aws.sfn.executions;
     expect(execution!.stateMachineArn).toBe(STACK.stateMachineArn);
     expect(JSON.parse(execution!.input)).toEqual({ campaign: 'start-ok' });
-    expect(execution!.name).toMatch(/^start-ok-\d{8}T\d{6}Z$/);
+    expect(execution!.name).toMatch(/^start-ok-\d{8}T\d{9}Z$/);
     expect(stdout).toMatch(/^start-ok \(far6\): \d+ requests in 4 model × language partitions/);
     expect(stdout).toContain(`started ${execution!.executionArn}`);
     expect(stdout).toContain(`sondage status ${file} --aws`);
@@ -115,7 +117,7 @@ describe('sondage start --aws', () => {
     // A file an earlier upload named and this one does not is removed from the input.
     aws.s3.objects.set(`${STACK.bucket}/campaigns/start-again/input/old/stories.yaml`, Buffer.from('old'));
     // An execution of another campaign whose name starts the same is not this campaign's.
-    aws.sfn.add(STACK.stateMachineArn, 'start-again-2-20261130T000000Z', { campaign: 'start-again-2' });
+    aws.sfn.add(STACK.stateMachineArn, 'start-again-2-20261130T000000000Z', { campaign: 'start-again-2' });
     const resumed = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
@@ -127,6 +129,22 @@ describe('sondage start --aws', () => {
     ]);
     const mine = aws.sfn.executions.filter((e) => (JSON.parse(e.input) as { campaign: string }).campaign === 'start-again');
     expect(mine.map((e) => e.status)).toEqual(['ABORTED', 'RUNNING']);
+  });
+
+  it('long campaign names are cut to the 80 characters Step Functions allows, and told apart by the input', async () => {
+    const long = 'a'.repeat(70);
+    const name = executionName(`${long}-x`, new Date('2026-11-30T07:05:09.123Z'));
+    expect(name).toBe(`${'a'.repeat(60)}-20261130T070509123Z`);
+    expect(name).toHaveLength(80);
+    aws.sfn.add(STACK.stateMachineArn, name, { campaign: `${long}-x` });
+    aws.sfn.add(STACK.stateMachineArn, executionName(`${long}-y`, new Date('2026-11-30T07:05:10Z')), { campaign: `${long}-y` });
+    const sfn = new SFNClient({});
+    try {
+      const found = await campaignExecutions(sfn, STACK.stateMachineArn, `${long}-x`);
+      expect(found.map((e) => e.name)).toEqual([name]);
+    } finally {
+      sfn.destroy();
+    }
   });
 
   it('without --aws it says how to run it', async () => {

@@ -8,6 +8,7 @@ import type { AwsFakes } from '../helpers/awsFakes.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import { runMain } from '../helpers/cli.js';
+import { executionName } from '../../lib/cli/aws.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -157,10 +158,10 @@ describe('sondage status', () => {
     } finally {
       await ledger.close();
     }
-    aws.sfn.add(STACK.stateMachineArn, 'status-aws-20261130T050000Z', { campaign }, 'SUCCEEDED');
-    const latest = aws.sfn.add(STACK.stateMachineArn, 'status-aws-20261130T060000Z', { campaign });
+    aws.sfn.add(STACK.stateMachineArn, executionName('status-aws', new Date('2026-11-30T05:00:00Z')), { campaign }, 'SUCCEEDED');
+    const latest = aws.sfn.add(STACK.stateMachineArn, executionName('status-aws', new Date('2026-11-30T06:00:00Z')), { campaign });
     // Newer, but another campaign's.
-    aws.sfn.add(STACK.stateMachineArn, 'status-aws-2-20261130T070000Z', { campaign: 'status-aws-2' });
+    aws.sfn.add(STACK.stateMachineArn, executionName('status-aws-2', new Date('2026-11-30T07:00:00Z')), { campaign: 'status-aws-2' });
     aws.sfn.pageSize = 1;
 
     const { code, stdout, stderr } = await runMain(['status', campaign, '--aws', '--outputs', aws.outputsFile, '--failures', '2']);

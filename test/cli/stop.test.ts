@@ -8,6 +8,7 @@ import { startAwsFakes, STACK } from '../helpers/awsFakes.js';
 import type { AwsFakes } from '../helpers/awsFakes.js';
 import { tempDir } from '../helpers/campaigns.js';
 import { exited, runMain } from '../helpers/cli.js';
+import { executionName } from '../../lib/cli/aws.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -23,10 +24,10 @@ afterAll(async () => {
 
 describe('sondage stop --aws', () => {
   it("stops this campaign's running executions only, and says nothing collected is lost", async () => {
-    const done = aws.sfn.add(STACK.stateMachineArn, 'stop-aws-20261130T040000Z', { campaign: 'stop-aws' }, 'SUCCEEDED');
-    const first = aws.sfn.add(STACK.stateMachineArn, 'stop-aws-20261130T050000Z', { campaign: 'stop-aws' });
-    const second = aws.sfn.add(STACK.stateMachineArn, 'stop-aws-20261130T060000Z', { campaign: 'stop-aws' });
-    const other = aws.sfn.add(STACK.stateMachineArn, 'stop-aws-2-20261130T070000Z', { campaign: 'stop-aws-2' });
+    const done = aws.sfn.add(STACK.stateMachineArn, executionName('stop-aws', new Date('2026-11-30T04:00:00Z')), { campaign: 'stop-aws' }, 'SUCCEEDED');
+    const first = aws.sfn.add(STACK.stateMachineArn, executionName('stop-aws', new Date('2026-11-30T05:00:00Z')), { campaign: 'stop-aws' });
+    const second = aws.sfn.add(STACK.stateMachineArn, executionName('stop-aws', new Date('2026-11-30T06:00:00Z')), { campaign: 'stop-aws' });
+    const other = aws.sfn.add(STACK.stateMachineArn, executionName('stop-aws-2', new Date('2026-11-30T07:00:00Z')), { campaign: 'stop-aws-2' });
 
     const { code, stdout, stderr } = await runMain(['stop', 'stop-aws', '--aws', '--outputs', aws.outputsFile]);
     expect(stderr).toBe('');
@@ -47,7 +48,7 @@ describe('sondage stop --aws', () => {
   });
 
   it('stack names from flags and SONDAGE_* variables need no outputs file', async () => {
-    const run = aws.sfn.add(STACK.stateMachineArn, 'stop-flags-20261130T050000Z', { campaign: 'stop-flags' });
+    const run = aws.sfn.add(STACK.stateMachineArn, executionName('stop-flags', new Date('2026-11-30T05:00:00Z')), { campaign: 'stop-flags' });
     process.env['SONDAGE_LEDGER_TABLE'] = STACK.ledgerTable;
     process.env['SONDAGE_BUDGET_TABLE'] = STACK.budgetTable;
     try {

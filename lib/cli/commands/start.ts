@@ -4,7 +4,7 @@ import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { CAMPAIGN_FILE_NAME } from '../../config/pipeline.js';
 import type { ExecutionInput } from '../../config/pipeline.js';
 import type { Campaign } from '../../design/campaign.js';
-import { BudgetError, CampaignFileError, formatIssues } from '../../errors.js';
+import { BudgetError, CampaignFileError, formatIssues, SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/loadRunContext.js';
 import { planCampaign } from '../../run/planCampaign.js';
 import { campaignPrefix } from '../../store/layout.js';
@@ -111,7 +111,13 @@ export async function startCommand(args: CliArgs): Promise<number> {
 
     const input: ExecutionInput = { campaign: campaign.name };
     const name = executionName(campaign.name);
-    const started = await clients.sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) }));
+    const started = await clients.sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) })).catch((err: unknown) => {
+      // Same campaign, same millisecond: another start won the race; one execution is what we want.
+      if ((err as { name?: string }).name === 'ExecutionAlreadyExists') {
+        throw new SondageError(`${campaign.name}: another start of this campaign began at the same moment (${name}); see \`sondage status ${args.file} --aws\``, { cause: err });
+      }
+      throw err;
+    });
     const arn = started.executionArn ?? name;
     process.stdout.write(
       `started ${arn}\n` +
