@@ -50,8 +50,10 @@ interface OpenBatch {
  * journal → Parquet → ledger-commit path as the synchronous run, the commit settling the
  * reservation and closing the batch in one transaction. Requests that expired, were cancelled or
  * failed transiently stay pending and go into the next batch, up to `retry.maxAttempts` batches
- * per item in one run. A run that starts with open batches in the ledger (a killed run's)
- * re-attaches to them instead of submitting their requests again.
+ * per item in one run, except those of a batch `sondage stop` cancelled while this run held it,
+ * which wait for the next run. A run that starts with open batches in the ledger (a killed run's,
+ * or cancelled ones) re-attaches to them instead of submitting their requests again, and with
+ * submission intents looks their batches up first (a batch created but never recorded).
  */
 export async function runBatchPartition(spec: BatchPartitionSpec): Promise<PartitionOutcome> {
   const { ledger, campaign, phase, model, language, batch } = spec;
@@ -87,7 +89,10 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
       if (spec.signal?.aborted) break;
       const results = await endedResults(batch, b.handle, spec.signal);
       if (results === undefined) continue;
+      // Cancelled by `sondage stop` while this run held it: what never ran waits for the next run.
+      const stopped = b.record.cancelledAt === undefined && (await ledger.openBatches(campaign, phase, model, language)).some((r) => r.batchId === b.record.batchId && r.cancelledAt !== undefined);
       await collect(spec, byId, b, results, attempts, finished, out);
+      if (stopped) for (const id of b.handle.customIds) if (!finished.has(id)) state.deferred.add(id);
       open.splice(open.indexOf(b), 1);
       closed++;
     }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCampaign, type RunOptions } from '../../lib/run/runCampaign.js';
+import { batchClientsFor, stopCampaign } from '../../lib/run/stopCampaign.js';
 import { EmbeddedLedger, readParquet, tableGlob } from '../../lib/store/index.js';
 import type { BatchIntent, BatchRecord } from '../../lib/store/types.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
@@ -240,6 +241,90 @@ describe.each(PROVIDERS)('mode: batch on $provider', (p) => {
     const later = new Set(server!.created.slice(1).flat());
     expect(server!.created[0]!.filter((id) => later.has(id))).toEqual([]);
     expectSentOnce(generate.items);
+    await expectComplete(ctx, generate.items);
+  });
+});
+
+describe.each(PROVIDERS)('sondage stop on $provider', (p) => {
+  /** Runs until the first batches are in the ledger, then stops the campaign. */
+  async function stopAfterSubmission(options: BatchServerOptions = {}) {
+    const ctx = await setup(p, { runningPolls: 5, ...options });
+    const controller = new AbortController();
+    await runCampaign(ctx, fast({ signal: controller.signal, batch: { pollMs: 1, onSubmitted: () => controller.abort() } }));
+    const ledger = new EmbeddedLedger(ctx.dataDir);
+    try {
+      const clients = await batchClientsFor(ctx.campaign, { seed: ctx.campaign.seed, file: ctx.campaign.file });
+      const at = new Date('2026-11-30T08:00:00.000Z');
+      const result = await stopCampaign({ ledger, campaign: ctx.campaign.name, clients, now: () => at });
+      return { ctx, result };
+    } finally {
+      await ledger.close();
+    }
+  }
+
+  it('cancels the open batches, marks them, and the next run keeps their partial results and re-queues the rest', async () => {
+    const { ctx, result } = await stopAfterSubmission();
+
+    const open = await openBatches(ctx.dataDir, ctx.campaign.name);
+    expect(open.length).toBeGreaterThan(0);
+    expect(result.batches.map((b) => [b.batchId, b.outcome]).sort()).toEqual(open.map((b) => [b.batchId, 'cancelled']).sort());
+    expect(server!.cancelled.sort()).toEqual(open.map((b) => b.batchId).sort());
+    expect(open.every((b) => b.cancelledAt === '2026-11-30T08:00:00.000Z')).toBe(true);
+    expect(result.missingClients).toEqual([]);
+    const createdBefore = server!.created.length;
+    const cancelledIds = server!.created.flatMap((ids) => ids.filter((_, i) => i % 2 === 1));
+    const answeredIds = server!.created.flatMap((ids) => ids.filter((_, i) => i % 2 === 0));
+
+    const summary = await runCampaign(ctx, fast());
+
+    const generate = summary.phases.find((x) => x.phase === 'generate')!;
+    expect(summary.stopped).toBeUndefined();
+    const later = server!.created.slice(createdBefore).flat();
+    // What the cancelled batches answered is kept; only what never ran is sent again, once.
+    expect(later.filter((id) => answeredIds.includes(id))).toEqual([]);
+    expect(cancelledIds.every((id) => later.filter((x) => x === id).length === 1)).toBe(true);
+    const rows = await expectComplete(ctx, generate.items);
+    const errors = rows.filter((r) => r.status === 'error');
+    expect(new Set(errors.map((r) => r.error_class))).toEqual(new Set(['batch_cancelled']));
+    expect(new Set(errors.map((r) => r.item_id))).toEqual(new Set(cancelledIds));
+  });
+
+  it('finds and cancels the batch of a run killed between creating and recording it (or says it cannot tell yet)', async () => {
+    const controller = new AbortController();
+    const ctx = await setup(p, {
+      runningPolls: 5,
+      createFault: (n) => {
+        if (n !== 0) return undefined;
+        controller.abort();
+        return 'drop';
+      },
+    });
+    await runCampaign(ctx, fast({ signal: controller.signal, partitionConcurrency: 1 }));
+    expect(server!.created.length).toBe(1);
+    const ledger = new EmbeddedLedger(ctx.dataDir);
+    const clients = await batchClientsFor(ctx.campaign, { seed: ctx.campaign.seed, file: ctx.campaign.file });
+    const result = await stopCampaign({ ledger, campaign: ctx.campaign.name, clients }).finally(() => ledger.close());
+
+    if (p.provider === 'openai') {
+      // Tagged with its submission key: found, recorded, cancelled.
+      expect(result.batches.map((b) => [b.batchId, b.outcome])).toEqual([['batch_0', 'cancelled']]);
+      expect(server!.cancelled).toEqual(['batch_0']);
+      expect(await intents(ctx.dataDir, ctx.campaign.name)).toEqual([]);
+    } else {
+      // Untagged and still running: its ids cannot be read yet, so it is neither cancelled nor forgotten.
+      expect(result.batches).toEqual([]);
+      expect(result.undetermined).toHaveLength(1);
+      expect(server!.cancelled).toEqual([]);
+      expect(await intents(ctx.dataDir, ctx.campaign.name)).toHaveLength(1);
+    }
+
+    const summary = await runCampaign(ctx, fast());
+    const generate = summary.phases.find((x) => x.phase === 'generate')!;
+    expect(summary.stopped).toBeUndefined();
+    const later = new Set(server!.created.slice(1).flat());
+    const first = server!.created[0]!;
+    // Only the requests the cancel stopped were sent again.
+    expect(first.filter((id) => later.has(id))).toEqual(p.provider === 'openai' ? first.filter((_, i) => i % 2 === 1) : []);
     await expectComplete(ctx, generate.items);
   });
 });

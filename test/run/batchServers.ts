@@ -10,6 +10,8 @@ import { startWireServer, type RecordedRequest, type WireServer } from '../provi
 export interface BatchServer extends WireServer {
   /** Custom ids of every batch created, in creation order. */
   readonly created: string[][];
+  /** Ids of the batches a cancel was asked for, in order. */
+  readonly cancelled: string[];
   /** Batch creation requests received, failed ones included. */
   readonly createRequests: () => number;
   /** Deletes every batch it holds: later polls of them get a 404. */
@@ -45,6 +47,14 @@ interface Stored {
   /** ms since the epoch. */
   readonly createdAt: number;
   readonly metadata?: Record<string, string> | null;
+  /** Cancelled: it ends at once, its odd-position requests never having run. */
+  cancelled?: boolean;
+}
+
+/** Why request `i` of a batch did not run, if it did not. */
+function notRun(b: Stored, i: number, expired: (b: Stored, i: number) => boolean): 'cancelled' | 'expired' | undefined {
+  if (b.cancelled && i % 2 === 1) return 'cancelled';
+  return expired(b, i) ? 'expired' : undefined;
 }
 
 export async function startOpenAIBatchServer(options: BatchServerOptions = {}): Promise<BatchServer> {
@@ -55,8 +65,9 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
   const statuses = ['validating', 'in_progress', 'finalizing'];
   const expired = (b: Stored, i: number) => options.expire?.(Number(b.id.slice('batch_'.length)), i) ?? false;
   const object = (b: Stored & { inputFile: string }) => {
-    const ended = b.polls > running;
+    const ended = b.polls > running || b.cancelled === true;
     const anyExpired = b.requests.some((_, i) => expired(b, i));
+    const anyNotRun = b.requests.some((_, i) => notRun(b, i, expired) !== undefined);
     return {
       id: b.id,
       object: 'batch',
@@ -64,15 +75,16 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
       errors: null,
       input_file_id: b.inputFile,
       completion_window: '24h',
-      status: ended ? (anyExpired ? 'expired' : 'completed') : statuses[Math.min(b.polls, statuses.length - 1)],
+      status: ended ? (b.cancelled ? 'cancelled' : anyExpired ? 'expired' : 'completed') : statuses[Math.min(b.polls, statuses.length - 1)],
       output_file_id: ended ? `${b.id}-out` : null,
-      error_file_id: ended && anyExpired ? `${b.id}-err` : null,
+      error_file_id: ended && anyNotRun ? `${b.id}-err` : null,
       created_at: Math.floor(b.createdAt / 1000),
       request_counts: { total: b.requests.length, completed: 0, failed: 0 },
       metadata: b.metadata ?? null,
     };
   };
   let creates = 0;
+  const cancelled: string[] = [];
   const server = await startWireServer([
     {
       from: (r: RecordedRequest) => {
@@ -102,6 +114,15 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
           const data = [...batches.values()].reverse().map(object);
           return { json: { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false } };
         }
+        const cancel = /^\/v1\/batches\/([^/]+)\/cancel$/.exec(r.url)?.[1];
+        if (r.method === 'POST' && cancel !== undefined && batches.has(cancel)) {
+          const b = batches.get(cancel)!;
+          cancelled.push(b.id);
+          const before = object(b);
+          if (before.status === 'completed' || before.status === 'expired') return { status: 409, json: { error: { message: `Cannot cancel a batch with status '${before.status}'.` } } };
+          b.cancelled = true;
+          return { json: { ...object(b), status: 'cancelling' } };
+        }
         const get = /^\/v1\/batches\/([^/]+)$/.exec(r.url)?.[1];
         if (r.method === 'GET' && get !== undefined && batches.has(get)) {
           const b = batches.get(get)!;
@@ -112,10 +133,11 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
         if (r.method === 'GET' && file && batches.has(file[1]!)) {
           const b = batches.get(file[1]!)!;
           const lines = b.requests.flatMap((q, i) => {
-            const isExpired = expired(b, i);
-            if ((file[2] === 'err') !== isExpired) return [];
-            if (isExpired) {
-              return [JSON.stringify({ id: `batch_req_${i}`, custom_id: q.customId, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } })];
+            const why = notRun(b, i, expired);
+            if ((file[2] === 'err') !== (why !== undefined)) return [];
+            if (why !== undefined) {
+              const message = why === 'expired' ? 'This request could not be executed before the completion window expired.' : 'This request was cancelled before it ran.';
+              return [JSON.stringify({ id: `batch_req_${i}`, custom_id: q.customId, response: null, error: { code: `batch_${why}`, message } })];
             }
             const body = {
               id: `chatcmpl-${b.id}-${i}`,
@@ -133,7 +155,7 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
       },
     },
   ]);
-  return Object.assign(server, { created, createRequests: () => creates, forget: () => batches.clear() });
+  return Object.assign(server, { created, cancelled, createRequests: () => creates, forget: () => batches.clear() });
 }
 
 export async function startAnthropicBatchServer(options: BatchServerOptions = {}): Promise<BatchServer> {
@@ -141,24 +163,26 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
   const created: string[][] = [];
   const running = options.runningPolls ?? 2;
   let creates = 0;
+  const cancelled: string[] = [];
   let base = '';
   const index = (b: Stored) => Number(b.id.slice('msgbatch_'.length));
   const expired = (b: Stored, i: number) => options.expire?.(index(b), i) ?? false;
   const object = (b: Stored) => {
-    const ended = b.polls > running;
-    const nExpired = b.requests.filter((_, i) => expired(b, i)).length;
+    const ended = b.polls > running || b.cancelled === true;
+    const nExpired = b.requests.filter((_, i) => notRun(b, i, expired) === 'expired').length;
+    const nCanceled = b.requests.filter((_, i) => notRun(b, i, expired) === 'cancelled').length;
     return {
       id: b.id,
       type: 'message_batch',
       processing_status: ended ? 'ended' : 'in_progress',
       request_counts: ended
-        ? { processing: 0, succeeded: b.requests.length - nExpired, errored: 0, canceled: 0, expired: nExpired }
+        ? { processing: 0, succeeded: b.requests.length - nExpired - nCanceled, errored: 0, canceled: nCanceled, expired: nExpired }
         : { processing: b.requests.length, succeeded: 0, errored: 0, canceled: 0, expired: 0 },
       ended_at: ended ? new Date(b.createdAt + 1000).toISOString() : null,
       created_at: new Date(b.createdAt).toISOString(),
       expires_at: '2026-01-02T00:00:00Z',
       archived_at: null,
-      cancel_initiated_at: null,
+      cancel_initiated_at: b.cancelled ? new Date(b.createdAt + 500).toISOString() : null,
       results_url: ended ? `${base}/v1/messages/batches/${b.id}/results` : null,
     };
   };
@@ -184,6 +208,14 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
           });
           return { json: { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null } };
         }
+        const cancel = /^\/v1\/messages\/batches\/(msgbatch_\d+)\/cancel$/.exec(r.url)?.[1];
+        if (r.method === 'POST' && cancel !== undefined && batches.has(cancel)) {
+          const b = batches.get(cancel)!;
+          cancelled.push(b.id);
+          if (object(b).processing_status === 'ended') return { json: object(b) };
+          b.cancelled = true;
+          return { json: { ...object(b), processing_status: 'canceling' } };
+        }
         const m = /^\/v1\/messages\/batches\/(msgbatch_\d+)(\/results)?$/.exec(r.url);
         if (r.method === 'GET' && m && batches.has(m[1]!)) {
           const b = batches.get(m[1]!)!;
@@ -194,8 +226,8 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
           const lines = b.requests.map((q, i) =>
             JSON.stringify({
               custom_id: q.customId,
-              result: expired(b, i)
-                ? { type: 'expired' }
+              result: notRun(b, i, expired)
+                ? { type: notRun(b, i, expired) === 'cancelled' ? 'canceled' : 'expired' }
                 : {
                     type: 'succeeded',
                     message: {
@@ -218,5 +250,5 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
     },
   ]);
   base = server.url;
-  return Object.assign(server, { created, createRequests: () => creates, forget: () => batches.clear() });
+  return Object.assign(server, { created, cancelled, createRequests: () => creates, forget: () => batches.clear() });
 }
