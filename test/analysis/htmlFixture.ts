@@ -7,8 +7,9 @@ import { agreementAnalysis } from '../../lib/analysis/agreement.js';
 import { estimate } from '../../lib/analysis/estimators.js';
 import { habitAnalysis } from '../../lib/analysis/habits.js';
 import { identityAnalysis } from '../../lib/analysis/identity.js';
+import { judgeAuditAnalysis } from '../../lib/analysis/judgeAudit.js';
 import { residualReadoutComparisons } from '../../lib/analysis/readoutResiduals.js';
-import type { AnalysisResults, ItemShareRow, ReadingAgreementRow, ReplyTotalsRow } from '../../lib/analysis/types.js';
+import type { AnalysisResults, ItemShareRow, JudgeAuditPairRow, ReadingAgreementRow, ReplyTotalsRow } from '../../lib/analysis/types.js';
 import type { AnswerConstraint, QuestionForm } from '../../lib/design/types.js';
 import { seededRandom } from '../../lib/design/hash.js';
 
@@ -18,6 +19,8 @@ export interface FixtureOptions {
   readonly stories?: number;
   /** Leave out the cross-cell analyses (identity, habits, agreement, residuals), as a bare estimate. */
   readonly bare?: boolean;
+  /** Add a judge audit (second judge on 12 replies per model × language × constraint). */
+  readonly audit?: boolean;
 }
 
 const READOUTS: readonly [QuestionForm, AnswerConstraint, string][] = [
@@ -95,6 +98,21 @@ export function fixtureResults(opts: FixtureOptions = {}): AnalysisResults {
     simulated: true,
   };
   if (opts.bare) return base;
+  const audit: JudgeAuditPairRow[] = [];
+  if (opts.audit) {
+    const labels = ['P', 'notP', 'both', 'none'] as const;
+    for (const model of models) {
+      for (const language of languages) {
+        for (const constraint of ['free', 'yesno'] as const) {
+          for (let i = 0; i < 12; i++) {
+            const primary = labels[Math.floor(rnd() * 4)] as string;
+            const audit_label = rnd() < 0.85 ? primary : primary === 'P' ? 'notP' : (labels[Math.floor(rnd() * 4)] as string);
+            audit.push({ model, language, phase: 'audit-second', item_id: `${model}-${language}-${constraint}-${i}`, constraint, form: 'plain', audit_reader: 'judge:second', audit_label, primary_reader: 'judge:j', primary_label: primary });
+          }
+        }
+      }
+    }
+  }
   const residual = residualReadoutComparisons(est.storyScores, est.comparisons, est.minCommonStories);
   return {
     ...base,
@@ -103,5 +121,6 @@ export function fixtureResults(opts: FixtureOptions = {}): AnalysisResults {
     agreement: agreementAnalysis(agreementRows),
     residualComparisons: residual.cells,
     residualConvergence: residual.convergence,
+    ...(opts.audit ? { judgeAudit: judgeAuditAnalysis(audit) } : {}),
   };
 }

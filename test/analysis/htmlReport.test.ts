@@ -146,6 +146,35 @@ describe('renderReportHtml', () => {
   });
 });
 
+describe('judge audit', () => {
+  it('shows agreement, kappa and opposite decisive counts per comparison and stratum when the results carry an audit', () => {
+    const results = fixtureResults({ audit: true });
+    const audit = results.judgeAudit;
+    const html = renderReportHtml(results, { campaign: 'audit' });
+    expect(html).toContain('<section id="judge-audit"');
+    expect(html).toContain('<a href="#judge-audit">Judge audit</a>');
+    const all = audit?.rows.find((r) => r.level === 'all');
+    expect(all?.n).toBe(3 * 2 * 2 * 12);
+    expect(all?.n_opposite).toBeGreaterThan(0);
+    const table = tableRows(html, 'second: judge:second against judge:j (judge_audit.csv)');
+    expect(table).toHaveLength(audit?.rows.length ?? -1);
+    expect(table[0]).toEqual([
+      'all', '*', '*', '*', String(all?.n_sampled), String(all?.n_unlabeled), String(all?.n), String(all?.n_agree),
+      fmtNumber(all?.agreement, 3), fmtNumber(all?.agreement_low, 3), fmtNumber(all?.agreement_high, 3), fmtNumber(all?.kappa, 3), all?.kappa_note,
+      String(all?.n_primary_decisive), String(all?.n_both_decisive), String(all?.n_opposite),
+    ]);
+    expect(svgById(html, 'chart-audit-second-judge-second')).toContain(`>all replies (n ${all?.n}, opposite ${all?.n_opposite})</text>`);
+    // Strata: 6 cells × 2 constraints.
+    expect(count(svgById(html, 'hm-audit-second-judge-second'), /<rect class="hm-cell/g)).toBe(12);
+  });
+
+  it('has no audit section without an audit, and says so when the audit paired nothing', () => {
+    expect(renderReportHtml(fixtureResults(), { campaign: 'x' })).not.toContain('judge-audit');
+    const html = renderReportHtml({ ...fixtureResults({ bare: true }), judgeAudit: { rows: [] } }, { campaign: 'x' });
+    expect(html).toContain('No audit reading was paired with a primary judge reading.');
+  });
+});
+
 describe('missing sections', () => {
   const empty: AnalysisResults = { storyScores: [], cellHabits: [], comparisons: [], convergence: [], minCommonStories: 8, cellSummary: [], replyTotals: [], itemRows: 0, simulated: false };
 

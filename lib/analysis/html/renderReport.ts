@@ -5,6 +5,7 @@
  */
 import type { AnalysisResults, ReportMeta } from '../types.js';
 import { escapeHtml as esc } from './escape.js';
+import { judgeAuditSection } from './judgeAuditSection.js';
 import { REPORT_CSS, REPORT_JS } from './page.js';
 import {
   convergenceSection,
@@ -35,6 +36,8 @@ export function renderReportHtml(results: AnalysisResults, meta: ReportMeta, opt
     identitySection(results),
     habitsSection(results),
     polaritySection(results),
+    // Seed 000 "Sentence judging": only campaigns with an audit block have one.
+    ...(results.judgeAudit ? [judgeAuditSection(results.judgeAudit)] : []),
     filesSection(opts.files ?? []),
   ];
   const nav = `<nav aria-label="Sections"><ul>${sections.map((s) => `<li><a href="#${esc(s.id)}">${esc(s.title)}</a></li>`).join('')}</ul></nav>`;
