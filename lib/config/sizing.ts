@@ -27,8 +27,9 @@ export type FunctionName = 'plan' | 'worker' | 'report' | 'recordFailure';
  * 20 % cheaper per GB-second.
  */
 export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
-  // Expands the campaign once and writes the manifests; DuckDB for the judge phase's reply parts.
-  plan: { memoryMb: 1769, timeoutSeconds: 300, architecture: 'x86_64', duckdb: true },
+  // Expands the campaign and registers every generate item in the ledger (a full-size FAR-6 run is
+  // ~1M conditional writes at ~1,600 a second): the longest timeout Lambda allows.
+  plan: { memoryMb: 1769, timeoutSeconds: 900, architecture: 'x86_64', duckdb: true },
   // Mostly waiting on the provider: little CPU, enough memory for a part's Parquet and DuckDB.
   // Reserved concurrency caps provider load and the budget's race window; the plan keeps each
   // phase's Map concurrency at or below it.

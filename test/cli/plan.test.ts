@@ -78,4 +78,31 @@ describe('sondage plan', () => {
     expect(stdout).toContain('the expected cost exceeds the budget: `sondage run` will refuse to start without --allow-partial');
     expect(await readdir(dir)).toEqual(['campaign.yaml']);
   });
+
+  it('with --aws adds what one execution on the deployed stack costs, beside the model cost and as a share of it', async () => {
+    const file = await writeCampaign(dir, 'small.yaml');
+
+    const plain = await runMain(['plan', file]);
+    const { code, stdout, stderr } = await runMain(['plan', file, '--aws']);
+
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(plain.stdout).not.toContain('On AWS');
+    // The local plan comes first, unchanged.
+    expect(stdout.startsWith(plain.stdout)).toBe(true);
+    const aws = stdout.slice(plain.stdout.length);
+    expect(aws).toContain('On AWS (one execution of the deployed stack');
+    for (const service of ['Lambda', 'Step Functions', 'S3', 'DynamoDB', 'Athena', 'CloudWatch Logs']) expect(aws).toMatch(new RegExp(`^${service}\\s`, 'm'));
+    // The rows add up to the total, and the share is the total over the plan's model cost.
+    const rows = [...aws.matchAll(/^(?:Lambda|Step Functions|S3|DynamoDB|Athena|CloudWatch Logs)\s.*\$([\d.]+)$/gm)].map((m) => Number(m[1]));
+    const total = /^AWS total: \$([\d.]+) beside \$([\d.]+) of model calls \(([\d.]+) % of the model cost\)$/m.exec(aws);
+    expect(total).not.toBeNull();
+    const [awsUsd, modelUsd, share] = [Number(total![1]), Number(total![2]), Number(total![3])];
+    expect(rows.reduce((a, b) => a + b, 0)).toBeCloseTo(awsUsd, 3);
+    const planTotal = /^total\s+\d+\s+\$([\d.]+)/m.exec(stdout);
+    expect(modelUsd).toBeCloseTo(Number(planTotal![1]), 4);
+    expect(share).toBeCloseTo((awsUsd / modelUsd) * 100, 1);
+    expect(aws).toMatch(/prices: us-east-1, version \d{4}-\d{2}-\d{2} \(unverified/);
+    expect(await readdir(dir)).toEqual(['campaign.yaml']);
+  });
 });

@@ -1,7 +1,9 @@
 import { loadRunContext } from '../../run/loadRunContext.js';
+import { estimateAwsCost, formatAwsCost } from '../../run/awsCost.js';
 import { formatPlan, planCampaign } from '../../run/planCampaign.js';
 import type { CliArgs } from '../main.js';
 
+/** `sondage plan <campaign> [--aws]`: the inventory and its model cost; with --aws, what the AWS pipeline adds. */
 export async function planCommand(args: CliArgs): Promise<number> {
   const ctx = await loadRunContext(args.file, args.dataDir);
   const plan = planCampaign(ctx.campaign, ctx.battery);
@@ -9,6 +11,9 @@ export async function planCommand(args: CliArgs): Promise<number> {
   process.stdout.write(`${formatPlan(plan)}\n`);
   if (plan.totals.costUsd > plan.budgetUsd) {
     process.stdout.write('the expected cost exceeds the budget: `sondage run` will refuse to start without --allow-partial\n');
+  }
+  if (args.aws) {
+    process.stdout.write(`\nOn AWS (one execution of the deployed stack; the budget caps model calls only):\n${formatAwsCost(estimateAwsCost(plan, ctx.campaign))}\n`);
   }
   return 0;
 }

@@ -1,0 +1,196 @@
+import { copyFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SQL_NAMES } from '../../lib/analysis/runSql.js';
+import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
+import type { Campaign } from '../../lib/design/campaign.js';
+import { syntheticStories } from '../../lib/design/far6/index.js';
+import { LANGUAGES } from '../../lib/design/types.js';
+import { CampaignFileError } from '../../lib/errors.js';
+import { DEFAULT_AWS_COST_ASSUMPTIONS, estimateAwsCost, formatAwsCost, loadAwsPrices } from '../../lib/run/awsCost.js';
+import type { AwsCostEstimate } from '../../lib/run/awsCost.js';
+import { planCampaign } from '../../lib/run/planCampaign.js';
+import type { Plan } from '../../lib/run/planCampaign.js';
+import { MAX_WORKER_COPIES } from '../../lib/run/shards.js';
+import { loadContext, REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+
+const prices = loadAwsPrices();
+const X86 = prices.lambda.gb_second.x86_64;
+
+/** A plan of one model over the given partitions (generate only unless `judged`), and the campaign fields the estimate reads. */
+function fixture(
+  partitions: readonly { items: number; judged?: number }[],
+  model: { mode?: 'sync' | 'batch'; rpm?: number } = {},
+  concurrency = 32,
+): { plan: Plan; campaign: Campaign } {
+  const parts = partitions.map((p, i) => ({ model: 'a', language: LANGUAGES[i]!, items: p.items, judged: p.judged ?? 0 }));
+  const items = parts.reduce((s, p) => s + p.items, 0);
+  const plan: Plan = {
+    campaign: 'c',
+    battery: 'far6',
+    budgetUsd: 1000,
+    lines: [{ model: 'a', phase: 'generate', provider: 'openai', items, inputTokens: 0, outputTokens: 0, costUsd: 100, batchCostUsd: null, maxCostUsd: 200 }],
+    totals: { items, costUsd: 100, maxCostUsd: 200 },
+    partitions: parts,
+  };
+  const entry = { id: 'a', mode: model.mode ?? 'sync', ...(model.rpm === undefined ? {} : { rpm: model.rpm }) };
+  const judge = { id: 'judge', mode: 'sync' };
+  return { plan, campaign: { concurrency, models: [entry], judge } as unknown as Campaign };
+}
+
+const line = (est: AwsCostEstimate, service: string, stage: string, unit: string) => est.lines.find((l) => l.service === service && l.stage === stage && l.unit === unit);
+
+describe('estimateAwsCost: the arithmetic', () => {
+  it('prices a synchronous phase: copies keep 16 calls in flight, Lambda bills the wall time at the worker size', () => {
+    // prepare: 10,000 items, concurrency 32 → 2 copies of 16 calls; no RPM → 2,000-item shards
+    const { plan, campaign } = fixture([{ items: 10_000 }]);
+    // act
+    const est = estimateAwsCost(plan, campaign, {}, prices);
+    // assess: 5 shards → 2 ItemBatcher batches; 10,000 × 1.5 s / 16 = 937.5 s of calls, which two
+    // invocations hold (840 usable seconds each), plus 4 s overhead each
+    expect(est.stages).toEqual([{ stage: 'generate', shards: 5, invocations: 2, copies: 2, callsPerCopy: 16 }]);
+    const seconds = 937.5 + 2 * 4;
+    expect(line(est, 'Lambda', 'generate', 'GB-s')?.quantity).toBeCloseTo((seconds * FUNCTION_SIZING.worker.memoryMb) / 1024, 6);
+    expect(line(est, 'Lambda', 'generate', 'GB-s')?.usd).toBeCloseTo(seconds * X86, 9);
+    // Each child: Invoke, Choice, Succeed; the second invocation is a loop turn (Wait, Invoke, Choice)
+    expect(line(est, 'Step Functions', 'generate', 'transitions')?.quantity).toBe(6);
+    // 3 write units per item, 6 per chunk (157 chunks of 64 plus one partial per shard), 5 per shard
+    expect(line(est, 'DynamoDB', 'generate', 'WRU')?.quantity).toBe(10_000 * 3 + (157 + 5) * 6 + 5 * 5);
+    expect(line(est, 'DynamoDB', 'generate', 'WRU')?.usd).toBeCloseTo(((10_000 * 3 + 162 * 6 + 25) / 1e6) * prices.dynamodb.per_million_write_request_units, 12);
+    // Athena: every SQL file over the ceiling of the Parquet, at least 10 MB a query
+    expect(line(est, 'Athena', 'analysis', 'bytes')?.quantity).toBe(SQL_NAMES.length * 10e6);
+    expect(est.totalUsd).toBeCloseTo(
+      est.lines.reduce((s, l) => s + l.usd, 0),
+      12,
+    );
+    expect(est.share).toBeCloseTo(est.totalUsd / 100, 12);
+  });
+
+  it('slows a copy to its share of the RPM, and pays the Lambda time spent waiting', () => {
+    // prepare: rpm 600 over 2 copies = 5 calls/s per copy (below 16 / 1.5 s), shards of 3 minutes = 900 items
+    const fast = fixture([{ items: 10_000 }]);
+    const limited = fixture([{ items: 10_000 }], { rpm: 600 });
+    // act
+    const a = estimateAwsCost(fast.plan, fast.campaign, {}, prices);
+    const b = estimateAwsCost(limited.plan, limited.campaign, {}, prices);
+    // assess: 10,000 / 5 = 2,000 s over 12 shards (3 batches, 3 invocations)
+    expect(b.stages[0]).toMatchObject({ shards: 12, invocations: 3 });
+    expect(line(b, 'Lambda', 'generate', 'GB-s')?.quantity).toBeCloseTo(2000 + 3 * 4, 6);
+    expect(b.totalUsd).toBeGreaterThan(a.totalUsd);
+  });
+
+  it('prices a provider-batch phase as one submission and a short invocation per poll', () => {
+    const { plan, campaign } = fixture([{ items: 10_000 }], { mode: 'batch' });
+    const est = estimateAwsCost(plan, campaign, { batchHours: 2 }, prices);
+    // One shard per partition; 2 h of polls every 300 s = 24 polls after the submission
+    expect(est.stages[0]).toMatchObject({ shards: 1, invocations: 25 });
+    expect(line(est, 'Lambda', 'generate', 'GB-s')?.quantity).toBeCloseTo(10_000 * 0.002 + 25 * 4, 6);
+    expect(line(est, 'Step Functions', 'generate', 'transitions')?.quantity).toBe(75);
+  });
+
+  it('prices the judge phase over the judged replies, with shards cut on the judged model’s items', () => {
+    const { plan, campaign } = fixture([{ items: 4000, judged: 1000 }, { items: 1000, judged: 0 }]);
+    const est = estimateAwsCost(plan, campaign, {}, prices);
+    expect(est.stages.map((s) => [s.stage, s.shards])).toEqual([
+      ['generate', 3],
+      ['judge', 2],
+    ]);
+    expect(line(est, 'DynamoDB', 'judge', 'RRU')?.quantity).toBe(1000 * 3);
+  });
+
+  it('warns when an analysis query would pass the workgroup cutoff', () => {
+    const { plan, campaign } = fixture([{ items: 10_000 }]);
+    const est = estimateAwsCost(plan, campaign, { parquetBytesPerReply: 2e6 }, prices);
+    expect(est.cutoffExceeded).toBe(true);
+    expect(formatAwsCost(est)).toMatch(/warning: an analysis query may scan 20 GB, past the workgroup's cutoff/);
+  });
+
+  it('sizes the worker the way the plan handler caps its copies', () => {
+    expect(FUNCTION_SIZING.worker.reservedConcurrency).toBe(MAX_WORKER_COPIES);
+  });
+});
+
+describe('the FAR-6 inventory at full size', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeAll(async () => {
+    ({ dir, cleanup } = await tempDir('aws-cost'));
+  });
+  afterAll(() => cleanup());
+
+  it('costs under 2 % of the model spend on AWS (bench/local-throughput: 8 models × 6 languages × 105 stories)', async () => {
+    // prepare: bench/local-throughput's campaign on 5 of its 105 stories, then the plan scaled by 21.
+    // Every partition grows 21-fold, so shards, invocations and bytes are those of the full run.
+    await writeFile(path.join(dir, 'stories.yaml'), stringify({ stories: syntheticStories(5, LANGUAGES, 7) }));
+    await copyFile(path.join(REPO_ROOT, 'examples/far6/concept-pairs.yaml'), path.join(dir, 'concept-pairs.yaml'));
+    const doc = {
+      name: 'bench',
+      seed: 1,
+      budget_usd: 1_000_000,
+      data_dir: 'data',
+      concurrency: 256,
+      battery: 'far6',
+      design: { stories: 'stories.yaml', concept_pairs: 'concept-pairs.yaml', languages: [...LANGUAGES], repeats: { count: 3, fraction: 0.6 } },
+      defaults: { temperature: 1, max_tokens: 120 },
+      models: Array.from({ length: 8 }, (_, i) => ({
+        id: `m${i + 1}`,
+        provider: 'simulated',
+        model: `m${i + 1}`,
+        price: { input_per_mtok: 0.5, output_per_mtok: 2 },
+        simulation: { profile_seed: i + 1 },
+      })),
+      judge: { id: 'judge', provider: 'simulated', model: 'judge', price: { input_per_mtok: 1, output_per_mtok: 5 } },
+    };
+    await writeFile(path.join(dir, 'campaign.yaml'), stringify(doc));
+    const ctx = await loadContext(path.join(dir, 'campaign.yaml'));
+    const small = planCampaign(ctx.campaign, ctx.battery);
+    const k = 21;
+    const scale = <T extends { items: number }>(x: T, extra: (keyof T)[] = []): T => {
+      const out: Record<string, unknown> = { ...x, items: x.items * k };
+      for (const key of extra) out[key as string] = (x[key] as number) * k;
+      return out as T;
+    };
+    const full: Plan = {
+      ...small,
+      lines: small.lines.map((l) => scale(l, ['inputTokens', 'outputTokens', 'costUsd', 'maxCostUsd'])),
+      partitions: small.partitions.map((p) => scale(p, ['judged'])),
+      totals: scale(small.totals, ['costUsd', 'maxCostUsd']),
+    };
+    // act
+    const est = estimateAwsCost(full, ctx.campaign, {}, prices);
+    // assess: about a million replies, each priced with the default 1.5 s a call (the simulated
+    // models stand in for API models), and the whole machinery under 2 % of the model spend
+    const replies = full.partitions.reduce((s, p) => s + p.items, 0);
+    expect(replies).toBeGreaterThan(900_000);
+    expect(est.modelUsd).toBeCloseTo(small.totals.costUsd * k, 6);
+    expect(est.share).toBeLessThan(0.02);
+    expect(est.cutoffExceeded).toBe(false);
+    // and not because something was left out: every service the issue names is priced
+    expect(new Set(est.lines.map((l) => l.service))).toEqual(new Set(['Lambda', 'Step Functions', 'S3', 'DynamoDB', 'Athena', 'CloudWatch Logs']));
+    expect(DEFAULT_AWS_COST_ASSUMPTIONS.callSeconds).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('loadAwsPrices', () => {
+  it('says which file and which field is wrong', async () => {
+    const { dir, cleanup } = await tempDir('aws-prices');
+    try {
+      const file = path.join(dir, 'prices.json');
+      const raw = { ...JSON.parse(JSON.stringify(prices)) as Record<string, unknown> };
+      (raw.lambda as { gb_second: Record<string, unknown> }).gb_second.arm64 = 'cheap';
+      await writeFile(file, JSON.stringify(raw));
+      expect(() => loadAwsPrices(file)).toThrow(CampaignFileError);
+      expect(() => loadAwsPrices(file)).toThrow(`${file}: lambda.gb_second.arm64: expected number`);
+      await writeFile(file, '{ not json');
+      expect(() => loadAwsPrices(file)).toThrow(/cannot read the AWS price file as JSON/);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('ships dated us-east-1 prices marked unverified', () => {
+    expect(prices).toMatchObject({ region: 'us-east-1', verified: false });
+    expect(prices.version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});
