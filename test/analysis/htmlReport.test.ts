@@ -1,10 +1,15 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { analyzeReplies } from '../../lib/analysis/byo/index.js';
 import { escapeHtml, slug } from '../../lib/analysis/html/escape.js';
 import { renderReportHtml } from '../../lib/analysis/html/renderReport.js';
 import { domainOf, niceTicks } from '../../lib/analysis/html/svg.js';
 import { fmtNumber } from '../../lib/analysis/markdown.js';
 import { RESULT_FILES, writeResults } from '../../lib/analysis/report.js';
 import type { AnalysisResults } from '../../lib/analysis/types.js';
+import { REPO_ROOT } from '../helpers/campaigns.js';
 import { fixtureResults } from './htmlFixture.js';
 
 /** The rows of the table whose caption contains `caption`, as arrays of unescaped cell texts. */
@@ -239,5 +244,20 @@ describe('writeResults', () => {
     for (const name of RESULT_FILES.filter((f) => f !== 'report.html')) expect(html).toContain(`<a href="${name}">`);
     expect(html).not.toContain('<a href="report.html">');
     expect(files.get('summary.md')).toContain('`report.html`');
+  });
+});
+
+describe('analyzeReplies (sondage analyze --replies)', () => {
+  it('writes report.html beside the other results of bring-your-own replies', async () => {
+    const out = await mkdtemp(path.join(tmpdir(), 'sondage-html-byo-'));
+    try {
+      await analyzeReplies({ replies: path.join(REPO_ROOT, 'test/fixtures/byo/sample.jsonl'), out });
+      const html = await readFile(path.join(out, 'report.html'), 'utf8');
+      expect(html).toContain('<h1>FAR-6 analysis: byo</h1>');
+      expect(html).toContain('<dd>m1</dd>');
+      expect(html).toContain('<section id="files"');
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
   });
 });
