@@ -15,14 +15,15 @@ import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
 import { ENV, PREFIX } from '../../lib/config/index.js';
 import type { PhasePlan, PlanEvent, PlanOutput, Shard } from '../../lib/config/pipeline.js';
+import { renderSql } from '../../lib/analysis/runSql.js';
 import { SondageError } from '../../lib/errors.js';
 import { createBatchClient, createProvider } from '../../lib/providers/registry.js';
-import { athenaFirstQuery } from '../../lib/run/athenaSources.js';
 import { assertWithinBudget, ensurePrompts } from '../../lib/run/partitionSpec.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import type { RunContext } from '../../lib/run/runCampaign.js';
 import { judgeShardDoneKey, phaseCopies, pollSeconds, shardItems, slices } from '../../lib/run/shards.js';
 import type { Phase } from '../../lib/run/shards.js';
+import { athenaTableSources } from '../../lib/store/AthenaQueryable.js';
 import { layout } from '../../lib/store/index.js';
 import { ParquetWriter } from '../../lib/store/ParquetWriter.js';
 import type { Ledger } from '../../lib/store/types.js';
@@ -41,6 +42,12 @@ export interface PlanDeps extends HandlerDeps {
  * exception): the Map fails, the failure is recorded, and a re-started execution resumes.
  */
 const TOLERATED_FAILURE_PERCENTAGE = 0;
+
+/**
+ * The query the Athena step runs: analyzeCampaign's first (the label maps), rendered with the same
+ * table sources as the report handler, so the report adopts its results instead of paying again.
+ */
+export const FIRST_SQL_QUERY = 'label_maps';
 
 /** Key of a phase's shard manifest (a JSON array of Shard; scratch/ expires by lifecycle). */
 export function manifestKey(execution: string, phase: Phase): string {
@@ -116,7 +123,7 @@ async function plan(deps: PlanDeps, e: PlanEvent): Promise<PlanOutput> {
   const out: PlanOutput = {
     generate: await phasePlan('generate', generate),
     judge: await phasePlan('judge', judge),
-    analysis: { queryString: athenaFirstQuery(deps.glueDatabase, campaign.name, campaign.models.map((m) => m.id)) },
+    analysis: { queryString: renderSql(FIRST_SQL_QUERY, athenaTableSources(deps.glueDatabase, campaign.name, campaign.models.map((m) => m.id))) },
     expectedCostUsd: costPlan.totals.costUsd,
     capUsd: campaign.budget_usd,
   };

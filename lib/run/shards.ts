@@ -3,12 +3,13 @@
  * how many worker copies run it. Pure functions of the campaign: the plan handler cuts the
  * manifest with them, and the worker recomputes its share of the rate limit with the same ones.
  */
+import { FUNCTION_SIZING, SHARDS_PER_BATCH } from '../config/sizing.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 
 export type Phase = 'generate' | 'judge';
 
-/** Ceiling on concurrent worker copies: the worker's reserved concurrency (infra Pipeline, default 100). */
-export const MAX_WORKER_COPIES = 100;
+/** Ceiling on concurrent worker copies: the worker's reserved concurrency (lib/config/sizing.ts). */
+export const MAX_WORKER_COPIES = FUNCTION_SIZING.worker.reservedConcurrency ?? 100;
 /** Calls one worker copy keeps in flight; the campaign's `concurrency` is spread over copies of this size. */
 export const CALLS_PER_COPY = 16;
 /**
@@ -17,11 +18,12 @@ export const CALLS_PER_COPY = 16;
  */
 export const MIN_COPY_RPM = 30;
 /**
- * Minutes of calls one shard is sized for at its copy's share of the RPM. A worker invocation gets
- * up to four shards (ItemBatcher) and has 15 minutes; a shard cut short returns `again` and the
- * next invocation finishes it, so this is a target, not a bound the run depends on.
+ * Minutes of calls one shard is sized for at its copy's share of the RPM: the worker's timeout less
+ * the minute it keeps to commit, over the shards one invocation gets (ItemBatcher). A shard cut
+ * short returns `again` and the next invocation finishes it, so this is a target, not a bound the
+ * run depends on.
  */
-export const SHARD_MINUTES = 3;
+export const SHARD_MINUTES = Math.max(1, Math.floor((FUNCTION_SIZING.worker.timeoutSeconds / 60 - 1) / SHARDS_PER_BATCH));
 /** Shard size of models without an RPM (simulated, or unlimited): bounded by the worker's memory and time. */
 export const UNLIMITED_SHARD_ITEMS = 2000;
 /** Smallest shard: below this the per-invocation overhead (download, DuckDB, manifest line) dominates. */

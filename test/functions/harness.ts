@@ -1,0 +1,119 @@
+/**
+ * The plan and worker handlers against S3-, DynamoDB- and Secrets Manager-speaking servers on
+ * 127.0.0.1 (issue 4, "How it is tested"): a campaign uploaded to `campaigns/<c>/input/` as
+ * `sondage start --aws` does, handlers built over real S3BlobStore / DynamoLedger / Secrets Manager
+ * clients, and Powertools output collected instead of printed.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+// eslint-disable-next-line no-restricted-imports -- the handler's own Context type; lib/ still may not import it
+import type { Context } from 'aws-lambda';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse, stringify } from 'yaml';
+import { providerKeyLoader } from '../../functions/shared/secrets.js';
+import type { HandlerDeps } from '../../functions/shared/types.js';
+import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
+import { REPO_ROOT, RUN_FIXTURES, tempDir, type CampaignDoc } from '../helpers/campaigns.js';
+import { startDynamoServer, type DynamoServer } from '../store/dynamoServer.js';
+import { startS3Server, type S3Server } from '../store/s3Server.js';
+import { startSecretsServer, type SecretsServer } from './secretsServer.js';
+
+const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
+export const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:sondage-provider-keys-AbCdEf';
+
+export interface Harness {
+  readonly s3: S3Server;
+  readonly dynamo: DynamoServer;
+  readonly secrets: SecretsServer;
+  readonly store: S3BlobStore;
+  /** A ledger for assertions (its own client). */
+  readonly ledger: DynamoLedger;
+  /** Dependencies for createHandler, with log lines collected in `logs`. */
+  deps(): HandlerDeps & { readonly logs: string[] };
+  close(): Promise<void>;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const [s3, dynamo, secrets, tmp] = await Promise.all([startS3Server(), startDynamoServer(), startSecretsServer(), tempDir('functions')]);
+  const region = 'us-east-1';
+  const store = new S3BlobStore({ bucket: 'data', clientConfig: { endpoint: s3.url, region, credentials: CREDENTIALS, forcePathStyle: true } });
+  const dynamoConfig = { endpoint: dynamo.url, region, credentials: CREDENTIALS, maxAttempts: 1 };
+  const ledger = new DynamoLedger({ ledgerTable: 'ledger', budgetTable: 'budget', clientConfig: dynamoConfig });
+  const ledgers: DynamoLedger[] = [ledger];
+  const secretsClient = new SecretsManagerClient({ endpoint: secrets.url, region, credentials: CREDENTIALS, maxAttempts: 1 });
+  return {
+    s3,
+    dynamo,
+    secrets,
+    store,
+    ledger,
+    deps() {
+      const logs: string[] = [];
+      const sink = { error: (l: string) => logs.push(l), info: (l: string) => logs.push(l), log: (l: string) => logs.push(l), warn: (l: string) => logs.push(l), debug: (l: string) => logs.push(l), trace: () => {} };
+      const logger = new Logger({ serviceName: 'test', logLevel: 'DEBUG' });
+      // Powertools writes to its console; collect the lines instead of printing them.
+      Object.assign(logger as unknown as { console: unknown }, { console: sink });
+      const metrics = new Metrics({ namespace: 'sondage-test', serviceName: 'test' });
+      Object.assign(metrics as unknown as { console: unknown }, { console: sink });
+      return {
+        store,
+        ledgerFor: (runId: string) => {
+          const l = new DynamoLedger({ ledgerTable: 'ledger', budgetTable: 'budget', clientConfig: dynamoConfig, runId });
+          ledgers.push(l);
+          return l;
+        },
+        logger,
+        metrics,
+        tmpDir: tmp.dir,
+        loadKeys: providerKeyLoader({ client: secretsClient, secretArn: SECRET_ARN }),
+        logs,
+      };
+    },
+    async close() {
+      for (const l of ledgers) await l.close();
+      secretsClient.destroy();
+      await Promise.all([s3.close(), dynamo.close(), secrets.close()]);
+      await tmp.cleanup();
+    },
+  };
+}
+
+/**
+ * Uploads test/fixtures/run/small.yaml, edited, as campaign `name` with the FAR-6 data files beside
+ * it (relative paths, as `sondage start --aws` uploads them).
+ */
+export async function uploadCampaign(store: S3BlobStore, name: string, edit: (doc: CampaignDoc) => void = () => {}): Promise<void> {
+  const doc = parse(await readFile(path.join(RUN_FIXTURES, 'small.yaml'), 'utf8')) as CampaignDoc;
+  doc['name'] = name;
+  doc.design['stories'] = 'stories.yaml';
+  doc.design['concept_pairs'] = 'concept-pairs.yaml';
+  delete doc['data_dir'];
+  edit(doc);
+  const prefix = `campaigns/${name}/input/`;
+  await store.put(`${prefix}campaign.yaml`, stringify(doc));
+  for (const file of ['stories.yaml', 'concept-pairs.yaml']) {
+    await store.put(`${prefix}${file}`, await readFile(path.join(REPO_ROOT, 'examples/far6', file)));
+  }
+}
+
+/**
+ * A Lambda context whose clock the test drives: each `getRemainingTimeInMillis` call takes
+ * `tickMs` off the time left (0: time stands still), so "the time runs short" is a count of
+ * replies, not a race with the machine's speed.
+ */
+export function lambdaContext(remainingMs = 15 * 60_000, tickMs = 0, requestId = 'req-1'): Context {
+  let left = remainingMs;
+  return {
+    functionName: 'worker',
+    awsRequestId: requestId,
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:worker',
+    getRemainingTimeInMillis: () => {
+      const now = left;
+      left -= tickMs;
+      return now;
+    },
+  } as unknown as Context;
+}

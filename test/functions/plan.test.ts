@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHandler, manifestKey } from '../../functions/plan/handler.js';
+import type { PlanOutput, Shard } from '../../lib/config/pipeline.js';
+import { renderSql } from '../../lib/analysis/runSql.js';
+import type { Plan } from '../../lib/run/planCampaign.js';
+import { layout } from '../../lib/store/index.js';
+import { athenaTableSources } from '../../lib/store/AthenaQueryable.js';
+import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+  h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_OPENAI_KEY: 'sk-test-plan-secret-0123456789' }));
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const planWith = (deps = h.deps()) => ({ handler: createHandler({ ...deps, glueDatabase: 'sondage_db' }), logs: deps.logs });
+
+async function manifest(key: string): Promise<Shard[]> {
+  return JSON.parse(Buffer.from((await h.store.get(key))!).toString('utf8')) as Shard[];
+}
+
+describe('plan handler', () => {
+  it('writes one manifest per phase, registers the items, writes the prompts, and returns the PlanOutput the state machine reads', async () => {
+    // prepare: a small campaign whose models have an RPM low enough to cut partitions into several shards
+    await uploadCampaign(h.store, 'plan-a', (doc) => {
+      doc.design['languages'] = ['en', 'de'];
+      doc.design['forms'] = ['plain'];
+      doc.design['constraints'] = ['yesno', 'label'];
+      doc.design['story_limit'] = 3;
+      doc['concurrency'] = 32;
+      for (const m of doc.models) m['rpm'] = 6;
+    });
+    const { handler, logs } = planWith();
+    // act: exactly what the Plan state passes
+    const out: PlanOutput = await handler({ campaign: 'plan-a', execution: 'exec-1' }, lambdaContext());
+    // assess: the manifests cover every item of every partition, in contiguous slices of the RPM-sized shard
+    const plan = JSON.parse(Buffer.from((await h.store.get(layout.planKey('plan-a')))!).toString('utf8')) as Plan;
+    const generate = await manifest(out.generate.manifestKey);
+    expect(out.generate.manifestKey).toBe(manifestKey('exec-1', 'generate'));
+    expect(out.generate.shardCount).toBe(generate.length);
+    for (const p of plan.partitions) {
+      const mine = generate.filter((s) => s.model === p.model && s.language === p.language);
+      expect(mine.map((s) => [s.start, s.end])).toEqual(
+        Array.from({ length: Math.ceil(p.items / 20) }, (_, i) => [i * 20, Math.min(p.items, (i + 1) * 20)]),
+      );
+      expect(mine.every((s) => s.mode === 'sync')).toBe(true);
+    }
+    const items = plan.partitions.reduce((s, p) => s + p.items, 0);
+    expect(items).toBeGreaterThan(20);
+    expect(await h.ledger.counts('plan-a', 'generate')).toEqual({ pending: items, done: 0, failed: 0 });
+    expect((await h.ledger.budget('plan-a')).cap_usd).toBe(5);
+    const prompts = await h.store.list('campaigns/plan-a/generate/prompts/');
+    expect(prompts).toHaveLength(plan.partitions.length);
+    // judge shards only where the slice holds a reply the judge reads
+    const judge = await manifest(out.judge.manifestKey);
+    expect(judge.length).toBeGreaterThan(0);
+    expect(judge.length).toBeLessThanOrEqual(generate.length);
+    // concurrency 32 over 16 calls per copy, and the RPM (6 < 30 per copy) holds it to one copy
+    expect(out.generate.maxConcurrency).toBe(1);
+    expect(out.generate).toMatchObject({ kind: 'lambda', toleratedFailurePercentage: 0, pollSeconds: 5 });
+    expect(out.expectedCostUsd).toBeCloseTo(plan.totals.costUsd, 12);
+    expect(out.capUsd).toBe(5);
+    // the Athena step runs the analysis's first query over the Glue tables, as the report renders it (so it adopts the results)
+    expect(out.analysis.queryString).toBe(renderSql('label_maps', athenaTableSources('sondage_db', 'plan-a', ['beta', 'alpha'])));
+    expect(out.analysis.queryString).toContain(`FROM "sondage_db"."prompts" WHERE campaign_key = 'plan-a' AND phase_key IN ('generate') AND model IN ('alpha', 'beta')`);
+    expect(logs.some((l) => l.includes('"campaign planned"'))).toBe(true);
+  });
+
+  it('fails clearly when the expected cost exceeds the cap, before anything is registered', async () => {
+    await uploadCampaign(h.store, 'plan-poor', (doc) => {
+      doc.design['languages'] = ['en'];
+      doc.budget_usd = 0.000001;
+    });
+    const { handler } = planWith();
+    await expect(handler({ campaign: 'plan-poor', execution: 'exec-1' }, lambdaContext())).rejects.toThrow(/plan-poor: the expected cost \$[\d.]+ exceeds budget_usd \$0\.000001/);
+    expect(await h.ledger.counts('plan-poor', 'generate')).toEqual({ pending: 0, done: 0, failed: 0 });
+    expect(await h.store.list('scratch/exec-1/')).not.toContain(manifestKey('exec-1', 'generate').replace('exec-1', 'never'));
+  });
+
+  it('names the uploaded file and the field when the campaign is bad, and what to upload when it is missing', async () => {
+    await uploadCampaign(h.store, 'plan-bad', (doc) => {
+      doc.models[0]!['provider'] = 'open-ai';
+    });
+    const { handler } = planWith();
+    await expect(handler({ campaign: 'plan-bad', execution: 'exec-1' }, lambdaContext())).rejects.toThrow(/campaigns\/plan-bad\/input\/campaign\.yaml[\s\S]*models\[0\]\.provider/);
+    await expect(handler({ campaign: 'nowhere', execution: 'exec-1' }, lambdaContext())).rejects.toThrow(/no campaigns\/nowhere\/input\/campaign\.yaml in the bucket/);
+    await expect(handler({ campaign: 'plan-bad' }, lambdaContext())).rejects.toThrow(/plan event: execution: expected the execution name/);
+  });
+
+  it('reads the provider keys from Secrets Manager and checks them, never writing a key to a log line or an error', async () => {
+    // prepare: a real provider whose key is in the secret, and one whose key variable is not
+    const key = 'sk-test-plan-secret-0123456789';
+    await uploadCampaign(h.store, 'plan-keys', (doc) => {
+      doc.design['languages'] = ['en'];
+      doc.models = [{ id: 'real', provider: 'openai', model: 'gpt-4.1-mini', api_key_env: 'SONDAGE_TEST_OPENAI_KEY', price: { input_per_mtok: 1, output_per_mtok: 2 } }];
+    });
+    await uploadCampaign(h.store, 'plan-nokey', (doc) => {
+      doc.design['languages'] = ['en'];
+      doc.models = [{ id: 'real', provider: 'openai', model: 'gpt-4.1-mini', api_key_env: 'SONDAGE_TEST_MISSING_KEY', price: { input_per_mtok: 1, output_per_mtok: 2 } }];
+    });
+    delete process.env['SONDAGE_TEST_OPENAI_KEY'];
+    const { handler, logs } = planWith();
+    const readsBefore = h.secrets.reads;
+    try {
+      // act
+      const out = await handler({ campaign: 'plan-keys', execution: 'exec-k' }, lambdaContext());
+      const err = await handler({ campaign: 'plan-nokey', execution: 'exec-k' }, lambdaContext()).then(
+        () => new Error('expected the plan to fail'),
+        (e: unknown) => e as Error,
+      );
+      // assess
+      expect(out.generate.shardCount).toBeGreaterThan(0);
+      expect(process.env['SONDAGE_TEST_OPENAI_KEY']).toBe(key);
+      expect(err.message).toMatch(/SONDAGE_TEST_MISSING_KEY is not set/);
+      expect(h.secrets.reads - readsBefore).toBe(1); // once per container
+      for (const text of [...logs, err.message, err.stack ?? '']) expect(text).not.toContain(key);
+    } finally {
+      delete process.env['SONDAGE_TEST_OPENAI_KEY'];
+    }
+  });
+});

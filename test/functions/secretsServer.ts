@@ -1,0 +1,51 @@
+/**
+ * A Secrets Manager-compatible server on 127.0.0.1 for the handler tests: the JSON 1.1 protocol
+ * (`X-Amz-Target: secretsmanager.GetSecretValue`), nothing more. Unknown secrets answer
+ * ResourceNotFoundException, as the service does.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface SecretsServer {
+  readonly url: string;
+  /** Secret ARN → SecretString. */
+  readonly secrets: Map<string, string>;
+  /** GetSecretValue calls served (the key is read once per container). */
+  reads: number;
+  close(): Promise<void>;
+}
+
+export async function startSecretsServer(): Promise<SecretsServer> {
+  const secrets = new Map<string, string>();
+  const state = { reads: 0 };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const target = String(req.headers['x-amz-target'] ?? '');
+      const reply = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+        res.end(JSON.stringify(body));
+      };
+      if (target !== 'secretsmanager.GetSecretValue') return reply(400, { __type: 'UnknownOperationException', message: `${target} is not served by the test server` });
+      state.reads++;
+      const { SecretId } = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { SecretId?: string };
+      const value = SecretId === undefined ? undefined : secrets.get(SecretId);
+      if (value === undefined) return reply(400, { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." });
+      reply(200, { ARN: SecretId, Name: SecretId, SecretString: value, VersionId: 'v1', VersionStages: ['AWSCURRENT'] });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    secrets,
+    get reads() {
+      return state.reads;
+    },
+    set reads(n: number) {
+      state.reads = n;
+    },
+    close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
+  };
+}
