@@ -1,10 +1,31 @@
 import { resolve } from 'node:path';
+import { SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/loadRunContext.js';
 import { runCampaign } from '../../run/runCampaign.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
 import type { CliArgs } from '../main.js';
 
+/** Batches end within a day (the providers' completion window): a longer wait only delays results. */
+const MAX_POLL_SECONDS = 86_400;
+
+/**
+ * `--poll-interval SECONDS` as milliseconds, or undefined when absent (runCampaign's default).
+ * @throws SondageError naming the flag, the value and what it takes.
+ * @example parsePollInterval('30') // 30000
+ */
+export function parsePollInterval(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const seconds = /^\s*\d*\.?\d+(e[+-]?\d+)?\s*$/i.test(raw) ? Number(raw) : NaN;
+  if (!(Number.isFinite(seconds) && seconds > 0 && seconds <= MAX_POLL_SECONDS)) {
+    throw new SondageError(
+      `sondage run: --poll-interval ${JSON.stringify(raw)} is not a valid number of seconds; give a positive number up to ${MAX_POLL_SECONDS}, e.g. --poll-interval 30`,
+    );
+  }
+  return Math.max(1, Math.round(seconds * 1000));
+}
+
 export async function runCommand(args: CliArgs): Promise<number> {
+  const pollMs = parsePollInterval(args.pollInterval);
   const ctx = await loadRunContext(args.file, args.dataDir);
   const controller = new AbortController();
   // First Ctrl-C stops cleanly (in-flight calls finish and are committed); a second one kills.
@@ -23,6 +44,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
       log: (line) => process.stderr.write(`${line}\n`),
       signal: controller.signal,
       allowPartial: args.allowPartial,
+      ...(pollMs !== undefined ? { batch: { pollMs } } : {}),
     });
     for (const p of summary.phases) {
       process.stderr.write(
