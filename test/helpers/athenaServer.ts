@@ -178,6 +178,25 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
     }
   }
 
+  /**
+   * Athena refuses a query on a table with injected projection unless every read of it names the
+   * injected keys by equality or IN over literals (infra/constructs/Analytics.ts: campaign_key,
+   * phase_key, model). The same check here, on each `"<database>"."<table>" WHERE …` of the query.
+   */
+  function projectionViolation(query: string): string | undefined {
+    const db = options.database.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const read = new RegExp(`(?:"${db}"|\\b${db})\\.(?:"(\\w+)"|(\\w+))(?:\\s+(?:AS\\s+)?(?!WHERE\\b)\\w+)?(\\s+WHERE\\s+[^()]*(?:\\([^()]*\\)[^()]*)*)?`, 'gi');
+    for (const m of query.matchAll(read)) {
+      const where = m[3] ?? '';
+      for (const key of ['campaign_key', 'phase_key', 'model']) {
+        if (!new RegExp(`\\b${key}\\s*(?:=\\s*'|IN\\s*\\(\\s*')`, 'i').test(where)) {
+          return `CONSTRAINT_VIOLATION: For the injected projected partition column ${key}, the WHERE clause must contain only static equality conditions, and at least one such condition must be present.`;
+        }
+      }
+    }
+    return undefined;
+  }
+
   async function execute(e: ServerExecution): Promise<void> {
     try {
       const done = await serial(async () => {
@@ -260,6 +279,9 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
         } else if (database !== options.database) {
           e.state = 'FAILED';
           e.reason = `SCHEMA_NOT_FOUND: Schema '${database ?? ''}' does not exist`;
+        } else if (projectionViolation(query) !== undefined) {
+          e.state = 'FAILED';
+          e.reason = projectionViolation(query);
         } else {
           work.set(id, execute(e));
         }

@@ -153,6 +153,14 @@ describe('AthenaQueryable', () => {
     expect(server.executions.get(e.queryExecutionId!)?.state).toBe('FAILED');
   });
 
+  it('fails, as Athena does, a read of a table that does not name every injected partition key', async () => {
+    const noModel = `SELECT count(*) AS n FROM "${DATABASE}"."replies" WHERE campaign_key = 'c1' AND phase_key = 'generate'`;
+    await expect(queryable().all(noModel)).rejects.toThrow(/FAILED: CONSTRAINT_VIOLATION: For the injected projected partition column model/);
+    await expect(queryable().all(`SELECT count(*) AS n FROM "${DATABASE}"."replies" r`)).rejects.toThrow(/column campaign_key/);
+    // With all three named, the same read runs.
+    expect(await queryable().all(`${noModel} AND model = 'm1'`)).toEqual([{ n: 3 }]);
+  });
+
   it('reports a CANCELLED query with its reason, and runSql names the analysis query', async () => {
     server.failNext('CANCELLED', 'Query cancelled by user');
     const err = await runSql(queryable(), 'label_maps', athenaTableSources(DATABASE, 'c1', ['m1'])).catch((e: unknown) => e);
