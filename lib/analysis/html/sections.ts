@@ -207,7 +207,7 @@ export function disagreementSection(results: AnalysisResults): Section {
       bars: [{ x: d.mean_disagreement as number, series: 0, title: `mean ${pct(d.mean_disagreement)} over ${d.n_cells} cells (${d.n_both_decisive} replies)` }],
       ranges: d.min_disagreement !== null && d.max_disagreement !== null ? [{ lo: d.min_disagreement, hi: d.max_disagreement, series: 0 }] : [],
       marks: cells.map((c) => ({ x: c.disagreement as number, series: 1, shape: 'tick' as const, title: `${cellName(c.model, c.language)}: ${pct(c.disagreement)} of ${c.n_both_decisive}` })),
-      emphasis: d.form === 'negint',
+      emphasis: d.form === 'negint' && d.constraint === 'yesno',
     };
   });
   const values = summary.flatMap((d) => [d.max_disagreement, d.mean_disagreement]);
@@ -225,7 +225,7 @@ export function disagreementSection(results: AnalysisResults): Section {
         series: [{ label: 'mean over cells', shape: 'square' }, { label: 'cell', shape: 'tick' }],
         format: (x) => `${Math.round(x * 100)} %`,
       }),
-      'Figure 2b of seed 000, from this campaign; negative-interrogative rows in red.',
+      'Figure 2b of seed 000, from this campaign; the negative-interrogative yes/no token in red.',
       {
         caption: 'Reply-level disagreement over cells (reply_disagreement_summary.csv)',
         header: ['form', 'constraint', 'reader A', 'reader B', 'cells', 'replies', 'mean disagreement', 'min', 'max'],
