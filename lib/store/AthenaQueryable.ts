@@ -98,8 +98,7 @@ function quote(value: string): string {
  * its models. The tables use injected partition projection for campaign, phase and model
  * (infra/constructs/Analytics.ts), so every query must name their values. Readings span both
  * phases: the judge phase may store the readings it makes of generate-phase replies. Models are
- * sorted, so the plan (which renders the state machine's first query) and the report render
- * byte-identical text, which is what lets the report adopt that query's results.
+ * listed once each, sorted (see sameQueryKey for why the order does not matter to adoption).
  * @example renderSql('item_shares', athenaTableSources('sondage_db', 'far6-demo', ['beta', 'alpha']))
  */
 export function athenaTableSources(database: string, campaign: string, models: readonly string[]): TableSources {
@@ -154,7 +153,7 @@ const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => set
 /**
  * A Queryable over Athena: StartQueryExecution in the workgroup and database (with result reuse),
  * GetQueryExecution polled with backoff, GetQueryResults paged and converted to plain rows.
- * Queries run one after another, like the DuckDB Queryable.
+ * Each call waits for its query; analyzeCampaign issues them one after another.
  * @example
  * const db = new AthenaQueryable({ workgroup: 'sondage-Sondage', database: 'sondage_sondage' });
  * const results = await analyzeCampaign(db, athenaTableSources(db.database, 'far6-demo', ['alpha']));
