@@ -9,6 +9,7 @@ import { domainOf, niceTicks } from '../../lib/analysis/html/svg.js';
 import { fmtNumber } from '../../lib/analysis/markdown.js';
 import { RESULT_FILES, writeResults } from '../../lib/analysis/report.js';
 import type { AnalysisResults } from '../../lib/analysis/types.js';
+import { chromiumPath } from '../helpers/browser.js';
 import { REPO_ROOT } from '../helpers/campaigns.js';
 import { fixtureResults } from './htmlFixture.js';
 
@@ -259,5 +260,11 @@ describe('analyzeReplies (sondage analyze --replies)', () => {
     } finally {
       await rm(out, { recursive: true, force: true });
     }
+  });
+});
+
+describe('chromiumPath', () => {
+  it('names the fix when CHROMIUM_PATH points nowhere, instead of skipping the browser test', () => {
+    expect(() => chromiumPath({ CHROMIUM_PATH: '/nonexistent/chromium' })).toThrow(/CHROMIUM_PATH is \/nonexistent\/chromium, which does not exist.*node scripts\/ensure-chromium\.mjs/);
   });
 });
