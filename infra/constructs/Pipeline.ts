@@ -176,29 +176,43 @@ export class Pipeline extends Construct {
 
     let generate: sfn.IChainable = maps[0]!;
     if (props.gpuBatch) {
-      const gpuJob = new tasks.BatchSubmitJob(this, 'GpuJob', {
-        stateName: 'Run generate shards on GPU',
-        jobName: sfn.JsonPath.format('{}-generate', sfn.JsonPath.stringAt('$$.Execution.Name')),
-        jobQueueArn: props.gpuBatch.queue.jobQueueArn,
-        jobDefinitionArn: props.gpuBatch.jobDefinition.jobDefinitionArn,
-        // One array child per shard; the child reads its shard with AWS_BATCH_JOB_ARRAY_INDEX.
-        arraySize: sfn.JsonPath.numberAt('$.plan.generate.shardCount'),
-        containerOverrides: {
-          environment: {
-            SONDAGE_CAMPAIGN: sfn.JsonPath.stringAt('$.campaign'),
-            SONDAGE_MANIFEST_KEY: sfn.JsonPath.stringAt('$.plan.generate.manifestKey'),
+      const gpu = props.gpuBatch;
+      // AWS Batch takes array sizes of 2 to 10,000 only: one shard runs as a plain job told its
+      // index by SONDAGE_SHARD_INDEX (AWS_BATCH_* names are reserved), none skips the step.
+      const submit = (id: string, stateName: string, array: boolean): tasks.BatchSubmitJob => {
+        const job = new tasks.BatchSubmitJob(this, id, {
+          stateName,
+          jobName: sfn.JsonPath.format('{}-generate', sfn.JsonPath.stringAt('$$.Execution.Name')),
+          jobQueueArn: gpu.queue.jobQueueArn,
+          jobDefinitionArn: gpu.jobDefinition.jobDefinitionArn,
+          // One array child per shard; the child reads its shard with AWS_BATCH_JOB_ARRAY_INDEX.
+          ...(array ? { arraySize: sfn.JsonPath.numberAt('$.plan.generate.shardCount') } : {}),
+          containerOverrides: {
+            environment: {
+              SONDAGE_CAMPAIGN: sfn.JsonPath.stringAt('$.campaign'),
+              SONDAGE_MANIFEST_KEY: sfn.JsonPath.stringAt('$.plan.generate.manifestKey'),
+              ...(array ? {} : { SONDAGE_SHARD_INDEX: '0' }),
+            },
           },
-        },
-        integrationPattern: sfn.IntegrationPattern.RUN_JOB,
-        resultPath: sfn.JsonPath.DISCARD,
-      });
-      gpuJob.addCatch(record, onFailure);
+          integrationPattern: sfn.IntegrationPattern.RUN_JOB,
+          resultPath: sfn.JsonPath.DISCARD,
+        });
+        job.addCatch(record, onFailure);
+        return job;
+      };
+      const arrayJob = submit('GpuJob', 'Run generate shards on GPU', true);
+      const singleJob = submit('GpuSingleJob', 'Run the generate shard on GPU', false);
+      const nothing = new sfn.Pass(this, 'NoGpuShards', { stateName: 'No generate shards left on GPU' });
       Validations.of(this).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:batch:<AWS::Region>:<AWS::AccountId>:job-definition/*]',
         reason: 'batch:SubmitJob authorizes the job definition by revision ARN; the grant is on job definitions of this account and region, and the queue is named exactly.',
       });
+      const byCount = new sfn.Choice(this, 'ByGpuShardCount', { stateName: 'By GPU shard count' })
+        .when(sfn.Condition.numberGreaterThanEquals('$.plan.generate.shardCount', 2), arrayJob)
+        .when(sfn.Condition.numberEquals('$.plan.generate.shardCount', 1), singleJob)
+        .otherwise(nothing);
       generate = new sfn.Choice(this, 'ByModelKind', { stateName: 'By model kind' })
-        .when(sfn.Condition.stringEquals('$.plan.generate.kind', 'gpu'), gpuJob)
+        .when(sfn.Condition.stringEquals('$.plan.generate.kind', 'gpu'), byCount)
         .otherwise(maps[0]!)
         .afterwards();
     }

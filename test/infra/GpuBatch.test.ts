@@ -48,9 +48,21 @@ describe('GpuBatch (context sondage:gpu=true)', () => {
     const choice = states.get('By model kind');
     expect(choice).toMatchObject({
       Type: 'Choice',
-      Choices: [{ Variable: '$.plan.generate.kind', StringEquals: 'gpu', Next: 'Run generate shards on GPU' }],
+      Choices: [{ Variable: '$.plan.generate.kind', StringEquals: 'gpu', Next: 'By GPU shard count' }],
       Default: 'Run generate shards',
     });
+    // AWS Batch array sizes run from 2: one shard is a plain job, none is skipped.
+    expect(states.get('By GPU shard count')).toMatchObject({
+      Choices: [
+        { Variable: '$.plan.generate.shardCount', NumericGreaterThanEquals: 2, Next: 'Run generate shards on GPU' },
+        { Variable: '$.plan.generate.shardCount', NumericEquals: 1, Next: 'Run the generate shard on GPU' },
+      ],
+      Default: 'No generate shards left on GPU',
+    });
+    const single = states.get('Run the generate shard on GPU');
+    expect(single?.Parameters).not.toHaveProperty('ArrayProperties');
+    expect(single?.Parameters).toMatchObject({ ContainerOverrides: { Environment: expect.arrayContaining([{ Name: 'SONDAGE_SHARD_INDEX', Value: '0' }]) as unknown } });
+    expect(states.get('No generate shards left on GPU')?.Next).toBe('Run judge shards');
     const job = states.get('Run generate shards on GPU');
     expect(String(job?.Resource)).toMatch(/:states:::batch:submitJob\.sync$/);
     expect(job?.Parameters).toMatchObject({ ArrayProperties: { 'Size.$': '$.plan.generate.shardCount' } });
@@ -59,7 +71,7 @@ describe('GpuBatch (context sondage:gpu=true)', () => {
   });
 
   it('still passes asl-validator, grants no wildcard action and has no unacknowledged cdk-nag finding', () => {
-    expect(aslValidator(s.definition).errorsText('\n')).toBe('');
+    expect(aslValidator(structuredClone(s.definition)).errorsText('\n')).toBe('');
     expect(iamStatements(s.template).flatMap((st) => st.actions.filter((a) => a.includes('*')))).toEqual([]);
     expect(s.nagFindings).toEqual([]);
   });
