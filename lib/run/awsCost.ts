@@ -245,7 +245,8 @@ export function estimateAwsCost(
     transitions(phase, 3 * w.invocations);
     // Per invocation: the campaign input (3 files), and for the judge the partition's reply parts
     // (~1 per shard of the model); per shard: a replies part and a readings part, plus the done marker
-    // for judge shards; the Map reads its manifest and writes its result files.
+    // for judge shards; the Map reads its manifest and writes its result files. Journals stay in the
+    // worker's /tmp (committed as parts before it returns), so they cost no S3 request.
     const gets = 3 * w.invocations + (phase === 'judge' ? w.shards : 0) + 1;
     const puts = 2 * w.shards + (phase === 'judge' ? w.shards : 0) + 2 + Math.ceil(w.invocations / 1000);
     s3(phase, puts, gets);
