@@ -1,0 +1,58 @@
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { providerKeyLoader, redactedError } from '../../functions/shared/secrets.js';
+import { startSecretsServer, type SecretsServer } from './secretsServer.js';
+
+let server: SecretsServer;
+let client: SecretsManagerClient;
+beforeAll(async () => {
+  server = await startSecretsServer();
+  client = new SecretsManagerClient({ endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+});
+afterAll(async () => {
+  client.destroy();
+  await server.close();
+});
+
+describe('provider keys from Secrets Manager', () => {
+  it('puts each key into the environment under its name, once, and redacts it from any error that quotes it', async () => {
+    // prepare
+    const key = 'sk-test-redact-me-0123456789abcdef';
+    server.secrets.set('arn:keys-1', JSON.stringify({ SONDAGE_TEST_KEY_A: key }));
+    const env: NodeJS.ProcessEnv = {};
+    const load = providerKeyLoader({ client, secretArn: 'arn:keys-1', env });
+    const before = server.reads;
+    // act
+    await load();
+    await load();
+    const providerError = new Error(`401 Incorrect API key provided: ${key}. You can find your API key at …`);
+    const safe = redactedError(providerError) as Error;
+    // assess
+    expect(env['SONDAGE_TEST_KEY_A']).toBe(key);
+    expect(server.reads - before).toBe(1);
+    expect(safe.message).toBe('401 Incorrect API key provided: [redacted]. You can find your API key at …');
+    expect(safe.stack).not.toContain(key);
+    const clean = new Error('no key here');
+    expect(redactedError(clean)).toBe(clean);
+  });
+
+  it('names the secret and what is wrong with its shape, never a value from it', async () => {
+    const secretText = 'sk-test-not-json-9876543210';
+    server.secrets.set('arn:bad-json', secretText);
+    server.secrets.set('arn:bad-shape', JSON.stringify({ 'not a name': 'sk-test-shape-1111111111', EMPTY: '' }));
+    const env: NodeJS.ProcessEnv = {};
+    const errors = await Promise.all(
+      ['arn:bad-json', 'arn:bad-shape', 'arn:missing'].map((secretArn) =>
+        providerKeyLoader({ client, secretArn, env })().then(
+          () => new Error('expected a failure'),
+          (e: unknown) => e as Error,
+        ),
+      ),
+    );
+    expect(errors[0]!.message).toMatch(/secret arn:bad-json is not JSON; expected an object of environment-variable name → key/);
+    expect(errors[1]!.message).toMatch(/secret arn:bad-shape: "not a name" is not an environment-variable name; EMPTY: expected the key as a non-empty string, got string/);
+    expect(errors[2]!.message).toMatch(/cannot read secret arn:missing: Secrets Manager can't find the specified secret/);
+    for (const e of errors) for (const secret of [secretText, 'sk-test-shape-1111111111']) expect(e.message).not.toContain(secret);
+    expect(env).toEqual({});
+  });
+});

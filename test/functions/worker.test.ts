@@ -1,0 +1,172 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHandler as createPlan } from '../../functions/plan/handler.js';
+import { createHandler as createWorker } from '../../functions/worker/handler.js';
+import type { PlanOutput, Shard, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
+import { readParquet, tableGlob } from '../../lib/store/index.js';
+import { okCounts, storedReplies } from '../helpers/runData.js';
+import { tempDir } from '../helpers/campaigns.js';
+import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+  h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
+});
+afterAll(async () => {
+  await h.close();
+});
+
+/** One language, two forms, two constraints, two stories; shards of 20 items (rpm 6: the smallest shard). */
+async function upload(name: string): Promise<void> {
+  await uploadCampaign(h.store, name, (doc) => {
+    doc.design['languages'] = ['en'];
+    doc.design['forms'] = ['plain', 'negint'];
+    doc.design['constraints'] = ['yesno', 'label'];
+    doc.design['story_limit'] = 2;
+    doc.models = doc.models.slice(0, 1);
+    doc.models[0]!['rpm'] = 6;
+    doc.judge['sample_rate'] = 1;
+  });
+}
+
+async function plan(campaign: string, execution: string): Promise<{ out: PlanOutput; generate: Shard[]; judge: Shard[] }> {
+  const out = await createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign, execution }, lambdaContext());
+  const read = async (key: string) => JSON.parse(Buffer.from((await h.store.get(key))!).toString('utf8')) as Shard[];
+  return { out, generate: await read(out.generate.manifestKey), judge: await read(out.judge.manifestKey) };
+}
+
+/** What Distributed Map with ItemBatcher sends: `{ Items, BatchInput }`. */
+const event = (campaign: string, phase: 'generate' | 'judge', execution: string, items: readonly Shard[]): WorkerEvent => ({
+  Items: items,
+  BatchInput: { campaign, phase, execution },
+});
+
+/** The bucket's Parquet for one campaign, copied to a local folder laid out like it, for DuckDB. */
+async function localCopy(campaign: string): Promise<string> {
+  const { dir } = await tempDir('worker-read');
+  for (const key of await h.store.list(`campaigns/${campaign}/`)) {
+    if (!key.endsWith('.parquet')) continue;
+    await mkdir(path.dirname(path.join(dir, key)), { recursive: true });
+    await writeFile(path.join(dir, key), (await h.store.get(key))!);
+  }
+  return dir;
+}
+
+/** Sums worker outputs as the Map's results would be read. */
+function sum(outs: readonly WorkerOutput[]) {
+  return outs.reduce((a, o) => ({ done: a.done + o.done, failed: a.failed + o.failed, pending: a.pending + o.pending, costUsd: a.costUsd + o.costUsd }), { done: 0, failed: 0, pending: 0, costUsd: 0 });
+}
+
+describe('worker handler', () => {
+  it('answers every shard of the generate manifest, then the judge manifest, into Parquet on S3 and the DynamoDB ledger; a second delivery asks nothing twice', async () => {
+    // prepare
+    await upload('w-full');
+    const { generate, judge } = await plan('w-full', 'exec-1');
+    expect(generate.length).toBeGreaterThan(1);
+    const worker = createWorker(h.deps());
+    const total = (await h.ledger.counts('w-full', 'generate')).pending;
+    // act: the ItemBatcher's batches of up to four shards
+    const outs: WorkerOutput[] = [];
+    for (let i = 0; i < generate.length; i += 4) outs.push(await worker(event('w-full', 'generate', 'exec-1', generate.slice(i, i + 4)), lambdaContext()));
+    // assess: every item done once, in the ledger and in the Parquet
+    const got = sum(outs);
+    expect(outs.every((o) => o.again === false && o.openBatches === 0 && o.stopped === undefined)).toBe(true);
+    expect(got.done).toBe(total);
+    expect(got.pending).toBe(0);
+    expect(await h.ledger.counts('w-full', 'generate')).toEqual({ pending: 0, done: total, failed: 0 });
+    const budget = await h.ledger.budget('w-full');
+    expect(budget.reserved_usd).toBeCloseTo(0, 12);
+    expect(budget.spent_usd).toBeCloseTo(got.costUsd, 12);
+    let local = await localCopy('w-full');
+    const replies = await storedReplies(local, 'w-full', 'generate');
+    expect(okCounts(replies).size).toBe(total);
+    expect([...okCounts(replies).values()].every((n) => n === 1)).toBe(true);
+    const rules = await readParquet<{ n: bigint }>(tableGlob(local, 'w-full', 'generate', 'readings'), "SELECT count(*) AS n FROM parts WHERE reader = 'rule'");
+    expect(Number(rules[0]!.n)).toBeGreaterThan(0);
+
+    // act: the judge phase over the replies just stored
+    const judged = sum(await Promise.all([worker(event('w-full', 'judge', 'exec-1', judge), lambdaContext(undefined, 0, 'req-judge'))]));
+    // assess: the judge read the chosen replies; its readings sit beside the rule readings
+    const judgeCounts = await h.ledger.counts('w-full', 'judge');
+    expect(judged.done).toBeGreaterThan(0);
+    expect(judgeCounts).toEqual({ pending: 0, done: judged.done, failed: 0 });
+    local = await localCopy('w-full');
+    const judgeReadings = await readParquet<{ n: bigint }>(tableGlob(local, 'w-full', 'generate', 'readings'), "SELECT count(*) AS n FROM parts WHERE reader = 'judge:judge'");
+    expect(Number(judgeReadings[0]!.n)).toBe(judged.done);
+    expect((await h.store.list('campaigns/w-full/judge/prompts/')).length).toBe(judge.length);
+
+    // act: the same batches delivered again (a retried Lambda invocation, or a re-run Map)
+    const partsBefore = (await h.store.list('campaigns/w-full/')).length;
+    const again = [
+      await worker(event('w-full', 'generate', 'exec-1', generate), lambdaContext(undefined, 0, 'req-2')),
+      await worker(event('w-full', 'judge', 'exec-1', judge), lambdaContext(undefined, 0, 'req-3')),
+    ];
+    // assess: nothing asked, nothing written, nothing spent
+    expect(again.map((o) => [o.done, o.pending, o.costUsd, o.again])).toEqual([
+      [0, 0, 0, false],
+      [0, 0, 0, false],
+    ]);
+    expect((await h.store.list('campaigns/w-full/')).length).toBe(partsBefore);
+    expect((await h.ledger.budget('w-full')).spent_usd).toBeCloseTo(budget.spent_usd + judged.costUsd, 12);
+    // and a re-started execution plans nothing left to do
+    const replan = await plan('w-full', 'exec-2');
+    expect([replan.out.generate.shardCount, replan.out.judge.shardCount]).toEqual([0, 0]);
+  });
+
+  it('stops before the Lambda timeout with what it answered committed, says again, and a re-started execution lists only the unfinished shards', async () => {
+    // prepare: 30 s of time left above the 60 s safety margin, one second gone per reply: the first
+    // shard (20 items) ends, the second is cut short, the other two are not started
+    await upload('w-short');
+    const { generate } = await plan('w-short', 'exec-1');
+    const total = (await h.ledger.counts('w-short', 'generate')).pending;
+    const worker = createWorker(h.deps());
+    // act
+    const out = await worker(event('w-short', 'generate', 'exec-1', generate.slice(0, 4)), lambdaContext(90_000, 1000));
+    // assess: some answered and committed (ledger and Parquet agree), the rest pending, nothing reserved
+    expect(out.again).toBe(true);
+    expect(out.done).toBeGreaterThan(0);
+    expect(out.pending).toBeGreaterThan(0);
+    const counts = await h.ledger.counts('w-short', 'generate');
+    expect(counts.done).toBe(out.done);
+    expect(counts.pending).toBe(total - out.done);
+    expect((await h.ledger.budget('w-short')).reserved_usd).toBeCloseTo(0, 12);
+    const replies = await storedReplies(await localCopy('w-short'), 'w-short', 'generate');
+    expect(okCounts(replies).size).toBe(out.done);
+
+    // act: the execution died here; a new one plans from the ledger
+    const replan = await plan('w-short', 'exec-2');
+    // assess: only shards with pending items, and finishing them completes the campaign exactly once
+    expect(out.done).toBeGreaterThanOrEqual(20);
+    expect(replan.generate.map((s) => s.start)).toEqual(generate.filter((s) => s.start > 0).map((s) => s.start));
+    const rest = await worker(event('w-short', 'generate', 'exec-2', replan.generate), lambdaContext(undefined, 0, 'req-2'));
+    expect(rest.again).toBe(false);
+    expect(out.done + rest.done).toBe(total);
+    expect(await h.ledger.counts('w-short', 'generate')).toEqual({ pending: 0, done: total, failed: 0 });
+    expect(okCounts(await storedReplies(await localCopy('w-short'), 'w-short', 'generate')).size).toBe(total);
+  });
+
+  it("returns stopped 'budget' without again when the cap cannot cover one more call", async () => {
+    // prepare: the plan accepts the campaign; then the cap is lowered below one call's reservation
+    await upload('w-poor');
+    const { generate } = await plan('w-poor', 'exec-1');
+    await h.ledger.initCampaign('w-poor', 1e-7, 'exec-1');
+    const worker = createWorker(h.deps());
+    // act
+    const out = await worker(event('w-poor', 'generate', 'exec-1', generate.slice(0, 2)), lambdaContext());
+    // assess
+    expect(out.stopped).toBe('budget');
+    expect(out.again).toBe(false);
+    expect(out.done).toBe(0);
+    expect(out.pending).toBe(generate.slice(0, 2).reduce((s, sh) => s + sh.end - sh.start, 0));
+    expect(await h.ledger.budget('w-poor')).toMatchObject({ spent_usd: 0, reserved_usd: 0 });
+  });
+
+  it('refuses a malformed event and names what is wrong', async () => {
+    const worker = createWorker(h.deps());
+    await expect(worker({ Items: [{ model: 'alpha', start: 5, end: 2 }], BatchInput: { campaign: 'w-full', phase: 'analyse' } }, lambdaContext())).rejects.toThrow(
+      /worker event: BatchInput\.phase: expected one of generate, judge; BatchInput\.execution: expected the execution name; Items\[0\]: expected \{ model, language, start, end, mode: sync\|batch \}/,
+    );
+  });
+});
