@@ -19,7 +19,12 @@ export interface TokenLogprob {
 export interface GenerateResult {
   readonly text: string;
   readonly finish_reason: string;
-  readonly usage: { readonly input_tokens: number; readonly output_tokens: number };
+  /**
+   * `cached_input_tokens`: the part of `input_tokens` served from the provider's prompt cache
+   * (OpenAI `prompt_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens`), priced at
+   * the cached-input price where the price table has one; absent when the provider says nothing.
+   */
+  readonly usage: { readonly input_tokens: number; readonly output_tokens: number; readonly cached_input_tokens?: number };
   readonly logprobs?: Readonly<Record<string, TokenLogprob>>;
   /** The settings actually sent to the model (seed 000 "Generation settings"). */
   readonly settings_sent?: Readonly<Record<string, unknown>>;

@@ -1,6 +1,7 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Language, PromptItem } from '../design/types.js';
+import type { TokenUsage } from '../providers/pricing.js';
 import type { GenerateResult, ModelProvider, Price } from '../providers/types.js';
 import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
 import { callWithRetry, type RetryPolicy } from './callWithRetry.js';
@@ -39,7 +40,8 @@ export interface PartitionSpec {
   readReply(item: PromptItem, reply: ReplyRow): ReadingRow[];
   /** Reservation amount (USD) for one call to this item: prompt + max_tokens at list price. */
   maxCost(item: PromptItem): number;
-  cost(usage: { input_tokens: number; output_tokens: number }): number;
+  /** USD of one reply; `cached_input_tokens`, when present, at the cached-input price. */
+  cost(usage: TokenUsage): number;
   readonly journalDir: string;
   readonly sink: PartSink;
   readonly ledger: Ledger;
@@ -252,7 +254,8 @@ export interface ReplySource {
   readonly language: Language;
   readonly providerId: string;
   readonly simulated: boolean;
-  cost(usage: { input_tokens: number; output_tokens: number }): number;
+  /** USD of one reply; `cached_input_tokens`, when present, at the cached-input price. */
+  cost(usage: TokenUsage): number;
 }
 
 /** A call's outcome: a synchronous attempt and a batch result have this same shape. */
@@ -286,6 +289,8 @@ export function replyRow(
     finish_reason: r ? r.finish_reason : null,
     input_tokens: r ? r.usage.input_tokens : 0,
     output_tokens: r ? r.usage.output_tokens : 0,
+    cached_input_tokens: r?.usage.cached_input_tokens ?? null,
+    // The whole usage, cached tokens included: they are priced at the cached-input price.
     cost_usd: r ? src.cost(r.usage) : 0,
     latency_ms: latencyMs,
     logprobs_json: r?.logprobs ? JSON.stringify(r.logprobs) : null,

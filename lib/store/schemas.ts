@@ -99,6 +99,7 @@ export const REPLY_COLUMNS = columns<ReplyRow>({
   finish_reason: ['VARCHAR', 'null'],
   input_tokens: ['INTEGER'],
   output_tokens: ['INTEGER'],
+  cached_input_tokens: ['INTEGER', 'null'],
   cost_usd: ['DOUBLE'],
   latency_ms: ['DOUBLE'],
   logprobs_json: ['VARCHAR', 'null'],

@@ -14,6 +14,8 @@ export interface ReplyRow {
   readonly finish_reason: string | null;
   readonly input_tokens: number;
   readonly output_tokens: number;
+  /** The part of `input_tokens` read from the provider's prompt cache; null when it did not say (older rows: absent). */
+  readonly cached_input_tokens?: number | null;
   readonly cost_usd: number;
   readonly latency_ms: number;
   /** JSON of Record<token, {logprob, exact}>, or null. */

@@ -77,14 +77,14 @@ describe('toWireRequest / fromWireResponse (anthropic)', () => {
     const r = fromWireResponse(message);
     expect(r.text).toBe('Yes, what Finn did was wrong: he broke a promise he had made.');
     expect(r.finish_reason).toBe('end_turn');
-    expect(r.usage).toEqual({ input_tokens: 61 + 12, output_tokens: 19 });
+    expect(r.usage).toEqual({ input_tokens: 61 + 12, output_tokens: 19, cached_input_tokens: 12 });
     expect(r.logprobs).toBeUndefined();
   });
 
   it('returns only the text blocks of a reply with thinking', () => {
     const r = fromWireResponse(messageThinking);
     expect(r.text).toBe('Nein, was Finn getan hat, war nicht falsch.');
-    expect(r.usage).toEqual({ input_tokens: 88, output_tokens: 342 });
+    expect(r.usage).toEqual({ input_tokens: 88, output_tokens: 342, cached_input_tokens: 0 });
   });
 
   it('a refusal stop is a permanent error; a body without usage is malformed', () => {
@@ -129,7 +129,7 @@ describe('AnthropicMessagesProvider against a local wire server', () => {
       thinking: { type: 'disabled' },
     });
     expect(r.settings_sent).toEqual({ model: 'claude-haiku-4-5', max_tokens: 64, temperature: 0, thinking: { type: 'disabled' } });
-    expect(r.usage).toEqual({ input_tokens: 73, output_tokens: 19 });
+    expect(r.usage).toEqual({ input_tokens: 73, output_tokens: 19, cached_input_tokens: 12 });
     expect(hints).toHaveLength(1);
     expect(hints[0]).toMatchObject({ limitRequests: 50, remainingRequests: 49, limitTokens: 40000, remainingTokens: 39000 });
     expect(hints[0]?.resetRequestsMs).toBeGreaterThan(0);

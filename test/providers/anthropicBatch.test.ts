@@ -127,7 +127,7 @@ describe('AnthropicBatchClient against a local Message Batches server', () => {
       ['item-d', 'batch_missing/true'],
     ]);
     const a = out[0]!;
-    expect(a.ok && a.result.usage).toEqual({ input_tokens: 73, output_tokens: 19 });
+    expect(a.ok && a.result.usage).toEqual({ input_tokens: 73, output_tokens: 19, cached_input_tokens: 12 });
     expect(c.settingsSent(REQS[0]!.request)).toEqual({ model: 'claude-haiku-4-5', max_tokens: 32, temperature: 0, thinking: { type: 'disabled' } });
   });
 

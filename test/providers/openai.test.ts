@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderCallError } from '../../lib/providers/errors.js';
 import { OpenAIChatProvider, fromWireResponse, toWireRequest } from '../../lib/providers/openai/index.js';
+import { costUsd, priceFor } from '../../lib/providers/pricing.js';
 import type { RateLimitHints } from '../../lib/providers/rateLimits.js';
 import type { GenerateRequest } from '../../lib/providers/types.js';
 import { callWithRetry } from '../../lib/run/callWithRetry.js';
@@ -77,12 +78,24 @@ describe('toWireRequest / fromWireResponse (openai)', () => {
     const r = fromWireResponse(chatCompletion);
     expect(r.text).toBe('Yes, what Finn did was wrong because he broke his promise.');
     expect(r.finish_reason).toBe('stop');
-    expect(r.usage).toEqual({ input_tokens: 57, output_tokens: 14 });
+    expect(r.usage).toEqual({ input_tokens: 57, output_tokens: 14, cached_input_tokens: 0 });
     expect(r.logprobs).toEqual({
       Yes: { logprob: -0.0123, exact: true },
       No: { logprob: -4.6001, exact: true },
       yes: { logprob: -7.25, exact: true },
     });
+  });
+
+  it('reads cached prompt tokens, which costUsd prices at the table\'s cached-input price', () => {
+    const cachedBody = { ...chatCompletion, usage: { ...chatCompletion.usage, prompt_tokens_details: { cached_tokens: 40 } } };
+    const r = fromWireResponse(cachedBody);
+    expect(r.usage).toEqual({ input_tokens: 57, output_tokens: 14, cached_input_tokens: 40 });
+    const price = priceFor({ provider: 'openai', model: 'gpt-4.1-mini' })!;
+    expect(price.cached_input_per_mtok).toBe(0.1);
+    expect(costUsd(price, r.usage)).toBeCloseTo((17 * 0.4 + 40 * 0.1 + 14 * 1.6) / 1e6, 15);
+    // A body without the details says nothing about the cache.
+    const { prompt_tokens_details: _d, ...bare } = chatCompletion.usage;
+    expect(fromWireResponse({ ...chatCompletion, usage: bare }).usage).toEqual({ input_tokens: 57, output_tokens: 14 });
   });
 
   it('returns no logprobs when none were asked for', () => {
@@ -143,7 +156,7 @@ describe('OpenAIChatProvider against a local wire server', () => {
       logprobs: true,
       top_logprobs: 5,
     });
-    expect(r.usage).toEqual({ input_tokens: 57, output_tokens: 14 });
+    expect(r.usage).toEqual({ input_tokens: 57, output_tokens: 14, cached_input_tokens: 0 });
     expect(r.logprobs?.['Yes']).toEqual({ logprob: -0.0123, exact: true });
     expect(r.settings_sent).toEqual({ model: 'gpt-4.1-mini', max_completion_tokens: 64, temperature: 0, seed: 7, logprobs: true, top_logprobs: 5 });
     expect(p.id).toBe('openai/gpt-4.1-mini');

@@ -92,7 +92,7 @@ describe('OpenAI batch: pure parts', () => {
       ['item-e', 'rate_limit/true'],
     ]);
     const a = results[0]!;
-    expect(a.ok && a.result.usage).toEqual({ input_tokens: 57, output_tokens: 14 });
+    expect(a.ok && a.result.usage).toEqual({ input_tokens: 57, output_tokens: 14, cached_input_tokens: 0 });
   });
 
   it('gives every submitted id exactly one result, missing ones re-queued', () => {

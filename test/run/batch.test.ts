@@ -8,9 +8,10 @@ import { ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
 import { USAGE, startAnthropicBatchServer, startOpenAIBatchServer, type BatchServer, type BatchServerOptions } from './batchServers.js';
 
 const KEY = 'sk-test-batch-run-0000000000000000';
-const PRICE = { input_per_mtok: 1, output_per_mtok: 2, batch_discount: 0.5 };
-/** What one ok reply costs at the batch price. */
-const REPLY_COST = ((USAGE.input * PRICE.input_per_mtok + USAGE.output * PRICE.output_per_mtok) * PRICE.batch_discount) / 1e6;
+const PRICE = { input_per_mtok: 1, output_per_mtok: 2, cached_input_per_mtok: 0.25, batch_discount: 0.5 };
+/** What one ok reply costs at the batch price, its cached prompt tokens at the cached-input price. */
+const REPLY_COST =
+  (((USAGE.input - USAGE.cached) * PRICE.input_per_mtok + USAGE.cached * PRICE.cached_input_per_mtok + USAGE.output * PRICE.output_per_mtok) * PRICE.batch_discount) / 1e6;
 
 const PROVIDERS = [
   { provider: 'openai', model: 'gpt-4.1-mini', start: startOpenAIBatchServer, baseUrl: (url: string) => `${url}/v1` },
@@ -110,8 +111,11 @@ describe.each(PROVIDERS)('mode: batch on $provider', (p) => {
     expect(sent.length).toBe(generate.items);
     expect(submitted.map((r) => r.batchId).sort()).toEqual(server!.created.map((_, i) => (p.provider === 'openai' ? `batch_${i}` : `msgbatch_${i}`)).sort());
     await expectComplete(ctx, generate.items);
-    const stored = await readParquet<{ provider: string; settings_json: string; simulated: boolean }>(tableGlob(ctx.dataDir, ctx.campaign.name, 'generate', 'replies'));
+    const stored = await readParquet<{ provider: string; settings_json: string; simulated: boolean; status: string; cached_input_tokens: number | null }>(
+      tableGlob(ctx.dataDir, ctx.campaign.name, 'generate', 'replies'),
+    );
     expect(stored.every((r) => r.provider === `${p.provider}/${p.model}` && !r.simulated)).toBe(true);
+    expect(stored.every((r) => r.status === 'ok' && r.cached_input_tokens === USAGE.cached)).toBe(true);
     expect(JSON.parse(stored[0]!.settings_json)).toMatchObject({ model: p.model, temperature: 1 });
     expect(JSON.stringify(stored)).not.toContain(KEY);
   });

@@ -37,8 +37,8 @@ function answer(prompt: string): string {
   return /A:|B:/.test(prompt) ? 'A' : 'Yes. I think so, because it hurt someone.';
 }
 
-/** Token counts every answer reports: the tests price them. */
-export const USAGE = { input: 100, output: 10 } as const;
+/** Token counts every answer reports, `cached` of the input from the prompt cache: the tests price them. */
+export const USAGE = { input: 100, cached: 40, output: 10 } as const;
 
 interface Stored {
   readonly id: string;
@@ -145,7 +145,12 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
               created: 1_751_328_000,
               model: q.model,
               choices: [{ index: 0, message: { role: 'assistant', content: answer(q.prompt), refusal: null }, finish_reason: 'stop', logprobs: null }],
-              usage: { prompt_tokens: USAGE.input, completion_tokens: USAGE.output, total_tokens: USAGE.input + USAGE.output },
+              usage: {
+                prompt_tokens: USAGE.input,
+                completion_tokens: USAGE.output,
+                total_tokens: USAGE.input + USAGE.output,
+                prompt_tokens_details: { cached_tokens: USAGE.cached, audio_tokens: 0 },
+              },
             };
             return [JSON.stringify({ id: `batch_req_${i}`, custom_id: q.customId, response: { status_code: 200, request_id: `req_${i}`, body }, error: null })];
           });
@@ -238,7 +243,7 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
                       content: [{ type: 'text', text: answer(q.prompt) }],
                       stop_reason: 'end_turn',
                       stop_sequence: null,
-                      usage: { input_tokens: USAGE.input, output_tokens: USAGE.output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+                      usage: { input_tokens: USAGE.input - USAGE.cached, output_tokens: USAGE.output, cache_creation_input_tokens: 0, cache_read_input_tokens: USAGE.cached },
                     },
                   },
             }),

@@ -95,6 +95,9 @@ export function fromWireResponse(body: unknown, provider = 'anthropic'): Generat
     usage: {
       input_tokens: u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0),
       output_tokens: u.output_tokens,
+      // Cache reads are the cheap part; cache writes stay at the input price (a 1.25x write
+      // premium is not modelled: sondage sets no cache breakpoints, so it writes none).
+      ...(typeof u.cache_read_input_tokens === 'number' ? { cached_input_tokens: u.cache_read_input_tokens } : {}),
     },
   };
 }

@@ -93,6 +93,7 @@ const chatCompletionSchema = z.object({
   usage: z.object({
     prompt_tokens: z.number().int().min(0),
     completion_tokens: z.number().int().min(0),
+    prompt_tokens_details: z.object({ cached_tokens: z.number().int().min(0).nullable().optional() }).nullable().optional(),
   }),
 });
 
@@ -132,10 +133,16 @@ export function fromWireResponse(body: unknown, provider = 'openai'): GenerateRe
     throw new ProviderCallError(`${provider}: the reply was withheld by the provider's content filter`, provider, 'content_filter', false);
   }
   const logprobs = firstTokenLogprobs(choice.logprobs?.content);
+  const cached = wire.usage.prompt_tokens_details?.cached_tokens;
   return {
     text: choice.message.content ?? '',
     finish_reason: choice.finish_reason ?? 'unknown',
-    usage: { input_tokens: wire.usage.prompt_tokens, output_tokens: wire.usage.completion_tokens },
+    usage: {
+      input_tokens: wire.usage.prompt_tokens,
+      output_tokens: wire.usage.completion_tokens,
+      // A subset of prompt_tokens; capped so a provider that over-reports cannot price a reply below its cached cost.
+      ...(typeof cached === 'number' ? { cached_input_tokens: Math.min(cached, wire.usage.prompt_tokens) } : {}),
+    },
     ...(logprobs ? { logprobs } : {}),
   };
 }
