@@ -1,9 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+// eslint-disable-next-line no-restricted-imports -- the infra tests inspect the CDK app; lib/ still may not import it
+import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { duckdbBundlingCommands, duckdbPackages } from '../../infra/constructs/Handler.js';
+import { duckdbBundlingCommands, duckdbPackages, Handler } from '../../infra/constructs/Handler.js';
+import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
 import { SQL_NAMES } from '../../lib/analysis/runSql.js';
 import { REPO_ROOT } from '../helpers/campaigns.js';
 
@@ -57,4 +60,24 @@ describe('DuckDB beside the bundle', () => {
     const commands = duckdbBundlingCommands("/repo with 'quote'", '/out', 'arm64').join('\n');
     expect(commands).toContain(`'/repo with '\\''quote'\\''/node_modules/@duckdb/node-bindings-linux-arm64'`);
   });
+
+  it.runIf(process.platform === 'linux' && nativeInstalled && hostArch === FUNCTION_SIZING.worker.architecture)(
+    'bundles the worker handler for real: esbuild output with DuckDB left external and copied beside it',
+    () => {
+      // prepare: one function in a stack of its own, bundled as `cdk synth` bundles it
+      const app = new App({ outdir: path.join(out, 'cdk.out') });
+      const stack = new Stack(app, 'BundleTest');
+      new Handler(stack, 'Worker', { name: 'worker', description: 'bundling test', sizing: FUNCTION_SIZING.worker, environment: {} });
+      // act
+      const assembly = app.synth();
+      // assess
+      const assets = readdirSync(assembly.directory).filter((f) => f.startsWith('asset.'));
+      expect(assets).toHaveLength(1);
+      const dir = path.join(assembly.directory, assets[0]!);
+      const bundle = readFileSync(path.join(dir, 'index.mjs'), 'utf8');
+      expect(bundle).toMatch(/from\s*["']@duckdb\/node-api["']/);
+      expect(existsSync(path.join(dir, 'node_modules/@duckdb/node-api/package.json'))).toBe(true);
+      expect(existsSync(path.join(dir, 'sql/chosen_replies.sql'))).toBe(true);
+    },
+  );
 });
