@@ -276,11 +276,15 @@ async function markJudged(ctx: RunContext, ledger: Ledger, store: BlobStore, sha
   await store.put(judgeShardDoneKey(name, shard), new Date().toISOString());
 }
 
-/** Items of a shard the ledger has pending (a shard not started because the budget ran out). */
+/**
+ * Items of a shard not started (the deadline or the budget stopped the invocation first): the
+ * generate items the ledger has pending, or, for a judge shard, its source items the judge reads
+ * (its judge items are built from the replies only when it runs).
+ */
 async function pendingOfShard(ctx: RunContext, ledger: Ledger, phase: 'generate' | 'judge', shard: RunShard): Promise<number> {
-  if (phase === 'judge') return 0; // its judge items are not built: counted when a later execution runs it
-  const ids = [...ctx.battery.expand(modelOf(ctx, shard.model), shard.language)].slice(shard.start, shard.end).map((i) => i.item_id);
-  return (await ledger.pendingAmong(ctx.campaign.name, phase, ids)).size;
+  const sources = [...ctx.battery.expand(modelOf(ctx, shard.model), shard.language)].slice(shard.start, shard.end);
+  if (phase === 'judge') return sources.filter((i) => ctx.battery.needsJudge(i)).length;
+  return (await ledger.pendingAmong(ctx.campaign.name, phase, sources.map((i) => i.item_id))).size;
 }
 
 let cold: ReturnType<typeof createHandler> | undefined;

@@ -7,6 +7,7 @@ import type { PlanOutput, Shard, WorkerEvent, WorkerOutput } from '../../lib/con
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
 import { tempDir } from '../helpers/campaigns.js';
+import { startOpenAIBatchServer } from '../run/batchServers.js';
 import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
 
 let h: Harness;
@@ -161,6 +162,49 @@ describe('worker handler', () => {
     expect(out.done).toBe(0);
     expect(out.pending).toBe(generate.slice(0, 2).reduce((s, sh) => s + sh.end - sh.start, 0));
     expect(await h.ledger.budget('w-poor')).toMatchObject({ spent_usd: 0, reserved_usd: 0 });
+  });
+
+  it('submits a provider batch and returns again with it open; the next invocation polls, collects and commits it', async () => {
+    // prepare: the respondent runs with mode: batch on a local OpenAI batch server; its key only in the secret
+    const key = 'sk-test-worker-batch-0123456789';
+    const server = await startOpenAIBatchServer({ runningPolls: 2 });
+    h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_BATCH_KEY: key }));
+    try {
+      await uploadCampaign(h.store, 'w-batch', (doc) => {
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain'];
+        doc.design['constraints'] = ['yesno', 'label'];
+        doc.design['story_limit'] = 2;
+        doc.models = [
+          { id: 'batched', provider: 'openai', model: 'gpt-4.1-mini', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_BATCH_KEY', mode: 'batch', price: { input_per_mtok: 1, output_per_mtok: 2, batch_discount: 0.5 } },
+        ];
+      });
+      const { out: planned, generate } = await plan('w-batch', 'exec-1');
+      const total = (await h.ledger.counts('w-batch', 'generate')).pending;
+      const deps = h.deps();
+      const worker = createWorker(deps);
+      // act: the Map's first invocation
+      expect(generate).toEqual([{ model: 'batched', language: 'en', start: 0, end: total, mode: 'batch' }]);
+      const first = await worker(event('w-batch', 'generate', 'exec-1', generate), lambdaContext());
+      // assess: one batch submitted, its reservation held between invocations
+      expect(planned.generate.pollSeconds).toBe(300);
+      expect(first).toMatchObject({ done: 0, openBatches: 1, pending: total, again: true });
+      expect((await h.ledger.budget('w-batch')).reserved_usd).toBeGreaterThan(0);
+      expect(server.created).toHaveLength(1);
+      // act: the invocation after the Wait, with the previous output at `result`
+      const second = await worker({ ...event('w-batch', 'generate', 'exec-1', generate), result: first }, lambdaContext(undefined, 0, 'req-2'));
+      // assess: polled, collected and committed once, not submitted again
+      expect(server.created).toHaveLength(1);
+      expect(second).toMatchObject({ done: total, openBatches: 0, pending: 0, again: false });
+      expect(await h.ledger.counts('w-batch', 'generate')).toEqual({ pending: 0, done: total, failed: 0 });
+      expect((await h.ledger.budget('w-batch')).reserved_usd).toBeCloseTo(0, 12);
+      expect(okCounts(await storedReplies(await localCopy('w-batch'), 'w-batch', 'generate')).size).toBe(total);
+      for (const line of deps.logs) expect(line).not.toContain(key);
+    } finally {
+      h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
+      delete process.env['SONDAGE_TEST_BATCH_KEY'];
+      await server.close();
+    }
   });
 
   it('refuses a malformed event and names what is wrong', async () => {
