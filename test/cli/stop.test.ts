@@ -3,10 +3,12 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layout } from '../../lib/store/index.js';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import { EmbeddedLedger, layout } from '../../lib/store/index.js';
+import { startOpenAIBatchServer } from '../run/batchServers.js';
 import { startAwsFakes, STACK } from '../helpers/awsFakes.js';
 import type { AwsFakes } from '../helpers/awsFakes.js';
-import { tempDir } from '../helpers/campaigns.js';
+import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { exited, runMain } from '../helpers/cli.js';
 import { executionName } from '../../lib/cli/aws.js';
 
@@ -76,6 +78,82 @@ describe('sondage stop --aws', () => {
     const missing = await runMain(['stop', 'stop-aws', '--aws', '--outputs', partial]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(`${partial}: Sondage.BudgetTableName: missing`);
+  });
+});
+
+describe('sondage stop: open provider batches', () => {
+  const KEY = 'sk-test-stop-cli-00000000000000000';
+
+  it('cancels them through the ledger (AWS: DynamoDB, local: SQLite); by name alone it cannot, and says so', async () => {
+    const server = await startOpenAIBatchServer({ runningPolls: 5 });
+    process.env['SONDAGE_STOP_KEY'] = KEY;
+    try {
+      const file = await writeCampaign(dir, 'small.yaml', (doc) => {
+        doc['name'] = 'stop-batches';
+        doc.design['languages'] = ['en', 'de'];
+        doc.design['forms'] = ['plain'];
+        doc.design['constraints'] = ['yesno'];
+        doc.models = [
+          {
+            id: 'batched',
+            provider: 'openai',
+            model: 'gpt-4.1-mini',
+            base_url: `${server.url}/v1`,
+            api_key_env: 'SONDAGE_STOP_KEY',
+            mode: 'batch',
+            price: { input_per_mtok: 1, output_per_mtok: 2, batch_discount: 0.5 },
+          },
+        ];
+      }, 'stop-batches.yaml');
+      const ctx = await loadContext(file);
+      // A run stopped right after submitting leaves its batches open in the ledger.
+      const controller = new AbortController();
+      await runCampaign(ctx, { skipAnalysis: true, signal: controller.signal, batch: { pollMs: 1, onSubmitted: () => controller.abort() } });
+      const local = new EmbeddedLedger(ctx.dataDir);
+      const open = await local.campaignBatches('stop-batches').finally(() => local.close());
+      expect(open.length).toBeGreaterThan(0);
+      const ids = open.map((b) => b.batchId).sort();
+
+      // The same batches as the AWS workers would have recorded them.
+      const dynamo = aws.ledger();
+      try {
+        for (const b of open) await dynamo.recordBatch({ ...b });
+      } finally {
+        await dynamo.close();
+      }
+      const byName = await runMain(['stop', 'stop-batches', '--aws', '--outputs', aws.outputsFile]);
+      expect(byName.code).toBe(1);
+      expect(byName.stderr).toContain(`stop-batches: ${open.length} open provider batch(es) and 0 unresolved submission(s) not cancelled: give the campaign file`);
+      expect(server.cancelled).toEqual([]);
+
+      const onAws = await runMain(['stop', file, '--aws', '--outputs', aws.outputsFile]);
+      expect(onAws.stderr).toBe('');
+      expect(onAws.code).toBe(0);
+      expect(server.cancelled.sort()).toEqual(ids);
+      for (const id of ids) expect(onAws.stdout).toContain(`batch ${id} (generate batched/`);
+      expect(onAws.stdout).toContain('cancel requested; its partial results are stored by the next run');
+      const after = aws.ledger();
+      try {
+        expect((await after.campaignBatches('stop-batches')).every((b) => typeof b.cancelledAt === 'string')).toBe(true);
+      } finally {
+        await after.close();
+      }
+
+      const status = await runMain(['status', file, '--aws', '--outputs', aws.outputsFile]);
+      expect(status.stdout).toContain(`open provider batches: ${open.length}\n`);
+      expect(status.stdout).toMatch(/^ {2}generate batched\/(en|de): \S+ \(cancel requested \d{4}-\d\d-\d\dT/m);
+
+      // Locally the provider has ended them by now (the cancel above): nothing left to cancel, nothing lost.
+      const here = await runMain(['stop', file]);
+      expect(here.stderr).toBe('');
+      expect(here.code).toBe(0);
+      expect(here.stdout).toContain('no run in progress');
+      expect(here.stdout).toContain('had already ended; the next run stores its results');
+      expect(server.cancelled.sort()).toEqual(ids);
+    } finally {
+      delete process.env['SONDAGE_STOP_KEY'];
+      await server.close();
+    }
   });
 });
 

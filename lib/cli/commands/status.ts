@@ -68,6 +68,8 @@ export interface OpenBatch {
   readonly model: string;
   readonly language: string;
   readonly batchId: string;
+  /** When `sondage stop` asked the provider to cancel it; it stays open until its results are stored. */
+  readonly cancelledAt?: string;
 }
 
 /** What `sondage status` shows, gathered locally or from the stack; one layout for both. */
@@ -80,8 +82,7 @@ export interface CampaignStatus {
   readonly phases: readonly PhaseStatus[];
   /** Undefined before the first run set the campaign's budget. */
   readonly budget?: BudgetState;
-  /** Undefined when the partitions are not known (no plan). */
-  readonly openBatches?: readonly OpenBatch[];
+  readonly openBatches: readonly OpenBatch[];
   /** Newest first, at most the number asked for. */
   readonly failures: readonly StatusFailure[];
   readonly failuresTotal: number;
@@ -113,11 +114,8 @@ export function formatStatus(s: CampaignStatus): string {
       ? `spend: ${usd(s.budget.spent_usd)} of ${usd(s.budget.cap_usd)} cap (${pct(s.budget.spent_usd, s.budget.cap_usd)}), ${usd(s.budget.reserved_usd)} reserved for calls in flight`
       : 'spend: nothing recorded yet (no budget in the ledger: the campaign has not started)',
   );
-  if (s.openBatches === undefined) lines.push('open provider batches: unknown (no plan to list the partitions)');
-  else {
-    lines.push(`open provider batches: ${s.openBatches.length}`);
-    for (const b of s.openBatches) lines.push(`  ${b.phase} ${b.model}/${b.language}: ${b.batchId}`);
-  }
+  lines.push(`open provider batches: ${s.openBatches.length}`);
+  for (const b of s.openBatches) lines.push(`  ${b.phase} ${b.model}/${b.language}: ${b.batchId}${b.cancelledAt ? ` (cancel requested ${b.cancelledAt})` : ''}`);
   lines.push(
     s.failuresTotal === 0
       ? `failures: none (${s.failuresKind})`
@@ -141,7 +139,7 @@ export async function campaignPlan(store: BlobStore, target: CampaignTarget): Pr
   return planCampaign(target.campaign, await loadBattery(target.campaign));
 }
 
-/** Counts per phase, budget and open batches: the part of the status both ledgers answer alike. */
+/** Counts per phase against the plan, budget and open batches: the part of the status both ledgers answer alike. */
 export async function ledgerStatus(
   ledger: Ledger,
   name: string,
@@ -160,18 +158,14 @@ export async function ledgerStatus(
     if (err instanceof SondageError) return undefined; // no budget yet: not started
     throw err;
   });
-  let openBatches: OpenBatch[] | undefined;
-  if (plan) {
-    openBatches = [];
-    for (const phase of phaseNames) {
-      for (const p of plan.partitions) {
-        for (const b of await ledger.openBatches(name, phase, p.model, p.language)) {
-          openBatches.push({ phase, model: p.model, language: p.language, batchId: b.batchId });
-        }
-      }
-    }
-  }
-  return { phases, ...(budget ? { budget } : {}), ...(openBatches ? { openBatches } : {}) };
+  const openBatches = (await ledger.campaignBatches(name)).map((b) => ({
+    phase: b.phase,
+    model: b.model,
+    language: b.language,
+    batchId: b.batchId,
+    ...(b.cancelledAt ? { cancelledAt: b.cancelledAt } : {}),
+  }));
+  return { phases, ...(budget ? { budget } : {}), openBatches };
 }
 
 interface ErrorRow {

@@ -1,10 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { SondageError } from '../../errors.js';
+import type { StoppedBatch } from '../../run/stopCampaign.js';
 import { isProcessAlive } from '../../store/lock.js';
 import { runLockKey } from '../../store/layout.js';
+import type { Ledger } from '../../store/types.js';
 import type { CliArgs } from '../main.js';
 import { localDataDir, resolveTarget } from './status.js';
 import type { CampaignTarget } from './status.js';
@@ -15,19 +17,22 @@ export const STOP_ERROR = 'sondage.Stopped';
 /**
  * `sondage stop <campaign> [--aws]` (issue 4). AWS: stops the campaign's running executions. Local:
  * asks the run holding the campaign's lock to stop as Ctrl-C does (calls in flight finish and are
- * committed). Either way nothing collected is lost: committed parts stay, and the next start or run
- * resumes from the ledger.
+ * committed). Both then cancel the campaign's open provider batches. Nothing collected is lost:
+ * committed parts stay, a cancelled batch's partial results are stored by the next run, and the
+ * next start or run resumes from the ledger. Exit 1 when a batch could not be cancelled.
  */
 export async function stopCommand(args: CliArgs): Promise<number> {
   const target = await resolveTarget(args.file);
-  if (args.aws) await stopExecutions(args, target);
-  else await stopLocalRun(localDataDir('stop', target, args.dataDir), target.name);
+  const allCancelled = args.aws ? await stopOnAws(args, target) : await stopLocal(localDataDir('stop', target, args.dataDir), target);
   const again = args.aws ? `sondage start ${args.file} --aws` : `sondage run ${args.file}`;
-  process.stdout.write(`nothing collected is lost: committed replies and the ledger stay; \`${again}\` resumes with the items still missing\n`);
-  return 0;
+  process.stdout.write(
+    'nothing collected is lost: committed replies, the ledger and what cancelled batches answered stay; ' +
+      `\`${again}\` resumes with the items still missing\n`,
+  );
+  return allCancelled ? 0 : 1;
 }
 
-async function stopExecutions(args: CliArgs, target: CampaignTarget): Promise<void> {
+async function stopOnAws(args: CliArgs, target: CampaignTarget): Promise<boolean> {
   const { awsClients, campaignExecutions, resolveStack } = await import('../aws.js');
   const clients = awsClients(await resolveStack({ values: args.values }));
   try {
@@ -38,9 +43,64 @@ async function stopExecutions(args: CliArgs, target: CampaignTarget): Promise<vo
       // Workers already invoked run to their end and commit what they got; none is started after this.
       process.stdout.write(`stopped ${e.executionArn}\n`);
     }
+    // After the executions: no worker submits a new batch once they are stopped.
+    return await cancelBatches(clients.ledger, target);
   } finally {
     await clients.close();
   }
+}
+
+async function stopLocal(dataDir: string, target: CampaignTarget): Promise<boolean> {
+  await stopLocalRun(dataDir, target.name);
+  if (!(await stat(path.join(dataDir, 'ledger.sqlite')).then(() => true, () => false))) return true; // never ran: no batches
+  const { EmbeddedLedger } = await import('../../store/index.js');
+  const ledger = new EmbeddedLedger(dataDir);
+  try {
+    return await cancelBatches(ledger, target);
+  } finally {
+    await ledger.close();
+  }
+}
+
+const OUTCOMES: Record<StoppedBatch['outcome'], string> = {
+  cancelled: 'cancel requested; its partial results are stored by the next run',
+  ended: 'had already ended; the next run stores its results',
+  lost: 'unknown to the provider; the next run asks for its requests again',
+  failed: 'cancel failed, it runs on',
+};
+
+/**
+ * Cancels the campaign's open provider batches through lib/run/stopCampaign.ts (clients made from
+ * the campaign file, keys read as a run reads them). True when nothing was left running.
+ */
+async function cancelBatches(ledger: Ledger, target: CampaignTarget): Promise<boolean> {
+  const open = await ledger.campaignBatches(target.name);
+  const intents = await ledger.campaignBatchIntents(target.name);
+  if (open.length === 0 && intents.length === 0) {
+    process.stdout.write(`${target.name}: no open provider batches\n`);
+    return true;
+  }
+  if (!target.campaign) {
+    process.stderr.write(
+      `${target.name}: ${open.length} open provider batch(es) and ${intents.length} unresolved submission(s) not cancelled: ` +
+        'give the campaign file instead of the name, so their batch clients can be made (API keys as for `sondage run`)\n',
+    );
+    return false;
+  }
+  const { batchClientsFor, stopCampaign } = await import('../../run/stopCampaign.js');
+  const c = target.campaign;
+  const result = await stopCampaign({ ledger, campaign: c.name, clients: await batchClientsFor(c, { seed: c.seed, file: c.file }) });
+  for (const b of result.batches) {
+    const line = `batch ${b.batchId} (${b.phase} ${b.model}/${b.language}, ${b.provider}): ${OUTCOMES[b.outcome]}${b.message ? ` (${b.message})` : ''}\n`;
+    (b.outcome === 'failed' ? process.stderr : process.stdout).write(line);
+  }
+  for (const u of result.undetermined) {
+    process.stderr.write(`submission ${u.submissionKey} (${u.provider}): not cancelled, its batch cannot be identified yet (${u.reason}); run \`sondage stop\` again later\n`);
+  }
+  for (const p of result.missingClients) {
+    process.stderr.write(`${p}: open batches not cancelled: the campaign file has no batch-mode entry for it any more\n`);
+  }
+  return result.batches.every((b) => b.outcome !== 'failed') && result.undetermined.length === 0 && result.missingClients.length === 0;
 }
 
 /** SIGTERM to the run holding the campaign's lock on this machine: the run's own clean stop. */
