@@ -19,7 +19,7 @@ import { RowResolver, unknownColumnsWarning, validateFile } from './validate.js'
 export const ISSUES_FILE = 'import_issues.csv';
 
 /** Characters of table lines buffered before they are appended to the staging files. */
-const FLUSH_CHARS = 16 * 1024 * 1024;
+const FLUSH_CHARS = 4 * 1024 * 1024;
 
 /**
  * Reads and validates every replies file at `target` and writes the three tables under

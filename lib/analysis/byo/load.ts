@@ -82,7 +82,7 @@ export async function readReplyFile(db: DuckDb, file: string): Promise<RawFile> 
 }
 
 /** Records per chunk of `readReplyChunks`: a chunk's raw records are freed once validated. */
-export const CHUNK_ROWS = 50_000;
+export const CHUNK_ROWS = 2_000;
 
 /**
  * Reads one file in chunks of `chunkRows` records, in file order: DuckDB holds the file (and

@@ -9,8 +9,7 @@ import { canonicalJson } from '../../design/hash.js';
 import type { Language, ReadingMap } from '../../design/types.js';
 import { readOpening, readOpeningPlus, readerIds } from '../../read/index.js';
 import { DuckDb, sqlIdent, sqlString } from '../../store/DuckDb.js';
-import { ParquetWriter } from '../../store/ParquetWriter.js';
-import { TABLE_SCHEMAS } from '../../store/schemas.js';
+import { PARTITION_COLUMNS, TABLE_SCHEMAS } from '../../store/schemas.js';
 import type { PromptRow } from '../../store/schemas.js';
 import type { ReadingRow, ReplyRow } from '../../store/types.js';
 import { assertSafeSegment } from '../../store/layout.js';
@@ -20,6 +19,7 @@ import type { ResolvedRow } from './validate.js';
 const PHASE = 'generate';
 const EMPTY_SETTINGS = '{}';
 const NO_MAP_JSON = canonicalJson({ kind: 'none', tokens: {} });
+const NO_MESSAGES_JSON = canonicalJson([]);
 
 /**
  * The fixed token rule on an item's reading map (seed 000 §3; as the FAR-6 battery applies it):
@@ -32,28 +32,26 @@ function ruleReadings(text: string, map: ReadingMap, language: Language): { read
   return out;
 }
 
-/** One model × language: its staging files and the lines not yet appended to them. */
-interface Partition {
-  readonly model: string;
-  readonly language: Language;
-  readonly campaign: string;
-  readonly files: Readonly<Record<StageKind, string>>;
-  readonly buffers: Record<StageKind, string[]>;
-  prompts: number;
-  replies: number;
-}
-
 /**
- * The staged lines of a partition: the three tables' rows (NDJSON, stored columns in schema
- * order) and `rule`, the token rule's readings of every ok reply with its attempt, of which the
- * chosen reply's are kept when the tables are written.
+ * The staged lines: the three tables' rows (NDJSON, partition columns included) and `rule`, the
+ * token rule's readings of every ok reply with its attempt, of which the chosen reply's are kept
+ * when the tables are written.
  */
 type StageKind = 'prompts' | 'replies' | 'readings' | 'rule';
 const STAGE_KINDS: readonly StageKind[] = ['prompts', 'replies', 'readings', 'rule'];
-const PROMPT_KEYS = TABLE_SCHEMAS.prompts.map((c) => c.name);
-const REPLY_KEYS = TABLE_SCHEMAS.replies.map((c) => c.name);
-const READING_KEYS = TABLE_SCHEMAS.readings.map((c) => c.name);
-const RULE_KEYS = ['item_id', 'attempt', 'reader', 'label', 'raw'];
+
+interface Column {
+  readonly name: string;
+  readonly type: string;
+}
+const PARTITION: readonly Column[] = PARTITION_COLUMNS.map((name) => ({ name, type: 'VARCHAR' }));
+const RULE_COLUMNS: readonly Column[] = [
+  { name: 'item_id', type: 'VARCHAR' },
+  { name: 'attempt', type: 'INTEGER' },
+  { name: 'reader', type: 'VARCHAR' },
+  { name: 'label', type: 'VARCHAR' },
+  { name: 'raw', type: 'VARCHAR' },
+];
 
 /** What `TableSink.finish` wrote: rows per partition and the readings' origin. */
 export interface WrittenTables {
@@ -65,16 +63,19 @@ export interface WrittenTables {
 /**
  * Resolved rows → the three tables, without holding the rows: `add` turns a row into its table
  * lines at once (a prompt row for an item's first row, a reply row, its given readings and the
- * token rule's readings of an ok reply) and buffers them per model × language; `flush` appends the
- * buffers to per-partition NDJSON staging files (the import flushes after every chunk, so memory
- * is bounded by one chunk's lines); `finish` converts each partition to Parquet with DuckDB.
+ * token rule's readings of an ok reply) and buffers them; `flush` appends the buffers to NDJSON
+ * staging files (the import flushes after every chunk past a size, so memory is bounded by a
+ * chunk's lines); `finish` writes each table with one DuckDB COPY, partitioned by model and
+ * language in the hive layout, as a run's parts are.
  *
  * The rule readings kept are those of the item's chosen reply (chosen_replies.sql: the lowest ok
  * attempt; attempts are unique per item, so no tie is left), for every rule reader the rows did
  * not already give (seed 000 §3: R on every map but `none`, R+ as well on verdict maps).
  */
 export class TableSink {
-  private readonly partitions = new Map<string, Partition>();
+  private readonly files: Readonly<Record<StageKind, string>>;
+  private buffers: Record<StageKind, string[]> = { prompts: [], replies: [], readings: [], rule: [] };
+  private readonly partitions = new Map<string, { model: string; language: Language; prompts: number; replies: number }>();
   // One object per distinct map (the rule compiles its matcher once per map object, readOpening),
   // looked up by the map's plain JSON text, which is much cheaper than canonicalJson per row.
   private readonly maps = new Map<string, { readonly json: string; readonly map: ReadingMap }>();
@@ -84,7 +85,11 @@ export class TableSink {
   constructor(
     private readonly stageDir: string,
     private readonly campaign: string,
-  ) {}
+  ) {
+    this.files = Object.fromEntries(STAGE_KINDS.map((k) => [k, path.join(stageDir, `${k}.ndjson`)])) as Record<StageKind, string>;
+    // Every staging file exists, so that DuckDB reads an empty one as no rows.
+    for (const f of Object.values(this.files)) writeFileSync(f, '');
+  }
 
   /** Characters of lines not yet flushed. */
   get bufferedChars(): number {
@@ -97,6 +102,7 @@ export class TableSink {
     const p = this.partitionOf(v.model, v.language);
     const map = this.mapOf(v.reading_map as ReadingMap | null | undefined);
     const campaign = this.campaign;
+    // Plain JSON.stringify of the row (no key list): V8's fast path; DuckDB reads the columns by name.
     if (r.firstOfItem) {
       const prompt: PromptRow = {
         item_id: r.item_id,
@@ -115,14 +121,14 @@ export class TableSink {
         option_order: v.option_order,
         repeat: v.repeat,
         construction: v.construction,
-        messages_json: canonicalJson(v.prompt ? [{ role: 'user', content: v.prompt }] : []),
+        messages_json: v.prompt ? canonicalJson([{ role: 'user', content: v.prompt }]) : NO_MESSAGES_JSON,
         settings_json: EMPTY_SETTINGS,
         reading_map_json: map?.json ?? NO_MAP_JSON,
         prop_p: v.prop_p ?? '',
         prop_notp: v.prop_notp ?? '',
         source_item_id: null,
       };
-      this.push(p, 'prompts', JSON.stringify(prompt, PROMPT_KEYS));
+      this.push('prompts', JSON.stringify(prompt));
       p.prompts++;
     }
     const reply: ReplyRow = {
@@ -147,7 +153,7 @@ export class TableSink {
       simulated: v.simulated ?? false,
       created_at: v.created_at ?? '',
     };
-    this.push(p, 'replies', JSON.stringify(reply, REPLY_KEYS));
+    this.push('replies', JSON.stringify(reply));
     p.replies++;
     for (const reading of v.readings ?? []) {
       const row: ReadingRow = {
@@ -161,70 +167,66 @@ export class TableSink {
         raw: reading.raw ?? null,
         judge_item_id: null,
       };
-      this.push(p, 'readings', JSON.stringify(row, READING_KEYS));
+      this.push('readings', JSON.stringify(row));
       this.readingsGiven++;
     }
     if (r.status === 'ok' && v.text !== null && map) {
       for (const reading of ruleReadings(v.text, map.map, v.language)) {
-        this.push(p, 'rule', JSON.stringify({ item_id: r.item_id, attempt: r.attempt, ...reading }, RULE_KEYS));
+        this.push('rule', JSON.stringify({ item_id: r.item_id, attempt: r.attempt, reader: reading.reader, label: reading.label, raw: reading.raw }));
       }
     }
   }
 
   /** Appends every buffered line to its staging file. */
   async flush(): Promise<void> {
-    for (const p of this.partitions.values()) {
-      for (const kind of STAGE_KINDS) {
-        const lines = p.buffers[kind];
-        if (lines.length === 0) continue;
-        p.buffers[kind] = [];
-        await appendFile(p.files[kind], `${lines.join('\n')}\n`);
-      }
-    }
+    const buffers = this.buffers;
+    this.buffers = { prompts: [], replies: [], readings: [], rule: [] };
     this.buffered = 0;
+    for (const kind of STAGE_KINDS) {
+      const lines = buffers[kind];
+      if (lines.length > 0) await appendFile(this.files[kind], `${lines.join('\n')}\n`);
+    }
   }
 
   /**
-   * Writes every partition's tables under `root` (hive layout, `part-0001.parquet` per partition
-   * and table; no readings part where a partition has none), one partition at a time.
+   * Writes the three tables under `root` (`<table>/model=<m>/language=<l>/part-….parquet`, zstd,
+   * partition columns in the path only); a partition without readings has no readings part.
    */
   async finish(root: string): Promise<WrittenTables> {
     await this.flush();
-    const writer = await ParquetWriter.create({ tmpDir: this.stageDir });
     const db = await DuckDb.open();
-    const partitions: WrittenPartition[] = [];
-    let readingsComputed = 0;
     try {
-      for (const p of this.partitions.values()) {
-        await writer.convert('prompts', p.files.prompts, tablePartPath(root, 'prompts', p.model, p.language));
-        await writer.convert('replies', p.files.replies, tablePartPath(root, 'replies', p.model, p.language));
-        const { given, computed } = await writeReadings(db, p, tablePartPath(root, 'readings', p.model, p.language));
-        readingsComputed += computed;
-        partitions.push({ model: p.model, language: p.language, prompts: p.prompts, replies: p.replies, readings: given + computed });
+      await copyPartitioned(db, `SELECT * FROM ${ndjson(this.files.prompts, [...TABLE_SCHEMAS.prompts, ...PARTITION])}`, TABLE_SCHEMAS.prompts, path.join(root, 'prompts'));
+      await copyPartitioned(db, `SELECT * FROM ${ndjson(this.files.replies, [...TABLE_SCHEMAS.replies, ...PARTITION])}`, TABLE_SCHEMAS.replies, path.join(root, 'replies'));
+      const readings = await chosenRuleReadings(db, this.files, this.campaign);
+      if (readings.given + readings.computed > 0) {
+        await copyPartitioned(db, 'SELECT * FROM given_readings UNION ALL SELECT * FROM computed_readings', TABLE_SCHEMAS.readings, path.join(root, 'readings'));
       }
+      const perPartition = await db.all<{ model: string; language: string; n: number }>(
+        'SELECT model, language, count(*) AS n FROM (SELECT model, language FROM given_readings UNION ALL SELECT model, language FROM computed_readings) GROUP BY ALL',
+      );
+      const readingCount = new Map(perPartition.map((r) => [`${r.model}\u0000${r.language}`, r.n]));
+      return {
+        partitions: [...this.partitions.entries()].map(([key, p]) => ({ ...p, readings: readingCount.get(key) ?? 0 })),
+        readingsGiven: this.readingsGiven,
+        readingsComputed: readings.computed,
+      };
     } finally {
       db.close();
-      await writer.close();
     }
-    return { partitions, readingsGiven: this.readingsGiven, readingsComputed };
   }
 
-  private push(p: Partition, kind: StageKind, line: string): void {
-    p.buffers[kind].push(line);
+  private push(kind: StageKind, line: string): void {
+    this.buffers[kind].push(line);
     this.buffered += line.length;
   }
 
-  private partitionOf(model: string, language: Language): Partition {
+  private partitionOf(model: string, language: Language): { prompts: number; replies: number } {
     const key = `${model}\u0000${language}`;
     let p = this.partitions.get(key);
     if (!p) {
       assertSafeSegment('model id', model);
-      const base = path.join(this.stageDir, `p${this.partitions.size}`);
-      const files = Object.fromEntries(STAGE_KINDS.map((k) => [k, `${base}.${k}.ndjson`])) as Record<StageKind, string>;
-      const buffers = Object.fromEntries(STAGE_KINDS.map((k) => [k, []])) as unknown as Record<StageKind, string[]>;
-      // Every staging file exists, so that DuckDB can read an empty one as no rows.
-      for (const f of Object.values(files)) writeFileSync(f, '');
-      this.partitions.set(key, (p = { model, language, campaign: this.campaign, files, buffers, prompts: 0, replies: 0 }));
+      this.partitions.set(key, (p = { model, language, prompts: 0, replies: 0 }));
     }
     return p;
   }
@@ -238,63 +240,51 @@ export class TableSink {
   }
 }
 
-function columnsSql(cols: readonly { readonly name: string; readonly type: string }[]): string {
-  return `{${cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
+function ndjson(file: string, cols: readonly Column[]): string {
+  const columns = `{${cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
+  return `read_ndjson(${sqlString(file)}, columns = ${columns}, format = 'newline_delimited')`;
 }
 
-function ndjson(file: string, cols: readonly { readonly name: string; readonly type: string }[]): string {
-  return `read_ndjson(${sqlString(file)}, columns = ${columnsSql(cols)}, format = 'newline_delimited')`;
+/** `select` (the table's columns plus model and language) as Parquet parts in the hive layout under `dir`. */
+async function copyPartitioned(db: DuckDb, select: string, schema: readonly Column[], dir: string): Promise<void> {
+  const cols = [...schema, ...PARTITION].map((c) => sqlIdent(c.name)).join(', ');
+  await mkdir(dir, { recursive: true });
+  await db.run(
+    `COPY (SELECT ${cols} FROM (${select})) TO ${sqlString(dir)} ` +
+      `(FORMAT parquet, COMPRESSION zstd, PARTITION_BY (model, language), FILENAME_PATTERN 'part-{i}')`,
+  );
 }
 
 /**
- * One partition's readings part: the given readings, then the rule readings of each item's chosen
- * reply for readers not given for that item. Returns how many of each were written.
+ * Temp tables `given_readings` (the readings the rows gave) and `computed_readings` (the rule
+ * readings of each item's chosen reply for readers not given for that item), both with the
+ * readings columns plus model and language. Returns their sizes.
  */
-async function writeReadings(db: DuckDb, p: Partition, target: string): Promise<{ given: number; computed: number }> {
-  const schema = TABLE_SCHEMAS.readings;
-  const given = ndjson(p.files.readings, schema);
-  const rule = ndjson(p.files.rule, [
-    { name: 'item_id', type: 'VARCHAR' },
-    { name: 'attempt', type: 'INTEGER' },
-    { name: 'reader', type: 'VARCHAR' },
-    { name: 'label', type: 'VARCHAR' },
-    { name: 'raw', type: 'VARCHAR' },
-  ]);
-  const replies = ndjson(p.files.replies, [
+async function chosenRuleReadings(db: DuckDb, files: Readonly<Record<StageKind, string>>, campaign: string): Promise<{ given: number; computed: number }> {
+  const schema = [...TABLE_SCHEMAS.readings, ...PARTITION];
+  // The rule's rows carry only what varies; the rest comes from the reply row, as a run writes it.
+  const constant: Readonly<Record<string, string>> = { campaign: sqlString(campaign), phase: sqlString(PHASE), judge_item_id: 'NULL::VARCHAR' };
+  const from: Readonly<Record<string, string>> = { model: 'chosen.model', language: 'chosen.language' };
+  const computedSelect = schema.map((c) => `${constant[c.name] ?? from[c.name] ?? `r.${sqlIdent(c.name)}`} AS ${sqlIdent(c.name)}`).join(', ');
+  const replies = ndjson(files.replies, [
     { name: 'item_id', type: 'VARCHAR' },
     { name: 'attempt', type: 'INTEGER' },
     { name: 'status', type: 'VARCHAR' },
+    ...PARTITION,
   ]);
-  const select = schema.map((c) => sqlIdent(c.name)).join(', ');
-  // The rule's rows carry only what varies; the rest is the partition's, as a run writes it.
-  const constant: Readonly<Record<string, string>> = { campaign: sqlString(p.campaign), phase: sqlString(PHASE), judge_item_id: 'NULL' };
-  const computedSelect = schema.map((c) => (c.name in constant ? `${constant[c.name]} AS ${sqlIdent(c.name)}` : `r.${sqlIdent(c.name)}`)).join(', ');
-  await db.run(`CREATE OR REPLACE TEMP TABLE given_readings AS SELECT ${select} FROM ${given}`);
+  await db.run(`CREATE OR REPLACE TEMP TABLE given_readings AS SELECT ${schema.map((c) => sqlIdent(c.name)).join(', ')} FROM ${ndjson(files.readings, schema)}`);
   await db.run(
     `CREATE OR REPLACE TEMP TABLE computed_readings AS
      SELECT ${computedSelect}
-     FROM ${rule} r
-     JOIN (SELECT item_id, min(attempt) AS attempt FROM ${replies} WHERE status = 'ok' GROUP BY item_id) chosen
-       ON chosen.item_id = r.item_id AND chosen.attempt = r.attempt
+     FROM ${ndjson(files.rule, RULE_COLUMNS)} r
+     JOIN (
+       SELECT item_id, min(attempt) AS attempt, any_value(model) AS model, any_value(language) AS language
+       FROM ${replies} WHERE status = 'ok' GROUP BY item_id
+     ) chosen ON chosen.item_id = r.item_id AND chosen.attempt = r.attempt
      WHERE NOT EXISTS (SELECT 1 FROM given_readings g WHERE g.item_id = r.item_id AND g.reader = r.reader)`,
   );
-  const [counts] = await db.all<{ given: number; computed: number }>(
+  const [n] = await db.all<{ given: number; computed: number }>(
     'SELECT (SELECT count(*) FROM given_readings) AS given, (SELECT count(*) FROM computed_readings) AS computed',
   );
-  const n = { given: counts?.given ?? 0, computed: counts?.computed ?? 0 };
-  if (n.given + n.computed > 0) {
-    await mkdir(path.dirname(target), { recursive: true });
-    await db.run(
-      `COPY (SELECT ${select} FROM given_readings UNION ALL SELECT ${select} FROM computed_readings) ` +
-        `TO ${sqlString(target)} (FORMAT parquet, COMPRESSION zstd)`,
-    );
-  }
-  return n;
+  return { given: n?.given ?? 0, computed: n?.computed ?? 0 };
 }
-
-/** `<root>/<table>/model=<m>/language=<l>/part-0001.parquet` */
-export function tablePartPath(root: string, table: 'prompts' | 'replies' | 'readings', model: string, language: Language): string {
-  assertSafeSegment('model id', model);
-  return path.join(root, table, `model=${model}`, `language=${language}`, 'part-0001.parquet');
-}
-

@@ -188,11 +188,19 @@ interface Place {
  */
 export class RowResolver {
   readonly issues: FileIssue[] = [];
-  // Identities are numbered, so that the maps hold a number per item rather than a string.
-  private readonly identities = new Map<string, { index: number; prompt_key: string }>();
-  private readonly byItem = new Map<string, { identity: number; repeat: number; at: Place }>();
-  private readonly byPrompt = new Map<string, { identity: number; at: Place }>();
-  private readonly attempts = new Map<string, Place>();
+  // At a million rows, one object per item would be millions of long-lived objects for the garbage
+  // collector to trace: each map holds a small integer, and what is known of an item or a prompt
+  // sits in arrays of numbers indexed by it (places as a file index and a row number).
+  private readonly files: string[] = [];
+  private readonly fileIndex = new Map<string, number>();
+  private readonly identities = new Map<string, number>();
+  private readonly identityPromptKey: string[] = [];
+  private readonly items = new Map<string, number>();
+  private readonly item = { identity: [] as number[], repeat: [] as number[], attempt: [] as number[], file: [] as number[], row: [] as number[] };
+  /** Attempts after an item's first, by item index: most items have one attempt. */
+  private readonly retries = new Map<number, Map<number, Place>>();
+  private readonly prompts = new Map<string, number>();
+  private readonly prompt = { identity: [] as number[], file: [] as number[], row: [] as number[] };
   private readonly storyGroups = new Map<string, { group: string; at: Place }>();
 
   /** The row with its ids settled, or undefined when it conflicts with an earlier row (then in `issues`). */
@@ -204,19 +212,24 @@ export class RowResolver {
       return undefined;
     };
     const key = itemIdentity(r);
-    let known = this.identities.get(key);
-    if (!known) this.identities.set(key, (known = { index: this.identities.size, prompt_key: shortHash(key) }));
-    const identity = known.index;
-    const item_id = r.item_id ?? shortHash(`${key}\u0000${r.repeat}`);
-    const prompt_key = r.prompt_key ?? known.prompt_key;
-    const attempt = r.attempt ?? 1;
-    const seenItem = this.byItem.get(item_id);
-    if (seenItem && (seenItem.identity !== identity || seenItem.repeat !== r.repeat)) {
-      return fail('item_id', `item ${item_id} has other design factors or another repeat at ${where(seenItem.at)}; one item_id is one item`);
+    let identity = this.identities.get(key);
+    if (identity === undefined) {
+      identity = this.identityPromptKey.length;
+      this.identities.set(key, identity);
+      this.identityPromptKey.push(shortHash(key));
     }
-    const seenPrompt = this.byPrompt.get(prompt_key);
-    if (seenPrompt && seenPrompt.identity !== identity) {
-      return fail('prompt_key', `prompt_key ${prompt_key} has other design factors at ${where(seenPrompt.at)}; its repeats must differ in repeat only`);
+    const item_id = r.item_id ?? shortHash(`${key}\u0000${r.repeat}`);
+    const prompt_key = r.prompt_key ?? (this.identityPromptKey[identity] as string);
+    const attempt = r.attempt ?? 1;
+    const it = this.items.get(item_id);
+    const itemAt = (i: number): Place => ({ file: this.files[this.item.file[i] as number] as string, row: this.item.row[i] as number });
+    if (it !== undefined && (this.item.identity[it] !== identity || this.item.repeat[it] !== r.repeat)) {
+      return fail('item_id', `item ${item_id} has other design factors or another repeat at ${where(itemAt(it))}; one item_id is one item`);
+    }
+    const pr = this.prompts.get(prompt_key);
+    if (pr !== undefined && this.prompt.identity[pr] !== identity) {
+      const at = { file: this.files[this.prompt.file[pr] as number] as string, row: this.prompt.row[pr] as number };
+      return fail('prompt_key', `prompt_key ${prompt_key} has other design factors at ${where(at)}; its repeats must differ in repeat only`);
     }
     const status = r.status ?? (r.text === null ? 'error' : 'ok');
     if (status === 'ok' && r.text === null) {
@@ -227,17 +240,35 @@ export class RowResolver {
     if (seenStory && seenStory.group !== r.story_group) {
       return fail('story_group', `story ${JSON.stringify(r.story)} is in group ${JSON.stringify(seenStory.group)} at ${where(seenStory.at)}; got ${JSON.stringify(r.story_group)}`);
     }
-    const attemptKey = `${item_id}\u0000${attempt}`;
-    const seenAttempt = this.attempts.get(attemptKey);
+    const seenAttempt = it === undefined ? undefined : this.item.attempt[it] === attempt ? itemAt(it) : this.retries.get(it)?.get(attempt);
     if (seenAttempt) {
       return fail('attempt', `attempt ${attempt} of this item is already at ${where(seenAttempt)}; give repeats their own "repeat" and retries their own "attempt"`);
     }
-    const at: Place = { file: s.file, row: s.row };
-    if (!seenItem) this.byItem.set(item_id, { identity, repeat: r.repeat, at });
-    if (!seenStory) this.storyGroups.set(r.story, { group: r.story_group, at });
-    if (!seenPrompt) this.byPrompt.set(prompt_key, { identity, at });
-    this.attempts.set(attemptKey, at);
-    return { file: s.file, row: s.row, value: r, item_id, prompt_key, attempt, status, firstOfItem: !seenItem };
+    let file = this.fileIndex.get(s.file);
+    if (file === undefined) {
+      file = this.files.push(s.file) - 1;
+      this.fileIndex.set(s.file, file);
+    }
+    if (it === undefined) {
+      this.items.set(item_id, this.item.identity.length);
+      this.item.identity.push(identity);
+      this.item.repeat.push(r.repeat);
+      this.item.attempt.push(attempt);
+      this.item.file.push(file);
+      this.item.row.push(s.row);
+    } else {
+      let more = this.retries.get(it);
+      if (!more) this.retries.set(it, (more = new Map()));
+      more.set(attempt, { file: s.file, row: s.row });
+    }
+    if (!seenStory) this.storyGroups.set(r.story, { group: r.story_group, at: { file: s.file, row: s.row } });
+    if (pr === undefined) {
+      this.prompts.set(prompt_key, this.prompt.identity.length);
+      this.prompt.identity.push(identity);
+      this.prompt.file.push(file);
+      this.prompt.row.push(s.row);
+    }
+    return { file: s.file, row: s.row, value: r, item_id, prompt_key, attempt, status, firstOfItem: it === undefined };
   }
 }
 
