@@ -43,6 +43,20 @@ export interface GenerationSettings {
   /** Ask for first-token log-probabilities (probes). */
   readonly logprobs?: boolean;
   readonly top_logprobs?: number;
+  /** vLLM (`openai-compatible`) only: the first-token logprobs of given candidate tokens. */
+  readonly candidate_logprobs?: CandidateLogprobs;
+}
+
+/**
+ * The first-token log-probabilities of named candidate tokens, through vLLM's extensions to the
+ * chat API. `tokens` maps the surface form stored on the reply (` Yes`) to the model's token id.
+ * `method`: `logprob_token_ids` (recent vLLM: every candidate's logprob, exact) or
+ * `allowed_token_ids` (older vLLM: generation restricted to the candidates; each logprob read from
+ * the top-k, exact when listed and otherwise only bounded above by the smallest one listed).
+ */
+export interface CandidateLogprobs {
+  readonly tokens: Readonly<Record<string, number>>;
+  readonly method: 'logprob_token_ids' | 'allowed_token_ids';
 }
 
 /**

@@ -294,6 +294,7 @@ export function replyRow(
     cost_usd: r ? src.cost(r.usage) : 0,
     latency_ms: latencyMs,
     logprobs_json: r?.logprobs ? JSON.stringify(r.logprobs) : null,
+    logprobs_exact: r?.logprobs ? Object.values(r.logprobs).every((l) => l.exact) : null,
     error_class: o.ok ? null : o.errorClass,
     error_message: o.ok ? null : o.message.slice(0, 500),
     settings_json: settingsJson,

@@ -103,6 +103,7 @@ export const REPLY_COLUMNS = columns<ReplyRow>({
   cost_usd: ['DOUBLE'],
   latency_ms: ['DOUBLE'],
   logprobs_json: ['VARCHAR', 'null'],
+  logprobs_exact: ['BOOLEAN', 'null'],
   error_class: ['VARCHAR', 'null'],
   error_message: ['VARCHAR', 'null'],
   settings_json: ['VARCHAR'],

@@ -20,6 +20,11 @@ export interface ReplyRow {
   readonly latency_ms: number;
   /** JSON of Record<token, {logprob, exact}>, or null. */
   readonly logprobs_json: string | null;
+  /**
+   * Whether every logprob in `logprobs_json` is exact (true), or some are only bounded above by
+   * the top-k (false: vLLM candidates outside it); null without logprobs (older rows: absent).
+   */
+  readonly logprobs_exact?: boolean | null;
   readonly error_class: string | null;
   readonly error_message: string | null;
   /** JSON of the generation settings actually sent. */

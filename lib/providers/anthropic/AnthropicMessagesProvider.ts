@@ -26,10 +26,19 @@ export type MessagesWireRequest = MessageCreateParamsNonStreaming & { temperatur
  * `{ type: 'enabled', budget_tokens }`, so the stored settings say which one the model ran with
  * (seed 000 "Generation settings"). `seed`, `logprobs` and `reasoning_effort` have no Messages
  * counterpart and are not sent. Pure: exported for tests.
- * @throws ProviderCallError `bad_request` when a thinking budget is not below `max_tokens` (the API's rule).
+ * @throws ProviderCallError `bad_request` when a thinking budget is not below `max_tokens` (the API's rule),
+ *   or for `candidate_logprobs` (a vLLM extension the Messages API has no counterpart for).
  */
 export function toWireRequest(req: GenerateRequest, model: string): MessagesWireRequest {
   const s = req.settings;
+  if (s.candidate_logprobs !== undefined) {
+    throw new ProviderCallError(
+      `anthropic/${model}: settings.candidate_logprobs is a vLLM extension; use it on a provider openai-compatible model served by vLLM`,
+      `anthropic/${model}`,
+      'bad_request',
+      false,
+    );
+  }
   const system = req.messages.filter((m) => m.role === 'system').map((m) => m.content);
   const body: MessagesWireRequest = {
     model,

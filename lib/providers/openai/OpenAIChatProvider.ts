@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { z } from 'zod';
+import type { CandidateLogprobs } from '../../design/types.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision, TokenLogprob } from '../types.js';
 import { ProviderCallError } from '../errors.js';
 import type { RateLimitHints } from '../rateLimits.js';
@@ -37,13 +38,32 @@ export function createOpenAIClient(options: {
 }
 
 /**
+ * vLLM's extensions to the chat-completions body (sent as extra body fields; the SDK passes them
+ * through): the logprobs of given token ids, generation restricted to given token ids, and tokens
+ * named `token_id:<id>` in the logprobs, so a candidate is matched by id, not by decoded text.
+ */
+export interface VllmExtraBody {
+  logprob_token_ids?: number[];
+  allowed_token_ids?: number[];
+  return_tokens_as_token_ids?: boolean;
+}
+
+/** The body sent: OpenAI's chat completion, plus vLLM's extensions for an `openai-compatible` model. */
+export type ChatWireBody = ChatCompletionCreateParamsNonStreaming & VllmExtraBody;
+
+/** Top-k asked for with `allowed_token_ids` when the settings give none: the most vLLM returns by default. */
+const CANDIDATE_TOP_K = 20;
+
+/**
  * The chat-completions body for a request (seed 000 "Generation settings": only the settings the
  * campaign set are sent, so the provider's own defaults stay visible as absences in `settings_sent`).
+ * `candidate_logprobs` becomes vLLM's extra body fields (only on `openai-compatible`).
  * Pure: exported for tests.
+ * @throws ProviderCallError `bad_request` for `candidate_logprobs` on OpenAI's API, which has no such extension.
  */
-export function toWireRequest(req: GenerateRequest, model: string, flavour: ChatFlavour = 'openai'): ChatCompletionCreateParamsNonStreaming {
+export function toWireRequest(req: GenerateRequest, model: string, flavour: ChatFlavour = 'openai'): ChatWireBody {
   const s = req.settings;
-  const body: ChatCompletionCreateParamsNonStreaming = {
+  const body: ChatWireBody = {
     model,
     messages: req.messages.map((m) => ({ role: m.role, content: m.content })),
   };
@@ -61,11 +81,30 @@ export function toWireRequest(req: GenerateRequest, model: string, flavour: Chat
     body.logprobs = true;
     if (s.top_logprobs !== undefined) body.top_logprobs = s.top_logprobs;
   }
+  if (s.candidate_logprobs !== undefined) {
+    if (flavour !== 'openai-compatible') {
+      throw new ProviderCallError(
+        `${flavour}/${model}: settings.candidate_logprobs is a vLLM extension; use it on a provider openai-compatible model served by vLLM`,
+        `${flavour}/${model}`,
+        'bad_request',
+        false,
+      );
+    }
+    const ids = Object.values(s.candidate_logprobs.tokens);
+    body.logprobs = true;
+    body.return_tokens_as_token_ids = true;
+    if (s.candidate_logprobs.method === 'logprob_token_ids') {
+      body.logprob_token_ids = ids;
+    } else {
+      body.allowed_token_ids = ids;
+      body.top_logprobs = s.top_logprobs ?? CANDIDATE_TOP_K;
+    }
+  }
   return body;
 }
 
 /** The settings part of a wire body (everything but the messages), as stored on the reply. */
-export function settingsSent(body: ChatCompletionCreateParamsNonStreaming): Record<string, unknown> {
+export function settingsSent(body: ChatWireBody): Record<string, unknown> {
   const { messages: _messages, ...rest } = body;
   return rest;
 }
@@ -116,13 +155,49 @@ function firstTokenLogprobs(
   return out;
 }
 
+const TOKEN_ID = /^token_id:(\d+)$/;
+
+/**
+ * The first token's logprobs of the campaign's candidate tokens, keyed by their surface form, from
+ * a body whose tokens are named `token_id:<id>` (vLLM `return_tokens_as_token_ids`). A candidate
+ * listed (the sampled token, or one of the returned alternatives: the requested ids under
+ * `logprob_token_ids`, the top-k under `allowed_token_ids`) is exact. One not listed is outside the
+ * top-k, so its logprob is at most the smallest one listed: that bound is stored, marked
+ * `exact: false`. With no alternatives listed nothing bounds it, and it is left out.
+ * Pure: exported for tests.
+ */
+export function candidateLogprobs(
+  content: readonly { token: string; logprob: number; top_logprobs?: readonly { token: string; logprob: number }[] | null }[] | null | undefined,
+  candidates: CandidateLogprobs,
+): Record<string, TokenLogprob> | undefined {
+  const first = content?.[0];
+  if (first === undefined) return undefined;
+  const byId = new Map<number, number>();
+  const alternatives = first.top_logprobs ?? [];
+  for (const t of [first, ...alternatives]) {
+    const id = TOKEN_ID.exec(t.token)?.[1];
+    if (id === undefined) continue;
+    const seen = byId.get(Number(id));
+    if (seen === undefined || t.logprob > seen) byId.set(Number(id), t.logprob);
+  }
+  const bound = alternatives.length > 0 ? Math.min(...alternatives.map((t) => t.logprob)) : undefined;
+  const out: Record<string, TokenLogprob> = {};
+  for (const [surface, id] of Object.entries(candidates.tokens)) {
+    const logprob = byId.get(id);
+    if (logprob !== undefined) out[surface] = { logprob, exact: true };
+    else if (bound !== undefined) out[surface] = { logprob: bound, exact: false };
+  }
+  return out;
+}
+
 /**
  * Maps a chat-completion body to a GenerateResult. A refusal (`message.refusal`) and a
  * `content_filter` stop are permanent errors, so the analysis counts them apart from failures.
- * Pure: exported for tests.
+ * With `candidates` (the request's `candidate_logprobs`) the logprobs are the candidates', by
+ * `candidateLogprobs`; otherwise the first token's top-k. Pure: exported for tests.
  * @throws ProviderCallError `malformed_response` when the body lacks the fields read here.
  */
-export function fromWireResponse(body: unknown, provider = 'openai'): GenerateResult {
+export function fromWireResponse(body: unknown, provider = 'openai', candidates?: CandidateLogprobs): GenerateResult {
   const wire = parseWire(chatCompletionSchema, body, provider, 'chat completion');
   const choice = wire.choices[0]!;
   const refusal = choice.message.refusal;
@@ -132,7 +207,7 @@ export function fromWireResponse(body: unknown, provider = 'openai'): GenerateRe
   if (choice.finish_reason === 'content_filter') {
     throw new ProviderCallError(`${provider}: the reply was withheld by the provider's content filter`, provider, 'content_filter', false);
   }
-  const logprobs = firstTokenLogprobs(choice.logprobs?.content);
+  const logprobs = candidates ? candidateLogprobs(choice.logprobs?.content, candidates) : firstTokenLogprobs(choice.logprobs?.content);
   const cached = wire.usage.prompt_tokens_details?.cached_tokens;
   return {
     text: choice.message.content ?? '',
@@ -191,7 +266,7 @@ export class OpenAIChatProvider implements ModelProvider {
     const body = toWireRequest(req, this.#model, this.#flavour);
     const sdk = { provider: this.id, sdk: OpenAI, secrets: this.#secrets };
     const json = await sendForJson(() => this.#client.chat.completions.create(body, signal ? { signal } : {}).asResponse(), sdk, this.#onHints);
-    return { ...fromWireResponse(json, this.id), settings_sent: settingsSent(body) };
+    return { ...fromWireResponse(json, this.id, req.settings.candidate_logprobs), settings_sent: settingsSent(body) };
   }
 
   classifyError(err: unknown): RetryDecision {
