@@ -64,7 +64,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'stop':
         return await (await import('./commands/stop.js')).stopCommand(parse(command, rest));
       case 'results':
-        return await (await importResults()).resultsCommand(parse(command, rest));
+        return await (await import('./commands/results.js')).resultsCommand(parse(command, rest));
       case 'schema':
         return await (await import('./commands/schema.js')).schemaCommand();
       case undefined:
@@ -84,13 +84,6 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     throw err;
   }
-}
-
-// results.ts is written in parallel by another helper; a computed specifier keeps this file compiling
-// until it exists. TODO(C2): switch to `import('./commands/results.js')` once it does.
-async function importResults(): Promise<{ resultsCommand(args: CliArgs): Promise<number> }> {
-  const specifier = './commands/results.js';
-  return (await import(specifier)) as { resultsCommand(args: CliArgs): Promise<number> };
 }
 
 export interface CliArgs {
