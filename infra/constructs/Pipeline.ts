@@ -86,6 +86,8 @@ export class Pipeline extends Construct {
     props.secrets.grantRead(this.worker.fn);
     data.grantReadCampaigns(this.report.fn);
     data.grantWorker(this.report.fn);
+    // The report runs the rest of the SQL stage on Athena (lib/store/AthenaQueryable.ts).
+    analytics.grantQuery(this.report.fn, data.bucket);
     for (const h of [this.plan, this.worker, this.report, this.recordFailure]) data.acknowledgePrefixGrants(h);
 
     const failed = new sfn.Fail(this, 'Failed', { error: 'SondageFailed', causePath: '$.failure.Cause' });

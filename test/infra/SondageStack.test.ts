@@ -354,6 +354,15 @@ describe('Record failure: definition → handler → ledger', () => {
   });
 });
 
+describe('Report', () => {
+  it('may run and page Athena queries in the sondage workgroup only, as the report handler does', () => {
+    const athena = iamStatements(s.template).filter((st) => st.policy.startsWith('PipelineReport') && st.actions.some((a) => a.startsWith('athena:')));
+    expect(athena).toHaveLength(1);
+    expect(athena[0]!.actions).toEqual(expect.arrayContaining(['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryResults']));
+    expect(JSON.stringify(athena[0]!.resources)).toMatch(/workgroup\//);
+  });
+});
+
 describe('ProviderSecrets', () => {
   it('lets only the plan and the worker read the provider keys, and tells them where', () => {
     const secrets = Object.keys(s.template.findResources('AWS::SecretsManager::Secret'));
