@@ -1,7 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { SondageError } from '../../errors.js';
 import type { StoppedBatch } from '../../run/stopCampaign.js';
 import { isProcessAlive } from '../../store/lock.js';
@@ -24,7 +23,8 @@ export const STOP_ERROR = 'sondage.Stopped';
 export async function stopCommand(args: CliArgs): Promise<number> {
   const target = await resolveTarget(args.file);
   const allCancelled = args.aws ? await stopOnAws(args, target) : await stopLocal(localDataDir('stop', target, args.dataDir), target);
-  const again = args.aws ? `sondage start ${args.file} --aws` : `sondage run ${args.file}`;
+  const file = target.campaign ? args.file : '<campaign.yaml>';
+  const again = args.aws ? `sondage start ${file} --aws` : `sondage run ${file}`;
   process.stdout.write(
     'nothing collected is lost: committed replies, the ledger and what cancelled batches answered stay; ' +
       `\`${again}\` resumes with the items still missing\n`,
@@ -33,7 +33,9 @@ export async function stopCommand(args: CliArgs): Promise<number> {
 }
 
 async function stopOnAws(args: CliArgs, target: CampaignTarget): Promise<boolean> {
+  // Loaded here so the local stop never loads the AWS SDK.
   const { awsClients, campaignExecutions, resolveStack } = await import('../aws.js');
+  const { StopExecutionCommand } = await import('@aws-sdk/client-sfn');
   const clients = awsClients(await resolveStack({ values: args.values }));
   try {
     const running = await campaignExecutions(clients.sfn, clients.stack.stateMachineArn, target.name, { status: 'RUNNING' });
