@@ -2,7 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importReplies, readReplyChunks, validateFile } from '../../lib/analysis/byo/index.js';
-import { DuckDb, readParquet } from '../../lib/store/DuckDb.js';
+import { readParquet } from '../../lib/store/DuckDb.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
 
@@ -163,19 +163,14 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     ] as const) {
       const file = path.join(dir, name);
       await writeFile(file, content);
-      const db = await DuckDb.open({ threads: 4 });
-      try {
-        const seen: string[] = [];
-        const issues: string[] = [];
-        for await (const chunk of readReplyChunks(db, file, 2)) {
-          const v = validateFile(chunk, (r) => seen.push(`${r.row}:${r.value.story}`));
-          issues.push(...v.issues.filter((i) => i.path.includes('named')).map((i) => i.path));
-        }
-        if (name === 'r.jsonl') expect(seen).toEqual(['1:s1', '2:s2', '3:s3', '4:s4', '6:s6', '7:s7']);
-        expect(issues).toEqual(['row 5, field "named"']);
-      } finally {
-        db.close();
+      const seen: string[] = [];
+      const issues: string[] = [];
+      for await (const chunk of readReplyChunks(file, 2)) {
+        const v = validateFile(chunk, (r) => seen.push(`${r.row}:${r.value.story}`));
+        issues.push(...v.issues.filter((i) => i.path.includes('named')).map((i) => i.path));
       }
+      if (name === 'r.jsonl') expect(seen).toEqual(['1:s1', '2:s2', '3:s3', '4:s4', '6:s6', '7:s7']);
+      expect(issues).toEqual(['row 5, field "named"']);
     }
   });
 

@@ -44,28 +44,23 @@ export async function importReplies(target: string, opts: ImportOptions): Promis
   let total = 0;
   let accepted = 0;
   try {
-    const db = await DuckDb.open();
-    try {
-      for (const file of files) {
-        const unknown = new Set<string>();
-        for await (const raw of readReplyChunks(db, file, opts.chunkRows)) {
-          total += raw.records.length;
-          const v = validateFile(raw, (row) => {
-            const resolved = resolver.add(row);
-            if (resolved) {
-              sink.add(resolved);
-              accepted++;
-            }
-          });
-          // Loops, not push(...issues): a spread of a million entries overflows the call stack.
-          for (const issue of v.issues) issues.push(issue);
-          for (const c of v.unknownColumns) unknown.add(c);
-          if (sink.bufferedChars >= (opts.flushChars ?? FLUSH_CHARS)) await sink.flush();
-        }
-        warnings.push(...unknownColumnsWarning(file, [...unknown].sort()));
+    for (const file of files) {
+      const unknown = new Set<string>();
+      for await (const raw of readReplyChunks(file, opts.chunkRows)) {
+        total += raw.records.length;
+        const v = validateFile(raw, (row) => {
+          const resolved = resolver.add(row);
+          if (resolved) {
+            sink.add(resolved);
+            accepted++;
+          }
+        });
+        // Loops, not push(...issues): a spread of a million entries overflows the call stack.
+        for (const issue of v.issues) issues.push(issue);
+        for (const c of v.unknownColumns) unknown.add(c);
+        if (sink.bufferedChars >= (opts.flushChars ?? FLUSH_CHARS)) await sink.flush();
       }
-    } finally {
-      db.close();
+      warnings.push(...unknownColumnsWarning(file, [...unknown].sort()));
     }
     for (const issue of resolver.issues) issues.push(issue);
     issues.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : rowNumber(a) - rowNumber(b)));

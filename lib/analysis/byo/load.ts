@@ -3,8 +3,11 @@
  * `read_parquet`). Values keep the types the file gives them, so that validation can say "expected
  * an integer, got the string 'x'" instead of DuckDB guessing a column type and losing the row.
  */
+import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api';
+import type { DuckDBValueConverter, JS } from '@duckdb/node-api';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { CampaignFileError } from '../../errors.js';
 import { DuckDb, sqlString } from '../../store/DuckDb.js';
@@ -85,32 +88,59 @@ export async function readReplyFile(db: DuckDb, file: string): Promise<RawFile> 
 export const CHUNK_ROWS = 2_000;
 
 /**
- * Reads one file in chunks of `chunkRows` records, in file order: DuckDB holds the file (and
- * spills past its memory limit); JavaScript holds one chunk at a time.
+ * Reads one file in chunks of `chunkRows` records, in file order; JavaScript holds one chunk at a
+ * time. JSONL is read line by line in JavaScript; CSV, Parquet and JSON arrays are streamed from a
+ * DuckDB query (no copy of the file in DuckDB: the scan runs as the chunks are taken).
  */
-export async function* readReplyChunks(db: DuckDb, file: string, chunkRows = CHUNK_ROWS): AsyncGenerator<RawFile> {
+export async function* readReplyChunks(file: string, chunkRows = CHUNK_ROWS): AsyncGenerator<RawFile> {
   const format = formatOf(file);
   if (!format) throw new CampaignFileError(`${file}: unsupported file type; expected .jsonl, .ndjson, .json, .csv or .parquet`);
-  if (format === 'jsonl') {
-    yield* readJsonlChunks(file, chunkRows);
-    return;
-  }
-  const table = `byo_${Math.random().toString(36).slice(2)}`;
+  if (format === 'jsonl') yield* readJsonlChunks(file, chunkRows);
+  else yield* readDuckDbChunks(file, format, chunkRows);
+}
+
+// DuckDB's JS values, with BIGINT as numbers (as DuckDb.all gives them): validation names the type.
+const toJs: DuckDBValueConverter<JS> = (value, type, converter) => {
+  const v = JSDuckDBValueConverter(value, type, converter);
+  return typeof v === 'bigint' ? Number(v) : v;
+};
+
+async function* readDuckDbChunks(file: string, format: Exclude<ByoFormat, 'jsonl'>, chunkRows: number): AsyncGenerator<RawFile> {
+  const unreadable = (err: unknown) =>
+    new CampaignFileError(`${file}: cannot be read as ${format.toUpperCase()}: ${(err as Error).message.trim()}`, [], { cause: err });
+  // Its own small instance: a streamed query holds its connection until the last chunk is taken.
+  const instance = await DuckDBInstance.create(':memory:', {
+    memory_limit: '256MB',
+    temp_directory: path.join(os.tmpdir(), 'sondage-duckdb'),
+    // File order is row order: the record number is the row number in every issue.
+    preserve_insertion_order: 'true',
+  });
+  const connection = await instance.connect();
   try {
-    // The scan keeps file order (DuckDB preserves insertion order by default), so rowid is the record number − 1.
-    await db.run(`CREATE TEMP TABLE ${table} AS ${readerSql(file, format)}`);
-  } catch (err) {
-    throw new CampaignFileError(`${file}: cannot be read as ${format.toUpperCase()}: ${(err as Error).message.trim()}`, [], { cause: err });
-  }
-  try {
-    const [count] = await db.all<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
-    const n = count?.n ?? 0;
-    for (let start = 0; start < n; start += chunkRows) {
-      const rows = await db.all<Record<string, unknown>>(`SELECT * FROM ${table} WHERE rowid >= ${start} AND rowid < ${start + chunkRows} ORDER BY rowid`);
-      yield { file, format, records: recordsOf(format, rows), firstRow: start + 1 };
+    let records: unknown[] = [];
+    let firstRow = 1;
+    let rows = 0;
+    const chunks = async function* () {
+      try {
+        const result = await connection.stream(readerSql(file, format));
+        yield* result.yieldConvertedRowObjects(toJs);
+      } catch (err) {
+        throw unreadable(err);
+      }
+    };
+    for await (const chunk of chunks()) {
+      for (const r of recordsOf(format, chunk)) records.push(r);
+      rows += chunk.length;
+      if (records.length >= chunkRows) {
+        yield { file, format, records, firstRow };
+        firstRow = rows + 1;
+        records = [];
+      }
     }
+    if (records.length > 0) yield { file, format, records, firstRow };
   } finally {
-    await db.run(`DROP TABLE IF EXISTS ${table}`);
+    connection.closeSync();
+    instance.closeSync();
   }
 }
 
@@ -168,7 +198,7 @@ async function* readJsonlChunks(file: string, chunkRows: number): AsyncGenerator
   if (records.length > 0) yield { file, format: 'jsonl', records, firstRow };
 }
 
-function recordsOf(format: ByoFormat, rows: Record<string, unknown>[]): unknown[] {
+function recordsOf(format: ByoFormat, rows: readonly Record<string, unknown>[]): readonly unknown[] {
   if (format !== 'jsonl' && format !== 'json') return rows;
   // DuckDB already checked the syntax; a parse failure here would be a DuckDB/JS disagreement.
   return rows.map((r) => {

@@ -20,6 +20,8 @@ const PHASE = 'generate';
 const EMPTY_SETTINGS = '{}';
 const NO_MAP_JSON = canonicalJson({ kind: 'none', tokens: {} });
 const NO_MESSAGES_JSON = canonicalJson([]);
+/** Rows a partitioned COPY buffers per thread before writing them out (bounds DuckDB's memory). */
+const PARTITIONED_FLUSH_ROWS = 25_000;
 
 /**
  * The fixed token rule on an item's reading map (seed 000 §3; as the FAR-6 battery applies it):
@@ -196,6 +198,10 @@ export class TableSink {
     await this.flush();
     const db = await DuckDb.open();
     try {
+      // A partitioned COPY buffers up to 524,288 rows per thread by default before writing: at a
+      // million replies that is most of them, past the memory limit. Rows within a part need no order.
+      await db.run(`SET partitioned_write_flush_threshold = ${PARTITIONED_FLUSH_ROWS}`);
+      await db.run('SET preserve_insertion_order = false');
       await copyPartitioned(db, `SELECT * FROM ${ndjson(this.files.prompts, [...TABLE_SCHEMAS.prompts, ...PARTITION])}`, TABLE_SCHEMAS.prompts, path.join(root, 'prompts'));
       await copyPartitioned(db, `SELECT * FROM ${ndjson(this.files.replies, [...TABLE_SCHEMAS.replies, ...PARTITION])}`, TABLE_SCHEMAS.replies, path.join(root, 'replies'));
       const readings = await chosenRuleReadings(db, this.files, this.campaign);
