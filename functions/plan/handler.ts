@@ -12,6 +12,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENV, PREFIX } from '../../lib/config/index.js';
 import type { PhasePlan, PlanEvent, PlanOutput, Shard } from '../../lib/config/pipeline.js';
@@ -79,7 +80,9 @@ export function createHandler(deps: PlanDeps) {
 async function plan(deps: PlanDeps, e: PlanEvent): Promise<PlanOutput> {
   const { store, logger, metrics } = deps;
   await deps.loadKeys();
-  const ctx = await downloadCampaign(store, e.campaign, join(deps.tmpDir, 'sondage-plan', e.execution));
+  // /tmp outlives the invocation in a warm container: the copy is removed once loaded.
+  const inputDir = join(deps.tmpDir, 'sondage-plan', e.execution);
+  const ctx = await downloadCampaign(store, e.campaign, inputDir).finally(() => rm(inputDir, { recursive: true, force: true }));
   const { campaign, battery } = ctx;
   const costPlan = planCampaign(campaign, battery);
   assertWithinBudget(campaign, costPlan);

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as planHandler } from '../../functions/plan/handler.js';
+import { handler as workerHandler } from '../../functions/worker/handler.js';
+import { ENV } from '../../lib/config/index.js';
+import type { Shard } from '../../lib/config/pipeline.js';
+import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+
+let h: Harness;
+const saved = new Map<string, string | undefined>();
+function setEnv(values: Record<string, string>): void {
+  for (const [k, v] of Object.entries(values)) {
+    if (!saved.has(k)) saved.set(k, process.env[k]);
+    process.env[k] = v;
+  }
+}
+beforeAll(async () => {
+  h = await startHarness();
+  h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_ENTRY_KEY: 'sk-test-entry-0123456789' }));
+  // What the stack sets on the functions, with the endpoints pointed at the local servers.
+  setEnv({
+    [ENV.bucket]: 'data',
+    [ENV.ledgerTable]: 'ledger',
+    [ENV.budgetTable]: 'budget',
+    [ENV.glueDatabase]: 'sondage_db',
+    [ENV.providerSecretArn]: SECRET_ARN,
+    [ENV.s3Endpoint]: h.s3.url,
+    [ENV.dynamoEndpoint]: h.dynamo.url,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: h.secrets.url,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    // Lambda's /tmp: the harness's folder, removed with it.
+    TMPDIR: h.deps().tmpDir,
+  });
+});
+afterAll(async () => {
+  for (const [k, v] of saved) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  delete process.env['SONDAGE_TEST_ENTRY_KEY'];
+  await h.close();
+});
+
+describe('Lambda entry points', () => {
+  it('build the bucket, ledger and keys from the environment the stack sets, and run a plan and a shard', async () => {
+    // prepare
+    await uploadCampaign(h.store, 'entry', (doc) => {
+      doc.design['languages'] = ['en'];
+      doc.design['forms'] = ['plain'];
+      doc.design['constraints'] = ['label'];
+      doc.design['story_limit'] = 1;
+      doc.models = doc.models.slice(0, 1);
+    });
+    // act
+    const planned = await planHandler({ campaign: 'entry', execution: 'exec-env' }, lambdaContext());
+    const shards = JSON.parse(Buffer.from((await h.store.get(planned.generate.manifestKey))!).toString('utf8')) as Shard[];
+    const out = await workerHandler({ Items: shards, BatchInput: { campaign: 'entry', phase: 'generate', execution: 'exec-env' } }, lambdaContext());
+    // assess
+    expect(process.env['SONDAGE_TEST_ENTRY_KEY']).toBe('sk-test-entry-0123456789');
+    expect(out).toMatchObject({ pending: 0, again: false });
+    expect(out.done).toBeGreaterThan(0);
+    expect(await h.ledger.counts('entry', 'generate')).toEqual({ pending: 0, done: out.done, failed: 0 });
+  });
+});
