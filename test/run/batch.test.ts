@@ -331,4 +331,40 @@ describe.each(PROVIDERS)('sondage stop on $provider', (p) => {
     expect(first.filter((id) => later.has(id))).toEqual(p.provider === 'openai' ? first.filter((_, i) => i % 2 === 1) : []);
     await expectComplete(ctx, generate.items);
   });
+
+  it('a run holding a batch that is cancelled under it keeps the partial results and leaves the rest to the next run', async () => {
+    const ctx = await setup(p, { runningPolls: 5 });
+    const marker = new EmbeddedLedger(ctx.dataDir);
+    let stopped: string | undefined;
+    const first = await runCampaign(
+      ctx,
+      fast({
+        partitionConcurrency: 1,
+        batch: {
+          pollMs: 1,
+          onSubmitted: (record) => {
+            if (stopped !== undefined) return;
+            // Another process's `sondage stop`: the provider cancels, the ledger notes it (synchronous SQLite).
+            stopped = record.batchId;
+            server!.cancelNow(record.batchId);
+            void marker.markBatchCancelled(record.campaign, record.batchId, '2026-11-30T08:00:00.000Z');
+          },
+        },
+      }),
+    ).finally(() => marker.close());
+
+    const index = server!.created.findIndex((_, i) => (p.provider === 'openai' ? `batch_${i}` : `msgbatch_${i}`) === stopped);
+    const unrun = server!.created[index]!.filter((_, i) => i % 2 === 1);
+    expect(unrun.length).toBeGreaterThan(0);
+    // Not sent again by the run it was cancelled under.
+    expect(server!.created.flat().filter((id) => unrun.includes(id))).toEqual(unrun);
+    const generate = first.phases.find((x) => x.phase === 'generate')!;
+    expect(generate.pending).toBe(unrun.length);
+
+    const second = await runCampaign(ctx, fast());
+    const again = second.phases.find((x) => x.phase === 'generate')!;
+    expect(second.stopped).toBeUndefined();
+    expect(unrun.every((id) => server!.created.flat().filter((x) => x === id).length === 2)).toBe(true);
+    await expectComplete(ctx, again.items);
+  });
 });

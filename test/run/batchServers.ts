@@ -12,6 +12,8 @@ export interface BatchServer extends WireServer {
   readonly created: string[][];
   /** Ids of the batches a cancel was asked for, in order. */
   readonly cancelled: string[];
+  /** Cancels a batch as if someone else had asked the provider to (another process's `sondage stop`). */
+  cancelNow(batchId: string): void;
   /** Batch creation requests received, failed ones included. */
   readonly createRequests: () => number;
   /** Deletes every batch it holds: later polls of them get a 404. */
@@ -160,7 +162,11 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
       },
     },
   ]);
-  return Object.assign(server, { created, cancelled, createRequests: () => creates, forget: () => batches.clear() });
+  const cancelNow = (id: string) => {
+    const b = batches.get(id);
+    if (b) b.cancelled = true;
+  };
+  return Object.assign(server, { created, cancelled, cancelNow, createRequests: () => creates, forget: () => batches.clear() });
 }
 
 export async function startAnthropicBatchServer(options: BatchServerOptions = {}): Promise<BatchServer> {
@@ -255,5 +261,9 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
     },
   ]);
   base = server.url;
-  return Object.assign(server, { created, cancelled, createRequests: () => creates, forget: () => batches.clear() });
+  const cancelNow = (id: string) => {
+    const b = batches.get(id);
+    if (b) b.cancelled = true;
+  };
+  return Object.assign(server, { created, cancelled, cancelNow, createRequests: () => creates, forget: () => batches.clear() });
 }
