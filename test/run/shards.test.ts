@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import type { Campaign, ModelEntry } from '../../lib/design/campaign.js';
+import { MAX_WORKER_COPIES, MIN_SHARD_ITEMS, SHARD_MINUTES, UNLIMITED_SHARD_ITEMS, callsPerCopy, copyLimits, phaseCopies, pollSeconds, shardItems, slices } from '../../lib/run/shards.js';
+
+/** The fields the shard rules read; the rest of a campaign does not matter to them. */
+function campaign(concurrency: number, models: Partial<ModelEntry>[], judge: Partial<ModelEntry> = {}): Campaign {
+  return { concurrency, models: models.map((m, i) => ({ id: `m${i}`, mode: 'sync', ...m })), judge: { id: 'j', mode: 'sync', ...judge } } as unknown as Campaign;
+}
+
+describe('shards and worker copies', () => {
+  it('spreads the campaign concurrency over copies of 16 calls, capped by the reserved concurrency and the slowest RPM', () => {
+    expect(phaseCopies(campaign(64, [{}]), 'generate')).toBe(4);
+    expect(phaseCopies(campaign(1024, [{}]), 'generate')).toBe(Math.min(MAX_WORKER_COPIES, 64));
+    expect(phaseCopies(campaign(64, [{ rpm: 3000 }, { rpm: 90 }]), 'generate')).toBe(3); // 90 rpm feeds 3 copies of 30
+    expect(phaseCopies(campaign(64, [{ rpm: 10 }]), 'generate')).toBe(1);
+    expect(phaseCopies(campaign(64, [{ rpm: 10 }], { rpm: 6000 }), 'judge')).toBe(4); // the judge phase reads the judge's RPM only
+    expect(callsPerCopy(campaign(64, [{ rpm: 90 }]), 'generate')).toBe(22);
+  });
+
+  it("gives each copy its share of a model's limits, and sizes a shard to SHARD_MINUTES of that share", () => {
+    expect(copyLimits({ rpm: 600, tpm: 100_000 }, 4)).toEqual({ rpm: 150, tpm: 25_000 });
+    expect(copyLimits({}, 4)).toEqual({});
+    expect(shardItems({ rpm: 600 }, 4)).toBe(150 * SHARD_MINUTES);
+    expect(shardItems({ rpm: 6 }, 1)).toBe(MIN_SHARD_ITEMS);
+    expect(shardItems({}, 4)).toBe(UNLIMITED_SHARD_ITEMS);
+    expect(shardItems({ rpm: 1_000_000 }, 1)).toBe(UNLIMITED_SHARD_ITEMS);
+  });
+
+  it('cuts contiguous slices that cover every item once, and polls batch phases slowly', () => {
+    expect(slices(45, 20)).toEqual([
+      { start: 0, end: 20 },
+      { start: 20, end: 40 },
+      { start: 40, end: 45 },
+    ]);
+    expect(slices(0, 20)).toEqual([]);
+    expect(pollSeconds(campaign(16, [{ mode: 'batch' }]), 'generate')).toBeGreaterThan(pollSeconds(campaign(16, [{}]), 'generate'));
+  });
+});
