@@ -2,7 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importReplies, readReplyChunks, validateFile } from '../../lib/analysis/byo/index.js';
-import { readParquet } from '../../lib/store/DuckDb.js';
+import { DuckDb, readParquet } from '../../lib/store/DuckDb.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
 
@@ -259,5 +259,27 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     await expect(importReplies(file, { tablesDir: first.tablesDir })).rejects.toThrow(/cannot be read as JSONL: line 2/);
     expect(await table(first.tablesDir, 'replies')).toHaveLength(1);
     expect((await readdir(path.dirname(first.tablesDir))).filter((n) => n.startsWith('.import-'))).toEqual([]);
+  });
+
+  it('reads Parquet as JSON text where that is exact, and by value where a column is a date or time', async () => {
+    const db = await DuckDb.open();
+    const plain = path.join(dir, 'plain.parquet');
+    const timed = path.join(dir, 'timed.parquet');
+    const base = `'m1' AS model, 'en' AS language, 's1' AS story, 'violation' AS story_group, 'wrong_right' AS concept_pair,
+      'plain' AS form, 'yesno' AS "constraint", 'P' AS named, 0 AS option_order, 'adj' AS construction, 'Yes.' AS text`;
+    try {
+      await db.run(`COPY (SELECT ${base}, r AS "repeat", CASE WHEN r = 1 THEN 'nan'::DOUBLE ELSE 0.25 END AS cost_usd,
+        [{'reader': 'judge:j', 'label': 'P'}] AS readings FROM range(3) t(r)) TO '${plain}' (FORMAT parquet)`);
+      await db.run(`COPY (SELECT ${base}, 0 AS "repeat", TIMESTAMP '2026-01-02 03:04:05' AS created_at) TO '${timed}' (FORMAT parquet)`);
+    } finally {
+      db.close();
+    }
+    const a = await importInto(plain);
+    expect(a.issues.map((i) => `${i.path}: ${i.message}`)).toEqual(['row 2, field "cost_usd": expected number, got "NaN"']);
+    expect(a.summary).toMatchObject({ accepted: 2, readingsGiven: 2 });
+    expect((await table(a.tablesDir, 'replies', 'cost_usd')).map((r) => r['cost_usd'])).toEqual([0.25, 0.25]);
+    const b = await importInto(timed);
+    expect(b.issues).toEqual([]);
+    expect((await table(b.tablesDir, 'replies')).map((r) => r['created_at'])).toEqual(['2026-01-02T03:04:05.000Z']);
   });
 });
