@@ -124,9 +124,14 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     expect(lines[2]).toBe('row 4, field "readings[0].label": expected one of P, notP, both, none, invalid; got "maybe"');
     expect(lines[3]).toBe('row 5, field "language": missing; expected one of en, zh, de, ja, ko, fr');
     expect(result.summary.accepted).toBe(1);
-    expect(await table(result.tablesDir, 'replies')).toMatchObject([{ cost_usd: 0.5, status: 'ok', text: 'Yes.' }]);
-    expect(await table(result.tablesDir, 'prompts')).toMatchObject([{ option_order: 1 }]);
-    expect(await table(result.tablesDir, 'readings')).toHaveLength(1);
+    // Columns with one value for every row are not staged but written all the same.
+    const run = { campaign: 'byo', phase: 'generate', model: 'm1', language: 'en' };
+    expect(await table(result.tablesDir, 'replies')).toMatchObject([
+      { ...run, item_id: expect.any(String), attempt: 1, status: 'ok', text: 'Yes.', finish_reason: null, input_tokens: 0, output_tokens: 0, cost_usd: 0.5,
+        latency_ms: 0, logprobs_json: null, error_class: null, error_message: null, settings_json: '{}', provider: 'byo/m1', simulated: false, created_at: '' },
+    ]);
+    expect(await table(result.tablesDir, 'prompts')).toMatchObject([{ ...run, battery: 'far6', option_order: 1, settings_json: '{}', source_item_id: null, messages_json: '[]' }]);
+    expect(await table(result.tablesDir, 'readings')).toMatchObject([{ ...run, item_id: expect.any(String), reader: 'judge:j', label: 'P', raw: null, judge_item_id: null }]);
   });
 
   it('rejects a label item without its letters, an ok row without text, and duplicate or conflicting rows, listed in row order', async () => {
