@@ -84,8 +84,9 @@ export class TableSink {
   private buffered = 0;
   private readingsGiven = 0;
 
+  /** `stageDir`: an empty folder for the staging files (the caller removes it). */
   constructor(
-    private readonly stageDir: string,
+    stageDir: string,
     private readonly campaign: string,
   ) {
     this.files = Object.fromEntries(STAGE_KINDS.map((k) => [k, path.join(stageDir, `${k}.ndjson`)])) as Record<StageKind, string>;
