@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'cdk.out/', 'coverage/', '**/*.d.ts'] },
+  { ignores: ['node_modules/', 'data/', 'cdk.out/', 'coverage/', '.tmp/', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
