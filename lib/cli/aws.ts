@@ -23,7 +23,13 @@ export interface StackNames {
   readonly stateMachineArn: string;
   readonly ledgerTable: string;
   readonly budgetTable: string;
+  readonly athenaWorkgroup: string;
+  readonly glueDatabase: string;
 }
+
+/** What start, status and stop need; `results` asks for the analytics names instead. */
+export const PIPELINE_NAMES = ['bucket', 'stateMachineArn', 'ledgerTable', 'budgetTable'] as const;
+export const ANALYTICS_NAMES = ['bucket', 'athenaWorkgroup', 'glueDatabase'] as const;
 
 /**
  * The state machine's ARN in the environment. Not in lib/config ENV because no function reads it:
@@ -37,6 +43,8 @@ const SOURCES: Record<keyof StackNames, { readonly flag: string; readonly env: s
   stateMachineArn: { flag: 'state-machine', env: STATE_MACHINE_ENV, output: STACK_OUTPUTS.stateMachineArn },
   ledgerTable: { flag: 'ledger-table', env: ENV.ledgerTable, output: STACK_OUTPUTS.ledgerTable },
   budgetTable: { flag: 'budget-table', env: ENV.budgetTable, output: STACK_OUTPUTS.budgetTable },
+  athenaWorkgroup: { flag: 'workgroup', env: ENV.athenaWorkgroup, output: STACK_OUTPUTS.athenaWorkgroup },
+  glueDatabase: { flag: 'database', env: ENV.glueDatabase, output: STACK_OUTPUTS.glueDatabase },
 };
 
 /** What `resolveStack` reads: the parsed flags (CliArgs.values) and the environment. */
@@ -52,16 +60,19 @@ export interface StackSources {
  * or unusable file is an error naming it and the flags that would do instead.
  * @example const { bucket } = await resolveStack({ values: args.values });
  */
-export async function resolveStack(sources: StackSources): Promise<StackNames> {
+export async function resolveStack(sources: StackSources): Promise<Pick<StackNames, (typeof PIPELINE_NAMES)[number]>>;
+export async function resolveStack<K extends keyof StackNames>(sources: StackSources, names: readonly K[]): Promise<Pick<StackNames, K>>;
+export async function resolveStack(sources: StackSources, names: readonly (keyof StackNames)[] = PIPELINE_NAMES): Promise<Partial<StackNames>> {
   const env = sources.env ?? process.env;
   const found: Partial<Record<keyof StackNames, string>> = {};
-  for (const [name, s] of Object.entries(SOURCES) as [keyof StackNames, (typeof SOURCES)[keyof StackNames]][]) {
+  for (const name of names) {
+    const s = SOURCES[name];
     const flag = sources.values[s.flag];
     const value = typeof flag === 'string' && flag !== '' ? flag : env[s.env];
     if (value) found[name] = value;
   }
-  const missing = (Object.keys(SOURCES) as (keyof StackNames)[]).filter((n) => found[n] === undefined);
-  if (missing.length === 0) return found as StackNames;
+  const missing = names.filter((n) => found[n] === undefined);
+  if (missing.length === 0) return found;
 
   const outputsFlag = sources.values.outputs;
   const file = typeof outputsFlag === 'string' && outputsFlag !== '' ? outputsFlag : DEFAULT_OUTPUTS_FILE;
@@ -91,16 +102,18 @@ export async function resolveStack(sources: StackSources): Promise<StackNames> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return fail('', 'expected an object of stacks, {"Sondage": {…outputs…}}');
   }
-  // The file holds every stack of the app that was deployed; ours is the one with a state machine output.
+  // The file holds every stack of the app that was deployed; ours is the one with the outputs asked
+  // for (the bucket name alone is too common an output name to pick a stack by).
+  const marker = SOURCES[names.find((n) => n !== 'bucket') ?? names[0]!].output;
   const stacks = Object.entries(raw as Record<string, unknown>).filter(
-    (e): e is [string, Record<string, unknown>] => typeof e[1] === 'object' && e[1] !== null && STACK_OUTPUTS.stateMachineArn in e[1],
+    (e): e is [string, Record<string, unknown>] => typeof e[1] === 'object' && e[1] !== null && marker in e[1],
   );
   if (stacks.length !== 1) {
     return fail(
       '',
       stacks.length === 0
-        ? `no stack has a ${STACK_OUTPUTS.stateMachineArn} output (stacks: ${Object.keys(raw).join(', ') || 'none'}); deploy the sondage stack with --outputs-file, or give ${alternatives}`
-        : `several stacks have a ${STACK_OUTPUTS.stateMachineArn} output (${stacks.map(([n]) => n).join(', ')}); keep one stack per outputs file, or give ${alternatives}`,
+        ? `no stack has a ${marker} output (stacks: ${Object.keys(raw).join(', ') || 'none'}); deploy the sondage stack with --outputs-file, or give ${alternatives}`
+        : `several stacks have a ${marker} output (${stacks.map(([n]) => n).join(', ')}); keep one stack per outputs file, or give ${alternatives}`,
     );
   }
   const [stackName, outputs] = stacks[0]!;
@@ -111,7 +124,7 @@ export async function resolveStack(sources: StackSources): Promise<StackNames> {
     }
     found[name] = value as string;
   }
-  return found as StackNames;
+  return found;
 }
 
 /** An endpoint set through the SDK's own variables, for the S3 addressing below. */
@@ -121,7 +134,7 @@ function s3EndpointOverride(env: NodeJS.ProcessEnv): string | undefined {
 
 /** The clients the AWS commands use; `close` frees their sockets. */
 export interface AwsClients {
-  readonly stack: StackNames;
+  readonly stack: Pick<StackNames, (typeof PIPELINE_NAMES)[number]>;
   readonly s3: S3Client;
   readonly blobs: S3BlobStore;
   readonly sfn: SFNClient;
@@ -134,7 +147,7 @@ export interface AwsClients {
  * With an endpoint override, S3 is addressed path-style, which LocalStack and S3 look-alikes
  * understand without wildcard DNS for `<bucket>.<host>`.
  */
-export function awsClients(stack: StackNames, env: NodeJS.ProcessEnv = process.env): AwsClients {
+export function awsClients(stack: Pick<StackNames, (typeof PIPELINE_NAMES)[number]>, env: NodeJS.ProcessEnv = process.env): AwsClients {
   const s3 = new S3Client(s3EndpointOverride(env) ? { forcePathStyle: true } : {});
   const sfn = new SFNClient({});
   const ledger = new DynamoLedger({ ledgerTable: stack.ledgerTable, budgetTable: stack.budgetTable });

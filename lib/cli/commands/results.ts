@@ -4,12 +4,12 @@
  * local run prints it, and written as the local run writes it when `--out` is given. Thin over
  * lib/store/AthenaQueryable.ts analyzeOnAthena, the report Lambda's analysis.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { formatConsoleTable, writeResults } from '../../analysis/index.js';
-import { DEFAULT_OUTPUTS_FILE, ENV, STACK_OUTPUTS } from '../../config/index.js';
+import { ANALYTICS_NAMES, resolveStack } from '../aws.js';
+import { ENV } from '../../config/index.js';
 import { loadCampaign } from '../../design/loadCampaign.js';
-import { CampaignFileError, formatIssues } from '../../errors.js';
 import { AthenaQueryable, analyzeOnAthena } from '../../store/AthenaQueryable.js';
 import type { AthenaQueryableOptions } from '../../store/AthenaQueryable.js';
 import { assertSafeSegment, campaignPrefix } from '../../store/layout.js';
@@ -22,72 +22,6 @@ export interface ResultsArgs {
   readonly out?: string;
   /** `workgroup`, `database`, `bucket`, `athena-endpoint`, `outputs`, by flag name. */
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
-}
-
-/** The stack's analysis resources. */
-export interface AnalyticsNames {
-  readonly bucket: string;
-  readonly workgroup: string;
-  readonly database: string;
-}
-
-/** Per name: its flag, its SONDAGE_* variable (lib/config ENV), its stack output. */
-const SOURCES: Record<keyof AnalyticsNames, { readonly flag: string; readonly env: string; readonly output: string }> = {
-  bucket: { flag: 'bucket', env: ENV.bucket, output: STACK_OUTPUTS.bucket },
-  workgroup: { flag: 'workgroup', env: ENV.athenaWorkgroup, output: STACK_OUTPUTS.athenaWorkgroup },
-  database: { flag: 'database', env: ENV.glueDatabase, output: STACK_OUTPUTS.glueDatabase },
-};
-
-/**
- * Bucket, workgroup and database, each from its flag, else its SONDAGE_* variable, else the stack
- * outputs file (`--outputs`, default sondage.aws.json, as `cdk deploy --outputs-file` writes it).
- * The file is read only when a name is still missing.
- * @example await resolveAnalyticsNames({ workgroup: 'sondage-Sondage' }, process.env)
- */
-export async function resolveAnalyticsNames(
-  values: Readonly<Record<string, string | boolean | undefined>>,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<AnalyticsNames> {
-  const found: Partial<Record<keyof AnalyticsNames, string>> = {};
-  const names = Object.keys(SOURCES) as (keyof AnalyticsNames)[];
-  for (const name of names) {
-    const flag = values[SOURCES[name].flag];
-    const value = typeof flag === 'string' && flag !== '' ? flag : env[SOURCES[name].env];
-    if (value) found[name] = value;
-  }
-  const missing = names.filter((n) => found[n] === undefined);
-  if (missing.length === 0) return found as AnalyticsNames;
-
-  const file = typeof values.outputs === 'string' && values.outputs !== '' ? values.outputs : DEFAULT_OUTPUTS_FILE;
-  const instead = missing.map((n) => `--${SOURCES[n].flag} (or ${SOURCES[n].env})`).join(', ');
-  const fail = (where: string, message: string): never => {
-    const issue = { file, path: where, message };
-    throw new CampaignFileError(formatIssues([issue]), [issue]);
-  };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such stack outputs file' : code ? `cannot read the stack outputs file (${code})` : `not valid JSON (${(err as Error).message})`;
-    return fail('', `${why}; write it with \`npx cdk deploy --outputs-file ${file}\`, point --outputs at it, or give ${instead}`);
-  }
-  // The file holds every deployed stack of the app; ours is the one with the analysis outputs.
-  const stacks = typeof raw === 'object' && raw !== null && !Array.isArray(raw)
-    ? Object.entries(raw as Record<string, unknown>).filter(
-        (e): e is [string, Record<string, unknown>] => typeof e[1] === 'object' && e[1] !== null && STACK_OUTPUTS.athenaWorkgroup in e[1],
-      )
-    : [];
-  if (stacks.length !== 1) {
-    return fail('', `expected one stack with a ${STACK_OUTPUTS.athenaWorkgroup} output, found ${stacks.length}; give ${instead}`);
-  }
-  const [stackName, outputs] = stacks[0]!;
-  for (const name of missing) {
-    const value = outputs[SOURCES[name].output];
-    if (typeof value !== 'string' || value === '') fail(`${stackName}.${SOURCES[name].output}`, `missing; expected the ${name} (or give --${SOURCES[name].flag})`);
-    found[name] = value as string;
-  }
-  return found as AnalyticsNames;
 }
 
 /** The campaign id: the positional itself, or the name inside the campaign file it points to. */
@@ -111,13 +45,13 @@ export interface ResultsOptions {
 export async function resultsCommand(args: ResultsArgs, options: ResultsOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
   const campaign = await campaignName(args.file);
-  const names = await resolveAnalyticsNames(args.values, env);
+  const names = await resolveStack({ values: args.values, env }, ANALYTICS_NAMES);
   const athenaEndpoint = typeof args.values['athena-endpoint'] === 'string' ? args.values['athena-endpoint'] : undefined;
   const s3Endpoint = env[ENV.s3Endpoint] || undefined;
   const sdkS3Override = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL;
   const db = new AthenaQueryable({
-    workgroup: names.workgroup,
-    database: names.database,
+    workgroup: names.athenaWorkgroup,
+    database: names.glueDatabase,
     clientConfig: athenaEndpoint ? { endpoint: athenaEndpoint } : {},
     ...options.athena,
   });
@@ -128,7 +62,7 @@ export async function resultsCommand(args: ResultsArgs, options: ResultsOptions 
   });
   const run = await analyzeOnAthena({ db, store, campaign });
   process.stdout.write(`${formatConsoleTable(run.analysis)}\n`);
-  process.stdout.write(`athena: ${run.queryExecutionIds.length} queries in workgroup ${names.workgroup}, database ${names.database} (models ${run.models.join(', ')})\n`);
+  process.stdout.write(`athena: ${run.queryExecutionIds.length} queries in workgroup ${names.athenaWorkgroup}, database ${names.glueDatabase} (models ${run.models.join(', ')})\n`);
   if (args.out !== undefined) {
     const out = path.resolve(args.out);
     await mkdir(out, { recursive: true });
