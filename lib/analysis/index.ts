@@ -29,3 +29,4 @@ export { STUDY_FILES, studyCsvFiles, studySummarySections } from './studyReport.
 export { agreementAnalysis, parseAgreementRows, polarityShares, renderAgreementSql, replyDisagreement, runReadingAgreement } from './agreement.js';
 export { residualReadoutComparisons } from './readoutResiduals.js';
 export { runSameReplies, sameRepliesAnalysis, sameReplyPairs } from './sameReplies.js';
+export { renderReportHtml } from './html/index.js';
