@@ -18,6 +18,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
@@ -37,6 +38,22 @@ const CAP_TOLERANCE_USD = 1e-12;
 const MAX_TX_RESERVATIONS = 90;
 /** Parallel single-item writes (registration, item marks). */
 const WRITE_CONCURRENCY = 16;
+/**
+ * Registration: keys per BatchGetItem and items per BatchWriteItem (DynamoDB's maxima), requests
+ * in flight, and retries of items DynamoDB hands back unprocessed.
+ *
+ * Full size (FAR-6, ~1M generate items): 10,000 BatchGetItem + 40,000 BatchWriteItem requests. At
+ * 32 in flight and ~15 ms a request (same Region) that is 50,000 × 15 ms / 32 ≈ 25 s of round
+ * trips, where one conditional put per item at 16 in flight took 1M × 10 ms / 16 ≈ 625 s. The
+ * bound is then DynamoDB's own: all items of a phase share one partition key, and one partition
+ * takes 1,000 WRU/s until DynamoDB splits it for heat, so a cold table takes up to ~1,000 s of
+ * writes for 1M items, throttled writes coming back as UnprocessedItems and retried here (a
+ * re-started plan skips what an interrupted one registered: reads are 3,000 RRU/s a partition).
+ */
+const BATCH_GET_KEYS = 100;
+const BATCH_WRITE_ITEMS = 25;
+const REGISTER_CONCURRENCY = 32;
+const BATCH_WRITE_RETRIES = 12;
 /** Closed batch records are kept this long, then expire (TTL). */
 const CLOSED_BATCH_TTL_S = 30 * 24 * 3600;
 /** Retries of a transaction that lost a race (TransactionConflict). */
@@ -103,6 +120,11 @@ async function inParallel<T>(items: readonly T[], limit: number, fn: (item: T) =
     while (next < items.length) await fn(items[next++] as T);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+/** Exponential backoff with full jitter, 50 ms doubling up to 5 s (what the AWS SDKs do for throttling). */
+async function backoff(attempt: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, Math.random() * Math.min(5000, 50 * 2 ** attempt)));
 }
 
 const budgetKey = (campaign: string): Key => ({ pk: campaign, sk: 'BUDGET' });
@@ -369,36 +391,69 @@ export class DynamoLedger implements Ledger {
     return released;
   }
 
+  /**
+   * Registration in bulk, as cheap as DynamoDB allows: BatchWriteItem cannot be conditional, so the
+   * ids already known (which keep their state) are read first, 100 keys per consistent BatchGetItem,
+   * and only the new ones are put, 25 per BatchWriteItem, REGISTER_CONCURRENCY requests in flight,
+   * unprocessed items retried with backoff. Per new item: 1 WRU + 1 RRU and 1/25 + 1/100 of a
+   * request, against 1 WRU and one round trip each for a conditional put; per known item 1 RRU
+   * (a conditional put that fails costs 1 WRU, five times the price).
+   *
+   * The read and the put are not one atomic step: an item created between them by another writer
+   * would be reset to pending (asked once more, never lost). Only the plan registers generate
+   * items, before any worker of its execution runs, so that takes two executions of one campaign
+   * at once, which `sondage start --aws` refuses.
+   */
   async registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void> {
-    if (itemIds.length === 0) return;
-    // Registration order: a range of sequence numbers from one counter, then a conditional put per id.
+    const ids = [...new Set(itemIds)]; // BatchWriteItem refuses a request that names a key twice
+    if (ids.length === 0) return;
+    const known = await this.existingItems(campaign, phase, ids);
+    const fresh = ids.filter((id) => !known.has(id));
+    if (fresh.length === 0) return;
+    // Registration order: a range of sequence numbers from one counter.
     const counter = await this.db.send(
       new UpdateCommand({
         TableName: this.ledgerTable,
         Key: { pk: `SEQ#${campaign}#${phase}`, sk: 'SEQ' },
         UpdateExpression: 'ADD next_seq :n',
-        ExpressionAttributeValues: { ':n': itemIds.length },
+        ExpressionAttributeValues: { ':n': fresh.length },
         ReturnValues: 'UPDATED_NEW',
       }),
     );
-    const first = (counter.Attributes?.next_seq as number) - itemIds.length;
-    const indexed = itemIds.map((id, i) => [id, first + i] as const);
-    await inParallel(indexed, WRITE_CONCURRENCY, async ([id, seq]) => {
-      try {
-        await this.db.send(
-          new UpdateCommand({
-            TableName: this.ledgerTable,
-            Key: { pk: itemPk(campaign, phase), sk: id },
-            ConditionExpression: 'attribute_not_exists(pk)',
-            UpdateExpression: 'SET #s = :pending, seq = :seq',
-            ExpressionAttributeNames: { '#s': 'state' },
-            ExpressionAttributeValues: { ':pending': 'pending', ':seq': seq },
-          }),
-        );
-      } catch (err) {
-        if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err; // known id: keeps its state
+    const first = (counter.Attributes?.next_seq as number) - fresh.length;
+    const batches: Record<string, unknown>[][] = [];
+    for (let i = 0; i < fresh.length; i += BATCH_WRITE_ITEMS) {
+      batches.push(fresh.slice(i, i + BATCH_WRITE_ITEMS).map((id, j) => ({ pk: itemPk(campaign, phase), sk: id, state: 'pending', seq: first + i + j })));
+    }
+    await inParallel(batches, REGISTER_CONCURRENCY, (items) => this.putAll(items));
+  }
+
+  /** The ids among `ids` that have an item row (any state). */
+  private async existingItems(campaign: string, phase: string, ids: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    const groups: string[][] = [];
+    for (let i = 0; i < ids.length; i += BATCH_GET_KEYS) groups.push(ids.slice(i, i + BATCH_GET_KEYS));
+    await inParallel(groups, REGISTER_CONCURRENCY, async (group) => {
+      let keys: Key[] = group.map((id) => ({ pk: itemPk(campaign, phase), sk: id }));
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        if (attempt > 0) await backoff(attempt);
+        const out = await this.db.send(new BatchGetCommand({ RequestItems: { [this.ledgerTable]: { Keys: keys, ProjectionExpression: 'sk', ConsistentRead: true } } }));
+        for (const r of out.Responses?.[this.ledgerTable] ?? []) found.add(r.sk as string);
+        keys = (out.UnprocessedKeys?.[this.ledgerTable]?.Keys ?? []) as Key[];
       }
     });
+    return found;
+  }
+
+  /** Puts up to 25 items in one BatchWriteItem, again for those DynamoDB hands back unprocessed (throttling). */
+  private async putAll(items: readonly Record<string, unknown>[]): Promise<void> {
+    let requests = items.map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > BATCH_WRITE_RETRIES) throw new SondageError(`registerItems: DynamoDB left ${requests.length} item(s) of table ${this.ledgerTable} unprocessed after ${BATCH_WRITE_RETRIES} retries`);
+      if (attempt > 0) await backoff(attempt);
+      const out = await this.db.send(new BatchWriteCommand({ RequestItems: { [this.ledgerTable]: requests } }));
+      requests = (out.UnprocessedItems?.[this.ledgerTable] ?? []) as typeof requests;
+    }
   }
 
   private async items(campaign: string, phase: string): Promise<Record<string, unknown>[]> {

@@ -25,6 +25,11 @@ export interface DynamoServer {
   readonly url: string;
   /** Requests served, by operation (the tests assert that transactions were used). */
   readonly calls: Map<string, number>;
+  /**
+   * Writes that BatchWriteItem hands back as UnprocessedItems (a throttled partition) before it
+   * processes any more; counts down. Lets a test check that the caller retries them.
+   */
+  unprocessedWrites: number;
   /** The raw items of a table, for assertions on what the ledger wrote. */
   items(table: string): Item[];
   close(): Promise<void>;
@@ -150,6 +155,7 @@ function update(expr: string, item: Item, ctx: Ctx): Item {
 export async function startDynamoServer(): Promise<DynamoServer> {
   const tables = new Map<string, Map<string, Item>>();
   const calls = new Map<string, number>();
+  const state: { unprocessedWrites: number } = { unprocessedWrites: 0 };
   const table = (n: string): Map<string, Item> => {
     let t = tables.get(n);
     if (!t) tables.set(n, (t = new Map()));
@@ -210,6 +216,22 @@ export async function startDynamoServer(): Promise<DynamoServer> {
       }
       return { Responses: responses, UnprocessedKeys: {} };
     },
+    BatchWriteItem: (b) => {
+      const unprocessed: Record<string, unknown[]> = {};
+      for (const [t, reqs] of Object.entries(b.RequestItems as Record<string, { PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }[]>)) {
+        if (reqs.length > 25) throw new Failed('ValidationException', 'Too many items requested for the BatchWriteItem call');
+        const ids = reqs.map((r) => keyOf(r.PutRequest?.Item ?? r.DeleteRequest!.Key));
+        if (new Set(ids).size !== ids.length) throw new Failed('ValidationException', 'Provided list of item keys contains duplicates');
+        for (const r of reqs) {
+          if (state.unprocessedWrites > 0) {
+            state.unprocessedWrites--;
+            (unprocessed[t] ??= []).push(r);
+          } else if (r.PutRequest) table(t).set(keyOf(r.PutRequest.Item), { ...r.PutRequest.Item });
+          else table(t).delete(keyOf(r.DeleteRequest!.Key));
+        }
+      }
+      return { UnprocessedItems: unprocessed };
+    },
     TransactWriteItems: (b) => {
       const list = b.TransactItems as Record<string, WriteRequest>[];
       const reasons: { Code: string; Message?: string }[] = [];
@@ -258,10 +280,10 @@ export async function startDynamoServer(): Promise<DynamoServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  return Object.assign(state, {
     url: `http://127.0.0.1:${port}`,
     calls,
-    items: (t) => [...table(t).values()],
+    items: (t: string) => [...table(t).values()],
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  });
 }
