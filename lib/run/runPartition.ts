@@ -15,6 +15,35 @@ export const BATCH_JOURNAL_PREFIX = 'batch-';
 /** How often a partition that the cap holds back looks whether other partitions have settled. */
 const RESERVED_POLL_MS = 20;
 
+/**
+ * Error classes about the API key or the account, not the item (issue 3): every further call with
+ * the key fails the same way, so the partition stops and its items stay pending for the next run.
+ */
+export const KEY_ERROR_CLASSES: ReadonlySet<string> = new Set(['auth', 'permission', 'payment_required']);
+
+/**
+ * Error classes that a journal row (which does not keep the retry decision) shows to be permanent:
+ * the item's request itself is refused. Used when adopting a killed run's journal.
+ */
+const PERMANENT_ERROR_CLASSES: ReadonlySet<string> = new Set(['bad_request', 'not_found', 'refusal', 'content_filter', 'simulated_bad_request']);
+
+/** What an item's last attempt means for the ledger. */
+export type AttemptVerdict = 'done' | 'failed' | 'failed_permanently' | 'key' | 'pending';
+
+/**
+ * The ledger state an item's final attempt leads to (issue 3, "permanent errors … recorded once,
+ * not retried forever"): a success is done; a key or account error leaves the item pending (the
+ * key is at fault, not the item); any other error a retry cannot fix fails the item for good
+ * (`--retry-failed` asks it again); a transient error after the last retry fails it until the next
+ * run; an attempt cut short by an abort leaves it pending.
+ */
+export function attemptVerdict(final: { readonly ok: boolean; readonly errorClass?: string; readonly retryable?: boolean }, aborted: boolean): AttemptVerdict {
+  if (final.ok) return 'done';
+  if (aborted || final.errorClass === 'aborted') return 'pending';
+  if (final.errorClass !== undefined && KEY_ERROR_CLASSES.has(final.errorClass)) return 'key';
+  return final.retryable === false ? 'failed_permanently' : 'failed';
+}
+
 /** Where the rows of one partition go once a part is complete. */
 export interface PartSink {
   /** Converts a journal (NDJSON reply rows) into the replies part `partName`; returns its key. */
@@ -52,8 +81,22 @@ export interface PartitionSpec {
   readonly partRows: number;
   readonly signal?: AbortSignal;
   readonly onReply?: (row: ReplyRow) => void;
-  /** Set when the budget could not cover even one more call: no new chunk starts anywhere. */
-  readonly stop: { reason?: 'budget' | 'aborted' };
+  /** Ask again the items whose last attempt failed permanently (`sondage run --retry-failed`). */
+  readonly retryFailed?: boolean;
+  /** The environment variable holding the provider's API key, named when the provider rejects it. */
+  readonly keyEnv?: string;
+  /**
+   * Shared by the partitions of a run. `reason`: the budget could not cover even one more call, or
+   * the run was aborted: no new chunk starts anywhere. `keyFailures`: provider id → message, for
+   * providers that rejected their API key: no partition of that provider starts a new call.
+   */
+  readonly stop: StopState;
+}
+
+/** Why a run (or some of its partitions) stops starting calls; see `PartitionSpec.stop`. */
+export interface StopState {
+  reason?: 'budget' | 'aborted';
+  keyFailures?: Map<string, string>;
 }
 
 export interface PartitionOutcome {
@@ -62,6 +105,8 @@ export interface PartitionOutcome {
   readonly adopted: number;
   readonly costUsd: number;
   readonly pending: number;
+  /** Set when the provider rejected the API key: the message naming the model and the key's variable. */
+  readonly keyFailure?: string;
 }
 
 /** A part in the making: the journal its chunks append to, and what the commit will record. */
@@ -71,6 +116,7 @@ interface OpenPart {
   readonly rows: ReplyRow[];
   readonly done: string[];
   readonly failed: string[];
+  readonly failedPermanently: string[];
   readonly reservations: string[];
   cost: number;
   active: number;
@@ -88,8 +134,9 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   const source: ReplySource = { ...spec, providerId: spec.provider.id, simulated: spec.provider.simulated };
   await spec.ledger.registerItems(spec.campaign, spec.phase, [...byId.keys()]);
   const adopted = await adoptJournals(spec, byId);
-  const pendingIds = await spec.ledger.pendingAmong(spec.campaign, spec.phase, [...byId.keys()]);
+  const pendingIds = await spec.ledger.pendingAmong(spec.campaign, spec.phase, [...byId.keys()], { retryFailed: spec.retryFailed === true });
   const pending = spec.items.filter((i) => pendingIds.has(i.item_id));
+  const keyStopped = (): boolean => spec.stop.keyFailures?.has(spec.provider.id) === true;
 
   let done = 0;
   let failed = 0;
@@ -110,6 +157,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       rows: [],
       done: [],
       failed: [],
+      failedPermanently: [],
       reservations: [],
       cost: 0,
       active: 0,
@@ -122,7 +170,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       try {
         await commitOpenPart(spec, part);
         done += part.done.length;
-        failed += part.failed.length;
+        failed += part.failed.length + part.failedPermanently.length;
         costUsd += part.cost;
       } catch (err) {
         flushErrors.push(err);
@@ -139,7 +187,8 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       await Promise.all(
         items.map((item) =>
           spec.semaphore.run(async () => {
-            if (spec.signal?.aborted) return;
+            // After a key error, items not yet sent stay pending: each call would fail the same way.
+            if (spec.signal?.aborted || keyStopped()) return;
             const final = await callWithRetry(
               spec.provider,
               { messages: item.messages, settings: item.settings, item },
@@ -153,9 +202,11 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
               },
               spec.signal,
             );
-            if (final.ok) part.done.push(item.item_id);
-            // An aborted item stays pending; one that exhausted its attempts or hit a permanent error is failed.
-            else if (!spec.signal?.aborted) part.failed.push(item.item_id);
+            const verdict = attemptVerdict(final, spec.signal?.aborted === true);
+            if (verdict === 'done') part.done.push(item.item_id);
+            else if (verdict === 'failed') part.failed.push(item.item_id);
+            else if (verdict === 'failed_permanently') part.failedPermanently.push(item.item_id);
+            else if (verdict === 'key' && !final.ok) noteKeyFailure(spec, final.errorClass, final.message);
           }),
         ),
       );
@@ -172,7 +223,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
 
   const inFlight = new Set<Promise<void>>();
   const maxInFlight = 2 + Math.ceil(spec.semaphore.limit / Math.max(1, spec.chunkSize));
-  while (next < pending.length && !spec.stop.reason) {
+  while (next < pending.length && !spec.stop.reason && !keyStopped()) {
     if (spec.signal?.aborted) {
       spec.stop.reason = 'aborted';
       break;
@@ -223,7 +274,25 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   }
   await flushing;
   if (flushErrors.length > 0) throw flushErrors[0];
-  return { done, failed, adopted, costUsd, pending: pending.length - done - failed };
+  const keyFailure = spec.stop.keyFailures?.get(spec.provider.id);
+  return { done, failed, adopted, costUsd, pending: pending.length - done - failed, ...(keyFailure !== undefined ? { keyFailure } : {}) };
+}
+
+/**
+ * Records that the provider rejected the API key (once per provider id, for every partition of the
+ * run). The message names the provider model and the variable, never the key: adapters redact the
+ * key from their messages.
+ */
+function noteKeyFailure(spec: PartitionSpec, errorClass: string, message: string): void {
+  const failures = (spec.stop.keyFailures ??= new Map<string, string>());
+  if (failures.has(spec.provider.id)) return;
+  const where = spec.keyEnv !== undefined ? `the environment variable ${spec.keyEnv}` : "the environment variable the model's api_key_env names";
+  failures.set(
+    spec.provider.id,
+    `${spec.provider.id}: the provider rejected the API key (${errorClass}: ${message.slice(0, 200)}); ` +
+      `the ${spec.phase} calls of this model stopped and its unanswered items stay pending. ` +
+      `Check the key in ${where} (valid, allowed to use this model, with credit), then run again.`,
+  );
 }
 
 // Items of a partition share one settings object: serialize it once, not once per reply.
@@ -322,6 +391,7 @@ async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void
     partKey: repliesKey,
     done: part.done,
     failed: part.failed,
+    failedPermanently: part.failedPermanently,
     reservationIds: part.reservations,
     costUsd: part.cost,
   });
@@ -371,14 +441,17 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
       continue;
     }
     const rows = (await readJournal<ReplyRow>(path)).filter((r) => byId.has(r.item_id) && r.phase === spec.phase);
-    const pending = await spec.ledger.pendingAmong(spec.campaign, spec.phase, rows.map((r) => r.item_id));
+    // Attempts at permanently failed items too: they were paid for, and are stored as data.
+    const pending = await spec.ledger.pendingAmong(spec.campaign, spec.phase, rows.map((r) => r.item_id), { retryFailed: true });
     const fresh = rows.filter((r) => pending.has(r.item_id));
     if (fresh.length === 0) {
       await rm(path, { force: true });
       continue;
     }
-    // Items with only failed attempts in the journal stay pending and are asked again.
+    // Items with only failed attempts in the journal stay pending and are asked again, unless the
+    // last one failed permanently (the dead run would have recorded that): a refusal is paid once.
     const done = [...new Set(fresh.filter((r) => r.status === 'ok').map((r) => r.item_id))];
+    const failedPermanently = permanentlyFailed(fresh, new Set(done));
     // Rewritten without a torn last line, which DuckDB's reader would reject. Through a rename, so
     // that a kill now leaves the old journal or the new one, never half of either.
     await writeFile(`${path}.tmp`, `${fresh.map((r) => JSON.stringify(r)).join('\n')}\n`);
@@ -391,10 +464,25 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
       partKey: repliesKey,
       done,
       failed: [],
+      failedPermanently,
       costUsd: fresh.reduce((s, r) => s + r.cost_usd, 0),
     });
     await rm(path, { force: true });
     adopted += done.length;
   }
   return adopted;
+}
+
+/** Items (not done) whose last journaled attempt failed with a permanent error class. */
+function permanentlyFailed(rows: readonly ReplyRow[], done: ReadonlySet<string>): string[] {
+  const last = new Map<string, ReplyRow>();
+  for (const r of rows) {
+    const seen = last.get(r.item_id);
+    if (!seen || r.attempt >= seen.attempt) last.set(r.item_id, r);
+  }
+  const out: string[] = [];
+  for (const [id, r] of last) {
+    if (!done.has(id) && r.status === 'error' && r.error_class !== null && PERMANENT_ERROR_CLASSES.has(r.error_class)) out.push(id);
+  }
+  return out;
 }

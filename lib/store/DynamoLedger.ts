@@ -30,7 +30,7 @@ import type { QueryCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-
 import { SondageError } from '../errors.js';
 import { TTL_ATTRIBUTE } from '../config/index.js';
 import { PartCommittedError } from './errors.js';
-import type { BatchIntent, BudgetState, Ledger, PartCommit } from './types.js';
+import type { BatchIntent, BudgetState, Ledger, PartCommit, PendingOptions } from './types.js';
 
 /** Rounding slack of the cap check, as in EmbeddedLedger. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -475,18 +475,26 @@ export class DynamoLedger implements Ledger {
     return new Set(rows.map((r) => r.sk as string));
   }
 
-  /** The ids among `itemIds` not yet done (unregistered ids included), in the order given. */
-  async pendingAmong(campaign: string, phase: string, itemIds: readonly string[]): Promise<Set<string>> {
+  /**
+   * The ids among `itemIds` not yet done (unregistered ids included), in the order given; items
+   * failed permanently only with `retryFailed`.
+   */
+  async pendingAmong(campaign: string, phase: string, itemIds: readonly string[], options: PendingOptions = {}): Promise<Set<string>> {
+    const retryFailed = options.retryFailed === true;
     const done = new Set<string>();
     for (let i = 0; i < itemIds.length; i += 100) {
       let keys: Key[] = [...new Set(itemIds.slice(i, i + 100))].map((id) => ({ pk: itemPk(campaign, phase), sk: id }));
       while (keys.length > 0) {
         const out = await this.db.send(
           new BatchGetCommand({
-            RequestItems: { [this.ledgerTable]: { Keys: keys, ProjectionExpression: 'sk, #s', ExpressionAttributeNames: { '#s': 'state' }, ConsistentRead: true } },
+            RequestItems: {
+              [this.ledgerTable]: { Keys: keys, ProjectionExpression: 'sk, #s, permanent', ExpressionAttributeNames: { '#s': 'state' }, ConsistentRead: true },
+            },
           }),
         );
-        for (const r of out.Responses?.[this.ledgerTable] ?? []) if (r.state === 'done') done.add(r.sk as string);
+        for (const r of out.Responses?.[this.ledgerTable] ?? []) {
+          if (r.state === 'done' || (r.state === 'failed' && r.permanent === true && !retryFailed)) done.add(r.sk as string);
+        }
         keys = (out.UnprocessedKeys?.[this.ledgerTable]?.Keys ?? []) as Key[];
       }
     }
@@ -509,7 +517,7 @@ export class DynamoLedger implements Ledger {
     const partItem: TxItem = {
       Put: {
         TableName: this.ledgerTable,
-        Item: { pk: partPk(campaign, phase), sk: partKey, cost_usd: commit.costUsd, marked: false, done_count: commit.done.length, failed_count: commit.failed.length },
+        Item: { pk: partPk(campaign, phase), sk: partKey, cost_usd: commit.costUsd, marked: false, done_count: commit.done.length, failed_count: commit.failed.length + (commit.failedPermanently?.length ?? 0) },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };
@@ -573,7 +581,8 @@ export class DynamoLedger implements Ledger {
 
   private async markItems(commit: PartCommit): Promise<void> {
     const { campaign, phase, partKey } = commit;
-    const mark = (state: 'done' | 'failed') => async (id: string) => {
+    // `permanent` as the embedded ledger's column: the last attempt decides whether a run asks again.
+    const mark = (state: 'done' | 'failed', permanent = false) => async (id: string) => {
       try {
         await this.db.send(
           new UpdateCommand({
@@ -581,9 +590,9 @@ export class DynamoLedger implements Ledger {
             Key: { pk: itemPk(campaign, phase), sk: id },
             // An item done in an earlier part keeps that part: its reply is already counted.
             ConditionExpression: 'attribute_not_exists(#s) OR #s <> :done',
-            UpdateExpression: 'SET #s = :state, part_key = :part',
+            UpdateExpression: 'SET #s = :state, part_key = :part, permanent = :perm',
             ExpressionAttributeNames: { '#s': 'state' },
-            ExpressionAttributeValues: { ':done': 'done', ':state': state, ':part': partKey },
+            ExpressionAttributeValues: { ':done': 'done', ':state': state, ':part': partKey, ':perm': permanent },
           }),
         );
       } catch (err) {
@@ -592,6 +601,7 @@ export class DynamoLedger implements Ledger {
     };
     await inParallel(commit.done, WRITE_CONCURRENCY, mark('done'));
     await inParallel(commit.failed, WRITE_CONCURRENCY, mark('failed'));
+    await inParallel(commit.failedPermanently ?? [], WRITE_CONCURRENCY, mark('failed', true));
     await this.db.send(
       new UpdateCommand({ TableName: this.ledgerTable, Key: { pk: partPk(campaign, phase), sk: partKey }, UpdateExpression: 'SET marked = :t', ExpressionAttributeValues: { ':t': true } }),
     );

@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { PartCommittedError } from './errors.js';
-import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit } from './types.js';
+import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit, PendingOptions } from './types.js';
 
 /** Rounding slack of the cap check, so a reservation of exactly the remaining budget passes. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -74,6 +74,9 @@ CREATE TABLE IF NOT EXISTS batch_intents (
 const ADDED_COLUMNS: readonly { table: string; column: string; ddl: string }[] = [
   { table: 'batches', column: 'cancelled_at', ddl: 'ALTER TABLE batches ADD COLUMN cancelled_at TEXT' },
   { table: 'batches', column: 'submission_key', ddl: 'ALTER TABLE batches ADD COLUMN submission_key TEXT' },
+  // 1 when the item's last attempt failed permanently (refusal, content filter…): not asked again
+  // unless retryFailed. A ledger from before it reads 0: its failed items are re-asked, as they were.
+  { table: 'items', column: 'permanent', ddl: 'ALTER TABLE items ADD COLUMN permanent INTEGER NOT NULL DEFAULT 0' },
 ];
 
 interface IntentRow {
@@ -223,13 +226,13 @@ export class EmbeddedLedger implements Ledger {
         .prepare(
           `SELECT j.value FROM json_each(?) AS j
            LEFT JOIN items AS i ON i.campaign = ? AND i.phase = ? AND i.item_id = j.value
-           WHERE i.state IS NULL OR i.state != 'done' ORDER BY j.key`,
+           WHERE i.state IS NULL OR (i.state != 'done' AND (i.permanent = 0 OR ?)) ORDER BY j.key`,
         )
         .pluck(),
       markDoneAll: db.prepare(
         `INSERT INTO items (campaign, phase, item_id, state, part_key)
          SELECT ?, ?, value, 'done', ? FROM json_each(?) WHERE true
-         ON CONFLICT (campaign, phase, item_id) DO UPDATE SET state = 'done', part_key = excluded.part_key
+         ON CONFLICT (campaign, phase, item_id) DO UPDATE SET state = 'done', part_key = excluded.part_key, permanent = 0
          WHERE items.state != 'done'`,
       ),
       // A scan in rowid order beats the primary-key index here: no sort and no lookup per row
@@ -247,9 +250,10 @@ export class EmbeddedLedger implements Ledger {
          ON CONFLICT (campaign, phase, item_id) DO UPDATE SET state = 'done', part_key = excluded.part_key
          WHERE items.state != 'done'`,
       ),
+      // The last attempt decides: a transient failure after a permanent one is asked again.
       markFailed: db.prepare(
-        `INSERT INTO items (campaign, phase, item_id, state, part_key) VALUES (?, ?, ?, 'failed', ?)
-         ON CONFLICT (campaign, phase, item_id) DO UPDATE SET state = 'failed', part_key = excluded.part_key
+        `INSERT INTO items (campaign, phase, item_id, state, part_key, permanent) VALUES (?, ?, ?, 'failed', ?, ?)
+         ON CONFLICT (campaign, phase, item_id) DO UPDATE SET state = 'failed', part_key = excluded.part_key, permanent = excluded.permanent
          WHERE items.state != 'done'`,
       ),
     };
@@ -311,7 +315,8 @@ export class EmbeddedLedger implements Ledger {
       }
       stmt.insertPart.run(c.campaign, c.phase, c.partKey, c.costUsd);
       if (c.done.length > 0) stmt.markDoneAll.run(c.campaign, c.phase, c.partKey, JSON.stringify(c.done));
-      for (const id of c.failed) stmt.markFailed.run(c.campaign, c.phase, id, c.partKey);
+      for (const id of c.failed) stmt.markFailed.run(c.campaign, c.phase, id, c.partKey, 0);
+      for (const id of c.failedPermanently ?? []) stmt.markFailed.run(c.campaign, c.phase, id, c.partKey, 1);
       for (const id of c.closeBatches ?? []) stmt.closeBatch.run(c.campaign, id);
       settleIn(c.campaign, c.reservationIds ?? [], c.costUsd);
     });
@@ -360,9 +365,12 @@ export class EmbeddedLedger implements Ledger {
     return new Set(this.stmt.pending.all(campaign, phase) as string[]);
   }
 
-  /** The ids among `itemIds` not yet done (unregistered ids included), in the order given. */
-  async pendingAmong(campaign: string, phase: string, itemIds: readonly string[]): Promise<Set<string>> {
-    return new Set(this.stmt.notDoneAmong.all(JSON.stringify(itemIds), campaign, phase) as string[]);
+  /**
+   * The ids among `itemIds` not yet done (unregistered ids included), in the order given; items
+   * failed permanently only with `retryFailed`.
+   */
+  async pendingAmong(campaign: string, phase: string, itemIds: readonly string[], options: PendingOptions = {}): Promise<Set<string>> {
+    return new Set(this.stmt.notDoneAmong.all(JSON.stringify(itemIds), campaign, phase, options.retryFailed === true ? 1 : 0) as string[]);
   }
 
   async commitPart(commit: PartCommit): Promise<void> {

@@ -94,10 +94,13 @@ export interface Ledger {
 
   /** Registers items as pending; ids already known keep their state. */
   registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void>;
-  /** Items not yet done, in registration order. */
+  /** Items not yet done (pending or failed, permanently failed included), in registration order. */
   pendingItems(campaign: string, phase: string): Promise<Set<string>>;
-  /** The subset of `itemIds` still pending (a partition's view, without loading the whole phase). */
-  pendingAmong(campaign: string, phase: string, itemIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * The subset of `itemIds` a run asks (a partition's view, without loading the whole phase): not
+   * done, and not failed permanently unless `retryFailed` (issue 3: a refusal is recorded once).
+   */
+  pendingAmong(campaign: string, phase: string, itemIds: readonly string[], options?: PendingOptions): Promise<Set<string>>;
   /**
    * Atomically: marks items done (or failed), records the part file that holds their replies,
    * deletes the given reservations and adds `costUsd` to spent. A part recorded here is never
@@ -170,12 +173,24 @@ export interface BatchIntent {
   readonly createdAt: number;
 }
 
+/** Which not-done items `Ledger.pendingAmong` returns. */
+export interface PendingOptions {
+  /** Also the items whose last attempt failed permanently (`sondage run --retry-failed`). Default false. */
+  readonly retryFailed?: boolean;
+}
+
 export interface PartCommit {
   readonly campaign: string;
   readonly phase: string;
   readonly partKey: string;
   readonly done: readonly string[];
+  /** Items that failed after exhausting their retries: asked again by the next run. */
   readonly failed: readonly string[];
+  /**
+   * Items whose last attempt failed with an error a retry cannot fix (refusal, content filter, bad
+   * request, not found): failed like `failed`, but not asked again unless `retryFailed`.
+   */
+  readonly failedPermanently?: readonly string[];
   /** Reservations settled by this commit (a part spans several chunks, each with its own). */
   readonly reservationIds?: readonly string[];
   /** Actual cost of the part's replies, added to spent once. */

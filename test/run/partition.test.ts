@@ -269,7 +269,7 @@ describe('runPartition with a counting provider', () => {
     await ledger.close();
   });
 
-  it('a second run asks only the items not done: the failed ones', async () => {
+  it('a second run asks only the items that failed transiently; --retry-failed also the permanent failure', async () => {
     const permanent = items[3]!.item_id;
     const provider = new FakeProvider(permanent);
     const sink = new MemorySink();
@@ -283,12 +283,18 @@ describe('runPartition with a counting provider', () => {
     const out = await runPartition(partitionSpec({ runId: 'run-2', ledger, sink, provider }));
 
     const askedAgain = [...provider.calls].filter(([id, n]) => n !== callsBefore.get(id)).map(([id]) => id);
-    expect(askedAgain).toContain(permanent);
+    // A permanent error is recorded once (issue 3): the resume does not pay for it again.
+    expect(askedAgain).not.toContain(permanent);
     for (const id of askedAgain) expect(expectedCalls(id, permanent).ok).toBe(false);
     expect(out.done + out.failed).toBe(askedAgain.length);
-    expect(rowsOf(sink.rows(), permanent)).toHaveLength(2);
+    expect(rowsOf(sink.rows(), permanent)).toHaveLength(1);
     expect([...okPerItem(sink.rows()).values()].every((n) => n === 1)).toBe(true);
     expect((await ledger.budget(CAMPAIGN)).spent_usd).toBeCloseTo(spentBefore + out.costUsd, 12);
+
+    const again = await runPartition(partitionSpec({ runId: 'run-3', ledger, sink, provider, retryFailed: true }));
+    expect(provider.calls.get(permanent)).toBe(2);
+    expect(again.failed).toBeGreaterThanOrEqual(1);
+    expect(rowsOf(sink.rows(), permanent)).toHaveLength(2);
     await ledger.close();
   });
 });
@@ -351,8 +357,9 @@ describe('runPartition after a run died in the middle of a commit', () => {
 
     expect(out.adopted).toBe(0);
     for (const [key, rows] of partsBefore) expect(sink.replies.get(key)).toBe(rows);
-    // The permanent failure is asked once more by this run, and its first error row is not copied.
-    expect(rowsOf(sink.rows(), permanent)).toHaveLength(2);
+    // The permanent failure is not asked again (issue 3), and its error row is not copied.
+    expect(provider.calls.get(permanent)).toBe(1);
+    expect(rowsOf(sink.rows(), permanent)).toHaveLength(1);
     expect([...okPerItem(sink.rows()).values()].every((n) => n === 1)).toBe(true);
     expect((await ledger.budget(CAMPAIGN)).spent_usd).toBeCloseTo(spentBefore + out.costUsd, 12);
     expect(await journals()).toEqual([]);
