@@ -107,6 +107,32 @@ describe.each(backends)('%s ledger', (_name, open) => {
     expect((await ledger.budget(c)).spent_usd).toBeCloseTo(0.75, 12);
     await ledger.close();
   });
+
+  it('does not hand out a permanently failed item again unless retryFailed; the last attempt decides (issue 3)', async () => {
+    const ledger = open();
+    const c = campaign();
+    const g = 'generate';
+    await ledger.initCampaign(c, 10, 'run-1');
+    await ledger.registerItems(c, g, ['a', 'b', 'c', 'd']);
+    await ledger.commitPart({ campaign: c, phase: g, partKey: 'p1', done: ['a'], failed: ['b'], failedPermanently: ['c'], costUsd: 0.1 });
+    expect(await ledger.counts(c, g)).toEqual({ pending: 1, done: 1, failed: 2 });
+    expect([...(await ledger.pendingAmong(c, g, ['d', 'c', 'b', 'a', 'new']))]).toEqual(['d', 'b', 'new']);
+    expect([...(await ledger.pendingAmong(c, g, ['d', 'c', 'b', 'a'], { retryFailed: true }))]).toEqual(['d', 'c', 'b']);
+    // `status` lists the errors of every item not done, permanent ones included.
+    expect([...(await ledger.pendingItems(c, g))]).toEqual(['b', 'c', 'd']);
+
+    // Asked again with retryFailed: a transient failure now makes it re-askable, a permanent one
+    // (b) makes b skipped, a success (d) finishes it.
+    await ledger.commitPart({ campaign: c, phase: g, partKey: 'p2', done: ['d'], failed: ['c'], failedPermanently: ['b', 'a'], costUsd: 0.1 });
+    expect(await ledger.counts(c, g)).toEqual({ pending: 0, done: 2, failed: 2 });
+    expect([...(await ledger.pendingAmong(c, g, ['a', 'b', 'c', 'd']))]).toEqual(['c']);
+    await ledger.commitPart({ campaign: c, phase: g, partKey: 'p3', done: ['b'], failed: [], failedPermanently: ['c'], costUsd: 0 });
+    expect([...(await ledger.pendingAmong(c, g, ['a', 'b', 'c', 'd']))]).toEqual([]);
+    expect([...(await ledger.pendingAmong(c, g, ['a', 'b', 'c', 'd'], { retryFailed: true }))]).toEqual(['c']);
+    expect(await ledger.counts(c, g)).toEqual({ pending: 0, done: 3, failed: 1 });
+    expect((await ledger.budget(c)).spent_usd).toBeCloseTo(0.2, 12);
+    await ledger.close();
+  });
 });
 
 describe('DynamoLedger under DynamoDB semantics', () => {

@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
@@ -99,6 +100,27 @@ describe('EmbeddedLedger items', () => {
     expect(await ledger.reserve('c', 'chunk-3', 0.4)).toBe(false);
     await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p', done: ['x'], failed: [], reservationIds: ['chunk-1', 'chunk-2'], costUsd: 0.3 });
     expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0.3, reserved_usd: 0 });
+  });
+
+  it('opens a ledger file from before permanent failures: the column is added, old failed items are asked again', async () => {
+    await ledger.close();
+    const old = path.join(root, `old${n++}`);
+    mkdirSync(old, { recursive: true });
+    const db = new Database(path.join(old, 'ledger.sqlite'));
+    db.exec(`CREATE TABLE items (campaign TEXT NOT NULL, phase TEXT NOT NULL, item_id TEXT NOT NULL,
+               state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')), part_key TEXT, PRIMARY KEY (campaign, phase, item_id));
+             INSERT INTO items VALUES ('c', 'g', 'x', 'failed', 'p0'), ('c', 'g', 'y', 'done', 'p0'), ('c', 'g', 'z', 'pending', NULL);`);
+    db.close();
+    ledger = new EmbeddedLedger(old, { runId: 'run-1' });
+    expect([...(await ledger.pendingAmong('c', 'g', ['x', 'y', 'z']))]).toEqual(['x', 'z']);
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 1, done: 1, failed: 1 });
+    await ledger.initCampaign('c', 1, 'run-1');
+    await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p1', done: [], failed: [], failedPermanently: ['x', 'z'], costUsd: 0 });
+    expect([...(await ledger.pendingAmong('c', 'g', ['x', 'y', 'z']))]).toEqual([]);
+    await ledger.close();
+    // Opened again (the column exists now): nothing to add, states kept.
+    ledger = new EmbeddedLedger(old, { runId: 'run-2' });
+    expect([...(await ledger.pendingAmong('c', 'g', ['x', 'y', 'z'], { retryFailed: true }))]).toEqual(['x', 'z']);
   });
 
   it('registers a million ids in one call', async () => {
