@@ -4,7 +4,9 @@
  * as blob store and DynamoDB as ledger. Journals live in /tmp, which does not survive the
  * invocation, so the worker stops ~60 s before its timeout and commits every journaled reply
  * before it returns; what is left pending comes back with `again`, and the state machine invokes
- * it again after a Wait.
+ * it again after a Wait. A shard whose runner throws (a provider bug, an S3 or DynamoDB error) has
+ * its journals committed and its reservations handed back before the error propagates (salvage),
+ * so what was paid for is neither lost nor asked again by the retry.
  *
  * Idempotency is the ledger's, not Powertools Idempotency's: an item is asked only while the
  * ledger has it pending, and a part's commit marks its items done, settles its reservations and
@@ -32,8 +34,8 @@ import type { SharedPartitionFields } from '../../lib/run/partitionSpec.js';
 import { RateLimiters } from '../../lib/run/RateLimiter.js';
 import type { RunContext } from '../../lib/run/runCampaign.js';
 import { runBatchPartition } from '../../lib/run/runBatchPartition.js';
-import { runPartition } from '../../lib/run/runPartition.js';
-import { Semaphore } from '../../lib/run/Semaphore.js';
+import { adoptJournals, runPartition } from '../../lib/run/runPartition.js';
+import type { PartitionOutcome, PartitionSpec } from '../../lib/run/runPartition.js';
 import { callsPerCopy, copyLimits, judgeShardDoneKey, phaseCopies } from '../../lib/run/shards.js';
 import { DuckDb } from '../../lib/store/DuckDb.js';
 import { layout } from '../../lib/store/index.js';
@@ -43,6 +45,7 @@ import { campaignCache } from '../shared/campaignInput.js';
 import { storesFromEnv } from '../shared/env.js';
 import { redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
+import { ShardWork } from './inflight.js';
 
 /** Stop this long before the Lambda's timeout: the last chunk's calls end and their part is committed. */
 export const DEFAULT_SAFETY_MS = 60_000;
@@ -118,7 +121,7 @@ function deadline(context: Context, safetyMs: number) {
     if (!controller.signal.aborted && context.getRemainingTimeInMillis() <= safetyMs) controller.abort();
   };
   const timer = setTimeout(() => controller.abort(), Math.max(0, context.getRemainingTimeInMillis() - safetyMs));
-  return { signal: controller.signal, check, clear: () => clearTimeout(timer) };
+  return { signal: controller.signal, check, abort: () => controller.abort(), clear: () => clearTimeout(timer) };
 }
 
 async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: Context): Promise<WorkerOutput> {
@@ -128,7 +131,10 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
   const time = deadline(context, deps.safetyMs ?? DEFAULT_SAFETY_MS);
   // Reservations carry the execution as run id, so the next execution's plan releases the ones a
   // killed worker left; reservation ids and part names carry the invocation, unique per shard.
-  const ledger = deps.ledgerFor(execution);
+  // The plan registered every generate item; judge items are registered here, once (a later
+  // invocation's registration finds them known and writes nothing).
+  const inflight = new ShardWork();
+  const ledger = inflight.ledger(deps.ledgerFor(execution), phase === 'generate');
   const invocation = `${execution}-${context.awsRequestId}`.replace(/[^A-Za-z0-9_-]/g, '_');
   const scratch = join(deps.tmpDir, 'sondage-worker', invocation);
   const writer = await ParquetWriter.create({ tmpDir: join(scratch, 'parquet'), threads: 1 });
@@ -143,7 +149,7 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
     campaign: campaign.name,
     retry: DEFAULT_RETRY,
     ledger,
-    semaphore: new Semaphore(callsPerCopy(campaign, phase)),
+    semaphore: inflight.semaphore(callsPerCopy(campaign, phase)),
     chunkSize: deps.chunkSize ?? 64,
     partRows: deps.partRows ?? 20_000,
     signal: time.signal,
@@ -176,13 +182,21 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
           price: entry.price,
           batch,
           readReply: phase === 'generate' ? generateReader(battery) : judgeReader(battery, entry.id),
-          store,
-          writer,
+          // Counted, so that a failed shard can wait for its part commits to end before it adopts.
+          store: inflight.counted(store),
+          writer: inflight.counted(writer),
           // One folder per shard: two shards of a partition in one container must not adopt each other's journals.
           journalDir: join(scratch, 'journal', phase, `model=${shard.model}`, `language=${shard.language}`, `shard=${shard.start}-${shard.end}`),
         },
       );
-      const out = batch ? await runBatchPartition({ ...spec, batch, pollMs: 0, once: true }) : await runPartition(spec);
+      inflight.reset();
+      let out: PartitionOutcome;
+      try {
+        out = batch ? await runBatchPartition({ ...spec, batch, pollMs: 0, once: true }) : await runPartition(spec);
+      } catch (err) {
+        await salvage(err, { spec, batch: batch !== undefined, inflight, time, context, logger });
+        throw err;
+      }
       const open = batch ? (await ledger.openBatches(campaign.name, phase, shard.model, shard.language)).length : 0;
       total.done += out.done + out.adopted;
       total.failed += out.failed;
@@ -211,6 +225,42 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
   metrics.addMetric('ItemsFailed', MetricUnit.Count, total.failed);
   metrics.addMetric('CostUsd', MetricUnit.NoUnit, total.costUsd);
   return out;
+}
+
+/** How long a failed shard waits for its calls and commits to end before it adopts its journals. */
+const QUIET_MAX_MS = 30_000;
+
+/**
+ * After a shard's runner threw (a provider bug, an S3 or DynamoDB error): stops the calls still in
+ * flight, waits for them and their part commits to end, then commits the journals they left in
+ * /tmp, which does not outlive the invocation, and hands back the reservations of the calls that
+ * commit counted. The replies paid for are kept, their items are not asked again, and the money
+ * is not held until the next plan's releaseStale. A batch shard's journals are rebuilt from the
+ * provider's results by the invocation that re-attaches, and its reservations stay with its open
+ * batches. The runner's error is thrown by the caller either way.
+ */
+async function salvage(
+  err: unknown,
+  s: { spec: PartitionSpec; batch: boolean; inflight: ShardWork; time: { abort(): void }; context: Context; logger: Logger },
+): Promise<void> {
+  const { spec, inflight, logger } = s;
+  const where = { campaign: spec.campaign, phase: spec.phase, model: spec.model, language: spec.language, journalDir: spec.journalDir };
+  s.time.abort();
+  if (s.batch) return;
+  const quiet = await inflight.quiet(Math.min(QUIET_MAX_MS, Math.max(0, s.context.getRemainingTimeInMillis() - 10_000)));
+  if (!quiet) {
+    // Adopting while a commit of the same journal runs could store its replies twice.
+    logger.error('shard failed and did not get quiet: its uncommitted replies are lost', { ...where, error: String(err) });
+    return;
+  }
+  try {
+    const adopted = await adoptJournals(spec, new Map(spec.items.map((i) => [i.item_id, i])));
+    const held = inflight.reservations;
+    for (const id of held) await spec.ledger.release(spec.campaign, id);
+    logger.warn('shard failed; what it had journaled is committed', { ...where, adopted, released: held.length, error: String(err) });
+  } catch (adoptErr) {
+    logger.error('shard failed and its journals could not be committed', { ...where, error: String(err), adoptError: String(adoptErr) });
+  }
 }
 
 function modelOf(ctx: RunContext, id: string): ModelEntry {

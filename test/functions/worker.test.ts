@@ -66,11 +66,29 @@ describe('worker handler', () => {
     await upload('w-full');
     const { generate, judge } = await plan('w-full', 'exec-1');
     expect(generate.length).toBeGreaterThan(1);
-    const worker = createWorker(h.deps());
+    // the ledger the worker gets, with its registrations counted by phase
+    const registered = { generate: 0, judge: 0 };
+    const deps = h.deps();
+    const worker = createWorker({
+      ...deps,
+      ledgerFor: (runId: string) => {
+        const inner = deps.ledgerFor(runId);
+        return new Proxy(inner, {
+          get: (t, prop) =>
+            prop === 'registerItems'
+              ? (c: string, phase: 'generate' | 'judge', ids: readonly string[]) => ((registered[phase] += ids.length), t.registerItems(c, phase, ids))
+              : (Reflect.get(t, prop, t) as unknown),
+        });
+      },
+    });
     const total = (await h.ledger.counts('w-full', 'generate')).pending;
+    h.dynamo.calls.clear();
     // act: the ItemBatcher's batches of up to four shards
     const outs: WorkerOutput[] = [];
     for (let i = 0; i < generate.length; i += 4) outs.push(await worker(event('w-full', 'generate', 'exec-1', generate.slice(i, i + 4)), lambdaContext()));
+    // assess: the plan registered the generate items; the worker does not register them again
+    expect(registered.generate).toBe(0);
+    expect(h.dynamo.calls.get('BatchWriteItem') ?? 0).toBe(0);
     // assess: every item done once, in the ledger and in the Parquet
     const got = sum(outs);
     expect(outs.every((o) => o.again === false && o.openBatches === 0 && o.stopped === undefined)).toBe(true);
@@ -88,7 +106,11 @@ describe('worker handler', () => {
     expect(Number(rules[0]!.n)).toBeGreaterThan(0);
 
     // act: the judge phase over the replies just stored
+    h.dynamo.calls.clear();
     const judged = sum(await Promise.all([worker(event('w-full', 'judge', 'exec-1', judge), lambdaContext(undefined, 0, 'req-judge'))]));
+    // the worker registers the judge items (they exist only once the replies do)
+    expect(registered.judge).toBeGreaterThan(0);
+    expect(h.dynamo.calls.get('BatchWriteItem')).toBeGreaterThan(0);
     // assess: the judge read the chosen replies; its readings sit beside the rule readings
     const judgeCounts = await h.ledger.counts('w-full', 'judge');
     expect(judged.done).toBeGreaterThan(0);
@@ -100,11 +122,13 @@ describe('worker handler', () => {
 
     // act: the same batches delivered again (a retried Lambda invocation, or a re-run Map)
     const partsBefore = (await h.store.list('campaigns/w-full/')).length;
+    h.dynamo.calls.clear();
     const again = [
       await worker(event('w-full', 'generate', 'exec-1', generate), lambdaContext(undefined, 0, 'req-2')),
       await worker(event('w-full', 'judge', 'exec-1', judge), lambdaContext(undefined, 0, 'req-3')),
     ];
     // assess: nothing asked, nothing written, nothing spent
+    expect(h.dynamo.calls.get('BatchWriteItem') ?? 0).toBe(0); // judge items registered once
     expect(again.map((o) => [o.done, o.pending, o.costUsd, o.again])).toEqual([
       [0, 0, 0, false],
       [0, 0, 0, false],
@@ -205,6 +229,79 @@ describe('worker handler', () => {
       delete process.env['SONDAGE_TEST_BATCH_KEY'];
       await server.close();
     }
+  });
+
+  it('commits what it journaled before it propagates an S3 error mid-shard, so nothing paid for is asked again', async () => {
+    // prepare: parts of 10 replies; the bucket refuses the first replies part (one S3 error)
+    await upload('w-s3');
+    const { generate } = await plan('w-s3', 'exec-1');
+    const shard = generate[0]!;
+    const size = shard.end - shard.start;
+    const base = h.deps();
+    let refused = 0;
+    const store = new Proxy(h.store, {
+      get: (t, prop) =>
+        prop === 'put'
+          ? async (key: string, body: Uint8Array | string) => {
+              if (key.includes('/generate/replies/') && refused++ === 0) throw Object.assign(new Error('We encountered an internal error. Please try again.'), { name: 'InternalError' });
+              return t.put(key, body);
+            }
+          : (Reflect.get(t, prop, t) as unknown),
+    });
+    const worker = createWorker({ ...base, store, chunkSize: 5, partRows: 10 });
+    // act
+    await expect(worker(event('w-s3', 'generate', 'exec-1', [shard]), lambdaContext())).rejects.toThrow(/internal error/);
+    // assess: every item answered is done in the ledger and stored once, its cost counted once, nothing left reserved
+    expect(refused).toBeGreaterThan(1);
+    expect((await h.ledger.counts('w-s3', 'generate')).done).toBe(size);
+    const replies = await storedReplies(await localCopy('w-s3'), 'w-s3', 'generate');
+    expect(okCounts(replies).size).toBe(size);
+    expect([...okCounts(replies).values()].every((n) => n === 1)).toBe(true);
+    const budget = await h.ledger.budget('w-s3');
+    expect(budget.reserved_usd).toBeCloseTo(0, 12);
+    expect(budget.spent_usd).toBeCloseTo(replies.reduce((sum, r) => sum + r.cost_usd, 0), 12);
+    expect(base.logs.some((l) => l.includes('what it had journaled is committed'))).toBe(true);
+    // act: the retried invocation
+    const again = await createWorker(h.deps())(event('w-s3', 'generate', 'exec-1', [shard]), lambdaContext(undefined, 0, 'req-2'));
+    // assess: nothing asked twice
+    expect([again.done, again.pending, again.costUsd]).toEqual([0, 0, 0]);
+  });
+
+  it('commits the replies in flight when the ledger fails mid-shard, and hands back their reservations', async () => {
+    // prepare: the third reservation of the shard fails as DynamoDB would after the SDK's retries
+    await upload('w-ddb');
+    const { generate } = await plan('w-ddb', 'exec-1');
+    const shard = generate[0]!;
+    const base = h.deps();
+    let reservations = 0;
+    const ledgerFor = (runId: string) => {
+      const inner = base.ledgerFor(runId);
+      return new Proxy(inner, {
+        get: (t, prop) =>
+          prop === 'reserve'
+            ? async (c: string, id: string, amount: number) => {
+                if (++reservations === 3) throw Object.assign(new Error('Throughput exceeds the current capacity of your table'), { name: 'ThrottlingException' });
+                return t.reserve(c, id, amount);
+              }
+            : (Reflect.get(t, prop, t) as unknown),
+      });
+    };
+    const worker = createWorker({ ...base, ledgerFor, chunkSize: 5, partRows: 100 });
+    // act
+    await expect(worker(event('w-ddb', 'generate', 'exec-1', [shard]), lambdaContext())).rejects.toThrow(/Throughput exceeds/);
+    // assess: what the two chunks reserved before the error answered is committed; the rest pending
+    const counts = await h.ledger.counts('w-ddb', 'generate');
+    expect(counts.done).toBeGreaterThan(0);
+    expect(counts.done).toBeLessThanOrEqual(10);
+    const replies = await storedReplies(await localCopy('w-ddb'), 'w-ddb', 'generate');
+    expect(okCounts(replies).size).toBe(counts.done);
+    const budget = await h.ledger.budget('w-ddb');
+    expect(budget.reserved_usd).toBeCloseTo(0, 12);
+    expect(budget.spent_usd).toBeCloseTo(replies.reduce((sum, r) => sum + r.cost_usd, 0), 12);
+    // act: the retried invocation finishes the shard without asking the first ten again
+    const again = await createWorker(h.deps())(event('w-ddb', 'generate', 'exec-1', [shard]), lambdaContext(undefined, 0, 'req-2'));
+    expect(again.done).toBe(shard.end - shard.start - counts.done);
+    expect(okCounts(await storedReplies(await localCopy('w-ddb'), 'w-ddb', 'generate')).size).toBe(shard.end - shard.start);
   });
 
   it('refuses a malformed event and names what is wrong', async () => {
