@@ -28,7 +28,7 @@ import type { PartSink, PartitionSpec } from './runPartition.js';
 /** The fields every partition of one run shares (ledger, bounds, retry policy, stop flag). */
 export type SharedPartitionFields = Pick<
   PartitionSpec,
-  'campaign' | 'runId' | 'retry' | 'ledger' | 'semaphore' | 'chunkSize' | 'partRows' | 'signal' | 'onReply' | 'stop'
+  'campaign' | 'runId' | 'retry' | 'ledger' | 'semaphore' | 'chunkSize' | 'partRows' | 'signal' | 'onReply' | 'stop' | 'retryFailed'
 >;
 
 export interface PartitionSetup {
@@ -46,6 +46,19 @@ export interface PartitionSetup {
   readonly writer: ParquetWriter;
   /** The partition's journal folder (journalDir below, or a per-shard folder on Lambda). */
   readonly journalDir: string;
+  /** The variable holding the provider's API key (`apiKeyVariable`), named if the provider rejects the key. */
+  readonly keyEnv?: string | undefined;
+}
+
+/**
+ * The providers' default key variables, as their adapters define them (OPENAI_API_KEY_ENV,
+ * ANTHROPIC_API_KEY_ENV): copied, because importing the adapters would load their SDKs here.
+ */
+const DEFAULT_KEY_ENV: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
+
+/** The environment variable a model entry's API key comes from, or undefined (simulated, keyless server). */
+export function apiKeyVariable(entry: { readonly provider: string; readonly api_key_env?: string | undefined }): string | undefined {
+  return entry.api_key_env ?? DEFAULT_KEY_ENV[entry.provider];
 }
 
 /**
@@ -67,6 +80,7 @@ export function partitionSpec(shared: SharedPartitionFields, p: PartitionSetup):
     cost: (usage: { input_tokens: number; output_tokens: number }) => costUsd(p.price, usage, { batch }),
     readReply: p.readReply,
     journalDir: p.journalDir,
+    ...(p.keyEnv !== undefined ? { keyEnv: p.keyEnv } : {}),
     sink: partSink(p.writer, p.store, shared.campaign, p.phase, p.model, p.language),
   };
 }
