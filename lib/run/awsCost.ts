@@ -72,11 +72,18 @@ export interface AwsCostAssumptions {
   readonly batchHours: number;
   /** Seconds of each worker invocation spent outside calls: start, campaign download, expansion, part commit. */
   readonly invocationOverheadSeconds: number;
-  /** Item registrations per second in the plan Lambda (DynamoLedger writes 16 at a time, ~10 ms each). */
+  /**
+   * Item registrations per second in the plan Lambda. DynamoLedger puts 25 items per BatchWriteItem,
+   * 32 requests in flight (~50,000 items/s of round trips); the bound is DynamoDB's 1,000 WRU/s for
+   * the one partition key that holds a phase's items, until DynamoDB splits it for heat.
+   */
   readonly planWritesPerSecond: number;
-  /** DynamoDB write units per item: registered by the plan, registered again by the worker (a conditional put that fails still costs one), marked done. */
+  /**
+   * DynamoDB write units per item: registered once (a BatchWriteItem put: the plan registers generate
+   * items, the worker judge items; later registrations find them known and only read), marked done.
+   */
   readonly writeUnitsPerItem: number;
-  /** Read units per item: pending checks by the plan and the worker (consistent BatchGetItem, 1 unit per item). */
+  /** Read units per item: the registration's check for known ids, pending checks by the plan (or the judge's done marker) and the worker (consistent BatchGetItem, 1 unit per item). */
   readonly readUnitsPerItem: number;
   /** Items per budget reservation (the worker's chunk size). */
   readonly itemsPerChunk: number;
@@ -93,8 +100,8 @@ export const DEFAULT_AWS_COST_ASSUMPTIONS: AwsCostAssumptions = {
   batchItemSeconds: 0.002,
   batchHours: 4,
   invocationOverheadSeconds: 4,
-  planWritesPerSecond: 1600,
-  writeUnitsPerItem: 3,
+  planWritesPerSecond: 1000,
+  writeUnitsPerItem: 2,
   readUnitsPerItem: 3,
   itemsPerChunk: 64,
   parquetBytesPerReply: 700,

@@ -55,9 +55,10 @@ describe('estimateAwsCost: the arithmetic', () => {
     expect(line(est, 'Lambda', 'generate', 'GB-s')?.usd).toBeCloseTo(seconds * X86, 9);
     // Each child: Invoke, Choice, Succeed; the second invocation is a loop turn (Wait, Invoke, Choice)
     expect(line(est, 'Step Functions', 'generate', 'transitions')?.quantity).toBe(6);
-    // 3 write units per item, 6 per chunk (157 chunks of 64 plus one partial per shard), 5 per shard
-    expect(line(est, 'DynamoDB', 'generate', 'WRU')?.quantity).toBe(10_000 * 3 + (157 + 5) * 6 + 5 * 5);
-    expect(line(est, 'DynamoDB', 'generate', 'WRU')?.usd).toBeCloseTo(((10_000 * 3 + 162 * 6 + 25) / 1e6) * prices.dynamodb.per_million_write_request_units, 12);
+    // 2 write units per item (registered once, marked done), 6 per chunk (157 chunks of 64 plus one
+    // partial per shard), 5 per shard
+    expect(line(est, 'DynamoDB', 'generate', 'WRU')?.quantity).toBe(10_000 * 2 + (157 + 5) * 6 + 5 * 5);
+    expect(line(est, 'DynamoDB', 'generate', 'WRU')?.usd).toBeCloseTo(((10_000 * 2 + 162 * 6 + 25) / 1e6) * prices.dynamodb.per_million_write_request_units, 12);
     // Athena: every SQL file over the ceiling of the Parquet, at least 10 MB a query
     expect(line(est, 'Athena', 'analysis', 'bytes')?.quantity).toBe(SQL_NAMES.length * 10e6);
     expect(est.totalUsd).toBeCloseTo(
