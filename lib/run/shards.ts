@@ -4,12 +4,27 @@
  * manifest with them, and the worker recomputes its share of the rate limit with the same ones.
  */
 import { FUNCTION_SIZING, SHARDS_PER_BATCH } from '../config/sizing.js';
+import type { FunctionSizing } from '../config/sizing.js';
+import { SondageError } from '../errors.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 
 export type Phase = 'generate' | 'judge';
 
-/** Ceiling on concurrent worker copies: the worker's reserved concurrency (lib/config/sizing.ts). */
-export const MAX_WORKER_COPIES = FUNCTION_SIZING.worker.reservedConcurrency ?? 100;
+/**
+ * Ceiling on concurrent worker copies: the worker's reserved concurrency, read from
+ * lib/config/sizing.ts (the one number the stack deploys), never a copy of it. Without one the
+ * copies would draw on the account's shared pool and the plan could not bound them.
+ */
+export const MAX_WORKER_COPIES: number = workerReservedConcurrency(FUNCTION_SIZING.worker);
+
+/** The worker's reserved concurrency; a sizing without one is refused (see MAX_WORKER_COPIES). */
+export function workerReservedConcurrency(worker: FunctionSizing): number {
+  const n = worker.reservedConcurrency;
+  if (n === undefined || !Number.isInteger(n) || n < 1) {
+    throw new SondageError(`lib/config/sizing.ts: FUNCTION_SIZING.worker.reservedConcurrency must be a positive integer (the ceiling on worker copies), got ${String(n)}`);
+  }
+  return n;
+}
 /** Calls one worker copy keeps in flight; the campaign's `concurrency` is spread over copies of this size. */
 export const CALLS_PER_COPY = 16;
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Campaign, ModelEntry } from '../../lib/design/campaign.js';
-import { MAX_WORKER_COPIES, MIN_SHARD_ITEMS, SHARD_MINUTES, UNLIMITED_SHARD_ITEMS, callsPerCopy, copyLimits, phaseCopies, pollSeconds, shardItems, slices } from '../../lib/run/shards.js';
+import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
+import { MAX_WORKER_COPIES, workerReservedConcurrency, MIN_SHARD_ITEMS, SHARD_MINUTES, UNLIMITED_SHARD_ITEMS, callsPerCopy, copyLimits, phaseCopies, pollSeconds, shardItems, slices } from '../../lib/run/shards.js';
 
 /** The fields the shard rules read; the rest of a campaign does not matter to them. */
 function campaign(concurrency: number, models: Partial<ModelEntry>[], judge: Partial<ModelEntry> = {}): Campaign {
@@ -34,5 +35,13 @@ describe('shards and worker copies', () => {
     ]);
     expect(slices(0, 20)).toEqual([]);
     expect(pollSeconds(campaign(16, [{ mode: 'batch' }]), 'generate')).toBeGreaterThan(pollSeconds(campaign(16, [{}]), 'generate'));
+  });
+
+  it("takes the ceiling on copies from the worker's reserved concurrency, and refuses a sizing without one", () => {
+    expect(MAX_WORKER_COPIES).toBe(FUNCTION_SIZING.worker.reservedConcurrency);
+    expect(workerReservedConcurrency({ ...FUNCTION_SIZING.worker, reservedConcurrency: 7 })).toBe(7);
+    const { reservedConcurrency: _, ...unbounded } = FUNCTION_SIZING.worker;
+    expect(() => workerReservedConcurrency(unbounded)).toThrow(/FUNCTION_SIZING\.worker\.reservedConcurrency must be a positive integer .*got undefined/);
+    expect(() => workerReservedConcurrency({ ...FUNCTION_SIZING.worker, reservedConcurrency: 0 })).toThrow(/got 0/);
   });
 });
