@@ -107,6 +107,12 @@ export interface PartitionOutcome {
   readonly pending: number;
   /** Set when the provider rejected the API key: the message naming the model and the key's variable. */
   readonly keyFailure?: string;
+  /**
+   * Items left pending because the provider rejected the key: not in `pending`, which counts what
+   * another pass of this run could still do (the Lambda worker asks to be invoked again for it;
+   * for these only a new key helps).
+   */
+  readonly keyBlocked?: number;
 }
 
 /** A part in the making: the journal its chunks append to, and what the commit will record. */
@@ -275,7 +281,9 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   await flushing;
   if (flushErrors.length > 0) throw flushErrors[0];
   const keyFailure = spec.stop.keyFailures?.get(spec.provider.id);
-  return { done, failed, adopted, costUsd, pending: pending.length - done - failed, ...(keyFailure !== undefined ? { keyFailure } : {}) };
+  const left = pending.length - done - failed;
+  if (keyFailure !== undefined) return { done, failed, adopted, costUsd, pending: 0, keyFailure, keyBlocked: left };
+  return { done, failed, adopted, costUsd, pending: left };
 }
 
 /**
