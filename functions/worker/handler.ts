@@ -78,6 +78,9 @@ function parseEvent(event: unknown): WorkerEvent {
   if (typeof b?.campaign !== 'string' || b.campaign === '') problems.push('BatchInput.campaign: expected the campaign name');
   if (!PHASES.includes(b?.phase as never)) problems.push(`BatchInput.phase: expected one of ${PHASES.join(', ')}`);
   if (typeof b?.execution !== 'string' || !/^[A-Za-z0-9_-]+$/.test(b.execution)) problems.push('BatchInput.execution: expected the execution name');
+  if (b?.pollSeconds !== undefined && !(typeof b.pollSeconds === 'number' && Number.isFinite(b.pollSeconds) && b.pollSeconds >= 0)) {
+    problems.push('BatchInput.pollSeconds: expected the seconds the Wait state waits (a number ≥ 0)');
+  }
   if (!Array.isArray(e?.Items)) problems.push('Items: expected the array of shards the ItemBatcher sends');
   else {
     e.Items.forEach((s: Partial<Shard>, i) => {
@@ -218,7 +221,9 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
     // Out of budget, pending items wait for a larger cap and a re-started execution, not a Wait loop.
     again: total.openBatches > 0 || (total.pending > 0 && !stopped),
   };
-  logger.info('shards run', { campaign: campaign.name, phase, execution, shards: e.Items.length, ...out });
+  // The Wait that follows `again` reads the same pollSeconds: the log says when the next invocation comes.
+  const next = out.again && e.BatchInput.pollSeconds !== undefined ? { nextInvocationSeconds: e.BatchInput.pollSeconds } : {};
+  logger.info('shards run', { campaign: campaign.name, phase, execution, shards: e.Items.length, ...out, ...next });
   metrics.addDimension('campaign', campaign.name);
   metrics.addDimension('phase', phase);
   metrics.addMetric('ItemsDone', MetricUnit.Count, total.done);

@@ -61,6 +61,11 @@ export interface WorkerBatchInput {
   readonly campaign: string;
   readonly phase: 'generate' | 'judge';
   readonly execution: string;
+  /**
+   * The phase plan's `pollSeconds`, which the item processor's Wait reads from here: how long until
+   * the next invocation when this one returns `again` (the worker logs it; absent in older inputs).
+   */
+  readonly pollSeconds?: number;
 }
 
 /**

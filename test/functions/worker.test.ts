@@ -209,12 +209,14 @@ describe('worker handler', () => {
       const worker = createWorker(deps);
       // act: the Map's first invocation
       expect(generate).toEqual([{ model: 'batched', language: 'en', start: 0, end: total, mode: 'batch' }]);
-      const first = await worker(event('w-batch', 'generate', 'exec-1', generate), lambdaContext());
+      const input = event('w-batch', 'generate', 'exec-1', generate);
+      const first = await worker({ ...input, BatchInput: { ...input.BatchInput, pollSeconds: planned.generate.pollSeconds } }, lambdaContext());
       // assess: one batch submitted, its reservation held between invocations
       expect(planned.generate.pollSeconds).toBe(300);
       expect(first).toMatchObject({ done: 0, openBatches: 1, pending: total, again: true });
       expect((await h.ledger.budget('w-batch')).reserved_usd).toBeGreaterThan(0);
       expect(server.created).toHaveLength(1);
+      expect(deps.logs.some((l) => l.includes('"nextInvocationSeconds":300'))).toBe(true);
       // act: the invocation after the Wait, with the previous output at `result`
       const second = await worker({ ...event('w-batch', 'generate', 'exec-1', generate), result: first }, lambdaContext(undefined, 0, 'req-2'));
       // assess: polled, collected and committed once, not submitted again
@@ -306,8 +308,8 @@ describe('worker handler', () => {
 
   it('refuses a malformed event and names what is wrong', async () => {
     const worker = createWorker(h.deps());
-    await expect(worker({ Items: [{ model: 'alpha', start: 5, end: 2 }], BatchInput: { campaign: 'w-full', phase: 'analyse' } }, lambdaContext())).rejects.toThrow(
-      /worker event: BatchInput\.phase: expected one of generate, judge; BatchInput\.execution: expected the execution name; Items\[0\]: expected \{ model, language, start, end, mode: sync\|batch \}/,
+    await expect(worker({ Items: [{ model: 'alpha', start: 5, end: 2 }], BatchInput: { campaign: 'w-full', phase: 'analyse', pollSeconds: 'soon' } }, lambdaContext())).rejects.toThrow(
+      /worker event: BatchInput\.phase: expected one of generate, judge; BatchInput\.execution: expected the execution name; BatchInput\.pollSeconds: expected the seconds the Wait state waits \(a number ≥ 0\); Items\[0\]: expected \{ model, language, start, end, mode: sync\|batch \}/,
     );
   });
 });
