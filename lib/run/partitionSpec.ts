@@ -46,19 +46,8 @@ export interface PartitionSetup {
   readonly writer: ParquetWriter;
   /** The partition's journal folder (journalDir below, or a per-shard folder on Lambda). */
   readonly journalDir: string;
-  /** The variable holding the provider's API key (`apiKeyVariable`), named if the provider rejects the key. */
+  /** The variable holding the provider's API key (the entry's `api_key_env`), named if the provider rejects the key. */
   readonly keyEnv?: string | undefined;
-}
-
-/**
- * The providers' default key variables, as their adapters define them (OPENAI_API_KEY_ENV,
- * ANTHROPIC_API_KEY_ENV): copied, because importing the adapters would load their SDKs here.
- */
-const DEFAULT_KEY_ENV: Readonly<Record<string, string>> = { openai: 'OPENAI_API_KEY', anthropic: 'ANTHROPIC_API_KEY' };
-
-/** The environment variable a model entry's API key comes from, or undefined (simulated, keyless server). */
-export function apiKeyVariable(entry: { readonly provider: string; readonly api_key_env?: string | undefined }): string | undefined {
-  return entry.api_key_env ?? DEFAULT_KEY_ENV[entry.provider];
 }
 
 /**
