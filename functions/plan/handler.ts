@@ -22,7 +22,7 @@ import { createBatchClient, createProvider } from '../../lib/providers/registry.
 import { assertWithinBudget, ensurePrompts } from '../../lib/run/partitionSpec.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import type { RunContext } from '../../lib/run/runCampaign.js';
-import { judgeShardDoneKey, phaseCopies, pollSeconds, shardItems, slices } from '../../lib/run/shards.js';
+import { judgeShardDoneKey, phaseCopies, pollSeconds, registeredKey, shardItems, slices } from '../../lib/run/shards.js';
 import type { Phase } from '../../lib/run/shards.js';
 import { athenaTableSources } from '../../lib/store/AthenaQueryable.js';
 import { layout } from '../../lib/store/index.js';
@@ -66,10 +66,10 @@ function parseEvent(event: unknown): PlanEvent {
 
 /** The handler over its dependencies (tests pass stores on local servers). */
 export function createHandler(deps: PlanDeps) {
-  const base = async (event: unknown, _context: Context): Promise<PlanOutput> => {
+  const base = async (event: unknown, context: Context): Promise<PlanOutput> => {
     const e = parseEvent(event);
     try {
-      return await plan(deps, e);
+      return await plan(deps, e, context);
     } catch (err) {
       throw redactedError(err);
     }
@@ -77,7 +77,7 @@ export function createHandler(deps: PlanDeps) {
   return middy(base).use(injectLambdaContext(deps.logger)).use(logMetrics(deps.metrics));
 }
 
-async function plan(deps: PlanDeps, e: PlanEvent): Promise<PlanOutput> {
+async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<PlanOutput> {
   const { store, logger, metrics } = deps;
   await deps.loadKeys();
   // /tmp outlives the invocation in a warm container: the copy is removed once loaded.
@@ -103,9 +103,9 @@ async function plan(deps: PlanDeps, e: PlanEvent): Promise<PlanOutput> {
   await store.put(layout.planKey(campaign.name), JSON.stringify(costPlan, null, 2));
 
   const writer = await ParquetWriter.create({ tmpDir: join(deps.tmpDir, 'sondage-parquet'), threads: 1 });
-  let generate: Shard[];
+  let generate: GenerateShards;
   try {
-    generate = await generateShards(ctx, ledger, writer, store);
+    generate = await generateShards(ctx, ledger, writer, store, context);
   } finally {
     await writer.close();
   }
@@ -124,7 +124,7 @@ async function plan(deps: PlanDeps, e: PlanEvent): Promise<PlanOutput> {
     };
   };
   const out: PlanOutput = {
-    generate: await phasePlan('generate', generate),
+    generate: await phasePlan('generate', generate.shards),
     judge: await phasePlan('judge', judge),
     analysis: { queryString: renderSql(FIRST_SQL_QUERY, athenaTableSources(deps.glueDatabase, campaign.name, campaign.models.map((m) => m.id))) },
     expectedCostUsd: costPlan.totals.costUsd,
@@ -133,40 +133,72 @@ async function plan(deps: PlanDeps, e: PlanEvent): Promise<PlanOutput> {
   logger.info('campaign planned', {
     campaign: campaign.name,
     execution: e.execution,
-    generateShards: generate.length,
+    generateShards: generate.shards.length,
+    // Partitions left for the workers to register: the plan's time ran short (see PLAN_RESERVE_MS).
+    unregisteredPartitions: generate.unregistered,
     judgeShards: judge.length,
     releasedReservations: released,
     expectedCostUsd: out.expectedCostUsd,
   });
   metrics.addDimension('campaign', campaign.name);
-  metrics.addMetric('PlannedShards', MetricUnit.Count, generate.length + judge.length);
+  metrics.addMetric('PlannedShards', MetricUnit.Count, generate.shards.length + judge.length);
   return out;
+}
+
+/**
+ * Time the plan keeps for what follows registration (judge shards, manifests, output) and for the
+ * partition it is registering when the time runs out. At full size (FAR-6: 8 models × 6 languages,
+ * ~1M items, ~21,000 a partition) one partition is 840 BatchWriteItem and 210 BatchGetItem
+ * requests: ~1 s of round trips, ~21 s at DynamoDB's 1,000 WRU/s for one partition key (a cold
+ * table, not yet split for heat), plus ~7 s for the pending check at 3,000 RRU/s. The whole
+ * registration is then ~1,000 s of writes and ~670 s of reads on a cold table, past the 900 s the
+ * plan has: 120 s before its timeout the plan stops registering, and the partitions left are listed
+ * whole for their workers to register (shard by shard, spread over the run).
+ */
+export const PLAN_RESERVE_MS = 120_000;
+
+interface GenerateShards {
+  readonly shards: Shard[];
+  /** Partitions the plan did not register (its time ran short): their workers register them. */
+  readonly unregistered: number;
 }
 
 /**
  * Generate shards: each model × language partition in expansion order, cut by the model's shard
  * size (one shard per partition in batch mode: the ledger keeps open batches per partition, so one
  * worker must own them all). Items are registered here, so that a shard lists only if the ledger
- * still has one of its items pending. Prompts are a pure function of the design: written once.
+ * still has one of its items pending, and the partition's registeredKey marker tells its workers
+ * not to register them again. Prompts are a pure function of the design: written once. With less
+ * than PLAN_RESERVE_MS left, a partition not yet registered is listed whole and left unmarked.
  */
-async function generateShards(ctx: RunContext, ledger: Ledger, writer: ParquetWriter, store: PlanDeps['store']): Promise<Shard[]> {
+async function generateShards(ctx: RunContext, ledger: Ledger, writer: ParquetWriter, store: PlanDeps['store'], context: Context): Promise<GenerateShards> {
   const { campaign, battery } = ctx;
   const copies = phaseCopies(campaign, 'generate');
+  const marked = new Set(await store.list(`campaigns/${campaign.name}/generate/_registered/`));
   const shards: Shard[] = [];
+  let unregistered = 0;
   for (const model of campaign.models) {
     for (const language of battery.languages) {
       const items = [...battery.expand(model, language)];
       const ids = items.map((i) => i.item_id);
       await ensurePrompts(writer, store, { campaign: campaign.name, phase: 'generate', model: model.id, language }, items, false);
-      await ledger.registerItems(campaign.name, 'generate', ids);
-      const pending = await ledger.pendingAmong(campaign.name, 'generate', ids);
+      const marker = registeredKey(campaign.name, { model: model.id, language });
+      let pending: ReadonlySet<string> | undefined;
+      if (context.getRemainingTimeInMillis() > PLAN_RESERVE_MS) {
+        if (!marked.has(marker)) {
+          await ledger.registerItems(campaign.name, 'generate', ids);
+          await store.put(marker, new Date().toISOString());
+        }
+        pending = await ledger.pendingAmong(campaign.name, 'generate', ids);
+      } else if (!marked.has(marker)) unregistered++;
       const size = model.mode === 'batch' ? items.length : shardItems(model, copies);
       for (const { start, end } of slices(items.length, size)) {
-        if (ids.slice(start, end).some((id) => pending.has(id))) shards.push({ model: model.id, language, start, end, mode: model.mode });
+        // Without the pending check every slice is listed: a worker finds a finished one done and asks nothing.
+        if (!pending || ids.slice(start, end).some((id) => pending.has(id))) shards.push({ model: model.id, language, start, end, mode: model.mode });
       }
     }
   }
-  return shards;
+  return { shards, unregistered };
 }
 
 /**

@@ -36,7 +36,7 @@ import type { RunContext } from '../../lib/run/runCampaign.js';
 import { runBatchPartition } from '../../lib/run/runBatchPartition.js';
 import { adoptJournals, runPartition } from '../../lib/run/runPartition.js';
 import type { PartitionOutcome, PartitionSpec } from '../../lib/run/runPartition.js';
-import { callsPerCopy, copyLimits, judgeShardDoneKey, phaseCopies } from '../../lib/run/shards.js';
+import { callsPerCopy, copyLimits, judgeShardDoneKey, phaseCopies, registeredKey } from '../../lib/run/shards.js';
 import { DuckDb } from '../../lib/store/DuckDb.js';
 import { layout } from '../../lib/store/index.js';
 import { ParquetWriter } from '../../lib/store/ParquetWriter.js';
@@ -134,10 +134,11 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
   const time = deadline(context, deps.safetyMs ?? DEFAULT_SAFETY_MS);
   // Reservations carry the execution as run id, so the next execution's plan releases the ones a
   // killed worker left; reservation ids and part names carry the invocation, unique per shard.
-  // The plan registered every generate item; judge items are registered here, once (a later
-  // invocation's registration finds them known and writes nothing).
+  // The plan registers the generate items (registeredKey marks each partition it did); judge
+  // items are registered here, once (a later invocation's registration finds them known and
+  // writes nothing).
   const inflight = new ShardWork();
-  const ledger = inflight.ledger(deps.ledgerFor(execution), phase === 'generate');
+  const ledger = inflight.ledger(deps.ledgerFor(execution));
   const invocation = `${execution}-${context.awsRequestId}`.replace(/[^A-Za-z0-9_-]/g, '_');
   const scratch = join(deps.tmpDir, 'sondage-worker', invocation);
   const writer = await ParquetWriter.create({ tmpDir: join(scratch, 'parquet'), threads: 1 });
@@ -192,7 +193,7 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
           journalDir: join(scratch, 'journal', phase, `model=${shard.model}`, `language=${shard.language}`, `shard=${shard.start}-${shard.end}`),
         },
       );
-      inflight.reset();
+      inflight.reset(phase === 'generate' && (await store.exists(registeredKey(campaign.name, shard))));
       let out: PartitionOutcome;
       try {
         out = batch ? await runBatchPartition({ ...spec, batch, pollMs: 0, once: true }) : await runPartition(spec);

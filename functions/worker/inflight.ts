@@ -17,10 +17,16 @@ export class ShardWork {
   private active = 0;
   /** Reservations granted to this shard and neither settled by a commit nor released. */
   private readonly held = new Set<string>();
+  private registered = false;
 
-  /** Starts a new shard: what an earlier shard still holds (an open provider batch's reservation) is not this one's. */
-  reset(): void {
+  /**
+   * Starts a new shard: what an earlier shard still holds (an open provider batch's reservation) is
+   * not this one's. `registered`: the plan registered the shard's items (its partition's
+   * registeredKey marker), so the runner's registration is skipped.
+   */
+  reset(registered: boolean): void {
     this.held.clear();
+    this.registered = registered;
   }
 
   get reservations(): readonly string[] {
@@ -52,16 +58,15 @@ export class ShardWork {
 
   /**
    * The ledger as the runners see it: counted, with the reservations it grants followed until a
-   * commit settles them or a release hands them back, and registration of the phase's items
-   * skipped when `registered` (the plan registered every generate item before the Map started:
-   * a second registration would be one more DynamoDB request per item for nothing).
+   * commit settles them or a release hands them back, and registration skipped for a shard whose
+   * items the plan registered (a second registration would read every item again for nothing).
    */
-  ledger(inner: Ledger, registered: boolean): Ledger {
+  ledger(inner: Ledger): Ledger {
     const base = this.counted(inner);
     return new Proxy(base, {
       get: (t, prop) => {
         const v: unknown = Reflect.get(t, prop, t);
-        if (prop === 'registerItems' && registered) return async () => {};
+        if (prop === 'registerItems' && this.registered) return async () => {};
         if (prop === 'reserve') {
           return async (campaign: string, id: string, amount: number) => {
             const ok = await (v as Ledger['reserve'])(campaign, id, amount);

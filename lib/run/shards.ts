@@ -112,3 +112,13 @@ export function pollSeconds(campaign: Campaign, phase: Phase): number {
 export function judgeShardDoneKey(campaign: string, shard: { readonly model: string; readonly language: string; readonly start: number; readonly end: number }): string {
   return `campaigns/${campaign}/judge/_shards/model=${shard.model}/language=${shard.language}/${shard.start}-${shard.end}.done`;
 }
+
+/**
+ * Key of the marker the plan leaves once it has registered every generate item of a partition: a
+ * worker whose shard's partition has it skips registration (a second one would cost a DynamoDB
+ * read per item for nothing); without it (the plan ran short of time) the worker registers its
+ * shard's items itself. Outside the tables' locations, as judgeShardDoneKey.
+ */
+export function registeredKey(campaign: string, partition: { readonly model: string; readonly language: string }): string {
+  return `campaigns/${campaign}/generate/_registered/model=${partition.model}/language=${partition.language}.done`;
+}

@@ -1,9 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHandler as createPlan } from '../../functions/plan/handler.js';
+import { PLAN_RESERVE_MS, createHandler as createPlan } from '../../functions/plan/handler.js';
 import { createHandler as createWorker } from '../../functions/worker/handler.js';
 import type { PlanOutput, Shard, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
+import { registeredKey } from '../../lib/run/shards.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
 import { tempDir } from '../helpers/campaigns.js';
@@ -55,6 +56,20 @@ async function localCopy(campaign: string): Promise<string> {
   return dir;
 }
 
+/** Handler dependencies whose ledgers count the items registered through them, by phase. */
+function countingRegistrations() {
+  const registered = { generate: 0, judge: 0 };
+  const deps = h.deps();
+  const ledgerFor = (runId: string) =>
+    new Proxy(deps.ledgerFor(runId), {
+      get: (t, prop) =>
+        prop === 'registerItems'
+          ? (c: string, phase: 'generate' | 'judge', ids: readonly string[]) => ((registered[phase] += ids.length), t.registerItems(c, phase, ids))
+          : (Reflect.get(t, prop, t) as unknown),
+    });
+  return { deps: { ...deps, ledgerFor }, registered };
+}
+
 /** Sums worker outputs as the Map's results would be read. */
 function sum(outs: readonly WorkerOutput[]) {
   return outs.reduce((a, o) => ({ done: a.done + o.done, failed: a.failed + o.failed, pending: a.pending + o.pending, costUsd: a.costUsd + o.costUsd }), { done: 0, failed: 0, pending: 0, costUsd: 0 });
@@ -66,21 +81,8 @@ describe('worker handler', () => {
     await upload('w-full');
     const { generate, judge } = await plan('w-full', 'exec-1');
     expect(generate.length).toBeGreaterThan(1);
-    // the ledger the worker gets, with its registrations counted by phase
-    const registered = { generate: 0, judge: 0 };
-    const deps = h.deps();
-    const worker = createWorker({
-      ...deps,
-      ledgerFor: (runId: string) => {
-        const inner = deps.ledgerFor(runId);
-        return new Proxy(inner, {
-          get: (t, prop) =>
-            prop === 'registerItems'
-              ? (c: string, phase: 'generate' | 'judge', ids: readonly string[]) => ((registered[phase] += ids.length), t.registerItems(c, phase, ids))
-              : (Reflect.get(t, prop, t) as unknown),
-        });
-      },
-    });
+    const { deps, registered } = countingRegistrations();
+    const worker = createWorker(deps);
     const total = (await h.ledger.counts('w-full', 'generate')).pending;
     h.dynamo.calls.clear();
     // act: the ItemBatcher's batches of up to four shards
@@ -304,6 +306,29 @@ describe('worker handler', () => {
     const again = await createWorker(h.deps())(event('w-ddb', 'generate', 'exec-1', [shard]), lambdaContext(undefined, 0, 'req-2'));
     expect(again.done).toBe(shard.end - shard.start - counts.done);
     expect(okCounts(await storedReplies(await localCopy('w-ddb'), 'w-ddb', 'generate')).size).toBe(shard.end - shard.start);
+  });
+
+  it('registers the shards of partitions a plan short of time left unregistered, and a later plan skips what they finished', async () => {
+    // prepare: the plan starts with less than its reserve left, so it registers nothing
+    await upload('w-late');
+    const late = await createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w-late', execution: 'exec-1' }, lambdaContext(PLAN_RESERVE_MS - 1));
+    const generate = JSON.parse(Buffer.from((await h.store.get(late.generate.manifestKey))!).toString('utf8')) as Shard[];
+    expect(await h.ledger.counts('w-late', 'generate')).toEqual({ pending: 0, done: 0, failed: 0 });
+    expect(await h.store.list('campaigns/w-late/generate/_registered/')).toEqual([]);
+    const total = generate.reduce((n, sh) => n + sh.end - sh.start, 0);
+    // act: the first shard's worker
+    const { deps, registered } = countingRegistrations();
+    const out = await createWorker(deps)(event('w-late', 'generate', 'exec-1', generate.slice(0, 1)), lambdaContext());
+    // assess: it registered its own items and answered them
+    expect(out.done).toBe(generate[0]!.end - generate[0]!.start);
+    expect(registered.generate).toBe(out.done);
+    expect(await h.ledger.counts('w-late', 'generate')).toEqual({ pending: 0, done: out.done, failed: 0 });
+    // act: a re-started execution's plan with its time
+    const { generate: rest } = await plan('w-late', 'exec-2');
+    // assess: everything registered now (done items kept), partitions marked, the finished shard not listed
+    expect(await h.ledger.counts('w-late', 'generate')).toEqual({ pending: total - out.done, done: out.done, failed: 0 });
+    expect(await h.store.list('campaigns/w-late/generate/_registered/')).toEqual([registeredKey('w-late', generate[0]!)]);
+    expect(rest).toEqual(generate.slice(1));
   });
 
   it('refuses a malformed event and names what is wrong', async () => {
