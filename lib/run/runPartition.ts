@@ -294,10 +294,12 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
 function noteKeyFailure(spec: PartitionSpec, errorClass: string, message: string): void {
   const failures = (spec.stop.keyFailures ??= new Map<string, string>());
   if (failures.has(spec.provider.id)) return;
+  // Adapter messages start with the provider id, which the message names already.
+  const detail = (message.startsWith(`${spec.provider.id}: `) ? message.slice(spec.provider.id.length + 2) : message).slice(0, 200);
   const where = spec.keyEnv !== undefined ? `the environment variable ${spec.keyEnv}` : "the environment variable the model's api_key_env names";
   failures.set(
     spec.provider.id,
-    `${spec.provider.id}: the provider rejected the API key (${errorClass}: ${message.slice(0, 200)}); ` +
+    `${spec.provider.id}: the provider rejected the API key (${errorClass}: ${detail}); ` +
       `the ${spec.phase} calls of this model stopped and its unanswered items stay pending. ` +
       `Check the key in ${where} (valid, allowed to use this model, with credit), then run again.`,
   );
