@@ -235,9 +235,11 @@ export function estimateAwsCost(
   const modelLanguages = plan.partitions.length;
 
   // plan: expand, write prompts (one part per partition), register every generate item.
-  lambda('plan', generateItems / a.planWritesPerSecond + a.invocationOverheadSeconds, 1, FUNCTION_SIZING.plan);
+  // The plan stops registering before its timeout (functions/plan PLAN_RESERVE_MS) and leaves the
+  // rest to the workers: the same write units, at most the plan's timeout of Lambda time.
+  lambda('plan', Math.min(FUNCTION_SIZING.plan.timeoutSeconds, generateItems / a.planWritesPerSecond + a.invocationOverheadSeconds), 1, FUNCTION_SIZING.plan);
   lambdaLogs('plan', 1);
-  s3('plan', modelLanguages + 4, 4 + 1); // prompt parts, plan.json, two manifests, done-marker list; campaign input files
+  s3('plan', 2 * modelLanguages + 5, 4 + 1); // prompt parts and registered markers, plan.json, two manifests, two marker lists; campaign input files
   // Parent execution: Plan, the two Maps, Athena, Report, Done (and the Choice with GPU).
   transitions('plan', 7);
 

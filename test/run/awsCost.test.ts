@@ -100,6 +100,14 @@ describe('estimateAwsCost: the arithmetic', () => {
     expect(line(est, 'DynamoDB', 'judge', 'RRU')?.quantity).toBe(1000 * 3);
   });
 
+  it('bills the plan for its registration, never past its timeout (it leaves the rest to the workers)', () => {
+    const small = fixture([{ items: 10_000 }]);
+    const huge = fixture([{ items: 2_000_000 }]);
+    const gbs = (est: ReturnType<typeof estimateAwsCost>) => line(est, 'Lambda', 'plan', 'GB-s')?.quantity;
+    expect(gbs(estimateAwsCost(small.plan, small.campaign, {}, prices))).toBeCloseTo(((10_000 / 1000 + 4) * FUNCTION_SIZING.plan.memoryMb) / 1024, 6);
+    expect(gbs(estimateAwsCost(huge.plan, huge.campaign, {}, prices))).toBeCloseTo((FUNCTION_SIZING.plan.timeoutSeconds * FUNCTION_SIZING.plan.memoryMb) / 1024, 6);
+  });
+
   it('warns when an analysis query would pass the workgroup cutoff', () => {
     const { plan, campaign } = fixture([{ items: 10_000 }]);
     const est = estimateAwsCost(plan, campaign, { parquetBytesPerReply: 2e6 }, prices);
