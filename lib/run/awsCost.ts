@@ -256,7 +256,8 @@ export function estimateAwsCost(
     // (~1 per shard of the model); per shard: a replies part and a readings part, plus the done marker
     // for judge shards; the Map reads its manifest and writes its result files. Journals stay in the
     // worker's /tmp (committed as parts before it returns), so they cost no S3 request.
-    const gets = 3 * w.invocations + (phase === 'judge' ? w.shards : 0) + 1;
+    // A generate shard also asks whether its partition is registered (one HEAD, priced as a GET).
+    const gets = 3 * w.invocations + w.shards + 1;
     const puts = 2 * w.shards + (phase === 'judge' ? w.shards : 0) + 2 + Math.ceil(w.invocations / 1000);
     s3(phase, puts, gets);
     // Per item: the units in writeUnitsPerItem/readUnitsPerItem; per chunk: the reservation
