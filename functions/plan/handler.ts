@@ -22,7 +22,7 @@ import { createBatchClient, createProvider } from '../../lib/providers/registry.
 import { assertWithinBudget, ensurePrompts } from '../../lib/run/partitionSpec.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import type { RunContext } from '../../lib/run/runCampaign.js';
-import { judgeShardDoneKey, phaseCopies, pollSeconds, registeredKey, shardItems, slices } from '../../lib/run/shards.js';
+import { judgeShardDoneKey, phaseCopies, pollSeconds, registeredDigest, registeredKey, shardItems, slices } from '../../lib/run/shards.js';
 import type { Phase } from '../../lib/run/shards.js';
 import { athenaTableSources } from '../../lib/store/AthenaQueryable.js';
 import { layout } from '../../lib/store/index.js';
@@ -174,7 +174,6 @@ interface GenerateShards {
 async function generateShards(ctx: RunContext, ledger: Ledger, writer: ParquetWriter, store: PlanDeps['store'], context: Context): Promise<GenerateShards> {
   const { campaign, battery } = ctx;
   const copies = phaseCopies(campaign, 'generate');
-  const marked = new Set(await store.list(`campaigns/${campaign.name}/generate/_registered/`));
   const shards: Shard[] = [];
   let unregistered = 0;
   for (const model of campaign.models) {
@@ -183,14 +182,18 @@ async function generateShards(ctx: RunContext, ledger: Ledger, writer: ParquetWr
       const ids = items.map((i) => i.item_id);
       await ensurePrompts(writer, store, { campaign: campaign.name, phase: 'generate', model: model.id, language }, items, false);
       const marker = registeredKey(campaign.name, { model: model.id, language });
+      const digest = registeredDigest(ids);
+      // A marker of other ids (the design changed since): registered again, new ids only written.
+      const body = await store.get(marker);
+      const marked = body !== undefined && Buffer.from(body).toString('utf8') === digest;
       let pending: ReadonlySet<string> | undefined;
       if (context.getRemainingTimeInMillis() > PLAN_RESERVE_MS) {
-        if (!marked.has(marker)) {
+        if (!marked) {
           await ledger.registerItems(campaign.name, 'generate', ids);
-          await store.put(marker, new Date().toISOString());
+          await store.put(marker, digest);
         }
         pending = await ledger.pendingAmong(campaign.name, 'generate', ids);
-      } else if (!marked.has(marker)) unregistered++;
+      } else if (!marked) unregistered++;
       const size = model.mode === 'batch' ? items.length : shardItems(model, copies);
       for (const { start, end } of slices(items.length, size)) {
         // Without the pending check every slice is listed: a worker finds a finished one done and asks nothing.

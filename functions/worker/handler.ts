@@ -36,7 +36,7 @@ import type { RunContext } from '../../lib/run/runCampaign.js';
 import { runBatchPartition } from '../../lib/run/runBatchPartition.js';
 import { adoptJournals, runPartition } from '../../lib/run/runPartition.js';
 import type { PartitionOutcome, PartitionSpec } from '../../lib/run/runPartition.js';
-import { callsPerCopy, copyLimits, judgeShardDoneKey, phaseCopies, registeredKey } from '../../lib/run/shards.js';
+import { callsPerCopy, copyLimits, judgeShardDoneKey, phaseCopies, registeredDigest, registeredKey } from '../../lib/run/shards.js';
 import { DuckDb } from '../../lib/store/DuckDb.js';
 import { layout } from '../../lib/store/index.js';
 import { ParquetWriter } from '../../lib/store/ParquetWriter.js';
@@ -171,7 +171,8 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
       }
       const entry = entryFor(ctx, phase, shard);
       const judged = modelOf(ctx, shard.model);
-      const sources = [...battery.expand(judged, shard.language)].slice(shard.start, shard.end);
+      const partition = [...battery.expand(judged, shard.language)];
+      const sources = partition.slice(shard.start, shard.end);
       const items = phase === 'generate' ? sources : await judgeShardItems(ctx, store, writer, db!, join(scratch, 'replies'), shard, sources);
       const provider = rateLimited(limiters, await createProvider(phase === 'judge' ? { ...entry, role: 'judge' } : entry, providerCtx), copyLimits(entry, copies));
       const batch = shard.mode === 'batch' ? await createBatchClient(entry, providerCtx) : undefined;
@@ -193,7 +194,7 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
           journalDir: join(scratch, 'journal', phase, `model=${shard.model}`, `language=${shard.language}`, `shard=${shard.start}-${shard.end}`),
         },
       );
-      inflight.reset(phase === 'generate' && (await store.exists(registeredKey(campaign.name, shard))));
+      inflight.reset(phase === 'generate' && (await registered(store, campaign.name, shard, partition)));
       let out: PartitionOutcome;
       try {
         out = batch ? await runBatchPartition({ ...spec, batch, pollMs: 0, once: true }) : await runPartition(spec);
@@ -231,6 +232,12 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
   metrics.addMetric('ItemsFailed', MetricUnit.Count, total.failed);
   metrics.addMetric('CostUsd', MetricUnit.NoUnit, total.costUsd);
   return out;
+}
+
+/** Whether the plan registered the partition's items: its marker holds the digest of the ids expanded here. */
+async function registered(store: BlobStore, campaign: string, shard: Shard, partition: readonly PromptItem[]): Promise<boolean> {
+  const body = await store.get(registeredKey(campaign, shard));
+  return body !== undefined && Buffer.from(body).toString('utf8') === registeredDigest(partition.map((i) => i.item_id));
 }
 
 /** How long a failed shard waits for its calls and commits to end before it adopts its journals. */

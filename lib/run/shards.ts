@@ -6,6 +6,7 @@
 import { FUNCTION_SIZING, SHARDS_PER_BATCH } from '../config/sizing.js';
 import type { FunctionSizing } from '../config/sizing.js';
 import { SondageError } from '../errors.js';
+import { createHash } from 'node:crypto';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 
 export type Phase = 'generate' | 'judge';
@@ -114,11 +115,19 @@ export function judgeShardDoneKey(campaign: string, shard: { readonly model: str
 }
 
 /**
- * Key of the marker the plan leaves once it has registered every generate item of a partition: a
- * worker whose shard's partition has it skips registration (a second one would cost a DynamoDB
- * read per item for nothing); without it (the plan ran short of time) the worker registers its
- * shard's items itself. Outside the tables' locations, as judgeShardDoneKey.
+ * Key of the marker the plan leaves once it has registered every generate item of a partition,
+ * holding registeredDigest of their ids: a worker whose shard's partition has it, with the digest
+ * of the items it expands, skips registration (a second one would cost a DynamoDB read per item
+ * for nothing); without it (the plan ran short of time, or the campaign's design changed since)
+ * the worker registers its shard's items itself. Outside the tables' locations, as judgeShardDoneKey.
  */
 export function registeredKey(campaign: string, partition: { readonly model: string; readonly language: string }): string {
   return `campaigns/${campaign}/generate/_registered/model=${partition.model}/language=${partition.language}.done`;
+}
+
+/** What a registeredKey marker holds: a digest of the partition's item ids, in expansion order. */
+export function registeredDigest(itemIds: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const id of itemIds) hash.update(id).update('\n');
+  return `sha256:${hash.digest('hex')}`;
 }

@@ -329,6 +329,17 @@ describe('worker handler', () => {
     expect(await h.ledger.counts('w-late', 'generate')).toEqual({ pending: total - out.done, done: out.done, failed: 0 });
     expect(await h.store.list('campaigns/w-late/generate/_registered/')).toEqual([registeredKey('w-late', generate[0]!)]);
     expect(rest).toEqual(generate.slice(1));
+    // act: the marker names other ids (the design changed since the plan), then as the plan left it
+    const marker = registeredKey('w-late', generate[0]!);
+    const digest = Buffer.from((await h.store.get(marker))!).toString('utf8');
+    await h.store.put(marker, 'sha256:of-another-design');
+    const stale = countingRegistrations();
+    await createWorker(stale.deps)(event('w-late', 'generate', 'exec-2', rest.slice(0, 1)), lambdaContext());
+    await h.store.put(marker, digest);
+    const fresh = countingRegistrations();
+    await createWorker(fresh.deps)(event('w-late', 'generate', 'exec-2', rest.slice(1, 2)), lambdaContext());
+    // assess: the worker registers its shard only where the marker does not match its items
+    expect([stale.registered.generate, fresh.registered.generate]).toEqual([rest[0]!.end - rest[0]!.start, 0]);
   });
 
   it('refuses a malformed event and names what is wrong', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Campaign, ModelEntry } from '../../lib/design/campaign.js';
 import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
-import { MAX_WORKER_COPIES, workerReservedConcurrency, MIN_SHARD_ITEMS, SHARD_MINUTES, UNLIMITED_SHARD_ITEMS, callsPerCopy, copyLimits, phaseCopies, pollSeconds, shardItems, slices } from '../../lib/run/shards.js';
+import { MAX_WORKER_COPIES, registeredDigest, workerReservedConcurrency, MIN_SHARD_ITEMS, SHARD_MINUTES, UNLIMITED_SHARD_ITEMS, callsPerCopy, copyLimits, phaseCopies, pollSeconds, shardItems, slices } from '../../lib/run/shards.js';
 
 /** The fields the shard rules read; the rest of a campaign does not matter to them. */
 function campaign(concurrency: number, models: Partial<ModelEntry>[], judge: Partial<ModelEntry> = {}): Campaign {
@@ -43,5 +43,12 @@ describe('shards and worker copies', () => {
     const { reservedConcurrency: _, ...unbounded } = FUNCTION_SIZING.worker;
     expect(() => workerReservedConcurrency(unbounded)).toThrow(/FUNCTION_SIZING\.worker\.reservedConcurrency must be a positive integer .*got undefined/);
     expect(() => workerReservedConcurrency({ ...FUNCTION_SIZING.worker, reservedConcurrency: 0 })).toThrow(/got 0/);
+  });
+
+  it('digests a partition\'s ids in order, so a registered marker tells one expansion from another', () => {
+    expect(registeredDigest(['a', 'b'])).toBe(registeredDigest(['a', 'b']));
+    expect(registeredDigest(['a', 'b'])).not.toBe(registeredDigest(['b', 'a']));
+    expect(registeredDigest(['ab'])).not.toBe(registeredDigest(['a', 'b']));
+    expect(registeredDigest([])).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 });
