@@ -124,7 +124,7 @@ export class Pipeline extends Construct {
         itemBatcher: new sfn.ItemBatcher({
           maxItemsPerBatch: props.shardsPerBatch ?? SHARDS_PER_BATCH,
           // ItemBatcher renders BatchInput as given (no JsonPath tokens): the ".$" keys are written out.
-          // pollSeconds rides along for the item processor's Wait state (WorkerBatchInput ignores it).
+          // pollSeconds rides along for the item processor's Wait state (the worker logs it as its next call).
           batchInput: { 'campaign.$': '$.campaign', phase, 'execution.$': '$$.Execution.Name', 'pollSeconds.$': `$.plan.${phase}.pollSeconds` },
         }),
         resultWriterV2: new sfn.ResultWriterV2({ bucket: data.bucket, prefix: `${PREFIX.scratch}map-results/${phase}/` }),

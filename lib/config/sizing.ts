@@ -27,8 +27,10 @@ export type FunctionName = 'plan' | 'worker' | 'report' | 'recordFailure';
  * 20 % cheaper per GB-second.
  */
 export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
-  // Expands the campaign and registers every generate item in the ledger (a full-size FAR-6 run is
-  // ~1M conditional writes at ~1,600 a second): the longest timeout Lambda allows.
+  // Expands the campaign and registers the generate items in the ledger: the longest timeout Lambda
+  // allows. A full-size FAR-6 run (~1M items) on a cold table needs ~1,000 s of writes (one partition
+  // key takes ~1,000 writes/s), so the plan stops 120 s before the timeout and leaves the partitions
+  // it did not reach to their workers (functions/plan PLAN_RESERVE_MS).
   plan: { memoryMb: 1769, timeoutSeconds: 900, architecture: 'x86_64', duckdb: true },
   // Mostly waiting on the provider: little CPU, enough memory for a part's Parquet and DuckDB.
   // Reserved concurrency caps provider load and the budget's race window; the plan keeps each
