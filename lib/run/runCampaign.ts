@@ -25,6 +25,7 @@ import {
 } from './partitionSpec.js';
 import { planCampaign, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
+import { auditAnalysisOptions, auditItems, auditPhases, auditReadingRows, withAuditReadings } from './auditPhase.js';
 import { runPartition } from './runPartition.js';
 import { runBatchPartition } from './runBatchPartition.js';
 import { RateLimiters } from './RateLimiter.js';
@@ -115,9 +116,17 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   const judgeProvider = campaign.judge
     ? limited(await createProvider({ ...campaign.judge, role: 'judge' }, ctxFor), campaign.judge)
     : undefined;
+  // The judge audit (seed 000 "Sentence judging"): a second judge, and the primary judge again.
+  const audits = auditPhases(campaign);
+  const auditProviders = new Map<string, ModelProvider>();
+  for (const a of audits) {
+    const retest = a.judge === campaign.judge && judgeProvider;
+    auditProviders.set(a.phase, retest || limited(await createProvider({ ...a.judge, role: 'judge' }, ctxFor), a.judge));
+  }
   // mode: batch goes through the provider's batch API (issue 3) at its discounted price.
   const batchClients = new Map<string, BatchClient>();
-  for (const m of [...campaign.models, ...(campaign.judge ? [campaign.judge] : [])]) {
+  const secondJudge = campaign.judge?.audit?.second_judge;
+  for (const m of [...campaign.models, ...(campaign.judge ? [campaign.judge] : []), ...(secondJudge ? [secondJudge] : [])]) {
     if (m.mode === 'batch') batchClients.set(m.id, await createBatchClient(m, ctxFor));
   }
 
@@ -173,7 +182,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
           // on the replies, which a later run may have completed: rewritten each time.
           await ensurePrompts(writer, store, { campaign: campaign.name, phase, model: model.id, language }, items, phase !== 'generate');
           const { provider, price, batch } = entryFor(model);
-          const partition = partitionSpec(
+          const built = partitionSpec(
             {
               ...shared,
               onReply: (row: ReplyRow) => {
@@ -196,6 +205,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
               journalDir: journalDir(dataDir, campaign.name, phase, model.id, language),
             },
           );
+          const partition = withAuditReadings(built, writer, store);
           const out = batch
             ? await runBatchPartition({
                 ...partition,
@@ -245,6 +255,28 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       }
     }
 
+    // After the judge phase: the audit draws from the replies the primary judge labelled.
+    if (audits.length > 0 && !stop.reason) {
+      const db = await DuckDb.open();
+      try {
+        for (const spec of audits) {
+          if (stop.reason) break;
+          const provider = auditProviders.get(spec.phase)!;
+          phases.push(
+            await runPhase(
+              spec.phase,
+              plan.lines.filter((l) => l.phase === spec.phase).reduce((s, l) => s + l.items, 0),
+              () => ({ provider, price: spec.judge.price, batch: batchClients.get(spec.judge.id) }),
+              (model, language) => auditItems({ db, dataDir, campaign, battery, model, language, spec }),
+              (item, reply) => auditReadingRows(battery, spec.judge.id, item, reply),
+            ),
+          );
+        }
+      } finally {
+        db.close();
+      }
+    }
+
     const budget = await ledger.budget(campaign.name);
     const summary: RunSummary = {
       campaign: campaign.name,
@@ -276,7 +308,8 @@ export async function analyzeLocal(ctx: RunContext, dataDir: string, store = new
     for (const table of ['prompts', 'replies', 'readings'] as const) {
       await db.attachTable(table, tableGlob(dataDir, campaign.name, 'generate', table), table);
     }
-    const analysis = await analyzeCampaign(db, { prompts: 'prompts', replies: 'replies', readings: 'readings' });
+    const judgeAudit = await auditAnalysisOptions(db, dataDir, campaign);
+    const analysis = await analyzeCampaign(db, { prompts: 'prompts', replies: 'replies', readings: 'readings' }, judgeAudit ? { judgeAudit } : {});
     const simulated = campaign.models.some((m) => m.provider === 'simulated') || campaign.judge?.provider === 'simulated';
     const out = (name: string, content: string) => store.put(layout.resultsKey(campaign.name, name), content);
     await writeResults(out, analysis, { campaign: campaign.name, simulated, source: dataDir });
