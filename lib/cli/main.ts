@@ -5,7 +5,7 @@ import { DEFAULT_OUTPUTS_FILE } from '../config/index.js';
 const USAGE = `sondage — cost-bounded multilingual measurement campaigns on language models
 
 Usage:
-  sondage run <campaign.yaml> [--data-dir DIR] [--allow-partial] [--quiet] [--poll-interval SECONDS]
+  sondage run <campaign.yaml> [--data-dir DIR] [--allow-partial] [--quiet] [--poll-interval SECONDS] [--retry-failed]
       plan, generate, read (token rule + judge), analyse, report; resumable: run it again after
       a kill or a budget stop and only the missing items are requested
   sondage plan <campaign.yaml> [--aws]
@@ -34,6 +34,8 @@ Options:
   --allow-partial    start even when the expected cost exceeds budget_usd; stops at the cap
   --quiet            no progress bar
   --poll-interval S  run: seconds between polls of open provider batches
+  --retry-failed     run: ask again the items whose last attempt failed for good (refusal,
+                     content filter, bad request); a plain run re-asks only transient failures
   --aws              plan/start/status/stop: the deployed stack instead of this machine
   --outputs FILE     the stack's outputs (\`cdk deploy --outputs-file FILE\`; default ${DEFAULT_OUTPUTS_FILE});
                      --bucket, --state-machine, --ledger-table, --budget-table or the SONDAGE_*
@@ -121,7 +123,7 @@ const STACK_FLAGS = {
 
 /** The options each command accepts; anything else is an error, so a typo never passes silently. */
 const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = {
-  run: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, 'poll-interval': STRING },
+  run: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, 'poll-interval': STRING, 'retry-failed': FLAG },
   plan: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, aws: FLAG, ...STACK_FLAGS },
   analyze: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, replies: STRING, out: STRING },
   start: { 'allow-partial': FLAG, aws: FLAG, ...STACK_FLAGS },

@@ -26,7 +26,7 @@ import {
 import { planCampaign, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { auditAnalysisOptions, auditItems, auditPhases, auditReadingRows, withAuditReadings } from './auditPhase.js';
-import { runPartition } from './runPartition.js';
+import { runPartition, type StopState } from './runPartition.js';
 import { runBatchPartition } from './runBatchPartition.js';
 import { RateLimiters } from './RateLimiter.js';
 import { Semaphore } from './Semaphore.js';
@@ -39,6 +39,8 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Start even when the expected cost exceeds the budget; the run stops cleanly at the cap. */
   readonly allowPartial?: boolean;
+  /** Ask again the items whose last attempt failed permanently (`--retry-failed`; issue 3). */
+  readonly retryFailed?: boolean;
   /** Skip the analysis stage (tests that only look at collection). */
   readonly skipAnalysis?: boolean;
   readonly chunkSize?: number;
@@ -79,6 +81,8 @@ export interface RunSummary {
   readonly spentUsd: number;
   readonly capUsd: number;
   readonly stopped?: 'budget' | 'aborted';
+  /** One message per provider model that rejected its API key (its items stay pending). */
+  readonly keyFailures?: readonly string[];
   readonly resultsPrefix?: string;
   readonly analysis?: AnalysisResults;
   readonly table?: string;
@@ -142,7 +146,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     if (released > 0) log(`released ${released} reservation(s) left by an interrupted run`);
 
     const semaphore = new Semaphore(campaign.concurrency);
-    const stop: { reason?: 'budget' | 'aborted' } = {};
+    const stop: StopState = {};
     const shared = {
       campaign: campaign.name,
       runId,
@@ -153,6 +157,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       partRows: opts.partRows ?? 20_000,
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.onReply ? { onReply: opts.onReply } : {}),
+      ...(opts.retryFailed ? { retryFailed: true } : {}),
       stop,
     };
     const phases: PhaseSummary[] = [];
@@ -166,7 +171,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     const runPhase = async (
       phase: string,
       total: number,
-      entryFor: (model: ModelEntry) => { provider: ModelProvider; price: ModelEntry['price']; batch?: BatchClient | undefined },
+      entryFor: (model: ModelEntry) => { provider: ModelProvider; price: ModelEntry['price']; batch?: BatchClient | undefined; keyEnv?: string | undefined },
       itemsFor: (model: ModelEntry, language: Language) => Promise<PromptItem[]>,
       readReply: (item: PromptItem, reply: ReplyRow) => ReadingRow[],
     ): Promise<PhaseSummary> => {
@@ -181,7 +186,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
           // Generate prompts are a pure function of the design: written once. Judge prompts depend
           // on the replies, which a later run may have completed: rewritten each time.
           await ensurePrompts(writer, store, { campaign: campaign.name, phase, model: model.id, language }, items, phase !== 'generate');
-          const { provider, price, batch } = entryFor(model);
+          const { provider, price, batch, keyEnv } = entryFor(model);
           const built = partitionSpec(
             {
               ...shared,
@@ -203,6 +208,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
               store,
               writer,
               journalDir: journalDir(dataDir, campaign.name, phase, model.id, language),
+              keyEnv,
             },
           );
           const partition = withAuditReadings(built, writer, store);
@@ -229,7 +235,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       await runPhase(
         'generate',
         plan.lines.filter((l) => l.phase === 'generate').reduce((s, l) => s + l.items, 0),
-        (model) => ({ provider: providers.get(model.id)!, price: model.price, batch: batchClients.get(model.id) }),
+        (model) => ({ provider: providers.get(model.id)!, price: model.price, batch: batchClients.get(model.id), keyEnv: model.api_key_env }),
         async (model, language) => [...battery.expand(model, language)],
         generateReader(battery),
       ),
@@ -244,7 +250,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
           await runPhase(
             'judge',
             plan.partitions.reduce((s, p) => s + p.judged, 0),
-            () => ({ provider: judgeProvider, price: judge.price, batch: batchClients.get(judge.id) }),
+            () => ({ provider: judgeProvider, price: judge.price, batch: batchClients.get(judge.id), keyEnv: judge.api_key_env }),
             async (model, language) =>
               judgeItems(battery, judgeModel, battery.expand(model, language), await chosenReplies(db, dataDir, campaign.name, model.id, language)),
             judgeReader(battery, judge.id),
@@ -266,7 +272,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
             await runPhase(
               spec.phase,
               plan.lines.filter((l) => l.phase === spec.phase).reduce((s, l) => s + l.items, 0),
-              () => ({ provider, price: spec.judge.price, batch: batchClients.get(spec.judge.id) }),
+              () => ({ provider, price: spec.judge.price, batch: batchClients.get(spec.judge.id), keyEnv: spec.judge.api_key_env }),
               (model, language) => auditItems({ db, dataDir, campaign, battery, model, language, spec }),
               (item, reply) => auditReadingRows(battery, spec.judge.id, item, reply),
             ),
@@ -287,6 +293,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       spentUsd: budget.spent_usd,
       capUsd: budget.cap_usd,
       ...(stop.reason ? { stopped: stop.reason } : {}),
+      ...(stop.keyFailures?.size ? { keyFailures: [...stop.keyFailures.values()] } : {}),
     };
     if (stop.reason === 'aborted' || opts.skipAnalysis) return summary;
 
@@ -325,11 +332,15 @@ export async function analyzeLocal(ctx: RunContext, dataDir: string, store = new
   }
 }
 
-function accumulate(into: { done: number; failed: number; adopted: number; pending: number; costUsd: number }, out: { done: number; failed: number; adopted: number; pending: number; costUsd: number }) {
+function accumulate(
+  into: { done: number; failed: number; adopted: number; pending: number; costUsd: number },
+  out: { done: number; failed: number; adopted: number; pending: number; costUsd: number; keyBlocked?: number },
+) {
   into.done += out.done;
   into.failed += out.failed;
   into.adopted += out.adopted;
-  into.pending += out.pending;
+  // Items a rejected key left are pending in the ledger: the next run (with a good key) asks them.
+  into.pending += out.pending + (out.keyBlocked ?? 0);
   into.costUsd += out.costUsd;
 }
 

@@ -44,6 +44,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
       log: (line) => process.stderr.write(`${line}\n`),
       signal: controller.signal,
       allowPartial: args.allowPartial,
+      retryFailed: args.values['retry-failed'] === true,
       ...(pollMs !== undefined ? { batch: { pollMs } } : {}),
     });
     for (const p of summary.phases) {
@@ -52,6 +53,13 @@ export async function runCommand(args: CliArgs): Promise<number> {
       );
     }
     process.stderr.write(`spent $${summary.spentUsd.toFixed(4)} of $${summary.capUsd} (all runs of this campaign)\n`);
+    if (summary.phases.some((p) => p.failed > 0)) {
+      process.stderr.write(
+        'failed items: `sondage status --failures N` lists their errors; the next run asks again those that failed ' +
+          'transiently, and those refused for good (refusal, content filter, bad request) only with --retry-failed\n',
+      );
+    }
+    for (const message of summary.keyFailures ?? []) process.stderr.write(`${message}\n`);
     if (summary.stopped === 'budget') {
       process.stderr.write('stopped at the budget cap: raise budget_usd and run again to collect the rest\n');
     } else if (summary.stopped === 'aborted') {
@@ -60,7 +68,9 @@ export async function runCommand(args: CliArgs): Promise<number> {
     }
     if (summary.table) process.stdout.write(`${summary.table}\n`);
     if (summary.resultsPrefix) process.stdout.write(`results: ${resolve(summary.dataDir, summary.resultsPrefix)}\n`);
-    return summary.stopped ? 3 : 0;
+    if (summary.stopped) return 3;
+    // A rejected key left items pending: not a complete run, though the others' replies are analysed.
+    return summary.keyFailures ? 4 : 0;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
