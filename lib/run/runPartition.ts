@@ -39,8 +39,10 @@ export type AttemptVerdict = 'done' | 'failed' | 'failed_permanently' | 'key' | 
  */
 export function attemptVerdict(final: { readonly ok: boolean; readonly errorClass?: string; readonly retryable?: boolean }, aborted: boolean): AttemptVerdict {
   if (final.ok) return 'done';
-  if (aborted || final.errorClass === 'aborted') return 'pending';
+  if (aborted) return 'pending';
   if (final.errorClass !== undefined && KEY_ERROR_CLASSES.has(final.errorClass)) return 'key';
+  // A call cut short without the run being stopped says nothing about the item: asked again.
+  if (final.errorClass === 'aborted') return 'failed';
   return final.retryable === false ? 'failed_permanently' : 'failed';
 }
 

@@ -131,7 +131,7 @@ describe('attemptVerdict', () => {
     for (const c of ['refusal', 'content_filter', 'bad_request', 'not_found']) expect(attemptVerdict({ ok: false, errorClass: c, retryable: false }, false)).toBe('failed_permanently');
     for (const c of ['auth', 'permission', 'payment_required']) expect(attemptVerdict({ ok: false, errorClass: c, retryable: false }, false)).toBe('key');
     expect(attemptVerdict({ ok: false, errorClass: 'refusal', retryable: false }, true)).toBe('pending');
-    expect(attemptVerdict({ ok: false, errorClass: 'aborted', retryable: true }, false)).toBe('pending');
+    expect(attemptVerdict({ ok: false, errorClass: 'aborted', retryable: false }, false)).toBe('failed');
   });
 });
 
