@@ -7,6 +7,7 @@ import { backoffMs } from './callWithRetry.js';
 import { Journal } from './Journal.js';
 import {
   BATCH_JOURNAL_PREFIX,
+  KEY_ERROR_CLASSES,
   adoptJournals,
   partNameOf,
   readingsOf,
@@ -73,7 +74,7 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
   // A killed run's batches that may exist at the provider without a record: looked up, not resubmitted.
   const intents: BatchIntent[] = (await ledger.batchIntents(campaign, phase, model, language)).filter((i) => i.provider === batch.id);
   const state: SubmitState = { open, intents, attempts, finished, deferred: new Set() };
-  const initiallyPending = (await ledger.pendingAmong(campaign, phase, [...byId.keys()])).size;
+  const initiallyPending = (await ledger.pendingAmong(campaign, phase, [...byId.keys()], { retryFailed: spec.retryFailed === true })).size;
   let seq = 0;
 
   while (!spec.stop.reason) {
@@ -188,7 +189,7 @@ async function adopt(spec: BatchPartitionSpec, state: SubmitState, intent: Batch
 async function submitPending(spec: BatchPartitionSpec, byId: ReadonlyMap<string, PromptItem>, state: SubmitState, nextSeq: () => number): Promise<boolean> {
   const { ledger, campaign, phase, batch } = spec;
   const held = new Set([...state.open.flatMap((b) => b.handle.customIds), ...state.intents.flatMap((i) => i.customIds)]);
-  const pending = await ledger.pendingAmong(campaign, phase, [...byId.keys()]);
+  const pending = await ledger.pendingAmong(campaign, phase, [...byId.keys()], { retryFailed: spec.retryFailed === true });
   const requests: BatchRequest[] = [];
   for (const id of pending) {
     const item = byId.get(id);
@@ -316,16 +317,20 @@ async function collect(
   finished: Set<string>,
   out: { done: number; failed: number; costUsd: number },
 ): Promise<void> {
+  // Every result of an item not yet done is stored, even one a --retry-failed run re-asked.
   const pending = await spec.ledger.pendingAmong(
     spec.campaign,
     spec.phase,
     results.map((r) => r.customId),
+    { retryFailed: true },
   );
   const journal = await Journal.open(spec.journalDir, `${BATCH_JOURNAL_PREFIX}${b.record.batchId.replace(/[^A-Za-z0-9_-]/g, '_')}.ndjson`);
   const source: ReplySource = { ...spec, providerId: spec.batch.id, simulated: false };
   const rows: ReplyRow[] = [];
   const done: string[] = [];
   const failed: string[] = [];
+  // Refusals, content filters, bad requests: not asked again by a resume (runPartition's rule).
+  const failedPermanently: string[] = [];
   for (const r of results) {
     const item = byId.get(r.customId);
     if (!item || !pending.has(r.customId)) continue;
@@ -338,6 +343,7 @@ async function collect(
     rows.push(row);
     spec.onReply?.(row);
     if (r.ok) done.push(r.customId);
+    else if (!r.retryable && !KEY_ERROR_CLASSES.has(r.errorClass)) failedPermanently.push(r.customId);
     else if (!r.retryable || attempt >= spec.retry.maxAttempts) failed.push(r.customId);
   }
   await journal.close();
@@ -353,14 +359,15 @@ async function collect(
     partKey,
     done,
     failed,
+    failedPermanently,
     reservationIds: [b.record.reservationId],
     costUsd: cost,
     closeBatches: [b.record.batchId],
   });
   await rm(journal.path, { force: true });
-  for (const id of [...done, ...failed]) finished.add(id);
+  for (const id of [...done, ...failed, ...failedPermanently]) finished.add(id);
   out.done += done.length;
-  out.failed += failed.length;
+  out.failed += failed.length + failedPermanently.length;
   out.costUsd += cost;
 }
 

@@ -196,6 +196,31 @@ describe.each(PROVIDERS)('mode: batch on $provider', (p) => {
     for (const id of expiredIds) expect(rows.filter((r) => r.item_id === id).map((r) => [r.attempt, r.status])).toEqual([[1, 'error'], [2, 'ok']]);
   });
 
+  it('records a request the provider rejects for good once: a resume does not resubmit it, --retry-failed does', async () => {
+    // The first batch's request 0 is an invalid request (a permanent error), every time it is sent.
+    const ctx = await setup(p, { reject: (_batch, position) => position === 0 });
+    const first = await runCampaign(ctx, fast({ partitionConcurrency: 1 }));
+    const generate = first.phases.find((x) => x.phase === 'generate')!;
+    const rejected = server!.created.map((ids) => ids[0]!);
+    expect(generate.failed).toBe(rejected.length);
+    expect(generate.done).toBe(generate.items - rejected.length);
+    const sent = server!.created.flat().length;
+
+    const resumed = await runCampaign(ctx, fast());
+    expect(server!.created.flat().length).toBe(sent);
+    expect(resumed.phases.find((x) => x.phase === 'generate')!.failed).toBe(0);
+
+    await runCampaign(ctx, fast({ retryFailed: true }));
+    const again = server!.created.flat().slice(sent);
+    expect(new Set(again)).toEqual(new Set(rejected));
+    const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
+    // Each rejected item: its first refusal, then the one --retry-failed asked for; OpenAI names an
+    // invalid prompt a content filter, Anthropic a bad request: both permanent.
+    const errors = rows.filter((r) => r.status === 'error');
+    expect(errors).toHaveLength(rejected.length * 2);
+    for (const e of errors) expect(['bad_request', 'content_filter']).toContain(e.error_class);
+  });
+
   it('retries a batch creation the provider refused with a 5xx, and creates the batch once', async () => {
     const ctx = await setup(p, { createFault: (n) => (n === 0 || n === 1 ? 'fail' : undefined) });
     const summary = await runCampaign(ctx, fast({ partitionConcurrency: 1 }));

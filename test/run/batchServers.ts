@@ -32,6 +32,8 @@ export interface BatchServerOptions {
   readonly runningPolls?: number;
   readonly expire?: (batchIndex: number, position: number) => boolean;
   readonly createFault?: (createIndex: number) => CreateFault;
+  /** Requests the provider answers with a permanent invalid-request error (by their position in the batch). */
+  readonly reject?: (batchIndex: number, position: number) => boolean;
 }
 
 /** The answer the reading rules expect: a letter for label items, yes-first otherwise. */
@@ -141,6 +143,10 @@ export async function startOpenAIBatchServer(options: BatchServerOptions = {}): 
               const message = why === 'expired' ? 'This request could not be executed before the completion window expired.' : 'This request was cancelled before it ran.';
               return [JSON.stringify({ id: `batch_req_${i}`, custom_id: q.customId, response: null, error: { code: `batch_${why}`, message } })];
             }
+            if (options.reject?.(Number(b.id.slice('batch_'.length)), i)) {
+              const error = { error: { message: 'Invalid prompt: it violates the usage policy.', type: 'invalid_request_error', code: 'invalid_prompt' } };
+              return [JSON.stringify({ id: `batch_req_${i}`, custom_id: q.customId, response: { status_code: 400, request_id: `req_${i}`, body: error }, error: null })];
+            }
             const body = {
               id: `chatcmpl-${b.id}-${i}`,
               object: 'chat.completion',
@@ -239,7 +245,9 @@ export async function startAnthropicBatchServer(options: BatchServerOptions = {}
               custom_id: q.customId,
               result: notRun(b, i, expired)
                 ? { type: notRun(b, i, expired) === 'cancelled' ? 'canceled' : 'expired' }
-                : {
+                : options.reject?.(index(b), i)
+                  ? { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: 'Invalid prompt.' } } }
+                  : {
                     type: 'succeeded',
                     message: {
                       id: `msg_${b.id}_${i}`,
