@@ -150,7 +150,7 @@ export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): str
       '- `readout_convergence.csv`: per readout pair over cells',
       '- `cell_summary.csv`: replies, decisive share and P share per cell, form, constraint and reader',
       '- `reply_totals.csv`: attempts, ok replies, simulated attempts and cost per cell',
-      ...(results.identity || results.habits || results.agreement || results.residualConvergence || results.sameReplies ? STUDY_FILE_LINES : []),
+      ...(results.identity || results.habits || results.agreement || results.residualConvergence || results.sameReplies || results.judgeAudit ? STUDY_FILE_LINES : []),
     ].join('\n'),
   );
   return `${parts.join('\n\n')}\n`;

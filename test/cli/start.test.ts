@@ -74,6 +74,16 @@ describe('sondage start --aws', () => {
     expect(stdout).toContain(`sondage status ${file} --aws`);
   });
 
+  it('says that the judge audit does not run on AWS yet, and starts the rest', async () => {
+    const file = await campaignFolder('start-audit', (doc) => {
+      (doc as { judge: Record<string, unknown> }).judge['audit'] = { per_stratum: 5 };
+    });
+    const { code, stderr } = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(code).toBe(0);
+    expect(stderr).toContain('start-audit: judge.audit is not run on AWS yet');
+    expect(aws.sfn.executions.some((e) => JSON.parse(e.input).campaign === 'start-audit')).toBe(true);
+  });
+
   it('a bad campaign uploads nothing and starts nothing', async () => {
     const file = await campaignFolder('start-bad', (doc) => {
       doc.models[0]!['provider'] = 'open-ai';

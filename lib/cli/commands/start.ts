@@ -79,6 +79,13 @@ export async function startCommand(args: CliArgs): Promise<number> {
     `${campaign.name} (${plan.battery}): ${plan.totals.items} requests in ${plan.partitions.length} model × language partitions, ` +
       `expected $${plan.totals.costUsd.toFixed(4)} of budget $${campaign.budget_usd}\n`,
   );
+  if (campaign.judge?.audit) {
+    // The state machine has generate and judge phases only (infra/constructs/Pipeline.ts PHASES).
+    process.stderr.write(
+      `${campaign.name}: judge.audit is not run on AWS yet (the pipeline has the generate and judge phases); ` +
+        'the expected cost above still counts it (run the campaign locally for the audit)\n',
+    );
+  }
   if (plan.totals.costUsd > campaign.budget_usd && !args.allowPartial) {
     throw new BudgetError(
       `${campaign.name}: the expected cost $${plan.totals.costUsd.toFixed(4)} exceeds budget_usd $${campaign.budget_usd}; ` +
