@@ -200,7 +200,8 @@ async function analysisBench(): Promise<void> {
     const out = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-results-'));
     try {
       await writeResults((name, text) => writeFile(path.join(out, name), text), results, { campaign: CAMPAIGN, simulated: true, source: dataDir });
-      mark('result files (CSV, summary.md)');
+      const html = (await stat(path.join(out, 'report.html'))).size;
+      mark(`result files (CSV, summary.md, report.html ${(html / 1024 ** 2).toFixed(1)} MiB)`);
     } finally {
       await rm(out, { recursive: true, force: true });
     }
