@@ -16,6 +16,7 @@ import { layout, readParquetSql, sqlString, tableGlob } from '../store/index.js'
 import type { DuckDb, ParquetWriter } from '../store/index.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
 import type { PartitionSpec } from './runPartition.js';
+import { judgeReader } from './partitionSpec.js';
 
 export const AUDIT_SECOND_PHASE = `${AUDIT_PHASE_PREFIX}second`;
 export const AUDIT_RETEST_PHASE = `${AUDIT_PHASE_PREFIX}retest`;
@@ -187,20 +188,7 @@ export async function auditItems(args: AuditItemsArgs): Promise<PromptItem[]> {
  * phase's readings do) and is stored in the audit phase (`phase` column and folder).
  */
 export function auditReadingRows(battery: LoadedBattery, judgeId: string, item: PromptItem, reply: ReplyRow): ReadingRow[] {
-  const { label, raw } = battery.readJudge(reply.text ?? '');
-  return [
-    {
-      item_id: item.source_item_id ?? item.item_id,
-      campaign: item.campaign,
-      phase: item.phase,
-      model: reply.model,
-      language: reply.language,
-      reader: `judge:${judgeId}`,
-      label,
-      raw: raw.slice(0, 2000),
-      judge_item_id: item.item_id,
-    },
-  ];
+  return judgeReader(battery, judgeId, item.phase)(item, reply);
 }
 
 /**

@@ -13,6 +13,7 @@ import { BudgetError } from '../errors.js';
 import type { BatchClient } from '../providers/batchTypes.js';
 import { costUsd, estimatePromptTokens } from '../providers/pricing.js';
 import type { ModelProvider, Price } from '../providers/types.js';
+import { judgeReaderId } from '../read/readerIds.js';
 import type { DuckDb } from '../store/DuckDb.js';
 import { readParquetSql } from '../store/DuckDb.js';
 import { partKey, partitionPrefix } from '../store/layout.js';
@@ -109,18 +110,21 @@ export function generateReader(battery: LoadedBattery): (item: PromptItem, reply
     }));
 }
 
-/** The judge's label of the source item (seed 000 "Sentence judging"), stored as a reading of the source. */
-export function judgeReader(battery: LoadedBattery, judgeId: string): (item: PromptItem, reply: ReplyRow) => ReadingRow[] {
+/**
+ * The judge's label of the source item (seed 000 "Sentence judging"), stored as a reading of the
+ * source: beside the generate readings, or in an audit phase's own folder (`phase`).
+ */
+export function judgeReader(battery: LoadedBattery, judgeId: string, phase = 'generate'): (item: PromptItem, reply: ReplyRow) => ReadingRow[] {
   return (item, reply) => {
     const { label, raw } = battery.readJudge(reply.text ?? '');
     return [
       {
         item_id: item.source_item_id ?? item.item_id,
         campaign: item.campaign,
-        phase: 'generate',
+        phase,
         model: reply.model,
         language: reply.language,
-        reader: `judge:${judgeId}`,
+        reader: judgeReaderId(judgeId),
         label,
         raw: raw.slice(0, 2000),
         judge_item_id: item.item_id,
