@@ -20,11 +20,10 @@
  * Target (issue 5): under 60 s and under 2 GB.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { stringify } from 'yaml';
 import { agreementAnalysis, runReadingAgreement } from '../lib/analysis/agreement.js';
 import { analyzeReplies } from '../lib/analysis/byo/index.js';
 import { estimate } from '../lib/analysis/estimators.js';
@@ -37,10 +36,9 @@ import { renderSql, runSql } from '../lib/analysis/runSql.js';
 import { sameRepliesAnalysis } from '../lib/analysis/sameReplies.js';
 import { summarizeCells } from '../lib/analysis/summarizeCells.js';
 import type { AnalysisResults, TableSources } from '../lib/analysis/types.js';
-import { syntheticStories } from '../lib/design/far6/index.js';
-import { LANGUAGES } from '../lib/design/types.js';
 import { loadRunContext } from '../lib/run/loadRunContext.js';
 import { runCampaign } from '../lib/run/runCampaign.js';
+import { writeFullSizeCampaign } from './fullSizeCampaign.js';
 import { DuckDb, sqlString, tableGlob } from '../lib/store/DuckDb.js';
 
 /** Bump when the generated data would differ (campaign, generator, table layout). */
@@ -75,33 +73,7 @@ async function generate(): Promise<void> {
   const work = `${cacheDir}.partial-${process.pid}`;
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
-  const root = path.resolve(import.meta.dirname, '..');
-  await writeFile(path.join(work, 'stories.yaml'), stringify({ stories: syntheticStories(nStories, LANGUAGES, 7) }));
-  await copyFile(path.join(root, 'examples/far6/concept-pairs.yaml'), path.join(work, 'concept-pairs.yaml'));
-  const campaign = {
-    name: CAMPAIGN,
-    seed: 1,
-    budget_usd: 1_000_000,
-    data_dir: 'data',
-    concurrency: 256,
-    battery: 'far6',
-    design: {
-      stories: 'stories.yaml',
-      concept_pairs: 'concept-pairs.yaml',
-      languages: [...LANGUAGES],
-      repeats: { count: 3, fraction: 0.6 },
-    },
-    defaults: { temperature: 1, max_tokens: 120 },
-    models: Array.from({ length: 8 }, (_, i) => ({
-      id: `m${i + 1}`,
-      provider: 'simulated',
-      model: `m${i + 1}`,
-      price: { input_per_mtok: 0.5, output_per_mtok: 2 },
-      simulation: { profile_seed: i + 1 },
-    })),
-    judge: { id: 'judge', provider: 'simulated', model: 'judge', price: { input_per_mtok: 1, output_per_mtok: 5 } },
-  };
-  await writeFile(path.join(work, 'bench.yaml'), stringify(campaign));
+  await writeFullSizeCampaign(work, { name: CAMPAIGN, stories: nStories }, 'bench.yaml');
   await runCampaign(await loadRunContext(path.join(work, 'bench.yaml')));
   await rename(work, cacheDir);
 }

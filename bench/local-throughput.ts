@@ -9,13 +9,11 @@
  *
  * Target (issue 2): ≥ 10,000 replies/s end to end, < 2 GB peak RSS.
  */
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { stringify } from 'yaml';
-import { LANGUAGES } from '../lib/design/types.js';
-import { syntheticStories } from '../lib/design/far6/index.js';
+import { writeFullSizeCampaign } from './fullSizeCampaign.js';
 import { loadRunContext } from '../lib/run/loadRunContext.js';
 import { runCampaign } from '../lib/run/runCampaign.js';
 import { ProgressBar } from '../lib/run/progress.js';
@@ -32,34 +30,7 @@ const nStories = Number(values.stories);
 const nModels = Number(values.models);
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-'));
-const root = path.resolve(import.meta.dirname, '..');
-await writeFile(path.join(dir, 'stories.yaml'), stringify({ stories: syntheticStories(nStories, LANGUAGES, 7) }));
-await copyFile(path.join(root, 'examples/far6/concept-pairs.yaml'), path.join(dir, 'concept-pairs.yaml'));
-const campaign = {
-  name: 'bench',
-  seed: 1,
-  budget_usd: 1_000_000,
-  data_dir: 'data',
-  concurrency: 256,
-  battery: 'far6',
-  design: {
-    stories: 'stories.yaml',
-    concept_pairs: 'concept-pairs.yaml',
-    languages: [...LANGUAGES],
-    repeats: { count: 3, fraction: Number(values.fraction) },
-  },
-  defaults: { temperature: 1, max_tokens: 120 },
-  models: Array.from({ length: nModels }, (_, i) => ({
-    id: `m${i + 1}`,
-    provider: 'simulated',
-    model: `m${i + 1}`,
-    price: { input_per_mtok: 0.5, output_per_mtok: 2 },
-    simulation: { profile_seed: i + 1 },
-  })),
-  judge: { id: 'judge', provider: 'simulated', model: 'judge', price: { input_per_mtok: 1, output_per_mtok: 5 } },
-};
-const file = path.join(dir, 'bench.yaml');
-await writeFile(file, stringify(campaign));
+const file = await writeFullSizeCampaign(dir, { stories: nStories, models: nModels, repeatFraction: Number(values.fraction) }, 'bench.yaml');
 
 let peakRss = 0;
 let stage = 'load + plan';

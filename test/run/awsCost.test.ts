@@ -1,11 +1,10 @@
-import { copyFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SQL_NAMES } from '../../lib/analysis/runSql.js';
 import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
 import type { Campaign } from '../../lib/design/campaign.js';
-import { syntheticStories } from '../../lib/design/far6/index.js';
+import { writeFullSizeCampaign } from '../../bench/fullSizeCampaign.js';
 import { LANGUAGES } from '../../lib/design/types.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import { DEFAULT_AWS_COST_ASSUMPTIONS, estimateAwsCost, formatAwsCost, loadAwsPrices } from '../../lib/run/awsCost.js';
@@ -13,7 +12,7 @@ import type { AwsCostEstimate } from '../../lib/run/awsCost.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import type { Plan } from '../../lib/run/planCampaign.js';
 import { MAX_WORKER_COPIES } from '../../lib/run/shards.js';
-import { loadContext, REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+import { loadContext, tempDir } from '../helpers/campaigns.js';
 
 const prices = loadAwsPrices();
 const X86 = prices.lambda.gb_second.x86_64;
@@ -131,27 +130,7 @@ describe('the FAR-6 inventory at full size', () => {
   it('costs under 2 % of the model spend on AWS (bench/local-throughput: 8 models × 6 languages × 105 stories)', async () => {
     // prepare: bench/local-throughput's campaign on 5 of its 105 stories, then the plan scaled by 21.
     // Every partition grows 21-fold, so shards, invocations and bytes are those of the full run.
-    await writeFile(path.join(dir, 'stories.yaml'), stringify({ stories: syntheticStories(5, LANGUAGES, 7) }));
-    await copyFile(path.join(REPO_ROOT, 'examples/far6/concept-pairs.yaml'), path.join(dir, 'concept-pairs.yaml'));
-    const doc = {
-      name: 'bench',
-      seed: 1,
-      budget_usd: 1_000_000,
-      data_dir: 'data',
-      concurrency: 256,
-      battery: 'far6',
-      design: { stories: 'stories.yaml', concept_pairs: 'concept-pairs.yaml', languages: [...LANGUAGES], repeats: { count: 3, fraction: 0.6 } },
-      defaults: { temperature: 1, max_tokens: 120 },
-      models: Array.from({ length: 8 }, (_, i) => ({
-        id: `m${i + 1}`,
-        provider: 'simulated',
-        model: `m${i + 1}`,
-        price: { input_per_mtok: 0.5, output_per_mtok: 2 },
-        simulation: { profile_seed: i + 1 },
-      })),
-      judge: { id: 'judge', provider: 'simulated', model: 'judge', price: { input_per_mtok: 1, output_per_mtok: 5 } },
-    };
-    await writeFile(path.join(dir, 'campaign.yaml'), stringify(doc));
+    await writeFullSizeCampaign(dir, { stories: 5 });
     const ctx = await loadContext(path.join(dir, 'campaign.yaml'));
     const small = planCampaign(ctx.campaign, ctx.battery);
     const k = 21;
