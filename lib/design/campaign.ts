@@ -535,6 +535,8 @@ function crossFieldIssues(raw: unknown): Omit<CampaignIssue, 'file'>[] {
   }
 
   const defaults = generationSettingsSchema.optional().safeParse(raw.defaults);
+  // Entries that campaign-wide candidate_logprobs reaches but cannot serve: one issue names them all.
+  const candidatesFromDefaults: string[] = [];
   const owners = new Map<string, string>();
   for (const { value: m, segments } of entries) {
     const at = (key: string): (string | number)[] => [...segments, key];
@@ -576,6 +578,16 @@ function crossFieldIssues(raw: unknown): Omit<CampaignIssue, 'file'>[] {
     const own = generationSettingsSchema.optional().safeParse(m.settings);
     if (defaults.success && own.success) {
       const s = mergeSettings(mergeSettings(DEFAULT_GENERATION_SETTINGS, defaults.data), own.data);
+      // candidate_logprobs is carried by vLLM's extra body fields; any other provider would fail on
+      // every call, so refuse it here, where the file and the path can still be named.
+      if (s.candidate_logprobs !== undefined && provider !== 'openai-compatible') {
+        if (own.data?.candidate_logprobs !== undefined)
+          add(
+            [...segments, 'settings', 'candidate_logprobs'],
+            `only openai-compatible endpoints (vLLM) take candidate_logprobs; remove it, or serve the model with vLLM as provider openai-compatible (provider is ${provider})`,
+          );
+        else candidatesFromDefaults.push(`${formatPath(segments)} (${provider})`);
+      }
       // Anthropic counts thinking inside max_tokens and refuses a budget that leaves no room.
       if (typeof s.thinking === 'object' && s.max_tokens !== undefined && s.thinking.budget_tokens >= s.max_tokens)
         add(
@@ -584,6 +596,11 @@ function crossFieldIssues(raw: unknown): Omit<CampaignIssue, 'file'>[] {
         );
     }
   }
+  if (candidatesFromDefaults.length > 0)
+    add(
+      ['defaults', 'candidate_logprobs'],
+      `reaches ${candidatesFromDefaults.join(', ')}, but only openai-compatible endpoints (vLLM) take candidate_logprobs; set it in the settings of the openai-compatible models instead`,
+    );
   return out;
 }
 

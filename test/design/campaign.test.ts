@@ -99,6 +99,21 @@ describe('parseCampaign: defaults and resolution', () => {
     expect(campaign.judge.settings).toEqual({ temperature: 1, max_tokens: 64, thinking: 'off' });
   });
 
+  it('keeps candidate_logprobs on an openai-compatible model, also from the campaign defaults', () => {
+    const vllm = { id: 'vllm', provider: 'openai-compatible', model: 'qwen', base_url: 'http://localhost:8000/v1', price: { input_per_mtok: 0, output_per_mtok: 0 } };
+    const tokens = { ' Yes': 7414, ' No': 2360 };
+    const own = parseCampaign(edit((d) => (d.models[0] = { ...vllm, settings: { candidate_logprobs: { tokens } } })), 'demo.yaml', { cwd: CWD });
+    expect(own.models[0]?.settings.candidate_logprobs).toEqual({ tokens, method: 'logprob_token_ids' });
+    const viaDefaults = edit((d) => {
+      d.defaults = { max_tokens: 1, candidate_logprobs: { tokens, method: 'allowed_token_ids' } };
+      d.models = [vllm];
+      d.judge = { ...vllm, id: 'vllm-judge' };
+    });
+    const campaign = parseCampaign(viaDefaults, 'demo.yaml', { cwd: CWD });
+    expect(campaign.models[0]?.settings.candidate_logprobs?.method).toBe('allowed_token_ids');
+    expect(campaign.judge.settings.candidate_logprobs?.tokens).toEqual(tokens);
+  });
+
   it('takes a campaign price over the table, and the key variable by provider', () => {
     const doc = edit((d) => {
       d.models[0] = { id: 'mini', provider: 'openai', model: 'gpt-4.1-mini' };
@@ -292,6 +307,32 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
       (d) =>
         (d.models[0] = { id: 'mini', provider: 'openai', model: 'gpt-4.1-mini', mode: 'batch', price: { input_per_mtok: 1, output_per_mtok: 2 } }),
       ['demo.yaml: models[0].price: has no batch_discount, which batch mode needs; add price.batch_discount (0.5 for most providers)'],
+    ],
+    [
+      'candidate_logprobs on an OpenAI model',
+      (d) =>
+        (d.models[0] = { id: 'mini', provider: 'openai', model: 'gpt-4.1-mini', settings: { candidate_logprobs: { tokens: { ' Yes': 7414 } } } }),
+      [
+        'demo.yaml: models[0].settings.candidate_logprobs: only openai-compatible endpoints (vLLM) take candidate_logprobs; remove it, or serve the model with vLLM as provider openai-compatible (provider is openai)',
+      ],
+    ],
+    [
+      'candidate_logprobs on the judge',
+      (d) => (d.judge = { ...d.judge, settings: { candidate_logprobs: { tokens: { ' Yes': 7414 } } } }),
+      [
+        'demo.yaml: judge.settings.candidate_logprobs: only openai-compatible endpoints (vLLM) take candidate_logprobs; remove it, or serve the model with vLLM as provider openai-compatible (provider is simulated)',
+      ],
+    ],
+    [
+      'campaign-wide candidate_logprobs reaching models that cannot take it',
+      (d) => {
+        d.defaults = { candidate_logprobs: { tokens: { ' Yes': 7414 } } };
+        d.models[1] = { id: 'vllm', provider: 'openai-compatible', model: 'qwen', base_url: 'http://localhost:8000/v1', price: { input_per_mtok: 0, output_per_mtok: 0 } };
+        d.models[2] = { id: 'claude', provider: 'anthropic', model: 'claude-x', price: { input_per_mtok: 1, output_per_mtok: 2 } };
+      },
+      [
+        'demo.yaml: defaults.candidate_logprobs: reaches models[0] (simulated), models[2] (anthropic), judge (simulated), but only openai-compatible endpoints (vLLM) take candidate_logprobs; set it in the settings of the openai-compatible models instead',
+      ],
     ],
     [
       'judge sample rate above 1',
