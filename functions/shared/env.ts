@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { ENV } from '../../lib/config/index.js';
 import { SondageError } from '../../lib/errors.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import type { ExecutionFailure } from '../../lib/store/DynamoLedger.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import type { BlobStore, Ledger } from '../../lib/store/types.js';
 import { providerKeyLoader } from './secrets.js';
@@ -24,6 +25,7 @@ export interface EnvStores {
   readonly store: BlobStore;
   ledgerFor(runId: string): Ledger;
   loadKeys(): Promise<void>;
+  recordFailure(failure: ExecutionFailure): Promise<void>;
   readonly tmpDir: string;
 }
 
@@ -42,9 +44,11 @@ export function storesFromEnv(handler: string, options: { readonly withKeys: boo
   const ledgerTable = requiredEnv(ENV.ledgerTable, handler);
   const budgetTable = requiredEnv(ENV.budgetTable, handler);
   const secretArn = options.withKeys ? requiredEnv(ENV.providerSecretArn, handler) : undefined;
+  const failures = new DynamoLedger({ ledgerTable, budgetTable, client });
   return {
     store,
     ledgerFor: (runId) => new DynamoLedger({ ledgerTable, budgetTable, client, runId }),
+    recordFailure: (failure) => failures.recordFailure(failure),
     loadKeys: secretArn ? providerKeyLoader({ client: new SecretsManagerClient({}), secretArn }) : async () => {},
     tmpDir: tmpdir(),
   };

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { ExecutionFailure } from '../../lib/store/DynamoLedger.js';
 import type { BlobStore, Ledger } from '../../lib/store/types.js';
 
 /** What every campaign handler is built over: tests pass stores on local servers. */
@@ -14,4 +15,9 @@ export interface HandlerDeps {
   readonly tmpDir: string;
   /** Puts the provider keys into process.env before any provider is built (Secrets Manager at cold start). */
   loadKeys(): Promise<void>;
+  /**
+   * Records a failure that `sondage status --aws` shows (DynamoLedger.recordFailure): what the
+   * worker hits but should not fail the Map for, such as a rejected provider key.
+   */
+  recordFailure(failure: ExecutionFailure): Promise<void>;
 }

@@ -43,7 +43,7 @@ import { ParquetWriter } from '../../lib/store/ParquetWriter.js';
 import type { BlobStore, Ledger } from '../../lib/store/types.js';
 import { campaignCache } from '../shared/campaignInput.js';
 import { storesFromEnv } from '../shared/env.js';
-import { redactedError } from '../shared/secrets.js';
+import { redactKeys, redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
 import { ShardWork } from './inflight.js';
 
@@ -160,7 +160,9 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
     onReply: time.check,
     stop,
   };
-  const total = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0 };
+  const total = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0 };
+  // Messages of rejected keys already recorded by this invocation (one record per provider).
+  const keyRecorded = new Set<string>();
   try {
     for (const item of e.Items) {
       const shard = runShard(ctx, item);
@@ -192,6 +194,8 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
           writer: inflight.counted(writer),
           // One folder per shard: two shards of a partition in one container must not adopt each other's journals.
           journalDir: join(scratch, 'journal', phase, `model=${shard.model}`, `language=${shard.language}`, `shard=${shard.start}-${shard.end}`),
+          // Named in the message when the provider rejects the key (the variable, never the key).
+          keyEnv: entry.api_key_env,
         },
       );
       inflight.reset(phase === 'generate' && (await registered(store, campaign.name, shard, partition)));
@@ -208,6 +212,15 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
       total.pending += out.pending;
       total.openBatches += open;
       total.costUsd += out.costUsd;
+      if (out.keyFailure !== undefined) {
+        // Not in `pending`: another invocation cannot help until the key is fixed, so these items
+        // do not make the Map loop; they stay pending in the ledger for the next execution.
+        total.keyBlocked += out.keyBlocked ?? 0;
+        if (!keyRecorded.has(out.keyFailure)) {
+          keyRecorded.add(out.keyFailure);
+          await keyFailed(deps, { campaign: campaign.name, phase, execution, model: shard.model, message: out.keyFailure });
+        }
+      }
       if (phase === 'judge' && out.pending === 0 && open === 0) await markJudged(ctx, ledger, store, shard, sources, items);
     }
   } finally {
@@ -217,8 +230,10 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
     await rm(scratch, { recursive: true, force: true });
   }
   const stopped = stop.reason === 'budget' ? 'budget' : undefined;
+  const { keyBlocked, ...counts } = total;
   const out: WorkerOutput = {
-    ...total,
+    ...counts,
+    ...(keyBlocked > 0 ? { keyBlocked } : {}),
     ...(stopped ? { stopped } : {}),
     // Out of budget, pending items wait for a larger cap and a re-started execution, not a Wait loop.
     again: total.openBatches > 0 || (total.pending > 0 && !stopped),
@@ -231,6 +246,7 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
   metrics.addMetric('ItemsDone', MetricUnit.Count, total.done);
   metrics.addMetric('ItemsFailed', MetricUnit.Count, total.failed);
   metrics.addMetric('CostUsd', MetricUnit.NoUnit, total.costUsd);
+  if (keyBlocked > 0) metrics.addMetric('ItemsKeyBlocked', MetricUnit.Count, keyBlocked);
   return out;
 }
 
@@ -238,6 +254,22 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
 async function registered(store: BlobStore, campaign: string, shard: Shard, partition: readonly PromptItem[]): Promise<boolean> {
   const body = await store.get(registeredKey(campaign, shard));
   return body !== undefined && Buffer.from(body).toString('utf8') === registeredDigest(partition.map((i) => i.item_id));
+}
+
+/**
+ * A provider rejected its API key (runPartition's keyFailure, issue 3): logged, and recorded in the
+ * ledger as a failure of the execution, so that `sondage status --aws` shows it although the Map
+ * item succeeds (failing it would fail the whole Map, and retrying cannot help until the key is
+ * fixed). The message names the model and the key's variable; keys loaded from the secret are
+ * redacted once more in case a provider quoted one.
+ */
+async function keyFailed(
+  deps: WorkerDeps,
+  f: { campaign: string; phase: 'generate' | 'judge'; execution: string; model: string; message: string },
+): Promise<void> {
+  const message = redactKeys(f.message);
+  deps.logger.error('provider rejected the API key', { campaign: f.campaign, phase: f.phase, execution: f.execution, model: f.model, detail: message });
+  await deps.recordFailure({ campaign: f.campaign, execution: f.execution, at: new Date().toISOString(), error: 'ProviderKeyRejected', cause: `${f.phase}: ${message}` });
 }
 
 /** How long a failed shard waits for its calls and commits to end before it adopts its journals. */

@@ -88,6 +88,11 @@ export interface WorkerOutput {
   /** Provider batches submitted and not yet collected. */
   readonly openBatches: number;
   readonly costUsd: number;
+  /**
+   * Items left pending because a provider rejected its API key (recorded as a failure in the
+   * ledger): not in `pending`, since invoking again cannot help until the key is fixed.
+   */
+  readonly keyBlocked?: number;
   readonly stopped?: 'budget';
   /** Invoke again after a Wait: open batches, or pending items with budget left. */
   readonly again: boolean;

@@ -69,6 +69,7 @@ export async function startHarness(): Promise<Harness> {
         metrics,
         tmpDir: tmp.dir,
         loadKeys: providerKeyLoader({ client: secretsClient, secretArn: SECRET_ARN }),
+        recordFailure: (failure) => ledger.recordFailure(failure),
         logs,
       };
     },

@@ -9,6 +9,7 @@ import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
 import { tempDir } from '../helpers/campaigns.js';
 import { startOpenAIBatchServer } from '../run/batchServers.js';
+import { startWireServer } from '../providers/helpers/wireServer.js';
 import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
 
 let h: Harness;
@@ -340,6 +341,43 @@ describe('worker handler', () => {
     await createWorker(fresh.deps)(event('w-late', 'generate', 'exec-2', rest.slice(1, 2)), lambdaContext());
     // assess: the worker registers its shard only where the marker does not match its items
     expect([stale.registered.generate, fresh.registered.generate]).toEqual([rest[0]!.end - rest[0]!.start, 0]);
+  });
+
+  it('records a rejected key as a failure sondage status --aws shows, names the variable (never the key) and does not ask to be invoked again', async () => {
+    // prepare: an OpenAI-compatible endpoint that answers 401, its key only in the secret
+    const key = 'sk-test-worker-badkey-0123456789';
+    const server = await startWireServer([{ from: () => ({ status: 401, json: { error: { message: `Incorrect API key provided: ${key}`, type: 'invalid_request_error', code: 'invalid_api_key' } } }) }]);
+    h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_WORKER_KEY: key }));
+    try {
+      await uploadCampaign(h.store, 'w-key', (doc) => {
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain'];
+        doc.design['constraints'] = ['yesno', 'label'];
+        doc.design['story_limit'] = 2;
+        doc.models = [
+          { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_WORKER_KEY', rpm: 100_000, price: { input_per_mtok: 1, output_per_mtok: 2 } },
+        ];
+      });
+      const { generate } = await plan('w-key', 'exec-1');
+      const total = (await h.ledger.counts('w-key', 'generate')).pending;
+      const deps = h.deps();
+      // act
+      const out = await createWorker(deps)(event('w-key', 'generate', 'exec-1', generate), lambdaContext());
+      // assess: every item still pending in the ledger, none counted as pending for another invocation
+      expect(out).toMatchObject({ done: 0, failed: 0, pending: 0, keyBlocked: total, again: false });
+      expect(await h.ledger.counts('w-key', 'generate')).toEqual({ pending: total, done: 0, failed: 0 });
+      const failures = await h.ledger.failures('w-key');
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toMatchObject({ execution: 'exec-1', error: 'ProviderKeyRejected' });
+      expect(failures[0]!.cause).toMatch(/^generate: openai-compatible\/qwen3-8b: the provider rejected the API key \(auth.*SONDAGE_TEST_WORKER_KEY/);
+      expect(deps.logs.some((l) => l.includes('"message":"provider rejected the API key"') && l.includes('SONDAGE_TEST_WORKER_KEY'))).toBe(true);
+      expect(deps.logs.some((l) => l.includes('reserved key'))).toBe(false);
+      for (const text of [...deps.logs, failures[0]!.cause]) expect(text).not.toContain(key);
+    } finally {
+      h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
+      delete process.env['SONDAGE_TEST_WORKER_KEY'];
+      await server.close();
+    }
   });
 
   it('refuses a malformed event and names what is wrong', async () => {
