@@ -245,7 +245,7 @@ export const generationSettingsSchema = z.strictObject({
         .record(z.string().min(1), z.int().min(0))
         .refine((t) => Object.keys(t).length > 0, { message: 'expected at least one candidate, e.g. { " Yes": 7414, " No": 2360 }' })
         .meta({ description: 'Surface form stored on the reply → the model tokenizer\'s token id' }),
-      method: enumOf(['logprob_token_ids', 'allowed_token_ids'], 'candidate logprob method').default('logprob_token_ids'),
+      method: enumOf(['logprob_token_ids', 'allowed_token_ids', 'prompt_logprobs'], 'candidate logprob method').default('logprob_token_ids'),
     })
     .optional()
     .meta({ description: 'vLLM (provider openai-compatible) only: first-token logprobs of these candidate tokens' }),

@@ -52,11 +52,13 @@ export interface GenerationSettings {
  * chat API. `tokens` maps the surface form stored on the reply (` Yes`) to the model's token id.
  * `method`: `logprob_token_ids` (recent vLLM: every candidate's logprob, exact) or
  * `allowed_token_ids` (older vLLM: generation restricted to the candidates; each logprob read from
- * the top-k, exact when listed and otherwise only bounded above by the smallest one listed).
+ * the top-k, exact when listed and otherwise only bounded above by the smallest one listed) or
+ * `prompt_logprobs` (any vLLM: one extra request per candidate, the candidate appended to the
+ * prompt as the start of the reply and its logprob read from vLLM's `prompt_logprobs`, exact).
  */
 export interface CandidateLogprobs {
   readonly tokens: Readonly<Record<string, number>>;
-  readonly method: 'logprob_token_ids' | 'allowed_token_ids';
+  readonly method: 'logprob_token_ids' | 'allowed_token_ids' | 'prompt_logprobs';
 }
 
 /**

@@ -127,6 +127,6 @@ describe('vLLM candidate-token logprobs (openai-compatible)', () => {
     expect(generationSettingsSchema.safeParse({ candidate_logprobs: { tokens: { ' Yes': -1 } } }).success).toBe(false);
     const bad = generationSettingsSchema.safeParse({ candidate_logprobs: { tokens: TOKENS, method: 'prompt_logprob' } });
     expect(bad.success).toBe(false);
-    expect(JSON.stringify(bad.error?.issues)).toContain('is not a known candidate logprob method; use one of logprob_token_ids, allowed_token_ids');
+    expect(JSON.stringify(bad.error?.issues)).toContain('is not a known candidate logprob method; use one of logprob_token_ids, allowed_token_ids, prompt_logprobs');
   });
 });

@@ -46,6 +46,11 @@ export interface VllmExtraBody {
   logprob_token_ids?: number[];
   allowed_token_ids?: number[];
   return_tokens_as_token_ids?: boolean;
+  /** Top-k logprobs at every prompt position; vLLM adds the prompt's own token when outside the top-k. */
+  prompt_logprobs?: number;
+  /** With `continue_final_message`: the template leaves a final assistant message open, so it ends the prompt. */
+  add_generation_prompt?: boolean;
+  continue_final_message?: boolean;
 }
 
 /** The body sent: OpenAI's chat completion, plus vLLM's extensions for an `openai-compatible` model. */
@@ -90,6 +95,9 @@ export function toWireRequest(req: GenerateRequest, model: string, flavour: Chat
         false,
       );
     }
+    // prompt_logprobs scores the candidates in requests of their own (toPromptLogprobsRequests);
+    // the reply itself is asked for as without candidates.
+    if (s.candidate_logprobs.method === 'prompt_logprobs') return body;
     const ids = Object.values(s.candidate_logprobs.tokens);
     body.logprobs = true;
     body.return_tokens_as_token_ids = true;
@@ -191,6 +199,92 @@ export function candidateLogprobs(
 }
 
 /**
+ * Top-k asked for with `prompt_logprobs`: 1, so the last position lists the prompt's own token and at
+ * most one other (the most likely), and which one the prompt holds can be told by its rank.
+ */
+const PROMPT_LOGPROBS_TOP_K = 1;
+
+/** One scoring request of the `prompt_logprobs` method: a candidate and the body that scores it. */
+export interface PromptLogprobsRequest {
+  readonly surface: string;
+  readonly id: number;
+  readonly body: ChatWireBody;
+}
+
+/**
+ * The scoring requests of `candidate_logprobs` with `method: prompt_logprobs`, one per candidate:
+ * the conversation with the candidate as the open start of the assistant's reply
+ * (`add_generation_prompt: false`, `continue_final_message: true`, so the chat template ends the
+ * prompt with it) and vLLM's `prompt_logprobs`, whose last position then holds log P(candidate |
+ * conversation) at the reply's first token. One token is generated, the least vLLM allows.
+ * Pure: exported for tests.
+ */
+export function toPromptLogprobsRequests(req: GenerateRequest, model: string): PromptLogprobsRequest[] {
+  const candidates = req.settings.candidate_logprobs;
+  if (candidates?.method !== 'prompt_logprobs') return [];
+  return Object.entries(candidates.tokens).map(([surface, id]) => ({
+    surface,
+    id,
+    body: {
+      model,
+      messages: [...req.messages.map((m) => ({ role: m.role, content: m.content })), { role: 'assistant' as const, content: surface }],
+      max_tokens: 1,
+      prompt_logprobs: PROMPT_LOGPROBS_TOP_K,
+      add_generation_prompt: false,
+      continue_final_message: true,
+    },
+  }));
+}
+
+const promptLogprobEntrySchema = z.object({
+  logprob: z.number(),
+  rank: z.number().int().nullable().optional(),
+  decoded_token: z.string().nullable().optional(),
+});
+
+// vLLM's ChatCompletionResponse: `prompt_logprobs` at the top level, one entry per prompt position
+// (null at the first, which has no context), each keyed by token id.
+const promptLogprobsResponseSchema = z.object({
+  prompt_logprobs: z.array(z.record(z.string(), promptLogprobEntrySchema).nullable()).min(1),
+  usage: chatCompletionSchema.shape.usage,
+});
+
+/** A candidate's exact logprob and what its scoring request used. */
+export interface ScoredCandidate {
+  readonly logprob: TokenLogprob;
+  readonly usage: { readonly input_tokens: number; readonly output_tokens: number };
+}
+
+/**
+ * Reads a candidate's logprob from the last prompt position of a scoring reply. That position must
+ * hold the candidate itself: with a top-k of 1 it lists the prompt's token and, when that is not
+ * the most likely, the most likely one (rank 1) too, so the prompt's token is the one not ranked 1,
+ * or the only one listed. Pure: exported for tests.
+ * @throws ProviderCallError `malformed_response` when the body has no prompt_logprobs (a server
+ *   that ignored the extension); `bad_request` when the prompt did not end with the candidate's id
+ *   (the chat template or the tokenizer split the surface form differently), which no retry mends.
+ */
+export function promptLogprobOf(body: unknown, provider: string, surface: string, id: number): ScoredCandidate {
+  const wire = parseWire(promptLogprobsResponseSchema, body, provider, 'chat completion with prompt_logprobs');
+  const last = wire.prompt_logprobs[wire.prompt_logprobs.length - 1];
+  const listed = Object.entries(last ?? {});
+  const own = listed.length === 1 ? listed[0] : listed.find(([, e]) => typeof e.rank === 'number' && e.rank !== 1);
+  if (own === undefined || Number(own[0]) !== id) {
+    const ended = own ? `token ${own[0]}${own[1].decoded_token ? ` (${JSON.stringify(own[1].decoded_token)})` : ''}` : 'no listed token';
+    throw new ProviderCallError(
+      `${provider}: candidate ${JSON.stringify(surface)} (token ${id}) did not end the scoring prompt, ${ended} did; check candidate_logprobs.tokens against the model's tokenizer and chat template`,
+      provider,
+      'bad_request',
+      false,
+    );
+  }
+  return {
+    logprob: { logprob: own[1].logprob, exact: true },
+    usage: { input_tokens: wire.usage.prompt_tokens, output_tokens: wire.usage.completion_tokens },
+  };
+}
+
+/**
  * Maps a chat-completion body to a GenerateResult. A refusal (`message.refusal`) and a
  * `content_filter` stop are permanent errors, so the analysis counts them apart from failures.
  * With `candidates` (the request's `candidate_logprobs`) the logprobs are the candidates', by
@@ -265,8 +359,32 @@ export class OpenAIChatProvider implements ModelProvider {
   async generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
     const body = toWireRequest(req, this.#model, this.#flavour);
     const sdk = { provider: this.id, sdk: OpenAI, secrets: this.#secrets };
-    const json = await sendForJson(() => this.#client.chat.completions.create(body, signal ? { signal } : {}).asResponse(), sdk, this.#onHints);
-    return { ...fromWireResponse(json, this.id, req.settings.candidate_logprobs), settings_sent: settingsSent(body) };
+    const send = (b: ChatWireBody): Promise<unknown> =>
+      sendForJson(() => this.#client.chat.completions.create(b, signal ? { signal } : {}).asResponse(), sdk, this.#onHints);
+    const candidates = req.settings.candidate_logprobs;
+    if (candidates?.method !== 'prompt_logprobs')
+      return { ...fromWireResponse(await send(body), this.id, candidates), settings_sent: settingsSent(body) };
+
+    // toWireRequest refused this off vLLM already. The reply and the scoring requests go out
+    // together; any failure fails the call, since a reply missing a candidate is not what was asked.
+    const scoring = toPromptLogprobsRequests(req, this.#model);
+    const [reply, ...scored] = await Promise.all([
+      send(body).then((json) => fromWireResponse(json, this.id)),
+      ...scoring.map((s) => send(s.body).then((json) => promptLogprobOf(json, this.id, s.surface, s.id))),
+    ]);
+    const logprobs: Record<string, TokenLogprob> = {};
+    scoring.forEach((s, i) => (logprobs[s.surface] = scored[i]!.logprob));
+    return {
+      ...reply!,
+      // Every request is paid for: the reply's usage plus the scoring requests'.
+      usage: {
+        ...reply!.usage,
+        input_tokens: reply!.usage.input_tokens + scored.reduce((n, c) => n + c!.usage.input_tokens, 0),
+        output_tokens: reply!.usage.output_tokens + scored.reduce((n, c) => n + c!.usage.output_tokens, 0),
+      },
+      logprobs,
+      settings_sent: { ...settingsSent(body), candidate_scoring: { ...settingsSent(scoring[0]!.body), requests: scoring.length } },
+    };
   }
 
   classifyError(err: unknown): RetryDecision {

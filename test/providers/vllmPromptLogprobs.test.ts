@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { generationSettingsSchema } from '../../lib/design/campaign.js';
+import { promptLogprobOf, toPromptLogprobsRequests, toWireRequest } from '../../lib/providers/openai/OpenAIChatProvider.js';
+import { createProvider } from '../../lib/providers/registry.js';
+import type { GenerateRequest } from '../../lib/providers/types.js';
+import { startWireServer, type RecordedRequest, type WireServer } from './helpers/wireServer.js';
+
+const YES = 7414;
+const NO = 2360;
+const TOKENS = { ' Yes': YES, ' No': NO };
+const QUESTION = 'Was what Finn did wrong? Answer yes or no.';
+
+const request: GenerateRequest = {
+  messages: [{ role: 'user', content: QUESTION }],
+  settings: { max_tokens: 8, temperature: 1, candidate_logprobs: { tokens: TOKENS, method: 'prompt_logprobs' } },
+};
+
+/** A vLLM chat completion as it comes back with `prompt_logprobs` (entries keyed by token id). */
+function scoringReply(last: Record<string, { logprob: number; rank: number; decoded_token: string }>, promptTokens = 32) {
+  return {
+    id: 'chatcmpl-vllm-2',
+    object: 'chat.completion',
+    created: 1_764_489_600,
+    model: 'qwen3-8b',
+    choices: [{ index: 0, message: { role: 'assistant', content: '.' }, logprobs: null, finish_reason: 'length', stop_reason: null }],
+    usage: { prompt_tokens: promptTokens, total_tokens: promptTokens + 1, completion_tokens: 1, prompt_tokens_details: null },
+    prompt_logprobs: [null, { '791': { logprob: -3.1, rank: 4, decoded_token: 'Was' } }, last],
+  };
+}
+
+const generated = {
+  id: 'chatcmpl-vllm-1',
+  object: 'chat.completion',
+  created: 1_764_489_600,
+  model: 'qwen3-8b',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Yes, it was wrong.' }, logprobs: null, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 31, total_tokens: 38, completion_tokens: 7, prompt_tokens_details: null },
+  prompt_logprobs: null,
+};
+
+/** Answers like vLLM: the generation request, or a scoring request by the candidate it ends with. */
+function answer(req: RecordedRequest) {
+  const body = req.body as { messages: { role: string; content: string }[]; prompt_logprobs?: number };
+  if (body.prompt_logprobs === undefined) return { json: generated };
+  const last = body.messages[body.messages.length - 1]!;
+  // " Yes" is the most likely first token (rank 1, listed alone); " No" ranks 2, listed with the top-1.
+  if (last.content === ' Yes') return { json: scoringReply({ [YES]: { logprob: -0.12, rank: 1, decoded_token: ' Yes' } }) };
+  return {
+    json: scoringReply({
+      [YES]: { logprob: -0.12, rank: 1, decoded_token: ' Yes' },
+      [NO]: { logprob: -2.25, rank: 2, decoded_token: ' No' },
+    }),
+  };
+}
+
+let server: WireServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+describe('vLLM candidate logprobs by prompt_logprobs', () => {
+  it('scores each candidate in a request of its own and stores the logprobs as exact', async () => {
+    server = await startWireServer([{ from: answer }]);
+    const p = await createProvider({ id: 'q', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1` }, { seed: 1, env: {} });
+
+    const r = await p.generate(request);
+
+    expect(server.requests).toHaveLength(3);
+    const bodies = server.requests.map((q) => q.body as Record<string, unknown>);
+    const reply = bodies.find((b) => b.prompt_logprobs === undefined);
+    expect(reply).toEqual({ model: 'qwen3-8b', messages: [{ role: 'user', content: QUESTION }], max_tokens: 8, temperature: 1 });
+    const scoring = bodies.filter((b) => b.prompt_logprobs !== undefined);
+    expect(scoring.map((b) => (b.messages as { content: string }[]).at(-1)).sort((a, b) => a!.content.localeCompare(b!.content))).toEqual([
+      { role: 'assistant', content: ' No' },
+      { role: 'assistant', content: ' Yes' },
+    ]);
+    for (const b of scoring)
+      expect(b).toMatchObject({ max_tokens: 1, prompt_logprobs: 1, add_generation_prompt: false, continue_final_message: true });
+
+    expect(r.text).toBe('Yes, it was wrong.');
+    expect(r.logprobs).toEqual({ ' Yes': { logprob: -0.12, exact: true }, ' No': { logprob: -2.25, exact: true } });
+    expect(r.usage).toEqual({ input_tokens: 31 + 32 + 32, output_tokens: 7 + 1 + 1 });
+    expect(r.settings_sent).toMatchObject({ max_tokens: 8, candidate_scoring: { prompt_logprobs: 1, continue_final_message: true, requests: 2 } });
+  });
+
+  it('fails the call, not retryably, when a candidate did not end the scoring prompt', async () => {
+    // The template stripped the leading space: the prompt ended with "No" (id 2822), listed with the top-1.
+    const split = scoringReply({
+      [YES]: { logprob: -0.12, rank: 1, decoded_token: ' Yes' },
+      '2822': { logprob: -5.5, rank: 9, decoded_token: 'No' },
+    });
+    server = await startWireServer([{ from: (req) => ((req.body as { prompt_logprobs?: number }).prompt_logprobs === undefined ? { json: generated } : { json: split }) }]);
+    const p = await createProvider({ id: 'q', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1` }, { seed: 1, env: {} });
+
+    await expect(p.generate(request)).rejects.toThrow(
+      expect.objectContaining({ errorClass: 'bad_request', retryable: false, message: expect.stringContaining('did not end the scoring prompt, token 2822 ("No") did') }),
+    );
+  });
+
+  it('reads the prompt token by rank, and refuses a reply without prompt_logprobs', () => {
+    const both = scoringReply({ [YES]: { logprob: -0.12, rank: 1, decoded_token: ' Yes' }, [NO]: { logprob: -2.25, rank: 2, decoded_token: ' No' } });
+    expect(promptLogprobOf(both, 'vllm', ' No', NO).logprob).toEqual({ logprob: -2.25, exact: true });
+    // The top-1 is listed, but the prompt ended with " No": scoring " Yes" from it would be wrong.
+    expect(() => promptLogprobOf(both, 'vllm', ' Yes', YES)).toThrow(/did not end the scoring prompt, token 2360/);
+    expect(() => promptLogprobOf({ ...both, prompt_logprobs: null }, 'vllm', ' No', NO)).toThrow(expect.objectContaining({ errorClass: 'malformed_response' }));
+  });
+
+  it('leaves the reply request free of candidate fields, and builds nothing for the other methods', () => {
+    expect(toWireRequest(request, 'qwen3-8b', 'openai-compatible')).toEqual({
+      model: 'qwen3-8b',
+      messages: [{ role: 'user', content: QUESTION }],
+      max_tokens: 8,
+      temperature: 1,
+    });
+    expect(toPromptLogprobsRequests({ ...request, settings: { candidate_logprobs: { tokens: TOKENS, method: 'logprob_token_ids' } } }, 'm')).toEqual([]);
+    expect(() => toWireRequest(request, 'gpt-4.1-mini', 'openai')).toThrow(expect.objectContaining({ errorClass: 'bad_request' }));
+  });
+
+  it('the campaign file takes method prompt_logprobs', () => {
+    expect(generationSettingsSchema.parse({ candidate_logprobs: { tokens: TOKENS, method: 'prompt_logprobs' } })).toEqual({
+      candidate_logprobs: { tokens: TOKENS, method: 'prompt_logprobs' },
+    });
+  });
+});
