@@ -4,7 +4,7 @@
  * generate items and writes their prompts, and writes one shard manifest per phase for the
  * Distributed Maps. A re-started execution resumes: the ledger already holds the done items, and
  * the manifests list only shards that still have pending ones.
- * Payload (infra/constructs/Pipeline.ts): `{ campaign: $.campaign, execution: $$.Execution.Name }`.
+ * Payload (infra/constructs/Pipeline.ts): `{ campaign: $.campaign, execution: $$.Execution.Name, retryFailed: $.retryFailed }`.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -60,6 +60,7 @@ function parseEvent(event: unknown): PlanEvent {
   const problems: string[] = [];
   if (typeof e?.campaign !== 'string' || e.campaign === '') problems.push('campaign: expected the campaign name (a non-empty string)');
   if (typeof e?.execution !== 'string' || !/^[A-Za-z0-9_-]+$/.test(e.execution)) problems.push('execution: expected the execution name ($$.Execution.Name)');
+  if (e?.retryFailed !== undefined && typeof e.retryFailed !== 'boolean') problems.push('retryFailed: expected true or false (sondage start --aws --retry-failed)');
   if (problems.length > 0) throw new SondageError(`plan event: ${problems.join('; ')}; got ${JSON.stringify(event)}`);
   return e as PlanEvent;
 }
@@ -105,11 +106,11 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
   const writer = await ParquetWriter.create({ tmpDir: join(deps.tmpDir, 'sondage-parquet'), threads: 1 });
   let generate: GenerateShards;
   try {
-    generate = await generateShards(ctx, ledger, writer, store, context);
+    generate = await generateShards(ctx, ledger, writer, store, context, e.retryFailed === true);
   } finally {
     await writer.close();
   }
-  const judge = await judgeShards(ctx, store);
+  const judge = await judgeShards(ctx, store, e.retryFailed === true);
 
   const phasePlan = async (phase: Phase, shards: readonly Shard[]): Promise<PhasePlan> => {
     const key = manifestKey(e.execution, phase);
@@ -133,6 +134,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
   logger.info('campaign planned', {
     campaign: campaign.name,
     execution: e.execution,
+    retryFailed: e.retryFailed === true,
     generateShards: generate.shards.length,
     // Partitions left for the workers to register: the plan's time ran short (see PLAN_RESERVE_MS).
     unregisteredPartitions: generate.unregistered,
@@ -170,8 +172,16 @@ interface GenerateShards {
  * still has one of its items pending, and the partition's registeredKey marker tells its workers
  * not to register them again. Prompts are a pure function of the design: written once. With less
  * than PLAN_RESERVE_MS left, a partition not yet registered is listed whole and left unmarked.
+ * With `retryFailed`, items failed permanently count as pending (issue 3, `--retry-failed`).
  */
-async function generateShards(ctx: RunContext, ledger: Ledger, writer: ParquetWriter, store: PlanDeps['store'], context: Context): Promise<GenerateShards> {
+async function generateShards(
+  ctx: RunContext,
+  ledger: Ledger,
+  writer: ParquetWriter,
+  store: PlanDeps['store'],
+  context: Context,
+  retryFailed: boolean,
+): Promise<GenerateShards> {
   const { campaign, battery } = ctx;
   const copies = phaseCopies(campaign, 'generate');
   const shards: Shard[] = [];
@@ -192,7 +202,7 @@ async function generateShards(ctx: RunContext, ledger: Ledger, writer: ParquetWr
           await ledger.registerItems(campaign.name, 'generate', ids);
           await store.put(marker, digest);
         }
-        pending = await ledger.pendingAmong(campaign.name, 'generate', ids);
+        pending = await ledger.pendingAmong(campaign.name, 'generate', ids, { retryFailed });
       } else if (!marked) unregistered++;
       const size = model.mode === 'batch' ? items.length : shardItems(model, copies);
       for (const { start, end } of slices(items.length, size)) {
@@ -208,14 +218,16 @@ async function generateShards(ctx: RunContext, ledger: Ledger, writer: ParquetWr
  * Judge shards: slices of each judged model's generate items that hold at least one item the
  * judge reads (seed 000 "Sentence judging"), cut by the judge's shard size, without those a
  * previous execution finished (judgeShardDoneKey). The judge items themselves depend on the
- * chosen replies, so the worker builds them after the generate phase.
+ * chosen replies, so the worker builds them after the generate phase. With `retryFailed` the done
+ * markers are passed over: a marker leaves items failed permanently behind, and a generate item
+ * asked again may bring a reply the judge has not read; the worker finds the rest done.
  */
-async function judgeShards(ctx: RunContext, store: PlanDeps['store']): Promise<Shard[]> {
+async function judgeShards(ctx: RunContext, store: PlanDeps['store'], retryFailed: boolean): Promise<Shard[]> {
   const { campaign, battery } = ctx;
   const judge = campaign.judge;
   if (!judge) return [];
   const copies = phaseCopies(campaign, 'judge');
-  const done = new Set(await store.list(`campaigns/${campaign.name}/judge/_shards/`));
+  const done = new Set(retryFailed ? [] : await store.list(`campaigns/${campaign.name}/judge/_shards/`));
   const shards: Shard[] = [];
   for (const model of campaign.models) {
     for (const language of battery.languages) {

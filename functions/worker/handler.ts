@@ -81,6 +81,7 @@ function parseEvent(event: unknown): WorkerEvent {
   if (b?.pollSeconds !== undefined && !(typeof b.pollSeconds === 'number' && Number.isFinite(b.pollSeconds) && b.pollSeconds >= 0)) {
     problems.push('BatchInput.pollSeconds: expected the seconds the Wait state waits (a number ≥ 0)');
   }
+  if (b?.retryFailed !== undefined && typeof b.retryFailed !== 'boolean') problems.push('BatchInput.retryFailed: expected true or false');
   if (!Array.isArray(e?.Items)) problems.push('Items: expected the array of shards the ItemBatcher sends');
   else {
     e.Items.forEach((s: Partial<Shard>, i) => {
@@ -159,6 +160,8 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
     signal: time.signal,
     onReply: time.check,
     stop,
+    // Items failed permanently are asked again (`sondage start --aws --retry-failed`, issue 3).
+    ...(e.BatchInput.retryFailed === true ? { retryFailed: true } : {}),
   };
   const total = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0 };
   // Messages of rejected keys already recorded by this invocation (one record per provider).
@@ -168,7 +171,7 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
       const shard = runShard(ctx, item);
       if (stop.reason) {
         // Not started: every item of the shard that the ledger has pending is still to do.
-        total.pending += await pendingOfShard(ctx, ledger, phase, shard);
+        total.pending += await pendingOfShard(ctx, ledger, phase, shard, e.BatchInput.retryFailed === true);
         continue;
       }
       const entry = entryFor(ctx, phase, shard);
@@ -376,10 +379,10 @@ async function markJudged(ctx: RunContext, ledger: Ledger, store: BlobStore, sha
  * generate items the ledger has pending, or, for a judge shard, its source items the judge reads
  * (its judge items are built from the replies only when it runs).
  */
-async function pendingOfShard(ctx: RunContext, ledger: Ledger, phase: 'generate' | 'judge', shard: RunShard): Promise<number> {
+async function pendingOfShard(ctx: RunContext, ledger: Ledger, phase: 'generate' | 'judge', shard: RunShard, retryFailed: boolean): Promise<number> {
   const sources = [...ctx.battery.expand(modelOf(ctx, shard.model), shard.language)].slice(shard.start, shard.end);
   if (phase === 'judge') return sources.filter((i) => ctx.battery.needsJudge(i)).length;
-  return (await ledger.pendingAmong(ctx.campaign.name, phase, sources.map((i) => i.item_id))).size;
+  return (await ledger.pendingAmong(ctx.campaign.name, phase, sources.map((i) => i.item_id), { retryFailed })).size;
 }
 
 let cold: ReturnType<typeof createHandler> | undefined;

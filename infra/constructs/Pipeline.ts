@@ -32,7 +32,7 @@ export const PHASES = ['generate', 'judge'] as const;
 
 /**
  * The Standard state machine of one campaign execution:
- * plan → generate Map → judge Map → Athena (SQL stage) → report, every step caught by a state that
+ * (retryFailed defaulted) → plan → generate Map → judge Map → Athena (SQL stage) → report, every step caught by a state that
  * records the failure in the ledger. The plan Lambda writes one shard manifest per phase to
  * `scratch/` and returns, per phase, its key, the campaign's concurrency and failure tolerance; a
  * re-started execution resumes because the plan lists only shards the ledger still has pending.
@@ -109,7 +109,12 @@ export class Pipeline extends Construct {
     const planStep = new tasks.LambdaInvoke(this, 'PlanStep', {
       stateName: 'Plan',
       lambdaFunction: this.plan.fn,
-      payload: sfn.TaskInput.fromObject({ campaign: sfn.JsonPath.stringAt('$.campaign'), execution: sfn.JsonPath.stringAt('$$.Execution.Name') }),
+      payload: sfn.TaskInput.fromObject({
+        campaign: sfn.JsonPath.stringAt('$.campaign'),
+        execution: sfn.JsonPath.stringAt('$$.Execution.Name'),
+        // A boolean at run time (the path is only read; stringAt writes the ".$" key).
+        retryFailed: sfn.JsonPath.stringAt('$.retryFailed'),
+      }),
       payloadResponseOnly: true,
       resultPath: '$.plan',
     });
@@ -124,8 +129,15 @@ export class Pipeline extends Construct {
         itemBatcher: new sfn.ItemBatcher({
           maxItemsPerBatch: props.shardsPerBatch ?? SHARDS_PER_BATCH,
           // ItemBatcher renders BatchInput as given (no JsonPath tokens): the ".$" keys are written out.
-          // pollSeconds rides along for the item processor's Wait state (the worker logs it as its next call).
-          batchInput: { 'campaign.$': '$.campaign', phase, 'execution.$': '$$.Execution.Name', 'pollSeconds.$': `$.plan.${phase}.pollSeconds` },
+          // pollSeconds rides along for the item processor's Wait state (the worker logs it as its next call);
+          // retryFailed for the worker's partition spec (`sondage start --aws --retry-failed`).
+          batchInput: {
+            'campaign.$': '$.campaign',
+            phase,
+            'execution.$': '$$.Execution.Name',
+            'pollSeconds.$': `$.plan.${phase}.pollSeconds`,
+            'retryFailed.$': '$.retryFailed',
+          },
         }),
         resultWriterV2: new sfn.ResultWriterV2({ bucket: data.bucket, prefix: `${PREFIX.scratch}map-results/${phase}/` }),
         resultPath: sfn.JsonPath.DISCARD,
@@ -219,7 +231,14 @@ export class Pipeline extends Construct {
         .afterwards();
     }
 
-    const definition = planStep
+    // A path that is absent fails the state that reads it: an input without retryFailed (an older
+    // CLI, an execution started by hand) gets false here, before the plan and the maps read it.
+    const retryDefault = new sfn.Pass(this, 'RetryFailedDefault', { stateName: 'Retry failed: default false', result: sfn.Result.fromBoolean(false), resultPath: '$.retryFailed' });
+    retryDefault.next(planStep);
+    const definition = new sfn.Choice(this, 'RetryFailedGiven', { stateName: 'Retry failed given?' })
+      .when(sfn.Condition.isPresent('$.retryFailed'), planStep)
+      .otherwise(retryDefault);
+    planStep
       .next(generate)
       .next(maps[1]!)
       .next(sql)

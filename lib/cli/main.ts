@@ -16,7 +16,7 @@ Usage:
   sondage analyze --replies <file-or-dir> --out DIR
       analyse replies collected elsewhere (JSONL, CSV or Parquet rows as in
       schema/replies.schema.json); bad rows are listed and left out
-  sondage start <campaign.yaml> --aws [--outputs FILE]
+  sondage start <campaign.yaml> --aws [--retry-failed] [--outputs FILE]
       validate the campaign here, upload it with the files it names, start the state machine;
       starting again after a stop resumes from the ledger
   sondage status <campaign> [--aws] [--outputs FILE] [--data-dir DIR]
@@ -34,7 +34,7 @@ Options:
   --allow-partial    start even when the expected cost exceeds budget_usd; stops at the cap
   --quiet            no progress bar
   --poll-interval S  run: seconds between polls of open provider batches
-  --retry-failed     run: ask again the items whose last attempt failed for good (refusal,
+  --retry-failed     run/start: ask again the items whose last attempt failed for good (refusal,
                      content filter, bad request); a plain run re-asks only transient failures
   --aws              plan/start/status/stop: the deployed stack instead of this machine
   --outputs FILE     the stack's outputs (\`cdk deploy --outputs-file FILE\`; default ${DEFAULT_OUTPUTS_FILE});
@@ -126,7 +126,7 @@ const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = 
   run: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, 'poll-interval': STRING, 'retry-failed': FLAG },
   plan: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, aws: FLAG, ...STACK_FLAGS },
   analyze: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, replies: STRING, out: STRING },
-  start: { 'allow-partial': FLAG, aws: FLAG, ...STACK_FLAGS },
+  start: { 'allow-partial': FLAG, aws: FLAG, 'retry-failed': FLAG, ...STACK_FLAGS },
   status: { 'data-dir': STRING, aws: FLAG, failures: STRING, ...STACK_FLAGS },
   stop: { 'data-dir': STRING, aws: FLAG, ...STACK_FLAGS },
   results: {

@@ -8,15 +8,23 @@
 export interface ExecutionInput {
   /** Campaign name: its files live under `campaigns/<campaign>/input/` (the uploaded campaign file and data). */
   readonly campaign: string;
+  /**
+   * Ask again the items whose last attempt failed for good (refusal, content filter, bad request):
+   * `sondage start --aws --retry-failed`, as `sondage run --retry-failed` (issue 3). Absent: false
+   * (the state machine's first state sets it, so the plan and the workers always get it).
+   */
+  readonly retryFailed?: boolean;
 }
 
 /** Key of the uploaded campaign file; the files it names sit beside it, same relative paths. */
 export const CAMPAIGN_FILE_NAME = 'campaign.yaml';
 
-/** `plan` handler input: `{ campaign: $.campaign, execution: $$.Execution.Name }`. */
+/** `plan` handler input: `{ campaign: $.campaign, execution: $$.Execution.Name, retryFailed: $.retryFailed }`. */
 export interface PlanEvent {
   readonly campaign: string;
   readonly execution: string;
+  /** Ask again the items whose last attempt failed for good (`sondage start --aws --retry-failed`, issue 3). List shards whose items failed permanently (absent in older inputs: false). */
+  readonly retryFailed?: boolean;
 }
 
 /**
@@ -66,6 +74,8 @@ export interface WorkerBatchInput {
    * the next invocation when this one returns `again` (the worker logs it; absent in older inputs).
    */
   readonly pollSeconds?: number;
+  /** Ask again the items whose last attempt failed for good (`sondage start --aws --retry-failed`, issue 3). The worker's partition spec asks them (absent in older inputs: false). */
+  readonly retryFailed?: boolean;
 }
 
 /**

@@ -74,6 +74,15 @@ describe('sondage start --aws', () => {
     expect(stdout).toContain(`sondage status ${file} --aws`);
   });
 
+  it('--retry-failed starts the execution with retryFailed in its input', async () => {
+    const file = await campaignFolder('start-retry');
+    const { code, stdout } = await runMain(['start', file, '--aws', '--retry-failed', '--outputs', aws.outputsFile]);
+    expect(code).toBe(0);
+    const mine = aws.sfn.executions.filter((e) => (JSON.parse(e.input) as { campaign: string }).campaign === 'start-retry');
+    expect(mine.map((e) => JSON.parse(e.input) as unknown)).toEqual([{ campaign: 'start-retry', retryFailed: true }]);
+    expect(stdout).toContain('(asking again the items that failed for good)');
+  });
+
   it('says that the judge audit does not run on AWS yet, and starts the rest', async () => {
     const file = await campaignFolder('start-audit', (doc) => {
       (doc as { judge: Record<string, unknown> }).judge['audit'] = { per_stratum: 5 };

@@ -3,6 +3,7 @@ import { createHandler, manifestKey } from '../../functions/plan/handler.js';
 import type { PlanOutput, Shard } from '../../lib/config/pipeline.js';
 import { renderSql } from '../../lib/analysis/runSql.js';
 import type { Plan } from '../../lib/run/planCampaign.js';
+import { judgeShardDoneKey } from '../../lib/run/shards.js';
 import { layout } from '../../lib/store/index.js';
 import { athenaTableSources } from '../../lib/store/AthenaQueryable.js';
 import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
@@ -67,6 +68,35 @@ describe('plan handler', () => {
     expect(out.analysis.queryString).toBe(renderSql('label_maps', athenaTableSources('sondage_db', 'plan-a', ['beta', 'alpha'])));
     expect(out.analysis.queryString).toContain(`FROM "sondage_db"."prompts" WHERE campaign_key = 'plan-a' AND phase_key IN ('generate') AND model IN ('alpha', 'beta')`);
     expect(logs.some((l) => l.includes('"campaign planned"'))).toBe(true);
+  });
+
+  it('lists the shards of items failed for good, and judge shards marked done, only with retryFailed', async () => {
+    // prepare: every generate item settled, the first one failed for good; every judge shard marked done
+    await uploadCampaign(h.store, 'plan-rf', (doc) => {
+      doc.design['languages'] = ['en'];
+      doc.design['forms'] = ['plain'];
+      doc.design['constraints'] = ['yesno', 'label'];
+      doc.design['story_limit'] = 2;
+      doc.models = doc.models.slice(0, 1);
+      doc.models[0]!['rpm'] = 6;
+      doc.judge['sample_rate'] = 1;
+    });
+    const { handler } = planWith();
+    const first = await handler({ campaign: 'plan-rf', execution: 'exec-1' }, lambdaContext());
+    const [generate, judge] = [await manifest(first.generate.manifestKey), await manifest(first.judge.manifestKey)];
+    expect(generate.length).toBeGreaterThan(1);
+    expect(judge.length).toBeGreaterThan(0);
+    const ids = [...(await h.ledger.pendingItems('plan-rf', 'generate'))];
+    await h.ledger.commitPart({ campaign: 'plan-rf', phase: 'generate', partKey: 'part-rf', done: ids.slice(1), failed: [], failedPermanently: ids.slice(0, 1), costUsd: 0 });
+    for (const shard of judge) await h.store.put(judgeShardDoneKey('plan-rf', shard), 'done');
+    // act
+    const plain = await handler({ campaign: 'plan-rf', execution: 'exec-2', retryFailed: false }, lambdaContext());
+    const retry = await handler({ campaign: 'plan-rf', execution: 'exec-3', retryFailed: true }, lambdaContext());
+    // assess: the first shard holds the failed item; the judge markers are passed over
+    expect([await manifest(plain.generate.manifestKey), await manifest(plain.judge.manifestKey)]).toEqual([[], []]);
+    expect(await manifest(retry.generate.manifestKey)).toEqual(generate.slice(0, 1));
+    expect(await manifest(retry.judge.manifestKey)).toEqual(judge);
+    await expect(handler({ campaign: 'plan-rf', execution: 'exec-4', retryFailed: 'yes' }, lambdaContext())).rejects.toThrow(/plan event: retryFailed: expected true or false/);
   });
 
   it('fails clearly when the expected cost exceeds the cap, before anything is registered', async () => {

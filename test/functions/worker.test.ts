@@ -380,6 +380,25 @@ describe('worker handler', () => {
     }
   });
 
+  it('asks an item that failed for good again only when BatchInput.retryFailed is set', async () => {
+    // prepare: every item of the first shard settled, its first item failed for good
+    await upload('w-retry');
+    const { generate } = await plan('w-retry', 'exec-1');
+    const shard = generate[0]!;
+    const ids = [...(await h.ledger.pendingItems('w-retry', 'generate'))].slice(shard.start, shard.end);
+    await h.ledger.commitPart({ campaign: 'w-retry', phase: 'generate', partKey: 'part-settled', done: ids.slice(1), failed: [], failedPermanently: ids.slice(0, 1), costUsd: 0 });
+    const worker = createWorker(h.deps());
+    const input = event('w-retry', 'generate', 'exec-2', [shard]);
+    // act
+    const plain = await worker({ ...input, BatchInput: { ...input.BatchInput, retryFailed: false } }, lambdaContext(undefined, 0, 'req-1'));
+    const retry = await worker({ ...input, BatchInput: { ...input.BatchInput, retryFailed: true } }, lambdaContext(undefined, 0, 'req-2'));
+    // assess
+    expect(plain).toMatchObject({ done: 0, failed: 0, pending: 0, again: false });
+    expect(retry).toMatchObject({ done: 1, failed: 0, pending: 0, again: false });
+    expect(await h.ledger.pendingAmong('w-retry', 'generate', ids, { retryFailed: true })).toEqual(new Set());
+    await expect(worker({ ...input, BatchInput: { ...input.BatchInput, retryFailed: 'yes' } }, lambdaContext())).rejects.toThrow(/BatchInput\.retryFailed: expected true or false/);
+  });
+
   it('refuses a malformed event and names what is wrong', async () => {
     const worker = createWorker(h.deps());
     await expect(worker({ Items: [{ model: 'alpha', start: 5, end: 2 }], BatchInput: { campaign: 'w-full', phase: 'analyse', pollSeconds: 'soon' } }, lambdaContext())).rejects.toThrow(

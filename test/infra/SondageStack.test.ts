@@ -13,7 +13,7 @@ import type { DynamoServer } from '../store/dynamoServer.js';
 import { SQL_NAMES } from '../../lib/analysis/runSql.js';
 import { NAMED_QUERY_PARAMETERS } from '../../infra/constructs/Analytics.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
-import type { WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
+import type { ExecutionInput, PlanEvent, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import { TABLE_SCHEMAS } from '../../lib/store/schemas.js';
 import { allStates, iamStatements, synthesize, tokenText } from './synth.js';
@@ -127,7 +127,12 @@ describe('Pipeline', () => {
 
   it('runs plan → generate → judge → Athena SQL → report', () => {
     const order: string[] = [];
-    for (let name: string | undefined = s.definition.StartAt; name !== undefined; ) {
+    // The first state only defaults retryFailed (see the PlanEvent test); both of its ways lead to the plan.
+    const first = s.definition.States[s.definition.StartAt]!;
+    expect(first.Type).toBe('Choice');
+    expect((first.Choices as { Next: string }[]).map((c) => c.Next)).toEqual(['Plan']);
+    expect(s.definition.States[first.Default as string]?.Next).toBe('Plan');
+    for (let name: string | undefined = 'Plan'; name !== undefined; ) {
       order.push(name);
       name = s.definition.States[name]?.Next as string | undefined;
     }
@@ -149,7 +154,7 @@ describe('Pipeline', () => {
         ToleratedFailurePercentagePath: `$.plan.${phase}.toleratedFailurePercentage`,
         ItemBatcher: {
           MaxItemsPerBatch: SHARDS_PER_BATCH,
-          BatchInput: { 'campaign.$': '$.campaign', phase, 'execution.$': '$$.Execution.Name', 'pollSeconds.$': `$.plan.${phase}.pollSeconds` },
+          BatchInput: { 'campaign.$': '$.campaign', phase, 'execution.$': '$$.Execution.Name', 'pollSeconds.$': `$.plan.${phase}.pollSeconds`, 'retryFailed.$': '$.retryFailed' },
         },
         ResultWriter: expect.objectContaining({ Resource: expect.stringMatching(/:states:::s3:putObject$/) as unknown }) as unknown,
       });
@@ -186,13 +191,33 @@ describe('Pipeline', () => {
     }
   });
 
+  it('hands the plan exactly a PlanEvent, and the maps retryFailed, whether or not the execution input has it', () => {
+    const execution = { Execution: { Name: 'run-1' } };
+    const inputs: { input: ExecutionInput; retryFailed: boolean }[] = [
+      { input: { campaign: 'far6-demo' }, retryFailed: false },
+      { input: { campaign: 'far6-demo', retryFailed: false }, retryFailed: false },
+      { input: { campaign: 'far6-demo', retryFailed: true }, retryFailed: true },
+    ];
+    for (const { input, retryFailed } of inputs) {
+      // act: the states before the plan, then the plan's payload and a map's BatchInput
+      const state = runToPlan(s.definition.StartAt, s.definition.States, structuredClone(input) as unknown as Record<string, unknown>);
+      const planEvent = applyParameters(s.definition.States.Plan!.Parameters as Record<string, unknown>, state, execution);
+      const [, map] = maps()[0]!;
+      const batchInput = applyParameters((map.ItemBatcher as { BatchInput: Record<string, unknown> }).BatchInput, { ...state, plan: { generate: { pollSeconds: 60 } } }, execution);
+      // assess
+      const expected: PlanEvent = { campaign: 'far6-demo', execution: 'run-1', retryFailed };
+      expect(planEvent).toEqual(expected);
+      expect(batchInput).toEqual({ campaign: 'far6-demo', phase: 'generate', execution: 'run-1', pollSeconds: 60, retryFailed });
+    }
+  });
+
   it('hands the worker exactly a WorkerEvent on every turn of the loop, and ends with its last answer', () => {
     // prepare: what ItemBatcher gives a child (Items + the rendered BatchInput), and a worker that
     // needs three turns (items left, then an open provider batch, then done).
     const [, map] = maps()[0]!;
     const processor = map.ItemProcessor as { StartAt: string; States: Record<string, AslState> };
     const items = [{ model: 'alpha', language: 'en', start: 0, end: 50, mode: 'batch' as const }];
-    const batchInput = { campaign: 'far6-demo', phase: 'generate' as const, execution: 'run-1', pollSeconds: 60 };
+    const batchInput = { campaign: 'far6-demo', phase: 'generate' as const, execution: 'run-1', pollSeconds: 60, retryFailed: true };
     const answers: WorkerOutput[] = [
       { done: 20, failed: 0, pending: 30, openBatches: 0, costUsd: 0.1, again: true },
       { done: 20, failed: 0, pending: 0, openBatches: 1, costUsd: 0.1, again: true },
@@ -306,6 +331,26 @@ function runProcessor(processor: { StartAt: string; States: Record<string, AslSt
     }
   }
   throw new Error('runProcessor: no end after 50 steps');
+}
+
+/**
+ * Runs the states before the plan as Step Functions would (Choice with IsPresent, Pass with a
+ * Result at a ResultPath) and returns the plan's state input.
+ */
+function runToPlan(start: string, states: Record<string, AslState>, input: Record<string, unknown>): Record<string, unknown> {
+  const data = input;
+  for (let name = start, step = 0; step < 10; step++) {
+    if (name === 'Plan') return data;
+    const st = states[name]!;
+    if (st.Type === 'Choice') {
+      const rule = (st.Choices as { Variable: string; IsPresent: boolean; Next: string }[]).find((r) => (r.Variable.slice(2) in data) === r.IsPresent);
+      name = (rule?.Next ?? st.Default) as string;
+    } else if (st.Type === 'Pass' && typeof st.ResultPath === 'string' && /^\$\.\w+$/.test(st.ResultPath)) {
+      data[st.ResultPath.slice(2)] = st.Result;
+      name = st.Next as string;
+    } else throw new Error(`runToPlan: unsupported state ${name} ${JSON.stringify(st)}`);
+  }
+  throw new Error('runToPlan: the plan is not reached');
 }
 
 /** Step Functions' JSONPath parameters for the forms the definition uses (`$.a.b`, `$$.Execution.Id`). */

@@ -69,6 +69,7 @@ export async function campaignInputFiles(campaign: Campaign): Promise<InputFile[
  * `sondage start <campaign.yaml> --aws` (issue 4): validates the campaign here (nothing is uploaded
  * when it fails), uploads it with the files it names, and starts the state machine. Starting again
  * after a stop is a new execution that resumes from the ledger; a second one while one runs is refused.
+ * `--retry-failed` (ExecutionInput.retryFailed) asks again the items whose last attempt failed for good.
  */
 export async function startCommand(args: CliArgs): Promise<number> {
   assertAws('start', args.aws);
@@ -116,7 +117,9 @@ export async function startCommand(args: CliArgs): Promise<number> {
     for (const key of stale) await clients.blobs.delete(key);
     process.stdout.write(`uploaded ${files.length} file(s) to s3://${bucket}/${inputPrefix(campaign.name)}${stale.length ? ` (removed ${stale.length} no longer named)` : ''}\n`);
 
-    const input: ExecutionInput = { campaign: campaign.name };
+    // Absent unless asked: the state machine defaults it to false (an input from an older CLI too).
+    const retryFailed = args.values['retry-failed'] === true;
+    const input: ExecutionInput = { campaign: campaign.name, ...(retryFailed ? { retryFailed } : {}) };
     const name = executionName(campaign.name);
     const started = await clients.sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) })).catch((err: unknown) => {
       // Same campaign, same millisecond: another start won the race; one execution is what we want.
@@ -127,7 +130,7 @@ export async function startCommand(args: CliArgs): Promise<number> {
     });
     const arn = started.executionArn ?? name;
     process.stdout.write(
-      `started ${arn}\n` +
+      `started ${arn}${retryFailed ? ' (asking again the items that failed for good)' : ''}\n` +
         `watch: sondage status ${args.file} --aws\n` +
         `       ${executionConsoleUrl(arn)}\n` +
         `stop:  sondage stop ${args.file} --aws (what was collected stays; start again to resume)\n`,
