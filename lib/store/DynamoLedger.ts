@@ -54,6 +54,15 @@ const BATCH_GET_KEYS = 100;
 const BATCH_WRITE_ITEMS = 25;
 const REGISTER_CONCURRENCY = 32;
 const BATCH_WRITE_RETRIES = 12;
+/**
+ * pendingAmong: BatchGetItem requests in flight, and retries of keys handed back unprocessed. The
+ * plan asks it for every partition (~210 requests of 100 keys each at full size): one at a time,
+ * ~15 ms each, that was ~100 s of the plan's 900 s; 16 in flight stay well under a partition's
+ * 3,000 RRU/s (a consistent read of a small item is 1 RRU), and what DynamoDB still throttles
+ * comes back as UnprocessedKeys, asked again after a backoff.
+ */
+const PENDING_CONCURRENCY = 16;
+const BATCH_GET_RETRIES = 12;
 /** Closed batch records are kept this long, then expire (TTL). */
 const CLOSED_BATCH_TTL_S = 30 * 24 * 3600;
 /** Retries of a transaction that lost a race (TransactionConflict). */
@@ -433,16 +442,32 @@ export class DynamoLedger implements Ledger {
     const found = new Set<string>();
     const groups: string[][] = [];
     for (let i = 0; i < ids.length; i += BATCH_GET_KEYS) groups.push(ids.slice(i, i + BATCH_GET_KEYS));
-    await inParallel(groups, REGISTER_CONCURRENCY, async (group) => {
-      let keys: Key[] = group.map((id) => ({ pk: itemPk(campaign, phase), sk: id }));
-      for (let attempt = 0; keys.length > 0; attempt++) {
-        if (attempt > 0) await backoff(attempt);
-        const out = await this.db.send(new BatchGetCommand({ RequestItems: { [this.ledgerTable]: { Keys: keys, ProjectionExpression: 'sk', ConsistentRead: true } } }));
-        for (const r of out.Responses?.[this.ledgerTable] ?? []) found.add(r.sk as string);
-        keys = (out.UnprocessedKeys?.[this.ledgerTable]?.Keys ?? []) as Key[];
-      }
-    });
+    await inParallel(groups, REGISTER_CONCURRENCY, (group) =>
+      this.getAll('registerItems', campaign, phase, group, { ProjectionExpression: 'sk' }, (r) => found.add(r.sk as string)),
+    );
     return found;
+  }
+
+  /**
+   * Reads the item rows of up to 100 distinct ids in one BatchGetItem (consistent), again for the
+   * keys DynamoDB hands back unprocessed (throttling), with backoff; `onRow` sees each row read.
+   */
+  private async getAll(
+    what: string,
+    campaign: string,
+    phase: string,
+    ids: readonly string[],
+    projection: { ProjectionExpression: string; ExpressionAttributeNames?: Record<string, string> },
+    onRow: (row: Record<string, unknown>) => void,
+  ): Promise<void> {
+    let keys: Key[] = ids.map((id) => ({ pk: itemPk(campaign, phase), sk: id }));
+    for (let attempt = 0; keys.length > 0; attempt++) {
+      if (attempt > BATCH_GET_RETRIES) throw new SondageError(`${what}: DynamoDB left ${keys.length} key(s) of table ${this.ledgerTable} unprocessed after ${BATCH_GET_RETRIES} retries`);
+      if (attempt > 0) await backoff(attempt);
+      const out = await this.db.send(new BatchGetCommand({ RequestItems: { [this.ledgerTable]: { Keys: keys, ...projection, ConsistentRead: true } } }));
+      for (const r of out.Responses?.[this.ledgerTable] ?? []) onRow(r);
+      keys = (out.UnprocessedKeys?.[this.ledgerTable]?.Keys ?? []) as Key[];
+    }
   }
 
   /** Puts up to 25 items in one BatchWriteItem, again for those DynamoDB hands back unprocessed (throttling). */
@@ -481,23 +506,17 @@ export class DynamoLedger implements Ledger {
    */
   async pendingAmong(campaign: string, phase: string, itemIds: readonly string[], options: PendingOptions = {}): Promise<Set<string>> {
     const retryFailed = options.retryFailed === true;
+    // Distinct ids (a BatchGetItem refuses duplicate keys), 100 a request, PENDING_CONCURRENCY in flight.
+    const unique = [...new Set(itemIds)];
+    const groups: string[][] = [];
+    for (let i = 0; i < unique.length; i += BATCH_GET_KEYS) groups.push(unique.slice(i, i + BATCH_GET_KEYS));
     const done = new Set<string>();
-    for (let i = 0; i < itemIds.length; i += 100) {
-      let keys: Key[] = [...new Set(itemIds.slice(i, i + 100))].map((id) => ({ pk: itemPk(campaign, phase), sk: id }));
-      while (keys.length > 0) {
-        const out = await this.db.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [this.ledgerTable]: { Keys: keys, ProjectionExpression: 'sk, #s, permanent', ExpressionAttributeNames: { '#s': 'state' }, ConsistentRead: true },
-            },
-          }),
-        );
-        for (const r of out.Responses?.[this.ledgerTable] ?? []) {
-          if (r.state === 'done' || (r.state === 'failed' && r.permanent === true && !retryFailed)) done.add(r.sk as string);
-        }
-        keys = (out.UnprocessedKeys?.[this.ledgerTable]?.Keys ?? []) as Key[];
-      }
-    }
+    const projection = { ProjectionExpression: 'sk, #s, permanent', ExpressionAttributeNames: { '#s': 'state' } };
+    await inParallel(groups, PENDING_CONCURRENCY, (group) =>
+      this.getAll('pendingAmong', campaign, phase, group, projection, (r) => {
+        if (r.state === 'done' || (r.state === 'failed' && r.permanent === true && !retryFailed)) done.add(r.sk as string);
+      }),
+    );
     return new Set(itemIds.filter((id) => !done.has(id)));
   }
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { EmbeddedLedger, PartCommittedError } from '../../lib/store/index.js';
@@ -136,6 +137,59 @@ describe.each(backends)('%s ledger', (_name, open) => {
 });
 
 describe('DynamoLedger under DynamoDB semantics', () => {
+  it('reads pendingAmong with 16 BatchGetItem requests in flight, asks again for unprocessed keys, and answers as the embedded ledger does', async () => {
+    // prepare: 2,450 registered items, some done, some failed (for good or not), asked about in a
+    // shuffled order with duplicates and unknown ids; the embedded ledger gets the same history.
+    const c = `pending-${++n}`;
+    const g = 'generate';
+    const inflight = { now: 0, max: 0, gets: 0 };
+    const client = new DynamoDBClient({ endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'BatchGetItemCommand') return next(args);
+        inflight.gets++;
+        inflight.max = Math.max(inflight.max, ++inflight.now);
+        try {
+          return await next(args);
+        } finally {
+          inflight.now--;
+        }
+      },
+      { step: 'initialize', name: 'countInflightGets' },
+    );
+    const ledger = new DynamoLedger({ ledgerTable: 'ledger', budgetTable: 'budget', client });
+    const reference = new EmbeddedLedger(dir);
+    const ids = Array.from({ length: 2450 }, (_, i) => `item-${String(i).padStart(4, '0')}`);
+    let seed = 11;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const commit = { campaign: c, phase: g, partKey: 'p1', done: ids.filter((_, i) => i % 5 === 0), failed: ids.filter((_, i) => i % 17 === 1), failedPermanently: ids.filter((_, i) => i % 13 === 2), costUsd: 0 };
+    for (const l of [ledger, reference]) {
+      await l.initCampaign(c, 10, 'run-1');
+      await l.registerItems(c, g, ids);
+      await l.commitPart(commit);
+    }
+    const asked = [...ids, ...ids.filter(() => rand() < 0.1), 'unknown-1', 'unknown-2'].sort(() => rand() - 0.5);
+    // act
+    const expected = [await reference.pendingAmong(c, g, asked), await reference.pendingAmong(c, g, asked, { retryFailed: true })];
+    // (registration read with its own bound: counted from here)
+    Object.assign(inflight, { gets: 0, max: 0 });
+    const plain = await ledger.pendingAmong(c, g, asked);
+    const firstGets = inflight.gets;
+    server.unprocessedReads = 250;
+    const retried = await ledger.pendingAmong(c, g, asked, { retryFailed: true });
+    // assess: the same ids in the same order; 25 requests of 100 distinct keys, 16 at a time
+    expect([...plain]).toEqual([...expected[0]!]);
+    expect([...retried]).toEqual([...expected[1]!]);
+    expect(plain.size).toBeGreaterThan(1000);
+    expect(retried.size).toBeGreaterThan(plain.size);
+    expect(firstGets).toBe(25);
+    expect(inflight.max).toBe(16);
+    expect(server.unprocessedReads).toBe(0);
+    expect(inflight.gets - firstGets).toBeGreaterThan(25);
+    await ledger.close();
+    await reference.close();
+  });
+
   it('never overspends with concurrent reservers against one cap', async () => {
     // prepare: 8 workers, each its own client, 25 calls of random maximum cost against a $3 cap
     const c = `race-${++n}`;

@@ -30,6 +30,11 @@ export interface DynamoServer {
    * processes any more; counts down. Lets a test check that the caller retries them.
    */
   unprocessedWrites: number;
+  /**
+   * Keys that BatchGetItem hands back as UnprocessedKeys (throttled reads) before it answers any
+   * more; counts down. Lets a test check that the caller asks for them again.
+   */
+  unprocessedReads: number;
   /** The raw items of a table, for assertions on what the ledger wrote. */
   items(table: string): Item[];
   close(): Promise<void>;
@@ -155,7 +160,7 @@ function update(expr: string, item: Item, ctx: Ctx): Item {
 export async function startDynamoServer(): Promise<DynamoServer> {
   const tables = new Map<string, Map<string, Item>>();
   const calls = new Map<string, number>();
-  const state: { unprocessedWrites: number } = { unprocessedWrites: 0 };
+  const state: { unprocessedWrites: number; unprocessedReads: number } = { unprocessedWrites: 0, unprocessedReads: 0 };
   const table = (n: string): Map<string, Item> => {
     let t = tables.get(n);
     if (!t) tables.set(n, (t = new Map()));
@@ -211,10 +216,19 @@ export async function startDynamoServer(): Promise<DynamoServer> {
     },
     BatchGetItem: (b) => {
       const responses: Record<string, Item[]> = {};
+      const unprocessed: Record<string, { Keys: Item[] } & Record<string, unknown>> = {};
       for (const [t, req] of Object.entries(b.RequestItems as Record<string, { Keys: Item[] }>)) {
-        responses[t] = req.Keys.map((k) => table(t).get(keyOf(k))).filter((i): i is Item => i !== undefined);
+        if (req.Keys.length > 100) throw new Failed('ValidationException', 'Too many items requested for the BatchGetItem call');
+        const ids = req.Keys.map(keyOf);
+        if (new Set(ids).size !== ids.length) throw new Failed('ValidationException', 'Provided list of item keys contains duplicates');
+        const held = Math.min(state.unprocessedReads, req.Keys.length);
+        state.unprocessedReads -= held;
+        if (held > 0) unprocessed[t] = { ...req, Keys: req.Keys.slice(0, held) };
+        responses[t] = req.Keys.slice(held)
+          .map((k) => table(t).get(keyOf(k)))
+          .filter((i): i is Item => i !== undefined);
       }
-      return { Responses: responses, UnprocessedKeys: {} };
+      return { Responses: responses, UnprocessedKeys: unprocessed };
     },
     BatchWriteItem: (b) => {
       const unprocessed: Record<string, unknown[]> = {};
