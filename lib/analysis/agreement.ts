@@ -10,8 +10,7 @@
  */
 import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../design/types.js';
 import type { AnswerConstraint, Proposition, QuestionForm } from '../design/types.js';
-import { CampaignFileError, formatIssues } from '../errors.js';
-import type { FileIssue } from '../errors.js';
+import { RowReader } from './rowReader.js';
 import { renderSql, runSql } from './runSql.js';
 import type {
   AgreementResults,
@@ -36,56 +35,34 @@ export async function runReadingAgreement(db: Queryable, tables: TableSources): 
   return parseAgreementRows(await runSql(db, 'reading_agreement', tables));
 }
 
-function asCount(v: unknown): number {
-  const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
-  return Number.isInteger(n) && n >= 0 ? n : Number.NaN;
-}
 
 /**
  * Typed rows of reading_agreement.sql (DuckDB gives numbers or bigints, Athena strings); a row
  * that breaks the contract is reported with its index and column.
  */
 export function parseAgreementRows(raw: readonly Record<string, unknown>[]): ReadingAgreementRow[] {
-  const issues: FileIssue[] = [];
-  const fail = (i: number, column: string, expected: string, got: unknown): void => {
-    if (issues.length < 20) issues.push({ file: FILE, path: `rows[${i}].${column}`, message: `expected ${expected}, got ${JSON.stringify(typeof got === 'bigint' ? got.toString() : got) ?? String(got)}` });
-  };
+  const rd = new RowReader(FILE);
   const rows = raw.map((r, i): ReadingAgreementRow => {
-    const str = (c: string): string => {
-      const v = r[c];
-      if (typeof v === 'string' && v !== '') return v;
-      fail(i, c, 'a non-empty string', v);
-      return '';
-    };
-    const oneOf = <T extends string>(c: string, allowed: readonly T[]): T => {
-      const v = r[c];
-      if (typeof v === 'string' && (allowed as readonly string[]).includes(v)) return v as T;
-      fail(i, c, `one of ${allowed.join(', ')}`, v);
-      return allowed[0] as T;
-    };
-    const count = (c: string): number => {
-      const n = asCount(r[c]);
-      if (Number.isNaN(n)) fail(i, c, 'a non-negative integer', r[c]);
-      return Number.isNaN(n) ? 0 : n;
-    };
+    const str = (c: string): string => rd.string(r, i, c, { nonEmpty: true });
+    const count = (c: string): number => rd.number(r, i, c, { integer: true });
     const row: ReadingAgreementRow = {
       model: str('model'),
       language: str('language'),
-      form: oneOf<QuestionForm>('form', QUESTION_FORMS),
-      constraint: oneOf<AnswerConstraint>('constraint', ANSWER_CONSTRAINTS),
+      form: rd.oneOf<QuestionForm>(r, i, 'form', QUESTION_FORMS),
+      constraint: rd.oneOf<AnswerConstraint>(r, i, 'constraint', ANSWER_CONSTRAINTS),
       concept_pair: str('concept_pair'),
       construction: str('construction'),
-      named: oneOf<Proposition>('named', ['P', 'notP']),
+      named: rd.oneOf<Proposition>(r, i, 'named', ['P', 'notP']),
       reader_a: str('reader_a'),
       reader_b: str('reader_b'),
       n_both_decisive: count('n_both_decisive'),
       n_agree: count('n_agree'),
     };
-    if (row.n_agree > row.n_both_decisive) fail(i, 'n_agree', `at most n_both_decisive (${row.n_both_decisive})`, r.n_agree);
-    if (row.reader_a !== '' && row.reader_a >= row.reader_b) fail(i, 'reader_b', `a reader after reader_a "${row.reader_a}"`, r.reader_b);
+    if (row.n_agree > row.n_both_decisive) rd.fail(i, 'n_agree', `at most n_both_decisive (${row.n_both_decisive})`, r.n_agree);
+    if (row.reader_a !== '' && row.reader_a >= row.reader_b) rd.fail(i, 'reader_b', `a reader after reader_a "${row.reader_a}"`, r.reader_b);
     return row;
   });
-  if (issues.length > 0) throw new CampaignFileError(`${FILE}: rows do not match the analysis contract\n${formatIssues(issues)}`, issues);
+  rd.done();
   return rows;
 }
 

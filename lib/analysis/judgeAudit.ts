@@ -9,9 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../design/types.js';
 import type { AnswerConstraint, QuestionForm } from '../design/types.js';
-import { formatIssues } from '../errors.js';
-import type { FileIssue } from '../errors.js';
 import { AnalysisError } from './errors.js';
+import { RowReader } from './rowReader.js';
 import { renderSql } from './runSql.js';
 import type { AgreementStats, JudgeAuditLevel, JudgeAuditPairRow, JudgeAuditResults, JudgeAuditRow, Queryable, TableSources } from './types.js';
 
@@ -135,44 +134,23 @@ export async function runJudgeAudit(db: Queryable, tables: TableSources): Promis
 
 /** Typed rows of judge_audit.sql; a row that breaks the contract is reported with its index and column. */
 export function parseJudgeAuditRows(raw: readonly Record<string, unknown>[]): JudgeAuditPairRow[] {
-  const issues: FileIssue[] = [];
-  const fail = (i: number, column: string, expected: string, got: unknown): void => {
-    if (issues.length < 20) issues.push({ file: FILE, path: `rows[${i}].${column}`, message: `expected ${expected}, got ${JSON.stringify(got) ?? String(got)}` });
-  };
+  const rd = new RowReader(FILE);
   const rows = raw.map((r, i): JudgeAuditPairRow => {
-    const str = (c: string): string => {
-      const v = r[c];
-      if (typeof v === 'string' && v !== '') return v;
-      fail(i, c, 'a non-empty string', v);
-      return '';
-    };
-    const maybe = (c: string): string | null => {
-      const v = r[c];
-      if (v === null || v === undefined) return null;
-      if (typeof v === 'string' && v !== '') return v;
-      fail(i, c, 'a non-empty string or null', v);
-      return null;
-    };
-    const oneOf = <T extends string>(c: string, allowed: readonly T[]): T => {
-      const v = r[c];
-      if (typeof v === 'string' && (allowed as readonly string[]).includes(v)) return v as T;
-      fail(i, c, `one of ${allowed.join(', ')}`, v);
-      return allowed[0] as T;
-    };
+    const str = (c: string): string => rd.string(r, i, c, { nonEmpty: true });
     return {
       phase: str('phase'),
       item_id: str('item_id'),
       model: str('model'),
       language: str('language'),
-      constraint: oneOf<AnswerConstraint>('constraint', ANSWER_CONSTRAINTS),
-      form: oneOf<QuestionForm>('form', QUESTION_FORMS),
+      constraint: rd.oneOf<AnswerConstraint>(r, i, 'constraint', ANSWER_CONSTRAINTS),
+      form: rd.oneOf<QuestionForm>(r, i, 'form', QUESTION_FORMS),
       audit_reader: str('audit_reader'),
       audit_label: str('audit_label'),
-      primary_reader: maybe('primary_reader'),
-      primary_label: maybe('primary_label'),
+      primary_reader: rd.optionalString(r, i, 'primary_reader'),
+      primary_label: rd.optionalString(r, i, 'primary_label'),
     };
   });
-  if (issues.length > 0) throw new AnalysisError(`${FILE} returned rows outside its contract:\n${formatIssues(issues)}`);
+  rd.done();
   return rows;
 }
 

@@ -5,57 +5,8 @@
  */
 import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../design/types.js';
 import type { Proposition } from '../design/types.js';
-import { CampaignFileError, formatIssues } from '../errors.js';
-import type { FileIssue } from '../errors.js';
+import { RowReader } from './rowReader.js';
 import type { CellSummaryRow, ItemShareRow, ReplyTotalsRow } from './types.js';
-
-const MAX_ISSUES = 20;
-
-class RowReader {
-  readonly issues: FileIssue[] = [];
-  constructor(readonly file: string) {}
-
-  private fail(index: number, column: string, expected: string, got: unknown): void {
-    if (this.issues.length < MAX_ISSUES) {
-      this.issues.push({ file: this.file, path: `rows[${index}].${column}`, message: `expected ${expected}, got ${JSON.stringify(typeof got === 'bigint' ? got.toString() : got) ?? String(got)}` });
-    }
-  }
-
-  string(row: Record<string, unknown>, index: number, column: string): string {
-    const v = row[column];
-    if (typeof v === 'string') return v;
-    this.fail(index, column, 'a string', v);
-    return '';
-  }
-
-  oneOf<T extends string>(row: Record<string, unknown>, index: number, column: string, allowed: readonly T[]): T {
-    const v = row[column];
-    if (typeof v === 'string' && (allowed as readonly string[]).includes(v)) return v as T;
-    this.fail(index, column, `one of ${allowed.join(', ')}`, v);
-    return allowed[0] as T;
-  }
-
-  number(row: Record<string, unknown>, index: number, column: string, opts: { integer?: boolean; nullable?: boolean } = {}): number {
-    const v = row[column];
-    if (v === null || v === undefined) {
-      if (opts.nullable) return Number.NaN;
-      this.fail(index, column, 'a number', v);
-      return 0;
-    }
-    const n = typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
-    if (!Number.isFinite(n) || (opts.integer && (!Number.isInteger(n) || n < 0))) {
-      this.fail(index, column, opts.integer ? 'a non-negative integer' : 'a finite number', v);
-      return 0;
-    }
-    return n;
-  }
-
-  done(): void {
-    if (this.issues.length > 0) {
-      throw new CampaignFileError(`${this.file}: rows do not match the analysis contract\n${formatIssues(this.issues)}`, this.issues);
-    }
-  }
-}
 
 const PROPOSITIONS: readonly Proposition[] = ['P', 'notP'];
 
@@ -98,12 +49,12 @@ export function parseItemShareRows(
       second_listed: constraint === 'label' ? (secondListed.get(labelKey(model, language, prompt_key)) ?? null) : null,
     };
     const labelled = row.n_p + row.n_notp + row.n_both + row.n_none + row.n_invalid;
-    if (labelled !== row.n_replies && rd.issues.length < MAX_ISSUES) {
-      rd.issues.push({
-        file,
-        path: `rows[${i}].n_replies`,
-        message: `expected n_p + n_notp + n_both + n_none + n_invalid (${labelled}), got ${row.n_replies}: a reading carries a label outside P, notP, both, none, invalid`,
-      });
+    if (labelled !== row.n_replies) {
+      rd.issue(
+        i,
+        'n_replies',
+        `expected n_p + n_notp + n_both + n_none + n_invalid (${labelled}), got ${row.n_replies}: a reading carries a label outside P, notP, both, none, invalid`,
+      );
     }
     out[i] = row;
   }
@@ -128,12 +79,12 @@ export function parseLabelMaps(rows: readonly Record<string, unknown>[], file = 
     const raw = rd.string(r, i, 'reading_map_json');
     const second = secondListedOf(raw);
     if (typeof second !== 'string') {
-      if (rd.issues.length < MAX_ISSUES) rd.issues.push({ file, path: `rows[${i}].reading_map_json${second.path}`, message: second.message });
+      rd.issue(i, `reading_map_json${second.path}`, second.message);
       continue;
     }
     const before = out.get(key);
-    if (before !== undefined && before !== second && rd.issues.length < MAX_ISSUES) {
-      rd.issues.push({ file, path: `rows[${i}].reading_map_json`, message: `prompt_key ${key.split('\u0000')[2]} has two reading maps that list different propositions second` });
+    if (before !== undefined && before !== second) {
+      rd.issue(i, 'reading_map_json', `prompt_key ${key.split('\u0000')[2]} has two reading maps that list different propositions second`);
     }
     out.set(key, second);
   }
