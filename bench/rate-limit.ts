@@ -18,6 +18,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { seededRandom } from '../lib/design/hash.js';
 import { estimatePromptTokens } from '../lib/providers/pricing.js';
 import { createProvider } from '../lib/providers/registry.js';
 import type { GenerateRequest, ModelProvider } from '../lib/providers/types.js';
@@ -42,17 +43,6 @@ const RPM = Number(values.rpm);
 const TPM = Number(values.tpm);
 const MAX_TOKENS = 256;
 
-/** mulberry32: a seeded generator, so both clients see the same requests and latencies. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function latencyMs(rand: () => number): number {
   if (rand() < 0.02) return 4000 + rand() * 11_000;
@@ -75,7 +65,7 @@ interface ServerStats {
 }
 
 async function startLimitedServer(seed: number) {
-  const rand = rng(seed);
+  const rand = seededRandom(seed); // both clients see the same requests and latencies
   const perMs = { req: RPM / 60_000, tok: TPM / 60_000 };
   const cap = { req: RPM / 60, tok: TPM / 60 };
   const level = { req: cap.req, tok: cap.tok };
@@ -143,7 +133,7 @@ async function startLimitedServer(seed: number) {
 
 /** The same N requests for both clients: prompts of 40 to 600 tokens, max_tokens 256. */
 function makeRequests(seed: number): GenerateRequest[] {
-  const rand = rng(seed + 1);
+  const rand = seededRandom(seed + 1);
   return Array.from({ length: N }, (_, i) => ({
     messages: [{ role: 'user' as const, content: `Question ${i}: ${'word '.repeat(32 + Math.floor(rand() * 450))}` }],
     settings: { max_tokens: MAX_TOKENS, temperature: 0 },
