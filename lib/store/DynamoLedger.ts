@@ -30,7 +30,7 @@ import type { QueryCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-
 import { SondageError } from '../errors.js';
 import { TTL_ATTRIBUTE } from '../config/index.js';
 import { PartCommittedError } from './errors.js';
-import type { BatchIntent, BudgetState, Ledger, PartCommit, PendingOptions } from './types.js';
+import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit, PendingOptions } from './types.js';
 
 /** Rounding slack of the cap check, as in EmbeddedLedger. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -67,19 +67,6 @@ const BATCH_GET_RETRIES = 12;
 const CLOSED_BATCH_TTL_S = 30 * 24 * 3600;
 /** Retries of a transaction that lost a race (TransactionConflict). */
 const CONFLICT_RETRIES = 20;
-
-/** A provider batch record (the ledger's batch API, issue 3); same fields as types.ts BatchRecord. */
-export interface DynamoBatchRecord {
-  readonly campaign: string;
-  readonly phase: string;
-  readonly model: string;
-  readonly language: string;
-  readonly batchId: string;
-  readonly handleJson: string;
-  readonly reservationId: string;
-  readonly submissionKey?: string;
-  readonly cancelledAt?: string;
-}
 
 /** One failed step of a campaign execution. */
 export interface ExecutionFailure {
@@ -143,7 +130,7 @@ const partPk = (campaign: string, phase: string): string => `PART#${campaign}#${
 const batchPk = (campaign: string): string => `BATCH#${campaign}`;
 const INTENT_PREFIX = 'INTENT#';
 
-function recordOf(campaign: string, b: Record<string, unknown>): DynamoBatchRecord {
+function recordOf(campaign: string, b: Record<string, unknown>): BatchRecord {
   return {
     campaign,
     phase: b.phase as string,
@@ -640,7 +627,7 @@ export class DynamoLedger implements Ledger {
     return out;
   }
 
-  async recordBatch(r: DynamoBatchRecord): Promise<void> {
+  async recordBatch(r: BatchRecord): Promise<void> {
     const put: TxItem = {
       Update: {
         TableName: this.ledgerTable,
@@ -679,14 +666,14 @@ export class DynamoLedger implements Ledger {
   }
 
   /** Open batches of one partition, oldest first. */
-  async openBatches(campaign: string, phase: string, model: string, language: string): Promise<DynamoBatchRecord[]> {
+  async openBatches(campaign: string, phase: string, model: string, language: string): Promise<BatchRecord[]> {
     return (await this.batchRows(campaign))
       .filter((b) => b.state === 'open' && b.phase === phase && b.model === model && b.language === language)
       .map((b) => recordOf(campaign, b));
   }
 
   /** Open batches of every partition of a campaign, oldest first. */
-  async campaignBatches(campaign: string): Promise<DynamoBatchRecord[]> {
+  async campaignBatches(campaign: string): Promise<BatchRecord[]> {
     return (await this.batchRows(campaign)).filter((b) => b.state === 'open').map((b) => recordOf(campaign, b));
   }
 
