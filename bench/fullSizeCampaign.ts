@@ -8,7 +8,7 @@
 import { copyFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { syntheticStories } from '../lib/design/far6/index.js';
+import { syntheticStories } from '../lib/batteries/far6/design/index.js';
 import { LANGUAGES } from '../lib/design/types.js';
 
 export interface FullSizeOptions {

@@ -18,8 +18,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { seededRandom } from '../lib/design/hash.js';
-import { estimatePromptTokens } from '../lib/providers/pricing.js';
+import { seededRandom } from '../lib/core/hash.js';
+import { estimatePromptTokens } from '../lib/pricing/pricing.js';
 import { createProvider } from '../lib/providers/registry.js';
 import type { GenerateRequest, ModelProvider } from '../lib/providers/types.js';
 import { callWithRetry } from '../lib/run/callWithRetry.js';

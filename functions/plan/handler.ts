@@ -16,7 +16,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENV, PREFIX } from '../../lib/config/index.js';
 import type { PhasePlan, PlanEvent, PlanOutput, Shard } from '../../lib/config/pipeline.js';
-import { renderSql } from '../../lib/analysis/runSql.js';
+import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import { SondageError } from '../../lib/errors.js';
 import { createBatchClient, createProvider } from '../../lib/providers/registry.js';
 import { assertWithinBudget, ensurePrompts } from '../../lib/run/partitionSpec.js';
@@ -127,7 +127,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
   const out: PlanOutput = {
     generate: await phasePlan('generate', generate.shards),
     judge: await phasePlan('judge', judge),
-    analysis: { queryString: renderSql(FIRST_SQL_QUERY, athenaTableSources(deps.glueDatabase, campaign.name, campaign.models.map((m) => m.id))) },
+    analysis: { queryString: FAR6_SQL.render(FIRST_SQL_QUERY, athenaTableSources(deps.glueDatabase, campaign.name, campaign.models.map((m) => m.id))) },
     expectedCostUsd: costPlan.totals.costUsd,
     capUsd: campaign.budget_usd,
   };

@@ -12,7 +12,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { writeResults } from '../../lib/analysis/report.js';
+import { writeResults } from '../../lib/batteries/far6/report/report.js';
 import { ENV } from '../../lib/config/index.js';
 import type { ReportEvent, ReportOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';

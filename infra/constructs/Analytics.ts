@@ -7,7 +7,7 @@ import { Construct } from 'constructs';
 import type { IConstruct } from 'constructs';
 import type { CfnElement } from 'aws-cdk-lib';
 import { logicalId } from './logicalId.js';
-import { renderSql, SQL_NAMES } from '../../lib/analysis/runSql.js';
+import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF, PREFIX } from '../../lib/config/index.js';
 import { LANGUAGES } from '../../lib/design/types.js';
 import { athenaType, TABLE_SCHEMAS } from '../../lib/store/schemas.js';
@@ -106,7 +106,7 @@ export class Analytics extends Construct {
 
     // One named query per analysis SQL file, for any campaign: the campaign and model are execution
     // parameters (see namedQueryText), so the saved queries need no redeploy for a new campaign.
-    for (const name of SQL_NAMES) {
+    for (const name of FAR6_SQL.allQueries()) {
       const query = new athena.CfnNamedQuery(this, `Query-${name}`, {
         name: `sondage-${name}`,
         description: `lib/analysis/sql/${name}.sql. Execution parameters: ${NAMED_QUERY_PARAMETERS.join(', ')} (quoted, e.g. 'far6-demo')`.slice(0, 1024),
@@ -176,7 +176,7 @@ export const NAMED_QUERY_PARAMETERS: readonly string[] = TABLES.flatMap((t) => [
  * A file that starts its own WITH gets the table expressions prepended to its list.
  */
 export function namedQueryText(name: string, database: string): string {
-  const rendered = renderSql(name, CTE);
+  const rendered = FAR6_SQL.render(name, CTE);
   const ctes = TABLES.map(
     (t) =>
       `${CTE[t]} AS (\n  SELECT * FROM "${database}"."${t}"\n  WHERE campaign_key = ? AND model = ? AND phase_key IN (${PHASES_OF[t].map((p) => `'${p}'`).join(', ')})\n)`,

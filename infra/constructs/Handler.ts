@@ -37,7 +37,9 @@ function shellQuote(s: string): string {
  * Shell commands that put DuckDB beside a bundle in `outputDir`: its packages, copied from the
  * local node_modules into `outputDir/node_modules` (where the bundle's ESM `import` resolves them:
  * ESM ignores NODE_PATH, so a layer under /opt would not be found), and the analysis SQL files into
- * `outputDir/sql` (lib/analysis/runSql.ts reads them next to the module, i.e. the bundle).
+ * `outputDir/sql`: every SQL library (lib/query/sql.ts) reads its files next to the module that
+ * declares it, which in a bundle is the bundle itself; the core's and every battery's queries
+ * share that one folder (their names are unique, lib/batteries checks it).
  */
 export function duckdbBundlingCommands(repoRoot: string, outputDir: string, architecture: LambdaArchitecture): string[] {
   const modules = path.join(outputDir, 'node_modules');
@@ -45,7 +47,8 @@ export function duckdbBundlingCommands(repoRoot: string, outputDir: string, arch
     const target = path.join(modules, pkg);
     return `mkdir -p ${shellQuote(path.dirname(target))} && cp -R ${shellQuote(path.join(repoRoot, 'node_modules', pkg))} ${shellQuote(target)}`;
   });
-  commands.push(`mkdir -p ${shellQuote(path.join(outputDir, 'sql'))}`, `cp ${shellQuote(path.join(repoRoot, 'lib/analysis/sql'))}/*.sql ${shellQuote(path.join(outputDir, 'sql'))}/`);
+  const sqlOut = shellQuote(path.join(outputDir, 'sql'));
+  commands.push(`mkdir -p ${sqlOut}`, `cp ${shellQuote(path.join(repoRoot, 'lib'))}/query/sql/*.sql ${shellQuote(path.join(repoRoot, 'lib'))}/batteries/*/sql/*.sql ${sqlOut}/`);
   return commands;
 }
 

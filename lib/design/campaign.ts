@@ -6,9 +6,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CampaignFileError, formatIssues } from '../errors.js';
 import type { FileIssue } from '../errors.js';
-import { modelPriceSchema, PRICE_TABLE, priceFor } from '../providers/pricing.js';
-import type { ModelPrice } from '../providers/pricing.js';
-import { mergeSettings } from './settings.js';
+import { modelPriceSchema, PRICE_TABLE, priceFor } from '../pricing/pricing.js';
+import type { ModelPrice } from '../pricing/pricing.js';
+import { mergeSettings } from '../core/settings.js';
 import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS } from './types.js';
 import type { AnswerConstraint, GenerationSettings, Language, QuestionForm } from './types.js';
 

@@ -6,11 +6,12 @@
  * phase through the same runPhase as every phase, so the budget, the ledger and resumption apply.
  */
 import { join } from 'node:path';
-import { AUDIT_PHASE_PREFIX, CODEBOOK_LABELS } from '../analysis/judgeAudit.js';
-import { parquetSource, renderSql } from '../analysis/runSql.js';
+import { AUDIT_PHASE_PREFIX, CODEBOOK_LABELS } from '../batteries/far6/analysis/judgeAudit.js';
+import { parquetSource } from '../query/sql.js';
+import { FAR6_SQL } from '../batteries/far6/sqlLibrary.js';
 import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
-import { stableId, uniformFromKey } from '../design/hash.js';
+import { stableId, uniformFromKey } from '../core/hash.js';
 import type { AnswerConstraint, Language, PromptItem } from '../design/types.js';
 import { layout, readParquetSql, sqlString, tableGlob } from '../store/index.js';
 import type { DuckDb, ParquetWriter } from '../store/index.js';
@@ -140,7 +141,7 @@ async function judgedReplies(db: DuckDb, dataDir: string, campaign: Campaign, mo
   if (!(await db.hasFiles(glob('replies'))) || !(await db.hasFiles(glob('readings')))) return new Map<string, { text: string; attempt: number }>();
   const replies = readParquetSql(glob('replies'));
   const readings = readParquetSql(glob('readings'));
-  const chosen = renderSql('chosen_replies', { prompts: replies, replies, readings });
+  const chosen = FAR6_SQL.render('chosen_replies', { prompts: replies, replies, readings });
   const labels = CODEBOOK_LABELS.map(sqlString).join(', ');
   const rows = await db.all<{ item_id: string; text: string; attempt: number }>(
     `SELECT r.item_id, r.text, r.attempt

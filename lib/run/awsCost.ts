@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { SQL_NAMES } from '../analysis/runSql.js';
+import { FAR6_SQL } from '../batteries/far6/sqlLibrary.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF } from '../config/index.js';
 import { FUNCTION_SIZING, SHARDS_PER_BATCH } from '../config/sizing.js';
 import type { FunctionSizing } from '../config/sizing.js';
@@ -272,7 +272,7 @@ export function estimateAwsCost(
   const replies = plan.lines.filter((l) => l.phase === 'generate').reduce((s, l) => s + l.items, 0);
   const athenaBytesPerQuery = replies * a.parquetBytesPerReply;
   const billedPerQuery = Math.max(athenaBytesPerQuery, prices.athena.minimum_megabytes_per_query * 1e6);
-  const queries = SQL_NAMES.length;
+  const queries = FAR6_SQL.allQueries().length;
   add('Athena', 'analysis', queries * billedPerQuery, 'bytes', ((queries * billedPerQuery) / 1e12) * prices.athena.per_terabyte_scanned);
   // Each query reads every part file's footer and row groups (~3 GETs a file) and writes its result.
   const partFiles = modelLanguages * 3 + stages.reduce((s, w) => s + 2 * w.shards, 0);

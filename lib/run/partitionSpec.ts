@@ -5,15 +5,15 @@
  * One builder, so that the two paths cannot drift in what they charge or store.
  */
 import { join } from 'node:path';
-import { renderSql } from '../analysis/runSql.js';
+import { FAR6_SQL } from '../batteries/far6/sqlLibrary.js';
 import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign } from '../design/campaign.js';
 import type { Language, PromptItem } from '../design/types.js';
 import { BudgetError } from '../errors.js';
 import type { BatchClient } from '../providers/batchTypes.js';
-import { costUsd, estimatePromptTokens } from '../providers/pricing.js';
+import { costUsd, estimatePromptTokens } from '../pricing/pricing.js';
 import type { ModelProvider, Price } from '../providers/types.js';
-import { judgeReaderId } from '../read/readerIds.js';
+import { judgeReaderId } from '../batteries/far6/read/readerIds.js';
 import type { DuckDb } from '../store/DuckDb.js';
 import { readParquetSql } from '../store/DuckDb.js';
 import { partKey, partitionPrefix } from '../store/layout.js';
@@ -143,7 +143,7 @@ export async function chosenReplies(db: DuckDb, root: string, campaign: string, 
   if (!(await db.hasFiles(glob))) return new Map<string, { text: string; attempt: number }>();
   const replies = readParquetSql(glob);
   // chosen_replies.sql reads only the replies table; the other sources are never referenced.
-  const chosen = renderSql('chosen_replies', { prompts: replies, replies, readings: replies });
+  const chosen = FAR6_SQL.render('chosen_replies', { prompts: replies, replies, readings: replies });
   const rows = await db.all<{ item_id: string; text: string; attempt: number }>(
     `SELECT r.item_id, r.text, r.attempt
      FROM (${chosen}) c

@@ -1,7 +1,7 @@
 import type { LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import type { AnswerConstraint, PromptItem } from '../design/types.js';
-import { costUsd, estimatePromptTokens, maxCostUsd } from '../providers/pricing.js';
+import { costUsd, estimatePromptTokens, maxCostUsd } from '../pricing/pricing.js';
 import type { Price } from '../providers/types.js';
 import { auditPhases } from './auditPhase.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { analyzeCampaign, formatConsoleTable, writeResults } from '../analysis/index.js';
-import type { AnalysisResults } from '../analysis/index.js';
+import { analyzeCampaign, formatConsoleTable, writeResults } from '../batteries/far6/analysis/index.js';
+import type { AnalysisResults } from '../batteries/far6/analysis/index.js';
 import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import type { Language, PromptItem } from '../design/types.js';

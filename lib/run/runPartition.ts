@@ -1,7 +1,7 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Language, PromptItem } from '../design/types.js';
-import type { TokenUsage } from '../providers/pricing.js';
+import type { TokenUsage } from '../pricing/pricing.js';
 import type { GenerateResult, ModelProvider, Price } from '../providers/types.js';
 import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
 import { callWithRetry, type RetryPolicy } from './callWithRetry.js';

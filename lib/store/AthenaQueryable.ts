@@ -13,10 +13,10 @@ import {
   StopQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
 import type { AthenaClientConfig, ColumnInfo, QueryExecution, Row } from '@aws-sdk/client-athena';
-import { analyzeCampaign } from '../analysis/analyzeCampaign.js';
-import type { AnalyzeOptions } from '../analysis/analyzeCampaign.js';
-import { renderSql } from '../analysis/runSql.js';
-import type { AnalysisResults, Queryable, TableSources } from '../analysis/types.js';
+import { analyzeCampaign } from '../batteries/far6/analysis/analyzeCampaign.js';
+import type { AnalyzeOptions } from '../batteries/far6/analysis/analyzeCampaign.js';
+import { FAR6_SQL } from '../batteries/far6/sqlLibrary.js';
+import type { AnalysisResults, Queryable, TableSources } from '../batteries/far6/analysis/types.js';
 import { ATHENA_RESULT_REUSE_MINUTES } from '../config/sizing.js';
 import { SondageError } from '../errors.js';
 import { assertSafeSegment, parsePartKey, phasePrefix } from './layout.js';
@@ -99,7 +99,7 @@ function quote(value: string): string {
  * (infra/constructs/Analytics.ts), so every query must name their values. Readings span both
  * phases: the judge phase may store the readings it makes of generate-phase replies. Models are
  * listed once each, sorted (see sameQueryKey for why the order does not matter to adoption).
- * @example renderSql('item_shares', athenaTableSources('sondage_db', 'far6-demo', ['beta', 'alpha']))
+ * @example FAR6_SQL.render('item_shares', athenaTableSources('sondage_db', 'far6-demo', ['beta', 'alpha']))
  */
 export function athenaTableSources(database: string, campaign: string, models: readonly string[]): TableSources {
   if (models.length === 0) throw new SondageError(`campaign ${campaign}: no models to query (injected projection needs at least one)`);
@@ -332,7 +332,7 @@ export async function analyzeOnAthena(options: AthenaAnalysisOptions): Promise<A
 
 /** The text of the SQL stage's first query for a campaign, as the state machine's SQL step runs it. */
 export function firstQueryText(database: string, campaign: string, models: readonly string[]): string {
-  return renderSql(FIRST_QUERY, athenaTableSources(database, campaign, models));
+  return FAR6_SQL.render(FIRST_QUERY, athenaTableSources(database, campaign, models));
 }
 
 /** analyzeCampaign's first query: the one the state machine runs before the report. */

@@ -4,7 +4,7 @@
  * Athena rejects a table whose partition keys repeat a data column, and DuckDB adds them back
  * from the path with `hive_partitioning`.
  */
-import { canonicalJson } from '../design/hash.js';
+import { canonicalJson } from '../core/hash.js';
 import type { Language, PromptItem } from '../design/types.js';
 import type { ReadingRow, ReplyRow, TableName } from './types.js';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agreementAnalysis, parseAgreementRows, polarityShares, renderAgreementSql, replyDisagreement, runReadingAgreement } from '../../lib/analysis/agreement.js';
-import { analyzeCampaign } from '../../lib/analysis/analyzeCampaign.js';
-import { writeResults } from '../../lib/analysis/report.js';
-import type { AnalysisResults, ReadingAgreementRow } from '../../lib/analysis/types.js';
+import { agreementAnalysis, parseAgreementRows, polarityShares, renderAgreementSql, replyDisagreement, runReadingAgreement } from '../../lib/batteries/far6/analysis/agreement.js';
+import { analyzeCampaign } from '../../lib/batteries/far6/analysis/analyzeCampaign.js';
+import { writeResults } from '../../lib/batteries/far6/report/report.js';
+import type { AnalysisResults, ReadingAgreementRow } from '../../lib/batteries/far6/analysis/types.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import { ParquetFixture } from './fixtures.js';
 import type { PromptSpec, ReadingSpec, ReplySpec } from './fixtures.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeCampaign } from '../../lib/analysis/analyzeCampaign.js';
-import { writeResults } from '../../lib/analysis/report.js';
-import type { AnalysisResults } from '../../lib/analysis/types.js';
+import { analyzeCampaign } from '../../lib/batteries/far6/analysis/analyzeCampaign.js';
+import { writeResults } from '../../lib/batteries/far6/report/report.js';
+import type { AnalysisResults } from '../../lib/batteries/far6/analysis/types.js';
 import { ParquetFixture } from './fixtures.js';
 import type { PromptSpec, ReadingSpec, ReplySpec } from './fixtures.js';
 

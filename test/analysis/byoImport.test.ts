@@ -1,7 +1,7 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { importReplies, readReplyChunks, validateFile } from '../../lib/analysis/byo/index.js';
+import { importReplies, readReplyChunks, validateFile } from '../../lib/batteries/far6/byo/index.js';
 import { DuckDb, readParquet } from '../../lib/store/DuckDb.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';

@@ -1,8 +1,8 @@
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RESULT_FILES } from '../../lib/analysis/index.js';
-import { analyzeReplies } from '../../lib/analysis/byo/index.js';
+import { RESULT_FILES } from '../../lib/batteries/far6/analysis/index.js';
+import { analyzeReplies } from '../../lib/batteries/far6/byo/index.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { exportRun } from '../fixtures/byo/exportRun.js';
 import type { ExportFormat } from '../fixtures/byo/exportRun.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BYO_COLUMNS, repliesJsonSchema, repliesJsonSchemaText } from '../../lib/analysis/byo/index.js';
+import { BYO_COLUMNS, repliesJsonSchema, repliesJsonSchemaText } from '../../lib/batteries/far6/byo/index.js';
 import { PROMPT_COLUMNS } from '../../lib/store/schemas.js';
 import { REPO_ROOT } from '../helpers/campaigns.js';
 

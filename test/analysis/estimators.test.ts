@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareReadouts, estimate, parseReadout, readoutConvergence } from '../../lib/analysis/estimators.js';
-import type { ItemShareRow, ReadoutComparison, StoryScore } from '../../lib/analysis/types.js';
+import { compareReadouts, estimate, parseReadout, readoutConvergence } from '../../lib/batteries/far6/analysis/estimators.js';
+import type { ItemShareRow, ReadoutComparison, StoryScore } from '../../lib/batteries/far6/analysis/types.js';
 
 let keyN = 0;
 /** One item row; `p`/`np` decisive counts, `other` non-decisive ones (both). */

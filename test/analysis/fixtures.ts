@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { parquetSource } from '../../lib/analysis/runSql.js';
-import type { Queryable, TableSources } from '../../lib/analysis/types.js';
+import { parquetSource } from '../../lib/query/sql.js';
+import type { Queryable, TableSources } from '../../lib/batteries/far6/analysis/types.js';
 
 type Value = string | number | boolean | null;
 type Schema = readonly (readonly [string, string])[];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { habitAnalysis, habitModelMeans, habitVariance, signChanges, twoWayShares } from '../../lib/analysis/habits.js';
-import type { CellHabit } from '../../lib/analysis/types.js';
+import { habitAnalysis, habitModelMeans, habitVariance, signChanges, twoWayShares } from '../../lib/batteries/far6/analysis/habits.js';
+import type { CellHabit } from '../../lib/batteries/far6/analysis/types.js';
 
 function habit(model: string, language: string, readout: string, b: number, second: number | null = null): CellHabit {
   return { model, language, readout, n_stories: 10, keying_bias: b, second_listed_pref: second, n_stories_position: second === null ? 0 : 10, named_term_pull: null };

@@ -3,15 +3,15 @@
  * with a seeded stream: every model has its own story profile, the negative-interrogative token
  * flips for some models (a truth/agreement mapping), labels carry a second-listed preference.
  */
-import { agreementAnalysis } from '../../lib/analysis/agreement.js';
-import { estimate } from '../../lib/analysis/estimators.js';
-import { habitAnalysis } from '../../lib/analysis/habits.js';
-import { identityAnalysis } from '../../lib/analysis/identity.js';
-import { judgeAuditAnalysis } from '../../lib/analysis/judgeAudit.js';
-import { residualReadoutComparisons } from '../../lib/analysis/readoutResiduals.js';
-import type { AnalysisResults, ItemShareRow, JudgeAuditPairRow, ReadingAgreementRow, ReplyTotalsRow } from '../../lib/analysis/types.js';
+import { agreementAnalysis } from '../../lib/batteries/far6/analysis/agreement.js';
+import { estimate } from '../../lib/batteries/far6/analysis/estimators.js';
+import { habitAnalysis } from '../../lib/batteries/far6/analysis/habits.js';
+import { identityAnalysis } from '../../lib/batteries/far6/analysis/identity.js';
+import { judgeAuditAnalysis } from '../../lib/batteries/far6/analysis/judgeAudit.js';
+import { residualReadoutComparisons } from '../../lib/batteries/far6/analysis/readoutResiduals.js';
+import type { AnalysisResults, ItemShareRow, JudgeAuditPairRow, ReadingAgreementRow, ReplyTotalsRow } from '../../lib/batteries/far6/analysis/types.js';
 import type { AnswerConstraint, QuestionForm } from '../../lib/design/types.js';
-import { seededRandom } from '../../lib/design/hash.js';
+import { seededRandom } from '../../lib/core/hash.js';
 
 export interface FixtureOptions {
   readonly models?: readonly string[];

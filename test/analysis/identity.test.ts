@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../lib/design/hash.js';
+import { seededRandom } from '../../lib/core/hash.js';
 import {
   BOOTSTRAP_SEED,
   identityAnalysis,
@@ -7,9 +7,9 @@ import {
   identityModels,
   nearestNeighbours,
   selectReadouts,
-} from '../../lib/analysis/identity.js';
-import { comparePairs, profileMatrix } from '../../lib/analysis/profiles.js';
-import type { CellKey, ClassEstimate, ProfilePair, StoryScore } from '../../lib/analysis/types.js';
+} from '../../lib/batteries/far6/analysis/identity.js';
+import { comparePairs, profileMatrix } from '../../lib/batteries/far6/analysis/profiles.js';
+import type { CellKey, ClassEstimate, ProfilePair, StoryScore } from '../../lib/batteries/far6/analysis/types.js';
 
 const R = 'plain/label/rule';
 

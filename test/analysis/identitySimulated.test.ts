@@ -8,9 +8,9 @@
  * s = (q_P + q_notP) / 2. Running the whole pipeline would test the same thing, only slower.
  */
 import { describe, expect, it } from 'vitest';
-import { identityAnalysis } from '../../lib/analysis/identity.js';
-import type { IdentityResults, StoryScore } from '../../lib/analysis/types.js';
-import { seededRandom } from '../../lib/design/hash.js';
+import { identityAnalysis } from '../../lib/batteries/far6/analysis/identity.js';
+import type { IdentityResults, StoryScore } from '../../lib/batteries/far6/analysis/types.js';
+import { seededRandom } from '../../lib/core/hash.js';
 import type { Language, StoryGroup } from '../../lib/design/types.js';
 import { simulationTruth } from '../../lib/providers/simulated/index.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeCampaign } from '../../lib/analysis/analyzeCampaign.js';
-import { AnalysisError } from '../../lib/analysis/errors.js';
-import { agreementStats, judgeAuditAnalysis, parseJudgeAuditRows, runJudgeAudit, wilsonInterval } from '../../lib/analysis/judgeAudit.js';
-import { studyCsvFiles, studySummarySections } from '../../lib/analysis/studyReport.js';
-import type { JudgeAuditPairRow, JudgeAuditRow } from '../../lib/analysis/types.js';
+import { analyzeCampaign } from '../../lib/batteries/far6/analysis/analyzeCampaign.js';
+import { AnalysisError } from '../../lib/query/errors.js';
+import { agreementStats, judgeAuditAnalysis, parseJudgeAuditRows, runJudgeAudit, wilsonInterval } from '../../lib/batteries/far6/analysis/judgeAudit.js';
+import { studyCsvFiles, studySummarySections } from '../../lib/batteries/far6/report/studyReport.js';
+import type { JudgeAuditPairRow, JudgeAuditRow } from '../../lib/batteries/far6/analysis/types.js';
 import { ParquetFixture } from './fixtures.js';
 
 /** `n` copies of a (primary, audit) pair. */

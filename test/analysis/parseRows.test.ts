@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CampaignFileError } from '../../lib/errors.js';
-import { labelKey, parseItemShareRows, parseLabelMaps } from '../../lib/analysis/parseRows.js';
+import { labelKey, parseItemShareRows, parseLabelMaps } from '../../lib/batteries/far6/analysis/parseRows.js';
 
 const athenaRow = {
   model: 'alpha', language: 'en', reader: 'rule', form: 'plain', constraint: 'label', story: 's1', story_group: 'violation',

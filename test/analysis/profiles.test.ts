@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { comparePairs, pairClass, pairIndices, profileMatrix, weightedMeanAbsDiff, weightedPearson } from '../../lib/analysis/profiles.js';
-import { pearson } from '../../lib/analysis/stats.js';
-import type { StoryScore } from '../../lib/analysis/types.js';
+import { comparePairs, pairClass, pairIndices, profileMatrix, weightedMeanAbsDiff, weightedPearson } from '../../lib/batteries/far6/analysis/profiles.js';
+import { pearson } from '../../lib/metrics/stats.js';
+import type { StoryScore } from '../../lib/batteries/far6/analysis/types.js';
 
 const R = 'plain/label/rule';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { residualReadoutComparisons } from '../../lib/analysis/readoutResiduals.js';
-import type { StoryScore } from '../../lib/analysis/types.js';
+import { residualReadoutComparisons } from '../../lib/batteries/far6/analysis/readoutResiduals.js';
+import type { StoryScore } from '../../lib/batteries/far6/analysis/types.js';
 
 function scores(model: string, language: string, readout: string, values: readonly number[]): StoryScore[] {
   return values.map((s, k) => ({ model, language, readout, story: `s${k}`, story_group: 'contested', s, b: 0, n_pairs: 1 }));

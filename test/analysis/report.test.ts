@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { csvField, formatCsvValue, toCsv } from '../../lib/analysis/csv.js';
-import { estimate } from '../../lib/analysis/estimators.js';
-import { formatConsoleTable, RESULT_FILES, writeResults } from '../../lib/analysis/report.js';
-import type { AnalysisResults, ItemShareRow } from '../../lib/analysis/types.js';
+import { csvField, formatCsvValue, toCsv } from '../../lib/report/csv.js';
+import { estimate } from '../../lib/batteries/far6/analysis/estimators.js';
+import { formatConsoleTable, RESULT_FILES, writeResults } from '../../lib/batteries/far6/report/report.js';
+import type { AnalysisResults, ItemShareRow } from '../../lib/batteries/far6/analysis/types.js';
 
 /** A strict RFC 4180 reader, to check what the writer produces round-trips. */
 function parseCsv(text: string): string[][] {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnalysisError } from '../../lib/analysis/errors.js';
-import { parseCellSummaryRows, parseItemShareRows } from '../../lib/analysis/parseRows.js';
-import { parquetSource, renderSql, runSql } from '../../lib/analysis/runSql.js';
-import { summarizeCells } from '../../lib/analysis/summarizeCells.js';
+import { AnalysisError } from '../../lib/query/errors.js';
+import { parseCellSummaryRows, parseItemShareRows } from '../../lib/batteries/far6/analysis/parseRows.js';
+import { parquetSource } from '../../lib/query/sql.js';
+import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
+import { summarizeCells } from '../../lib/batteries/far6/analysis/summarizeCells.js';
 import { ParquetFixture } from './fixtures.js';
 
 const T = '2026-01-01T00:00:0';
@@ -17,7 +18,7 @@ describe('renderSql', () => {
   const tables = { prompts: 'g_prompts', replies: 'g_replies', readings: 'g_readings' };
 
   it('substitutes table placeholders and inlines included queries', () => {
-    const sql = renderSql('cell_summary', tables);
+    const sql = FAR6_SQL.render('cell_summary', tables);
     expect(sql).not.toMatch(/\{\{/);
     expect(sql).toContain('FROM g_prompts');
     expect(sql).toContain('FROM g_replies');
@@ -26,7 +27,7 @@ describe('renderSql', () => {
 
   it('keeps to SQL both DuckDB and Trino accept', () => {
     for (const name of ['chosen_replies', 'item_shares', 'cell_summary', 'label_maps', 'reply_totals']) {
-      const sql = renderSql(name, tables).replace(/--.*$/gm, '');
+      const sql = FAR6_SQL.render(name, tables).replace(/--.*$/gm, '');
       // DuckDB-only syntax that Athena would reject; no terminator, as files are also inlined.
       expect(sql).not.toMatch(/::|read_parquet|QUALIFY|COUNT_IF|json_extract_string|EXCLUDE|GROUP BY ALL|;/i);
       // `constraint` is reserved in both engines: always quoted.
@@ -35,8 +36,8 @@ describe('renderSql', () => {
   });
 
   it('rejects unknown queries and missing tables', () => {
-    expect(() => renderSql('drop_everything', tables)).toThrow(AnalysisError);
-    expect(() => renderSql('item_shares', { ...tables, readings: '' })).toThrow(/no source for table "readings"/);
+    expect(() => FAR6_SQL.render('drop_everything', tables)).toThrow(AnalysisError);
+    expect(() => FAR6_SQL.render('item_shares', { ...tables, readings: '' })).toThrow(/no source for table "readings"/);
   });
 
   it('builds a DuckDB source that keeps partition values as strings and escapes quotes', () => {
@@ -91,13 +92,13 @@ describe('SQL stage on hive-partitioned Parquet', () => {
   });
 
   it('chooses the lowest ok attempt per item, ties by created_at', async () => {
-    const rows = await runSql<Record<string, unknown>>(fx.db, 'chosen_replies', fx.tables);
+    const rows = await FAR6_SQL.run<Record<string, unknown>>(fx.db, 'chosen_replies', fx.tables);
     const picked = Object.fromEntries(rows.map((r) => [r.item_id, [r.attempt, r.created_at]]));
     expect(picked).toEqual({ i1: [2, `${T}2Z`], i2: [1, `${T}3Z`], i4: [1, `${T}7Z`] });
   });
 
   it('counts labels per prompt item and reader over the chosen replies', async () => {
-    const rows = await runSql<Record<string, unknown>>(fx.db, 'item_shares', fx.tables);
+    const rows = await FAR6_SQL.run<Record<string, unknown>>(fx.db, 'item_shares', fx.tables);
     const byKey = new Map(rows.map((r) => [`${String(r.prompt_key)}/${String(r.reader)}`, r]));
     expect(rows).toHaveLength(3);
     expect(byKey.get('K1/rule')).toEqual({
@@ -110,32 +111,32 @@ describe('SQL stage on hive-partitioned Parquet', () => {
   });
 
   it('summarises cells and reply totals', async () => {
-    const summary = await runSql<Record<string, unknown>>(fx.db, 'cell_summary', fx.tables);
+    const summary = await FAR6_SQL.run<Record<string, unknown>>(fx.db, 'cell_summary', fx.tables);
     const enRule = summary.find((r) => r.language === 'en' && r.reader === 'rule');
     expect({ replies: Number(enRule?.replies), decisive: Number(enRule?.decisive), n_p: Number(enRule?.n_p) }).toEqual({ replies: 2, decisive: 1, n_p: 1 });
     expect(enRule?.decisive_share).toBe(0.5);
     expect(enRule?.p_share).toBe(1);
 
-    const totals = await runSql<Record<string, unknown>>(fx.db, 'reply_totals', fx.tables);
+    const totals = await FAR6_SQL.run<Record<string, unknown>>(fx.db, 'reply_totals', fx.tables);
     const en = totals.find((r) => r.language === 'en');
     expect([en?.attempts, en?.ok_attempts, en?.items_ok, en?.simulated_attempts].map(Number)).toEqual([6, 4, 2, 5]);
     expect(en?.cost_usd).toBeCloseTo(0.006, 10);
   });
 
   it('agrees with the in-memory cell summary the local analysis uses', async () => {
-    const sql = parseCellSummaryRows(await runSql(fx.db, 'cell_summary', fx.tables));
-    const items = parseItemShareRows(await runSql(fx.db, 'item_shares', fx.tables));
+    const sql = parseCellSummaryRows(await FAR6_SQL.run(fx.db, 'cell_summary', fx.tables));
+    const items = parseItemShareRows(await FAR6_SQL.run(fx.db, 'item_shares', fx.tables));
     expect(summarizeCells(items)).toEqual(sql);
     expect(sql).toHaveLength(3);
   });
 
   it('returns the reading maps of label prompts', async () => {
-    const rows = await runSql<Record<string, unknown>>(fx.db, 'label_maps', fx.tables);
+    const rows = await FAR6_SQL.run<Record<string, unknown>>(fx.db, 'label_maps', fx.tables);
     expect(rows).toEqual([{ model: '007', language: 'de', prompt_key: 'K2', reading_map_json: LABEL_MAP('P') }]);
   });
 
   it('names the query when the database fails', async () => {
     const broken = { ...fx.tables, readings: parquetSource(`${fx.dir}/nowhere/*.parquet`) };
-    await expect(runSql(fx.db, 'item_shares', broken)).rejects.toThrow(/item_shares\.sql failed/);
+    await expect(FAR6_SQL.run(fx.db, 'item_shares', broken)).rejects.toThrow(/item_shares\.sql failed/);
   });
 });

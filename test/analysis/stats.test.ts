@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mean, median, pearson, quantile } from '../../lib/analysis/stats.js';
+import { mean, median, pearson, quantile } from '../../lib/metrics/stats.js';
 
 describe('pearson', () => {
   it('matches a hand computation', () => {

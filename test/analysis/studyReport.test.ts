@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { habitAnalysis } from '../../lib/analysis/habits.js';
-import { identityAnalysis } from '../../lib/analysis/identity.js';
-import { RESULT_FILES, summaryMarkdown, writeResults } from '../../lib/analysis/report.js';
-import { STUDY_FILES } from '../../lib/analysis/studyReport.js';
-import type { AnalysisResults, CellHabit, StoryScore } from '../../lib/analysis/types.js';
-import { seededRandom } from '../../lib/design/hash.js';
+import { habitAnalysis } from '../../lib/batteries/far6/analysis/habits.js';
+import { identityAnalysis } from '../../lib/batteries/far6/analysis/identity.js';
+import { RESULT_FILES, summaryMarkdown, writeResults } from '../../lib/batteries/far6/report/report.js';
+import { STUDY_FILES } from '../../lib/batteries/far6/report/studyReport.js';
+import type { AnalysisResults, CellHabit, StoryScore } from '../../lib/batteries/far6/analysis/types.js';
+import { seededRandom } from '../../lib/core/hash.js';
 
 function results(withStudy: boolean): AnalysisResults {
   const rnd = seededRandom(3);

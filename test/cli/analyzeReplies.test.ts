@@ -1,7 +1,7 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RESULT_FILES } from '../../lib/analysis/index.js';
+import { RESULT_FILES } from '../../lib/batteries/far6/analysis/index.js';
 import { REPO_ROOT, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 

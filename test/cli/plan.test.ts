@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { costUsd } from '../../lib/providers/pricing.js';
+import { costUsd } from '../../lib/pricing/pricing.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 

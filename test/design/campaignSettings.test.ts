@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergeSettings } from '../../lib/design/settings.js';
+import { mergeSettings } from '../../lib/core/settings.js';
 import type { GenerationSettings } from '../../lib/design/types.js';
 
 describe('mergeSettings', () => {

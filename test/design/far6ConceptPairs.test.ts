@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { CampaignFileError } from '../../lib/errors.js';
-import { CONSTRUCTIONS, loadConceptPairs, parseConceptPairs } from '../../lib/design/far6/index.js';
+import { CONSTRUCTIONS, loadConceptPairs, parseConceptPairs } from '../../lib/batteries/far6/design/index.js';
 import { LANGUAGES } from '../../lib/design/types.js';
 import type { Language } from '../../lib/design/types.js';
 

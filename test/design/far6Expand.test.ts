@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stableId } from '../../lib/design/hash.js';
+import { stableId } from '../../lib/core/hash.js';
 import {
   Far6DesignError,
   expandFar6,
@@ -7,8 +7,8 @@ import {
   far6PromptsPerStory,
   loadConceptPairs,
   templatesFor,
-} from '../../lib/design/far6/index.js';
-import type { ConceptPair, ExpandFar6Args, Far6Design } from '../../lib/design/far6/index.js';
+} from '../../lib/batteries/far6/design/index.js';
+import type { ConceptPair, ExpandFar6Args, Far6Design } from '../../lib/batteries/far6/design/index.js';
 import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS } from '../../lib/design/types.js';
 import type { Far6Story, GenerationSettings, Language, PromptItem } from '../../lib/design/types.js';
 

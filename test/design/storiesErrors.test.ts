@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CampaignFileError } from '../../lib/errors.js';
-import { loadStories, parseStories, scriptIssue } from '../../lib/design/far6/loadStories.js';
+import { loadStories, parseStories, scriptIssue } from '../../lib/batteries/far6/design/loadStories.js';
 import type { Language } from '../../lib/design/types.js';
 
 const fixture = (name: string): string => `test/fixtures/far6/stories-${name}.yaml`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadStories } from '../../lib/design/far6/loadStories.js';
+import { loadStories } from '../../lib/batteries/far6/design/loadStories.js';
 import { LANGUAGES, STORY_GROUPS } from '../../lib/design/types.js';
 import type { Language } from '../../lib/design/types.js';
 

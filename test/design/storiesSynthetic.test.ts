@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseStories, scriptIssue } from '../../lib/design/far6/loadStories.js';
-import { syntheticGroupSizes, syntheticStories } from '../../lib/design/far6/syntheticStories.js';
+import { parseStories, scriptIssue } from '../../lib/batteries/far6/design/loadStories.js';
+import { syntheticGroupSizes, syntheticStories } from '../../lib/batteries/far6/design/syntheticStories.js';
 import { LANGUAGES } from '../../lib/design/types.js';
 import type { Far6Story } from '../../lib/design/types.js';
 

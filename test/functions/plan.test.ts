@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, manifestKey } from '../../functions/plan/handler.js';
 import type { PlanOutput, Shard } from '../../lib/config/pipeline.js';
-import { renderSql } from '../../lib/analysis/runSql.js';
+import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import type { Plan } from '../../lib/run/planCampaign.js';
 import { judgeShardDoneKey } from '../../lib/run/shards.js';
 import { layout } from '../../lib/store/index.js';
@@ -65,7 +65,7 @@ describe('plan handler', () => {
     expect(out.expectedCostUsd).toBeCloseTo(plan.totals.costUsd, 12);
     expect(out.capUsd).toBe(5);
     // the Athena step runs the analysis's first query over the Glue tables, as the report renders it (so it adopts the results)
-    expect(out.analysis.queryString).toBe(renderSql('label_maps', athenaTableSources('sondage_db', 'plan-a', ['beta', 'alpha'])));
+    expect(out.analysis.queryString).toBe(FAR6_SQL.render('label_maps', athenaTableSources('sondage_db', 'plan-a', ['beta', 'alpha'])));
     expect(out.analysis.queryString).toContain(`FROM "sondage_db"."prompts" WHERE campaign_key = 'plan-a' AND phase_key IN ('generate') AND model IN ('alpha', 'beta')`);
     expect(logs.some((l) => l.includes('"campaign planned"'))).toBe(true);
   });

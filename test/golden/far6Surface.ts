@@ -6,8 +6,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parse, stringify } from 'yaml';
 import { writeFullSizeCampaign } from '../../bench/fullSizeCampaign.js';
-import { renderJudgeAuditSql } from '../../lib/analysis/judgeAudit.js';
-import { renderSql, SQL_NAMES } from '../../lib/analysis/runSql.js';
+import { renderJudgeAuditSql } from '../../lib/batteries/far6/analysis/judgeAudit.js';
+import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import { athenaTableSources } from '../../lib/store/AthenaQueryable.js';
 import type { RunContext } from '../../lib/run/runCampaign.js';
 import { loadContext } from '../helpers/campaigns.js';
@@ -44,13 +44,13 @@ export function goldenSqlRenders(): Record<string, { local: string; athena: stri
   const local = { prompts: '(PROMPTS)', replies: '(REPLIES)', readings: '(READINGS)' };
   const athena = athenaTableSources('sondage_db', 'far6-demo', ['beta', 'alpha']);
   const out: Record<string, { local: string; athena: string }> = {};
-  for (const name of SQL_NAMES) out[name] = { local: sha(renderSql(name, local)), athena: sha(renderSql(name, athena)) };
+  for (const name of FAR6_SQL.allQueries()) out[name] = { local: sha(FAR6_SQL.render(name, local)), athena: sha(FAR6_SQL.render(name, athena)) };
   out['judge_audit'] = { local: sha(renderJudgeAuditSql(local)), athena: sha(renderJudgeAuditSql(athena)) };
   return out;
 }
 
 /** Bring-your-own replies (`sondage analyze --replies`) analysed into `out`. */
 export async function goldenByo(replies: string, out: string): Promise<void> {
-  const { analyzeReplies } = await import('../../lib/analysis/byo/index.js');
+  const { analyzeReplies } = await import('../../lib/batteries/far6/byo/index.js');
   await analyzeReplies({ replies, out });
 }

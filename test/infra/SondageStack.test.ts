@@ -10,7 +10,7 @@ import { createHandler } from '../../functions/record-failure/handler.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { startDynamoServer } from '../store/dynamoServer.js';
 import type { DynamoServer } from '../store/dynamoServer.js';
-import { SQL_NAMES } from '../../lib/analysis/runSql.js';
+import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import { NAMED_QUERY_PARAMETERS } from '../../infra/constructs/Analytics.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
 import type { ExecutionInput, PlanEvent, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
@@ -103,7 +103,7 @@ describe('Analytics', () => {
     const queries = Object.values(s.template.findResources('AWS::Athena::NamedQuery')).map(
       (q) => (q as { Properties: { Name: string; QueryString: string; Description: string } }).Properties,
     );
-    expect(queries.map((q) => q.Name).sort()).toEqual(SQL_NAMES.map((n) => `sondage-${n}`).sort());
+    expect(queries.map((q) => q.Name).sort()).toEqual(FAR6_SQL.allQueries().map((n) => `sondage-${n}`).sort());
     for (const q of queries) {
       const code = q.QueryString.replace(/--.*$/gm, '');
       expect(code).not.toContain('{{');

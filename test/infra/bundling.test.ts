@@ -7,7 +7,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duckdbBundlingCommands, duckdbPackages, Handler } from '../../infra/constructs/Handler.js';
 import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
-import { SQL_NAMES } from '../../lib/analysis/runSql.js';
+import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import { REPO_ROOT } from '../helpers/campaigns.js';
 
 // The synth tests skip asset bundling; this runs the afterBundling commands a real `cdk synth`
@@ -28,7 +28,7 @@ describe('DuckDB beside the bundle', () => {
     // prepare: the hook's commands, as NodejsFunction chains them
     execFileSync('bash', ['-c', duckdbBundlingCommands(REPO_ROOT, out, hostArch).join(' && ')]);
     // A stand-in for index.mjs: the bundle keeps `@duckdb/node-api` as an ESM import and
-    // lib/analysis/runSql.ts reads `./sql/<name>.sql` next to the module.
+    // every SQL library reads `./sql/<name>.sql` next to the module (lib/query/sql.ts).
     writeFileSync(
       path.join(out, 'index.mjs'),
       [
@@ -45,7 +45,7 @@ describe('DuckDB beside the bundle', () => {
     const stdout = execFileSync(process.execPath, [path.join(out, 'index.mjs')], { cwd: out, env: { PATH: process.env.PATH ?? '' } }).toString();
     // assess
     expect(JSON.parse(stdout.trim())).toEqual({ answer: 42, sql: true });
-    expect(readdirSync(path.join(out, 'sql'))).toEqual(expect.arrayContaining(SQL_NAMES.map((n) => `${n}.sql`)));
+    expect(readdirSync(path.join(out, 'sql'))).toEqual(expect.arrayContaining(FAR6_SQL.allQueries().map((n) => `${n}.sql`)));
     expect(readdirSync(path.join(out, 'node_modules', '@duckdb')).sort()).toEqual(
       duckdbPackages(hostArch)
         .filter((p) => p.startsWith('@duckdb/'))

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namedQueryText, NAMED_QUERY_PARAMETERS } from '../../infra/constructs/Analytics.js';
-import { runSql, SQL_NAMES } from '../../lib/analysis/runSql.js';
-import type { TableSources } from '../../lib/analysis/types.js';
+import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
+import type { TableSources } from '../../lib/batteries/far6/analysis/types.js';
 import { ParquetFixture } from '../analysis/fixtures.js';
 
 // The named queries are the analysis SQL files with Glue tables as sources and the campaign and
@@ -60,13 +60,13 @@ function normal(rows: readonly Record<string, unknown>[]): string[] {
 }
 
 describe('Athena named queries', () => {
-  it.each(SQL_NAMES.map((n) => [n]))('%s gives what the local SQL stage gives for one campaign and model', async (name) => {
+  it.each(FAR6_SQL.allQueries().map((n) => [n]))('%s gives what the local SQL stage gives for one campaign and model', async (name) => {
     // prepare: the local stage over alpha's rows only
     const only = (source: string) => `(SELECT * FROM ${source} WHERE model = 'alpha')`;
     const local: TableSources = { prompts: only(fx.tables.prompts), replies: only(fx.tables.replies), readings: only(fx.tables.readings) };
     let expected: Record<string, unknown>[];
     try {
-      expected = await runSql<Record<string, unknown>>(fx.db, name, local);
+      expected = await FAR6_SQL.run<Record<string, unknown>>(fx.db, name, local);
     } catch (err) {
       // A query this small fixture cannot feed (columns it lacks) must fail the same way on both.
       await expect(fx.conn.runAndReadAll(namedQueryText(name, 'sondage_db'), NAMED_QUERY_PARAMETERS.map((p) => (p.endsWith('campaign') ? 'ours' : 'alpha')))).rejects.toThrow();

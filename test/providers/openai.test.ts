@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderCallError } from '../../lib/providers/errors.js';
 import { OpenAIChatProvider, fromWireResponse, toWireRequest } from '../../lib/providers/openai/index.js';
-import { costUsd, priceFor } from '../../lib/providers/pricing.js';
+import { costUsd, priceFor } from '../../lib/pricing/pricing.js';
 import type { RateLimitHints } from '../../lib/providers/rateLimits.js';
 import type { GenerateRequest } from '../../lib/providers/types.js';
 import { callWithRetry } from '../../lib/run/callWithRetry.js';

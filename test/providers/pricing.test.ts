@@ -6,8 +6,8 @@ import {
   maxCostUsd,
   PRICE_TABLE,
   priceFor,
-} from '../../lib/providers/pricing.js';
-import type { PriceTable } from '../../lib/providers/pricing.js';
+} from '../../lib/pricing/pricing.js';
+import type { PriceTable } from '../../lib/pricing/pricing.js';
 import { SondageError } from '../../lib/errors.js';
 
 describe('price table', () => {

@@ -1,4 +1,4 @@
-import { stableId } from '../../lib/design/hash.js';
+import { stableId } from '../../lib/core/hash.js';
 import type { Far6Factors, Language, PromptItem, Proposition, ReadingMap } from '../../lib/design/types.js';
 
 const other = (p: Proposition): Proposition => (p === 'P' ? 'notP' : 'P');

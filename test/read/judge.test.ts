@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uniformFromKey } from '../../lib/design/hash.js';
+import { uniformFromKey } from '../../lib/core/hash.js';
 import type { AnswerConstraint, QuestionForm } from '../../lib/design/types.js';
 import {
   JUDGE_SYSTEM_PROMPT,
@@ -9,7 +9,7 @@ import {
   makeJudgeItem,
   needsJudge,
   parseJudgeOutput,
-} from '../../lib/read/index.js';
+} from '../../lib/batteries/far6/read/index.js';
 import { makeItem } from './fixtures.js';
 
 const between = (text: string, open: string, close: string): string => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Language, ReadingMap } from '../../lib/design/types.js';
-import { ReadingMapError, readOpening } from '../../lib/read/index.js';
+import { ReadingMapError, readOpening } from '../../lib/batteries/far6/read/index.js';
 import { PARTICLES, VERDICT_MAPS, letterMap, particleMap } from './fixtures.js';
 
 const LANGS: Language[] = ['en', 'de', 'fr', 'ja', 'ko', 'zh'];

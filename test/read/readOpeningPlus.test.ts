@@ -7,7 +7,7 @@ import {
   readOpeningPlus,
   readerIds,
   type PlusExtension,
-} from '../../lib/read/index.js';
+} from '../../lib/batteries/far6/read/index.js';
 import { VERDICT_MAPS as V, letterMap, particleMap } from './fixtures.js';
 
 type Case = [map: keyof typeof V, language: Language, text: string, r: ReadingLabel, plus: ReadingLabel];

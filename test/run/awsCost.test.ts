@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SQL_NAMES } from '../../lib/analysis/runSql.js';
+import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
 import type { Campaign } from '../../lib/design/campaign.js';
 import { writeFullSizeCampaign } from '../../bench/fullSizeCampaign.js';
@@ -59,7 +59,7 @@ describe('estimateAwsCost: the arithmetic', () => {
     expect(line(est, 'DynamoDB', 'generate', 'WRU')?.quantity).toBe(10_000 * 2 + (157 + 5) * 6 + 5 * 5);
     expect(line(est, 'DynamoDB', 'generate', 'WRU')?.usd).toBeCloseTo(((10_000 * 2 + 162 * 6 + 25) / 1e6) * prices.dynamodb.per_million_write_request_units, 12);
     // Athena: every SQL file over the ceiling of the Parquet, at least 10 MB a query
-    expect(line(est, 'Athena', 'analysis', 'bytes')?.quantity).toBe(SQL_NAMES.length * 10e6);
+    expect(line(est, 'Athena', 'analysis', 'bytes')?.quantity).toBe(FAR6_SQL.allQueries().length * 10e6);
     expect(est.totalUsd).toBeCloseTo(
       est.lines.reduce((s, l) => s + l.usd, 0),
       12,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PromptItem } from '../../lib/design/types.js';
-import { maxCostUsd } from '../../lib/providers/pricing.js';
+import { maxCostUsd } from '../../lib/pricing/pricing.js';
 import { itemInputTokens, itemMaxCost } from '../../lib/run/planCampaign.js';
 
 const PRICE = { input_per_mtok: 1, output_per_mtok: 4 };

@@ -4,7 +4,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PromptItem } from '../../lib/design/types.js';
 import { ProviderCallError, type ProviderErrorClass } from '../../lib/providers/errors.js';
-import { costUsd } from '../../lib/providers/pricing.js';
+import { costUsd } from '../../lib/pricing/pricing.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecision } from '../../lib/providers/types.js';
 import type { RetryPolicy } from '../../lib/run/callWithRetry.js';
 import { itemMaxCost } from '../../lib/run/planCampaign.js';

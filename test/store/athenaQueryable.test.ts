@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { AthenaClient, GetQueryExecutionCommand, StartQueryExecutionCommand } from '@aws-sdk/client-athena';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parquetSource, renderSql, runSql } from '../../lib/analysis/runSql.js';
+import { parquetSource } from '../../lib/query/sql.js';
+import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import { AthenaQueryable, AthenaQueryError, athenaTableSources, athenaValue, storedModels } from '../../lib/store/AthenaQueryable.js';
 import { DuckDb, LocalBlobStore } from '../../lib/store/index.js';
 import { startAthenaServer } from '../helpers/athenaServer.js';
@@ -103,8 +104,8 @@ describe('AthenaQueryable', () => {
   it('runs a shipped analysis query with the same rows as on DuckDB', async () => {
     const localReplies = parquetSource(path.join(dir, 'campaigns', 'c1', 'generate', 'replies', '**', '*.parquet'));
     const localTables = { prompts: localReplies, replies: `(SELECT * FROM ${localReplies} WHERE model IN ('m1', 'm2'))`, readings: localReplies };
-    const athena = await runSql(queryable(), 'reply_totals', { ...sources(), prompts: sources().replies, readings: sources().replies });
-    const duck = await runSql(local, 'reply_totals', localTables);
+    const athena = await FAR6_SQL.run(queryable(), 'reply_totals', { ...sources(), prompts: sources().replies, readings: sources().replies });
+    const duck = await FAR6_SQL.run(local, 'reply_totals', localTables);
     expect(athena).toEqual(duck);
     expect(athena.length).toBeGreaterThan(0);
   });
@@ -163,7 +164,7 @@ describe('AthenaQueryable', () => {
 
   it('reports a CANCELLED query with its reason, and runSql names the analysis query', async () => {
     server.failNext('CANCELLED', 'Query cancelled by user');
-    const err = await runSql(queryable(), 'label_maps', athenaTableSources(DATABASE, 'c1', ['m1'])).catch((e: unknown) => e);
+    const err = await FAR6_SQL.run(queryable(), 'label_maps', athenaTableSources(DATABASE, 'c1', ['m1'])).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/^analysis query label_maps\.sql failed: Athena query q-\d+ CANCELLED: Query cancelled by user/);
     expect((err as Error).cause).toBeInstanceOf(AthenaQueryError);
   });
@@ -204,7 +205,7 @@ describe('AthenaQueryable', () => {
 
   it('adopts a finished execution: the same query text is answered from it without starting a query', async () => {
     // prepare: the state machine's SQL step ran the first query (its own StartQueryExecution, no reuse)
-    const sql = renderSql('label_maps', sources());
+    const sql = FAR6_SQL.render('label_maps', sources());
     const started = await client.send(new StartQueryExecutionCommand({ QueryString: sql, WorkGroup: WORKGROUP, QueryExecutionContext: { Database: DATABASE } }));
     const id = started.QueryExecutionId!;
     while ((await client.send(new GetQueryExecutionCommand({ QueryExecutionId: id }))).QueryExecution?.Status?.State !== 'SUCCEEDED');
@@ -218,7 +219,7 @@ describe('AthenaQueryable', () => {
     expect(server.calls.slice(before).map((c) => c.operation)).toEqual(['GetQueryResults']);
     expect(db.queryExecutionIds).toEqual([id]);
     // The plan may list the models in the campaign's order: the same query all the same.
-    const reordered = renderSql('label_maps', { ...sources(), prompts: sources().prompts.replace("IN ('m1', 'm2')", "IN ('m2', 'm1')") });
+    const reordered = FAR6_SQL.render('label_maps', { ...sources(), prompts: sources().prompts.replace("IN ('m1', 'm2')", "IN ('m2', 'm1')") });
     expect(reordered).not.toBe(sql);
     const other = await client.send(new StartQueryExecutionCommand({ QueryString: reordered, WorkGroup: WORKGROUP, QueryExecutionContext: { Database: DATABASE } }));
     while ((await client.send(new GetQueryExecutionCommand({ QueryExecutionId: other.QueryExecutionId! }))).QueryExecution?.Status?.State !== 'SUCCEEDED');

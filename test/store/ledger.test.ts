@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { seededRandom } from '../../lib/design/hash.js';
+import { seededRandom } from '../../lib/core/hash.js';
 import { SondageError } from '../../lib/errors.js';
 import { EmbeddedLedger, PartCommittedError } from '../../lib/store/index.js';
 

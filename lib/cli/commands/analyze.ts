@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { formatConsoleTable } from '../../analysis/index.js';
+import { formatConsoleTable } from '../../batteries/far6/analysis/index.js';
 import { formatIssues } from '../../errors.js';
 import { loadRunContext } from '../../run/loadRunContext.js';
 import { analyzeLocal } from '../../run/runCampaign.js';
@@ -16,7 +16,7 @@ export async function analyzeCommand(args: CliArgs): Promise<number> {
 
 /** Exit code 1 when rows were rejected (the results then cover the valid rows only). */
 async function analyzeRepliesCommand(replies: string, out: string): Promise<number> {
-  const { analyzeReplies, ISSUES_FILE } = await import('../../analysis/byo/index.js');
+  const { analyzeReplies, ISSUES_FILE } = await import('../../batteries/far6/byo/index.js');
   const result = await analyzeReplies({ replies, out });
   for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
   const s = result.summary;

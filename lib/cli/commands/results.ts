@@ -6,7 +6,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { formatConsoleTable, writeResults } from '../../analysis/index.js';
+import { formatConsoleTable, writeResults } from '../../batteries/far6/analysis/index.js';
 import { ANALYTICS_NAMES, resolveStack } from '../aws.js';
 import { ENV } from '../../config/index.js';
 import { loadCampaign } from '../../design/loadCampaign.js';

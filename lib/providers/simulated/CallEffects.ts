@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { seededRandom, seedFromKey } from '../../design/hash.js';
+import { seededRandom, seedFromKey } from '../../core/hash.js';
 import { SimulatedTransientError } from '../errors.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { ModelProvider } from '../types.js';
 import type { ProviderContext, ProviderEntry } from '../registry.js';
-import { SimulatedJudge } from './SimulatedJudge.js';
-import { SimulatedProvider } from './SimulatedProvider.js';
-import { parseSimulatedJudgeConfig, parseSimulationConfig } from './simulationConfig.js';
+import { SimulatedJudge } from '../../batteries/far6/simulate/SimulatedJudge.js';
+import { SimulatedProvider } from '../../batteries/far6/simulate/SimulatedRespondent.js';
+import { parseSimulatedJudgeConfig, parseSimulationConfig } from '../../batteries/far6/simulate/simulationConfig.js';
 
 /**
  * Registry factory for `provider: simulated`. The entry's `role` picks the simulator: `judge`

@@ -1,0 +1,152 @@
+/**
+ * Typed views of the SQL stage's rows. DuckDB returns numbers or bigints, Athena returns strings;
+ * both become numbers here, and a row that does not fit the contract is reported with the query,
+ * the row and the column, rather than turning into NaN further down.
+ */
+import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../../../design/types.js';
+import type { Proposition } from '../../../design/types.js';
+import { RowReader } from '../../../query/rowReader.js';
+import type { CellSummaryRow, ItemShareRow, ReplyTotalsRow } from './types.js';
+
+const PROPOSITIONS: readonly Proposition[] = ['P', 'notP'];
+
+/**
+ * Item rows from item_shares.sql; `secondListed` (from {@link parseLabelMaps}) fills `second_listed`
+ * for label items, keyed by `model\u0000language\u0000prompt_key`.
+ */
+export function parseItemShareRows(
+  rows: readonly Record<string, unknown>[],
+  secondListed: ReadonlyMap<string, Proposition> = new Map(),
+  file = 'item_shares.sql',
+): ItemShareRow[] {
+  const rd = new RowReader(file);
+  const out: ItemShareRow[] = new Array<ItemShareRow>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as Record<string, unknown>;
+    const model = rd.string(r, i, 'model');
+    const language = rd.string(r, i, 'language');
+    const constraint = rd.oneOf(r, i, 'constraint', ANSWER_CONSTRAINTS);
+    const prompt_key = rd.string(r, i, 'prompt_key');
+    const row: ItemShareRow = {
+      model,
+      language,
+      reader: rd.string(r, i, 'reader'),
+      form: rd.oneOf(r, i, 'form', QUESTION_FORMS),
+      constraint,
+      story: rd.string(r, i, 'story'),
+      story_group: rd.string(r, i, 'story_group'),
+      concept_pair: rd.string(r, i, 'concept_pair'),
+      construction: rd.string(r, i, 'construction'),
+      named: rd.oneOf(r, i, 'named', PROPOSITIONS),
+      option_order: rd.number(r, i, 'option_order', { integer: true }),
+      prompt_key,
+      n_replies: rd.number(r, i, 'n_replies', { integer: true }),
+      n_p: rd.number(r, i, 'n_p', { integer: true }),
+      n_notp: rd.number(r, i, 'n_notp', { integer: true }),
+      n_both: rd.number(r, i, 'n_both', { integer: true }),
+      n_none: rd.number(r, i, 'n_none', { integer: true }),
+      n_invalid: rd.number(r, i, 'n_invalid', { integer: true }),
+      second_listed: constraint === 'label' ? (secondListed.get(labelKey(model, language, prompt_key)) ?? null) : null,
+    };
+    const labelled = row.n_p + row.n_notp + row.n_both + row.n_none + row.n_invalid;
+    if (labelled !== row.n_replies) {
+      rd.issue(
+        i,
+        'n_replies',
+        `expected n_p + n_notp + n_both + n_none + n_invalid (${labelled}), got ${row.n_replies}: a reading carries a label outside P, notP, both, none, invalid`,
+      );
+    }
+    out[i] = row;
+  }
+  rd.done();
+  return out;
+}
+
+export function labelKey(model: string, language: string, promptKey: string): string {
+  return `${model}\u0000${language}\u0000${promptKey}`;
+}
+
+/**
+ * Which proposition each label item lists second, from label_maps.sql rows: the reading map's
+ * `letters` are in the order the prompt lists them (lib/design/types.ts ReadingMap).
+ */
+export function parseLabelMaps(rows: readonly Record<string, unknown>[], file = 'label_maps.sql'): Map<string, Proposition> {
+  const rd = new RowReader(file);
+  const out = new Map<string, Proposition>();
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as Record<string, unknown>;
+    const key = labelKey(rd.string(r, i, 'model'), rd.string(r, i, 'language'), rd.string(r, i, 'prompt_key'));
+    const raw = rd.string(r, i, 'reading_map_json');
+    const second = secondListedOf(raw);
+    if (typeof second !== 'string') {
+      rd.issue(i, `reading_map_json${second.path}`, second.message);
+      continue;
+    }
+    const before = out.get(key);
+    if (before !== undefined && before !== second) {
+      rd.issue(i, 'reading_map_json', `prompt_key ${key.split('\u0000')[2]} has two reading maps that list different propositions second`);
+    }
+    out.set(key, second);
+  }
+  rd.done();
+  return out;
+}
+
+function secondListedOf(raw: string): Proposition | { path: string; message: string } {
+  let map: unknown;
+  try {
+    map = JSON.parse(raw);
+  } catch (err) {
+    return { path: '', message: `expected JSON, got ${JSON.stringify(raw.slice(0, 80))} (${(err as Error).message})` };
+  }
+  const letters = (map as { letters?: unknown } | null)?.letters;
+  if (!Array.isArray(letters) || letters.length !== 2) {
+    return { path: '.letters', message: `expected the two letters of a proposition-label item, got ${JSON.stringify(letters) ?? 'nothing'}` };
+  }
+  const props = letters.map((l) => (l as { proposition?: unknown } | null)?.proposition);
+  if (!props.every((p) => p === 'P' || p === 'notP') || props[0] === props[1]) {
+    return { path: '.letters', message: `expected one letter for P and one for notP, got ${JSON.stringify(props)}` };
+  }
+  return props[1] as Proposition;
+}
+
+/** Rows of cell_summary.sql. */
+export function parseCellSummaryRows(rows: readonly Record<string, unknown>[], file = 'cell_summary.sql'): CellSummaryRow[] {
+  const rd = new RowReader(file);
+  const out = rows.map((r, i): CellSummaryRow => {
+    const p = rd.number(r, i, 'p_share', { nullable: true });
+    return {
+      model: rd.string(r, i, 'model'),
+      language: rd.string(r, i, 'language'),
+      form: rd.string(r, i, 'form'),
+      constraint: rd.string(r, i, 'constraint'),
+      reader: rd.string(r, i, 'reader'),
+      replies: rd.number(r, i, 'replies', { integer: true }),
+      decisive: rd.number(r, i, 'decisive', { integer: true }),
+      n_p: rd.number(r, i, 'n_p', { integer: true }),
+      decisive_share: rd.number(r, i, 'decisive_share'),
+      p_share: Number.isNaN(p) ? null : p,
+    };
+  });
+  rd.done();
+  return out;
+}
+
+/** Rows of reply_totals.sql. */
+export function parseReplyTotalsRows(rows: readonly Record<string, unknown>[], file = 'reply_totals.sql'): ReplyTotalsRow[] {
+  const rd = new RowReader(file);
+  const out = rows.map((r, i): ReplyTotalsRow => {
+    const cost = rd.number(r, i, 'cost_usd', { nullable: true });
+    return {
+      model: rd.string(r, i, 'model'),
+      language: rd.string(r, i, 'language'),
+      attempts: rd.number(r, i, 'attempts', { integer: true }),
+      ok_attempts: rd.number(r, i, 'ok_attempts', { integer: true }),
+      items_ok: rd.number(r, i, 'items_ok', { integer: true }),
+      simulated_attempts: rd.number(r, i, 'simulated_attempts', { integer: true }),
+      cost_usd: Number.isNaN(cost) ? 0 : cost,
+    };
+  });
+  rd.done();
+  return out;
+}

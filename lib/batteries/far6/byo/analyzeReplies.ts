@@ -1,0 +1,133 @@
+/**
+ * `sondage analyze --replies`: replies collected elsewhere, validated, converted to the campaign
+ * tables and analysed as a run's are (issue 5, item 7; the analysis is seed 000 §3–§7).
+ */
+import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CampaignFileError, formatIssues } from '../../../errors.js';
+import type { FileIssue } from '../../../errors.js';
+import { DuckDb } from '../../../store/DuckDb.js';
+import { analyzeCampaign } from '../analysis/analyzeCampaign.js';
+import { toCsv } from '../../../report/csv.js';
+import { writeResults } from '../report/report.js';
+import { findReplyFiles, readReplyChunks } from './load.js';
+import { TableSink } from './tables.js';
+import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportOptions, ImportResult } from './types.js';
+import { RowResolver, unknownColumnsWarning, validateFile } from './validate.js';
+
+/** The file that lists every rejected row (file, row, field, message) beside the results. */
+export const ISSUES_FILE = 'import_issues.csv';
+
+/** Characters of table lines buffered before they are appended to the staging files. */
+const FLUSH_CHARS = 4 * 1024 * 1024;
+
+/**
+ * Reads and validates every replies file at `target` and writes the three tables under
+ * `opts.tablesDir` (hive layout; replacing any earlier ones). Rows stream through: each chunk of a
+ * file is validated, its valid rows become table lines at once, and the lines go to per-partition
+ * staging files, so no copy of the rows is held (only each item's ids, for the checks across rows).
+ * Row problems reject the row only (each is listed); a file that cannot be read, or no valid row
+ * at all, is a CampaignFileError and leaves `tablesDir` as it was.
+ * @example const { summary, issues } = await importReplies('collected/', { tablesDir: 'results/tables' })
+ */
+export async function importReplies(target: string, opts: ImportOptions): Promise<ImportResult> {
+  const campaign = opts.campaign ?? 'byo';
+  const files = await findReplyFiles(target);
+  const tablesDir = path.resolve(opts.tablesDir);
+  await mkdir(path.dirname(tablesDir), { recursive: true });
+  // Staged beside the target, then swapped in: a failed import never leaves half a table set mixed with an old one.
+  const stage = await mkdtemp(path.join(path.dirname(tablesDir), '.import-'));
+  const issues: FileIssue[] = [];
+  const warnings: string[] = [];
+  const resolver = new RowResolver();
+  const sink = new TableSink(stage, campaign);
+  let total = 0;
+  let accepted = 0;
+  try {
+    for (const file of files) {
+      const unknown = new Set<string>();
+      for await (const raw of readReplyChunks(file, opts.chunkRows)) {
+        total += raw.records.length;
+        const v = validateFile(raw, (row) => {
+          const resolved = resolver.add(row);
+          if (resolved) {
+            sink.add(resolved);
+            accepted++;
+          }
+        });
+        // Loops, not push(...issues): a spread of a million entries overflows the call stack.
+        for (const issue of v.issues) issues.push(issue);
+        for (const c of v.unknownColumns) unknown.add(c);
+        if (sink.bufferedChars >= (opts.flushChars ?? FLUSH_CHARS)) await sink.flush();
+      }
+      warnings.push(...unknownColumnsWarning(file, [...unknown].sort()));
+    }
+    for (const issue of resolver.issues) issues.push(issue);
+    issues.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : rowNumber(a) - rowNumber(b)));
+    if (accepted === 0) {
+      const shown = issues.slice(0, 20);
+      throw new CampaignFileError(
+        `${target}: no valid reply row in ${files.length} file${files.length === 1 ? '' : 's'} (${total} rows read)` +
+          (shown.length > 0 ? `\n${formatIssues(shown)}${issues.length > shown.length ? `\n… and ${issues.length - shown.length} more` : ''}` : ''),
+        issues,
+      );
+    }
+    const written = await sink.finish(path.join(stage, 'tables'));
+    await rm(tablesDir, { recursive: true, force: true });
+    await rename(path.join(stage, 'tables'), tablesDir);
+    const rejectedRows = new Set(issues.map((i) => `${i.file}\u0000${i.path.replace(/, field .*$/, '')}`)).size;
+    return {
+      issues,
+      warnings,
+      partitions: written.partitions,
+      summary: {
+        files: files.length,
+        rows: total,
+        accepted,
+        rejected: rejectedRows,
+        readingsGiven: written.readingsGiven,
+        readingsComputed: written.readingsComputed,
+      },
+    };
+  } finally {
+    await rm(stage, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Imports the replies at `opts.replies` and writes into `opts.out` the results files of a run
+ * (story_scores.csv, … summary.md), `import_issues.csv` when rows were rejected, and the converted
+ * tables under `tables/` (prompts, replies, readings; hive layout), which replace any earlier ones.
+ * @example await analyzeReplies({ replies: 'collected/', out: 'results/' })
+ */
+export async function analyzeReplies(opts: AnalyzeRepliesOptions): Promise<AnalyzeRepliesResult> {
+  const campaign = opts.campaign ?? 'byo';
+  const out = path.resolve(opts.out);
+  const tablesDir = path.join(out, 'tables');
+  const imported = await importReplies(opts.replies, { tablesDir, campaign });
+  opts.onStage?.('import: read, validate, write tables');
+  const issuesPath = path.join(out, ISSUES_FILE);
+  if (imported.issues.length > 0) {
+    await writeFile(issuesPath, toCsv(['file', 'path', 'message'], imported.issues));
+  } else {
+    await rm(issuesPath, { force: true });
+  }
+  const db = await DuckDb.open();
+  try {
+    for (const table of ['prompts', 'replies', 'readings'] as const) {
+      await db.attachTable(table, `${tablesDir}/${table}/**/*.parquet`, table);
+    }
+    const analysis = await analyzeCampaign(db, { prompts: 'prompts', replies: 'replies', readings: 'readings' });
+    opts.onStage?.('analysis: SQL stage and estimators');
+    await writeResults((name, content) => writeFile(path.join(out, name), content), analysis, { campaign, source: path.resolve(opts.replies) });
+    opts.onStage?.('result files');
+    return { summary: imported.summary, issues: imported.issues, warnings: imported.warnings, partitions: imported.partitions, analysis, tablesDir };
+  } finally {
+    db.close();
+  }
+}
+
+/** The row number in an issue's path (`row 12, field …`), for sorting issues in file order. */
+function rowNumber(issue: FileIssue): number {
+  return Number(/^row (\d+)/.exec(issue.path)?.[1] ?? 0);
+}

@@ -1,0 +1,284 @@
+/**
+ * Validation of reply rows: each record against `byoRowSchema`, then across rows (one item, one
+ * set of design factors; one row per item and attempt). A bad row is named (file, row, field, what
+ * was expected, what was found) and left out; every valid row is kept.
+ */
+import type { z } from 'zod';
+import { hash } from 'node:crypto';
+import type { FileIssue } from '../../../errors.js';
+import { BOOLEAN_FIELDS, BYO_COLUMNS, byoRowSchema, INTEGER_FIELDS, JSON_FIELDS, NUMBER_FIELDS } from './schema.js';
+import type { ByoRow } from './schema.js';
+import type { RawFile, SourcedRow } from './types.js';
+
+const KNOWN = new Set(BYO_COLUMNS);
+
+/** `row 12, field "language"` */
+export function rowPath(row: number, field?: string): string {
+  return field ? `row ${row}, field ${JSON.stringify(field)}` : `row ${row}`;
+}
+
+function show(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v instanceof Date) return `the date ${v.toISOString()}`;
+  const json = JSON.stringify(v);
+  return json === undefined ? String(v) : json.length > 80 ? `${json.slice(0, 77)}...` : json;
+}
+
+/**
+ * Brings a field to the type the schema checks: CSV gives text, Parquet may give dates, and JSON
+ * structures may come as JSON text in any format. Values that do not convert are left as they are,
+ * so that the schema names them.
+ */
+function normalize(field: string, value: unknown, fromCsv: boolean): unknown | { jsonError: string } {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'bigint') return Number(value);
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value !== 'string') return value;
+  if (JSON_FIELDS.has(field)) {
+    const t = value.trim();
+    if (t === '') return null;
+    try {
+      return JSON.parse(t) as unknown;
+    } catch (err) {
+      return { jsonError: `expected JSON (${(err as Error).message}), got ${show(value)}` };
+    }
+  }
+  if (!fromCsv) return value;
+  const t = value.trim();
+  if (INTEGER_FIELDS.has(field) && /^[+-]?\d+$/.test(t)) return Number(t);
+  if (NUMBER_FIELDS.has(field) && t !== '' && Number.isFinite(Number(t))) return Number(t);
+  if (BOOLEAN_FIELDS.has(field) && /^(true|false)$/i.test(t)) return t.toLowerCase() === 'true';
+  return value;
+}
+
+function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
+  const got = `got ${show(input)}`;
+  switch (issue.code) {
+    case 'invalid_type':
+      if (input === undefined) return `missing; expected ${issue.expected}`;
+      return `expected ${issue.expected === 'int' ? 'an integer' : issue.expected}, ${got}`;
+    case 'invalid_value': {
+      const expected = `one of ${issue.values.map((v) => String(v)).join(', ')}`;
+      return input === undefined ? `missing; expected ${expected}` : `expected ${expected}; ${got}`;
+    }
+    default:
+      return `${issue.message}; ${got}`;
+  }
+}
+
+function valueAt(record: unknown, pathSegments: readonly PropertyKey[]): unknown {
+  let v: unknown = record;
+  for (const s of pathSegments) v = v === null || typeof v !== 'object' ? undefined : (v as Record<PropertyKey, unknown>)[s];
+  return v;
+}
+
+function fieldPath(segments: readonly PropertyKey[]): string {
+  return segments.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? String(s) : `.${String(s)}`)).join('');
+}
+
+/** The design factors that identify an item, as one string (fields in a fixed order). */
+function itemIdentity(r: ByoRow): string {
+  return [r.model, r.language, r.story, r.story_group, r.concept_pair, r.form, r.constraint, r.named, String(r.option_order), r.construction].join('\u0000');
+}
+
+function shortHash(text: string): string {
+  return hash('sha256', text, 'hex').slice(0, 32);
+}
+
+/** Derived ids: prompt_key over model, language and the design factors, item_id over them and the repeat. */
+export function derivedIds(r: ByoRow): { item_id: string; prompt_key: string } {
+  const identity = itemIdentity(r);
+  return { item_id: shortHash(`${identity}\u0000${r.repeat}`), prompt_key: shortHash(identity) };
+}
+
+export interface ValidatedFile {
+  readonly rows: SourcedRow[];
+  readonly issues: FileIssue[];
+  readonly warnings: string[];
+  /** Columns the schema does not know (ignored), sorted. */
+  readonly unknownColumns: string[];
+}
+
+/** The warning for columns the schema does not know. */
+export function unknownColumnsWarning(file: string, columns: readonly string[]): string[] {
+  if (columns.length === 0) return [];
+  return [`${file}: ignored column${columns.length > 1 ? 's' : ''} ${columns.map((c) => JSON.stringify(c)).join(', ')} (not in schema/replies.schema.json)`];
+}
+
+/**
+ * Checks every record of one file against the schema. With `onRow`, valid rows go to it as they
+ * are found instead of into `rows` (the import keeps no copy of them).
+ */
+export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): ValidatedFile {
+  const rows: SourcedRow[] = [];
+  const emit = onRow ?? ((r: SourcedRow) => void rows.push(r));
+  const issues: FileIssue[] = [];
+  const unknown = new Set<string>();
+  const fromCsv = raw.format === 'csv';
+  raw.records.forEach((record, index) => {
+    const row = index + (raw.firstRow ?? 1);
+    if (record === null || typeof record !== 'object' || Array.isArray(record)) {
+      issues.push({ file: raw.file, path: rowPath(row), message: `expected an object with the fields of schema/replies.schema.json, got ${show(record)}` });
+      return;
+    }
+    const value: Record<string, unknown> = {};
+    const rowIssues: FileIssue[] = [];
+    for (const [k, v] of Object.entries(record as Record<string, unknown>)) {
+      if (!KNOWN.has(k)) {
+        unknown.add(k);
+        continue;
+      }
+      const n = normalize(k, v, fromCsv);
+      if (n !== null && typeof n === 'object' && 'jsonError' in n) {
+        rowIssues.push({ file: raw.file, path: rowPath(row, k), message: (n as { jsonError: string }).jsonError });
+        continue;
+      }
+      // Null and absent are the same for optional fields; the schema says which may be missing.
+      if (n !== null || k === 'text') value[k] = n;
+    }
+    const parsed = byoRowSchema.safeParse(value);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const input = valueAt(value, issue.path);
+        rowIssues.push({ file: raw.file, path: rowPath(row, fieldPath(issue.path)), message: issueMessage(issue, input) });
+      }
+    } else if (parsed.data.constraint === 'label') {
+      // label_maps.sql needs which proposition the prompt listed second (seed 000 §6).
+      const letters = parsed.data.reading_map?.letters;
+      const props = letters?.map((l) => l.proposition);
+      if (!props || props.length !== 2 || props[0] === props[1]) {
+        rowIssues.push({
+          file: raw.file,
+          path: rowPath(row, 'reading_map.letters'),
+          message: `a label item needs its two letters in listed order, one for P and one for notP; got ${show(letters)}`,
+        });
+      }
+    }
+    if (rowIssues.length > 0 || !parsed.success) {
+      for (const issue of rowIssues) issues.push(issue);
+      return;
+    }
+    emit({ file: raw.file, row, value: parsed.data });
+  });
+  const unknownColumns = [...unknown].sort();
+  return { rows, issues, warnings: unknownColumnsWarning(raw.file, unknownColumns), unknownColumns };
+}
+
+/** A valid row with its ids settled and its status decided. */
+export interface ResolvedRow extends SourcedRow {
+  readonly item_id: string;
+  readonly prompt_key: string;
+  readonly attempt: number;
+  readonly status: 'ok' | 'error';
+  /** Whether this is the first accepted row of its item (the one that gives the item's prompt row). */
+  readonly firstOfItem: boolean;
+}
+
+/** Where a row was: enough to name it, without keeping the row. */
+interface Place {
+  readonly file: string;
+  readonly row: number;
+}
+
+/**
+ * Checks across rows, in file order: an item_id is one item (the same model, language and factors
+ * on every row), a prompt_key is one prompt (the same, repeat aside), a story is in one story group,
+ * and an item has one row per attempt. The first row wins; each later conflicting row is named with
+ * the row it conflicts with. Rows are checked one at a time (`add`); only their ids are kept.
+ */
+export class RowResolver {
+  readonly issues: FileIssue[] = [];
+  // At a million rows, one object per item would be millions of long-lived objects for the garbage
+  // collector to trace: each map holds a small integer, and what is known of an item or a prompt
+  // sits in arrays of numbers indexed by it (places as a file index and a row number).
+  private readonly files: string[] = [];
+  private readonly fileIndex = new Map<string, number>();
+  private readonly identities = new Map<string, number>();
+  private readonly identityPromptKey: string[] = [];
+  private readonly items = new Map<string, number>();
+  private readonly item = { identity: [] as number[], repeat: [] as number[], attempt: [] as number[], file: [] as number[], row: [] as number[] };
+  /** Attempts after an item's first, by item index: most items have one attempt. */
+  private readonly retries = new Map<number, Map<number, Place>>();
+  private readonly prompts = new Map<string, number>();
+  private readonly prompt = { identity: [] as number[], file: [] as number[], row: [] as number[] };
+  private readonly storyGroups = new Map<string, { group: string; at: Place }>();
+
+  /** The row with its ids settled, or undefined when it conflicts with an earlier row (then in `issues`). */
+  add(s: SourcedRow): ResolvedRow | undefined {
+    const r = s.value;
+    const where = (p: Place) => `${p.file} row ${p.row}`;
+    const fail = (field: string, message: string): undefined => {
+      this.issues.push({ file: s.file, path: rowPath(s.row, field), message });
+      return undefined;
+    };
+    const key = itemIdentity(r);
+    let identity = this.identities.get(key);
+    if (identity === undefined) {
+      identity = this.identityPromptKey.length;
+      this.identities.set(key, identity);
+      this.identityPromptKey.push(shortHash(key));
+    }
+    const item_id = r.item_id ?? shortHash(`${key}\u0000${r.repeat}`);
+    const prompt_key = r.prompt_key ?? (this.identityPromptKey[identity] as string);
+    const attempt = r.attempt ?? 1;
+    const it = this.items.get(item_id);
+    const itemAt = (i: number): Place => ({ file: this.files[this.item.file[i] as number] as string, row: this.item.row[i] as number });
+    if (it !== undefined && (this.item.identity[it] !== identity || this.item.repeat[it] !== r.repeat)) {
+      return fail('item_id', `item ${item_id} has other design factors or another repeat at ${where(itemAt(it))}; one item_id is one item`);
+    }
+    const pr = this.prompts.get(prompt_key);
+    if (pr !== undefined && this.prompt.identity[pr] !== identity) {
+      const at = { file: this.files[this.prompt.file[pr] as number] as string, row: this.prompt.row[pr] as number };
+      return fail('prompt_key', `prompt_key ${prompt_key} has other design factors at ${where(at)}; its repeats must differ in repeat only`);
+    }
+    const status = r.status ?? (r.text === null ? 'error' : 'ok');
+    if (status === 'ok' && r.text === null) {
+      return fail('text', 'status is "ok" but text is null; expected the reply text, or status "error"');
+    }
+    // Seed 000 §5 reports by story group: a story belongs to one group in every cell.
+    const seenStory = this.storyGroups.get(r.story);
+    if (seenStory && seenStory.group !== r.story_group) {
+      return fail('story_group', `story ${JSON.stringify(r.story)} is in group ${JSON.stringify(seenStory.group)} at ${where(seenStory.at)}; got ${JSON.stringify(r.story_group)}`);
+    }
+    const seenAttempt = it === undefined ? undefined : this.item.attempt[it] === attempt ? itemAt(it) : this.retries.get(it)?.get(attempt);
+    if (seenAttempt) {
+      return fail('attempt', `attempt ${attempt} of this item is already at ${where(seenAttempt)}; give repeats their own "repeat" and retries their own "attempt"`);
+    }
+    let file = this.fileIndex.get(s.file);
+    if (file === undefined) {
+      file = this.files.push(s.file) - 1;
+      this.fileIndex.set(s.file, file);
+    }
+    if (it === undefined) {
+      this.items.set(item_id, this.item.identity.length);
+      this.item.identity.push(identity);
+      this.item.repeat.push(r.repeat);
+      this.item.attempt.push(attempt);
+      this.item.file.push(file);
+      this.item.row.push(s.row);
+    } else {
+      let more = this.retries.get(it);
+      if (!more) this.retries.set(it, (more = new Map()));
+      more.set(attempt, { file: s.file, row: s.row });
+    }
+    if (!seenStory) this.storyGroups.set(r.story, { group: r.story_group, at: { file: s.file, row: s.row } });
+    if (pr === undefined) {
+      this.prompts.set(prompt_key, this.prompt.identity.length);
+      this.prompt.identity.push(identity);
+      this.prompt.file.push(file);
+      this.prompt.row.push(s.row);
+    }
+    return { file: s.file, row: s.row, value: r, item_id, prompt_key, attempt, status, firstOfItem: it === undefined };
+  }
+}
+
+/** `RowResolver` over an array of rows. */
+export function resolveRows(rows: readonly SourcedRow[]): { rows: ResolvedRow[]; issues: FileIssue[] } {
+  const resolver = new RowResolver();
+  const out: ResolvedRow[] = [];
+  for (const s of rows) {
+    const r = resolver.add(s);
+    if (r) out.push(r);
+  }
+  return { rows: out, issues: resolver.issues };
+}

@@ -1,0 +1,47 @@
+import { makeJudgeItem, needsJudge, parseJudgeOutput, readOpening, readOpeningPlus } from './read/index.js';
+import type { LoadedBattery, RuleReading } from '../../design/battery.js';
+import type { Campaign } from '../../design/campaign.js';
+import { expandFar6, loadConceptPairs, loadStories, type ConceptPair, type Far6Design } from './design/index.js';
+import type { Language } from '../../design/types.js';
+
+/**
+ * FAR-6 (seed 000 §3): the stories and concept pairs of the campaign, expanded per model and
+ * language; replies read by the fixed token rule (R, and R+ for verdict openings) and, for the
+ * judged strata, by the sentence judge.
+ */
+export async function loadFar6Battery(campaign: Campaign): Promise<LoadedBattery> {
+  const d = campaign.design;
+  const languages = [...d.languages];
+  const allStories = await loadStories(d.stories, languages);
+  const stories = d.story_limit ? allStories.slice(0, d.story_limit) : allStories;
+  const pairs = loadConceptPairs(d.concept_pairs, languages);
+  const design: Far6Design = { languages, forms: [...d.forms], constraints: [...d.constraints], repeats: d.repeats };
+  const pairsByLanguage = new Map<Language, ConceptPair[]>();
+  for (const p of pairs) pairsByLanguage.set(p.language, [...(pairsByLanguage.get(p.language) ?? []), p]);
+  const sampleRate = campaign.judge?.sample_rate ?? 0;
+
+  return {
+    name: 'far6',
+    languages,
+    stories: stories.map((s) => ({ id: s.id, group: s.group })),
+    expand: (model, language) =>
+      expandFar6({
+        campaign: campaign.name,
+        seed: campaign.seed,
+        phase: 'generate',
+        model,
+        design: { ...design, languages: [language] },
+        stories,
+        pairs: pairsByLanguage.get(language) ?? [],
+      }),
+    ruleReadings(item, text) {
+      if (item.reading_map.kind === 'none') return [];
+      const out: RuleReading[] = [{ reader: 'rule', ...readOpening(text, item.reading_map) }];
+      if (item.reading_map.kind === 'verdict') out.push({ reader: 'rule+', ...readOpeningPlus(text, item.reading_map, item.language) });
+      return out;
+    },
+    needsJudge: (item) => needsJudge(item, campaign.seed, sampleRate),
+    judgeItem: (source, reply, judge) => makeJudgeItem(source, reply, judge),
+    readJudge: (text) => parseJudgeOutput(text),
+  };
+}

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import type { ChatMessage, Language } from '../design/types.js';
+import { SondageError } from '../errors.js';
+import type { Price } from '../providers/types.js';
+import priceTableJson from './prices.json' with { type: 'json' };
+
+/** A list price, as the table and a campaign's `models[].price` give it. USD per million tokens. */
+export interface ModelPrice extends Price {
+  /** Price of prompt tokens served from the provider's prompt cache; list input price when absent. */
+  readonly cached_input_per_mtok?: number;
+}
+
+export interface PriceTable {
+  /** The date the table was compiled; plans and reports quote it next to the prices. */
+  readonly version: string;
+  readonly note?: string;
+  /** Keyed `provider/model`; `provider/*` covers every model of that provider. */
+  readonly prices: Readonly<Record<string, ModelPrice>>;
+}
+
+/** Token counts of one call, as adapters normalise them. */
+export interface TokenUsage {
+  readonly input_tokens: number;
+  readonly output_tokens: number;
+  /** The part of `input_tokens` read from the prompt cache (a subset, not an addition). */
+  readonly cached_input_tokens?: number;
+}
+
+/** Shared by the price table and the campaign file, so both accept the same shape. */
+export const modelPriceSchema = z.strictObject({
+  input_per_mtok: z.number().min(0).meta({ description: 'USD per million prompt tokens' }),
+  output_per_mtok: z.number().min(0).meta({ description: 'USD per million completion tokens' }),
+  batch_discount: z
+    .number()
+    .gt(0)
+    .max(1)
+    .optional()
+    .meta({ description: "Fraction of the list price paid through the provider's batch API (0.5 for most)" }),
+  cached_input_per_mtok: z.number().min(0).optional().meta({ description: 'USD per million cached prompt tokens' }),
+});
+
+const priceTableSchema = z.strictObject({
+  version: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  note: z.string().optional(),
+  prices: z.record(z.string().regex(/^[a-z0-9-]+\/[^/\s]+$/), modelPriceSchema),
+});
+
+function loadPriceTable(raw: unknown): PriceTable {
+  const parsed = priceTableSchema.safeParse(raw);
+  if (!parsed.success) {
+    // The table ships with the code; a bad entry is a programming mistake, caught by the tests.
+    throw new SondageError(`lib/providers/prices.json is malformed: ${z.prettifyError(parsed.error)}`);
+  }
+  return parsed.data;
+}
+
+/** The bundled price table (lib/providers/prices.json), validated once at load. */
+export const PRICE_TABLE: PriceTable = loadPriceTable(priceTableJson);
+
+// Dated snapshots cost what their alias costs: `gpt-4.1-mini-2025-04-14`, `claude-haiku-4-5-20251001`.
+const SNAPSHOT_SUFFIX = /-(\d{4}-\d{2}-\d{2}|\d{8})$/;
+
+/**
+ * The price of a model: the campaign's own `price` when it gives one, else the table's entry for
+ * `provider/model`, then for the model without a dated snapshot suffix, then `provider/*`.
+ * Returns undefined when nothing is known (the campaign parser then asks for a price).
+ * @example priceFor({ provider: 'openai', model: 'gpt-4.1-mini' })?.input_per_mtok === 0.4
+ */
+export function priceFor(
+  entry: { readonly provider: string; readonly model: string; readonly price?: ModelPrice },
+  table: PriceTable = PRICE_TABLE,
+): ModelPrice | undefined {
+  if (entry.price) return entry.price;
+  const { provider, model } = entry;
+  const keys = [`${provider}/${model}`, `${provider}/${model.replace(SNAPSHOT_SUFFIX, '')}`, `${provider}/*`];
+  for (const key of keys) {
+    const price = table.prices[key];
+    if (price) return price;
+  }
+  return undefined;
+}
+
+// Characters per token outside the dense scripts. Measured tokenizers (o200k, Claude's) give about
+// 4.5 for English prose and 3.5-4 for German and French; rounding down makes the estimate err high,
+// which is the safe side for a budget reservation.
+const CHARS_PER_TOKEN: Readonly<Record<Language, number>> = {
+  en: 4,
+  de: 3.3,
+  fr: 3.5,
+  // Latin letters, digits and spaces inside Chinese, Japanese or Korean text.
+  zh: 3.5,
+  ja: 3.5,
+  ko: 3.5,
+};
+
+// The BMP ranges of DENSE_SCRIPT as numbers: the hot path of planning a million items.
+function isDense(c: number): boolean {
+  return (
+    (c >= 0x4e00 && c <= 0x9fff) || // CJK unified ideographs
+    (c >= 0xac00 && c <= 0xd7af) || // Hangul syllables
+    (c >= 0x3000 && c <= 0x30ff) || // CJK punctuation, hiragana, katakana
+    (c >= 0xff00 && c <= 0xffef) || // full-width forms
+    DENSE_SCRIPT.test(String.fromCharCode(c))
+  );
+}
+
+const DENSE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
+
+/**
+ * A planning estimate of the tokens in `text`, without a tokenizer: one token per Han, kana or
+ * Hangul character and per CJK or full-width punctuation mark (current tokenizers use about 0.6-1.0
+ * per Han character and about 1 per Hangul syllable), plus the other characters divided by the
+ * language's characters per token (en 4, de 3.3, fr 3.5, others 3.5), rounded up. It leans high on
+ * purpose: the budget reserves `prompt + max_tokens` before each call, and settles the real count.
+ * @example estimateTokens('Was what Finn did wrong?', 'en') === 6
+ */
+export function estimateTokens(text: string, language: Language): number {
+  let dense = 0;
+  let other = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x1100) other += 1;
+    else if (c >= 0xd800 && c <= 0xdbff) {
+      // A surrogate pair: test the whole code point (Han extensions live above U+FFFF).
+      const ch = String.fromCodePoint(text.codePointAt(i)!);
+      if (DENSE_SCRIPT.test(ch)) dense += 1;
+      else other += 1;
+      i++;
+    } else if (isDense(c)) dense += 1;
+    else other += 1;
+  }
+  return dense + Math.ceil(other / CHARS_PER_TOKEN[language]);
+}
+
+/** Chat formats wrap each message in a few tokens (role, separators) and prime the reply. */
+const TOKENS_PER_MESSAGE = 4;
+const TOKENS_PER_REPLY_PRIMER = 3;
+
+/**
+ * Estimated prompt tokens of a chat request: the messages' text by `estimateTokens`, plus the
+ * chat format's per-message overhead (4 tokens a message, 3 for the reply primer, as OpenAI
+ * documents for its chat format).
+ */
+export function estimatePromptTokens(messages: readonly ChatMessage[], language: Language): number {
+  let total = TOKENS_PER_REPLY_PRIMER;
+  for (const m of messages) total += TOKENS_PER_MESSAGE + estimateTokens(m.content, language);
+  return total;
+}
+
+function assertCount(name: string, n: number): void {
+  if (!Number.isFinite(n) || n < 0) throw new SondageError(`${name} must be a finite count ≥ 0, got ${n}`);
+}
+
+/**
+ * What a call cost in USD. Cached prompt tokens are a subset of `input_tokens` and are charged at
+ * `cached_input_per_mtok` when the price has one. With `batch: true` the total is multiplied by
+ * `batch_discount`; a price without one is charged at list price (never less than it cost).
+ * @example costUsd({ input_per_mtok: 0.4, output_per_mtok: 1.6 }, { input_tokens: 1000, output_tokens: 100 }) // 0.00056
+ */
+export function costUsd(price: ModelPrice, usage: TokenUsage, options: { readonly batch?: boolean } = {}): number {
+  const cached = usage.cached_input_tokens ?? 0;
+  assertCount('input_tokens', usage.input_tokens);
+  assertCount('output_tokens', usage.output_tokens);
+  assertCount('cached_input_tokens', cached);
+  if (cached > usage.input_tokens) {
+    throw new SondageError(
+      `cached_input_tokens (${cached}) exceeds input_tokens (${usage.input_tokens}); cached tokens are part of the input`,
+    );
+  }
+  const list =
+    (usage.input_tokens - cached) * price.input_per_mtok +
+    cached * (price.cached_input_per_mtok ?? price.input_per_mtok) +
+    usage.output_tokens * price.output_per_mtok;
+  const factor = options.batch ? (price.batch_discount ?? 1) : 1;
+  return (list * factor) / 1_000_000;
+}
+
+/**
+ * The most a call can cost, which the budget reserves before sending it (DESIGN.md "Cost and
+ * safety rails"): the prompt's tokens plus `max_tokens` of output, at list price, with no cache or
+ * batch discount.
+ * @example maxCostUsd({ input_per_mtok: 1, output_per_mtok: 5 }, 200, 100) // 0.0007
+ */
+export function maxCostUsd(price: ModelPrice, inputTokens: number, maxTokens: number): number {
+  assertCount('inputTokens', inputTokens);
+  assertCount('maxTokens', maxTokens);
+  return (inputTokens * price.input_per_mtok + maxTokens * price.output_per_mtok) / 1_000_000;
+}

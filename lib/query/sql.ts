@@ -1,0 +1,110 @@
+/**
+ * The portable SQL stage (DESIGN.md "The flow of one campaign": SQL aggregates replies to item
+ * level). Query files run unchanged on DuckDB and Athena (Trino); only their placeholders differ,
+ * and a library fills them: `{{prompts}}`, `{{replies}}`, `{{readings}}` (or any other source name
+ * the caller gives) by table expressions, `{{query:<name>}}` by another query of the library or of
+ * a library it includes, as a parenthesised subquery. Only the placeholders a query actually uses
+ * need a source.
+ *
+ * Every battery has its own library (its `sql/` folder) that includes the core one (chosen reply,
+ * one reading). A library reads its files next to the module that declares it; a Lambda bundle
+ * copies every library's files into one `sql/` folder beside the bundle, so query names are unique
+ * across libraries (lib/batteries/registry checks it).
+ */
+import { readFileSync } from 'node:fs';
+import { AnalysisError } from './errors.js';
+import type { Queryable, SourceMap } from './types.js';
+
+const PLACEHOLDER = /\{\{\s*([a-z_]+)(?::([a-z0-9_]+))?\s*\}\}/g;
+
+/** A folder of portable queries, by name, and the libraries its queries may include. */
+export class SqlLibrary {
+  private readonly cache = new Map<string, string>();
+
+  /**
+   * @param name shown in errors (`far6`, `core`)
+   * @param dir the folder of the `.sql` files (`new URL('./sql/', import.meta.url)`)
+   * @param queries the queries of this folder, in the order an analysis runs them
+   * @param includes libraries whose queries `{{query:<name>}}` may name too
+   */
+  constructor(
+    readonly name: string,
+    private readonly dir: URL,
+    readonly queries: readonly string[],
+    readonly includes: readonly SqlLibrary[] = [],
+  ) {}
+
+  /** Whether this library or one it includes has the query. */
+  has(query: string): boolean {
+    return this.queries.includes(query) || this.includes.some((l) => l.has(query));
+  }
+
+  /** The text of a query as its file holds it. */
+  text(query: string): string {
+    if (!this.queries.includes(query)) {
+      const owner = this.includes.find((l) => l.has(query));
+      if (owner) return owner.text(query);
+      throw new AnalysisError(`unknown ${this.name} query "${query}"; use one of ${this.allQueries().join(', ')}`);
+    }
+    let text = this.cache.get(query);
+    if (text === undefined) {
+      text = readFileSync(new URL(`${query}.sql`, this.dir), 'utf8');
+      this.cache.set(query, text);
+    }
+    return text;
+  }
+
+  /** Every query this library can render: its own, then those of the libraries it includes. */
+  allQueries(): string[] {
+    return [...new Set([...this.queries, ...this.includes.flatMap((l) => l.allQueries())])];
+  }
+
+  /**
+   * The SQL of one query with its placeholders filled.
+   * @example FAR6_SQL.render('item_shares', { prompts: 'p', replies: 'r', readings: 'g' })
+   */
+  render(query: string, tables: SourceMap): string {
+    return this.renderIn(query, tables, []);
+  }
+
+  private renderIn(query: string, tables: SourceMap, stack: readonly string[]): string {
+    if (stack.includes(query)) {
+      throw new AnalysisError(`analysis query ${query}.sql includes itself (${[...stack, query].join(' → ')})`);
+    }
+    return this.text(query).replace(PLACEHOLDER, (whole, key: string, arg?: string) => {
+      if (key === 'query' && arg !== undefined) return `(\n${this.renderIn(arg, tables, [...stack, query]).trimEnd()}\n)`;
+      if (arg !== undefined) throw new AnalysisError(`${query}.sql: unknown placeholder ${whole}; use {{<table>}} or {{query:<name>}}`);
+      const source = Object.hasOwn(tables, key) ? tables[key] : undefined;
+      if (typeof source !== 'string' || source.trim() === '') {
+        throw new AnalysisError(`render(${stack[0] ?? query}): no source for table "${key}"; pass ${key} (the query reads it)`);
+      }
+      return source;
+    });
+  }
+
+  /** Renders a query and runs it; a database error is rethrown naming the query, with the original as cause. */
+  async run<T = Record<string, unknown>>(db: Queryable, query: string, tables: SourceMap): Promise<T[]> {
+    const sql = this.render(query, tables);
+    try {
+      return await db.all<T>(sql);
+    } catch (err) {
+      const detail = err instanceof Error ? err.message : String(err);
+      throw new AnalysisError(`analysis query ${query}.sql failed: ${detail}`, { cause: err });
+    }
+  }
+}
+
+/** The queries every battery shares: one reply per item (chosen_replies), one reading per item and reader (one_reading). */
+export const CORE_SQL = new SqlLibrary('core', new URL('./sql/', import.meta.url), ['chosen_replies', 'one_reading']);
+
+/**
+ * A DuckDB table expression over Parquet files in the hive layout (`…/model=m/language=l/part-*.parquet`).
+ * Partition values stay strings (a model called `007` must not become the number 7); files written
+ * at different times may differ in nullable columns, hence `union_by_name`.
+ * @example parquetSource('/data/campaigns/demo/generate/replies/** /*.parquet')
+ */
+export function parquetSource(globs: string | readonly string[]): string {
+  const list = (typeof globs === 'string' ? [globs] : [...globs]).map((g) => `'${g.replaceAll("'", "''")}'`);
+  if (list.length === 0) throw new AnalysisError('parquetSource: no file pattern given');
+  return `(SELECT * FROM read_parquet([${list.join(', ')}], hive_partitioning = true, hive_types_autocast = false, union_by_name = true))`;
+}

@@ -1,0 +1,21 @@
+/** Types of the portable SQL stage: what runs a query, and what the table placeholders become. */
+
+/** The minimal database handle the SQL stage needs (DuckDB locally, Athena on AWS). */
+export interface Queryable {
+  all<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+}
+
+/**
+ * What each placeholder of a query becomes: a `(SELECT … read_parquet(…))` subquery, a Glue table
+ * filtered to one campaign, or a plain table name. `prompts`, `replies` and `readings` are the
+ * campaign tables; a battery may name further sources (e.g. the readings of several phases).
+ */
+export interface TableSources {
+  readonly prompts: string;
+  readonly replies: string;
+  readonly readings: string;
+  readonly [source: string]: string;
+}
+
+/** The sources one rendering is given: only those its query uses must be there. */
+export type SourceMap = Readonly<Record<string, string | undefined>>;
