@@ -40,6 +40,8 @@ import { loadRunContext } from '../lib/run/loadRunContext.js';
 import { runCampaign } from '../lib/run/runCampaign.js';
 import { writeFullSizeCampaign } from './fullSizeCampaign.js';
 import { DuckDb, sqlString, tableGlob } from '../lib/store/DuckDb.js';
+import { tableColumns } from '../lib/store/schemas.js';
+import { FAR6_PROMPT_COLUMNS } from '../lib/batteries/far6/promptColumns.js';
 
 /** Bump when the generated data would differ (campaign, generator, table layout). */
 const DATA_VERSION = 'v1';
@@ -123,7 +125,7 @@ async function analysisBench(): Promise<void> {
   const tables: TableSources = { prompts: 'prompts', replies: 'replies', readings: 'readings' };
   try {
     for (const table of ['prompts', 'replies', 'readings'] as const) {
-      await db.attachTable(table, tableGlob(dataDir, CAMPAIGN, 'generate', table), table);
+      await db.attachTable(table, tableGlob(dataDir, CAMPAIGN, 'generate', table), table, tableColumns(table, FAR6_PROMPT_COLUMNS));
     }
     const [counts] = await db.all<{ replies: number; prompts: number; readings: number }>(
       'SELECT (SELECT count(*) FROM replies) AS replies, (SELECT count(*) FROM prompts) AS prompts, (SELECT count(*) FROM readings) AS readings',
@@ -219,7 +221,7 @@ async function exportReplies(file: string): Promise<void> {
   try {
     await db.run('SET preserve_insertion_order = false');
     for (const table of ['prompts', 'replies', 'readings'] as const) {
-      await db.attachTable(table, tableGlob(dataDir, CAMPAIGN, 'generate', table), table);
+      await db.attachTable(table, tableGlob(dataDir, CAMPAIGN, 'generate', table), table, tableColumns(table, FAR6_PROMPT_COLUMNS));
     }
     const readings = format === 'csv' ? 'CAST(to_json(j.readings) AS VARCHAR)' : 'j.readings';
     const map = format === 'jsonl' ? 'json(p.reading_map_json)' : 'p.reading_map_json';

@@ -9,7 +9,7 @@ import { copyFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { syntheticStories } from '../lib/batteries/far6/design/index.js';
-import { LANGUAGES } from '../lib/design/types.js';
+import { LANGUAGES } from '../lib/batteries/far6/types.js';
 
 export interface FullSizeOptions {
   readonly name?: string;

@@ -190,7 +190,7 @@ async function generateShards(
     for (const language of battery.languages) {
       const items = [...battery.expand(model, language)];
       const ids = items.map((i) => i.item_id);
-      await ensurePrompts(writer, store, { campaign: campaign.name, phase: 'generate', model: model.id, language }, items, false);
+      await ensurePrompts(writer, store, { campaign: campaign.name, phase: 'generate', model: model.id, language }, items, battery.prompts, false);
       const marker = registeredKey(campaign.name, { model: model.id, language });
       const digest = registeredDigest(ids);
       // A marker of other ids (the design changed since): registered again, new ids only written.

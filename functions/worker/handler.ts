@@ -25,7 +25,7 @@ import { dirname, join } from 'node:path';
 import type { Shard, WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import type { BatteryModel } from '../../lib/design/battery.js';
 import type { ModelEntry } from '../../lib/design/campaign.js';
-import type { Language, PromptItem } from '../../lib/design/types.js';
+import type { LanguageCode, PromptItem } from '../../lib/core/types.js';
 import { SondageError } from '../../lib/errors.js';
 import { createBatchClient, createProvider } from '../../lib/providers/registry.js';
 import { DEFAULT_RETRY } from '../../lib/run/callWithRetry.js';
@@ -61,7 +61,7 @@ export interface WorkerDeps extends HandlerDeps {
 const PHASES = ['generate', 'judge'] as const;
 
 /** A manifest shard whose language the campaign runs. */
-type RunShard = Shard & { readonly language: Language };
+type RunShard = Shard & { readonly language: LanguageCode };
 
 function runShard(ctx: RunContext, shard: Shard): RunShard {
   const languages: readonly string[] = ctx.battery.languages;
@@ -356,6 +356,7 @@ async function judgeShardItems(
     store,
     { campaign: campaign.name, phase: 'judge', model: shard.model, language: shard.language, partName: `part-plan-${shard.start}-${shard.end}.parquet` },
     items,
+    battery.prompts,
     true,
   );
   return items;

@@ -9,8 +9,9 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { logicalId } from './logicalId.js';
 import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF, PREFIX } from '../../lib/config/index.js';
-import { LANGUAGES } from '../../lib/design/types.js';
-import { athenaType, TABLE_SCHEMAS } from '../../lib/store/schemas.js';
+import { LANGUAGES } from '../../lib/batteries/far6/types.js';
+import { athenaType, tableColumns } from '../../lib/store/schemas.js';
+import { FAR6_PROMPT_COLUMNS } from '../../lib/batteries/far6/promptColumns.js';
 import type { TableName } from '../../lib/store/types.js';
 
 export interface AnalyticsProps {
@@ -78,7 +79,7 @@ export class Analytics extends Construct {
             inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
             outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
             serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
-            columns: TABLE_SCHEMAS[name].map((c) => ({ name: c.name, type: athenaType(c.type) })),
+            columns: tableColumns(name, FAR6_PROMPT_COLUMNS).map((c) => ({ name: c.name, type: athenaType(c.type) })),
           },
         },
       });

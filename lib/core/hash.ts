@@ -13,6 +13,16 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
+// Settings and reading maps are shared by many items of a partition: each object is serialized once.
+const jsonCache = new WeakMap<object, string>();
+
+/** canonicalJson of an object that many items share (settings, a reading map), computed once per object. */
+export function cachedCanonicalJson(value: object): string {
+  let json = jsonCache.get(value);
+  if (json === undefined) jsonCache.set(value, (json = canonicalJson(value)));
+  return json;
+}
+
 /**
  * Stable id of a value: the first 32 hex digits of SHA-256 over its canonical JSON.
  * @example stableId({ a: 1, b: [2] }) === stableId({ b: [2], a: 1 })

@@ -1,4 +1,4 @@
-import type { GenerationSettings } from '../design/types.js';
+import type { GenerationSettings } from './types.js';
 
 /**
  * Overlays the values `override` defines on `base`, so settings resolve explicit > campaign >

@@ -1,4 +1,6 @@
-import type { GenerationSettings, Language, PromptItem, ReadingLabel, StoryGroup } from './types.js';
+import type { GenerationSettings, LanguageCode as Language, PromptItem } from '../core/types.js';
+import type { ReadingLabel, StoryGroup } from '../batteries/far6/types.js';
+import type { PromptColumns } from '../store/schemas.js';
 
 /** A reading produced without a model call (the fixed token rules). */
 export interface RuleReading {
@@ -22,6 +24,8 @@ export interface LoadedBattery {
   readonly name: string;
   readonly languages: readonly Language[];
   readonly stories: readonly { readonly id: string; readonly group: StoryGroup }[];
+  /** The battery's columns of the prompts table. */
+  readonly prompts: PromptColumns;
   /** Items of the generate phase for one model and language, in a stable order. */
   expand(model: BatteryModel, language: Language): Iterable<PromptItem>;
   /** Fixed-rule readings of one reply (none for free sentences). */

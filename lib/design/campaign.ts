@@ -9,8 +9,9 @@ import type { FileIssue } from '../errors.js';
 import { modelPriceSchema, PRICE_TABLE, priceFor } from '../pricing/pricing.js';
 import type { ModelPrice } from '../pricing/pricing.js';
 import { mergeSettings } from '../core/settings.js';
-import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS } from './types.js';
-import type { AnswerConstraint, GenerationSettings, Language, QuestionForm } from './types.js';
+import type { GenerationSettings } from '../core/types.js';
+import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS } from '../batteries/far6/types.js';
+import type { AnswerConstraint, Language, QuestionForm } from '../batteries/far6/types.js';
 
 export const PROVIDERS = ['openai', 'anthropic', 'openai-compatible', 'simulated'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];

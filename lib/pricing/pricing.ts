@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ChatMessage, Language } from '../design/types.js';
+import { charsPerToken } from '../core/languages.js';
+import type { ChatMessage, LanguageCode } from '../core/types.js';
 import { SondageError } from '../errors.js';
 import type { Price } from '../providers/types.js';
 import priceTableJson from './prices.json' with { type: 'json' };
@@ -80,19 +81,6 @@ export function priceFor(
   return undefined;
 }
 
-// Characters per token outside the dense scripts. Measured tokenizers (o200k, Claude's) give about
-// 4.5 for English prose and 3.5-4 for German and French; rounding down makes the estimate err high,
-// which is the safe side for a budget reservation.
-const CHARS_PER_TOKEN: Readonly<Record<Language, number>> = {
-  en: 4,
-  de: 3.3,
-  fr: 3.5,
-  // Latin letters, digits and spaces inside Chinese, Japanese or Korean text.
-  zh: 3.5,
-  ja: 3.5,
-  ko: 3.5,
-};
-
 // The BMP ranges of DENSE_SCRIPT as numbers: the hot path of planning a million items.
 function isDense(c: number): boolean {
   return (
@@ -110,11 +98,12 @@ const DENSE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Sc
  * A planning estimate of the tokens in `text`, without a tokenizer: one token per Han, kana or
  * Hangul character and per CJK or full-width punctuation mark (current tokenizers use about 0.6-1.0
  * per Han character and about 1 per Hangul syllable), plus the other characters divided by the
- * language's characters per token (en 4, de 3.3, fr 3.5, others 3.5), rounded up. It leans high on
+ * language's characters per token (lib/core/languages.ts: en 4, de 3.3, fr 3.5, zh/ja/ko 3.5 for
+ * their Latin parts, Thai 1.5, …), rounded up. It leans high on
  * purpose: the budget reserves `prompt + max_tokens` before each call, and settles the real count.
  * @example estimateTokens('Was what Finn did wrong?', 'en') === 6
  */
-export function estimateTokens(text: string, language: Language): number {
+export function estimateTokens(text: string, language: LanguageCode): number {
   let dense = 0;
   let other = 0;
   for (let i = 0; i < text.length; i++) {
@@ -129,7 +118,7 @@ export function estimateTokens(text: string, language: Language): number {
     } else if (isDense(c)) dense += 1;
     else other += 1;
   }
-  return dense + Math.ceil(other / CHARS_PER_TOKEN[language]);
+  return dense + Math.ceil(other / charsPerToken(language));
 }
 
 /** Chat formats wrap each message in a few tokens (role, separators) and prime the reply. */
@@ -141,7 +130,7 @@ const TOKENS_PER_REPLY_PRIMER = 3;
  * chat format's per-message overhead (4 tokens a message, 3 for the reply primer, as OpenAI
  * documents for its chat format).
  */
-export function estimatePromptTokens(messages: readonly ChatMessage[], language: Language): number {
+export function estimatePromptTokens(messages: readonly ChatMessage[], language: LanguageCode): number {
   let total = TOKENS_PER_REPLY_PRIMER;
   for (const m of messages) total += TOKENS_PER_MESSAGE + estimateTokens(m.content, language);
   return total;

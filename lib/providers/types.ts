@@ -1,4 +1,4 @@
-import type { ChatMessage, GenerationSettings, PromptItem } from '../design/types.js';
+import type { ChatMessage, GenerationSettings, PromptItem } from '../core/types.js';
 
 export interface GenerateRequest {
   readonly messages: readonly ChatMessage[];

@@ -12,7 +12,8 @@ import { FAR6_SQL } from '../batteries/far6/sqlLibrary.js';
 import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import { stableId, uniformFromKey } from '../core/hash.js';
-import type { AnswerConstraint, Language, PromptItem } from '../design/types.js';
+import type { LanguageCode, PromptItem } from '../core/types.js';
+import type { AnswerConstraint } from '../batteries/far6/types.js';
 import { layout, readParquetSql, sqlString, tableGlob } from '../store/index.js';
 import type { DuckDb, ParquetWriter } from '../store/index.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
@@ -136,7 +137,7 @@ export function auditItem(
  * partition that the primary judge read with a codebook label (P, notP, both, none; not
  * `invalid`): the replies the audit can draw.
  */
-async function judgedReplies(db: DuckDb, dataDir: string, campaign: Campaign, model: string, language: Language) {
+async function judgedReplies(db: DuckDb, dataDir: string, campaign: Campaign, model: string, language: LanguageCode) {
   const glob = (table: 'replies' | 'readings') => `${join(dataDir, layout.partitionPrefix(campaign.name, 'generate', table, model, language))}*.parquet`;
   if (!(await db.hasFiles(glob('replies'))) || !(await db.hasFiles(glob('readings')))) return new Map<string, { text: string; attempt: number }>();
   const replies = readParquetSql(glob('replies'));
@@ -159,7 +160,7 @@ export interface AuditItemsArgs {
   readonly campaign: Campaign;
   readonly battery: LoadedBattery;
   readonly model: BatteryModel;
-  readonly language: Language;
+  readonly language: LanguageCode;
   readonly spec: AuditPhaseSpec;
 }
 
@@ -176,7 +177,7 @@ export async function auditItems(args: AuditItemsArgs): Promise<PromptItem[]> {
   if (replies.size === 0) return [];
   const sources: { item_id: string; model: string; language: string; constraint: AnswerConstraint; source: PromptItem }[] = [];
   for (const source of battery.expand(model, language)) {
-    if (replies.has(source.item_id)) sources.push({ item_id: source.item_id, model: model.id, language, constraint: source.factors.constraint, source });
+    if (replies.has(source.item_id)) sources.push({ item_id: source.item_id, model: model.id, language, constraint: source.factors['constraint'] as AnswerConstraint, source });
   }
   const judge: BatteryModel = { id: spec.judge.id, settings: spec.judge.settings };
   return drawAuditSample(sources, { seed: audit.seed, perStratum: audit.per_stratum }).map((c) =>

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { FAR6_SQL } from '../batteries/far6/sqlLibrary.js';
 import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign } from '../design/campaign.js';
-import type { Language, PromptItem } from '../design/types.js';
+import type { LanguageCode, PromptItem } from '../core/types.js';
 import { BudgetError } from '../errors.js';
 import type { BatchClient } from '../providers/batchTypes.js';
 import { costUsd, estimatePromptTokens } from '../pricing/pricing.js';
@@ -18,7 +18,8 @@ import type { DuckDb } from '../store/DuckDb.js';
 import { readParquetSql } from '../store/DuckDb.js';
 import { partKey, partitionPrefix } from '../store/layout.js';
 import type { ParquetWriter } from '../store/ParquetWriter.js';
-import { promptRow } from '../store/schemas.js';
+import { promptColumns, promptRow } from '../store/schemas.js';
+import type { PromptColumns } from '../store/schemas.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
 import type { Plan } from './planCampaign.js';
 import { itemMaxCost } from './planCampaign.js';
@@ -36,7 +37,7 @@ export interface PartitionSetup {
   readonly phase: string;
   /** The model whose replies these are (for the judge phase, the judged model). */
   readonly model: string;
-  readonly language: Language;
+  readonly language: LanguageCode;
   readonly items: readonly PromptItem[];
   readonly provider: ModelProvider;
   readonly price: Price;
@@ -76,12 +77,12 @@ export function partitionSpec(shared: SharedPartitionFields, p: PartitionSetup):
 }
 
 /** Where a partition's journals live under a local root: `<root>/campaigns/<c>/<phase>/_journal/model=…/language=…`. */
-export function journalDir(root: string, campaign: string, phase: string, model: string, language: Language): string {
+export function journalDir(root: string, campaign: string, phase: string, model: string, language: LanguageCode): string {
   return join(root, 'campaigns', campaign, phase, '_journal', `model=${model}`, `language=${language}`);
 }
 
 /** Parts of one partition written through `writer` into `store`, under the layout's keys. */
-export function partSink(writer: ParquetWriter, store: BlobStore, campaign: string, phase: string, model: string, language: Language): PartSink {
+export function partSink(writer: ParquetWriter, store: BlobStore, campaign: string, phase: string, model: string, language: LanguageCode): PartSink {
   return {
     writeReplies: (journalPath, partName) => writer.convertPart(store, { campaign, phase, table: 'replies', model, language, partName }, journalPath),
     partKey: (partName) => partKey(campaign, phase, 'replies', model, language, partName),
@@ -138,7 +139,7 @@ export function judgeReader(battery: LoadedBattery, judgeId: string, phase = 'ge
  * the lowest successful attempt, ties by time), with its text for the judge. `root` is a local
  * folder laid out like the bucket (the data dir, or the worker's copy of the partition's parts).
  */
-export async function chosenReplies(db: DuckDb, root: string, campaign: string, model: string, language: Language) {
+export async function chosenReplies(db: DuckDb, root: string, campaign: string, model: string, language: LanguageCode) {
   const glob = `${join(root, partitionPrefix(campaign, 'generate', 'replies', model, language))}*.parquet`;
   if (!(await db.hasFiles(glob))) return new Map<string, { text: string; attempt: number }>();
   const replies = readParquetSql(glob);
@@ -175,8 +176,9 @@ export function judgeItems(
 export async function ensurePrompts(
   writer: ParquetWriter,
   store: BlobStore,
-  target: { readonly campaign: string; readonly phase: string; readonly model: string; readonly language: Language; readonly partName?: string },
+  target: { readonly campaign: string; readonly phase: string; readonly model: string; readonly language: LanguageCode; readonly partName?: string },
   items: readonly PromptItem[],
+  columns: PromptColumns,
   rewrite: boolean,
 ): Promise<void> {
   const { campaign, phase, model, language } = target;
@@ -184,8 +186,8 @@ export async function ensurePrompts(
   const key = partKey(campaign, phase, 'prompts', model, language, partName);
   if (items.length === 0 || (!rewrite && (await store.exists(key)))) return;
   // Judge prompts partition with the replies they read: the judged model, not the judge.
-  const rows = items.map((item) => ({ ...promptRow(item), model }));
-  await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows, { trusted: true });
+  const rows = items.map((item) => ({ ...promptRow(item, columns), model }));
+  await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows, { trusted: true, columns: promptColumns(columns) });
 }
 
 /** Refuses a campaign whose expected cost passes its cap (DESIGN.md "Cost and safety rails"). */

@@ -1,6 +1,7 @@
 import type { LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
-import type { AnswerConstraint, PromptItem } from '../design/types.js';
+import type { PromptItem } from '../core/types.js';
+import type { AnswerConstraint } from '../batteries/far6/types.js';
 import { costUsd, estimatePromptTokens, maxCostUsd } from '../pricing/pricing.js';
 import type { Price } from '../providers/types.js';
 import { auditPhases } from './auditPhase.js';
@@ -96,7 +97,7 @@ export function planCampaign(campaign: Campaign, battery: LoadedBattery): Plan {
       const strata = new Map<AnswerConstraint, { n: number; input: number; reserveInput: number }>();
       for (const item of battery.expand(model, language)) {
         const input = itemInputTokens(item);
-        const output = Math.min(item.settings.max_tokens ?? Infinity, EXPECTED_OUTPUT_TOKENS[item.factors.constraint]);
+        const output = Math.min(item.settings.max_tokens ?? Infinity, EXPECTED_OUTPUT_TOKENS[item.factors['constraint'] as AnswerConstraint]);
         gen.items++;
         gen.inputTokens += input;
         gen.outputTokens += output;
@@ -110,11 +111,11 @@ export function planCampaign(campaign: Campaign, battery: LoadedBattery): Plan {
           jud.maxCost += maxCostUsd(judgePrice, jin + (item.settings.max_tokens ?? 1024) - output, judgeMax);
           judged++;
           if (audits.length > 0) {
-            const st = strata.get(item.factors.constraint) ?? { n: 0, input: 0, reserveInput: 0 };
+            const st = strata.get(item.factors['constraint'] as AnswerConstraint) ?? { n: 0, input: 0, reserveInput: 0 };
             st.n++;
             st.input += jin;
             st.reserveInput += jin + (item.settings.max_tokens ?? 1024) - output;
-            strata.set(item.factors.constraint, st);
+            strata.set(item.factors['constraint'] as AnswerConstraint, st);
           }
         }
       }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import type { PromptItem } from '../design/types.js';
+import type { PromptItem } from '../core/types.js';
 import type { BatchClient, BatchHandle, BatchItemResult, BatchLookupResult, BatchRequest } from '../providers/batchTypes.js';
 import type { BatchIntent, BatchRecord, ReplyRow } from '../store/types.js';
 import { backoffMs } from './callWithRetry.js';

@@ -4,12 +4,13 @@ import { analyzeCampaign, formatConsoleTable, writeResults } from '../batteries/
 import type { AnalysisResults } from '../batteries/far6/analysis/index.js';
 import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
-import type { Language, PromptItem } from '../design/types.js';
+import type { LanguageCode, PromptItem } from '../core/types.js';
+import type { Language as Far6Language } from '../batteries/far6/types.js';
 import { createBatchClient, createProvider } from '../providers/registry.js';
 import type { BatchClient } from '../providers/batchTypes.js';
 import { simulationTruth } from '../providers/simulated/index.js';
 import type { ModelProvider } from '../providers/types.js';
-import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout, tableGlob } from '../store/index.js';
+import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout, tableColumns, tableGlob } from '../store/index.js';
 import type { BatchRecord, ReadingRow, ReplyRow } from '../store/types.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
 import {
@@ -172,7 +173,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       phase: string,
       total: number,
       entryFor: (model: ModelEntry) => { provider: ModelProvider; price: ModelEntry['price']; batch?: BatchClient | undefined; keyEnv?: string | undefined },
-      itemsFor: (model: ModelEntry, language: Language) => Promise<PromptItem[]>,
+      itemsFor: (model: ModelEntry, language: LanguageCode) => Promise<PromptItem[]>,
       readReply: (item: PromptItem, reply: ReplyRow) => ReadingRow[],
     ): Promise<PhaseSummary> => {
       const summary = { phase, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 };
@@ -185,7 +186,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
           summary.items += items.length;
           // Generate prompts are a pure function of the design: written once. Judge prompts depend
           // on the replies, which a later run may have completed: rewritten each time.
-          await ensurePrompts(writer, store, { campaign: campaign.name, phase, model: model.id, language }, items, phase !== 'generate');
+          await ensurePrompts(writer, store, { campaign: campaign.name, phase, model: model.id, language }, items, battery.prompts, phase !== 'generate');
           const { provider, price, batch, keyEnv } = entryFor(model);
           const built = partitionSpec(
             {
@@ -313,7 +314,7 @@ export async function analyzeLocal(ctx: RunContext, dataDir: string, store = new
   const db = await DuckDb.open();
   try {
     for (const table of ['prompts', 'replies', 'readings'] as const) {
-      await db.attachTable(table, tableGlob(dataDir, campaign.name, 'generate', table), table);
+      await db.attachTable(table, tableGlob(dataDir, campaign.name, 'generate', table), table, tableColumns(table, battery.prompts));
     }
     const judgeAudit = await auditAnalysisOptions(db, dataDir, campaign);
     const analysis = await analyzeCampaign(db, { prompts: 'prompts', replies: 'replies', readings: 'readings' }, judgeAudit ? { judgeAudit } : {});
@@ -323,7 +324,7 @@ export async function analyzeLocal(ctx: RunContext, dataDir: string, store = new
     const truths = campaign.models
       .filter((m) => m.provider === 'simulated')
       .map((m) =>
-        simulationTruth({ seed: campaign.seed, model: { id: m.id, simulation: m.simulation }, stories: battery.stories, languages: battery.languages }),
+        simulationTruth({ seed: campaign.seed, model: { id: m.id, simulation: m.simulation }, stories: battery.stories, languages: battery.languages as Far6Language[] }),
       );
     if (truths.length > 0) await out('simulation_truth.json', JSON.stringify({ note: 'simulated respondents: the true parameters the generator used', models: truths }, null, 2));
     return analysis;

@@ -1,6 +1,6 @@
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Language, PromptItem } from '../design/types.js';
+import type { LanguageCode, PromptItem } from '../core/types.js';
 import type { TokenUsage } from '../pricing/pricing.js';
 import type { GenerateResult, ModelProvider, Price } from '../providers/types.js';
 import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
@@ -61,7 +61,7 @@ export interface PartitionSpec {
   readonly phase: string;
   /** Partition keys: the model whose replies these are (for the judge phase, the judged model). */
   readonly model: string;
-  readonly language: Language;
+  readonly language: LanguageCode;
   readonly runId: string;
   readonly items: readonly PromptItem[];
   readonly provider: ModelProvider;
@@ -332,7 +332,7 @@ export interface ReplySource {
   readonly campaign: string;
   readonly phase: string;
   readonly model: string;
-  readonly language: Language;
+  readonly language: LanguageCode;
   readonly providerId: string;
   readonly simulated: boolean;
   /** USD of one reply; `cached_input_tokens`, when present, at the cached-input price. */

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { tablePrefix } from './layout.js';
-import { PARTITION_COLUMNS, TABLE_SCHEMAS } from './schemas.js';
+import { PARTITION_COLUMNS, tableColumns } from './schemas.js';
+import type { ColumnDef } from './schemas.js';
 import type { TableName } from './types.js';
 
 /** A SQL string literal. */
@@ -109,12 +110,12 @@ export class DuckDb {
    * With no files yet, the view is empty but has the table's columns, so queries and joins still
    * run (and return nothing). Returns whether files were found.
    */
-  async attachTable(view: string, glob: string, table: TableName): Promise<boolean> {
+  async attachTable(view: string, glob: string, table: TableName, columns: readonly ColumnDef[] = tableColumns(table)): Promise<boolean> {
     const found = await this.hasFiles(glob);
     const source = found
       ? `SELECT * FROM ${readParquetSql(glob)}`
       : `SELECT ${[
-          ...TABLE_SCHEMAS[table].map((c) => `NULL::${c.type} AS ${sqlIdent(c.name)}`),
+          ...columns.map((c) => `NULL::${c.type} AS ${sqlIdent(c.name)}`),
           ...PARTITION_COLUMNS.map((c) => `NULL::VARCHAR AS ${sqlIdent(c)}`),
         ].join(', ')} WHERE false`;
     await this.run(`CREATE OR REPLACE VIEW ${sqlIdent(view)} AS ${source}`);

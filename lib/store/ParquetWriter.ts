@@ -4,11 +4,11 @@ import { mkdir, mkdtemp, open, readFile, rename, rm, stat } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
-import type { Language } from '../design/types.js';
+import type { LanguageCode } from '../core/types.js';
 import { partKey } from './layout.js';
 import { tempSibling } from './LocalBlobStore.js';
 import { sqlIdent, sqlString } from './DuckDb.js';
-import { TABLE_SCHEMAS } from './schemas.js';
+import { tableColumns } from './schemas.js';
 import type { ColumnDef, TableRows } from './schemas.js';
 import type { BlobStore, TableName } from './types.js';
 
@@ -18,7 +18,7 @@ export interface PartTarget<T extends TableName = TableName> {
   readonly phase: string;
   readonly table: T;
   readonly model: string;
-  readonly language: Language;
+  readonly language: LanguageCode;
   /** `part-<…>.parquet`, unique within the partition. */
   readonly partName: string;
 }
@@ -28,7 +28,7 @@ export interface PartitionCheck {
   readonly campaign: string;
   readonly phase: string;
   readonly model: string;
-  readonly language: Language;
+  readonly language: LanguageCode;
 }
 
 export interface WrittenPart {
@@ -42,6 +42,17 @@ type Rows<T extends TableName> = Iterable<TableRows[T]> | AsyncIterable<TableRow
 export interface WriteOptions {
   /** Skip the per-cell checks for rows sondage built itself (a run's prompts and readings). */
   readonly trusted?: boolean;
+  /**
+   * The table's stored columns. Required for the prompts table, whose columns are its battery's
+   * (schemas.ts `promptColumns`); the other tables' are the same for every battery.
+   */
+  readonly columns?: readonly ColumnDef[];
+}
+
+function columnsOf(table: TableName, columns: readonly ColumnDef[] | undefined): readonly ColumnDef[] {
+  if (columns) return columns;
+  if (table === 'prompts') throw new SondageError('prompts parts have the columns of their battery: pass WriteOptions.columns (schemas.ts promptColumns)');
+  return tableColumns(table);
 }
 
 /** NDJSON is flushed to disk in pieces of about this many characters. */
@@ -82,10 +93,10 @@ function columnError(v: unknown, col: ColumnDef): string | undefined {
 /** Checks a row against the schema and the partition, and returns its NDJSON line. */
 function rowEncoder(
   table: TableName,
+  cols: readonly ColumnDef[],
   partition: PartitionCheck | undefined,
   trusted = false,
 ): (row: Record<string, unknown>, index: number) => string {
-  const cols = TABLE_SCHEMAS[table];
   // JSON.stringify with a key list writes only the stored columns, in schema order, natively:
   // several times less garbage than building the line by hand. A missing nullable key reads as NULL.
   const keys = cols.map((c) => c.name);
@@ -162,11 +173,11 @@ export class ParquetWriter {
     options: WriteOptions = {},
   ): Promise<number> {
     if (this.closed) throw new SondageError('ParquetWriter is closed');
-    if (!TABLE_SCHEMAS[table]) throw new SondageError(`table ${JSON.stringify(table)} has no schema`);
+    const columns = columnsOf(table, options.columns);
     const ndjson = path.join(this.tmpDir, `${randomBytes(8).toString('hex')}.ndjson`);
     try {
-      const count = await this.stage(table, rows, ndjson, partition, options.trusted);
-      await this.convert(table, ndjson, filePath);
+      const count = await this.stage(table, columns, rows, ndjson, partition, options.trusted);
+      await this.convert(table, ndjson, filePath, columns);
       return count;
     } finally {
       await rm(ndjson, { force: true });
@@ -178,9 +189,9 @@ export class ParquetWriter {
    * Parquet file at `filePath`, without parsing or re-serializing the rows in JavaScript: keys
    * outside the table's schema (the partition columns) are ignored by DuckDB's reader.
    */
-  async convert(table: TableName, ndjsonPath: string, filePath: string): Promise<void> {
+  async convert(table: TableName, ndjsonPath: string, filePath: string, columns?: readonly ColumnDef[]): Promise<void> {
     if (this.closed) throw new SondageError('ParquetWriter is closed');
-    const schema = TABLE_SCHEMAS[table];
+    const schema = columnsOf(table, columns);
     const target = path.resolve(filePath);
     const tmpTarget = tempSibling(target);
     try {
@@ -251,12 +262,13 @@ export class ParquetWriter {
   // Streams rows as NDJSON in bounded chunks, so a large part never exists as one giant string.
   private async stage<T extends TableName>(
     table: T,
+    columns: readonly ColumnDef[],
     rows: Rows<T>,
     file: string,
     partition: PartitionCheck | undefined,
     trusted = false,
   ): Promise<number> {
-    const encode = rowEncoder(table, partition, trusted);
+    const encode = rowEncoder(table, columns, partition, trusted);
     const handle = await open(file, 'w');
     try {
       let chunk: string[] = [];

@@ -5,8 +5,8 @@
  * Athena (partition projection) and DuckDB (`hive_partitioning`) read the same files.
  */
 import { SondageError } from '../errors.js';
-import { LANGUAGES } from '../design/types.js';
-import type { Language } from '../design/types.js';
+import type { LanguageCode } from '../core/types.js';
+import { LANGUAGES } from '../batteries/far6/types.js';
 import type { TableName } from './types.js';
 
 export const TABLES: readonly TableName[] = ['prompts', 'replies', 'readings'];
@@ -47,7 +47,7 @@ function assertTable(table: string): asserts table is TableName {
   }
 }
 
-function assertLanguage(language: string): asserts language is Language {
+function assertLanguage(language: string): asserts language is LanguageCode {
   if (!(LANGUAGES as readonly string[]).includes(language)) {
     throw new SondageError(`language ${JSON.stringify(language)} is not supported; use one of ${LANGUAGES.join(', ')}`);
   }
@@ -81,7 +81,7 @@ export function partitionPrefix(
   phase: string,
   table: TableName,
   model: string,
-  language: Language,
+  language: LanguageCode,
 ): string {
   assertSafeSegment('model id', model);
   assertLanguage(language);
@@ -97,7 +97,7 @@ export function partKey(
   phase: string,
   table: TableName,
   model: string,
-  language: Language,
+  language: LanguageCode,
   partName: string,
 ): string {
   assertSafeSegment('part name', partName);
@@ -113,7 +113,7 @@ export interface ParsedPartKey {
   readonly phase: string;
   readonly table: TableName;
   readonly model: string;
-  readonly language: Language;
+  readonly language: LanguageCode;
   readonly partName: string;
 }
 
@@ -130,7 +130,7 @@ export function parsePartKey(key: string): ParsedPartKey | undefined {
   if (!isSafeSegment(campaign) || !isSafeSegment(phase) || RESERVED_PHASES.has(phase)) return undefined;
   if (!(TABLES as readonly string[]).includes(table) || !isSafeSegment(model) || !isSafeSegment(partName)) return undefined;
   if (!(LANGUAGES as readonly string[]).includes(language)) return undefined;
-  return { campaign, phase, table: table as TableName, model, language: language as Language, partName };
+  return { campaign, phase, table: table as TableName, model, language: language as LanguageCode, partName };
 }
 
 /** `campaigns/<campaign>/results/<name>`; `name` may have sub-folders (`tables/shares.csv`). */

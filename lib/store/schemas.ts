@@ -4,9 +4,10 @@
  * Athena rejects a table whose partition keys repeat a data column, and DuckDB adds them back
  * from the path with `hive_partitioning`.
  */
-import { canonicalJson } from '../core/hash.js';
-import type { Language, PromptItem } from '../design/types.js';
-import type { ReadingRow, ReplyRow, TableName } from './types.js';
+import { SondageError } from '../errors.js';
+import { cachedCanonicalJson, canonicalJson } from '../core/hash.js';
+import type { FactorValue, LanguageCode, PromptItem, TableName } from '../core/types.js';
+import type { ReadingRow, ReplyRow } from './types.js';
 
 export type ColumnType = 'VARCHAR' | 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'BOOLEAN';
 
@@ -20,8 +21,19 @@ export interface ColumnDef {
 /** Partition columns, in path order. */
 export const PARTITION_COLUMNS = ['model', 'language'] as const;
 
-/** One row of the prompts table: a PromptItem flattened. */
-export interface PromptRow {
+/**
+ * A battery's part of the prompts table: its design factors as typed columns, then its extras
+ * (FAR-6: the reading map and the two propositions), which `extraRow` takes from an item. Both
+ * lists are the battery's Parquet and Glue columns; a factor a phase does not set is nullable.
+ */
+export interface PromptColumns {
+  readonly factors: readonly ColumnDef[];
+  readonly extras: readonly ColumnDef[];
+  extraRow(item: PromptItem): Readonly<Record<string, FactorValue>>;
+}
+
+/** One row of the prompts table: a PromptItem flattened (partition columns included, as the writer takes them). */
+export type PromptRow = Readonly<Record<string, FactorValue>> & {
   readonly item_id: string;
   readonly prompt_key: string;
   readonly campaign: string;
@@ -29,24 +41,12 @@ export interface PromptRow {
   /** Partition column: in the path, not in the file. */
   readonly model: string;
   /** Partition column: in the path, not in the file. */
-  readonly language: Language;
+  readonly language: LanguageCode;
   readonly battery: string;
-  readonly story: string;
-  readonly story_group: string;
-  readonly concept_pair: string;
-  readonly form: string;
-  readonly constraint: string;
-  readonly named: string;
-  readonly option_order: number;
-  readonly repeat: number;
-  readonly construction: string;
   readonly messages_json: string;
   readonly settings_json: string;
-  readonly reading_map_json: string;
-  readonly prop_p: string;
-  readonly prop_notp: string;
   readonly source_item_id: string | null;
-}
+};
 
 /** Row type of each table, partition columns included (the writer checks and drops them). */
 export interface TableRows {
@@ -66,28 +66,26 @@ function columns<R>(defs: { readonly [K in Stored<R>]: readonly [ColumnType, 'nu
   }));
 }
 
-export const PROMPT_COLUMNS = columns<PromptRow>({
-  item_id: ['VARCHAR'],
-  prompt_key: ['VARCHAR'],
-  campaign: ['VARCHAR'],
-  phase: ['VARCHAR'],
-  battery: ['VARCHAR'],
-  story: ['VARCHAR'],
-  story_group: ['VARCHAR'],
-  concept_pair: ['VARCHAR'],
-  form: ['VARCHAR'],
-  constraint: ['VARCHAR'],
-  named: ['VARCHAR'],
-  option_order: ['INTEGER'],
-  repeat: ['INTEGER'],
-  construction: ['VARCHAR'],
-  messages_json: ['VARCHAR'],
-  settings_json: ['VARCHAR'],
-  reading_map_json: ['VARCHAR'],
-  prop_p: ['VARCHAR'],
-  prop_notp: ['VARCHAR'],
-  source_item_id: ['VARCHAR', 'null'],
-});
+/**
+ * Typed column declarations: `{ story: ['VARCHAR'], repeat: ['INTEGER'], note: ['VARCHAR', 'null'] }`
+ * in file order. For a battery's factor and extra columns.
+ */
+export function columnDefs(defs: Readonly<Record<string, readonly [ColumnType, 'null'?]>>): readonly ColumnDef[] {
+  return Object.entries(defs).map(([name, [type, n]]) => ({ name, type, nullable: n === 'null' }));
+}
+
+const PROMPT_HEAD = columnDefs({ item_id: ['VARCHAR'], prompt_key: ['VARCHAR'], campaign: ['VARCHAR'], phase: ['VARCHAR'], battery: ['VARCHAR'] });
+const PROMPT_REQUEST = columnDefs({ messages_json: ['VARCHAR'], settings_json: ['VARCHAR'] });
+const PROMPT_TAIL = columnDefs({ source_item_id: ['VARCHAR', 'null'] });
+
+/**
+ * The stored columns of a battery's prompts table, in file order: the core head (item_id,
+ * prompt_key, campaign, phase, battery), the battery's factors, the request (messages_json,
+ * settings_json), the battery's extras, and source_item_id.
+ */
+export function promptColumns(spec: Pick<PromptColumns, 'factors' | 'extras'>): readonly ColumnDef[] {
+  return [...PROMPT_HEAD, ...spec.factors, ...PROMPT_REQUEST, ...spec.extras, ...PROMPT_TAIL];
+}
 
 export const REPLY_COLUMNS = columns<ReplyRow>({
   item_id: ['VARCHAR'],
@@ -122,12 +120,21 @@ export const READING_COLUMNS = columns<ReadingRow>({
   judge_item_id: ['VARCHAR', 'null'],
 });
 
-/** Stored columns of each table, in file order (partition columns excluded). */
-export const TABLE_SCHEMAS: Readonly<Record<TableName, readonly ColumnDef[]>> = {
-  prompts: PROMPT_COLUMNS,
+/** Stored columns of the tables every battery shares, in file order (partition columns excluded). */
+export const TABLE_SCHEMAS: Readonly<Record<Exclude<TableName, 'prompts'>, readonly ColumnDef[]>> = {
   replies: REPLY_COLUMNS,
   readings: READING_COLUMNS,
 };
+
+/**
+ * The stored columns of a table: the prompts table's are the battery's (`prompts`), the others'
+ * are the same for every battery.
+ */
+export function tableColumns(table: TableName, prompts?: Pick<PromptColumns, 'factors' | 'extras'>): readonly ColumnDef[] {
+  if (table !== 'prompts') return TABLE_SCHEMAS[table];
+  if (!prompts) throw new SondageError('the prompts table has the columns of its battery; pass them');
+  return promptColumns(prompts);
+}
 
 const ATHENA_TYPES: Readonly<Record<ColumnType, string>> = {
   VARCHAR: 'string',
@@ -142,21 +149,13 @@ export function athenaType(type: ColumnType): string {
   return ATHENA_TYPES[type];
 }
 
-// Settings and reading maps are shared by many items of a partition: serialize each object once.
-const jsonCache = new WeakMap<object, string>();
-function cachedCanonicalJson(value: object): string {
-  let json = jsonCache.get(value);
-  if (json === undefined) jsonCache.set(value, (json = canonicalJson(value)));
-  return json;
-}
-
 /**
- * Flattens a PromptItem into a prompts row. JSON columns use canonical JSON (sorted keys), so the
- * same item always gives the same bytes.
- * @example promptRow(item).messages_json // '[{"content":"…","role":"user"}]'
+ * Flattens a PromptItem into a prompts row: the core columns, the item's factors, and the
+ * battery's extras. JSON columns use canonical JSON (sorted keys), so the same item always gives
+ * the same bytes.
+ * @example promptRow(item, far6PromptColumns).messages_json // '[{"content":"…","role":"user"}]'
  */
-export function promptRow(item: PromptItem): PromptRow {
-  const f = item.factors;
+export function promptRow(item: PromptItem, spec: PromptColumns): PromptRow {
   return {
     item_id: item.item_id,
     prompt_key: item.prompt_key,
@@ -165,20 +164,10 @@ export function promptRow(item: PromptItem): PromptRow {
     model: item.model,
     language: item.language,
     battery: item.battery,
-    story: f.story,
-    story_group: f.story_group,
-    concept_pair: f.concept_pair,
-    form: f.form,
-    constraint: f.constraint,
-    named: f.named,
-    option_order: f.option_order,
-    repeat: f.repeat,
-    construction: f.construction,
+    ...item.factors,
     messages_json: canonicalJson(item.messages),
     settings_json: cachedCanonicalJson(item.settings),
-    reading_map_json: cachedCanonicalJson(item.reading_map),
-    prop_p: item.propositions.P,
-    prop_notp: item.propositions.notP,
+    ...spec.extraRow(item),
     source_item_id: item.source_item_id ?? null,
   };
 }

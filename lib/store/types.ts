@@ -1,4 +1,5 @@
-import type { Language, ReadingLabel } from '../design/types.js';
+import type { LanguageCode } from '../core/types.js';
+import type { ReadingLabel } from '../batteries/far6/types.js';
 
 /** One attempt at one item. Stored for every attempt that produced text or an error. */
 export interface ReplyRow {
@@ -6,7 +7,7 @@ export interface ReplyRow {
   readonly campaign: string;
   readonly phase: string;
   readonly model: string;
-  readonly language: Language;
+  readonly language: LanguageCode;
   /** 1-based. */
   readonly attempt: number;
   readonly status: 'ok' | 'error';
@@ -41,7 +42,7 @@ export interface ReadingRow {
   readonly phase: string;
   /** The model whose reply was read (partition key), not the judge. */
   readonly model: string;
-  readonly language: Language;
+  readonly language: LanguageCode;
   /** `rule` | `rule+` | `judge:<model id>`. */
   readonly reader: string;
   readonly label: ReadingLabel;
@@ -51,7 +52,7 @@ export interface ReadingRow {
   readonly judge_item_id: string | null;
 }
 
-export type TableName = 'prompts' | 'replies' | 'readings';
+export type { TableName } from '../core/types.js';
 
 /**
  * Files addressed by key (`campaigns/<c>/<phase>/replies/model=m/language=l/part-0001.parquet`),

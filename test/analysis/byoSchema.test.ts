@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BYO_COLUMNS, repliesJsonSchema, repliesJsonSchemaText } from '../../lib/batteries/far6/byo/index.js';
-import { PROMPT_COLUMNS } from '../../lib/store/schemas.js';
+import { FAR6_PROMPT_COLUMNS } from '../../lib/batteries/far6/promptColumns.js';
 import { REPO_ROOT } from '../helpers/campaigns.js';
 
 describe('schema/replies.schema.json', () => {
@@ -15,7 +15,7 @@ describe('schema/replies.schema.json', () => {
   it('requires every FAR-6 design factor of the prompts table, the model, the language and the text', () => {
     const schema = repliesJsonSchema() as { required: string[] };
     const factors = ['story', 'story_group', 'concept_pair', 'form', 'constraint', 'named', 'option_order', 'repeat', 'construction'];
-    for (const f of factors) expect(PROMPT_COLUMNS.map((c) => c.name)).toContain(f);
+    for (const f of factors) expect(FAR6_PROMPT_COLUMNS.factors.map((c) => c.name)).toContain(f);
     expect(new Set(schema.required)).toEqual(new Set(['model', 'language', ...factors, 'text']));
     expect(BYO_COLUMNS).toContain('readings');
     expect(BYO_COLUMNS).toContain('reading_map');

@@ -10,7 +10,7 @@ import { identityAnalysis } from '../../lib/batteries/far6/analysis/identity.js'
 import { judgeAuditAnalysis } from '../../lib/batteries/far6/analysis/judgeAudit.js';
 import { residualReadoutComparisons } from '../../lib/batteries/far6/analysis/readoutResiduals.js';
 import type { AnalysisResults, ItemShareRow, JudgeAuditPairRow, ReadingAgreementRow, ReplyTotalsRow } from '../../lib/batteries/far6/analysis/types.js';
-import type { AnswerConstraint, QuestionForm } from '../../lib/design/types.js';
+import type { AnswerConstraint, QuestionForm } from '../../lib/batteries/far6/types.js';
 import { seededRandom } from '../../lib/core/hash.js';
 
 export interface FixtureOptions {

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { identityAnalysis } from '../../lib/batteries/far6/analysis/identity.js';
 import type { IdentityResults, StoryScore } from '../../lib/batteries/far6/analysis/types.js';
 import { seededRandom } from '../../lib/core/hash.js';
-import type { Language, StoryGroup } from '../../lib/design/types.js';
+import type { Language, StoryGroup } from '../../lib/batteries/far6/types.js';
 import { simulationTruth } from '../../lib/providers/simulated/index.js';
 
 const R = 'plain/label/rule';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeSettings } from '../../lib/core/settings.js';
-import type { GenerationSettings } from '../../lib/design/types.js';
+import type { GenerationSettings } from '../../lib/core/types.js';
 
 describe('mergeSettings', () => {
   it('overlays only the values the override defines', () => {

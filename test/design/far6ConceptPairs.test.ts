@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { CampaignFileError } from '../../lib/errors.js';
 import { CONSTRUCTIONS, loadConceptPairs, parseConceptPairs } from '../../lib/batteries/far6/design/index.js';
-import { LANGUAGES } from '../../lib/design/types.js';
-import type { Language } from '../../lib/design/types.js';
+import { LANGUAGES } from '../../lib/batteries/far6/types.js';
+import type { Language } from '../../lib/batteries/far6/types.js';
 
 const EXAMPLE = 'examples/far6/concept-pairs.yaml';
 const FILE = 'pairs.yaml';

@@ -9,8 +9,9 @@ import {
   templatesFor,
 } from '../../lib/batteries/far6/design/index.js';
 import type { ConceptPair, ExpandFar6Args, Far6Design } from '../../lib/batteries/far6/design/index.js';
-import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS } from '../../lib/design/types.js';
-import type { Far6Story, GenerationSettings, Language, PromptItem } from '../../lib/design/types.js';
+import type { GenerationSettings } from '../../lib/core/types.js';
+import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS } from '../../lib/batteries/far6/types.js';
+import type { Far6Item, Far6Story, Language } from '../../lib/batteries/far6/types.js';
 
 const PAIRS = loadConceptPairs('examples/far6/concept-pairs.yaml', [...LANGUAGES]);
 
@@ -63,16 +64,16 @@ function args(over: Partial<ExpandFar6Args> = {}): ExpandFar6Args {
   };
 }
 
-const expand = (over: Partial<ExpandFar6Args> = {}): PromptItem[] => [...expandFar6(args(over))];
+const expand = (over: Partial<ExpandFar6Args> = {}): Far6Item[] => [...expandFar6(args(over))];
 
 /** The model-independent definition of a prompt: its language and factors without the repeat. */
-function definition(item: PromptItem): string {
+function definition(item: Far6Item): string {
   const { repeat: _repeat, ...rest } = item.factors;
   return JSON.stringify([item.language, rest]);
 }
 
 /** The question line of an item: after the story, before the instruction and options. */
-const question = (item: PromptItem): string => item.messages[0]!.content.split('\n\n')[1]!.split('\n')[0]!;
+const question = (item: Far6Item): string => item.messages[0]!.content.split('\n\n')[1]!.split('\n')[0]!;
 
 describe('expandFar6 — the factorial', () => {
   const items = expand();
@@ -124,7 +125,7 @@ describe('expandFar6 — the factorial', () => {
       expect(i.factors.story_group).toBe(STORIES.find((s) => s.id === i.factors.story)!.group);
       expect(i.messages).toHaveLength(1);
       expect(i.messages[0]!.role).toBe('user');
-      expect(i.messages[0]!.content.startsWith(STORIES.find((s) => s.id === i.factors.story)!.renderings[i.language]!.text)).toBe(true);
+      expect(i.messages[0]!.content.startsWith(STORIES.find((s) => s.id === i.factors.story)!.renderings[i.language as Language]!.text)).toBe(true);
       expect(i.settings).toEqual(SETTINGS);
       expect(i.battery).toBe('far6');
       expect(i.model).toBe('alpha');
@@ -162,8 +163,8 @@ describe('expandFar6 — wordings', () => {
     expect(question(find('ja', 'ja.oppose-support', 'negint', 'P'))).toBe('フィンがしたことに反対しないんですか？');
     expect(question(find('de', 'de.reject-endorse', 'negint', 'P'))).toBe('Lehnst du nicht ab, was Finn getan hat?');
     expect(question(find('fr', 'fr.disapprove-approve', 'negint', 'notP'))).toBe("N'approuvez-vous pas ce qu'Elsa a fait ?");
-    expect(find('en', 'en.wrong-right', 'plain', 'P').propositions).toEqual({ P: 'What Finn did was wrong.', notP: 'What Finn did was right.' });
-    expect(find('en', 'en.oppose-support', 'plain', 'P').propositions).toEqual({ P: 'I oppose what Finn did.', notP: 'I support what Finn did.' });
+    expect(find('en', 'en.wrong-right', 'plain', 'P').extras.propositions).toEqual({ P: 'What Finn did was wrong.', notP: 'What Finn did was right.' });
+    expect(find('en', 'en.oppose-support', 'plain', 'P').extras.propositions).toEqual({ P: 'I oppose what Finn did.', notP: 'I support what Finn did.' });
   });
 
   it('names a different term under each keying, in every language and form', () => {
@@ -173,7 +174,7 @@ describe('expandFar6 — wordings', () => {
         const np = question(find(pair.language, pair.id, form, 'notP'));
         expect(p, `${pair.id} ${form}`).not.toBe(np);
       }
-      const props = find(pair.language, pair.id, 'plain', 'P').propositions;
+      const props = find(pair.language, pair.id, 'plain', 'P').extras.propositions;
       expect(props.P).not.toBe(props.notP);
     }
   });
@@ -205,18 +206,18 @@ describe('expandFar6 — wordings', () => {
 
   it('lists the particles in the order the reading map records', () => {
     for (const i of items.filter((x) => x.factors.constraint === 'yesno')) {
-      const order = i.reading_map.particles!.order;
+      const order = i.extras.reading_map.particles!.order;
       const text = i.messages[0]!.content;
       const positions = order.map((p) => text.lastIndexOf(p));
       expect(positions.every((p) => p > 0)).toBe(true);
       expect([...positions].sort((a, b) => a - b)).toEqual(positions);
-      const { yes, no } = templatesFor(i.language).particles;
+      const { yes, no } = templatesFor(i.language as Language).particles;
       expect(order.slice(0, 2)).toEqual(i.factors.option_order === 0 ? [yes, no] : [no, yes]);
     }
     const de = items.find((i) => i.language === 'de' && i.factors.constraint === 'yesno')!;
-    expect(de.reading_map.particles!.reverse).toBe('doch');
+    expect(de.extras.reading_map.particles!.reverse).toBe('doch');
     const fr = items.find((i) => i.language === 'fr' && i.factors.constraint === 'yesno')!;
-    expect(fr.reading_map.particles!.reverse).toBe('si');
+    expect(fr.extras.reading_map.particles!.reverse).toBe('si');
   });
 });
 
@@ -227,28 +228,28 @@ describe('expandFar6 — reading maps', () => {
     const particles = items.filter((i) => i.factors.constraint === 'yesno');
     expect(particles.some((i) => i.factors.form === 'negint')).toBe(true);
     for (const i of particles) {
-      const m = i.reading_map;
+      const m = i.extras.reading_map;
       const other = i.factors.named === 'P' ? 'notP' : 'P';
       expect(m.kind).toBe('particle');
       expect(m.tokens[m.particles!.yes.toLowerCase()]).toBe(i.factors.named);
       expect(m.tokens[m.particles!.no.toLowerCase()]).toBe(other);
       if (m.particles!.reverse) expect(m.tokens[m.particles!.reverse]).toBe(i.factors.named);
-      for (const v of templatesFor(i.language).particles.yesVariants) expect(m.tokens[v]).toBe(i.factors.named);
-      for (const v of templatesFor(i.language).particles.noVariants) expect(m.tokens[v]).toBe(other);
+      for (const v of templatesFor(i.language as Language).particles.yesVariants) expect(m.tokens[v]).toBe(i.factors.named);
+      for (const v of templatesFor(i.language as Language).particles.noVariants) expect(m.tokens[v]).toBe(other);
     }
     const zh = particles.find((i) => i.language === 'zh' && i.factors.named === 'P')!;
-    expect(zh.reading_map.tokens).toMatchObject({ 是: 'P', 是的: 'P', 不: 'notP', 不是: 'notP' });
+    expect(zh.extras.reading_map.tokens).toMatchObject({ 是: 'P', 是的: 'P', 不: 'notP', 不是: 'notP' });
   });
 
   it('maps each letter to the proposition printed beside it', () => {
     for (const i of items.filter((x) => x.factors.constraint === 'label')) {
-      const m = i.reading_map;
+      const m = i.extras.reading_map;
       expect(m.kind).toBe('letter');
       const lines = i.messages[0]!.content.split('\n');
-      const tpl = templatesFor(i.language);
+      const tpl = templatesFor(i.language as Language);
       const [first, second] = m.letters!.map(({ letter, proposition }) => {
         expect(m.tokens[letter.toLowerCase()]).toBe(proposition);
-        return lines.indexOf(tpl.optionLine(letter, i.propositions[proposition]));
+        return lines.indexOf(tpl.optionLine(letter, i.extras.propositions[proposition]));
       });
       // the letters appear on consecutive lines, in the recorded order
       expect(first).toBeGreaterThan(0);
@@ -259,7 +260,7 @@ describe('expandFar6 — reading maps', () => {
 
   it('reads verdict words as their side and leaves free sentences to the judge', () => {
     for (const i of items) {
-      const m = i.reading_map;
+      const m = i.extras.reading_map;
       if (i.factors.constraint === 'verdict') {
         const pair = PAIRS.find((p) => p.id === i.factors.concept_pair)!;
         expect(m.kind).toBe('verdict');
@@ -272,8 +273,8 @@ describe('expandFar6 — reading maps', () => {
       }
     }
     const fr = items.find((i) => i.factors.concept_pair === 'fr.disapprove-approve' && i.factors.constraint === 'verdict')!;
-    expect(fr.reading_map.tokens["j'approuve"]).toBe('notP');
-    expect(fr.reading_map.tokens['j’approuve']).toBe('notP');
+    expect(fr.extras.reading_map.tokens["j'approuve"]).toBe('notP');
+    expect(fr.extras.reading_map.tokens['j’approuve']).toBe('notP');
   });
 });
 
@@ -322,11 +323,11 @@ describe('expandFar6 — identity', () => {
 
 describe('expandFar6 — repeats', () => {
   const design: Far6Design = { ...FULL, repeats: { count: 3, fraction: 0.25 } };
-  const repeated = (items: PromptItem[]) => new Set(items.filter((i) => i.factors.repeat > 0).map(definition));
+  const repeated = (items: Far6Item[]) => new Set(items.filter((i) => i.factors.repeat > 0).map(definition));
 
   it('gives a seeded subset of prompts count generations sharing one prompt_key', () => {
     const items = expand({ design });
-    const prompts = new Map<string, PromptItem[]>();
+    const prompts = new Map<string, Far6Item[]>();
     for (const i of items) prompts.set(i.prompt_key, [...(prompts.get(i.prompt_key) ?? []), i]);
     const sizes = [...prompts.values()].map((g) => g.length);
     expect(new Set(sizes)).toEqual(new Set([1, 3]));

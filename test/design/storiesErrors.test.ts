@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CampaignFileError } from '../../lib/errors.js';
 import { loadStories, parseStories, scriptIssue } from '../../lib/batteries/far6/design/loadStories.js';
-import type { Language } from '../../lib/design/types.js';
+import type { Language } from '../../lib/batteries/far6/types.js';
 
 const fixture = (name: string): string => `test/fixtures/far6/stories-${name}.yaml`;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadStories } from '../../lib/batteries/far6/design/loadStories.js';
-import { LANGUAGES, STORY_GROUPS } from '../../lib/design/types.js';
-import type { Language } from '../../lib/design/types.js';
+import { LANGUAGES, STORY_GROUPS } from '../../lib/batteries/far6/types.js';
+import type { Language } from '../../lib/batteries/far6/types.js';
 
 const EXAMPLE = 'examples/far6/stories.yaml';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseStories, scriptIssue } from '../../lib/batteries/far6/design/loadStories.js';
 import { syntheticGroupSizes, syntheticStories } from '../../lib/batteries/far6/design/syntheticStories.js';
-import { LANGUAGES } from '../../lib/design/types.js';
-import type { Far6Story } from '../../lib/design/types.js';
+import { LANGUAGES } from '../../lib/batteries/far6/types.js';
+import type { Far6Story } from '../../lib/batteries/far6/types.js';
 
 const countGroups = (stories: readonly Far6Story[]) => ({
   acceptable: stories.filter((s) => s.group === 'acceptable').length,

@@ -26,7 +26,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBType, JS } from '@duckdb/node-api';
-import { TABLE_SCHEMAS } from '../../lib/store/schemas.js';
+import { tableColumns } from '../../lib/store/schemas.js';
+import { FAR6_PROMPT_COLUMNS } from '../../lib/batteries/far6/promptColumns.js';
 import type { TableName } from '../../lib/store/types.js';
 
 export interface AthenaServerOptions {
@@ -173,7 +174,7 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
         ? `SELECT * EXCLUDE (filename), regexp_extract(filename, ${quoteString(pattern)}, 1) AS campaign_key, ` +
           `regexp_extract(filename, ${quoteString(pattern)}, 2) AS phase_key ` +
           `FROM read_parquet(${quoteString(glob)}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true, filename = true)`
-        : `SELECT ${[...TABLE_SCHEMAS[table].map((c) => `NULL::${c.type} AS ${quoteIdent(c.name)}`), ...['model', 'language', 'campaign_key', 'phase_key'].map((c) => `NULL::VARCHAR AS ${c}`)].join(', ')} WHERE false`;
+        : `SELECT ${[...tableColumns(table, FAR6_PROMPT_COLUMNS).map((c) => `NULL::${c.type} AS ${quoteIdent(c.name)}`), ...['model', 'language', 'campaign_key', 'phase_key'].map((c) => `NULL::VARCHAR AS ${c}`)].join(', ')} WHERE false`;
       await connection.run(`CREATE OR REPLACE VIEW ${quoteIdent(options.database)}.${quoteIdent(table)} AS ${source}`);
     }
   }

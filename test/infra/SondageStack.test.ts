@@ -15,7 +15,8 @@ import { NAMED_QUERY_PARAMETERS } from '../../infra/constructs/Analytics.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
 import type { ExecutionInput, PlanEvent, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
-import { TABLE_SCHEMAS } from '../../lib/store/schemas.js';
+import { tableColumns } from '../../lib/store/schemas.js';
+import { FAR6_PROMPT_COLUMNS } from '../../lib/batteries/far6/promptColumns.js';
 import { allStates, iamStatements, synthesize, tokenText } from './synth.js';
 import type { AslState, Synthesized } from './synth.js';
 
@@ -84,7 +85,7 @@ describe('Analytics', () => {
       StorageDescriptor: { Columns: { Name: string; Type: string }[] };
     };
     const columns = input.StorageDescriptor.Columns.map((c) => c.Name);
-    expect(columns).toEqual(TABLE_SCHEMAS[name].map((c) => c.name));
+    expect(columns).toEqual(tableColumns(name, FAR6_PROMPT_COLUMNS).map((c) => c.name));
     const keys = input.PartitionKeys.map((k) => k.Name);
     expect(keys).toEqual(['campaign_key', 'phase_key', 'model', 'language']);
     expect(keys.filter((k) => columns.includes(k))).toEqual([]); // Athena rejects a key repeating a column

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../../lib/design/types.js';
-import type { Language, PromptItem, Proposition, QuestionForm } from '../../lib/design/types.js';
+import { LANGUAGES } from '../../lib/batteries/far6/types.js';
+import type { Far6Item, Language, Proposition, QuestionForm } from '../../lib/batteries/far6/types.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import {
   SimulatedProvider,
@@ -20,7 +20,7 @@ function provider(simulation: SimulationConfigInput = {}, seed = 7, modelId = 'a
   return new SimulatedProvider({ seed, modelId, config: parseSimulationConfig(simulation, where) });
 }
 
-function items(n: number, spec: ItemSpec): PromptItem[] {
+function items(n: number, spec: ItemSpec): Far6Item[] {
   return Array.from({ length: n }, (_, repeat) => makeItem({ ...spec, repeat }));
 }
 
@@ -39,7 +39,7 @@ describe('SimulatedProvider: determinism', () => {
     ...items(30, { constraint: 'label', language: 'ja', option_order: 1 }),
     ...items(30, { constraint: 'free', language: 'zh' }),
   ];
-  const req = (item: PromptItem) => ({ messages: item.messages, settings: item.settings, item });
+  const req = (item: Far6Item) => ({ messages: item.messages, settings: item.settings, item });
 
   it('gives the same replies for the same seed, whatever the order and concurrency of the calls', async () => {
     // Prepare
@@ -78,7 +78,7 @@ describe('SimulatedProvider: replies obey the answer constraint in each language
       for (const named of ['P', 'notP'] as Proposition[]) {
         for (const item of items(40, { language, form, named, constraint: 'yesno' })) {
           const text = p.reply(item);
-          const particles = item.reading_map.particles!;
+          const particles = item.extras.reading_map.particles!;
           const candidates = [particles.yes, particles.no, ...(particles.reverse ? [particles.reverse] : [])];
           const opening = candidates.filter((c) => startsWithToken(text, c));
           expect(opening, text).toHaveLength(1);
@@ -98,7 +98,7 @@ describe('SimulatedProvider: replies obey the answer constraint in each language
       const text = p.reply(item);
       const side = statedSide(item, text) as Proposition;
       expect(['P', 'notP']).toContain(side);
-      expect(startsWithToken(text, item.reading_map.verdicts![side]), text).toBe(true);
+      expect(startsWithToken(text, item.extras.reading_map.verdicts![side]), text).toBe(true);
     }
   });
 
@@ -109,7 +109,7 @@ describe('SimulatedProvider: replies obey the answer constraint in each language
         const text = p.reply(item);
         const match = /^(?:\*\*)?([A-Z])(?:\*\*)?(?:\.|[:：] ?(.+))?$/u.exec(text);
         expect(match, text).not.toBeNull();
-        const letter = item.reading_map.letters!.find((l) => l.letter === match![1]);
+        const letter = item.extras.reading_map.letters!.find((l) => l.letter === match![1]);
         expect(letter, text).toBeDefined();
         // "A: <proposition>" names the proposition the letter stands for
         if (match![2] !== undefined) expect(statedSide(item, match![2])).toBe(letter!.proposition);
@@ -208,7 +208,7 @@ describe('SimulatedProvider: particles after a negative interrogative', () => {
     for (const named of ['P', 'notP'] as Proposition[]) {
       for (const item of items(1500, { language, form: 'negint', constraint: 'yesno', named })) {
         const text = p.reply(item);
-        const { yes, no, reverse: rev } = item.reading_map.particles!;
+        const { yes, no, reverse: rev } = item.extras.reading_map.particles!;
         const side = statedSide(item, text);
         const saidYes = startsWithToken(text, yes) || (rev !== undefined && startsWithToken(text, rev));
         expect(saidYes || startsWithToken(text, no), text).toBe(true);

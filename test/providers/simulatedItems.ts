@@ -1,12 +1,4 @@
-import type {
-  AnswerConstraint,
-  Language,
-  PromptItem,
-  Proposition,
-  QuestionForm,
-  ReadingMap,
-  StoryGroup,
-} from '../../lib/design/types.js';
+import type { AnswerConstraint, Far6Item, Language, Proposition, QuestionForm, ReadingMap, StoryGroup } from '../../lib/batteries/far6/types.js';
 
 /** Hand-built surface forms per language, shaped like the FAR-6 battery's (seed 000 "Answer instructions"). */
 export const SURFACES: Record<
@@ -70,8 +62,8 @@ function readingMap(language: Language, constraint: AnswerConstraint, named: Pro
   }
 }
 
-/** A PromptItem built by hand; item_id encodes every factor, so distinct specs give distinct ids. */
-export function makeItem(spec: ItemSpec = {}): PromptItem {
+/** A Far6Item built by hand; item_id encodes every factor, so distinct specs give distinct ids. */
+export function makeItem(spec: ItemSpec = {}): Far6Item {
   const language = spec.language ?? 'en';
   const form = spec.form ?? 'plain';
   const constraint = spec.constraint ?? 'free';
@@ -97,15 +89,14 @@ export function makeItem(spec: ItemSpec = {}): PromptItem {
       { role: 'user', content: `Story ${story}. Question in ${language} (${form}, ${constraint}).` },
     ],
     settings: { temperature: 1, max_tokens: 200 },
-    reading_map: readingMap(language, constraint, named, order),
-    propositions: { P: s.P, notP: s.notP },
+    extras: { reading_map: readingMap(language, constraint, named, order), propositions: { P: s.P, notP: s.notP } },
   };
 }
 
 /** Which proposition a simulated reply states: its sentences are the item's, verbatim. */
-export function statedSide(item: PromptItem, text: string): Proposition | 'both' | 'none' {
+export function statedSide(item: Far6Item, text: string): Proposition | 'both' | 'none' {
   const strip = (t: string) => t.replace(/[.。]$/u, '');
-  const hasP = text.includes(strip(item.propositions.P));
-  const hasNotP = text.includes(strip(item.propositions.notP));
+  const hasP = text.includes(strip(item.extras.propositions.P));
+  const hasNotP = text.includes(strip(item.extras.propositions.notP));
   return hasP && hasNotP ? 'both' : hasP ? 'P' : hasNotP ? 'notP' : 'none';
 }

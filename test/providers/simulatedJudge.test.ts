@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES } from '../../lib/design/types.js';
-import type { ChatMessage, PromptItem } from '../../lib/design/types.js';
+import type { ChatMessage } from '../../lib/core/types.js';
+import { LANGUAGES } from '../../lib/batteries/far6/types.js';
+import type { Far6Item } from '../../lib/batteries/far6/types.js';
 import {
   SimulatedJudge,
   SimulatedProvider,
@@ -20,11 +21,11 @@ function judge(simulation: SimulatedJudgeConfigInput = {}): SimulatedJudge {
 }
 
 /** A judge-phase request as lib/read builds it: story, instruction, reference proposition and the verbatim reply. */
-function judgeRequest(source: PromptItem, reply: string, n = 0) {
-  const item: PromptItem = { ...source, item_id: `judge|${source.item_id}|${n}`, phase: 'judge', source_item_id: source.item_id };
+function judgeRequest(source: Far6Item, reply: string, n = 0) {
+  const item: Far6Item = { ...source, item_id: `judge|${source.item_id}|${n}`, phase: 'judge', source_item_id: source.item_id };
   const content = [
     'Story: …',
-    `<reference_proposition>${source.propositions.P}</reference_proposition>`,
+    `<reference_proposition>${source.extras.propositions.P}</reference_proposition>`,
     `<reply>${reply}</reply>`,
     'Code what the reply asserts about the reference proposition, ignoring its opening token.',
   ].join('\n');
@@ -107,9 +108,9 @@ describe('simulated judge', () => {
 
   it('judges against P when a prompt names notP as the reference', async () => {
     const source = makeItem({ language: 'en' });
-    const req = judgeRequest(source, `Yes. ${source.propositions.P}`);
+    const req = judgeRequest(source, `Yes. ${source.extras.propositions.P}`);
     const [system, user] = req.messages;
-    const content = user.content.replace(source.propositions.P, source.propositions.notP);
+    const content = user.content.replace(source.extras.propositions.P, source.extras.propositions.notP);
     const r = await judge({ error_rate: 0 }).generate({ ...req, messages: [system, { role: 'user', content }] });
     expect(labelOf(r.text)).toBe('NOT_P');
   });

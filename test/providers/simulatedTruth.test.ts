@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Language, Proposition, QuestionForm, StoryGroup } from '../../lib/design/types.js';
+import type { Language, Proposition, QuestionForm, StoryGroup } from '../../lib/batteries/far6/types.js';
 import { SimulatedProvider, parseSimulationConfig, simulationTruth } from '../../lib/providers/index.js';
 import type { SimulationConfigInput, SimulationCellTruth } from '../../lib/providers/index.js';
 import { makeItem, statedSide } from './simulatedItems.js';
@@ -36,7 +36,7 @@ function empiricalB(provider: SimulatedProvider, language: Language, form: Quest
           if (side === 'P') asserted++;
         } else {
           // Fixed token rule: yes (and doch / si) affirms the named term, no its opposite.
-          const { no } = item.reading_map.particles!;
+          const { no } = item.extras.reading_map.particles!;
           const saidNo = text.toLowerCase().startsWith(no.toLowerCase());
           if ((saidNo ? (named === 'P' ? 'notP' : 'P') : named) === 'P') asserted++;
         }
@@ -91,7 +91,7 @@ describe('simulationTruth matches what the generator does', () => {
         const item = makeItem({ language: 'fr', constraint: 'label', named: k, option_order: order, story: story.id, story_group: story.group, repeat });
         const text = provider.reply(item);
         const letter = /^(?:\*\*)?([A-Z])/u.exec(text)?.[1];
-        const chosen = item.reading_map.letters!.find((l) => l.letter === letter)?.proposition;
+        const chosen = item.extras.reading_map.letters!.find((l) => l.letter === letter)?.proposition;
         if (chosen === undefined) continue;
         decisive++;
         if (chosen === 'P') p++;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { generationSettingsSchema } from '../../lib/design/campaign.js';
-import type { PromptItem } from '../../lib/design/types.js';
+import type { Far6Item } from '../../lib/batteries/far6/types.js';
 import { toWireRequest as toAnthropicWireRequest } from '../../lib/providers/anthropic/AnthropicMessagesProvider.js';
 import { candidateLogprobs, toWireRequest } from '../../lib/providers/openai/OpenAIChatProvider.js';
 import { createProvider } from '../../lib/providers/registry.js';
@@ -99,7 +99,7 @@ describe('vLLM candidate-token logprobs (openai-compatible)', () => {
   });
 
   it('the reply row stores the candidates and whether all of them are exact', () => {
-    const item = { item_id: 'i1' } as PromptItem;
+    const item = { item_id: 'i1' } as Far6Item;
     const src = { campaign: 'c', phase: 'generate', model: 'q', language: 'en' as const, providerId: 'openai-compatible/qwen3-8b', simulated: false, cost: () => 0 };
     const result = (exactNo: boolean) => ({
       text: ' Yes',

@@ -1,5 +1,5 @@
 import { stableId } from '../../lib/core/hash.js';
-import type { Far6Factors, Language, PromptItem, Proposition, ReadingMap } from '../../lib/design/types.js';
+import type { Far6Extras, Far6Factors, Far6Item, Language, Proposition, ReadingMap } from '../../lib/batteries/far6/types.js';
 
 const other = (p: Proposition): Proposition => (p === 'P' ? 'notP' : 'P');
 
@@ -84,7 +84,10 @@ const FACTORS: Far6Factors = {
 };
 
 /** A generate-phase item; `prompt_key` and `item_id` derive from the overrides like the real ones. */
-export function makeItem(over: Partial<Omit<PromptItem, 'factors'>> & { factors?: Partial<Far6Factors> } = {}): PromptItem {
+export function makeItem(
+  over: Partial<Omit<Far6Item, 'factors' | 'extras'>> & { factors?: Partial<Far6Factors>; reading_map?: ReadingMap; propositions?: Far6Extras['propositions'] } = {},
+): Far6Item {
+  const { reading_map, propositions, ...given } = over;
   const factors = { ...FACTORS, ...over.factors };
   const messages = over.messages ?? [
     {
@@ -102,9 +105,11 @@ export function makeItem(over: Partial<Omit<PromptItem, 'factors'>> & { factors?
     model: 'alpha',
     language: 'en',
     settings: { temperature: 0 },
-    reading_map: particleMap('en', factors.named),
-    propositions: { P: 'What Finn did was wrong.', notP: 'What Finn did was right.' },
-    ...over,
+    extras: {
+      reading_map: reading_map ?? particleMap('en', factors.named),
+      propositions: propositions ?? { P: 'What Finn did was wrong.', notP: 'What Finn did was right.' },
+    },
+    ...given,
     factors,
     messages,
     prompt_key,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { uniformFromKey } from '../../lib/core/hash.js';
-import type { AnswerConstraint, QuestionForm } from '../../lib/design/types.js';
+import type { AnswerConstraint, QuestionForm } from '../../lib/batteries/far6/types.js';
 import {
   JUDGE_SYSTEM_PROMPT,
   ReadingMapError,
@@ -30,8 +30,8 @@ describe('buildJudgeMessages', () => {
     expect(system).toEqual({ role: 'system', content: JUDGE_SYSTEM_PROMPT });
     expect(user?.role).toBe('user');
     const content = user?.content ?? '';
-    expect(between(content, '<reference_proposition>', '</reference_proposition>')).toBe(item.propositions.P);
-    expect(between(content, '<opposite_proposition>', '</opposite_proposition>')).toBe(item.propositions.notP);
+    expect(between(content, '<reference_proposition>', '</reference_proposition>')).toBe(item.extras.propositions.P);
+    expect(between(content, '<opposite_proposition>', '</opposite_proposition>')).toBe(item.extras.propositions.notP);
     expect(between(content, '<reply>', '</reply>')).toBe(reply);
     expect(content).toContain(item.messages[0]?.content);
     expect(content).toMatch(/LABEL: P, LABEL: NOT_P, LABEL: BOTH or LABEL: NONE/);
@@ -116,9 +116,8 @@ describe('makeJudgeItem', () => {
       battery: source.battery,
       language: source.language,
       factors: source.factors,
-      propositions: source.propositions,
+      extras: { propositions: source.extras.propositions, reading_map: { kind: 'none', tokens: {} } },
       settings: judge.settings,
-      reading_map: { kind: 'none', tokens: {} },
       source_item_id: source.item_id,
     });
     expect(j.messages).toEqual(buildJudgeMessages(source, 'No, it was wrong.'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Language, ReadingMap } from '../../lib/design/types.js';
+import type { Language, ReadingMap } from '../../lib/batteries/far6/types.js';
 import { ReadingMapError, readOpening } from '../../lib/batteries/far6/read/index.js';
 import { PARTICLES, VERDICT_MAPS, letterMap, particleMap } from './fixtures.js';
 

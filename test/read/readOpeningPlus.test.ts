@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Language, ReadingLabel, ReadingMap } from '../../lib/design/types.js';
+import type { Language, ReadingLabel, ReadingMap } from '../../lib/batteries/far6/types.js';
 import {
   PLUS_EXTENSIONS,
   explainOpeningPlus,

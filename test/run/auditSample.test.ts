@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnswerConstraint } from '../../lib/design/types.js';
+import type { AnswerConstraint } from '../../lib/batteries/far6/types.js';
 import {
   AUDIT_RETEST_PHASE,
   AUDIT_SECOND_PHASE,
@@ -138,7 +138,7 @@ describe('audit phases and items', () => {
       for (const language of battery.languages) {
         const judged = new Map<string, number>();
         for (const item of battery.expand(model, language))
-          if (battery.needsJudge(item)) judged.set(item.factors.constraint, (judged.get(item.factors.constraint) ?? 0) + 1);
+          if (battery.needsJudge(item)) judged.set(String(item.factors['constraint']), (judged.get(String(item.factors['constraint'])) ?? 0) + 1);
         const audited = [...judged.values()].reduce((s, n) => s + Math.min(3, n), 0);
         expect(plan.partitions.find((p) => p.model === model.id && p.language === language)?.audited).toBe(audited);
         expected += audited;

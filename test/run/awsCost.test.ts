@@ -5,7 +5,7 @@ import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
 import type { Campaign } from '../../lib/design/campaign.js';
 import { writeFullSizeCampaign } from '../../bench/fullSizeCampaign.js';
-import { LANGUAGES } from '../../lib/design/types.js';
+import { LANGUAGES } from '../../lib/batteries/far6/types.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import { DEFAULT_AWS_COST_ASSUMPTIONS, estimateAwsCost, formatAwsCost, loadAwsPrices } from '../../lib/run/awsCost.js';
 import type { AwsCostEstimate } from '../../lib/run/awsCost.js';

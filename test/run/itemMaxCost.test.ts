@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { PromptItem } from '../../lib/design/types.js';
+import type { Far6Item } from '../../lib/batteries/far6/types.js';
 import { maxCostUsd } from '../../lib/pricing/pricing.js';
 import { itemInputTokens, itemMaxCost } from '../../lib/run/planCampaign.js';
 
 const PRICE = { input_per_mtok: 1, output_per_mtok: 4 };
 
 /** Only what the reservation reads of an item: its messages, language and settings. */
-function item(settings: PromptItem['settings']): PromptItem {
-  return { messages: [{ role: 'user', content: 'Was what Finn did wrong? Answer yes or no.' }], language: 'en', settings } as unknown as PromptItem;
+function item(settings: Far6Item['settings']): Far6Item {
+  return { messages: [{ role: 'user', content: 'Was what Finn did wrong? Answer yes or no.' }], language: 'en', settings } as unknown as Far6Item;
 }
 
 describe('itemMaxCost', () => {

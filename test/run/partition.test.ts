@@ -3,7 +3,7 @@ import path from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seededRandom, seedFromKey } from '../../lib/core/hash.js';
-import type { PromptItem } from '../../lib/design/types.js';
+import type { PromptItem } from '../../lib/core/types.js';
 import { costUsd } from '../../lib/pricing/pricing.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecision } from '../../lib/providers/types.js';
 import type { RetryPolicy } from '../../lib/run/callWithRetry.js';

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { PromptItem } from '../../lib/design/types.js';
+import type { PromptItem } from '../../lib/core/types.js';
 import { ProviderCallError, type ProviderErrorClass } from '../../lib/providers/errors.js';
 import { costUsd } from '../../lib/pricing/pricing.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecision } from '../../lib/providers/types.js';

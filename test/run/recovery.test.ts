@@ -10,6 +10,7 @@ import type { SimulationCellTruth, SimulationTruth } from '../../lib/providers/s
 import { judgeReaderId } from '../../lib/batteries/far6/read/index.js';
 import { loadRunContext } from '../../lib/run/loadRunContext.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
+import type { Language } from '../../lib/batteries/far6/types.js';
 import type { RunContext } from '../../lib/run/runCampaign.js';
 
 /**
@@ -58,7 +59,7 @@ describe('parameter recovery on simulated FAR-6 data', () => {
     judge = judgeReaderId(ctx.campaign.judge.id);
     const { seed } = ctx.campaign;
     truths = ctx.campaign.models.map((m) =>
-      simulationTruth({ seed, model: { id: m.id, simulation: m.simulation }, stories: ctx.battery.stories, languages: ctx.battery.languages }),
+      simulationTruth({ seed, model: { id: m.id, simulation: m.simulation }, stories: ctx.battery.stories, languages: ctx.battery.languages as Language[] }),
     );
     const byCell = new Map<string, Map<Readout, Map<string, StoryScore>>>();
     for (const sc of analysis.storyScores) {

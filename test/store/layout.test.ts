@@ -11,7 +11,7 @@ import {
   resultsKey,
   tablePrefix,
 } from '../../lib/store/index.js';
-import type { Language } from '../../lib/design/types.js';
+import type { Language } from '../../lib/batteries/far6/types.js';
 
 describe('layout', () => {
   it('builds the hive-partitioned keys of DESIGN.md', () => {

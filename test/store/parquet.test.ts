@@ -3,11 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SondageError } from '../../lib/errors.js';
-import type { PromptItem } from '../../lib/design/types.js';
+import { FAR6_PROMPT_COLUMNS } from '../../lib/batteries/far6/promptColumns.js';
+import type { Far6Item } from '../../lib/batteries/far6/types.js';
 import {
   DuckDb,
   LocalBlobStore,
   ParquetWriter,
+  promptColumns,
   promptRow,
   readParquet,
   readParquetSql,
@@ -29,7 +31,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const item: PromptItem = {
+const item: Far6Item = {
   item_id: 'i-0001',
   prompt_key: 'pk-01',
   campaign: 'rt',
@@ -53,12 +55,14 @@ const item: PromptItem = {
     { role: 'user', content: 'War es nicht falsch, was Finn getan hat?\nAntworte mit „ja“, „nein“ oder „doch“.' },
   ],
   settings: { temperature: 1, max_tokens: 64 },
-  reading_map: {
-    kind: 'particle',
-    tokens: { ja: 'P', doch: 'P', nein: 'notP' },
-    particles: { yes: 'ja', no: 'nein', reverse: 'doch', order: ['nein', 'ja', 'doch'] },
+  extras: {
+    reading_map: {
+      kind: 'particle',
+      tokens: { ja: 'P', doch: 'P', nein: 'notP' },
+      particles: { yes: 'ja', no: 'nein', reverse: 'doch', order: ['nein', 'ja', 'doch'] },
+    },
+    propositions: { P: 'Was Finn getan hat, war falsch.', notP: 'Was Finn getan hat, war richtig.' },
   },
-  propositions: { P: 'Was Finn getan hat, war falsch.', notP: 'Was Finn getan hat, war richtig.' },
 };
 
 function reply(i: number, over: Partial<ReplyRow> = {}): ReplyRow {
@@ -99,23 +103,24 @@ async function fileColumns(file: string): Promise<string[]> {
 }
 
 describe('ParquetWriter round trip', () => {
-  it('prompts: a PromptItem flattened, model and language from the path', async () => {
-    const row = promptRow(item);
+  it('prompts: a Far6Item flattened, model and language from the path', async () => {
+    const row = promptRow(item, FAR6_PROMPT_COLUMNS);
     const part = await writer.writePart(
       store,
       { campaign: 'rt', phase: 'generate', table: 'prompts', model: 'alpha', language: 'de', partName: 'part-0001.parquet' },
       [row],
+      { columns: promptColumns(FAR6_PROMPT_COLUMNS) },
     );
     expect(part).toMatchObject({ key: 'campaigns/rt/generate/prompts/model=alpha/language=de/part-0001.parquet', rows: 1 });
 
     const back = await readParquet(tableGlob(root, 'rt', 'generate', 'prompts'));
     expect(back).toEqual([{ ...row }]);
     expect(JSON.parse(back[0]?.['messages_json'] as string)).toEqual(item.messages);
-    expect(JSON.parse(back[0]?.['reading_map_json'] as string)).toEqual(item.reading_map);
-    expect(back[0]).toMatchObject({ option_order: 1, repeat: 2, source_item_id: null, prop_p: item.propositions.P });
+    expect(JSON.parse(back[0]?.['reading_map_json'] as string)).toEqual(item.extras.reading_map);
+    expect(back[0]).toMatchObject({ option_order: 1, repeat: 2, source_item_id: null, prop_p: item.extras.propositions.P });
 
     const cols = await fileColumns(store.localPath(part.key));
-    expect(cols).toEqual(TABLE_SCHEMAS.prompts.map((c) => c.name));
+    expect(cols).toEqual(promptColumns(FAR6_PROMPT_COLUMNS).map((c) => c.name));
     expect(cols).not.toContain('model');
     expect(cols).not.toContain('language');
   });

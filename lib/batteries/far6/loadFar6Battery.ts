@@ -2,7 +2,9 @@ import { makeJudgeItem, needsJudge, parseJudgeOutput, readOpening, readOpeningPl
 import type { LoadedBattery, RuleReading } from '../../design/battery.js';
 import type { Campaign } from '../../design/campaign.js';
 import { expandFar6, loadConceptPairs, loadStories, type ConceptPair, type Far6Design } from './design/index.js';
-import type { Language } from '../../design/types.js';
+import type { Far6Item, Language } from './types.js';
+import type { PromptItem } from '../../core/types.js';
+import { FAR6_PROMPT_COLUMNS } from './promptColumns.js';
 
 /**
  * FAR-6 (seed 000 §3): the stories and concept pairs of the campaign, expanded per model and
@@ -20,28 +22,31 @@ export async function loadFar6Battery(campaign: Campaign): Promise<LoadedBattery
   for (const p of pairs) pairsByLanguage.set(p.language, [...(pairsByLanguage.get(p.language) ?? []), p]);
   const sampleRate = campaign.judge?.sample_rate ?? 0;
 
+  const far6 = (item: PromptItem): Far6Item => item as Far6Item;
   return {
     name: 'far6',
     languages,
     stories: stories.map((s) => ({ id: s.id, group: s.group })),
+    prompts: FAR6_PROMPT_COLUMNS,
     expand: (model, language) =>
       expandFar6({
         campaign: campaign.name,
         seed: campaign.seed,
         phase: 'generate',
         model,
-        design: { ...design, languages: [language] },
+        design: { ...design, languages: [language as Language] },
         stories,
-        pairs: pairsByLanguage.get(language) ?? [],
+        pairs: pairsByLanguage.get(language as Language) ?? [],
       }),
     ruleReadings(item, text) {
-      if (item.reading_map.kind === 'none') return [];
-      const out: RuleReading[] = [{ reader: 'rule', ...readOpening(text, item.reading_map) }];
-      if (item.reading_map.kind === 'verdict') out.push({ reader: 'rule+', ...readOpeningPlus(text, item.reading_map, item.language) });
+      const map = far6(item).extras.reading_map;
+      if (map.kind === 'none') return [];
+      const out: RuleReading[] = [{ reader: 'rule', ...readOpening(text, map) }];
+      if (map.kind === 'verdict') out.push({ reader: 'rule+', ...readOpeningPlus(text, map, item.language as Language) });
       return out;
     },
-    needsJudge: (item) => needsJudge(item, campaign.seed, sampleRate),
-    judgeItem: (source, reply, judge) => makeJudgeItem(source, reply, judge),
+    needsJudge: (item) => needsJudge(far6(item), campaign.seed, sampleRate),
+    judgeItem: (source, reply, judge) => makeJudgeItem(far6(source), reply, judge),
     readJudge: (text) => parseJudgeOutput(text),
   };
 }

@@ -8,8 +8,8 @@
  * sentence follows the polarity mapping, and one that disagrees follows the truth/agreement
  * mapping: the polarity share is the agreement rate on those replies.
  */
-import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../../../design/types.js';
-import type { AnswerConstraint, Proposition, QuestionForm } from '../../../design/types.js';
+import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
+import type { AnswerConstraint, Proposition, QuestionForm } from '../types.js';
 import { RowReader } from '../../../query/rowReader.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
 import type {

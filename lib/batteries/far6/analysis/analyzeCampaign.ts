@@ -12,7 +12,7 @@ import { residualReadoutComparisons } from './readoutResiduals.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
 import { runSameReplies } from './sameReplies.js';
 import { summarizeCells } from './summarizeCells.js';
-import type { Proposition } from '../../../design/types.js';
+import type { Proposition } from '../types.js';
 import type { AnalysisResults, EstimateOptions, IdentityOptions, Queryable, TableSources } from './types.js';
 
 export type AnalyzeOptions = EstimateOptions &

@@ -16,7 +16,7 @@
  * orders of an alternative question".
  */
 import { CampaignFileError } from '../../../errors.js';
-import type { Proposition } from '../../../design/types.js';
+import type { Proposition } from '../types.js';
 import { median, pearson, quantile } from '../../../metrics/stats.js';
 import type {
   CellHabit,

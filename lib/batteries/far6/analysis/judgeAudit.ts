@@ -6,8 +6,8 @@
  * codebook categories, and the counts of replies on which the primary judge was decisive and on
  * which the two readings take opposite decisive sides (P against notP).
  */
-import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../../../design/types.js';
-import type { AnswerConstraint, QuestionForm } from '../../../design/types.js';
+import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
+import type { AnswerConstraint, QuestionForm } from '../types.js';
 import { AnalysisError } from '../../../query/errors.js';
 import { RowReader } from '../../../query/rowReader.js';
 import { FAR6_SQL } from '../sqlLibrary.js';

@@ -3,8 +3,8 @@
  * both become numbers here, and a row that does not fit the contract is reported with the query,
  * the row and the column, rather than turning into NaN further down.
  */
-import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../../../design/types.js';
-import type { Proposition } from '../../../design/types.js';
+import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
+import type { Proposition } from '../types.js';
 import { RowReader } from '../../../query/rowReader.js';
 import type { CellSummaryRow, ItemShareRow, ReplyTotalsRow } from './types.js';
 

@@ -8,7 +8,7 @@
 import { estimate, readoutOf } from './estimators.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
 import { parseItemShareRows } from './parseRows.js';
-import type { Proposition } from '../../../design/types.js';
+import type { Proposition } from '../types.js';
 import type { ItemShareRow, Queryable, Readout, SameRepliesResults, TableSources } from './types.js';
 
 const PAIRED = /^(.+) \[with (.+)\]$/;

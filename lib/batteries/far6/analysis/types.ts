@@ -5,7 +5,7 @@
  * reader, written `form/constraint/reader` (e.g. `negint/yesno/judge:sonnet`). Readers may contain
  * `/`; forms and constraints never do, so a readout splits at its first two slashes.
  */
-import type { AnswerConstraint, Proposition, QuestionForm } from '../../../design/types.js';
+import type { AnswerConstraint, Proposition, QuestionForm } from '../types.js';
 
 export type { Queryable, TableSources } from '../../../query/types.js';
 

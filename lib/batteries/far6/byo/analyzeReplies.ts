@@ -7,6 +7,8 @@ import path from 'node:path';
 import { CampaignFileError, formatIssues } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
 import { DuckDb } from '../../../store/DuckDb.js';
+import { tableColumns } from '../../../store/schemas.js';
+import { FAR6_PROMPT_COLUMNS } from '../promptColumns.js';
 import { analyzeCampaign } from '../analysis/analyzeCampaign.js';
 import { toCsv } from '../../../report/csv.js';
 import { writeResults } from '../report/report.js';
@@ -115,7 +117,7 @@ export async function analyzeReplies(opts: AnalyzeRepliesOptions): Promise<Analy
   const db = await DuckDb.open();
   try {
     for (const table of ['prompts', 'replies', 'readings'] as const) {
-      await db.attachTable(table, `${tablesDir}/${table}/**/*.parquet`, table);
+      await db.attachTable(table, `${tablesDir}/${table}/**/*.parquet`, table, tableColumns(table, FAR6_PROMPT_COLUMNS));
     }
     const analysis = await analyzeCampaign(db, { prompts: 'prompts', replies: 'replies', readings: 'readings' });
     opts.onStage?.('analysis: SQL stage and estimators');

@@ -5,7 +5,7 @@
  * committed schema/replies.schema.json is generated from `byoRowSchema`.
  */
 import { z } from 'zod';
-import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS, READING_LABELS, STORY_GROUPS } from '../../../design/types.js';
+import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS, READING_LABELS, STORY_GROUPS } from '../types.js';
 
 const proposition = z.enum(['P', 'notP']);
 const nonEmpty = z.string().min(1);

@@ -6,10 +6,11 @@ import { writeFileSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { canonicalJson } from '../../../core/hash.js';
-import type { Language, ReadingMap } from '../../../design/types.js';
+import type { Language, ReadingMap } from '../types.js';
 import { readOpening, readOpeningPlus, readerIds } from '../read/index.js';
 import { DuckDb, sqlIdent, sqlString } from '../../../store/DuckDb.js';
-import { PARTITION_COLUMNS, TABLE_SCHEMAS } from '../../../store/schemas.js';
+import { PARTITION_COLUMNS, TABLE_SCHEMAS, tableColumns } from '../../../store/schemas.js';
+import { FAR6_PROMPT_COLUMNS } from '../promptColumns.js';
 import type { PromptRow } from '../../../store/schemas.js';
 import type { ReadingRow, ReplyRow } from '../../../store/types.js';
 import { assertSafeSegment } from '../../../store/layout.js';
@@ -189,7 +190,7 @@ export class TableSink {
       await db.run(`SET partitioned_write_flush_threshold = ${PARTITIONED_FLUSH_ROWS}`);
       await db.run('SET preserve_insertion_order = false');
       const constants = constantColumns(this.campaign);
-      await copyPartitioned(db, `SELECT * FROM ${ndjson(this.files.prompts, [...TABLE_SCHEMAS.prompts, ...PARTITION])}`, 'prompts', constants.prompts, path.join(root, 'prompts'));
+      await copyPartitioned(db, `SELECT * FROM ${ndjson(this.files.prompts, [...tableColumns('prompts', FAR6_PROMPT_COLUMNS), ...PARTITION])}`, 'prompts', constants.prompts, path.join(root, 'prompts'));
       await copyPartitioned(db, `SELECT * FROM ${ndjson(this.files.replies, [...TABLE_SCHEMAS.replies, ...PARTITION])}`, 'replies', constants.replies, path.join(root, 'replies'));
       const readings = await chosenRuleReadings(db, this.files, this.campaign);
       if (readings.given + readings.computed > 0) {
@@ -262,7 +263,7 @@ function constantColumns(campaign: string): { readonly [T in keyof ConstantKeys]
 
 /** `select` (the table's columns plus model and language) as Parquet parts in the hive layout under `dir`. */
 async function copyPartitioned(db: DuckDb, select: string, table: 'prompts' | 'replies' | 'readings', constants: Readonly<Record<string, string>>, dir: string): Promise<void> {
-  const cols = [...TABLE_SCHEMAS[table], ...PARTITION]
+  const cols = [...tableColumns(table, FAR6_PROMPT_COLUMNS), ...PARTITION]
     .map((c) => (constants[c.name] === undefined ? sqlIdent(c.name) : `CAST(${constants[c.name]} AS ${c.type}) AS ${sqlIdent(c.name)}`))
     .join(', ');
   await mkdir(dir, { recursive: true });

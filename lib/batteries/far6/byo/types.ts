@@ -1,5 +1,5 @@
 import type { FileIssue } from '../../../errors.js';
-import type { Language } from '../../../design/types.js';
+import type { Language } from '../types.js';
 import type { AnalysisResults } from '../analysis/types.js';
 import type { ByoRow } from './schema.js';
 

@@ -1,16 +1,7 @@
 import { hash } from 'node:crypto';
 import { canonicalJson, uniformFromKey } from '../../../core/hash.js';
-import type {
-  AnswerConstraint,
-  Far6Factors,
-  Far6Story,
-  GenerationSettings,
-  Language,
-  PromptItem,
-  Proposition,
-  QuestionForm,
-  ReadingMap,
-} from '../../../design/types.js';
+import type { GenerationSettings } from '../../../core/types.js';
+import type { AnswerConstraint, Far6Factors, Far6Item, Far6Story, Language, Proposition, QuestionForm, ReadingMap } from '../types.js';
 import { conceptPairIssues } from './conceptPairs.js';
 import { Far6DesignError } from './errors.js';
 import { templatesFor } from './languages/registry.js';
@@ -186,7 +177,7 @@ const LETTER_MAPS = [deepFreeze(letterReadingMap(0)), deepFreeze(letterReadingMa
  * model gets the same one. Output is identical byte for byte for identical input.
  * @example for (const item of expandFar6({ campaign: 'demo', seed: 7, phase: 'generate', model, design, stories, pairs })) write(item);
  */
-export function* expandFar6(args: ExpandFar6Args): Generator<PromptItem> {
+export function* expandFar6(args: ExpandFar6Args): Generator<Far6Item> {
   const { campaign, seed, phase, model, design, stories, pairs } = args;
   checkDesign(design, stories, pairs);
   const { count: repeatCount, fraction: repeatFraction } = design.repeats;
@@ -264,6 +255,8 @@ export function* expandFar6(args: ExpandFar6Args): Generator<PromptItem> {
                   if (uniformFromKey(key) < repeatFraction) n = repeatCount;
                 }
                 const messages = [{ role: 'user' as const, content }];
+                // Shared by the prompt's repeats.
+                const extras = { reading_map, propositions };
                 for (let repeat = 0; repeat < n; repeat++) {
                   const item_id = hashId(`${jsonHead}${factorsHead},"repeat":${repeat}${jsonStoryTail}${jsonRest}`);
                   yield {
@@ -287,8 +280,7 @@ export function* expandFar6(args: ExpandFar6Args): Generator<PromptItem> {
                     },
                     messages,
                     settings,
-                    reading_map,
-                    propositions,
+                    extras,
                   };
                 }
               }

@@ -3,8 +3,8 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { CampaignFileError, formatIssues } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
-import { LANGUAGES, STORY_GROUPS } from '../../../design/types.js';
-import type { Far6Story, Language, StoryRendering } from '../../../design/types.js';
+import { LANGUAGES, STORY_GROUPS } from '../types.js';
+import type { Far6Story, Language, StoryRendering } from '../types.js';
 
 // Seed 000 "Stories and prompts": each story has a group fixed before any run and one rendering
 // per language, screened for "name, length, script". This module is that screen for a stories

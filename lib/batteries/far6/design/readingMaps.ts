@@ -1,4 +1,4 @@
-import type { Proposition, ReadingMap } from '../../../design/types.js';
+import type { Proposition, ReadingMap } from '../types.js';
 import type { ConceptPair, LanguageTemplates } from './types.js';
 
 /** The key form of an opening in a reading map: NFC, lower case (seed 000: the rule is case-blind). */

@@ -1,6 +1,6 @@
 import { seededRandom } from '../../../core/hash.js';
-import { STORY_GROUPS } from '../../../design/types.js';
-import type { Far6Story, Language, StoryGroup, StoryRendering } from '../../../design/types.js';
+import { STORY_GROUPS } from '../types.js';
+import type { Far6Story, Language, StoryGroup, StoryRendering } from '../types.js';
 
 // SYNTHETIC placeholder stories for benchmarks and load tests, never for measurement: the acts
 // below are generic, not piloted, and their group is assigned by construction. They exist so a

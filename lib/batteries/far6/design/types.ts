@@ -2,7 +2,7 @@
  * FAR-6 concept pairs and the per-language question templates (seed 000 §3, Appendix A8
  * "language-specific concept pairs", "Construction choices", "Answer instructions").
  */
-import type { Language } from '../../../design/types.js';
+import type { Language } from '../types.js';
 
 /**
  * Wording families of a concept pair. Seed 000 Figure 5c groups the negative-interrogative

@@ -1,5 +1,7 @@
 import { stableId, uniformFromKey } from '../../../core/hash.js';
-import type { ChatMessage, PromptItem, ReadingLabel } from '../../../design/types.js';
+import type { ChatMessage } from '../../../core/types.js';
+import type { Far6Item, ReadingLabel } from '../types.js';
+import { NO_READING } from '../design/readingMaps.js';
 import { ReadingMapError } from './errors.js';
 import type { JudgeReading, JudgeSpec, JudgedReply } from './types.js';
 
@@ -40,7 +42,7 @@ LABEL: NONE`;
  * by reading up to the last closing tag.
  * @example buildJudgeMessages(item, 'No, it was wrong.')[1].content.includes('<reply>No, it was wrong.</reply>')
  */
-export function buildJudgeMessages(item: PromptItem, replyText: string): ChatMessage[] {
+export function buildJudgeMessages(item: Far6Item, replyText: string): ChatMessage[] {
   const asked = item.messages.filter((m) => m.role !== 'assistant');
   const prompt =
     asked.length === 1 ? (asked[0]?.content ?? '') : asked.map((m) => `[${m.role}]\n${m.content}`).join('\n\n');
@@ -49,9 +51,9 @@ export function buildJudgeMessages(item: PromptItem, replyText: string): ChatMes
     `<prompt>\n${prompt}\n</prompt>`,
     '',
     'Reference proposition (P):',
-    `<reference_proposition>${item.propositions.P}</reference_proposition>`,
+    `<reference_proposition>${item.extras.propositions.P}</reference_proposition>`,
     'Its opposite (NOT_P):',
-    `<opposite_proposition>${item.propositions.notP}</opposite_proposition>`,
+    `<opposite_proposition>${item.extras.propositions.notP}</opposite_proposition>`,
     '',
     "The model's reply, verbatim:",
     `<reply>${replyText}</reply>`,
@@ -106,11 +108,11 @@ export function parseJudgeOutput(text: string): JudgeReading {
 export const JUDGE_PROMPT_VERSION = 'far6-judge-1';
 
 export function makeJudgeItem(
-  source: PromptItem,
+  source: Far6Item,
   reply: JudgedReply,
   judge: JudgeSpec,
   phase = 'judge',
-): PromptItem {
+): Far6Item {
   const messages = buildJudgeMessages(source, reply.text);
   return {
     // The messages are a function of the source item, the reply and the prompt version, so those
@@ -133,8 +135,7 @@ export function makeJudgeItem(
     factors: source.factors,
     messages,
     settings: judge.settings,
-    reading_map: { kind: 'none', tokens: {} },
-    propositions: source.propositions,
+    extras: { reading_map: NO_READING, propositions: source.extras.propositions },
     source_item_id: source.item_id,
   };
 }
@@ -146,7 +147,7 @@ export function makeJudgeItem(
  * proposition labels) a seeded sample at `sampleRate`. The draw is `uniformFromKey(`${seed}${prompt_key}`)`,
  * so it is the same in every run and all repeats of a prompt are judged or none are.
  */
-export function needsJudge(item: PromptItem, seed: number, sampleRate: number): boolean {
+export function needsJudge(item: Far6Item, seed: number, sampleRate: number): boolean {
   if (!(sampleRate >= 0 && sampleRate <= 1)) {
     throw new ReadingMapError(`judge sample rate ${sampleRate} is outside [0, 1]; use a share such as 0.04`);
   }

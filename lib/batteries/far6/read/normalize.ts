@@ -1,4 +1,4 @@
-import type { Proposition } from '../../../design/types.js';
+import type { Proposition } from '../types.js';
 import { ReadingMapError } from './errors.js';
 import type { MatchEntry } from './types.js';
 

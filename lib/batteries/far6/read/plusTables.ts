@@ -1,4 +1,4 @@
-import type { Language } from '../../../design/types.js';
+import type { Language } from '../types.js';
 
 /**
  * The word lists behind R+ (seed 000 §3: "The verdict word is read by a fixed rule extended in four

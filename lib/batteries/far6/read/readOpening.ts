@@ -1,4 +1,4 @@
-import type { ReadingMap } from '../../../design/types.js';
+import type { ReadingMap } from '../types.js';
 import { ReadingMapError } from './errors.js';
 import { PrefixMatcher, charAt, foldTokens, foldedOpening } from './normalize.js';
 import type { MatchEntry, RuleReading } from './types.js';

@@ -1,5 +1,5 @@
-import type { Language, Proposition, ReadingMap } from '../../../design/types.js';
-import { LANGUAGES } from '../../../design/types.js';
+import { LANGUAGES } from '../types.js';
+import type { Language, Proposition, ReadingMap } from '../types.js';
 import { PrefixMatcher, charAt, fold, foldTokens, foldedOpening, isWordChar, needsBoundary } from './normalize.js';
 import { PLUS_TABLES, type PlusLanguageTable } from './plusTables.js';
 import { readOpening, ruleMatcher } from './readOpening.js';

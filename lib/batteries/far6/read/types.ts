@@ -1,4 +1,5 @@
-import type { GenerationSettings, Language, Proposition, ReadingLabel } from '../../../design/types.js';
+import type { GenerationSettings } from '../../../core/types.js';
+import type { Language, Proposition, ReadingLabel } from '../types.js';
 
 /** What the fixed token rule R read: the label and the (normalised) opening it matched, if any. */
 export interface RuleReading {

@@ -20,6 +20,7 @@ import { approximateTokens, approximateTokensOf } from '../../../providers/simul
 import { CallEffects } from '../../../providers/simulated/CallEffects.js';
 import { classifySimulatedError } from '../../../providers/simulated/classifySimulatedError.js';
 import type { SimulatedJudgeConfig } from './simulationConfig.js';
+import type { Far6Item } from '../types.js';
 
 export const JUDGE_LABELS = ['P', 'NOT_P', 'BOTH', 'NONE'] as const;
 export type JudgeLabel = (typeof JUDGE_LABELS)[number];
@@ -109,9 +110,9 @@ export class SimulatedJudge implements ModelProvider {
     }
     await this.effects.before(item.item_id, signal);
 
-    const { P, notP } = item.propositions;
+    const { P, notP } = (item as Far6Item).extras.propositions;
     const reference = extractTag(user, 'reference_proposition') ?? P;
-    // The reference is normally item.propositions.P; if a prompt names notP as reference, judge against P.
+    // The reference is normally item.extras.propositions.P; if a prompt names notP as reference, judge against P.
     const opposite = needle(reference) === needle(notP) ? P : notP;
     let label = judgeLabel(reply, reference, opposite);
     const rng = seededRandom(seedFromKey(this.keyBase + item.item_id));

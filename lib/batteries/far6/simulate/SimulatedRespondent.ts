@@ -21,10 +21,10 @@
  *       label        P with prob clamp(π + ν·(named = P ? 1 : −1) + λ·(P listed second ? 1 : −1));
  *                    answered "A", "A.", "**A**" or "A: <proposition>"
  *   A decisive reply is the opening (particle, verdict word or letter) and the chosen proposition
- *   sentence from item.propositions, sometimes followed by a short reason sentence.
+ *   sentence from item.extras.propositions, sometimes followed by a short reason sentence.
  */
 import { seededRandom, seedFromKey } from '../../../core/hash.js';
-import type { PromptItem, Proposition } from '../../../design/types.js';
+import type { Far6Item, Language, Proposition } from '../types.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision } from '../../../providers/types.js';
 import { SimulatedRequestError } from '../../../providers/errors.js';
 import { approximateTokens, approximateTokensOf, truncateToTokens } from '../../../providers/simulated/approximateTokens.js';
@@ -98,7 +98,7 @@ export class SimulatedProvider implements ModelProvider {
       throw new SimulatedRequestError(`${this.id}: the simulated provider needs GenerateRequest.item (it answers from the item's factors)`, this.id);
     }
     await this.effects.before(item.item_id, signal);
-    let text = this.reply(item);
+    let text = this.reply(item as Far6Item);
     let finish = 'stop';
     let output = approximateTokens(text);
     const max = req.settings.max_tokens;
@@ -119,13 +119,14 @@ export class SimulatedProvider implements ModelProvider {
    * The reply text for an item, without latency or errors: a pure function of the campaign seed,
    * the model and the item.
    */
-  reply(item: PromptItem): string {
+  reply(item: Far6Item): string {
     const rng = seededRandom(seedFromKey(this.keyBase + item.item_id));
     const f = item.factors;
-    const ph = PHRASES[item.language];
+    const language = item.language as Language;
+    const ph = PHRASES[language];
     if (ph === undefined) throw new SimulatedRequestError(`${this.id}: item ${item.item_id} has unknown language "${item.language}"`, this.id);
-    const habits = this.profile.habits(item.language);
-    const pi = this.profile.pi(item.language, f.story, f.story_group);
+    const habits = this.profile.habits(language);
+    const pi = this.profile.pi(language, f.story, f.story_group);
 
     const u = rng();
     if (u < habits.refusal_rate) return pick(ph.refusals, rng);
@@ -133,8 +134,8 @@ export class SimulatedProvider implements ModelProvider {
       if (rng() >= BOTH_SIDES_SHARE) return pick(ph.noPosition, rng);
       const first: Proposition = rng() < 0.5 ? 'P' : 'notP';
       return pick(ph.bothSides, rng)
-        .replace('{A}', sentence(item.propositions[first], ph))
-        .replace('{B}', sentence(item.propositions[other(first)], ph));
+        .replace('{A}', sentence(item.extras.propositions[first], ph))
+        .replace('{B}', sentence(item.extras.propositions[other(first)], ph));
     }
 
     const piNamed = f.named === 'P' ? pi : 1 - pi;
@@ -143,16 +144,16 @@ export class SimulatedProvider implements ModelProvider {
     switch (f.constraint) {
       case 'free':
         stance = rng() < pi ? 'P' : 'notP';
-        return this.withReason(sentence(item.propositions[stance], ph), ph, rng);
+        return this.withReason(sentence(item.extras.propositions[stance], ph), ph, rng);
       case 'verdict': {
-        const verdicts = item.reading_map.verdicts;
+        const verdicts = item.extras.reading_map.verdicts;
         if (verdicts === undefined) throw this.missing(item, 'reading_map.verdicts');
         stance = rng() < piNamed ? f.named : other(f.named);
         opening = capitalise(verdicts[stance], ph);
         break;
       }
       case 'yesno': {
-        const particles = item.reading_map.particles;
+        const particles = item.extras.reading_map.particles;
         if (particles === undefined) throw this.missing(item, 'reading_map.particles');
         let yes: boolean;
         let reverse = false;
@@ -173,7 +174,7 @@ export class SimulatedProvider implements ModelProvider {
         break;
       }
       case 'label': {
-        const letters = item.reading_map.letters;
+        const letters = item.extras.reading_map.letters;
         const pEntry = letters?.find((l) => l.proposition === 'P');
         const notPEntry = letters?.find((l) => l.proposition === 'notP');
         if (letters === undefined || pEntry === undefined || notPEntry === undefined) throw this.missing(item, 'reading_map.letters (one letter for P, one for notP)');
@@ -185,12 +186,12 @@ export class SimulatedProvider implements ModelProvider {
         if (v < 0.4) return letter;
         if (v < 0.6) return `${letter}.`;
         if (v < 0.75) return `**${letter}**`;
-        return `${letter}${ph.latin || item.language === 'ko' ? ': ' : '：'}${sentence(item.propositions[stance], ph)}`;
+        return `${letter}${ph.latin || language === 'ko' ? ': ' : '：'}${sentence(item.extras.propositions[stance], ph)}`;
       }
       default:
         throw new SimulatedRequestError(`${this.id}: item ${item.item_id} has unknown answer constraint "${String(f.constraint)}"`, this.id);
     }
-    return this.withReason(opening + pick(ph.joints, rng) + sentence(item.propositions[stance], ph), ph, rng);
+    return this.withReason(opening + pick(ph.joints, rng) + sentence(item.extras.propositions[stance], ph), ph, rng);
   }
 
   private withReason(text: string, ph: LanguagePhrases, rng: Rng): string {
@@ -198,7 +199,7 @@ export class SimulatedProvider implements ModelProvider {
     return text + (ph.latin || ph.stop === '.' ? ' ' : '') + pick(ph.reasons, rng);
   }
 
-  private missing(item: PromptItem, what: string): SimulatedRequestError {
+  private missing(item: Far6Item, what: string): SimulatedRequestError {
     return new SimulatedRequestError(
       `${this.id}: item ${item.item_id} (constraint ${item.factors.constraint}) has no ${what}; the simulated provider answers from it`,
       this.id,

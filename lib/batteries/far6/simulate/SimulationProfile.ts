@@ -1,5 +1,5 @@
 import { seedFromKey, uniformFromKey } from '../../../core/hash.js';
-import type { Language, StoryGroup } from '../../../design/types.js';
+import type { Language, StoryGroup } from '../types.js';
 import type { SimulationConfig } from './simulationConfig.js';
 import type { CellHabits } from './types.js';
 

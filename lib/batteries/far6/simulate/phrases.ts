@@ -1,4 +1,4 @@
-import type { Language } from '../../../design/types.js';
+import type { Language } from '../types.js';
 
 /**
  * The fixed wording the simulator puts around the item's own sentences. Propositions, particles,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LANGUAGES } from '../../../design/types.js';
+import { LANGUAGES } from '../types.js';
 import { CampaignFileError, formatIssues } from '../../../errors.js';
 
 /**

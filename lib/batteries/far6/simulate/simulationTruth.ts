@@ -1,4 +1,4 @@
-import type { Language, StoryGroup } from '../../../design/types.js';
+import type { Language, StoryGroup } from '../types.js';
 import { parseSimulationConfig } from './simulationConfig.js';
 import { SimulationProfile, clamp01 } from './SimulationProfile.js';
 import type { SimulationCellTruth, SimulationTruth } from './types.js';

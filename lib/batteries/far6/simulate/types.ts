@@ -1,4 +1,4 @@
-import type { Language, StoryGroup } from '../../../design/types.js';
+import type { Language, StoryGroup } from '../types.js';
 import type { SimulationConfig } from './simulationConfig.js';
 
 /** The answer habits of one model × language cell (seed 000 §6, §7). */

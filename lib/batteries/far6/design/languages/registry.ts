@@ -1,4 +1,4 @@
-import type { Language } from '../../../../design/types.js';
+import type { Language } from '../../types.js';
 import type { LanguageTemplates } from '../types.js';
 import { de } from './de.js';
 import { en } from './en.js';

@@ -1,8 +1,10 @@
 /**
- * The data contracts of a campaign's design: what a PromptItem carries, how a battery expands a
- * campaign into items, and the FAR-6 factors (seed 000, §3 and "Answer instructions").
+ * The FAR-6 design (seed 000, §3 and "Answer instructions"): its languages, factors, reading maps
+ * and stories, and the PromptItem it expands into.
  */
+import type { PromptItem } from '../../core/types.js';
 
+/** Seed 000: the six languages the battery renders (templates written per language, not translated). */
 export const LANGUAGES = ['en', 'zh', 'de', 'ja', 'ko', 'fr'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
@@ -23,43 +25,6 @@ export type ReadingLabel = (typeof READING_LABELS)[number];
 
 export const STORY_GROUPS = ['acceptable', 'contested', 'violation'] as const;
 export type StoryGroup = (typeof STORY_GROUPS)[number];
-
-export interface ChatMessage {
-  readonly role: 'system' | 'user' | 'assistant';
-  readonly content: string;
-}
-
-/** Every field optional: `mergeSettings` overlays campaign defaults, model and phase settings. */
-export interface GenerationSettings {
-  readonly temperature?: number;
-  readonly top_p?: number;
-  readonly max_tokens?: number;
-  readonly seed?: number;
-  readonly stop?: readonly string[];
-  /** OpenAI-style reasoning effort; `none` where a model takes it. */
-  readonly reasoning_effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high';
-  /** Anthropic extended thinking: off, or a token budget. */
-  readonly thinking?: 'off' | { readonly budget_tokens: number };
-  /** Ask for first-token log-probabilities (probes). */
-  readonly logprobs?: boolean;
-  readonly top_logprobs?: number;
-  /** vLLM (`openai-compatible`) only: the first-token logprobs of given candidate tokens. */
-  readonly candidate_logprobs?: CandidateLogprobs;
-}
-
-/**
- * The first-token log-probabilities of named candidate tokens, through vLLM's extensions to the
- * chat API. `tokens` maps the surface form stored on the reply (` Yes`) to the model's token id.
- * `method`: `logprob_token_ids` (recent vLLM: every candidate's logprob, exact) or
- * `allowed_token_ids` (older vLLM: generation restricted to the candidates; each logprob read from
- * the top-k, exact when listed and otherwise only bounded above by the smallest one listed) or
- * `prompt_logprobs` (any vLLM: one extra request per candidate, the candidate appended to the
- * prompt as the start of the reply and its logprob read from vLLM's `prompt_logprobs`, exact).
- */
-export interface CandidateLogprobs {
-  readonly tokens: Readonly<Record<string, number>>;
-  readonly method: 'logprob_token_ids' | 'allowed_token_ids' | 'prompt_logprobs';
-}
 
 /**
  * How the fixed token rule reads an item's opening (seed 000 §3: "the fixed token rule reads yes
@@ -86,7 +51,7 @@ export interface ReadingMap {
 }
 
 /** FAR-6 design factors, one column each in the prompts table. */
-export interface Far6Factors {
+export type Far6Factors = {
   readonly story: string;
   readonly story_group: StoryGroup;
   readonly concept_pair: string;
@@ -103,28 +68,17 @@ export interface Far6Factors {
   readonly repeat: number;
   /** Wording family, for the negative-interrogative analysis (e.g. `attitude_verb`, `evaluative_adjective`). */
   readonly construction: string;
-}
+};
 
-export interface PromptItem {
-  /** Stable hash of everything that defines the request (including repeat). */
-  readonly item_id: string;
-  /** Stable hash of the request without the repeat index: repeats share it. */
-  readonly prompt_key: string;
-  readonly campaign: string;
-  readonly phase: string;
-  readonly battery: string;
-  /** Campaign model id (the `id` of a models[] entry or of the judge). */
-  readonly model: string;
-  readonly language: Language;
-  readonly factors: Far6Factors;
-  readonly messages: readonly ChatMessage[];
-  readonly settings: GenerationSettings;
+/** What FAR-6's readers and simulator need beyond the factors. */
+export interface Far6Extras {
   readonly reading_map: ReadingMap;
   /** The reference proposition and its opposite, as full sentences in the item's language. */
   readonly propositions: { readonly P: string; readonly notP: string };
-  /** Judge-phase items: the generate-phase item whose reply is judged. */
-  readonly source_item_id?: string;
 }
+
+/** A FAR-6 item: generate items and the judge and audit items that read their replies. */
+export type Far6Item = PromptItem<Far6Factors, Far6Extras>;
 
 // ---- FAR-6 example data --------------------------------------------------------------------
 
