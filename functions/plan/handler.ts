@@ -89,7 +89,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
   assertWithinBudget(campaign, costPlan);
   // Every provider and batch client the workers will build, built once here: a missing key or a
   // bad provider setting fails the plan, before anything is written or spent.
-  const providerCtx = { seed: campaign.seed, file: campaign.file };
+  const providerCtx = { seed: campaign.seed, file: campaign.file, ...(battery.simulator ? { simulator: battery.simulator } : {}) };
   for (const m of campaign.models) await createProvider(m, providerCtx);
   if (campaign.judge) await createProvider({ ...campaign.judge, role: 'judge' }, providerCtx);
   for (const m of [...campaign.models, ...(campaign.judge ? [campaign.judge] : [])]) {

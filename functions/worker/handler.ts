@@ -148,7 +148,7 @@ async function work(deps: WorkerDeps, ctx: RunContext, e: WorkerEvent, context: 
   // Each copy takes its share of the rate limits: every copy of the phase may call the same model.
   const copies = phaseCopies(campaign, phase);
   const limiters = new RateLimiters();
-  const providerCtx = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe };
+  const providerCtx = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe, ...(battery.simulator ? { simulator: battery.simulator } : {}) };
   const stop: { reason?: 'budget' | 'aborted' } = {};
   const shared: Omit<SharedPartitionFields, 'runId'> = {
     campaign: campaign.name,

@@ -1,6 +1,7 @@
 import type { GenerationSettings, LanguageCode as Language, PromptItem } from '../core/types.js';
 import type { ReadingLabel, StoryGroup } from '../batteries/far6/types.js';
 import type { PromptColumns } from '../store/schemas.js';
+import type { SimulatorFactory } from '../providers/simulated/types.js';
 
 /** A reading produced without a model call (the fixed token rules). */
 export interface RuleReading {
@@ -26,6 +27,8 @@ export interface LoadedBattery {
   readonly stories: readonly { readonly id: string; readonly group: StoryGroup }[];
   /** The battery's columns of the prompts table. */
   readonly prompts: PromptColumns;
+  /** Its simulated models. */
+  readonly simulator?: SimulatorFactory;
   /** Items of the generate phase for one model and language, in a stable order. */
   expand(model: BatteryModel, language: Language): Iterable<PromptItem>;
   /** Fixed-rule readings of one reply (none for free sentences). */

@@ -2,6 +2,7 @@ import type { ModelProvider } from './types.js';
 import type { RateLimitHints } from './rateLimits.js';
 import type { BatchClient } from './batchTypes.js';
 import { UnknownProviderError } from './errors.js';
+import type { SimulatorFactory } from './simulated/types.js';
 
 /** What the registry needs from a campaign's model (or judge) entry. */
 export interface ProviderEntry {
@@ -13,8 +14,10 @@ export interface ProviderEntry {
   readonly model: string;
   /** The entry's `simulation:` block (simulated provider only). */
   readonly simulation?: unknown;
-  /** `judge` for the sentence judge; respondents by default. */
-  readonly role?: 'respondent' | 'judge';
+  /** `subject` for a model under test (the default), or the battery's role the entry plays (`judge`). */
+  readonly role?: string;
+  /** Where the entry sits in the campaign file (`judge.audit.second_judge`), named in its configuration errors. */
+  readonly simulationPath?: string;
   /** Real providers: the API's base URL (required for `openai-compatible`). */
   readonly base_url?: string;
   /** Real providers: the environment variable holding the API key; never the key itself. */
@@ -35,6 +38,8 @@ export interface ProviderContext {
   readonly onRateLimitHints?: (providerId: string, hints: RateLimitHints) => void;
   /** Real providers: the SDK's own per-request timeout, a backstop behind callWithRetry's. */
   readonly timeoutMs?: number;
+  /** Simulated models: the campaign's battery builds them (lib/battery `Battery.simulator`). */
+  readonly simulator?: SimulatorFactory;
 }
 
 type ProviderFactory = (entry: ProviderEntry, ctx: ProviderContext) => ModelProvider;

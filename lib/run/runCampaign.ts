@@ -8,7 +8,7 @@ import type { LanguageCode, PromptItem } from '../core/types.js';
 import type { Language as Far6Language } from '../batteries/far6/types.js';
 import { createBatchClient, createProvider } from '../providers/registry.js';
 import type { BatchClient } from '../providers/batchTypes.js';
-import { simulationTruth } from '../providers/simulated/index.js';
+import { simulationTruth } from '../batteries/far6/simulate/index.js';
 import type { ModelProvider } from '../providers/types.js';
 import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout, tableColumns, tableGlob } from '../store/index.js';
 import type { BatchRecord, ReadingRow, ReplyRow } from '../store/types.js';
@@ -114,7 +114,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   // Real providers share one limiter per provider model (RPM/TPM from the campaign, lowered by
   // the x-ratelimit headers they report); the simulated one needs none.
   const limiters = new RateLimiters();
-  const ctxFor = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe };
+  const ctxFor = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe, ...(battery.simulator ? { simulator: battery.simulator } : {}) };
   const limited = (p: ModelProvider, entry: { rpm?: number; tpm?: number }): ModelProvider => rateLimited(limiters, p, entry);
   const providers = new Map<string, ModelProvider>();
   for (const m of campaign.models) providers.set(m.id, limited(await createProvider(m, ctxFor), m));

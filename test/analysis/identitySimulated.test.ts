@@ -12,7 +12,7 @@ import { identityAnalysis } from '../../lib/batteries/far6/analysis/identity.js'
 import type { IdentityResults, StoryScore } from '../../lib/batteries/far6/analysis/types.js';
 import { seededRandom } from '../../lib/core/hash.js';
 import type { Language, StoryGroup } from '../../lib/batteries/far6/types.js';
-import { simulationTruth } from '../../lib/providers/simulated/index.js';
+import { simulationTruth } from '../../lib/batteries/far6/simulate/index.js';
 
 const R = 'plain/label/rule';
 const LANGUAGES: Language[] = ['en', 'zh', 'de', 'ja', 'ko', 'fr'];

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SondageError } from '../../lib/errors.js';
 import { KNOWN_PROVIDERS, SimulatedProvider, UnknownProviderError, createProvider } from '../../lib/providers/index.js';
+import { far6Simulator } from '../../lib/batteries/far6/simulate/index.js';
 import { makeItem } from './simulatedItems.js';
 
 describe('createProvider', () => {
   it('builds the simulated respondent from a campaign model entry', async () => {
-    const p = await createProvider({ id: 'alpha', provider: 'simulated', model: 'alpha', simulation: { refusal_rate: 0 } }, { seed: 7 });
+    const p = await createProvider({ id: 'alpha', provider: 'simulated', model: 'alpha', simulation: { refusal_rate: 0 } }, { seed: 7, simulator: far6Simulator });
     expect(p).toBeInstanceOf(SimulatedProvider);
     expect(p.id).toBe('simulated/alpha');
     const item = makeItem();
@@ -23,9 +24,15 @@ describe('createProvider', () => {
     await expect(createProvider({ id: 'm', provider: 'toString', model: 'x' }, { seed: 7 })).rejects.toThrow(/use one of anthropic, openai, openai-compatible, simulated/);
   });
 
+  it('refuses a simulated model when the battery has no simulator', async () => {
+    await expect(createProvider({ id: 'alpha', provider: 'simulated', model: 'alpha' }, { seed: 7, file: 'demo.yaml' })).rejects.toThrow(
+      /demo\.yaml: model "alpha" is simulated, but the campaign's battery has no simulated respondents/,
+    );
+  });
+
   it('reports invalid simulation settings with the file and the path inside it', async () => {
     await expect(
-      createProvider({ id: 'alpha', provider: 'simulated', model: 'alpha', simulation: { error_rate: 1.5 } }, { seed: 7, file: 'demo.yaml' }),
+      createProvider({ id: 'alpha', provider: 'simulated', model: 'alpha', simulation: { error_rate: 1.5 } }, { seed: 7, file: 'demo.yaml', simulator: far6Simulator }),
     ).rejects.toThrow(/demo\.yaml: models\[alpha\]\.simulation\.error_rate/);
   });
 });

@@ -2,22 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { LANGUAGES } from '../../lib/batteries/far6/types.js';
 import type { Far6Item, Language, Proposition, QuestionForm } from '../../lib/batteries/far6/types.js';
 import { CampaignFileError } from '../../lib/errors.js';
-import {
-  SimulatedProvider,
-  SimulatedRequestError,
-  SimulatedTransientError,
-  parseSimulationConfig,
-  simulationConfigSchema,
-  simulationTruth,
-} from '../../lib/providers/index.js';
-import type { SimulationConfigInput } from '../../lib/providers/index.js';
+import { SimulatedProvider, SimulatedRequestError, SimulatedTransientError } from '../../lib/providers/index.js';
+import { SimulatedRespondent, parseSimulationConfig, simulationConfigSchema, simulationTruth } from '../../lib/batteries/far6/simulate/index.js';
+import type { SimulationConfigInput } from '../../lib/batteries/far6/simulate/index.js';
 import { SURFACES, makeItem, statedSide } from './simulatedItems.js';
 import type { ItemSpec } from './simulatedItems.js';
 
 const where = { file: 'test.yaml', path: 'models[alpha].simulation' };
 
-function provider(simulation: SimulationConfigInput = {}, seed = 7, modelId = 'alpha'): SimulatedProvider {
-  return new SimulatedProvider({ seed, modelId, config: parseSimulationConfig(simulation, where) });
+/** The simulated respondent as the run builds it, with its reply text at hand. */
+function provider(simulation: SimulationConfigInput = {}, seed = 7, modelId = 'alpha', model = modelId) {
+  const respondent = new SimulatedRespondent({ seed, modelId, model, config: parseSimulationConfig(simulation, where) });
+  return Object.assign(new SimulatedProvider(`simulated/${model}`, respondent), { reply: (item: Far6Item) => respondent.text(item), profile: respondent.profile });
 }
 
 function items(n: number, spec: ItemSpec): Far6Item[] {
@@ -63,7 +59,7 @@ describe('SimulatedProvider: determinism', () => {
   });
 
   it('is labelled simulated', () => {
-    const p = new SimulatedProvider({ seed: 1, modelId: 'alpha', model: 'alpha-v2', config: parseSimulationConfig({}, where) });
+    const p = provider({}, 1, 'alpha', 'alpha-v2');
     expect(p.id).toBe('simulated/alpha-v2');
     expect(p.simulated).toBe(true);
   });

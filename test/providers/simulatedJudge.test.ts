@@ -2,22 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../lib/core/types.js';
 import { LANGUAGES } from '../../lib/batteries/far6/types.js';
 import type { Far6Item } from '../../lib/batteries/far6/types.js';
-import {
-  SimulatedJudge,
-  SimulatedProvider,
-  SimulatedRequestError,
-  createProvider,
-  judgeLabel,
-  parseSimulatedJudgeConfig,
-  parseSimulationConfig,
-} from '../../lib/providers/index.js';
-import type { JudgeLabel, SimulatedJudgeConfigInput } from '../../lib/providers/index.js';
+import { SimulatedProvider, SimulatedRequestError, createProvider } from '../../lib/providers/index.js';
+import { far6Simulator, SimulatedJudge, SimulatedRespondent, judgeLabel, parseSimulatedJudgeConfig, parseSimulationConfig } from '../../lib/batteries/far6/simulate/index.js';
+import type { JudgeLabel, SimulatedJudgeConfigInput } from '../../lib/batteries/far6/simulate/index.js';
 import { SURFACES, makeItem, statedSide } from './simulatedItems.js';
 
 const where = { file: 'test.yaml', path: 'judge.simulation' };
 
-function judge(simulation: SimulatedJudgeConfigInput = {}): SimulatedJudge {
-  return new SimulatedJudge({ seed: 7, modelId: 'judge', config: parseSimulatedJudgeConfig(simulation, where) });
+/** The simulated judge as the run builds it. */
+function judge(simulation: SimulatedJudgeConfigInput = {}): SimulatedProvider {
+  return new SimulatedProvider('simulated/judge', new SimulatedJudge({ seed: 7, modelId: 'judge', config: parseSimulatedJudgeConfig(simulation, where) }));
 }
 
 /** A judge-phase request as lib/read builds it: story, instruction, reference proposition and the verbatim reply. */
@@ -65,14 +59,14 @@ describe('simulated judge', () => {
   });
 
   it('labels simulated replies of every kind correctly with error_rate 0', async () => {
-    const respondent = new SimulatedProvider({ seed: 7, modelId: 'alpha', config: parseSimulationConfig({ undecided_rate: 0.2, refusal_rate: 0.05 }, where) });
+    const respondent = new SimulatedRespondent({ seed: 7, modelId: 'alpha', config: parseSimulationConfig({ undecided_rate: 0.2, refusal_rate: 0.05 }, where) });
     const j = judge({ error_rate: 0 });
     const seen = new Set<JudgeLabel>();
     for (const language of LANGUAGES) {
       for (const constraint of ['free', 'verdict', 'yesno', 'label'] as const) {
         for (let repeat = 0; repeat < 40; repeat++) {
           const source = makeItem({ language, constraint, form: 'negint', repeat });
-          const reply = respondent.reply(source);
+          const reply = respondent.text(source);
           const label = labelOf((await j.generate(judgeRequest(source, reply))).text);
           expect(label, reply).toBe(EXPECTED[statedSide(source, reply)]);
           seen.add(label);
@@ -126,12 +120,12 @@ describe('simulated judge', () => {
   });
 
   it('is built by the registry for role judge, labelled simulated, with the judge schema', async () => {
-    const p = await createProvider({ id: 'judge', provider: 'simulated', model: 'sonnet-sim', role: 'judge', simulation: { error_rate: 0 } }, { seed: 7 });
-    expect(p).toBeInstanceOf(SimulatedJudge);
+    const p = await createProvider({ id: 'judge', provider: 'simulated', model: 'sonnet-sim', role: 'judge', simulation: { error_rate: 0 } }, { seed: 7, simulator: far6Simulator });
+    expect(p).toBeInstanceOf(SimulatedProvider);
     expect(p.id).toBe('simulated/sonnet-sim');
     expect(p.simulated).toBe(true);
     await expect(
-      createProvider({ id: 'judge', provider: 'simulated', model: 'x', role: 'judge', simulation: { keying_bias: 0 } }, { seed: 7, file: 'demo.yaml' }),
+      createProvider({ id: 'judge', provider: 'simulated', model: 'x', role: 'judge', simulation: { keying_bias: 0 } }, { seed: 7, file: 'demo.yaml', simulator: far6Simulator }),
     ).rejects.toThrow(/demo\.yaml: judge\.simulation/);
   });
 });

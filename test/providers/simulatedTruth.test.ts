@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Language, Proposition, QuestionForm, StoryGroup } from '../../lib/batteries/far6/types.js';
-import { SimulatedProvider, parseSimulationConfig, simulationTruth } from '../../lib/providers/index.js';
-import type { SimulationConfigInput, SimulationCellTruth } from '../../lib/providers/index.js';
+import { SimulatedRespondent, parseSimulationConfig, simulationTruth } from '../../lib/batteries/far6/simulate/index.js';
+import type { SimulationConfigInput, SimulationCellTruth } from '../../lib/batteries/far6/simulate/index.js';
 import { makeItem, statedSide } from './simulatedItems.js';
 
 const groups: StoryGroup[] = ['acceptable', 'contested', 'violation'];
@@ -10,7 +10,7 @@ const REPEATS = 200;
 
 function setup(simulation: SimulationConfigInput, language: Language) {
   const model = { id: 'alpha', simulation };
-  const provider = new SimulatedProvider({ seed: 11, modelId: 'alpha', config: parseSimulationConfig(simulation, { file: 't', path: 's' }) });
+  const provider = new SimulatedRespondent({ seed: 11, modelId: 'alpha', config: parseSimulationConfig(simulation, { file: 't', path: 's' }) });
   const cell = simulationTruth({ seed: 11, model, stories, languages: [language] }).cells[0]!;
   return { provider, cell };
 }
@@ -19,7 +19,7 @@ function setup(simulation: SimulationConfigInput, language: Language) {
  * Empirical keying bias b (seed 000 §3): per story, q_k = share of decisive replies asserting P
  * when the question names k; b = (q_p − q_np)/2, averaged over stories. `read` chooses the reading.
  */
-function empiricalB(provider: SimulatedProvider, language: Language, form: QuestionForm, read: 'sentence' | 'token'): number {
+function empiricalB(provider: SimulatedRespondent, language: Language, form: QuestionForm, read: 'sentence' | 'token'): number {
   let sum = 0;
   for (const story of stories) {
     const q: Record<Proposition, number> = { P: 0, notP: 0 };
@@ -28,7 +28,7 @@ function empiricalB(provider: SimulatedProvider, language: Language, form: Quest
       let asserted = 0;
       for (let repeat = 0; repeat < REPEATS; repeat++) {
         const item = makeItem({ language, form, constraint: 'yesno', named, story: story.id, story_group: story.group, repeat });
-        const text = provider.reply(item);
+        const text = provider.text(item);
         const side = statedSide(item, text);
         if (side !== 'P' && side !== 'notP') continue; // undecided and refusals are not decisive
         decisive++;
@@ -89,7 +89,7 @@ describe('simulationTruth matches what the generator does', () => {
       let p = 0;
       for (let repeat = 0; repeat < 100; repeat++) {
         const item = makeItem({ language: 'fr', constraint: 'label', named: k, option_order: order, story: story.id, story_group: story.group, repeat });
-        const text = provider.reply(item);
+        const text = provider.text(item);
         const letter = /^(?:\*\*)?([A-Z])/u.exec(text)?.[1];
         const chosen = item.extras.reading_map.letters!.find((l) => l.letter === letter)?.proposition;
         if (chosen === undefined) continue;

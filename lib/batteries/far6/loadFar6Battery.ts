@@ -5,6 +5,7 @@ import { expandFar6, loadConceptPairs, loadStories, type ConceptPair, type Far6D
 import type { Far6Item, Language } from './types.js';
 import type { PromptItem } from '../../core/types.js';
 import { FAR6_PROMPT_COLUMNS } from './promptColumns.js';
+import { far6Simulator } from './simulate/index.js';
 
 /**
  * FAR-6 (seed 000 §3): the stories and concept pairs of the campaign, expanded per model and
@@ -28,6 +29,7 @@ export async function loadFar6Battery(campaign: Campaign): Promise<LoadedBattery
     languages,
     stories: stories.map((s) => ({ id: s.id, group: s.group })),
     prompts: FAR6_PROMPT_COLUMNS,
+    simulator: far6Simulator,
     expand: (model, language) =>
       expandFar6({
         campaign: campaign.name,

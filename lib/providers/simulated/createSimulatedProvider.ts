@@ -1,18 +1,18 @@
+import { SondageError } from '../../errors.js';
 import type { ModelProvider } from '../types.js';
 import type { ProviderContext, ProviderEntry } from '../registry.js';
-import { SimulatedJudge } from '../../batteries/far6/simulate/SimulatedJudge.js';
-import { SimulatedProvider } from '../../batteries/far6/simulate/SimulatedRespondent.js';
-import { parseSimulatedJudgeConfig, parseSimulationConfig } from '../../batteries/far6/simulate/simulationConfig.js';
+import { SimulatedProvider } from './SimulatedProvider.js';
 
 /**
- * Registry factory for `provider: simulated`. The entry's `role` picks the simulator: `judge`
- * gives the simulated sentence judge (its `simulation:` block is the judge schema), anything
- * else the simulated respondent. Both are labelled simulated (`simulated/<model>`, `simulated: true`).
+ * Registry factory for `provider: simulated`: the campaign's battery builds the simulated model of
+ * the entry (a respondent, or a role such as its judge, by `entry.role`), and the provider wraps it.
  */
 export function createSimulatedProvider(entry: ProviderEntry, ctx: ProviderContext): ModelProvider {
-  const where = { file: ctx.file ?? '(campaign)', path: `${entry.role === 'judge' ? 'judge' : `models[${entry.id}]`}.simulation` };
-  if (entry.role === 'judge') {
-    return new SimulatedJudge({ seed: ctx.seed, modelId: entry.id, model: entry.model, config: parseSimulatedJudgeConfig(entry.simulation, where) });
+  if (!ctx.simulator) {
+    throw new SondageError(`${ctx.file ?? '(campaign)'}: model "${entry.id}" is simulated, but the campaign's battery has no simulated respondents; use a real provider`);
   }
-  return new SimulatedProvider({ seed: ctx.seed, modelId: entry.id, model: entry.model, config: parseSimulationConfig(entry.simulation, where) });
+  const role = entry.role ?? 'subject';
+  const where = { file: ctx.file ?? '(campaign)', path: `${entry.simulationPath ?? (role === 'subject' ? `models[${entry.id}]` : role)}.simulation` };
+  const model = ctx.simulator({ id: entry.id, model: entry.model, role, simulation: entry.simulation, where }, { seed: ctx.seed });
+  return new SimulatedProvider(`simulated/${entry.model}`, model);
 }

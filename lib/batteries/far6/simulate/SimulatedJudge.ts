@@ -14,11 +14,10 @@
  * Answer: one rationale line, then `LABEL: <P|NOT_P|BOTH|NONE>`.
  */
 import { seededRandom, seedFromKey } from '../../../core/hash.js';
-import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision } from '../../../providers/types.js';
+import type { PromptItem } from '../../../core/types.js';
+import type { GenerateRequest } from '../../../providers/types.js';
 import { SimulatedRequestError } from '../../../providers/errors.js';
-import { approximateTokens, approximateTokensOf } from '../../../providers/simulated/approximateTokens.js';
-import { CallEffects } from '../../../providers/simulated/CallEffects.js';
-import { classifySimulatedError } from '../../../providers/simulated/classifySimulatedError.js';
+import type { SimulatedModel, SimulatedReply } from '../../../providers/simulated/types.js';
 import type { SimulatedJudgeConfig } from './simulationConfig.js';
 import type { Far6Item } from '../types.js';
 
@@ -86,33 +85,30 @@ export interface SimulatedJudgeOptions {
   readonly config: SimulatedJudgeConfig;
 }
 
-export class SimulatedJudge implements ModelProvider {
-  readonly id: string;
-  readonly simulated = true;
+export class SimulatedJudge implements SimulatedModel {
+  readonly effectsKey: string;
+  readonly errorRate: number;
+  readonly latencyMs: number;
+  private readonly id: string;
   private readonly keyBase: string;
-  private readonly effects: CallEffects;
 
   constructor(private readonly options: SimulatedJudgeOptions) {
     this.id = `simulated/${options.model ?? options.modelId}`;
     this.keyBase = `sim:${options.seed}|judge|${options.modelId}|`;
-    this.effects = new CallEffects(this.id, `${this.keyBase}effects`, options.config.transient_error_rate, options.config.latency_ms);
+    this.effectsKey = `${this.keyBase}effects`;
+    this.errorRate = options.config.transient_error_rate;
+    this.latencyMs = options.config.latency_ms;
   }
 
-  async generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
-    const item = req.item;
-    if (item === undefined) {
-      throw new SimulatedRequestError(`${this.id}: the simulated judge needs GenerateRequest.item (its propositions)`, this.id);
-    }
+  reply(item: PromptItem, req: GenerateRequest): SimulatedReply {
     const user = [...req.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
     const reply = extractTag(user, 'reply');
     if (reply === undefined) {
       throw new SimulatedRequestError(`${this.id}: judge request for item ${item.item_id} has no <reply>…</reply> in its user message`, this.id);
     }
-    await this.effects.before(item.item_id, signal);
-
     const { P, notP } = (item as Far6Item).extras.propositions;
     const reference = extractTag(user, 'reference_proposition') ?? P;
-    // The reference is normally item.extras.propositions.P; if a prompt names notP as reference, judge against P.
+    // The reference is normally the item's P; if a prompt names notP as reference, judge against P.
     const opposite = needle(reference) === needle(notP) ? P : notP;
     let label = judgeLabel(reply, reference, opposite);
     const rng = seededRandom(seedFromKey(this.keyBase + item.item_id));
@@ -120,15 +116,6 @@ export class SimulatedJudge implements ModelProvider {
       const others = JUDGE_LABELS.filter((l) => l !== label);
       label = others[Math.floor(rng() * others.length)] as JudgeLabel;
     }
-    const text = `${RATIONALE[label]}\nLABEL: ${label}`;
-    return {
-      text,
-      finish_reason: 'stop',
-      usage: { input_tokens: approximateTokensOf(req.messages), output_tokens: approximateTokens(text) },
-    };
-  }
-
-  classifyError(err: unknown): RetryDecision {
-    return classifySimulatedError(err);
+    return { text: `${RATIONALE[label]}\nLABEL: ${label}` };
   }
 }

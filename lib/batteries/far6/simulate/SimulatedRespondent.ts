@@ -25,13 +25,11 @@
  */
 import { seededRandom, seedFromKey } from '../../../core/hash.js';
 import type { Far6Item, Language, Proposition } from '../types.js';
-import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision } from '../../../providers/types.js';
+import type { PromptItem } from '../../../core/types.js';
 import { SimulatedRequestError } from '../../../providers/errors.js';
-import { approximateTokens, approximateTokensOf, truncateToTokens } from '../../../providers/simulated/approximateTokens.js';
-import { CallEffects } from '../../../providers/simulated/CallEffects.js';
+import type { SimulatedModel, SimulatedReply } from '../../../providers/simulated/types.js';
 import { PHRASES } from './phrases.js';
 import type { LanguagePhrases } from './phrases.js';
-import { classifySimulatedError } from '../../../providers/simulated/classifySimulatedError.js';
 import type { SimulationConfig } from './simulationConfig.js';
 import { SimulationProfile, clamp01 } from './SimulationProfile.js';
 
@@ -42,7 +40,7 @@ export const REASON_SHARE = 0.3;
 /** Under the polarity mapping, share of named-side answers that use doch / si where the language has one. */
 export const REVERSE_PARTICLE_SHARE = 0.85;
 
-export interface SimulatedProviderOptions {
+export interface SimulatedRespondentOptions {
   /** Campaign seed. */
   readonly seed: number;
   /** Campaign model id: keys the replies and, by default, the profile. */
@@ -78,48 +76,33 @@ function sentence(text: string, ph: LanguagePhrases): string {
   return TERMINAL.test(t) ? t : t + ph.stop;
 }
 
-export class SimulatedProvider implements ModelProvider {
-  readonly id: string;
-  readonly simulated = true;
+export class SimulatedRespondent implements SimulatedModel {
   readonly profile: SimulationProfile;
+  readonly effectsKey: string;
+  readonly errorRate: number;
+  readonly latencyMs: number;
+  private readonly id: string;
   private readonly keyBase: string;
-  private readonly effects: CallEffects;
 
-  constructor(options: SimulatedProviderOptions) {
+  constructor(options: SimulatedRespondentOptions) {
     this.id = `simulated/${options.model ?? options.modelId}`;
     this.profile = new SimulationProfile(options.seed, options.modelId, options.config);
     this.keyBase = `sim:${options.seed}|${options.modelId}|`;
-    this.effects = new CallEffects(this.id, `${this.keyBase}effects`, options.config.error_rate, options.config.latency_ms);
-  }
-
-  async generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
-    const item = req.item;
-    if (item === undefined) {
-      throw new SimulatedRequestError(`${this.id}: the simulated provider needs GenerateRequest.item (it answers from the item's factors)`, this.id);
-    }
-    await this.effects.before(item.item_id, signal);
-    let text = this.reply(item as Far6Item);
-    let finish = 'stop';
-    let output = approximateTokens(text);
-    const max = req.settings.max_tokens;
-    // A real API never exceeds max_tokens; budget reservations rely on that.
-    if (max !== undefined && output > max) {
-      text = truncateToTokens(text, max);
-      output = approximateTokens(text);
-      finish = 'length';
-    }
-    return { text, finish_reason: finish, usage: { input_tokens: approximateTokensOf(req.messages), output_tokens: output } };
-  }
-
-  classifyError(err: unknown): RetryDecision {
-    return classifySimulatedError(err);
+    this.effectsKey = `${this.keyBase}effects`;
+    this.errorRate = options.config.error_rate;
+    this.latencyMs = options.config.latency_ms;
   }
 
   /**
    * The reply text for an item, without latency or errors: a pure function of the campaign seed,
    * the model and the item.
    */
-  reply(item: Far6Item): string {
+  reply(item: PromptItem): SimulatedReply {
+    return { text: this.text(item as Far6Item) };
+  }
+
+  /** The reply text: a pure function of the campaign seed, the model and the item. */
+  text(item: Far6Item): string {
     const rng = seededRandom(seedFromKey(this.keyBase + item.item_id));
     const f = item.factors;
     const language = item.language as Language;
