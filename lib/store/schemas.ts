@@ -118,6 +118,8 @@ export const READING_COLUMNS = columns<ReadingRow>({
   label: ['VARCHAR'],
   raw: ['VARCHAR', 'null'],
   judge_item_id: ['VARCHAR', 'null'],
+  facet: ['VARCHAR', 'null'],
+  value: ['DOUBLE', 'null'],
 });
 
 /** Stored columns of the tables every battery shares, in file order (partition columns excluded). */

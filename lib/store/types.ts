@@ -1,5 +1,4 @@
 import type { LanguageCode } from '../core/types.js';
-import type { ReadingLabel } from '../batteries/far6/types.js';
 
 /** One attempt at one item. Stored for every attempt that produced text or an error. */
 export interface ReplyRow {
@@ -45,11 +44,16 @@ export interface ReadingRow {
   readonly language: LanguageCode;
   /** `rule` | `rule+` | `judge:<model id>`. */
   readonly reader: string;
-  readonly label: ReadingLabel;
+  /** From the battery's vocabulary for the reader (and facet); `invalid` when nothing readable. */
+  readonly label: string;
   /** What the rule matched, or the judge's raw output. */
   readonly raw: string | null;
-  /** Judge readings: the judge-phase item that produced it. */
+  /** Readings of a dependent phase's reply (a judge's): the item whose reply produced it; null when it is the item itself. */
   readonly judge_item_id: string | null;
+  /** Which of several things read off one reply this is (X-Value: nature, scope, A–H); null when a reader reads one thing. */
+  readonly facet?: string | null;
+  /** A numeric reading (P(True), a 1–5 score); null otherwise. */
+  readonly value?: number | null;
 }
 
 export type { TableName } from '../core/types.js';

@@ -156,6 +156,8 @@ describe('ParquetWriter round trip', () => {
       label,
       raw: label === 'invalid' ? null : `{"label":"${label}"}`,
       judge_item_id: label === 'invalid' ? null : `j-${id}`,
+      facet: label === 'P' ? 'nature' : null,
+      value: label === 'notP' ? 0.25 : null,
     });
     const a = [reading('i-1', 'alpha', 'en', 'P'), reading('i-2', 'alpha', 'en', 'invalid')];
     const b = [reading('i-3', 'beta', 'fr', 'notP')];
@@ -174,7 +176,7 @@ describe('ParquetWriter round trip', () => {
       [row as unknown as ReadingRow],
     );
     const [back] = await readParquet(tableGlob(root, 'nl', 'read', 'readings'));
-    expect(back).toEqual({ item_id: 'x', campaign: 'nl', phase: 'read', model: 'm', language: 'en', reader: 'rule', label: 'none', raw: null, judge_item_id: null });
+    expect(back).toEqual({ item_id: 'x', campaign: 'nl', phase: 'read', model: 'm', language: 'en', reader: 'rule', label: 'none', raw: null, judge_item_id: null, facet: null, value: null });
   });
 
   it('takes rows from an async iterable and writes an empty part', async () => {

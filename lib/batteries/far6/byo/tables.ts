@@ -243,7 +243,7 @@ function ndjson(file: string, cols: readonly Column[]): string {
 interface ConstantKeys {
   prompts: 'campaign' | 'phase' | 'battery' | 'settings_json' | 'source_item_id';
   replies: 'campaign' | 'phase' | 'finish_reason' | 'latency_ms' | 'logprobs_json' | 'settings_json';
-  readings: 'campaign' | 'phase' | 'judge_item_id';
+  readings: 'campaign' | 'phase' | 'judge_item_id' | 'facet' | 'value';
 }
 /** A staged line: the row less its constant columns (the compiler still checks every other field). */
 type Staged<R, T extends keyof ConstantKeys> = Omit<R, ConstantKeys[T]>;
@@ -257,7 +257,7 @@ function constantColumns(campaign: string): { readonly [T in keyof ConstantKeys]
   return {
     prompts: { ...common, battery: sqlString('far6'), settings_json: sqlString(EMPTY_SETTINGS), source_item_id: 'NULL' },
     replies: { ...common, finish_reason: 'NULL', latency_ms: '0', logprobs_json: 'NULL', settings_json: sqlString(EMPTY_SETTINGS) },
-    readings: { ...common, judge_item_id: 'NULL' },
+    readings: { ...common, judge_item_id: 'NULL', facet: 'NULL', value: 'NULL' },
   };
 }
 
@@ -281,7 +281,7 @@ async function copyPartitioned(db: DuckDb, select: string, table: 'prompts' | 'r
 async function chosenRuleReadings(db: DuckDb, files: Readonly<Record<StageKind, string>>, campaign: string): Promise<{ given: number; computed: number }> {
   const schema = [...TABLE_SCHEMAS.readings, ...PARTITION];
   // The rule's rows carry only what varies; the rest comes from the reply row, as a run writes it.
-  const constant: Readonly<Record<string, string>> = { campaign: sqlString(campaign), phase: sqlString(PHASE), judge_item_id: 'NULL::VARCHAR' };
+  const constant: Readonly<Record<string, string>> = { campaign: sqlString(campaign), phase: sqlString(PHASE), judge_item_id: 'NULL::VARCHAR', facet: 'NULL::VARCHAR', value: 'NULL::DOUBLE' };
   const from: Readonly<Record<string, string>> = { model: 'chosen.model', language: 'chosen.language' };
   const computedSelect = schema.map((c) => `${constant[c.name] ?? from[c.name] ?? `r.${sqlIdent(c.name)}`} AS ${sqlIdent(c.name)}`).join(', ');
   const replies = ndjson(files.replies, [
