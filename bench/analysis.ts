@@ -25,7 +25,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { agreementAnalysis, runReadingAgreement } from '../lib/batteries/far6/analysis/agreement.js';
-import { analyzeReplies } from '../lib/batteries/far6/byo/index.js';
+import { analyzeReplies } from '../lib/analysis/analyzeReplies.js';
+import { far6 } from '../lib/batteries/far6/index.js';
 import { estimate } from '../lib/batteries/far6/analysis/estimators.js';
 import { habitAnalysis } from '../lib/batteries/far6/analysis/habits.js';
 import { identityAnalysis } from '../lib/batteries/far6/analysis/identity.js';
@@ -200,7 +201,7 @@ async function byoBench(): Promise<void> {
   const t0 = performance.now();
   last = t0;
   try {
-    const result = await analyzeReplies({ replies: exportFile, out, campaign: CAMPAIGN, onStage: (name) => mark(name) });
+    const result = await analyzeReplies(far6, { replies: exportFile, out, campaign: CAMPAIGN, onStage: (name) => mark(name) });
     const s = result.summary;
     console.log(`  ${s.rows} rows read, ${s.accepted} accepted, ${s.rejected} rejected; readings ${s.readingsGiven} given, ${s.readingsComputed} computed`);
   } finally {

@@ -1,7 +1,7 @@
 /**
  * The state machine's "Report" state (issue 4: "Athena StartQueryExecution for the SQL stage, then a
- * Lambda for the statistics and the report, written to S3"): the FAR-6 analysis (seed 000 §3–§7,
- * "Estimation steps") with its SQL stage on Athena, written as the local run writes it, under
+ * Lambda for the statistics and the report, written to S3"): the campaign's battery's analysis with
+ * its SQL stage on Athena (lib/analysis/athena.ts), written as the local run writes it, under
  * `campaigns/<campaign>/results/` in the data bucket.
  * Payload, from infra/constructs/Pipeline.ts: ReportEvent `{ campaign, queryExecutionId }`, where the
  * execution is the SQL step's; its results answer the analysis's first query instead of a re-run.
@@ -12,11 +12,13 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { writeResults } from '../../lib/batteries/far6/report/report.js';
+import { analyzeOnAthena } from '../../lib/analysis/athena.js';
 import { ENV } from '../../lib/config/index.js';
 import type { ReportEvent, ReportOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
-import { AthenaQueryable, analyzeOnAthena } from '../../lib/store/AthenaQueryable.js';
+import { campaignEntries } from '../../lib/design/campaign.js';
+import { campaignCache } from '../../lib/run/campaignInput.js';
+import { AthenaQueryable } from '../../lib/store/AthenaQueryable.js';
 import { campaignPrefix, isSafeSegment, resultsKey } from '../../lib/store/layout.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import type { BlobStore } from '../../lib/store/types.js';
@@ -28,6 +30,8 @@ export interface ReportDeps {
   readonly store: BlobStore;
   /** Bucket name, for the `Source` line of summary.md. */
   readonly bucket: string;
+  /** Local scratch folder (Lambda: /tmp): the uploaded campaign is copied under it. */
+  readonly tmpDir: string;
   readonly logger: Logger;
   readonly metrics: Metrics;
 }
@@ -45,22 +49,25 @@ function parseEvent(event: unknown): ReportEvent {
 
 /** The handler over its dependencies (tests pass clients of local S3 and Athena servers). */
 export function createHandler(deps: ReportDeps) {
+  const campaigns = campaignCache(deps.store, deps.tmpDir);
   const base = async (event: unknown, _context: Context): Promise<ReportOutput> => {
     const { campaign, queryExecutionId } = parseEvent(event);
+    // The uploaded campaign names the battery whose analysis runs (the execution id keys the copy).
+    const ctx = await campaigns(campaign, queryExecutionId);
     const db = deps.athena();
-    const run = await analyzeOnAthena({ db, store: deps.store, campaign, queryExecutionId });
+    const run = await analyzeOnAthena({ db, store: deps.store, battery: ctx.battery, campaign: ctx.campaign, phases: ctx.graph.phases.map((p) => p.name), queryExecutionId });
     const files: string[] = [];
-    const out = async (name: string, content: string): Promise<void> => {
+    const simulated = campaignEntries(ctx.campaign).some((m) => m.provider === 'simulated');
+    for (const [name, content] of ctx.battery.analysis.files(run.results, { campaign, simulated, source: `s3://${deps.bucket}/${campaignPrefix(campaign)}` })) {
       const key = resultsKey(campaign, name);
       await deps.store.put(key, content);
       files.push(key);
-    };
-    await writeResults(out, run.analysis, { campaign, source: `s3://${deps.bucket}/${campaignPrefix(campaign)}` });
+    }
     deps.logger.info('report written', {
       campaign,
+      battery: ctx.battery.name,
       models: run.models,
       files: files.length,
-      itemRows: run.analysis.itemRows,
       adoptedSqlStep: run.adopted,
       queryExecutionIds: run.queryExecutionIds,
     });
@@ -94,6 +101,7 @@ export const handler = (event: unknown, context: Context): Promise<ReportOutput>
       athena: () => new AthenaQueryable({ workgroup, database }),
       store: new S3BlobStore({ bucket, clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {} }),
       bucket,
+      tmpDir: '/tmp',
       logger: new Logger({ serviceName: 'sondage-report' }),
       metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-report' }),
     });

@@ -7,25 +7,36 @@ import { Construct } from 'constructs';
 import type { IConstruct } from 'constructs';
 import type { CfnElement } from 'aws-cdk-lib';
 import { logicalId } from './logicalId.js';
-import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
+import { glueTableName } from '../../lib/analysis/athena.js';
+import type { Battery } from '../../lib/battery/types.js';
+import { allBatteries } from '../../lib/batteries/index.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF, PREFIX } from '../../lib/config/index.js';
-import { LANGUAGES } from '../../lib/batteries/far6/types.js';
 import { athenaType, tableColumns } from '../../lib/store/schemas.js';
-import { FAR6_PROMPT_COLUMNS } from '../../lib/batteries/far6/promptColumns.js';
 import type { TableName } from '../../lib/store/types.js';
 
 export interface AnalyticsProps {
   readonly bucket: s3.IBucket;
   /** Athena cancels a query that scans more. Default DEFAULT_BYTES_SCANNED_CUTOFF (10 GiB). */
   readonly bytesScannedCutoff?: number;
+  /** The batteries whose tables and queries are deployed; default every registered one (lib/batteries). */
+  readonly batteries?: readonly Battery[];
 }
 
 const TABLES: readonly TableName[] = ['prompts', 'replies', 'readings'];
 
+/** A Glue table: its name, and the battery whose prompts it holds (none for the shared tables). */
+interface GlueTableSpec {
+  readonly name: string;
+  readonly table: TableName;
+  readonly battery?: Battery;
+}
+
 /**
- * Athena over the campaign Parquet (DESIGN.md "The flow of one campaign", SQL stage): one Glue table per
- * kind of file, partition projection instead of crawlers, a workgroup whose settings clients cannot
- * override, and the SQL files of lib/analysis/sql as named queries.
+ * Athena over the campaign Parquet (DESIGN.md "The flow of one campaign", SQL stage): the shared
+ * `replies` and `readings` tables and one `<battery>_prompts` table per battery (its own typed
+ * design columns, so queries need no per-battery JSON parsing and run unchanged on DuckDB), partition
+ * projection instead of crawlers, a workgroup whose settings clients cannot override, and every
+ * battery's SQL files as named queries.
  *
  * The layout `campaigns/<c>/<phase>/<table>/model=<m>/language=<l>/` puts campaign and phase in the
  * path, so they are partition keys too. They are called `campaign_key`/`phase_key` because the files
@@ -38,7 +49,10 @@ export class Analytics extends Construct {
   public readonly database: glue.CfnDatabase;
   public readonly databaseName: string;
   public readonly workgroup: athena.CfnWorkGroup;
-  public readonly tables: Readonly<Record<TableName, glue.CfnTable>>;
+  /** Glue tables by name: `replies`, `readings`, and `<battery>_prompts` per battery. */
+  public readonly tables: Readonly<Record<string, glue.CfnTable>>;
+  /** The batteries deployed. */
+  public readonly batteries: readonly Battery[];
 
   constructor(scope: Construct, id: string, props: AnalyticsProps) {
     super(scope, id);
@@ -49,10 +63,20 @@ export class Analytics extends Construct {
       databaseInput: { name: this.databaseName, description: 'sondage campaign tables (Parquet in the data bucket)' },
     });
 
-    const tables = {} as Record<TableName, glue.CfnTable>;
-    for (const name of TABLES) {
+    this.batteries = props.batteries ?? allBatteries();
+    // Language is an enum partition key over every battery's languages (a closed list is what lets a
+    // query without a language filter enumerate the partitions).
+    const languages = [...new Set(this.batteries.flatMap((b) => b.languages))];
+    const specs: GlueTableSpec[] = [
+      ...this.batteries.map((b) => ({ name: glueTableName(b.name, 'prompts'), table: 'prompts' as const, battery: b })),
+      { name: 'replies', table: 'replies' },
+      { name: 'readings', table: 'readings' },
+    ];
+    const tables: Record<string, glue.CfnTable> = {};
+    for (const { name, table: kind, battery } of specs) {
       const root = `s3://${props.bucket.bucketName}/${PREFIX.campaigns}`;
-      const table = new glue.CfnTable(this, `${name[0]!.toUpperCase()}${name.slice(1)}Table`, {
+      const id = battery ? `PromptsTable-${battery.name}` : `${kind[0]!.toUpperCase()}${kind.slice(1)}Table`;
+      const table = new glue.CfnTable(this, id, {
         catalogId: stack.account,
         databaseName: this.databaseName,
         tableInput: {
@@ -65,8 +89,8 @@ export class Analytics extends Construct {
             'projection.phase_key.type': 'injected',
             'projection.model.type': 'injected',
             'projection.language.type': 'enum',
-            'projection.language.values': LANGUAGES.join(','),
-            'storage.location.template': `${root}\${campaign_key}/\${phase_key}/${name}/model=\${model}/language=\${language}/`,
+            'projection.language.values': (battery?.languages ?? languages).join(','),
+            'storage.location.template': `${root}\${campaign_key}/\${phase_key}/${kind}/model=\${model}/language=\${language}/`,
           },
           partitionKeys: [
             { name: 'campaign_key', type: 'string' },
@@ -79,7 +103,7 @@ export class Analytics extends Construct {
             inputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetInputFormat',
             outputFormat: 'org.apache.hadoop.hive.ql.io.parquet.MapredParquetOutputFormat',
             serdeInfo: { serializationLibrary: 'org.apache.hadoop.hive.ql.io.parquet.serde.ParquetHiveSerDe' },
-            columns: tableColumns(name, FAR6_PROMPT_COLUMNS).map((c) => ({ name: c.name, type: athenaType(c.type) })),
+            columns: tableColumns(kind, battery?.prompts).map((c) => ({ name: c.name, type: athenaType(c.type) })),
           },
         },
       });
@@ -105,17 +129,19 @@ export class Analytics extends Construct {
       },
     });
 
-    // One named query per analysis SQL file, for any campaign: the campaign and model are execution
-    // parameters (see namedQueryText), so the saved queries need no redeploy for a new campaign.
-    for (const name of FAR6_SQL.allQueries()) {
-      const query = new athena.CfnNamedQuery(this, `Query-${name}`, {
-        name: `sondage-${name}`,
-        description: `lib/analysis/sql/${name}.sql. Execution parameters: ${NAMED_QUERY_PARAMETERS.join(', ')} (quoted, e.g. 'far6-demo')`.slice(0, 1024),
-        database: this.databaseName,
-        workGroup: this.workgroup.name,
-        queryString: namedQueryText(name, this.databaseName),
-      });
-      query.node.addDependency(this.workgroup);
+    // One named query per battery and SQL file, for any campaign: the campaign and model are
+    // execution parameters (see namedQueryText), so the saved queries need no redeploy for a new campaign.
+    for (const battery of this.batteries) {
+      for (const name of battery.analysis.sql.allQueries()) {
+        const query = new athena.CfnNamedQuery(this, `Query-${battery.name}-${name}`, {
+          name: namedQueryName(battery, name),
+          description: `${battery.name}: ${name}.sql. Execution parameters: ${NAMED_QUERY_PARAMETERS.join(', ')} (quoted, e.g. 'my-campaign')`.slice(0, 1024),
+          database: this.databaseName,
+          workGroup: this.workgroup.name,
+          queryString: namedQueryText(battery, name, this.databaseName),
+        });
+        query.node.addDependency(this.workgroup);
+      }
     }
   }
 
@@ -133,7 +159,7 @@ export class Analytics extends Construct {
       }),
       new iam.PolicyStatement({
         actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetPartitions'],
-        resources: [glueArn('catalog'), glueArn(`database/${this.databaseName}`), ...TABLES.map((t) => glueArn(`table/${this.databaseName}/${t}`))],
+        resources: [glueArn('catalog'), glueArn(`database/${this.databaseName}`), ...Object.keys(this.tables).map((t) => glueArn(`table/${this.databaseName}/${t}`))],
       }),
       new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${PREFIX.campaigns}*`)] }),
       new iam.PolicyStatement({
@@ -161,26 +187,31 @@ export class Analytics extends Construct {
 
 /** The table sources of the named queries: common table expressions the query text starts with. */
 const CTE: Readonly<Record<TableName, string>> = { prompts: 'sondage_prompts', replies: 'sondage_replies', readings: 'sondage_readings' };
-/** Phases each table is read from: readings of a generate-phase reply may come from the judge phase. */
-const PHASES_OF: Readonly<Record<TableName, readonly string[]>> = { prompts: ['generate'], replies: ['generate'], readings: ['generate', 'judge'] };
 
 /** The `?` execution parameters of every named query, in the order Athena binds them. */
 export const NAMED_QUERY_PARAMETERS: readonly string[] = TABLES.flatMap((t) => [`${t} campaign`, `${t} model`]);
 
+/** A named query's name: `sondage-<battery>-<query>`. */
+export function namedQueryName(battery: Battery, query: string): string {
+  return `sondage-${battery.name}-${query}`;
+}
+
 /**
- * An analysis SQL file as an Athena named query over the Glue tables, for any campaign: renderSql
- * with each table source a common table expression that filters the table to `campaign_key = ?`
- * and `model = ?`. Injected partition projection needs static values for those keys, and Athena
- * substitutes execution parameters before planning, so the parameters satisfy it (the console asks
- * for them; the CLI passes `--execution-parameters "'far6-demo'" "'alpha'" …`, campaign and model
- * once per table, NAMED_QUERY_PARAMETERS). One model per run: every analysis query groups by model.
- * A file that starts its own WITH gets the table expressions prepended to its list.
+ * An analysis SQL file of a battery as an Athena named query over the Glue tables, for any
+ * campaign: rendered with each table source a common table expression that filters the table to
+ * `campaign_key = ?`, `model = ?` and the phases the battery reads it from. Injected partition
+ * projection needs static values for those keys, and Athena substitutes execution parameters
+ * before planning, so the parameters satisfy it (the console asks for them; the CLI passes
+ * `--execution-parameters "'my-campaign'" "'alpha'" …`, campaign and model once per table,
+ * NAMED_QUERY_PARAMETERS). One model per run: every analysis query groups by model. A file that
+ * starts its own WITH gets the table expressions prepended to its list.
  */
-export function namedQueryText(name: string, database: string): string {
-  const rendered = FAR6_SQL.render(name, CTE);
+export function namedQueryText(battery: Battery, name: string, database: string): string {
+  const rendered = battery.analysis.sql.render(name, CTE);
+  const phases = battery.analysis.tables;
   const ctes = TABLES.map(
     (t) =>
-      `${CTE[t]} AS (\n  SELECT * FROM "${database}"."${t}"\n  WHERE campaign_key = ? AND model = ? AND phase_key IN (${PHASES_OF[t].map((p) => `'${p}'`).join(', ')})\n)`,
+      `${CTE[t]} AS (\n  SELECT * FROM "${database}"."${glueTableName(battery.name, t)}"\n  WHERE campaign_key = ? AND model = ? AND phase_key IN (${phases[t].map((p) => `'${p}'`).join(', ')})\n)`,
   ).join(',\n');
   const head = /^((?:[ \t]*--[^\n]*\n|[ \t]*\n)*)[ \t]*WITH\s/i.exec(rendered);
   if (head) return `${head[1]}WITH\n${ctes},\n${rendered.slice(head[0].length)}`;

@@ -21,21 +21,20 @@ export interface PipelineProps {
   readonly shardsPerBatch?: number;
   /** Ceiling on concurrent worker copies, whatever a campaign asks for. Default FUNCTION_SIZING.worker's reserved concurrency. */
   readonly workerConcurrency?: number;
-  /** When present, a generate phase whose plan says `kind: gpu` runs as a Batch array job. */
+  /** When present, the GPU shards of each wave (`$.plan.wave.gpu`) run as a Batch array job beside the Map. */
   readonly gpuBatch?: GpuBatch;
   /** Provider keys; read by the plan (to check them) and the worker, nothing else. */
   readonly secrets: ProviderSecrets;
 }
 
-/** Phases of a campaign on AWS, in order (DESIGN.md "The flow of one campaign"). */
-export const PHASES = ['generate', 'judge'] as const;
-
 /**
- * The Standard state machine of one campaign execution:
- * (retryFailed defaulted) → plan → generate Map → judge Map → Athena (SQL stage) → report, every step caught by a state that
- * records the failure in the ledger. The plan Lambda writes one shard manifest per phase to
- * `scratch/` and returns, per phase, its key, the campaign's concurrency and failure tolerance; a
- * re-started execution resumes because the plan lists only shards the ledger still has pending.
+ * The Standard state machine of one campaign execution, a loop over the waves of the battery's
+ * phase graph (DESIGN.md "The flow of one campaign"): (inputs defaulted) → Plan wave → if every
+ * phase has run: Athena (SQL stage) → Report; else the wave's shards (a Distributed Map of worker
+ * Lambdas, and with a GPU queue a Batch array job beside it) → Plan wave again, told the phases
+ * run so far. Every step is caught by a state that records the failure in the ledger. The plan
+ * Lambda writes one shard manifest per wave to `scratch/`; a re-started execution resumes because
+ * the plan lists only shards with work left. No phase name appears here: the plan decides.
  */
 export class Pipeline extends Construct {
   public readonly stateMachine: sfn.StateMachine;
@@ -107,45 +106,45 @@ export class Pipeline extends Construct {
     const onFailure = { resultPath: '$.failure' };
 
     const planStep = new tasks.LambdaInvoke(this, 'PlanStep', {
-      stateName: 'Plan',
+      stateName: 'Plan wave',
       lambdaFunction: this.plan.fn,
       payload: sfn.TaskInput.fromObject({
         campaign: sfn.JsonPath.stringAt('$.campaign'),
         execution: sfn.JsonPath.stringAt('$$.Execution.Name'),
         // A boolean at run time (the path is only read; stringAt writes the ".$" key).
         retryFailed: sfn.JsonPath.stringAt('$.retryFailed'),
+        phasesRun: sfn.JsonPath.listAt('$.phasesRun'),
       }),
       payloadResponseOnly: true,
       resultPath: '$.plan',
     });
     planStep.addCatch(record, onFailure);
 
-    const maps = PHASES.map((phase) => {
-      const map = new sfn.DistributedMap(this, `${phase}Map`, {
-        stateName: `Run ${phase} shards`,
-        itemReader: new sfn.S3JsonItemReader({ bucket: data.bucket, key: sfn.JsonPath.stringAt(`$.plan.${phase}.manifestKey`) }),
-        maxConcurrencyPath: `$.plan.${phase}.maxConcurrency`,
-        toleratedFailurePercentagePath: `$.plan.${phase}.toleratedFailurePercentage`,
-        itemBatcher: new sfn.ItemBatcher({
-          maxItemsPerBatch: props.shardsPerBatch ?? SHARDS_PER_BATCH,
-          // ItemBatcher renders BatchInput as given (no JsonPath tokens): the ".$" keys are written out.
-          // pollSeconds rides along for the item processor's Wait state (the worker logs it as its next call);
-          // retryFailed for the worker's partition spec (`sondage start --aws --retry-failed`).
-          batchInput: {
-            'campaign.$': '$.campaign',
-            phase,
-            'execution.$': '$$.Execution.Name',
-            'pollSeconds.$': `$.plan.${phase}.pollSeconds`,
-            'retryFailed.$': '$.retryFailed',
-          },
-        }),
-        resultWriterV2: new sfn.ResultWriterV2({ bucket: data.bucket, prefix: `${PREFIX.scratch}map-results/${phase}/` }),
-        resultPath: sfn.JsonPath.DISCARD,
-      });
-      map.itemProcessor(this.shardLoop(phase));
-      map.addCatch(record, onFailure);
-      return map;
+    const map = new sfn.DistributedMap(this, 'WaveMap', {
+      stateName: 'Run the wave\'s shards',
+      itemReader: new sfn.S3JsonItemReader({ bucket: data.bucket, key: sfn.JsonPath.stringAt('$.plan.wave.lambda.manifestKey') }),
+      maxConcurrencyPath: '$.plan.wave.lambda.maxConcurrency',
+      toleratedFailurePercentagePath: '$.plan.wave.lambda.toleratedFailurePercentage',
+      itemBatcher: new sfn.ItemBatcher({
+        maxItemsPerBatch: props.shardsPerBatch ?? SHARDS_PER_BATCH,
+        // ItemBatcher renders BatchInput as given (no JsonPath tokens): the ".$" keys are written out.
+        // pollSeconds rides along for the item processor's Wait state (the worker logs it as its next call);
+        // retryFailed for the worker's partition spec (`sondage start --aws --retry-failed`); copies
+        // for each worker's share of a model's rate limits.
+        batchInput: {
+          'campaign.$': '$.campaign',
+          'execution.$': '$$.Execution.Name',
+          'pollSeconds.$': '$.plan.wave.lambda.pollSeconds',
+          'retryFailed.$': '$.retryFailed',
+          'copies.$': '$.plan.wave.lambda.maxConcurrency',
+        },
+      }),
+      resultWriterV2: new sfn.ResultWriterV2({ bucket: data.bucket, prefix: `${PREFIX.scratch}map-results/` }),
+      resultPath: sfn.JsonPath.DISCARD,
     });
+    map.itemProcessor(this.shardLoop());
+    // Inside the GPU Parallel a branch cannot reach the failure state: the Parallel catches instead.
+    if (!props.gpuBatch) map.addCatch(record, onFailure);
 
     // A CustomState rather than tasks.AthenaStartQueryExecution: that task grants s3:GetObject on
     // every bucket and glue:Create/Delete* on the database; analytics.grantQuery grants only what
@@ -188,7 +187,12 @@ export class Pipeline extends Construct {
     });
     reportStep.addCatch(record, onFailure);
 
-    let generate: sfn.IChainable = maps[0]!;
+    // The Lambda half of a wave: the Map, unless the wave has no Lambda shard.
+    const lambdaShards = new sfn.Choice(this, 'AnyLambdaShards', { stateName: 'Any Lambda shards?' })
+      .when(sfn.Condition.numberGreaterThan('$.plan.wave.lambda.shardCount', 0), map)
+      .otherwise(new sfn.Pass(this, 'NoLambdaShards', { stateName: 'No Lambda shards in this wave' }))
+      .afterwards();
+    let wave: sfn.INextable & sfn.IChainable = lambdaShards;
     if (props.gpuBatch) {
       const gpu = props.gpuBatch;
       // AWS Batch takes array sizes of 2 to 10,000 only: one shard runs as a plain job told its
@@ -196,54 +200,60 @@ export class Pipeline extends Construct {
       const submit = (id: string, stateName: string, array: boolean): tasks.BatchSubmitJob => {
         const job = new tasks.BatchSubmitJob(this, id, {
           stateName,
-          jobName: sfn.JsonPath.format('{}-generate', sfn.JsonPath.stringAt('$$.Execution.Name')),
+          jobName: sfn.JsonPath.format('{}-gpu', sfn.JsonPath.stringAt('$$.Execution.Name')),
           jobQueueArn: gpu.queue.jobQueueArn,
           jobDefinitionArn: gpu.jobDefinition.jobDefinitionArn,
           // One array child per shard; the child reads its shard with AWS_BATCH_JOB_ARRAY_INDEX.
-          ...(array ? { arraySize: sfn.JsonPath.numberAt('$.plan.generate.shardCount') } : {}),
+          ...(array ? { arraySize: sfn.JsonPath.numberAt('$.plan.wave.gpu.shardCount') } : {}),
           containerOverrides: {
             environment: {
               SONDAGE_CAMPAIGN: sfn.JsonPath.stringAt('$.campaign'),
-              SONDAGE_MANIFEST_KEY: sfn.JsonPath.stringAt('$.plan.generate.manifestKey'),
+              SONDAGE_MANIFEST_KEY: sfn.JsonPath.stringAt('$.plan.wave.gpu.manifestKey'),
               ...(array ? {} : { SONDAGE_SHARD_INDEX: '0' }),
             },
           },
           integrationPattern: sfn.IntegrationPattern.RUN_JOB,
           resultPath: sfn.JsonPath.DISCARD,
         });
-        job.addCatch(record, onFailure);
         return job;
       };
-      const arrayJob = submit('GpuJob', 'Run generate shards on GPU', true);
-      const singleJob = submit('GpuSingleJob', 'Run the generate shard on GPU', false);
-      const nothing = new sfn.Pass(this, 'NoGpuShards', { stateName: 'No generate shards left on GPU' });
+      const arrayJob = submit('GpuJob', 'Run the wave\'s GPU shards', true);
+      const singleJob = submit('GpuSingleJob', 'Run the wave\'s GPU shard', false);
       Validations.of(this).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:batch:<AWS::Region>:<AWS::AccountId>:job-definition/*]',
         reason: 'batch:SubmitJob authorizes the job definition by revision ARN; the grant is on job definitions of this account and region, and the queue is named exactly.',
       });
-      const byCount = new sfn.Choice(this, 'ByGpuShardCount', { stateName: 'By GPU shard count' })
-        .when(sfn.Condition.numberGreaterThanEquals('$.plan.generate.shardCount', 2), arrayJob)
-        .when(sfn.Condition.numberEquals('$.plan.generate.shardCount', 1), singleJob)
-        .otherwise(nothing);
-      generate = new sfn.Choice(this, 'ByModelKind', { stateName: 'By model kind' })
-        .when(sfn.Condition.stringEquals('$.plan.generate.kind', 'gpu'), byCount)
-        .otherwise(maps[0]!)
-        .afterwards();
+      const gpuShards = new sfn.Choice(this, 'ByGpuShardCount', { stateName: 'By GPU shard count' })
+        .when(sfn.Condition.numberGreaterThanEquals('$.plan.wave.gpu.shardCount', 2), arrayJob)
+        .when(sfn.Condition.numberEquals('$.plan.wave.gpu.shardCount', 1), singleJob)
+        .otherwise(new sfn.Pass(this, 'NoGpuShards', { stateName: 'No GPU shards in this wave' }));
+      // Both halves of the wave at once; the Parallel keeps the input (its result is discarded).
+      const both = new sfn.Parallel(this, 'WaveBranches', { stateName: 'Run the wave', resultPath: sfn.JsonPath.DISCARD });
+      both.branch(lambdaShards).branch(gpuShards);
+      both.addCatch(record, onFailure);
+      wave = both;
     }
 
+    // The phases run so far ride along: the next plan is told them (an absent path would fail the read).
+    const nextWave = new sfn.Pass(this, 'NextWave', { stateName: 'Next wave', inputPath: '$.plan.phasesRun', resultPath: '$.phasesRun' });
+    const allRun = new sfn.Choice(this, 'AllPhasesRun', { stateName: 'Every phase run?' })
+      .when(sfn.Condition.booleanEquals('$.plan.done', true), sql)
+      .otherwise(wave);
+    wave.next(nextWave);
+    nextWave.next(planStep);
+
     // A path that is absent fails the state that reads it: an input without retryFailed (an older
-    // CLI, an execution started by hand) gets false here, before the plan and the maps read it.
+    // CLI, an execution started by hand) gets false here, and phasesRun starts empty, before the
+    // plan and the map read them.
     const retryDefault = new sfn.Pass(this, 'RetryFailedDefault', { stateName: 'Retry failed: default false', result: sfn.Result.fromBoolean(false), resultPath: '$.retryFailed' });
-    retryDefault.next(planStep);
+    const startWithDefaults = new sfn.Pass(this, 'PhasesRunStart', { stateName: 'No phase run yet', result: sfn.Result.fromArray([]), resultPath: '$.phasesRun' });
+    retryDefault.next(startWithDefaults);
+    startWithDefaults.next(planStep);
     const definition = new sfn.Choice(this, 'RetryFailedGiven', { stateName: 'Retry failed given?' })
-      .when(sfn.Condition.isPresent('$.retryFailed'), planStep)
+      .when(sfn.Condition.isPresent('$.retryFailed'), startWithDefaults)
       .otherwise(retryDefault);
-    planStep
-      .next(generate)
-      .next(maps[1]!)
-      .next(sql)
-      .next(reportStep)
-      .next(new sfn.Succeed(this, 'Done'));
+    planStep.next(allRun);
+    sql.next(reportStep).next(new sfn.Succeed(this, 'Done'));
 
     const logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: logs.RetentionDays.THREE_MONTHS });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
@@ -278,7 +288,7 @@ export class Pipeline extends Construct {
   }
 
   /**
-   * The item processor of a phase's Map (issue 4, "a Wait/poll loop"): invoke the worker with the
+   * The item processor of a wave's Map (issue 4, "a Wait/poll loop"): invoke the worker with the
    * batch of shards; while it answers `again` (items left when its time ran short, or provider
    * batches submitted and not yet collected) wait the plan's `pollSeconds` and invoke it again with
    * its previous answer at `$.result` (WorkerEvent). One loop serves sync shards cut short by the
@@ -286,9 +296,9 @@ export class Pipeline extends Construct {
    * is bounded by the state machine's timeout. Child executions are Standard: a provider batch may
    * take up to 24 h, past Express's 5 minutes.
    */
-  private shardLoop(phase: (typeof PHASES)[number]): sfn.IChainable {
-    const invoke = new tasks.LambdaInvoke(this, `${phase}Shards`, {
-      stateName: `Run ${phase} batch`,
+  private shardLoop(): sfn.IChainable {
+    const invoke = new tasks.LambdaInvoke(this, 'WaveShards', {
+      stateName: 'Run a batch of shards',
       lambdaFunction: this.worker.fn,
       payloadResponseOnly: true,
       retryOnServiceExceptions: true,
@@ -302,14 +312,14 @@ export class Pipeline extends Construct {
       maxAttempts: 8,
       jitterStrategy: sfn.JitterType.FULL,
     });
-    const wait = new sfn.Wait(this, `${phase}Wait`, {
-      stateName: `Wait before polling ${phase}`,
+    const wait = new sfn.Wait(this, 'WaveWait', {
+      stateName: 'Wait before invoking again',
       time: sfn.WaitTime.secondsPath('$.BatchInput.pollSeconds'),
     });
-    const settled = new sfn.Succeed(this, `${phase}Settled`, { stateName: `${phase} batch settled`, outputPath: '$.result' });
+    const settled = new sfn.Succeed(this, 'WaveSettled', { stateName: 'Batch settled', outputPath: '$.result' });
     const again = sfn.Condition.and(sfn.Condition.isPresent('$.result.again'), sfn.Condition.booleanEquals('$.result.again', true));
     return invoke.next(
-      new sfn.Choice(this, `${phase}Again`, { stateName: `More ${phase} work?` })
+      new sfn.Choice(this, 'WaveAgain', { stateName: 'More work in this batch?' })
         .when(again, wait.next(invoke))
         .otherwise(settled),
     );

@@ -229,6 +229,8 @@ export interface ReportMeta {
 export interface BatteryAnalysis<R = unknown> {
   /** Its portable queries (`sql/`), including the core's. On Athena each is a named query. */
   readonly sql: SqlLibrary;
+  /** The phases `{{prompts}}`, `{{replies}}` and `{{readings}}` stand for in its named Athena queries. */
+  readonly tables: Readonly<Record<TableName, readonly string[]>>;
   /** The SQL step the state machine runs before the report (Athena `.sync`); the report adopts its result. */
   firstQuery(sources: AnalysisSources): string;
   /** The SQL stage and the statistics. Queries run one after another (one DuckDB connection). */
@@ -252,6 +254,8 @@ export interface ByoSpec {
    * layout), ready for the battery's analysis; bad rows are listed, not imported.
    */
   importReplies(target: string, opts: ByoImportOptions): Promise<ByoImportResult>;
+  /** One line on what was imported, from the summary (`replies: 980 of 1000 rows …`). */
+  describe(summary: ByoImportResult['summary']): string;
 }
 
 export interface ByoImportOptions {
@@ -284,8 +288,8 @@ export interface Battery<D = unknown> {
   /** The `design:` section (input form; defaults applied on parse; paths relative to the campaign file). */
   readonly design: z.ZodType<D>;
   readonly roles: Readonly<Record<string, RoleSpec>>;
-  /** Files the design names, relative to the campaign file (uploaded by `start --aws`). */
-  dataFiles(design: D): readonly string[];
+  /** Files the design names, relative to the campaign file, with the field naming each (uploaded by `start --aws`). */
+  dataFiles(design: D): readonly { readonly field: string; readonly file: string }[];
   /** Reads and checks the design's data, and builds its phases. Throws CampaignFileError naming file and field. */
   load(campaign: CampaignCore, design: D): Promise<LoadedDesign>;
   /** Its columns of the prompts table. */

@@ -19,63 +19,81 @@ export interface ExecutionInput {
 /** Key of the uploaded campaign file; the files it names sit beside it, same relative paths. */
 export const CAMPAIGN_FILE_NAME = 'campaign.yaml';
 
-/** `plan` handler input: `{ campaign: $.campaign, execution: $$.Execution.Name, retryFailed: $.retryFailed }`. */
+/**
+ * `plan` handler input. The state machine plans one wave at a time: `phasesRun` lists the phases
+ * earlier waves of this execution ran (absent or empty: the first wave, which also sets the budget
+ * and registers the root items).
+ */
 export interface PlanEvent {
   readonly campaign: string;
   readonly execution: string;
   /** Ask again the items whose last attempt failed for good (`sondage start --aws --retry-failed`, issue 3). List shards whose items failed permanently (absent in older inputs: false). */
   readonly retryFailed?: boolean;
+  /** Phases earlier waves of this execution ran. */
+  readonly phasesRun?: readonly string[];
 }
 
 /**
- * One Distributed Map item (a line of the shard manifest, a JSON array in S3): a contiguous slice of
- * one partition's items in expansion order. Expansion is deterministic, so a worker re-expands the
- * partition and takes `[start, end)`; for the judge phase the slice is of the judged model's items.
+ * One Distributed Map item (a line of a wave's shard manifest, a JSON array in S3): a contiguous
+ * slice of one partition of one phase, in expansion order. Expansion is deterministic, so a worker
+ * re-expands the partition and takes `[start, end)`: of the phase's own items for a root phase, of
+ * the items of its first input phase for a dependent phase cut by source, and the whole partition
+ * for one cut by partition.
  */
 export interface Shard {
+  readonly phase: string;
   readonly model: string;
   readonly language: string;
   readonly start: number;
   readonly end: number;
-  /** `batch` when the model (or, in the judge phase, the judge) has `mode: batch`. */
+  /** `batch` when the entry that answers the phase has `mode: batch`. */
   readonly mode: 'sync' | 'batch';
 }
 
-/** What the plan returns for one phase, at `$.plan.<phase>`. */
-export interface PhasePlan {
+/** The Lambda half of a wave, at `$.plan.wave.lambda`. */
+export interface WaveMap {
   readonly manifestKey: string;
   readonly shardCount: number;
-  /** From the campaign (`concurrency` and the models' RPM), never above the worker's reserved concurrency. */
+  /** Worker copies: from the campaign (`concurrency` and the models' RPM), never above the worker's reserved concurrency. */
   readonly maxConcurrency: number;
   readonly toleratedFailurePercentage: number;
-  /** `gpu` when the phase's models run on the AWS Batch GPU queue (issue 4 "GPU batch"). */
-  readonly kind: 'lambda' | 'gpu';
   /** Seconds between polls of open provider batches (Wait state in the item processor). */
   readonly pollSeconds: number;
 }
 
+/** The GPU half of a wave, at `$.plan.wave.gpu` (issue "Open-weight models on AWS Batch GPU"). */
+export interface WaveGpu {
+  readonly manifestKey: string;
+  readonly shardCount: number;
+}
+
 /** `plan` handler output (`$.plan`). */
 export interface PlanOutput {
-  readonly generate: PhasePlan;
-  readonly judge: PhasePlan;
+  /** The phases ready now (their inputs have run) and their shards; no phase: every phase has run. */
+  readonly wave: { readonly phases: readonly string[]; readonly lambda: WaveMap; readonly gpu: WaveGpu };
+  /** `phasesRun` after this wave: what the next plan is told. */
+  readonly phasesRun: readonly string[];
+  /** True once every phase of the battery's graph has run: the state machine goes on to the SQL stage. */
+  readonly done: boolean;
   /** The SQL stage's first query, rendered for Athena (the report handler runs the rest). */
   readonly analysis: { readonly queryString: string };
   readonly expectedCostUsd: number;
   readonly capUsd: number;
 }
 
-/** The ItemBatcher's BatchInput (rendered from `$.campaign`, the phase and `$$.Execution.Name`). */
+/** The ItemBatcher's BatchInput (rendered from `$.campaign`, `$.plan.wave.lambda` and `$$.Execution.Name`). */
 export interface WorkerBatchInput {
   readonly campaign: string;
-  readonly phase: 'generate' | 'judge';
   readonly execution: string;
   /**
-   * The phase plan's `pollSeconds`, which the item processor's Wait reads from here: how long until
-   * the next invocation when this one returns `again` (the worker logs it; absent in older inputs).
+   * The wave's `pollSeconds`, which the item processor's Wait reads from here: how long until the
+   * next invocation when this one returns `again` (the worker logs it; absent in older inputs).
    */
   readonly pollSeconds?: number;
   /** Ask again the items whose last attempt failed for good (`sondage start --aws --retry-failed`, issue 3). The worker's partition spec asks them (absent in older inputs: false). */
   readonly retryFailed?: boolean;
+  /** Worker copies of the wave (its Map's maxConcurrency): each takes this share of a model's RPM/TPM. */
+  readonly copies?: number;
 }
 
 /**

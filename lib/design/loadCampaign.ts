@@ -54,7 +54,7 @@ function lineOf(doc: Document, lines: LineCounter, segments: readonly (string | 
 /**
  * Reads and parses a campaign file. Every problem, YAML syntax (with line and column) or schema
  * (with path and line), comes back as one CampaignFileError.
- * @example const campaign = await loadCampaign('examples/far6/demo.yaml');
+ * @example const campaign = await loadCampaign('examples/<battery>/demo.yaml');
  */
 export async function loadCampaign(file: string, options: ParseCampaignOptions = {}): Promise<Campaign> {
   const text = await readText(file);

@@ -22,7 +22,7 @@ export class SqlLibrary {
   private readonly cache = new Map<string, string>();
 
   /**
-   * @param name shown in errors (`far6`, `core`)
+   * @param name shown in errors (the battery's name, `core`)
    * @param dir the folder of the `.sql` files (`new URL('./sql/', import.meta.url)`)
    * @param queries the queries of this folder, in the order an analysis runs them
    * @param includes libraries whose queries `{{query:<name>}}` may name too
@@ -61,7 +61,7 @@ export class SqlLibrary {
 
   /**
    * The SQL of one query with its placeholders filled.
-   * @example FAR6_SQL.render('item_shares', { prompts: 'p', replies: 'r', readings: 'g' })
+   * @example battery.analysis.sql.render('item_shares', { prompts: 'p', replies: 'r', readings: 'g' })
    */
   render(query: string, tables: SourceMap): string {
     return this.renderIn(query, tables, []);

@@ -8,15 +8,19 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { FAR6_SQL } from '../batteries/far6/sqlLibrary.js';
+import type { PhaseSpec } from '../battery/types.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF } from '../config/index.js';
 import { FUNCTION_SIZING, SHARDS_PER_BATCH } from '../config/sizing.js';
 import type { FunctionSizing } from '../config/sizing.js';
-import type { Campaign, ModelEntry } from '../design/campaign.js';
+import type { ModelEntry } from '../design/campaign.js';
 import { CampaignFileError, formatIssues } from '../errors.js';
+import { answererOf } from './context.js';
+import type { RunContext } from './context.js';
 import type { Plan } from './planCampaign.js';
-import { callsPerCopy, phaseCopies, pollSeconds, shardItems, slices } from './shards.js';
-import type { Phase } from './shards.js';
+import { callsPerCopy, pollSeconds, shardItems, slices, waveCopies } from './shards.js';
+
+/** What the estimate needs of a loaded campaign. */
+type CostContext = Pick<RunContext, 'campaign' | 'battery' | 'graph'>;
 
 const PRICES_FILE = fileURLToPath(new URL('./awsPrices.json', import.meta.url));
 
@@ -113,7 +117,7 @@ export type AwsService = 'Lambda' | 'Step Functions' | 'S3' | 'DynamoDB' | 'Athe
 
 export interface AwsCostLine {
   readonly service: AwsService;
-  /** `plan`, `generate`, `judge`, `analysis`. */
+  /** `plan`, a phase of the battery (`generate`, `judge`, …), `analysis`. */
   readonly stage: string;
   readonly quantity: number;
   /** What `quantity` counts: `GB-s`, `requests`, `transitions`, `PUT`, `GET`, `WRU`, `RRU`, `bytes`. */
@@ -130,14 +134,14 @@ export interface AwsCostEstimate {
   /** totalUsd / modelUsd (Infinity when the models cost nothing). */
   readonly share: number;
   /** Per stage: worker invocations, shards and copies, for the reader who wants to check the arithmetic. */
-  readonly stages: readonly { readonly stage: Phase; readonly shards: number; readonly invocations: number; readonly copies: number; readonly callsPerCopy: number }[];
+  readonly stages: readonly { readonly stage: string; readonly shards: number; readonly invocations: number; readonly copies: number; readonly callsPerCopy: number }[];
   /** Athena bytes one analysis query may scan, and whether the workgroup cutoff would cancel it. */
   readonly athenaBytesPerQuery: number;
   readonly cutoffExceeded: boolean;
 }
 
 interface PhaseWork {
-  readonly phase: Phase;
+  readonly phase: string;
   readonly items: number;
   readonly shards: number;
   readonly invocations: number;
@@ -146,26 +150,32 @@ interface PhaseWork {
   readonly callsPerCopy: number;
 }
 
-/** Items, shards, invocations and worker seconds of one phase, cut as the plan handler cuts it. */
-function phaseWork(plan: Plan, campaign: Campaign, phase: Phase, a: AwsCostAssumptions): PhaseWork {
-  const copies = phaseCopies(campaign, phase);
-  const inFlight = callsPerCopy(campaign, phase);
+/** Items, shards, invocations and worker seconds of one phase, cut as the plan cuts it (lib/run/planWave.ts). */
+function phaseWork(plan: Plan, ctx: CostContext, phase: PhaseSpec, a: AwsCostAssumptions): PhaseWork {
+  const { campaign } = ctx;
+  const wave = ctx.graph.waves.find((w) => w.includes(phase)) ?? [phase];
+  const copies = waveCopies(ctx, wave);
+  const inFlight = callsPerCopy(campaign, copies);
   const usableSeconds = FUNCTION_SIZING.worker.timeoutSeconds - 60; // the worker stops ~60 s before its timeout
   const byId = new Map<string, ModelEntry>(campaign.models.map((m) => [m.id, m]));
+  const source = phase.after[0]?.phase;
   let items = 0;
   let shards = 0;
   let invocations = 0;
   let workerSeconds = 0;
-  // Shards of one model (generate) or of the judge over one judged model: cut per partition.
+  // Shards of one answering entry over one model under test: cut per partition.
   const groups = new Map<ModelEntry, { items: number; shards: number }>();
   for (const p of plan.partitions) {
-    const entry = phase === 'generate' ? byId.get(p.model) : campaign.judge;
-    const calls = phase === 'generate' ? p.items : p.judged;
-    if (!entry || calls === 0) continue;
-    const size = entry.mode === 'batch' ? p.items : shardItems(entry, copies);
+    const model = byId.get(p.model);
+    const calls = p.items[phase.name] ?? 0;
+    if (!model || calls === 0) continue;
+    const entry = answererOf(ctx, phase, model);
+    // A root phase is cut over its items, a dependent one over its source items, or one shard a partition.
+    const cutOver = source === undefined ? calls : (p.items[source] ?? calls);
+    const size = entry.mode === 'batch' || (phase.shard ?? 'by-source') === 'partition' ? Math.max(1, cutOver) : shardItems(entry, copies);
     const g = groups.get(entry) ?? { items: 0, shards: 0 };
     g.items += calls;
-    g.shards += slices(p.items, size).length;
+    g.shards += slices(cutOver, size).length;
     groups.set(entry, g);
   }
   for (const [entry, g] of groups) {
@@ -174,7 +184,7 @@ function phaseWork(plan: Plan, campaign: Campaign, phase: Phase, a: AwsCostAssum
     const batches = Math.ceil(g.shards / SHARDS_PER_BATCH);
     if (entry.mode === 'batch') {
       // Submit, then one short invocation per poll until the provider batch is done.
-      const polls = Math.ceil((a.batchHours * 3600) / pollSeconds(campaign, phase));
+      const polls = Math.ceil((a.batchHours * 3600) / pollSeconds(ctx, wave));
       const calls = batches * (1 + polls);
       invocations += calls;
       workerSeconds += g.items * a.batchItemSeconds + calls * a.invocationOverheadSeconds;
@@ -187,7 +197,7 @@ function phaseWork(plan: Plan, campaign: Campaign, phase: Phase, a: AwsCostAssum
       workerSeconds += callSeconds + calls * a.invocationOverheadSeconds;
     }
   }
-  return { phase, items, shards, invocations, workerSeconds, copies, callsPerCopy: inFlight };
+  return { phase: phase.name, items, shards, invocations, workerSeconds, copies, callsPerCopy: inFlight };
 }
 
 const gbSeconds = (seconds: number, sizing: FunctionSizing): number => (seconds * sizing.memoryMb) / 1024;
@@ -195,12 +205,12 @@ const gbSeconds = (seconds: number, sizing: FunctionSizing): number => (seconds 
 /**
  * The AWS cost of one execution of `plan` on the deployed stack, beside the model cost.
  * @example
- * const est = estimateAwsCost(planCampaign(ctx.campaign, ctx.battery), ctx.campaign);
+ * const est = estimateAwsCost(planCampaign(ctx), ctx);
  * console.log(formatAwsCost(est)); // … AWS 1.1 % of the model cost
  */
 export function estimateAwsCost(
   plan: Plan,
-  campaign: Campaign,
+  ctx: CostContext,
   assumptions: Partial<AwsCostAssumptions> = {},
   prices: AwsPrices = loadAwsPrices(),
 ): AwsCostEstimate {
@@ -231,48 +241,54 @@ export function estimateAwsCost(
     add('CloudWatch Logs', stage, bytes, 'bytes', (bytes / 1e9) * prices.cloudwatch_logs.per_gb_ingested);
   };
 
-  const generateItems = plan.partitions.reduce((s, p) => s + p.items, 0);
+  const rootPhases = ctx.graph.phases.filter((p) => p.after.length === 0).map((p) => p.name);
+  const rootItems = plan.partitions.reduce((s, p) => s + rootPhases.reduce((n, phase) => n + (p.items[phase] ?? 0), 0), 0);
   const modelLanguages = plan.partitions.length;
+  const waves = ctx.graph.waves.length;
 
-  // plan: expand, write prompts (one part per partition), register every generate item.
-  // The plan stops registering before its timeout (functions/plan PLAN_RESERVE_MS) and leaves the
-  // rest to the workers: the same write units, at most the plan's timeout of Lambda time.
-  lambda('plan', Math.min(FUNCTION_SIZING.plan.timeoutSeconds, generateItems / a.planWritesPerSecond + a.invocationOverheadSeconds), 1, FUNCTION_SIZING.plan);
-  lambdaLogs('plan', 1);
-  s3('plan', 2 * modelLanguages + 5, 4 + 1); // prompt parts and registered markers, plan.json, two manifests, two marker lists; campaign input files
-  // Parent execution: Plan, the two Maps, Athena, Report, Done (and the Choice with GPU).
-  transitions('plan', 7);
+  // plan: expand, write prompts (one part per root partition), register every root item; then one
+  // short invocation per further wave (and one that finds nothing left).
+  // The plan stops registering before its timeout (lib/run/planWave.ts PLAN_RESERVE_MS) and leaves
+  // the rest to the workers: the same write units, at most the plan's timeout of Lambda time.
+  lambda('plan', Math.min(FUNCTION_SIZING.plan.timeoutSeconds, rootItems / a.planWritesPerSecond + a.invocationOverheadSeconds) + waves * a.invocationOverheadSeconds, waves + 1, FUNCTION_SIZING.plan);
+  lambdaLogs('plan', waves + 1);
+  // Prompt parts and registered markers per root partition, plan.json, two manifests and a marker list per wave; campaign input files per plan.
+  s3('plan', 2 * modelLanguages * rootPhases.length + 1 + 2 * (waves + 1), (waves + 1) * (4 + 1));
+  // Parent execution: per wave Plan, two Choices, the Map and the Pass to the next wave; then Athena, Report, Done.
+  transitions('plan', 5 * (waves + 1) + 3);
 
   const stages: PhaseWork[] = [];
-  for (const phase of ['generate', 'judge'] as const) {
-    const w = phaseWork(plan, campaign, phase, a);
+  for (const phase of ctx.graph.phases) {
+    const w = phaseWork(plan, ctx, phase, a);
     if (w.items === 0) continue;
     stages.push(w);
-    lambda(phase, w.workerSeconds, w.invocations, FUNCTION_SIZING.worker);
-    lambdaLogs(phase, w.invocations);
+    const stage = phase.name;
+    const dependent = phase.after.length > 0;
+    lambda(stage, w.workerSeconds, w.invocations, FUNCTION_SIZING.worker);
+    lambdaLogs(stage, w.invocations);
     // Each child runs Invoke → Choice and ends in Succeed; every `again` adds Wait → Invoke → Choice.
-    transitions(phase, 3 * w.invocations);
-    // Per invocation: the campaign input (3 files), and for the judge the partition's reply parts
-    // (~1 per shard of the model); per shard: a replies part and a readings part, plus the done marker
-    // for judge shards; the Map reads its manifest and writes its result files. Journals stay in the
-    // worker's /tmp (committed as parts before it returns), so they cost no S3 request.
-    // A generate shard also asks whether its partition is registered (one HEAD, priced as a GET).
-    const gets = 3 * w.invocations + w.shards + 1;
-    const puts = 2 * w.shards + (phase === 'judge' ? w.shards : 0) + 2 + Math.ceil(w.invocations / 1000);
-    s3(phase, puts, gets);
+    transitions(stage, 3 * w.invocations);
+    // Per invocation: the campaign input (3 files), and for a dependent phase the partition's input
+    // parts (~1 per shard and input); per shard: a replies part and a readings part, plus the done
+    // marker and the prompts part of a dependent phase; the Map reads its manifest and writes its
+    // result files. Journals stay in the worker's /tmp (committed as parts before it returns), so
+    // they cost no S3 request. A root shard also asks whether its partition is registered (one HEAD, priced as a GET).
+    const gets = 3 * w.invocations + w.shards * (dependent ? phase.after.length : 1) + 1;
+    const puts = 2 * w.shards + (dependent ? 2 * w.shards : 0) + 2 + Math.ceil(w.invocations / 1000);
+    s3(stage, puts, gets);
     // Per item: the units in writeUnitsPerItem/readUnitsPerItem; per chunk: the reservation
     // (a transaction of two items: 4 units) and its settlement in the part's transaction (2 units
     // per deleted reservation); per shard: the part record, the budget update and the mark (5 units).
     const chunks = Math.ceil(w.items / a.itemsPerChunk) + w.shards;
-    dynamo(phase, w.items * a.writeUnitsPerItem + chunks * 6 + w.shards * 5, w.items * a.readUnitsPerItem);
+    dynamo(stage, w.items * a.writeUnitsPerItem + chunks * 6 + w.shards * 5, w.items * a.readUnitsPerItem);
   }
 
   // analysis: the state machine's query, reused by the report; the report runs every other SQL file
   // over at most all three tables' Parquet (Athena reads fewer columns; this is the ceiling).
-  const replies = plan.lines.filter((l) => l.phase === 'generate').reduce((s, l) => s + l.items, 0);
+  const replies = plan.lines.reduce((s, l) => s + l.items, 0);
   const athenaBytesPerQuery = replies * a.parquetBytesPerReply;
   const billedPerQuery = Math.max(athenaBytesPerQuery, prices.athena.minimum_megabytes_per_query * 1e6);
-  const queries = FAR6_SQL.allQueries().length;
+  const queries = ctx.battery.analysis.sql.allQueries().length;
   add('Athena', 'analysis', queries * billedPerQuery, 'bytes', ((queries * billedPerQuery) / 1e12) * prices.athena.per_terabyte_scanned);
   // Each query reads every part file's footer and row groups (~3 GETs a file) and writes its result.
   const partFiles = modelLanguages * 3 + stages.reduce((s, w) => s + 2 * w.shards, 0);

@@ -5,24 +5,19 @@
  * One builder, so that the two paths cannot drift in what they charge or store.
  */
 import { join } from 'node:path';
-import { FAR6_SQL } from '../batteries/far6/sqlLibrary.js';
-import type { BatteryModel, LoadedBattery } from '../design/battery.js';
 import type { Campaign } from '../design/campaign.js';
 import type { LanguageCode, PromptItem } from '../core/types.js';
 import { BudgetError } from '../errors.js';
 import type { BatchClient } from '../providers/batchTypes.js';
 import { costUsd, estimatePromptTokens } from '../pricing/pricing.js';
 import type { ModelProvider, Price } from '../providers/types.js';
-import { judgeReaderId } from '../batteries/far6/read/readerIds.js';
-import type { DuckDb } from '../store/DuckDb.js';
-import { readParquetSql } from '../store/DuckDb.js';
-import { partKey, partitionPrefix } from '../store/layout.js';
+import { partKey } from '../store/layout.js';
 import type { ParquetWriter } from '../store/ParquetWriter.js';
 import { promptColumns, promptRow } from '../store/schemas.js';
 import type { PromptColumns } from '../store/schemas.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
 import type { Plan } from './planCampaign.js';
-import { itemMaxCost } from './planCampaign.js';
+import { itemMaxCost } from './cost.js';
 import type { RateLimiters } from './RateLimiter.js';
 import { withRateLimit } from './RateLimiter.js';
 import type { PartSink, PartitionSpec } from './runPartition.js';
@@ -35,6 +30,8 @@ export type SharedPartitionFields = Pick<
 
 export interface PartitionSetup {
   readonly phase: string;
+  /** Where the phase's readings are stored (PhaseGraph.readingsFolder). */
+  readonly readingsFolder: string;
   /** The model whose replies these are (for the judge phase, the judged model). */
   readonly model: string;
   readonly language: LanguageCode;
@@ -72,7 +69,7 @@ export function partitionSpec(shared: SharedPartitionFields, p: PartitionSetup):
     readReply: p.readReply,
     journalDir: p.journalDir,
     ...(p.keyEnv !== undefined ? { keyEnv: p.keyEnv } : {}),
-    sink: partSink(p.writer, p.store, shared.campaign, p.phase, p.model, p.language),
+    sink: partSink(p.writer, p.store, shared.campaign, p.phase, p.readingsFolder, p.model, p.language),
   };
 }
 
@@ -81,97 +78,25 @@ export function journalDir(root: string, campaign: string, phase: string, model:
   return join(root, 'campaigns', campaign, phase, '_journal', `model=${model}`, `language=${language}`);
 }
 
-/** Parts of one partition written through `writer` into `store`, under the layout's keys. */
-export function partSink(writer: ParquetWriter, store: BlobStore, campaign: string, phase: string, model: string, language: LanguageCode): PartSink {
+/**
+ * Parts of one partition written through `writer` into `store`, under the layout's keys; readings
+ * go to `readingsFolder` (a judge's beside the readings of the replies it reads).
+ */
+export function partSink(writer: ParquetWriter, store: BlobStore, campaign: string, phase: string, readingsFolder: string, model: string, language: LanguageCode): PartSink {
   return {
     writeReplies: (journalPath, partName) => writer.convertPart(store, { campaign, phase, table: 'replies', model, language, partName }, journalPath),
     partKey: (partName) => partKey(campaign, phase, 'replies', model, language, partName),
     writeReadings: async (rows, partName) => {
-      // Judge readings live beside the rule readings of the replies they read.
       if (rows.length > 0) {
-        await writer.writePart(store, { campaign, phase: 'generate', table: 'readings', model, language, partName }, rows, { trusted: true });
+        await writer.writePart(store, { campaign, phase: readingsFolder, table: 'readings', model, language, partName }, rows, { trusted: true });
       }
     },
   };
 }
 
-/** Rule readings of a generate reply (seed 000 §3 "Answer instructions": the opening read by rule). */
-export function generateReader(battery: LoadedBattery): (item: PromptItem, reply: ReplyRow) => ReadingRow[] {
-  return (item, reply) =>
-    battery.ruleReadings(item, reply.text ?? '').map((r) => ({
-      item_id: item.item_id,
-      campaign: item.campaign,
-      phase: 'generate',
-      model: reply.model,
-      language: reply.language,
-      reader: r.reader,
-      label: r.label,
-      raw: r.raw,
-      judge_item_id: null,
-    }));
-}
-
 /**
- * The judge's label of the source item (seed 000 "Sentence judging"), stored as a reading of the
- * source: beside the generate readings, or in an audit phase's own folder (`phase`).
- */
-export function judgeReader(battery: LoadedBattery, judgeId: string, phase = 'generate'): (item: PromptItem, reply: ReplyRow) => ReadingRow[] {
-  return (item, reply) => {
-    const { label, raw } = battery.readJudge(reply.text ?? '');
-    return [
-      {
-        item_id: item.source_item_id ?? item.item_id,
-        campaign: item.campaign,
-        phase,
-        model: reply.model,
-        language: reply.language,
-        reader: judgeReaderId(judgeId),
-        label,
-        raw: raw.slice(0, 2000),
-        judge_item_id: item.item_id,
-      },
-    ];
-  };
-}
-
-/**
- * One reply per generate item, by the rule the analysis uses (lib/analysis/sql/chosen_replies.sql:
- * the lowest successful attempt, ties by time), with its text for the judge. `root` is a local
- * folder laid out like the bucket (the data dir, or the worker's copy of the partition's parts).
- */
-export async function chosenReplies(db: DuckDb, root: string, campaign: string, model: string, language: LanguageCode) {
-  const glob = `${join(root, partitionPrefix(campaign, 'generate', 'replies', model, language))}*.parquet`;
-  if (!(await db.hasFiles(glob))) return new Map<string, { text: string; attempt: number }>();
-  const replies = readParquetSql(glob);
-  // chosen_replies.sql reads only the replies table; the other sources are never referenced.
-  const chosen = FAR6_SQL.render('chosen_replies', { prompts: replies, replies, readings: replies });
-  const rows = await db.all<{ item_id: string; text: string; attempt: number }>(
-    `SELECT r.item_id, r.text, r.attempt
-     FROM (${chosen}) c
-     JOIN ${replies} r ON r.item_id = c.item_id AND r.attempt = c.attempt AND r.created_at = c.created_at
-     WHERE r.status = 'ok'`,
-  );
-  return new Map(rows.map((r) => [r.item_id, { text: r.text, attempt: Number(r.attempt) }]));
-}
-
-/** The judge items of `sources` (generate items of one partition, or a slice of them) whose reply is chosen. */
-export function judgeItems(
-  battery: LoadedBattery,
-  judge: BatteryModel,
-  sources: Iterable<PromptItem>,
-  chosen: ReadonlyMap<string, { text: string; attempt: number }>,
-): PromptItem[] {
-  const items: PromptItem[] = [];
-  for (const source of sources) {
-    const reply = chosen.get(source.item_id);
-    if (reply && battery.needsJudge(source)) items.push(battery.judgeItem(source, reply, judge));
-  }
-  return items;
-}
-
-/**
- * Writes the prompts part `partName` of a partition unless it exists (`rewrite` forces it: judge
- * prompts depend on replies a later run may have completed).
+ * Writes the prompts part `partName` of a partition unless it exists (`rewrite` forces it: a
+ * dependent phase's prompts depend on replies a later run may have completed).
  */
 export async function ensurePrompts(
   writer: ParquetWriter,
@@ -185,7 +110,7 @@ export async function ensurePrompts(
   const partName = target.partName ?? 'part-plan.parquet';
   const key = partKey(campaign, phase, 'prompts', model, language, partName);
   if (items.length === 0 || (!rewrite && (await store.exists(key)))) return;
-  // Judge prompts partition with the replies they read: the judged model, not the judge.
+  // A role's items partition with the replies they read: the model under test, not the judge.
   const rows = items.map((item) => ({ ...promptRow(item, columns), model }));
   await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows, { trusted: true, columns: promptColumns(columns) });
 }

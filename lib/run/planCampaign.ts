@@ -1,19 +1,18 @@
-import type { LoadedBattery } from '../design/battery.js';
-import type { Campaign, ModelEntry } from '../design/campaign.js';
-import type { PromptItem } from '../core/types.js';
-import type { AnswerConstraint } from '../batteries/far6/types.js';
-import { costUsd, estimatePromptTokens, maxCostUsd } from '../pricing/pricing.js';
-import type { Price } from '../providers/types.js';
-import { auditPhases } from './auditPhase.js';
-
 /**
- * Typical reply lengths in tokens, used for the expected cost only (reservations always use
- * max_tokens): one sentence is ~25–45 tokens in every language of the battery, a letter ~2.
+ * `sondage plan`: every item of every phase of the battery's graph, counted and priced, without
+ * calling anything. Root phases are expanded and priced item by item; a dependent phase is
+ * estimated by the battery from the items it will be built on, before their replies exist.
  */
-export const EXPECTED_OUTPUT_TOKENS: Record<AnswerConstraint, number> = { free: 45, verdict: 45, yesno: 45, label: 3 };
-/** The judge's instructions and codebook around the source prompt and reply, and its short answer. */
-export const JUDGE_PROMPT_OVERHEAD_TOKENS = 320;
-export const JUDGE_OUTPUT_TOKENS = 40;
+import type { PhaseEstimate, PhaseSpec } from '../battery/types.js';
+import type { PromptItem } from '../core/types.js';
+import type { ModelEntry } from '../design/campaign.js';
+import { costUsd, maxCostUsd } from '../pricing/pricing.js';
+import type { Price } from '../providers/types.js';
+import type { RunContext } from './context.js';
+import { itemInputTokens, itemMaxCost } from './cost.js';
+import { PartitionItems } from './partitionItems.js';
+
+export { itemInputTokens, itemMaxCost } from './cost.js';
 
 export interface PlanLine {
   readonly model: string;
@@ -30,129 +29,100 @@ export interface PlanLine {
   readonly maxCostUsd: number;
 }
 
+export interface PlanPartition {
+  readonly model: string;
+  readonly language: string;
+  /** Items per phase (dependent phases: the battery's estimate before the replies exist). */
+  readonly items: Readonly<Record<string, number>>;
+}
+
 export interface Plan {
   readonly campaign: string;
   readonly battery: string;
   readonly budgetUsd: number;
+  /** The battery's phases for this campaign, in graph order. */
+  readonly phases: readonly string[];
   readonly lines: readonly PlanLine[];
   readonly totals: { readonly items: number; readonly costUsd: number; readonly maxCostUsd: number };
-  readonly partitions: readonly {
-    readonly model: string;
-    readonly language: string;
-    readonly items: number;
-    readonly judged: number;
-    /** Judge audit (seed 000 "Sentence judging"): the sample drawn here, read once per audit phase. */
-    readonly audited?: number;
-  }[];
+  readonly partitions: readonly PlanPartition[];
 }
 
 interface Acc {
   items: number;
   inputTokens: number;
   outputTokens: number;
+  /** Reservations, in USD, of items priced one by one (root phases). */
   maxCost: number;
+  maxInputTokens: number;
+  maxOutputTokens: number;
 }
 
-const emptyAcc = (): Acc => ({ items: 0, inputTokens: 0, outputTokens: 0, maxCost: 0 });
+const emptyAcc = (): Acc => ({ items: 0, inputTokens: 0, outputTokens: 0, maxCost: 0, maxInputTokens: 0, maxOutputTokens: 0 });
 
-/** Input tokens of an item's messages by the documented per-script estimate, chat overhead included. */
-export function itemInputTokens(item: PromptItem): number {
-  return estimatePromptTokens(item.messages, item.language);
+/** Expected and reserved tokens of a root phase's items, one by one. */
+function rootEstimate(phase: PhaseSpec, items: Iterable<PromptItem>, price: Price, acc: Acc): number {
+  let n = 0;
+  for (const item of items) {
+    const max = item.settings.max_tokens;
+    acc.items++;
+    acc.inputTokens += itemInputTokens(item);
+    acc.outputTokens += Math.min(max ?? Infinity, phase.expectedOutputTokens?.(item) ?? max ?? 1024);
+    acc.maxCost += itemMaxCost(item, price);
+    n++;
+  }
+  return n;
 }
 
-/**
- * Per-call reservation for an item under a price: prompt tokens + max_tokens at list price. With
- * vLLM's `prompt_logprobs` candidate method a call is the reply plus one scoring request per
- * candidate (the prompt again, one token out), all paid: the reservation covers them too.
- */
-export function itemMaxCost(item: PromptItem, price: Price): number {
-  const input = itemInputTokens(item);
-  const reply = maxCostUsd(price, input, item.settings.max_tokens ?? 1024);
-  const scoring = item.settings.candidate_logprobs?.method === 'prompt_logprobs' ? Object.keys(item.settings.candidate_logprobs.tokens).length : 0;
-  return reply + scoring * maxCostUsd(price, input + 1, 1);
+function addEstimate(acc: Acc, e: PhaseEstimate): void {
+  acc.items += e.items;
+  acc.inputTokens += e.inputTokens;
+  acc.outputTokens += e.outputTokens;
+  acc.maxInputTokens += e.maxInputTokens;
+  acc.maxOutputTokens += e.maxOutputTokens;
 }
 
 /**
  * Counts every item of every phase and prices it, without calling anything. Streams the
  * expansion one model and language at a time, so a million-item plan holds one partition.
  */
-export function planCampaign(campaign: Campaign, battery: LoadedBattery): Plan {
-  const judge = campaign.judge;
-  const judgePrice = judge?.price;
-  const judgeMax = judge?.settings.max_tokens ?? 256;
+export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'design' | 'graph'>): Plan {
+  const { campaign, graph } = ctx;
   const lines: PlanLine[] = [];
-  const partitions: { model: string; language: string; items: number; judged: number; audited?: number }[] = [];
-  const audits = auditPhases(campaign);
-  const perStratum = judge?.audit?.per_stratum ?? 0;
+  const partitions: PlanPartition[] = [];
   const charged: { cost: number; max: number }[] = [];
   for (const model of campaign.models) {
-    const price = model.price;
-    const gen = emptyAcc();
-    const jud = emptyAcc();
-    // Per audit phase: the expected share of each stratum's judge items, at that phase's judge price.
-    const aud = audits.map(() => emptyAcc());
-    for (const language of battery.languages) {
-      let items = 0;
-      let judged = 0;
-      const strata = new Map<AnswerConstraint, { n: number; input: number; reserveInput: number }>();
-      for (const item of battery.expand(model, language)) {
-        const input = itemInputTokens(item);
-        const output = Math.min(item.settings.max_tokens ?? Infinity, EXPECTED_OUTPUT_TOKENS[item.factors['constraint'] as AnswerConstraint]);
-        gen.items++;
-        gen.inputTokens += input;
-        gen.outputTokens += output;
-        gen.maxCost += maxCostUsd(price, input, item.settings.max_tokens ?? 1024);
-        items++;
-        if (judge && judgePrice && battery.needsJudge(item)) {
-          const jin = input + output + JUDGE_PROMPT_OVERHEAD_TOKENS;
-          jud.items++;
-          jud.inputTokens += jin;
-          jud.outputTokens += JUDGE_OUTPUT_TOKENS;
-          jud.maxCost += maxCostUsd(judgePrice, jin + (item.settings.max_tokens ?? 1024) - output, judgeMax);
-          judged++;
-          if (audits.length > 0) {
-            const st = strata.get(item.factors['constraint'] as AnswerConstraint) ?? { n: 0, input: 0, reserveInput: 0 };
-            st.n++;
-            st.input += jin;
-            st.reserveInput += jin + (item.settings.max_tokens ?? 1024) - output;
-            strata.set(item.factors['constraint'] as AnswerConstraint, st);
-          }
+    const accs = new Map(graph.phases.map((p) => [p.name, emptyAcc()]));
+    const answerers = new Map<string, ModelEntry>();
+    for (const language of ctx.design.languages) {
+      const partition = new PartitionItems(ctx, model, language);
+      const counts: Record<string, number> = {};
+      for (const phase of graph.phases) {
+        const acc = accs.get(phase.name)!;
+        const answerer = partition.answerer(phase).entry;
+        answerers.set(phase.name, answerer);
+        if (phase.after.length === 0) {
+          counts[phase.name] = rootEstimate(phase, partition.items(phase.name), answerer.price, acc);
+        } else {
+          const e = phase.estimate!(partition.context(phase));
+          addEstimate(acc, e);
+          counts[phase.name] = e.items;
         }
       }
-      // Within a partition the audit's strata are the answer constraints: min(per_stratum, judged)
-      // each, at the stratum's mean judge prompt (every judged reply is assumed to get a reading).
-      let audited = 0;
-      for (const st of strata.values()) {
-        const take = Math.min(perStratum, st.n);
-        audited += take;
-        audits.forEach((a, i) => {
-          const acc = aud[i] as Acc;
-          const input = Math.round((st.input * take) / st.n);
-          acc.items += take;
-          acc.inputTokens += input;
-          acc.outputTokens += JUDGE_OUTPUT_TOKENS * take;
-          acc.maxCost += maxCostUsd(a.judge.price, Math.round((st.reserveInput * take) / st.n), (a.judge.settings.max_tokens ?? 256) * take);
-        });
-      }
-      partitions.push({ model: model.id, language, items, judged, ...(audits.length > 0 ? { audited } : {}) });
+      partitions.push({ model: model.id, language, items: counts });
     }
-    lines.push(line(model, 'generate', price, gen));
-    charged.push(chargedCost(model, lines.at(-1)!));
-    if (judge && judgePrice) {
-      lines.push(line(judge, 'judge', judgePrice, jud, `judging ${model.id}`));
-      charged.push(chargedCost(judge, lines.at(-1)!));
+    for (const phase of graph.phases) {
+      const entry = answerers.get(phase.name) ?? model;
+      const role = phase.answeredBy === 'subject' ? undefined : `${phase.verb ?? phase.name} ${model.id}`;
+      lines.push(line(entry, phase.name, entry.price, accs.get(phase.name)!, role));
+      charged.push(chargedCost(entry, lines.at(-1)!));
     }
-    audits.forEach((a, i) => {
-      lines.push(line(a.judge, a.phase, a.judge.price, aud[i] as Acc, `auditing ${model.id}`));
-      charged.push(chargedCost(a.judge, lines.at(-1)!));
-    });
   }
   const totals = {
     items: lines.reduce((s, l) => s + l.items, 0),
     costUsd: charged.reduce((s, c) => s + c.cost, 0),
     maxCostUsd: charged.reduce((s, c) => s + c.max, 0),
   };
-  return { campaign: campaign.name, battery: battery.name, budgetUsd: campaign.budget_usd, lines, totals, partitions };
+  return { campaign: campaign.name, battery: ctx.battery.name, budgetUsd: campaign.budget_usd, phases: graph.phases.map((p) => p.name), lines, totals, partitions };
 }
 
 /** What the run will charge for a line: `mode: batch` runs (and reserves) at the batch price. */
@@ -172,8 +142,13 @@ function line(entry: ModelEntry, phase: string, price: Price, acc: Acc, role?: s
     outputTokens: acc.outputTokens,
     costUsd: costUsd(price, usage),
     batchCostUsd: price.batch_discount !== undefined && entry.provider !== 'simulated' ? costUsd(price, usage, { batch: true }) : null,
-    maxCostUsd: acc.maxCost,
+    maxCostUsd: acc.maxCost + (acc.maxInputTokens > 0 || acc.maxOutputTokens > 0 ? maxCostUsd(price, acc.maxInputTokens, acc.maxOutputTokens) : 0),
   };
+}
+
+/** Items a plan counts for a phase, over every partition. */
+export function plannedItems(plan: Plan, phase: string): number {
+  return plan.partitions.reduce((s, p) => s + (p.items[phase] ?? 0), 0);
 }
 
 /** The plan as a fixed-width table for the terminal. */

@@ -7,9 +7,10 @@ import { FUNCTION_SIZING, SHARDS_PER_BATCH } from '../config/sizing.js';
 import type { FunctionSizing } from '../config/sizing.js';
 import { SondageError } from '../errors.js';
 import { createHash } from 'node:crypto';
+import type { PhaseSpec } from '../battery/types.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
-
-export type Phase = 'generate' | 'judge';
+import { phaseEntries } from './context.js';
+import type { RunContext } from './context.js';
 
 /**
  * Ceiling on concurrent worker copies: the worker's reserved concurrency, read from
@@ -45,27 +46,24 @@ export const UNLIMITED_SHARD_ITEMS = 2000;
 /** Smallest shard: below this the per-invocation overhead (download, DuckDB, manifest line) dominates. */
 export const MIN_SHARD_ITEMS = 20;
 
-/** The models a phase calls: the respondents for generate, the judge for judge. */
-export function phaseModels(campaign: Campaign, phase: Phase): readonly ModelEntry[] {
-  return phase === 'generate' ? campaign.models : campaign.judge ? [campaign.judge] : [];
-}
-
 /**
- * Worker copies for a phase (the Map's maxConcurrency): enough to keep the campaign's
- * `concurrency` calls in flight, at most MAX_WORKER_COPIES, and no more than the slowest model's
- * RPM can feed (MIN_COPY_RPM each).
+ * Worker copies for the phases of a wave (the Map's maxConcurrency): enough to keep the campaign's
+ * `concurrency` calls in flight, at most MAX_WORKER_COPIES, and no more than the slowest model
+ * answering any of the phases can feed (MIN_COPY_RPM each of its RPM).
  */
-export function phaseCopies(campaign: Campaign, phase: Phase): number {
-  let copies = Math.min(MAX_WORKER_COPIES, Math.ceil(campaign.concurrency / CALLS_PER_COPY));
-  for (const m of phaseModels(campaign, phase)) {
-    if (m.rpm !== undefined) copies = Math.min(copies, Math.floor(m.rpm / MIN_COPY_RPM));
+export function waveCopies(ctx: Pick<RunContext, 'campaign'>, phases: readonly PhaseSpec[]): number {
+  let copies = Math.min(MAX_WORKER_COPIES, Math.ceil(ctx.campaign.concurrency / CALLS_PER_COPY));
+  for (const phase of phases) {
+    for (const m of phaseEntries(ctx, phase)) {
+      if (m.rpm !== undefined) copies = Math.min(copies, Math.floor(m.rpm / MIN_COPY_RPM));
+    }
   }
   return Math.max(1, copies);
 }
 
-/** Calls one copy keeps in flight: the campaign's concurrency spread over the phase's copies. */
-export function callsPerCopy(campaign: Campaign, phase: Phase): number {
-  return Math.max(1, Math.ceil(campaign.concurrency / phaseCopies(campaign, phase)));
+/** Calls one copy keeps in flight: the campaign's concurrency spread over the wave's copies. */
+export function callsPerCopy(campaign: Pick<Campaign, 'concurrency'>, copies: number): number {
+  return Math.max(1, Math.ceil(campaign.concurrency / copies));
 }
 
 /**
@@ -99,32 +97,31 @@ export const BATCH_POLL_SECONDS = 300;
 /** Wait before a sync shard cut short by the Lambda's time goes on: only long enough to not spin. */
 export const SYNC_POLL_SECONDS = 5;
 
-/** Seconds the state machine waits before invoking a worker that returned `again`. */
-export function pollSeconds(campaign: Campaign, phase: Phase): number {
-  return phaseModels(campaign, phase).some((m) => m.mode === 'batch') ? BATCH_POLL_SECONDS : SYNC_POLL_SECONDS;
+/** Seconds the state machine waits before invoking a worker of a wave that returned `again`. */
+export function pollSeconds(ctx: Pick<RunContext, 'campaign'>, phases: readonly PhaseSpec[]): number {
+  return phases.some((p) => phaseEntries(ctx, p).some((m: ModelEntry) => m.mode === 'batch')) ? BATCH_POLL_SECONDS : SYNC_POLL_SECONDS;
 }
 
 /**
- * Key of the marker a judge shard leaves once every source item of its slice is settled and
- * judged: judge item ids depend on the chosen reply, so a re-started plan cannot ask the ledger
- * which judge shards are pending without downloading the replies; it looks for this marker.
- * Outside the tables' locations (`campaigns/<c>/judge/_shards/…`), so no query reads it.
+ * Key of the marker a dependent phase's shard leaves once every source item of its slice is
+ * settled and its own items too: its items depend on the chosen replies, so a re-started plan
+ * cannot ask the ledger which of its shards are pending without downloading the replies; it looks
+ * for this marker. Outside the tables' locations (`campaigns/<c>/<phase>/_shards/…`), so no query reads it.
  */
-export function judgeShardDoneKey(campaign: string, shard: { readonly model: string; readonly language: string; readonly start: number; readonly end: number }): string {
-  return `campaigns/${campaign}/judge/_shards/model=${shard.model}/language=${shard.language}/${shard.start}-${shard.end}.done`;
+export function shardDoneKey(campaign: string, phase: string, shard: { readonly model: string; readonly language: string; readonly start: number; readonly end: number }): string {
+  return `campaigns/${campaign}/${phase}/_shards/model=${shard.model}/language=${shard.language}/${shard.start}-${shard.end}.done`;
 }
 
 /**
- * Key of the marker the plan leaves once it has registered every generate item of a partition,
- * holding registeredDigest of their ids: a worker whose shard's partition has it, with the digest
- * of the items it expands, skips registration (a second one would cost a DynamoDB read per item
- * for nothing); without it (the plan ran short of time, or the campaign's design changed since)
- * the worker registers its shard's items itself. Outside the tables' locations, as judgeShardDoneKey.
+ * Key of the marker the plan leaves once it has registered every item of a root phase's
+ * partition, holding registeredDigest of their ids: a worker whose shard's partition has it, with
+ * the digest of the items it expands, skips registration (a second one would cost a DynamoDB read
+ * per item for nothing); without it (the plan ran short of time, or the campaign's design changed
+ * since) the worker registers its shard's items itself. Outside the tables' locations, as shardDoneKey.
  */
-export function registeredKey(campaign: string, partition: { readonly model: string; readonly language: string }): string {
-  return `campaigns/${campaign}/generate/_registered/model=${partition.model}/language=${partition.language}.done`;
+export function registeredKey(campaign: string, phase: string, partition: { readonly model: string; readonly language: string }): string {
+  return `campaigns/${campaign}/${phase}/_registered/model=${partition.model}/language=${partition.language}.done`;
 }
-
 /** What a registeredKey marker holds: a digest of the partition's item ids, in expansion order. */
 export function registeredDigest(itemIds: readonly string[]): string {
   const hash = createHash('sha256');

@@ -1,3 +1,4 @@
+import { campaignEntries } from '../design/campaign.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import type { BatchClient, BatchHandle } from '../providers/batchTypes.js';
 import { createBatchClient, type ProviderContext } from '../providers/registry.js';
@@ -115,11 +116,11 @@ export async function stopCampaign(opts: StopCampaignOptions): Promise<StopCampa
 }
 
 /**
- * The batch clients of a campaign's `mode: batch` entries (models, judge, second judge), keyed by
- * client id, for `stopCampaign`. Reads the API keys as a run does.
+ * The batch clients of a campaign's `mode: batch` entries (models under test and role entries),
+ * keyed by client id, for `stopCampaign`. Reads the API keys as a run does.
  */
 export async function batchClientsFor(campaign: Campaign, ctx: ProviderContext): Promise<Map<string, BatchClient>> {
-  const entries: ModelEntry[] = [...campaign.models, campaign.judge, ...(campaign.judge.audit?.second_judge ? [campaign.judge.audit.second_judge] : [])];
+  const entries: ModelEntry[] = campaignEntries(campaign);
   const clients = new Map<string, BatchClient>();
   for (const entry of entries) {
     if (entry.mode !== 'batch') continue;

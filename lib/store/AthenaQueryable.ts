@@ -13,14 +13,9 @@ import {
   StopQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
 import type { AthenaClientConfig, ColumnInfo, QueryExecution, Row } from '@aws-sdk/client-athena';
-import { analyzeCampaign } from '../batteries/far6/analysis/analyzeCampaign.js';
-import type { AnalyzeOptions } from '../batteries/far6/analysis/analyzeCampaign.js';
-import { FAR6_SQL } from '../batteries/far6/sqlLibrary.js';
-import type { AnalysisResults, Queryable, TableSources } from '../batteries/far6/analysis/types.js';
 import { ATHENA_RESULT_REUSE_MINUTES } from '../config/sizing.js';
 import { SondageError } from '../errors.js';
-import { assertSafeSegment, parsePartKey, phasePrefix } from './layout.js';
-import type { BlobStore, TableName } from './types.js';
+import type { Queryable } from '../query/types.js';
 
 /** Athena ended a query in FAILED or CANCELLED, or it did not finish in time. */
 export class AthenaQueryError extends SondageError {
@@ -89,44 +84,6 @@ export function athenaValue(type: string | undefined, text: string | undefined):
   return text;
 }
 
-function quote(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
-
-/**
- * Table sources for renderSql on Athena: each Glue table filtered to one campaign, its phases and
- * its models. The tables use injected partition projection for campaign, phase and model
- * (infra/constructs/Analytics.ts), so every query must name their values. Readings span both
- * phases: the judge phase may store the readings it makes of generate-phase replies. Models are
- * listed once each, sorted (see sameQueryKey for why the order does not matter to adoption).
- * @example FAR6_SQL.render('item_shares', athenaTableSources('sondage_db', 'far6-demo', ['beta', 'alpha']))
- */
-export function athenaTableSources(database: string, campaign: string, models: readonly string[]): TableSources {
-  if (models.length === 0) throw new SondageError(`campaign ${campaign}: no models to query (injected projection needs at least one)`);
-  const list = [...new Set(models)].sort().map(quote).join(', ');
-  const db = `"${database.replaceAll('"', '""')}"`;
-  const from = (table: TableName, phases: readonly string[]): string =>
-    `(SELECT * FROM ${db}."${table}" WHERE campaign_key = ${quote(campaign)} AND phase_key IN (${phases.map(quote).join(', ')}) AND model IN (${list}))`;
-  return {
-    prompts: from('prompts', ['generate']),
-    replies: from('replies', ['generate']),
-    readings: from('readings', ['generate', 'judge']),
-  };
-}
-
-/**
- * The models that have stored parts in a campaign's generate phase, sorted: what the local analysis
- * reads through its glob, listed from the store because Athena cannot enumerate injected partitions.
- */
-export async function storedModels(store: BlobStore, campaign: string): Promise<string[]> {
-  assertSafeSegment('campaign id', campaign);
-  const models = new Set<string>();
-  for (const key of await store.list(phasePrefix(campaign, 'generate'))) {
-    const part = parsePartKey(key);
-    if (part) models.add(part.model);
-  }
-  return [...models].sort();
-}
 
 /**
  * What makes two query texts the same query here: surrounding space aside, the order of the model
@@ -153,10 +110,10 @@ const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => set
 /**
  * A Queryable over Athena: StartQueryExecution in the workgroup and database (with result reuse),
  * GetQueryExecution polled with backoff, GetQueryResults paged and converted to plain rows.
- * Each call waits for its query; analyzeCampaign issues them one after another.
+ * Each call waits for its query; an analysis issues them one after another.
  * @example
  * const db = new AthenaQueryable({ workgroup: 'sondage-Sondage', database: 'sondage_sondage' });
- * const results = await analyzeCampaign(db, athenaTableSources(db.database, 'far6-demo', ['alpha']));
+ * const rows = await db.all('SELECT 1');
  */
 export class AthenaQueryable implements Queryable {
   readonly workgroup: string;
@@ -290,50 +247,3 @@ function toObject(row: Row, columns: readonly ColumnInfo[], id: string): Record<
   return out;
 }
 
-export interface AthenaAnalysisOptions {
-  readonly db: AthenaQueryable;
-  /** The campaign's files (the data bucket): the models are listed from its generate phase. */
-  readonly store: BlobStore;
-  readonly campaign: string;
-  /** The state machine's SQL step: adopted, so the query it ran is not run (and paid) again. */
-  readonly queryExecutionId?: string;
-  readonly analyze?: AnalyzeOptions;
-}
-
-export interface AthenaAnalysis {
-  readonly analysis: AnalysisResults;
-  readonly models: readonly string[];
-  /** True when `queryExecutionId` answered one of the analysis queries. */
-  readonly adopted: boolean;
-  /** Athena executions whose results the analysis read, in order. */
-  readonly queryExecutionIds: readonly string[];
-}
-
-/**
- * The FAR-6 analysis of a campaign with its SQL stage on Athena (seed 000 "Estimation steps"): the
- * same analyzeCampaign as the local run, over the Glue tables filtered to the campaign's stored
- * models, so the numbers agree with a local analysis of the same Parquet.
- * @example const { analysis } = await analyzeOnAthena({ db, store: new S3BlobStore({ bucket }), campaign: 'far6-demo' });
- */
-export async function analyzeOnAthena(options: AthenaAnalysisOptions): Promise<AthenaAnalysis> {
-  const { db, store, campaign } = options;
-  const models = await storedModels(store, campaign);
-  if (models.length === 0) {
-    throw new SondageError(`campaign ${campaign}: no stored parts under ${phasePrefix(campaign, 'generate')}; nothing to analyse (has the generate phase run?)`);
-  }
-  const tables = athenaTableSources(db.database, campaign, models);
-  const first = options.queryExecutionId;
-  if (first !== undefined) await db.adopt(first);
-  const analysis = await analyzeCampaign(db, tables, options.analyze);
-  // Adopted only if the execution's text was one of the analysis queries (its rows were read).
-  const adopted = first !== undefined && db.queryExecutionIds.includes(first);
-  return { analysis, models, adopted, queryExecutionIds: db.queryExecutionIds };
-}
-
-/** The text of the SQL stage's first query for a campaign, as the state machine's SQL step runs it. */
-export function firstQueryText(database: string, campaign: string, models: readonly string[]): string {
-  return FAR6_SQL.render(FIRST_QUERY, athenaTableSources(database, campaign, models));
-}
-
-/** analyzeCampaign's first query: the one the state machine runs before the report. */
-export const FIRST_QUERY = 'label_maps';

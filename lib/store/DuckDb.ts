@@ -99,6 +99,12 @@ export class DuckDb {
     });
   }
 
+  /** The columns the Parquet files of a glob hold together (their union), partition columns included. */
+  async columnsOf(glob: string): Promise<Set<string>> {
+    const rows = await this.all<{ column_name: string }>(`DESCRIBE SELECT * FROM ${readParquetSql(glob)}`);
+    return new Set(rows.map((r) => r.column_name));
+  }
+
   /** True when the glob matches at least one file. */
   async hasFiles(glob: string): Promise<boolean> {
     const [row] = await this.all<{ n: number }>(`SELECT count(*) AS n FROM glob(${sqlString(glob)})`);

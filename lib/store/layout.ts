@@ -4,15 +4,15 @@
  * plus `manifest.json`, `plan.json` and `results/…` beside the phases. Hive-style partitions let
  * Athena (partition projection) and DuckDB (`hive_partitioning`) read the same files.
  */
+import { isLanguageCode } from '../core/languages.js';
 import { SondageError } from '../errors.js';
 import type { LanguageCode } from '../core/types.js';
-import { LANGUAGES } from '../batteries/far6/types.js';
 import type { TableName } from './types.js';
 
 export const TABLES: readonly TableName[] = ['prompts', 'replies', 'readings'];
 
 /** Phase names that would collide with the files kept beside the phases. */
-const RESERVED_PHASES = new Set(['results']);
+const RESERVED_PHASES = new Set(['results', 'input']);
 
 const SAFE_SEGMENT = /^[A-Za-z0-9._-]+$/;
 
@@ -48,8 +48,8 @@ function assertTable(table: string): asserts table is TableName {
 }
 
 function assertLanguage(language: string): asserts language is LanguageCode {
-  if (!(LANGUAGES as readonly string[]).includes(language)) {
-    throw new SondageError(`language ${JSON.stringify(language)} is not supported; use one of ${LANGUAGES.join(', ')}`);
+  if (!isLanguageCode(language)) {
+    throw new SondageError(`language ${JSON.stringify(language)} is not a language code; use lowercase ISO 639 letters such as "en", "zh" or "pt"`);
   }
 }
 
@@ -129,7 +129,7 @@ export function parsePartKey(key: string): ParsedPartKey | undefined {
   const [, campaign, phase, table, model, language, partName] = m as unknown as [string, string, string, string, string, string, string];
   if (!isSafeSegment(campaign) || !isSafeSegment(phase) || RESERVED_PHASES.has(phase)) return undefined;
   if (!(TABLES as readonly string[]).includes(table) || !isSafeSegment(model) || !isSafeSegment(partName)) return undefined;
-  if (!(LANGUAGES as readonly string[]).includes(language)) return undefined;
+  if (!isLanguageCode(language)) return undefined;
   return { campaign, phase, table: table as TableName, model, language: language as LanguageCode, partName };
 }
 

@@ -155,7 +155,7 @@ export function athenaType(type: ColumnType): string {
  * Flattens a PromptItem into a prompts row: the core columns, the item's factors, and the
  * battery's extras. JSON columns use canonical JSON (sorted keys), so the same item always gives
  * the same bytes.
- * @example promptRow(item, far6PromptColumns).messages_json // '[{"content":"…","role":"user"}]'
+ * @example promptRow(item, battery.prompts).messages_json // '[{"content":"…","role":"user"}]'
  */
 export function promptRow(item: PromptItem, spec: PromptColumns): PromptRow {
   return {

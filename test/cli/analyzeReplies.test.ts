@@ -20,7 +20,7 @@ describe('sondage analyze --replies', () => {
   it('analyses a folder of replies and writes the results files of a run', async () => {
     const out = path.join(dir, 'results');
 
-    const { code, stdout, stderr } = await runMain(['analyze', '--replies', FIXTURES, '--out', out]);
+    const { code, stdout, stderr } = await runMain(['analyze', '--battery', 'far6', '--replies', FIXTURES, '--out', out]);
 
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -42,7 +42,7 @@ describe('sondage analyze --replies', () => {
     await writeFile(path.join(replies, 'bad.jsonl'), `${bad}\n`);
     const out = path.join(dir, 'out');
 
-    const { code, stdout, stderr } = await runMain(['analyze', '--replies', replies, '--out', out]);
+    const { code, stdout, stderr } = await runMain(['analyze', '--battery', 'far6', '--replies', replies, '--out', out]);
 
     expect(code).toBe(1);
     const badFile = path.join(replies, 'bad.jsonl');
@@ -70,7 +70,7 @@ describe('sondage analyze --replies', () => {
   it('an unreadable replies file is an error naming it', async () => {
     const file = path.join(dir, 'r.jsonl');
     await writeFile(file, '{"model": \n');
-    const { code, stderr } = await runMain(['analyze', '--replies', file, '--out', path.join(dir, 'out')]);
+    const { code, stderr } = await runMain(['analyze', '--battery', 'far6', '--replies', file, '--out', path.join(dir, 'out')]);
     expect(code).toBe(1);
     expect(stderr).toContain(`${file}: cannot be read as JSONL`);
   });

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { costUsd } from '../../lib/pricing/pricing.js';
-import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { loadContext, tempDir, writeCampaign, rootItems } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
 // `sondage plan` prints the inventory and the cost per model and phase, and writes nothing.
@@ -42,10 +42,10 @@ describe('sondage plan', () => {
     for (const model of ctx.campaign.models) {
       let generate = 0;
       let judged = 0;
-      for (const language of ctx.battery.languages) {
-        for (const item of ctx.battery.expand(model, language)) {
+      for (const language of ctx.design.languages) {
+        for (const item of rootItems(ctx, model, language)) {
           generate++;
-          if (ctx.battery.needsJudge(item)) judged++;
+          if (ctx.graph.get('judge').consumes!(item)) judged++;
         }
       }
       total += generate + judged;
@@ -56,7 +56,7 @@ describe('sondage plan', () => {
       expect(gen.cost).toBeCloseTo(cost, 4);
       const jud = row(stdout, `judge (judging ${model.id})`, 'judge');
       expect(jud.items).toBe(judged);
-      expect(jud.cost).toBeCloseTo(costUsd(ctx.campaign.judge.price, { input_tokens: jud.inTokens, output_tokens: jud.outTokens }), 4);
+      expect(jud.cost).toBeCloseTo(costUsd(ctx.campaign.roles['judge']!.price, { input_tokens: jud.inTokens, output_tokens: jud.outTokens }), 4);
     }
     expect(stdout).toContain(`run-small (far6): ${total} requests in 4 model × language partitions`);
     expect(stdout).toMatch(new RegExp(`^total\\s+${total}\\s+\\$`, 'm'));

@@ -45,6 +45,8 @@ beforeAll(async () => {
   for (const f of await filesUnder(path.join(dataDir, 'campaigns', CAMPAIGN), (n) => n.endsWith('.parquet'))) {
     await store.put(path.relative(dataDir, f).split(path.sep).join('/'), await readFile(f));
   }
+  // The campaign as `sondage start --aws` uploads it: `results <name>` reads its battery from it.
+  await store.put(`campaigns/${CAMPAIGN}/input/campaign.yaml`, await readFile(campaignFile));
   // Queries answer at the first poll: the command polls with real waits.
   athena = await startAthenaServer({ dataDir, database: DATABASE, workgroups: [WORKGROUP], pollsBeforeDone: 0 });
 }, 60_000);

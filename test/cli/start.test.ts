@@ -83,13 +83,13 @@ describe('sondage start --aws', () => {
     expect(stdout).toContain('(asking again the items that failed for good)');
   });
 
-  it('says that the judge audit does not run on AWS yet, and starts the rest', async () => {
+  it('starts a campaign with a judge audit: its phases run on AWS like every other', async () => {
     const file = await campaignFolder('start-audit', (doc) => {
       (doc as { judge: Record<string, unknown> }).judge['audit'] = { per_stratum: 5 };
     });
     const { code, stderr } = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
     expect(code).toBe(0);
-    expect(stderr).toContain('start-audit: judge.audit is not run on AWS yet');
+    expect(stderr).not.toContain('audit');
     expect(aws.sfn.executions.some((e) => JSON.parse(e.input).campaign === 'start-audit')).toBe(true);
   });
 

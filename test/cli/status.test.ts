@@ -29,6 +29,7 @@ function planOf(campaign: string): Plan {
     campaign,
     battery: 'far6',
     budgetUsd: 2,
+    phases: ['generate', 'judge'],
     lines: [
       { ...line, model: 'alpha', phase: 'generate', items: 6 },
       { ...line, model: 'beta', phase: 'generate', items: 4 },
@@ -36,8 +37,8 @@ function planOf(campaign: string): Plan {
     ],
     totals: { items: 13, costUsd: 0.3, maxCostUsd: 0.6 },
     partitions: [
-      { model: 'alpha', language: 'en', items: 6, judged: 2 },
-      { model: 'beta', language: 'en', items: 4, judged: 1 },
+      { model: 'alpha', language: 'en', items: { generate: 6, judge: 2 } },
+      { model: 'beta', language: 'en', items: { generate: 4, judge: 1 } },
     ],
   };
 }
@@ -184,7 +185,7 @@ describe('sondage status', () => {
       doc['name'] = 'status-fresh';
     }, 'fresh.yaml');
     const ctx = await loadContext(file);
-    const plan = planCampaign(ctx.campaign, ctx.battery);
+    const plan = planCampaign(ctx);
     const planned = (phase: string): number => plan.lines.filter((l) => l.phase === phase).reduce((n, l) => n + l.items, 0);
     expect(planned('generate')).toBeGreaterThan(0);
 

@@ -53,9 +53,11 @@ describe('parseCampaign: defaults and resolution', () => {
     expect(campaign.file).toBe('/work/camp/campaigns/demo.yaml');
     expect(campaign.concurrency).toBe(16);
     expect(campaign.data_dir).toBe('/work/camp/data');
+    // The design stays as written: the battery reads its files relative to the campaign's folder.
+    expect(campaign.folder).toBe('/work/camp/campaigns');
     expect(campaign.design).toEqual({
-      stories: '/work/camp/campaigns/stories.yaml',
-      concept_pairs: '/work/camp/campaigns/concept-pairs.yaml',
+      stories: 'stories.yaml',
+      concept_pairs: 'concept-pairs.yaml',
       languages: ['en', 'zh'],
       forms: ['plain', 'negint', 'alternative', 'ornot'],
       constraints: ['free', 'verdict', 'yesno', 'label'],
@@ -67,12 +69,13 @@ describe('parseCampaign: defaults and resolution', () => {
       provider: 'simulated',
       model: 'alpha',
       settings: { temperature: 1, max_tokens: 200 },
+      own_settings: {},
       price: { input_per_mtok: 0, output_per_mtok: 0 },
       price_source: 'table',
       mode: 'sync',
     });
-    expect(campaign.judge.sample_rate).toBe(0.04);
-    expect(campaign.judge.settings).toEqual({ temperature: 1, max_tokens: 200 });
+    expect(campaign.roles['judge']?.extras).toEqual({ sample_rate: 0.04 });
+    expect(campaign.roles['judge']?.settings).toEqual({ temperature: 1, max_tokens: 200 });
   });
 
   it('resolves data_dir against the campaign folder, and keeps max_tokens bounded without defaults', () => {
@@ -96,7 +99,7 @@ describe('parseCampaign: defaults and resolution', () => {
     const campaign = parseCampaign(doc, 'demo.yaml', { cwd: CWD });
 
     expect(campaign.models[1]?.settings).toEqual({ temperature: 0, max_tokens: 200, stop: ['\n'] });
-    expect(campaign.judge.settings).toEqual({ temperature: 1, max_tokens: 64, thinking: 'off' });
+    expect(campaign.roles['judge']?.settings).toEqual({ temperature: 1, max_tokens: 64, thinking: 'off' });
   });
 
   it('keeps candidate_logprobs on an openai-compatible model, also from the campaign defaults', () => {
@@ -111,7 +114,7 @@ describe('parseCampaign: defaults and resolution', () => {
     });
     const campaign = parseCampaign(viaDefaults, 'demo.yaml', { cwd: CWD });
     expect(campaign.models[0]?.settings.candidate_logprobs?.method).toBe('allowed_token_ids');
-    expect(campaign.judge.settings.candidate_logprobs?.tokens).toEqual(tokens);
+    expect(campaign.roles['judge']?.settings.candidate_logprobs?.tokens).toEqual(tokens);
   });
 
   it('takes a campaign price over the table, and the key variable by provider', () => {
@@ -152,8 +155,8 @@ describe('parseCampaign: defaults and resolution', () => {
 describe('parseCampaign: one error naming file, path and expectation', () => {
   const SAFE_ID_RULE = 'lowercase letters, digits, ".", "_" and "-", starting with a letter or digit';
   const cases: [string, (d: Doc) => void, string[]][] = [
-    ['missing name', (d) => delete d.name, [`demo.yaml: name: is required; expected an id of ${SAFE_ID_RULE} (e.g. "far6-demo")`]],
-    ['unsafe name', (d) => (d.name = 'Far 6'), [`demo.yaml: name: "Far 6" is not a safe id; use ${SAFE_ID_RULE} (e.g. "far6-demo")`]],
+    ['missing name', (d) => delete d.name, [`demo.yaml: name: is required; expected an id of ${SAFE_ID_RULE} (e.g. "my-campaign")`]],
+    ['unsafe name', (d) => (d.name = 'Far 6'), [`demo.yaml: name: "Far 6" is not a safe id; use ${SAFE_ID_RULE} (e.g. "my-campaign")`]],
     ['negative budget', (d) => (d.budget_usd = -2), ['demo.yaml: budget_usd: must be greater than 0, got -2']],
     ['budget as text', (d) => (d.budget_usd = 'two'), ['demo.yaml: budget_usd: expected a number, got "two"']],
     ['fractional seed', (d) => (d.seed = 1.5), ['demo.yaml: seed: expected an integer, got 1.5']],
@@ -182,12 +185,12 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
     [
       'duplicate model ids',
       (d) => (d.models[2] = { ...d.models[2], id: 'alpha' }),
-      ['demo.yaml: models[2].id: "alpha" is already the id of models[0]; give every model and the judge its own id'],
+      ['demo.yaml: models[2].id: "alpha" is already the id of models[0]; give every model and role its own id'],
     ],
     [
       'judge reusing a model id',
       (d) => (d.judge.id = 'beta'),
-      ['demo.yaml: judge.id: "beta" is already the id of models[1]; give every model and the judge its own id'],
+      ['demo.yaml: judge.id: "beta" is already the id of models[1]; give every model and role its own id'],
     ],
     [
       'model entry without model',
@@ -207,7 +210,7 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
         delete d.name;
       },
       [
-        `demo.yaml: name: is required; expected an id of ${SAFE_ID_RULE} (e.g. "far6-demo")`,
+        `demo.yaml: name: is required; expected an id of ${SAFE_ID_RULE} (e.g. "my-campaign")`,
         'demo.yaml: unknown key "nmae"; did you mean "name"?',
       ],
     ],
@@ -254,14 +257,9 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
       ['demo.yaml: models[1].settings: thinking.budget_tokens (1024) must be below max_tokens (200); raise max_tokens'],
     ],
     [
-      'battery not implemented yet',
-      (d) => (d.battery = 'xvalue'),
-      ['demo.yaml: battery: "xvalue" is not implemented yet; only far6 runs now'],
-    ],
-    [
       'unknown battery',
       (d) => (d.battery = 'far7'),
-      ['demo.yaml: battery: "far7" is not a known battery; use far6 (xvalue and ptrue are planned)'],
+      ['demo.yaml: battery: "far7" is not a known battery; use one of far6'],
     ],
     [
       'model with no known price',
@@ -358,8 +356,8 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
   });
 
   it.each([
-    ['an empty document', null, 'demo.yaml: the file is empty; expected a campaign mapping with name, seed, budget_usd, battery, design, models, judge'],
-    ['a list', [1, 2], 'demo.yaml: expected a campaign mapping with name, seed, budget_usd, battery, design, models, judge, got a list'],
+    ['an empty document', null, 'demo.yaml: the file is empty; expected a campaign mapping with name, seed, budget_usd, battery, design, models'],
+    ['a list', [1, 2], 'demo.yaml: expected a campaign mapping with name, seed, budget_usd, battery, design, models, got a list'],
   ])('refuses %s as a campaign', (_name, raw, expected) => {
     expect(errorLines(raw)).toEqual([expected]);
   });
@@ -420,6 +418,8 @@ describe('paths and suggestions', () => {
 
   it('resolves an absolute campaign path regardless of cwd', () => {
     const file = path.join(CWD, 'x', 'demo.yaml');
-    expect(parseCampaign(valid(), file, { cwd: '/elsewhere' }).design.stories).toBe(path.join(CWD, 'x', 'stories.yaml'));
+    const campaign = parseCampaign(valid(), file, { cwd: '/elsewhere' });
+    expect(campaign.folder).toBe(path.join(CWD, 'x'));
+    expect(path.resolve(campaign.folder, (campaign.design as { stories: string }).stories)).toBe(path.join(CWD, 'x', 'stories.yaml'));
   });
 });

@@ -36,17 +36,18 @@ describe('loadCampaign', () => {
       concurrency: 16,
       data_dir: '/run/here/data',
       defaults: { max_tokens: 256 },
+      folder: FIXTURES,
       design: {
-        stories: fixture('stories.yaml'),
-        concept_pairs: fixture('concept-pairs.yaml'),
+        stories: 'stories.yaml',
+        concept_pairs: 'concept-pairs.yaml',
         languages: ['en'],
         forms: ['plain', 'negint', 'alternative', 'ornot'],
         constraints: ['free', 'verdict', 'yesno', 'label'],
         repeats: { count: 3, fraction: 0.25 },
       },
-      judge: { id: 'sim-judge', sample_rate: 0.04, price_source: 'table' },
+      roles: { judge: { id: 'sim-judge', extras: { sample_rate: 0.04 }, price_source: 'table' } },
     });
-    expect(campaign.design.story_limit).toBeUndefined();
+    expect((campaign.design as { story_limit?: number }).story_limit).toBeUndefined();
   });
 
   it('loads the full fixture: snapshot prices, batch mode, thinking off, simulation passed through', async () => {
@@ -54,12 +55,12 @@ describe('loadCampaign', () => {
     const byId = new Map(campaign.models.map((m) => [m.id, m]));
 
     expect(campaign.data_dir).toBe(path.resolve(FIXTURES, '../out/data'));
-    expect(campaign.design.story_limit).toBe(12);
+    expect((campaign.design as { story_limit?: number }).story_limit).toBe(12);
     expect(byId.get('alpha')?.simulation).toEqual({ profile: 'lenient', habits: { yes_bias: 0.1 } });
     expect(byId.get('beta')?.settings).toEqual({ temperature: 0.7, max_tokens: 200, stop: ['\n'] });
     expect(byId.get('mini')).toMatchObject({ mode: 'batch', price: { input_per_mtok: 0.4, batch_discount: 0.5 } });
     expect(byId.get('qwen')?.settings.thinking).toBe('off');
-    expect(campaign.judge.settings).toEqual({ temperature: 0, max_tokens: 64 });
+    expect(campaign.roles['judge']?.settings).toEqual({ temperature: 0, max_tokens: 64 });
   });
 
   it('reports every mistake of a file in one error, each with its line', async () => {
@@ -67,14 +68,14 @@ describe('loadCampaign', () => {
 
     const err = await loadError(file);
 
-    const rule = 'lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (e.g. "far6-demo")';
+    const rule = 'lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (e.g. "my-campaign")';
     expect(err.message.split('\n')).toEqual([
       `${file}: name: "Bad Name" is not a safe id; use ${rule} (line 2)`,
       `${file}: budget_usd: must be greater than 0, got -1 (line 4)`,
       `${file}: design.languages[1]: "es" is not a known language; use one of en, zh, de, ja, ko, fr (line 9)`,
       `${file}: models[0].provider: "open-ai" is not a known provider; use one of openai, anthropic, openai-compatible, simulated (line 12)`,
       `${file}: models[0].settings: unknown key "temprature"; did you mean "temperature"? (line 15)`,
-      `${file}: judge.id: "alpha" is already the id of models[0]; give every model and the judge its own id (line 17)`,
+      `${file}: judge.id: "alpha" is already the id of models[0]; give every model and role its own id (line 17)`,
     ]);
     expect(err.issues.map((i) => i.path)).toEqual([
       'name',
@@ -146,7 +147,7 @@ describe('loadCampaign', () => {
     const err = await loadError(file);
 
     expect(err.message).toBe(
-      `${file}: the file is empty; expected a campaign mapping with name, seed, budget_usd, battery, design, models, judge`,
+      `${file}: the file is empty; expected a campaign mapping with name, seed, budget_usd, battery, design, models`,
     );
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { campaignJsonSchema, campaignJsonSchemaText } from '../../lib/design/campaign.js';
 import { loadCampaign } from '../../lib/design/loadCampaign.js';
+import { batteryNames } from '../../lib/batteries/index.js';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
 
@@ -37,13 +38,16 @@ describe('campaign JSON Schema', () => {
     expect(committed).toBe(campaignJsonSchemaText());
   });
 
-  it('describes the input: fields with defaults are optional, unknown keys refused', () => {
-    const schema = campaignJsonSchema() as {
+  it('describes the input, one alternative per battery: fields with defaults are optional, unknown keys refused', () => {
+    type Alternative = {
       required: string[];
       additionalProperties: boolean;
-      properties: Record<string, { required?: string[]; default?: unknown; additionalProperties?: boolean }>;
+      properties: Record<string, { required?: string[]; default?: unknown; additionalProperties?: boolean; const?: string }>;
     };
+    const alternatives = (campaignJsonSchema() as { oneOf: Alternative[] }).oneOf;
+    const schema = alternatives.find((a) => a.properties['battery']?.const === 'far6')!;
 
+    expect(alternatives.map((a) => a.properties['battery']?.const)).toEqual(batteryNames());
     expect(schema.required).toEqual(['name', 'seed', 'budget_usd', 'battery', 'design', 'models', 'judge']);
     expect(schema.additionalProperties).toBe(false);
     expect(schema.properties.concurrency?.default).toBe(16);

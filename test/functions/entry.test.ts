@@ -56,8 +56,8 @@ describe('Lambda entry points', () => {
     });
     // act
     const planned = await planHandler({ campaign: 'entry', execution: 'exec-env' }, lambdaContext());
-    const shards = JSON.parse(Buffer.from((await h.store.get(planned.generate.manifestKey))!).toString('utf8')) as Shard[];
-    const out = await workerHandler({ Items: shards, BatchInput: { campaign: 'entry', phase: 'generate', execution: 'exec-env' } }, lambdaContext());
+    const shards = JSON.parse(Buffer.from((await h.store.get(planned.wave.lambda.manifestKey))!).toString('utf8')) as Shard[];
+    const out = await workerHandler({ Items: shards, BatchInput: { campaign: 'entry', execution: 'exec-env' } }, lambdaContext());
     // assess
     expect(process.env['SONDAGE_TEST_ENTRY_KEY']).toBe('sk-test-entry-0123456789');
     expect(out).toMatchObject({ pending: 0, again: false });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler, manifestKey } from '../../functions/plan/handler.js';
+import { athenaSources } from '../../lib/analysis/athena.js';
+import { far6 } from '../../lib/batteries/far6/index.js';
 import type { PlanOutput, Shard } from '../../lib/config/pipeline.js';
-import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
 import type { Plan } from '../../lib/run/planCampaign.js';
-import { judgeShardDoneKey } from '../../lib/run/shards.js';
+import { shardDoneKey } from '../../lib/run/shards.js';
 import { layout } from '../../lib/store/index.js';
-import { athenaTableSources } from '../../lib/store/AthenaQueryable.js';
 import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
 
 let h: Harness;
@@ -24,7 +24,7 @@ async function manifest(key: string): Promise<Shard[]> {
 }
 
 describe('plan handler', () => {
-  it('writes one manifest per phase, registers the items, writes the prompts, and returns the PlanOutput the state machine reads', async () => {
+  it('plans wave by wave: the root phase first (registered, prompts written), then the phases its readings feed, then done', async () => {
     // prepare: a small campaign whose models have an RPM low enough to cut partitions into several shards
     await uploadCampaign(h.store, 'plan-a', (doc) => {
       doc.design['languages'] = ['en', 'de'];
@@ -35,42 +35,55 @@ describe('plan handler', () => {
       for (const m of doc.models) m['rpm'] = 6;
     });
     const { handler, logs } = planWith();
-    // act: exactly what the Plan state passes
-    const out: PlanOutput = await handler({ campaign: 'plan-a', execution: 'exec-1' }, lambdaContext());
-    // assess: the manifests cover every item of every partition, in contiguous slices of the RPM-sized shard
+    // act: exactly what the Plan wave state passes on the first turn
+    const out: PlanOutput = await handler({ campaign: 'plan-a', execution: 'exec-1', retryFailed: false, phasesRun: [] }, lambdaContext());
+    // assess: the manifest covers every item of every partition, in contiguous slices of the RPM-sized shard
     const plan = JSON.parse(Buffer.from((await h.store.get(layout.planKey('plan-a')))!).toString('utf8')) as Plan;
-    const generate = await manifest(out.generate.manifestKey);
-    expect(out.generate.manifestKey).toBe(manifestKey('exec-1', 'generate'));
-    expect(out.generate.shardCount).toBe(generate.length);
+    expect(out.wave.phases).toEqual(['generate']);
+    expect(out.phasesRun).toEqual(['generate']);
+    expect(out.done).toBe(false);
+    const generate = await manifest(out.wave.lambda.manifestKey);
+    expect(out.wave.lambda.manifestKey).toBe(manifestKey('exec-1', 0, 'lambda'));
+    expect(out.wave.lambda.shardCount).toBe(generate.length);
+    expect(out.wave.gpu.shardCount).toBe(0);
     for (const p of plan.partitions) {
       const mine = generate.filter((s) => s.model === p.model && s.language === p.language);
-      expect(mine.map((s) => [s.start, s.end])).toEqual(
-        Array.from({ length: Math.ceil(p.items / 20) }, (_, i) => [i * 20, Math.min(p.items, (i + 1) * 20)]),
-      );
+      const n = p.items['generate']!;
+      expect(mine.map((s) => [s.phase, s.start, s.end])).toEqual(Array.from({ length: Math.ceil(n / 20) }, (_, i) => ['generate', i * 20, Math.min(n, (i + 1) * 20)]));
       expect(mine.every((s) => s.mode === 'sync')).toBe(true);
     }
-    const items = plan.partitions.reduce((s, p) => s + p.items, 0);
+    const items = plan.partitions.reduce((s, p) => s + p.items['generate']!, 0);
     expect(items).toBeGreaterThan(20);
     expect(await h.ledger.counts('plan-a', 'generate')).toEqual({ pending: items, done: 0, failed: 0 });
     expect((await h.ledger.budget('plan-a')).cap_usd).toBe(5);
     const prompts = await h.store.list('campaigns/plan-a/generate/prompts/');
     expect(prompts).toHaveLength(plan.partitions.length);
-    // judge shards only where the slice holds a reply the judge reads
-    const judge = await manifest(out.judge.manifestKey);
-    expect(judge.length).toBeGreaterThan(0);
-    expect(judge.length).toBeLessThanOrEqual(generate.length);
     // concurrency 32 over 16 calls per copy, and the RPM (6 < 30 per copy) holds it to one copy
-    expect(out.generate.maxConcurrency).toBe(1);
-    expect(out.generate).toMatchObject({ kind: 'lambda', toleratedFailurePercentage: 0, pollSeconds: 5 });
+    expect(out.wave.lambda.maxConcurrency).toBe(1);
+    expect(out.wave.lambda).toMatchObject({ toleratedFailurePercentage: 0, pollSeconds: 5 });
     expect(out.expectedCostUsd).toBeCloseTo(plan.totals.costUsd, 12);
     expect(out.capUsd).toBe(5);
     // the Athena step runs the analysis's first query over the Glue tables, as the report renders it (so it adopts the results)
-    expect(out.analysis.queryString).toBe(FAR6_SQL.render('label_maps', athenaTableSources('sondage_db', 'plan-a', ['beta', 'alpha'])));
-    expect(out.analysis.queryString).toContain(`FROM "sondage_db"."prompts" WHERE campaign_key = 'plan-a' AND phase_key IN ('generate') AND model IN ('alpha', 'beta')`);
-    expect(logs.some((l) => l.includes('"campaign planned"'))).toBe(true);
+    expect(out.analysis.queryString).toBe(far6.analysis.firstQuery(athenaSources('sondage_db', 'far6', 'plan-a', ['beta', 'alpha'])));
+    expect(out.analysis.queryString).toContain(`FROM "sondage_db"."far6_prompts" WHERE campaign_key = 'plan-a' AND phase_key IN ('generate') AND model IN ('alpha', 'beta')`);
+    expect(logs.some((l) => l.includes('"wave planned"'))).toBe(true);
+
+    // act: the next turns, told what ran
+    const second = await handler({ campaign: 'plan-a', execution: 'exec-1', retryFailed: false, phasesRun: out.phasesRun }, lambdaContext());
+    const third = await handler({ campaign: 'plan-a', execution: 'exec-1', retryFailed: false, phasesRun: second.phasesRun }, lambdaContext());
+    // assess: the judge after generate, judge shards only where the slice holds a reply the judge reads; then nothing left
+    expect(second.wave.phases).toEqual(['judge']);
+    const judge = await manifest(second.wave.lambda.manifestKey);
+    expect(second.wave.lambda.manifestKey).toBe(manifestKey('exec-1', 1, 'lambda'));
+    expect(judge.length).toBeGreaterThan(0);
+    expect(judge.length).toBeLessThanOrEqual(generate.length);
+    expect(judge.every((s) => s.phase === 'judge')).toBe(true);
+    expect(third).toMatchObject({ done: true, phasesRun: ['generate', 'judge'], wave: { phases: [], lambda: { shardCount: 0 } } });
+    // the later waves set nothing up again
+    expect((await h.ledger.counts('plan-a', 'generate')).pending).toBe(items);
   });
 
-  it('lists the shards of items failed for good, and judge shards marked done, only with retryFailed', async () => {
+  it('lists the shards of items failed for good, and dependent shards marked done, only with retryFailed', async () => {
     // prepare: every generate item settled, the first one failed for good; every judge shard marked done
     await uploadCampaign(h.store, 'plan-rf', (doc) => {
       doc.design['languages'] = ['en'];
@@ -83,20 +96,24 @@ describe('plan handler', () => {
     });
     const { handler } = planWith();
     const first = await handler({ campaign: 'plan-rf', execution: 'exec-1' }, lambdaContext());
-    const [generate, judge] = [await manifest(first.generate.manifestKey), await manifest(first.judge.manifestKey)];
+    const judgeWave = await handler({ campaign: 'plan-rf', execution: 'exec-1', phasesRun: ['generate'] }, lambdaContext());
+    const [generate, judge] = [await manifest(first.wave.lambda.manifestKey), await manifest(judgeWave.wave.lambda.manifestKey)];
     expect(generate.length).toBeGreaterThan(1);
     expect(judge.length).toBeGreaterThan(0);
     const ids = [...(await h.ledger.pendingItems('plan-rf', 'generate'))];
     await h.ledger.commitPart({ campaign: 'plan-rf', phase: 'generate', partKey: 'part-rf', done: ids.slice(1), failed: [], failedPermanently: ids.slice(0, 1), costUsd: 0 });
-    for (const shard of judge) await h.store.put(judgeShardDoneKey('plan-rf', shard), 'done');
+    for (const shard of judge) await h.store.put(shardDoneKey('plan-rf', 'judge', shard), 'done');
     // act
     const plain = await handler({ campaign: 'plan-rf', execution: 'exec-2', retryFailed: false }, lambdaContext());
+    const plainJudge = await handler({ campaign: 'plan-rf', execution: 'exec-2', retryFailed: false, phasesRun: ['generate'] }, lambdaContext());
     const retry = await handler({ campaign: 'plan-rf', execution: 'exec-3', retryFailed: true }, lambdaContext());
+    const retryJudge = await handler({ campaign: 'plan-rf', execution: 'exec-3', retryFailed: true, phasesRun: ['generate'] }, lambdaContext());
     // assess: the first shard holds the failed item; the judge markers are passed over
-    expect([await manifest(plain.generate.manifestKey), await manifest(plain.judge.manifestKey)]).toEqual([[], []]);
-    expect(await manifest(retry.generate.manifestKey)).toEqual(generate.slice(0, 1));
-    expect(await manifest(retry.judge.manifestKey)).toEqual(judge);
+    expect([await manifest(plain.wave.lambda.manifestKey), await manifest(plainJudge.wave.lambda.manifestKey)]).toEqual([[], []]);
+    expect(await manifest(retry.wave.lambda.manifestKey)).toEqual(generate.slice(0, 1));
+    expect(await manifest(retryJudge.wave.lambda.manifestKey)).toEqual(judge);
     await expect(handler({ campaign: 'plan-rf', execution: 'exec-4', retryFailed: 'yes' }, lambdaContext())).rejects.toThrow(/plan event: retryFailed: expected true or false/);
+    await expect(handler({ campaign: 'plan-rf', execution: 'exec-4', phasesRun: 'generate' }, lambdaContext())).rejects.toThrow(/plan event: phasesRun: expected the list of phase names/);
   });
 
   it('fails clearly when the expected cost exceeds the cap, before anything is registered', async () => {
@@ -107,7 +124,7 @@ describe('plan handler', () => {
     const { handler } = planWith();
     await expect(handler({ campaign: 'plan-poor', execution: 'exec-1' }, lambdaContext())).rejects.toThrow(/plan-poor: the expected cost \$[\d.]+ exceeds budget_usd \$0\.000001/);
     expect(await h.ledger.counts('plan-poor', 'generate')).toEqual({ pending: 0, done: 0, failed: 0 });
-    expect(await h.store.list('scratch/exec-1/')).not.toContain(manifestKey('exec-1', 'generate').replace('exec-1', 'never'));
+    expect(await h.store.list('scratch/exec-1/')).not.toContain(manifestKey('exec-1', 0, 'lambda').replace('exec-1', 'never'));
   });
 
   it('names the uploaded file and the field when the campaign is bad, and what to upload when it is missing', async () => {
@@ -142,7 +159,7 @@ describe('plan handler', () => {
         (e: unknown) => e as Error,
       );
       // assess
-      expect(out.generate.shardCount).toBeGreaterThan(0);
+      expect(out.wave.lambda.shardCount).toBeGreaterThan(0);
       expect(process.env['SONDAGE_TEST_OPENAI_KEY']).toBe(key);
       expect(err.message).toMatch(/SONDAGE_TEST_MISSING_KEY is not set/);
       expect(h.secrets.reads - readsBefore).toBe(1); // once per container

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler } from '../../functions/report/handler.js';
 import type { ReportEvent } from '../../lib/config/pipeline.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
-import { AthenaQueryable, firstQueryText } from '../../lib/store/AthenaQueryable.js';
+import { athenaSources } from '../../lib/analysis/athena.js';
+import { far6 } from '../../lib/batteries/far6/index.js';
+import { AthenaQueryable } from '../../lib/store/AthenaQueryable.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import { startAthenaServer } from '../helpers/athenaServer.js';
 import type { AthenaServer } from '../helpers/athenaServer.js';
@@ -34,6 +36,7 @@ let s3: S3Server;
 let athena: AthenaServer;
 let athenaClient: AthenaClient;
 let store: S3BlobStore;
+let campaignText: string;
 
 beforeAll(async () => {
   ({ dir, cleanup } = await tempDir('report'));
@@ -49,6 +52,9 @@ beforeAll(async () => {
   for (const f of await filesUnder(path.join(dataDir, 'campaigns', CAMPAIGN), (n) => n.endsWith('.parquet'))) {
     await store.put(path.relative(dataDir, f).split(path.sep).join('/'), await readFile(f));
   }
+  // The campaign as `sondage start --aws` uploads it: the report reads its battery from it.
+  campaignText = await readFile(file, 'utf8');
+  await store.put(`campaigns/${CAMPAIGN}/input/campaign.yaml`, campaignText);
   athena = await startAthenaServer({ dataDir, database: DATABASE, workgroups: [WORKGROUP] });
   athenaClient = new AthenaClient({ endpoint: athena.url, region: 'us-east-1', credentials, maxAttempts: 1 });
 }, 60_000);
@@ -74,6 +80,7 @@ function handlerFor() {
     athena: () => new AthenaQueryable({ workgroup: WORKGROUP, database: DATABASE, client: athenaClient, sleep: async () => {} }),
     store,
     bucket: BUCKET,
+    tmpDir: dir,
     logger,
     metrics,
   });
@@ -96,7 +103,7 @@ const text = async (key: string): Promise<string> => Buffer.from((await store.ge
 describe('report handler', () => {
   it('writes the local run\'s result files to S3 from the SQL stage on Athena, reusing the SQL step\'s query', async () => {
     // prepare: the SQL step has run the plan's first query; the event is what Pipeline.ts passes
-    const firstQuery = firstQueryText(DATABASE, CAMPAIGN, ['alpha', 'beta']);
+    const firstQuery = far6.analysis.firstQuery(athenaSources(DATABASE, 'far6', CAMPAIGN, ['alpha', 'beta']));
     const queryExecutionId = await sqlStep(firstQuery);
     const event: ReportEvent = { campaign: CAMPAIGN, queryExecutionId };
     const { handler, logs } = handlerFor();
@@ -139,7 +146,7 @@ describe('report handler', () => {
   });
 
   it('fails with the analysis query and Athena\'s reason when a query fails, writing nothing', async () => {
-    const queryExecutionId = await sqlStep(firstQueryText(DATABASE, CAMPAIGN, ['alpha', 'beta']));
+    const queryExecutionId = await sqlStep(far6.analysis.firstQuery(athenaSources(DATABASE, 'far6', CAMPAIGN, ['alpha', 'beta'])));
     for (const key of await store.list(`campaigns/${CAMPAIGN}/results/`)) await store.delete(key);
     // The next query the handler starts (the first after the adopted one) fails in Athena.
     athena.failNext('FAILED', 'HIVE_CURSOR_ERROR: Failed to read Parquet file');
@@ -150,10 +157,12 @@ describe('report handler', () => {
     expect(await store.list(`campaigns/${CAMPAIGN}/results/`)).toEqual([]);
   });
 
-  it('says so when the campaign has no stored parts', async () => {
+  it('says so when the campaign has no stored parts, or was never uploaded', async () => {
     const { handler } = handlerFor();
+    await store.put('campaigns/nothing-here/input/campaign.yaml', campaignText.replace(`name: ${CAMPAIGN}`, 'name: nothing-here'));
     await expect(handler({ campaign: 'nothing-here', queryExecutionId: 'q-0001' }, context)).rejects.toThrow(
-      'campaign nothing-here: no stored parts under campaigns/nothing-here/generate/; nothing to analyse',
+      'campaign nothing-here: no stored parts under campaigns/nothing-here/generate/replies/; nothing to analyse',
     );
+    await expect(handler({ campaign: 'never-uploaded', queryExecutionId: 'q-0001' }, context)).rejects.toThrow(/no campaigns\/never-uploaded\/input\/campaign\.yaml in the bucket/);
   });
 });

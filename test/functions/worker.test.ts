@@ -34,16 +34,22 @@ async function upload(name: string): Promise<void> {
   });
 }
 
+/**
+ * The plan's first two waves (generate; then judge, planned before generate ran, as a re-started
+ * execution's plan would list it): the shards of each phase.
+ */
 async function plan(campaign: string, execution: string): Promise<{ out: PlanOutput; generate: Shard[]; judge: Shard[] }> {
-  const out = await createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign, execution }, lambdaContext());
+  const handler = createPlan({ ...h.deps(), glueDatabase: 'db' });
   const read = async (key: string) => JSON.parse(Buffer.from((await h.store.get(key))!).toString('utf8')) as Shard[];
-  return { out, generate: await read(out.generate.manifestKey), judge: await read(out.judge.manifestKey) };
+  const out = await handler({ campaign, execution }, lambdaContext());
+  const next = await handler({ campaign, execution, phasesRun: out.phasesRun }, lambdaContext());
+  return { out, generate: await read(out.wave.lambda.manifestKey), judge: await read(next.wave.lambda.manifestKey) };
 }
 
-/** What Distributed Map with ItemBatcher sends: `{ Items, BatchInput }`. */
-const event = (campaign: string, phase: 'generate' | 'judge', execution: string, items: readonly Shard[]): WorkerEvent => ({
+/** What Distributed Map with ItemBatcher sends: `{ Items, BatchInput }`; the shards name their phase. */
+const event = (campaign: string, _phase: 'generate' | 'judge', execution: string, items: readonly Shard[]): WorkerEvent => ({
   Items: items,
-  BatchInput: { campaign, phase, execution },
+  BatchInput: { campaign, execution },
 });
 
 /** The bucket's Parquet for one campaign, copied to a local folder laid out like it, for DuckDB. */
@@ -140,7 +146,7 @@ describe('worker handler', () => {
     expect((await h.ledger.budget('w-full')).spent_usd).toBeCloseTo(budget.spent_usd + judged.costUsd, 12);
     // and a re-started execution plans nothing left to do
     const replan = await plan('w-full', 'exec-2');
-    expect([replan.out.generate.shardCount, replan.out.judge.shardCount]).toEqual([0, 0]);
+    expect([replan.generate.length, replan.judge.length]).toEqual([0, 0]);
   });
 
   it('stops before the Lambda timeout with what it answered committed, says again, and a re-started execution lists only the unfinished shards', async () => {
@@ -211,11 +217,11 @@ describe('worker handler', () => {
       const deps = h.deps();
       const worker = createWorker(deps);
       // act: the Map's first invocation
-      expect(generate).toEqual([{ model: 'batched', language: 'en', start: 0, end: total, mode: 'batch' }]);
+      expect(generate).toEqual([{ phase: 'generate', model: 'batched', language: 'en', start: 0, end: total, mode: 'batch' }]);
       const input = event('w-batch', 'generate', 'exec-1', generate);
-      const first = await worker({ ...input, BatchInput: { ...input.BatchInput, pollSeconds: planned.generate.pollSeconds } }, lambdaContext());
+      const first = await worker({ ...input, BatchInput: { ...input.BatchInput, pollSeconds: planned.wave.lambda.pollSeconds } }, lambdaContext());
       // assess: one batch submitted, its reservation held between invocations
-      expect(planned.generate.pollSeconds).toBe(300);
+      expect(planned.wave.lambda.pollSeconds).toBe(300);
       expect(first).toMatchObject({ done: 0, openBatches: 1, pending: total, again: true });
       expect((await h.ledger.budget('w-batch')).reserved_usd).toBeGreaterThan(0);
       expect(server.created).toHaveLength(1);
@@ -313,7 +319,7 @@ describe('worker handler', () => {
     // prepare: the plan starts with less than its reserve left, so it registers nothing
     await upload('w-late');
     const late = await createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w-late', execution: 'exec-1' }, lambdaContext(PLAN_RESERVE_MS - 1));
-    const generate = JSON.parse(Buffer.from((await h.store.get(late.generate.manifestKey))!).toString('utf8')) as Shard[];
+    const generate = JSON.parse(Buffer.from((await h.store.get(late.wave.lambda.manifestKey))!).toString('utf8')) as Shard[];
     expect(await h.ledger.counts('w-late', 'generate')).toEqual({ pending: 0, done: 0, failed: 0 });
     expect(await h.store.list('campaigns/w-late/generate/_registered/')).toEqual([]);
     const total = generate.reduce((n, sh) => n + sh.end - sh.start, 0);
@@ -328,10 +334,10 @@ describe('worker handler', () => {
     const { generate: rest } = await plan('w-late', 'exec-2');
     // assess: everything registered now (done items kept), partitions marked, the finished shard not listed
     expect(await h.ledger.counts('w-late', 'generate')).toEqual({ pending: total - out.done, done: out.done, failed: 0 });
-    expect(await h.store.list('campaigns/w-late/generate/_registered/')).toEqual([registeredKey('w-late', generate[0]!)]);
+    expect(await h.store.list('campaigns/w-late/generate/_registered/')).toEqual([registeredKey('w-late', 'generate', generate[0]!)]);
     expect(rest).toEqual(generate.slice(1));
     // act: the marker names other ids (the design changed since the plan), then as the plan left it
-    const marker = registeredKey('w-late', generate[0]!);
+    const marker = registeredKey('w-late', 'generate', generate[0]!);
     const digest = Buffer.from((await h.store.get(marker))!).toString('utf8');
     await h.store.put(marker, 'sha256:of-another-design');
     const stale = countingRegistrations();
@@ -401,8 +407,13 @@ describe('worker handler', () => {
 
   it('refuses a malformed event and names what is wrong', async () => {
     const worker = createWorker(h.deps());
-    await expect(worker({ Items: [{ model: 'alpha', start: 5, end: 2 }], BatchInput: { campaign: 'w-full', phase: 'analyse', pollSeconds: 'soon' } }, lambdaContext())).rejects.toThrow(
-      /worker event: BatchInput\.phase: expected one of generate, judge; BatchInput\.execution: expected the execution name; BatchInput\.pollSeconds: expected the seconds the Wait state waits \(a number ≥ 0\); Items\[0\]: expected \{ model, language, start, end, mode: sync\|batch \}/,
+    await expect(worker({ Items: [{ model: 'alpha', start: 5, end: 2 }], BatchInput: { campaign: 'w-full', pollSeconds: 'soon', copies: 0 } }, lambdaContext())).rejects.toThrow(
+      /worker event: BatchInput\.execution: expected the execution name; BatchInput\.pollSeconds: expected the seconds the Wait state waits \(a number ≥ 0\); BatchInput\.copies: expected the wave's worker copies \(an integer ≥ 1\); Items\[0\]: expected \{ phase, model, language, start, end, mode: sync\|batch \}/,
+    );
+    // A phase the campaign's battery does not run here is refused by name, before anything is asked.
+    await upload('w-phase');
+    await expect(worker({ Items: [{ phase: 'analyse', model: 'alpha', language: 'en', start: 0, end: 1, mode: 'sync' }], BatchInput: { campaign: 'w-phase', execution: 'exec-1' } }, lambdaContext())).rejects.toThrow(
+      /worker: shard names phase "analyse", which battery far6 does not run here \(phases: generate, judge\)/,
     );
   });
 });

@@ -4,8 +4,9 @@
  * (`X-Amz-Target: AmazonAthena.<Operation>`) for StartQueryExecution, GetQueryExecution,
  * GetQueryResults and StopQueryExecution, and runs each query on DuckDB over local Parquet.
  *
- * The Glue tables of infra/constructs/Analytics.ts are views `"<database>".prompts|replies|readings`
- * over `<dataDir>/campaigns/<campaign_key>/<phase_key>/<table>/model=<m>/language=<l>/*.parquet`,
+ * The Glue tables of infra/constructs/Analytics.ts are views `"<database>".<battery>_prompts`
+ * (one per registered battery), `replies` and `readings` over
+ * `<dataDir>/campaigns/<campaign_key>/<phase_key>/<table>/model=<m>/language=<l>/*.parquet`,
  * with the four partition keys taken from the path, as partition projection does on S3.
  *
  * What it imitates from Athena, so that clients are tested against it: a query is QUEUED, then
@@ -26,8 +27,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBType, JS } from '@duckdb/node-api';
+import { glueTableName } from '../../lib/analysis/athena.js';
+import { allBatteries } from '../../lib/batteries/index.js';
 import { tableColumns } from '../../lib/store/schemas.js';
-import { FAR6_PROMPT_COLUMNS } from '../../lib/batteries/far6/promptColumns.js';
 import type { TableName } from '../../lib/store/types.js';
 
 export interface AthenaServerOptions {
@@ -76,7 +78,6 @@ export interface AthenaServer {
   close(): Promise<void>;
 }
 
-const TABLES: readonly TableName[] = ['prompts', 'replies', 'readings'];
 
 const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 const quoteString = (value: string): string => `'${value.replaceAll("'", "''")}'`;
@@ -165,7 +166,11 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
   /** (Re)creates the Glue views, so files written after start are seen, as on S3. */
   async function registerTables(): Promise<void> {
     await connection.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(options.database)}`);
-    for (const table of TABLES) {
+    const views = [
+      ...allBatteries().map((b) => ({ name: glueTableName(b.name, 'prompts'), table: 'prompts' as TableName, prompts: b.prompts })),
+      ...(['replies', 'readings'] as const).map((t) => ({ name: t, table: t as TableName, prompts: undefined })),
+    ];
+    for (const { name, table, prompts } of views) {
       const glob = path.join(path.resolve(options.dataDir), 'campaigns', '*', '*', table, '**', '*.parquet');
       const files = await connection.runAndReadAll(`SELECT count(*) AS n FROM glob(${quoteString(glob)})`);
       const found = Number(files.getRowsJS()[0]?.[0] ?? 0) > 0;
@@ -174,8 +179,8 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
         ? `SELECT * EXCLUDE (filename), regexp_extract(filename, ${quoteString(pattern)}, 1) AS campaign_key, ` +
           `regexp_extract(filename, ${quoteString(pattern)}, 2) AS phase_key ` +
           `FROM read_parquet(${quoteString(glob)}, hive_partitioning = true, hive_types_autocast = false, union_by_name = true, filename = true)`
-        : `SELECT ${[...tableColumns(table, FAR6_PROMPT_COLUMNS).map((c) => `NULL::${c.type} AS ${quoteIdent(c.name)}`), ...['model', 'language', 'campaign_key', 'phase_key'].map((c) => `NULL::VARCHAR AS ${c}`)].join(', ')} WHERE false`;
-      await connection.run(`CREATE OR REPLACE VIEW ${quoteIdent(options.database)}.${quoteIdent(table)} AS ${source}`);
+        : `SELECT ${[...tableColumns(table, prompts).map((c) => `NULL::${c.type} AS ${quoteIdent(c.name)}`), ...['model', 'language', 'campaign_key', 'phase_key'].map((c) => `NULL::VARCHAR AS ${c}`)].join(', ')} WHERE false`;
+      await connection.run(`CREATE OR REPLACE VIEW ${quoteIdent(options.database)}.${quoteIdent(name)} AS ${source}`);
     }
   }
 

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
 import { loadRunContext } from '../../lib/run/loadRunContext.js';
 import type { RunContext } from '../../lib/run/runCampaign.js';
+import { PartitionItems } from '../../lib/run/partitionItems.js';
+import type { PromptItem } from '../../lib/core/types.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const RUN_FIXTURES = path.join(REPO_ROOT, 'test/fixtures/run');
@@ -56,4 +58,9 @@ export function simulateOnModels(doc: CampaignDoc, settings: Record<string, unkn
 /** The campaign and its battery, loaded as `sondage run` loads them. */
 export function loadContext(file: string, dataDir?: string): Promise<RunContext> {
   return loadRunContext(file, dataDir);
+}
+
+/** The items of a root phase (default `generate`) of one model and language, as the run expands them. */
+export function rootItems(ctx: RunContext, model: RunContext['campaign']['models'][number], language: string, phase = 'generate'): readonly PromptItem[] {
+  return new PartitionItems(ctx, model, language).items(phase);
 }

@@ -43,31 +43,34 @@ describe('GpuBatch (context sondage:gpu=true)', () => {
     });
   });
 
-  it('routes a gpu plan to a Batch array job that the state machine waits for', () => {
+  it("runs a wave's GPU shards as a Batch array job beside its Lambda Map, and waits for both", () => {
     const states = allStates(s.definition);
-    const choice = states.get('By model kind');
-    expect(choice).toMatchObject({
-      Type: 'Choice',
-      Choices: [{ Variable: '$.plan.generate.kind', StringEquals: 'gpu', Next: 'By GPU shard count' }],
-      Default: 'Run generate shards',
-    });
+    const parallel = s.definition.States["Run the wave"];
+    expect(parallel).toMatchObject({ Type: 'Parallel', ResultPath: null, Next: 'Next wave' });
+    expect(parallel?.Catch).toEqual([expect.objectContaining({ Next: 'Record failure' })]);
+    const branches = (parallel!.Branches as { StartAt: string }[]).map((b) => b.StartAt);
+    expect(branches).toEqual(['Any Lambda shards?', 'By GPU shard count']);
+    expect(s.definition.States['Every phase run?']?.Default).toBe('Run the wave');
     // AWS Batch array sizes run from 2: one shard is a plain job, none is skipped.
     expect(states.get('By GPU shard count')).toMatchObject({
       Choices: [
-        { Variable: '$.plan.generate.shardCount', NumericGreaterThanEquals: 2, Next: 'Run generate shards on GPU' },
-        { Variable: '$.plan.generate.shardCount', NumericEquals: 1, Next: 'Run the generate shard on GPU' },
+        { Variable: '$.plan.wave.gpu.shardCount', NumericGreaterThanEquals: 2, Next: "Run the wave's GPU shards" },
+        { Variable: '$.plan.wave.gpu.shardCount', NumericEquals: 1, Next: "Run the wave's GPU shard" },
       ],
-      Default: 'No generate shards left on GPU',
+      Default: 'No GPU shards in this wave',
     });
-    const single = states.get('Run the generate shard on GPU');
+    const single = states.get("Run the wave's GPU shard");
     expect(single?.Parameters).not.toHaveProperty('ArrayProperties');
     expect(single?.Parameters).toMatchObject({ ContainerOverrides: { Environment: expect.arrayContaining([{ Name: 'SONDAGE_SHARD_INDEX', Value: '0' }]) as unknown } });
-    expect(states.get('No generate shards left on GPU')?.Next).toBe('Run judge shards');
-    const job = states.get('Run generate shards on GPU');
+    const job = states.get("Run the wave's GPU shards");
     expect(String(job?.Resource)).toMatch(/:states:::batch:submitJob\.sync$/);
-    expect(job?.Parameters).toMatchObject({ ArrayProperties: { 'Size.$': '$.plan.generate.shardCount' } });
-    expect(job?.Next).toBe('Run judge shards');
-    expect(job?.Catch).toEqual([expect.objectContaining({ Next: 'Record failure' })]);
+    expect(job?.Parameters).toMatchObject({
+      ArrayProperties: { 'Size.$': '$.plan.wave.gpu.shardCount' },
+      ContainerOverrides: { Environment: expect.arrayContaining([{ Name: 'SONDAGE_MANIFEST_KEY', 'Value.$': '$.plan.wave.gpu.manifestKey' }]) as unknown },
+    });
+    // Inside the Parallel nothing reaches the failure state on its own: the Parallel catches for both branches.
+    expect(job?.Catch).toBeUndefined();
+    expect(states.get("Run the wave's shards")?.Catch).toBeUndefined();
   });
 
   it('still passes asl-validator, grants no wildcard action and has no unacknowledged cdk-nag finding', () => {

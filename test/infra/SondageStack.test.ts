@@ -10,13 +10,13 @@ import { createHandler } from '../../functions/record-failure/handler.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { startDynamoServer } from '../store/dynamoServer.js';
 import type { DynamoServer } from '../store/dynamoServer.js';
-import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
-import { NAMED_QUERY_PARAMETERS } from '../../infra/constructs/Analytics.js';
+import { NAMED_QUERY_PARAMETERS, namedQueryName } from '../../infra/constructs/Analytics.js';
+import { glueTableName } from '../../lib/analysis/athena.js';
+import { allBatteries } from '../../lib/batteries/index.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
 import type { ExecutionInput, PlanEvent, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import { tableColumns } from '../../lib/store/schemas.js';
-import { FAR6_PROMPT_COLUMNS } from '../../lib/batteries/far6/promptColumns.js';
 import { allStates, iamStatements, synthesize, tokenText } from './synth.js';
 import type { AslState, Synthesized } from './synth.js';
 
@@ -77,38 +77,45 @@ describe('Analytics', () => {
     });
   });
 
-  it.each(['prompts', 'replies', 'readings'] as const)('describes %s with the columns of lib/store/schemas.ts and partition projection', (name) => {
-    const tables = s.template.findResources('AWS::Glue::Table', { Properties: { TableInput: { Name: name } } });
-    const input = (Object.values(tables)[0] as { Properties: { TableInput: Record<string, unknown> } }).Properties.TableInput as {
+  const tables = [
+    ...allBatteries().map((b) => ({ name: glueTableName(b.name, 'prompts'), table: 'prompts' as const, battery: b })),
+    { name: 'replies', table: 'replies' as const, battery: undefined },
+    { name: 'readings', table: 'readings' as const, battery: undefined },
+  ];
+  it.each(tables)('describes $name with the columns of lib/store/schemas.ts and partition projection', ({ name, table, battery }) => {
+    const found = s.template.findResources('AWS::Glue::Table', { Properties: { TableInput: { Name: name } } });
+    const input = (Object.values(found)[0] as { Properties: { TableInput: Record<string, unknown> } }).Properties.TableInput as {
       PartitionKeys: { Name: string }[];
       Parameters: Record<string, unknown>;
       StorageDescriptor: { Columns: { Name: string; Type: string }[] };
     };
     const columns = input.StorageDescriptor.Columns.map((c) => c.Name);
-    expect(columns).toEqual(tableColumns(name, FAR6_PROMPT_COLUMNS).map((c) => c.name));
+    expect(columns).toEqual(tableColumns(table, battery?.prompts).map((c) => c.name));
     const keys = input.PartitionKeys.map((k) => k.Name);
     expect(keys).toEqual(['campaign_key', 'phase_key', 'model', 'language']);
     expect(keys.filter((k) => columns.includes(k))).toEqual([]); // Athena rejects a key repeating a column
+    // A battery's table projects its own languages; the shared tables every battery's.
+    const languages = battery ? battery.languages : [...new Set(allBatteries().flatMap((b) => b.languages))];
     expect(input.Parameters).toMatchObject({
       'projection.enabled': 'true',
       'projection.model.type': 'injected',
       'projection.language.type': 'enum',
-      'projection.language.values': 'en,zh,de,ja,ko,fr',
+      'projection.language.values': languages.join(','),
     });
     expect(tokenText(input.Parameters['storage.location.template'])).toMatch(
-      new RegExp(`/campaigns/\\$\\{campaign_key\\}/\\$\\{phase_key\\}/${name}/model=\\$\\{model\\}/language=\\$\\{language\\}/$`),
+      new RegExp(`/campaigns/\\$\\{campaign_key\\}/\\$\\{phase_key\\}/${table}/model=\\$\\{model\\}/language=\\$\\{language\\}/$`),
     );
   });
 
-  it('saves every analysis SQL file as a named query for any campaign: campaign and model are execution parameters', () => {
+  it("saves every battery's SQL files as named queries for any campaign: campaign and model are execution parameters", () => {
     const queries = Object.values(s.template.findResources('AWS::Athena::NamedQuery')).map(
       (q) => (q as { Properties: { Name: string; QueryString: string; Description: string } }).Properties,
     );
-    expect(queries.map((q) => q.Name).sort()).toEqual(FAR6_SQL.allQueries().map((n) => `sondage-${n}`).sort());
+    expect(queries.map((q) => q.Name).sort()).toEqual(allBatteries().flatMap((b) => b.analysis.sql.allQueries().map((n) => namedQueryName(b, n))).sort());
     for (const q of queries) {
       const code = q.QueryString.replace(/--.*$/gm, '');
       expect(code).not.toContain('{{');
-      expect(code).not.toContain('far6-demo');
+      expect(code).not.toContain('my-campaign');
       expect(code.match(/\?/g)).toHaveLength(NAMED_QUERY_PARAMETERS.length);
       expect(q.Description).toContain(NAMED_QUERY_PARAMETERS.join(', '));
     }
@@ -126,40 +133,53 @@ describe('Pipeline', () => {
     });
   });
 
-  it('runs plan → generate → judge → Athena SQL → report', () => {
-    const order: string[] = [];
-    // The first state only defaults retryFailed (see the PlanEvent test); both of its ways lead to the plan.
-    const first = s.definition.States[s.definition.StartAt]!;
+  it('loops over waves: plan a wave, run its shards, plan again; once every phase has run, Athena SQL → report', () => {
+    const st = s.definition.States;
+    // The first state only defaults retryFailed and starts phasesRun empty (see the PlanEvent test); both ways lead to the plan.
+    const first = st[s.definition.StartAt]!;
     expect(first.Type).toBe('Choice');
-    expect((first.Choices as { Next: string }[]).map((c) => c.Next)).toEqual(['Plan']);
-    expect(s.definition.States[first.Default as string]?.Next).toBe('Plan');
-    for (let name: string | undefined = 'Plan'; name !== undefined; ) {
-      order.push(name);
-      name = s.definition.States[name]?.Next as string | undefined;
-    }
-    expect(order).toEqual(['Plan', 'Run generate shards', 'Run judge shards', 'SqlStep', 'Report', 'Done']);
-    expect(s.definition.States.SqlStep).toMatchObject({
+    const start = (first.Choices as { Next: string }[])[0]!.Next;
+    expect(st[start]).toMatchObject({ Type: 'Pass', ResultPath: '$.phasesRun', Result: [], Next: 'Plan wave' });
+    expect(st[st[first.Default as string]!.Next as string]).toBe(st[start]);
+    expect(st['Plan wave']).toMatchObject({ Type: 'Task', ResultPath: '$.plan', Next: 'Every phase run?' });
+    expect(st['Every phase run?']).toMatchObject({ Type: 'Choice', Choices: [{ Variable: '$.plan.done', BooleanEquals: true, Next: 'SqlStep' }], Default: 'Any Lambda shards?' });
+    expect(st['Any Lambda shards?']).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ Variable: '$.plan.wave.lambda.shardCount', NumericGreaterThan: 0, Next: "Run the wave's shards" }],
+      Default: 'No Lambda shards in this wave',
+    });
+    for (const name of ["Run the wave's shards", 'No Lambda shards in this wave']) expect(st[name]?.Next).toBe('Next wave');
+    expect(st['Next wave']).toMatchObject({ Type: 'Pass', InputPath: '$.plan.phasesRun', ResultPath: '$.phasesRun', Next: 'Plan wave' });
+    expect(st.SqlStep?.Next).toBe('Report');
+    expect(st.Report?.Next).toBe('Done');
+    expect(st.SqlStep).toMatchObject({
       Parameters: { 'QueryString.$': '$.plan.analysis.queryString', WorkGroup: expect.any(String) as unknown },
     });
-    expect(String(s.definition.States.SqlStep!.Resource)).toMatch(/:states:::athena:startQueryExecution\.sync$/);
+    expect(String(st.SqlStep!.Resource)).toMatch(/:states:::athena:startQueryExecution\.sync$/);
+    // No phase is named anywhere in the definition: the plan decides what runs.
+    expect(JSON.stringify(s.definition)).not.toMatch(/generate|judge/);
   });
 
-  it('fans each phase out as a Distributed Map over the S3 manifest, with concurrency, tolerance and batching from the plan', () => {
-    expect(maps().map(([n]) => n)).toEqual(['Run generate shards', 'Run judge shards']);
-    for (const [name, map] of maps()) {
-      const phase = name.split(' ')[1]!;
-      expect(map).toMatchObject({
-        ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' } },
-        ItemReader: { Resource: expect.stringMatching(/:states:::s3:getObject$/) as unknown, ReaderConfig: { InputType: 'JSON' }, Parameters: { 'Key.$': `$.plan.${phase}.manifestKey` } },
-        MaxConcurrencyPath: `$.plan.${phase}.maxConcurrency`,
-        ToleratedFailurePercentagePath: `$.plan.${phase}.toleratedFailurePercentage`,
-        ItemBatcher: {
-          MaxItemsPerBatch: SHARDS_PER_BATCH,
-          BatchInput: { 'campaign.$': '$.campaign', phase, 'execution.$': '$$.Execution.Name', 'pollSeconds.$': `$.plan.${phase}.pollSeconds`, 'retryFailed.$': '$.retryFailed' },
+  it("fans each wave out as a Distributed Map over the wave's S3 manifest, with concurrency, tolerance and batching from the plan", () => {
+    expect(maps().map(([n]) => n)).toEqual(["Run the wave's shards"]);
+    const [, map] = maps()[0]!;
+    expect(map).toMatchObject({
+      ItemProcessor: { ProcessorConfig: { Mode: 'DISTRIBUTED', ExecutionType: 'STANDARD' } },
+      ItemReader: { Resource: expect.stringMatching(/:states:::s3:getObject$/) as unknown, ReaderConfig: { InputType: 'JSON' }, Parameters: { 'Key.$': '$.plan.wave.lambda.manifestKey' } },
+      MaxConcurrencyPath: '$.plan.wave.lambda.maxConcurrency',
+      ToleratedFailurePercentagePath: '$.plan.wave.lambda.toleratedFailurePercentage',
+      ItemBatcher: {
+        MaxItemsPerBatch: SHARDS_PER_BATCH,
+        BatchInput: {
+          'campaign.$': '$.campaign',
+          'execution.$': '$$.Execution.Name',
+          'pollSeconds.$': '$.plan.wave.lambda.pollSeconds',
+          'retryFailed.$': '$.retryFailed',
+          'copies.$': '$.plan.wave.lambda.maxConcurrency',
         },
-        ResultWriter: expect.objectContaining({ Resource: expect.stringMatching(/:states:::s3:putObject$/) as unknown }) as unknown,
-      });
-    }
+      },
+      ResultWriter: expect.objectContaining({ Resource: expect.stringMatching(/:states:::s3:putObject$/) as unknown }) as unknown,
+    });
   });
 
   it('routes every failing step to the state that records the failure', () => {
@@ -179,20 +199,18 @@ describe('Pipeline', () => {
   });
 
   it('loops each batch of shards: invoke the worker, and while it answers again, wait pollSeconds and invoke it again', () => {
-    for (const [name, map] of maps()) {
-      const phase = name.split(' ')[1]!;
-      const processor = map.ItemProcessor as { StartAt: string; States: Record<string, AslState> };
-      const invoke = processor.States[processor.StartAt]!;
-      expect(processor.StartAt).toBe(`Run ${phase} batch`);
-      expect(invoke).toMatchObject({ Type: 'Task', ResultPath: '$.result', Next: `More ${phase} work?` });
-      const retried = (invoke.Retry as { ErrorEquals: string[] }[]).flatMap((r) => r.ErrorEquals);
-      expect(retried).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException']));
-      expect(processor.States[`Wait before polling ${phase}`]).toEqual({ Type: 'Wait', SecondsPath: '$.BatchInput.pollSeconds', Next: `Run ${phase} batch` });
-      expect(processor.States[`${phase} batch settled`]).toEqual({ Type: 'Succeed', OutputPath: '$.result' });
-    }
+    const [, map] = maps()[0]!;
+    const processor = map.ItemProcessor as { StartAt: string; States: Record<string, AslState> };
+    const invoke = processor.States[processor.StartAt]!;
+    expect(processor.StartAt).toBe('Run a batch of shards');
+    expect(invoke).toMatchObject({ Type: 'Task', ResultPath: '$.result', Next: 'More work in this batch?' });
+    const retried = (invoke.Retry as { ErrorEquals: string[] }[]).flatMap((r) => r.ErrorEquals);
+    expect(retried).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException']));
+    expect(processor.States['Wait before invoking again']).toEqual({ Type: 'Wait', SecondsPath: '$.BatchInput.pollSeconds', Next: 'Run a batch of shards' });
+    expect(processor.States['Batch settled']).toEqual({ Type: 'Succeed', OutputPath: '$.result' });
   });
 
-  it('hands the plan exactly a PlanEvent, and the maps retryFailed, whether or not the execution input has it', () => {
+  it('hands the plan exactly a PlanEvent, and the map retryFailed, whether or not the execution input has it', () => {
     const execution = { Execution: { Name: 'run-1' } };
     const inputs: { input: ExecutionInput; retryFailed: boolean }[] = [
       { input: { campaign: 'far6-demo' }, retryFailed: false },
@@ -202,13 +220,13 @@ describe('Pipeline', () => {
     for (const { input, retryFailed } of inputs) {
       // act: the states before the plan, then the plan's payload and a map's BatchInput
       const state = runToPlan(s.definition.StartAt, s.definition.States, structuredClone(input) as unknown as Record<string, unknown>);
-      const planEvent = applyParameters(s.definition.States.Plan!.Parameters as Record<string, unknown>, state, execution);
+      const planEvent = applyParameters(s.definition.States['Plan wave']!.Parameters as Record<string, unknown>, state, execution);
       const [, map] = maps()[0]!;
-      const batchInput = applyParameters((map.ItemBatcher as { BatchInput: Record<string, unknown> }).BatchInput, { ...state, plan: { generate: { pollSeconds: 60 } } }, execution);
+      const batchInput = applyParameters((map.ItemBatcher as { BatchInput: Record<string, unknown> }).BatchInput, { ...state, plan: { wave: { lambda: { pollSeconds: 60, maxConcurrency: 3 } } } }, execution);
       // assess
-      const expected: PlanEvent = { campaign: 'far6-demo', execution: 'run-1', retryFailed };
+      const expected: PlanEvent = { campaign: 'far6-demo', execution: 'run-1', retryFailed, phasesRun: [] };
       expect(planEvent).toEqual(expected);
-      expect(batchInput).toEqual({ campaign: 'far6-demo', phase: 'generate', execution: 'run-1', pollSeconds: 60, retryFailed });
+      expect(batchInput).toEqual({ campaign: 'far6-demo', execution: 'run-1', pollSeconds: 60, retryFailed, copies: 3 });
     }
   });
 
@@ -217,8 +235,8 @@ describe('Pipeline', () => {
     // needs three turns (items left, then an open provider batch, then done).
     const [, map] = maps()[0]!;
     const processor = map.ItemProcessor as { StartAt: string; States: Record<string, AslState> };
-    const items = [{ model: 'alpha', language: 'en', start: 0, end: 50, mode: 'batch' as const }];
-    const batchInput = { campaign: 'far6-demo', phase: 'generate' as const, execution: 'run-1', pollSeconds: 60, retryFailed: true };
+    const items = [{ phase: 'generate', model: 'alpha', language: 'en', start: 0, end: 50, mode: 'batch' as const }];
+    const batchInput = { campaign: 'far6-demo', execution: 'run-1', pollSeconds: 60, retryFailed: true, copies: 2 };
     const answers: WorkerOutput[] = [
       { done: 20, failed: 0, pending: 30, openBatches: 0, costUsd: 0.1, again: true },
       { done: 20, failed: 0, pending: 0, openBatches: 1, costUsd: 0.1, again: true },
@@ -341,7 +359,7 @@ function runProcessor(processor: { StartAt: string; States: Record<string, AslSt
 function runToPlan(start: string, states: Record<string, AslState>, input: Record<string, unknown>): Record<string, unknown> {
   const data = input;
   for (let name = start, step = 0; step < 10; step++) {
-    if (name === 'Plan') return data;
+    if (name === 'Plan wave') return data;
     const st = states[name]!;
     if (st.Type === 'Choice') {
       const rule = (st.Choices as { Variable: string; IsPresent: boolean; Next: string }[]).find((r) => (r.Variable.slice(2) in data) === r.IsPresent);
@@ -377,7 +395,7 @@ describe('Record failure: definition → handler → ledger', () => {
 
   it('the handler accepts exactly what a caught failure hands it, and the failure lands in the ledger', async () => {
     // prepare: a Plan failure as Step Functions passes it on (Catch ResultPath $.failure)
-    const plan = s.definition.States.Plan!;
+    const plan = s.definition.States['Plan wave']!;
     expect(plan.Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'Record failure' }]);
     const stateInput = { campaign: 'far6-demo', failure: { Error: 'States.TaskFailed', Cause: '{"errorMessage":"no plan.json"}' } };
     const executionId = 'arn:aws:states:us-east-1:123456789012:execution:sondage-Sondage:run-9';

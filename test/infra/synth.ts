@@ -67,7 +67,7 @@ export function tokenText(part: unknown): string {
   throw new Error(`tokenText: unexpected CloudFormation value ${JSON.stringify(part)}`);
 }
 
-/** Every state, nested ones (Map item processors) included, by name. */
+/** Every state, nested ones (Map item processors, Parallel branches) included, by name. */
 export function allStates(definition: AslDefinition): Map<string, AslState> {
   const out = new Map<string, AslState>();
   const walk = (states: Readonly<Record<string, AslState>>): void => {
@@ -75,6 +75,7 @@ export function allStates(definition: AslDefinition): Map<string, AslState> {
       out.set(name, state);
       const processor = (state.ItemProcessor ?? state.Iterator) as AslDefinition | undefined;
       if (processor) walk(processor.States);
+      for (const branch of (state.Branches ?? []) as AslDefinition[]) walk(branch.States);
     }
   };
   walk(definition.States);

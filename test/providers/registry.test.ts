@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SondageError } from '../../lib/errors.js';
 import { KNOWN_PROVIDERS, SimulatedProvider, UnknownProviderError, createProvider } from '../../lib/providers/index.js';
 import { far6Simulator } from '../../lib/batteries/far6/simulate/index.js';
-import { makeItem } from './simulatedItems.js';
+import { makeItem } from '../batteries/far6/simulate/simulatedItems.js';
 
 describe('createProvider', () => {
   it('builds the simulated respondent from a campaign model entry', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { generationSettingsSchema } from '../../lib/design/campaign.js';
+import { generationSettingsSchema } from '../../lib/battery/schemas.js';
 import type { Far6Item } from '../../lib/batteries/far6/types.js';
 import { toWireRequest as toAnthropicWireRequest } from '../../lib/providers/anthropic/AnthropicMessagesProvider.js';
 import { candidateLogprobs, toWireRequest } from '../../lib/providers/openai/OpenAIChatProvider.js';

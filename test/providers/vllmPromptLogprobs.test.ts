@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { generationSettingsSchema } from '../../lib/design/campaign.js';
+import { generationSettingsSchema } from '../../lib/battery/schemas.js';
 import { promptLogprobOf, toPromptLogprobsRequests, toWireRequest } from '../../lib/providers/openai/OpenAIChatProvider.js';
 import { createProvider } from '../../lib/providers/registry.js';
 import type { GenerateRequest } from '../../lib/providers/types.js';

@@ -1,9 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
+import { checkPhaseGraph } from '../../lib/battery/phaseGraph.js';
+import type { PhaseSpec } from '../../lib/battery/types.js';
+import { far6 } from '../../lib/batteries/far6/index.js';
 import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
 import type { Campaign } from '../../lib/design/campaign.js';
+import type { RunContext } from '../../lib/run/context.js';
 import { writeFullSizeCampaign } from '../../bench/fullSizeCampaign.js';
 import { LANGUAGES } from '../../lib/batteries/far6/types.js';
 import { CampaignFileError } from '../../lib/errors.js';
@@ -17,25 +20,40 @@ import { loadContext, tempDir } from '../helpers/campaigns.js';
 const prices = loadAwsPrices();
 const X86 = prices.lambda.gb_second.x86_64;
 
+/** A generate phase and the judge phase after it, as the estimate reads a battery's graph. */
+const PHASES: PhaseSpec[] = [
+  { name: 'generate', after: [], answeredBy: 'subject', expand: () => [], read: () => [] },
+  {
+    name: 'judge',
+    after: [{ phase: 'generate', take: ['reply'] }],
+    answeredBy: { role: 'judge' },
+    expand: () => [],
+    read: () => [],
+    estimate: () => ({ items: 0, inputTokens: 0, outputTokens: 0, maxInputTokens: 0, maxOutputTokens: 0 }),
+  },
+];
+
 /** A plan of one model over the given partitions (generate only unless `judged`), and the campaign fields the estimate reads. */
 function fixture(
   partitions: readonly { items: number; judged?: number }[],
   model: { mode?: 'sync' | 'batch'; rpm?: number } = {},
   concurrency = 32,
-): { plan: Plan; campaign: Campaign } {
-  const parts = partitions.map((p, i) => ({ model: 'a', language: LANGUAGES[i]!, items: p.items, judged: p.judged ?? 0 }));
-  const items = parts.reduce((s, p) => s + p.items, 0);
+): { plan: Plan; campaign: Pick<RunContext, 'campaign' | 'battery' | 'graph'> } {
+  const parts = partitions.map((p, i) => ({ model: 'a', language: LANGUAGES[i]!, items: { generate: p.items, judge: p.judged ?? 0 } }));
+  const items = parts.reduce((s, p) => s + p.items.generate, 0);
   const plan: Plan = {
     campaign: 'c',
     battery: 'far6',
     budgetUsd: 1000,
+    phases: ['generate', 'judge'],
     lines: [{ model: 'a', phase: 'generate', provider: 'openai', items, inputTokens: 0, outputTokens: 0, costUsd: 100, batchCostUsd: null, maxCostUsd: 200 }],
     totals: { items, costUsd: 100, maxCostUsd: 200 },
     partitions: parts,
   };
   const entry = { id: 'a', mode: model.mode ?? 'sync', ...(model.rpm === undefined ? {} : { rpm: model.rpm }) };
   const judge = { id: 'judge', mode: 'sync' };
-  return { plan, campaign: { concurrency, models: [entry], judge } as unknown as Campaign };
+  const campaign = { concurrency, models: [entry], roles: { judge } } as unknown as Campaign;
+  return { plan, campaign: { campaign, battery: far6, graph: checkPhaseGraph('far6', PHASES, far6.roles, 'test.yaml') } };
 }
 
 const line = (est: AwsCostEstimate, service: string, stage: string, unit: string) => est.lines.find((l) => l.service === service && l.stage === stage && l.unit === unit);
@@ -59,7 +77,7 @@ describe('estimateAwsCost: the arithmetic', () => {
     expect(line(est, 'DynamoDB', 'generate', 'WRU')?.quantity).toBe(10_000 * 2 + (157 + 5) * 6 + 5 * 5);
     expect(line(est, 'DynamoDB', 'generate', 'WRU')?.usd).toBeCloseTo(((10_000 * 2 + 162 * 6 + 25) / 1e6) * prices.dynamodb.per_million_write_request_units, 12);
     // Athena: every SQL file over the ceiling of the Parquet, at least 10 MB a query
-    expect(line(est, 'Athena', 'analysis', 'bytes')?.quantity).toBe(FAR6_SQL.allQueries().length * 10e6);
+    expect(line(est, 'Athena', 'analysis', 'bytes')?.quantity).toBe(far6.analysis.sql.allQueries().length * 10e6);
     expect(est.totalUsd).toBeCloseTo(
       est.lines.reduce((s, l) => s + l.usd, 0),
       12,
@@ -99,12 +117,15 @@ describe('estimateAwsCost: the arithmetic', () => {
     expect(line(est, 'DynamoDB', 'judge', 'RRU')?.quantity).toBe(1000 * 3);
   });
 
-  it('bills the plan for its registration, never past its timeout (it leaves the rest to the workers)', () => {
+  it('bills the plan for its registration, never past its timeout (it leaves the rest to the workers), and a short turn per further wave', () => {
     const small = fixture([{ items: 10_000 }]);
     const huge = fixture([{ items: 2_000_000 }]);
     const gbs = (est: ReturnType<typeof estimateAwsCost>) => line(est, 'Lambda', 'plan', 'GB-s')?.quantity;
-    expect(gbs(estimateAwsCost(small.plan, small.campaign, {}, prices))).toBeCloseTo(((10_000 / 1000 + 4) * FUNCTION_SIZING.plan.memoryMb) / 1024, 6);
-    expect(gbs(estimateAwsCost(huge.plan, huge.campaign, {}, prices))).toBeCloseTo((FUNCTION_SIZING.plan.timeoutSeconds * FUNCTION_SIZING.plan.memoryMb) / 1024, 6);
+    // Two waves (generate, then judge): the first plans and registers, each further turn (the
+    // judge's wave, and the one that finds nothing left) takes the invocation overhead of 4 s.
+    expect(gbs(estimateAwsCost(small.plan, small.campaign, {}, prices))).toBeCloseTo(((10_000 / 1000 + 4 + 2 * 4) * FUNCTION_SIZING.plan.memoryMb) / 1024, 6);
+    expect(gbs(estimateAwsCost(huge.plan, huge.campaign, {}, prices))).toBeCloseTo(((FUNCTION_SIZING.plan.timeoutSeconds + 2 * 4) * FUNCTION_SIZING.plan.memoryMb) / 1024, 6);
+    expect(line(estimateAwsCost(small.plan, small.campaign, {}, prices), 'Lambda', 'plan', 'requests')?.quantity).toBe(3);
   });
 
   it('warns when an analysis query would pass the workgroup cutoff', () => {
@@ -132,7 +153,7 @@ describe('the FAR-6 inventory at full size', () => {
     // Every partition grows 21-fold, so shards, invocations and bytes are those of the full run.
     await writeFullSizeCampaign(dir, { stories: 5 });
     const ctx = await loadContext(path.join(dir, 'campaign.yaml'));
-    const small = planCampaign(ctx.campaign, ctx.battery);
+    const small = planCampaign(ctx);
     const k = 21;
     const scale = <T extends { items: number }>(x: T, extra: (keyof T)[] = []): T => {
       const out: Record<string, unknown> = { ...x, items: x.items * k };
@@ -142,14 +163,14 @@ describe('the FAR-6 inventory at full size', () => {
     const full: Plan = {
       ...small,
       lines: small.lines.map((l) => scale(l, ['inputTokens', 'outputTokens', 'costUsd', 'maxCostUsd'])),
-      partitions: small.partitions.map((p) => scale(p, ['judged'])),
+      partitions: small.partitions.map((p) => ({ ...p, items: Object.fromEntries(Object.entries(p.items).map(([phase, n]) => [phase, n * k])) })),
       totals: scale(small.totals, ['costUsd', 'maxCostUsd']),
     };
     // act
-    const est = estimateAwsCost(full, ctx.campaign, {}, prices);
+    const est = estimateAwsCost(full, ctx, {}, prices);
     // assess: about a million replies, each priced with the default 1.5 s a call (the simulated
     // models stand in for API models), and the whole machinery under 2 % of the model spend
-    const replies = full.partitions.reduce((s, p) => s + p.items, 0);
+    const replies = full.partitions.reduce((s, p) => s + p.items['generate']!, 0);
     expect(replies).toBeGreaterThan(900_000);
     expect(est.modelUsd).toBeCloseTo(small.totals.costUsd * k, 6);
     expect(est.share).toBeLessThan(0.02);

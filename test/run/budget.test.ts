@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { itemMaxCost } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
-import { loadContext, tempDir, writeCampaign, type CampaignDoc } from '../helpers/campaigns.js';
+import { loadContext, tempDir, writeCampaign, type CampaignDoc, rootItems } from '../helpers/campaigns.js';
 import { costOf, ledgerSnapshot, okCounts, readResult, storedReplies } from '../helpers/runData.js';
 
 // "What must hold": with many concurrent workers, spending never passes the cap — not in the
@@ -34,8 +34,8 @@ beforeAll(async () => {
   expect(summary.stopped).toBeUndefined();
   let maxCallReservation = 0;
   for (const model of ctx.campaign.models) {
-    for (const language of ctx.battery.languages) {
-      for (const item of ctx.battery.expand(model, language)) maxCallReservation = Math.max(maxCallReservation, itemMaxCost(item, model.price));
+    for (const language of ctx.design.languages) {
+      for (const item of rootItems(ctx, model, language)) maxCallReservation = Math.max(maxCallReservation, itemMaxCost(item, model.price));
     }
   }
   reference = {

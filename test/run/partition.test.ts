@@ -12,7 +12,7 @@ import { runPartition, type PartSink, type PartitionSpec } from '../../lib/run/r
 import { Semaphore } from '../../lib/run/Semaphore.js';
 import { EmbeddedLedger } from '../../lib/store/index.js';
 import type { PartCommit, ReadingRow, ReplyRow } from '../../lib/store/types.js';
-import { loadContext, RUN_FIXTURES, tempDir } from '../helpers/campaigns.js';
+import { loadContext, RUN_FIXTURES, tempDir, rootItems } from '../helpers/campaigns.js';
 
 // The partition runner against a provider that keeps count: transient failures are retried and
 // stored as error rows, a permanent error fails its item once, and every reply is paid once,
@@ -146,7 +146,7 @@ let dir: string;
 beforeAll(async () => {
   ({ dir: root, cleanup } = await tempDir('partition'));
   const ctx = await loadContext(path.join(RUN_FIXTURES, 'small.yaml'));
-  items = [...ctx.battery.expand(ctx.campaign.models[0]!, 'en')].slice(0, 80);
+  items = [...rootItems(ctx, ctx.campaign.models[0]!, 'en')].slice(0, 80);
 });
 afterAll(() => cleanup?.());
 beforeEach(() => {

@@ -12,7 +12,7 @@ import { attemptVerdict, runPartition, type PartSink, type PartitionSpec, type S
 import { Semaphore } from '../../lib/run/Semaphore.js';
 import { EmbeddedLedger } from '../../lib/store/index.js';
 import type { ReadingRow, ReplyRow } from '../../lib/store/types.js';
-import { loadContext, RUN_FIXTURES, tempDir } from '../helpers/campaigns.js';
+import { loadContext, RUN_FIXTURES, tempDir, rootItems } from '../helpers/campaigns.js';
 
 // Issue 3, "permanent errors … recorded once, not retried forever": a resume re-asks items whose
 // retries ran out on a transient error, never those the provider refused for good (unless
@@ -85,7 +85,7 @@ let n = 0;
 beforeAll(async () => {
   ({ dir: root, cleanup } = await tempDir('permanent'));
   const ctx = await loadContext(path.join(RUN_FIXTURES, 'small.yaml'));
-  items = [...ctx.battery.expand(ctx.campaign.models[0]!, 'en')].slice(0, 60);
+  items = [...rootItems(ctx, ctx.campaign.models[0]!, 'en')].slice(0, 60);
 });
 afterAll(() => cleanup?.());
 beforeEach(() => {

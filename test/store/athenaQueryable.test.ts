@@ -4,7 +4,9 @@ import { AthenaClient, GetQueryExecutionCommand, StartQueryExecutionCommand } fr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parquetSource } from '../../lib/query/sql.js';
 import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
-import { AthenaQueryable, AthenaQueryError, athenaTableSources, athenaValue, storedModels } from '../../lib/store/AthenaQueryable.js';
+import { AthenaQueryable, AthenaQueryError, athenaValue } from '../../lib/store/AthenaQueryable.js';
+import { athenaSources, storedParts } from '../../lib/analysis/athena.js';
+import type { TableSources } from '../../lib/query/types.js';
 import { DuckDb, LocalBlobStore } from '../../lib/store/index.js';
 import { startAthenaServer } from '../helpers/athenaServer.js';
 import type { AthenaServer } from '../helpers/athenaServer.js';
@@ -45,6 +47,11 @@ function queryable(extra: Partial<ConstructorParameters<typeof AthenaQueryable>[
   });
 }
 
+/** The far6 battery's tables on Athena for campaign c1, its generate phase. */
+const athenaTableSources = (database: string, campaign: string, models: string[]): TableSources => {
+  const a = athenaSources(database, 'far6', campaign, models);
+  return { prompts: a.table('prompts', ['generate']), replies: a.table('replies', ['generate']), readings: a.table('readings', ['generate']) };
+};
 const sources = () => athenaTableSources(DATABASE, 'c1', ['m2', 'm1']);
 
 beforeAll(async () => {
@@ -238,16 +245,18 @@ describe('AthenaQueryable', () => {
   });
 });
 
-describe('athenaTableSources', () => {
-  it('filters each Glue table to the campaign, its phases and its models (sorted, once each)', () => {
-    const mine = athenaTableSources('sondage_db', 'far6-demo', ['gamma', 'alpha', 'beta', 'alpha']);
-    expect(mine.prompts).toBe(
-      `(SELECT * FROM "sondage_db"."prompts" WHERE campaign_key = 'far6-demo' AND phase_key IN ('generate') AND model IN ('alpha', 'beta', 'gamma'))`,
+describe('athenaSources', () => {
+  it("filters each Glue table (the battery's prompts, the shared replies and readings) to the campaign, the phases asked and its models (sorted, once each)", async () => {
+    const mine = athenaSources('sondage_db', 'far6', 'far6-demo', ['gamma', 'alpha', 'beta', 'alpha'], new Set(['generate/readings']));
+    expect(mine.table('prompts', ['generate'])).toBe(
+      `(SELECT * FROM "sondage_db"."far6_prompts" WHERE campaign_key = 'far6-demo' AND phase_key IN ('generate') AND model IN ('alpha', 'beta', 'gamma'))`,
     );
-    expect(mine.readings).toBe(
-      `(SELECT * FROM "sondage_db"."readings" WHERE campaign_key = 'far6-demo' AND phase_key IN ('generate', 'judge') AND model IN ('alpha', 'beta', 'gamma'))`,
+    expect(mine.table('readings', ['generate', 'audit-retest'])).toBe(
+      `(SELECT * FROM "sondage_db"."readings" WHERE campaign_key = 'far6-demo' AND phase_key IN ('generate', 'audit-retest') AND model IN ('alpha', 'beta', 'gamma'))`,
     );
-    expect(() => athenaTableSources('db', 'c', [])).toThrow('campaign c: no models to query');
+    expect(await mine.has('readings', 'generate')).toBe(true);
+    expect(await mine.has('readings', 'audit-retest')).toBe(false);
+    expect(() => athenaSources('db', 'far6', 'c', [])).toThrow('campaign c: no models to query');
   });
 });
 
@@ -267,11 +276,13 @@ describe('athenaValue', () => {
   });
 });
 
-describe('storedModels', () => {
-  it('lists the models with generate-phase parts, sorted, ignoring other files', async () => {
+describe('storedParts', () => {
+  it("lists the models with parts in the phases asked, sorted, and the tables they hold, ignoring other files", async () => {
     const store = new LocalBlobStore(dir);
     await store.put('campaigns/c1/results/summary.md', '# x');
-    expect(await storedModels(store, 'c1')).toEqual(['m1', 'm2', 'm3']);
-    expect(await storedModels(store, 'none')).toEqual([]);
+    const stored = await storedParts(store, 'c1', ['generate']);
+    expect(stored.models).toEqual(['m1', 'm2', 'm3']);
+    expect(stored.tables.has('generate/replies')).toBe(true);
+    expect((await storedParts(store, 'none', ['generate'])).models).toEqual([]);
   });
 });

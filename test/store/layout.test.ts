@@ -11,7 +11,6 @@ import {
   resultsKey,
   tablePrefix,
 } from '../../lib/store/index.js';
-import type { Language } from '../../lib/batteries/far6/types.js';
 
 describe('layout', () => {
   it('builds the hive-partitioned keys of DESIGN.md', () => {
@@ -49,9 +48,12 @@ describe('layout', () => {
     );
   });
 
-  it('rejects unknown tables and languages, reserved phases and non-parquet part names', () => {
+  it('rejects unknown tables, what is not a language code, reserved phases and non-parquet part names', () => {
     expect(() => tablePrefix('c', 'g', 'answers' as 'replies')).toThrow(/not a campaign table; use one of prompts, replies, readings/);
-    expect(() => partitionPrefix('c', 'g', 'replies', 'm', 'es' as Language)).toThrow(/language "es" is not supported/);
+    // Languages are data (each battery lists its own): any language code names a partition.
+    expect(partitionPrefix('c', 'g', 'replies', 'm', 'th')).toBe('campaigns/c/g/replies/model=m/language=th/');
+    expect(() => partitionPrefix('c', 'g', 'replies', 'm', 'English')).toThrow(/language "English" is not a language code/);
+    expect(() => tablePrefix('c', 'input', 'replies')).toThrow(/reserved/);
     expect(() => tablePrefix('c', 'results', 'replies')).toThrow(/reserved/);
     expect(() => partKey('c', 'g', 'replies', 'm', 'en', 'part-1.csv')).toThrow(/must end in ".parquet"/);
     expect(() => partKey('c', 'g', 'replies', 'm', 'en', '.part-1.parquet')).toThrow(/not start with "."/);
@@ -69,6 +71,6 @@ describe('layout', () => {
     });
     expect(parsePartKey('campaigns/c/plan.json')).toBeUndefined();
     expect(parsePartKey('campaigns/c/g/answers/model=m/language=en/p.parquet')).toBeUndefined();
-    expect(parsePartKey('campaigns/c/g/replies/model=m/language=xx/p.parquet')).toBeUndefined();
+    expect(parsePartKey('campaigns/c/g/replies/model=m/language=x_y/p.parquet')).toBeUndefined();
   });
 });

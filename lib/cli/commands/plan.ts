@@ -6,14 +6,14 @@ import type { CliArgs } from '../main.js';
 /** `sondage plan <campaign> [--aws]`: the inventory and its model cost; with --aws, what the AWS pipeline adds. */
 export async function planCommand(args: CliArgs): Promise<number> {
   const ctx = await loadRunContext(args.file, args.dataDir);
-  const plan = planCampaign(ctx.campaign, ctx.battery);
+  const plan = planCampaign(ctx);
   process.stdout.write(`${ctx.campaign.name} (${plan.battery}): ${plan.totals.items} requests in ${plan.partitions.length} model × language partitions\n`);
   process.stdout.write(`${formatPlan(plan)}\n`);
   if (plan.totals.costUsd > plan.budgetUsd) {
     process.stdout.write('the expected cost exceeds the budget: `sondage run` will refuse to start without --allow-partial\n');
   }
   if (args.aws) {
-    process.stdout.write(`\nOn AWS (one execution of the deployed stack; the budget caps model calls only):\n${formatAwsCost(estimateAwsCost(plan, ctx.campaign))}\n`);
+    process.stdout.write(`\nOn AWS (one execution of the deployed stack; the budget caps model calls only):\n${formatAwsCost(estimateAwsCost(plan, ctx))}\n`);
   }
   return 0;
 }

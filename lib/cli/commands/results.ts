@@ -2,15 +2,20 @@
  * `sondage results <campaign>` (issue 4, "CLI: `sondage results <campaign>` runs the report query
  * through Athena"): the analysis of a deployed campaign with its SQL stage on Athena, printed as the
  * local run prints it, and written as the local run writes it when `--out` is given. Thin over
- * lib/store/AthenaQueryable.ts analyzeOnAthena, the report Lambda's analysis.
+ * lib/analysis/athena.ts analyzeOnAthena, the report Lambda's analysis; the battery and its phases
+ * come from the campaign file, or from the campaign the pipeline uploaded.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { formatConsoleTable, writeResults } from '../../batteries/far6/analysis/index.js';
+import { analyzeOnAthena } from '../../analysis/athena.js';
 import { ANALYTICS_NAMES, resolveStack } from '../aws.js';
 import { ENV } from '../../config/index.js';
-import { loadCampaign } from '../../design/loadCampaign.js';
-import { AthenaQueryable, analyzeOnAthena } from '../../store/AthenaQueryable.js';
+import { campaignEntries } from '../../design/campaign.js';
+import { downloadCampaign } from '../../run/campaignInput.js';
+import { loadRunContext } from '../../run/context.js';
+import type { RunContext } from '../../run/context.js';
+import { AthenaQueryable } from '../../store/AthenaQueryable.js';
 import type { AthenaQueryableOptions } from '../../store/AthenaQueryable.js';
 import { assertSafeSegment, campaignPrefix } from '../../store/layout.js';
 import { S3BlobStore } from '../../store/S3BlobStore.js';
@@ -24,11 +29,19 @@ export interface ResultsArgs {
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
 }
 
-/** The campaign id: the positional itself, or the name inside the campaign file it points to. */
-async function campaignName(arg: string): Promise<string> {
-  if (/\.ya?ml$/i.test(arg)) return (await loadCampaign(arg)).name;
-  assertSafeSegment('campaign id', arg);
-  return arg;
+function isCampaignFile(arg: string): boolean {
+  return /\.ya?ml$/i.test(arg);
+}
+
+/** The campaign: its file, or, given a name, the campaign the pipeline uploaded (`campaigns/<c>/input/`). */
+async function campaignContext(arg: string, store: S3BlobStore): Promise<RunContext> {
+  if (isCampaignFile(arg)) return loadRunContext(arg);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'sondage-results-'));
+  try {
+    return await downloadCampaign(store, arg, dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** Test seams: how the Athena client polls (the defaults wait as a person would). */
@@ -44,7 +57,8 @@ export interface ResultsOptions {
  */
 export async function resultsCommand(args: ResultsArgs, options: ResultsOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
-  const campaign = await campaignName(args.file);
+  // A bad campaign id is refused before anything is asked of AWS.
+  if (!isCampaignFile(args.file)) assertSafeSegment('campaign id', args.file);
   const names = await resolveStack({ values: args.values, env }, ANALYTICS_NAMES);
   const athenaEndpoint = typeof args.values['athena-endpoint'] === 'string' ? args.values['athena-endpoint'] : undefined;
   const s3Endpoint = env[ENV.s3Endpoint] || undefined;
@@ -60,22 +74,22 @@ export async function resultsCommand(args: ResultsArgs, options: ResultsOptions 
     bucket: names.bucket,
     clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : sdkS3Override ? { forcePathStyle: true } : {},
   });
-  const run = await analyzeOnAthena({ db, store, campaign });
-  process.stdout.write(`${formatConsoleTable(run.analysis)}\n`);
+  const ctx = await campaignContext(args.file, store);
+  const campaign = ctx.campaign.name;
+  const { battery } = ctx;
+  const run = await analyzeOnAthena({ db, store, battery, campaign: ctx.campaign, phases: ctx.graph.phases.map((p) => p.name) });
+  process.stdout.write(`${battery.analysis.console(run.results)}\n`);
   process.stdout.write(`athena: ${run.queryExecutionIds.length} queries in workgroup ${names.athenaWorkgroup}, database ${names.glueDatabase} (models ${run.models.join(', ')})\n`);
   if (args.out !== undefined) {
     const out = path.resolve(args.out);
     await mkdir(out, { recursive: true });
     const source = `s3://${names.bucket}/${campaignPrefix(campaign)}`;
-    await writeResults(
-      async (name, content) => {
-        const file = path.join(out, ...name.split('/'));
-        await mkdir(path.dirname(file), { recursive: true });
-        await writeFile(file, content);
-      },
-      run.analysis,
-      { campaign, source },
-    );
+    const simulated = campaignEntries(ctx.campaign).some((m) => m.provider === 'simulated');
+    for (const [name, content] of battery.analysis.files(run.results, { campaign, simulated, source })) {
+      const file = path.join(out, ...name.split('/'));
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, content);
+    }
     process.stdout.write(`results: ${out}\n`);
   } else {
     process.stdout.write(`results: add --out DIR to write the files here; the pipeline's report step writes them to s3://${names.bucket}/${campaignPrefix(campaign)}results/\n`);

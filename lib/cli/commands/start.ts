@@ -3,6 +3,7 @@ import path from 'node:path';
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { CAMPAIGN_FILE_NAME } from '../../config/pipeline.js';
 import type { ExecutionInput } from '../../config/pipeline.js';
+import type { Battery } from '../../battery/types.js';
 import type { Campaign } from '../../design/campaign.js';
 import { BudgetError, CampaignFileError, formatIssues, SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/loadRunContext.js';
@@ -35,14 +36,12 @@ async function filesUnder(entry: string): Promise<string[]> {
  * Lambda resolves the same relative paths. The named files are the loader's resolved design paths,
  * not a guess at the YAML. A file outside the campaign's folder has no such key and is refused.
  */
-export async function campaignInputFiles(campaign: Campaign): Promise<InputFile[]> {
+export async function campaignInputFiles(campaign: Campaign, battery: Battery): Promise<InputFile[]> {
   const folder = path.dirname(campaign.file);
   const prefix = inputPrefix(campaign.name);
   const files: InputFile[] = [{ local: campaign.file, key: `${prefix}${CAMPAIGN_FILE_NAME}` }];
-  const named: [string, string][] = [
-    ['design.stories', campaign.design.stories],
-    ['design.concept_pairs', campaign.design.concept_pairs],
-  ];
+  // The battery names the files its design reads, relative to the campaign file.
+  const named = battery.dataFiles(campaign.design as never).map(({ field, file }) => [field, path.resolve(folder, file)] as const);
   for (const [field, entry] of named) {
     for (const local of await filesUnder(entry)) {
       const relative = path.relative(folder, local);
@@ -75,25 +74,18 @@ export async function startCommand(args: CliArgs): Promise<number> {
   assertAws('start', args.aws);
   const ctx = await loadRunContext(args.file);
   const { campaign } = ctx;
-  const plan = planCampaign(campaign, ctx.battery);
+  const plan = planCampaign(ctx);
   process.stdout.write(
     `${campaign.name} (${plan.battery}): ${plan.totals.items} requests in ${plan.partitions.length} model × language partitions, ` +
       `expected $${plan.totals.costUsd.toFixed(4)} of budget $${campaign.budget_usd}\n`,
   );
-  if (campaign.judge?.audit) {
-    // The state machine has generate and judge phases only (infra/constructs/Pipeline.ts PHASES).
-    process.stderr.write(
-      `${campaign.name}: judge.audit is not run on AWS yet (the pipeline has the generate and judge phases); ` +
-        'the expected cost above still counts it (run the campaign locally for the audit)\n',
-    );
-  }
   if (plan.totals.costUsd > campaign.budget_usd && !args.allowPartial) {
     throw new BudgetError(
       `${campaign.name}: the expected cost $${plan.totals.costUsd.toFixed(4)} exceeds budget_usd $${campaign.budget_usd}; ` +
         'raise budget_usd, shrink the design, or pass --allow-partial to run until the cap',
     );
   }
-  const files = await campaignInputFiles(campaign);
+  const files = await campaignInputFiles(campaign, ctx.battery);
   const bodies = await Promise.all(files.map(async (f) => ({ ...f, body: await readFile(f.local) })));
 
   const clients = awsClients(await resolveStack({ values: args.values }));

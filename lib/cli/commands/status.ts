@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Campaign } from '../../design/campaign.js';
-import { loadBattery } from '../../design/loadBattery.js';
+import { contextFor } from '../../run/context.js';
 import { loadCampaign } from '../../design/loadCampaign.js';
 import { SondageError } from '../../errors.js';
 import { planCampaign } from '../../run/planCampaign.js';
@@ -14,7 +14,6 @@ import type { BlobStore, BudgetState, Ledger } from '../../store/types.js';
 import type { CliArgs } from '../main.js';
 
 /** Phases in run order, for campaigns whose plan is not at hand. */
-const DEFAULT_PHASES = ['generate', 'judge'] as const;
 const DEFAULT_FAILURES_SHOWN = 5;
 
 /** A campaign named on the command line: by its file (preferred) or by its name. */
@@ -136,7 +135,7 @@ export async function campaignPlan(store: BlobStore, target: CampaignTarget): Pr
     }
   }
   if (!target.campaign) return undefined;
-  return planCampaign(target.campaign, await loadBattery(target.campaign));
+  return planCampaign(await contextFor(target.campaign));
 }
 
 /** Counts per phase against the plan, budget and open batches: the part of the status both ledgers answer alike. */
@@ -147,7 +146,8 @@ export async function ledgerStatus(
 ): Promise<Pick<CampaignStatus, 'phases' | 'budget' | 'openBatches'>> {
   const planned = new Map<string, number>();
   for (const l of plan?.lines ?? []) planned.set(l.phase, (planned.get(l.phase) ?? 0) + l.items);
-  const phaseNames = planned.size > 0 ? [...planned.keys()] : [...DEFAULT_PHASES];
+  // Phases the plan lists, in graph order (a plan of an older version lists its lines' phases).
+  const phaseNames = plan?.phases ? [...plan.phases] : [...planned.keys()];
   const phases: PhaseStatus[] = [];
   for (const phase of phaseNames) {
     const c = await ledger.counts(name, phase);

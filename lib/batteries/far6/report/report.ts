@@ -44,6 +44,21 @@ const SIMULATED_NOTICE =
   '> **Simulated data.** These replies come from the `simulated` provider, whose judgment profiles and ' +
   'answer habits are set by design. The numbers check the pipeline; they describe no real model.';
 
+/** Every result file of an analysis, in the order they are written: the CSV tables, summary.md, report.html. */
+export function resultFiles(results: AnalysisResults, meta: ReportMeta): [name: string, content: string][] {
+  return [
+    ['story_scores.csv', toCsv(STORY_COLUMNS, results.storyScores)],
+    ['cell_habits.csv', toCsv(HABIT_COLUMNS, results.cellHabits)],
+    ['readout_comparisons.csv', toCsv(COMPARISON_COLUMNS, results.comparisons)],
+    ['readout_convergence.csv', toCsv(CONVERGENCE_COLUMNS, results.convergence)],
+    ['cell_summary.csv', toCsv(SUMMARY_COLUMNS, results.cellSummary)],
+    ['reply_totals.csv', toCsv(TOTALS_COLUMNS, results.replyTotals)],
+    ...studyCsvFiles(results),
+    ['summary.md', summaryMarkdown(results, meta)],
+    ['report.html', renderReportHtml(results, meta, { files: LINKED_FILES })],
+  ];
+}
+
 /**
  * Writes the result files through `out` (a BlobStore key writer, a directory writer…).
  * @example await writeResults((name, text) => store.put(`campaigns/demo/results/${name}`, text), results, { campaign: 'demo' })
@@ -53,15 +68,7 @@ export async function writeResults(
   results: AnalysisResults,
   meta: ReportMeta,
 ): Promise<void> {
-  await out('story_scores.csv', toCsv(STORY_COLUMNS, results.storyScores));
-  await out('cell_habits.csv', toCsv(HABIT_COLUMNS, results.cellHabits));
-  await out('readout_comparisons.csv', toCsv(COMPARISON_COLUMNS, results.comparisons));
-  await out('readout_convergence.csv', toCsv(CONVERGENCE_COLUMNS, results.convergence));
-  await out('cell_summary.csv', toCsv(SUMMARY_COLUMNS, results.cellSummary));
-  await out('reply_totals.csv', toCsv(TOTALS_COLUMNS, results.replyTotals));
-  for (const [name, content] of studyCsvFiles(results)) await out(name, content);
-  await out('summary.md', summaryMarkdown(results, meta));
-  await out('report.html', renderReportHtml(results, meta, { files: LINKED_FILES }));
+  for (const [name, content] of resultFiles(results, meta)) await out(name, content);
 }
 
 const fmt = fmtNumber;

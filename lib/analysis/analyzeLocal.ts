@@ -1,0 +1,49 @@
+/**
+ * The analysis of a campaign on this machine (DESIGN.md "The flow of one campaign"): the battery's
+ * SQL stage on DuckDB over the campaign's Parquet, its statistics, and its result files written
+ * beside the data (`campaigns/<c>/results/`), with the simulated models' true parameters.
+ */
+import type { Battery, LoadedDesign } from '../battery/types.js';
+import type { Campaign } from '../design/campaign.js';
+import { campaignEntries } from '../design/campaign.js';
+import type { PhaseGraph } from '../battery/phaseGraph.js';
+import { DuckDb, tableGlob } from '../store/DuckDb.js';
+import { layout } from '../store/index.js';
+import { LocalBlobStore } from '../store/LocalBlobStore.js';
+import { localSources } from './localSources.js';
+
+export interface LocalAnalysis {
+  /** The battery's results (its own type). */
+  readonly results: unknown;
+  /** Its short table for the terminal. */
+  readonly table: string;
+  /** Names of the files written under `campaigns/<c>/results/`. */
+  readonly files: readonly string[];
+}
+
+/** Runs the battery's analysis on the campaign's data in `dataDir` and writes its result files there. */
+export async function analyzeLocal(
+  ctx: { readonly campaign: Campaign; readonly battery: Battery; readonly design: LoadedDesign; readonly graph: PhaseGraph },
+  dataDir: string,
+  store = new LocalBlobStore(dataDir),
+): Promise<LocalAnalysis> {
+  const { campaign, battery } = ctx;
+  const db = await DuckDb.open();
+  try {
+    const sources = await localSources(db, (phase, table) => tableGlob(dataDir, campaign.name, phase, table), ctx.graph.phases.map((p) => p.name), battery.prompts);
+    const results = await battery.analysis.run(db, sources, { campaign });
+    const simulated = campaignEntries(campaign).some((m) => m.provider === 'simulated');
+    const files: string[] = [];
+    const out = async (name: string, content: string): Promise<void> => {
+      await store.put(layout.resultsKey(campaign.name, name), content);
+      files.push(name);
+    };
+    for (const [name, content] of battery.analysis.files(results, { campaign: campaign.name, simulated, source: dataDir })) await out(name, content);
+    const simulatedModels = campaign.models.filter((m) => m.provider === 'simulated');
+    const truth = simulatedModels.length > 0 ? ctx.design.simulationTruth?.(simulatedModels) : undefined;
+    if (truth !== undefined) await out('simulation_truth.json', JSON.stringify(truth, null, 2));
+    return { results, table: battery.analysis.console(results), files };
+  } finally {
+    db.close();
+  }
+}

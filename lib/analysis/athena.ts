@@ -1,0 +1,101 @@
+/**
+ * A battery's analysis with its SQL stage on Athena (DESIGN.md "The flow of one campaign"): the
+ * same queries and statistics as the local run, over the Glue tables filtered to one campaign, so
+ * the numbers agree with a local analysis of the same Parquet. The prompts table is the battery's
+ * (`<battery>_prompts`, its own typed columns); replies and readings are shared by every battery.
+ */
+import type { AnalysisSources, Battery, CampaignCore } from '../battery/types.js';
+import type { TableName } from '../core/types.js';
+import { SondageError } from '../errors.js';
+import type { AthenaQueryable } from '../store/AthenaQueryable.js';
+import { assertSafeSegment, parsePartKey, phasePrefix, tablePrefix } from '../store/layout.js';
+import type { BlobStore } from '../store/types.js';
+
+function quote(value: string): string {
+  return `'${value.replaceAll("'", "''")}'`;
+}
+
+/** The Glue table of a campaign table: the battery's own prompts table, the shared replies and readings. */
+export function glueTableName(battery: string, table: TableName): string {
+  return table === 'prompts' ? `${battery}_prompts` : table;
+}
+
+/**
+ * Sources for a battery's queries on Athena: each Glue table filtered to one campaign, the given
+ * phases and the given models. The tables use injected partition projection for campaign, phase
+ * and model (infra/constructs/Analytics.ts), so every query must name their values. Models are
+ * listed once each, sorted (see sameQueryKey for why the order does not matter to adoption).
+ * `has` answers from `stored` (the tables and phases with parts, listed from the bucket), or yes.
+ * @example battery.analysis.firstQuery(athenaSources('sondage_db', 'far6', 'far6-demo', ['beta', 'alpha']))
+ */
+export function athenaSources(database: string, battery: string, campaign: string, models: readonly string[], stored?: ReadonlySet<string>): AnalysisSources {
+  if (models.length === 0) throw new SondageError(`campaign ${campaign}: no models to query (injected projection needs at least one)`);
+  const list = [...new Set(models)].sort().map(quote).join(', ');
+  const db = `"${database.replaceAll('"', '""')}"`;
+  return {
+    table: (table, phases) =>
+      `(SELECT * FROM ${db}."${glueTableName(battery, table)}" WHERE campaign_key = ${quote(campaign)} AND phase_key IN (${phases.map(quote).join(', ')}) AND model IN (${list}))`,
+    has: async (table, phase) => stored === undefined || stored.has(`${phase}/${table}`),
+  };
+}
+
+/**
+ * What a campaign has stored: the models with parts, sorted (Athena cannot enumerate injected
+ * partitions), and every `<phase>/<table>` that has a part.
+ */
+export async function storedParts(store: BlobStore, campaign: string, phases: readonly string[]): Promise<{ models: string[]; tables: Set<string> }> {
+  assertSafeSegment('campaign id', campaign);
+  const models = new Set<string>();
+  const tables = new Set<string>();
+  for (const phase of phases) {
+    for (const key of await store.list(phasePrefix(campaign, phase))) {
+      const part = parsePartKey(key);
+      if (!part) continue;
+      models.add(part.model);
+      tables.add(`${part.phase}/${part.table}`);
+    }
+  }
+  return { models: [...models].sort(), tables };
+}
+
+export interface AthenaAnalysisOptions {
+  readonly db: AthenaQueryable;
+  /** The campaign's files (the data bucket): what is stored is listed from it. */
+  readonly store: BlobStore;
+  readonly battery: Battery;
+  readonly campaign: CampaignCore;
+  /** The battery's phases for this campaign. */
+  readonly phases: readonly string[];
+  /** The state machine's SQL step: adopted, so the query it ran is not run (and paid) again. */
+  readonly queryExecutionId?: string;
+}
+
+export interface AthenaAnalysis {
+  /** The battery's results (its own type). */
+  readonly results: unknown;
+  readonly models: readonly string[];
+  /** True when `queryExecutionId` answered one of the analysis queries. */
+  readonly adopted: boolean;
+  /** Athena executions whose results the analysis read, in order. */
+  readonly queryExecutionIds: readonly string[];
+}
+
+/**
+ * The battery's analysis of a campaign with its SQL stage on Athena, over the Glue tables filtered
+ * to the campaign's stored models.
+ * @example const { results } = await analyzeOnAthena({ db, store, battery, campaign, phases });
+ */
+export async function analyzeOnAthena(options: AthenaAnalysisOptions): Promise<AthenaAnalysis> {
+  const { db, store, battery, campaign, phases } = options;
+  const stored = await storedParts(store, campaign.name, phases);
+  if (stored.models.length === 0) {
+    throw new SondageError(`campaign ${campaign.name}: no stored parts under ${tablePrefix(campaign.name, phases[0] ?? 'generate', 'replies')}; nothing to analyse (has a phase run?)`);
+  }
+  const sources = athenaSources(db.database, battery.name, campaign.name, stored.models, stored.tables);
+  const first = options.queryExecutionId;
+  if (first !== undefined) await db.adopt(first);
+  const results = await battery.analysis.run(db, sources, { campaign });
+  // Adopted only if the execution's text was one of the analysis queries (its rows were read).
+  const adopted = first !== undefined && db.queryExecutionIds.includes(first);
+  return { results, models: stored.models, adopted, queryExecutionIds: db.queryExecutionIds };
+}

@@ -1,0 +1,45 @@
+/**
+ * The SQL stage's tables on local Parquet (DuckDB): one table over the parts of the given phases,
+ * found by glob. A table without any part yet is an empty relation with the table's columns, so
+ * every query still runs (and finds nothing).
+ */
+import type { AnalysisSources } from '../battery/types.js';
+import type { TableName } from '../core/types.js';
+import { parquetSource } from '../query/sql.js';
+import { sqlIdent } from '../store/DuckDb.js';
+import type { DuckDb } from '../store/DuckDb.js';
+import { PARTITION_COLUMNS, tableColumns } from '../store/schemas.js';
+import type { PromptColumns } from '../store/schemas.js';
+
+/**
+ * Sources over `glob(phase, table)` for every phase and table (whether each has files is looked up
+ * once, here, so that `table` stays a plain function).
+ * @example const sources = await localSources(db, (p, t) => tableGlob(dataDir, 'demo', p, t), ['generate', 'judge'], battery.prompts);
+ */
+export async function localSources(
+  db: DuckDb,
+  glob: (phase: string, table: TableName) => string,
+  phases: readonly string[],
+  prompts: PromptColumns,
+): Promise<AnalysisSources> {
+  const found = new Map<string, Set<string>>();
+  for (const phase of phases) {
+    for (const table of ['prompts', 'replies', 'readings'] as const) {
+      if (await db.hasFiles(glob(phase, table))) found.set(`${phase}/${table}`, await db.columnsOf(glob(phase, table)));
+    }
+  }
+  const empty = (table: TableName): string =>
+    `(SELECT ${[...tableColumns(table, prompts).map((c) => `NULL::${c.type} AS ${sqlIdent(c.name)}`), ...PARTITION_COLUMNS.map((c) => `NULL::VARCHAR AS ${sqlIdent(c)}`)].join(', ')} WHERE false)`;
+  return {
+    table(table, wanted) {
+      const present = wanted.filter((p) => found.has(`${p}/${table}`));
+      if (present.length === 0) return empty(table);
+      // Parts written before a nullable column existed (readings' facet and value) read it as NULL.
+      const have = new Set(present.flatMap((p) => [...found.get(`${p}/${table}`)!]));
+      const missing = tableColumns(table, prompts).filter((c) => c.nullable && !have.has(c.name));
+      const source = parquetSource(present.map((p) => glob(p, table)));
+      return missing.length === 0 ? source : `(SELECT *, ${missing.map((c) => `CAST(NULL AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ')} FROM ${source} old)`;
+    },
+    has: async (table, phase) => found.has(`${phase}/${table}`) || (!phases.includes(phase) && (await db.hasFiles(glob(phase, table)))),
+  };
+}

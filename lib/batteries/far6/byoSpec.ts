@@ -1,0 +1,18 @@
+import type { ByoSpec } from '../../battery/types.js';
+import { importReplies } from './byo/analyzeReplies.js';
+
+/**
+ * FAR-6 replies collected elsewhere (README "Bring your own replies"): one row per reply with its
+ * design factors and, optionally, its readings (schema/replies.schema.json); the token rule reads
+ * the rows that give none. The rows stand for the generate phase.
+ */
+export const far6Byo: ByoSpec = {
+  format: 'JSONL, CSV or Parquet rows: model, language, the nine FAR-6 factors, text, optional readings (schema/replies.schema.json)',
+  async importReplies(target, opts) {
+    const imported = await importReplies(target, opts);
+    return { campaign: opts.campaign ?? 'byo', phases: ['generate'], issues: imported.issues, warnings: imported.warnings, summary: { ...imported.summary } };
+  },
+  describe: (s) =>
+    `replies: ${s['accepted']} of ${s['rows']} rows from ${s['files']} file${s['files'] === 1 ? '' : 's'}; ` +
+    `readings: ${s['readingsGiven']} given, ${s['readingsComputed']} by the token rule`,
+};

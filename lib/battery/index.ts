@@ -1,0 +1,4 @@
+export { defineBattery } from './defineBattery.js';
+export { checkPhaseGraph } from './phaseGraph.js';
+export type { PhaseGraph } from './phaseGraph.js';
+export type * from './types.js';

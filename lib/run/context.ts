@@ -1,0 +1,79 @@
+/**
+ * What a run, a plan or a worker knows of a campaign once it is loaded: the campaign file, its
+ * battery, the battery's design with its data read, and the phase graph checked.
+ */
+import { checkPhaseGraph } from '../battery/phaseGraph.js';
+import type { PhaseGraph } from '../battery/phaseGraph.js';
+import type { Battery, LoadedDesign, PhaseSpec } from '../battery/types.js';
+import { batteryNamed } from '../batteries/index.js';
+import type { Campaign, ModelEntry } from '../design/campaign.js';
+import { phaseSettings } from '../design/campaign.js';
+import { loadCampaign } from '../design/loadCampaign.js';
+import { CampaignFileError, formatIssues } from '../errors.js';
+import type { GenerationSettings } from '../core/types.js';
+
+export interface RunContext {
+  readonly campaign: Campaign;
+  readonly battery: Battery;
+  readonly design: LoadedDesign;
+  readonly graph: PhaseGraph;
+  /** Where the data goes (the campaign's data_dir unless overridden). */
+  readonly dataDir: string;
+}
+
+/**
+ * The battery's design for a parsed campaign: its data files read and checked, its phase graph
+ * checked, and every role a phase needs present. Nothing is written.
+ */
+export async function contextFor(campaign: Campaign, dataDir: string = campaign.data_dir): Promise<RunContext> {
+  const battery = batteryNamed(campaign.battery);
+  if (!battery) throw new CampaignFileError(`${campaign.file}: battery: "${campaign.battery}" is not a known battery`);
+  const design = await battery.load(campaign, campaign.design as never);
+  const graph = checkPhaseGraph(battery.name, design.phases, battery.roles, campaign.file);
+  const missing = design.phases.flatMap((p) =>
+    typeof p.answeredBy === 'object' && !campaign.roles[p.answeredBy.role]
+      ? [{ file: campaign.file, path: (battery.roles[p.answeredBy.role]?.at ?? [p.answeredBy.role]).join('.'), message: `is required: phase "${p.name}" of battery ${battery.name} is answered by the ${p.answeredBy.role}` }]
+      : [],
+  );
+  if (missing.length > 0) throw new CampaignFileError(formatIssues(missing), missing);
+  return { campaign, battery, design, graph, dataDir };
+}
+
+/** Reads and validates the campaign file and the battery's data; nothing is written. */
+export async function loadRunContext(file: string, dataDir?: string): Promise<RunContext> {
+  const campaign = await loadCampaign(file);
+  return contextFor(campaign, dataDir ?? campaign.data_dir);
+}
+
+/** The entry that answers a phase for a model under test: the model itself, or the phase's role. */
+export function answererOf(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, subject: ModelEntry): ModelEntry {
+  if (phase.answeredBy === 'subject') return subject;
+  const entry = ctx.campaign.roles[phase.answeredBy.role];
+  if (!entry) throw new CampaignFileError(`${ctx.campaign.file}: phase "${phase.name}" needs the ${phase.answeredBy.role}, which the campaign does not give`);
+  return entry;
+}
+
+/** The settings an entry is sent in a phase (lib/design/campaign.ts `phaseSettings`). */
+export function settingsIn(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, entry: ModelEntry): GenerationSettings {
+  return phaseSettings(ctx.campaign, entry, phase.name, phase.settings);
+}
+
+/** The entries that answer a phase across the campaign: the models under test, or the one role model. */
+export function phaseEntries(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec): readonly ModelEntry[] {
+  return phase.answeredBy === 'subject' ? ctx.campaign.models : [answererOf(ctx, phase, ctx.campaign.models[0]!)];
+}
+
+/**
+ * Every entry that answers a phase of the campaign, once each, with the role it plays (`subject`
+ * for the models under test) and where it sits in the campaign file (named in its errors).
+ */
+export function answeringEntries(ctx: Pick<RunContext, 'campaign' | 'graph'>): { entry: ModelEntry; role: string; path?: string }[] {
+  const out = new Map<string, { entry: ModelEntry; role: string; path?: string }>();
+  for (const model of ctx.campaign.models) out.set(model.id, { entry: model, role: 'subject' });
+  for (const phase of ctx.graph.phases) {
+    if (phase.answeredBy === 'subject') continue;
+    const entry = ctx.campaign.roles[phase.answeredBy.role];
+    if (entry && !out.has(entry.id)) out.set(entry.id, { entry, role: phase.answeredBy.role, path: entry.at.join('.') });
+  }
+  return [...out.values()];
+}

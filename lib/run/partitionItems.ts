@@ -1,0 +1,62 @@
+/**
+ * The items of one partition (model under test × language) for every phase of a battery, expanded
+ * on demand and kept: a dependent phase reads the items of the phases it builds on
+ * (`PartitionContext.items`), which are expanded again, never read back from storage.
+ */
+import type { Answerer, PartitionContext, PhaseSpec, Upstream } from '../battery/types.js';
+import type { LanguageCode, PromptItem } from '../core/types.js';
+import type { ModelEntry } from '../design/campaign.js';
+import { answererOf, settingsIn } from './context.js';
+import type { RunContext } from './context.js';
+import { NO_UPSTREAM } from './upstream.js';
+
+/** `[start, end)` of one phase's items: a shard of a root phase, or of the source items of a dependent one. */
+export interface ItemSlice {
+  readonly phase: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+export class PartitionItems {
+  private readonly cache = new Map<string, readonly PromptItem[]>();
+
+  constructor(
+    private readonly ctx: Pick<RunContext, 'campaign' | 'graph'>,
+    readonly subject: ModelEntry,
+    readonly language: LanguageCode,
+    private readonly upstream: Upstream = NO_UPSTREAM,
+    private readonly slice?: ItemSlice,
+  ) {}
+
+  /** The items of a phase in this partition, in expansion order (the slice's phase: only its slice). */
+  items(name: string): readonly PromptItem[] {
+    let items = this.cache.get(name);
+    if (items === undefined) {
+      const phase = this.ctx.graph.get(name);
+      items = [...phase.expand(this.context(phase), phase.after.length > 0 ? this.upstream : NO_UPSTREAM)];
+      if (this.slice?.phase === name) items = items.slice(this.slice.start, this.slice.end);
+      this.cache.set(name, items);
+    }
+    return items;
+  }
+
+  /** Who answers a phase here, with the settings of that phase. */
+  answerer(phase: PhaseSpec): Answerer & { readonly entry: ModelEntry } {
+    const entry = answererOf(this.ctx, phase, this.subject);
+    return { id: entry.id, settings: settingsIn(this.ctx, phase, entry), entry };
+  }
+
+  /** What the battery's expand and estimate functions see of this partition for a phase. */
+  context(phase: PhaseSpec): PartitionContext {
+    const answerer = this.answerer(phase);
+    const subject = phase.answeredBy === 'subject' ? answerer : { id: this.subject.id, settings: settingsIn(this.ctx, phase, this.subject) };
+    return {
+      campaign: this.ctx.campaign,
+      phase: phase.name,
+      subject: { id: subject.id, settings: subject.settings },
+      answerer: { id: answerer.id, settings: answerer.settings },
+      language: this.language,
+      items: (name) => this.items(name),
+    };
+  }
+}

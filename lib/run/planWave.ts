@@ -1,0 +1,207 @@
+/**
+ * One wave of the AWS pipeline's plan (DESIGN.md "The flow of one campaign": "on AWS a loop plans
+ * the phases now ready, runs their shards, and plans again"). The first wave of an execution sets
+ * the budget, hands back what a dead execution reserved, and registers the root phases' items; each
+ * wave lists the shards of the phases whose inputs have run, and only those with work left, in one
+ * manifest for the wave's Distributed Map. A re-started execution resumes: the ledger holds the
+ * done items of root phases, done markers those of dependent phases.
+ */
+import type { PhaseSpec } from '../battery/types.js';
+import { PREFIX } from '../config/index.js';
+import type { PlanOutput, Shard, WaveMap } from '../config/pipeline.js';
+import { athenaSources } from '../analysis/athena.js';
+import type { ParquetWriter } from '../store/ParquetWriter.js';
+import type { BlobStore, Ledger } from '../store/types.js';
+import { answererOf } from './context.js';
+import type { RunContext } from './context.js';
+import { assertWithinBudget, ensurePrompts } from './partitionSpec.js';
+import { PartitionItems } from './partitionItems.js';
+import type { Plan } from './planCampaign.js';
+import { pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, slices, waveCopies } from './shards.js';
+
+/**
+ * Time the plan keeps for what follows registration (the manifest, the output) and for the
+ * partition it is registering when the time runs out. At full size (FAR-6: 8 models × 6 languages,
+ * ~1M items, ~21,000 a partition) one partition is 840 BatchWriteItem and 210 BatchGetItem
+ * requests: ~1 s of round trips, ~21 s at DynamoDB's 1,000 WRU/s for one partition key (a cold
+ * table, not yet split for heat), plus ~7 s for the pending check at 3,000 RRU/s. The whole
+ * registration is then ~1,000 s of writes and ~670 s of reads on a cold table, past the 900 s the
+ * plan has: 120 s before its timeout the plan stops registering, and the partitions left are listed
+ * whole for their workers to register (shard by shard, spread over the run).
+ */
+export const PLAN_RESERVE_MS = 120_000;
+
+/**
+ * A failed worker shard is an infrastructure failure (a failed call is a stored reply, not an
+ * exception): the Map fails, the failure is recorded, and a re-started execution resumes.
+ */
+const TOLERATED_FAILURE_PERCENTAGE = 0;
+
+/** Key of a wave's shard manifest (a JSON array of Shard; scratch/ expires by lifecycle). */
+export function manifestKey(execution: string, wave: number, kind: 'lambda' | 'gpu'): string {
+  return `${PREFIX.scratch}${execution}/wave-${wave}-${kind}.json`;
+}
+
+export interface PlanWaveArgs {
+  readonly ctx: RunContext;
+  /** The full cost plan (planCampaign), written to plan.json by the first wave. */
+  readonly plan: Plan;
+  readonly execution: string;
+  readonly retryFailed: boolean;
+  readonly phasesRun: readonly string[];
+  readonly store: BlobStore;
+  readonly ledger: Ledger;
+  readonly writer: ParquetWriter;
+  /** Milliseconds the plan has left (the Lambda context's clock). */
+  remainingMs(): number;
+  /** The Glue database the SQL step's query names. */
+  readonly glueDatabase: string;
+}
+
+export interface PlanWaveResult {
+  readonly output: PlanOutput;
+  /** Shards per phase of this wave. */
+  readonly shards: Readonly<Record<string, number>>;
+  /** Root partitions the plan did not register (its time ran short): their workers register them. */
+  readonly unregistered: number;
+  /** Reservations handed back (first wave only). */
+  readonly released: number;
+}
+
+/**
+ * Plans the next wave: the phases not yet run whose inputs have all run. The first wave also
+ * refuses a campaign above its cap, sets the budget, hands back the reservations of an execution
+ * that died, and writes plan.json.
+ */
+export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
+  const { ctx, plan, store, ledger } = a;
+  const { campaign, graph } = ctx;
+  const first = a.phasesRun.length === 0;
+  let released = 0;
+  if (first) {
+    assertWithinBudget(campaign, plan);
+    await ledger.initCampaign(campaign.name, campaign.budget_usd, a.execution);
+    // Reservations of an execution that died (a worker killed at its timeout) go back to the budget;
+    // open provider batches keep theirs, and their workers re-attach.
+    released = await ledger.releaseStale(campaign.name, a.execution);
+    await store.put(`${PREFIX.campaigns}${campaign.name}/plan.json`, JSON.stringify(plan, null, 2));
+  }
+  const ran = new Set(a.phasesRun);
+  const ready = graph.phases.filter((p) => !ran.has(p.name) && p.after.every((ref) => ran.has(ref.phase)));
+  const waveIndex = graph.waves.findIndex((w) => w.some((p) => ready.includes(p)));
+  const copies = waveCopies(ctx, ready);
+  const shards: Shard[] = [];
+  const perPhase: Record<string, number> = {};
+  let unregistered = 0;
+  for (const phase of ready) {
+    const listed =
+      phase.after.length === 0
+        ? await rootShards(a, phase, copies)
+        : await dependentShards(a, phase, copies);
+    unregistered += listed.unregistered;
+    perPhase[phase.name] = listed.shards.length;
+    shards.push(...listed.shards);
+  }
+  const n = Math.max(0, waveIndex);
+  const lambdaKey = manifestKey(a.execution, n, 'lambda');
+  const gpuKey = manifestKey(a.execution, n, 'gpu');
+  await store.put(lambdaKey, JSON.stringify(shards));
+  // No campaign field routes a model to the GPU queue yet (issue "Open-weight models on AWS Batch GPU").
+  await store.put(gpuKey, JSON.stringify([]));
+  const lambda: WaveMap = {
+    manifestKey: lambdaKey,
+    shardCount: shards.length,
+    maxConcurrency: copies,
+    toleratedFailurePercentage: TOLERATED_FAILURE_PERCENTAGE,
+    pollSeconds: pollSeconds(ctx, ready),
+  };
+  const phasesRun = [...a.phasesRun, ...ready.map((p) => p.name)];
+  const sources = athenaSources(a.glueDatabase, ctx.battery.name, campaign.name, campaign.models.map((m) => m.id));
+  return {
+    output: {
+      wave: { phases: ready.map((p) => p.name), lambda, gpu: { manifestKey: gpuKey, shardCount: 0 } },
+      phasesRun,
+      done: ready.length === 0,
+      analysis: { queryString: ctx.battery.analysis.firstQuery(sources) },
+      expectedCostUsd: plan.totals.costUsd,
+      capUsd: campaign.budget_usd,
+    },
+    shards: perPhase,
+    unregistered,
+    released,
+  };
+}
+
+/**
+ * A root phase's shards: each model × language partition in expansion order, cut by the answering
+ * model's shard size (one shard per partition in batch mode: the ledger keeps open batches per
+ * partition, so one worker must own them all). Items are registered here, so that a shard is
+ * listed only if the ledger still has one of its items pending, and the partition's registeredKey
+ * marker tells its workers not to register them again. Prompts are a pure function of the design:
+ * written once. With less than PLAN_RESERVE_MS left, a partition not yet registered is listed
+ * whole and left unmarked. With `retryFailed`, items failed permanently count as pending.
+ */
+async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Promise<{ shards: Shard[]; unregistered: number }> {
+  const { ctx, store, ledger } = a;
+  const { campaign } = ctx;
+  const shards: Shard[] = [];
+  let unregistered = 0;
+  for (const model of campaign.models) {
+    const entry = answererOf(ctx, phase, model);
+    for (const language of ctx.design.languages) {
+      const items = new PartitionItems(ctx, model, language).items(phase.name);
+      const ids = items.map((i) => i.item_id);
+      await ensurePrompts(a.writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, ctx.battery.prompts, false);
+      const marker = registeredKey(campaign.name, phase.name, { model: model.id, language });
+      const digest = registeredDigest(ids);
+      // A marker of other ids (the design changed since): registered again, new ids only written.
+      const body = await store.get(marker);
+      const marked = body !== undefined && Buffer.from(body).toString('utf8') === digest;
+      let pending: ReadonlySet<string> | undefined;
+      if (a.remainingMs() > PLAN_RESERVE_MS) {
+        if (!marked) {
+          await ledger.registerItems(campaign.name, phase.name, ids);
+          await store.put(marker, digest);
+        }
+        pending = await ledger.pendingAmong(campaign.name, phase.name, ids, { retryFailed: a.retryFailed });
+      } else if (!marked) unregistered++;
+      const size = entry.mode === 'batch' ? items.length : shardItems(entry, copies);
+      for (const { start, end } of slices(items.length, size)) {
+        // Without the pending check every slice is listed: a worker finds a finished one done and asks nothing.
+        if (!pending || ids.slice(start, end).some((id) => pending.has(id))) {
+          shards.push({ phase: phase.name, model: model.id, language, start, end, mode: entry.mode });
+        }
+      }
+    }
+  }
+  return { shards, unregistered };
+}
+
+/**
+ * A dependent phase's shards: slices of each partition's items of its first input phase that hold
+ * at least one item the phase builds on (`consumes`), cut by the answering model's shard size, or
+ * the whole partition for a phase cut by partition; without those a previous execution finished
+ * (shardDoneKey). Its items depend on the stored replies, so the worker builds them. With
+ * `retryFailed` the done markers are passed over: a marker leaves items failed permanently behind,
+ * and an input item asked again may bring a reply this phase has not read; the worker finds the rest done.
+ */
+async function dependentShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Promise<{ shards: Shard[]; unregistered: number }> {
+  const { ctx, store } = a;
+  const { campaign } = ctx;
+  const source = phase.after[0]!.phase;
+  const done = new Set(a.retryFailed ? [] : await store.list(`${PREFIX.campaigns}${campaign.name}/${phase.name}/_shards/`));
+  const shards: Shard[] = [];
+  for (const model of campaign.models) {
+    const entry = answererOf(ctx, phase, model);
+    for (const language of ctx.design.languages) {
+      const sources = new PartitionItems(ctx, model, language).items(source);
+      const consumed = sources.map((i) => phase.consumes?.(i) ?? true);
+      const size = (phase.shard ?? 'by-source') === 'partition' || entry.mode === 'batch' ? Math.max(1, sources.length) : shardItems(entry, copies);
+      for (const { start, end } of slices(sources.length, size)) {
+        const shard: Shard = { phase: phase.name, model: model.id, language, start, end, mode: entry.mode };
+        if (consumed.slice(start, end).some(Boolean) && !done.has(shardDoneKey(campaign.name, phase.name, shard))) shards.push(shard);
+      }
+    }
+  }
+  return { shards, unregistered: 0 };
+}

@@ -1,0 +1,327 @@
+/**
+ * The AWS pipeline's worker (issue 4): runs the shards of one ItemBatcher batch, of any phase of
+ * the battery's graph, through the same runners as the local run (runPartition, or
+ * runBatchPartition for `mode: batch`), with a blob store and a ledger it is given (S3 and DynamoDB
+ * on AWS). Journals live in a scratch folder that does not outlive the invocation, so the worker
+ * stops `safetyMs` before its deadline and commits every journaled reply before it returns; what
+ * is left pending comes back with `again`, and the state machine invokes it again after a Wait. A
+ * shard whose runner throws (a provider bug, an S3 or DynamoDB error) has its journals committed and
+ * its reservations handed back before the error propagates (salvage), so what was paid for is
+ * neither lost nor asked again by the retry.
+ *
+ * Idempotency is the ledger's: an item is asked only while the ledger has it pending, and a part's
+ * commit marks its items done, settles its reservations and adds its cost in one transaction. A
+ * re-delivered or re-invoked batch finds its items done and asks nothing twice, even when the first
+ * invocation died half-way.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { PhaseSpec } from '../battery/types.js';
+import type { Shard, WorkerEvent, WorkerOutput } from '../config/pipeline.js';
+import type { PromptItem } from '../core/types.js';
+import type { ModelEntry } from '../design/campaign.js';
+import { SondageError } from '../errors.js';
+import { createBatchClient, createProvider } from '../providers/registry.js';
+import { DuckDb } from '../store/DuckDb.js';
+import { partitionPrefix } from '../store/layout.js';
+import { ParquetWriter } from '../store/ParquetWriter.js';
+import type { BlobStore, Ledger } from '../store/types.js';
+import { DEFAULT_RETRY } from './callWithRetry.js';
+import { answererOf } from './context.js';
+import type { RunContext } from './context.js';
+import { ensurePrompts, partitionSpec, rateLimited } from './partitionSpec.js';
+import type { SharedPartitionFields } from './partitionSpec.js';
+import { PartitionItems } from './partitionItems.js';
+import type { ItemSlice } from './partitionItems.js';
+import { RateLimiters } from './RateLimiter.js';
+import { readingRows } from './readings.js';
+import { runBatchPartition } from './runBatchPartition.js';
+import { adoptJournals, runPartition } from './runPartition.js';
+import type { PartitionOutcome, PartitionSpec } from './runPartition.js';
+import { ShardWork } from './ShardWork.js';
+import { callsPerCopy, copyLimits, registeredDigest, registeredKey, shardDoneKey, waveCopies } from './shards.js';
+import { loadUpstream, upstreamNeeds } from './upstream.js';
+
+/** Where a worker logs (Powertools' Logger on Lambda): a message and its structured fields. */
+export interface ShardLog {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface ShardRunnerDeps {
+  readonly store: BlobStore;
+  /** The ledger, its reservations carrying the execution as run id. */
+  readonly ledger: Ledger;
+  /** Scratch folder of this invocation (journals, downloaded parts); removed at the end. */
+  readonly scratch: string;
+  readonly log: ShardLog;
+  /** Records a failure `sondage status --aws` shows (a rejected key). */
+  recordFailure(failure: { campaign: string; execution: string; at: string; error: string; cause: string }): Promise<void>;
+  /** Redacts provider keys from a message (they are loaded from the secret). */
+  redact(message: string): string;
+  /** Fires at the deadline (safetyMs before the timeout); `check` is called after every reply. */
+  readonly deadline: { readonly signal: AbortSignal; check(): void; abort(): void };
+  /** Time left in ms (salvage waits at most that long, less a margin). */
+  remainingMs(): number;
+  /** Unique per invocation: reservation ids and part names carry it. */
+  readonly invocation: string;
+  readonly chunkSize?: number;
+  readonly partRows?: number;
+}
+
+/** Counts of one invocation. */
+interface Totals {
+  done: number;
+  failed: number;
+  pending: number;
+  openBatches: number;
+  costUsd: number;
+  keyBlocked: number;
+}
+
+/** A manifest shard checked against the campaign: its phase, model and language exist. */
+function checkShard(ctx: RunContext, shard: Shard): { phase: PhaseSpec; model: ModelEntry } {
+  const { campaign } = ctx;
+  const languages: readonly string[] = ctx.design.languages;
+  if (!languages.includes(shard.language)) {
+    throw new SondageError(`worker: shard language ${JSON.stringify(shard.language)} is not one campaign ${campaign.name} runs (${languages.join(', ')})`);
+  }
+  const model = campaign.models.find((m) => m.id === shard.model);
+  if (!model) throw new SondageError(`worker: shard names model ${JSON.stringify(shard.model)}, which campaign ${campaign.name} does not have (models: ${campaign.models.map((m) => m.id).join(', ')})`);
+  const phase = ctx.graph.phases.find((p) => p.name === shard.phase);
+  if (!phase) throw new SondageError(`worker: shard names phase ${JSON.stringify(shard.phase)}, which battery ${ctx.battery.name} does not run here (phases: ${ctx.graph.phases.map((p) => p.name).join(', ')})`);
+  return { phase, model };
+}
+
+/** What a shard expands: a slice of a root phase's items, of a dependent phase's source items, or the whole partition. */
+function sliceOf(phase: PhaseSpec, shard: Shard): ItemSlice | undefined {
+  if (phase.after.length === 0) return { phase: phase.name, start: shard.start, end: shard.end };
+  if ((phase.shard ?? 'by-source') === 'partition') return undefined;
+  return { phase: phase.after[0]!.phase, start: shard.start, end: shard.end };
+}
+
+/**
+ * Runs the shards of one invocation. Each shard's partition is expanded again (deterministic); a
+ * dependent phase's items are built from the stored outputs of the phases it consumes, copied
+ * from the store into the scratch folder.
+ */
+export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunnerDeps): Promise<WorkerOutput> {
+  const { campaign, battery, graph } = ctx;
+  const { execution } = e.BatchInput;
+  const { store, log } = deps;
+  const retryFailed = e.BatchInput.retryFailed === true;
+  const inflight = new ShardWork();
+  const ledger = inflight.ledger(deps.ledger);
+  const writer = await ParquetWriter.create({ tmpDir: join(deps.scratch, 'parquet'), threads: 1 });
+  let db: DuckDb | undefined;
+
+  // Each copy takes its share of the rate limits: every copy of the wave may call the same model.
+  const phasesHere = graph.phases.filter((p) => e.Items.some((s) => s.phase === p.name));
+  const copies = e.BatchInput.copies ?? waveCopies(ctx, phasesHere);
+  const limiters = new RateLimiters();
+  const providerCtx = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe, ...(battery.simulator ? { simulator: battery.simulator } : {}) };
+  const stop: { reason?: 'budget' | 'aborted' } = {};
+  const shared: Omit<SharedPartitionFields, 'runId'> = {
+    campaign: campaign.name,
+    retry: DEFAULT_RETRY,
+    ledger,
+    semaphore: inflight.semaphore(callsPerCopy(campaign, copies)),
+    chunkSize: deps.chunkSize ?? 64,
+    partRows: deps.partRows ?? 20_000,
+    signal: deps.deadline.signal,
+    onReply: () => deps.deadline.check(),
+    stop,
+    // Items failed permanently are asked again (`sondage start --aws --retry-failed`, issue 3).
+    ...(retryFailed ? { retryFailed: true } : {}),
+  };
+  const total: Totals = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0 };
+  // Messages of rejected keys already recorded by this invocation (one record per provider).
+  const keyRecorded = new Set<string>();
+  try {
+    for (const shard of e.Items) {
+      const { phase, model } = checkShard(ctx, shard);
+      if (stop.reason) {
+        // Not started: every item of the shard still to do.
+        total.pending += await pendingOfShard(ctx, ledger, phase, model, shard, retryFailed);
+        continue;
+      }
+      const dependent = phase.after.length > 0;
+      const entry = answererOf(ctx, phase, model);
+      const upstream = dependent
+        ? await loadUpstream((db ??= await DuckDb.open()), await downloadInputs(ctx, store, join(deps.scratch, 'inputs'), phase, shard), campaign.name, upstreamNeeds(graph, phase), shard.model, shard.language)
+        : undefined;
+      const partition = new PartitionItems(ctx, model, shard.language, upstream, sliceOf(phase, shard));
+      const items = partition.items(phase.name);
+      if (dependent) {
+        // A dependent phase's prompts depend on the stored replies: rewritten each time (a later
+        // invocation may read replies an earlier one did not have).
+        await ensurePrompts(
+          writer,
+          store,
+          { campaign: campaign.name, phase: phase.name, model: shard.model, language: shard.language, partName: `part-plan-${shard.start}-${shard.end}.parquet` },
+          items,
+          battery.prompts,
+          true,
+        );
+      }
+      const provider = rateLimited(limiters, await createProvider({ ...entry, role: phase.answeredBy === 'subject' ? 'subject' : phase.answeredBy.role }, providerCtx), copyLimits(entry, copies));
+      const batch = shard.mode === 'batch' ? await createBatchClient(entry, providerCtx) : undefined;
+      const folder = graph.readingsFolder(phase);
+      const spec = partitionSpec(
+        { ...shared, runId: `${deps.invocation}-${shard.phase}-${shard.start}` },
+        {
+          phase: phase.name,
+          readingsFolder: folder,
+          model: shard.model,
+          language: shard.language,
+          items,
+          provider,
+          price: entry.price,
+          batch,
+          readReply: (item, reply) => readingRows(phase, folder, battery.vocabulary, item, reply),
+          // Counted, so that a failed shard can wait for its part commits to end before it adopts.
+          store: inflight.counted(store),
+          writer: inflight.counted(writer),
+          // One folder per shard: two shards of a partition in one container must not adopt each other's journals.
+          journalDir: join(deps.scratch, 'journal', phase.name, `model=${shard.model}`, `language=${shard.language}`, `shard=${shard.start}-${shard.end}`),
+          // Named in the message when the provider rejects the key (the variable, never the key).
+          keyEnv: entry.api_key_env,
+        },
+      );
+      inflight.reset(!dependent && (await registered(ctx, store, phase, model, shard)));
+      let out: PartitionOutcome;
+      try {
+        out = batch ? await runBatchPartition({ ...spec, batch, pollMs: 0, once: true }) : await runPartition(spec);
+      } catch (err) {
+        await salvage(err, { spec, batch: batch !== undefined, inflight, deps });
+        throw err;
+      }
+      const open = batch ? (await ledger.openBatches(campaign.name, phase.name, shard.model, shard.language)).length : 0;
+      total.done += out.done + out.adopted;
+      total.failed += out.failed;
+      total.pending += out.pending;
+      total.openBatches += open;
+      total.costUsd += out.costUsd;
+      if (out.keyFailure !== undefined) {
+        // Not in `pending`: another invocation cannot help until the key is fixed, so these items
+        // do not make the Map loop; they stay pending in the ledger for the next execution.
+        total.keyBlocked += out.keyBlocked ?? 0;
+        if (!keyRecorded.has(out.keyFailure)) {
+          keyRecorded.add(out.keyFailure);
+          const message = deps.redact(out.keyFailure);
+          log.error('provider rejected the API key', { campaign: campaign.name, phase: phase.name, execution, model: shard.model, detail: message });
+          await deps.recordFailure({ campaign: campaign.name, execution, at: new Date().toISOString(), error: 'ProviderKeyRejected', cause: `${phase.name}: ${message}` });
+        }
+      }
+      if (dependent && out.pending === 0 && open === 0) await markSettled(ctx, ledger, store, phase, shard, partition, items);
+    }
+  } finally {
+    db?.close();
+    await writer.close();
+    await rm(deps.scratch, { recursive: true, force: true });
+  }
+  const stopped = stop.reason === 'budget' ? 'budget' : undefined;
+  const { keyBlocked, ...counts } = total;
+  return {
+    ...counts,
+    ...(keyBlocked > 0 ? { keyBlocked } : {}),
+    ...(stopped ? { stopped } : {}),
+    // Out of budget, pending items wait for a larger cap and a re-started execution, not a Wait loop.
+    again: total.openBatches > 0 || (total.pending > 0 && !stopped),
+  };
+}
+
+/**
+ * Copies the stored parts a dependent phase reads for one partition (the replies and readings of
+ * the phases it builds on) from the store into `root`, laid out like the bucket, for DuckDB.
+ */
+async function downloadInputs(ctx: RunContext, store: BlobStore, root: string, phase: PhaseSpec, shard: Shard): Promise<string> {
+  const needs = upstreamNeeds(ctx.graph, phase);
+  const prefixes = [
+    ...[...needs.replies].map((p) => partitionPrefix(ctx.campaign.name, p, 'replies', shard.model, shard.language)),
+    ...[...needs.readings.keys()].map((p) => partitionPrefix(ctx.campaign.name, p, 'readings', shard.model, shard.language)),
+  ];
+  for (const prefix of prefixes) {
+    for (const key of await store.list(prefix)) {
+      if (!key.endsWith('.parquet')) continue;
+      const body = await store.get(key);
+      if (body === undefined) continue;
+      await mkdir(dirname(join(root, key)), { recursive: true });
+      await writeFile(join(root, key), body);
+    }
+  }
+  return root;
+}
+
+/** Whether the plan registered a root phase's partition: its marker holds the digest of the ids expanded here. */
+async function registered(ctx: RunContext, store: BlobStore, phase: PhaseSpec, model: ModelEntry, shard: Shard): Promise<boolean> {
+  const body = await store.get(registeredKey(ctx.campaign.name, phase.name, shard));
+  if (body === undefined) return false;
+  // The marker is of the whole partition: expand it unsliced to compare.
+  const whole = new PartitionItems(ctx, model, shard.language).items(phase.name);
+  return Buffer.from(body).toString('utf8') === registeredDigest(whole.map((i) => i.item_id));
+}
+
+/**
+ * Leaves a dependent shard's done marker (shardDoneKey) once its slice can change no more: every
+ * source item settled in its phase, and every item of this phase settled.
+ */
+async function markSettled(ctx: RunContext, ledger: Ledger, store: BlobStore, phase: PhaseSpec, shard: Shard, partition: PartitionItems, items: readonly PromptItem[]): Promise<void> {
+  const name = ctx.campaign.name;
+  for (const ref of phase.after) {
+    const sources = partition.items(ref.phase);
+    if ((await ledger.pendingAmong(name, ref.phase, sources.map((i) => i.item_id))).size > 0) return;
+  }
+  if ((await ledger.pendingAmong(name, phase.name, items.map((i) => i.item_id))).size > 0) return;
+  await store.put(shardDoneKey(name, phase.name, shard), new Date().toISOString());
+}
+
+/**
+ * Items of a shard not started (the deadline or the budget stopped the invocation first): a root
+ * phase's items the ledger has pending, or, for a dependent phase, its source items it builds on
+ * (its items are built from the replies only when it runs).
+ */
+async function pendingOfShard(ctx: RunContext, ledger: Ledger, phase: PhaseSpec, model: ModelEntry, shard: Shard, retryFailed: boolean): Promise<number> {
+  const partition = new PartitionItems(ctx, model, shard.language, undefined, sliceOf(phase, shard));
+  if (phase.after.length > 0) {
+    const sources = partition.items(phase.after[0]!.phase);
+    return sources.filter((i) => phase.consumes?.(i) ?? true).length;
+  }
+  const items = partition.items(phase.name);
+  return (await ledger.pendingAmong(ctx.campaign.name, phase.name, items.map((i) => i.item_id), { retryFailed })).size;
+}
+
+/** How long a failed shard waits for its calls and commits to end before it adopts its journals. */
+const QUIET_MAX_MS = 30_000;
+
+/**
+ * After a shard's runner threw (a provider bug, an S3 or DynamoDB error): stops the calls still in
+ * flight, waits for them and their part commits to end, then commits the journals they left in the
+ * scratch folder, which does not outlive the invocation, and hands back the reservations of the
+ * calls that commit counted. The replies paid for are kept, their items are not asked again, and
+ * the money is not held until the next plan's releaseStale. A batch shard's journals are rebuilt
+ * from the provider's results by the invocation that re-attaches, and its reservations stay with
+ * its open batches. The runner's error is thrown by the caller either way.
+ */
+async function salvage(err: unknown, s: { spec: PartitionSpec; batch: boolean; inflight: ShardWork; deps: ShardRunnerDeps }): Promise<void> {
+  const { spec, inflight, deps } = s;
+  const where = { campaign: spec.campaign, phase: spec.phase, model: spec.model, language: spec.language, journalDir: spec.journalDir };
+  const error = deps.redact(String(err));
+  deps.deadline.abort();
+  if (s.batch) return;
+  const quiet = await inflight.quiet(Math.min(QUIET_MAX_MS, Math.max(0, deps.remainingMs() - 10_000)));
+  if (!quiet) {
+    // Adopting while a commit of the same journal runs could store its replies twice.
+    deps.log.error('shard failed and did not get quiet: its uncommitted replies are lost', { ...where, error });
+    return;
+  }
+  try {
+    const adopted = await adoptJournals(spec, new Map(spec.items.map((i) => [i.item_id, i])));
+    const held = inflight.reservations;
+    for (const id of held) await spec.ledger.release(spec.campaign, id);
+    deps.log.warn('shard failed; what it had journaled is committed', { ...where, adopted, released: held.length, error });
+  } catch (adoptErr) {
+    deps.log.error('shard failed and its journals could not be committed', { ...where, error, adoptError: deps.redact(String(adoptErr)) });
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The outputs of earlier phases that a dependent phase is built from, for one partition (model
+ * under test × language): each item's chosen reply (chosen_replies.sql, the rule the analysis
+ * uses: the lowest successful attempt, ties by time) and its readings (one_reading.sql: one per
+ * reader and facet), read from the partition's Parquet parts under `root` (the data folder, or a
+ * worker's copy of the parts). One fetch for the local run and the AWS worker.
+ */
+import { join } from 'node:path';
+import type { PhaseGraph } from '../battery/phaseGraph.js';
+import type { PhaseSpec, ReadingDraft, ReplyView, Upstream, UpstreamRef } from '../battery/types.js';
+import type { LanguageCode } from '../core/types.js';
+import type { TokenLogprob } from '../providers/types.js';
+import { CORE_SQL } from '../query/sql.js';
+import type { DuckDb } from '../store/DuckDb.js';
+import { readParquetSql, sqlString } from '../store/DuckDb.js';
+import { partitionPrefix } from '../store/layout.js';
+
+/** No earlier phase: what root phases are expanded with. */
+export const NO_UPSTREAM: Upstream = { reply: () => undefined, readings: () => [] };
+
+/** What a phase and the phases it builds on read of each earlier phase: replies, readings (and whose). */
+export interface UpstreamNeeds {
+  /** Phases whose chosen replies are read. */
+  readonly replies: ReadonlySet<string>;
+  /** Readings folders read, with the readers wanted (undefined: all). */
+  readonly readings: ReadonlyMap<string, readonly string[] | undefined>;
+}
+
+/** The earlier outputs `phase` needs, its own and those of the phases it builds on (their items are re-expanded). */
+export function upstreamNeeds(graph: PhaseGraph, phase: PhaseSpec): UpstreamNeeds {
+  const replies = new Set<string>();
+  const readings = new Map<string, string[] | undefined>();
+  const add = (ref: UpstreamRef): void => {
+    if (ref.take.includes('reply')) replies.add(ref.phase);
+    if (ref.take.includes('readings')) {
+      const prior = readings.get(ref.phase);
+      const all = readings.has(ref.phase) && prior === undefined;
+      readings.set(ref.phase, all || !ref.readers ? undefined : [...(prior ?? []), ...ref.readers]);
+    }
+  };
+  for (const p of [phase, ...graph.upstreamOf(phase.name)]) for (const ref of p.after) add(ref);
+  return { replies, readings };
+}
+
+function readerFilter(readers: readonly string[] | undefined): string {
+  if (!readers) return '';
+  const terms = readers.map((r) => (r.endsWith('*') ? `reader LIKE ${sqlString(`${r.slice(0, -1).replaceAll('%', '\\%')}%`)}` : `reader = ${sqlString(r)}`));
+  return `WHERE ${terms.join(' OR ')}`;
+}
+
+/**
+ * Reads the upstream of one partition. A phase with no stored part yet gives no reply and no
+ * reading (its items then yield nothing downstream).
+ */
+export async function loadUpstream(
+  db: DuckDb,
+  root: string,
+  campaign: string,
+  needs: UpstreamNeeds,
+  model: string,
+  language: LanguageCode,
+): Promise<Upstream> {
+  const glob = (phase: string, table: 'replies' | 'readings') => `${join(root, partitionPrefix(campaign, phase, table, model, language))}*.parquet`;
+  const replies = new Map<string, Map<string, ReplyView>>();
+  for (const phase of needs.replies) {
+    const byItem = new Map<string, ReplyView>();
+    replies.set(phase, byItem);
+    if (!(await db.hasFiles(glob(phase, 'replies')))) continue;
+    const source = readParquetSql(glob(phase, 'replies'));
+    const chosen = CORE_SQL.render('chosen_replies', { replies: source });
+    const rows = await db.all<{ item_id: string; text: string | null; attempt: number; logprobs_json: string | null; finish_reason: string | null }>(
+      `SELECT r.item_id, r.text, r.attempt, r.logprobs_json, r.finish_reason
+       FROM (${chosen}) c
+       JOIN ${source} r ON r.item_id = c.item_id AND r.attempt = c.attempt AND r.created_at = c.created_at
+       WHERE r.status = 'ok'`,
+    );
+    for (const r of rows) {
+      byItem.set(r.item_id, {
+        text: r.text,
+        attempt: Number(r.attempt),
+        logprobs: r.logprobs_json ? (JSON.parse(r.logprobs_json) as Record<string, TokenLogprob>) : null,
+        finish_reason: r.finish_reason,
+      });
+    }
+  }
+  const readings = new Map<string, Map<string, ReadingDraft[]>>();
+  for (const [folder, readers] of needs.readings) {
+    const byItem = new Map<string, ReadingDraft[]>();
+    readings.set(folder, byItem);
+    if (!(await db.hasFiles(glob(folder, 'readings')))) continue;
+    // Readings stored before facet and value existed read them as NULL.
+    const have = await db.columnsOf(glob(folder, 'readings'));
+    const source = readParquetSql(glob(folder, 'readings'));
+    const readingsSource = have.has('facet') ? source : `(SELECT *, CAST(NULL AS VARCHAR) AS facet, CAST(NULL AS DOUBLE) AS value FROM ${source} old)`;
+    const one = CORE_SQL.render('one_reading', { readings: readingsSource });
+    const rows = await db.all<{ item_id: string; reader: string; facet: string | null; label: string; value: number | null; raw: string | null }>(
+      `SELECT item_id, reader, facet, label, value, raw FROM (${one}) o ${readerFilter(readers)}`,
+    );
+    for (const r of rows) {
+      const list = byItem.get(r.item_id) ?? [];
+      list.push({ reader: r.reader, facet: r.facet, label: r.label, value: r.value === null ? null : Number(r.value), raw: r.raw });
+      byItem.set(r.item_id, list);
+    }
+  }
+  return {
+    reply: (phase, itemId) => replies.get(phase)?.get(itemId),
+    readings: (phase, itemId) => readings.get(phase)?.get(itemId) ?? [],
+  };
+}

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeCampaign } from '../../../../lib/batteries/far6/analysis/analyzeCampaign.js';
+import { writeResults } from '../../../../lib/batteries/far6/report/report.js';
+import type { AnalysisResults } from '../../../../lib/batteries/far6/analysis/types.js';
+import { ParquetFixture } from './fixtures.js';
+import type { PromptSpec, ReadingSpec, ReplySpec } from './fixtures.js';
+
+/**
+ * Ten stories in one cell, read by the rule and by a judge, with plain yes/no items in both keyings
+ * and orders, two repeats each, and proposition-label items whose reading maps swap the letters.
+ * Rule: named P → P from story 3 on, named notP → P from story 6 on: s = (1[j≥3] + 1[j≥6]) / 2,
+ * b = (1[j≥3] − 1[j≥6]) / 2. Judge: P from story 4 on in both keyings: s = 1[j≥4], b = 0.
+ * Labels: the second-listed letter is always chosen: second-listed preference 0.5, s 0.5, b 0.
+ */
+describe('analyzeCampaign on Parquet', () => {
+  let fx: ParquetFixture;
+  let results: AnalysisResults;
+  const cell = { model: 'alpha', language: 'en' };
+
+  beforeAll(async () => {
+    fx = await ParquetFixture.create();
+    const prompts: PromptSpec[] = [];
+    const replies: ReplySpec[] = [];
+    const readings: ReadingSpec[] = [];
+    for (let j = 0; j < 10; j++) {
+      const story = `s${j}`;
+      for (const named of ['P', 'notP'] as const) {
+        for (const order of [0, 1]) {
+          for (const repeat of [0, 1]) {
+            const id = `${story}-${named}-${order}-${repeat}`;
+            prompts.push({ ...cell, item_id: id, prompt_key: `${story}-${named}-${order}`, story, named, option_order: order, repeat });
+            replies.push({ ...cell, item_id: id, attempt: 1, status: 'ok', created_at: '2026-01-01T00:00:00Z' });
+            const rule = named === 'P' ? j >= 3 : j >= 6;
+            readings.push({ ...cell, item_id: id, reader: 'rule', label: rule ? 'P' : 'notP' });
+            readings.push({ ...cell, item_id: id, reader: 'judge:j', label: j >= 4 ? 'P' : 'notP', judge_item_id: `judge-${id}` });
+
+            const lid = `L${id}`;
+            const second = order === 0 ? 'notP' : 'P';
+            const letters = order === 0 ? [{ letter: 'A', proposition: 'P' }, { letter: 'B', proposition: 'notP' }] : [{ letter: 'A', proposition: 'notP' }, { letter: 'B', proposition: 'P' }];
+            prompts.push({ ...cell, item_id: lid, prompt_key: `L${story}-${named}-${order}`, story, named, option_order: order, repeat, constraint: 'label', reading_map_json: JSON.stringify({ kind: 'letter', tokens: {}, letters }) });
+            replies.push({ ...cell, item_id: lid, attempt: 1, status: 'ok', created_at: '2026-01-01T00:00:00Z' });
+            readings.push({ ...cell, item_id: lid, reader: 'rule', label: second });
+          }
+        }
+      }
+    }
+    await fx.prompts(prompts);
+    await fx.replies(replies);
+    await fx.readings(readings);
+    results = await analyzeCampaign(fx.db, fx.tables);
+  });
+
+  afterAll(async () => {
+    await fx.close();
+  });
+
+  it('recovers the story scores of every readout', () => {
+    const rule = results.storyScores.filter((s) => s.readout === 'plain/yesno/rule');
+    expect(rule.map((s) => s.s)).toEqual([0, 0, 0, 0.5, 0.5, 0.5, 1, 1, 1, 1]);
+    expect(rule.map((s) => s.b)).toEqual([0, 0, 0, 0.5, 0.5, 0.5, 0, 0, 0, 0]);
+    const judge = results.storyScores.filter((s) => s.readout === 'plain/yesno/judge:j');
+    expect(judge.map((s) => s.s)).toEqual([0, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
+    const label = results.storyScores.filter((s) => s.readout === 'plain/label/rule');
+    expect(label.every((s) => s.s === 0.5 && s.b === 0)).toBe(true);
+  });
+
+  it('measures the habits, including the second-listed preference from the reading maps', () => {
+    const habits = Object.fromEntries(results.cellHabits.map((h) => [h.readout, h]));
+    expect(habits['plain/yesno/rule']).toMatchObject({ n_stories: 10, second_listed_pref: null, named_term_pull: null });
+    expect(habits['plain/yesno/rule']?.keying_bias).toBeCloseTo(0.15, 12);
+    expect(habits['plain/label/rule']).toMatchObject({ keying_bias: 0, second_listed_pref: 0.5, n_stories_position: 10, named_term_pull: 0 });
+  });
+
+  it('compares the readouts on their common stories', () => {
+    const c = results.comparisons.find((x) => x.readout_a === 'plain/yesno/judge:j' && x.readout_b === 'plain/yesno/rule');
+    // By hand: Sxy = 1.7, Sxx = 2.4, Syy = 1.725; mean |Δ| = 1.5 / 10.
+    expect(c?.n_common).toBe(10);
+    expect(c?.r).toBeCloseTo(1.7 / Math.sqrt(2.4 * 1.725), 12);
+    expect(c?.mean_abs_diff).toBeCloseTo(0.15, 12);
+    // The label profile is constant: no r.
+    expect(results.comparisons.find((x) => x.readout_a === 'plain/label/rule')?.r).toBeNull();
+    expect(results.convergence).toHaveLength(3);
+  });
+
+  it('reports what was read and that it was simulated', async () => {
+    expect(results.itemRows).toBe(10 * 2 * 2 * 3);
+    expect(results.simulated).toBe(true);
+    expect(results.cellSummary.find((c) => c.reader === 'judge:j')).toMatchObject({ replies: 80, decisive: 80, n_p: 48, decisive_share: 1, p_share: 0.6 });
+    expect(results.replyTotals).toEqual([{ ...cell, attempts: 160, ok_attempts: 160, items_ok: 160, simulated_attempts: 160, cost_usd: expect.closeTo(0.16, 10) }]);
+    const files = new Map<string, string>();
+    await writeResults(async (n, c) => void files.set(n, c), results, { campaign: 'test' });
+    expect(files.get('summary.md')).toContain('**Simulated data.**');
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * Test fixtures for the analysis: an in-memory DuckDB behind the `Queryable` interface, and tiny
+ * Parquet tables written in the campaign layout `<table>/model=<m>/language=<l>/part-0.parquet`
+ * (partition columns live in the path only, as the store writes them).
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { parquetSource } from '../../../../lib/query/sql.js';
+import type { Queryable, TableSources } from '../../../../lib/batteries/far6/analysis/types.js';
+
+type Value = string | number | boolean | null;
+type Schema = readonly (readonly [string, string])[];
+
+export const PROMPT_SCHEMA: Schema = [
+  ['item_id', 'VARCHAR'], ['prompt_key', 'VARCHAR'], ['campaign', 'VARCHAR'], ['phase', 'VARCHAR'],
+  ['battery', 'VARCHAR'], ['story', 'VARCHAR'], ['story_group', 'VARCHAR'], ['concept_pair', 'VARCHAR'],
+  ['form', 'VARCHAR'], ['constraint', 'VARCHAR'], ['named', 'VARCHAR'], ['option_order', 'INTEGER'],
+  ['repeat', 'INTEGER'], ['construction', 'VARCHAR'], ['messages_json', 'VARCHAR'], ['settings_json', 'VARCHAR'],
+  ['reading_map_json', 'VARCHAR'], ['prop_p', 'VARCHAR'], ['prop_notp', 'VARCHAR'], ['source_item_id', 'VARCHAR'],
+];
+export const REPLY_SCHEMA: Schema = [
+  ['item_id', 'VARCHAR'], ['campaign', 'VARCHAR'], ['phase', 'VARCHAR'], ['attempt', 'INTEGER'], ['status', 'VARCHAR'],
+  ['text', 'VARCHAR'], ['finish_reason', 'VARCHAR'], ['input_tokens', 'INTEGER'], ['output_tokens', 'INTEGER'],
+  ['cost_usd', 'DOUBLE'], ['latency_ms', 'INTEGER'], ['logprobs_json', 'VARCHAR'], ['error_class', 'VARCHAR'],
+  ['error_message', 'VARCHAR'], ['settings_json', 'VARCHAR'], ['provider', 'VARCHAR'], ['simulated', 'BOOLEAN'],
+  ['created_at', 'VARCHAR'],
+];
+export const READING_SCHEMA: Schema = [
+  ['item_id', 'VARCHAR'], ['campaign', 'VARCHAR'], ['phase', 'VARCHAR'], ['reader', 'VARCHAR'], ['label', 'VARCHAR'],
+  ['raw', 'VARCHAR'], ['judge_item_id', 'VARCHAR'], ['facet', 'VARCHAR'], ['value', 'DOUBLE'],
+];
+const SCHEMAS = { prompts: PROMPT_SCHEMA, replies: REPLY_SCHEMA, readings: READING_SCHEMA } as const;
+
+export interface PromptSpec {
+  item_id: string;
+  prompt_key: string;
+  model: string;
+  language: string;
+  story: string;
+  story_group?: string;
+  concept_pair?: string;
+  form?: string;
+  constraint?: string;
+  named: 'P' | 'notP';
+  option_order?: number;
+  repeat?: number;
+  construction?: string;
+  reading_map_json?: string;
+}
+
+export interface ReplySpec {
+  item_id: string;
+  model: string;
+  language: string;
+  attempt: number;
+  status: 'ok' | 'error';
+  created_at: string;
+  cost_usd?: number;
+  simulated?: boolean;
+}
+
+export interface ReadingSpec {
+  item_id: string;
+  model: string;
+  language: string;
+  reader: string;
+  label: string;
+  judge_item_id?: string | null;
+}
+
+function literal(v: Value): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'number') return String(v);
+  return `'${v.replaceAll("'", "''")}'`;
+}
+
+export class ParquetFixture {
+  private constructor(
+    readonly dir: string,
+    private readonly instance: DuckDBInstance,
+    readonly conn: DuckDBConnection,
+  ) {}
+
+  static async create(): Promise<ParquetFixture> {
+    const dir = await mkdtemp(join(tmpdir(), 'sondage-analysis-'));
+    const instance = await DuckDBInstance.create(':memory:');
+    return new ParquetFixture(dir, instance, await instance.connect());
+  }
+
+  /** The `Queryable` a caller of the analysis passes. */
+  get db(): Queryable {
+    return {
+      all: async <T>(sql: string): Promise<T[]> => (await this.conn.runAndReadAll(sql)).getRowObjectsJS() as T[],
+    };
+  }
+
+  get tables(): TableSources {
+    return {
+      prompts: parquetSource(join(this.dir, 'prompts', '*', '*', '*.parquet')),
+      replies: parquetSource(join(this.dir, 'replies', '*', '*', '*.parquet')),
+      readings: parquetSource(join(this.dir, 'readings', '*', '*', '*.parquet')),
+    };
+  }
+
+  /** Writes one part file per model × language of `rows`. */
+  async write(table: keyof typeof SCHEMAS, rows: readonly (Record<string, Value | undefined> & { model: string; language: string })[]): Promise<void> {
+    const schema = SCHEMAS[table];
+    const parts = new Map<string, typeof rows[number][]>();
+    for (const r of rows) {
+      const key = `model=${r.model}/language=${r.language}`;
+      parts.set(key, [...(parts.get(key) ?? []), r]);
+    }
+    let n = 0;
+    for (const [partition, partRows] of parts) {
+      const folder = join(this.dir, table, partition);
+      await mkdir(folder, { recursive: true });
+      const values = partRows.map((r) => `(${schema.map(([name]) => literal(r[name] ?? null)).join(', ')})`).join(',\n');
+      const cols = schema.map((_, i) => `c${i}`).join(', ');
+      const select = schema.map(([name, type], i) => `CAST(c${i} AS ${type}) AS "${name}"`).join(', ');
+      const file = join(folder, `part-${n++}.parquet`);
+      await this.conn.run(`COPY (SELECT ${select} FROM (VALUES ${values}) AS t(${cols})) TO '${file}' (FORMAT parquet)`);
+    }
+  }
+
+  async prompts(specs: readonly PromptSpec[]): Promise<void> {
+    await this.write(
+      'prompts',
+      specs.map((p) => ({
+        campaign: 'test',
+        phase: 'generate',
+        battery: 'far6',
+        story_group: 'contested',
+        concept_pair: 'wrong_right',
+        form: 'plain',
+        constraint: 'yesno',
+        option_order: 0,
+        repeat: 0,
+        construction: 'evaluative_adjective',
+        messages_json: '[]',
+        settings_json: '{}',
+        reading_map_json: '{"kind":"particle","tokens":{}}',
+        prop_p: 'What they did was wrong.',
+        prop_notp: 'What they did was right, with a "quote", and a comma.',
+        ...p,
+      })),
+    );
+  }
+
+  async replies(specs: readonly ReplySpec[]): Promise<void> {
+    await this.write(
+      'replies',
+      specs.map((r) => ({
+        campaign: 'test',
+        phase: 'generate',
+        text: r.status === 'ok' ? 'Yes, it was wrong.' : null,
+        finish_reason: r.status === 'ok' ? 'stop' : null,
+        input_tokens: 10,
+        output_tokens: 5,
+        cost_usd: 0.001,
+        latency_ms: 100,
+        logprobs_json: null,
+        error_class: r.status === 'ok' ? null : 'transient',
+        error_message: r.status === 'ok' ? null : 'HTTP 503',
+        settings_json: '{}',
+        provider: 'simulated/alpha',
+        simulated: true,
+        ...r,
+      })),
+    );
+  }
+
+  async readings(specs: readonly ReadingSpec[]): Promise<void> {
+    await this.write(
+      'readings',
+      specs.map((r) => ({ campaign: 'test', phase: 'read', raw: null, judge_item_id: null, ...r })),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.conn.closeSync();
+    this.instance.closeSync();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
