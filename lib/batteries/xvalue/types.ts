@@ -140,9 +140,14 @@ export type XvalueFactors = {
   readonly scope_used: Scope | null;
 };
 
-/** What the readers, the simulator and the analysis need beyond the factors: the gold annotation. */
+/**
+ * What the analysis and the simulator need beyond the factors: the gold annotation (stored in the
+ * prompts table) and the Answer (the simulated judge quotes its sentences; not stored apart, it is
+ * in the messages).
+ */
 export interface XvalueExtras {
   readonly gold: Annotation;
+  readonly answer: string;
 }
 
 export type XvalueItem = PromptItem<XvalueFactors, XvalueExtras>;

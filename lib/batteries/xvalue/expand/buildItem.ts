@@ -33,7 +33,7 @@ export function buildItem(ctx: ItemContext, phase: PhaseName, pair: QaPair, fact
     factors,
     messages,
     settings: ctx.settings,
-    extras: { gold: pair.annotation },
+    extras: { gold: pair.annotation, answer: pair.answer },
     ...(sourceItemId === undefined ? {} : { source_item_id: sourceItemId }),
   };
 }
