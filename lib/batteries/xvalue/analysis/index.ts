@@ -15,5 +15,5 @@ export type { AnalyzeOptions } from './estimators.js';
 export type * from './types.js';
 export { parseFacetRows, parsePairRows, parseReplyTotals } from './parseSqlRows.js';
 export type { ReplyTotalsRow } from './parseSqlRows.js';
-export { runXvalueAnalysis, xvalueTables } from './runAnalysis.js';
+export { runXvalueAnalysis, storedPhases, xvalueTables } from './runAnalysis.js';
 export type { XvalueCampaignResults } from './runAnalysis.js';

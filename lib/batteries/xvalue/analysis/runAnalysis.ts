@@ -18,9 +18,19 @@ export interface XvalueCampaignResults extends XvalueResults {
   readonly replyTotals: readonly ReplyTotalsRow[];
 }
 
-/** The campaign tables over every X-Value phase, as the queries' placeholders take them. */
-export function xvalueTables(sources: AnalysisSources): SourceMap {
-  return { prompts: sources.table('prompts', PHASES), replies: sources.table('replies', PHASES), readings: sources.table('readings', PHASES) };
+/** The campaign tables over the given phases, as the queries' placeholders take them. */
+export function xvalueTables(sources: AnalysisSources, phases: readonly string[] = PHASES): SourceMap {
+  return { prompts: sources.table('prompts', phases), replies: sources.table('replies', phases), readings: sources.table('readings', phases) };
+}
+
+/**
+ * The phases that stored prompts (a def-only campaign has no rubric phases); all of them when
+ * none has, so the queries still run and return nothing.
+ */
+export async function storedPhases(sources: AnalysisSources): Promise<string[]> {
+  const present: string[] = [];
+  for (const phase of PHASES) if (await sources.has('prompts', phase)) present.push(phase);
+  return present.length > 0 ? present : [...PHASES];
 }
 
 /**
