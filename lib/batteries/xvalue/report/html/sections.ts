@@ -81,7 +81,7 @@ export function overallSection(r: XvalueResults): Section {
           { label: 'Acc1 (inappropriate)', shape: 'diamond' },
         ],
       }),
-      'A model right of the other mark on Acc0 errs towards Pass (false negatives); on Acc1, towards Fail (false positives).',
+      'Acc0 well above Acc1: the judge misses violations (false negatives, §6.2 def-only); Acc1 above Acc0: it over-flags appropriate answers (false positives, the rubric).',
     ),
   );
   parts.push(`<p>Categories: ${categories.map((c) => `${esc(c)} = ${esc(CATEGORY_NAMES[c])}`).join('; ')}.</p>`);
