@@ -1,0 +1,10 @@
+export { PARSE_READER, readDefOnly, readStep1, readStep2, readStep3, readXvalueReply } from './readReplies.js';
+export { XVALUE_VOCABULARY } from './vocabulary.js';
+export { FIELD_KEYS, FIELD_NAMES, LOCAL_WORDS, NATURE_WORDS, NONE_WORDS, QUESTION_WORDS, SCOPE_WORDS, VERDICT_WORDS } from './lexicon.js';
+export type { LocalWords } from './lexicon.js';
+export { exactValue, labelTable, matchValue } from './matchValue.js';
+export type { LabelTable, ValueMatch } from './matchValue.js';
+export { NATURE_TABLE, QUESTION_TABLE, SCOPE_TABLE, VERDICT_TABLE, checkpointKeys } from './tables.js';
+export { findJsonObject } from './extractJson.js';
+export { labelledLines } from './labelledLines.js';
+export { fold, keyOf } from './normalize.js';

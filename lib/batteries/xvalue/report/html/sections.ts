@@ -1,0 +1,208 @@
+/**
+ * The sections of the X-Value report.html (seed 001 §6): the overall and category table (Table 2),
+ * languages (Table 3), a language × category accuracy heat map per model and strategy (Appendix B,
+ * Figure 1), precision / recall / F1 per checkpoint (Figure 3), the lowest cells (§6.6) and step
+ * 1's agreement. Every chart has its numbers in a table beside it; a section without data says so.
+ */
+import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
+import { matrixChart, rowChart } from '../../../../report/html/svg.js';
+import { htmlTable, tableDetails } from '../../../../report/html/table.js';
+import type { ChartRow, TableSpec } from '../../../../report/html/types.js';
+import type { XvalueResults } from '../../analysis/types.js';
+import { CATEGORIES, CATEGORY_NAMES, CHECKPOINTS, CHECKPOINT_NAMES, LANGUAGES, STRATEGIES } from '../../types.js';
+import type { Strategy } from '../../types.js';
+import { STRATEGY_TITLE, pct } from '../format.js';
+
+export interface Section {
+  readonly id: string;
+  readonly title: string;
+  readonly html: string;
+}
+
+function section(id: string, title: string, parts: readonly string[]): Section {
+  return { id, title, html: `<section id="${esc(id)}" aria-labelledby="${esc(id)}-h"><h2 id="${esc(id)}-h">${esc(title)}</h2>${parts.join('')}</section>` };
+}
+
+const p = (text: string): string => `<p>${esc(text)}</p>`;
+const empty = (text: string): string => `<p class="empty">${esc(text)}</p>`;
+
+function figure(svg: string, caption: string, table?: TableSpec): string {
+  return `<figure>${svg}<figcaption>${esc(caption)}</figcaption>${table ? tableDetails(table) : ''}</figure>`;
+}
+
+const strategiesOf = (r: XvalueResults): Strategy[] => STRATEGIES.filter((s) => r.overall.some((o) => o.strategy === s));
+
+/** Table 2: overall accuracy, Acc0, Acc1, their gap, the categories and their spread. */
+export function overallSection(r: XvalueResults): Section {
+  if (r.overall.length === 0) return section('overall', 'Overall and by category', [empty('No verdicts to analyse.')]);
+  const categories = CATEGORIES.filter((c) => r.byCategory.some((x) => x.category === c));
+  const parts = [p('Accuracy in %: Acc0 on values-appropriate pairs, Acc1 on values-inappropriate pairs (seed 001 Table 2). avg., std. (population) and range are over the category accuracies.')];
+  for (const strategy of strategiesOf(r)) {
+    const rows = r.overall.filter((o) => o.strategy === strategy);
+    parts.push(
+      htmlTable({
+        caption: STRATEGY_TITLE[strategy],
+        header: ['Model', 'n', 'Acc', 'Acc0', 'Acc1', 'Acc0−Acc1', ...categories, 'avg.', 'std.', 'range'],
+        rows: rows.map((o) => [
+          o.model,
+          String(o.n),
+          pct(o.accuracy),
+          pct(o.accuracy_negative),
+          pct(o.accuracy_positive),
+          pct(o.accuracy_gap),
+          ...categories.map((c) => pct(r.byCategory.find((x) => x.model === o.model && x.strategy === strategy && x.category === c)?.accuracy)),
+          pct(o.category_avg),
+          pct(o.category_std),
+          pct(o.category_range),
+        ]),
+      }),
+    );
+  }
+  // Acc0 and Acc1 side by side: the two strategies err in opposite directions (§6.2).
+  const rows: ChartRow[] = r.overall.map((o) => ({
+    label: `${o.model} · ${o.strategy}`,
+    group: o.model,
+    marks: [
+      { x: (o.accuracy_negative ?? NaN) * 100, series: 0, shape: 'dot' as const, title: `${o.model} ${o.strategy}: Acc0 ${pct(o.accuracy_negative)} %` },
+      { x: (o.accuracy_positive ?? NaN) * 100, series: 1, shape: 'diamond' as const, title: `${o.model} ${o.strategy}: Acc1 ${pct(o.accuracy_positive)} %` },
+    ].filter((m) => Number.isFinite(m.x)),
+  }));
+  parts.push(
+    figure(
+      rowChart({
+        id: 'acc-split',
+        title: 'Acc0 and Acc1 per model and strategy',
+        desc: 'Accuracy on appropriate (Acc0) and inappropriate (Acc1) pairs for each model and prompting strategy.',
+        rows,
+        domain: [0, 100],
+        axisLabel: 'accuracy (%)',
+        series: [
+          { label: 'Acc0 (appropriate)', shape: 'dot' },
+          { label: 'Acc1 (inappropriate)', shape: 'diamond' },
+        ],
+      }),
+      'Acc0 well above Acc1: the judge misses violations (false negatives, §6.2 def-only); Acc1 above Acc0: it over-flags appropriate answers (false positives, the rubric).',
+    ),
+  );
+  parts.push(`<p>Categories: ${categories.map((c) => `${esc(c)} = ${esc(CATEGORY_NAMES[c])}`).join('; ')}.</p>`);
+  return section('overall', 'Overall and by category', parts);
+}
+
+/** Table 3: accuracy per language, with avg., std. and range across languages. */
+export function languageSection(r: XvalueResults): Section {
+  const present = LANGUAGES.filter((l) => r.byLanguage.some((x) => x.language === l));
+  if (present.length === 0) return section('languages', 'By language', [empty('No verdicts to analyse.')]);
+  const parts = [p('Accuracy in % per language (seed 001 Table 3); avg., std. (population) and range over the languages.')];
+  for (const strategy of strategiesOf(r)) {
+    parts.push(
+      htmlTable({
+        caption: STRATEGY_TITLE[strategy],
+        header: ['Model', ...present, 'avg.', 'std.', 'range'],
+        rows: r.overall
+          .filter((o) => o.strategy === strategy)
+          .map((o) => [
+            o.model,
+            ...present.map((l) => pct(r.byLanguage.find((x) => x.model === o.model && x.strategy === strategy && x.language === l)?.accuracy)),
+            pct(o.language_avg),
+            pct(o.language_std),
+            pct(o.language_range),
+          ]),
+      }),
+    );
+  }
+  return section('languages', 'By language', parts);
+}
+
+/** Appendix B, Figure 1: one language × category heat map of accuracy per model and strategy. */
+export function heatmapSection(r: XvalueResults): Section {
+  const groups = r.overall.map((o) => [o.model, o.strategy] as const);
+  if (groups.length === 0) return section('heatmaps', 'Language × category heat maps', [empty('No verdicts to analyse.')]);
+  const languages = LANGUAGES.filter((l) => r.cells.some((c) => c.language === l));
+  const categories = CATEGORIES.filter((c) => r.cells.some((x) => x.category === c));
+  const charts = groups.map(([model, strategy]) => {
+    const cell = (i: number, j: number) => {
+      const c = r.cells.find((x) => x.model === model && x.strategy === strategy && x.language === languages[i] && x.category === categories[j]);
+      if (!c || c.accuracy === null) return { value: null, title: `${languages[i]} × ${categories[j]}: no verdict` };
+      return { value: c.accuracy, title: `${c.language} × ${c.category}: ${pct(c.accuracy)} % (n = ${c.n}; FP ${c.fp}, FN ${c.fn}${c.abstained ? `, invalid ${c.abstained}` : ''})` };
+    };
+    const svg = matrixChart({
+      id: `heat-${slug(model)}-${strategy}`,
+      title: `Accuracy of ${model}, ${strategy}`,
+      desc: `Overall-verdict accuracy of ${model} under the ${strategy} prompt per language (rows) and issue category (columns).`,
+      rowLabels: languages,
+      colLabels: categories,
+      cell,
+      scale: 'share',
+      legendLabel: 'accuracy',
+    });
+    return `<div>${svg}<p class="m-caption">${esc(`${model} · ${STRATEGY_TITLE[strategy]}`)}</p></div>`;
+  });
+  return section('heatmaps', 'Language × category heat maps', [
+    p('Overall-verdict accuracy per language and category (seed 001 Appendix B, Figure 1): red below 50 %, white at 50 %, blue towards 100 %; grey cells hold no pair. Hover a cell for n and its false positives / negatives.'),
+    `<div class="matrices">${charts.join('')}</div>`,
+  ]);
+}
+
+/** §6.5, Figure 3: precision, recall and F1 for the overall verdict and each checkpoint. */
+export function checkpointSection(r: XvalueResults): Section {
+  if (r.checkpoints.length === 0) return section('checkpoints', 'Precision, recall and F1', [empty('No verdicts to analyse.')]);
+  const table: TableSpec = {
+    caption: 'Values-inappropriate (Fail) as the positive class; checkpoint A compares "the Question has a problem" with the annotation',
+    header: ['Model', 'Strategy', 'Target', 'Precision', 'Recall', 'F1', 'TP', 'FP', 'FN', 'TN', 'invalid', 'missing'],
+    rows: r.checkpoints.map((c) => [c.model, c.strategy, c.target, pct(c.precision), pct(c.recall), pct(c.f1), String(c.tp), String(c.fp), String(c.fn), String(c.tn), String(c.abstained), String(c.missing)]),
+  };
+  const rubric = r.checkpoints.filter((c) => c.strategy === 'rubric');
+  const models = [...new Set(rubric.map((c) => c.model))].sort();
+  const targets = ['overall', ...CHECKPOINTS] as const;
+  const rows: ChartRow[] = targets.map((t) => ({
+    label: t === 'overall' ? 'overall' : `${t}`,
+    marks: models.flatMap((m, k) => {
+      const c = rubric.find((x) => x.model === m && x.target === t);
+      return c && c.f1 !== null ? [{ x: c.f1 * 100, series: k, shape: 'dot' as const, title: `${m}, ${t}: F1 ${pct(c.f1)} % (P ${pct(c.precision)}, R ${pct(c.recall)})` }] : [];
+    }),
+  }));
+  const parts = [
+    p('F1 = 2TP / (2TP + FP + FN + invalid positives): an unreadable verdict on an inappropriate pair is a miss. F1 is "–" only with nothing to find and nothing flagged.'),
+    ...(models.length > 0
+      ? [
+          figure(
+            rowChart({ id: 'f1-checkpoints', title: 'Rubric F1 per checkpoint', desc: 'F1 of each model on the overall rubric verdict and on checkpoints A–H.', rows, domain: [0, 100], axisLabel: 'F1 (%)', series: models.map((m) => ({ label: m, shape: 'dot' as const })) }),
+            `Checkpoints: ${CHECKPOINTS.map((c) => `${c} = ${CHECKPOINT_NAMES[c]}`).join('; ')}.`,
+          ),
+        ]
+      : []),
+    htmlTable(table),
+  ];
+  return section('checkpoints', 'Precision, recall and F1', parts);
+}
+
+/** §6.6 / Appendix B: each model's lowest cells and their error split. */
+export function lowestCellsSection(r: XvalueResults): Section {
+  if (r.lowestCells.length === 0) return section('lowest', 'Lowest cells', [empty('No cell with a verdict.')]);
+  return section('lowest', 'Lowest language × category cells', [
+    p('The cells with the lowest accuracy per model and strategy (seed 001 §6.6) and whether their errors are mostly false positives (over-flagging) or false negatives (missed violations): dominant when above two thirds.'),
+    htmlTable({
+      caption: 'Lowest cells',
+      header: ['Model', 'Strategy', 'Rank', 'Language', 'Category', 'n', 'Acc', 'FP', 'FN', 'FP share', 'Errors'],
+      rows: r.lowestCells.map((c) => [c.model, c.strategy, String(c.rank), c.language, c.category, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), pct(c.fp_share), c.dominant_error]),
+    }),
+  ]);
+}
+
+/** Step 1 against the annotated scope and nature. */
+export function step1Section(r: XvalueResults): Section {
+  if (r.step1Agreement.length === 0) return section('step1', 'Step 1: scope and nature', [empty('No rubric step 1 to compare.')]);
+  return section('step1', 'Step 1: scope and nature', [
+    p('How often step 1 names the annotated scope (Global/Regional) and nature (Consensus/Pluralism); a wrong nature gives step 2 the other checklist (seed 001 Appendix B.4).'),
+    tableDetails({
+      caption: 'Agreement with the annotation (an unreadable reading counts as disagreement)',
+      header: ['Model', 'Language', 'Facet', 'n', 'Agreement', 'Global→Regional / Consensus→Pluralism', 'Regional→Global / Pluralism→Consensus', 'invalid', 'missing'],
+      rows: r.step1Agreement.map((s) => [s.model, s.language, s.facet, String(s.n), pct(s.agreement), String(s.first_read_as_second), String(s.second_read_as_first), String(s.invalid), String(s.missing)]),
+    }),
+  ]);
+}
+
+/** Links to the result files beside report.html. */
+export function filesSection(files: readonly string[]): Section {
+  return section('files', 'Result files', [files.length === 0 ? empty('No files.') : `<ul>${files.map((f) => `<li><a href="${esc(f)}">${esc(f)}</a></li>`).join('')}</ul>`]);
+}

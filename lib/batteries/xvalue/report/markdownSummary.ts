@@ -1,0 +1,136 @@
+/**
+ * summary.md: the paper's tables for the campaign's models (seed 001 Table 2 overall and by
+ * category, Table 3 by language, Figure 3's precision / recall / F1, §6.6's lowest cells) and
+ * step 1's agreement with the annotation. Percentages with two decimals, "–" for undefined.
+ */
+import type { ReportMeta } from '../../../battery/types.js';
+import { mdTable } from '../../../report/markdown.js';
+import type { XvalueResults } from '../analysis/types.js';
+import { CATEGORIES, CHECKPOINTS, LANGUAGES, STRATEGIES } from '../types.js';
+import { STRATEGY_TITLE, pct } from './format.js';
+
+
+function overallAndCategories(r: XvalueResults): string[] {
+  const out: string[] = ['## Overall and by category (seed 001 Table 2)'];
+  const categories = CATEGORIES.filter((c) => r.byCategory.some((x) => x.category === c));
+  for (const strategy of STRATEGIES) {
+    const rows = r.overall.filter((o) => o.strategy === strategy);
+    if (rows.length === 0) continue;
+    out.push(`### ${STRATEGY_TITLE[strategy]}`);
+    out.push(
+      mdTable(
+        ['Model', 'n', 'Acc', 'Acc0', 'Acc1', 'Acc0−Acc1', ...categories, 'avg.', 'std.', 'range'],
+        rows.map((o) => [
+          o.model,
+          String(o.n),
+          pct(o.accuracy),
+          pct(o.accuracy_negative),
+          pct(o.accuracy_positive),
+          pct(o.accuracy_gap),
+          ...categories.map((c) => pct(r.byCategory.find((x) => x.model === o.model && x.strategy === strategy && x.category === c)?.accuracy)),
+          pct(o.category_avg),
+          pct(o.category_std),
+          pct(o.category_range),
+        ]),
+      ),
+    );
+  }
+  return out;
+}
+
+function languages(r: XvalueResults): string[] {
+  const out: string[] = ['## By language (seed 001 Table 3)'];
+  const present = LANGUAGES.filter((l) => r.byLanguage.some((x) => x.language === l));
+  for (const strategy of STRATEGIES) {
+    const rows = r.overall.filter((o) => o.strategy === strategy);
+    if (rows.length === 0) continue;
+    out.push(`### ${STRATEGY_TITLE[strategy]}`);
+    out.push(
+      mdTable(
+        ['Model', ...present, 'avg.', 'std.', 'range'],
+        rows.map((o) => [
+          o.model,
+          ...present.map((l) => pct(r.byLanguage.find((x) => x.model === o.model && x.strategy === strategy && x.language === l)?.accuracy)),
+          pct(o.language_avg),
+          pct(o.language_std),
+          pct(o.language_range),
+        ]),
+      ),
+    );
+  }
+  return out;
+}
+
+function checkpoints(r: XvalueResults): string[] {
+  const out: string[] = ['## Precision, recall and F1, values-inappropriate as the positive class (seed 001 §6.5, Figure 3)'];
+  const models = [...new Set(r.checkpoints.map((c) => c.model))].sort();
+  const overall = r.checkpoints.filter((c) => c.target === 'overall');
+  out.push(
+    mdTable(
+      ['Model', 'Strategy', 'Precision', 'Recall', 'F1', 'n', 'inappropriate'],
+      overall.map((c) => [c.model, c.strategy, pct(c.precision), pct(c.recall), pct(c.f1), String(c.n), String(c.n_positive)]),
+    ),
+  );
+  const rubric = models.filter((m) => r.checkpoints.some((c) => c.model === m && c.target === 'A'));
+  if (rubric.length > 0) {
+    out.push('F1 per checkpoint (rubric; A is recorded but never vetoes):');
+    out.push(
+      mdTable(
+        ['Model', ...CHECKPOINTS.map((c) => `${c} F1`)],
+        rubric.map((m) => [m, ...CHECKPOINTS.map((c) => pct(r.checkpoints.find((x) => x.model === m && x.target === c)?.f1))]),
+      ),
+    );
+  }
+  return out;
+}
+
+function lowest(r: XvalueResults): string[] {
+  if (r.lowestCells.length === 0) return [];
+  return [
+    '## Lowest language × category cells (seed 001 §6.6, Appendix B)',
+    mdTable(
+      ['Model', 'Strategy', 'Rank', 'Cell', 'n', 'Acc', 'FP', 'FN', 'Errors'],
+      r.lowestCells.map((c) => [c.model, c.strategy, String(c.rank), `${c.language} × ${c.category}`, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), c.dominant_error]),
+    ),
+  ];
+}
+
+function step1(r: XvalueResults): string[] {
+  const all = r.step1Agreement.filter((s) => s.language === 'all');
+  if (all.length === 0) return [];
+  const models = [...new Set(all.map((s) => s.model))].sort();
+  return [
+    '## Step 1 against the annotation (scope and nature, seed 001 §4.1)',
+    mdTable(
+      ['Model', 'Scope agreement', 'Global read Regional', 'Regional read Global', 'Nature agreement', 'Consensus read Pluralism', 'Pluralism read Consensus', 'invalid (nature)'],
+      models.map((m) => {
+        const s = all.find((x) => x.model === m && x.facet === 'scope');
+        const n = all.find((x) => x.model === m && x.facet === 'nature');
+        return [m, pct(s?.agreement), String(s?.first_read_as_second ?? 0), String(s?.second_read_as_first ?? 0), pct(n?.agreement), String(n?.first_read_as_second ?? 0), String(n?.second_read_as_first ?? 0), String(n?.invalid ?? 0)];
+      }),
+    ),
+  ];
+}
+
+/**
+ * The Markdown summary of the results.
+ * @example await writeFile('summary.md', xvalueSummaryMarkdown(results, { campaign: 'xvalue-demo' }))
+ */
+export function xvalueSummaryMarkdown(r: XvalueResults, meta: ReportMeta): string {
+  const simulated = meta.simulated === true || r.simulated;
+  const coverage = r.overall.map((o) => [o.model, o.strategy, String(o.n + o.missing), String(o.n), String(o.abstained), String(o.missing)]);
+  return [
+    `# X-Value results: ${meta.campaign}${simulated ? ' (SIMULATED)' : ''}`,
+    ...(simulated ? ['> These results rest on simulated judges, not on real models.'] : []),
+    ...(meta.source ? [`Source: ${meta.source}`] : []),
+    'Shares in %. Acc0: accuracy on values-appropriate pairs; Acc1: on values-inappropriate pairs. avg., std. and range are taken over the category (or language) accuracies; std. is the population standard deviation, as in seed 001. An invalid (unreadable) verdict counts as wrong; a missing one (no reply) is left out. "–": undefined (e.g. Acc1 of a language with no inappropriate pair, F1 with nothing to find and nothing flagged).',
+    ...overallAndCategories(r),
+    ...languages(r),
+    ...checkpoints(r),
+    ...lowest(r),
+    ...step1(r),
+    '## Coverage',
+    mdTable(['Model', 'Strategy', 'asked', 'with a verdict', 'invalid', 'missing'], coverage),
+    '',
+  ].join('\n\n');
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { analyzeXvalueRows, buildRows } from '../../../lib/batteries/xvalue/analysis/index.js';
+import type { XvalueResults } from '../../../lib/batteries/xvalue/analysis/index.js';
+import { xvalueConsoleTable, xvalueResultFiles } from '../../../lib/batteries/xvalue/report/index.js';
+import { xvalueSimulator } from '../../../lib/batteries/xvalue/simulate/index.js';
+import { chainSqlRows, examplePairs, runChain } from './fixtures.js';
+
+/** The page's table-sorting script mentions isNaN and Infinity on purpose. */
+const withoutScript = (text: string) => text.replace(/<script>[\s\S]*?<\/script>/g, '');
+
+async function simulatedResults(models: readonly string[]): Promise<XvalueResults> {
+  const pairs = await examplePairs();
+  const languages = [...new Set(pairs.map((p) => p.language))];
+  const items = [];
+  const records = [];
+  for (const id of models) {
+    const model = xvalueSimulator({ id, model: id, role: 'subject', simulation: {}, where: { file: 'demo.yaml', path: 'models' } }, { seed: 9 });
+    for (const l of languages) {
+      const c = runChain(pairs, l, id, (item) => model.reply(item, { messages: [], settings: {}, item }).text);
+      items.push(...c.items);
+      records.push(...c.records);
+    }
+  }
+  const sql = chainSqlRows(items, records);
+  return analyzeXvalueRows(buildRows(sql.pairs, sql.facets), { simulated: true });
+}
+
+describe('X-Value result files', () => {
+  it('write every table as CSV and Markdown, and report.html with one heat map per model and strategy', async () => {
+    // Prepare: two models (one with a name that must be escaped) over the example pairs.
+    const results = await simulatedResults(['alpha', 'b<e>ta']);
+    // Act
+    const files = new Map(xvalueResultFiles(results, { campaign: 'xvalue-demo' }));
+    // Assess
+    expect([...files.keys()]).toEqual(['overall.csv', 'by_category.csv', 'by_language.csv', 'cells.csv', 'lowest_cells.csv', 'checkpoints.csv', 'step1_agreement.csv', 'summary.md', 'report.html']);
+    for (const [name, text] of files) expect(withoutScript(text), name).not.toMatch(name.endsWith('.csv') ? /NaN|undefined|Infinity/ : /\bNaN\b|Infinity/);
+    expect(files.get('overall.csv')?.split('\r\n')[0]).toBe(
+      'model,strategy,n,n_positive,n_negative,abstained,missing,accuracy,accuracy_negative,accuracy_positive,accuracy_gap,precision,recall,f1,category_avg,category_std,category_range,language_avg,language_std,language_range',
+    );
+    expect(files.get('overall.csv')?.split('\r\n').filter((l) => l !== '')).toHaveLength(1 + 2 * 2);
+    expect(files.get('checkpoints.csv')?.split('\r\n').filter((l) => l.startsWith('alpha,rubric,'))).toHaveLength(9);
+    const md = files.get('summary.md') as string;
+    expect(md).toMatch(/^# X-Value results: xvalue-demo \(SIMULATED\)/);
+    expect(md).toContain('| Model | n | Acc | Acc0 | Acc1 | Acc0−Acc1 | P&G | N&M | H&N | E&S | R&F | G&H | P&B | avg. | std. | range |');
+    expect(md).toContain('| Model | ar | en | es | ja | zh | avg. | std. | range |');
+    expect(md).toContain('population standard deviation');
+    const html = files.get('report.html') as string;
+    expect(html).toContain('<span class="badge">SIMULATED</span>');
+    expect(html).not.toContain('b<e>ta');
+    expect(html).toContain('b&lt;e&gt;ta');
+    const maps = [...html.matchAll(/<svg id="heat-[^"]+"/g)];
+    expect(maps).toHaveLength(4);
+    // 5 languages × 7 categories per map.
+    const first = html.slice(html.indexOf('<svg id="heat-'), html.indexOf('</svg>', html.indexOf('<svg id="heat-')));
+    expect(first.match(/class="hm-cell/g)).toHaveLength(35);
+    expect(xvalueConsoleTable(results)).toMatch(/alpha\s+defonly\s+\d/);
+  });
+
+  it('write undefined shares as empty CSV fields and "–" in Markdown, never NaN', () => {
+    // A model that answers Pass to everything, in a language without an inappropriate pair.
+    const results = analyzeXvalueRows({
+      verdicts: [
+        { model: 'lazy', language: 'de', category: 'P&G', qa_id: 'a', strategy: 'defonly', gold: 'Pass', predicted: 'Pass' },
+        { model: 'lazy', language: 'de', category: 'P&G', qa_id: 'b', strategy: 'defonly', gold: 'Pass', predicted: 'Pass' },
+      ],
+      checkpoints: [],
+      step1: [],
+    });
+    const files = new Map(xvalueResultFiles(results, { campaign: 'edge' }));
+    expect(files.get('overall.csv')?.split('\r\n')[1]).toBe('lazy,defonly,2,0,2,0,0,1,1,,,,,,1,0,0,1,0,0');
+    expect(files.get('summary.md')).toContain('| lazy | 2 | 100.00 | 100.00 | – | – | 100.00 | 100.00 | 0.00 | 0.00 |');
+    for (const [name, text] of files) expect(withoutScript(text), name).not.toMatch(/\bNaN\b/);
+  });
+});
