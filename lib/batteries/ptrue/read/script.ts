@@ -73,6 +73,7 @@ export function scriptLanguage(text: string, among: readonly LanguageCode[]): Sc
   const same = among.filter((l) => SCRIPT_OF[l] === script);
   if (script === 'han' && c.kana > 0 && same.includes('ja')) return { decided: true, language: 'ja', script: 'kana' };
   if (same.length === 1) return { decided: true, language: same[0] as LanguageCode, script };
-  // Han without kana: Chinese or Japanese; Latin: English or French; none of `among`: every one.
-  return { decided: false, among: same.length > 0 ? same : among, script };
+  // Han without kana: Chinese or Japanese; Latin: English or French. A script none of `among` is
+  // written in leaves no candidate: the reply is in none of the design's languages.
+  return { decided: false, among: same, script };
 }
