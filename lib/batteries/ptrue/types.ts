@@ -77,6 +77,11 @@ export interface PtrueExtras {
   readonly option_count: number | null;
   /** The reference in the response language, else English, else the first given (judge and simulator). */
   readonly reference: string | null;
+  /** Every reference by language (short answer), and the accepted aliases: the simulated judge grades with them. */
+  readonly answers: Readonly<Record<LanguageCode, string>>;
+  readonly aliases: readonly string[];
+  /** Multiple choice: the options per language (the simulated respondent explains its choice with them). */
+  readonly options: Readonly<Record<LanguageCode, readonly string[]>> | null;
   /** Verify items: the label candidates of the probe (surface forms), and those that are label prefixes. */
   readonly labels: { readonly true: readonly string[]; readonly false: readonly string[]; readonly prefix: readonly string[] } | null;
   /** The design's languages (the language identifier chooses among them). */
