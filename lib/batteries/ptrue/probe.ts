@@ -64,7 +64,13 @@ export function buildProbes(models: readonly ModelRef[], probe: ProbeDesign, fil
       continue;
     }
     out[m.id] = {
-      settings: { max_tokens: 1, temperature: 0, candidate_logprobs: { tokens: candidates.tokens, method: probe.method } },
+      settings: {
+        max_tokens: 1,
+        temperature: 0,
+        // allowed_token_ids reads the candidates from the top-k: ask for the design's k.
+        ...(probe.method === 'allowed_token_ids' ? { top_logprobs: probe.top_logprobs } : {}),
+        candidate_logprobs: { tokens: candidates.tokens, method: probe.method },
+      },
       labels: { true: candidates.true, false: candidates.false, prefix: candidates.prefix },
       via: 'candidates',
     };
