@@ -13,6 +13,7 @@ import type { ReliabilityBin } from '../../../metrics/calibration.js';
 import type { PtrueResults } from '../analysis/analyzeRows.js';
 import type { ReliabilityDiagram } from '../analysis/reliability.js';
 import type { MetricName } from '../analysis/types.js';
+import { PTRUE_LANGUAGES } from '../types.js';
 
 const n = (x: number): string => String(Math.round(x * 10) / 10);
 
@@ -62,12 +63,21 @@ function reliabilitySection(diagrams: readonly ReliabilityDiagram[]): string {
 
 const HEAT: readonly MetricName[] = ['accuracy', 'auroc', 'ece'];
 
+/** Languages in the paper's order (en zh fr ja ko hi), others after them alphabetically. */
+export function languageOrder(levels: readonly string[]): string[] {
+  const rank = (l: string): number => {
+    const i = (PTRUE_LANGUAGES as readonly string[]).indexOf(l);
+    return i < 0 ? PTRUE_LANGUAGES.length : i;
+  };
+  return [...levels].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
 function heatmapSection(r: PtrueResults): string {
   const parts: string[] = [];
   for (const b of r.benchmarks) {
     const cells = r.qr.filter((c) => c.benchmark === b);
-    const qs = [...new Set(cells.map((c) => c.q))];
-    const rs = [...new Set(cells.map((c) => c.r))];
+    const qs = languageOrder([...new Set(cells.map((c) => c.q))]);
+    const rs = languageOrder([...new Set(cells.map((c) => c.r))]);
     const charts = HEAT.map((metric) =>
       matrixChart({
         id: `qr-${slug(b)}-${metric}`,
