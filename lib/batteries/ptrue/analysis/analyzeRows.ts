@@ -1,0 +1,103 @@
+/**
+ * Every P(True) table from item-level rows (seed 002 §5–6 and the appendices): the estimators of
+ * this folder run in one place, for the main rows and for the restricted view.
+ */
+import { axisLevels, axisSpans, qrTable, type AxisLevel, type AxisSpan, type QrCell } from './axes.js';
+import { configurationCells } from './cells.js';
+import { accuracyDecomposition, configurationDecomposition, hasStrata, type Decomposition } from './decomposition.js';
+import { matchingEffects, type MatchingEffects } from './matching.js';
+import { rankAnalysis, type RankChange, type RankReference } from './ranks.js';
+import { regimeSummaries, type RegimeSummary } from './regimes.js';
+import { reliabilityDiagrams, type ReliabilityDiagram } from './reliability.js';
+import { METRICS, type CellMetrics, type PtrueRow } from './types.js';
+import { compliance, restrictToRequested, scorerComparison, type ComplianceRow, type ScorerRow } from './views.js';
+
+export interface AnalyzeOptions {
+  /** Item-bootstrap and model-bootstrap draws (0 skips the intervals). */
+  readonly draws: number;
+  readonly seed: number;
+  /** Whether the rows come from simulated models (labelled so everywhere). */
+  readonly simulated: boolean;
+  /** The reference language of the rank path (default en). */
+  readonly english?: string;
+}
+
+/** The tables that the restricted view repeats. */
+export interface CoreTables {
+  readonly rows: number;
+  readonly cells: readonly CellMetrics[];
+  readonly regimes: readonly RegimeSummary[];
+  readonly axes: readonly AxisLevel[];
+  readonly spans: readonly AxisSpan[];
+  readonly qr: readonly QrCell[];
+  readonly accuracyShares: readonly Decomposition[];
+}
+
+export interface PtrueResults extends CoreTables {
+  readonly simulated: boolean;
+  readonly models: readonly string[];
+  readonly benchmarks: readonly string[];
+  readonly configurationShares: readonly Decomposition[];
+  readonly rankChanges: readonly RankChange[];
+  readonly rankReferences: readonly RankReference[];
+  readonly matching: readonly MatchingEffects[];
+  readonly reliability: readonly ReliabilityDiagram[];
+  readonly compliance: readonly ComplianceRow[];
+  readonly scorers: readonly ScorerRow[];
+  /** The same core tables over the replies written in the requested language (§6.6); null when no language was identified. */
+  readonly restricted: CoreTables | null;
+}
+
+function coreTables(rows: readonly PtrueRow[], benchmarks: readonly string[]): CoreTables {
+  const cells = configurationCells(rows);
+  const axes = axisLevels(cells);
+  return {
+    rows: rows.length,
+    cells,
+    regimes: regimeSummaries(rows, cells),
+    axes,
+    spans: axisSpans(axes, METRICS),
+    qr: qrTable(cells),
+    accuracyShares: benchmarks.map((b) => accuracyDecomposition(b, rows.filter((r) => r.benchmark === b))),
+  };
+}
+
+/**
+ * All tables of the study from its rows.
+ * @example analyzePtrueRows(rows, { draws: 200, seed: 1, simulated: true }).regimes
+ */
+export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions): PtrueResults {
+  const benchmarks = [...new Set(rows.map((r) => r.benchmark))].sort();
+  const models = [...new Set(rows.map((r) => r.model))].sort();
+  const core = coreTables(rows, benchmarks);
+  const configurationShares: Decomposition[] = [];
+  const rankChanges: RankChange[] = [];
+  const rankReferences: RankReference[] = [];
+  const matching: MatchingEffects[] = [];
+  for (const b of benchmarks) {
+    const mine = rows.filter((r) => r.benchmark === b);
+    for (const metric of ['auroc', 'ece', 'brier'] as const) configurationShares.push(configurationDecomposition(b, mine, metric, { stratum: hasStrata(mine) && mine.some((r) => r.content_language !== null) }));
+    for (const metric of METRICS) {
+      const r = rankAnalysis(rows, core.cells, b, metric, { draws: opts.draws, seed: opts.seed, english: opts.english ?? 'en' });
+      rankChanges.push(...r.changes);
+      rankReferences.push(r.reference);
+    }
+    for (const metric of ['auroc', 'ece'] as const) matching.push(matchingEffects(core.cells, b, metric, { draws: opts.draws, seed: opts.seed }));
+  }
+  const restrictedRows = restrictToRequested(rows);
+  const identified = rows.some((r) => r.realised !== undefined && r.realised !== null);
+  return {
+    ...core,
+    simulated: opts.simulated,
+    models,
+    benchmarks,
+    configurationShares,
+    rankChanges,
+    rankReferences,
+    matching,
+    reliability: reliabilityDiagrams(rows, opts.english ?? 'en'),
+    compliance: compliance(rows),
+    scorers: scorerComparison(rows),
+    restricted: identified ? coreTables(restrictedRows, benchmarks) : null,
+  };
+}

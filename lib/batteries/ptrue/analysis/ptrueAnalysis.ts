@@ -1,0 +1,39 @@
+/**
+ * The battery's analysis for the core (Battery.analysis): the SQL stage (ptrue_rows over the six
+ * phase tables) and the estimators, then the result files. Bring-your-own rows skip the SQL and
+ * call analyzePtrueRows directly (byo/).
+ */
+import type { AnalysisSources, BatteryAnalysis } from '../../../battery/types.js';
+import type { SourceMap } from '../../../query/types.js';
+import { PTRUE_SOURCES, PTRUE_SQL } from '../sqlLibrary.js';
+import { consoleSummary, ptrueFiles } from '../report/index.js';
+import { analyzePtrueRows, type PtrueResults } from './analyzeRows.js';
+import { parsePtrueRows } from './parseRows.js';
+
+/** Item-bootstrap draws when the campaign gives none (design.analysis.bootstrap_draws). */
+export const DEFAULT_DRAWS = 200;
+
+/** The table expression of every source ptrue_rows reads. */
+export function ptrueSourceMap(sources: AnalysisSources): SourceMap {
+  return Object.fromEntries(PTRUE_SOURCES.map(([name, table, phase]) => [name, sources.table(table, [phase])]));
+}
+
+export function createPtrueAnalysis(options: { readonly draws?: number; readonly seed?: number } = {}): BatteryAnalysis<PtrueResults> {
+  return {
+    sql: PTRUE_SQL,
+    firstQuery: (sources) => PTRUE_SQL.render('ptrue_rows', ptrueSourceMap(sources)),
+    async run(db, sources, ctx) {
+      const map = ptrueSourceMap(sources);
+      const rows = parsePtrueRows(await PTRUE_SQL.run(db, 'ptrue_rows', map));
+      const [flag] = await PTRUE_SQL.run<{ simulated: unknown }>(db, 'ptrue_simulated', map);
+      return analyzePtrueRows(rows, {
+        draws: options.draws ?? DEFAULT_DRAWS,
+        seed: options.seed ?? ctx.campaign?.seed ?? 1,
+        simulated: Number(flag?.simulated ?? 0) === 1,
+      });
+    },
+    files: (results, meta) => ptrueFiles(results, meta),
+    console: consoleSummary,
+    simulated: (results) => results.simulated,
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * Two views beside the main tables:
+ * - Language compliance and the restricted view (seed 002 §1 "report … realized response
+ *   language", §6.6, App. C): the share of replies written in the requested language per benchmark
+ *   and requested language, and the analysis restricted to those replies.
+ * - Scorer comparison (§6.2, §4.3): where a second correctness exists (the judge on multiple
+ *   choice), accuracy per question language under each scorer and the English–other gaps.
+ */
+import { cmp, groupBy } from './cells.js';
+import type { PtrueRow } from './types.js';
+
+export interface ComplianceRow {
+  readonly benchmark: string;
+  readonly r: string;
+  /** Replies (not verifier copies) with an identified language. */
+  readonly replies: number;
+  readonly compliant: number;
+  readonly share: number | null;
+}
+
+/** One row per distinct reply (its verifier copies share everything but v and P(True)). */
+export function replies(rows: readonly PtrueRow[]): PtrueRow[] {
+  return [...groupBy(rows, (r) => `${r.model}\u0000${r.benchmark}\u0000${r.base_item}\u0000${r.q}\u0000${r.r}`).values()].map((l) => l[0]!);
+}
+
+/** Share of replies in the requested language, per benchmark × requested language. */
+export function compliance(rows: readonly PtrueRow[]): ComplianceRow[] {
+  const known = replies(rows).filter((r) => r.realised !== undefined && r.realised !== null);
+  return [...groupBy(known, (r) => `${r.benchmark}\u0000${r.r}`)]
+    .map(([key, list]) => {
+      const [benchmark, r] = key.split('\u0000') as [string, string];
+      const compliant = list.filter((x) => x.realised === x.r).length;
+      return { benchmark, r, replies: list.length, compliant, share: list.length > 0 ? compliant / list.length : null };
+    })
+    .sort((a, b) => cmp(a.benchmark, b.benchmark) || cmp(a.r, b.r));
+}
+
+/** The rows whose reply is written in the requested language (§6.6); rows with no identified language are dropped. */
+export function restrictToRequested(rows: readonly PtrueRow[]): PtrueRow[] {
+  return rows.filter((r) => r.realised !== undefined && r.realised !== null && r.realised === r.r);
+}
+
+export interface ScorerRow {
+  readonly benchmark: string;
+  readonly q: string;
+  readonly replies: number;
+  /** Accuracy under the primary correctness (exact option match). */
+  readonly primary: number;
+  /** Accuracy under the alternative (the judge). */
+  readonly alternative: number;
+}
+
+/** Accuracy per question language under both scorers, for benchmarks with an alternative correctness. */
+export function scorerComparison(rows: readonly PtrueRow[]): ScorerRow[] {
+  const both = replies(rows).filter((r) => r.correct_alt !== undefined && r.correct_alt !== null);
+  return [...groupBy(both, (r) => `${r.benchmark}\u0000${r.q}`)]
+    .map(([key, list]) => {
+      const [benchmark, q] = key.split('\u0000') as [string, string];
+      return {
+        benchmark,
+        q,
+        replies: list.length,
+        primary: list.filter((r) => r.correct).length / list.length,
+        alternative: list.filter((r) => r.correct_alt).length / list.length,
+      };
+    })
+    .sort((a, b) => cmp(a.benchmark, b.benchmark) || cmp(a.q, b.q));
+}

@@ -1,0 +1,22 @@
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { CampaignFileError } from '../../../errors.js';
+import { analyzePtrueRows, type PtrueResults } from '../analysis/analyzeRows.js';
+import { parseByoRows } from './parseByoRows.js';
+
+/**
+ * Reads BYO rows from a .jsonl/.ndjson or .csv file and runs the same estimators as a campaign.
+ * @example const results = await analyzeByoFile('rows.csv', { draws: 200, seed: 1 })
+ */
+export async function analyzeByoFile(file: string, opts: { readonly draws: number; readonly seed: number; readonly simulated?: boolean }): Promise<PtrueResults> {
+  const ext = extname(file).toLowerCase();
+  const format = ext === '.csv' ? 'csv' : ext === '.jsonl' || ext === '.ndjson' ? 'jsonl' : null;
+  if (!format) throw new CampaignFileError(`${file}: unsupported file type; expected .jsonl, .ndjson or .csv`);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new CampaignFileError(`${file}: cannot read the rows (${(err as NodeJS.ErrnoException).code ?? 'error'})`, [], { cause: err });
+  }
+  return analyzePtrueRows(parseByoRows(text, file, format), { draws: opts.draws, seed: opts.seed, simulated: opts.simulated ?? false });
+}

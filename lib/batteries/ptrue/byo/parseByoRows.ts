@@ -1,0 +1,133 @@
+/**
+ * Bring your own P(True) rows (issue item 6: `sondage analyze` with rows collected elsewhere): one
+ * row per model × item × question language × response language × verifier language, with the
+ * reply's correctness and the verifier copy's P(True). JSONL or CSV; every problem is reported at
+ * once with file, line and field, and no row is analysed until the file is clean.
+ *
+ * | field            | required | meaning                                                          |
+ * |------------------|----------|------------------------------------------------------------------|
+ * | item             | yes      | base item id (the same across languages)                         |
+ * | model            | yes      | the model under test                                              |
+ * | q, r, v          | yes      | question, requested response and verifier language codes         |
+ * | correct          | yes      | 1/0, true/false: the reply's correctness (shared by its v copies) |
+ * | p_true           | yes      | P(True) in [0, 1]; empty or null for an invalid probe reading     |
+ * | benchmark        | no       | default `byo`                                                     |
+ * | stratum          | no       | content subset or subject group                                   |
+ * | content_language | no       | the item's content language (LSQA)                                |
+ * | realised         | no       | the language the reply is written in (the §6.6 view)             |
+ * | exact            | no       | whether P(True) is exact (false: bounded by a top-k)              |
+ * | correct_alt      | no       | a second correctness (the judge on multiple choice, §6.2)         |
+ */
+import { CampaignFileError, formatIssues, type FileIssue } from '../../../errors.js';
+import { isLanguageCode } from '../../../core/languages.js';
+import type { PtrueRow } from '../analysis/types.js';
+import { parseCsv } from '../data/csv.js';
+import { describeValue } from '../data/parseItems.js';
+
+export const BYO_FIELDS = ['item', 'model', 'q', 'r', 'v', 'correct', 'p_true', 'benchmark', 'stratum', 'content_language', 'realised', 'exact', 'correct_alt'] as const;
+const REQUIRED = ['item', 'model', 'q', 'r', 'v', 'correct', 'p_true'] as const;
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+
+export const BYO_FORMAT = 'rows (JSONL or CSV): item, model, q, r, v, correct, p_true [, benchmark, stratum, content_language, realised, exact, correct_alt]';
+
+function boolOf(v: unknown): boolean | null | undefined {
+  if (v === true || v === 1 || v === '1' || v === 'true' || v === 'True' || v === 'TRUE') return true;
+  if (v === false || v === 0 || v === '0' || v === 'false' || v === 'False' || v === 'FALSE') return false;
+  if (v === null || v === undefined || v === '') return null;
+  return undefined;
+}
+
+function checkRow(file: string, line: number, rec: Record<string, unknown>, issues: FileIssue[]): PtrueRow | null {
+  const before = issues.length;
+  const at = (field: string, message: string) => issues.push({ file, path: `line ${line}: ${field}`, message });
+  for (const k of Object.keys(rec)) if (!(BYO_FIELDS as readonly string[]).includes(k)) at(k, `unexpected field; a row has ${BYO_FIELDS.join(', ')}`);
+  for (const k of REQUIRED) if (!(k in rec) || (rec[k] === '' && k !== 'p_true') || (rec[k] === null && k !== 'p_true')) at(k, 'missing');
+  const text = (k: string): string | null => (typeof rec[k] === 'string' && rec[k] !== '' ? (rec[k] as string) : typeof rec[k] === 'number' ? String(rec[k]) : null);
+  const model = text('model');
+  if (model !== null && !SEGMENT.test(model)) at('model', `expected letters, digits, ".", "_" or "-" (it names a folder), got ${describeValue(model)}`);
+  for (const k of ['q', 'r', 'v', 'content_language', 'realised'] as const) {
+    const l = text(k);
+    if (l !== null && !(isLanguageCode(l) || (k === 'realised' && l === 'und'))) at(k, `unknown language ${describeValue(l)}; expected a code such as en, zh, fr, ja, ko, hi`);
+  }
+  const correct = boolOf(rec.correct);
+  if ('correct' in rec && rec.correct !== '' && rec.correct !== null && (correct === undefined || correct === null)) at('correct', `expected 1/0 or true/false, got ${describeValue(rec.correct)}`);
+  const rawP = rec.p_true;
+  let p: number | null = null;
+  if (rawP !== null && rawP !== undefined && rawP !== '') {
+    p = typeof rawP === 'number' ? rawP : Number(rawP);
+    if (!Number.isFinite(p) || p < 0 || p > 1) at('p_true', `expected a probability in [0, 1] (empty for an invalid reading), got ${describeValue(rawP)}`);
+  }
+  for (const k of ['exact', 'correct_alt'] as const) if (boolOf(rec[k]) === undefined) at(k, `expected 1/0 or true/false, got ${describeValue(rec[k])}`);
+  if (issues.length > before) return null;
+  return {
+    model: model as string,
+    benchmark: text('benchmark') ?? 'byo',
+    base_item: text('item') as string,
+    stratum: text('stratum'),
+    content_language: text('content_language'),
+    q: text('q') as string,
+    r: text('r') as string,
+    v: text('v') as string,
+    correct: correct as boolean,
+    p_true: p,
+    realised: text('realised'),
+    exact: boolOf(rec.exact) ?? null,
+    correct_alt: boolOf(rec.correct_alt) ?? null,
+  };
+}
+
+/**
+ * Validates BYO rows and converts them to analysis rows.
+ * @throws CampaignFileError listing every problem: bad fields, duplicate rows, and verifier copies
+ *   of one reply that disagree on its correctness (correctness belongs to the reply, §5).
+ */
+export function parseByoRows(text: string, file: string, format: 'jsonl' | 'csv'): PtrueRow[] {
+  const issues: FileIssue[] = [];
+  const records: { line: number; rec: Record<string, unknown> }[] = [];
+  if (format === 'csv') {
+    let parsed;
+    try {
+      parsed = parseCsv(text);
+    } catch (err) {
+      throw new CampaignFileError(`${file}: ${(err as Error).message}`, [{ file, path: '', message: (err as Error).message }]);
+    }
+    const [header, ...body] = parsed;
+    const cols = header?.fields.map((c) => c.trim()) ?? [];
+    for (const r of body) records.push({ line: r.line, rec: Object.fromEntries(cols.map((c, i) => [c, (r.fields[i] ?? '').trim()])) });
+  } else {
+    text.split(/\r?\n/).forEach((raw, i) => {
+      if (raw.trim() === '') return;
+      try {
+        const v: unknown = JSON.parse(raw);
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) issues.push({ file, path: `line ${i + 1}`, message: `expected a JSON object, got ${describeValue(v)}` });
+        else records.push({ line: i + 1, rec: v as Record<string, unknown> });
+      } catch (err) {
+        issues.push({ file, path: `line ${i + 1}`, message: `not valid JSON (${(err as Error).message})` });
+      }
+    });
+  }
+  const rows: PtrueRow[] = [];
+  const seen = new Map<string, number>();
+  const replyCorrect = new Map<string, { correct: boolean; line: number }>();
+  for (const { line, rec } of records) {
+    const row = checkRow(file, line, rec, issues);
+    if (!row) continue;
+    const reply = [row.model, row.benchmark, row.base_item, row.q, row.r].join('\u0000');
+    const key = `${reply}\u0000${row.v}`;
+    if (seen.has(key)) {
+      issues.push({ file, path: `line ${line}`, message: `duplicate row: line ${seen.get(key)} has the same model, item, q, r and v` });
+      continue;
+    }
+    seen.set(key, line);
+    const first = replyCorrect.get(reply);
+    if (first && first.correct !== row.correct) {
+      issues.push({ file, path: `line ${line}: correct`, message: `line ${first.line} gives the same reply (model, item, q, r) the other correctness; correctness is shared by a reply's verifier copies` });
+      continue;
+    }
+    if (!first) replyCorrect.set(reply, { correct: row.correct, line });
+    rows.push(row);
+  }
+  if (issues.length === 0 && rows.length === 0) issues.push({ file, path: '', message: 'no rows' });
+  if (issues.length > 0) throw new CampaignFileError(`${file}: ${issues.length} problem${issues.length === 1 ? '' : 's'} in the rows\n${formatIssues(issues)}`, issues);
+  return rows;
+}

@@ -1,0 +1,89 @@
+/**
+ * The P(True) phase graph (DESIGN.md: "P(True): generate → verify × 6 verifier languages, and a
+ * 1–5 judge after generate"), as PhaseSpecs over a loaded plan. Expansion and reading are the pure
+ * functions of expand.ts and read/; this file only wires them to the battery contract.
+ */
+import type { PartitionContext, PhaseEstimate, PhaseSpec } from '../../battery/types.js';
+import type { PromptItem } from '../../core/types.js';
+import { approximateTokens, approximateTokensOf } from '../../providers/simulated/approximateTokens.js';
+import { expandGenerate, expandJudge, expandVerify, isJudged, type ExpandContext } from './expand.js';
+import type { PtruePlan } from './plan.js';
+import { readGenerate, readJudge, readVerify } from './read/readers.js';
+import { PHASES, type PtrueItem } from './types.js';
+
+/** Expected reply lengths for the cost estimate: a letter and a brief explanation, or a short answer. */
+export const EXPECTED_REPLY_TOKENS = { multiple_choice: 96, short_answer: 24 } as const;
+/** The judge's settings layer: greedy, room for feedback and the verdict. */
+export const JUDGE_SETTINGS = { temperature: 0, max_tokens: 512 } as const;
+const EXPECTED_JUDGE_TOKENS = 120;
+
+const ctxOf = (p: PartitionContext): ExpandContext => ({ campaign: p.campaign.name, subject: p.subject.id, answerer: p.answerer, language: p.language });
+const asPtrue = (items: readonly PromptItem[]): readonly PtrueItem[] => items as readonly PtrueItem[];
+
+/** Counts and tokens of a dependent phase before its sources' replies exist: each source reply is taken at its expected length. */
+function estimateFrom(
+  sources: readonly PtrueItem[],
+  copies: number,
+  extraPrompt: number,
+  outputTokens: number,
+  maxInputTokens: (g: PtrueItem) => number,
+): PhaseEstimate {
+  let inputTokens = 0;
+  let maxIn = 0;
+  for (const g of sources) {
+    const question = approximateTokensOf(g.messages);
+    inputTokens += copies * (question + EXPECTED_REPLY_TOKENS[g.factors.kind] + extraPrompt);
+    maxIn += copies * (question + maxInputTokens(g) + extraPrompt);
+  }
+  const items = sources.length * copies;
+  return { items, inputTokens, outputTokens: items * outputTokens, maxInputTokens: maxIn, maxOutputTokens: items * outputTokens };
+}
+
+/** The phases of a campaign: generate and verify always, judge when the campaign gives the judge role. */
+export function ptruePhases(plan: PtruePlan): PhaseSpec[] {
+  const generate: PhaseSpec = {
+    name: PHASES.generate,
+    after: [],
+    answeredBy: 'subject',
+    // §3.4: greedy decoding, at most 256 new tokens, thinking disabled where a model has it.
+    settings: { temperature: 0, max_tokens: plan.maxTokens, ...(plan.thinking === 'off' ? { thinking: 'off' as const } : {}) },
+    expand: (p) => expandGenerate(plan, ctxOf(p)),
+    read: (item, reply) => readGenerate(plan.identify, item as PtrueItem, reply),
+    expectedOutputTokens: (item) => EXPECTED_REPLY_TOKENS[(item as PtrueItem).factors.kind],
+  };
+  const verifyOverhead = Math.max(...plan.verifierLanguages.map((v) => approximateTokens(plan.templates.verify[v] ?? '')));
+  const verify: PhaseSpec = {
+    name: PHASES.verify,
+    after: [{ phase: PHASES.generate, take: ['reply'] }],
+    answeredBy: 'subject',
+    // One token with logprobs; each model's candidates are laid over this on its items (probe.ts).
+    settings: { temperature: 0, max_tokens: 1, logprobs: true },
+    expand: (p, up) => expandVerify(plan, ctxOf(p), asPtrue(p.items(PHASES.generate)), (id) => up.reply(PHASES.generate, id)),
+    read: (item, reply) => readVerify(item as PtrueItem, reply),
+    estimate: (p) => estimateFrom(asPtrue(p.items(PHASES.generate)), plan.verifierLanguages.length, verifyOverhead, 1, () => plan.maxTokens),
+    consumes: () => true,
+  };
+  if (!plan.hasJudge) return [generate, verify];
+  const judgeOverhead = approximateTokens(plan.templates.judge) + 40;
+  const judge: PhaseSpec = {
+    name: PHASES.judge,
+    after: [{ phase: PHASES.generate, take: ['reply'] }],
+    answeredBy: { role: 'judge' },
+    settings: JUDGE_SETTINGS,
+    readingsOf: 'source',
+    readingsFolder: PHASES.generate,
+    verb: 'judging',
+    expand: (p, up) => expandJudge(plan, ctxOf(p), asPtrue(p.items(PHASES.generate)), (id) => up.reply(PHASES.generate, id)),
+    read: (item, reply) => [readJudge(item.model, reply.text)],
+    estimate: (p) =>
+      estimateFrom(
+        asPtrue(p.items(PHASES.generate)).filter((g) => isJudged(plan, g)),
+        1,
+        judgeOverhead,
+        EXPECTED_JUDGE_TOKENS,
+        () => plan.maxTokens,
+      ),
+    consumes: (source) => isJudged(plan, source as PtrueItem),
+  };
+  return [generate, verify, judge];
+}

@@ -1,0 +1,177 @@
+/**
+ * Confidence metrics over (confidence, correct) pairs, shared by batteries (DESIGN.md "Batteries":
+ * Brier, ECE and AUROC live once, below the batteries). P(True) (seed 002 §5) scores a first-token
+ * P(True) against the correctness of the reply it judges; any probability of "correct" fits.
+ *
+ * Conventions, each chosen once here:
+ * - Empty input: every metric is null (nothing to score), never 0.
+ * - A confidence outside [0, 1] or not finite, or an outcome other than 0/1, is a programming
+ *   mistake upstream (a reader stores P(True) in [0, 1]) and throws RangeError.
+ */
+
+/** One scored answer: the confidence that it is correct, and whether it is. */
+export interface ScoredOutcome {
+  /** Confidence in [0, 1] (P(True)). */
+  readonly p: number;
+  /** 1 (or true) when the answer was correct. */
+  readonly y: number | boolean;
+}
+
+function outcome(y: number | boolean, i: number): 0 | 1 {
+  if (y === true || y === 1) return 1;
+  if (y === false || y === 0) return 0;
+  throw new RangeError(`calibration: outcome ${i} is ${String(y)}; expected 0, 1, true or false`);
+}
+
+function confidence(p: number, i: number): number {
+  if (!(Number.isFinite(p) && p >= 0 && p <= 1)) throw new RangeError(`calibration: confidence ${i} is ${p}; expected a number in [0, 1]`);
+  return p;
+}
+
+/**
+ * Brier score: the mean squared difference between confidence and outcome (Brier 1950), in [0, 1],
+ * lower is better; null for no pairs.
+ * @example brierScore([{ p: 0.8, y: 1 }, { p: 0.3, y: 0 }]) // (0.04 + 0.09) / 2 = 0.065
+ */
+export function brierScore(pairs: readonly ScoredOutcome[]): number | null {
+  if (pairs.length === 0) return null;
+  let sum = 0;
+  pairs.forEach((s, i) => {
+    const d = confidence(s.p, i) - outcome(s.y, i);
+    sum += d * d;
+  });
+  return sum / pairs.length;
+}
+
+/** The ECE of seed 002 §5: 15 equal-width bins. */
+export const ECE_BINS = 15;
+
+/**
+ * The bin of a confidence among `bins` equal-width bins, 0-based. Bins are right-closed,
+ * B_m = ((m−1)/M, m/M] for m = 1…M, with a confidence of exactly 0 put in the first bin: the
+ * convention of Guo, Pleiss, Sun & Weinberger, "On Calibration of Modern Neural Networks" (ICML
+ * 2017, §2, I_m = ((m−1)/M, m/M]), after Naeini, Cooper & Hauskrecht (AAAI 2015). So 1/15 falls in
+ * the first bin, and 1 in the last. Edges are compared as the doubles m/M, not via ⌈p·M⌉, whose
+ * rounding (0.2 × 15 = 3.0000000000000004) would move a value that sits on an edge up a bin.
+ * @example binIndex(0, 15) === 0; binIndex(1 / 15, 15) === 0; binIndex(0.0667, 15) === 1; binIndex(1, 15) === 14
+ */
+export function binIndex(p: number, bins: number = ECE_BINS): number {
+  let m = Math.min(bins - 1, Math.max(0, Math.ceil(p * bins) - 1));
+  while (m > 0 && p <= m / bins) m--;
+  while (m < bins - 1 && p > (m + 1) / bins) m++;
+  return m;
+}
+
+/** One bin of a reliability diagram. Empty bins keep their place, with null means. */
+export interface ReliabilityBin {
+  /** 0-based. */
+  readonly index: number;
+  /** Open lower edge (m−1)/M (the first bin also holds exactly 0). */
+  readonly lo: number;
+  /** Closed upper edge m/M. */
+  readonly hi: number;
+  readonly n: number;
+  /** Mean confidence in the bin; null when empty. */
+  readonly confidence: number | null;
+  /** Share correct in the bin; null when empty. */
+  readonly accuracy: number | null;
+}
+
+/**
+ * The bins of a reliability diagram (Guo et al. 2017, §2): per equal-width confidence bin, the
+ * count, the mean confidence and the share correct. Every bin is listed, empty ones with nulls.
+ */
+export function reliabilityBins(pairs: readonly ScoredOutcome[], bins: number = ECE_BINS): ReliabilityBin[] {
+  if (!(Number.isInteger(bins) && bins >= 1)) throw new RangeError(`reliabilityBins: bins must be a positive integer, got ${bins}`);
+  const n = new Array<number>(bins).fill(0);
+  const sumP = new Array<number>(bins).fill(0);
+  const sumY = new Array<number>(bins).fill(0);
+  pairs.forEach((s, i) => {
+    const p = confidence(s.p, i);
+    const m = binIndex(p, bins);
+    n[m]! += 1;
+    sumP[m]! += p;
+    sumY[m]! += outcome(s.y, i);
+  });
+  return n.map((count, m) => ({
+    index: m,
+    lo: m / bins,
+    hi: (m + 1) / bins,
+    n: count,
+    confidence: count > 0 ? sumP[m]! / count : null,
+    accuracy: count > 0 ? sumY[m]! / count : null,
+  }));
+}
+
+/**
+ * Expected calibration error with `bins` equal-width bins (seed 002 §5: 15):
+ * ECE = Σ_m (|B_m| / n) · |acc(B_m) − conf(B_m)| (Guo et al. 2017, Eq. 3; Naeini et al. 2015).
+ * Empty bins add nothing. Null for no pairs.
+ * @example expectedCalibrationError([{ p: 0.9, y: 1 }, { p: 0.9, y: 0 }]) // one bin: |0.5 − 0.9| = 0.4
+ */
+export function expectedCalibrationError(pairs: readonly ScoredOutcome[], bins: number = ECE_BINS): number | null {
+  if (pairs.length === 0) return null;
+  let ece = 0;
+  for (const b of reliabilityBins(pairs, bins)) {
+    if (b.n === 0) continue;
+    ece += (b.n / pairs.length) * Math.abs((b.accuracy as number) - (b.confidence as number));
+  }
+  return ece;
+}
+
+/**
+ * Area under the ROC curve of confidence as a score for "correct": the probability that a correct
+ * answer gets a higher confidence than an incorrect one, ties counted one half (the Mann–Whitney
+ * statistic U / (n₁·n₀); Hanley & McNeil 1982), computed from mid-ranks in O(n log n).
+ * Null when either class is absent (an all-correct or all-incorrect cell): the area is undefined
+ * there, not 0.5. A constant confidence gives exactly 0.5.
+ * @example auroc([{ p: 0.9, y: 1 }, { p: 0.4, y: 0 }, { p: 0.4, y: 1 }]) // (1 + 0.5) / 2 = 0.75
+ */
+export function auroc(pairs: readonly ScoredOutcome[]): number | null {
+  const scored = pairs.map((s, i) => ({ p: confidence(s.p, i), y: outcome(s.y, i) }));
+  const n1 = scored.reduce((k, s) => k + s.y, 0);
+  const n0 = scored.length - n1;
+  if (n1 === 0 || n0 === 0) return null;
+  scored.sort((a, b) => a.p - b.p);
+  // Sum of the mid-ranks (1-based) of the correct answers.
+  let rankSum = 0;
+  for (let i = 0; i < scored.length; ) {
+    let j = i;
+    while (j + 1 < scored.length && scored[j + 1]!.p === scored[i]!.p) j++;
+    const midRank = (i + j) / 2 + 1;
+    for (let k = i; k <= j; k++) rankSum += scored[k]!.y * midRank;
+    i = j + 1;
+  }
+  return (rankSum - (n1 * (n1 + 1)) / 2) / (n1 * n0);
+}
+
+/** The four metrics of seed 002 §5 for one group of pairs (a configuration cell, a regime). */
+export interface ConfidenceSummary {
+  readonly n: number;
+  /** Share correct; null for no pairs. */
+  readonly accuracy: number | null;
+  readonly meanConfidence: number | null;
+  readonly brier: number | null;
+  readonly ece: number | null;
+  /** Null when the group is all correct or all incorrect. */
+  readonly auroc: number | null;
+}
+
+/** Accuracy, mean confidence, Brier, 15-bin ECE and AUROC of one group. */
+export function summarizeConfidence(pairs: readonly ScoredOutcome[], bins: number = ECE_BINS): ConfidenceSummary {
+  const n = pairs.length;
+  let correct = 0;
+  let conf = 0;
+  pairs.forEach((s, i) => {
+    correct += outcome(s.y, i);
+    conf += confidence(s.p, i);
+  });
+  return {
+    n,
+    accuracy: n > 0 ? correct / n : null,
+    meanConfidence: n > 0 ? conf / n : null,
+    brier: brierScore(pairs),
+    ece: expectedCalibrationError(pairs, bins),
+    auroc: auroc(pairs),
+  };
+}

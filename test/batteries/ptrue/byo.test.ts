@@ -1,0 +1,62 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { analyzeByoFile, parseByoRows } from '../../../lib/batteries/ptrue/byo/index.js';
+import { analyzePtrueRows } from '../../../lib/batteries/ptrue/analysis/analyzeRows.js';
+import { CampaignFileError, type FileIssue } from '../../../lib/errors.js';
+
+const csv = ['item,model,q,r,v,correct,p_true,benchmark,realised', 'i1,m1,en,en,en,1,0.9,triv,en', 'i1,m1,en,en,fr,1,0.7,triv,en', 'i2,m1,en,ko,en,0,,triv,en'].join('\n');
+
+function issuesOf(f: () => unknown): FileIssue[] {
+  try {
+    f();
+  } catch (err) {
+    expect(err).toBeInstanceOf(CampaignFileError);
+    return [...(err as CampaignFileError).issues];
+  }
+  throw new Error('expected a CampaignFileError');
+}
+
+describe('bring-your-own P(True) rows', () => {
+  it('converts CSV and JSONL rows to analysis rows, an empty P(True) being an invalid reading', () => {
+    const rows = parseByoRows(csv, 'rows.csv', 'csv');
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toEqual({ model: 'm1', benchmark: 'triv', base_item: 'i1', stratum: null, content_language: null, q: 'en', r: 'en', v: 'en', correct: true, p_true: 0.9, realised: 'en', exact: null, correct_alt: null });
+    expect(rows[2]!.p_true).toBeNull();
+    const jsonl = '{"item":"i1","model":"m1","q":"en","r":"en","v":"en","correct":true,"p_true":0.9,"benchmark":"triv","realised":"en"}';
+    expect(parseByoRows(jsonl, 'rows.jsonl', 'jsonl')[0]).toEqual(rows[0]);
+  });
+
+  it('reports every bad field, duplicate and disagreeing verifier copy, with line numbers', () => {
+    const bad = [
+      'item,model,q,r,v,correct,p_true',
+      'i1,m/1,en,en,en,1,0.9',
+      'i1,m1,en,en,xx1,yes,1.4',
+      'i1,m1,en,en,en,1,0.5',
+      'i1,m1,en,en,en,1,0.5',
+      'i1,m1,en,en,fr,0,0.5',
+      ',m1,en,en,en,1,0.5',
+    ].join('\n');
+    expect(issuesOf(() => parseByoRows(bad, 'rows.csv', 'csv')).map((i) => `${i.path}: ${i.message.split(';')[0]}`)).toEqual([
+      'line 2: model: expected letters, digits, ".", "_" or "-" (it names a folder), got "m/1"',
+      'line 3: v: unknown language "xx1"',
+      'line 3: correct: expected 1/0 or true/false, got "yes"',
+      'line 3: p_true: expected a probability in [0, 1] (empty for an invalid reading), got "1.4"',
+      'line 5: duplicate row: line 4 has the same model, item, q, r and v',
+      'line 6: correct: line 4 gives the same reply (model, item, q, r) the other correctness',
+      'line 7: item: missing',
+    ]);
+  });
+
+  it('gives the same tables as the same rows from a campaign', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ptrue-byo-'));
+    const file = join(dir, 'rows.csv');
+    await writeFile(file, csv);
+    const fromFile = await analyzeByoFile(file, { draws: 10, seed: 1 });
+    const direct = analyzePtrueRows(parseByoRows(csv, file, 'csv'), { draws: 10, seed: 1, simulated: false });
+    expect(fromFile.cells).toEqual(direct.cells);
+    expect(fromFile.cells).toHaveLength(3);
+    await expect(analyzeByoFile(join(dir, 'rows.txt'), { draws: 0, seed: 1 })).rejects.toThrow(/unsupported file type/);
+  });
+});
