@@ -1,0 +1,220 @@
+/**
+ * Reading annotated QA pairs (README.md "Data format"): JSONL (one pair per line) or CSV (one pair
+ * per row, flat columns). Every issue of every file is collected before anything is thrown, so a
+ * user fixes a file in one pass; each names the file, the line, the field, what was expected and
+ * what was found. Reading is pure and happens before a run writes anything, so a bad file stops
+ * the run before it starts and never touches replies already collected.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CampaignFileError, formatIssues } from '../../../errors.js';
+import type { FileIssue } from '../../../errors.js';
+import { annotationVeto } from '../veto.js';
+import { CHECKPOINTS } from '../types.js';
+import type { QaPair } from '../types.js';
+import { parseCsv } from './parseCsv.js';
+import { CSV_COLUMNS, qaPairRecordSchema, show } from './qaPairSchema.js';
+
+export type QaFormat = 'jsonl' | 'csv';
+
+/** What one file yields: the valid pairs, every issue, and warnings that do not stop a run. */
+export interface QaParseResult {
+  readonly pairs: readonly QaPair[];
+  readonly issues: readonly FileIssue[];
+  readonly warnings: readonly FileIssue[];
+}
+
+/** The format of a QA file by its extension; undefined when it is neither. */
+export function qaFormatOf(file: string): QaFormat | undefined {
+  const ext = path.extname(file).toLowerCase();
+  return ext === '.jsonl' || ext === '.ndjson' ? 'jsonl' : ext === '.csv' ? 'csv' : undefined;
+}
+
+const ANNOTATION_COLUMNS = ['core_issue', 'scope', 'nature', ...CHECKPOINTS, 'overall'] as const;
+
+/** Where a record sits and how a path inside it is named (JSON path, or the CSV column). */
+interface Origin {
+  readonly file: string;
+  readonly line: number;
+  readonly csv: boolean;
+}
+
+function issuePath(origin: Origin, p: readonly PropertyKey[]): string {
+  const at = `line ${origin.line}`;
+  if (p.length === 0) return at;
+  if (origin.csv) return `${at}, column ${String(p[p.length - 1])}`;
+  return `${at}, ${p.map(String).join('.')}`;
+}
+
+/** Ids seen so far (across files) → where first used (`qa-pairs.jsonl:3`). */
+export type SeenIds = Map<string, string>;
+
+interface Sink {
+  readonly issues: FileIssue[];
+  readonly warnings: FileIssue[];
+  readonly seen: SeenIds;
+}
+
+/**
+ * Validates one record (already lifted to the JSONL shape) into a pair, or pushes its issues. The
+ * id is checked for duplicates even when the record has other issues, so that fixing those does
+ * not reveal a duplicate only on the next pass.
+ */
+function validate(raw: unknown, origin: Origin, sink: Sink): QaPair | undefined {
+  const { issues, warnings, seen } = sink;
+  const source = `${path.basename(origin.file)}:${origin.line}`;
+  const rawId = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>)['id'] : undefined;
+  let duplicate = false;
+  if (typeof rawId === 'string' && rawId.trim() !== '') {
+    const first = seen.get(rawId);
+    if (first !== undefined) {
+      issues.push({ file: origin.file, path: issuePath(origin, ['id']), message: `duplicated id ${show(rawId)}; first used at ${first}` });
+      duplicate = true;
+    } else seen.set(rawId, source);
+  }
+  const r = qaPairRecordSchema.safeParse(raw);
+  if (!r.success) {
+    for (const iss of r.error.issues) issues.push({ file: origin.file, path: issuePath(origin, iss.path), message: iss.message });
+    return undefined;
+  }
+  if (duplicate) return undefined;
+  const d = r.data;
+  const veto = annotationVeto(d.annotation);
+  if (veto !== d.annotation.overall) {
+    warnings.push({
+      file: origin.file,
+      path: issuePath(origin, origin.csv ? ['overall'] : ['annotation', 'overall']),
+      message: `overall is ${d.annotation.overall} but the one-vote veto over checkpoints B–H gives ${veto} (seed 001 §4.2); the analysis uses the annotated overall`,
+    });
+  }
+  return { ...d, source };
+}
+
+function parseJsonl(text: string, file: string, sink: Sink): QaPair[] {
+  const { issues } = sink;
+  const pairs: QaPair[] = [];
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  lines.forEach((lineText, i) => {
+    if (lineText.trim() === '') return;
+    const origin = { file, line: i + 1, csv: false };
+    let raw: unknown;
+    try {
+      raw = JSON.parse(lineText);
+    } catch (err) {
+      issues.push({ file, path: `line ${i + 1}`, message: `not a JSON object (${(err as Error).message}); expected one QA pair per line` });
+      return;
+    }
+    const pair = validate(raw, origin, sink);
+    if (pair) pairs.push(pair);
+  });
+  return pairs;
+}
+
+function parseCsvPairs(text: string, file: string, sink: Sink): QaPair[] {
+  const { issues } = sink;
+  const { records, problems } = parseCsv(text);
+  for (const p of problems) issues.push({ file, path: `line ${p.line}`, message: p.message });
+  const [head, ...rows] = records;
+  if (!head) {
+    issues.push({ file, path: 'line 1', message: `the file is empty; expected a header row: ${CSV_COLUMNS.join(',')}` });
+    return [];
+  }
+  const header = head.fields.map((h) => h.trim());
+  let headerOk = true;
+  header.forEach((h, i) => {
+    if (header.indexOf(h) !== i) {
+      issues.push({ file, path: `line ${head.line}`, message: `column "${h}" appears twice in the header` });
+      headerOk = false;
+    } else if (!(CSV_COLUMNS as readonly string[]).includes(h)) {
+      const message = /^[A-Za-z]$/.test(h)
+        ? `column "${h}": checkpoint letter outside A–H (seed 001 §4.2 has A–D holistic and E–H fine-grained)`
+        : `unknown column ${show(h)}; expected ${CSV_COLUMNS.join(', ')}`;
+      issues.push({ file, path: `line ${head.line}`, message });
+      headerOk = false;
+    }
+  });
+  const missing = CSV_COLUMNS.filter((c) => !header.includes(c));
+  if (missing.length > 0) {
+    issues.push({ file, path: `line ${head.line}`, message: `the header lacks column(s) ${missing.join(', ')}; expected ${CSV_COLUMNS.join(',')}` });
+    headerOk = false;
+  }
+  if (!headerOk) return [];
+  const pairs: QaPair[] = [];
+  for (const rec of rows) {
+    if (rec.fields.length !== header.length) {
+      issues.push({ file, path: `line ${rec.line}`, message: `expected ${header.length} fields as in the header, got ${rec.fields.length}` });
+      continue;
+    }
+    const cell = (c: string): string => rec.fields[header.indexOf(c)] as string;
+    const allBlank = ANNOTATION_COLUMNS.every((c) => cell(c).trim() === '');
+    const record = {
+      id: cell('id'),
+      language: cell('language'),
+      category: cell('category'),
+      question: cell('question'),
+      answer: cell('answer'),
+      // A row with every annotation cell blank is one issue ("missing annotation"), not twelve.
+      annotation: allBlank
+        ? undefined
+        : {
+            core_issue: cell('core_issue'),
+            scope: cell('scope'),
+            nature: cell('nature'),
+            checkpoints: Object.fromEntries(CHECKPOINTS.map((c) => [c, cell(c)])),
+            overall: cell('overall'),
+          },
+    };
+    const pair = validate(record, { file, line: rec.line, csv: true }, sink);
+    if (pair) pairs.push(pair);
+  }
+  return pairs;
+}
+
+/**
+ * Parses one file's text. Pure: nothing is read or thrown; the caller decides (loadQaPairs throws
+ * on any issue). `seen` carries the ids of earlier files, so ids are unique across them.
+ * @example parseQaPairs(text, 'qa-pairs.jsonl', 'jsonl').issues // [] when the file is valid
+ */
+export function parseQaPairs(text: string, file: string, format: QaFormat, seen: SeenIds = new Map()): QaParseResult {
+  const sink: Sink = { issues: [], warnings: [], seen };
+  const pairs = format === 'jsonl' ? parseJsonl(text, file, sink) : parseCsvPairs(text, file, sink);
+  return { pairs, issues: sink.issues, warnings: sink.warnings };
+}
+
+/** The first issues of a list, for an error message; the error carries them all. */
+const SHOWN_ISSUES = 40;
+
+/**
+ * Reads and validates every QA file, in the order given. Throws one CampaignFileError listing
+ * every issue of every file (ids must be unique across files); returns the pairs and the warnings.
+ * @example const { pairs } = await loadQaPairs([path.join(folder, 'qa-pairs.jsonl')])
+ */
+export async function loadQaPairs(files: readonly string[]): Promise<{ pairs: QaPair[]; warnings: FileIssue[] }> {
+  const issues: FileIssue[] = [];
+  const warnings: FileIssue[] = [];
+  const seen: SeenIds = new Map();
+  const pairs: QaPair[] = [];
+  for (const file of files) {
+    const format = qaFormatOf(file);
+    if (!format) {
+      issues.push({ file, path: '', message: 'unsupported file type; expected QA pairs as .jsonl (or .ndjson) or .csv' });
+      continue;
+    }
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      issues.push({ file, path: '', message: `cannot read the QA file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+      continue;
+    }
+    const parsed = parseQaPairs(text, file, format, seen);
+    issues.push(...parsed.issues);
+    warnings.push(...parsed.warnings);
+    pairs.push(...parsed.pairs);
+  }
+  if (issues.length > 0) {
+    const more = issues.length > SHOWN_ISSUES ? `\n… and ${issues.length - SHOWN_ISSUES} more` : '';
+    throw new CampaignFileError(`invalid X-Value QA pairs (${issues.length} issue${issues.length === 1 ? '' : 's'}):\n${formatIssues(issues.slice(0, SHOWN_ISSUES))}${more}`, issues);
+  }
+  return { pairs, warnings };
+}
