@@ -22,8 +22,6 @@ export interface AnalyticsProps {
   readonly batteries?: readonly Battery[];
 }
 
-const TABLES: readonly TableName[] = ['prompts', 'replies', 'readings'];
-
 /** A Glue table: its name, and the battery whose prompts it holds (none for the shared tables). */
 interface GlueTableSpec {
   readonly name: string;
@@ -129,13 +127,14 @@ export class Analytics extends Construct {
       },
     });
 
-    // One named query per battery and SQL file, for any campaign: the campaign and model are
+    // One named query per SQL file of a battery (the core's chosen_replies and one_reading are
+    // subqueries of them, over sources a battery names its own way), for any campaign: the campaign and model are
     // execution parameters (see namedQueryText), so the saved queries need no redeploy for a new campaign.
     for (const battery of this.batteries) {
-      for (const name of battery.analysis.sql.allQueries()) {
+      for (const name of battery.analysis.sql.queries) {
         const query = new athena.CfnNamedQuery(this, `Query-${battery.name}-${name}`, {
           name: namedQueryName(battery, name),
-          description: `${battery.name}: ${name}.sql. Execution parameters: ${NAMED_QUERY_PARAMETERS.join(', ')} (quoted, e.g. 'my-campaign')`.slice(0, 1024),
+          description: `${battery.name}: ${name}.sql. Execution parameters: ${namedQueryParameters(battery).join(', ')} (quoted, e.g. 'my-campaign')`.slice(0, 1024),
           database: this.databaseName,
           workGroup: this.workgroup.name,
           queryString: namedQueryText(battery, name, this.databaseName),
@@ -185,11 +184,10 @@ export class Analytics extends Construct {
   }
 }
 
-/** The table sources of the named queries: common table expressions the query text starts with. */
-const CTE: Readonly<Record<TableName, string>> = { prompts: 'sondage_prompts', replies: 'sondage_replies', readings: 'sondage_readings' };
-
-/** The `?` execution parameters of every named query, in the order Athena binds them. */
-export const NAMED_QUERY_PARAMETERS: readonly string[] = TABLES.flatMap((t) => [`${t} campaign`, `${t} model`]);
+/** The `?` execution parameters of a battery's named queries, in the order Athena binds them: campaign and model per source. */
+export function namedQueryParameters(battery: Battery): string[] {
+  return Object.keys(battery.analysis.namedSources).flatMap((name) => [`${name} campaign`, `${name} model`]);
+}
 
 /** A named query's name: `sondage-<battery>-<query>`. */
 export function namedQueryName(battery: Battery, query: string): string {
@@ -198,21 +196,24 @@ export function namedQueryName(battery: Battery, query: string): string {
 
 /**
  * An analysis SQL file of a battery as an Athena named query over the Glue tables, for any
- * campaign: rendered with each table source a common table expression that filters the table to
- * `campaign_key = ?`, `model = ?` and the phases the battery reads it from. Injected partition
- * projection needs static values for those keys, and Athena substitutes execution parameters
- * before planning, so the parameters satisfy it (the console asks for them; the CLI passes
- * `--execution-parameters "'my-campaign'" "'alpha'" …`, campaign and model once per table,
- * NAMED_QUERY_PARAMETERS). One model per run: every analysis query groups by model. A file that
- * starts its own WITH gets the table expressions prepended to its list.
+ * campaign: rendered with each table placeholder a common table expression (`sondage_<name>`) that
+ * filters its table to `campaign_key = ?`, `model = ?` and the phases the battery reads it from
+ * (`analysis.namedSources`). Injected partition projection needs static values for those keys, and
+ * Athena substitutes execution parameters before planning, so the parameters satisfy it (the
+ * console asks for them; the CLI passes `--execution-parameters "'my-campaign'" "'alpha'" …`,
+ * campaign and model once per source, namedQueryParameters). One model per run: every analysis
+ * query groups by model. A file that starts its own WITH gets the table expressions prepended to its list.
  */
 export function namedQueryText(battery: Battery, name: string, database: string): string {
-  const rendered = battery.analysis.sql.render(name, CTE);
-  const phases = battery.analysis.tables;
-  const ctes = TABLES.map(
-    (t) =>
-      `${CTE[t]} AS (\n  SELECT * FROM "${database}"."${glueTableName(battery.name, t)}"\n  WHERE campaign_key = ? AND model = ? AND phase_key IN (${phases[t].map((p) => `'${p}'`).join(', ')})\n)`,
-  ).join(',\n');
+  const sources = Object.entries(battery.analysis.namedSources);
+  const cte = Object.fromEntries(sources.map(([source]) => [source, `sondage_${source}`]));
+  const rendered = battery.analysis.sql.render(name, cte);
+  const ctes = sources
+    .map(
+      ([source, { table, phases }]) =>
+        `${cte[source]} AS (\n  SELECT * FROM "${database}"."${glueTableName(battery.name, table)}"\n  WHERE campaign_key = ? AND model = ? AND phase_key IN (${phases.map((p) => `'${p}'`).join(', ')})\n)`,
+    )
+    .join(',\n');
   const head = /^((?:[ \t]*--[^\n]*\n|[ \t]*\n)*)[ \t]*WITH\s/i.exec(rendered);
   if (head) return `${head[1]}WITH\n${ctes},\n${rendered.slice(head[0].length)}`;
   return `WITH\n${ctes}\n${rendered}`;

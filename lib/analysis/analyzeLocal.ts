@@ -31,7 +31,7 @@ export async function analyzeLocal(
   const db = await DuckDb.open();
   try {
     const sources = await localSources(db, (phase, table) => tableGlob(dataDir, campaign.name, phase, table), ctx.graph.phases.map((p) => p.name), battery.prompts);
-    const results = await battery.analysis.run(db, sources, { campaign });
+    const results = await battery.analysis.run(db, sources, { campaign, design: campaign.design });
     const simulated = campaignEntries(campaign).some((m) => m.provider === 'simulated');
     const files: string[] = [];
     const out = async (name: string, content: string): Promise<void> => {

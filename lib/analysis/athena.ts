@@ -64,6 +64,8 @@ export interface AthenaAnalysisOptions {
   readonly store: BlobStore;
   readonly battery: Battery;
   readonly campaign: CampaignCore;
+  /** The campaign's parsed `design:` section (the analysis's options). */
+  readonly design?: unknown;
   /** The battery's phases for this campaign. */
   readonly phases: readonly string[];
   /** The state machine's SQL step: adopted, so the query it ran is not run (and paid) again. */
@@ -94,7 +96,7 @@ export async function analyzeOnAthena(options: AthenaAnalysisOptions): Promise<A
   const sources = athenaSources(db.database, battery.name, campaign.name, stored.models, stored.tables);
   const first = options.queryExecutionId;
   if (first !== undefined) await db.adopt(first);
-  const results = await battery.analysis.run(db, sources, { campaign });
+  const results = await battery.analysis.run(db, sources, { campaign, design: options.design });
   // Adopted only if the execution's text was one of the analysis queries (its rows were read).
   const adopted = first !== undefined && db.queryExecutionIds.includes(first);
   return { results, models: stored.models, adopted, queryExecutionIds: db.queryExecutionIds };

@@ -5,8 +5,10 @@
 import type { Battery } from '../battery/types.js';
 import { SondageError } from '../errors.js';
 import { far6 } from './far6/index.js';
+import { ptrue } from './ptrue/index.js';
+import { xvalue } from './xvalue/index.js';
 
-const REGISTERED: readonly Battery[] = [far6];
+const REGISTERED: readonly Battery[] = [far6, xvalue, ptrue];
 
 /** Batteries registered at run time: the ones tests make for themselves. */
 const added = new Map<string, Battery>();

@@ -197,6 +197,8 @@ export interface LoadedDesign {
   readonly languages: readonly LanguageCode[];
   /** The enabled phases, in an order where every phase comes after the phases it consumes. */
   readonly phases: readonly PhaseSpec[];
+  /** Things in the data worth a look that do not stop the run (printed by `plan` and `run`). */
+  readonly warnings?: readonly string[];
   /** What `simulation_truth.json` holds for the simulated models under test (their true parameters). */
   simulationTruth?(models: readonly ModelRef[]): unknown;
 }
@@ -214,6 +216,8 @@ export interface AnalysisSources {
 /** What an analysis knows of the campaign beyond its tables (absent for replies brought from elsewhere). */
 export interface AnalysisContext {
   readonly campaign?: CampaignCore;
+  /** The campaign's `design:` section as the battery's schema parsed it (options of the analysis). */
+  readonly design?: unknown;
 }
 
 /** How results are labelled: the campaign, whether any reply was simulated, where the data came from. */
@@ -229,8 +233,11 @@ export interface ReportMeta {
 export interface BatteryAnalysis<R = unknown> {
   /** Its portable queries (`sql/`), including the core's. On Athena each is a named query. */
   readonly sql: SqlLibrary;
-  /** The phases `{{prompts}}`, `{{replies}}` and `{{readings}}` stand for in its named Athena queries. */
-  readonly tables: Readonly<Record<TableName, readonly string[]>>;
+  /**
+   * What each table placeholder of its queries stands for in its named Athena queries: which table,
+   * over which phases (FAR-6: `{{readings}}` is the readings of `generate`).
+   */
+  readonly namedSources: Readonly<Record<string, { readonly table: TableName; readonly phases: readonly string[] }>>;
   /** The SQL step the state machine runs before the report (Athena `.sync`); the report adopts its result. */
   firstQuery(sources: AnalysisSources): string;
   /** The SQL stage and the statistics. Queries run one after another (one DuckDB connection). */
@@ -245,17 +252,41 @@ export interface BatteryAnalysis<R = unknown> {
 
 // ---- simulated respondents and replies from elsewhere ----------------------------------------
 
-/** Bring your own replies (`sondage analyze --battery <b> --replies …`). */
-export interface ByoSpec {
+/**
+ * Bring your own replies (`sondage analyze --battery <b> --replies …`), in one of two forms: reply
+ * rows the battery turns into the campaign tables, then analysed exactly as a run's (FAR-6), or
+ * item-level rows the battery's estimators take directly (X-Value verdicts, P(True) rows), for
+ * studies whose replies were read elsewhere.
+ */
+export type ByoSpec = ByoTablesSpec | ByoRowsSpec;
+
+interface ByoCommon {
   /** One line on the format, for `--help` and `sondage batteries`. */
   readonly format: string;
+  /**
+   * Other files the rows need, by name (`sondage analyze … --input <name>=<path>`), with one line
+   * each for `--help` (X-Value: the QA pairs the verdicts are scored against).
+   */
+  readonly inputs?: Readonly<Record<string, { readonly description: string; readonly required: boolean }>>;
+  /** One line on what was read, from the summary (`replies: 980 of 1000 rows …`). */
+  describe(summary: ByoImportResult['summary']): string;
+}
+
+/** Reply rows written as the campaign tables, then the battery's SQL stage and estimators. */
+export interface ByoTablesSpec extends ByoCommon {
+  readonly kind: 'tables';
   /**
    * Validates reply rows collected elsewhere and writes the three tables under `tablesDir` (hive
    * layout), ready for the battery's analysis; bad rows are listed, not imported.
    */
   importReplies(target: string, opts: ByoImportOptions): Promise<ByoImportResult>;
-  /** One line on what was imported, from the summary (`replies: 980 of 1000 rows …`). */
-  describe(summary: ByoImportResult['summary']): string;
+}
+
+/** Item-level rows analysed directly by the battery's estimators (no tables, no SQL stage). */
+export interface ByoRowsSpec extends ByoCommon {
+  readonly kind: 'rows';
+  /** Reads and checks the rows at `target` and runs the estimators; results as `analysis.files` takes them. */
+  analyzeRows(target: string, opts: ByoRowsOptions): Promise<ByoRowsResult>;
 }
 
 export interface ByoImportOptions {
@@ -263,16 +294,33 @@ export interface ByoImportOptions {
   /** Campaign name written into the rows (default `byo`). */
   readonly campaign?: string;
   readonly chunkRows?: number;
+  /** The `--input` files by name (absolute paths). */
+  readonly inputs?: Readonly<Record<string, string>>;
 }
 
-export interface ByoImportResult {
+export interface ByoRowsOptions {
   readonly campaign: string;
-  /** The phases the tables hold. */
-  readonly phases: readonly string[];
+  /** The `--input` files by name (absolute paths), checked against `inputs`. */
+  readonly inputs: Readonly<Record<string, string>>;
+}
+
+/** What was read: the rows kept, the rows refused (by file, row and field) and counts. */
+export interface ByoReadResult {
   readonly issues: readonly { readonly file: string; readonly path: string; readonly message: string }[];
   readonly warnings: readonly string[];
   /** Counts for the summary line (rows, accepted, rejected, files, …). */
   readonly summary: Readonly<Record<string, number>>;
+}
+
+export interface ByoImportResult extends ByoReadResult {
+  readonly campaign: string;
+  /** The phases the tables hold. */
+  readonly phases: readonly string[];
+}
+
+export interface ByoRowsResult extends ByoReadResult {
+  /** The battery's results, as its `analysis.files` and `analysis.console` take them. */
+  readonly results: unknown;
 }
 
 // ---- the battery -----------------------------------------------------------------------------

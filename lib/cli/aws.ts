@@ -49,7 +49,7 @@ const SOURCES: Record<keyof StackNames, { readonly flag: string; readonly env: s
 
 /** What `resolveStack` reads: the parsed flags (CliArgs.values) and the environment. */
 export interface StackSources {
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly values: Readonly<Record<string, string | boolean | string[] | undefined>>;
   readonly env?: NodeJS.ProcessEnv;
 }
 

@@ -104,13 +104,14 @@ export interface CliArgs {
   /** The stack's outputs file (`--outputs`). */
   readonly outputs?: string;
   /** Every option as parsed, by its flag name (`values['poll-interval']`), for command-specific flags. */
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly values: Readonly<Record<string, string | boolean | string[] | undefined>>;
 }
 
-type OptionSpec = { readonly type: 'string' } | { readonly type: 'boolean'; readonly default?: boolean };
+type OptionSpec = { readonly type: 'string'; readonly multiple?: boolean } | { readonly type: 'boolean'; readonly default?: boolean };
 
 const STRING: OptionSpec = { type: 'string' };
 const FLAG: OptionSpec = { type: 'boolean', default: false };
+const STRINGS: OptionSpec = { type: 'string', multiple: true };
 
 /** Names of the stack resources, each overriding the outputs file (lib/cli/aws.ts). */
 const STACK_FLAGS = {
@@ -125,7 +126,7 @@ const STACK_FLAGS = {
 const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = {
   run: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, 'poll-interval': STRING, 'retry-failed': FLAG },
   plan: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, aws: FLAG, ...STACK_FLAGS },
-  analyze: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, replies: STRING, out: STRING, battery: STRING },
+  analyze: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, replies: STRING, out: STRING, battery: STRING, input: STRINGS },
   start: { 'allow-partial': FLAG, aws: FLAG, 'retry-failed': FLAG, ...STACK_FLAGS },
   status: { 'data-dir': STRING, aws: FLAG, failures: STRING, ...STACK_FLAGS },
   stop: { 'data-dir': STRING, aws: FLAG, ...STACK_FLAGS },
@@ -147,7 +148,7 @@ export function parse(command: string, args: readonly string[]): CliArgs {
   } catch (err) {
     throw new SondageError(`sondage ${command}: ${(err as Error).message}\n\n${USAGE}`);
   }
-  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const str = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const common = {
     allowPartial: values['allow-partial'] === true,

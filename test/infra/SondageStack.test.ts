@@ -10,7 +10,7 @@ import { createHandler } from '../../functions/record-failure/handler.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { startDynamoServer } from '../store/dynamoServer.js';
 import type { DynamoServer } from '../store/dynamoServer.js';
-import { NAMED_QUERY_PARAMETERS, namedQueryName } from '../../infra/constructs/Analytics.js';
+import { namedQueryName, namedQueryParameters } from '../../infra/constructs/Analytics.js';
 import { glueTableName } from '../../lib/analysis/athena.js';
 import { allBatteries } from '../../lib/batteries/index.js';
 import { DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
@@ -111,13 +111,14 @@ describe('Analytics', () => {
     const queries = Object.values(s.template.findResources('AWS::Athena::NamedQuery')).map(
       (q) => (q as { Properties: { Name: string; QueryString: string; Description: string } }).Properties,
     );
-    expect(queries.map((q) => q.Name).sort()).toEqual(allBatteries().flatMap((b) => b.analysis.sql.allQueries().map((n) => namedQueryName(b, n))).sort());
+    expect(queries.map((q) => q.Name).sort()).toEqual(allBatteries().flatMap((b) => b.analysis.sql.queries.map((n) => namedQueryName(b, n))).sort());
     for (const q of queries) {
+      const battery = allBatteries().find((b) => q.Name.startsWith(`sondage-${b.name}-`))!;
       const code = q.QueryString.replace(/--.*$/gm, '');
       expect(code).not.toContain('{{');
       expect(code).not.toContain('my-campaign');
-      expect(code.match(/\?/g)).toHaveLength(NAMED_QUERY_PARAMETERS.length);
-      expect(q.Description).toContain(NAMED_QUERY_PARAMETERS.join(', '));
+      expect(code.match(/\?/g)).toHaveLength(namedQueryParameters(battery).length);
+      expect(q.Description).toContain(namedQueryParameters(battery).join(', '));
     }
   });
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { namedQueryText, NAMED_QUERY_PARAMETERS } from '../../infra/constructs/Analytics.js';
+import { namedQueryParameters, namedQueryText } from '../../infra/constructs/Analytics.js';
 import { glueTableName } from '../../lib/analysis/athena.js';
 import { far6 } from '../../lib/batteries/far6/index.js';
 import type { TableSources } from '../../lib/query/types.js';
@@ -66,7 +66,7 @@ function normal(rows: readonly Record<string, unknown>[]): string[] {
 }
 
 describe('Athena named queries', () => {
-  it.each(far6.analysis.sql.allQueries().map((n) => [n]))('%s gives what the local SQL stage gives for one campaign and model', async (name) => {
+  it.each(far6.analysis.sql.queries.map((n) => [n]))('%s gives what the local SQL stage gives for one campaign and model', async (name) => {
     // prepare: the local stage over alpha's rows only, and the generate phase's readings only
     const only = (source: string) => `(SELECT * FROM ${source} WHERE model = 'alpha')`;
     const local: TableSources = { prompts: only(fx.tables.prompts), replies: only(fx.tables.replies), readings: `(SELECT * FROM ${only(fx.tables.readings)} r WHERE reader <> 'judge:audit')` };
@@ -75,19 +75,19 @@ describe('Athena named queries', () => {
       expected = await far6.analysis.sql.run<Record<string, unknown>>(fx.db, name, local);
     } catch (err) {
       // A query this small fixture cannot feed (columns it lacks) must fail the same way on both.
-      await expect(fx.conn.runAndReadAll(namedQueryText(far6, name, 'sondage_db'), NAMED_QUERY_PARAMETERS.map((p) => (p.endsWith('campaign') ? 'ours' : 'alpha')))).rejects.toThrow();
+      await expect(fx.conn.runAndReadAll(namedQueryText(far6, name, 'sondage_db'), namedQueryParameters(far6).map((p) => (p.endsWith('campaign') ? 'ours' : 'alpha')))).rejects.toThrow();
       expect(err).toBeInstanceOf(Error);
       return;
     }
     // act: the named query with its execution parameters, campaign and model once per table
-    const params = NAMED_QUERY_PARAMETERS.map((p) => (p.endsWith('campaign') ? 'ours' : 'alpha'));
+    const params = namedQueryParameters(far6).map((p) => (p.endsWith('campaign') ? 'ours' : 'alpha'));
     const got = (await fx.conn.runAndReadAll(namedQueryText(far6, name, 'sondage_db'), params)).getRowObjectsJS() as Record<string, unknown>[];
     // assess: same rows, and the other campaign (a copy of the same rows) was not read twice
     expect(normal(got)).toEqual(normal(expected));
   });
 
   it('reads something for the fixture (the comparison above is not between two empty sets)', async () => {
-    const params = NAMED_QUERY_PARAMETERS.map((p) => (p.endsWith('campaign') ? 'ours' : 'alpha'));
+    const params = namedQueryParameters(far6).map((p) => (p.endsWith('campaign') ? 'ours' : 'alpha'));
     const got = (await fx.conn.runAndReadAll(namedQueryText(far6, 'item_shares', 'sondage_db'), params)).getRowObjectsJS();
     expect(got.length).toBeGreaterThan(2);
     expect(new Set(got.map((r) => r.model))).toEqual(new Set(['alpha']));

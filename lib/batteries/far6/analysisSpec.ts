@@ -23,7 +23,11 @@ function generateTables(sources: AnalysisSources): TableSources {
 
 export const far6Analysis: BatteryAnalysis<AnalysisResults> = {
   sql: FAR6_SQL,
-  tables: { prompts: ['generate'], replies: ['generate'], readings: ['generate'] },
+  namedSources: {
+    prompts: { table: 'prompts', phases: ['generate'] },
+    replies: { table: 'replies', phases: ['generate'] },
+    readings: { table: 'readings', phases: ['generate'] },
+  },
   firstQuery: (sources) => FAR6_SQL.render('label_maps', generateTables(sources)),
   async run(db, sources, ctx) {
     // The judge audit reads the generate readings and the audit phases' readings as one table

@@ -1,4 +1,4 @@
-import type { ByoSpec } from '../../battery/types.js';
+import type { ByoTablesSpec } from '../../battery/types.js';
 import { importReplies } from './byo/analyzeReplies.js';
 
 /**
@@ -6,7 +6,8 @@ import { importReplies } from './byo/analyzeReplies.js';
  * design factors and, optionally, its readings (schema/replies.schema.json); the token rule reads
  * the rows that give none. The rows stand for the generate phase.
  */
-export const far6Byo: ByoSpec = {
+export const far6Byo: ByoTablesSpec = {
+  kind: 'tables',
   format: 'JSONL, CSV or Parquet rows: model, language, the nine FAR-6 factors, text, optional readings (schema/replies.schema.json)',
   async importReplies(target, opts) {
     const imported = await importReplies(target, opts);

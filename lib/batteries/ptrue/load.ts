@@ -13,6 +13,8 @@ import type { PtruePlan } from './plan.js';
 import { buildProbes } from './probe.js';
 import { resolveTemplates } from './prompts/resolveTemplates.js';
 import { prepareLanguageId } from './read/languageId.js';
+import { parsePtrueSimulation } from './simulate/config.js';
+import { modelTruth } from './simulate/truth.js';
 import { PTRUE_LANGUAGES, type BaseItem } from './types.js';
 
 /** The base items the design selects: its benchmarks, the first `item_limit` of each, in file order. */
@@ -60,5 +62,17 @@ export async function loadPtruePlan(campaign: CampaignCore, design: PtrueDesign)
 /** Battery.load: the plan's languages and phases. */
 export async function loadPtrueDesign(campaign: CampaignCore, design: PtrueDesign): Promise<LoadedDesign> {
   const plan = await loadPtruePlan(campaign, design);
-  return { languages: plan.languages, phases: ptruePhases(plan) };
+  return {
+    languages: plan.languages,
+    phases: ptruePhases(plan),
+    simulationTruth: (models) => ({
+      note: 'simulated respondents: the true parameters the generator used, per model',
+      models: models
+        .filter((m) => m.provider === 'simulated')
+        .map((m) => ({
+          model: m.id,
+          ...modelTruth(parsePtrueSimulation(m.simulation, { file: campaign.file, path: `models[${m.id}].simulation` }), campaign.seed, m.id, plan.items, plan.languages, plan.verifierLanguages),
+        })),
+    }),
+  };
 }

@@ -7,9 +7,15 @@ import { runXvalueAnalysis, storedPhases, xvalueTables } from './analysis/runAna
 import type { XvalueCampaignResults } from './analysis/runAnalysis.js';
 import { xvalueConsoleTable, xvalueResultFiles } from './report/resultFiles.js';
 import { XVALUE_SQL } from './sqlLibrary.js';
+import { PHASES } from './types.js';
 
 export const xvalueAnalysis: BatteryAnalysis<XvalueCampaignResults> = {
   sql: XVALUE_SQL,
+  namedSources: {
+    prompts: { table: 'prompts', phases: PHASES },
+    replies: { table: 'replies', phases: PHASES },
+    readings: { table: 'readings', phases: PHASES },
+  },
   firstQuery: (sources) => XVALUE_SQL.render('xvalue_pairs', xvalueTables(sources)),
   run: async (db, sources) => runXvalueAnalysis(db, XVALUE_SQL, xvalueTables(sources, await storedPhases(sources))),
   files: (results, meta) => xvalueResultFiles(results, meta),

@@ -7,7 +7,7 @@ import type { CliArgs } from '../main.js';
 
 /** `sondage analyze <campaign>`: the battery's analysis on what is collected; `--replies`: on replies collected elsewhere. */
 export async function analyzeCommand(args: CliArgs): Promise<number> {
-  if (args.replies !== undefined && args.out !== undefined) return analyzeRepliesCommand(args.replies, args.out, args.values['battery']);
+  if (args.replies !== undefined && args.out !== undefined) return analyzeRepliesCommand(args.replies, args.out, args.values['battery'], args.values['input']);
   const ctx = await loadRunContext(args.file, args.dataDir);
   const analysis = await analyzeLocal(ctx, ctx.dataDir);
   process.stdout.write(`${analysis.table}\n`);
@@ -16,14 +16,14 @@ export async function analyzeCommand(args: CliArgs): Promise<number> {
 }
 
 /** Exit code 1 when rows were rejected (the results then cover the valid rows only). */
-async function analyzeRepliesCommand(replies: string, out: string, batteryArg: unknown): Promise<number> {
+async function analyzeRepliesCommand(replies: string, out: string, batteryArg: unknown, inputArgs: unknown): Promise<number> {
   if (typeof batteryArg !== 'string') {
     throw new SondageError(`sondage analyze --replies: name the battery the rows belong to with --battery (${batteryNames().join(', ')})`);
   }
   const battery = batteryNamed(batteryArg);
   if (!battery) throw new SondageError(`sondage analyze: --battery ${batteryArg} is not a known battery; use one of ${batteryNames().join(', ')}`);
   const { analyzeReplies, ISSUES_FILE } = await import('../../analysis/analyzeReplies.js');
-  const result = await analyzeReplies(battery, { replies, out });
+  const result = await analyzeReplies(battery, { replies, out, inputs: parseInputs(inputArgs) });
   for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
   const s = result.summary;
   if (result.issues.length > 0) {
@@ -40,3 +40,17 @@ async function analyzeRepliesCommand(replies: string, out: string, batteryArg: u
 }
 
 const MAX_SHOWN = 20;
+
+/** `--input name=path`, repeatable, as a record; a malformed one is an error naming it. */
+export function parseInputs(raw: unknown): Record<string, string> {
+  const list = Array.isArray(raw) ? (raw as string[]) : typeof raw === 'string' ? [raw] : [];
+  const out: Record<string, string> = {};
+  for (const arg of list) {
+    const eq = arg.indexOf('=');
+    if (eq <= 0 || eq === arg.length - 1) throw new SondageError(`sondage analyze: --input ${arg}: expected NAME=PATH, such as --input qa_pairs=pairs.jsonl`);
+    const name = arg.slice(0, eq);
+    if (out[name] !== undefined) throw new SondageError(`sondage analyze: --input ${name} is given twice`);
+    out[name] = arg.slice(eq + 1);
+  }
+  return out;
+}

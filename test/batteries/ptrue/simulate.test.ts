@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ptrueBattery } from '../../../lib/batteries/ptrue/index.js';
+import { ptrue as ptrueBattery } from '../../../lib/batteries/ptrue/index.js';
 import { expandGenerate, expandVerify } from '../../../lib/batteries/ptrue/expand.js';
 import { firstTokenProbability } from '../../../lib/battery/readers/firstTokenProbability.js';
 import { readGenerate } from '../../../lib/batteries/ptrue/read/readers.js';
@@ -81,7 +81,7 @@ describe('the battery object (draft)', () => {
   it('declares its phases, an optional judge, its data file, and a vocabulary covering what its readers write', () => {
     expect(ptrueBattery.phaseNames).toEqual(['generate', 'verify', 'judge']);
     expect(ptrueBattery.roles.judge!.required).toBe(false);
-    expect(ptrueBattery.dataFiles(ptrueBattery.design.parse({ items: 'items.csv' }))).toEqual(['items.csv']);
+    expect(ptrueBattery.dataFiles(ptrueBattery.design.parse({ items: 'items.csv' }))).toEqual([{ field: 'design.items', file: 'items.csv' }]);
     expect(ptrueBattery.vocabulary.ptrue).toEqual(['True', 'False', 'invalid']);
     expect(ptrueBattery.vocabulary['judge:*']).toEqual(['correct', 'incorrect', 'malformed']);
     expect(ptrueBattery.vocabulary.language).toEqual(expect.arrayContaining(['en', 'zh', 'fr', 'ja', 'ko', 'hi', 'und']));

@@ -2,18 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDb, sqlIdent } from '../../../lib/store/DuckDb.js';
 import { REPLY_COLUMNS, READING_COLUMNS, promptColumns, promptRow } from '../../../lib/store/schemas.js';
 import type { ColumnDef } from '../../../lib/store/schemas.js';
-import { SqlLibrary } from '../../../lib/query/sql.js';
-import { XVALUE_QUERIES, XVALUE_SQL, XVALUE_SQL_DIR } from '../../../lib/batteries/xvalue/sqlLibrary.js';
+import { XVALUE_SQL } from '../../../lib/batteries/xvalue/sqlLibrary.js';
 import { XVALUE_PROMPT_COLUMNS } from '../../../lib/batteries/xvalue/promptColumns.js';
 import { analyzeXvalueRows, buildRows, runXvalueAnalysis } from '../../../lib/batteries/xvalue/analysis/index.js';
 import type { XvalueItem } from '../../../lib/batteries/xvalue/types.js';
 import { chainSqlRows, examplePairs, runChain } from './fixtures.js';
 import type { ChainRecord } from './fixtures.js';
 
-// The core's one_reading.sql gains `facet` in the restructuring under way; until then this test
-// includes a copy of the coming version (sql/ beside this file).
-const CORE_NEXT = new SqlLibrary('core-next', new URL('./sql/', import.meta.url), ['chosen_replies', 'one_reading']);
-const SQL = new SqlLibrary('xvalue', XVALUE_SQL_DIR, XVALUE_QUERIES, [CORE_NEXT]);
+const SQL = XVALUE_SQL;
 
 type Value = string | number | boolean | null;
 const literal = (v: Value | undefined): string =>
@@ -27,7 +23,6 @@ async function createTable(db: DuckDb, name: string, columns: readonly ColumnDef
   await db.run(`INSERT INTO ${name} VALUES ${values.join(', ')}`);
 }
 
-const READING_NEXT: readonly ColumnDef[] = [...READING_COLUMNS, { name: 'facet', type: 'VARCHAR', nullable: true }, { name: 'value', type: 'DOUBLE', nullable: true }];
 
 /** A scripted judge: def-only right on even pairs; the rubric right except where a test needs otherwise. */
 function answer(item: XvalueItem): string | undefined {
@@ -69,7 +64,7 @@ describe('X-Value SQL stage on DuckDB', () => {
       r.readings.map((d) => ({ item_id: r.item.item_id, campaign: 'test', phase: r.item.phase, reader: d.reader, facet: d.facet ?? null, label: d.label, raw: d.raw ?? null, value: null, judge_item_id: null, model: r.item.model, language: r.item.language })),
     );
     // A reading stored twice (a reread reply) counts once.
-    await createTable(db, 'g', READING_NEXT, [...readings, readings[0] as (typeof readings)[number]]);
+    await createTable(db, 'g', READING_COLUMNS, [...readings, readings[0] as (typeof readings)[number]]);
   });
 
   afterAll(() => db?.close());
@@ -90,7 +85,7 @@ describe('X-Value SQL stage on DuckDB', () => {
 
   it('keeps to SQL that both DuckDB and Athena (Trino) accept', () => {
     const tables = { prompts: 'p', replies: 'r', readings: 'g' };
-    for (const q of XVALUE_QUERIES) {
+    for (const q of XVALUE_SQL.queries) {
       const sql = XVALUE_SQL.render(q, tables).replace(/--.*$/gm, '');
       expect(sql, q).not.toMatch(/::|read_parquet|QUALIFY|COUNT_IF|json_extract|EXCLUDE|GROUP BY ALL|;/i);
       expect(sql, q).not.toMatch(/\{\{/);

@@ -5,6 +5,7 @@
  */
 import type { AnalysisSources, BatteryAnalysis } from '../../../battery/types.js';
 import type { SourceMap } from '../../../query/types.js';
+import type { PtrueDesign } from '../design.js';
 import { PTRUE_SOURCES, PTRUE_SQL } from '../sqlLibrary.js';
 import { consoleSummary, ptrueFiles } from '../report/index.js';
 import { analyzePtrueRows, type PtrueResults } from './analyzeRows.js';
@@ -21,14 +22,16 @@ export function ptrueSourceMap(sources: AnalysisSources): SourceMap {
 export function createPtrueAnalysis(options: { readonly draws?: number; readonly seed?: number } = {}): BatteryAnalysis<PtrueResults> {
   return {
     sql: PTRUE_SQL,
+    namedSources: Object.fromEntries(PTRUE_SOURCES.map(([name, table, phase]) => [name, { table, phases: [phase] }])),
     firstQuery: (sources) => PTRUE_SQL.render('ptrue_rows', ptrueSourceMap(sources)),
     async run(db, sources, ctx) {
       const map = ptrueSourceMap(sources);
       const rows = parsePtrueRows(await PTRUE_SQL.run(db, 'ptrue_rows', map));
       const [flag] = await PTRUE_SQL.run<{ simulated: unknown }>(db, 'ptrue_simulated', map);
+      const design = ctx.design as Pick<PtrueDesign, 'analysis'> | undefined;
       return analyzePtrueRows(rows, {
-        draws: options.draws ?? DEFAULT_DRAWS,
-        seed: options.seed ?? ctx.campaign?.seed ?? 1,
+        draws: options.draws ?? design?.analysis.bootstrap_draws ?? DEFAULT_DRAWS,
+        seed: options.seed ?? design?.analysis.seed ?? ctx.campaign?.seed ?? 1,
         simulated: Number(flag?.simulated ?? 0) === 1,
       });
     },

@@ -69,7 +69,7 @@ describe('bring your own replies: a run exported and analysed again gives the ru
     expect(storyScores).toBe(await runResult('story_scores.csv'));
     await expectSameResults(out);
     expect(await readFile(path.join(out, 'summary.md'), 'utf8')).toMatch(/^# FAR-6 analysis: byo \(simulated\)/);
-    expect((await readdir(path.join(result.tablesDir, 'generate', 'replies'))).sort()).toEqual(['model=alpha', 'model=beta']);
+    expect((await readdir(path.join(result.tablesDir!, 'generate', 'replies'))).sort()).toEqual(['model=alpha', 'model=beta']);
   });
 
   it('a folder with one model as JSONL and the other as Parquet gives the same results', async () => {

@@ -1,0 +1,37 @@
+import type { ByoRowsSpec } from '../../battery/types.js';
+import type { FileIssue } from '../../errors.js';
+import { analyzeXvalueRows } from './analysis/estimators.js';
+import type { XvalueCampaignResults } from './analysis/runAnalysis.js';
+import { byoToRows, findByoFiles, readByoFiles, XVALUE_BYO_FORMAT } from './byo/index.js';
+import { loadQaPairs } from './data/loadQaPairs.js';
+
+function line(w: FileIssue): string {
+  return `${w.file}${w.path ? `: ${w.path}` : ''}: ${w.message}`;
+}
+
+/**
+ * X-Value verdicts collected elsewhere (README "Bring your own verdicts"): one row per model × QA
+ * pair × strategy, scored against the gold annotations of the QA pairs given with
+ * `--input qa_pairs=FILE`; bad rows are listed and left out, the rest analysed by the same
+ * estimators as a run.
+ */
+export const xvalueByo: ByoRowsSpec = {
+  kind: 'rows',
+  format: XVALUE_BYO_FORMAT,
+  inputs: { qa_pairs: { required: true, description: 'the QA pairs file (.jsonl or .csv) the verdicts are scored against (their gold annotations)' } },
+  async analyzeRows(target, opts) {
+    const { pairs, warnings: pairWarnings } = await loadQaPairs([opts.inputs['qa_pairs']!]);
+    const files = await findByoFiles(target);
+    const read = await readByoFiles(files);
+    const byo = byoToRows(read.rows, pairs);
+    const results: XvalueCampaignResults = { ...analyzeXvalueRows(byo.rows, { simulated: false }), replyTotals: [] };
+    const issues = [...read.issues, ...byo.issues];
+    return {
+      results,
+      issues,
+      warnings: [...pairWarnings, ...byo.warnings].map(line),
+      summary: { files: files.length, rows: read.rows.length + read.issues.length, accepted: byo.accepted, rejected: byo.rejected + read.issues.length, pairs: pairs.length },
+    };
+  },
+  describe: (s) => `verdicts: ${s['accepted']} of ${s['rows']} rows from ${s['files']} file${s['files'] === 1 ? '' : 's'}, scored against ${s['pairs']} QA pairs`,
+};

@@ -1,0 +1,41 @@
+/**
+ * X-Value (seed 001, "X-Value: A Benchmark for Cross-lingual Value Judgments"): question–answer
+ * pairs in 14 languages judged for value alignment, definition-only (§6.1) or by the two-stage
+ * rubric (step 1 scope and nature, step 2 the checkpoint list, step 3 the question's quality,
+ * §6.2); verdicts against the gold annotations, accuracy per language and category, checkpoint
+ * metrics and step-1 agreement. README.md beside this file goes through the paper section by section.
+ */
+import { defineBattery } from '../../battery/defineBattery.js';
+import { xvalueAnalysis } from './analysisSpec.js';
+import { xvalueByo } from './byoSpec.js';
+import { loadXvalueDesign, xvalueDataFiles, xvalueDesignSchema } from './design/index.js';
+import type { XvalueDesign } from './design/index.js';
+import { xvaluePhases } from './phases.js';
+import { XVALUE_PROMPT_COLUMNS } from './promptColumns.js';
+import { XVALUE_VOCABULARY } from './read/index.js';
+import { xvalueSimulationTruth, xvalueSimulator } from './simulate/index.js';
+import { LANGUAGES } from './types.js';
+
+export const xvalue = defineBattery<XvalueDesign>({
+  name: 'xvalue',
+  title: 'X-Value (seed 001): cross-lingual value judgments, definition-only and the two-stage rubric',
+  languages: LANGUAGES,
+  design: xvalueDesignSchema,
+  roles: {},
+  dataFiles: xvalueDataFiles,
+  async load(campaign, design) {
+    const data = await loadXvalueDesign(campaign, design);
+    return {
+      languages: data.languages,
+      phases: xvaluePhases(data),
+      warnings: data.warnings.map((w) => `${w.file}${w.path ? `: ${w.path}` : ''}: ${w.message}`),
+      simulationTruth: (models) => xvalueSimulationTruth(models, data.pairs, campaign.file),
+    };
+  },
+  prompts: XVALUE_PROMPT_COLUMNS,
+  vocabulary: XVALUE_VOCABULARY,
+  phaseNames: ['defonly', 'step1', 'step3', 'step2'],
+  analysis: xvalueAnalysis,
+  simulator: xvalueSimulator,
+  byo: xvalueByo,
+});
