@@ -37,7 +37,7 @@ import { FAR6_SQL } from '../lib/batteries/far6/sqlLibrary.js';
 import { sameRepliesAnalysis } from '../lib/batteries/far6/analysis/sameReplies.js';
 import { summarizeCells } from '../lib/batteries/far6/analysis/summarizeCells.js';
 import type { AnalysisResults, TableSources } from '../lib/batteries/far6/analysis/types.js';
-import { loadRunContext } from '../lib/run/loadRunContext.js';
+import { loadRunContext } from '../lib/run/context.js';
 import { runCampaign } from '../lib/run/runCampaign.js';
 import { writeFullSizeCampaign } from './fullSizeCampaign.js';
 import { DuckDb, sqlString, tableGlob } from '../lib/store/DuckDb.js';

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { writeFullSizeCampaign } from './fullSizeCampaign.js';
-import { loadRunContext } from '../lib/run/loadRunContext.js';
+import { loadRunContext } from '../lib/run/context.js';
 import { runCampaign } from '../lib/run/runCampaign.js';
 import { ProgressBar } from '../lib/run/progress.js';
 

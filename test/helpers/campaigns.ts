@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, stringify } from 'yaml';
-import { loadRunContext } from '../../lib/run/loadRunContext.js';
+import { loadRunContext } from '../../lib/run/context.js';
 import type { RunContext } from '../../lib/run/runCampaign.js';
 import { PartitionItems } from '../../lib/run/partitionItems.js';
 import type { PromptItem } from '../../lib/core/types.js';

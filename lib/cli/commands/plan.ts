@@ -1,4 +1,5 @@
-import { loadRunContext } from '../../run/loadRunContext.js';
+import { loadRunContext } from '../../run/context.js';
+import { printDesignWarnings } from '../designWarnings.js';
 import { estimateAwsCost, formatAwsCost } from '../../run/awsCost.js';
 import { formatPlan, planCampaign } from '../../run/planCampaign.js';
 import type { CliArgs } from '../main.js';
@@ -6,6 +7,7 @@ import type { CliArgs } from '../main.js';
 /** `sondage plan <campaign> [--aws]`: the inventory and its model cost; with --aws, what the AWS pipeline adds. */
 export async function planCommand(args: CliArgs): Promise<number> {
   const ctx = await loadRunContext(args.file, args.dataDir);
+  printDesignWarnings(ctx);
   const plan = planCampaign(ctx);
   process.stdout.write(`${ctx.campaign.name} (${plan.battery}): ${plan.totals.items} requests in ${plan.partitions.length} model × language partitions\n`);
   process.stdout.write(`${formatPlan(plan)}\n`);

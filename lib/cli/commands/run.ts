@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { SondageError } from '../../errors.js';
-import { loadRunContext } from '../../run/loadRunContext.js';
+import { loadRunContext } from '../../run/context.js';
+import { printDesignWarnings } from '../designWarnings.js';
 import { runCampaign } from '../../run/runCampaign.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
 import type { CliArgs } from '../main.js';
@@ -27,6 +28,7 @@ export function parsePollInterval(raw: string | undefined): number | undefined {
 export async function runCommand(args: CliArgs): Promise<number> {
   const pollMs = parsePollInterval(args.pollInterval);
   const ctx = await loadRunContext(args.file, args.dataDir);
+  printDesignWarnings(ctx);
   const controller = new AbortController();
   // First Ctrl-C stops cleanly (in-flight calls finish and are committed); a second one kills.
   const onSignal = () => {

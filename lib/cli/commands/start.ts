@@ -6,7 +6,8 @@ import type { ExecutionInput } from '../../config/pipeline.js';
 import type { Battery } from '../../battery/types.js';
 import type { Campaign } from '../../design/campaign.js';
 import { BudgetError, CampaignFileError, formatIssues, SondageError } from '../../errors.js';
-import { loadRunContext } from '../../run/loadRunContext.js';
+import { loadRunContext } from '../../run/context.js';
+import { printDesignWarnings } from '../designWarnings.js';
 import { planCampaign } from '../../run/planCampaign.js';
 import { campaignPrefix } from '../../store/layout.js';
 import { assertAws, awsClients, campaignExecutions, executionConsoleUrl, executionName, resolveStack } from '../aws.js';
@@ -73,6 +74,7 @@ export async function campaignInputFiles(campaign: Campaign, battery: Battery): 
 export async function startCommand(args: CliArgs): Promise<number> {
   assertAws('start', args.aws);
   const ctx = await loadRunContext(args.file);
+  printDesignWarnings(ctx);
   const { campaign } = ctx;
   const plan = planCampaign(ctx);
   process.stdout.write(

@@ -7,7 +7,7 @@ import { pearson } from '../../../lib/batteries/far6/analysis/index.js';
 import type { AnalysisResults, Readout, StoryScore } from '../../../lib/batteries/far6/analysis/index.js';
 import type { SimulationCellTruth, SimulationTruth } from '../../../lib/batteries/far6/simulate/index.js';
 import { judgeReaderId } from '../../../lib/batteries/far6/read/index.js';
-import { loadRunContext } from '../../../lib/run/loadRunContext.js';
+import { loadRunContext } from '../../../lib/run/context.js';
 import { runCampaign } from '../../../lib/run/runCampaign.js';
 import type { RunContext } from '../../../lib/run/runCampaign.js';
 import type { Far6DesignSpec } from '../../../lib/batteries/far6/design.js';

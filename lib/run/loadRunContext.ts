@@ -1,1 +1,0 @@
-export { loadRunContext } from './context.js';
