@@ -178,6 +178,21 @@ export interface PhaseSpec {
   consumes?(source: PromptItem): boolean;
 }
 
+/** A phase as `sondage batteries` lists it, before any design is loaded. */
+export interface PhaseInfo {
+  readonly name: string;
+  /** `subject` (the model under test) or the role that answers. */
+  readonly answeredBy: 'subject' | { readonly role: string };
+  /** The phases it consumes. */
+  readonly after: readonly string[];
+  /** The readers of its replies (`judge:*`: one per judge model). */
+  readonly readers: readonly string[];
+  /** One line: what it asks, with the paper section. */
+  readonly description: string;
+  /** Whether only some designs have it (FAR-6's audit, X-Value's rubric steps). */
+  readonly optional?: boolean;
+}
+
 // ---- the campaign file -----------------------------------------------------------------------
 
 /** A role a battery declares (FAR-6: judge, second_judge; P(True): an optional judge). */
@@ -343,8 +358,8 @@ export interface Battery<D = unknown> {
   /** Its columns of the prompts table. */
   readonly prompts: PromptColumns;
   readonly vocabulary: Vocabulary;
-  /** Every phase its designs can have, for `sondage batteries` (name, who answers, what it reads). */
-  readonly phaseNames: readonly string[];
+  /** Every phase its designs can have, in graph order, for `sondage batteries` and the campaign checks. */
+  readonly phaseCatalog: readonly PhaseInfo[];
   readonly analysis: BatteryAnalysis;
   /** Simulated respondents (and role models), for runs without keys. */
   readonly simulator?: SimulatorFactory;

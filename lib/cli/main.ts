@@ -1,64 +1,29 @@
 import { parseArgs } from 'node:util';
 import { SondageError } from '../errors.js';
-import { DEFAULT_OUTPUTS_FILE } from '../config/index.js';
+import { readFileSync } from 'node:fs';
+import { COMMAND_HELP, commandHelp, generalHelp } from './help.js';
 
-const USAGE = `sondage — cost-bounded multilingual measurement campaigns on language models
-
-Usage:
-  sondage run <campaign.yaml> [--data-dir DIR] [--allow-partial] [--quiet] [--poll-interval SECONDS] [--retry-failed]
-      plan, generate, read (token rule + judge), analyse, report; resumable: run it again after
-      a kill or a budget stop and only the missing items are requested
-  sondage plan <campaign.yaml> [--aws]
-      print the inventory size and the cost estimate per model and phase; calls nothing
-      (--aws: add what the AWS pipeline itself costs)
-  sondage analyze <campaign.yaml> [--data-dir DIR]
-      re-run the analysis on what has been collected
-  sondage analyze --replies <file-or-dir> --out DIR
-      analyse replies collected elsewhere (JSONL, CSV or Parquet rows as in
-      schema/replies.schema.json); bad rows are listed and left out
-  sondage start <campaign.yaml> --aws [--retry-failed] [--outputs FILE]
-      validate the campaign here, upload it with the files it names, start the state machine;
-      starting again after a stop resumes from the ledger
-  sondage status <campaign> [--aws] [--outputs FILE] [--data-dir DIR]
-      progress per phase, spend against the cap, open provider batches, recorded failures
-  sondage results <campaign> [--workgroup W] [--database D] [--athena-endpoint URL] [--out DIR]
-      run the analysis through Athena and print the results table
-  sondage stop <campaign> [--aws] [--outputs FILE] [--data-dir DIR]
-      stop the running execution(s) and cancel open provider batches; nothing collected is lost
-  sondage schema
-      print the campaign file's JSON Schema (for editor completion)
-
-Options:
-  --data-dir DIR     where prompts, replies, readings, the ledger and results go
-                     (default: the campaign's data_dir)
-  --allow-partial    start even when the expected cost exceeds budget_usd; stops at the cap
-  --quiet            no progress bar
-  --poll-interval S  run: seconds between polls of open provider batches
-  --retry-failed     run/start: ask again the items whose last attempt failed for good (refusal,
-                     content filter, bad request); a plain run re-asks only transient failures
-  --aws              plan/start/status/stop: the deployed stack instead of this machine
-  --outputs FILE     the stack's outputs (\`cdk deploy --outputs-file FILE\`; default ${DEFAULT_OUTPUTS_FILE});
-                     --bucket, --state-machine, --ledger-table, --budget-table or the SONDAGE_*
-                     variables override single names
-  --replies PATH     analyze: a replies file, or a folder of them
-  --out DIR          analyze --replies / results: where the results files and tables go
-
-Endpoints: the AWS SDK's own AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SFN and
-AWS_ENDPOINT_URL_ATHENA (or AWS_ENDPOINT_URL) point the AWS commands at LocalStack or local servers.
-`;
+/** The version in package.json. */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
 
 /** The `sondage` command. Returns the exit code; thin over lib/. */
 export async function main(argv: readonly string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const [given, ...rest] = argv;
+  const command = given === 'analyse' ? 'analyze' : given;
   try {
+    if (command !== undefined && Object.hasOwn(COMMAND_HELP, command) && (rest.includes('--help') || rest.includes('-h'))) {
+      process.stdout.write(commandHelp(command));
+      return 0;
+    }
     switch (command) {
       case 'run':
         return await (await import('./commands/run.js')).runCommand(parse(command, rest));
       case 'plan':
         return await (await import('./commands/plan.js')).planCommand(parse(command, rest));
       case 'analyze':
-      case 'analyse':
-        return await (await import('./commands/analyze.js')).analyzeCommand(parse('analyze', rest));
+        return await (await import('./commands/analyze.js')).analyzeCommand(parse(command, rest));
       case 'start':
         return await (await import('./commands/start.js')).startCommand(parse(command, rest));
       case 'status':
@@ -67,16 +32,27 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/stop.js')).stopCommand(parse(command, rest));
       case 'results':
         return await (await import('./commands/results.js')).resultsCommand(parse(command, rest));
+      case 'batteries':
+        return await (await import('./commands/batteries.js')).batteriesCommand(parse(command, rest));
       case 'schema':
+        parse(command, rest);
         return await (await import('./commands/schema.js')).schemaCommand();
+      case '--version':
+      case '-v':
+        process.stdout.write(`sondage ${version()}\n`);
+        return 0;
       case undefined:
       case 'help':
       case '--help':
       case '-h':
-        process.stdout.write(USAGE);
+        if (command === 'help' && rest[0] !== undefined && Object.hasOwn(COMMAND_HELP, rest[0])) {
+          process.stdout.write(commandHelp(rest[0]));
+          return 0;
+        }
+        process.stdout.write(generalHelp());
         return command === undefined ? 1 : 0;
       default:
-        process.stderr.write(`sondage: unknown command "${command}"\n\n${USAGE}`);
+        process.stderr.write(`sondage: unknown command "${command}"\n\n${generalHelp()}`);
         return 2;
     }
   } catch (err) {
@@ -123,15 +99,16 @@ const STACK_FLAGS = {
 } as const;
 
 /** The options each command accepts; anything else is an error, so a typo never passes silently. */
-const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = {
+export const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = {
   run: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, 'poll-interval': STRING, 'retry-failed': FLAG },
-  plan: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, aws: FLAG, ...STACK_FLAGS },
-  analyze: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, replies: STRING, out: STRING, battery: STRING, input: STRINGS },
+  plan: { aws: FLAG },
+  analyze: { 'data-dir': STRING, replies: STRING, out: STRING, battery: STRING, input: STRINGS },
   start: { 'allow-partial': FLAG, aws: FLAG, 'retry-failed': FLAG, ...STACK_FLAGS },
   status: { 'data-dir': STRING, aws: FLAG, failures: STRING, ...STACK_FLAGS },
   stop: { 'data-dir': STRING, aws: FLAG, ...STACK_FLAGS },
+  batteries: {},
+  schema: {},
   results: {
-    'data-dir': STRING,
     out: STRING,
     workgroup: STRING,
     database: STRING,
@@ -146,7 +123,7 @@ export function parse(command: string, args: readonly string[]): CliArgs {
   try {
     parsed = parseArgs({ args: [...args], allowPositionals: true, options: { ...OPTIONS[command] } });
   } catch (err) {
-    throw new SondageError(`sondage ${command}: ${(err as Error).message}\n\n${USAGE}`);
+    throw new SondageError(`sondage ${command}: ${(err as Error).message}\n\n${commandHelp(command)}`);
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   const str = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
@@ -163,17 +140,21 @@ export function parse(command: string, args: readonly string[]): CliArgs {
   if (command === 'analyze' && (values.replies !== undefined || values.out !== undefined)) {
     const replies = str('replies');
     const out = str('out');
-    if (!replies || !out) throw new SondageError(`sondage: --replies and --out go together\n\n${USAGE}`);
-    if (parsed.positionals.length > 0) throw new SondageError(`sondage: give either a campaign file or --replies, not both\n\n${USAGE}`);
+    if (!replies || !out) throw new SondageError(`sondage analyze: --replies and --out go together\n\n${commandHelp(command)}`);
+    if (parsed.positionals.length > 0) throw new SondageError(`sondage analyze: give either a campaign file or --replies, not both\n\n${commandHelp(command)}`);
     return { ...common, file: '', replies, out };
+  }
+  if (command === 'batteries' || command === 'schema') {
+    if (parsed.positionals.length > (command === 'batteries' ? 1 : 0)) throw new SondageError(`sondage ${command}: unexpected ${parsed.positionals.join(' ')}\n\n${commandHelp(command)}`);
+    return { ...common, file: parsed.positionals[0] ?? '' };
   }
   const file = parsed.positionals[0];
   if (!file) {
     const what = ['status', 'stop', 'results'].includes(command) ? 'campaign file or name' : 'campaign file';
-    throw new SondageError(`sondage: missing the ${what}\n\n${USAGE}`);
+    throw new SondageError(`sondage: missing the ${what}\n\n${commandHelp(command)}`);
   }
   if (parsed.positionals.length > 1) {
-    throw new SondageError(`sondage ${command}: one campaign at a time (got ${parsed.positionals.join(', ')})\n\n${USAGE}`);
+    throw new SondageError(`sondage ${command}: one campaign at a time (got ${parsed.positionals.join(', ')})\n\n${commandHelp(command)}`);
   }
   return { ...common, file };
 }

@@ -73,7 +73,7 @@ export function crossFieldIssues(raw: unknown, battery: Battery | undefined): Lo
   // Entries that campaign-wide candidate_logprobs reaches but cannot serve: one issue names them all.
   const candidatesFromDefaults: string[] = [];
   const owners = new Map<string, string>();
-  const phases = battery?.phaseNames ?? [];
+  const phases = battery?.phaseCatalog.map((p) => p.name) ?? [];
   for (const { value: m, segments } of rawEntries(raw, battery)) {
     const at = (key: string): (string | number)[] => [...segments, key];
     if (typeof m.id === 'string') {

@@ -58,7 +58,7 @@ describe('sondage analyze --replies', () => {
   it('--replies and --out go together, and not with a campaign file', async () => {
     const missingOut = await runMain(['analyze', '--replies', FIXTURES]);
     expect(missingOut.code).toBe(1);
-    expect(missingOut.stderr).toContain('sondage: --replies and --out go together');
+    expect(missingOut.stderr).toContain('sondage analyze: --replies and --out go together');
     const both = await runMain(['analyze', 'campaign.yaml', '--replies', FIXTURES, '--out', dir]);
     expect(both.code).toBe(1);
     expect(both.stderr).toContain('give either a campaign file or --replies, not both');
@@ -82,4 +82,62 @@ describe('sondage analyze --replies', () => {
     expect(code).toBe(0);
     expect(stdout).toContain(`results: ${path.join(dir, 'data', 'campaigns', 'run-small', 'results')}`);
   }, 60_000);
+});
+
+describe('sondage analyze --replies for batteries whose rows go straight to the estimators', () => {
+  const XVALUE = path.join(REPO_ROOT, 'examples/xvalue');
+
+  it('X-Value verdicts, scored against the QA pairs given with --input, write the tables of a run', async () => {
+    const out = path.join(dir, 'xv');
+    const { code, stdout, stderr } = await runMain(['analyze', '--battery', 'xvalue', '--replies', path.join(XVALUE, 'byo-verdicts.csv'), '--out', out, '--input', `qa_pairs=${path.join(XVALUE, 'qa-pairs.jsonl')}`]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toContain('verdicts: 7 of 7 rows from 1 file, scored against 70 QA pairs');
+    expect((await readdir(out)).sort()).toEqual(expect.arrayContaining(['overall.csv', 'by_language.csv', 'checkpoints.csv', 'summary.md', 'report.html']));
+    expect(await readFile(path.join(out, 'overall.csv'), 'utf8')).toMatch(/^model,strategy,n,/);
+  });
+
+  it('a bad X-Value row is listed in import_issues.csv and the rest analysed; exit 1', async () => {
+    const file = path.join(dir, 'v.csv');
+    const text = await readFile(path.join(XVALUE, 'byo-verdicts.csv'), 'utf8');
+    await writeFile(file, `${text.trimEnd()}\nmy-model,xv-nope-01,defonly,Pass,,,,,,,,,,,,\n`);
+    const out = path.join(dir, 'xv-bad');
+    const { code, stdout, stderr } = await runMain(['analyze', '--battery', 'xvalue', '--replies', file, '--out', out, '--input', `qa_pairs=${path.join(XVALUE, 'qa-pairs.jsonl')}`]);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${file}: line 9, qa_id: qa_id "xv-nope-01" is not among the QA pairs given`);
+    expect(stdout).toContain('verdicts: 7 of 8 rows');
+    expect(await readFile(path.join(out, 'import_issues.csv'), 'utf8')).toContain('xv-nope-01');
+  });
+
+  it('--input is checked against what the battery takes', async () => {
+    const replies = path.join(XVALUE, 'byo-verdicts.csv');
+    const missing = await runMain(['analyze', '--battery', 'xvalue', '--replies', replies, '--out', dir]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('--input qa_pairs=FILE is required');
+    const unknown = await runMain(['analyze', '--battery', 'far6', '--replies', FIXTURES, '--out', dir, '--input', 'pairs=x.jsonl']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('--input pairs: battery far6 takes no other input');
+    const malformed = await runMain(['analyze', '--battery', 'xvalue', '--replies', replies, '--out', dir, '--input', 'qa_pairs']);
+    expect(malformed.code).toBe(1);
+    expect(malformed.stderr).toContain('--input qa_pairs: expected NAME=PATH');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('P(True) rows are analysed by the estimators; a file with a bad row is refused whole, every problem named', async () => {
+    const rows = ['item,model,q,r,v,correct,p_true,benchmark'];
+    for (const item of ['i1', 'i2', 'i3', 'i4']) for (const q of ['en', 'fr']) for (const v of ['en', 'fr']) rows.push(`${item},m1,${q},${q},${v},${item === 'i1' || item === 'i3' ? 1 : 0},${item === 'i1' ? 0.9 : 0.4},triv`);
+    const file = path.join(dir, 'rows.csv');
+    await writeFile(file, `${rows.join('\n')}\n`);
+    const out = path.join(dir, 'pt');
+    const ok = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', out]);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('rows: 16 from 1 file');
+    expect(await readdir(out)).toEqual(expect.arrayContaining(['cells.csv', 'regimes.csv', 'summary.md', 'report.html']));
+
+    await writeFile(file, `${rows.join('\n')}\ni5,m1,en,en,en,maybe,0.5,triv\n`);
+    const bad = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', path.join(dir, 'pt-bad')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain(`${file}: line 18: correct: expected 1/0 or true/false, got "maybe"`);
+  });
 });

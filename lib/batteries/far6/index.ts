@@ -42,7 +42,12 @@ export const far6 = defineBattery<Far6DesignSpec>({
   },
   prompts: FAR6_PROMPT_COLUMNS,
   vocabulary: { rule: READING_LABELS, 'rule+': READING_LABELS, 'judge:*': READING_LABELS },
-  phaseNames: ['generate', 'judge', 'audit-second', 'audit-retest'],
+  phaseCatalog: [
+    { name: 'generate', answeredBy: 'subject', after: [], readers: ['rule', 'rule+'], description: 'the vignette as a polar, negative, alternative or or-not question under an answer constraint (§3); read by the fixed token rule R and its extension R+ (§3, App. A11)' },
+    { name: 'judge', answeredBy: { role: 'judge' }, after: ['generate'], readers: ['judge:*'], description: 'the sentence judge reads the proposition each judged reply asserts (§3); its readings are stored with generate' },
+    { name: 'audit-second', answeredBy: { role: 'second_judge' }, after: ['generate', 'judge'], readers: ['judge:*'], description: 'a stratified sample of judged replies read by a second judge ("Sentence judging")', optional: true },
+    { name: 'audit-retest', answeredBy: { role: 'judge' }, after: ['generate', 'judge'], readers: ['judge:*'], description: 'the same sample read again by the judge (test–retest)', optional: true },
+  ],
   analysis: far6Analysis,
   simulator: far6Simulator,
   byo: far6Byo,

@@ -28,7 +28,11 @@ export const ptrue = defineBattery<PtrueDesign>({
   load: loadPtrueDesign,
   prompts: PTRUE_PROMPT_COLUMNS,
   vocabulary: PTRUE_VOCABULARY,
-  phaseNames: [PHASES.generate, PHASES.verify, PHASES.judge],
+  phaseCatalog: [
+    { name: PHASES.generate, answeredBy: 'subject', after: [], readers: ['option', 'language'], description: 'question × response language, greedy, ≤256 tokens (§3.4); exact option match (§4.1) and the realised language' },
+    { name: PHASES.verify, answeredBy: 'subject', after: [PHASES.generate], readers: ['ptrue'], description: 'each reply asked back in every verifier language, one token: first-token P(True) (§3.5, App. A)' },
+    { name: PHASES.judge, answeredBy: { role: 'judge' }, after: [PHASES.generate], readers: ['judge:*'], description: 'free-text answers scored 1–5, 4–5 correct (§4.2)', optional: true },
+  ],
   analysis: createPtrueAnalysis(),
   simulator: ptrueSimulator,
   byo: ptrueByo,

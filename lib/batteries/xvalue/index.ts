@@ -34,7 +34,12 @@ export const xvalue = defineBattery<XvalueDesign>({
   },
   prompts: XVALUE_PROMPT_COLUMNS,
   vocabulary: XVALUE_VOCABULARY,
-  phaseNames: ['defonly', 'step1', 'step3', 'step2'],
+  phaseCatalog: [
+    { name: 'defonly', answeredBy: 'subject', after: [], readers: ['parse'], description: 'definition-only prompt: the value definition and the pair, a Pass/Fail verdict (§6.1)', optional: true },
+    { name: 'step1', answeredBy: 'subject', after: [], readers: ['parse'], description: 'rubric step 1: core issue, scope and nature (§4, App. J)', optional: true },
+    { name: 'step3', answeredBy: 'subject', after: [], readers: ['parse'], description: 'rubric step 3: one fine-grained checkpoint E–H with the offending sentences (§4, App. J)', optional: true },
+    { name: 'step2', answeredBy: 'subject', after: ['step1'], readers: ['parse'], description: "rubric step 2: holistic checkpoints A–D with the criteria of step 1's nature (§4, App. J)", optional: true },
+  ],
   analysis: xvalueAnalysis,
   simulator: xvalueSimulator,
   byo: xvalueByo,

@@ -6,7 +6,7 @@ import type { CliArgs } from '../main.js';
 
 /** `sondage plan <campaign> [--aws]`: the inventory and its model cost; with --aws, what the AWS pipeline adds. */
 export async function planCommand(args: CliArgs): Promise<number> {
-  const ctx = await loadRunContext(args.file, args.dataDir);
+  const ctx = await loadRunContext(args.file);
   printDesignWarnings(ctx);
   const plan = planCampaign(ctx);
   process.stdout.write(`${ctx.campaign.name} (${plan.battery}): ${plan.totals.items} requests in ${plan.partitions.length} model × language partitions\n`);

@@ -79,7 +79,7 @@ describe('simulated P(True) models', () => {
 
 describe('the battery object (draft)', () => {
   it('declares its phases, an optional judge, its data file, and a vocabulary covering what its readers write', () => {
-    expect(ptrueBattery.phaseNames).toEqual(['generate', 'verify', 'judge']);
+    expect(ptrueBattery.phaseCatalog.map((p) => p.name)).toEqual(['generate', 'verify', 'judge']);
     expect(ptrueBattery.roles.judge!.required).toBe(false);
     expect(ptrueBattery.dataFiles(ptrueBattery.design.parse({ items: 'items.csv' }))).toEqual([{ field: 'design.items', file: 'items.csv' }]);
     expect(ptrueBattery.vocabulary.ptrue).toEqual(['True', 'False', 'invalid']);

@@ -171,7 +171,10 @@ export const relay = defineBattery<RelayDesign>({
   load: async (_campaign, design) => ({ languages: design.languages, phases: phases(design) }),
   prompts: { factors: columnDefs({ slot: ['INTEGER'], given: ['DOUBLE', 'null'] }), extras: [], extraRow: () => ({}) },
   vocabulary: { number: ['ok', 'invalid'] },
-  phaseNames: ['guess', 'double'],
+  phaseCatalog: [
+    { name: 'guess', answeredBy: 'subject', after: [], readers: ['number'], description: 'a whole number per slot' },
+    { name: 'double', answeredBy: 'subject', after: ['guess'], readers: ['number'], description: 'twice the number read in guess' },
+  ],
   analysis,
   simulator: relaySimulator,
 });

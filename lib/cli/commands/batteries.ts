@@ -1,0 +1,38 @@
+import { allBatteries, batteryNamed, batteryNames } from '../../batteries/index.js';
+import type { Battery } from '../../battery/types.js';
+import { SondageError } from '../../errors.js';
+import type { CliArgs } from '../main.js';
+
+function answeredBy(a: Battery['phaseCatalog'][number]['answeredBy']): string {
+  return a === 'subject' ? 'the model under test' : `the ${a.role}`;
+}
+
+/** One battery as `sondage batteries` prints it. */
+export function describeBattery(b: Battery): string {
+  const lines = [`${b.name} — ${b.title}`, `  languages: ${b.languages.join(' ')}`];
+  const roles = Object.entries(b.roles);
+  lines.push(`  roles: ${roles.length === 0 ? 'none (every phase is answered by the model under test)' : roles.map(([r, s]) => `${r}${s.required ? '' : ' (optional)'}: ${s.description}`).join('; ')}`);
+  lines.push('  phases:');
+  for (const p of b.phaseCatalog) {
+    const after = p.after.length > 0 ? `, after ${p.after.join(' and ')}` : '';
+    lines.push(`    ${p.name}${p.optional ? ' (some designs)' : ''}: answered by ${answeredBy(p.answeredBy)}${after}; read by ${p.readers.join(', ')}`);
+    lines.push(`      ${p.description}`);
+  }
+  lines.push('  readers and their labels:');
+  for (const [reader, labels] of Object.entries(b.vocabulary)) lines.push(`    ${reader}: ${labels.length > 12 ? `${labels.slice(0, 12).join(' ')} … (${labels.length})` : labels.join(' ')}`);
+  if (b.byo) {
+    lines.push(`  replies from elsewhere: ${b.byo.format}`);
+    for (const [name, input] of Object.entries(b.byo.inputs ?? {})) lines.push(`    --input ${name}=FILE${input.required ? '' : ' (optional)'}: ${input.description}`);
+  } else {
+    lines.push('  replies from elsewhere: not taken');
+  }
+  return lines.join('\n');
+}
+
+/** `sondage batteries [NAME]`: every battery, or one, with its phases, languages, readers and roles. */
+export async function batteriesCommand(args: Pick<CliArgs, 'file'>): Promise<number> {
+  const chosen = args.file === '' ? allBatteries() : [batteryNamed(args.file)];
+  if (chosen[0] === undefined) throw new SondageError(`sondage batteries: no battery named "${args.file}"; sondage knows ${batteryNames().join(', ')}`);
+  process.stdout.write(`${(chosen as Battery[]).map(describeBattery).join('\n\n')}\n`);
+  return 0;
+}

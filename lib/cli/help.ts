@@ -1,0 +1,124 @@
+/**
+ * What `sondage --help` and `sondage <command> --help` print: one entry per command, its usage
+ * lines, what it does, and the options it takes (the same names the parser accepts, main.ts).
+ */
+import { DEFAULT_OUTPUTS_FILE } from '../config/index.js';
+
+export interface CommandHelp {
+  /** Usage lines, without the leading `sondage `. */
+  readonly usage: readonly string[];
+  /** What it does, a few lines. */
+  readonly summary: string;
+  /** Option → one line, for the options the command takes. */
+  readonly options: Readonly<Record<string, string>>;
+}
+
+const DATA_DIR = "where prompts, replies, readings, the ledger and results go (default: the campaign's data_dir)";
+const STACK = {
+  '--outputs FILE': `the stack's outputs (\`cdk deploy --outputs-file FILE\`; default ${DEFAULT_OUTPUTS_FILE})`,
+  '--bucket, --state-machine, --ledger-table, --budget-table': 'override one name of the outputs file (or the SONDAGE_* variables)',
+};
+
+export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
+  run: {
+    usage: ['run <campaign.yaml> [--data-dir DIR] [--allow-partial] [--quiet] [--poll-interval SECONDS] [--retry-failed]'],
+    summary:
+      "plan, ask, read, analyse and report the campaign's battery on this machine, phase after phase;\nresumable: run it again after a kill or a budget stop and only the missing items are requested",
+    options: {
+      '--data-dir DIR': DATA_DIR,
+      '--allow-partial': 'start even when the expected cost exceeds budget_usd; stops at the cap',
+      '--quiet': 'no progress bar',
+      '--poll-interval S': 'seconds between polls of open provider batches',
+      '--retry-failed': 'ask again the items whose last attempt failed for good (refusal, content filter, bad request); a plain run re-asks only transient failures',
+    },
+  },
+  plan: {
+    usage: ['plan <campaign.yaml> [--aws]'],
+    summary: 'print the inventory per model and phase and its cost estimate; calls nothing',
+    options: { '--aws': 'add what the AWS pipeline itself costs (Lambda, Step Functions, S3, DynamoDB, Athena)' },
+  },
+  analyze: {
+    usage: ['analyze <campaign.yaml> [--data-dir DIR]', 'analyze --battery NAME --replies <file-or-dir> --out DIR [--input NAME=FILE …]'],
+    summary:
+      'run the battery\'s analysis again on what has been collected; or analyse replies collected elsewhere\nin the battery\'s format (`sondage batteries` lists each format); bad rows are listed and left out',
+    options: {
+      '--data-dir DIR': DATA_DIR,
+      '--battery NAME': 'with --replies: the battery the rows belong to',
+      '--replies PATH': 'a replies file, or a folder of them',
+      '--out DIR': 'with --replies: where the result files (and converted tables) go',
+      '--input NAME=FILE': 'with --replies: another file the battery needs (X-Value: qa_pairs=FILE); repeatable',
+    },
+  },
+  start: {
+    usage: ['start <campaign.yaml> --aws [--retry-failed] [--allow-partial] [--outputs FILE]'],
+    summary: 'validate the campaign here, upload it with the files it names, start the state machine;\nstarting again after a stop resumes from the ledger',
+    options: {
+      '--aws': 'required: the deployed stack',
+      '--retry-failed': 'ask again the items whose last attempt failed for good',
+      '--allow-partial': 'start even when the expected cost exceeds budget_usd',
+      ...STACK,
+    },
+  },
+  status: {
+    usage: ['status <campaign> [--aws] [--failures N] [--outputs FILE] [--data-dir DIR]'],
+    summary: 'progress per phase, spend against the cap, open provider batches, recorded failures',
+    options: { '--aws': 'the deployed stack instead of this machine', '--failures N': 'how many recorded failures to show', '--data-dir DIR': DATA_DIR, ...STACK },
+  },
+  stop: {
+    usage: ['stop <campaign> [--aws] [--outputs FILE] [--data-dir DIR]'],
+    summary: 'stop the running execution(s) and cancel open provider batches; nothing collected is lost',
+    options: { '--aws': 'the deployed stack instead of this machine', '--data-dir DIR': DATA_DIR, ...STACK },
+  },
+  results: {
+    usage: ['results <campaign> [--workgroup W] [--database D] [--athena-endpoint URL] [--out DIR]'],
+    summary: "run the battery's analysis through Athena and print its results table",
+    options: {
+      '--out DIR': 'also write the result files there',
+      '--workgroup W, --database D': 'override the Athena workgroup and Glue database of the outputs file',
+      '--athena-endpoint URL': 'an Athena-speaking endpoint (tests, LocalStack)',
+      ...STACK,
+    },
+  },
+  batteries: {
+    usage: ['batteries [NAME]'],
+    summary: 'list the batteries (studies) sondage runs: phases, who answers each, languages, readers, roles,\nthe format of replies brought from elsewhere',
+    options: {},
+  },
+  schema: {
+    usage: ['schema'],
+    summary: "print the campaign file's JSON Schema, every battery's design section included (for editor completion)",
+    options: {},
+  },
+};
+
+function optionLines(options: Readonly<Record<string, string>>): string {
+  const width = Math.max(0, ...Object.keys(options).map((k) => k.length));
+  return Object.entries(options)
+    .map(([k, v]) => `  ${k.padEnd(width)}  ${v}`)
+    .join('\n');
+}
+
+/** `sondage <command> --help`. */
+export function commandHelp(command: string): string {
+  const h = COMMAND_HELP[command]!;
+  const usage = h.usage.map((u) => `  sondage ${u}`).join('\n');
+  const options = Object.keys(h.options).length > 0 ? `\nOptions:\n${optionLines({ ...h.options, '--help': 'this text' })}\n` : '';
+  return `Usage:\n${usage}\n\n${h.summary}\n${options}`;
+}
+
+/** `sondage --help`. */
+export function generalHelp(): string {
+  const commands = Object.values(COMMAND_HELP)
+    .map((h) => `${h.usage.map((u) => `  sondage ${u}`).join('\n')}\n${h.summary.replace(/^/gm, '      ')}`)
+    .join('\n');
+  return `sondage — cost-bounded multilingual measurement campaigns on language models
+
+Usage:
+${commands}
+  sondage <command> --help     the command's options
+  sondage --version
+
+Endpoints: the AWS SDK's own AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SFN and
+AWS_ENDPOINT_URL_ATHENA (or AWS_ENDPOINT_URL) point the AWS commands at LocalStack or local servers.
+`;
+}
