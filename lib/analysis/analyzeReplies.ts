@@ -57,7 +57,7 @@ export function checkInputs(battery: Battery, byo: ByoSpec, given: Readonly<Reco
  * become tables (FAR-6) also leave them under `tables/` (the campaign layout:
  * `<phase>/<table>/model=…/language=…`), replacing any earlier ones; the others' estimators read
  * the rows directly.
- * @example await analyzeReplies(far6, { replies: 'collected/', out: 'results/' })
+ * @example await analyzeReplies(batteryNamed(name)!, { replies: 'collected/', out: 'results/' })
  */
 export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptions): Promise<AnalyzeRepliesResult> {
   const byo = battery.byo;

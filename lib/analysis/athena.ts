@@ -26,7 +26,7 @@ export function glueTableName(battery: string, table: TableName): string {
  * and model (infra/constructs/Analytics.ts), so every query must name their values. Models are
  * listed once each, sorted (see sameQueryKey for why the order does not matter to adoption).
  * `has` answers from `stored` (the tables and phases with parts, listed from the bucket), or yes.
- * @example battery.analysis.firstQuery(athenaSources('sondage_db', 'far6', 'far6-demo', ['beta', 'alpha']))
+ * @example battery.analysis.firstQuery(athenaSources('sondage_db', battery.name, 'my-campaign', ['beta', 'alpha']))
  */
 export function athenaSources(database: string, battery: string, campaign: string, models: readonly string[], stored?: ReadonlySet<string>): AnalysisSources {
   if (models.length === 0) throw new SondageError(`campaign ${campaign}: no models to query (injected projection needs at least one)`);

@@ -28,7 +28,7 @@ export interface PhaseGraph {
  * present and earlier (so there is no cycle), roles declared, a `by-source` dependent phase's
  * first input a root phase (the plan slices roots without their replies), dependent phases with
  * an estimate. Throws one CampaignFileError listing every problem, naming the campaign file.
- * @example checkPhaseGraph('far6', phases, battery.roles, 'demo.yaml').waves.map((w) => w.map((p) => p.name))
+ * @example checkPhaseGraph(battery.name, design.phases, battery.roles, campaign.file).waves.map((w) => w.map((p) => p.name))
  */
 export function checkPhaseGraph(battery: string, phases: readonly PhaseSpec[], roles: Readonly<Record<string, RoleSpec>>, file: string): PhaseGraph {
   const issues: FileIssue[] = [];

@@ -1,5 +1,5 @@
 import { CampaignFileError, formatIssues } from '../errors.js';
-import type { ProviderContext, ProviderEntry } from './registry.js';
+import type { ProviderContext, ProviderEntry } from './entry.js';
 
 /** Where a model entry sits in its campaign file, for error messages. */
 export function entryPath(entry: ProviderEntry): string {

@@ -1,7 +1,6 @@
 export type * from './types.js';
 export { BATCH_PROVIDERS, createBatchClient, createProvider, KNOWN_PROVIDERS } from './registry.js';
-export * from '../pricing/pricing.js';
-export type { ProviderEntry, ProviderContext } from './registry.js';
+export type { ProviderEntry, ProviderContext } from './entry.js';
 export { ProviderCallError, SimulatedTransientError, SimulatedRequestError, UnknownProviderError } from './errors.js';
 export type { ProviderErrorClass } from './errors.js';
 export { parseRateLimitHeaders, retryAfterMs } from './rateLimits.js';

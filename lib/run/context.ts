@@ -9,7 +9,7 @@ import { batteryNamed } from '../batteries/index.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import { phaseSettings } from '../design/campaign.js';
 import { loadCampaign } from '../design/loadCampaign.js';
-import { CampaignFileError, formatIssues } from '../errors.js';
+import { CampaignFileError, formatIssues, SondageError } from '../errors.js';
 import type { GenerationSettings } from '../core/types.js';
 
 export interface RunContext {
@@ -30,6 +30,7 @@ export async function contextFor(campaign: Campaign, dataDir: string = campaign.
   if (!battery) throw new CampaignFileError(`${campaign.file}: battery: "${campaign.battery}" is not a known battery`);
   const design = await battery.load(campaign, campaign.design as never);
   const graph = checkPhaseGraph(battery.name, design.phases, battery.roles, campaign.file);
+  checkCatalog(battery, design.phases);
   const missing = design.phases.flatMap((p) =>
     typeof p.answeredBy === 'object' && !campaign.roles[p.answeredBy.role]
       ? [{ file: campaign.file, path: (battery.roles[p.answeredBy.role]?.at ?? [p.answeredBy.role]).join('.'), message: `is required: phase "${p.name}" of battery ${battery.name} is answered by the ${p.answeredBy.role}` }]
@@ -37,6 +38,22 @@ export async function contextFor(campaign: Campaign, dataDir: string = campaign.
   );
   if (missing.length > 0) throw new CampaignFileError(formatIssues(missing), missing);
   return { campaign, battery, design, graph, dataDir };
+}
+
+/**
+ * A loaded phase must be one the battery lists (phaseCatalog), answered by the same party: what
+ * `sondage batteries` and the campaign checks say is then what runs. A mismatch is the battery's
+ * own bug, named as such.
+ */
+function checkCatalog(battery: Battery, phases: readonly PhaseSpec[]): void {
+  const problems: string[] = [];
+  for (const p of phases) {
+    const info = battery.phaseCatalog.find((c) => c.name === p.name);
+    const who = (a: PhaseSpec['answeredBy']): string => (a === 'subject' ? 'subject' : a.role);
+    if (!info) problems.push(`phase "${p.name}" is not in its phaseCatalog`);
+    else if (who(info.answeredBy) !== who(p.answeredBy)) problems.push(`phase "${p.name}" is answered by ${who(p.answeredBy)}, its phaseCatalog says ${who(info.answeredBy)}`);
+  }
+  if (problems.length > 0) throw new SondageError(`battery ${battery.name} (a bug in the battery, not in the campaign file): ${problems.join('; ')}`);
 }
 
 /** Reads and validates the campaign file and the battery's data; nothing is written. */

@@ -1,7 +1,8 @@
 import { campaignEntries } from '../design/campaign.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import type { BatchClient, BatchHandle } from '../providers/batchTypes.js';
-import { createBatchClient, type ProviderContext } from '../providers/registry.js';
+import { createBatchClient } from '../providers/registry.js';
+import type { ProviderContext } from '../providers/entry.js';
 import type { BatchRecord, Ledger } from '../store/types.js';
 
 export interface StopCampaignOptions {

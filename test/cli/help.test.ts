@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { COMMAND_HELP } from '../../lib/cli/help.js';
-import { OPTIONS } from '../../lib/cli/main.js';
+import { OPTIONS } from '../../lib/cli/args.js';
 import { allBatteries } from '../../lib/batteries/index.js';
 import { runMain } from '../helpers/cli.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parse } from '../../lib/cli/main.js';
+import { parse } from '../../lib/cli/args.js';
 import { runMain } from '../helpers/cli.js';
 
 describe('the parser', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parse } from '../../lib/cli/main.js';
+import { parse } from '../../lib/cli/args.js';
 import { parsePollInterval, runCommand } from '../../lib/cli/commands/run.js';
 import { SondageError } from '../../lib/errors.js';
 

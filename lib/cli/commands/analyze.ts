@@ -3,7 +3,7 @@ import { analyzeLocal } from '../../analysis/analyzeLocal.js';
 import { batteryNamed, batteryNames } from '../../batteries/index.js';
 import { formatIssues, SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/context.js';
-import type { CliArgs } from '../main.js';
+import type { CliArgs } from '../args.js';
 
 /** `sondage analyze <campaign>`: the battery's analysis on what is collected; `--replies`: on replies collected elsewhere. */
 export async function analyzeCommand(args: CliArgs): Promise<number> {

@@ -1,7 +1,7 @@
 import { allBatteries, batteryNamed, batteryNames } from '../../batteries/index.js';
 import type { Battery } from '../../battery/types.js';
 import { SondageError } from '../../errors.js';
-import type { CliArgs } from '../main.js';
+import type { CliArgs } from '../args.js';
 
 function answeredBy(a: Battery['phaseCatalog'][number]['answeredBy']): string {
   return a === 'subject' ? 'the model under test' : `the ${a.role}`;

@@ -2,7 +2,7 @@ import { loadRunContext } from '../../run/context.js';
 import { printDesignWarnings } from '../designWarnings.js';
 import { estimateAwsCost, formatAwsCost } from '../../run/awsCost.js';
 import { formatPlan, planCampaign } from '../../run/planCampaign.js';
-import type { CliArgs } from '../main.js';
+import type { CliArgs } from '../args.js';
 
 /** `sondage plan <campaign> [--aws]`: the inventory and its model cost; with --aws, what the AWS pipeline adds. */
 export async function planCommand(args: CliArgs): Promise<number> {

@@ -4,7 +4,7 @@ import { loadRunContext } from '../../run/context.js';
 import { printDesignWarnings } from '../designWarnings.js';
 import { runCampaign } from '../../run/runCampaign.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
-import type { CliArgs } from '../main.js';
+import type { CliArgs } from '../args.js';
 
 /** Batches end within a day (the providers' completion window): a longer wait only delays results. */
 const MAX_POLL_SECONDS = 86_400;

@@ -11,7 +11,7 @@ import { printDesignWarnings } from '../designWarnings.js';
 import { planCampaign } from '../../run/planCampaign.js';
 import { campaignPrefix } from '../../store/layout.js';
 import { assertAws, awsClients, campaignExecutions, executionConsoleUrl, executionName, resolveStack } from '../aws.js';
-import type { CliArgs } from '../main.js';
+import type { CliArgs } from '../args.js';
 
 /** One file to upload: where it is here and its key in the bucket. */
 export interface InputFile {

@@ -11,7 +11,7 @@ import { readParquet, tableGlob } from '../../store/DuckDb.js';
 import { isProcessAlive } from '../../store/lock.js';
 import { assertSafeSegment, planKey, runLockKey } from '../../store/layout.js';
 import type { BlobStore, BudgetState, Ledger } from '../../store/types.js';
-import type { CliArgs } from '../main.js';
+import type { CliArgs } from '../args.js';
 
 /** Phases in run order, for campaigns whose plan is not at hand. */
 const DEFAULT_FAILURES_SHOWN = 5;

@@ -6,7 +6,7 @@ import type { StoppedBatch } from '../../run/stopCampaign.js';
 import { isProcessAlive } from '../../store/lock.js';
 import { runLockKey } from '../../store/layout.js';
 import type { Ledger } from '../../store/types.js';
-import type { CliArgs } from '../main.js';
+import type { CliArgs } from '../args.js';
 import { localDataDir, resolveTarget } from './status.js';
 import type { CampaignTarget } from './status.js';
 

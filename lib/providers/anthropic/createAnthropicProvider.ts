@@ -1,5 +1,5 @@
 import type { ModelProvider } from '../types.js';
-import type { ProviderContext, ProviderEntry } from '../registry.js';
+import type { ProviderContext, ProviderEntry } from '../entry.js';
 import { resolveApiKey } from '../apiKey.js';
 import { AnthropicMessagesProvider } from './AnthropicMessagesProvider.js';
 import { AnthropicBatchClient } from './AnthropicBatchClient.js';

@@ -1,5 +1,5 @@
 import type { ModelProvider } from '../types.js';
-import type { ProviderContext, ProviderEntry } from '../registry.js';
+import type { ProviderContext, ProviderEntry } from '../entry.js';
 import { resolveApiKey } from '../apiKey.js';
 import { OpenAIChatProvider } from './OpenAIChatProvider.js';
 import { OpenAIBatchClient } from './OpenAIBatchClient.js';

@@ -1,6 +1,6 @@
 import { SondageError } from '../../errors.js';
 import type { ModelProvider } from '../types.js';
-import type { ProviderContext, ProviderEntry } from '../registry.js';
+import type { ProviderContext, ProviderEntry } from '../entry.js';
 import { SimulatedProvider } from './SimulatedProvider.js';
 
 /**
