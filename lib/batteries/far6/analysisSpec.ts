@@ -7,6 +7,7 @@ import type { AnalysisSources, BatteryAnalysis } from '../../battery/types.js';
 import type { TableSources } from '../../query/types.js';
 import { analyzeCampaign } from './analysis/analyzeCampaign.js';
 import type { AnalysisResults } from './analysis/types.js';
+import type { Far6DesignSpec } from './design.js';
 import { AUDIT_RETEST_PHASE, AUDIT_SECOND_PHASE } from './audit.js';
 import { judgeReaderId } from './read/index.js';
 import { formatConsoleTable, resultFiles } from './report/report.js';
@@ -39,7 +40,12 @@ export const far6Analysis: BatteryAnalysis<AnalysisResults> = {
       audits.length > 0 && (await sources.has('readings', 'generate'))
         ? { readings: sources.table('readings', ['generate', ...audits]), ...(judge ? { primaryReader: judgeReaderId(judge.id) } : {}) }
         : undefined;
-    return analyzeCampaign(db, generateTables(sources), judgeAudit ? { judgeAudit } : {});
+    // The design's analysis choices (replies brought from elsewhere have no design: the defaults).
+    const choices = (ctx.design as Far6DesignSpec | undefined)?.analysis;
+    return analyzeCampaign(db, generateTables(sources), {
+      ...(choices ? { identityReadouts: choices.identity_readouts, bootstrapDraws: choices.bootstrap_draws } : {}),
+      ...(judgeAudit ? { judgeAudit } : {}),
+    });
   },
   files: resultFiles,
   console: formatConsoleTable,

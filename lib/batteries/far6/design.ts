@@ -9,6 +9,7 @@ import { enumOf, modelEntrySchema, relativePath, uniqueList } from '../../batter
 import type { CampaignCore, RoleEntry, RoleSpec } from '../../battery/types.js';
 import { loadConceptPairs, loadStories } from './design/index.js';
 import type { ConceptPair } from './design/index.js';
+import { BOOTSTRAP_DRAWS, DEFAULT_IDENTITY_READOUTS } from './analysis/identity.js';
 import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS } from './types.js';
 import type { AnswerConstraint, Far6Story, Language, QuestionForm } from './types.js';
 
@@ -30,6 +31,20 @@ export const far6DesignSchema = z.strictObject({
     })
     .default({ count: 3, fraction: 0.25 }),
   story_limit: z.int().min(1).optional().meta({ description: 'Only the first N stories, for quick runs' }),
+  analysis: z
+    .strictObject({
+      identity_readouts: z
+        .array(z.string().min(1))
+        .min(1)
+        .default([...DEFAULT_IDENTITY_READOUTS])
+        .meta({
+          description:
+            'Readouts the model-identity analysis compares (seed 000 §5), as form/constraint/reader; `*` at the end matches a prefix (`plain/free/judge:*`). Default: plain/label/rule and plain/free/judge:*',
+        }),
+      bootstrap_draws: z.int().min(1).max(100_000).default(BOOTSTRAP_DRAWS).meta({ description: 'Story-bootstrap draws of the identity intervals (seed 000 "Estimation steps": 300)' }),
+    })
+    .prefault({})
+    .meta({ description: 'Choices of the analysis the paper fixes and a study may vary' }),
 });
 
 /** A parsed FAR-6 design (paths as written, relative to the campaign file). */
