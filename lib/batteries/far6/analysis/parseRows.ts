@@ -78,6 +78,8 @@ export function parseLabelMaps(rows: readonly Record<string, unknown>[], file = 
     const key = labelKey(rd.string(r, i, 'model'), rd.string(r, i, 'language'), rd.string(r, i, 'prompt_key'));
     const raw = rd.string(r, i, 'reading_map_json');
     const second = secondListedOf(raw);
+    // Replies brought from elsewhere may give no letters: no second-listed preference for them.
+    if (second === null) continue;
     if (typeof second !== 'string') {
       rd.issue(i, `reading_map_json${second.path}`, second.message);
       continue;
@@ -92,7 +94,7 @@ export function parseLabelMaps(rows: readonly Record<string, unknown>[], file = 
   return out;
 }
 
-function secondListedOf(raw: string): Proposition | { path: string; message: string } {
+function secondListedOf(raw: string): Proposition | null | { path: string; message: string } {
   let map: unknown;
   try {
     map = JSON.parse(raw);
@@ -100,6 +102,7 @@ function secondListedOf(raw: string): Proposition | { path: string; message: str
     return { path: '', message: `expected JSON, got ${JSON.stringify(raw.slice(0, 80))} (${(err as Error).message})` };
   }
   const letters = (map as { letters?: unknown } | null)?.letters;
+  if (letters === undefined) return null;
   if (!Array.isArray(letters) || letters.length !== 2) {
     return { path: '.letters', message: `expected the two letters of a proposition-label item, got ${JSON.stringify(letters) ?? 'nothing'}` };
   }

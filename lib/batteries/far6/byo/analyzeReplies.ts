@@ -15,7 +15,7 @@ import { writeResults } from '../report/report.js';
 import { findReplyFiles, readReplyChunks } from './load.js';
 import { TableSink } from './tables.js';
 import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportOptions, ImportResult } from './types.js';
-import { RowResolver, unknownColumnsWarning, validateFile } from './validate.js';
+import { RowResolver, unknownColumnsWarning, noLettersWarning, validateFile } from './validate.js';
 
 /** The file that lists every rejected row (file, row, field, message) beside the results. */
 export const ISSUES_FILE = 'import_issues.csv';
@@ -48,6 +48,7 @@ export async function importReplies(target: string, opts: ImportOptions): Promis
   try {
     for (const file of files) {
       const unknown = new Set<string>();
+      let noLetters = 0;
       for await (const raw of readReplyChunks(file, opts.chunkRows)) {
         total += raw.records.length;
         const v = validateFile(raw, (row) => {
@@ -60,9 +61,10 @@ export async function importReplies(target: string, opts: ImportOptions): Promis
         // Loops, not push(...issues): a spread of a million entries overflows the call stack.
         for (const issue of v.issues) issues.push(issue);
         for (const c of v.unknownColumns) unknown.add(c);
+        noLetters += v.labelsWithoutLetters;
         if (sink.bufferedChars >= (opts.flushChars ?? FLUSH_CHARS)) await sink.flush();
       }
-      warnings.push(...unknownColumnsWarning(file, [...unknown].sort()));
+      warnings.push(...unknownColumnsWarning(file, [...unknown].sort()), ...noLettersWarning(file, noLetters));
     }
     for (const issue of resolver.issues) issues.push(issue);
     issues.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : rowNumber(a) - rowNumber(b)));

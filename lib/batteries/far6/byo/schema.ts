@@ -7,6 +7,9 @@
 import { z } from 'zod';
 import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS, READING_LABELS, STORY_GROUPS } from '../types.js';
 
+/** The group of a story whose rows give none. */
+export const UNGROUPED_STORIES = 'ungrouped';
+
 const proposition = z.enum(['P', 'notP']);
 const nonEmpty = z.string().min(1);
 // A model names a partition folder (`model=<m>/`): the same rule as lib/store/layout.ts.
@@ -44,19 +47,19 @@ export const byoRowSchema = z
     model: safeSegment.describe('the respondent model (a cell is model × language)'),
     language: z.enum(LANGUAGES),
     story: nonEmpty,
-    story_group: z.enum(STORY_GROUPS),
+    story_group: z.enum(STORY_GROUPS).nullish().describe(`default "${UNGROUPED_STORIES}": the per-group tables (seed 000 §5) then hold those stories apart`),
     concept_pair: nonEmpty,
     form: z.enum(QUESTION_FORMS),
     constraint: z.enum(ANSWER_CONSTRAINTS),
     named: proposition.describe('keying: the proposition whose term the question names'),
     option_order: z.int().min(0).max(1).describe('which order of the options was shown'),
     repeat: z.int().min(0).describe('0-based repeat index of the same prompt'),
-    construction: nonEmpty.describe('wording family of the question'),
-    text: z.string().nullable().describe('the reply; null for an attempt that produced no text'),
+    construction: nonEmpty.nullish().describe('wording family of the question; default: the question form (one family per form)'),
+    text: z.string().nullable().describe('the reply; null for an attempt that produced no text, or where only its readings are given'),
     item_id: nonEmpty.nullish().describe('default: derived from model, language, the factors and repeat'),
     prompt_key: nonEmpty.nullish().describe('default: derived from model, language and the factors (repeats share it)'),
     attempt: z.int().min(1).nullish().describe('1-based; default 1. The analysis takes the lowest ok attempt of an item'),
-    status: z.enum(['ok', 'error']).nullish().describe('default: ok when text is a string, error when it is null'),
+    status: z.enum(['ok', 'error']).nullish().describe('default: ok when text is a string or readings are given, error otherwise'),
     readings: z.array(byoReadingSchema).nullish().describe('precomputed readings of this reply; a JSON string in CSV'),
     reading_map: byoReadingMapSchema.nullish(),
     prop_p: z.string().nullish().describe('the reference proposition P as a sentence'),
@@ -72,7 +75,16 @@ export const byoRowSchema = z
   })
   .describe('One reply attempt to one FAR-6 prompt item (seed 000 §3), for `sondage analyze --replies`.');
 
-export type ByoRow = z.output<typeof byoRowSchema>;
+/** A row as the schema parses it (optional fields may be null). */
+export type ByoRowParsed = z.output<typeof byoRowSchema>;
+
+/** A valid row with the documented defaults applied: what the import works with. */
+export type ByoRow = Omit<ByoRowParsed, 'story_group' | 'construction'> & { readonly story_group: string; readonly construction: string };
+
+/** The defaults of README "Bring your own replies": the story group, the construction family. */
+export function withDefaults(r: ByoRowParsed): ByoRow {
+  return { ...r, story_group: r.story_group ?? UNGROUPED_STORIES, construction: r.construction ?? r.form };
+}
 
 /** Columns of a row, in schema order. */
 export const BYO_COLUMNS: readonly string[] = Object.keys(byoRowSchema.shape);

@@ -8,6 +8,7 @@ import { hash } from 'node:crypto';
 import type { FileIssue } from '../../../errors.js';
 import { BOOLEAN_FIELDS, BYO_COLUMNS, byoRowSchema, INTEGER_FIELDS, JSON_FIELDS, NUMBER_FIELDS } from './schema.js';
 import type { ByoRow } from './schema.js';
+import { withDefaults } from './schema.js';
 import type { RawFile, SourcedRow } from './types.js';
 
 const KNOWN = new Set(BYO_COLUMNS);
@@ -97,6 +98,14 @@ export interface ValidatedFile {
   readonly warnings: string[];
   /** Columns the schema does not know (ignored), sorted. */
   readonly unknownColumns: string[];
+  /** Label rows that give no reading_map.letters. */
+  readonly labelsWithoutLetters: number;
+}
+
+/** The warning for label rows without letters (their items leave the second-listed preference out). */
+export function noLettersWarning(file: string, count: number): string[] {
+  if (count === 0) return [];
+  return [`${file}: ${count} label row${count === 1 ? ' gives' : 's give'} no reading_map.letters: the second-listed preference (seed 000 §6) leaves their items out; everything else is analysed`];
 }
 
 /** The warning for columns the schema does not know. */
@@ -115,6 +124,7 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
   const issues: FileIssue[] = [];
   const unknown = new Set<string>();
   const fromCsv = raw.format === 'csv';
+  let labelsWithoutLetters = 0;
   raw.records.forEach((record, index) => {
     const row = index + (raw.firstRow ?? 1);
     if (record === null || typeof record !== 'object' || Array.isArray(record)) {
@@ -143,10 +153,13 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
         rowIssues.push({ file: raw.file, path: rowPath(row, fieldPath(issue.path)), message: issueMessage(issue, input) });
       }
     } else if (parsed.data.constraint === 'label') {
-      // label_maps.sql needs which proposition the prompt listed second (seed 000 §6).
+      // label_maps.sql reads which proposition the prompt listed second (seed 000 §6); a row that
+      // gives no letters leaves that one habit out for its item (counted and said once), but
+      // letters that are given must make sense.
       const letters = parsed.data.reading_map?.letters;
       const props = letters?.map((l) => l.proposition);
-      if (!props || props.length !== 2 || props[0] === props[1]) {
+      if (!letters) labelsWithoutLetters++;
+      else if (!props || props.length !== 2 || props[0] === props[1]) {
         rowIssues.push({
           file: raw.file,
           path: rowPath(row, 'reading_map.letters'),
@@ -158,10 +171,10 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
       for (const issue of rowIssues) issues.push(issue);
       return;
     }
-    emit({ file: raw.file, row, value: parsed.data });
+    emit({ file: raw.file, row, value: withDefaults(parsed.data) });
   });
   const unknownColumns = [...unknown].sort();
-  return { rows, issues, warnings: unknownColumnsWarning(raw.file, unknownColumns), unknownColumns };
+  return { rows, issues, warnings: [...unknownColumnsWarning(raw.file, unknownColumns), ...noLettersWarning(raw.file, labelsWithoutLetters)], unknownColumns, labelsWithoutLetters };
 }
 
 /** A valid row with its ids settled and its status decided. */
@@ -231,9 +244,12 @@ export class RowResolver {
       const at = { file: this.files[this.prompt.file[pr] as number] as string, row: this.prompt.row[pr] as number };
       return fail('prompt_key', `prompt_key ${prompt_key} has other design factors at ${where(at)}; its repeats must differ in repeat only`);
     }
-    const status = r.status ?? (r.text === null ? 'error' : 'ok');
-    if (status === 'ok' && r.text === null) {
-      return fail('text', 'status is "ok" but text is null; expected the reply text, or status "error"');
+    // A row that gives readings without the text (labels shared without the replies) is an
+    // answered reply: its readings are analysed. Without either there is nothing to analyse.
+    const given = (r.readings ?? []).length > 0;
+    const status = r.status ?? (r.text === null && !given ? 'error' : 'ok');
+    if (status === 'ok' && r.text === null && !given) {
+      return fail('text', 'status is "ok" but there is neither text nor readings; expected the reply text, its readings, or status "error"');
     }
     // Seed 000 §5 reports by story group: a story belongs to one group in every cell.
     const seenStory = this.storyGroups.get(r.story);

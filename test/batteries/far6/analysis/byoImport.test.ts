@@ -134,7 +134,7 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     expect(await table(result.tablesDir, 'readings')).toMatchObject([{ ...run, item_id: expect.any(String), reader: 'judge:j', label: 'P', raw: null, judge_item_id: null }]);
   });
 
-  it('rejects a label item without its letters, an ok row without text, and duplicate or conflicting rows, listed in row order', async () => {
+  it('rejects an ok row with neither text nor readings, and duplicate or conflicting rows, listed in row order; a label item without letters is kept and said', async () => {
     const file = path.join(dir, 'r.jsonl');
     await writeFile(
       file,
@@ -153,11 +153,11 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     expect(lines).toEqual([
       `row 2, field "attempt": attempt 1 of this item is already at ${file} row 1; give repeats their own "repeat" and retries their own "attempt"`,
       `row 4, field "item_id": item custom has other design factors or another repeat at ${file} row 3; one item_id is one item`,
-      'row 5, field "reading_map.letters": a label item needs its two letters in listed order, one for P and one for notP; got nothing',
-      'row 6, field "text": status is "ok" but text is null; expected the reply text, or status "error"',
+      'row 6, field "text": status is "ok" but there is neither text nor readings; expected the reply text, its readings, or status "error"',
       `row 7, field "story_group": story "s9" is in group "violation" at ${file} row 3; got "acceptable"`,
     ]);
-    expect(result.summary).toMatchObject({ accepted: 2, rejected: 5 });
+    expect(result.summary).toMatchObject({ accepted: 3, rejected: 4 });
+    expect(result.warnings).toContain(`${file}: 1 label row gives no reading_map.letters: the second-listed preference (seed 000 §6) leaves their items out; everything else is analysed`);
   });
 
   it('reads a file in chunks that keep file order and row numbers', async () => {
@@ -286,5 +286,37 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     const b = await importInto(timed);
     expect(b.issues).toEqual([]);
     expect((await table(b.tablesDir, 'replies')).map((r) => r['created_at'])).toEqual(['2026-01-02T03:04:05.000Z']);
+  });
+});
+
+describe('the defaults of rows that leave fields out (README "Bring your own replies")', () => {
+  it('a story without a group is "ungrouped", a construction defaults to the form, and a reply given only as readings is analysed', async () => {
+    const { story_group: _g, construction: _c, ...bare } = BASE;
+    const file = path.join(dir, 'r.jsonl');
+    await writeFile(
+      file,
+      jsonl([
+        { ...bare, text: null, readings: [{ reader: 'judge:j', label: 'P' }] },
+        { ...bare, story: 's2', form: 'negint', text: null, readings: [{ reader: 'judge:j', label: 'notP' }] },
+        { ...bare, story: 's3', text: null },
+      ]),
+    );
+    const result = await importInto(file);
+    expect(result.issues).toEqual([]);
+    expect(result.summary).toMatchObject({ accepted: 3, rejected: 0, readingsGiven: 2 });
+    const prompts = await table(result.tablesDir, 'prompts', 'story');
+    expect(prompts.map((p) => [p['story'], p['story_group'], p['construction']])).toEqual([
+      ['s1', 'ungrouped', 'plain'],
+      ['s2', 'ungrouped', 'negint'],
+      ['s3', 'ungrouped', 'plain'],
+    ]);
+    const replies = await table(result.tablesDir, 'replies', 'item_id');
+    // Readings without text: an answered reply. Neither: a failed attempt, as before.
+    expect(replies.map((r) => [r['status'], r['text']]).sort()).toEqual([
+      ['error', null],
+      ['ok', null],
+      ['ok', null],
+    ]);
+    expect((await readings(result.tablesDir)).map((r) => r.label).sort()).toEqual(['P', 'notP']);
   });
 });
