@@ -8,7 +8,8 @@ import type { ReadingDraft, ReplyView } from '../../../lib/battery/types.js';
 import { assembleRows, type ReadItem } from '../../../lib/batteries/ptrue/analysis/assembleRows.js';
 import type { PtrueRow } from '../../../lib/batteries/ptrue/analysis/types.js';
 import { expandGenerate, expandJudge, expandVerify, type ExpandContext } from '../../../lib/batteries/ptrue/expand.js';
-import { JUDGE_SETTINGS } from '../../../lib/batteries/ptrue/phases.js';
+import { JUDGE_SETTINGS, ptruePhases } from '../../../lib/batteries/ptrue/phases.js';
+import type { GenerationSettings } from '../../../lib/core/types.js';
 import type { PtruePlan } from '../../../lib/batteries/ptrue/plan.js';
 import { readGenerate, readJudge, readVerify } from '../../../lib/batteries/ptrue/read/readers.js';
 import type { PtrueSimulation } from '../../../lib/batteries/ptrue/simulate/config.js';
@@ -27,11 +28,13 @@ const view = (text: string, logprobs: ReplyView['logprobs'] = null): ReplyView =
 export function runSimulated(input: SimulatedRunInput): PtrueRow[] {
   const { plan, seed } = input;
   const judge = input.judge ? new SimulatedPtrueJudge(seed, 'judge', input.judge) : null;
+  const phaseSettings = Object.fromEntries(ptruePhases(plan).map((p) => [p.name, p.settings ?? {}])) as Record<'generate' | 'verify', GenerationSettings>;
   const rows: PtrueRow[] = [];
   for (const [model, cfg] of Object.entries(input.models)) {
     const respondent = new SimulatedPtrueRespondent({ seed, modelId: model, config: cfg });
     for (const q of plan.languages) {
-      const ctx: ExpandContext = { campaign: plan.campaign, subject: model, answerer: { id: model, settings: { temperature: 0, max_tokens: plan.maxTokens } }, language: q };
+      // The settings of each phase as the core sends them (the phases' own layer; no campaign defaults).
+      const ctx: ExpandContext = { campaign: plan.campaign, subject: model, answerer: { id: model, settings: phaseSettings.generate }, language: q };
       const generate = expandGenerate(plan, ctx);
       const replies = new Map<string, ReplyView>();
       const readings = new Map<string, ReadingDraft[]>();
@@ -47,7 +50,7 @@ export function runSimulated(input: SimulatedRunInput): PtrueRow[] {
           readings.get(j.source_item_id!)!.push(readJudge(j.model, out.text));
         }
       }
-      const vctx = { ...ctx, answerer: { id: model, settings: { temperature: 0, max_tokens: 1, logprobs: true } } };
+      const vctx = { ...ctx, answerer: { id: model, settings: phaseSettings.verify } };
       const verify: ReadItem[] = expandVerify(plan, vctx, generate, (id) => replies.get(id)).map((v) => {
         const out = respondent.reply(v, { messages: v.messages, settings: v.settings, item: v });
         return { item: v, readings: readVerify(v, view(out.text, out.logprobs ?? null)) };

@@ -3,7 +3,7 @@
  * the core's part (expand a phase, keep replies and readings per item) without the core runtime.
  */
 import { join } from 'node:path';
-import type { PartitionContext, ReadingDraft, ReplyView, Upstream } from '../../../lib/battery/types.js';
+import type { PartitionContext, PhaseSpec, ReadingDraft, ReplyView, Upstream } from '../../../lib/battery/types.js';
 import type { PromptItem } from '../../../lib/core/types.js';
 import { loadQaPairs } from '../../../lib/batteries/xvalue/data/index.js';
 import { DEFAULT_PROMPT_SET } from '../../../lib/batteries/xvalue/prompts/index.js';
@@ -109,13 +109,15 @@ export function runChain(
   answer: (item: XvalueItem) => string | undefined,
   strategies: readonly Strategy[] = ['defonly', 'rubric'],
   prompts: PromptSet = DEFAULT_PROMPT_SET,
+  /** The partition a phase expands in (default: campaign `test`, one setting for every phase). */
+  partitionFor: (phase: PhaseSpec, language: Language, items: Readonly<Record<string, readonly PromptItem[]>>, model: string) => PartitionContext = (_p, l, i, m) => partition(l, i, m),
 ): { items: XvalueItem[]; records: ChainRecord[] } {
   const store = new FakeStore();
   const items: Record<string, XvalueItem[]> = {};
   const out: ChainRecord[] = [];
   const all: XvalueItem[] = [];
   for (const phase of xvaluePhases({ pairs, prompts, strategies })) {
-    const made = [...phase.expand(partition(language, items, model), store)] as XvalueItem[];
+    const made = [...phase.expand(partitionFor(phase, language, items, model), store)] as XvalueItem[];
     items[phase.name] = made;
     all.push(...made);
     for (const item of made) {
