@@ -128,6 +128,10 @@ export const generationSettingsSchema = z.strictObject({
     })
     .optional()
     .meta({ description: 'vLLM (provider openai-compatible) only: first-token logprobs of these candidate tokens' }),
+  chat_template_kwargs: z
+    .record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]))
+    .optional()
+    .meta({ description: 'vLLM (provider openai-compatible) only: keyword arguments of the chat template, e.g. { enable_thinking: false }; thinking: off sends that one by itself' }),
 });
 
 /** The fields of a model entry (`models[]`, and every role such as the judge). */

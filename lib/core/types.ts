@@ -30,6 +30,12 @@ export interface GenerationSettings {
   readonly top_logprobs?: number;
   /** vLLM (`openai-compatible`) only: the first-token logprobs of given candidate tokens. */
   readonly candidate_logprobs?: CandidateLogprobs;
+  /**
+   * vLLM (`openai-compatible`) only: keyword arguments of the model's chat template, sent as
+   * `chat_template_kwargs`. `thinking: off` adds `enable_thinking: false` (Qwen3's switch) unless
+   * these set it.
+   */
+  readonly chat_template_kwargs?: Readonly<Record<string, string | number | boolean>>;
 }
 
 /**

@@ -68,6 +68,15 @@ describe('toWireRequest / fromWireResponse (openai)', () => {
     });
   });
 
+  it("turns thinking off on vLLM through the chat template's enable_thinking, and passes chat_template_kwargs; refuses them on OpenAI's API", () => {
+    const off = { messages: REQ.messages, settings: { thinking: 'off' as const } };
+    expect(toWireRequest(off, 'Qwen/Qwen3-8B', 'openai-compatible').chat_template_kwargs).toEqual({ enable_thinking: false });
+    expect(toWireRequest({ messages: REQ.messages, settings: { thinking: 'off', chat_template_kwargs: { enable_thinking: true, style: 'x' } } }, 'q', 'openai-compatible').chat_template_kwargs).toEqual({ enable_thinking: true, style: 'x' });
+    expect(toWireRequest(off, 'gpt-4.1-mini').chat_template_kwargs).toBeUndefined();
+    expect(toWireRequest({ messages: REQ.messages, settings: {} }, 'q', 'openai-compatible').chat_template_kwargs).toBeUndefined();
+    expect(() => toWireRequest({ messages: REQ.messages, settings: { chat_template_kwargs: { enable_thinking: false } } }, 'gpt-4.1-mini')).toThrow(/chat_template_kwargs is a vLLM extension/);
+  });
+
   it('uses max_tokens for openai-compatible servers', () => {
     const body = toWireRequest(REQ, 'qwen3-8b', 'openai-compatible');
     expect(body.max_tokens).toBe(64);

@@ -51,6 +51,8 @@ export interface VllmExtraBody {
   /** With `continue_final_message`: the template leaves a final assistant message open, so it ends the prompt. */
   add_generation_prompt?: boolean;
   continue_final_message?: boolean;
+  /** Keyword arguments of the model's chat template (`enable_thinking: false` for Qwen3). */
+  chat_template_kwargs?: Record<string, string | number | boolean>;
 }
 
 /** The body sent: OpenAI's chat completion, plus vLLM's extensions for an `openai-compatible` model. */
@@ -85,6 +87,19 @@ export function toWireRequest(req: GenerateRequest, model: string, flavour: Chat
   if (s.logprobs === true || (s.top_logprobs !== undefined && s.top_logprobs > 0)) {
     body.logprobs = true;
     if (s.top_logprobs !== undefined) body.top_logprobs = s.top_logprobs;
+  }
+  if (s.chat_template_kwargs !== undefined && flavour !== 'openai-compatible') {
+    throw new ProviderCallError(
+      `${flavour}/${model}: settings.chat_template_kwargs is a vLLM extension; use it on a provider openai-compatible model served by vLLM`,
+      `${flavour}/${model}`,
+      'bad_request',
+      false,
+    );
+  }
+  // Seed 002 §3.4 "thinking disabled where a model has it": on vLLM that is the chat template's
+  // switch (Qwen3: enable_thinking). OpenAI's own API has no such switch (reasoning_effort is its own setting).
+  if (flavour === 'openai-compatible' && (s.thinking === 'off' || s.chat_template_kwargs !== undefined)) {
+    body.chat_template_kwargs = { ...(s.thinking === 'off' ? { enable_thinking: false } : {}), ...s.chat_template_kwargs };
   }
   if (s.candidate_logprobs !== undefined) {
     if (flavour !== 'openai-compatible') {
