@@ -17,7 +17,7 @@ import { LANGUAGES, READING_LABELS } from './types.js';
 
 export const far6 = defineBattery<Far6DesignSpec>({
   name: 'far6',
-  title: 'FAR-6, "Same Judgment, Different Yes" (seed 000): moral judgments read by a token rule and a sentence judge',
+  title: 'FAR-6 from "Same Judgment, Different Yes": moral judgments read by a token rule and a sentence judge',
   languages: LANGUAGES,
   design: far6DesignSchema,
   roles: FAR6_ROLES,

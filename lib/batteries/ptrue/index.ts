@@ -18,11 +18,11 @@ import { PHASES, PTRUE_LANGUAGES } from './types.js';
 
 export const ptrue = defineBattery<PtrueDesign>({
   name: 'ptrue',
-  title: 'P(True) (seed 002): question, response and verifier languages in multilingual self-evaluation',
+  title: 'P(True) from "Disentangling Question, Response, and Verifier Languages in Multilingual P(True) Self-Evaluation"',
   languages: PTRUE_LANGUAGES,
   design: ptrueDesignSchema,
   roles: {
-    judge: { required: false, description: 'scores free-text answers 1–5 (Feedback … [RESULT] n; 4–5 correct), seed 002 §4.2' },
+    judge: { required: false, description: 'scores free-text answers 1–5 (Feedback … [RESULT] n; 4–5 correct), §4.2' },
   },
   dataFiles: (design) => [{ field: 'design.items', file: design.items }],
   load: loadPtrueDesign,

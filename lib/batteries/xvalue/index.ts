@@ -18,7 +18,7 @@ import { LANGUAGES } from './types.js';
 
 export const xvalue = defineBattery<XvalueDesign>({
   name: 'xvalue',
-  title: 'X-Value (seed 001): cross-lingual value judgments, definition-only and the two-stage rubric',
+  title: 'X-Value from "Towards Cross-lingual Values Judgment": values judgment of QA pairs, definition-only and the rubric',
   languages: LANGUAGES,
   design: xvalueDesignSchema,
   roles: {},
