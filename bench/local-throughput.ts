@@ -1,18 +1,23 @@
 /**
- * Full-size FAR-6 inventory through the local run: 8 simulated models × 6 languages × 105 stories,
- * every question form and answer constraint, repeats on a seeded subset — about a million replies —
- * with zero simulated latency. Prints the time of each stage, replies per second end to end and
- * peak memory (RSS, which includes DuckDB's native memory).
+ * A battery's campaign at full size through the local run, on simulated models with zero latency:
+ * prints the time of each wave of phases, model replies per second end to end and peak memory
+ * (RSS, which includes DuckDB's native memory).
  *
- *   npm run bench:local-throughput                # full size
- *   npm run bench:local-throughput -- --stories 20 --models 2   # a quick look
+ *   npm run bench:local-throughput                                   # FAR-6 at full size (~1M replies)
+ *   npm run bench:local-throughput -- --stories 20 --models 2        # a quick look
+ *   npm run bench:local-throughput -- --battery xvalue               # X-Value: 100,000 pairs, the rubric, 1 model
+ *   npm run bench:local-throughput -- --battery xvalue --pairs 10000 --strategies defonly,rubric
+ *   npm run bench:local-throughput -- --battery ptrue                # P(True): 300 items × 216 conditions, 3 models
  *
- * Target (issue 2): ≥ 10,000 replies/s end to end, < 2 GB peak RSS.
+ * "Model replies" are the replies of the models under test (FAR-6's generate, X-Value's every
+ * phase, P(True)'s generate and verify); a role's calls (the judges) are counted apart.
+ * Target (issue "Performance"): ≥ 20,000 model replies/s end to end, < 2 GB peak RSS.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { writePtrueCampaign, writeXvalueCampaign } from './batteryCampaigns.js';
 import { writeFullSizeCampaign } from './fullSizeCampaign.js';
 import { loadRunContext } from '../lib/run/context.js';
 import { runCampaign } from '../lib/run/runCampaign.js';
@@ -20,17 +25,36 @@ import { ProgressBar } from '../lib/run/progress.js';
 
 const { values } = parseArgs({
   options: {
+    battery: { type: 'string', default: 'far6' },
     stories: { type: 'string', default: '105' },
-    models: { type: 'string', default: '8' },
+    models: { type: 'string' },
     fraction: { type: 'string', default: '0.6' },
+    pairs: { type: 'string', default: '100000' },
+    strategies: { type: 'string', default: 'rubric' },
+    items: { type: 'string', default: '300' },
     keep: { type: 'boolean', default: false },
   },
 });
-const nStories = Number(values.stories);
-const nModels = Number(values.models);
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-'));
-const file = await writeFullSizeCampaign(dir, { stories: nStories, models: nModels, repeatFraction: Number(values.fraction) }, 'bench.yaml');
+let file: string;
+let what: string;
+if (values.battery === 'far6') {
+  const models = Number(values.models ?? 8);
+  file = await writeFullSizeCampaign(dir, { stories: Number(values.stories), models, repeatFraction: Number(values.fraction) }, 'bench.yaml');
+  what = `FAR-6: ${models} simulated models × 6 languages × ${values.stories} stories, repeats 3 × ${values.fraction}, a simulated judge`;
+} else if (values.battery === 'xvalue') {
+  const models = Number(values.models ?? 1);
+  const strategies = values.strategies.split(',');
+  file = await writeXvalueCampaign(dir, { pairs: Number(values.pairs), models, strategies });
+  what = `X-Value: ${models} simulated judge(s) × ${values.pairs} QA pairs in 14 languages, ${strategies.join(' + ')}`;
+} else if (values.battery === 'ptrue') {
+  const models = Number(values.models ?? 3);
+  file = await writePtrueCampaign(dir, { items: Number(values.items), models });
+  what = `P(True): ${models} simulated models × ${values.items} items × 6 × 6 languages, 6 verifier languages, a simulated judge`;
+} else {
+  throw new Error(`--battery ${values.battery}: use far6, xvalue or ptrue`);
+}
 
 let peakRss = 0;
 let stage = 'load + plan';
@@ -44,13 +68,13 @@ const sampler = setInterval(() => {
 }, 100);
 const t0 = performance.now();
 const ctx = await loadRunContext(file);
-const phaseStart: Record<string, number> = {};
-const phaseEnd: Record<string, number> = {};
+/** One entry per wave of phases, as the run reports them. */
+const waves: { label: string; start: number; end?: number }[] = [];
 const bar = new ProgressBar();
 const summary = await runCampaign(ctx, {
   progress: {
     start(label, total) {
-      phaseStart[label] = performance.now();
+      waves.push({ label, start: performance.now() });
       if (process.env['BENCH_MEMORY']) console.error(`\nbefore ${label}:`, process.memoryUsage());
       stage = label;
       bar.start(label, total);
@@ -58,7 +82,8 @@ const summary = await runCampaign(ctx, {
     tick: (d, e) => bar.tick(d, e),
     finish(e) {
       bar.finish(e);
-      for (const k of Object.keys(phaseStart)) if (!(k in phaseEnd)) phaseEnd[k] = performance.now();
+      const now = performance.now();
+      for (const w of waves) w.end ??= now;
       stage = 'analyse';
     },
   },
@@ -68,24 +93,24 @@ if (process.env['BENCH_MEMORY']) console.error('\nend:', process.memoryUsage());
 clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage.rss(), process.resourceUsage().maxRSS * 1024);
 
-const generated = summary.phases.find((p) => p.phase === 'generate')?.done ?? 0;
-const judged = summary.phases.find((p) => p.phase === 'judge')?.done ?? 0;
+const bySubject = new Set(ctx.graph.phases.filter((p) => p.answeredBy === 'subject').map((p) => p.name));
+const modelReplies = summary.phases.filter((p) => bySubject.has(p.phase)).reduce((n, p) => n + p.done, 0);
+const roleCalls = summary.phases.filter((p) => !bySubject.has(p.phase)).reduce((n, p) => n + p.done, 0);
 const secs = (a: number, b: number) => ((b - a) / 1000).toFixed(1);
-const tPlan = phaseStart['generate']!;
-const analysisStart = phaseEnd['judge'] ?? phaseEnd['generate']!;
+const pad = (s: string) => s.padEnd(26);
+const waveLines = waves.map((w) => `  ${pad(w.label)}${secs(w.start, w.end!)} s`).join('\n');
 console.log(`
-local-throughput: ${nModels} simulated models × 6 languages × ${nStories} stories, repeats 3 × ${values.fraction}
-  requests planned         ${summary.plan.totals.items} (${generated} replies + ${judged} judge calls)
-  load + plan (expand)     ${secs(t0, tPlan)} s
-  generate                 ${secs(phaseStart['generate']!, phaseEnd['generate']!)} s
-  judge                    ${secs(phaseStart['judge']!, phaseEnd['judge']!)} s
-  analyse (SQL + stats)    ${secs(analysisStart, tEnd)} s
-  total                    ${secs(t0, tEnd)} s
-  replies/s end to end     ${Math.round(generated / ((tEnd - t0) / 1000))}  (model replies; ${Math.round((generated + judged) / ((tEnd - t0) / 1000))} counting judge calls)
-  peak RSS                 ${(peakRss / 2 ** 20).toFixed(0)} MiB  (${Object.entries(stagePeak)
-  .map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`)
-  .join(', ')})
-  peak JS heap used        ${(peakHeap / 2 ** 20).toFixed(0)} MiB
+local-throughput: ${what}
+  requests planned          ${summary.plan.totals.items} (${summary.phases.map((p) => `${p.phase} ${p.done}`).join(', ')})
+  ${pad('load + plan (expand)')}${secs(t0, waves[0]?.start ?? tEnd)} s
+${waveLines}
+  ${pad('analyse (SQL + stats)')}${secs(waves.at(-1)?.end ?? t0, tEnd)} s
+  ${pad('total')}${secs(t0, tEnd)} s
+  model replies/s end to end ${Math.round(modelReplies / ((tEnd - t0) / 1000))}  (${modelReplies} model replies; ${Math.round((modelReplies + roleCalls) / ((tEnd - t0) / 1000))}/s counting ${roleCalls} judge calls)
+  peak RSS                  ${(peakRss / 2 ** 20).toFixed(0)} MiB  (${Object.entries(stagePeak)
+    .map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`)
+    .join(', ')})
+  peak JS heap used         ${(peakHeap / 2 ** 20).toFixed(0)} MiB
 `);
 if (!values.keep) await rm(dir, { recursive: true, force: true });
 else console.log(`data kept in ${dir}`);
