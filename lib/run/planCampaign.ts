@@ -42,6 +42,8 @@ export interface Plan {
   readonly budgetUsd: number;
   /** The battery's phases for this campaign, in graph order. */
   readonly phases: readonly string[];
+  /** The phases built from earlier phases' replies: their partitions' counts are the battery's estimates. */
+  readonly dependent?: readonly string[];
   readonly lines: readonly PlanLine[];
   readonly totals: { readonly items: number; readonly costUsd: number; readonly maxCostUsd: number };
   readonly partitions: readonly PlanPartition[];
@@ -122,7 +124,16 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
     costUsd: charged.reduce((s, c) => s + c.cost, 0),
     maxCostUsd: charged.reduce((s, c) => s + c.max, 0),
   };
-  return { campaign: campaign.name, battery: ctx.battery.name, budgetUsd: campaign.budget_usd, phases: graph.phases.map((p) => p.name), lines, totals, partitions };
+  return {
+    campaign: campaign.name,
+    battery: ctx.battery.name,
+    budgetUsd: campaign.budget_usd,
+    phases: graph.phases.map((p) => p.name),
+    dependent: graph.phases.filter((p) => p.after.length > 0).map((p) => p.name),
+    lines,
+    totals,
+    partitions,
+  };
 }
 
 /** What the run will charge for a line: `mode: batch` runs (and reserves) at the batch price. */

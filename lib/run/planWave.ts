@@ -81,9 +81,10 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   if (first) {
     assertWithinBudget(campaign, plan);
     await ledger.initCampaign(campaign.name, campaign.budget_usd, a.execution);
-    // Reservations of an execution that died (a worker killed at its timeout) go back to the budget;
-    // open provider batches keep theirs, and their workers re-attach.
-    released = await ledger.releaseStale(campaign.name, a.execution);
+    // Reservations of an execution that died (a worker killed at its timeout): its journal died with
+    // it, so nothing can show which calls came back. They count as possibly billed, never released.
+    // Open provider batches keep theirs, and their workers re-attach.
+    released = (await ledger.orphanStale(campaign.name, a.execution, 'bill')).count;
     await store.put(`${PREFIX.campaigns}${campaign.name}/plan.json`, JSON.stringify(plan, null, 2));
   }
   const ran = new Set(a.phasesRun);
@@ -160,7 +161,7 @@ async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Pr
       let pending: ReadonlySet<string> | undefined;
       if (a.remainingMs() > PLAN_RESERVE_MS) {
         if (!marked) {
-          await ledger.registerItems(campaign.name, phase.name, ids);
+          await ledger.registerPartition(campaign.name, { phase: phase.name, model: model.id, language }, ids);
           await store.put(marker, digest);
         }
         pending = await ledger.pendingAmong(campaign.name, phase.name, ids, { retryFailed: a.retryFailed });

@@ -8,7 +8,7 @@ import { Journal } from './Journal.js';
 import {
   BATCH_JOURNAL_PREFIX,
   KEY_ERROR_CLASSES,
-  adoptJournals,
+  registerAndAdopt,
   partNameOf,
   readingsOf,
   replyRow,
@@ -59,8 +59,7 @@ interface OpenBatch {
 export async function runBatchPartition(spec: BatchPartitionSpec): Promise<PartitionOutcome> {
   const { ledger, campaign, phase, model, language, batch } = spec;
   const byId = new Map(spec.items.map((i) => [i.item_id, i]));
-  await ledger.registerItems(campaign, phase, [...byId.keys()]);
-  const adopted = await adoptJournals(spec, byId);
+  const adopted = await registerAndAdopt(spec, byId);
 
   const out = { done: 0, failed: 0, costUsd: 0 };
   const attempts = new Map<string, number>();
@@ -204,7 +203,7 @@ async function submitPending(spec: BatchPartitionSpec, byId: ReadonlyMap<string,
     const group = queue.shift()!;
     const amount = group.reduce((sum, r) => sum + spec.maxCost(byId.get(r.customId)!), 0);
     const reservationId = `${spec.runId}:batch:${phase}:${spec.model}:${spec.language}:${nextSeq()}`;
-    if (!(await ledger.reserve(campaign, reservationId, amount))) {
+    if (!(await ledger.reserve(campaign, reservationId, amount, { phase, model: spec.model, language: spec.language, itemIds: group.map((r) => r.customId) }))) {
       if (group.length > 1) {
         const half = Math.ceil(group.length / 2);
         queue.unshift(group.slice(0, half), group.slice(half));

@@ -72,6 +72,10 @@ export interface RunSummary {
   readonly phases: readonly PhaseSummary[];
   readonly spentUsd: number;
   readonly capUsd: number;
+  /** Calls of killed runs that left no reply: maybe billed, counted against the cap (all runs). */
+  readonly possiblyBilledUsd: number;
+  /** Reservations of a killed run still held: their partitions' journals were not read yet. */
+  readonly heldUsd: number;
   readonly stopped?: 'budget' | 'aborted';
   /** One message per provider model that rejected its API key (its items stay pending). */
   readonly keyFailures?: readonly string[];
@@ -121,8 +125,10 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   try {
     await store.put(layout.planKey(campaign.name), JSON.stringify(plan, null, 2));
     await ledger.initCampaign(campaign.name, campaign.budget_usd, runId);
-    const released = await ledger.releaseStale(campaign.name, runId);
-    if (released > 0) log(`released ${released} reservation(s) left by an interrupted run`);
+    // A killed run's reservations stay counted: the calls it had in flight may have been billed.
+    // Each is resolved when its partition's journals are adopted (registerAndAdopt).
+    const orphaned = await ledger.orphanStale(campaign.name, runId, 'hold');
+    if (orphaned.count > 0) log(`holding $${orphaned.amountUsd.toFixed(4)} of ${orphaned.count} reservation(s) left by an interrupted run until its journals show which calls came back`);
 
     const semaphore = new Semaphore(campaign.concurrency);
     const stop: StopState = {};
@@ -194,15 +200,16 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
                 keyEnv: entry.api_key_env,
               },
             );
+            const wholePartition = { ...partition_, wholePartition: true };
             const out = batch
               ? await runBatchPartition({
-                  ...partition_,
+                  ...wholePartition,
                   batch,
                   pollMs: opts.batch?.pollMs ?? DEFAULT_BATCH_POLL_MS,
                   ...(opts.batch?.maxRequests !== undefined ? { maxBatchRequests: opts.batch.maxRequests } : {}),
                   ...(opts.batch?.onSubmitted ? { onBatchSubmitted: opts.batch.onSubmitted } : {}),
                 })
-              : await runPartition(partition_);
+              : await runPartition(wholePartition);
             accumulate(summary, out);
           }),
         ),
@@ -228,6 +235,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       phases,
       spentUsd: budget.spent_usd,
       capUsd: budget.cap_usd,
+      possiblyBilledUsd: budget.possibly_billed_usd,
+      heldUsd: budget.orphaned_usd,
       ...(stop.reason ? { stopped: stop.reason } : {}),
       ...(stop.keyFailures?.size ? { keyFailures: [...stop.keyFailures.values()] } : {}),
     };

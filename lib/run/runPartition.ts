@@ -88,6 +88,13 @@ export interface PartitionSpec {
   /** The environment variable holding the provider's API key, named when the provider rejects it. */
   readonly keyEnv?: string;
   /**
+   * The items are the whole partition for the current design (the local run), not a shard of it
+   * (the Lambda worker): registered with `registerPartition`, so that ids the design dropped are
+   * retired, and a killed run's held reservations of the partition resolved once its journals
+   * are adopted.
+   */
+  readonly wholePartition?: boolean;
+  /**
    * Shared by the partitions of a run. `reason`: the budget could not cover even one more call, or
    * the run was aborted: no new chunk starts anywhere. `keyFailures`: provider id → message, for
    * providers that rejected their API key: no partition of that provider starts a new call.
@@ -140,8 +147,7 @@ interface OpenPart {
 export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcome> {
   const byId = new Map(spec.items.map((i) => [i.item_id, i]));
   const source: ReplySource = { ...spec, providerId: spec.provider.id, simulated: spec.provider.simulated };
-  await spec.ledger.registerItems(spec.campaign, spec.phase, [...byId.keys()]);
-  const adopted = await adoptJournals(spec, byId);
+  const adopted = await registerAndAdopt(spec, byId);
   const pendingIds = await spec.ledger.pendingAmong(spec.campaign, spec.phase, [...byId.keys()], { retryFailed: spec.retryFailed === true });
   const pending = spec.items.filter((i) => pendingIds.has(i.item_id));
   const keyStopped = (): boolean => spec.stop.keyFailures?.has(spec.provider.id) === true;
@@ -240,7 +246,8 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
     const items = pending.slice(next, next + size);
     const amount = items.reduce((sum, i) => sum + spec.maxCost(i), 0);
     const reservationId = `${spec.runId}:${spec.phase}:${spec.model}:${spec.language}:${next}`;
-    if (!(await spec.ledger.reserve(spec.campaign, reservationId, amount))) {
+    const scope = { phase: spec.phase, model: spec.model, language: spec.language, itemIds: items.map((i) => i.item_id) };
+    if (!(await spec.ledger.reserve(spec.campaign, reservationId, amount, scope))) {
       // Near the cap: wait for in-flight chunks to settle, then try smaller reservations.
       if (inFlight.size > 0) {
         await Promise.race(inFlight);
@@ -434,7 +441,7 @@ export function partNameOf(journalPath: string): string {
  * now: their items are marked done (or failed) and their cost is counted once, the dead run's
  * reservations having been released when this run started.
  */
-export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>): Promise<number> {
+export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, replied: Set<string> = new Set()): Promise<number> {
   const journals = await listJournals(spec.journalDir);
   if (journals.length === 0) return 0;
   const committed = await spec.ledger.committedParts(spec.campaign, spec.phase);
@@ -453,6 +460,8 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
       continue;
     }
     const rows = (await readJournal<ReplyRow>(path)).filter((r) => byId.has(r.item_id) && r.phase === spec.phase);
+    // A call with a row in the journal came back: its cost is the row's, not a guess.
+    for (const r of rows) replied.add(r.item_id);
     // Attempts at permanently failed items too: they were paid for, and are stored as data.
     const pending = await spec.ledger.pendingAmong(spec.campaign, spec.phase, rows.map((r) => r.item_id), { retryFailed: true });
     const fresh = rows.filter((r) => pending.has(r.item_id));
@@ -481,6 +490,27 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
     });
     await rm(path, { force: true });
     adopted += done.length;
+  }
+  return adopted;
+}
+
+/**
+ * Registers a partition's items and adopts the journals a killed run left. For a whole partition
+ * (the local run) the registration retires ids the design dropped, and the killed run's held
+ * reservations of the partition are resolved: the calls its journals show came back are counted
+ * from the journal, the others (no reply, maybe billed) count as possibly billed.
+ */
+export async function registerAndAdopt(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>): Promise<number> {
+  const partition = { phase: spec.phase, model: spec.model, language: spec.language };
+  if (spec.wholePartition) await spec.ledger.registerPartition(spec.campaign, partition, [...byId.keys()]);
+  else await spec.ledger.registerItems(spec.campaign, spec.phase, [...byId.keys()]);
+  const replied = new Set<string>();
+  const adopted = await adoptJournals(spec, byId, replied);
+  if (spec.wholePartition) {
+    await spec.ledger.resolveOrphans(spec.campaign, partition, replied, (id) => {
+      const item = byId.get(id);
+      return item === undefined ? undefined : spec.maxCost(item);
+    });
   }
   return adopted;
 }

@@ -3,14 +3,16 @@
  * other implementation is EmbeddedLedger). Loaded lazily by the Lambda workers and the CLI's `--aws`
  * commands, not re-exported from lib/store/index.ts.
  *
- * Budget table (pk = campaign): `BUDGET` holds cap, spent, reserved and headroom = cap − spent −
- * reserved; `RES#<id>` one reservation. DynamoDB conditions cannot add attributes, so the cap check
+ * Budget table (pk = campaign): `BUDGET` holds cap, spent, reserved, possibly billed (calls of
+ * killed runs that left no reply), orphaned (the part of reserved a killed run holds) and headroom =
+ * cap − spent − reserved − possibly billed; `RES#<id>` one reservation, with its partition and items. DynamoDB conditions cannot add attributes, so the cap check
  * reads the precomputed headroom: `reserve` is one transaction of "headroom ≥ amount → headroom −=
  * amount, reserved += amount" and "put RES#<id> if absent". Every later change moves money between
  * the same three numbers in the same transaction as the reservation it concerns, so concurrent
  * workers can never reserve past the cap.
  *
- * Ledger table: `ITEM#<c>#<phase>` / item id (state, part, registration seq); `PART#<c>#<phase>` /
+ * Ledger table: `ITEM#<c>#<phase>` / item id (state, part, registration seq, model, language,
+ * retired); `PARTITION#<c>` / `<phase>#<model>#<language>` a registered partition; `PART#<c>#<phase>` /
  * part key; `BATCH#<c>` / batch id, and `BATCH#<c>` / `INTENT#<submission key>` a batch about to be
  * created; `SEQ#<c>#<phase>` / `SEQ` the registration counter.
  */
@@ -22,6 +24,7 @@ import {
   DeleteCommand,
   DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
@@ -30,7 +33,9 @@ import type { QueryCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-
 import { SondageError } from '../errors.js';
 import { TTL_ATTRIBUTE } from '../config/index.js';
 import { PartCommittedError } from './errors.js';
-import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit, PendingOptions } from './types.js';
+import { MAX_SCOPE_IDS } from './types.js';
+import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
+import { idsDigest, orphanBill } from './orphans.js';
 
 /** Rounding slack of the cap check, as in EmbeddedLedger. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -128,6 +133,8 @@ const reservationKey = (campaign: string, id: string): Key => ({ pk: campaign, s
 const itemPk = (campaign: string, phase: string): string => `ITEM#${campaign}#${phase}`;
 const partPk = (campaign: string, phase: string): string => `PART#${campaign}#${phase}`;
 const batchPk = (campaign: string): string => `BATCH#${campaign}`;
+const partitionPk = (campaign: string): string => `PARTITION#${campaign}`;
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
 const INTENT_PREFIX = 'INTENT#';
 
 function recordOf(campaign: string, b: Record<string, unknown>): BatchRecord {
@@ -257,11 +264,15 @@ export class DynamoLedger implements Ledger {
   async budget(campaign: string): Promise<BudgetState> {
     const out = await this.db.send(new GetCommand({ TableName: this.budgetTable, Key: budgetKey(campaign), ConsistentRead: true }));
     if (!out.Item) throw this.noBudget(campaign);
-    return { cap_usd: out.Item.cap_usd as number, spent_usd: out.Item.spent_usd as number, reserved_usd: out.Item.reserved_usd as number };
+    const i = out.Item;
+    return { cap_usd: num(i.cap_usd), spent_usd: num(i.spent_usd), reserved_usd: num(i.reserved_usd), orphaned_usd: num(i.orphaned_usd), possibly_billed_usd: num(i.possibly_billed_usd) };
   }
 
-  async reserve(campaign: string, reservationId: string, amountUsd: number): Promise<boolean> {
+  async reserve(campaign: string, reservationId: string, amountUsd: number, scope?: ReservationScope): Promise<boolean> {
     assertAmount('reservation amount', amountUsd);
+    const covered = scope
+      ? { phase: scope.phase, model: scope.model, language: scope.language, item_count: scope.itemIds.length, ...(scope.itemIds.length <= MAX_SCOPE_IDS ? { item_ids: [...scope.itemIds] } : {}) }
+      : {};
     const codes = await this.transact([
       {
         Update: {
@@ -275,7 +286,7 @@ export class DynamoLedger implements Ledger {
       {
         Put: {
           TableName: this.budgetTable,
-          Item: { ...reservationKey(campaign, reservationId), amount_usd: amountUsd, run_id: this.runIds.get(campaign) ?? this.defaultRunId },
+          Item: { ...reservationKey(campaign, reservationId), amount_usd: amountUsd, run_id: this.runIds.get(campaign) ?? this.defaultRunId, ...covered },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -366,25 +377,154 @@ export class DynamoLedger implements Ledger {
     }
   }
 
-  /** Releases reservations of other runs, except those holding an open provider batch. */
-  async releaseStale(campaign: string, runId: string): Promise<number> {
-    const reservations = await this.queryAll({
+  /** All reservations of a campaign. */
+  private async reservations(campaign: string): Promise<Record<string, unknown>[]> {
+    return this.queryAll({
       TableName: this.budgetTable,
       KeyConditionExpression: 'pk = :c AND begins_with(sk, :r)',
       ExpressionAttributeValues: { ':c': campaign, ':r': 'RES#' },
       ConsistentRead: true,
     });
+  }
+
+  /** Removes one reservation and moves its amount out of reserved: `billed` of it to possibly billed, the rest back to headroom. */
+  private async dropReservation(campaign: string, id: string, amount: number, billed: number, orphaned: boolean): Promise<void> {
+    const codes = await this.transact([
+      {
+        Delete: {
+          TableName: this.budgetTable,
+          Key: reservationKey(campaign, id),
+          ConditionExpression: 'amount_usd = :a',
+          ExpressionAttributeValues: { ':a': amount },
+        },
+      },
+      {
+        Update: {
+          TableName: this.budgetTable,
+          Key: budgetKey(campaign),
+          UpdateExpression:
+            'SET reserved_usd = reserved_usd - :a, orphaned_usd = if_not_exists(orphaned_usd, :zero) - :o, possibly_billed_usd = if_not_exists(possibly_billed_usd, :zero) + :b, headroom_usd = headroom_usd + :back',
+          ExpressionAttributeValues: { ':a': amount, ':o': orphaned ? amount : 0, ':b': billed, ':back': amount - billed, ':zero': 0 },
+        },
+      },
+    ]);
+    // Already gone (settled or dropped by another writer): nothing to move.
+    if (codes !== undefined && codes[0] !== 'ConditionalCheckFailed') throw new SondageError(`reservation ${id}: transaction cancelled (${codes.join(', ')})`);
+  }
+
+  /** Reservations of other runs, except those holding an open provider batch or an intent (Ledger.orphanStale). */
+  async orphanStale(campaign: string, runId: string, mode: 'hold' | 'bill'): Promise<{ count: number; amountUsd: number }> {
+    const reservations = await this.reservations(campaign);
     const batches = await this.queryAll({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': batchPk(campaign) }, ConsistentRead: true });
     // An intent's reservation is held too: its batch may exist at the provider, unrecorded.
     const held = new Set(batches.filter((b) => b.state === 'open' || b.state === 'intent').map((b) => b.reservation_id as string));
-    let released = 0;
+    let count = 0;
+    let amountUsd = 0;
     for (const r of reservations) {
       const id = (r.sk as string).slice('RES#'.length);
-      if (r.run_id === runId || held.has(id)) continue;
-      await this.release(campaign, id);
-      released++;
+      if (r.run_id === runId || held.has(id) || r.orphaned === true) continue;
+      const amount = r.amount_usd as number;
+      count++;
+      amountUsd += amount;
+      if (mode === 'bill' || typeof r.phase !== 'string') {
+        await this.dropReservation(campaign, id, amount, amount, false);
+        continue;
+      }
+      const codes = await this.transact([
+        {
+          Update: {
+            TableName: this.budgetTable,
+            Key: reservationKey(campaign, id),
+            ConditionExpression: 'amount_usd = :a AND run_id = :run',
+            UpdateExpression: 'SET orphaned = :t',
+            ExpressionAttributeValues: { ':a': amount, ':run': r.run_id, ':t': true },
+          },
+        },
+        {
+          Update: {
+            TableName: this.budgetTable,
+            Key: budgetKey(campaign),
+            UpdateExpression: 'SET orphaned_usd = if_not_exists(orphaned_usd, :zero) + :a',
+            ExpressionAttributeValues: { ':a': amount, ':zero': 0 },
+          },
+        },
+      ]);
+      if (codes !== undefined && codes[0] !== 'ConditionalCheckFailed') throw new SondageError(`orphanStale ${id}: transaction cancelled (${codes.join(', ')})`);
     }
-    return released;
+    return { count, amountUsd };
+  }
+
+  async resolveOrphans(
+    campaign: string,
+    partition: { readonly phase: string; readonly model: string; readonly language: string },
+    replied: ReadonlySet<string>,
+    maxCostOf: (itemId: string) => number | undefined,
+  ): Promise<{ resolved: number; billedUsd: number }> {
+    let resolved = 0;
+    let billedUsd = 0;
+    for (const r of await this.reservations(campaign)) {
+      if (r.orphaned !== true || r.phase !== partition.phase || r.model !== partition.model || r.language !== partition.language) continue;
+      const amount = r.amount_usd as number;
+      const billed = orphanBill(amount, Array.isArray(r.item_ids) ? (r.item_ids as string[]) : null, replied, maxCostOf);
+      await this.dropReservation(campaign, (r.sk as string).slice('RES#'.length), amount, billed, true);
+      resolved++;
+      billedUsd += billed;
+    }
+    return { resolved, billedUsd };
+  }
+
+  async inFlight(campaign: string): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const r of await this.reservations(campaign)) {
+      if (r.orphaned === true || typeof r.phase !== 'string') continue;
+      out.set(r.phase, (out.get(r.phase) ?? 0) + num(r.item_count));
+    }
+    return out;
+  }
+
+  /**
+   * Ledger.registerPartition. When the partition's digest is the recorded one, nothing to do;
+   * otherwise the ids are registered, and the phase's items read once (a changed design is rare)
+   * to note the partition of each id and retire the ids the partition no longer has.
+   */
+  async registerPartition(campaign: string, partition: { readonly phase: string; readonly model: string; readonly language: string }, itemIds: readonly string[]): Promise<void> {
+    const { phase, model, language } = partition;
+    const key = { pk: partitionPk(campaign), sk: `${phase}#${model}#${language}` };
+    const digest = idsDigest(itemIds);
+    const known = await this.db.send(new GetCommand({ TableName: this.ledgerTable, Key: key, ConsistentRead: true }));
+    if (known.Item?.digest === digest) return;
+    await this.registerItems(campaign, phase, itemIds);
+    const wanted = new Set(itemIds);
+    const rows = await this.queryAll({
+      TableName: this.ledgerTable,
+      KeyConditionExpression: 'pk = :p',
+      ExpressionAttributeValues: { ':p': itemPk(campaign, phase) },
+      ProjectionExpression: 'sk, model, #l, retired',
+      ExpressionAttributeNames: { '#l': 'language' },
+      ConsistentRead: true,
+    });
+    const changes = rows.flatMap((r) => {
+      const id = r.sk as string;
+      if (wanted.has(id)) return r.model === model && r.language === language && r.retired !== true ? [] : [{ id, retired: false }];
+      return r.model === model && r.language === language && r.retired !== true ? [{ id, retired: true }] : [];
+    });
+    await inParallel(changes, WRITE_CONCURRENCY, async (c) => {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.ledgerTable,
+          Key: { pk: itemPk(campaign, phase), sk: c.id },
+          UpdateExpression: 'SET model = :m, #l = :l, retired = :r',
+          ExpressionAttributeNames: { '#l': 'language' },
+          ExpressionAttributeValues: { ':m': model, ':l': language, ':r': c.retired },
+        }),
+      );
+    });
+    await this.db.send(new PutCommand({ TableName: this.ledgerTable, Item: { ...key, phase, model, language, items: itemIds.length, digest } }));
+  }
+
+  async partitions(campaign: string): Promise<PartitionRecord[]> {
+    const rows = await this.queryAll({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': partitionPk(campaign) }, ConsistentRead: true });
+    return rows.map((r) => ({ phase: r.phase as string, model: r.model as string, language: r.language as string, items: num(r.items) }));
   }
 
   /**
@@ -473,7 +613,7 @@ export class DynamoLedger implements Ledger {
       TableName: this.ledgerTable,
       KeyConditionExpression: 'pk = :p',
       ExpressionAttributeValues: { ':p': itemPk(campaign, phase) },
-      ProjectionExpression: 'sk, #s, seq',
+      ProjectionExpression: 'sk, #s, seq, retired',
       ExpressionAttributeNames: { '#s': 'state' },
       ConsistentRead: true,
     });
@@ -481,7 +621,7 @@ export class DynamoLedger implements Ledger {
 
   /** Items not done (pending or failed), in registration order. */
   async pendingItems(campaign: string, phase: string): Promise<Set<string>> {
-    const rows = (await this.items(campaign, phase)).filter((r) => r.state !== 'done');
+    const rows = (await this.items(campaign, phase)).filter((r) => r.state !== 'done' && r.retired !== true);
     const seq = (r: Record<string, unknown>): number => (typeof r.seq === 'number' ? r.seq : Number.MAX_SAFE_INTEGER);
     rows.sort((a, b) => seq(a) - seq(b));
     return new Set(rows.map((r) => r.sk as string));
@@ -621,6 +761,7 @@ export class DynamoLedger implements Ledger {
   async counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
     const out = { pending: 0, done: 0, failed: 0 };
     for (const r of await this.items(campaign, phase)) {
+      if (r.retired === true) continue;
       const state = r.state as keyof typeof out;
       if (state in out) out[state]++;
     }

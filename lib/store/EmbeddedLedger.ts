@@ -4,7 +4,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { PartCommittedError } from './errors.js';
-import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit, PendingOptions } from './types.js';
+import { MAX_SCOPE_IDS } from './types.js';
+import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
+import { idsDigest, orphanBill } from './orphans.js';
 
 /** Rounding slack of the cap check, so a reservation of exactly the remaining budget passes. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -55,6 +57,16 @@ CREATE TABLE IF NOT EXISTS batches (
   state          TEXT NOT NULL CHECK (state IN ('open', 'closed')),
   PRIMARY KEY (campaign, batch_id)
 );
+-- The partitions of the current design (registerPartition): size, and a digest of their ids.
+CREATE TABLE IF NOT EXISTS partitions (
+  campaign TEXT NOT NULL,
+  phase    TEXT NOT NULL,
+  model    TEXT NOT NULL,
+  language TEXT NOT NULL,
+  items    INTEGER NOT NULL,
+  digest   TEXT NOT NULL,
+  PRIMARY KEY (campaign, phase, model, language)
+);
 -- Batches about to be created: written before the provider is asked, deleted by the batch's record.
 CREATE TABLE IF NOT EXISTS batch_intents (
   campaign        TEXT NOT NULL,
@@ -77,6 +89,18 @@ const ADDED_COLUMNS: readonly { table: string; column: string; ddl: string }[] =
   // 1 when the item's last attempt failed permanently (refusal, content filter…): not asked again
   // unless retryFailed. A ledger from before it reads 0: its failed items are re-asked, as they were.
   { table: 'items', column: 'permanent', ddl: 'ALTER TABLE items ADD COLUMN permanent INTEGER NOT NULL DEFAULT 0' },
+  // The partition of an item (registerPartition), and whether the current design still has it.
+  { table: 'items', column: 'model', ddl: 'ALTER TABLE items ADD COLUMN model TEXT' },
+  { table: 'items', column: 'language', ddl: 'ALTER TABLE items ADD COLUMN language TEXT' },
+  { table: 'items', column: 'retired', ddl: 'ALTER TABLE items ADD COLUMN retired INTEGER NOT NULL DEFAULT 0' },
+  // What a reservation covers, and whether its run died holding it (orphanStale).
+  { table: 'reservations', column: 'phase', ddl: 'ALTER TABLE reservations ADD COLUMN phase TEXT' },
+  { table: 'reservations', column: 'model', ddl: 'ALTER TABLE reservations ADD COLUMN model TEXT' },
+  { table: 'reservations', column: 'language', ddl: 'ALTER TABLE reservations ADD COLUMN language TEXT' },
+  { table: 'reservations', column: 'item_ids_json', ddl: 'ALTER TABLE reservations ADD COLUMN item_ids_json TEXT' },
+  { table: 'reservations', column: 'item_count', ddl: 'ALTER TABLE reservations ADD COLUMN item_count INTEGER NOT NULL DEFAULT 0' },
+  { table: 'reservations', column: 'orphaned', ddl: 'ALTER TABLE reservations ADD COLUMN orphaned INTEGER NOT NULL DEFAULT 0' },
+  { table: 'campaigns', column: 'possibly_billed_usd', ddl: 'ALTER TABLE campaigns ADD COLUMN possibly_billed_usd REAL NOT NULL DEFAULT 0' },
 ];
 
 interface IntentRow {
@@ -142,7 +166,9 @@ export class EmbeddedLedger implements Ledger {
   private readonly reserveTx;
   private readonly settleTx;
   private readonly releaseTx;
-  private readonly releaseStaleTx;
+  private readonly orphanStaleTx;
+  private readonly resolveTx;
+  private readonly registerPartitionTx;
   private readonly registerTx;
   private readonly commitTx;
 
@@ -170,21 +196,47 @@ export class EmbeddedLedger implements Ledger {
         `INSERT INTO campaigns (campaign, cap_usd, run_id) VALUES (?, ?, ?)
          ON CONFLICT (campaign) DO UPDATE SET cap_usd = excluded.cap_usd, run_id = excluded.run_id`,
       ),
-      budget: db.prepare('SELECT cap_usd, spent_usd, reserved_usd FROM campaigns WHERE campaign = ?'),
+      budget: db.prepare(
+        `SELECT cap_usd, spent_usd, reserved_usd, possibly_billed_usd,
+           (SELECT coalesce(sum(amount_usd), 0) FROM reservations r WHERE r.campaign = campaigns.campaign AND r.orphaned = 1) AS orphaned_usd
+         FROM campaigns WHERE campaign = ?`,
+      ),
       // The cap check and the insert are one statement: nothing can run between them.
       reserve: db.prepare(
-        `INSERT INTO reservations (campaign, reservation_id, run_id, amount_usd)
-         SELECT campaign, ?, ?, ? FROM campaigns
-         WHERE campaign = ? AND spent_usd + reserved_usd + ? <= cap_usd + ${CAP_TOLERANCE_USD}`,
+        `INSERT INTO reservations (campaign, reservation_id, run_id, amount_usd, phase, model, language, item_ids_json, item_count)
+         SELECT campaign, ?, ?, ?, ?, ?, ?, ?, ? FROM campaigns
+         WHERE campaign = ? AND spent_usd + reserved_usd + possibly_billed_usd + ? <= cap_usd + ${CAP_TOLERANCE_USD}`,
       ),
       hasReservation: db.prepare('SELECT 1 FROM reservations WHERE campaign = ? AND reservation_id = ?'),
       deleteReservation: db.prepare('DELETE FROM reservations WHERE campaign = ? AND reservation_id = ?'),
       // An open batch's reservation is not stale: the batch runs on at the provider without us.
       // Nor is an intent's: its batch may exist at the provider, unrecorded (a run killed mid-creation).
-      deleteStale: db.prepare(
-        `DELETE FROM reservations WHERE campaign = ? AND run_id != ? AND reservation_id NOT IN
+      stale: db.prepare(
+        `SELECT reservation_id AS id, amount_usd AS amount, phase FROM reservations WHERE campaign = ? AND run_id != ? AND orphaned = 0 AND reservation_id NOT IN
            (SELECT reservation_id FROM batches WHERE batches.campaign = reservations.campaign AND state = 'open'
             UNION ALL SELECT reservation_id FROM batch_intents WHERE batch_intents.campaign = reservations.campaign)`,
+      ),
+      markOrphaned: db.prepare('UPDATE reservations SET orphaned = 1 WHERE campaign = ? AND reservation_id = ?'),
+      orphansOf: db.prepare(
+        'SELECT reservation_id AS id, amount_usd AS amount, item_ids_json AS ids FROM reservations WHERE campaign = ? AND orphaned = 1 AND phase = ? AND model = ? AND language = ?',
+      ),
+      addPossiblyBilled: db.prepare('UPDATE campaigns SET possibly_billed_usd = possibly_billed_usd + ? WHERE campaign = ?'),
+      inFlight: db.prepare('SELECT phase, sum(item_count) AS n FROM reservations WHERE campaign = ? AND orphaned = 0 AND phase IS NOT NULL GROUP BY phase'),
+      partitionRow: db.prepare('SELECT items, digest FROM partitions WHERE campaign = ? AND phase = ? AND model = ? AND language = ?'),
+      upsertPartition: db.prepare(
+        `INSERT INTO partitions (campaign, phase, model, language, items, digest) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (campaign, phase, model, language) DO UPDATE SET items = excluded.items, digest = excluded.digest`,
+      ),
+      partitions: db.prepare('SELECT phase, model, language, items FROM partitions WHERE campaign = ? ORDER BY phase, model, language'),
+      // Ids of the new design: their partition noted (rows from before it had none), retired ones back.
+      claimAmong: db.prepare(
+        `UPDATE items SET model = ?, language = ?, retired = 0
+         WHERE campaign = ? AND phase = ? AND item_id IN (SELECT value FROM json_each(?)) AND (model IS NULL OR retired = 1)`,
+      ),
+      // Ids the partition no longer has: kept with their replies, left out of the counts.
+      retireOthers: db.prepare(
+        `UPDATE items SET retired = 1 WHERE campaign = ? AND phase = ? AND model = ? AND language = ? AND retired = 0
+           AND item_id NOT IN (SELECT value FROM json_each(?))`,
       ),
       insertBatch: db.prepare(
         `INSERT INTO batches (campaign, phase, model, language, batch_id, handle_json, reservation_id, state, submission_key)
@@ -238,9 +290,9 @@ export class EmbeddedLedger implements Ledger {
       // A scan in rowid order beats the primary-key index here: no sort and no lookup per row
       // (1M items: ~0.3 s instead of ~3 s).
       pending: db
-        .prepare("SELECT item_id FROM items NOT INDEXED WHERE campaign = ? AND phase = ? AND state != 'done' ORDER BY rowid")
+        .prepare("SELECT item_id FROM items NOT INDEXED WHERE campaign = ? AND phase = ? AND state != 'done' AND retired = 0 ORDER BY rowid")
         .pluck(),
-      counts: db.prepare('SELECT state, count(*) AS n FROM items NOT INDEXED WHERE campaign = ? AND phase = ? GROUP BY state'),
+      counts: db.prepare('SELECT state, count(*) AS n FROM items NOT INDEXED WHERE campaign = ? AND phase = ? AND retired = 0 GROUP BY state'),
       partExists: db.prepare('SELECT 1 FROM parts WHERE campaign = ? AND phase = ? AND part_key = ?'),
       insertPart: db.prepare('INSERT INTO parts (campaign, phase, part_key, cost_usd) VALUES (?, ?, ?, ?)'),
       parts: db.prepare('SELECT part_key FROM parts WHERE campaign = ? AND phase = ? ORDER BY rowid').pluck(),
@@ -272,12 +324,13 @@ export class EmbeddedLedger implements Ledger {
       stmt.syncReserved.run(campaign);
     };
 
-    this.reserveTx = db.transaction((campaign: string, reservationId: string, runId: string, amount: number): boolean => {
+    this.reserveTx = db.transaction((campaign: string, reservationId: string, runId: string, amount: number, scope: ReservationScope | undefined): boolean => {
       requireCampaign(campaign);
       if (stmt.hasReservation.get(campaign, reservationId)) {
         throw new SondageError(`reservation ${JSON.stringify(reservationId)} of campaign ${JSON.stringify(campaign)} already exists; reservation ids must be unique`);
       }
-      const { changes } = stmt.reserve.run(reservationId, runId, amount, campaign, amount);
+      const ids = scope && scope.itemIds.length <= MAX_SCOPE_IDS ? JSON.stringify(scope.itemIds) : null;
+      const { changes } = stmt.reserve.run(reservationId, runId, amount, scope?.phase ?? null, scope?.model ?? null, scope?.language ?? null, ids, scope?.itemIds.length ?? 0, campaign, amount);
       if (changes === 0) return false;
       stmt.syncReserved.run(campaign);
       return true;
@@ -287,10 +340,43 @@ export class EmbeddedLedger implements Ledger {
       stmt.deleteReservation.run(campaign, reservationId);
       stmt.syncReserved.run(campaign);
     });
-    this.releaseStaleTx = db.transaction((campaign: string, runId: string): number => {
-      const { changes } = stmt.deleteStale.run(campaign, runId);
+    this.orphanStaleTx = db.transaction((campaign: string, runId: string, mode: 'hold' | 'bill'): { count: number; amountUsd: number } => {
+      const rows = stmt.stale.all(campaign, runId) as { id: string; amount: number; phase: string | null }[];
+      let billed = 0;
+      for (const r of rows) {
+        // Without a partition (a ledger from before scopes) no journal can resolve it: billed now.
+        if (mode === 'hold' && r.phase !== null) stmt.markOrphaned.run(campaign, r.id);
+        else {
+          stmt.deleteReservation.run(campaign, r.id);
+          billed += r.amount;
+        }
+      }
+      if (billed > 0) stmt.addPossiblyBilled.run(billed, campaign);
       stmt.syncReserved.run(campaign);
-      return changes;
+      return { count: rows.length, amountUsd: rows.reduce((sum, r) => sum + r.amount, 0) };
+    });
+    this.resolveTx = db.transaction(
+      (campaign: string, part: { phase: string; model: string; language: string }, replied: ReadonlySet<string>, maxCostOf: (id: string) => number | undefined) => {
+        const rows = stmt.orphansOf.all(campaign, part.phase, part.model, part.language) as { id: string; amount: number; ids: string | null }[];
+        let billedUsd = 0;
+        for (const r of rows) {
+          billedUsd += orphanBill(r.amount, r.ids === null ? null : (JSON.parse(r.ids) as string[]), replied, maxCostOf);
+          stmt.deleteReservation.run(campaign, r.id);
+        }
+        if (billedUsd > 0) stmt.addPossiblyBilled.run(billedUsd, campaign);
+        stmt.syncReserved.run(campaign);
+        return { resolved: rows.length, billedUsd };
+      },
+    );
+    this.registerPartitionTx = db.transaction((campaign: string, part: { phase: string; model: string; language: string }, ids: readonly string[], digest: string): void => {
+      const known = stmt.partitionRow.get(campaign, part.phase, part.model, part.language) as { items: number; digest: string } | undefined;
+      // The same design as last time: every id is registered and claimed already.
+      if (known?.digest === digest) return;
+      this.registerTx(campaign, part.phase, ids);
+      const json = JSON.stringify(ids);
+      stmt.claimAmong.run(part.model, part.language, campaign, part.phase, json);
+      stmt.retireOthers.run(campaign, part.phase, part.model, part.language, json);
+      stmt.upsertPartition.run(campaign, part.phase, part.model, part.language, ids.length, digest);
     });
     this.registerTx = db.transaction((campaign: string, phase: string, ids: readonly string[]): void => {
       const params: string[] = new Array<string>(REGISTER_BATCH * 3);
@@ -336,12 +422,12 @@ export class EmbeddedLedger implements Ledger {
   async budget(campaign: string): Promise<BudgetState> {
     const row = this.stmt.budget.get(campaign) as BudgetState | undefined;
     if (!row) throw new SondageError(`campaign ${JSON.stringify(campaign)} has no budget in ${this.file}; call initCampaign first`);
-    return { cap_usd: row.cap_usd, spent_usd: row.spent_usd, reserved_usd: row.reserved_usd };
+    return { cap_usd: row.cap_usd, spent_usd: row.spent_usd, reserved_usd: row.reserved_usd, orphaned_usd: row.orphaned_usd, possibly_billed_usd: row.possibly_billed_usd };
   }
 
-  async reserve(campaign: string, reservationId: string, amountUsd: number): Promise<boolean> {
+  async reserve(campaign: string, reservationId: string, amountUsd: number, scope?: ReservationScope): Promise<boolean> {
     assertAmount('reservation amount', amountUsd);
-    return this.reserveTx.immediate(campaign, reservationId, this.runIdFor(campaign), amountUsd);
+    return this.reserveTx.immediate(campaign, reservationId, this.runIdFor(campaign), amountUsd, scope);
   }
 
   async settle(campaign: string, reservationId: string, actualUsd: number): Promise<void> {
@@ -353,12 +439,33 @@ export class EmbeddedLedger implements Ledger {
     this.releaseTx.immediate(campaign, reservationId);
   }
 
-  async releaseStale(campaign: string, runId: string): Promise<number> {
-    return this.releaseStaleTx.immediate(campaign, runId);
+  async orphanStale(campaign: string, runId: string, mode: 'hold' | 'bill'): Promise<{ count: number; amountUsd: number }> {
+    return this.orphanStaleTx.immediate(campaign, runId, mode);
+  }
+
+  async resolveOrphans(
+    campaign: string,
+    partition: { readonly phase: string; readonly model: string; readonly language: string },
+    replied: ReadonlySet<string>,
+    maxCostOf: (itemId: string) => number | undefined,
+  ): Promise<{ resolved: number; billedUsd: number }> {
+    return this.resolveTx.immediate(campaign, partition, replied, maxCostOf);
+  }
+
+  async inFlight(campaign: string): Promise<Map<string, number>> {
+    return new Map((this.stmt.inFlight.all(campaign) as { phase: string; n: number }[]).map((r) => [r.phase, r.n]));
   }
 
   async registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void> {
     this.registerTx.immediate(campaign, phase, itemIds);
+  }
+
+  async registerPartition(campaign: string, partition: { readonly phase: string; readonly model: string; readonly language: string }, itemIds: readonly string[]): Promise<void> {
+    this.registerPartitionTx.immediate(campaign, partition, itemIds, idsDigest(itemIds));
+  }
+
+  async partitions(campaign: string): Promise<PartitionRecord[]> {
+    return this.stmt.partitions.all(campaign) as PartitionRecord[];
   }
 
   async pendingItems(campaign: string, phase: string): Promise<Set<string>> {

@@ -75,27 +75,84 @@ export interface BlobStore {
 export interface BudgetState {
   readonly cap_usd: number;
   readonly spent_usd: number;
+  /** Held by reservations: calls in flight, and those of a killed run not yet resolved (`orphaned_usd`). */
   readonly reserved_usd: number;
+  /** The part of `reserved_usd` held by reservations of killed runs, until a journal shows what they asked. */
+  readonly orphaned_usd: number;
+  /**
+   * Calls of killed runs that left no reply: the provider may have billed them, so they count
+   * against the cap like spend (`spent + reserved + possibly billed ≤ cap`), shown apart.
+   */
+  readonly possibly_billed_usd: number;
+}
+
+/** What a reservation covers: the partition of the calls, and their items. */
+export interface ReservationScope {
+  readonly phase: string;
+  readonly model: string;
+  readonly language: string;
+  /** The items of the calls (ids are kept for up to MAX_SCOPE_IDS items; a count beyond). */
+  readonly itemIds: readonly string[];
+}
+
+/** Reservations keep their item ids up to this many (a provider batch's reservation keeps its count only). */
+export const MAX_SCOPE_IDS = 1_000;
+
+/** A partition of a phase as a run registered it: the whole set of its items for the current design. */
+export interface PartitionRecord {
+  readonly phase: string;
+  readonly model: string;
+  readonly language: string;
+  readonly items: number;
 }
 
 /**
  * The ledger: item states and the campaign budget. Two backends, embedded (SQLite) and DynamoDB.
  *
  * Budget protocol (DESIGN.md "Cost and safety rails"): before a call, `reserve` the call's maximum
- * cost with a conditional write (spent + reserved + amount ≤ cap); after it, `settle` the actual
- * cost, which releases the reservation. A reservation whose holder died is released by
- * `releaseStale` when a run starts.
+ * cost with a conditional write (spent + reserved + possibly billed + amount ≤ cap); after it,
+ * `settle` the actual cost, which releases the reservation. A reservation whose holder died is
+ * never simply released — its calls may have been billed: `orphanStale` marks it when a run
+ * starts, and `resolveOrphans` turns it into spend once the dead run's journal shows which of its
+ * calls came back (their cost is committed from the journal) and which did not (possibly billed).
  */
 export interface Ledger {
   initCampaign(campaign: string, capUsd: number, runId: string): Promise<void>;
   budget(campaign: string): Promise<BudgetState>;
   /** Returns false, and reserves nothing, when the reservation would pass the cap. */
-  reserve(campaign: string, reservationId: string, amountUsd: number): Promise<boolean>;
+  reserve(campaign: string, reservationId: string, amountUsd: number, scope?: ReservationScope): Promise<boolean>;
   /** Turns a reservation into spend of `actualUsd` (which may exceed the reserved amount slightly). */
   settle(campaign: string, reservationId: string, actualUsd: number): Promise<void>;
   release(campaign: string, reservationId: string): Promise<void>;
-  /** Releases reservations left by runs other than `runId` (a killed run). */
-  releaseStale(campaign: string, runId: string): Promise<number>;
+  /**
+   * Reservations left by runs other than `runId` (a killed run), except those holding an open
+   * provider batch or a batch intent: `hold` marks them orphaned — still counted — for
+   * `resolveOrphans` once the run adopts the dead run's journal (local runs); `bill` turns them into
+   * possibly-billed spend at once (AWS: a killed Lambda's journal died with it). Returns how many
+   * and how much.
+   */
+  orphanStale(campaign: string, runId: string, mode: 'hold' | 'bill'): Promise<{ readonly count: number; readonly amountUsd: number }>;
+  /**
+   * The orphaned reservations of one partition, once its dead runs' journals are adopted: each is
+   * removed, and the calls whose items left no reply in those journals (`replied` has the ones that
+   * did) become possibly billed at `maxCostOf(item)` (the whole amount where the ids were not kept).
+   */
+  resolveOrphans(
+    campaign: string,
+    partition: { readonly phase: string; readonly model: string; readonly language: string },
+    replied: ReadonlySet<string>,
+    maxCostOf: (itemId: string) => number | undefined,
+  ): Promise<{ readonly resolved: number; readonly billedUsd: number }>;
+  /** Items of live (not orphaned) reservations per phase: the calls in flight now. */
+  inFlight(campaign: string): Promise<Map<string, number>>;
+  /**
+   * Registers a partition's items for the current design: new ids pending, ids of the partition
+   * no longer in `itemIds` retired (left out of `counts`, their replies kept), ids back in the
+   * design restored; records the partition's size.
+   */
+  registerPartition(campaign: string, partition: { readonly phase: string; readonly model: string; readonly language: string }, itemIds: readonly string[]): Promise<void>;
+  /** Every partition registered with `registerPartition`, with its size. */
+  partitions(campaign: string): Promise<PartitionRecord[]>;
 
   /** Registers items as pending; ids already known keep their state. */
   registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void>;

@@ -45,15 +45,17 @@ function planOf(campaign: string): Plan {
 
 /**
  * The same ledger state on either backend: 8 of the 10 planned generate items registered, 5 done
- * and 1 failed in one part costing $0.25; $0.10 reserved by a call in flight and $0.05 by an open
- * provider batch.
+ * and 1 failed in one part costing $0.25; $0.10 reserved by a call in flight (g7) and $0.05 by an
+ * open provider batch (g8). The 2 planned items never registered (a run stopped at the cap before
+ * their partition) are pending all the same.
  */
 async function fill(ledger: Ledger, campaign: string): Promise<void> {
   await ledger.initCampaign(campaign, 2, 'run-1');
   await ledger.registerItems(campaign, 'generate', ['g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7', 'g8']);
   await ledger.commitPart({ campaign, phase: 'generate', partKey: 'part-0001', done: ['g1', 'g2', 'g3', 'g4', 'g5'], failed: ['g6'], costUsd: 0.25 });
-  expect(await ledger.reserve(campaign, 'call-1', 0.1)).toBe(true);
-  expect(await ledger.reserve(campaign, 'batch-res', 0.05)).toBe(true);
+  const en = { phase: 'generate', model: 'alpha', language: 'en' };
+  expect(await ledger.reserve(campaign, 'call-1', 0.1, { ...en, itemIds: ['g7'] })).toBe(true);
+  expect(await ledger.reserve(campaign, 'batch-res', 0.05, { ...en, itemIds: ['g8'] })).toBe(true);
   await ledger.recordBatch({ campaign, phase: 'generate', model: 'alpha', language: 'en', batchId: 'batch_abc', handleJson: '{}', reservationId: 'batch-res' });
 }
 
@@ -122,11 +124,11 @@ describe('sondage status', () => {
     expect(stdout).toContain(`campaign status-local (local ${dataDir})`);
     expect(stdout).toContain('run: not running');
     expect(sharedLines(stdout)).toEqual([
-      'phase     done  failed  pending  planned  progress',
-      'generate     5       1        2       10     50.0%',
-      'judge        0       0        0        3      0.0%',
+      'phase     done  failed  in flight  pending  planned  progress',
+      'generate     5       1          2        2       10     50.0%',
+      'judge        0       0          0        3        3      0.0%',
       '',
-      'spend: $0.2500 of $2.0000 cap (12.5%), $0.1500 reserved for calls in flight',
+      'spend: $0.2500 of $2.0000 cap (12.5% counting what may have been billed), $0.1500 reserved for calls in flight',
       'open provider batches: 1',
       '  generate alpha/en: batch_abc',
     ]);
@@ -193,8 +195,11 @@ describe('sondage status', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain('run: no execution yet');
-    expect(stdout).toMatch(new RegExp(`^generate +0 +0 +0 +${planned('generate')} +0\\.0%$`, 'm'));
-    expect(stdout).toMatch(new RegExp(`^judge +0 +0 +0 +${planned('judge')} +0\\.0%$`, 'm'));
+    // Nothing registered yet, and all of it pending: planned = done + failed + in flight + pending.
+    expect(stdout).toMatch(new RegExp(`^generate +0 +0 +0 +${planned('generate')} +${planned('generate')} +0\\.0%$`, 'm'));
+    // The judge's items depend on replies not yet there: the battery's estimate, marked ~.
+    expect(stdout).toMatch(new RegExp(`^judge +0 +0 +0 +${planned('judge')} +~${planned('judge')} +0\\.0%$`, 'm'));
+    expect(stdout).toContain("~ the battery's estimate");
     expect(stdout).toContain('spend: nothing recorded yet');
     expect(stdout).toContain('open provider batches: 0');
     expect(stdout).toContain('failures: none');

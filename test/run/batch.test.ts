@@ -136,7 +136,7 @@ describe.each(PROVIDERS)('mode: batch on $provider', (p) => {
     // A later run's start releases a dead run's reservations, but not those of its open batches.
     const other = new EmbeddedLedger(ctx.dataDir);
     try {
-      await other.releaseStale(ctx.campaign.name, 'another-run');
+      await other.orphanStale(ctx.campaign.name, 'another-run', 'hold');
       expect((await other.budget(ctx.campaign.name)).reserved_usd).toBeCloseTo(before.budget.reserved_usd, 12);
     } finally {
       await other.close();

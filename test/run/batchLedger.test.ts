@@ -63,7 +63,7 @@ describe.each(backends)('%s ledger: batch intents', (_name, open) => {
     expect((await ledger.campaignBatchIntents(c)).map((i) => i.submissionKey).sort()).toEqual(['k1', 'k2']);
     // Another run's start keeps both reservations: either batch may exist at the provider.
     const other = open('run-2');
-    expect(await other.releaseStale(c, 'run-2')).toBe(0);
+    expect((await other.orphanStale(c, 'run-2', 'hold')).count).toBe(0);
     expect((await other.budget(c)).reserved_usd).toBeCloseTo(3, 12);
 
     await other.recordBatch({ campaign: c, phase: 'generate', model: 'm', language: 'en', batchId: 'batch_1', handleJson: '{}', reservationId: 'r1', submissionKey: 'k1' });
@@ -84,7 +84,7 @@ describe.each(backends)('%s ledger: batch intents', (_name, open) => {
     await ledger.dropBatchIntent(c, 'k1');
     await ledger.dropBatchIntent(c, 'k1');
     expect(await ledger.campaignBatchIntents(c)).toEqual([]);
-    expect(await ledger.budget(c)).toEqual({ cap_usd: 10, spent_usd: 0, reserved_usd: 0 });
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 10, spent_usd: 0, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
     await ledger.close();
   });
 

@@ -109,6 +109,8 @@ function spec(over: { runId: string; ledger: EmbeddedLedger; sink: PartSink; pro
     chunkSize: 4,
     partRows: 16,
     stop: {},
+    // The local run's partitions: whole, so a dead run's held reservations are resolved here.
+    wholePartition: true,
     ...over,
   };
 }
@@ -116,7 +118,7 @@ function spec(over: { runId: string; ledger: EmbeddedLedger; sink: PartSink; pro
 async function newLedger(runId: string): Promise<EmbeddedLedger> {
   const ledger = new EmbeddedLedger(path.join(dir, 'ledger'), { runId });
   await ledger.initCampaign(CAMPAIGN, 10, runId);
-  await ledger.releaseStale(CAMPAIGN, runId);
+  await ledger.orphanStale(CAMPAIGN, runId, 'hold');
   return ledger;
 }
 

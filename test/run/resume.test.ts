@@ -134,6 +134,14 @@ describe('a run killed mid-way and started again', () => {
     expect(summary.phases[0]!.pending).toBe(0);
     expect(await journalLines(dataDir)).toBe(0);
     await expectSameAsReference(dataDir);
+    // The dead run's reservations were never simply handed back: the calls its journals show came
+    // back are counted at their cost, the ones that left no reply (in flight at the kill, maybe
+    // billed) as possibly billed, against the cap, never more than what the dead run held.
+    const after = await ledgerSnapshot(dataDir, CAMPAIGN);
+    expect(after.budget.orphaned_usd).toBe(0);
+    expect(after.budget.possibly_billed_usd).toBeGreaterThanOrEqual(0);
+    expect(after.budget.possibly_billed_usd).toBeLessThanOrEqual(before.budget.reserved_usd + 1e-12);
+    expect(after.budget.spent_usd + after.budget.possibly_billed_usd).toBeLessThanOrEqual(after.budget.cap_usd);
   });
 
   it('aborted through its AbortSignal: stops cleanly, and the next run asks only the rest', async () => {

@@ -46,10 +46,10 @@ describe.each(backends)('%s ledger', (_name, open) => {
     expect(await ledger.reserve(c, 'b', 0.5)).toBe(false);
     expect(await ledger.reserve(c, 'b', 0.4)).toBe(true); // exactly the rest
     await ledger.settle(c, 'a', 0.25);
-    expect(await ledger.budget(c)).toEqual({ cap_usd: 1, spent_usd: 0.25, reserved_usd: 0.4 });
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 1, spent_usd: 0.25, reserved_usd: 0.4, orphaned_usd: 0, possibly_billed_usd: 0 });
     await ledger.release(c, 'b');
     await ledger.release(c, 'b'); // twice is harmless
-    expect(await ledger.budget(c)).toEqual({ cap_usd: 1, spent_usd: 0.25, reserved_usd: 0 });
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 1, spent_usd: 0.25, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
     await expect(ledger.reserve(c, 'a2', 0.75)).resolves.toBe(true);
     await expect(ledger.reserve(c, 'a2', 0)).rejects.toThrow(/already exists/);
     await ledger.close();
@@ -62,7 +62,7 @@ describe.each(backends)('%s ledger', (_name, open) => {
     expect(await ledger.reserve(c, 'a', 0.9)).toBe(true);
     await ledger.settle(c, 'a', 0.9);
     await ledger.initCampaign(c, 2, 'run-2');
-    expect(await ledger.budget(c)).toEqual({ cap_usd: 2, spent_usd: 0.9, reserved_usd: 0 });
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 2, spent_usd: 0.9, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
     expect(await ledger.reserve(c, 'b', 1.1)).toBe(true);
     expect(await ledger.reserve(c, 'c', 0.01)).toBe(false);
     await expect(ledger.budget('nobody')).rejects.toThrow(/"nobody" has no budget.*initCampaign/);
@@ -70,7 +70,7 @@ describe.each(backends)('%s ledger', (_name, open) => {
     await ledger.close();
   });
 
-  it('releases the reservations a killed run left, except its own', async () => {
+  it('never releases the reservations a killed run left: held, or billed, as the ledger scenario says', async () => {
     const c = campaign();
     const killed = open('run-old');
     await killed.initCampaign(c, 10, 'run-old');
@@ -79,8 +79,11 @@ describe.each(backends)('%s ledger', (_name, open) => {
     const next = open('run-new');
     await next.initCampaign(c, 10, 'run-new');
     expect(await next.reserve(c, 'new-1', 3)).toBe(true);
-    expect(await next.releaseStale(c, 'run-new')).toBe(2);
-    expect(await next.budget(c)).toEqual({ cap_usd: 10, spent_usd: 0, reserved_usd: 3 });
+    expect(await next.orphanStale(c, 'run-new', 'bill')).toEqual({ count: 2, amountUsd: 3 });
+    expect(await next.budget(c)).toEqual({ cap_usd: 10, spent_usd: 0, reserved_usd: 3, orphaned_usd: 0, possibly_billed_usd: 3 });
+    // 3 reserved + 3 possibly billed: 4 more fit the cap of 10, 5 do not.
+    expect(await next.reserve(c, 'new-2', 5)).toBe(false);
+    expect(await next.reserve(c, 'new-2', 4)).toBe(true);
     await killed.close();
     await next.close();
   });
@@ -97,7 +100,7 @@ describe.each(backends)('%s ledger', (_name, open) => {
     const commit = { campaign: c, phase: 'generate', partKey: 'p/part-0001.parquet', done: ['i1', 'i3'], failed: ['i2'], reservationIds: ['r1', 'r2'], costUsd: 0.5 };
     await ledger.commitPart(commit);
     await expect(ledger.commitPart(commit)).rejects.toBeInstanceOf(PartCommittedError);
-    expect(await ledger.budget(c)).toEqual({ cap_usd: 10, spent_usd: 0.5, reserved_usd: 0 });
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 10, spent_usd: 0.5, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
     expect(await ledger.counts(c, 'generate')).toEqual({ pending: 1, done: 2, failed: 1 });
     expect([...(await ledger.pendingItems(c, 'generate'))]).toEqual(['i2', 'i4']);
     expect([...(await ledger.pendingAmong(c, 'generate', ['i4', 'i3', 'new', 'i2']))]).toEqual(['i4', 'new', 'i2']);
@@ -233,7 +236,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     await admin.initCampaign(c, 1, 'run-hold');
     const results = await Promise.all(Array.from({ length: 40 }, (_, i) => dynamo('run-hold').reserve(c, `r${i}`, 0.1)));
     expect(results.filter(Boolean)).toHaveLength(10);
-    expect(await admin.budget(c)).toEqual({ cap_usd: 1, spent_usd: 0, reserved_usd: expect.closeTo(1, 9) as unknown });
+    expect(await admin.budget(c)).toEqual({ cap_usd: 1, spent_usd: 0, reserved_usd: expect.closeTo(1, 9) as unknown, orphaned_usd: 0, possibly_billed_usd: 0 });
     await admin.close();
   });
 
@@ -245,12 +248,12 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     for (const id of ids) expect(await ledger.reserve(c, id, 0.5)).toBe(true);
     await ledger.registerItems(c, 'generate', ['a']);
     await ledger.commitPart({ campaign: c, phase: 'generate', partKey: 'big', done: ['a'], failed: [], reservationIds: ids, costUsd: 40 });
-    expect(await ledger.budget(c)).toEqual({ cap_usd: 100, spent_usd: 40, reserved_usd: expect.closeTo(0, 9) as unknown });
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 100, spent_usd: 40, reserved_usd: expect.closeTo(0, 9) as unknown, orphaned_usd: 0, possibly_billed_usd: 0 });
     expect(await ledger.reserve(c, 'after', 60)).toBe(true);
     await ledger.close();
   });
 
-  it('records provider batches, keeps their reservation through releaseStale, closes them with the part', async () => {
+  it('records provider batches, keeps their reservation through orphanStale, closes them with the part', async () => {
     const c = `batch-${++n}`;
     const ledger = dynamo('run-b1');
     await ledger.initCampaign(c, 10, 'run-b1');
@@ -261,11 +264,11 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     await expect(ledger.recordBatch(record)).rejects.toThrow(/already recorded/);
     expect(await ledger.openBatches(c, 'generate', 'm', 'en')).toEqual([record]);
     const next = dynamo('run-b2');
-    expect(await next.releaseStale(c, 'run-b2')).toBe(1);
+    expect((await next.orphanStale(c, 'run-b2', 'bill')).count).toBe(1);
     expect((await next.budget(c)).reserved_usd).toBe(4);
     await next.commitPart({ campaign: c, phase: 'generate', partKey: 'pb', done: [], failed: [], reservationIds: ['batch-res'], costUsd: 3, closeBatches: ['b-1'] } as Parameters<Ledger['commitPart']>[0]);
     expect(await next.openBatches(c, 'generate', 'm', 'en')).toEqual([]);
-    expect(await next.budget(c)).toEqual({ cap_usd: 10, spent_usd: 3, reserved_usd: 0 });
+    expect(await next.budget(c)).toEqual({ cap_usd: 10, spent_usd: 3, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 1 });
     const closed = server.items('ledger').find((i) => JSON.stringify(i.sk) === '{"S":"b-1"}');
     expect(closed?.expires_at).toBeDefined(); // closed batch records expire by TTL
     await ledger.close();

@@ -70,11 +70,11 @@ describe('EmbeddedLedger items', () => {
 
     expect(await ledger.counts('c', 'g')).toEqual({ pending: 3, done: 0, failed: 0 });
     expect(await ledger.committedParts('c', 'g')).toEqual(new Set());
-    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 0, reserved_usd: 2 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 0, reserved_usd: 2, orphaned_usd: 0, possibly_billed_usd: 0 });
 
     await ledger.commitPart({ ...broken, done: ['a', 'b'], failed: ['c'] });
     expect(await ledger.counts('c', 'g')).toEqual({ pending: 0, done: 2, failed: 1 });
-    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 1, reserved_usd: 0 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 1, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
   });
 
   it('never adopts a part twice', async () => {
@@ -90,7 +90,7 @@ describe('EmbeddedLedger items', () => {
     ).rejects.toThrow(/part p1 of campaign "c" phase "g" is already committed/);
 
     expect(await ledger.counts('c', 'g')).toEqual({ pending: 1, done: 1, failed: 0 });
-    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 1, reserved_usd: 1 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 1, reserved_usd: 1, orphaned_usd: 0, possibly_billed_usd: 0 });
   });
 
   it('settles every reservation of a multi-chunk part and adds the cost once', async () => {
@@ -99,7 +99,7 @@ describe('EmbeddedLedger items', () => {
     expect(await ledger.reserve('c', 'chunk-2', 0.4)).toBe(true);
     expect(await ledger.reserve('c', 'chunk-3', 0.4)).toBe(false);
     await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p', done: ['x'], failed: [], reservationIds: ['chunk-1', 'chunk-2'], costUsd: 0.3 });
-    expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0.3, reserved_usd: 0 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0.3, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
   });
 
   it('opens a ledger file from before permanent failures: the column is added, old failed items are asked again', async () => {
@@ -141,11 +141,11 @@ describe('EmbeddedLedger budget', () => {
     expect(await ledger.reserve('c', 'a', 0.7)).toBe(true);
     expect(await ledger.reserve('c', 'b', 0.30000001)).toBe(false);
     expect(await ledger.reserve('c', 'b', 0.3)).toBe(true); // 0.7 + 0.3 in floating point is within the tolerance
-    expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0, reserved_usd: 1 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0, reserved_usd: 1, orphaned_usd: 0, possibly_billed_usd: 0 });
 
     await ledger.settle('c', 'a', 0.5);
     await ledger.release('c', 'b');
-    expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0.5, reserved_usd: 0 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0.5, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
     expect(await ledger.reserve('c', 'c', 0.5)).toBe(true);
   });
 
@@ -155,7 +155,7 @@ describe('EmbeddedLedger budget', () => {
     await ledger.settle('c', 'a', 1);
     expect(await ledger.reserve('c', 'b', 0.01)).toBe(false);
     await ledger.initCampaign('c', 2, 'run-2');
-    expect(await ledger.budget('c')).toEqual({ cap_usd: 2, spent_usd: 1, reserved_usd: 0 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 2, spent_usd: 1, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
     expect(await ledger.reserve('c', 'b', 0.01)).toBe(true);
   });
 
@@ -171,7 +171,7 @@ describe('EmbeddedLedger budget', () => {
     await expect(ledger.budget('nope')).rejects.toThrow(SondageError);
   });
 
-  it('releases the reservations of other (dead) runs only', async () => {
+  it("never releases a dead run's reservations: without a partition they count as possibly billed at once, against the cap", async () => {
     await ledger.initCampaign('c', 1, 'run-1');
     expect(await ledger.reserve('c', 'mine', 0.2)).toBe(true);
     const dead = new EmbeddedLedger(dir, { runId: 'run-0' });
@@ -183,10 +183,57 @@ describe('EmbeddedLedger budget', () => {
     }
     expect(await ledger.reserve('c', 'more', 0.2)).toBe(false);
 
-    expect(await ledger.releaseStale('c', 'run-1')).toBe(2);
-    expect((await ledger.budget('c')).reserved_usd).toBeCloseTo(0.2, 12);
-    expect(await ledger.releaseStale('c', 'run-1')).toBe(0);
-    expect(await ledger.reserve('c', 'more', 0.2)).toBe(true);
+    expect(await ledger.orphanStale('c', 'run-1', 'hold')).toEqual({ count: 2, amountUsd: expect.closeTo(0.7, 12) as number });
+    const b = await ledger.budget('c');
+    expect(b.reserved_usd).toBeCloseTo(0.2, 12);
+    expect(b.possibly_billed_usd).toBeCloseTo(0.7, 12);
+    expect((await ledger.orphanStale('c', 'run-1', 'hold')).count).toBe(0);
+    // 0.2 held + 0.7 possibly billed: one more 0.2 call would pass the cap of 1.
+    expect(await ledger.reserve('c', 'more', 0.2)).toBe(false);
+    expect(await ledger.reserve('c', 'more', 0.1)).toBe(true);
+  });
+
+  it("holds a dead run's scoped reservations until its partition's journals resolve them: replied calls free, the rest possibly billed", async () => {
+    await ledger.initCampaign('c', 10, 'run-1');
+    const part = { phase: 'generate', model: 'm', language: 'en' };
+    const dead = new EmbeddedLedger(dir, { runId: 'run-0' });
+    try {
+      expect(await dead.reserve('c', 'r1', 3, { ...part, itemIds: ['a', 'b', 'c'] })).toBe(true);
+      expect(await dead.reserve('c', 'r2', 1, { ...part, language: 'fr', itemIds: ['x'] })).toBe(true);
+    } finally {
+      await dead.close();
+    }
+    expect(await ledger.orphanStale('c', 'run-1', 'hold')).toEqual({ count: 2, amountUsd: 4 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 0, reserved_usd: 4, orphaned_usd: 4, possibly_billed_usd: 0 });
+    // Held: a dead run's calls are not in flight.
+    expect(await ledger.inFlight('c')).toEqual(new Map());
+    // The journal shows a and c came back (committed from it at their cost); b left no reply.
+    expect(await ledger.resolveOrphans('c', part, new Set(['a', 'c']), () => 1)).toEqual({ resolved: 1, billedUsd: 1 });
+    expect(await ledger.budget('c')).toEqual({ cap_usd: 10, spent_usd: 0, reserved_usd: 1, orphaned_usd: 1, possibly_billed_usd: 1 });
+    // Another partition's orphan waits for its own.
+    expect(await ledger.resolveOrphans('c', part, new Set(), () => 1)).toEqual({ resolved: 0, billedUsd: 0 });
+    expect(await ledger.reserve('c', 'live', 2, { ...part, itemIds: ['d', 'e'] })).toBe(true);
+    expect(await ledger.inFlight('c')).toEqual(new Map([['generate', 2]]));
+  });
+
+  it('registers a partition for the current design: dropped ids retired from the counts, returning ids restored, sizes recorded', async () => {
+    await ledger.initCampaign('c', 10, 'run-1');
+    const en = { phase: 'generate', model: 'm', language: 'en' };
+    await ledger.registerPartition('c', en, ['a', 'b', 'c']);
+    await ledger.registerPartition('c', { ...en, language: 'fr' }, ['x']);
+    await ledger.commitPart({ campaign: 'c', phase: 'generate', partKey: 'p1', done: ['a', 'b', 'x'], failed: [], costUsd: 0 });
+    expect(await ledger.counts('c', 'generate')).toEqual({ pending: 1, done: 3, failed: 0 });
+    // The design changed: b dropped, d added.
+    await ledger.registerPartition('c', en, ['a', 'c', 'd']);
+    expect(await ledger.counts('c', 'generate')).toEqual({ pending: 2, done: 2, failed: 0 });
+    expect([...(await ledger.pendingItems('c', 'generate'))]).toEqual(['c', 'd']);
+    // Back again: b's state is its own.
+    await ledger.registerPartition('c', en, ['a', 'b', 'c', 'd']);
+    expect(await ledger.counts('c', 'generate')).toEqual({ pending: 2, done: 3, failed: 0 });
+    expect(await ledger.partitions('c')).toEqual([
+      { phase: 'generate', model: 'm', language: 'en', items: 4 },
+      { phase: 'generate', model: 'm', language: 'fr', items: 1 },
+    ]);
   });
 
   it('50 concurrent async workers never pass the cap', async () => {

@@ -55,6 +55,11 @@ export async function runCommand(args: CliArgs): Promise<number> {
       );
     }
     process.stderr.write(`spent $${summary.spentUsd.toFixed(4)} of $${summary.capUsd} (all runs of this campaign)\n`);
+    if (summary.possiblyBilledUsd > 0 || summary.heldUsd > 0) {
+      process.stderr.write(
+        `  and $${(summary.possiblyBilledUsd + summary.heldUsd).toFixed(4)} possibly billed by interrupted runs (calls in flight at a kill that left no reply), counted against the cap\n`,
+      );
+    }
     if (summary.phases.some((p) => p.failed > 0)) {
       process.stderr.write(
         'failed items: `sondage status --failures N` lists their errors; the next run asks again those that failed ' +

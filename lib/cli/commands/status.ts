@@ -10,7 +10,7 @@ import type { Plan } from '../../run/planCampaign.js';
 import { readParquet, tableGlob } from '../../store/DuckDb.js';
 import { isProcessAlive } from '../../store/lock.js';
 import { assertSafeSegment, planKey, runLockKey } from '../../store/layout.js';
-import type { BlobStore, BudgetState, Ledger } from '../../store/types.js';
+import type { BlobStore, BudgetState, Ledger, PartitionRecord } from '../../store/types.js';
 import type { CliArgs } from '../args.js';
 
 /** Phases in run order, for campaigns whose plan is not at hand. */
@@ -48,11 +48,20 @@ export function localDataDir(command: string, target: CampaignTarget, dataDir: s
 
 export interface PhaseStatus {
   readonly phase: string;
+  /** Planned items not done, not failed and not in flight: what a run would still ask. */
   readonly pending: number;
   readonly done: number;
   readonly failed: number;
-  /** Items the plan expects; undefined when no plan is at hand. */
+  /** Items of calls in flight now (reserved, not yet committed). */
+  readonly inFlight: number;
+  /**
+   * Items the current design has: exact where every partition of the phase was expanded, the
+   * battery's estimate where some were not yet (a dependent phase before its inputs' replies);
+   * undefined when no plan is at hand.
+   */
   readonly planned?: number;
+  /** Whether `planned` includes an estimate. */
+  readonly estimated?: boolean;
 }
 
 export interface StatusFailure {
@@ -99,20 +108,25 @@ const oneLine = (s: string, max = 200): string => {
 /** The status as text: run line, a per-phase table, spend, open batches, recent failures. */
 export function formatStatus(s: CampaignStatus): string {
   const lines = [`campaign ${s.campaign} (${s.where})`, `run: ${s.run}`, ''];
-  const header = ['phase', 'done', 'failed', 'pending', 'planned', 'progress'];
+  const header = ['phase', 'done', 'failed', 'in flight', 'pending', 'planned', 'progress'];
   const rows = s.phases.map((p) => {
     // Without a plan, progress is over the items the ledger knows so far.
-    const whole = p.planned ?? p.done + p.failed + p.pending;
-    return [p.phase, String(p.done), String(p.failed), String(p.pending), p.planned === undefined ? '?' : String(p.planned), pct(p.done, whole)];
+    const whole = p.planned ?? p.done + p.failed + p.inFlight + p.pending;
+    const planned = p.planned === undefined ? '?' : `${p.estimated ? '~' : ''}${p.planned}`;
+    return [p.phase, String(p.done), String(p.failed), String(p.inFlight), String(p.pending), planned, pct(p.done, whole)];
   });
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   for (const r of [header, ...rows]) lines.push(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
+  if (s.phases.some((p) => p.estimated)) lines.push('~ the battery\'s estimate: some partitions of the phase have not been expanded yet');
   lines.push('');
+  const b = s.budget;
   lines.push(
-    s.budget
-      ? `spend: ${usd(s.budget.spent_usd)} of ${usd(s.budget.cap_usd)} cap (${pct(s.budget.spent_usd, s.budget.cap_usd)}), ${usd(s.budget.reserved_usd)} reserved for calls in flight`
+    b
+      ? `spend: ${usd(b.spent_usd)} of ${usd(b.cap_usd)} cap (${pct(b.spent_usd + b.possibly_billed_usd, b.cap_usd)} counting what may have been billed), ${usd(b.reserved_usd - b.orphaned_usd)} reserved for calls in flight`
       : 'spend: nothing recorded yet (no budget in the ledger: the campaign has not started)',
   );
+  if (b && b.orphaned_usd > 0) lines.push(`  ${usd(b.orphaned_usd)} reserved by a killed run, possibly billed: held until the next run reads its journals`);
+  if (b && b.possibly_billed_usd > 0) lines.push(`  ${usd(b.possibly_billed_usd)} possibly billed: calls of killed runs that left no reply, counted against the cap`);
   lines.push(`open provider batches: ${s.openBatches.length}`);
   for (const b of s.openBatches) lines.push(`  ${b.phase} ${b.model}/${b.language}: ${b.batchId}${b.cancelledAt ? ` (cancel requested ${b.cancelledAt})` : ''}`);
   lines.push(
@@ -138,21 +152,51 @@ export async function campaignPlan(store: BlobStore, target: CampaignTarget): Pr
   return planCampaign(await contextFor(target.campaign));
 }
 
-/** Counts per phase against the plan, budget and open batches: the part of the status both ledgers answer alike. */
+/**
+ * Items per phase the current design has: per partition of the plan, the size the ledger recorded
+ * when a run expanded it, else the plan's count (exact for root phases, the battery's estimate for
+ * dependent ones).
+ */
+export function plannedItems(plan: Plan, recorded: readonly PartitionRecord[]): Map<string, { items: number; estimated: boolean }> {
+  const known = new Map(recorded.map((r) => [`${r.phase}\u0000${r.model}\u0000${r.language}`, r.items]));
+  const out = new Map<string, { items: number; estimated: boolean }>();
+  for (const part of plan.partitions ?? []) {
+    for (const [phase, estimate] of Object.entries(part.items)) {
+      const exact = known.get(`${phase}\u0000${part.model}\u0000${part.language}`);
+      const dependent = (plan.dependent ?? []).includes(phase);
+      const acc = out.get(phase) ?? { items: 0, estimated: false };
+      out.set(phase, { items: acc.items + (exact ?? estimate), estimated: acc.estimated || (exact === undefined && dependent) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Counts per phase against the plan, budget and open batches: the part of the status both ledgers
+ * answer alike. For every phase, planned = done + failed + in flight + pending: pending is what
+ * the plan has that the ledger has neither settled nor in flight, registered or not (a run that
+ * stopped at the cap has not registered the partitions it never reached).
+ */
 export async function ledgerStatus(
   ledger: Ledger,
   name: string,
   plan: Plan | undefined,
 ): Promise<Pick<CampaignStatus, 'phases' | 'budget' | 'openBatches'>> {
-  const planned = new Map<string, number>();
-  for (const l of plan?.lines ?? []) planned.set(l.phase, (planned.get(l.phase) ?? 0) + l.items);
+  const planned = plan ? plannedItems(plan, await ledger.partitions(name)) : new Map<string, { items: number; estimated: boolean }>();
+  const inFlight = await ledger.inFlight(name);
   // Phases the plan lists, in graph order (a plan of an older version lists its lines' phases).
-  const phaseNames = plan?.phases ? [...plan.phases] : [...planned.keys()];
+  const phaseNames = plan?.phases ? [...plan.phases] : [...new Set((plan?.lines ?? []).map((l) => l.phase))];
   const phases: PhaseStatus[] = [];
   for (const phase of phaseNames) {
     const c = await ledger.counts(name, phase);
+    const flying = Math.min(inFlight.get(phase) ?? 0, c.pending);
     const p = planned.get(phase);
-    phases.push({ phase, ...c, ...(p === undefined ? {} : { planned: p }) });
+    const settled = c.done + c.failed + flying;
+    // An estimate gives way to what the ledger already holds; an exact count is never bent (a
+    // negative pending would be a ledger that disagrees with the plan, shown as it is).
+    const items = p === undefined ? undefined : p.estimated ? Math.max(p.items, settled) : p.items;
+    const pending = items === undefined ? c.pending - flying : items - settled;
+    phases.push({ phase, done: c.done, failed: c.failed, inFlight: flying, pending, ...(items === undefined ? {} : { planned: items, estimated: p!.estimated }) });
   }
   const budget = await ledger.budget(name).catch((err: unknown) => {
     if (err instanceof SondageError) return undefined; // no budget yet: not started

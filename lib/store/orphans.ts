@@ -1,0 +1,28 @@
+/**
+ * What both ledgers share about reservations a killed run left behind (Ledger.orphanStale and
+ * resolveOrphans in types.ts), and the digest that tells a partition's items unchanged.
+ */
+import { createHash } from 'node:crypto';
+
+/**
+ * The part of a dead run's reservation that may have been billed: the maximum cost of its calls
+ * whose items left no reply in the run's journal (the calls that came back are committed from the
+ * journal at their actual cost). Without the ids, the whole amount; never more than the amount.
+ */
+export function orphanBill(amount: number, ids: readonly string[] | null, replied: ReadonlySet<string>, maxCostOf: (id: string) => number | undefined): number {
+  if (ids === null || ids.length === 0) return amount;
+  let billed = 0;
+  for (const id of ids) {
+    if (replied.has(id)) continue;
+    // An item the design no longer has: its share of the reservation.
+    billed += maxCostOf(id) ?? amount / ids.length;
+  }
+  return Math.min(amount, billed);
+}
+
+/** A digest of a partition's item ids in their order: equal when the design gives the same items. */
+export function idsDigest(ids: readonly string[]): string {
+  const h = createHash('sha256');
+  for (const id of ids) h.update(id).update('\n');
+  return h.digest('hex');
+}
