@@ -67,6 +67,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/stop.js')).stopCommand(parse(command, rest));
       case 'results':
         return await (await import('./commands/results.js')).resultsCommand(parse(command, rest));
+      case 'purge': // parses its own options and --help (lib/cli/commands/purge.ts PURGE_USAGE)
+        return await (await import('./commands/purge.js')).purgeCommand(rest);
       case 'schema':
         return await (await import('./commands/schema.js')).schemaCommand();
       case undefined:
