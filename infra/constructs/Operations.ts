@@ -105,20 +105,26 @@ export class Operations extends Construct {
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    const source = { 'aws:SourceAccount': stack.account };
+    // Confused-deputy guards: only this account's alarms (by this stack's name prefix) and budgets.
+    // (EventBridge's KMS requests carry no source keys, so its grant, added by the rule target, has none.)
+    const from = {
+      cloudwatch: { StringEquals: { 'aws:SourceAccount': stack.account }, ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:cloudwatch:${stack.region}:${stack.account}:alarm:${stack.stackName}-*` } },
+      budgets: { StringEquals: { 'aws:SourceAccount': stack.account }, ArnLike: { 'aws:SourceArn': `arn:${stack.partition}:budgets::${stack.account}:*` } },
+    };
 
     // A customer managed key: CloudWatch, EventBridge and AWS Budgets cannot use the AWS managed
     // SNS key, and a topic without encryption fails AwsSolutions-SNS2.
     this.key = new kms.Key(this, 'TopicKey', { description: `sondage ${stack.stackName}: encrypts the alarm topic`, enableKeyRotation: true });
     this.topic = new sns.Topic(this, 'AlarmTopic', { displayName: `sondage ${stack.stackName} alarms`, masterKey: this.key, enforceSSL: true });
-    for (const service of ['cloudwatch.amazonaws.com', 'budgets.amazonaws.com']) {
+    for (const service of ['cloudwatch', 'budgets'] as const) {
       this.key.addToResourcePolicy(
         new iam.PolicyStatement({
-          sid: `Publish${service.split('.')[0]}`,
-          principals: [new iam.ServicePrincipal(service)],
-          actions: ['kms:Decrypt', 'kms:GenerateDataKey'],
+          sid: `${service === 'cloudwatch' ? 'CloudWatch' : 'Budgets'}PublishToAlarmTopic`,
+          principals: [new iam.ServicePrincipal(`${service}.amazonaws.com`)],
+          // What SNS documents for a service publishing to an encrypted topic; a key policy's "*" is this key.
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
           resources: ['*'],
-          conditions: { StringEquals: source },
+          conditions: from[service],
         }),
       );
     }
@@ -129,7 +135,7 @@ export class Operations extends Construct {
         principals: [new iam.ServicePrincipal('budgets.amazonaws.com')],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        conditions: { StringEquals: source },
+        conditions: from.budgets,
       }),
     );
     for (const email of props.alarmEmails ?? []) this.topic.addSubscription(new subscriptions.EmailSubscription(email));

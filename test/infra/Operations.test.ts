@@ -61,14 +61,25 @@ describe('Operations: the alarm topic', () => {
     const [key] = Object.values(resources(full, 'AWS::KMS::Key'));
     const statements = (key!.Properties.KeyPolicy as { Statement: { Principal?: { Service?: string }; Action: string | string[]; Condition?: unknown }[] }).Statement;
     const byService = (service: string) => statements.find((st) => st.Principal?.Service === service);
-    for (const service of ['cloudwatch.amazonaws.com', 'budgets.amazonaws.com']) {
-      expect(byService(service), service).toMatchObject({ Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } });
+    const arn = (s: unknown): string => JSON.stringify(s);
+    for (const [service, sourceArn] of [
+      ['cloudwatch.amazonaws.com', /":cloudwatch:",\{"Ref":"AWS::Region"\},":",\{"Ref":"AWS::AccountId"\},":alarm:Sondage-\*"/],
+      ['budgets.amazonaws.com', /":budgets::",\{"Ref":"AWS::AccountId"\},":\*"/],
+    ] as const) {
+      const st = byService(service) as { Condition: { ArnLike: { 'aws:SourceArn': unknown } } } | undefined;
+      expect(st, service).toMatchObject({ Action: ['kms:Decrypt', 'kms:GenerateDataKey*'], Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } });
+      expect(arn(st!.Condition.ArnLike['aws:SourceArn'])).toMatch(sourceArn);
     }
     expect(byService('events.amazonaws.com')).toBeDefined();
     full.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'budgets.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } }),
+          Match.objectLike({
+            Effect: 'Allow',
+            Action: 'sns:Publish',
+            Principal: { Service: 'budgets.amazonaws.com' },
+            Condition: Match.objectLike({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }),
+          }),
           Match.objectLike({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'events.amazonaws.com' } }),
         ]),
       },
