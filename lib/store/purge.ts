@@ -50,8 +50,8 @@ export interface PurgeOptions {
   readonly guard: CampaignGuard;
   /** Shown the surveys (none of them empty); resolves true to delete. */
   confirm(surveys: readonly PurgeSurvey[]): Promise<boolean>;
-  /** Progress of the source being purged (its index in `sources` and what it deleted so far). */
-  onProgress?(source: number, deleted: number): void;
+  /** Progress of the source being purged: its survey, and how much of it is deleted so far. */
+  onProgress?(survey: PurgeSurvey, deleted: number): void;
 }
 
 export interface PurgeOutcome {
@@ -96,7 +96,7 @@ export async function purgeCampaign(options: PurgeOptions): Promise<PurgeOutcome
       const survey = all[i]!;
       if (surveyTotal(survey) === 0) continue;
       try {
-        deleted.push(await source.purge(campaign, survey, (n) => options.onProgress?.(i, n)));
+        deleted.push(await source.purge(campaign, survey, (n) => options.onProgress?.(survey, n)));
       } catch (err) {
         const done = found.indexOf(survey);
         throw new SondageError(

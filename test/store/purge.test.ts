@@ -170,7 +170,14 @@ describe.each([
     }
     const asked = yes();
     // act
-    const outcome = await purgeCampaign({ campaign: 'alpha', sources: b.sources(), guard: b.guard('alpha'), confirm: asked.confirm });
+    const progress = new Map<string, number>();
+    const outcome = await purgeCampaign({
+      campaign: 'alpha',
+      sources: b.sources(),
+      guard: b.guard('alpha'),
+      confirm: asked.confirm,
+      onProgress: (survey, n) => progress.set(survey.where, n),
+    });
     // assess: what was shown
     expect(asked.shown).toHaveLength(2);
     const shown = asked.shown.flatMap((s) => s.counts);
@@ -182,6 +189,9 @@ describe.each([
     expect(count(/budget \(cap and spend\)/)).toBe(1);
     expect(shown.reduce((n, c) => n + (c.bytes ?? 0), 0)).toBeGreaterThanOrEqual(2000);
     expect(outcome.deleted).toHaveLength(2);
+    // the ledger's progress ends at everything it showed
+    const ledgerSurvey = asked.shown[1]!;
+    expect(progress.get(ledgerSurvey.where)).toBe(ledgerSurvey.counts.reduce((n, c) => n + c.count, 0));
     // assess: alpha is gone, the others are exactly as they were
     const after = b.snapshot();
     const ofAlpha = (l: string): boolean => /alpha(?![0-9])/.test(l);

@@ -129,17 +129,17 @@ export async function purgeCommand(argv: readonly string[], io: PurgeIo = termin
   }
 
   let last = Date.now();
-  const totals: number[] = [];
   try {
     const outcome = await purgeCampaign({
       campaign,
       sources,
       guard,
       confirm: async (surveys) => confirm(campaign, values.aws ? 'the deployed stack' : 'this machine', surveys, values.yes, io),
-      onProgress: (i, n) => {
-        if (Date.now() - last < 2000) return;
+      // Large campaigns take minutes on AWS (one write per ledger row): a line every few seconds.
+      onProgress: (survey, n) => {
+        if (Date.now() - last < 5000) return;
         last = Date.now();
-        process.stderr.write(`  deleted ${n.toLocaleString('en-US')} of ${(totals[i] ?? 0).toLocaleString('en-US')}…\n`);
+        process.stderr.write(`  ${survey.where}: ${n.toLocaleString('en-US')} of ${surveyTotal(survey).toLocaleString('en-US')} deleted…\n`);
       },
     });
     if (!outcome.deleted) {
@@ -153,18 +153,18 @@ export async function purgeCommand(argv: readonly string[], io: PurgeIo = termin
   } finally {
     await close();
   }
+}
 
-  async function confirm(name: string, where: string, surveys: readonly PurgeSurvey[], yes: boolean, terminalIo: PurgeIo): Promise<boolean> {
-    totals.push(...surveys.map(surveyTotal));
-    const lines = surveys.flatMap((s) => formatCounts(s.where, s.counts));
-    process.stdout.write(`sondage purge ${name} (${where}) deletes:\n${lines.join('\n')}\n`);
-    if (yes) return true;
-    if (!terminalIo.interactive) {
-      throw new SondageError('sondage purge: nothing deleted: standard input is not a terminal, so there is no one to ask; add --yes to purge without the question');
-    }
-    const answer = await terminalIo.ask('Delete all of it? It cannot be undone. [y/N] ');
-    return /^\s*y(es)?\s*$/i.test(answer);
+/** Shows the surveys and gets the answer: --yes, or y/yes at a terminal. */
+async function confirm(name: string, where: string, surveys: readonly PurgeSurvey[], yes: boolean, terminalIo: PurgeIo): Promise<boolean> {
+  const lines = surveys.flatMap((s) => formatCounts(s.where, s.counts));
+  process.stdout.write(`sondage purge ${name} (${where}) deletes:\n${lines.join('\n')}\n`);
+  if (yes) return true;
+  if (!terminalIo.interactive) {
+    throw new SondageError('sondage purge: nothing deleted: standard input is not a terminal, so there is no one to ask; add --yes to purge without the question');
   }
+  const answer = await terminalIo.ask('Delete all of it? It cannot be undone. [y/N] ');
+  return /^\s*y(es)?\s*$/i.test(answer);
 }
 
 /** The stack's sources (S3 versions, DynamoDB items) and a guard over the campaign's executions. */
