@@ -224,6 +224,8 @@ describe('Operations: AWS Budgets', () => {
       expect(all.length, type).toBeGreaterThan(0);
       for (const r of all) expect(r.Properties.Tags, type).toEqual(expect.arrayContaining([{ Key: COST_TAG, Value: 'Sondage' }]));
     }
+    // The GPU route's Spot instances (its largest AWS cost) are tagged through the compute environment.
+    full.template.hasResourceProperties('AWS::Batch::ComputeEnvironment', { ComputeResources: Match.objectLike({ Tags: { [COST_TAG]: 'Sondage' } }) });
     // DynamoDB global tables carry their tags per replica.
     for (const r of Object.values(resources(plain, 'AWS::DynamoDB::GlobalTable'))) {
       expect((r.Properties.Replicas as { Tags: unknown }[])[0]!.Tags).toEqual(expect.arrayContaining([{ Key: COST_TAG, Value: 'Sondage' }]));
