@@ -24,6 +24,7 @@ import { SondageError } from '../../lib/errors.js';
 import { runShards } from '../../lib/run/runShards.js';
 import { campaignCache } from '../../lib/run/campaignInput.js';
 import { storesFromEnv } from '../shared/env.js';
+import { addSpendMetrics } from '../shared/spend.js';
 import { redactKeys, redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
 
@@ -97,11 +98,12 @@ export function createHandler(deps: WorkerDeps) {
       // killed worker left; reservation ids and part names carry the invocation, unique per shard.
       const invocation = `${execution}-${context.awsRequestId}`.replace(/[^A-Za-z0-9_-]/g, '_');
       const time = deadline(context, deps.safetyMs ?? DEFAULT_SAFETY_MS);
+      const ledger = deps.ledgerFor(execution);
       let out: WorkerOutput;
       try {
         out = await runShards(ctx, e, {
           store: deps.store,
-          ledger: deps.ledgerFor(execution),
+          ledger,
           scratch: join(deps.tmpDir, 'sondage-worker', invocation),
           // Powertools takes structured fields as its attributes.
           log: {
@@ -129,6 +131,7 @@ export function createHandler(deps: WorkerDeps) {
       deps.metrics.addMetric('ItemsFailed', MetricUnit.Count, out.failed);
       deps.metrics.addMetric('CostUsd', MetricUnit.NoUnit, out.costUsd);
       if (out.keyBlocked) deps.metrics.addMetric('ItemsKeyBlocked', MetricUnit.Count, out.keyBlocked);
+      await addSpendMetrics(deps.metrics, ledger, ctx.campaign.name, deps.logger);
       return out;
     } catch (err) {
       throw redactedError(err);

@@ -1,10 +1,11 @@
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import type { RemovalPolicy, StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { STACK_OUTPUTS } from '../../lib/config/index.js';
+import { COST_TAG, STACK_OUTPUTS } from '../../lib/config/index.js';
 import { Analytics } from '../constructs/Analytics.js';
 import { CampaignData } from '../constructs/CampaignData.js';
 import { GpuBatch } from '../constructs/GpuBatch.js';
+import { Operations } from '../constructs/Operations.js';
 import { Pipeline } from '../constructs/Pipeline.js';
 import { ProviderSecrets } from '../constructs/ProviderSecrets.js';
 
@@ -22,6 +23,7 @@ export class SondageStack extends Stack {
   public readonly pipeline: Pipeline;
   public readonly gpuBatch?: GpuBatch;
   public readonly secrets: ProviderSecrets;
+  public readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: SondageStackProps = {}) {
     super(scope, id, props);
@@ -50,5 +52,9 @@ export class SondageStack extends Stack {
     for (const [key, value] of Object.entries(outputs) as [keyof typeof STACK_OUTPUTS, string][]) {
       new CfnOutput(this, STACK_OUTPUTS[key], { value, description: `sondage ${key} (read by the sondage CLI)` });
     }
+    // Alarms, dashboard, AWS Budgets (issue 14 "Operations"); last, as it watches the functions and queues above.
+    this.operations = new Operations(this, 'Operations', { stateMachine: this.pipeline.stateMachine, athenaWorkgroup: this.analytics.workgroup.name, ...Operations.contextProps(this) });
+    // The cost allocation tag the AWS Budgets budget filters on (activate it once in the Billing console).
+    Tags.of(this).add(COST_TAG, this.stackName);
   }
 }

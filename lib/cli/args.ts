@@ -50,6 +50,8 @@ export const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec
   status: { 'data-dir': STRING, aws: FLAG, failures: STRING, ...STACK_FLAGS },
   stop: { 'data-dir': STRING, aws: FLAG, ...STACK_FLAGS },
   batteries: {},
+  // purge parses its arguments itself (lib/cli/commands/purge.ts); listed so that its help is checked against them.
+  purge: { 'data-dir': STRING, yes: FLAG, aws: FLAG, ...STACK_FLAGS },
   schema: {},
   results: {
     out: STRING,

@@ -79,6 +79,23 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       ...STACK,
     },
   },
+  purge: {
+    usage: ['purge <campaign> [--data-dir DIR] [--yes]', 'purge <campaign> --aws [--yes] [--outputs FILE]'],
+    summary: `delete one campaign's data after showing what will be deleted and asking y/N:
+  here:   its folder <data dir>/campaigns/<campaign>/ (prompts, replies, readings, journals, results,
+          input) and its rows in <data dir>/ledger.sqlite; other campaigns are not touched
+  --aws:  every version of every object under s3://<bucket>/campaigns/<campaign>/ and the campaign's
+          items in the ledger and budget tables
+refuses while the campaign runs: here while a run holds its lock, on AWS while an execution runs or
+ended less than the worker timeout ago (its workers may still be writing); <campaign> is its name,
+or its campaign file`,
+    options: {
+      '--data-dir DIR': 'the data directory (default: the campaign file\'s data_dir; needed with a name)',
+      '--yes': 'do not ask (needed when standard input is not a terminal)',
+      '--aws': 'the deployed stack instead of this machine',
+      ...STACK,
+    },
+  },
   batteries: {
     usage: ['batteries [NAME]'],
     summary: 'list the batteries (studies) sondage runs: phases, who answers each, languages, readers, roles,\nthe format of replies brought from elsewhere',

@@ -69,3 +69,6 @@ export const STACK_OUTPUTS = {
 
 /** Default path of the outputs file the CLI reads (`cdk deploy --outputs-file`). */
 export const DEFAULT_OUTPUTS_FILE = 'sondage.aws.json';
+
+/** Alarms, dashboard and AWS Budgets (infra/constructs/Operations.ts). */
+export * from './operations.js';

@@ -24,3 +24,19 @@ export class PartCommittedError extends SondageError {
     this.name = 'PartCommittedError';
   }
 }
+
+/** `sondage purge`: nothing of the campaign was found where it was looked for. */
+export class UnknownCampaignError extends SondageError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'UnknownCampaignError';
+  }
+}
+
+/** `sondage purge`: the campaign is running (a local run holds its lock, or an execution runs), so nothing was deleted. */
+export class CampaignBusyError extends SondageError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'CampaignBusyError';
+  }
+}

@@ -13,7 +13,7 @@ import type { DynamoServer } from '../store/dynamoServer.js';
 import { namedQueryName, namedQueryParameters } from '../../infra/constructs/Analytics.js';
 import { glueTableName } from '../../lib/analysis/athena.js';
 import { allBatteries } from '../../lib/batteries/index.js';
-import { DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
+import { ALARM_TOPIC_OUTPUT, DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
 import type { ExecutionInput, PlanEvent, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import { tableColumns } from '../../lib/store/schemas.js';
@@ -299,7 +299,8 @@ describe('Pipeline', () => {
 
   it('outputs the names the CLI reads from `cdk deploy --outputs-file`', () => {
     const outputs = s.template.findOutputs('*');
-    expect(Object.keys(outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
+    // …and the alarm topic, for subscribing more endpoints (test/infra/Operations.test.ts).
+    expect(Object.keys(outputs).sort()).toEqual([...Object.values(STACK_OUTPUTS), ALARM_TOPIC_OUTPUT].sort());
   });
 });
 

@@ -35,6 +35,8 @@ export interface DynamoServer {
    * more; counts down. Lets a test check that the caller asks for them again.
    */
   unprocessedReads: number;
+  /** Items per Scan page before a LastEvaluatedKey (DynamoDB stops at 1 MB; small in tests, so paging is exercised). */
+  scanPageSize: number;
   /** The raw items of a table, for assertions on what the ledger wrote. */
   items(table: string): Item[];
   close(): Promise<void>;
@@ -160,7 +162,7 @@ function update(expr: string, item: Item, ctx: Ctx): Item {
 export async function startDynamoServer(): Promise<DynamoServer> {
   const tables = new Map<string, Map<string, Item>>();
   const calls = new Map<string, number>();
-  const state: { unprocessedWrites: number; unprocessedReads: number } = { unprocessedWrites: 0, unprocessedReads: 0 };
+  const state: { unprocessedWrites: number; unprocessedReads: number; scanPageSize: number } = { unprocessedWrites: 0, unprocessedReads: 0, scanPageSize: 1000 };
   const table = (n: string): Map<string, Item> => {
     let t = tables.get(n);
     if (!t) tables.set(n, (t = new Map()));
@@ -213,6 +215,29 @@ export async function startDynamoServer(): Promise<DynamoServer> {
         .filter((item) => condition(b.KeyConditionExpression as string, item, ctx))
         .sort((x, y) => ((x.sk as { S: string }).S < (y.sk as { S: string }).S ? -1 : 1));
       return { Items: items, Count: items.length, ScannedCount: items.length };
+    },
+    // `sondage purge --aws` (lib/store/DynamoCampaignItems.ts): parallel segments, pages, a projection; no filter.
+    Scan: (b) => {
+      if (b.FilterExpression !== undefined) throw new Failed('ValidationException', 'FilterExpression is not served by the test server');
+      const total = (b.TotalSegments as number | undefined) ?? 1;
+      const segment = (b.Segment as number | undefined) ?? 0;
+      // A stable spread of keys over segments, as DynamoDB's hash of the partition key does.
+      const segmentOf = (id: string): number => [...id].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7) % total;
+      const after = b.ExclusiveStartKey ? keyOf(b.ExclusiveStartKey as Item) : undefined;
+      const mine = [...table(b.TableName as string).entries()]
+        .filter(([id]) => segmentOf(id) === segment && (after === undefined || id > after))
+        .sort(([x], [y]) => (x < y ? -1 : 1));
+      const page = mine.slice(0, state.scanPageSize);
+      const ctx = ctxOf(b as unknown as WriteRequest);
+      const names = typeof b.ProjectionExpression === 'string' ? b.ProjectionExpression.split(',').map((t) => name(t.trim(), ctx)) : undefined;
+      const items = page.map(([, item]) => (names ? Object.fromEntries(Object.entries(item).filter(([k]) => names.includes(k))) : item));
+      const last = page.at(-1)?.[1];
+      return {
+        Items: items,
+        Count: items.length,
+        ScannedCount: items.length,
+        ...(mine.length > page.length && last ? { LastEvaluatedKey: { pk: last.pk, sk: last.sk } } : {}),
+      };
     },
     BatchGetItem: (b) => {
       const responses: Record<string, Item[]> = {};

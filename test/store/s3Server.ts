@@ -1,6 +1,9 @@
 /**
  * An S3-compatible server on 127.0.0.1 for the S3BlobStore tests: path-style PUT/GET/HEAD/DELETE
- * of objects and ListObjectsV2 with paging, the subset S3BlobStore uses. (s3rver, the npm
+ * of objects and ListObjectsV2 with paging, the subset S3BlobStore uses; and for `sondage purge
+ * --aws` (lib/store/S3CampaignObjects.ts) ListObjectVersions with paging and DeleteObjects by
+ * version id, over the current objects (version id "null", as S3 gives unversioned objects) and
+ * the older versions and delete markers a test puts in `versions`. (s3rver, the npm
  * candidate, has had no release since 2021, and no packages could be added in this step.)
  */
 import { createServer } from 'node:http';
@@ -11,13 +14,29 @@ export interface S3Server {
   readonly objects: Map<string, Buffer>;
   /** Keys per ListObjectsV2 page (small in tests, so paging is exercised). */
   pageSize: number;
+  /**
+   * Noncurrent versions and delete markers by `bucket/key`, newest first: what a versioned bucket
+   * keeps after overwrites and deletes. Only ListObjectVersions and DeleteObjects see them.
+   */
+  readonly versions: Map<string, StoredVersion[]>;
+  /** Keys (without the bucket) whose versions DeleteObjects refuses with AccessDenied. */
+  readonly refuseDeletes: Set<string>;
   close(): Promise<void>;
 }
 
+/** An older version (with its body) or a delete marker (without). */
+export interface StoredVersion {
+  readonly versionId: string;
+  readonly body?: Buffer;
+}
+
+const unxml = (s: string): string => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
 const xml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export async function startS3Server(): Promise<S3Server> {
   const objects = new Map<string, Buffer>();
+  const versions = new Map<string, StoredVersion[]>();
+  const refuseDeletes = new Set<string>();
   const state = { pageSize: 1000 };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -61,6 +80,65 @@ export async function startS3Server(): Promise<S3Server> {
             page.map((k) => `<Contents><Key>${xml(k)}</Key><Size>${objects.get(`${bucket}/${k}`)!.length}</Size></Contents>`).join('') +
             '</ListBucketResult>',
         );
+      } else if (req.method === 'GET' && key === '' && url.searchParams.has('versions')) {
+        // Every version of every key under the prefix, keys in order, each key's newest first.
+        const prefix = url.searchParams.get('prefix') ?? '';
+        const ids = [...new Set([...objects.keys(), ...versions.keys()])].filter((id) => id.startsWith(`${bucket}/${prefix}`)).sort();
+        const entries = ids.flatMap((id) => {
+          const k = id.slice(bucket!.length + 1);
+          const current = objects.get(id);
+          const older = (versions.get(id) ?? []).map((v, i) => ({ key: k, versionId: v.versionId, body: v.body, latest: current === undefined && i === 0 }));
+          return [...(current ? [{ key: k, versionId: 'null', body: current as Buffer | undefined, latest: true }] : []), ...older];
+        });
+        const markerKey = url.searchParams.get('key-marker');
+        const markerVersion = url.searchParams.get('version-id-marker');
+        const from = markerKey === null ? 0 : entries.findIndex((e) => e.key === markerKey && e.versionId === markerVersion) + 1;
+        const page = entries.slice(from, from + state.pageSize);
+        const truncated = from + page.length < entries.length;
+        const last = page.at(-1);
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(
+          `<?xml version="1.0" encoding="UTF-8"?><ListVersionsResult><Name>${xml(bucket!)}</Name><Prefix>${xml(prefix)}</Prefix><IsTruncated>${truncated}</IsTruncated>` +
+            (truncated && last ? `<NextKeyMarker>${xml(last.key)}</NextKeyMarker><NextVersionIdMarker>${xml(last.versionId)}</NextVersionIdMarker>` : '') +
+            page
+              .map((e) =>
+                e.body === undefined
+                  ? `<DeleteMarker><Key>${xml(e.key)}</Key><VersionId>${xml(e.versionId)}</VersionId><IsLatest>${e.latest}</IsLatest></DeleteMarker>`
+                  : `<Version><Key>${xml(e.key)}</Key><VersionId>${xml(e.versionId)}</VersionId><IsLatest>${e.latest}</IsLatest><Size>${e.body.length}</Size></Version>`,
+              )
+              .join('') +
+            '</ListVersionsResult>',
+        );
+      } else if (req.method === 'POST' && key === '' && url.searchParams.has('delete')) {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const quiet = /<Quiet>true<\/Quiet>/.test(body);
+        const wanted = [...body.matchAll(/<Object>([\s\S]*?)<\/Object>/g)].map((m) => ({
+          key: unxml(/<Key>([\s\S]*?)<\/Key>/.exec(m[1]!)?.[1] ?? ''),
+          versionId: /<VersionId>([\s\S]*?)<\/VersionId>/.exec(m[1]!)?.[1],
+        }));
+        if (wanted.length > 1000) {
+          res.writeHead(400, { 'content-type': 'application/xml' });
+          res.end('<Error><Code>MalformedXML</Code><Message>more than 1000 objects</Message></Error>');
+          return;
+        }
+        let out = '';
+        for (const w of wanted) {
+          const vid = w.versionId === undefined ? '' : `<VersionId>${xml(w.versionId)}</VersionId>`;
+          if (refuseDeletes.has(w.key)) {
+            out += `<Error><Key>${xml(w.key)}</Key>${vid}<Code>AccessDenied</Code><Message>Access Denied</Message></Error>`;
+            continue;
+          }
+          const oid = `${bucket}/${w.key}`;
+          if (w.versionId === undefined || w.versionId === 'null') objects.delete(oid);
+          else {
+            const left = (versions.get(oid) ?? []).filter((v) => v.versionId !== w.versionId);
+            if (left.length > 0) versions.set(oid, left);
+            else versions.delete(oid);
+          }
+          if (!quiet) out += `<Deleted><Key>${xml(w.key)}</Key>${vid}</Deleted>`;
+        }
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(`<?xml version="1.0" encoding="UTF-8"?><DeleteResult>${out}</DeleteResult>`);
       } else {
         res.writeHead(400, { 'content-type': 'application/xml' });
         res.end(`<Error><Code>NotImplemented</Code><Message>${xml(`${req.method} ${req.url}`)} is not served by the test server</Message></Error>`);
@@ -72,6 +150,8 @@ export async function startS3Server(): Promise<S3Server> {
   return {
     url: `http://127.0.0.1:${port}`,
     objects,
+    versions,
+    refuseDeletes,
     get pageSize() {
       return state.pageSize;
     },

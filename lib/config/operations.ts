@@ -1,0 +1,41 @@
+/**
+ * Names shared by the operations layer (infra/constructs/Operations.ts: alarms, dashboard, AWS
+ * Budgets) and the handlers that publish what it watches (functions/worker's spend metrics).
+ */
+
+/** CDK context keys of the operations layer (`npx cdk deploy -c sondage:alarmEmail=ops@example.com`). */
+export const OPS_CONTEXT = {
+  /** One email address, or several separated by commas, subscribed to the alarm topic (each must confirm). */
+  alarmEmail: 'sondage:alarmEmail',
+  /** Monthly AWS Budgets limit in USD on the stack's cost tag; no budget without it. */
+  monthlyBudgetUsd: 'sondage:monthlyBudgetUsd',
+} as const;
+
+/**
+ * Cost allocation tag the stack puts on every resource (value: the stack name); the AWS Budgets
+ * budget filters on it. It must be activated once per account in the Billing console before
+ * AWS Budgets can see costs by it.
+ */
+export const COST_TAG = 'sondage:stack';
+
+/** CloudWatch namespace of the handlers' Powertools metrics (`new Metrics({ namespace })` in functions/). */
+export const METRICS_NAMESPACE = 'sondage';
+
+/** Service name (the Powertools `service` dimension) of the worker, which publishes the spend metrics. */
+export const WORKER_SERVICE = 'sondage-worker';
+
+/**
+ * Spend metrics the worker publishes per campaign (dimensions `service`, `campaign`) after every
+ * invocation, read from the budget table: what the campaign has spent, its cap, and their ratio.
+ */
+export const SPEND_METRICS = {
+  spent: 'SpentUsd',
+  cap: 'CapUsd',
+  share: 'SpentShareOfCap',
+} as const;
+
+/** The spend alarm fires when a campaign's spend reaches this share of its cap. */
+export const SPEND_ALARM_SHARE = 0.8;
+
+/** CloudFormation output with the alarm topic's ARN (subscribe more endpoints to it). */
+export const ALARM_TOPIC_OUTPUT = 'AlarmTopicArn';
