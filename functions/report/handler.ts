@@ -55,7 +55,7 @@ export function createHandler(deps: ReportDeps) {
     // The uploaded campaign names the battery whose analysis runs (the execution id keys the copy).
     const ctx = await campaigns(campaign, queryExecutionId);
     const db = deps.athena();
-    const run = await analyzeOnAthena({ db, store: deps.store, battery: ctx.battery, campaign: ctx.campaign, design: ctx.campaign.design, phases: ctx.graph.phases.map((p) => p.name), queryExecutionId });
+    const run = await analyzeOnAthena({ db, store: deps.store, battery: ctx.battery, campaign: ctx.campaign, design: ctx.campaign.design, languages: ctx.design.languages, phases: ctx.graph.phases.map((p) => p.name), queryExecutionId });
     const files: string[] = [];
     const simulated = campaignEntries(ctx.campaign).some((m) => m.provider === 'simulated');
     for (const [name, content] of ctx.battery.analysis.files(run.results, { campaign, simulated, source: `s3://${deps.bucket}/${campaignPrefix(campaign)}` })) {

@@ -10,6 +10,7 @@ import type { PhaseGraph } from '../battery/phaseGraph.js';
 import { DuckDb, tableGlob } from '../store/DuckDb.js';
 import { layout } from '../store/index.js';
 import { LocalBlobStore } from '../store/LocalBlobStore.js';
+import { storedPartitions } from './athena.js';
 import { localSources } from './localSources.js';
 
 export interface LocalAnalysis {
@@ -19,6 +20,8 @@ export interface LocalAnalysis {
   readonly table: string;
   /** Names of the files written under `campaigns/<c>/results/`. */
   readonly files: readonly string[];
+  /** Stored model/language partitions the campaign file no longer has: kept, not analysed. */
+  readonly excluded: readonly string[];
 }
 
 /** Runs the battery's analysis on the campaign's data in `dataDir` and writes its result files there. */
@@ -30,7 +33,11 @@ export async function analyzeLocal(
   const { campaign, battery } = ctx;
   const db = await DuckDb.open();
   try {
-    const sources = await localSources(db, (phase, table) => tableGlob(dataDir, campaign.name, phase, table), ctx.graph.phases.map((p) => p.name), battery.prompts);
+    const phases = ctx.graph.phases.map((p) => p.name);
+    const current = { models: campaign.models.map((m) => m.id), languages: ctx.design.languages };
+    const sources = await localSources(db, (phase, table) => tableGlob(dataDir, campaign.name, phase, table), phases, battery.prompts, current);
+    const stored = await storedPartitions(store, campaign.name, phases);
+    const excluded = stored.filter((p) => !current.models.includes(p.model) || !current.languages.includes(p.language)).map((p) => `${p.model}/${p.language}`);
     const results = await battery.analysis.run(db, sources, { campaign, design: campaign.design });
     const simulated = campaignEntries(campaign).some((m) => m.provider === 'simulated');
     const files: string[] = [];
@@ -42,7 +49,7 @@ export async function analyzeLocal(
     const simulatedModels = campaign.models.filter((m) => m.provider === 'simulated');
     const truth = simulatedModels.length > 0 ? ctx.design.simulationTruth?.(simulatedModels) : undefined;
     if (truth !== undefined) await out('simulation_truth.json', JSON.stringify(truth, null, 2));
-    return { results, table: battery.analysis.console(results), files };
+    return { results, table: battery.analysis.console(results), files, excluded };
   } finally {
     db.close();
   }

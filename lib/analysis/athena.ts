@@ -28,15 +28,30 @@ export function glueTableName(battery: string, table: TableName): string {
  * `has` answers from `stored` (the tables and phases with parts, listed from the bucket), or yes.
  * @example battery.analysis.firstQuery(athenaSources('sondage_db', battery.name, 'my-campaign', ['beta', 'alpha']))
  */
-export function athenaSources(database: string, battery: string, campaign: string, models: readonly string[], stored?: ReadonlySet<string>): AnalysisSources {
+export function athenaSources(database: string, battery: string, campaign: string, models: readonly string[], stored?: ReadonlySet<string>, languages?: readonly string[]): AnalysisSources {
   if (models.length === 0) throw new SondageError(`campaign ${campaign}: no models to query (injected projection needs at least one)`);
   const list = [...new Set(models)].sort().map(quote).join(', ');
   const db = `"${database.replaceAll('"', '""')}"`;
   return {
     table: (table, phases) =>
-      `(SELECT * FROM ${db}."${glueTableName(battery, table)}" WHERE campaign_key = ${quote(campaign)} AND phase_key IN (${phases.map(quote).join(', ')}) AND model IN (${list}))`,
+      `(SELECT * FROM ${db}."${glueTableName(battery, table)}" WHERE campaign_key = ${quote(campaign)} AND phase_key IN (${phases.map(quote).join(', ')}) AND model IN (${list})${
+        languages ? ` AND language IN (${[...new Set(languages)].sort().map(quote).join(', ')})` : ''
+      })`,
     has: async (table, phase) => stored === undefined || stored.has(`${phase}/${table}`),
   };
+}
+
+/** The model/language partitions a campaign has stored parts of, in the given phases, sorted. */
+export async function storedPartitions(store: BlobStore, campaign: string, phases: readonly string[]): Promise<{ model: string; language: string }[]> {
+  assertSafeSegment('campaign id', campaign);
+  const seen = new Map<string, { model: string; language: string }>();
+  for (const phase of phases) {
+    for (const key of await store.list(phasePrefix(campaign, phase))) {
+      const part = parsePartKey(key);
+      if (part) seen.set(`${part.model}/${part.language}`, { model: part.model, language: part.language });
+    }
+  }
+  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, p]) => p);
 }
 
 /**
@@ -68,6 +83,8 @@ export interface AthenaAnalysisOptions {
   readonly design?: unknown;
   /** The battery's phases for this campaign. */
   readonly phases: readonly string[];
+  /** The design's languages: partitions of others (a language the campaign dropped) are left out. */
+  readonly languages?: readonly string[];
   /** The state machine's SQL step: adopted, so the query it ran is not run (and paid) again. */
   readonly queryExecutionId?: string;
 }
@@ -90,14 +107,16 @@ export interface AthenaAnalysis {
 export async function analyzeOnAthena(options: AthenaAnalysisOptions): Promise<AthenaAnalysis> {
   const { db, store, battery, campaign, phases } = options;
   const stored = await storedParts(store, campaign.name, phases);
-  if (stored.models.length === 0) {
-    throw new SondageError(`campaign ${campaign.name}: no stored parts under ${tablePrefix(campaign.name, phases[0] ?? 'generate', 'replies')}; nothing to analyse (has a phase run?)`);
+  // The models the campaign file has now: parts of a model it dropped stay stored, unread.
+  const models = stored.models.filter((m) => campaign.models.some((c) => c.id === m));
+  if (models.length === 0) {
+    throw new SondageError(`campaign ${campaign.name}: no stored parts of its models under ${tablePrefix(campaign.name, phases[0] ?? 'generate', 'replies')}; nothing to analyse (has a phase run?)`);
   }
-  const sources = athenaSources(db.database, battery.name, campaign.name, stored.models, stored.tables);
+  const sources = athenaSources(db.database, battery.name, campaign.name, models, stored.tables, options.languages);
   const first = options.queryExecutionId;
   if (first !== undefined) await db.adopt(first);
   const results = await battery.analysis.run(db, sources, { campaign, design: options.design });
   // Adopted only if the execution's text was one of the analysis queries (its rows were read).
   const adopted = first !== undefined && db.queryExecutionIds.includes(first);
-  return { results, models: stored.models, adopted, queryExecutionIds: db.queryExecutionIds };
+  return { results, models, adopted, queryExecutionIds: db.queryExecutionIds };
 }

@@ -21,6 +21,8 @@ export async function localSources(
   glob: (phase: string, table: TableName) => string,
   phases: readonly string[],
   prompts: PromptColumns,
+  /** Only these models under test and languages (the campaign file's now): partitions the design dropped stay stored, unread. */
+  only?: { readonly models: readonly string[]; readonly languages: readonly string[] },
 ): Promise<AnalysisSources> {
   const found = new Map<string, Set<string>>();
   for (const phase of phases) {
@@ -38,7 +40,10 @@ export async function localSources(
       const have = new Set(present.flatMap((p) => [...found.get(`${p}/${table}`)!]));
       const missing = tableColumns(table, prompts).filter((c) => c.nullable && !have.has(c.name));
       const source = parquetSource(present.map((p) => glob(p, table)));
-      return missing.length === 0 ? source : `(SELECT *, ${missing.map((c) => `CAST(NULL AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ')} FROM ${source} old)`;
+      const full = missing.length === 0 ? source : `(SELECT *, ${missing.map((c) => `CAST(NULL AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ')} FROM ${source} old)`;
+      if (!only) return full;
+      const list = (values: readonly string[]): string => values.map((v) => `'${v.replaceAll("'", "''")}'`).join(', ');
+      return `(SELECT * FROM ${full} current WHERE CAST(model AS VARCHAR) IN (${list(only.models)}) AND CAST(language AS VARCHAR) IN (${list(only.languages)}))`;
     },
     has: async (table, phase) => found.has(`${phase}/${table}`) || (!phases.includes(phase) && (await db.hasFiles(glob(phase, table)))),
   };

@@ -4,7 +4,9 @@
  * read, where its parts go (a BlobStore through a ParquetWriter) and where its journals live.
  * One builder, so that the two paths cannot drift in what they charge or store.
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { cachedCanonicalJson } from '../core/hash.js';
 import type { Campaign } from '../design/campaign.js';
 import type { LanguageCode, PromptItem } from '../core/types.js';
 import { BudgetError } from '../errors.js';
@@ -95,8 +97,26 @@ export function partSink(writer: ParquetWriter, store: BlobStore, campaign: stri
 }
 
 /**
- * Writes the prompts part `partName` of a partition unless it exists (`rewrite` forces it: a
- * dependent phase's prompts depend on replies a later run may have completed).
+ * Where the digest of a prompts part is kept: outside the tables' locations (as the `_registered`
+ * and `_shards` markers), so no query reads it.
+ */
+export function promptsDigestKey(campaign: string, phase: string, model: string, language: LanguageCode, partName: string): string {
+  return `campaigns/${campaign}/${phase}/_prompts/model=${model}/language=${language}/${partName}.digest`;
+}
+
+/** A digest of what a prompts part holds that can change: each item's id (which hashes the request) and extras. */
+function promptsDigest(items: readonly PromptItem[]): string {
+  const h = createHash('sha256');
+  for (const item of items) h.update(item.item_id).update('\u0000').update(item.extras === undefined || item.extras === null ? '' : cachedCanonicalJson(item.extras as object)).update('\n');
+  return h.digest('hex');
+}
+
+/**
+ * Writes the prompts part `partName` of a partition, unless the part already holds these items
+ * (its digest says so). A changed design (a language, repeats, a template, the data's gold)
+ * rewrites it, so that the analysis reads the design the campaign file has now; the replies of
+ * items it dropped stay stored, and no query joins them to a prompt any more. A partition the
+ * design left without items loses its prompts part. Returns whether the part was written.
  */
 export async function ensurePrompts(
   writer: ParquetWriter,
@@ -104,15 +124,26 @@ export async function ensurePrompts(
   target: { readonly campaign: string; readonly phase: string; readonly model: string; readonly language: LanguageCode; readonly partName?: string },
   items: readonly PromptItem[],
   columns: PromptColumns,
-  rewrite: boolean,
-): Promise<void> {
+): Promise<boolean> {
   const { campaign, phase, model, language } = target;
   const partName = target.partName ?? 'part-plan.parquet';
   const key = partKey(campaign, phase, 'prompts', model, language, partName);
-  if (items.length === 0 || (!rewrite && (await store.exists(key)))) return;
+  const marker = promptsDigestKey(campaign, phase, model, language, partName);
+  if (items.length === 0) {
+    if (await store.exists(key)) {
+      await store.delete(key);
+      await store.delete(marker);
+    }
+    return false;
+  }
+  const digest = promptsDigest(items);
+  const held = await store.get(marker);
+  if (held !== undefined && Buffer.from(held).toString('utf8') === digest && (await store.exists(key))) return false;
   // A role's items partition with the replies they read: the model under test, not the judge.
   const rows = items.map((item) => ({ ...promptRow(item, columns), model }));
   await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows, { trusted: true, columns: promptColumns(columns) });
+  await store.put(marker, digest);
+  return true;
 }
 
 /** Refuses a campaign whose expected cost passes its cap (DESIGN.md "Cost and safety rails"). */

@@ -15,6 +15,7 @@ import type { BlobStore, Ledger } from '../store/types.js';
 import { answererOf } from './context.js';
 import type { RunContext } from './context.js';
 import { assertWithinBudget, ensurePrompts } from './partitionSpec.js';
+import { retireDroppedPartitions } from './rebuildLedger.js';
 import { PartitionItems } from './partitionItems.js';
 import type { Plan } from './planCampaign.js';
 import { pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, slices, waveCopies } from './shards.js';
@@ -85,6 +86,8 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
     // it, so nothing can show which calls came back. They count as possibly billed, never released.
     // Open provider batches keep theirs, and their workers re-attach.
     released = (await ledger.orphanStale(campaign.name, a.execution, 'bill')).count;
+    // Partitions the campaign file dropped since the last execution leave the counts (their replies stay).
+    await retireDroppedPartitions(ledger, plan);
     await store.put(`${PREFIX.campaigns}${campaign.name}/plan.json`, JSON.stringify(plan, null, 2));
   }
   const ran = new Set(a.phasesRun);
@@ -117,7 +120,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
     pollSeconds: pollSeconds(ctx, ready),
   };
   const phasesRun = [...a.phasesRun, ...ready.map((p) => p.name)];
-  const sources = athenaSources(a.glueDatabase, ctx.battery.name, campaign.name, campaign.models.map((m) => m.id));
+  const sources = athenaSources(a.glueDatabase, ctx.battery.name, campaign.name, campaign.models.map((m) => m.id), undefined, ctx.design.languages);
   return {
     output: {
       wave: { phases: ready.map((p) => p.name), lambda, gpu: { manifestKey: gpuKey, shardCount: 0 } },
@@ -152,7 +155,7 @@ async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Pr
     for (const language of ctx.design.languages) {
       const items = new PartitionItems(ctx, model, language).items(phase.name);
       const ids = items.map((i) => i.item_id);
-      await ensurePrompts(a.writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, ctx.battery.prompts, false);
+      await ensurePrompts(a.writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, ctx.battery.prompts);
       const marker = registeredKey(campaign.name, phase.name, { model: model.id, language });
       const digest = registeredDigest(ids);
       // A marker of other ids (the design changed since): registered again, new ids only written.

@@ -12,9 +12,11 @@ import { answeringEntries } from './context.js';
 import type { RunContext } from './context.js';
 import { assertWithinBudget, ensurePrompts, journalDir, partitionSpec, rateLimited } from './partitionSpec.js';
 import { PartitionItems } from './partitionItems.js';
+import { describePlanChange } from './planChange.js';
 import { planCampaign, plannedItems, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { readingRows } from './readings.js';
+import { rebuildLedger, retireDroppedPartitions } from './rebuildLedger.js';
 import { runPartition, type StopState } from './runPartition.js';
 import { runBatchPartition } from './runBatchPartition.js';
 import { RateLimiters } from './RateLimiter.js';
@@ -82,6 +84,8 @@ export interface RunSummary {
   readonly resultsPrefix?: string;
   /** The battery's analysis results (its own type). */
   readonly analysis?: unknown;
+  /** Stored model/language partitions the campaign file no longer has: kept, not analysed. */
+  readonly excluded?: readonly string[];
   readonly table?: string;
 }
 
@@ -123,8 +127,31 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   const writer = await ParquetWriter.create({ tmpDir: join(dataDir, '.tmp'), threads: 1 });
   let db: DuckDb | undefined;
   try {
+    const previous = await store.get(layout.planKey(campaign.name));
+    if (previous !== undefined) {
+      try {
+        const changes = describePlanChange(JSON.parse(Buffer.from(previous).toString('utf8')) as Plan, plan);
+        if (changes.length > 0) log(`the campaign's design changed since its last run:\n  ${changes.join('\n  ')}`);
+      } catch {
+        // An unreadable plan.json (a write cut short) only loses the comparison.
+      }
+    }
     await store.put(layout.planKey(campaign.name), JSON.stringify(plan, null, 2));
+    // A ledger without this campaign while its replies are stored (ledger.sqlite deleted, or the
+    // data copied from elsewhere): rebuilt from them before any call, so nothing is asked twice
+    // and the cap counts what was spent.
+    const known = await ledger.budget(campaign.name).then(
+      () => true,
+      () => false,
+    );
     await ledger.initCampaign(campaign.name, campaign.budget_usd, runId);
+    if (!known) {
+      const rebuilt = await rebuildLedger(ledger, dataDir, campaign.name, graph.phases.map((p) => p.name));
+      if (rebuilt.parts > 0) {
+        log(`the ledger had no record of ${campaign.name} while ${rebuilt.parts} reply part(s) are stored: rebuilt from their ${rebuilt.replies} attempt(s), $${rebuilt.spentUsd.toFixed(4)} spent`);
+      }
+    }
+    await retireDroppedPartitions(ledger, plan);
     // A killed run's reservations stay counted: the calls it had in flight may have been billed.
     // Each is resolved when its partition's journals are adopted (registerAndAdopt).
     const orphaned = await ledger.orphanStale(campaign.name, runId, 'hold');
@@ -171,7 +198,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
             summary.items += items.length;
             // Root prompts are a pure function of the design: written once. A dependent phase's
             // depend on the replies it reads, which a later run may have completed: rewritten.
-            await ensurePrompts(writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, battery.prompts, dependent);
+            await ensurePrompts(writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, battery.prompts);
             const entry = partition.answerer(phase).entry;
             const batch = batchClients.get(entry.id);
             const folder = graph.readingsFolder(phase);
@@ -244,7 +271,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 
     // ---- analyse ----------------------------------------------------------------------------
     const analysis = await analyzeLocal(ctx, dataDir, store);
-    return { ...summary, resultsPrefix: `${layout.campaignPrefix(campaign.name)}results/`, analysis: analysis.results, table: analysis.table };
+    return { ...summary, resultsPrefix: `${layout.campaignPrefix(campaign.name)}results/`, analysis: analysis.results, table: analysis.table, excluded: analysis.excluded };
   } finally {
     db?.close();
     await writer.close();

@@ -516,8 +516,8 @@ export async function registerAndAdopt(spec: PartitionSpec, byId: ReadonlyMap<st
 }
 
 /** Items (not done) whose last journaled attempt failed with a permanent error class. */
-function permanentlyFailed(rows: readonly ReplyRow[], done: ReadonlySet<string>): string[] {
-  const last = new Map<string, ReplyRow>();
+export function permanentlyFailed(rows: readonly Pick<ReplyRow, "item_id" | "attempt" | "status" | "error_class">[], done: ReadonlySet<string>): string[] {
+  const last = new Map<string, (typeof rows)[number]>();
   for (const r of rows) {
     const seen = last.get(r.item_id);
     if (!seen || r.attempt >= seen.attempt) last.set(r.item_id, r);

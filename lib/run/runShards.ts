@@ -154,15 +154,14 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
       const partition = new PartitionItems(ctx, model, shard.language, upstream, sliceOf(phase, shard));
       const items = partition.items(phase.name);
       if (dependent) {
-        // A dependent phase's prompts depend on the stored replies: rewritten each time (a later
-        // invocation may read replies an earlier one did not have).
+        // A dependent phase's prompts depend on the stored replies: rewritten whenever they differ
+        // (a later invocation may read replies an earlier one did not have).
         await ensurePrompts(
           writer,
           store,
           { campaign: campaign.name, phase: phase.name, model: shard.model, language: shard.language, partName: `part-plan-${shard.start}-${shard.end}.parquet` },
           items,
           battery.prompts,
-          true,
         );
       }
       const provider = rateLimited(limiters, await createProvider({ ...entry, role: phase.answeredBy === 'subject' ? 'subject' : phase.answeredBy.role }, providerCtx), copyLimits(entry, copies));

@@ -62,6 +62,7 @@ describe('parseCampaign: defaults and resolution', () => {
       forms: ['plain', 'negint', 'alternative', 'ornot'],
       constraints: ['free', 'verdict', 'yesno', 'label'],
       repeats: { count: 3, fraction: 0.25 },
+      analysis: { identity_readouts: ['plain/label/rule', 'plain/free/judge:*'], bootstrap_draws: 300 },
     });
     expect(campaign.models.map((m) => m.id)).toEqual(['alpha', 'beta', 'gamma']);
     expect(campaign.models[0]).toEqual({
@@ -218,7 +219,7 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
       'unknown key far from any known one',
       (d) => (d.design.colour = 'blue'),
       [
-        'demo.yaml: design: unknown key "colour"; known keys here: stories, concept_pairs, languages, forms, constraints, repeats, story_limit',
+        'demo.yaml: design: unknown key "colour"; known keys here: stories, concept_pairs, languages, forms, constraints, repeats, story_limit, analysis',
       ],
     ],
     [
@@ -259,7 +260,7 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
     [
       'unknown battery',
       (d) => (d.battery = 'far7'),
-      ['demo.yaml: battery: "far7" is not a known battery; use one of far6'],
+      ['demo.yaml: battery: "far7" is not a known battery; use one of far6, xvalue, ptrue'],
     ],
     [
       'model with no known price',

@@ -64,8 +64,8 @@ describe('plan handler', () => {
     expect(out.expectedCostUsd).toBeCloseTo(plan.totals.costUsd, 12);
     expect(out.capUsd).toBe(5);
     // the Athena step runs the analysis's first query over the Glue tables, as the report renders it (so it adopts the results)
-    expect(out.analysis.queryString).toBe(far6.analysis.firstQuery(athenaSources('sondage_db', 'far6', 'plan-a', ['beta', 'alpha'])));
-    expect(out.analysis.queryString).toContain(`FROM "sondage_db"."far6_prompts" WHERE campaign_key = 'plan-a' AND phase_key IN ('generate') AND model IN ('alpha', 'beta')`);
+    expect(out.analysis.queryString).toBe(far6.analysis.firstQuery(athenaSources('sondage_db', 'far6', 'plan-a', ['beta', 'alpha'], undefined, ['en', 'de'])));
+    expect(out.analysis.queryString).toContain(`FROM "sondage_db"."far6_prompts" WHERE campaign_key = 'plan-a' AND phase_key IN ('generate') AND model IN ('alpha', 'beta') AND language IN ('de', 'en')`);
     expect(logs.some((l) => l.includes('"wave planned"'))).toBe(true);
 
     // act: the next turns, told what ran

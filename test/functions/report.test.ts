@@ -103,7 +103,7 @@ const text = async (key: string): Promise<string> => Buffer.from((await store.ge
 describe('report handler', () => {
   it('writes the local run\'s result files to S3 from the SQL stage on Athena, reusing the SQL step\'s query', async () => {
     // prepare: the SQL step has run the plan's first query; the event is what Pipeline.ts passes
-    const firstQuery = far6.analysis.firstQuery(athenaSources(DATABASE, 'far6', CAMPAIGN, ['alpha', 'beta']));
+    const firstQuery = far6.analysis.firstQuery(athenaSources(DATABASE, 'far6', CAMPAIGN, ['alpha', 'beta'], undefined, ['en', 'de']));
     const queryExecutionId = await sqlStep(firstQuery);
     const event: ReportEvent = { campaign: CAMPAIGN, queryExecutionId };
     const { handler, logs } = handlerFor();
@@ -146,7 +146,7 @@ describe('report handler', () => {
   });
 
   it('fails with the analysis query and Athena\'s reason when a query fails, writing nothing', async () => {
-    const queryExecutionId = await sqlStep(far6.analysis.firstQuery(athenaSources(DATABASE, 'far6', CAMPAIGN, ['alpha', 'beta'])));
+    const queryExecutionId = await sqlStep(far6.analysis.firstQuery(athenaSources(DATABASE, 'far6', CAMPAIGN, ['alpha', 'beta'], undefined, ['en', 'de'])));
     for (const key of await store.list(`campaigns/${CAMPAIGN}/results/`)) await store.delete(key);
     // The next query the handler starts (the first after the adopted one) fails in Athena.
     athena.failNext('FAILED', 'HIVE_CURSOR_ERROR: Failed to read Parquet file');
@@ -161,7 +161,7 @@ describe('report handler', () => {
     const { handler } = handlerFor();
     await store.put('campaigns/nothing-here/input/campaign.yaml', campaignText.replace(`name: ${CAMPAIGN}`, 'name: nothing-here'));
     await expect(handler({ campaign: 'nothing-here', queryExecutionId: 'q-0001' }, context)).rejects.toThrow(
-      'campaign nothing-here: no stored parts under campaigns/nothing-here/generate/replies/; nothing to analyse',
+      'campaign nothing-here: no stored parts of its models under campaigns/nothing-here/generate/replies/; nothing to analyse',
     );
     await expect(handler({ campaign: 'never-uploaded', queryExecutionId: 'q-0001' }, context)).rejects.toThrow(/no campaigns\/never-uploaded\/input\/campaign\.yaml in the bucket/);
   });

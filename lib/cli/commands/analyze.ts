@@ -10,6 +10,7 @@ export async function analyzeCommand(args: CliArgs): Promise<number> {
   if (args.replies !== undefined && args.out !== undefined) return analyzeRepliesCommand(args.replies, args.out, args.values['battery'], args.values['input']);
   const ctx = await loadRunContext(args.file, args.dataDir);
   const analysis = await analyzeLocal(ctx, ctx.dataDir);
+  if (analysis.excluded.length > 0) process.stderr.write(`not analysed: ${analysis.excluded.join(', ')} (stored, but no longer in the campaign file)\n`);
   process.stdout.write(`${analysis.table}\n`);
   process.stdout.write(`results: ${resolve(ctx.dataDir, 'campaigns', ctx.campaign.name, 'results')}\n`);
   return 0;

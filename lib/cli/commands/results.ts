@@ -77,7 +77,7 @@ export async function resultsCommand(args: ResultsArgs, options: ResultsOptions 
   const ctx = await campaignContext(args.file, store);
   const campaign = ctx.campaign.name;
   const { battery } = ctx;
-  const run = await analyzeOnAthena({ db, store, battery, campaign: ctx.campaign, design: ctx.campaign.design, phases: ctx.graph.phases.map((p) => p.name) });
+  const run = await analyzeOnAthena({ db, store, battery, campaign: ctx.campaign, design: ctx.campaign.design, languages: ctx.design.languages, phases: ctx.graph.phases.map((p) => p.name) });
   process.stdout.write(`${battery.analysis.console(run.results)}\n`);
   process.stdout.write(`athena: ${run.queryExecutionIds.length} queries in workgroup ${names.athenaWorkgroup}, database ${names.glueDatabase} (models ${run.models.join(', ')})\n`);
   if (args.out !== undefined) {

@@ -73,6 +73,9 @@ export async function runCommand(args: CliArgs): Promise<number> {
       process.stderr.write('stopped: run the same command again to resume\n');
       return 130;
     }
+    if (summary.excluded && summary.excluded.length > 0) {
+      process.stderr.write(`not analysed: ${summary.excluded.join(', ')} (stored, but no longer in the campaign file)\n`);
+    }
     if (summary.table) process.stdout.write(`${summary.table}\n`);
     if (summary.resultsPrefix) process.stdout.write(`results: ${resolve(summary.dataDir, summary.resultsPrefix)}\n`);
     if (summary.stopped) return 3;
