@@ -8,7 +8,7 @@ import type { ModelProvider } from '../providers/types.js';
 import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout } from '../store/index.js';
 import type { BatchRecord, ReplyRow } from '../store/types.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
-import { answeringEntries } from './context.js';
+import { answeringEntries, priceIn } from './context.js';
 import type { RunContext } from './context.js';
 import { assertWithinBudget, ensurePrompts, journalDir, partitionSpec, rateLimited } from './partitionSpec.js';
 import { PartitionItems } from './partitionItems.js';
@@ -185,7 +185,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
                 language,
                 items,
                 provider: providers.get(entry.id)!,
-                price: entry.price,
+                price: priceIn(ctx, phase, entry),
                 batch,
                 readReply: (item, reply) => readingRows(phase, folder, battery.vocabulary, item, reply),
                 store,
