@@ -3,13 +3,14 @@
  * how many worker copies run it. Pure functions of the campaign: the plan handler cuts the
  * manifest with them, and the worker recomputes its share of the rate limit with the same ones.
  */
-import { FUNCTION_SIZING, SHARDS_PER_BATCH } from '../config/sizing.js';
+import { FUNCTION_SIZING, GPU_JOB, SHARDS_PER_BATCH } from '../config/sizing.js';
 import type { FunctionSizing } from '../config/sizing.js';
 import { SondageError } from '../errors.js';
 import { createHash } from 'node:crypto';
 import type { PhaseSpec } from '../battery/types.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
-import { phaseEntries } from './context.js';
+import { promptsPerSecond } from '../gpu/settings.js';
+import { phaseEntries, settingsIn } from './context.js';
 import type { RunContext } from './context.js';
 
 /**
@@ -127,4 +128,15 @@ export function registeredDigest(itemIds: readonly string[]): string {
   const hash = createHash('sha256');
   for (const id of itemIds) hash.update(id).update('\n');
   return `sha256:${hash.digest('hex')}`;
+}
+
+/**
+ * Items per shard of a runs_on: gpu model in a phase: GPU_JOB.shardSeconds of prompts at the
+ * phase's throughput (lib/gpu promptsPerSecond), within GPU_JOB's bounds. A shard is one array
+ * child, which loads the model once: an hour of work keeps that load a small share of its time.
+ */
+export function gpuShardItems(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, entry: ModelEntry): number {
+  if (!entry.gpu) throw new SondageError(`model ${entry.id} does not run on a GPU`);
+  const { promptsPerSecond: pps } = promptsPerSecond(entry.gpu, phase.name, settingsIn(ctx, phase, entry).max_tokens);
+  return Math.min(GPU_JOB.maxShardItems, Math.max(GPU_JOB.minShardItems, Math.floor(pps * GPU_JOB.shardSeconds)));
 }
