@@ -32,6 +32,8 @@ export interface GpuJobEnv {
   readonly jobId: string;
   readonly attempt: string;
   readonly vllmCommand: string;
+  /** The port vLLM listens on (GPU_ENV.vllmPort; default 8000). */
+  readonly vllmPort?: number;
 }
 
 /** A configuration error of the job itself: exit `config`, not retried. */
@@ -70,6 +72,9 @@ export function parseGpuEnv(env: NodeJS.ProcessEnv): GpuJobEnv {
   const rawDeadline = env[GPU_ENV.deadlineSeconds];
   const deadline = rawDeadline === undefined || rawDeadline === '' ? undefined : Number(rawDeadline);
   if (deadline !== undefined && !(Number.isFinite(deadline) && deadline > 0)) problems.push(`${GPU_ENV.deadlineSeconds} must be a number of seconds, got ${JSON.stringify(rawDeadline)}`);
+  const rawPort = env[GPU_ENV.vllmPort];
+  const port = rawPort === undefined || rawPort === '' ? undefined : Number(rawPort);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) problems.push(`${GPU_ENV.vllmPort} must be a TCP port, got ${JSON.stringify(rawPort)}`);
   if (problems.length > 0) throw new GpuJobConfigError(`GPU job environment: ${problems.join('; ')}`);
   return {
     campaign,
@@ -82,6 +87,7 @@ export function parseGpuEnv(env: NodeJS.ProcessEnv): GpuJobEnv {
     jobId: env.AWS_BATCH_JOB_ID ?? 'local',
     attempt: env.AWS_BATCH_JOB_ATTEMPT ?? '1',
     vllmCommand: env[GPU_ENV.vllmCommand] || 'vllm',
+    ...(port !== undefined ? { vllmPort: port } : {}),
   };
 }
 
@@ -97,8 +103,6 @@ export interface GpuJobDeps {
   redact(message: string): string;
   readonly log: JobLog;
   readonly signals?: SignalSource;
-  /** The port vLLM is told to listen on (default 8000; tests pick a free one). */
-  readonly port?: number;
   /** Where vLLM's own output goes (default stderr). */
   readonly serverOutput?: NodeJS.WritableStream;
 }
@@ -139,13 +143,13 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
     return config ? EXIT_CODES.config : EXIT_CODES.failed;
   }
   const gpu = entry.gpu!;
-  const port = deps.port ?? VLLM_PORT;
+  const port = env.vllmPort ?? VLLM_PORT;
   const server: ServerSpec | undefined =
     entry.provider === 'simulated'
       ? undefined
       : {
           command: env.vllmCommand,
-          args: vllmServeArgs({ model: entry.model, ...(weightsDir ? { weightsDir } : {}), gpu, port }),
+          args: ['serve', ...vllmServeArgs({ model: entry.model, ...(weightsDir ? { weightsDir } : {}), gpu, port })],
           env: { ...process.env, HF_HOME: join(scratch, 'hf') },
           healthUrl: `http://${VLLM_HOST}:${port}/health`,
           startupTimeoutMs: gpu.startup_timeout_s * 1000,

@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 import { DEFAULT_GPU_IMAGE_TAG, DEFAULT_GPU_INSTANCE_TYPES, DEFAULT_GPU_MAX_INSTANCES, ENV, GPU_ENV, gpuQueueKey, PREFIX } from '../../lib/config/index.js';
 import { GPU_JOB } from '../../lib/config/sizing.js';
 import { SondageError } from '../../lib/errors.js';
-import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
+import { NOT_RETRIED_EXIT_CODES } from '../../lib/gpu/probeJob.js';
 import { GPU_CAPACITIES, GPU_INSTANCE_TYPES, gpuInstance, jobResources } from '../../lib/gpu/instances.js';
 import type { GpuCapacity } from '../../lib/gpu/instances.js';
 import type { CampaignData } from './CampaignData.js';
@@ -166,15 +166,15 @@ export class GpuBatch extends Construct {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'Only ecr:GetAuthorizationToken, which has no resource-level permissions; image pulls are scoped to the probe repository.',
     });
-    // Batch reads the rules in order and takes the first that matches (at most five). Exit codes: lib/gpu/probeJob.ts EXIT_CODES.
+    // Batch reads the rules in order and takes the first that matches (at most five). Exit codes: lib/gpu/probeJob.ts EXIT_CODES;
+    // a job that stopped itself with items left (interrupted) is retried by the last rule, and resumes.
     this.jobDefinition = new batch.EcsJobDefinition(this, 'JobDefinition', {
       container,
       retryAttempts: GPU_JOB.attempts,
       retryStrategies: [
         batch.RetryStrategy.of(batch.Action.RETRY, batch.Reason.SPOT_INSTANCE_RECLAIMED),
         batch.RetryStrategy.of(batch.Action.EXIT, batch.Reason.CANNOT_PULL_CONTAINER),
-        batch.RetryStrategy.of(batch.Action.EXIT, batch.Reason.custom({ onExitCode: String(EXIT_CODES.config) })),
-        batch.RetryStrategy.of(batch.Action.EXIT, batch.Reason.custom({ onExitCode: String(EXIT_CODES.serverExited) })),
+        ...NOT_RETRIED_EXIT_CODES.map((code) => batch.RetryStrategy.of(batch.Action.EXIT, batch.Reason.custom({ onExitCode: String(code) }))),
         batch.RetryStrategy.of(batch.Action.RETRY, batch.Reason.custom({ onReason: '*' })),
       ],
       timeout: Duration.seconds(GPU_JOB.attemptTimeoutSeconds),

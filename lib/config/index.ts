@@ -48,6 +48,8 @@ export const GPU_ENV = {
   deadlineSeconds: 'SONDAGE_GPU_DEADLINE_SECONDS',
   /** The vLLM executable (default `vllm`; the tests point it at a fake server). */
   vllmCommand: 'SONDAGE_VLLM_COMMAND',
+  /** The loopback port vLLM listens on (default 8000). */
+  vllmPort: 'SONDAGE_VLLM_PORT',
 } as const;
 
 /** Key of a GPU queue in ENV.gpuQueues: instance type and capacity. */

@@ -61,7 +61,7 @@ export const GPU_JOB = {
   /** Work one shard is cut to at the phase's throughput: well inside an attempt, one model load per hour of work. */
   shardSeconds: 3600,
   /** Bounds on a shard's items whatever the throughput. */
-  minShardItems: 50,
+  minShardItems: 10,
   maxShardItems: 200_000,
   /** AWS Batch's largest array. */
   maxArraySize: 10_000,

@@ -32,6 +32,9 @@ export const EXIT_CODES = {
 } as const;
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
+/** Exit codes AWS Batch must not retry (the job definition's EXIT rules): a retry would fail the same way. */
+export const NOT_RETRIED_EXIT_CODES: readonly ExitCode[] = [EXIT_CODES.config, EXIT_CODES.serverExited];
+
 export interface JobLog {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
@@ -140,6 +143,8 @@ export async function waitForHealth(
 ): Promise<'healthy' | 'timeout' | 'exited' | 'aborted'> {
   const start = Date.now();
   const either = AbortSignal.any([died, stop]);
+  // Probes 100 ms apart at first, doubling up to pollMs: a small model is up in seconds, a large one in minutes.
+  let wait = Math.min(100, spec.pollMs ?? 1000);
   for (;;) {
     if (died.aborted) return 'exited';
     if (stop.aborted) return 'aborted';
@@ -151,7 +156,8 @@ export async function waitForHealth(
     } catch {
       // Not listening yet (ECONNREFUSED), or a probe cut short: try again.
     }
-    await sleep(Math.min(spec.pollMs ?? 1000, Math.max(0, spec.startupTimeoutMs - (Date.now() - start)) + 1), either);
+    await sleep(Math.min(wait, Math.max(0, spec.startupTimeoutMs - (Date.now() - start)) + 1), either);
+    wait = Math.min(wait * 2, spec.pollMs ?? 1000);
   }
 }
 

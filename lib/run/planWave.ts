@@ -265,6 +265,8 @@ function gpuJob(a: PlanWaveArgs, entry: ModelEntry, wave: number, key: string, s
     [GPU_ENV.manifestKey]: key,
     [GPU_ENV.model]: entry.id,
     [GPU_ENV.retryFailed]: String(a.retryFailed),
+    // A plain job (one shard) has no AWS_BATCH_JOB_ARRAY_INDEX: it is told its shard.
+    ...(shardCount === 1 ? { [GPU_ENV.shardIndex]: '0' } : {}),
   };
   return {
     model: entry.id,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * A stand-in for `vllm serve` on 127.0.0.1, started by the GPU job's supervisor in the tests as
- * it starts vLLM: same command line (`<model> --host H --port P --served-model-name M …`), /health
+ * it starts vLLM: same command line (`serve <model> --host H --port P --served-model-name M …`), /health
  * (503 while "loading", then 200), and /v1/chat/completions in vLLM's wire format. Replies are a
  * pure function of the request, so two routes asking the same prompt get the same reply:
  * - with `logprob_token_ids`: one token, every asked id with a logprob from a hash of the prompt
@@ -23,7 +23,8 @@ import { createServer } from 'node:http';
 import { Buffer } from 'node:buffer';
 import { setTimeout } from 'node:timers';
 
-const argv = process.argv.slice(2);
+// `vllm serve <model> …`: the subcommand first, as the job runs it.
+const argv = process.argv.slice(2)[0] === 'serve' ? process.argv.slice(3) : process.argv.slice(2);
 const flag = (name, fallback) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : fallback;
@@ -33,7 +34,7 @@ const log = (event) => {
   const file = env('FAKE_VLLM_LOG');
   if (file) appendFileSync(file, `${JSON.stringify(event)}\n`);
 };
-log({ argv, pid: process.pid });
+log({ argv, pid: process.pid, hfToken: Boolean(process.env.HF_TOKEN), hfHome: process.env.HF_HOME ?? null });
 
 if (env('FAKE_VLLM_EXIT_CODE') !== undefined) {
   process.stderr.write('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n');
@@ -116,4 +117,9 @@ const server = createServer((req, res) => {
 });
 
 server.listen(Number(flag('--port', '8000')), flag('--host', '127.0.0.1'));
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+// Like vLLM's server, gone at once on SIGTERM (clients' idle keep-alive connections do not hold it).
+process.on('SIGTERM', () => {
+  log({ stopped: true, completions, maxInFlight });
+  server.closeAllConnections();
+  process.exit(0);
+});

@@ -1,0 +1,61 @@
+/**
+ * What AWS Batch does with one of the plan's GPU jobs (`$.plan.wave.gpu.jobs[i]`) once the state
+ * machine submits it with `batch:submitJob.sync`, for tests that drive a wave without AWS: one
+ * child per shard (an array job from 2 shards, a plain job for one), each child given the job's
+ * environment plus AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ID and AWS_BATCH_JOB_ATTEMPT, and run
+ * again while its exit code is one the job definition retries and attempts are left
+ * (infra/constructs/GpuBatch.ts: NOT_RETRIED_EXIT_CODES end it, GPU_JOB.attempts bound it). The job
+ * SUCCEEDS when every child does, as `.sync` then returns; otherwise it FAILS, as `.sync` then throws.
+ *
+ * `runChild` runs one attempt of one child and returns its exit code: the tests pass
+ * functions/gpu/job.ts runGpuJob. An ASL interpreter can answer `batch:submitJob.sync` with this.
+ */
+import type { GpuJob } from '../../lib/config/pipeline.js';
+import { GPU_JOB } from '../../lib/config/sizing.js';
+import { NOT_RETRIED_EXIT_CODES } from '../../lib/gpu/probeJob.js';
+
+export interface ChildAttempt {
+  readonly index: number;
+  readonly attempt: number;
+  readonly exitCode: number;
+}
+
+export interface StandInResult {
+  readonly status: 'SUCCEEDED' | 'FAILED';
+  /** Every attempt of every child, in the order run. */
+  readonly attempts: readonly ChildAttempt[];
+}
+
+/**
+ * Runs a GPU job's children one after the other (Batch runs them side by side; the ledger makes
+ * the order irrelevant to what is stored).
+ */
+export async function runBatchJob(
+  job: GpuJob,
+  runChild: (env: NodeJS.ProcessEnv, index: number, attempt: number) => Promise<number>,
+  options: { readonly jobId?: string; readonly attempts?: number } = {},
+): Promise<StandInResult> {
+  const jobId = options.jobId ?? `job-${job.jobName}`;
+  const maxAttempts = options.attempts ?? GPU_JOB.attempts;
+  const attempts: ChildAttempt[] = [];
+  let failed = false;
+  const array = job.shardCount >= 2;
+  for (let index = 0; index < job.shardCount; index++) {
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const env: NodeJS.ProcessEnv = {
+        ...Object.fromEntries(job.environment.map((e) => [e.Name, e.Value])),
+        AWS_BATCH_JOB_ID: array ? `${jobId}:${index}` : jobId,
+        AWS_BATCH_JOB_ATTEMPT: String(attempt),
+        ...(array ? { AWS_BATCH_JOB_ARRAY_INDEX: String(index) } : {}),
+      };
+      const exitCode = await runChild(env, index, attempt);
+      attempts.push({ index, attempt, exitCode });
+      if (exitCode === 0) break;
+      if ((NOT_RETRIED_EXIT_CODES as readonly number[]).includes(exitCode) || attempt === maxAttempts) {
+        failed = true;
+        break;
+      }
+    }
+  }
+  return { status: failed ? 'FAILED' : 'SUCCEEDED', attempts };
+}
