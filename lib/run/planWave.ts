@@ -50,6 +50,23 @@ export function manifestKey(execution: string, wave: number, kind: 'lambda' | 'g
   return `${PREFIX.scratch}${execution}/wave-${wave}-${kind}${model === undefined ? '' : `-${model}`}.json`;
 }
 
+/** AWS Batch job names: letters, digits, `-` and `_`, at most 128. */
+const batchName = (s: string): string => s.replace(/[^A-Za-z0-9_-]/g, '_');
+
+/**
+ * Name of the GPU job of one model in one wave of an execution: the execution's name first, so
+ * that `status --aws` and `stop --aws` find an execution's jobs with ListJobs' JOB_NAME filter
+ * (gpuJobNamePrefix).
+ */
+export function gpuJobName(execution: string, wave: number, model: string): string {
+  return `${batchName(execution)}-w${wave}-${batchName(model)}`.slice(0, 128);
+}
+
+/** What every GPU job name of an execution starts with. */
+export function gpuJobNamePrefix(execution: string): string {
+  return `${batchName(execution)}-w`;
+}
+
 /** A listed shard and, when its answering model runs on a GPU, that model. */
 interface RoutedShard {
   readonly shard: Shard;
@@ -273,7 +290,7 @@ function gpuJob(a: PlanWaveArgs, entry: ModelEntry, wave: number, key: string, s
     instanceType: gpu.instance_type,
     capacity: gpu.capacity,
     jobQueue,
-    jobName: `${a.execution}-w${wave}-${entry.id}`.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128),
+    jobName: gpuJobName(a.execution, wave, entry.id),
     manifestKey: key,
     shardCount,
     resources: [
