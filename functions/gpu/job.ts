@@ -24,7 +24,7 @@ export interface GpuJobEnv {
   readonly execution: string;
   readonly manifestKey: string;
   readonly model: string;
-  /** AWS_BATCH_JOB_ARRAY_INDEX in an array child, else GPU_ENV.shardIndex. */
+  /** AWS_BATCH_JOB_ARRAY_INDEX in an array child, else GPU_ENV.shardIndex: the child's group of shards. */
   readonly index: number;
   readonly retryFailed: boolean;
   readonly deadlineSeconds?: number;
@@ -186,7 +186,7 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
           ...(server ? { baseUrl: vllmBaseUrl(port) } : {}),
         },
       );
-      log.info('shard', { ...out.shard, done: out.done, failed: out.failed, pending: out.pending, costUsd: out.costUsd });
+      log.info('shards', { shards: out.shards.length, done: out.done, failed: out.failed, pending: out.pending, costUsd: out.costUsd });
       return { pending: out.pending, ...(out.stopped ? { stopped: out.stopped } : {}) };
     },
   });

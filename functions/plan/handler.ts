@@ -122,7 +122,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
     retryFailed: e.retryFailed === true,
     phases: out.wave.phases,
     shards: result.shards,
-    gpuJobs: out.wave.gpu.jobs.map((j) => ({ model: j.model, queue: j.jobQueue, shards: j.shardCount })),
+    gpuJobs: out.wave.gpu.jobs.map((j) => ({ model: j.model, queue: j.jobQueue, children: j.children, shards: j.shards })),
     // Partitions left for the workers to register: the plan's time ran short (see PLAN_RESERVE_MS).
     unregisteredPartitions: result.unregistered,
     releasedReservations: result.released,

@@ -304,9 +304,9 @@ export class Pipeline extends Construct {
   /**
    * The GPU half of a wave: one AWS Batch job per runs_on: gpu model with shards in it (the plan's
    * `$.plan.wave.gpu.jobs`, none when the wave has no GPU shard), all at once, each waited for
-   * with `submitJob.sync`. A job of several shards is an array job, one child per shard; AWS Batch
-   * takes arrays of 2 to 10,000 only, so a single shard is a plain job (its environment, from the
-   * plan, names shard 0). Batch retries a failed or reclaimed child (the job definition's retry
+   * with `submitJob.sync`. A job is an array job, one child per group of shards (about an hour of
+   * work, one model load); AWS Batch takes arrays of 2 to 10,000 only, so a job of one group is a
+   * plain job (its environment, from the plan, names group 0). Batch retries a failed or reclaimed child (the job definition's retry
    * strategy); the job fails the wave only when a child has used its attempts, and a re-started
    * execution resumes from the ledger.
    *
@@ -325,14 +325,14 @@ export class Pipeline extends Construct {
             'JobName.$': '$.job.jobName',
             'JobQueue.$': '$.job.jobQueue',
             JobDefinition: gpu.jobDefinition.jobDefinitionArn,
-            ...(array ? { ArrayProperties: { 'Size.$': '$.job.shardCount' } } : {}),
+            ...(array ? { ArrayProperties: { 'Size.$': '$.job.children' } } : {}),
             ContainerOverrides: { 'ResourceRequirements.$': '$.job.resources', 'Environment.$': '$.job.environment' },
           },
           ResultPath: null,
         },
       });
     const byCount = new sfn.Choice(this, 'ByGpuShardCount', { stateName: 'By GPU shard count' })
-      .when(sfn.Condition.numberGreaterThanEquals('$.job.shardCount', 2), submit('GpuArrayJob', true))
+      .when(sfn.Condition.numberGreaterThanEquals('$.job.children', 2), submit('GpuArrayJob', true))
       .otherwise(submit('GpuSingleJob', false));
     const jobs = new sfn.Map(this, 'GpuJobs', {
       stateName: "Run the wave's GPU jobs",

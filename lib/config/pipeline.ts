@@ -73,9 +73,11 @@ export interface BatchResource {
 
 /**
  * One AWS Batch job of a wave (an item of `$.plan.wave.gpu.jobs`): the shards of one runs_on: gpu
- * model, each served by its own vLLM in one array child (AWS_BATCH_JOB_ARRAY_INDEX picks the
- * shard), or a plain job when there is one shard (GPU_ENV.shardIndex). The plan resolves
- * everything the state machine passes on, so the definition only copies paths.
+ * model, grouped into children of about an hour of work each (its manifest is a JSON array of
+ * Shard arrays, one per child); each child starts its own vLLM and runs its group
+ * (AWS_BATCH_JOB_ARRAY_INDEX picks it), or a plain job when there is one child
+ * (GPU_ENV.shardIndex). The plan resolves everything the state machine passes on, so the
+ * definition only copies paths.
  */
 export interface GpuJob {
   /** Campaign id of the model entry the job serves. */
@@ -86,9 +88,12 @@ export interface GpuJob {
   readonly jobQueue: string;
   /** Unique per execution, wave and model; letters, digits, `-` and `_`, at most 128. */
   readonly jobName: string;
-  /** Key of the job's shard manifest (a JSON array of Shard). */
+  /** Key of the job's manifest: a JSON array of Shard arrays, one per child. */
   readonly manifestKey: string;
-  readonly shardCount: number;
+  /** Array children (the array's size; 1: a plain job). */
+  readonly children: number;
+  /** Shards over every child. */
+  readonly shards: number;
   /** ContainerOverrides.ResourceRequirements: the model's GPUs and its share of the instance. */
   readonly resources: readonly BatchResource[];
   /** ContainerOverrides.Environment (GPU_ENV): campaign, execution, manifest, model, retryFailed. */
@@ -97,7 +102,7 @@ export interface GpuJob {
 
 /** The GPU half of a wave, at `$.plan.wave.gpu` (issue "Open-weight models on AWS Batch GPU"). */
 export interface WaveGpu {
-  /** Shards over every job. */
+  /** Shards over every job (its children run them). */
   readonly shardCount: number;
   /** One job per runs_on: gpu model with shards in this wave; empty when none. */
   readonly jobs: readonly GpuJob[];

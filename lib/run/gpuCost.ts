@@ -18,7 +18,7 @@ import { loadAwsPrices } from './awsCost.js';
 import { answererOf, settingsIn } from './context.js';
 import type { RunContext } from './context.js';
 import type { Plan } from './planCampaign.js';
-import { gpuShardItems, slices } from './shards.js';
+import { gpuShardItems, packShards, slices } from './shards.js';
 
 type CostContext = Pick<RunContext, 'campaign' | 'battery' | 'graph'>;
 
@@ -33,7 +33,7 @@ export interface GpuCostLine {
   readonly promptsPerSecond: number;
   /** False when prompts/s is the default assumption, not the campaign's. */
   readonly stated: boolean;
-  /** Array children: each loads the model once. */
+  /** Array children (groups of shards, about an hour of work each): each loads the model once. */
   readonly shards: number;
   /** items / prompts per second: what the budget charges. */
   readonly computeHours: number;
@@ -72,7 +72,7 @@ const MONTH_HOURS = 730;
  */
 export function estimateGpuCost(plan: Plan, ctx: CostContext, prices: AwsPrices = loadAwsPrices()): GpuCostEstimate {
   const byId = new Map<string, ModelEntry>(ctx.campaign.models.map((m) => [m.id, m]));
-  const acc = new Map<string, { entry: ModelEntry; phase: PhaseSpec; items: number; shards: number }>();
+  const acc = new Map<string, { entry: ModelEntry; phase: PhaseSpec; items: number; slices: { start: number; end: number }[]; size: number }>();
   for (const p of plan.partitions) {
     const subject = byId.get(p.model);
     if (!subject) continue;
@@ -85,15 +85,17 @@ export function estimateGpuCost(plan: Plan, ctx: CostContext, prices: AwsPrices 
       const cutOver = source === undefined ? items : (p.items[source] ?? items);
       const size = (phase.shard ?? 'by-source') === 'partition' ? Math.max(1, cutOver) : gpuShardItems(ctx, phase, entry);
       const key = `${entry.id}\u0000${phase.name}`;
-      const a = acc.get(key) ?? { entry, phase, items: 0, shards: 0 };
+      const a = acc.get(key) ?? { entry, phase, items: 0, slices: [], size: gpuShardItems(ctx, phase, entry) };
       a.items += items;
-      a.shards += slices(cutOver, size).length;
+      a.slices.push(...slices(cutOver, size));
       acc.set(key, a);
     }
   }
   let hubBytes = 0;
   const lines: GpuCostLine[] = [];
-  for (const { entry, phase, items, shards } of acc.values()) {
+  for (const { entry, phase, items, slices: cut, size } of acc.values()) {
+    // Children as the plan groups the shards (packShards), each loading the model once.
+    const shards = packShards(cut, size).length;
     const gpu = entry.gpu!;
     const inst = gpuInstance(gpu.instance_type);
     const gpus = gpu.gpus ?? inst.gpus;

@@ -22,7 +22,7 @@ import { assertWithinBudget, ensurePrompts } from './partitionSpec.js';
 import { PartitionItems } from './partitionItems.js';
 import type { Plan } from './planCampaign.js';
 import { checkGpuQueues, checkGpuWeights } from './gpuChecks.js';
-import { gpuShardItems, pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, slices, waveCopies } from './shards.js';
+import { gpuShardItems, packShards, pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, slices, waveCopies } from './shards.js';
 
 /**
  * Time the plan keeps for what follows registration (the manifest, the output) and for the
@@ -151,8 +151,10 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   const jobs: GpuJob[] = [];
   for (const [entry, list] of gpuShards) {
     const key = manifestKey(a.execution, n, 'gpu', entry.id);
-    await store.put(key, JSON.stringify(list));
-    jobs.push(gpuJob(a, entry, n, key, list.length));
+    // One child per group of about an hour of work (the size the phases' shards were cut to).
+    const groups = packShards(list, Math.max(...ready.map((p) => gpuShardItems(ctx, p, entry))));
+    await store.put(key, JSON.stringify(groups));
+    jobs.push(gpuJob(a, entry, n, key, groups.length, list.length));
   }
   const lambda: WaveMap = {
     manifestKey: lambdaKey,
@@ -165,7 +167,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   const sources = athenaSources(a.glueDatabase, ctx.battery.name, campaign.name, campaign.models.map((m) => m.id));
   return {
     output: {
-      wave: { phases: ready.map((p) => p.name), lambda, gpu: { shardCount: jobs.reduce((sum, j) => sum + j.shardCount, 0), jobs } },
+      wave: { phases: ready.map((p) => p.name), lambda, gpu: { shardCount: jobs.reduce((sum, j) => sum + j.shards, 0), jobs } },
       phasesRun,
       done: ready.length === 0,
       analysis: { queryString: ctx.battery.analysis.firstQuery(sources) },
@@ -262,16 +264,16 @@ async function dependentShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number
 /**
  * The AWS Batch job of one GPU model's shards in a wave: its queue (instance type and capacity),
  * its resources (the model's GPUs and their share of the instance) and the environment the job's
- * worker reads (GPU_ENV). A wave with more shards than Batch's largest array is refused: the
- * campaign's throughput would put a month of GPU time in one wave (GPU_JOB.shardSeconds a shard).
+ * worker reads (GPU_ENV). A wave with more children than Batch's largest array is refused: the
+ * campaign's throughput would put over a year of GPU time in one wave (GPU_JOB.shardSeconds a child).
  */
-function gpuJob(a: PlanWaveArgs, entry: ModelEntry, wave: number, key: string, shardCount: number): GpuJob {
+function gpuJob(a: PlanWaveArgs, entry: ModelEntry, wave: number, key: string, children: number, shards: number): GpuJob {
   const gpu = entry.gpu!;
   const jobQueue = a.gpuQueues?.[gpuQueueKey(gpu.instance_type, gpu.capacity)];
   if (jobQueue === undefined) throw new Error(`unreachable: checkGpuQueues let ${entry.id} through without a queue`);
-  if (shardCount > GPU_JOB.maxArraySize) {
+  if (children > GPU_JOB.maxArraySize) {
     throw new SondageError(
-      `${a.ctx.campaign.file}: model ${entry.id} has ${shardCount} GPU shards in one wave, past AWS Batch's largest array (${GPU_JOB.maxArraySize}); ` +
+      `${a.ctx.campaign.file}: model ${entry.id} needs ${children} GPU job children in one wave, past AWS Batch's largest array (${GPU_JOB.maxArraySize}); ` +
         'raise its gpu.prompts_per_second if the model is faster than that, or split the campaign',
     );
   }
@@ -282,8 +284,8 @@ function gpuJob(a: PlanWaveArgs, entry: ModelEntry, wave: number, key: string, s
     [GPU_ENV.manifestKey]: key,
     [GPU_ENV.model]: entry.id,
     [GPU_ENV.retryFailed]: String(a.retryFailed),
-    // A plain job (one shard) has no AWS_BATCH_JOB_ARRAY_INDEX: it is told its shard.
-    ...(shardCount === 1 ? { [GPU_ENV.shardIndex]: '0' } : {}),
+    // A plain job (one child) has no AWS_BATCH_JOB_ARRAY_INDEX: it is told its group.
+    ...(children === 1 ? { [GPU_ENV.shardIndex]: '0' } : {}),
   };
   return {
     model: entry.id,
@@ -292,7 +294,8 @@ function gpuJob(a: PlanWaveArgs, entry: ModelEntry, wave: number, key: string, s
     jobQueue,
     jobName: gpuJobName(a.execution, wave, entry.id),
     manifestKey: key,
-    shardCount,
+    children,
+    shards,
     resources: [
       { Type: 'GPU', Value: String(r.gpus) },
       { Type: 'VCPU', Value: String(r.vcpus) },

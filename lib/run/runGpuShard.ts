@@ -1,13 +1,13 @@
 /**
  * The GPU worker (issue "Open-weight models on AWS Batch GPU"): one AWS Batch array child runs
- * one shard of its job's manifest, the one at its array index, against the vLLM server the job
+ * the group of shards at its array index in its job's manifest, against the vLLM server the job
  * started for its model. It is the Lambda worker's runShards with three differences: the model's
  * `base_url` is the job's own server; hundreds of calls stay in flight (continuous batching wants
  * them); and its deadline is a signal the job fires on SIGTERM (Spot reclaim) or before the
  * attempt's timeout. The ledger and budget protocol, the Parquet layout, the readers and the
  * candidate-logprob path are the same code, so a reply is the same whichever route asked it.
  *
- * A child that fails or is reclaimed is retried by Batch: it re-expands its shard, asks only the
+ * A child that fails or is reclaimed is retried by Batch: it re-expands its shards, asks only the
  * items the ledger still has pending, and adopts nothing twice (the ledger's idempotency, as for
  * the Lambda worker).
  */
@@ -24,7 +24,7 @@ export interface GpuShardEvent {
   readonly campaign: string;
   readonly execution: string;
   readonly manifestKey: string;
-  /** The shard's index in the manifest. */
+  /** The child's index in the manifest (its group of shards). */
   readonly index: number;
   /** Campaign id of the entry the job serves (GpuJob.model). */
   readonly model: string;
@@ -59,10 +59,10 @@ function isShard(s: unknown): s is Shard {
 }
 
 /**
- * The shard at `index` of a job's manifest.
- * @throws ManifestError when the manifest is missing, not a list of shards, or has no such index
+ * The group of shards at `index` of a job's manifest (a JSON array of Shard arrays, one per child).
+ * @throws ManifestError when the manifest is missing, not a list of shard groups, or has no such index
  */
-export async function gpuShardAt(deps: Pick<ShardRunnerDeps, 'store'>, manifestKey: string, index: number): Promise<Shard> {
+export async function gpuShardsAt(deps: Pick<ShardRunnerDeps, 'store'>, manifestKey: string, index: number): Promise<Shard[]> {
   const body = await deps.store.get(manifestKey);
   if (body === undefined) throw new ManifestError(`GPU job: no shard manifest at ${manifestKey} (the plan writes it before it submits the job)`);
   let list: unknown;
@@ -71,13 +71,15 @@ export async function gpuShardAt(deps: Pick<ShardRunnerDeps, 'store'>, manifestK
   } catch (err) {
     throw new ManifestError(`GPU job: ${manifestKey} is not JSON (${(err as Error).message})`);
   }
-  if (!Array.isArray(list)) throw new ManifestError(`GPU job: ${manifestKey} is not a list of shards`);
+  if (!Array.isArray(list)) throw new ManifestError(`GPU job: ${manifestKey} is not a list of shard groups`);
   if (!Number.isInteger(index) || index < 0 || index >= list.length) {
-    throw new ManifestError(`GPU job: array index ${index} is outside ${manifestKey}, which has ${list.length} shard(s)`);
+    throw new ManifestError(`GPU job: array index ${index} is outside ${manifestKey}, which has ${list.length} group(s)`);
   }
-  const shard: unknown = list[index];
-  if (!isShard(shard)) throw new ManifestError(`GPU job: ${manifestKey}[${index}] is not a shard: ${JSON.stringify(shard).slice(0, 200)}`);
-  return shard;
+  const group: unknown = list[index];
+  if (!Array.isArray(group) || group.length === 0 || !group.every(isShard)) {
+    throw new ManifestError(`GPU job: ${manifestKey}[${index}] is not a list of shards: ${JSON.stringify(group).slice(0, 200)}`);
+  }
+  return group;
 }
 
 /**
@@ -102,21 +104,23 @@ export function servedBy(ctx: RunContext, model: string, baseUrl: string | undef
 }
 
 /**
- * Runs one array child's shard. `pending` > 0 in the result means the deadline (SIGTERM, or the
- * attempt's time) stopped it with items left: what it had is committed, and the job exits to be
- * retried.
+ * Runs one array child's group of shards. `pending` > 0 in the result means the deadline
+ * (SIGTERM, or the attempt's time) stopped it with items left: what it had is committed, and the
+ * job exits to be retried.
  * @example await runGpuShard(ctx, { campaign, execution, manifestKey, index: 3, model: 'qwen3-8b', retryFailed: false }, deps)
  */
-export async function runGpuShard(ctx: RunContext, e: GpuShardEvent, deps: GpuShardDeps): Promise<WorkerOutput & { readonly shard: Shard }> {
+export async function runGpuShard(ctx: RunContext, e: GpuShardEvent, deps: GpuShardDeps): Promise<WorkerOutput & { readonly shards: readonly Shard[] }> {
   if (ctx.campaign.name !== e.campaign) throw new ManifestError(`GPU job: told campaign ${e.campaign}, loaded ${ctx.campaign.name}`);
-  const shard = await gpuShardAt(deps, e.manifestKey, e.index);
-  // The shard must be answered by the model this job serves, never by another (an API) behind its back.
-  const phase = ctx.graph.phases.find((p) => p.name === shard.phase);
-  const subject = ctx.campaign.models.find((m) => m.id === shard.model);
-  if (phase && subject && answererOf(ctx, phase, subject).id !== e.model) {
-    throw new ManifestError(`GPU job: ${e.manifestKey}[${e.index}] (${shard.phase} of ${shard.model}) is not answered by ${e.model}, the model this job serves`);
+  const shards = await gpuShardsAt(deps, e.manifestKey, e.index);
+  // Every shard must be answered by the model this job serves, never by another (an API) behind its back.
+  for (const shard of shards) {
+    const phase = ctx.graph.phases.find((p) => p.name === shard.phase);
+    const subject = ctx.campaign.models.find((m) => m.id === shard.model);
+    if (phase && subject && answererOf(ctx, phase, subject).id !== e.model) {
+      throw new ManifestError(`GPU job: a shard of ${e.manifestKey}[${e.index}] (${shard.phase} of ${shard.model}) is not answered by ${e.model}, the model this job serves`);
+    }
   }
   const served = servedBy(ctx, e.model, deps.baseUrl);
-  const out = await runShards(served, { Items: [shard], BatchInput: { campaign: e.campaign, execution: e.execution, retryFailed: e.retryFailed, copies: 1 } }, deps);
-  return { ...out, shard };
+  const out = await runShards(served, { Items: shards, BatchInput: { campaign: e.campaign, execution: e.execution, retryFailed: e.retryFailed, copies: 1 } }, deps);
+  return { ...out, shards };
 }

@@ -140,3 +140,28 @@ export function gpuShardItems(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpe
   const { promptsPerSecond: pps } = promptsPerSecond(entry.gpu, phase.name, settingsIn(ctx, phase, entry).max_tokens);
   return Math.min(GPU_JOB.maxShardItems, Math.max(GPU_JOB.minShardItems, Math.floor(pps * GPU_JOB.shardSeconds)));
 }
+
+/**
+ * The shards of a GPU job grouped, in order, into array children of at most `size` items each (a
+ * larger shard stays alone): each child loads the model once, so the small slices of many
+ * partitions (a language with few items, a short dependent phase) share one start-up instead of
+ * paying one each.
+ * @example packShards([{ start: 0, end: 6 }, { start: 0, end: 6 }, { start: 6, end: 10 }], 12).length === 2
+ */
+export function packShards<T extends { readonly start: number; readonly end: number }>(shards: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let items = 0;
+  for (const s of shards) {
+    const n = s.end - s.start;
+    if (current.length > 0 && items + n > size) {
+      out.push(current);
+      current = [];
+      items = 0;
+    }
+    current.push(s);
+    items += n;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}

@@ -94,8 +94,8 @@ async function planWave(name: string, execution: string, phasesRun: readonly str
 function childEnv(job: GpuJob, index: number, attempt: number, port: number, logFile: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     ...Object.fromEntries(job.environment.map((e) => [e.Name, e.Value])),
-    ...(job.shardCount >= 2 ? { AWS_BATCH_JOB_ARRAY_INDEX: String(index) } : {}),
-    AWS_BATCH_JOB_ID: `job-1${job.shardCount >= 2 ? `:${index}` : ''}`,
+    ...(job.children >= 2 ? { AWS_BATCH_JOB_ARRAY_INDEX: String(index) } : {}),
+    AWS_BATCH_JOB_ID: `job-1${job.children >= 2 ? `:${index}` : ''}`,
     AWS_BATCH_JOB_ATTEMPT: String(attempt),
     [GPU_ENV.vllmCommand]: FAKE_VLLM,
     [GPU_ENV.vllmPort]: String(port),
@@ -205,8 +205,9 @@ describe('the GPU job with a vLLM stand-in', () => {
       return { child, code, output: () => output };
     };
     const total = (await h.ledger.counts(name, 'generate')).pending;
-    const shardItems = JSON.parse(Buffer.from((await h.store.get(job.manifestKey))!).toString('utf8'))[0] as { start: number; end: number };
-    expect(shardItems.end - shardItems.start).toBeGreaterThan(3);
+    const group = (JSON.parse(Buffer.from((await h.store.get(job.manifestKey))!).toString('utf8')) as { start: number; end: number }[][])[0]!;
+    const childItems = group.reduce((n, s) => n + s.end - s.start, 0);
+    expect(childItems).toBeGreaterThan(3);
 
     // act: SIGTERM once two answers are in
     const first = start(base);
@@ -222,7 +223,7 @@ describe('the GPU job with a vLLM stand-in', () => {
     expect(code, first.output()).toBe(EXIT_CODES.interrupted);
     const afterFirst = await h.ledger.counts(name, 'generate');
     expect(afterFirst.done).toBeGreaterThanOrEqual(2);
-    expect(afterFirst.done).toBeLessThan(shardItems.end - shardItems.start);
+    expect(afterFirst.done).toBeLessThan(childItems);
     expect((await okReplies(name, 'generate')).length).toBe(afterFirst.done);
     expect(first.output()).toContain('SIGTERM: stopping the worker');
     expect(await fetch(`http://127.0.0.1:${port}/health`).then(() => 'up', () => 'down')).toBe('down');
@@ -230,10 +231,10 @@ describe('the GPU job with a vLLM stand-in', () => {
     // act: Batch's retry of the child (attempt 2), in this process this time
     expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 2, port, logFile)), jobDeps())).toBe(EXIT_CODES.ok);
 
-    // assess: the shard done, every item answered once; the other shard is still pending (not run here)
+    // assess: the child's shards done, every item answered once; the other child's are still pending (not run here)
     const replies = await okReplies(name, 'generate');
     expect(new Set(replies.map((r) => r.item_id)).size).toBe(replies.length);
-    expect(replies.length).toBe(shardItems.end - shardItems.start);
+    expect(replies.length).toBe(childItems);
     expect((await h.ledger.counts(name, 'generate')).pending).toBe(total - replies.length);
     expect((await h.ledger.budget(name)).reserved_usd).toBeCloseTo(0, 12);
   });

@@ -79,7 +79,7 @@ function failingOnce(store: BlobStore, failing: { armed: boolean }): BlobStore {
 
 interface Driven {
   readonly waves: PlanOutput[];
-  readonly jobs: { readonly job: GpuJob; readonly result: StandInResult; readonly manifest: Shard[] }[];
+  readonly jobs: { readonly job: GpuJob; readonly result: StandInResult; readonly manifest: Shard[][] }[];
 }
 
 /**
@@ -115,7 +115,7 @@ async function drive(h: Harness, execution: string, options: { readonly failChil
           downloadWeights: () => Promise.reject(new Error('a simulated model has no weights')),
         });
       });
-      const manifest = JSON.parse(Buffer.from((await h.store.get(job.manifestKey))!).toString('utf8')) as Shard[];
+      const manifest = JSON.parse(Buffer.from((await h.store.get(job.manifestKey))!).toString('utf8')) as Shard[][];
       jobs.push({ job, result, manifest });
       // submitJob.sync fails the state, the Parallel catches it: the execution fails here.
       if (result.status === 'FAILED') throw new Error(`GPU job ${job.jobName} failed: ${JSON.stringify(result.attempts)}`);
@@ -167,6 +167,7 @@ describe('a GPU phase along the state machine path', () => {
     expect(first.wave.lambda.shardCount).toBe(0);
     expect(first.wave.gpu.jobs).toHaveLength(1);
     const { job, result, manifest } = gpu.jobs[0]!;
+    const items = (group: readonly Shard[]) => group.reduce((n, s) => n + s.end - s.start, 0);
     expect(job).toMatchObject({
       model: 'alpha',
       instanceType: 'g5.xlarge',
@@ -189,11 +190,14 @@ describe('a GPU phase along the state machine path', () => {
       ]),
     );
     expect(job.jobName).toMatch(/^exec-gpu-w0-alpha$/);
-    // 18 items a shard (0.005 prompts/s for an hour), each language cut separately: the array's size is the manifest's length.
-    expect(job.shardCount).toBe(manifest.length);
-    expect(job.shardCount).toBeGreaterThanOrEqual(3);
-    expect(manifest.every((s) => s.phase === 'generate' && s.model === 'alpha' && s.end - s.start <= 18)).toBe(true);
-    expect(first.wave.gpu.shardCount).toBe(job.shardCount);
+    // 18 items a shard (0.005 prompts/s for an hour), each language cut separately, the shards grouped
+    // into children of at most 18 items (one model load each): the array's size is the manifest's length.
+    expect(job.children).toBe(manifest.length);
+    expect(job.children).toBeGreaterThanOrEqual(2);
+    expect(job.shards).toBe(manifest.flat().length);
+    expect(manifest.every((g) => items(g) <= 18 && g.every((s) => s.phase === 'generate' && s.model === 'alpha'))).toBe(true);
+    expect(new Set(manifest.flat().map((s) => s.language))).toEqual(new Set(['en', 'de']));
+    expect(first.wave.gpu.shardCount).toBe(job.shards);
     // assess: child 1 failed once (exit 1, a worker failure: retried) and succeeded on its second attempt; the others at once
     expect(result.status).toBe('SUCCEEDED');
     expect(result.attempts.filter((a) => a.index === 1).map((a) => a.exitCode)).toEqual([EXIT_CODES.failed, EXIT_CODES.ok]);

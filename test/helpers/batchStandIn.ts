@@ -1,7 +1,7 @@
 /**
  * What AWS Batch does with one of the plan's GPU jobs (`$.plan.wave.gpu.jobs[i]`) once the state
  * machine submits it with `batch:submitJob.sync`, for tests that drive a wave without AWS: one
- * child per shard (an array job from 2 shards, a plain job for one), each child given the job's
+ * child per group of shards (an array job from 2 children, a plain job for one), each child given the job's
  * environment plus AWS_BATCH_JOB_ARRAY_INDEX, AWS_BATCH_JOB_ID and AWS_BATCH_JOB_ATTEMPT, and run
  * again while its exit code is one the job definition retries and attempts are left
  * (infra/constructs/GpuBatch.ts: NOT_RETRIED_EXIT_CODES end it, GPU_JOB.attempts bound it). The job
@@ -39,8 +39,8 @@ export async function runBatchJob(
   const maxAttempts = options.attempts ?? GPU_JOB.attempts;
   const attempts: ChildAttempt[] = [];
   let failed = false;
-  const array = job.shardCount >= 2;
-  for (let index = 0; index < job.shardCount; index++) {
+  const array = job.children >= 2;
+  for (let index = 0; index < job.children; index++) {
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const env: NodeJS.ProcessEnv = {
         ...Object.fromEntries(job.environment.map((e) => [e.Name, e.Value])),

@@ -83,7 +83,7 @@ describe('GpuBatch (context sondage:gpu=true)', () => {
     expect(Object.keys(queues).sort()).toEqual(['g5.12xlarge/on-demand', 'g5.12xlarge/spot', 'g6e.xlarge/on-demand', 'g6e.xlarge/spot']);
   });
 
-  it("runs a wave's GPU jobs beside its Lambda Map, one Batch job per model: an array of its shards, or a plain job for one", () => {
+  it("runs a wave's GPU jobs beside its Lambda Map, one Batch job per model: an array of its groups of shards, or a plain job for one", () => {
     const states = allStates(s.definition);
     const parallel = s.definition.States['Run the wave'];
     expect(parallel).toMatchObject({ Type: 'Parallel', ResultPath: null, Next: 'Next wave' });
@@ -91,7 +91,7 @@ describe('GpuBatch (context sondage:gpu=true)', () => {
     expect((parallel!.Branches as { StartAt: string }[]).map((b) => b.StartAt)).toEqual(['Any Lambda shards?', "Run the wave's GPU jobs"]);
     expect(states.get("Run the wave's GPU jobs")).toMatchObject({ Type: 'Map', ItemsPath: '$.plan.wave.gpu.jobs', ItemSelector: { 'job.$': '$$.Map.Item.Value' }, ResultPath: null });
     expect(states.get('By GPU shard count')).toMatchObject({
-      Choices: [{ Variable: '$.job.shardCount', NumericGreaterThanEquals: 2, Next: 'GpuArrayJob' }],
+      Choices: [{ Variable: '$.job.children', NumericGreaterThanEquals: 2, Next: 'GpuArrayJob' }],
       Default: 'GpuSingleJob',
     });
     const overrides = { 'ResourceRequirements.$': '$.job.resources', 'Environment.$': '$.job.environment' };
@@ -99,7 +99,7 @@ describe('GpuBatch (context sondage:gpu=true)', () => {
     expect(array).toMatchObject({
       Type: 'Task',
       Resource: 'arn:aws:states:::batch:submitJob.sync',
-      Parameters: { 'JobName.$': '$.job.jobName', 'JobQueue.$': '$.job.jobQueue', ArrayProperties: { 'Size.$': '$.job.shardCount' }, ContainerOverrides: overrides },
+      Parameters: { 'JobName.$': '$.job.jobName', 'JobQueue.$': '$.job.jobQueue', ArrayProperties: { 'Size.$': '$.job.children' }, ContainerOverrides: overrides },
       ResultPath: null,
     });
     const single = states.get('GpuSingleJob');
