@@ -149,7 +149,7 @@ export function formatGpuCost(est: GpuCostEstimate): string {
   const usd = (x: number): string => `$${x.toFixed(x < 1 ? 4 : 2)}`;
   const hours = (h: number): string => (h < 10 ? h.toFixed(2) : h.toFixed(1));
   const rows = [
-    ['model', 'phase', 'instance', 'capacity', 'items', 'prompts/s', 'jobs', 'GPU h', 'cost', 'spot | on-demand'],
+    ['model', 'phase', 'instance', 'capacity', 'items', 'prompts/s', 'children', 'GPU h', 'cost', 'spot | on-demand'],
     ...est.lines.map((l) => [
       l.model,
       l.phase,
@@ -168,7 +168,7 @@ export function formatGpuCost(est: GpuCostEstimate): string {
   const assumed = est.lines.some((l) => !l.stated);
   const out = [
     table,
-    'GPU h = prompts at prompts/s + one start-up per job (instance, image, weights: ' +
+    'GPU h = prompts at prompts/s + one start-up per array child (instance, image, weights: ' +
       `${GPU_JOB.startupMinutes} min assumed); the budget charges the first part, per prompt, at the chosen capacity's price (${usd(est.budgetedUsd)}).`,
     `NAT gateway: ${usd(est.nat.perMonthUsd)} a month while the GPU stack is deployed (${usd(est.nat.perMonthUsd / MONTH_HOURS)} an hour, ` +
       `about ${hours(est.nat.campaignHours)} h of GPU jobs here, one after another), and ${usd(est.nat.dataUsd)} of data processing` +
