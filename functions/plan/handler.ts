@@ -92,6 +92,8 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
     // bad provider setting fails the plan, before anything is written or spent.
     const providerCtx = { seed: campaign.seed, file: campaign.file, ...(battery.simulator ? { simulator: battery.simulator } : {}) };
     for (const { entry, role, path } of answeringEntries(ctx)) {
+      // A runs_on: gpu model is served by its GPU job's own vLLM, at a URL the job knows (lib/run/gpuChecks.ts checks its queue and weights).
+      if (entry.runs_on === 'gpu' && entry.provider !== 'simulated') continue;
       await createProvider({ ...entry, role, ...(path ? { simulationPath: path } : {}) }, providerCtx);
       if (entry.mode === 'batch') await createBatchClient(entry, providerCtx);
     }

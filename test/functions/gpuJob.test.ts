@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 /** A small P(True) campaign: 3 multiple-choice items, questions and replies in en and fr, verified in en. */
-function campaignDoc(name: string, baseUrl: string, extra: Record<string, unknown> = {}) {
+function campaignDoc(name: string, baseUrl: string | undefined, extra: Record<string, unknown> = {}) {
   return {
     name,
     seed: 7,
@@ -71,7 +71,7 @@ function campaignDoc(name: string, baseUrl: string, extra: Record<string, unknow
         id: 'qwen',
         provider: 'openai-compatible',
         model: 'Qwen/Qwen3-8B',
-        base_url: baseUrl,
+        ...(baseUrl ? { base_url: baseUrl } : {}),
         runs_on: 'gpu',
         gpu: { instance_type: 'g5.xlarge', weights_prefix: 'weights/qwen3-8b/', prompts_per_second: 0.002, in_flight: 4, startup_timeout_s: 30, ...extra },
       },
@@ -132,7 +132,8 @@ async function okReplies(name: string, phase: string): Promise<{ item_id: string
 describe('the GPU job with a vLLM stand-in', () => {
   it('downloads the weights, serves them with the entry settings, probes the verify phase with candidate ids, several calls in flight', async () => {
     const name = 'ptrue-gpu';
-    await upload(name, campaignDoc(name, 'http://127.0.0.1:9/v1'));
+    // On AWS the entry needs no base_url: the job serves the model itself.
+    await upload(name, campaignDoc(name, undefined));
     const port = await freePort();
     const logFile = path.join(dir, 'vllm-a.log');
     // In this process the server inherits process.env (the job's own environment in a container).
@@ -175,7 +176,7 @@ describe('the GPU job with a vLLM stand-in', () => {
 
   it('the entry point stopped by SIGTERM mid-shard commits what it has and exits 75; the retry asks only the rest', async () => {
     const name = 'ptrue-sigterm';
-    await upload(name, campaignDoc(name, 'http://127.0.0.1:9/v1', { in_flight: 1 }));
+    await upload(name, campaignDoc(name, undefined, { in_flight: 1 }));
     const out = await planWave(name, 'exec-s');
     const job = out.wave.gpu.jobs[0]!;
     const port = await freePort();

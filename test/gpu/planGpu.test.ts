@@ -6,6 +6,7 @@
  * and the NAT gateway. The plan handler's own checks against the deployed stack (a queue for the
  * instance type, the weights in the bucket) are tested at the bottom.
  */
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'yaml';
@@ -115,6 +116,18 @@ describe('sondage plan --aws with a GPU model', () => {
     expect(stdout).toContain('measure with bench/gpu-probe.sh and set gpu.prompts_per_second');
     // The Lambda machinery prices no GPU item.
     expect(stdout).not.toMatch(/Lambda\s+generate/);
+  });
+});
+
+describe('sondage run with a GPU model', () => {
+  it('without a base_url, says to start it on AWS or give the URL of a vLLM of your own, before anything is written', async () => {
+    const file = await campaign('run-gpu', { ...QWEN, gpu: { instance_type: 'g5.xlarge', weights_prefix: 'weights/qwen3-8b/' } });
+
+    const { code, stderr } = await runMain(['run', file, '--data-dir', path.join(dir, 'run-gpu-data'), '--quiet']);
+
+    expect(code).toBe(1);
+    expect(stderr).toContain(`${file}: models[0].base_url: qwen runs_on: gpu and has no base_url: \`sondage start --aws\` runs it on AWS Batch; to run it here, serve it with vLLM and give base_url`);
+    expect(existsSync(path.join(dir, 'run-gpu-data'))).toBe(false);
   });
 });
 
