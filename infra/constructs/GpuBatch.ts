@@ -152,6 +152,8 @@ export class GpuBatch extends Construct {
       gpu: defaults.gpus,
       jobRole: this.jobRole,
       environment: {
+        // The SDK's region: an ECS task on EC2 is not told it otherwise.
+        AWS_REGION: Stack.of(this).region,
         [ENV.bucket]: props.data.bucket.bucketName,
         [ENV.ledgerTable]: props.data.ledger.tableName,
         [ENV.budgetTable]: props.data.budget.tableName,

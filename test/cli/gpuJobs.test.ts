@@ -5,6 +5,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { executionName } from '../../lib/cli/aws.js';
 import { GPU_STACK_OUTPUTS, STACK_OUTPUTS } from '../../lib/config/index.js';
@@ -13,7 +14,7 @@ import { startAwsFakes, STACK } from '../helpers/awsFakes.js';
 import type { AwsFakes } from '../helpers/awsFakes.js';
 import { startBatchServer } from '../helpers/batchServer.js';
 import type { BatchServer } from '../helpers/batchServer.js';
-import { tempDir } from '../helpers/campaigns.js';
+import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
 const SPOT = 'arn:aws:batch:us-east-1:123456789012:job-queue/SondageGpuBatchQueueg6exlargespot-AbC';
@@ -86,6 +87,30 @@ describe('GPU jobs on the deployed stack', () => {
     expect([array.status, queued.status, finished.status, other.status]).toEqual(['FAILED', 'FAILED', 'SUCCEEDED', 'RUNNING']);
     expect(array.statusReason).toMatch(/^sondage stop gpu-stop \(/);
     expect(batch.calls.get('terminatejob')).toBe(2);
+  });
+
+  it("start --aws refuses a GPU model whose weights are not in the bucket: nothing uploaded, no execution", async () => {
+    const file = path.join(dir, 'gpu-start.yaml');
+    await writeFile(path.join(dir, 'items.jsonl'), await (await import('node:fs/promises')).readFile(path.join(REPO_ROOT, 'examples/ptrue/items.jsonl')));
+    await writeFile(
+      file,
+      stringify({
+        name: 'gpu-start',
+        seed: 1,
+        budget_usd: 10,
+        battery: 'ptrue',
+        design: { items: 'items.jsonl', languages: ['en'], verifier_languages: ['en'], item_limit: 2 },
+        models: [{ id: 'qwen', provider: 'openai-compatible', model: 'Qwen/Qwen3-8B', runs_on: 'gpu', gpu: { instance_type: 'g5.xlarge', weights_prefix: 'weights/qwen3-8b/' } }],
+      }),
+    );
+    const executions = aws.sfn.executions.length;
+
+    const { code, stderr } = await runMain(['start', file, '--aws', '--outputs', outputs]);
+
+    expect(code).toBe(1);
+    expect(stderr).toContain(`models[0].gpu.weights_prefix: nothing under weights/qwen3-8b/ in s3://${STACK.bucket}; upload the model's files there first`);
+    expect(aws.sfn.executions.length).toBe(executions);
+    expect([...aws.objects('campaigns/gpu-start/').keys()]).toEqual([]);
   });
 
   it('a stack without GPU queues: no Batch call, no GPU section', async () => {

@@ -21,7 +21,7 @@ import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
 import type { JobLog } from '../../lib/gpu/probeJob.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import type { BlobStore } from '../../lib/store/types.js';
-import { runBatchJob } from '../helpers/batchStandIn.js';
+import { jobOfSubmitJob, runBatchJob } from '../helpers/batchStandIn.js';
 import type { StandInResult } from '../helpers/batchStandIn.js';
 import { tempDir } from '../helpers/campaigns.js';
 import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
@@ -226,5 +226,18 @@ describe('a GPU phase along the state machine path', () => {
     // On the GPU route a generate reply costs one prompt's GPU time: g5.xlarge Spot ($1.006 × 0.4 an hour) at 0.005 prompts/s.
     const generateCost = ok.find((r) => r.phase === 'generate')!.cost_usd;
     expect(generateCost).toBeCloseTo((1.006 * 0.4) / 3600 / 0.005, 9);
+
+    // What the state machine's submitJob.sync state sends for this job (its Parameters with the
+    // paths resolved) is the job the stand-in runs: the hook an ASL interpreter plugs it into.
+    const resolved = {
+      JobName: job.jobName,
+      JobQueue: job.jobQueue,
+      JobDefinition: 'arn:aws:batch:us-east-1:123456789012:job-definition/probe:1',
+      ArrayProperties: { Size: job.children },
+      ContainerOverrides: { ResourceRequirements: job.resources, Environment: job.environment },
+    };
+    expect(jobOfSubmitJob(resolved)).toEqual({ jobName: job.jobName, jobQueue: job.jobQueue, children: job.children, environment: job.environment });
+    expect(jobOfSubmitJob({ ...resolved, ArrayProperties: undefined }).children).toBe(1);
+    expect(() => jobOfSubmitJob({ ...resolved, ArrayProperties: { Size: 1 } })).toThrow(/2 to 10,000/);
   });
 });

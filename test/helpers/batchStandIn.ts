@@ -31,7 +31,7 @@ export interface StandInResult {
  * the order irrelevant to what is stored).
  */
 export async function runBatchJob(
-  job: GpuJob,
+  job: Pick<GpuJob, 'jobName' | 'children' | 'environment'>,
   runChild: (env: NodeJS.ProcessEnv, index: number, attempt: number) => Promise<number>,
   options: { readonly jobId?: string; readonly attempts?: number } = {},
 ): Promise<StandInResult> {
@@ -58,4 +58,18 @@ export async function runBatchJob(
     }
   }
   return { status: failed ? 'FAILED' : 'SUCCEEDED', attempts };
+}
+
+/**
+ * The job a `batch:submitJob.sync` state asks for, from the Parameters the state machine resolved
+ * (infra/constructs/Pipeline.ts: JobName, JobQueue, ArrayProperties.Size for an array job,
+ * ContainerOverrides.Environment): what runBatchJob takes, for an ASL interpreter's Batch hook.
+ */
+export function jobOfSubmitJob(parameters: Record<string, unknown>): Pick<GpuJob, 'jobName' | 'children' | 'environment'> & { readonly jobQueue: string } {
+  const p = parameters as { JobName?: unknown; JobQueue?: unknown; ArrayProperties?: { Size?: unknown }; ContainerOverrides?: { Environment?: unknown } };
+  if (typeof p.JobName !== 'string' || typeof p.JobQueue !== 'string') throw new Error(`submitJob: JobName and JobQueue are required, got ${JSON.stringify(parameters)}`);
+  const size = p.ArrayProperties?.Size;
+  if (size !== undefined && !(Number.isInteger(size) && (size as number) >= 2 && (size as number) <= 10_000)) throw new Error(`submitJob: ArrayProperties.Size must be 2 to 10,000, got ${String(size)}`);
+  const environment = (p.ContainerOverrides?.Environment ?? []) as GpuJob['environment'];
+  return { jobName: p.JobName, jobQueue: p.JobQueue, children: (size as number | undefined) ?? 1, environment };
 }
