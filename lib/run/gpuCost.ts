@@ -18,7 +18,7 @@ import { loadAwsPrices } from './awsCost.js';
 import { answererOf, settingsIn } from './context.js';
 import type { RunContext } from './context.js';
 import type { Plan } from './planCampaign.js';
-import { gpuShardItems, packShards, slices } from './shards.js';
+import { gpuSeconds, gpuShardItems, packShards, slices } from './shards.js';
 
 type CostContext = Pick<RunContext, 'campaign' | 'battery' | 'graph'>;
 
@@ -72,7 +72,7 @@ const MONTH_HOURS = 730;
  */
 export function estimateGpuCost(plan: Plan, ctx: CostContext, prices: AwsPrices = loadAwsPrices()): GpuCostEstimate {
   const byId = new Map<string, ModelEntry>(ctx.campaign.models.map((m) => [m.id, m]));
-  const acc = new Map<string, { entry: ModelEntry; phase: PhaseSpec; items: number; slices: { start: number; end: number }[]; size: number }>();
+  const acc = new Map<string, { entry: ModelEntry; phase: PhaseSpec; items: number; slices: { start: number; end: number }[] }>();
   for (const p of plan.partitions) {
     const subject = byId.get(p.model);
     if (!subject) continue;
@@ -85,7 +85,7 @@ export function estimateGpuCost(plan: Plan, ctx: CostContext, prices: AwsPrices 
       const cutOver = source === undefined ? items : (p.items[source] ?? items);
       const size = (phase.shard ?? 'by-source') === 'partition' ? Math.max(1, cutOver) : gpuShardItems(ctx, phase, entry);
       const key = `${entry.id}\u0000${phase.name}`;
-      const a = acc.get(key) ?? { entry, phase, items: 0, slices: [], size: gpuShardItems(ctx, phase, entry) };
+      const a = acc.get(key) ?? { entry, phase, items: 0, slices: [] };
       a.items += items;
       a.slices.push(...slices(cutOver, size));
       acc.set(key, a);
@@ -93,9 +93,9 @@ export function estimateGpuCost(plan: Plan, ctx: CostContext, prices: AwsPrices 
   }
   let hubBytes = 0;
   const lines: GpuCostLine[] = [];
-  for (const { entry, phase, items, slices: cut, size } of acc.values()) {
-    // Children as the plan groups the shards (packShards), each loading the model once.
-    const shards = packShards(cut, size).length;
+  for (const { entry, phase, items, slices: cut } of acc.values()) {
+    // Children as the plan groups the shards (packShards, about an hour of work each), each loading the model once.
+    const shards = packShards(cut, (s) => gpuSeconds(ctx, phase, entry, s.end - s.start), GPU_JOB.shardSeconds).length;
     const gpu = entry.gpu!;
     const inst = gpuInstance(gpu.instance_type);
     const gpus = gpu.gpus ?? inst.gpus;

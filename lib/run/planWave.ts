@@ -22,7 +22,7 @@ import { assertWithinBudget, ensurePrompts } from './partitionSpec.js';
 import { PartitionItems } from './partitionItems.js';
 import type { Plan } from './planCampaign.js';
 import { checkGpuQueues, checkGpuWeights } from './gpuChecks.js';
-import { gpuShardItems, packShards, pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, slices, waveCopies } from './shards.js';
+import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, slices, waveCopies } from './shards.js';
 
 /**
  * Time the plan keeps for what follows registration (the manifest, the output) and for the
@@ -151,8 +151,8 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   const jobs: GpuJob[] = [];
   for (const [entry, list] of gpuShards) {
     const key = manifestKey(a.execution, n, 'gpu', entry.id);
-    // One child per group of about an hour of work (the size the phases' shards were cut to).
-    const groups = packShards(list, Math.max(...ready.map((p) => gpuShardItems(ctx, p, entry))));
+    // One child per group of about an hour of work at each shard's phase throughput.
+    const groups = packShards(list, (s) => gpuSeconds(ctx, ctx.graph.get(s.phase), entry, s.end - s.start), GPU_JOB.shardSeconds);
     await store.put(key, JSON.stringify(groups));
     jobs.push(gpuJob(a, entry, n, key, groups.length, list.length));
   }

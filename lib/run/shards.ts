@@ -142,26 +142,32 @@ export function gpuShardItems(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpe
 }
 
 /**
- * The shards of a GPU job grouped, in order, into array children of at most `size` items each (a
- * larger shard stays alone): each child loads the model once, so the small slices of many
- * partitions (a language with few items, a short dependent phase) share one start-up instead of
- * paying one each.
- * @example packShards([{ start: 0, end: 6 }, { start: 0, end: 6 }, { start: 6, end: 10 }], 12).length === 2
+ * The shards of a GPU job grouped, in order, into array children of at most `capacity` (seconds of
+ * work at each shard's phase throughput, `weight`) each; a heavier shard stays alone. Each child
+ * loads the model once, so the small slices of many partitions (a language with few items, a short
+ * dependent phase) share one start-up instead of paying one each.
+ * @example packShards([{ start: 0, end: 6 }, { start: 0, end: 6 }, { start: 6, end: 10 }], (s) => s.end - s.start, 12).length === 2
  */
-export function packShards<T extends { readonly start: number; readonly end: number }>(shards: readonly T[], size: number): T[][] {
+export function packShards<T>(shards: readonly T[], weight: (shard: T) => number, capacity: number): T[][] {
   const out: T[][] = [];
   let current: T[] = [];
-  let items = 0;
+  let load = 0;
   for (const s of shards) {
-    const n = s.end - s.start;
-    if (current.length > 0 && items + n > size) {
+    const w = weight(s);
+    if (current.length > 0 && load + w > capacity) {
       out.push(current);
       current = [];
-      items = 0;
+      load = 0;
     }
     current.push(s);
-    items += n;
+    load += w;
   }
   if (current.length > 0) out.push(current);
   return out;
+}
+
+/** Seconds of GPU work of `items` prompts of a phase for a runs_on: gpu entry (at its phase throughput). */
+export function gpuSeconds(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, entry: ModelEntry, items: number): number {
+  if (!entry.gpu) throw new SondageError(`model ${entry.id} does not run on a GPU`);
+  return items / promptsPerSecond(entry.gpu, phase.name, settingsIn(ctx, phase, entry).max_tokens).promptsPerSecond;
 }
