@@ -306,9 +306,9 @@ export class Pipeline extends Construct {
    * `$.plan.wave.gpu.jobs`, none when the wave has no GPU shard), all at once, each waited for
    * with `submitJob.sync`. A job is an array job, one child per group of shards (about an hour of
    * work, one model load); AWS Batch takes arrays of 2 to 10,000 only, so a job of one group is a
-   * plain job (its environment, from the plan, names group 0). Batch retries a failed or reclaimed child (the job definition's retry
-   * strategy); the job fails the wave only when a child has used its attempts, and a re-started
-   * execution resumes from the ledger.
+   * plain job (its environment, from the plan, names group 0). Batch retries a failed or reclaimed
+   * child (the job definition's retry strategy); the job fails the wave only when a child has used
+   * its attempts, and a re-started execution resumes from the ledger.
    *
    * CustomState rather than tasks.BatchSubmitJob: the queue comes from the plan at run time, and
    * BatchSubmitJob then grants batch:SubmitJob on every queue and job definition ("*");
@@ -331,7 +331,7 @@ export class Pipeline extends Construct {
           ResultPath: null,
         },
       });
-    const byCount = new sfn.Choice(this, 'ByGpuShardCount', { stateName: 'By GPU shard count' })
+    const byCount = new sfn.Choice(this, 'ByGpuChildCount', { stateName: 'Array job or single job?' })
       .when(sfn.Condition.numberGreaterThanEquals('$.job.children', 2), submit('GpuArrayJob', true))
       .otherwise(submit('GpuSingleJob', false));
     const jobs = new sfn.Map(this, 'GpuJobs', {

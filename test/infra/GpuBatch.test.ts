@@ -90,7 +90,7 @@ describe('GpuBatch (context sondage:gpu=true)', () => {
     expect(parallel?.Catch).toEqual([expect.objectContaining({ Next: 'Record failure' })]);
     expect((parallel!.Branches as { StartAt: string }[]).map((b) => b.StartAt)).toEqual(['Any Lambda shards?', "Run the wave's GPU jobs"]);
     expect(states.get("Run the wave's GPU jobs")).toMatchObject({ Type: 'Map', ItemsPath: '$.plan.wave.gpu.jobs', ItemSelector: { 'job.$': '$$.Map.Item.Value' }, ResultPath: null });
-    expect(states.get('By GPU shard count')).toMatchObject({
+    expect(states.get('Array job or single job?')).toMatchObject({
       Choices: [{ Variable: '$.job.children', NumericGreaterThanEquals: 2, Next: 'GpuArrayJob' }],
       Default: 'GpuSingleJob',
     });
