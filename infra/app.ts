@@ -1,13 +1,15 @@
 /**
  * The CDK app (`npx cdk synth`; cdk.json runs it with tsx). Synthesizes with no AWS credentials and
- * no Docker: account and region stay unresolved unless CDK_DEFAULT_* are set, and the GPU image
- * asset is only added with `-c sondage:gpu=true`.
+ * no Docker: account and region stay unresolved unless CDK_DEFAULT_* are set; with
+ * `-c sondage:gpu=true` the GPU queues name a probe image in the stack's ECR repository, which
+ * batch-images/probe/build.sh builds and pushes apart from synth and deploy.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, VALIDATE_AGAINST_DEFAULT_RULES } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CONTEXT } from '../lib/config/index.js';
 import { SondageStack } from './stacks/SondageStack.js';
+import type { SondageStackProps } from './stacks/SondageStack.js';
 
 export interface BuildOptions {
   /** Register cdk-nag as a synth-time validation plugin (default true; tests run it once themselves). */
@@ -22,14 +24,29 @@ export function buildApp(app: App = new App(), options: BuildOptions = {}): { ap
   // CDK's built-in CloudFormation rules fail the synth instead of printing warnings.
   app.node.setContext(VALIDATE_AGAINST_DEFAULT_RULES, true);
   const gpu = String(app.node.tryGetContext(CONTEXT.gpu) ?? 'false') === 'true';
-  const imageDirectory = String(app.node.tryGetContext(CONTEXT.gpuImageDir) ?? 'batch-images/probe');
   const env = process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined;
   const stack = new SondageStack(app, 'Sondage', {
     ...(env ? { env } : {}),
-    ...(gpu ? { gpu: { imageDirectory } } : {}),
+    ...(gpu ? { gpu: gpuContext(app) } : {}),
   });
   if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
+}
+
+/** The GPU queues' settings from context (`-c sondage:gpuInstanceTypes=g6e.xlarge,g5.xlarge`, …); absent keys take the defaults. */
+function gpuContext(app: App): NonNullable<SondageStackProps['gpu']> {
+  const get = (key: string): string | undefined => {
+    const v = app.node.tryGetContext(key) as unknown;
+    return v === undefined || v === null || v === '' ? undefined : String(v);
+  };
+  const types = get(CONTEXT.gpuInstanceTypes);
+  const image = get(CONTEXT.gpuImage);
+  const max = get(CONTEXT.gpuMaxInstances);
+  return {
+    ...(types ? { instanceTypes: types.split(',').map((t) => t.trim()).filter(Boolean) } : {}),
+    ...(image ? { image } : {}),
+    ...(max ? { maxInstances: Number(max) } : {}),
+  };
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {

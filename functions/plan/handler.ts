@@ -32,6 +32,23 @@ export { PLAN_RESERVE_MS, manifestKey } from '../../lib/run/planWave.js';
 export interface PlanDeps extends HandlerDeps {
   /** Glue database of the campaign tables (ENV.glueDatabase): the Athena query names it. */
   readonly glueDatabase: string;
+  /** The stack's GPU queues (ENV.gpuQueues), undefined on a stack without them. */
+  readonly gpuQueues?: Readonly<Record<string, string>>;
+}
+
+/** ENV.gpuQueues as the stack sets it: a JSON object of gpuQueueKey → queue ARN. */
+export function parseGpuQueues(value: string | undefined): Readonly<Record<string, string>> | undefined {
+  if (value === undefined || value === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (err) {
+    throw new SondageError(`plan: ${ENV.gpuQueues} is not JSON (the stack sets it): ${(err as Error).message}`, { cause: err });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
+    throw new SondageError(`plan: ${ENV.gpuQueues} must map "<instance type>/<capacity>" to a queue ARN (the stack sets it)`);
+  }
+  return parsed as Record<string, string>;
 }
 
 const PHASE_NAME = /^[a-z][a-z0-9_-]*$/;
@@ -75,6 +92,8 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
     // bad provider setting fails the plan, before anything is written or spent.
     const providerCtx = { seed: campaign.seed, file: campaign.file, ...(battery.simulator ? { simulator: battery.simulator } : {}) };
     for (const { entry, role, path } of answeringEntries(ctx)) {
+      // A runs_on: gpu model is served by its GPU job's own vLLM, at a URL the job knows (lib/run/gpuChecks.ts checks its queue and weights).
+      if (entry.runs_on === 'gpu' && entry.provider !== 'simulated') continue;
       await createProvider({ ...entry, role, ...(path ? { simulationPath: path } : {}) }, providerCtx);
       if (entry.mode === 'batch') await createBatchClient(entry, providerCtx);
     }
@@ -93,6 +112,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
       writer,
       remainingMs: () => context.getRemainingTimeInMillis(),
       glueDatabase: deps.glueDatabase,
+      ...(deps.gpuQueues ? { gpuQueues: deps.gpuQueues } : {}),
     });
   } finally {
     await writer.close();
@@ -104,6 +124,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
     retryFailed: e.retryFailed === true,
     phases: out.wave.phases,
     shards: result.shards,
+    gpuJobs: out.wave.gpu.jobs.map((j) => ({ model: j.model, queue: j.jobQueue, children: j.children, shards: j.shards })),
     // Partitions left for the workers to register: the plan's time ran short (see PLAN_RESERVE_MS).
     unregisteredPartitions: result.unregistered,
     releasedReservations: result.released,
@@ -124,6 +145,7 @@ export const handler = (event: unknown, context: Context): Promise<PlanOutput> =
     cold = createHandler({
       ...stores,
       glueDatabase: requiredEnv(ENV.glueDatabase, 'plan'),
+      ...(process.env[ENV.gpuQueues] ? { gpuQueues: parseGpuQueues(process.env[ENV.gpuQueues])! } : {}),
       logger: new Logger({ serviceName: 'sondage-plan' }),
       metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-plan' }),
     });

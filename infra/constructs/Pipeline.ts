@@ -59,7 +59,8 @@ export class Pipeline extends Construct {
       name: 'plan',
       description: 'sondage: registers items in the ledger, writes the shard manifests',
       sizing: FUNCTION_SIZING.plan,
-      environment: withKeys,
+      // The GPU queues by instance type and capacity: the plan routes a runs_on: gpu model to its own.
+      environment: props.gpuBatch ? { ...withKeys, [ENV.gpuQueues]: Stack.of(this).toJsonString(props.gpuBatch.queueMap()) } : withKeys,
     });
     this.worker = new Handler(this, 'Worker', {
       name: 'worker',
@@ -194,42 +195,8 @@ export class Pipeline extends Construct {
       .afterwards();
     let wave: sfn.INextable & sfn.IChainable = lambdaShards;
     if (props.gpuBatch) {
-      const gpu = props.gpuBatch;
-      // AWS Batch takes array sizes of 2 to 10,000 only: one shard runs as a plain job told its
-      // index by SONDAGE_SHARD_INDEX (AWS_BATCH_* names are reserved), none skips the step.
-      const submit = (id: string, stateName: string, array: boolean): tasks.BatchSubmitJob => {
-        const job = new tasks.BatchSubmitJob(this, id, {
-          stateName,
-          jobName: sfn.JsonPath.format('{}-gpu', sfn.JsonPath.stringAt('$$.Execution.Name')),
-          jobQueueArn: gpu.queue.jobQueueArn,
-          jobDefinitionArn: gpu.jobDefinition.jobDefinitionArn,
-          // One array child per shard; the child reads its shard with AWS_BATCH_JOB_ARRAY_INDEX.
-          ...(array ? { arraySize: sfn.JsonPath.numberAt('$.plan.wave.gpu.shardCount') } : {}),
-          containerOverrides: {
-            environment: {
-              SONDAGE_CAMPAIGN: sfn.JsonPath.stringAt('$.campaign'),
-              SONDAGE_MANIFEST_KEY: sfn.JsonPath.stringAt('$.plan.wave.gpu.manifestKey'),
-              ...(array ? {} : { SONDAGE_SHARD_INDEX: '0' }),
-            },
-          },
-          integrationPattern: sfn.IntegrationPattern.RUN_JOB,
-          resultPath: sfn.JsonPath.DISCARD,
-        });
-        return job;
-      };
-      const arrayJob = submit('GpuJob', 'Run the wave\'s GPU shards', true);
-      const singleJob = submit('GpuSingleJob', 'Run the wave\'s GPU shard', false);
-      Validations.of(this).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:batch:<AWS::Region>:<AWS::AccountId>:job-definition/*]',
-        reason: 'batch:SubmitJob authorizes the job definition by revision ARN; the grant is on job definitions of this account and region, and the queue is named exactly.',
-      });
-      const gpuShards = new sfn.Choice(this, 'ByGpuShardCount', { stateName: 'By GPU shard count' })
-        .when(sfn.Condition.numberGreaterThanEquals('$.plan.wave.gpu.shardCount', 2), arrayJob)
-        .when(sfn.Condition.numberEquals('$.plan.wave.gpu.shardCount', 1), singleJob)
-        .otherwise(new sfn.Pass(this, 'NoGpuShards', { stateName: 'No GPU shards in this wave' }));
-      // Both halves of the wave at once; the Parallel keeps the input (its result is discarded).
       const both = new sfn.Parallel(this, 'WaveBranches', { stateName: 'Run the wave', resultPath: sfn.JsonPath.DISCARD });
-      both.branch(lambdaShards).branch(gpuShards);
+      both.branch(lambdaShards).branch(this.gpuJobs(props.gpuBatch));
       both.addCatch(record, onFailure);
       wave = both;
     }
@@ -266,11 +233,20 @@ export class Pipeline extends Construct {
       logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
     });
     analytics.grantQuery(this.stateMachine, data.bucket);
+    if (props.gpuBatch) {
+      props.gpuBatch.grantSubmitSync(this.stateMachine);
+      Validations.of(this.stateMachine).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:batch:<AWS::Region>:<AWS::AccountId>:job/*]',
+        reason: 'batch:TerminateJob only, on jobs of this account and region: a stopped execution terminates the GPU job it submitted, whose id is known only at run time.',
+      });
+    }
     Validations.of(this.stateMachine).acknowledge(
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
         reason:
-          'Only the CloudWatch Logs delivery actions (logs:*LogDelivery, PutResourcePolicy, Describe*) and X-Ray actions that Step Functions logging and tracing require; neither service supports resource-level permissions for them.',
+          'Only the CloudWatch Logs delivery actions (logs:*LogDelivery, PutResourcePolicy, Describe*) and X-Ray actions that Step Functions logging and tracing require' +
+          (props.gpuBatch ? ', and batch:DescribeJobs, which submitJob.sync polls' : '') +
+          '; none of them supports resource-level permissions.',
       },
       ...[this.plan, this.worker, this.report, this.recordFailure].map((h) => ({
         id: `AwsSolutions-IAM5[Resource::<${logicalId(h.fn.node.defaultChild as CfnElement)}.Arn>:*]`,
@@ -323,6 +299,49 @@ export class Pipeline extends Construct {
         .when(again, wait.next(invoke))
         .otherwise(settled),
     );
+  }
+
+  /**
+   * The GPU half of a wave: one AWS Batch job per runs_on: gpu model with shards in it (the plan's
+   * `$.plan.wave.gpu.jobs`, none when the wave has no GPU shard), all at once, each waited for
+   * with `submitJob.sync`. A job is an array job, one child per group of shards (about an hour of
+   * work, one model load); AWS Batch takes arrays of 2 to 10,000 only, so a job of one group is a
+   * plain job (its environment, from the plan, names group 0). Batch retries a failed or reclaimed
+   * child (the job definition's retry strategy); the job fails the wave only when a child has used
+   * its attempts, and a re-started execution resumes from the ledger.
+   *
+   * CustomState rather than tasks.BatchSubmitJob: the queue comes from the plan at run time, and
+   * BatchSubmitJob then grants batch:SubmitJob on every queue and job definition ("*");
+   * GpuBatch.grantSubmitSync grants this stack's queues and job definition only.
+   */
+  private gpuJobs(gpu: GpuBatch): sfn.IChainable {
+    // A CustomState's id is its state name.
+    const submit = (id: string, array: boolean) =>
+      new sfn.CustomState(this, id, {
+        stateJson: {
+          Type: 'Task',
+          Resource: `arn:${Aws.PARTITION}:states:::batch:submitJob.sync`,
+          Parameters: {
+            'JobName.$': '$.job.jobName',
+            'JobQueue.$': '$.job.jobQueue',
+            JobDefinition: gpu.jobDefinition.jobDefinitionArn,
+            ...(array ? { ArrayProperties: { 'Size.$': '$.job.children' } } : {}),
+            ContainerOverrides: { 'ResourceRequirements.$': '$.job.resources', 'Environment.$': '$.job.environment' },
+          },
+          ResultPath: null,
+        },
+      });
+    const byCount = new sfn.Choice(this, 'ByGpuChildCount', { stateName: 'Array job or single job?' })
+      .when(sfn.Condition.numberGreaterThanEquals('$.job.children', 2), submit('GpuArrayJob', true))
+      .otherwise(submit('GpuSingleJob', false));
+    const jobs = new sfn.Map(this, 'GpuJobs', {
+      stateName: "Run the wave's GPU jobs",
+      itemsPath: '$.plan.wave.gpu.jobs',
+      itemSelector: { 'job.$': '$$.Map.Item.Value' },
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    jobs.itemProcessor(byCount);
+    return jobs;
   }
 
   /** Lets a principal (the CLI's role) start, watch and stop executions. */

@@ -1,18 +1,19 @@
-import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
+import { CfnOutput, Fn, Stack, Tags } from 'aws-cdk-lib';
 import type { RemovalPolicy, StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { COST_TAG, STACK_OUTPUTS } from '../../lib/config/index.js';
+import { COST_TAG, GPU_STACK_OUTPUTS, STACK_OUTPUTS } from '../../lib/config/index.js';
 import { Analytics } from '../constructs/Analytics.js';
 import { CampaignData } from '../constructs/CampaignData.js';
 import { GpuBatch } from '../constructs/GpuBatch.js';
+import type { GpuBatchProps } from '../constructs/GpuBatch.js';
 import { Operations } from '../constructs/Operations.js';
 import { Pipeline } from '../constructs/Pipeline.js';
 import { ProviderSecrets } from '../constructs/ProviderSecrets.js';
 
 export interface SondageStackProps extends StackProps {
   readonly removalPolicy?: RemovalPolicy;
-  /** Adds the AWS Batch GPU queue for local models (context `sondage:gpu=true`). */
-  readonly gpu?: { readonly imageDirectory: string };
+  /** Adds the AWS Batch GPU queues for runs_on: gpu models (context `sondage:gpu=true`). */
+  readonly gpu?: Pick<GpuBatchProps, 'instanceTypes' | 'image' | 'maxInstances'>;
   readonly bytesScannedCutoff?: number;
 }
 
@@ -33,7 +34,7 @@ export class SondageStack extends Stack {
       ...(props.bytesScannedCutoff === undefined ? {} : { bytesScannedCutoff: props.bytesScannedCutoff }),
     });
     this.secrets = new ProviderSecrets(this, 'ProviderSecrets');
-    if (props.gpu) this.gpuBatch = new GpuBatch(this, 'GpuBatch', { data: this.data, imageDirectory: props.gpu.imageDirectory });
+    if (props.gpu) this.gpuBatch = new GpuBatch(this, 'GpuBatch', { data: this.data, secrets: this.secrets, ...props.gpu });
     this.pipeline = new Pipeline(this, 'Pipeline', {
       data: this.data,
       analytics: this.analytics,
@@ -51,6 +52,16 @@ export class SondageStack extends Stack {
     };
     for (const [key, value] of Object.entries(outputs) as [keyof typeof STACK_OUTPUTS, string][]) {
       new CfnOutput(this, STACK_OUTPUTS[key], { value, description: `sondage ${key} (read by the sondage CLI)` });
+    }
+    if (this.gpuBatch) {
+      new CfnOutput(this, GPU_STACK_OUTPUTS.gpuJobQueues, {
+        value: Fn.join(',', this.gpuBatch.queues.map((q) => q.queue.jobQueueArn)),
+        description: 'sondage GPU job queues (status --aws and stop --aws list and terminate GPU jobs there)',
+      });
+      new CfnOutput(this, GPU_STACK_OUTPUTS.probeRepository, {
+        value: this.gpuBatch.repository.repositoryUri,
+        description: 'sondage probe image repository (batch-images/probe/build.sh pushes here)',
+      });
     }
     // Alarms, dashboard, AWS Budgets (issue 14 "Operations"); last, as it watches the functions and queues above.
     this.operations = new Operations(this, 'Operations', { stateMachine: this.pipeline.stateMachine, athenaWorkgroup: this.analytics.workgroup.name, ...Operations.contextProps(this) });

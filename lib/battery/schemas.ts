@@ -5,6 +5,7 @@
  * extras from these, so that every campaign reads and fails the same way.
  */
 import { z } from 'zod';
+import { gpuSettingsSchema } from '../gpu/settings.js';
 import { modelPriceSchema } from '../pricing/pricing.js';
 
 export const PROVIDERS = ['openai', 'anthropic', 'openai-compatible', 'simulated'] as const;
@@ -168,6 +169,10 @@ export const modelShape = {
     .record(z.string(), generationSettingsSchema)
     .optional()
     .meta({ description: "Settings for one phase of the battery (e.g. P(True)'s verify), over the entry's settings" }),
+  runs_on: enumOf(['lambda', 'gpu'], 'place to run')
+    .default('lambda')
+    .meta({ description: 'On AWS: called from the Lambda worker (an API), or served by vLLM in an AWS Batch GPU job (gpu: …)' }),
+  gpu: gpuSettingsSchema.optional(),
 };
 
 export const modelEntrySchema = z.strictObject(modelShape);

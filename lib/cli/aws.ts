@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import type { DescribeExecutionCommandOutput, ExecutionListItem, ExecutionStatus } from '@aws-sdk/client-sfn';
-import { DEFAULT_OUTPUTS_FILE, ENV, STACK_OUTPUTS } from '../config/index.js';
+import { DEFAULT_OUTPUTS_FILE, ENV, GPU_STACK_OUTPUTS, STACK_OUTPUTS } from '../config/index.js';
 import type { ExecutionInput } from '../config/pipeline.js';
 import { CampaignFileError, formatIssues, SondageError } from '../errors.js';
 import { DynamoLedger } from '../store/DynamoLedger.js';
@@ -125,6 +125,35 @@ export async function resolveStack(sources: StackSources, names: readonly (keyof
     found[name] = value as string;
   }
   return found;
+}
+
+/** The stack's GPU job queues in the environment (comma-separated ARNs), over the outputs file's. */
+export const GPU_QUEUES_ENV = 'SONDAGE_GPU_JOB_QUEUES';
+
+/**
+ * The GPU job queues of the deployed stack: SONDAGE_GPU_JOB_QUEUES, else the GpuJobQueues output
+ * of the stack in the outputs file (`--outputs`, default DEFAULT_OUTPUTS_FILE). A stack deployed
+ * without GPU queues, or no outputs file, gives none: `status` and `stop` then skip GPU jobs.
+ */
+export async function resolveGpuQueues(sources: StackSources): Promise<string[]> {
+  const env = sources.env ?? process.env;
+  const split = (v: string): string[] => v.split(',').map((q) => q.trim()).filter(Boolean);
+  const given = env[GPU_QUEUES_ENV];
+  if (given) return split(given);
+  const flag = sources.values.outputs;
+  const file = typeof flag === 'string' && flag !== '' ? flag : DEFAULT_OUTPUTS_FILE;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    return [];
+  }
+  if (typeof raw !== 'object' || raw === null) return [];
+  for (const outputs of Object.values(raw as Record<string, unknown>)) {
+    const o = outputs as Record<string, unknown> | null;
+    if (o && typeof o === 'object' && STACK_OUTPUTS.stateMachineArn in o && typeof o[GPU_STACK_OUTPUTS.gpuJobQueues] === 'string') return split(o[GPU_STACK_OUTPUTS.gpuJobQueues] as string);
+  }
+  return [];
 }
 
 /** An endpoint set through the SDK's own variables, for the S3 addressing below. */

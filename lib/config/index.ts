@@ -22,7 +22,40 @@ export const ENV = {
   s3Endpoint: 'SONDAGE_S3_ENDPOINT',
   /** Overrides the DynamoDB endpoint (tests against a local server). */
   dynamoEndpoint: 'SONDAGE_DYNAMODB_ENDPOINT',
+  /**
+   * The plan function's map of GPU queues, JSON `{"<instance type>/<spot|on-demand>": "<queue ARN>"}`
+   * (GPU_QUEUE_KEY); absent on a stack without GPU queues.
+   */
+  gpuQueues: 'SONDAGE_GPU_QUEUES',
 } as const;
+
+/**
+ * Environment of a GPU job (batch-images/probe, functions/gpu): the job definition sets the
+ * stack's names (ENV.bucket, tables, secret) and GPU_ENV.deadlineSeconds; each submission (the
+ * plan's GpuJob.environment) sets the rest. AWS_BATCH_* names are Batch's own and reserved.
+ */
+export const GPU_ENV = {
+  campaign: 'SONDAGE_CAMPAIGN',
+  execution: 'SONDAGE_EXECUTION',
+  /** Key of the job's shard manifest (a JSON array of Shard) in the data bucket. */
+  manifestKey: 'SONDAGE_MANIFEST_KEY',
+  /** The campaign id of the model entry the job serves. */
+  model: 'SONDAGE_GPU_MODEL',
+  retryFailed: 'SONDAGE_RETRY_FAILED',
+  /** The shard of a job that is not an array job (AWS Batch arrays start at 2 children). */
+  shardIndex: 'SONDAGE_SHARD_INDEX',
+  /** Seconds the worker may run before it stops, commits and exits to be retried (before the attempt's timeout). */
+  deadlineSeconds: 'SONDAGE_GPU_DEADLINE_SECONDS',
+  /** The vLLM executable (default `vllm`; the tests point it at a fake server). */
+  vllmCommand: 'SONDAGE_VLLM_COMMAND',
+  /** The loopback port vLLM listens on (default 8000). */
+  vllmPort: 'SONDAGE_VLLM_PORT',
+} as const;
+
+/** Key of a GPU queue in ENV.gpuQueues: instance type and capacity. */
+export function gpuQueueKey(instanceType: string, capacity: 'spot' | 'on-demand'): string {
+  return `${instanceType}/${capacity}`;
+}
 
 /** Key prefixes in the data bucket. `campaigns/` is the same layout as `data/` locally (lib/store/layout.ts). */
 export const PREFIX = {
@@ -31,6 +64,8 @@ export const PREFIX = {
   scratch: 'scratch/',
   /** Athena query results: re-creatable from the Parquet, expired by lifecycle. */
   athenaResults: 'athena-results/',
+  /** Open-weight model files for runs_on: gpu models (`gpu.weights_prefix`); GPU jobs read them. */
+  weights: 'weights/',
 } as const;
 
 /** Days before lifecycle deletes temporary objects. */
@@ -45,11 +80,21 @@ export const DEFAULT_BYTES_SCANNED_CUTOFF = 10 * 1024 ** 3;
 
 /** CDK context keys (`npx cdk synth -c sondage:gpu=true`). */
 export const CONTEXT = {
-  /** Adds the AWS Batch GPU compute environment, queue and job definition (needs Docker at deploy). */
+  /** Adds the AWS Batch GPU queues, job definition and probe image repository (no Docker at synth or deploy). */
   gpu: 'sondage:gpu',
-  /** Folder of the GPU worker image, relative to the repository root. */
-  gpuImageDir: 'sondage:gpuImageDir',
+  /** GPU instance types to deploy queues for, comma-separated (default DEFAULT_GPU_INSTANCE_TYPES). */
+  gpuInstanceTypes: 'sondage:gpuInstanceTypes',
+  /** Tag or `sha256:` digest of the probe image in the stack's ECR repository (default DEFAULT_GPU_IMAGE_TAG). */
+  gpuImage: 'sondage:gpuImage',
+  /** Most instances of one type and capacity at once (default DEFAULT_GPU_MAX_INSTANCES). */
+  gpuMaxInstances: 'sondage:gpuMaxInstances',
 } as const;
+
+/** GPU queues a stack gets without `-c sondage:gpuInstanceTypes`: one 24 GB and one 48 GB single-GPU type. */
+export const DEFAULT_GPU_INSTANCE_TYPES: readonly string[] = ['g6e.xlarge', 'g5.xlarge'];
+/** The tag `batch-images/probe/build.sh` pushes when given none; pin a digest for a reproducible run. */
+export const DEFAULT_GPU_IMAGE_TAG = 'probe';
+export const DEFAULT_GPU_MAX_INSTANCES = 4;
 
 /** Glue table partition keys, in path order: campaign and phase are injected by every query. */
 export const GLUE_PARTITION_KEYS = ['campaign_key', 'phase_key', 'model', 'language'] as const;
@@ -65,6 +110,16 @@ export const STACK_OUTPUTS = {
   budgetTable: 'BudgetTableName',
   athenaWorkgroup: 'AthenaWorkgroup',
   glueDatabase: 'GlueDatabase',
+} as const;
+
+/**
+ * Outputs only a stack with GPU queues has (`-c sondage:gpu=true`): the queue ARNs, comma-separated
+ * (`status --aws` and `stop --aws` list and terminate the campaign's GPU jobs there), and the ECR
+ * repository `batch-images/probe/build.sh` pushes the probe image to.
+ */
+export const GPU_STACK_OUTPUTS = {
+  gpuJobQueues: 'GpuJobQueues',
+  probeRepository: 'ProbeImageRepository',
 } as const;
 
 /** Default path of the outputs file the CLI reads (`cdk deploy --outputs-file`). */

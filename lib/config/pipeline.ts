@@ -61,10 +61,51 @@ export interface WaveMap {
   readonly pollSeconds: number;
 }
 
+/** An environment variable or a resource of an AWS Batch container override, as SubmitJob takes them. */
+export interface BatchNameValue {
+  readonly Name: string;
+  readonly Value: string;
+}
+export interface BatchResource {
+  readonly Type: 'GPU' | 'VCPU' | 'MEMORY';
+  readonly Value: string;
+}
+
+/**
+ * One AWS Batch job of a wave (an item of `$.plan.wave.gpu.jobs`): the shards of one runs_on: gpu
+ * model, grouped into children of about an hour of work each (its manifest is a JSON array of
+ * Shard arrays, one per child); each child starts its own vLLM and runs its group
+ * (AWS_BATCH_JOB_ARRAY_INDEX picks it), or a plain job when there is one child
+ * (GPU_ENV.shardIndex). The plan resolves everything the state machine passes on, so the
+ * definition only copies paths.
+ */
+export interface GpuJob {
+  /** Campaign id of the model entry the job serves. */
+  readonly model: string;
+  readonly instanceType: string;
+  readonly capacity: 'spot' | 'on-demand';
+  /** ARN of the stack's queue for this instance type and capacity. */
+  readonly jobQueue: string;
+  /** Unique per execution, wave and model; letters, digits, `-` and `_`, at most 128. */
+  readonly jobName: string;
+  /** Key of the job's manifest: a JSON array of Shard arrays, one per child. */
+  readonly manifestKey: string;
+  /** Array children (the array's size; 1: a plain job). */
+  readonly children: number;
+  /** Shards over every child. */
+  readonly shards: number;
+  /** ContainerOverrides.ResourceRequirements: the model's GPUs and its share of the instance. */
+  readonly resources: readonly BatchResource[];
+  /** ContainerOverrides.Environment (GPU_ENV): campaign, execution, manifest, model, retryFailed. */
+  readonly environment: readonly BatchNameValue[];
+}
+
 /** The GPU half of a wave, at `$.plan.wave.gpu` (issue "Open-weight models on AWS Batch GPU"). */
 export interface WaveGpu {
-  readonly manifestKey: string;
+  /** Shards over every job (its children run them). */
   readonly shardCount: number;
+  /** One job per runs_on: gpu model with shards in this wave; empty when none. */
+  readonly jobs: readonly GpuJob[];
 }
 
 /** `plan` handler output (`$.plan`). */

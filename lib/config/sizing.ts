@@ -46,3 +46,28 @@ export const SHARDS_PER_BATCH = 4;
 
 /** Minutes Athena may reuse an earlier identical query's result (the report re-reads the first query). */
 export const ATHENA_RESULT_REUSE_MINUTES = 60;
+
+/**
+ * How a GPU job is sized and bounded (AWS Batch, functions/gpu). The stack's job definition and
+ * the plan's shard sizes both read these, and `sondage plan --aws` prices the same numbers.
+ */
+export const GPU_JOB = {
+  /** An attempt past this is stopped by Batch, and not retried: the worker stops itself before. */
+  attemptTimeoutSeconds: 4 * 3600,
+  /** The worker stops this long before the attempt's timeout, commits, and exits to be retried. */
+  deadlineMarginSeconds: 15 * 60,
+  /** Attempts per array child (Batch's most): Spot reclaims and self-stops each take one. */
+  attempts: 10,
+  /** Work one shard is cut to at the phase's throughput: well inside an attempt, one model load per hour of work. */
+  shardSeconds: 3600,
+  /** Bounds on a shard's items whatever the throughput. */
+  minShardItems: 10,
+  maxShardItems: 200_000,
+  /** AWS Batch's largest array. */
+  maxArraySize: 10_000,
+  /**
+   * Minutes a job spends before its first prompt: the instance starting, the image pulled, the
+   * weights loaded (an assumption for the cost estimate; a 10 GB image and an 8B model take about this).
+   */
+  startupMinutes: 10,
+} as const;

@@ -12,6 +12,7 @@ import type { ProviderName } from '../battery/schemas.js';
 import type { Battery, CampaignCore, ModelRef } from '../battery/types.js';
 import { allBatteries, batteryNamed, batteryNames } from '../batteries/index.js';
 import { mergeSettings } from '../core/settings.js';
+import type { GpuSettings } from '../gpu/settings.js';
 import type { GenerationSettings } from '../core/types.js';
 import { PRICE_TABLE, priceFor } from '../pricing/pricing.js';
 import type { ModelPrice } from '../pricing/pricing.js';
@@ -42,14 +43,26 @@ export interface ModelEntry extends ModelRef {
   /** Per phase of the battery: settings over everything else (`phase_settings.verify`). */
   readonly phase_settings?: Readonly<Record<string, GenerationSettings>>;
   readonly price: ModelPrice;
-  /** `table` when the price came from lib/pricing/prices.json (version in `Campaign.price_table`). */
-  readonly price_source: 'campaign' | 'table';
+  /**
+   * `table` when the price came from lib/pricing/prices.json (version in `Campaign.price_table`);
+   * `gpu` for a runs_on: gpu model, whose `price` is a zero placeholder: it is charged per prompt
+   * for its GPU hours, per phase (lib/run/context.ts `priceIn`).
+   */
+  readonly price_source: 'campaign' | 'table' | 'gpu';
   readonly mode: 'sync' | 'batch';
   readonly base_url?: string;
   /** Name of the environment variable holding the API key; never the key itself. */
   readonly api_key_env?: string;
   readonly rpm?: number;
   readonly tpm?: number;
+  /**
+   * On AWS: `lambda` (the default, and what absent means) calls the model from the Lambda worker;
+   * `gpu` serves it with vLLM in an AWS Batch GPU job configured by `gpu`, and prices it by GPU
+   * hours (lib/gpu). Set only for `gpu`.
+   */
+  readonly runs_on?: 'lambda' | 'gpu';
+  /** Present exactly when `runs_on` is `gpu`, with its defaults applied. */
+  readonly gpu?: GpuSettings;
 }
 
 /** A role's entry (FAR-6's judge): a model entry, the role it plays, and the battery's fields for it. */
@@ -196,13 +209,17 @@ function compact<T extends object>(value: T): T {
 
 type ParsedModel = z.output<typeof modelEntrySchema>;
 
+/** The `price` of a runs_on: gpu entry: never charged as such (see ModelEntry.price_source). */
+const GPU_PLACEHOLDER_PRICE = { input_per_mtok: 0, output_per_mtok: 0 } as const;
+
 function buildCampaign(data: Record<string, unknown>, battery: Battery, file: string, cwd: string): Campaign {
   const absFile = path.resolve(cwd, file);
   const folder = path.dirname(absFile);
   const defaults = mergeSettings(DEFAULT_GENERATION_SETTINGS, data.defaults as GenerationSettings | undefined);
 
   const entry = (m: ParsedModel): ModelEntry => {
-    const price = priceFor(m);
+    const onGpu = m.runs_on === 'gpu';
+    const price = onGpu ? GPU_PLACEHOLDER_PRICE : priceFor(m);
     // crossFieldIssues reports a missing price before building.
     if (!price) throw new Error(`unreachable: no price for ${m.provider}/${m.model}`);
     return compact({
@@ -213,13 +230,15 @@ function buildCampaign(data: Record<string, unknown>, battery: Battery, file: st
       own_settings: m.settings ?? {},
       phase_settings: m.phase_settings,
       price: { ...price },
-      price_source: m.price ? 'campaign' : 'table',
+      price_source: onGpu ? 'gpu' : m.price ? 'campaign' : 'table',
       mode: m.mode,
       base_url: m.base_url,
       api_key_env: m.api_key_env ?? DEFAULT_API_KEY_ENV[m.provider],
       rpm: m.rpm,
       tpm: m.tpm,
       simulation: m.simulation,
+      runs_on: onGpu ? 'gpu' : undefined,
+      gpu: onGpu ? (m.gpu as GpuSettings | undefined) : undefined,
     });
   };
 

@@ -7,6 +7,7 @@ import { generationSettingsSchema, PROVIDERS } from '../battery/schemas.js';
 import type { ProviderName } from '../battery/schemas.js';
 import type { Battery } from '../battery/types.js';
 import { mergeSettings } from '../core/settings.js';
+import { checkGpuEntry } from '../gpu/checkGpuEntry.js';
 import type { GenerationSettings } from '../core/types.js';
 import { modelPriceSchema, PRICE_TABLE, priceFor } from '../pricing/pricing.js';
 import { formatPath } from './issues.js';
@@ -88,6 +89,10 @@ export function crossFieldIssues(raw: unknown, battery: Battery | undefined): Lo
       }
     }
 
+    // Where it runs (runs_on, gpu:): an instance type, weights, the GPU memory estimate.
+    for (const issue of checkGpuEntry(m)) add([...segments, ...issue.at], issue.message);
+    const onGpu = m.runs_on === 'gpu';
+
     const provider = m.provider;
     if (!isProvider(provider)) continue;
     if (m.simulation !== undefined && provider !== 'simulated')
@@ -97,7 +102,8 @@ export function crossFieldIssues(raw: unknown, battery: Battery | undefined): Lo
         if (m[key] !== undefined) add(at(key), `a simulated model makes no network calls; remove ${key}`);
       if (battery && !battery.simulator) add(at('provider'), `battery ${battery.name} has no simulated respondents; use a real provider`);
     }
-    if (provider === 'openai-compatible' && m.base_url === undefined)
+    // A runs_on: gpu model is served by its job's own vLLM on AWS; base_url is then only for `sondage run`.
+    if (provider === 'openai-compatible' && m.base_url === undefined && !onGpu)
       add(at('base_url'), "is required for provider openai-compatible; the server's URL, e.g. http://localhost:8000/v1");
 
     const ownPrice = modelPriceSchema.safeParse(m.price);
@@ -105,7 +111,7 @@ export function crossFieldIssues(raw: unknown, battery: Battery | undefined): Lo
       typeof m.model === 'string' && (m.price === undefined || ownPrice.success)
         ? priceFor({ provider, model: m.model, price: ownPrice.data })
         : undefined;
-    if (m.price === undefined && typeof m.model === 'string' && !price)
+    if (m.price === undefined && typeof m.model === 'string' && !price && !onGpu)
       add(
         at('price'),
         `no list price is known for ${provider}/${m.model} (price table ${PRICE_TABLE.version}); add price: { input_per_mtok: …, output_per_mtok: … }`,

@@ -141,7 +141,7 @@ function assertCount(name: string, n: number): void {
 }
 
 /**
- * What a call cost in USD. Cached prompt tokens are a subset of `input_tokens` and are charged at
+ * What a call cost in USD (its tokens, plus `per_request_usd` where the price has one). Cached prompt tokens are a subset of `input_tokens` and are charged at
  * `cached_input_per_mtok` when the price has one. With `batch: true` the total is multiplied by
  * `batch_discount`; a price without one is charged at list price (never less than it cost).
  * @example costUsd({ input_per_mtok: 0.4, output_per_mtok: 1.6 }, { input_tokens: 1000, output_tokens: 100 }) // 0.00056
@@ -161,7 +161,7 @@ export function costUsd(price: ModelPrice, usage: TokenUsage, options: { readonl
     cached * (price.cached_input_per_mtok ?? price.input_per_mtok) +
     usage.output_tokens * price.output_per_mtok;
   const factor = options.batch ? (price.batch_discount ?? 1) : 1;
-  return (list * factor) / 1_000_000;
+  return (list * factor) / 1_000_000 + (price.per_request_usd ?? 0) * factor;
 }
 
 /**
@@ -173,5 +173,5 @@ export function costUsd(price: ModelPrice, usage: TokenUsage, options: { readonl
 export function maxCostUsd(price: ModelPrice, inputTokens: number, maxTokens: number): number {
   assertCount('inputTokens', inputTokens);
   assertCount('maxTokens', maxTokens);
-  return (inputTokens * price.input_per_mtok + maxTokens * price.output_per_mtok) / 1_000_000;
+  return (inputTokens * price.input_per_mtok + maxTokens * price.output_per_mtok) / 1_000_000 + (price.per_request_usd ?? 0);
 }

@@ -49,4 +49,9 @@ export interface Price {
   readonly output_per_mtok: number;
   /** Fraction of the price paid through the provider's batch API (0.5 for most). */
   readonly batch_discount?: number;
+  /**
+   * USD per request on top of the token prices: the GPU time one prompt of a phase takes on a
+   * runs_on: gpu model (lib/gpu/gpuPrice.ts). Never set from a campaign file.
+   */
+  readonly per_request_usd?: number;
 }

@@ -37,6 +37,7 @@ const pricesSchema = z.object({
   dynamodb: z.object({ per_million_write_request_units: rate, per_million_read_request_units: rate }),
   athena: z.object({ per_terabyte_scanned: rate, minimum_megabytes_per_query: rate }),
   cloudwatch_logs: z.object({ per_gb_ingested: rate }),
+  nat_gateway: z.object({ per_hour: rate, per_gb_processed: rate }),
 });
 
 /** AWS list prices in one region, as awsPrices.json holds them. */
@@ -170,6 +171,8 @@ function phaseWork(plan: Plan, ctx: CostContext, phase: PhaseSpec, a: AwsCostAss
     const calls = p.items[phase.name] ?? 0;
     if (!model || calls === 0) continue;
     const entry = answererOf(ctx, phase, model);
+    // A runs_on: gpu model's items run in AWS Batch jobs, not Lambda: lib/run/gpuCost.ts prices them.
+    if (entry.runs_on === 'gpu') continue;
     // A root phase is cut over its items, a dependent one over its source items, or one shard a partition.
     const cutOver = source === undefined ? calls : (p.items[source] ?? calls);
     const size = entry.mode === 'batch' || (phase.shard ?? 'by-source') === 'partition' ? Math.max(1, cutOver) : shardItems(entry, copies);

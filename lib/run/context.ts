@@ -11,6 +11,8 @@ import { phaseSettings } from '../design/campaign.js';
 import { loadCampaign } from '../design/loadCampaign.js';
 import { CampaignFileError, formatIssues, SondageError } from '../errors.js';
 import type { GenerationSettings } from '../core/types.js';
+import { gpuPhasePrice } from '../gpu/gpuPrice.js';
+import type { Price } from '../providers/types.js';
 
 export interface RunContext {
   readonly campaign: Campaign;
@@ -73,6 +75,16 @@ export function answererOf(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, 
 /** The settings an entry is sent in a phase (lib/design/campaign.ts `phaseSettings`). */
 export function settingsIn(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, entry: ModelEntry): GenerationSettings {
   return phaseSettings(ctx.campaign, entry, phase.name, phase.settings);
+}
+
+/**
+ * The price an entry is charged in a phase: its list price, or for a runs_on: gpu model the GPU
+ * time of one prompt at the phase's throughput (lib/gpu/gpuPrice.ts). The plan, the local run and
+ * both AWS workers all price through here.
+ */
+export function priceIn(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, entry: ModelEntry): Price {
+  if (entry.runs_on !== 'gpu' || !entry.gpu) return entry.price;
+  return gpuPhasePrice(entry.gpu, phase.name, settingsIn(ctx, phase, entry).max_tokens).price;
 }
 
 /** The entries that answer a phase across the campaign: the models under test, or the one role model. */

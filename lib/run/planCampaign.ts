@@ -8,6 +8,7 @@ import type { PromptItem } from '../core/types.js';
 import type { ModelEntry } from '../design/campaign.js';
 import { costUsd, maxCostUsd } from '../pricing/pricing.js';
 import type { Price } from '../providers/types.js';
+import { priceIn } from './context.js';
 import type { RunContext } from './context.js';
 import { itemInputTokens, itemMaxCost } from './cost.js';
 import { PartitionItems } from './partitionItems.js';
@@ -51,6 +52,8 @@ export interface Plan {
 
 interface Acc {
   items: number;
+  /** Of `items`, those a dependent phase's estimate counted (the rest were priced one by one). */
+  estimated: number;
   inputTokens: number;
   outputTokens: number;
   /** Reservations, in USD, of items priced one by one (root phases). */
@@ -59,7 +62,7 @@ interface Acc {
   maxOutputTokens: number;
 }
 
-const emptyAcc = (): Acc => ({ items: 0, inputTokens: 0, outputTokens: 0, maxCost: 0, maxInputTokens: 0, maxOutputTokens: 0 });
+const emptyAcc = (): Acc => ({ items: 0, estimated: 0, inputTokens: 0, outputTokens: 0, maxCost: 0, maxInputTokens: 0, maxOutputTokens: 0 });
 
 /** Expected and reserved tokens of a root phase's items, one by one. */
 function rootEstimate(phase: PhaseSpec, items: Iterable<PromptItem>, price: Price, acc: Acc): number {
@@ -77,6 +80,7 @@ function rootEstimate(phase: PhaseSpec, items: Iterable<PromptItem>, price: Pric
 
 function addEstimate(acc: Acc, e: PhaseEstimate): void {
   acc.items += e.items;
+  acc.estimated += e.items;
   acc.inputTokens += e.inputTokens;
   acc.outputTokens += e.outputTokens;
   acc.maxInputTokens += e.maxInputTokens;
@@ -103,7 +107,7 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
         const answerer = partition.answerer(phase).entry;
         answerers.set(phase.name, answerer);
         if (phase.after.length === 0) {
-          counts[phase.name] = rootEstimate(phase, partition.items(phase.name), answerer.price, acc);
+          counts[phase.name] = rootEstimate(phase, partition.items(phase.name), priceIn(ctx, phase, answerer), acc);
         } else {
           const e = phase.estimate!(partition.context(phase));
           addEstimate(acc, e);
@@ -115,7 +119,7 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
     for (const phase of graph.phases) {
       const entry = answerers.get(phase.name) ?? model;
       const role = phase.answeredBy === 'subject' ? undefined : `${phase.verb ?? phase.name} ${model.id}`;
-      lines.push(line(entry, phase.name, entry.price, accs.get(phase.name)!, role));
+      lines.push(line(entry, phase.name, priceIn(ctx, phase, entry), accs.get(phase.name)!, role));
       charged.push(chargedCost(entry, lines.at(-1)!));
     }
   }
@@ -144,6 +148,11 @@ function chargedCost(entry: ModelEntry, l: PlanLine): { cost: number; max: numbe
 
 function line(entry: ModelEntry, phase: string, price: Price, acc: Acc, role?: string): PlanLine {
   const usage = { input_tokens: acc.inputTokens, output_tokens: acc.outputTokens };
+  // A price per request (a GPU model's prompt) counts once per item, not once for the summed usage:
+  // the tokens are priced on the sums, the requests on the counts. Root items were reserved one by
+  // one (acc.maxCost has their per-request part); the estimated ones are added here.
+  const { per_request_usd: perRequest = 0, ...tokens } = price;
+  const estimatedMax = acc.maxInputTokens > 0 || acc.maxOutputTokens > 0 ? maxCostUsd(tokens, acc.maxInputTokens, acc.maxOutputTokens) + acc.estimated * perRequest : 0;
   return {
     model: role ? `${entry.id} (${role})` : entry.id,
     phase,
@@ -151,9 +160,9 @@ function line(entry: ModelEntry, phase: string, price: Price, acc: Acc, role?: s
     items: acc.items,
     inputTokens: acc.inputTokens,
     outputTokens: acc.outputTokens,
-    costUsd: costUsd(price, usage),
+    costUsd: costUsd(tokens, usage) + acc.items * perRequest,
     batchCostUsd: price.batch_discount !== undefined && entry.provider !== 'simulated' ? costUsd(price, usage, { batch: true }) : null,
-    maxCostUsd: acc.maxCost + (acc.maxInputTokens > 0 || acc.maxOutputTokens > 0 ? maxCostUsd(price, acc.maxInputTokens, acc.maxOutputTokens) : 0),
+    maxCostUsd: acc.maxCost + estimatedMax,
   };
 }
 

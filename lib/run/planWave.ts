@@ -7,9 +7,13 @@
  * done items of root phases, done markers those of dependent phases.
  */
 import type { PhaseSpec } from '../battery/types.js';
-import { PREFIX } from '../config/index.js';
-import type { PlanOutput, Shard, WaveMap } from '../config/pipeline.js';
+import { GPU_ENV, gpuQueueKey, PREFIX } from '../config/index.js';
+import type { GpuJob, PlanOutput, Shard, WaveMap } from '../config/pipeline.js';
+import { GPU_JOB } from '../config/sizing.js';
+import type { ModelEntry } from '../design/campaign.js';
+import { jobResources } from '../gpu/instances.js';
 import { athenaSources } from '../analysis/athena.js';
+import { SondageError } from '../errors.js';
 import type { ParquetWriter } from '../store/ParquetWriter.js';
 import type { BlobStore, Ledger } from '../store/types.js';
 import { answererOf } from './context.js';
@@ -18,7 +22,8 @@ import { assertWithinBudget, ensurePrompts } from './partitionSpec.js';
 import { retireDroppedPartitions } from './rebuildLedger.js';
 import { PartitionItems } from './partitionItems.js';
 import type { Plan } from './planCampaign.js';
-import { pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, slices, waveCopies } from './shards.js';
+import { checkGpuQueues, checkGpuWeights } from './gpuChecks.js';
+import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, slices, waveCopies } from './shards.js';
 
 /**
  * Time the plan keeps for what follows registration (the manifest, the output) and for the
@@ -38,9 +43,35 @@ export const PLAN_RESERVE_MS = 120_000;
  */
 const TOLERATED_FAILURE_PERCENTAGE = 0;
 
-/** Key of a wave's shard manifest (a JSON array of Shard; scratch/ expires by lifecycle). */
-export function manifestKey(execution: string, wave: number, kind: 'lambda' | 'gpu'): string {
-  return `${PREFIX.scratch}${execution}/wave-${wave}-${kind}.json`;
+/**
+ * Key of a wave's shard manifest (a JSON array of Shard; scratch/ expires by lifecycle): the
+ * Lambda shards' one, or one per GPU model (`model`: its campaign id).
+ */
+export function manifestKey(execution: string, wave: number, kind: 'lambda' | 'gpu', model?: string): string {
+  return `${PREFIX.scratch}${execution}/wave-${wave}-${kind}${model === undefined ? '' : `-${model}`}.json`;
+}
+
+/** AWS Batch job names: letters, digits, `-` and `_`, at most 128. */
+const batchName = (s: string): string => s.replace(/[^A-Za-z0-9_-]/g, '_');
+
+/**
+ * Name of the GPU job of one model in one wave of an execution: the execution's name first, so
+ * that `status --aws` and `stop --aws` find an execution's jobs with ListJobs' JOB_NAME filter
+ * (gpuJobNamePrefix).
+ */
+export function gpuJobName(execution: string, wave: number, model: string): string {
+  return `${batchName(execution)}-w${wave}-${batchName(model)}`.slice(0, 128);
+}
+
+/** What every GPU job name of an execution starts with. */
+export function gpuJobNamePrefix(execution: string): string {
+  return `${batchName(execution)}-w`;
+}
+
+/** A listed shard and, when its answering model runs on a GPU, that model. */
+interface RoutedShard {
+  readonly shard: Shard;
+  readonly gpu?: ModelEntry;
 }
 
 export interface PlanWaveArgs {
@@ -57,6 +88,11 @@ export interface PlanWaveArgs {
   remainingMs(): number;
   /** The Glue database the SQL step's query names. */
   readonly glueDatabase: string;
+  /**
+   * The stack's GPU queues by gpuQueueKey (the plan function's ENV.gpuQueues); undefined on a
+   * stack without them, which then refuses a campaign with a runs_on: gpu model.
+   */
+  readonly gpuQueues?: Readonly<Record<string, string>>;
 }
 
 export interface PlanWaveResult {
@@ -79,7 +115,10 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   const { campaign, graph } = ctx;
   const first = a.phasesRun.length === 0;
   let released = 0;
+  // Before anything is registered or spent: every GPU model has a queue, and its weights are there.
+  checkGpuQueues(ctx, a.gpuQueues);
   if (first) {
+    await checkGpuWeights(ctx, store);
     assertWithinBudget(campaign, plan);
     await ledger.initCampaign(campaign.name, campaign.budget_usd, a.execution);
     // Reservations of an execution that died (a worker killed at its timeout): its journal died with
@@ -95,6 +134,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   const waveIndex = graph.waves.findIndex((w) => w.some((p) => ready.includes(p)));
   const copies = waveCopies(ctx, ready);
   const shards: Shard[] = [];
+  const gpuShards = new Map<ModelEntry, Shard[]>();
   const perPhase: Record<string, number> = {};
   let unregistered = 0;
   for (const phase of ready) {
@@ -104,14 +144,22 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
         : await dependentShards(a, phase, copies);
     unregistered += listed.unregistered;
     perPhase[phase.name] = listed.shards.length;
-    shards.push(...listed.shards);
+    for (const { shard, gpu } of listed.shards) {
+      if (gpu) gpuShards.set(gpu, [...(gpuShards.get(gpu) ?? []), shard]);
+      else shards.push(shard);
+    }
   }
   const n = Math.max(0, waveIndex);
   const lambdaKey = manifestKey(a.execution, n, 'lambda');
-  const gpuKey = manifestKey(a.execution, n, 'gpu');
   await store.put(lambdaKey, JSON.stringify(shards));
-  // No campaign field routes a model to the GPU queue yet (issue "Open-weight models on AWS Batch GPU").
-  await store.put(gpuKey, JSON.stringify([]));
+  const jobs: GpuJob[] = [];
+  for (const [entry, list] of gpuShards) {
+    const key = manifestKey(a.execution, n, 'gpu', entry.id);
+    // One child per group of about an hour of work at each shard's phase throughput.
+    const groups = packShards(list, (s) => gpuSeconds(ctx, ctx.graph.get(s.phase), entry, s.end - s.start), GPU_JOB.shardSeconds);
+    await store.put(key, JSON.stringify(groups));
+    jobs.push(gpuJob(a, entry, n, key, groups.length, list.length));
+  }
   const lambda: WaveMap = {
     manifestKey: lambdaKey,
     shardCount: shards.length,
@@ -123,7 +171,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   const sources = athenaSources(a.glueDatabase, ctx.battery.name, campaign.name, campaign.models.map((m) => m.id), undefined, ctx.design.languages);
   return {
     output: {
-      wave: { phases: ready.map((p) => p.name), lambda, gpu: { manifestKey: gpuKey, shardCount: 0 } },
+      wave: { phases: ready.map((p) => p.name), lambda, gpu: { shardCount: jobs.reduce((sum, j) => sum + j.shards, 0), jobs } },
       phasesRun,
       done: ready.length === 0,
       analysis: { queryString: ctx.battery.analysis.firstQuery(sources) },
@@ -145,10 +193,10 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
  * written once. With less than PLAN_RESERVE_MS left, a partition not yet registered is listed
  * whole and left unmarked. With `retryFailed`, items failed permanently count as pending.
  */
-async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Promise<{ shards: Shard[]; unregistered: number }> {
+async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Promise<{ shards: RoutedShard[]; unregistered: number }> {
   const { ctx, store, ledger } = a;
   const { campaign } = ctx;
-  const shards: Shard[] = [];
+  const shards: RoutedShard[] = [];
   let unregistered = 0;
   for (const model of campaign.models) {
     const entry = answererOf(ctx, phase, model);
@@ -169,11 +217,12 @@ async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Pr
         }
         pending = await ledger.pendingAmong(campaign.name, phase.name, ids, { retryFailed: a.retryFailed });
       } else if (!marked) unregistered++;
-      const size = entry.mode === 'batch' ? items.length : shardItems(entry, copies);
+      const gpu = entry.runs_on === 'gpu' ? entry : undefined;
+      const size = entry.mode === 'batch' ? items.length : gpu ? gpuShardItems(ctx, phase, gpu) : shardItems(entry, copies);
       for (const { start, end } of slices(items.length, size)) {
         // Without the pending check every slice is listed: a worker finds a finished one done and asks nothing.
         if (!pending || ids.slice(start, end).some((id) => pending.has(id))) {
-          shards.push({ phase: phase.name, model: model.id, language, start, end, mode: entry.mode });
+          shards.push({ shard: { phase: phase.name, model: model.id, language, start, end, mode: entry.mode }, ...(gpu ? { gpu } : {}) });
         }
       }
     }
@@ -189,23 +238,73 @@ async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Pr
  * `retryFailed` the done markers are passed over: a marker leaves items failed permanently behind,
  * and an input item asked again may bring a reply this phase has not read; the worker finds the rest done.
  */
-async function dependentShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Promise<{ shards: Shard[]; unregistered: number }> {
+async function dependentShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Promise<{ shards: RoutedShard[]; unregistered: number }> {
   const { ctx, store } = a;
   const { campaign } = ctx;
   const source = phase.after[0]!.phase;
   const done = new Set(a.retryFailed ? [] : await store.list(`${PREFIX.campaigns}${campaign.name}/${phase.name}/_shards/`));
-  const shards: Shard[] = [];
+  const shards: RoutedShard[] = [];
   for (const model of campaign.models) {
     const entry = answererOf(ctx, phase, model);
     for (const language of ctx.design.languages) {
       const sources = new PartitionItems(ctx, model, language).items(source);
       const consumed = sources.map((i) => phase.consumes?.(i) ?? true);
-      const size = (phase.shard ?? 'by-source') === 'partition' || entry.mode === 'batch' ? Math.max(1, sources.length) : shardItems(entry, copies);
+      const gpu = entry.runs_on === 'gpu' ? entry : undefined;
+      const size =
+        (phase.shard ?? 'by-source') === 'partition' || entry.mode === 'batch'
+          ? Math.max(1, sources.length)
+          : gpu
+            ? gpuShardItems(ctx, phase, gpu)
+            : shardItems(entry, copies);
       for (const { start, end } of slices(sources.length, size)) {
         const shard: Shard = { phase: phase.name, model: model.id, language, start, end, mode: entry.mode };
-        if (consumed.slice(start, end).some(Boolean) && !done.has(shardDoneKey(campaign.name, phase.name, shard))) shards.push(shard);
+        if (consumed.slice(start, end).some(Boolean) && !done.has(shardDoneKey(campaign.name, phase.name, shard))) shards.push({ shard, ...(gpu ? { gpu } : {}) });
       }
     }
   }
   return { shards, unregistered: 0 };
+}
+
+/**
+ * The AWS Batch job of one GPU model's shards in a wave: its queue (instance type and capacity),
+ * its resources (the model's GPUs and their share of the instance) and the environment the job's
+ * worker reads (GPU_ENV). A wave with more children than Batch's largest array is refused: the
+ * campaign's throughput would put over a year of GPU time in one wave (GPU_JOB.shardSeconds a child).
+ */
+function gpuJob(a: PlanWaveArgs, entry: ModelEntry, wave: number, key: string, children: number, shards: number): GpuJob {
+  const gpu = entry.gpu!;
+  const jobQueue = a.gpuQueues?.[gpuQueueKey(gpu.instance_type, gpu.capacity)];
+  if (jobQueue === undefined) throw new Error(`unreachable: checkGpuQueues let ${entry.id} through without a queue`);
+  if (children > GPU_JOB.maxArraySize) {
+    throw new SondageError(
+      `${a.ctx.campaign.file}: model ${entry.id} needs ${children} GPU job children in one wave, past AWS Batch's largest array (${GPU_JOB.maxArraySize}); ` +
+        'raise its gpu.prompts_per_second if the model is faster than that, or split the campaign',
+    );
+  }
+  const r = jobResources(gpu.instance_type, gpu.gpus);
+  const env: Record<string, string> = {
+    [GPU_ENV.campaign]: a.ctx.campaign.name,
+    [GPU_ENV.execution]: a.execution,
+    [GPU_ENV.manifestKey]: key,
+    [GPU_ENV.model]: entry.id,
+    [GPU_ENV.retryFailed]: String(a.retryFailed),
+    // A plain job (one child) has no AWS_BATCH_JOB_ARRAY_INDEX: it is told its group.
+    ...(children === 1 ? { [GPU_ENV.shardIndex]: '0' } : {}),
+  };
+  return {
+    model: entry.id,
+    instanceType: gpu.instance_type,
+    capacity: gpu.capacity,
+    jobQueue,
+    jobName: gpuJobName(a.execution, wave, entry.id),
+    manifestKey: key,
+    children,
+    shards,
+    resources: [
+      { Type: 'GPU', Value: String(r.gpus) },
+      { Type: 'VCPU', Value: String(r.vcpus) },
+      { Type: 'MEMORY', Value: String(r.memoryMib) },
+    ],
+    environment: Object.entries(env).map(([Name, Value]) => ({ Name, Value })),
+  };
 }

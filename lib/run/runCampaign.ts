@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { analyzeLocal } from '../analysis/analyzeLocal.js';
 import type { PhaseSpec } from '../battery/types.js';
+import { CampaignFileError, formatIssues } from '../errors.js';
 import { createBatchClient, createProvider } from '../providers/registry.js';
 import type { BatchClient } from '../providers/batchTypes.js';
 import type { ModelProvider } from '../providers/types.js';
 import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout } from '../store/index.js';
 import type { BatchRecord, ReplyRow } from '../store/types.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
-import { answeringEntries } from './context.js';
+import { answeringEntries, priceIn } from './context.js';
 import type { RunContext } from './context.js';
 import { assertWithinBudget, ensurePrompts, journalDir, partitionSpec, rateLimited } from './partitionSpec.js';
 import { PartitionItems } from './partitionItems.js';
@@ -115,6 +116,15 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   const providers = new Map<string, ModelProvider>();
   const batchClients = new Map<string, BatchClient>();
   for (const { entry, role, path } of answerers) {
+    if (entry.runs_on === 'gpu' && entry.provider === 'openai-compatible' && entry.base_url === undefined) {
+      // On AWS its GPU job serves it; here it needs a server of its own.
+      const issue = {
+        file: campaign.file,
+        path: `${path ?? `models[${campaign.models.indexOf(entry)}]`}.base_url`,
+        message: `${entry.id} runs_on: gpu and has no base_url: \`sondage start --aws\` runs it on AWS Batch; to run it here, serve it with vLLM and give base_url (e.g. http://localhost:8000/v1)`,
+      };
+      throw new CampaignFileError(formatIssues([issue]), [issue]);
+    }
     providers.set(entry.id, rateLimited(limiters, await createProvider({ ...entry, role, simulationPath: path }, providerCtx), entry));
     // mode: batch goes through the provider's batch API (issue 3) at its discounted price.
     if (entry.mode === 'batch') batchClients.set(entry.id, await createBatchClient(entry, providerCtx));
@@ -218,7 +228,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
                 language,
                 items,
                 provider: providers.get(entry.id)!,
-                price: entry.price,
+                price: priceIn(ctx, phase, entry),
                 batch,
                 readReply: (item, reply) => readingRows(phase, folder, battery.vocabulary, item, reply),
                 store,

@@ -27,7 +27,7 @@ import { partitionPrefix } from '../store/layout.js';
 import { ParquetWriter } from '../store/ParquetWriter.js';
 import type { BlobStore, Ledger } from '../store/types.js';
 import { DEFAULT_RETRY } from './callWithRetry.js';
-import { answererOf } from './context.js';
+import { answererOf, priceIn } from './context.js';
 import type { RunContext } from './context.js';
 import { ensurePrompts, partitionSpec, rateLimited } from './partitionSpec.js';
 import type { SharedPartitionFields } from './partitionSpec.js';
@@ -68,6 +68,11 @@ export interface ShardRunnerDeps {
   readonly invocation: string;
   readonly chunkSize?: number;
   readonly partRows?: number;
+  /**
+   * Calls kept in flight, over the share of the campaign's `concurrency` a Lambda copy gets: the
+   * GPU worker keeps hundreds in flight for its own vLLM's continuous batching (gpu.in_flight).
+   */
+  readonly inFlight?: number;
 }
 
 /** Counts of one invocation. */
@@ -126,7 +131,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
     campaign: campaign.name,
     retry: DEFAULT_RETRY,
     ledger,
-    semaphore: inflight.semaphore(callsPerCopy(campaign, copies)),
+    semaphore: inflight.semaphore(deps.inFlight ?? callsPerCopy(campaign, copies)),
     chunkSize: deps.chunkSize ?? 64,
     partRows: deps.partRows ?? 20_000,
     signal: deps.deadline.signal,
@@ -176,7 +181,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
           language: shard.language,
           items,
           provider,
-          price: entry.price,
+          price: priceIn(ctx, phase, entry),
           batch,
           readReply: (item, reply) => readingRows(phase, folder, battery.vocabulary, item, reply),
           // Counted, so that a failed shard can wait for its part commits to end before it adopts.

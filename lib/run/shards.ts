@@ -3,13 +3,14 @@
  * how many worker copies run it. Pure functions of the campaign: the plan handler cuts the
  * manifest with them, and the worker recomputes its share of the rate limit with the same ones.
  */
-import { FUNCTION_SIZING, SHARDS_PER_BATCH } from '../config/sizing.js';
+import { FUNCTION_SIZING, GPU_JOB, SHARDS_PER_BATCH } from '../config/sizing.js';
 import type { FunctionSizing } from '../config/sizing.js';
 import { SondageError } from '../errors.js';
 import { createHash } from 'node:crypto';
 import type { PhaseSpec } from '../battery/types.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
-import { phaseEntries } from './context.js';
+import { promptsPerSecond } from '../gpu/settings.js';
+import { phaseEntries, settingsIn } from './context.js';
 import type { RunContext } from './context.js';
 
 /**
@@ -127,4 +128,46 @@ export function registeredDigest(itemIds: readonly string[]): string {
   const hash = createHash('sha256');
   for (const id of itemIds) hash.update(id).update('\n');
   return `sha256:${hash.digest('hex')}`;
+}
+
+/**
+ * Items per shard of a runs_on: gpu model in a phase: GPU_JOB.shardSeconds of prompts at the
+ * phase's throughput (lib/gpu promptsPerSecond), within GPU_JOB's bounds. A shard is one array
+ * child, which loads the model once: an hour of work keeps that load a small share of its time.
+ */
+export function gpuShardItems(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, entry: ModelEntry): number {
+  if (!entry.gpu) throw new SondageError(`model ${entry.id} does not run on a GPU`);
+  const { promptsPerSecond: pps } = promptsPerSecond(entry.gpu, phase.name, settingsIn(ctx, phase, entry).max_tokens);
+  return Math.min(GPU_JOB.maxShardItems, Math.max(GPU_JOB.minShardItems, Math.floor(pps * GPU_JOB.shardSeconds)));
+}
+
+/**
+ * The shards of a GPU job grouped, in order, into array children of at most `capacity` (seconds of
+ * work at each shard's phase throughput, `weight`) each; a heavier shard stays alone. Each child
+ * loads the model once, so the small slices of many partitions (a language with few items, a short
+ * dependent phase) share one start-up instead of paying one each.
+ * @example packShards([{ start: 0, end: 6 }, { start: 0, end: 6 }, { start: 6, end: 10 }], (s) => s.end - s.start, 12).length === 2
+ */
+export function packShards<T>(shards: readonly T[], weight: (shard: T) => number, capacity: number): T[][] {
+  const out: T[][] = [];
+  let current: T[] = [];
+  let load = 0;
+  for (const s of shards) {
+    const w = weight(s);
+    if (current.length > 0 && load + w > capacity) {
+      out.push(current);
+      current = [];
+      load = 0;
+    }
+    current.push(s);
+    load += w;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+/** Seconds of GPU work of `items` prompts of a phase for a runs_on: gpu entry (at its phase throughput). */
+export function gpuSeconds(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, entry: ModelEntry, items: number): number {
+  if (!entry.gpu) throw new SondageError(`model ${entry.id} does not run on a GPU`);
+  return items / promptsPerSecond(entry.gpu, phase.name, settingsIn(ctx, phase, entry).max_tokens).promptsPerSecond;
 }

@@ -1,6 +1,7 @@
 import { loadRunContext } from '../../run/context.js';
 import { printDesignWarnings } from '../designWarnings.js';
 import { estimateAwsCost, formatAwsCost } from '../../run/awsCost.js';
+import { estimateGpuCost, formatGpuCost } from '../../run/gpuCost.js';
 import { formatPlan, planCampaign } from '../../run/planCampaign.js';
 import type { CliArgs } from '../args.js';
 
@@ -16,6 +17,8 @@ export async function planCommand(args: CliArgs): Promise<number> {
   }
   if (args.aws) {
     process.stdout.write(`\nOn AWS (one execution of the deployed stack; the budget caps model calls only):\n${formatAwsCost(estimateAwsCost(plan, ctx))}\n`);
+    const gpu = estimateGpuCost(plan, ctx);
+    if (gpu.lines.length > 0) process.stdout.write(`\nGPU models on AWS Batch (runs_on: gpu):\n${formatGpuCost(gpu)}\n`);
   }
   return 0;
 }

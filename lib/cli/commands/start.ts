@@ -7,6 +7,7 @@ import type { Battery } from '../../battery/types.js';
 import type { Campaign } from '../../design/campaign.js';
 import { BudgetError, CampaignFileError, formatIssues, SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/context.js';
+import { checkGpuWeights } from '../../run/gpuChecks.js';
 import { printDesignWarnings } from '../designWarnings.js';
 import { planCampaign } from '../../run/planCampaign.js';
 import { campaignPrefix } from '../../store/layout.js';
@@ -102,6 +103,8 @@ export async function startCommand(args: CliArgs): Promise<number> {
       );
       return 1;
     }
+    // A GPU model's weights must be in the bucket: refused here, before an execution starts (its plan checks again).
+    await checkGpuWeights(ctx, clients.blobs, `s3://${bucket}`);
 
     for (const f of bodies) await clients.blobs.put(f.key, f.body);
     // The input folder is exactly what this campaign names: a file an earlier upload named and

@@ -12,6 +12,8 @@ import { isProcessAlive } from '../../store/lock.js';
 import { assertSafeSegment, planKey, runLockKey } from '../../store/layout.js';
 import type { BlobStore, BudgetState, Ledger, PartitionRecord } from '../../store/types.js';
 import type { CliArgs } from '../args.js';
+import { formatGpuJobs } from '../gpuJobView.js';
+import type { GpuJobState } from '../gpuJobView.js';
 
 /** Phases in run order, for campaigns whose plan is not at hand. */
 const DEFAULT_FAILURES_SHOWN = 5;
@@ -94,6 +96,8 @@ export interface CampaignStatus {
   /** Newest first, at most the number asked for. */
   readonly failures: readonly StatusFailure[];
   readonly failuresTotal: number;
+  /** The latest execution's GPU jobs (AWS, on a stack with GPU queues); undefined elsewhere. */
+  readonly gpuJobs?: readonly GpuJobState[];
   /** What the failures are: failed items' last errors locally, failed execution steps on AWS. */
   readonly failuresKind: string;
 }
@@ -127,6 +131,7 @@ export function formatStatus(s: CampaignStatus): string {
   );
   if (b && b.orphaned_usd > 0) lines.push(`  ${usd(b.orphaned_usd)} reserved by a killed run, possibly billed: held until the next run reads its journals`);
   if (b && b.possibly_billed_usd > 0) lines.push(`  ${usd(b.possibly_billed_usd)} possibly billed: calls of killed runs that left no reply, counted against the cap`);
+  if (s.gpuJobs) lines.push(...formatGpuJobs(s.gpuJobs));
   lines.push(`open provider batches: ${s.openBatches.length}`);
   for (const b of s.openBatches) lines.push(`  ${b.phase} ${b.model}/${b.language}: ${b.batchId}${b.cancelledAt ? ` (cancel requested ${b.cancelledAt})` : ''}`);
   lines.push(
@@ -312,7 +317,7 @@ async function localStatus(args: CliArgs, target: CampaignTarget, shown: number)
 const iso = (d: Date | undefined): string => (d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : '?');
 
 async function awsStatus(args: CliArgs, target: CampaignTarget, shown: number): Promise<CampaignStatus> {
-  const { awsClients, campaignExecutions, resolveStack } = await import('../aws.js');
+  const { awsClients, campaignExecutions, resolveGpuQueues, resolveStack } = await import('../aws.js');
   const clients = awsClients(await resolveStack({ values: args.values }));
   try {
     const { stateMachineArn, bucket } = clients.stack;
@@ -327,6 +332,18 @@ async function awsStatus(args: CliArgs, target: CampaignTarget, shown: number): 
     const plan = await campaignPlan(clients.blobs, target);
     const counts = await ledgerStatus(clients.ledger, target.name, plan);
     const recorded = (await clients.ledger.failures(target.name)).reverse();
+    // The latest execution's GPU jobs, on a stack with GPU queues (lib/cli/gpuJobs.ts loads the Batch SDK).
+    const queues = await resolveGpuQueues({ values: args.values });
+    let gpuJobs: GpuJobState[] | undefined;
+    if (queues.length > 0) {
+      const { batchClient, campaignGpuJobs } = await import('../gpuJobs.js');
+      const batch = batchClient();
+      try {
+        gpuJobs = latest?.name ? await campaignGpuJobs(batch, queues, [latest.name]) : [];
+      } finally {
+        batch.destroy();
+      }
+    }
     return {
       campaign: target.name,
       where: `aws s3://${bucket}, ${clients.stack.ledgerTable}`,
@@ -335,6 +352,7 @@ async function awsStatus(args: CliArgs, target: CampaignTarget, shown: number): 
       failures: recorded.slice(0, shown).map((f) => ({ at: f.at, where: f.execution.split(':').at(-1) ?? f.execution, error: f.error, cause: f.cause })),
       failuresTotal: recorded.length,
       failuresKind: 'failed execution steps recorded in the ledger',
+      ...(gpuJobs ? { gpuJobs } : {}),
     };
   } finally {
     await clients.close();

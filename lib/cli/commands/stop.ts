@@ -34,16 +34,31 @@ export async function stopCommand(args: CliArgs): Promise<number> {
 
 async function stopOnAws(args: CliArgs, target: CampaignTarget): Promise<boolean> {
   // Loaded here so the local stop never loads the AWS SDK.
-  const { awsClients, campaignExecutions, resolveStack } = await import('../aws.js');
+  const { awsClients, campaignExecutions, resolveGpuQueues, resolveStack } = await import('../aws.js');
   const { StopExecutionCommand } = await import('@aws-sdk/client-sfn');
   const clients = awsClients(await resolveStack({ values: args.values }));
+  const by = `sondage stop ${target.name} (${os.userInfo().username}@${os.hostname()})`;
   try {
     const running = await campaignExecutions(clients.sfn, clients.stack.stateMachineArn, target.name, { status: 'RUNNING' });
     if (running.length === 0) process.stdout.write(`${target.name}: no running execution\n`);
     for (const e of running) {
-      await clients.sfn.send(new StopExecutionCommand({ executionArn: e.executionArn, error: STOP_ERROR, cause: `sondage stop ${target.name} (${os.userInfo().username}@${os.hostname()})` }));
+      await clients.sfn.send(new StopExecutionCommand({ executionArn: e.executionArn, error: STOP_ERROR, cause: by }));
       // Workers already invoked run to their end and commit what they got; none is started after this.
       process.stdout.write(`stopped ${e.executionArn}\n`);
+    }
+    // A stopped execution terminates the GPU job it waits on; terminating here too leaves none
+    // running if that did not happen (the job survives a failed TerminateJob). A terminated child
+    // commits what it has on SIGTERM; a re-started execution resumes from the ledger.
+    const queues = await resolveGpuQueues({ values: args.values });
+    if (queues.length > 0 && running.length > 0) {
+      const { batchClient, campaignGpuJobs, terminateGpuJobs } = await import('../gpuJobs.js');
+      const batch = batchClient();
+      try {
+        const jobs = await campaignGpuJobs(batch, queues, running.map((e) => e.name!));
+        for (const j of await terminateGpuJobs(batch, jobs, by)) process.stdout.write(`terminated GPU job ${j.jobName} (${j.jobId})\n`);
+      } finally {
+        batch.destroy();
+      }
     }
     // After the executions: no worker submits a new batch once they are stopped.
     return await cancelBatches(clients.ledger, target);

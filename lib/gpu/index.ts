@@ -1,0 +1,6 @@
+export * from './instances.js';
+export * from './memory.js';
+export * from './settings.js';
+export * from './checkGpuEntry.js';
+export * from './gpuPrice.js';
+export * from './vllmArgs.js';
