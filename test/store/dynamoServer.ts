@@ -7,6 +7,11 @@
  * Each request is handled to completion before the next (one Node event-loop turn), which is the
  * property the budget test relies on: DynamoDB applies a conditional write or a transaction
  * atomically. Unsupported syntax throws, so a ledger change that needs more fails loudly here.
+ *
+ * Faults, for the pipeline's fault tests: `injectFault` makes the next matching requests answer
+ * ThrottlingException or ProvisionedThroughputExceededException (HTTP 400, as DynamoDB answers
+ * them) or InternalServerError (500) before anything is read or written, as DynamoDB refuses a
+ * throttled request whole.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,8 +26,19 @@ interface Ctx {
   readonly values: Values;
 }
 
+/** Requests to refuse: the next `times` requests of these operations (default: any). */
+export interface DynamoFault {
+  readonly times: number;
+  readonly type: 'ThrottlingException' | 'ProvisionedThroughputExceededException' | 'InternalServerError';
+  readonly operations?: readonly string[];
+}
+
 export interface DynamoServer {
   readonly url: string;
+  /** Refuses the next matching requests with the fault's error. */
+  injectFault(fault: DynamoFault): void;
+  /** Requests refused by injected faults so far. */
+  readonly faultsServed: number;
   /** Requests served, by operation (the tests assert that transactions were used). */
   readonly calls: Map<string, number>;
   /**
@@ -161,6 +177,8 @@ export async function startDynamoServer(): Promise<DynamoServer> {
   const tables = new Map<string, Map<string, Item>>();
   const calls = new Map<string, number>();
   const state: { unprocessedWrites: number; unprocessedReads: number } = { unprocessedWrites: 0, unprocessedReads: 0 };
+  const faults: { left: number; fault: DynamoFault }[] = [];
+  let faultsServed = 0;
   const table = (n: string): Map<string, Item> => {
     let t = tables.get(n);
     if (!t) tables.set(n, (t = new Map()));
@@ -279,6 +297,17 @@ export async function startDynamoServer(): Promise<DynamoServer> {
       let status = 200;
       let out: unknown;
       try {
+        const hit = faults.find((f) => f.left > 0 && (f.fault.operations?.includes(op) ?? true));
+        if (hit) {
+          hit.left--;
+          faultsServed++;
+          const { type } = hit.fault;
+          // ThrottlingException is a coral availability error; the others are DynamoDB's own.
+          const prefix = type === 'ThrottlingException' ? 'com.amazon.coral.availability' : 'com.amazonaws.dynamodb.v20120810';
+          res.writeHead(type === 'InternalServerError' ? 500 : 400, { 'content-type': 'application/x-amz-json-1.0' });
+          res.end(JSON.stringify({ __type: `${prefix}#${type}`, message: type === 'InternalServerError' ? 'Internal server error' : 'Rate of requests exceeds the allowed throughput.' }));
+          return;
+        }
         const handler = handlers[op];
         if (!handler) throw new Failed('UnknownOperationException', `operation ${op} is not served by the test server`);
         out = handler(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
@@ -294,10 +323,15 @@ export async function startDynamoServer(): Promise<DynamoServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return Object.assign(state, {
+  const out = Object.assign(state, {
     url: `http://127.0.0.1:${port}`,
+    injectFault(fault: DynamoFault) {
+      faults.push({ left: fault.times, fault });
+    },
     calls,
     items: (t: string) => [...table(t).values()],
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
+  // A getter, not a copy: Object.assign would read it once.
+  return Object.defineProperty(out, 'faultsServed', { get: () => faultsServed, enumerable: true }) as typeof out & { readonly faultsServed: number };
 }
