@@ -174,6 +174,16 @@ describe('Distributed Map', () => {
     expect(out.result).toMatchObject({ status: 'SUCCEEDED', output: { failure: { Error: 'States.ItemReaderFailed', Cause: expect.stringContaining('s3://data/nope.json') as unknown } } });
   });
 
+  it('fails with States.ItemReaderFailed when S3 refuses the read, and States.ResultWriterFailed when it refuses a result file', async () => {
+    const s3 = memoryS3({ 'data/m.json': JSON.stringify(SHARDS) });
+    const refusing = { ...s3, getObject: async () => Promise.reject(Object.assign(new Error('Please reduce your request rate.'), { name: 'SlowDown' })) };
+    const read = await run(distributedMap(), { campaign: 'c', manifestKey: 'm.json', copies: 1 }, { [FN]: async () => 1 }, { integrations: { s3: refusing } });
+    expect(read.result).toMatchObject({ status: 'FAILED', error: 'States.ItemReaderFailed', cause: 's3://data/m.json: SlowDown: Please reduce your request rate.' });
+    const full = { ...s3, putObject: async () => Promise.reject(Object.assign(new Error('Access Denied'), { name: 'AccessDenied' })) };
+    const write = await run(distributedMap(), { campaign: 'c', manifestKey: 'm.json', copies: 1 }, { [FN]: async () => 1 }, { integrations: { s3: full } });
+    expect(write.result).toMatchObject({ status: 'FAILED', error: 'States.ResultWriterFailed' });
+  });
+
   it('gives the array of child outputs without a ResultWriter, and no child for an empty manifest', async () => {
     const s3 = memoryS3({ 'data/m.json': JSON.stringify(SHARDS), 'data/empty.json': '[]' });
     const noWriter = distributedMap({ ResultWriter: undefined });

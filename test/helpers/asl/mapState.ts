@@ -23,7 +23,7 @@ import { requirePath } from './jsonPath.js';
 import { renderTemplate } from './payloadTemplate.js';
 import { checkPayloadSize, PAYLOAD_LIMIT_BYTES, roundTrip } from './payloadLimits.js';
 import type { Runner, Scope } from './interpreter.js';
-import type { AslState, AslStates, Json, JsonObject } from './types.js';
+import type { AslState, AslStates, Json, JsonObject, S3Access } from './types.js';
 
 interface ChildOutcome {
   readonly index: number;
@@ -65,7 +65,13 @@ async function readItems(runner: Runner, name: string, state: AslState, input: J
   if (typeof params.Bucket !== 'string' || typeof params.Key !== 'string') throw runtimeError(`ItemReader of ${JSON.stringify(name)} needs Bucket and Key strings, got ${JSON.stringify(params)}`);
   const s3 = runner.options.integrations.s3;
   if (!s3) throw new UnsupportedAslError('the Map has an ItemReader but no s3 integration is plugged in');
-  const body = await s3.getObject(params.Bucket, params.Key);
+  let body: Uint8Array | undefined;
+  try {
+    body = await s3.getObject(params.Bucket, params.Key);
+  } catch (err) {
+    // S3 refused the read (after its own retries): the Map Run cannot start.
+    throw new StatesError('States.ItemReaderFailed', `s3://${params.Bucket}/${params.Key}: ${(err as Error).name}: ${(err as Error).message}`);
+  }
   if (body === undefined) throw new StatesError('States.ItemReaderFailed', `s3://${params.Bucket}/${params.Key}: NoSuchKey: The specified key does not exist.`);
   const text = Buffer.from(body).toString('utf8');
   let items: Json[];
@@ -184,6 +190,15 @@ export async function runMap(runner: Runner, name: string, state: AslState, inpu
   return writeResults(runner, name, state, input, ctx, mapRunArn, mapRunId, outcomes);
 }
 
+/** A ResultWriter write; S3 refusing it fails the Map with States.ResultWriterFailed. */
+async function writeObject(s3: S3Access, bucket: string, key: string, body: string): Promise<void> {
+  try {
+    await s3.putObject(bucket, key, body);
+  } catch (err) {
+    throw new StatesError('States.ResultWriterFailed', `s3://${bucket}/${key}: ${(err as Error).name}: ${(err as Error).message}`);
+  }
+}
+
 async function writeResults(runner: Runner, name: string, state: AslState, input: Json, ctx: Json, mapRunArn: string, mapRunId: string, outcomes: ChildOutcome[]): Promise<Json> {
   const writer = state.ResultWriter as { Parameters: unknown; WriterConfig?: { OutputType?: string; Transformation?: string } };
   const params = renderTemplate(writer.Parameters, input, ctx, 'ResultWriter.Parameters') as { Bucket?: Json; Prefix?: Json };
@@ -218,10 +233,10 @@ async function writeResults(runner: Runner, name: string, state: AslState, input
     if (transformation === 'FLATTEN' && status === 'SUCCEEDED') values = values.flatMap((v) => (Array.isArray(v) ? v : [v]));
     const body = jsonl ? values.map((v) => JSON.stringify(v)).join('\n') : JSON.stringify(values);
     const key = `${folder}${status}_0.${jsonl ? 'jsonl' : 'json'}`;
-    await s3.putObject(params.Bucket, key, body);
+    await writeObject(s3, params.Bucket, key, body);
     files[status].push({ Key: key, Size: Buffer.byteLength(body) });
   }
   const manifestKey = `${folder}manifest.json`;
-  await s3.putObject(params.Bucket, manifestKey, JSON.stringify({ DestinationBucket: params.Bucket, MapRunArn: mapRunArn, ResultFiles: files }));
+  await writeObject(s3, params.Bucket, manifestKey, JSON.stringify({ DestinationBucket: params.Bucket, MapRunArn: mapRunArn, ResultFiles: files }));
   return { MapRunArn: mapRunArn, ResultWriterDetails: { Bucket: params.Bucket, Key: manifestKey } };
 }
