@@ -48,7 +48,7 @@ beforeAll(async () => {
   expect(local.stopped).toBeUndefined();
   const folder = path.join(dataDir, layout.campaignPrefix(CAMPAIGN), 'results');
   localResults = new Map();
-  for (const name of await readdir(folder)) if (name !== 'simulation_truth.json') localResults.set(name, await readFile(path.join(folder, name), 'utf8'));
+  for (const name of await readdir(folder)) localResults.set(name, await readFile(path.join(folder, name), 'utf8'));
 }, 60_000);
 
 afterEach(async () => {

@@ -68,14 +68,13 @@ async function localResults(c: Campaigned): Promise<Map<string, string>> {
 
 /**
  * The report's files are the local run's, byte for byte once the source each names is the same
- * (the local data folder there, the bucket here); the local run also writes the simulated models'
- * true parameters, which the report on AWS does not.
+ * (the local data folder there, the bucket here), the simulated models' truth included.
  */
 async function expectSameResults(c: Campaigned): Promise<string[]> {
   const aws = await p.results(c.name);
   const local = await localResults(c);
   const source = `s3://${p.standIns.names.bucket}/campaigns/${c.name}/`;
-  expect([...aws.keys()].sort()).toEqual([...local.keys()].filter((n) => n !== 'simulation_truth.json').sort());
+  expect([...aws.keys()].sort()).toEqual([...local.keys()].sort());
   for (const [name, text] of aws) {
     expect(text.length, name).toBeGreaterThan(0);
     expect(text === local.get(name)!.replaceAll(c.dataDir, source), `${name} differs from the local run's`).toBe(true);
