@@ -14,6 +14,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { startDynamoServer } from './dynamoServer.js';
 import type { DynamoServer } from './dynamoServer.js';
 
@@ -290,5 +291,35 @@ describe('the DynamoDB stand-in answers single-item ledger requests as dynalite 
     const keys = (o: Outcome | undefined): string[] => (o?.ok ? (o.out['Items'] as { sk: string }[]).map((i) => i.sk) : []);
     expect(keys(out[4])).toEqual(['RES#a', 'RES#b']);
     expect(keys(out[5])).toEqual(['BUDGET', 'RES#a', 'RES#b', 'RESX']);
+  });
+
+  it('DynamoLedger itself, where it needs no transaction: budget set and raised, items registered twice, pending and counts, failures recorded', async () => {
+    // prepare: one ledger per server, the same calls on each
+    const runOn = async (raw: DynamoDBClient): Promise<unknown[]> => {
+      const ledger = new DynamoLedger({ ledgerTable: 'ledger', budgetTable: 'budget', client: raw });
+      const c = 'ledger-case';
+      const ids = Array.from({ length: 130 }, (_, i) => `item-${String(i).padStart(3, '0')}`);
+      await ledger.initCampaign(c, 2.5, 'run-1');
+      await ledger.initCampaign(c, 4, 'run-2');
+      await ledger.registerItems(c, 'generate', ids.slice(0, 100));
+      await ledger.registerItems(c, 'generate', ids.slice(90));
+      await ledger.recordFailure({ campaign: c, execution: 'arn:e1', at: '2026-12-01T00:00:00.000Z', error: 'States.TaskFailed', cause: 'first' });
+      await ledger.recordFailure({ campaign: c, execution: 'arn:e2', at: '2026-12-01T00:01:00.000Z', error: 'SondageFailed', cause: 'second' });
+      return [
+        await ledger.budget(c),
+        [...(await ledger.pendingItems(c, 'generate'))].sort(),
+        [...(await ledger.pendingAmong(c, 'generate', ['item-005', 'item-129', 'not-registered']))].sort(),
+        await ledger.counts(c, 'generate'),
+        await ledger.failures(c),
+        [...(await ledger.committedParts(c, 'generate'))],
+      ];
+    };
+    // act
+    const [standInOut, dynaliteOut] = [await runOn(clients[0]!.raw), await runOn(clients[1]!.raw)];
+    // assess
+    expect(standInOut).toEqual(dynaliteOut);
+    expect(standInOut[0]).toEqual({ cap_usd: 4, spent_usd: 0, reserved_usd: 0 });
+    expect((standInOut[1] as string[]).length).toBe(130);
+    expect(standInOut[3]).toEqual({ pending: 130, done: 0, failed: 0 });
   });
 });
