@@ -19,7 +19,12 @@ export interface AslState {
 export interface AslStates {
   readonly StartAt: string;
   readonly States: Readonly<Record<string, AslState>>;
-  readonly [field: string]: unknown;
+  readonly Comment?: string;
+  readonly Version?: string;
+  readonly TimeoutSeconds?: number;
+  readonly QueryLanguage?: string;
+  /** An ItemProcessor's mode and execution type. */
+  readonly ProcessorConfig?: { readonly Mode?: string; readonly ExecutionType?: string };
 }
 
 /** How an execution ended. */
