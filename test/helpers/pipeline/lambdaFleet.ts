@@ -160,7 +160,7 @@ export class LambdaFleet {
       record.outcome = 'ok';
       return out;
     } catch (err) {
-      if (err instanceof ContainerKilled || (container.dead && err instanceof StatesError)) {
+      if (err instanceof ContainerKilled) {
         // The runtime died: Lambda answers for it; the handler's promise is left to wind down.
         record.outcome = 'killed';
         this.orphans.push(work.catch(() => {}));
