@@ -167,6 +167,19 @@ describe('Distributed Map', () => {
     expect(failed.map((f) => [f.Error, JSON.parse(f.Input).Items])).toEqual([['ShardFailed', [{ shard: 0 }, { shard: 1 }]]]);
   });
 
+  it('counts a child that ended in States.Runtime as one failed child, not the end of the parent execution', async () => {
+    const s3 = memoryS3({ 'data/m.json': JSON.stringify(SHARDS) });
+    const def = distributedMap({ ToleratedFailureCount: 1 }, 1);
+    const processor = (def.States.M as unknown as { ItemProcessor: { States: Record<string, Record<string, unknown>> } }).ItemProcessor;
+    // The child reads a path only the first shard lacks.
+    processor.States['T']!['Parameters'] = { 'shard.$': '$.Items[0].shard', 'odd.$': '$.Items[0].odd' };
+    const items = SHARDS.map((s, i) => (i === 0 ? s : { ...s, odd: i % 2 === 1 }));
+    s3.objects.set('data/m.json', JSON.stringify(items));
+    const out = await run(def, { campaign: 'c', manifestKey: 'm.json', copies: 1 }, { [FN]: async () => 'ok' }, { integrations: { s3 } });
+    expect(out.result.status).toBe('SUCCEEDED');
+    expect(out.history.find((e) => e.type === 'MapRunEnded')).toMatchObject({ failedItems: 1, status: 'SUCCEEDED' });
+  });
+
   it('fails with States.ItemReaderFailed when the manifest is missing, which the Map can catch', async () => {
     const def = distributedMap({ Catch: [{ ErrorEquals: ['States.ItemReaderFailed'], ResultPath: '$.failure', Next: 'Caught' }], End: undefined, Next: 'Caught' });
     (def.States as Record<string, unknown>)['Caught'] = { Type: 'Pass', End: true };

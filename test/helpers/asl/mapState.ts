@@ -164,7 +164,10 @@ export async function runMap(runner: Runner, name: string, state: AslState, inpu
       outcomes.push({ index: i, input: child.input, items: child.items, name: childName, arn: childArn, startDate, stopDate: new Date().toISOString(), output });
     } catch (err) {
       if (!(err instanceof StatesError)) throw err;
-      if (!distributed || err.terminal) {
+      // Inline, an iteration is part of this execution: its error is the Map's (a terminal one
+      // ends the execution). Distributed, a child is an execution of its own: whatever ended it,
+      // States.Runtime included, it is one failed child.
+      if (!distributed) {
         inlineError ??= err;
         if (err.terminal) throw err;
         return;
