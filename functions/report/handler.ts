@@ -13,6 +13,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { analyzeOnAthena } from '../../lib/analysis/athena.js';
+import { simulationTruthFile } from '../../lib/analysis/simulationTruth.js';
 import { ENV } from '../../lib/config/index.js';
 import type { ReportEvent, ReportOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
@@ -61,6 +62,13 @@ export function createHandler(deps: ReportDeps) {
     for (const [name, content] of ctx.battery.analysis.files(run.results, { campaign, simulated, source: `s3://${deps.bucket}/${campaignPrefix(campaign)}` })) {
       const key = resultsKey(campaign, name);
       await deps.store.put(key, content);
+      files.push(key);
+    }
+    // As the local analysis writes it: the simulated models' truth beside what was recovered.
+    const truth = simulationTruthFile(ctx);
+    if (truth !== undefined) {
+      const key = resultsKey(campaign, truth[0]);
+      await deps.store.put(key, truth[1]);
       files.push(key);
     }
     deps.logger.info('report written', {

@@ -12,6 +12,7 @@ import { layout } from '../store/index.js';
 import { LocalBlobStore } from '../store/LocalBlobStore.js';
 import { storedPartitions } from './athena.js';
 import { localSources } from './localSources.js';
+import { simulationTruthFile } from './simulationTruth.js';
 
 export interface LocalAnalysis {
   /** The battery's results (its own type). */
@@ -46,9 +47,8 @@ export async function analyzeLocal(
       files.push(name);
     };
     for (const [name, content] of battery.analysis.files(results, { campaign: campaign.name, simulated, source: dataDir })) await out(name, content);
-    const simulatedModels = campaign.models.filter((m) => m.provider === 'simulated');
-    const truth = simulatedModels.length > 0 ? ctx.design.simulationTruth?.(simulatedModels) : undefined;
-    if (truth !== undefined) await out('simulation_truth.json', JSON.stringify(truth, null, 2));
+    const truth = simulationTruthFile(ctx);
+    if (truth !== undefined) await out(...truth);
     return { results, table: battery.analysis.console(results), files, excluded };
   } finally {
     db.close();

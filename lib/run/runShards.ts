@@ -22,7 +22,7 @@ import type { PromptItem } from '../core/types.js';
 import type { ModelEntry } from '../design/campaign.js';
 import { SondageError } from '../errors.js';
 import { createBatchClient, createProvider } from '../providers/registry.js';
-import { DuckDb } from '../store/DuckDb.js';
+import { DuckDb, sqlString } from '../store/DuckDb.js';
 import { partitionPrefix } from '../store/layout.js';
 import { ParquetWriter } from '../store/ParquetWriter.js';
 import type { BlobStore, Ledger } from '../store/types.js';
@@ -194,6 +194,10 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
         },
       );
       inflight.reset(!dependent && (await registered(ctx, store, phase, model, shard)));
+      if (!batch) {
+        const openDb = async () => (db ??= await DuckDb.open());
+        await restoreOrphanParts({ store, ledger, openDb, campaign: campaign.name, execution, shard, journalDir: spec.journalDir, scratch: join(deps.scratch, 'orphans') });
+      }
       let out: PartitionOutcome;
       try {
         out = batch ? await runBatchPartition({ ...spec, batch, pollMs: 0, once: true }) : await runPartition(spec);
@@ -256,6 +260,58 @@ async function downloadInputs(ctx: RunContext, store: BlobStore, root: string, p
     }
   }
   return root;
+}
+
+/**
+ * Reply parts of this shard that an invocation of an earlier execution stored and never committed
+ * (killed between a part's upload and its ledger commit; on Lambda its journal went with its
+ * /tmp). Each is turned back into the journal it was made from, in the shard's journal folder, so
+ * that runPartition's adoptJournals commits its replies whose items are still pending, once, under
+ * the same part name (the rewrite replaces the orphan, and its readings are written from it).
+ * Without this the items were asked again and their replies stored twice, the first copy paid for
+ * but never counted. Parts of this execution are left alone: a live invocation may be committing
+ * one right now (part names start with the invocation, which starts with the execution).
+ */
+async function restoreOrphanParts(o: {
+  readonly store: BlobStore;
+  readonly ledger: Ledger;
+  openDb(): Promise<DuckDb>;
+  readonly campaign: string;
+  readonly execution: string;
+  readonly shard: Shard;
+  readonly journalDir: string;
+  readonly scratch: string;
+}): Promise<number> {
+  const { store, ledger, shard } = o;
+  // runPartition names a part after its journal: part-<invocation>-<phase>-<shard start>-<phase>-<seq>.parquet
+  const ours = `-${shard.phase}-${shard.start}-${shard.phase}-`;
+  const keys = (await store.list(partitionPrefix(o.campaign, shard.phase, 'replies', shard.model, shard.language))).filter((key) => {
+    const name = key.slice(key.lastIndexOf('/') + 1);
+    const m = /^part-(.+-)\d{5}\.parquet$/.exec(name);
+    return m !== null && m[1]!.endsWith(ours) && !name.startsWith('part-batch-') && !name.startsWith(`part-${o.execution}-`);
+  });
+  if (keys.length === 0) return 0;
+  const committed = await ledger.committedParts(o.campaign, shard.phase);
+  let restored = 0;
+  for (const key of keys) {
+    if (committed.has(key)) continue;
+    const body = await store.get(key);
+    if (body === undefined) continue;
+    const name = key.slice(key.lastIndexOf('/') + 1);
+    const staged = join(o.scratch, name);
+    await mkdir(o.scratch, { recursive: true });
+    await mkdir(o.journalDir, { recursive: true });
+    await writeFile(staged, body);
+    const journal = join(o.journalDir, `${name.slice('part-'.length, -'.parquet'.length)}.ndjson`);
+    // The part's rows as the journal held them: the partition keys are in the path, not the file.
+    const db = await o.openDb();
+    await db.run(
+      `COPY (SELECT *, ${sqlString(shard.model)} AS model, ${sqlString(shard.language)} AS language FROM read_parquet(${sqlString(staged)})) TO ${sqlString(journal)} (FORMAT json)`,
+    );
+    await rm(staged, { force: true });
+    restored++;
+  }
+  return restored;
 }
 
 /** Whether the plan registered a root phase's partition: its marker holds the digest of the ids expanded here. */

@@ -56,3 +56,17 @@ describe('provider keys from Secrets Manager', () => {
     expect(env).toEqual({});
   });
 });
+
+describe('Secrets Manager unavailable (the test server\'s injected outage)', () => {
+  it('fails the load naming the secret, and loads at the next call once the service is back', async () => {
+    server.secrets.set('arn:keys-outage', JSON.stringify({ SONDAGE_TEST_KEY_OUTAGE: 'sk-test-outage-0123456789' }));
+    const env: NodeJS.ProcessEnv = {};
+    const load = providerKeyLoader({ client, secretArn: 'arn:keys-outage', env });
+    server.unavailable = 1;
+    await expect(load()).rejects.toThrow(/^provider keys: cannot read secret arn:keys-outage: An error occurred on the server side/);
+    expect(env['SONDAGE_TEST_KEY_OUTAGE']).toBeUndefined();
+    await load();
+    expect(env['SONDAGE_TEST_KEY_OUTAGE']).toBe('sk-test-outage-0123456789');
+    expect(server.unavailable).toBe(0);
+  });
+});

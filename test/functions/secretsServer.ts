@@ -12,12 +12,14 @@ export interface SecretsServer {
   readonly secrets: Map<string, string>;
   /** GetSecretValue calls served (the key is read once per container). */
   reads: number;
+  /** Requests still to be answered 500 InternalServiceError, counting down (0: the service is up). */
+  unavailable: number;
   close(): Promise<void>;
 }
 
 export async function startSecretsServer(): Promise<SecretsServer> {
   const secrets = new Map<string, string>();
-  const state = { reads: 0 };
+  const state = { reads: 0, unavailable: 0 };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -28,6 +30,10 @@ export async function startSecretsServer(): Promise<SecretsServer> {
         res.end(JSON.stringify(body));
       };
       if (target !== 'secretsmanager.GetSecretValue') return reply(400, { __type: 'UnknownOperationException', message: `${target} is not served by the test server` });
+      if (state.unavailable > 0) {
+        state.unavailable--;
+        return reply(500, { __type: 'InternalServiceError', message: 'An error occurred on the server side.' });
+      }
       state.reads++;
       const { SecretId } = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { SecretId?: string };
       const value = SecretId === undefined ? undefined : secrets.get(SecretId);
@@ -45,6 +51,12 @@ export async function startSecretsServer(): Promise<SecretsServer> {
     },
     set reads(n: number) {
       state.reads = n;
+    },
+    get unavailable() {
+      return state.unavailable;
+    },
+    set unavailable(n: number) {
+      state.unavailable = n;
     },
     close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
   };

@@ -43,6 +43,11 @@ export interface AthenaServerOptions {
   readonly pollsBeforeDone?: number;
   /** Rows per GetQueryResults page at most, below the client's MaxResults (default 1000). */
   readonly pageSize?: number;
+  /**
+   * Called before each query runs, before the tables are read: a test whose Parquet lives in a
+   * stand-in bucket copies it into `dataDir` here, as Athena reads what is in S3 at query time.
+   */
+  readonly beforeQuery?: () => Promise<void>;
 }
 
 export type QueryState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
@@ -206,6 +211,7 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
   async function execute(e: ServerExecution): Promise<void> {
     try {
       const done = await serial(async () => {
+        await options.beforeQuery?.();
         await registerTables();
         const result = await connection.runAndReadAll(e.query);
         state.ran++;

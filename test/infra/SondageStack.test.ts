@@ -14,7 +14,10 @@ import { namedQueryName, namedQueryParameters } from '../../infra/constructs/Ana
 import { glueTableName } from '../../lib/analysis/athena.js';
 import { allBatteries } from '../../lib/batteries/index.js';
 import { ALARM_TOPIC_OUTPUT, DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
-import type { ExecutionInput, PlanEvent, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
+import type { ExecutionInput, PlanEvent, Shard, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
+import { SondageError } from '../../lib/errors.js';
+import { startExecution } from '../helpers/asl/interpreter.js';
+import type { Integrations, Json, LambdaFunction } from '../helpers/asl/types.js';
 import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import { tableColumns } from '../../lib/store/schemas.js';
 import { allStates, iamStatements, synthesize, tokenText } from './synth.js';
@@ -211,54 +214,48 @@ describe('Pipeline', () => {
     expect(processor.States['Batch settled']).toEqual({ Type: 'Succeed', OutputPath: '$.result' });
   });
 
-  it('hands the plan exactly a PlanEvent, and the map retryFailed, whether or not the execution input has it', () => {
-    const execution = { Execution: { Name: 'run-1' } };
+  it('hands the plan exactly a PlanEvent, and the map retryFailed, whether or not the execution input has it', async () => {
     const inputs: { input: ExecutionInput; retryFailed: boolean }[] = [
       { input: { campaign: 'far6-demo' }, retryFailed: false },
       { input: { campaign: 'far6-demo', retryFailed: false }, retryFailed: false },
       { input: { campaign: 'far6-demo', retryFailed: true }, retryFailed: true },
     ];
     for (const { input, retryFailed } of inputs) {
-      // act: the states before the plan, then the plan's payload and a map's BatchInput
-      const state = runToPlan(s.definition.StartAt, s.definition.States, structuredClone(input) as unknown as Record<string, unknown>);
-      const planEvent = applyParameters(s.definition.States['Plan wave']!.Parameters as Record<string, unknown>, state, execution);
-      const [, map] = maps()[0]!;
-      const batchInput = applyParameters((map.ItemBatcher as { BatchInput: Record<string, unknown> }).BatchInput, { ...state, plan: { wave: { lambda: { pollSeconds: 60, maxConcurrency: 3 } } } }, execution);
-      // assess
+      // act: the whole definition, on the test interpreter (test/helpers/asl), with stand-in functions
+      const stub = pipelineStubs([{ done: 1, failed: 0, pending: 0, openBatches: 0, costUsd: 0, again: false }]);
+      const run = await startExecution(s.definition, input as unknown as Json, { name: 'run-1', integrations: stub.integrations, validate: false });
+      // assess: the plan's first payload, and the BatchInput each worker is given
+      expect(run.result.status).toBe('SUCCEEDED');
       const expected: PlanEvent = { campaign: 'far6-demo', execution: 'run-1', retryFailed, phasesRun: [] };
-      expect(planEvent).toEqual(expected);
-      expect(batchInput).toEqual({ campaign: 'far6-demo', execution: 'run-1', pollSeconds: 60, retryFailed, copies: 3 });
+      expect(stub.calls.plan[0]).toEqual(expected);
+      expect(stub.calls.plan[1]).toEqual({ ...expected, phasesRun: ['generate'] });
+      expect((stub.calls.worker[0] as unknown as WorkerEvent).BatchInput).toEqual({ campaign: 'far6-demo', execution: 'run-1', pollSeconds: 60, retryFailed, copies: 3 });
     }
   });
 
-  it('hands the worker exactly a WorkerEvent on every turn of the loop, and ends with its last answer', () => {
-    // prepare: what ItemBatcher gives a child (Items + the rendered BatchInput), and a worker that
-    // needs three turns (items left, then an open provider batch, then done).
-    const [, map] = maps()[0]!;
-    const processor = map.ItemProcessor as { StartAt: string; States: Record<string, AslState> };
-    const items = [{ phase: 'generate', model: 'alpha', language: 'en', start: 0, end: 50, mode: 'batch' as const }];
-    const batchInput = { campaign: 'far6-demo', execution: 'run-1', pollSeconds: 60, retryFailed: true, copies: 2 };
+  it('hands the worker exactly a WorkerEvent on every turn of the loop, and ends with its last answer', async () => {
+    // prepare: a worker that needs three turns (items left, then an open provider batch, then done)
     const answers: WorkerOutput[] = [
       { done: 20, failed: 0, pending: 30, openBatches: 0, costUsd: 0.1, again: true },
       { done: 20, failed: 0, pending: 0, openBatches: 1, costUsd: 0.1, again: true },
       { done: 50, failed: 0, pending: 0, openBatches: 0, costUsd: 0.3, again: false },
     ];
-    const calls: unknown[] = [];
-    const waits: number[] = [];
+    const stub = pipelineStubs(answers);
     // act
-    const output = runProcessor(processor, { Items: items, BatchInput: batchInput }, (input) => {
-      calls.push(structuredClone(input));
-      return answers[calls.length - 1]!;
-    }, waits);
-    // assess
+    const run = await startExecution(s.definition, { campaign: 'far6-demo', retryFailed: true }, { name: 'run-1', integrations: stub.integrations, validate: false });
+    // assess: what ItemBatcher gives a child (Items + the rendered BatchInput), then the previous answer at $.result
+    expect(run.result.status).toBe('SUCCEEDED');
+    const batchInput = { campaign: 'far6-demo', execution: 'run-1', pollSeconds: 60, retryFailed: true, copies: 3 };
     const expected: WorkerEvent[] = [
-      { Items: items, BatchInput: batchInput },
-      { Items: items, BatchInput: batchInput, result: answers[0]! },
-      { Items: items, BatchInput: batchInput, result: answers[1]! },
+      { Items: SHARDS, BatchInput: batchInput },
+      { Items: SHARDS, BatchInput: batchInput, result: answers[0]! },
+      { Items: SHARDS, BatchInput: batchInput, result: answers[1]! },
     ];
-    expect(calls).toEqual(expected);
-    expect(waits).toEqual([60, 60]);
-    expect(output).toEqual(answers[2]);
+    expect(stub.calls.worker).toEqual(expected);
+    expect(run.history.filter((e) => e.type === 'Waited').map((e) => (e as { seconds?: number }).seconds)).toEqual([60, 60]);
+    // the child's output, as the ResultWriter stored it, is the worker's last answer
+    const [succeeded] = [...stub.objects].filter(([k]) => /SUCCEEDED_0\.json$/.test(k)).map(([, v]) => JSON.parse(v) as { Output: string }[]);
+    expect(succeeded!.map((r) => JSON.parse(r.Output) as unknown)).toEqual([answers[2]]);
   });
 
   it('runs the SQL stage with Athena result reuse and retries on throttling', () => {
@@ -304,88 +301,43 @@ describe('Pipeline', () => {
   });
 });
 
-type Worker = (input: Record<string, unknown>) => WorkerOutput;
+/** One shard, in the manifest of the one wave the stub plan gives. */
+const SHARDS: Shard[] = [{ phase: 'generate', model: 'alpha', language: 'en', start: 0, end: 50, mode: 'batch' }];
 
 /**
- * A small interpreter for the states the item processor uses (Task, Choice with And / IsPresent /
- * BooleanEquals, Wait with SecondsPath, Succeed with OutputPath), as Step Functions evaluates them:
- * the Task's result lands at its ResultPath, Wait records the seconds it would wait.
+ * Stand-in functions for the definition (the real handlers run in pipelineRun.test.ts): a plan of
+ * one wave (SHARDS, 3 copies, polls of 60 s) then done, a worker answering `answers` in turn, the
+ * SQL step and the report succeeding; every payload recorded, S3 in memory.
  */
-function runProcessor(processor: { StartAt: string; States: Record<string, AslState> }, input: Record<string, unknown>, worker: Worker, waits: number[]): unknown {
-  const at = (root: unknown, p: string): unknown =>
-    p
-      .split('.')
-      .slice(1)
-      .reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], root);
-  type Rule = { And?: Rule[]; Variable?: string; IsPresent?: boolean; BooleanEquals?: boolean; Next?: string };
-  const holds = (rule: Rule, state: unknown): boolean => {
-    if (rule.And) return rule.And.every((r) => holds(r, state));
-    const value = at(state, rule.Variable!);
-    if (rule.IsPresent !== undefined) return (value !== undefined) === rule.IsPresent;
-    if (rule.BooleanEquals !== undefined) return value === rule.BooleanEquals;
-    throw new Error(`runProcessor: unsupported rule ${JSON.stringify(rule)}`);
+function pipelineStubs(answers: readonly WorkerOutput[]) {
+  const calls: Record<'plan' | 'worker' | 'report' | 'recordFailure', Json[]> = { plan: [], worker: [], report: [], recordFailure: [] };
+  const objects = new Map<string, string>();
+  const fn = (id: string): string => {
+    const arn = [...allStates(s.definition).values()].map((st) => st.Resource).find((r): r is string => typeof r === 'string' && r.includes(`function:Pipeline${id}Function`));
+    if (!arn) throw new Error(`no function Pipeline${id} in the definition`);
+    return arn;
   };
-  let data: Record<string, unknown> = input;
-  let name = processor.StartAt;
-  for (let step = 0; step < 50; step++) {
-    const st = processor.States[name]!;
-    switch (st.Type) {
-      case 'Task': {
-        // payloadResponseOnly with no payload: the Lambda gets the state input as it is.
-        if (st.Parameters !== undefined) throw new Error(`runProcessor: unexpected Parameters ${JSON.stringify(st.Parameters)}`);
-        const out = worker(data);
-        data = { ...data, [String(st.ResultPath).slice(2)]: out };
-        name = st.Next as string;
-        break;
-      }
-      case 'Choice':
-        name = ((st.Choices as Rule[]).find((r) => holds(r, data))?.Next ?? st.Default) as string;
-        break;
-      case 'Wait':
-        waits.push(at(data, st.SecondsPath as string) as number);
-        name = st.Next as string;
-        break;
-      case 'Succeed':
-        return st.OutputPath === undefined ? data : at(data, st.OutputPath as string);
-      default:
-        throw new Error(`runProcessor: unsupported state ${st.Type}`);
-    }
-  }
-  throw new Error('runProcessor: no end after 50 steps');
-}
-
-/**
- * Runs the states before the plan as Step Functions would (Choice with IsPresent, Pass with a
- * Result at a ResultPath) and returns the plan's state input.
- */
-function runToPlan(start: string, states: Record<string, AslState>, input: Record<string, unknown>): Record<string, unknown> {
-  const data = input;
-  for (let name = start, step = 0; step < 10; step++) {
-    if (name === 'Plan wave') return data;
-    const st = states[name]!;
-    if (st.Type === 'Choice') {
-      const rule = (st.Choices as { Variable: string; IsPresent: boolean; Next: string }[]).find((r) => (r.Variable.slice(2) in data) === r.IsPresent);
-      name = (rule?.Next ?? st.Default) as string;
-    } else if (st.Type === 'Pass' && typeof st.ResultPath === 'string' && /^\$\.\w+$/.test(st.ResultPath)) {
-      data[st.ResultPath.slice(2)] = st.Result;
-      name = st.Next as string;
-    } else throw new Error(`runToPlan: unsupported state ${name} ${JSON.stringify(st)}`);
-  }
-  throw new Error('runToPlan: the plan is not reached');
-}
-
-/** Step Functions' JSONPath parameters for the forms the definition uses (`$.a.b`, `$$.Execution.Id`). */
-function applyParameters(parameters: Record<string, unknown>, input: unknown, context: unknown): Record<string, unknown> {
-  const at = (root: unknown, path: string): unknown =>
-    path
-      .split('.')
-      .slice(1)
-      .reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], root);
-  return Object.fromEntries(
-    Object.entries(parameters).map(([k, v]) =>
-      k.endsWith('.$') ? [k.slice(0, -2), String(v).startsWith('$$.') ? at(context, String(v).slice(1)) : at(input, String(v))] : [k, v],
-    ),
-  );
+  const plan: LambdaFunction = async (p) => {
+    calls.plan.push(p);
+    const first = (p as unknown as PlanEvent).phasesRun?.length === 0;
+    const wave = { manifestKey: 'scratch/run-1/wave-0-lambda.json', shardCount: first ? SHARDS.length : 0, maxConcurrency: 3, toleratedFailurePercentage: 0, pollSeconds: 60 };
+    objects.set(wave.manifestKey, JSON.stringify(SHARDS));
+    return { wave: { phases: first ? ['generate'] : [], lambda: wave, gpu: { manifestKey: 'scratch/run-1/wave-0-gpu.json', shardCount: 0 } }, phasesRun: ['generate'], done: !first, analysis: { queryString: 'SELECT 1' }, expectedCostUsd: 0, capUsd: 1 };
+  };
+  const integrations: Integrations = {
+    lambda: {
+      [fn('Plan')]: plan,
+      [fn('Worker')]: async (p) => (calls.worker.push(p), answers[calls.worker.length - 1]),
+      [fn('Report')]: async (p) => (calls.report.push(p), { resultsPrefix: 'campaigns/far6-demo/results/', files: [] }),
+      [fn('RecordFailure')]: async (p) => (calls.recordFailure.push(p), { recorded: true }),
+    },
+    athenaStartQueryExecutionSync: async () => ({ QueryExecution: { QueryExecutionId: 'q-1', Status: { State: 'SUCCEEDED' } } }),
+    s3: {
+      getObject: async (_bucket, key) => (objects.has(key) ? Buffer.from(objects.get(key)!) : undefined),
+      putObject: async (_bucket, key, body) => void objects.set(key, body),
+    },
+  };
+  return { calls, objects, integrations, fn };
 }
 
 describe('Record failure: definition → handler → ledger', () => {
@@ -396,12 +348,9 @@ describe('Record failure: definition → handler → ledger', () => {
   afterAll(async () => server.close());
 
   it('the handler accepts exactly what a caught failure hands it, and the failure lands in the ledger', async () => {
-    // prepare: a Plan failure as Step Functions passes it on (Catch ResultPath $.failure)
+    // prepare: a plan that fails; the real record-failure handler over a ledger on the stand-in
     const plan = s.definition.States['Plan wave']!;
     expect(plan.Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'Record failure' }]);
-    const stateInput = { campaign: 'far6-demo', failure: { Error: 'States.TaskFailed', Cause: '{"errorMessage":"no plan.json"}' } };
-    const executionId = 'arn:aws:states:us-east-1:123456789012:execution:sondage-Sondage:run-9';
-    const event = applyParameters(s.definition.States['Record failure']!.Parameters as Record<string, unknown>, stateInput, { Execution: { Id: executionId } });
     const ledger = new DynamoLedger({
       ledgerTable: 'ledger',
       budgetTable: 'budget',
@@ -410,12 +359,25 @@ describe('Record failure: definition → handler → ledger', () => {
     const quiet = { error: () => {}, info: () => {}, log: () => {}, warn: () => {}, debug: () => {}, trace: () => {} };
     const logger = Object.assign(new Logger({ serviceName: 'test' }), { console: quiet });
     const metrics = Object.assign(new Metrics({ namespace: 'test' }), { console: quiet });
-    // act
-    await createHandler({ ledger, logger, metrics, now: () => new Date('2026-11-30T07:00:00.000Z') })(event, { functionName: 'rf', awsRequestId: 'r' } as Context);
-    // assess
-    expect(await ledger.failures('far6-demo')).toEqual([
-      { campaign: 'far6-demo', execution: executionId, at: '2026-11-30T07:00:00.000Z', error: 'States.TaskFailed', cause: '{"errorMessage":"no plan.json"}' },
-    ]);
+    const recordFailure = createHandler({ ledger, logger, metrics, now: () => new Date('2026-11-30T07:00:00.000Z') });
+    const stub = pipelineStubs([]);
+    const integrations: Integrations = {
+      ...stub.integrations,
+      lambda: {
+        ...stub.integrations.lambda,
+        [stub.fn('Plan')]: async () => {
+          throw new SondageError('no plan.json');
+        },
+        [stub.fn('RecordFailure')]: (event) => recordFailure(event, { functionName: 'rf', awsRequestId: 'r' } as Context),
+      },
+    };
+    // act: the definition, from its start to the Fail state
+    const run = await startExecution(s.definition, { campaign: 'far6-demo' }, { name: 'run-9', integrations, validate: false });
+    // assess: the execution failed with the plan's error as cause; the failure is in the ledger under the execution's ARN
+    expect(run.result).toMatchObject({ status: 'FAILED', error: 'SondageFailed' });
+    const failures = await ledger.failures('far6-demo');
+    expect(failures).toEqual([{ campaign: 'far6-demo', execution: run.arn, at: '2026-11-30T07:00:00.000Z', error: 'SondageError', cause: expect.stringContaining('"errorMessage":"no plan.json"') as unknown }]);
+    expect(run.result).toMatchObject({ cause: failures[0]!.cause });
     await ledger.close();
   });
 });

@@ -275,3 +275,20 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     await next.close();
   });
 });
+
+describe('the DynamoDB test server under injected throttling', () => {
+  it.each(['ThrottlingException', 'ProvisionedThroughputExceededException'] as const)('answers %s for the next requests, applying none of them, then serves again', async (type) => {
+    // prepare: a ledger whose client does not retry, so each refusal reaches it
+    const ledger = dynamo('run-t');
+    const c = `throttled-${type}`;
+    await ledger.initCampaign(c, 1, 'run-t');
+    server.injectFault({ times: 2, type, operations: ['TransactWriteItems'] });
+    // act + assess: two refused reservations change nothing; the third is granted
+    await expect(ledger.reserve(c, 'r1', 0.4)).rejects.toMatchObject({ name: type, $metadata: { httpStatusCode: 400 } });
+    await expect(ledger.reserve(c, 'r1', 0.4)).rejects.toMatchObject({ name: type });
+    expect(await ledger.budget(c)).toEqual({ cap_usd: 1, spent_usd: 0, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
+    expect(await ledger.reserve(c, 'r1', 0.4)).toBe(true);
+    expect((await ledger.budget(c)).reserved_usd).toBeCloseTo(0.4, 12);
+    await ledger.close();
+  });
+});

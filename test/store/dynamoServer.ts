@@ -7,9 +7,15 @@
  * Each request is handled to completion before the next (one Node event-loop turn), which is the
  * property the budget test relies on: DynamoDB applies a conditional write or a transaction
  * atomically. Unsupported syntax throws, so a ledger change that needs more fails loudly here.
+ *
+ * Faults, for the pipeline's fault tests: `injectFault` makes the next matching requests answer
+ * ThrottlingException or ProvisionedThroughputExceededException (HTTP 400, as DynamoDB answers
+ * them) or InternalServerError (500) before anything is read or written, as DynamoDB refuses a
+ * throttled request whole.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DYNAMODB_RESERVED_WORDS } from './dynamoReservedWords.js';
 
 type AttributeValue = { S: string } | { N: string } | { BOOL: boolean } | { NULL: true };
 type Item = Record<string, AttributeValue>;
@@ -21,8 +27,19 @@ interface Ctx {
   readonly values: Values;
 }
 
+/** Requests to refuse: the next `times` requests of these operations (default: any). */
+export interface DynamoFault {
+  readonly times: number;
+  readonly type: 'ThrottlingException' | 'ProvisionedThroughputExceededException' | 'InternalServerError';
+  readonly operations?: readonly string[];
+}
+
 export interface DynamoServer {
   readonly url: string;
+  /** Refuses the next matching requests with the fault's error. */
+  injectFault(fault: DynamoFault): void;
+  /** Requests refused by injected faults so far. */
+  readonly faultsServed: number;
   /** Requests served, by operation (the tests assert that transactions were used). */
   readonly calls: Map<string, number>;
   /**
@@ -61,7 +78,53 @@ function name(token: string, ctx: Ctx): string {
     return n;
   }
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(token)) throw new Failed('ValidationException', `unsupported path ${token}`);
+  // DynamoDB refuses a reserved word used as an attribute name outside ExpressionAttributeNames.
+  if (DYNAMODB_RESERVED_WORDS.has(token.toUpperCase())) throw new Failed('ValidationException', `Attribute name is a reserved keyword; reserved keyword: ${token}`);
   return token;
+}
+
+/**
+ * DynamoDB numbers are decimals (up to 38 digits), and its arithmetic is exact: 0.1 + 0.2 is 0.3,
+ * where binary floating point gives 0.30000000000000004. A number here is a bigint of digits and a
+ * decimal scale, so that ADD, SET a + b and comparisons give what DynamoDB gives.
+ */
+interface Decimal {
+  readonly digits: bigint;
+  readonly scale: number;
+}
+
+function decimal(text: string): Decimal {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
+  if (!m || (m[2] === '' && (m[3] ?? '') === '')) throw new Failed('ValidationException', `${text} is not a number`);
+  const fraction = m[3] ?? '';
+  const exponent = Number(m[4] ?? 0);
+  let digits = BigInt(`${m[2] || '0'}${fraction}`);
+  let scale = fraction.length - exponent;
+  if (scale < 0) {
+    digits *= 10n ** BigInt(-scale);
+    scale = 0;
+  }
+  return { digits: m[1] === '-' ? -digits : digits, scale };
+}
+
+function aligned(a: Decimal, b: Decimal): [bigint, bigint, number] {
+  const scale = Math.max(a.scale, b.scale);
+  return [a.digits * 10n ** BigInt(scale - a.scale), b.digits * 10n ** BigInt(scale - b.scale), scale];
+}
+
+/** The sum (or difference) of two N values, written as DynamoDB writes numbers: no exponent, no trailing zeros. */
+function addNumbers(a: string, b: string, sign: 1 | -1): string {
+  const [x, y, scale] = aligned(decimal(a), decimal(b));
+  const sum = x + (sign === 1 ? y : -y);
+  const negative = sum < 0n;
+  let text = (negative ? -sum : sum).toString().padStart(scale + 1, '0');
+  if (scale > 0) text = `${text.slice(0, -scale)}.${text.slice(-scale)}`.replace(/\.?0+$/, '');
+  return text === '0' ? '0' : `${negative ? '-' : ''}${text}`;
+}
+
+function compareNumbers(a: string, b: string): number {
+  const [x, y] = aligned(decimal(a), decimal(b));
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function value(token: string, item: Item, ctx: Ctx): AttributeValue | undefined {
@@ -74,15 +137,22 @@ function value(token: string, item: Item, ctx: Ctx): AttributeValue | undefined 
   return item[name(token, ctx)];
 }
 
-function num(v: AttributeValue | undefined, what: string): number {
+function numText(v: AttributeValue | undefined, what: string): string {
   if (!v || !('N' in v)) throw new Failed('ValidationException', `${what} is not a number`);
-  return Number(v.N);
+  return v.N;
 }
 
 function equal(a: AttributeValue | undefined, b: AttributeValue | undefined): boolean {
   if (!a || !b) return false;
-  if ('N' in a && 'N' in b) return Number(a.N) === Number(b.N);
+  if ('N' in a && 'N' in b) return compareNumbers(a.N, b.N) === 0;
   return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Order of two values of the same type (N by value, S by UTF-8 bytes, as DynamoDB orders them); undefined for others. */
+function order(a: AttributeValue, b: AttributeValue): number | undefined {
+  if ('N' in a && 'N' in b) return compareNumbers(a.N, b.N);
+  if ('S' in a && 'S' in b) return Buffer.compare(Buffer.from(a.S, 'utf8'), Buffer.from(b.S, 'utf8'));
+  return undefined;
 }
 
 function condition(expr: string | undefined, item: Item | undefined, ctx: Ctx): boolean {
@@ -106,11 +176,13 @@ function condition(expr: string | undefined, item: Item | undefined, ctx: Ctx): 
         case '=':
           return equal(a, b);
         case '<>':
-          return a !== undefined && !equal(a, b);
+          // An absent attribute is unequal to any value (DynamoDB, and dynalite, say true).
+          return !equal(a, b);
         default: {
-          if (!a || !b) return false;
-          const [x, y] = [num(a, m[1]!), num(b, m[3]!)];
-          return m[2] === '>=' ? x >= y : m[2] === '<=' ? x <= y : m[2] === '>' ? x > y : x < y;
+          // An absent attribute, or values of different types, compare false (no error).
+          const c = a && b ? order(a, b) : undefined;
+          if (c === undefined) return false;
+          return m[2] === '>=' ? c >= 0 : m[2] === '<=' ? c <= 0 : m[2] === '>' ? c > 0 : c < 0;
         }
       }
     }),
@@ -136,7 +208,7 @@ function update(expr: string, item: Item, ctx: Ctx): Item {
         const [path, v] = action.split(/\s+/);
         const n = name(path!, ctx);
         const old = item[n];
-        next[n] = { N: String((old ? num(old, n) : 0) + num(value(v!, item, ctx), v!)) };
+        next[n] = { N: addNumbers(old ? numText(old, n) : '0', numText(value(v!, item, ctx), v!), 1) };
       } else if (kind === 'SET') {
         const m = /^([#\w]+)\s*=\s*(.+)$/.exec(action);
         if (!m) throw new Failed('ValidationException', `unsupported SET action "${action}"`);
@@ -144,8 +216,8 @@ function update(expr: string, item: Item, ctx: Ctx): Item {
         const arith = /^(.+?)\s+([+-])\s+(.+)$/.exec(rhs);
         let v: AttributeValue | undefined;
         if (arith) {
-          const [a, b] = [num(operand(arith[1]!, item, ctx), arith[1]!), num(operand(arith[3]!, item, ctx), arith[3]!)];
-          v = { N: String(arith[2] === '+' ? a + b : a - b) };
+          const [a, b] = [numText(operand(arith[1]!, item, ctx), arith[1]!), numText(operand(arith[3]!, item, ctx), arith[3]!)];
+          v = { N: addNumbers(a, b, arith[2] === '+' ? 1 : -1) };
         } else {
           v = operand(rhs, item, ctx);
         }
@@ -163,6 +235,8 @@ export async function startDynamoServer(): Promise<DynamoServer> {
   const tables = new Map<string, Map<string, Item>>();
   const calls = new Map<string, number>();
   const state: { unprocessedWrites: number; unprocessedReads: number; scanPageSize: number } = { unprocessedWrites: 0, unprocessedReads: 0, scanPageSize: 1000 };
+  const faults: { left: number; fault: DynamoFault }[] = [];
+  let faultsServed = 0;
   const table = (n: string): Map<string, Item> => {
     let t = tables.get(n);
     if (!t) tables.set(n, (t = new Map()));
@@ -198,17 +272,42 @@ export async function startDynamoServer(): Promise<DynamoServer> {
     return () => (t.set(id, next), next);
   };
 
+  /**
+   * A write and the attributes its ReturnValues asks for: ALL_OLD / ALL_NEW the whole item before
+   * or after, UPDATED_OLD / UPDATED_NEW only the attributes the update set or added.
+   */
+  const returned = (b: Record<string, unknown>, kind: 'Put' | 'Update' | 'Delete'): unknown => {
+    const r = b as unknown as WriteRequest;
+    const mode = r.ReturnValues ?? 'NONE';
+    const allowed = kind === 'Update' ? ['NONE', 'ALL_OLD', 'UPDATED_OLD', 'ALL_NEW', 'UPDATED_NEW'] : ['NONE', 'ALL_OLD'];
+    if (!allowed.includes(mode)) throw new Failed('ValidationException', `ReturnValues ${mode} is not valid for ${kind}Item`);
+    const key = kind === 'Put' ? r.Item! : r.Key!;
+    const before = table(r.TableName).get(keyOf(key));
+    const after = prepare(kind, r)();
+    const changed = Object.keys(after ?? {}).filter((k) => JSON.stringify(after![k]) !== JSON.stringify(before?.[k]) || !(k in (before ?? {})));
+    const pick = (item: Item | undefined, keys: string[]): Item => Object.fromEntries(keys.filter((k) => item?.[k] !== undefined).map((k) => [k, item![k]!]));
+    switch (mode) {
+      case 'ALL_OLD':
+        return before ? { Attributes: before } : {};
+      case 'ALL_NEW':
+        return { Attributes: after };
+      case 'UPDATED_OLD':
+        return before ? { Attributes: pick(before, changed) } : {};
+      case 'UPDATED_NEW':
+        return { Attributes: pick(after, changed) };
+      default:
+        return {};
+    }
+  };
+
   const handlers: Record<string, (body: Record<string, unknown>) => unknown> = {
     GetItem: (b) => {
       const item = table(b.TableName as string).get(keyOf(b.Key as Item));
       return item ? { Item: item } : {};
     },
-    PutItem: (b) => (prepare('Put', b as unknown as WriteRequest)(), {}),
-    DeleteItem: (b) => (prepare('Delete', b as unknown as WriteRequest)(), {}),
-    UpdateItem: (b) => {
-      const out = prepare('Update', b as unknown as WriteRequest)();
-      return (b.ReturnValues as string | undefined) && b.ReturnValues !== 'NONE' ? { Attributes: out } : {};
-    },
+    PutItem: (b) => returned(b, 'Put'),
+    DeleteItem: (b) => returned(b, 'Delete'),
+    UpdateItem: (b) => returned(b, 'Update'),
     Query: (b) => {
       const ctx = ctxOf(b as unknown as WriteRequest);
       const items = [...table(b.TableName as string).values()]
@@ -304,6 +403,17 @@ export async function startDynamoServer(): Promise<DynamoServer> {
       let status = 200;
       let out: unknown;
       try {
+        const hit = faults.find((f) => f.left > 0 && (f.fault.operations?.includes(op) ?? true));
+        if (hit) {
+          hit.left--;
+          faultsServed++;
+          const { type } = hit.fault;
+          // ThrottlingException is a coral availability error; the others are DynamoDB's own.
+          const prefix = type === 'ThrottlingException' ? 'com.amazon.coral.availability' : 'com.amazonaws.dynamodb.v20120810';
+          res.writeHead(type === 'InternalServerError' ? 500 : 400, { 'content-type': 'application/x-amz-json-1.0' });
+          res.end(JSON.stringify({ __type: `${prefix}#${type}`, message: type === 'InternalServerError' ? 'Internal server error' : 'Rate of requests exceeds the allowed throughput.' }));
+          return;
+        }
         const handler = handlers[op];
         if (!handler) throw new Failed('UnknownOperationException', `operation ${op} is not served by the test server`);
         out = handler(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>);
@@ -319,10 +429,15 @@ export async function startDynamoServer(): Promise<DynamoServer> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return Object.assign(state, {
+  const out = Object.assign(state, {
     url: `http://127.0.0.1:${port}`,
+    injectFault(fault: DynamoFault) {
+      faults.push({ left: fault.times, fault });
+    },
     calls,
     items: (t: string) => [...table(t).values()],
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
+  // A getter, not a copy: Object.assign would read it once.
+  return Object.defineProperty(out, 'faultsServed', { get: () => faultsServed, enumerable: true }) as typeof out & { readonly faultsServed: number };
 }

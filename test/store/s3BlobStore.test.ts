@@ -73,3 +73,17 @@ it('S3BlobStore stores keys under its prefix in the bucket', async () => {
   expect([...server.objects.keys()]).toContain('data/deploy-1/campaigns/x/a.txt');
   expect(await store.list('campaigns/x/')).toEqual(['campaigns/x/a.txt']);
 });
+
+it('the test server refuses requests with an injected 503 SlowDown, changing nothing, then serves again', async () => {
+  // prepare: a store that does not retry, so each refusal reaches it
+  const store = s3();
+  await store.put('campaigns/f/kept.txt', 'before');
+  server.injectFault({ times: 2, methods: ['PUT'], keyPrefix: 'campaigns/f/' });
+  // act + assess: two refused writes leave the object as it was; the third is served
+  await expect(store.put('campaigns/f/kept.txt', 'after')).rejects.toMatchObject({ name: 'SlowDown', $metadata: { httpStatusCode: 503 } });
+  await expect(store.put('campaigns/f/kept.txt', 'after')).rejects.toMatchObject({ name: 'SlowDown' });
+  expect(new TextDecoder().decode(await store.get('campaigns/f/kept.txt'))).toBe('before');
+  await store.put('campaigns/f/kept.txt', 'after');
+  expect(new TextDecoder().decode(await store.get('campaigns/f/kept.txt'))).toBe('after');
+  expect(server.faultsServed).toBe(2);
+});

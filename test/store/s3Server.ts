@@ -5,9 +5,22 @@
  * version id, over the current objects (version id "null", as S3 gives unversioned objects) and
  * the older versions and delete markers a test puts in `versions`. (s3rver, the npm
  * candidate, has had no release since 2021, and no packages could be added in this step.)
+ *
+ * Faults, for the pipeline's fault tests: `injectFault` makes the next matching requests answer an
+ * error (503 SlowDown by default, S3's "reduce your request rate") instead of being served; a
+ * refused request changes nothing, as on S3.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+/** Requests to refuse: the next `times` requests of these methods (all: any) on keys starting with `keyPrefix`. */
+export interface S3Fault {
+  readonly times: number;
+  readonly status?: number;
+  readonly code?: string;
+  readonly methods?: readonly ('GET' | 'PUT' | 'HEAD' | 'DELETE' | 'LIST')[];
+  readonly keyPrefix?: string;
+}
 
 export interface S3Server {
   readonly url: string;
@@ -21,6 +34,10 @@ export interface S3Server {
   readonly versions: Map<string, StoredVersion[]>;
   /** Keys (without the bucket) whose versions DeleteObjects refuses with AccessDenied. */
   readonly refuseDeletes: Set<string>;
+  /** Refuses the next matching requests (503 SlowDown unless told otherwise). */
+  injectFault(fault: S3Fault): void;
+  /** Requests refused by injected faults so far. */
+  readonly faultsServed: number;
   close(): Promise<void>;
 }
 
@@ -37,7 +54,17 @@ export async function startS3Server(): Promise<S3Server> {
   const objects = new Map<string, Buffer>();
   const versions = new Map<string, StoredVersion[]>();
   const refuseDeletes = new Set<string>();
-  const state = { pageSize: 1000 };
+  const state = { pageSize: 1000, faultsServed: 0 };
+  const faults: { left: number; fault: S3Fault }[] = [];
+  /** The injected fault this request meets, if any (counted down). */
+  const faultFor = (method: string, key: string, list: boolean): S3Fault | undefined => {
+    const kind = list ? 'LIST' : method;
+    const hit = faults.find((f) => f.left > 0 && (f.fault.methods?.includes(kind as never) ?? true) && key.startsWith(f.fault.keyPrefix ?? ''));
+    if (!hit) return undefined;
+    hit.left--;
+    state.faultsServed++;
+    return hit.fault;
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -46,6 +73,14 @@ export async function startS3Server(): Promise<S3Server> {
       const [, bucket, ...rest] = url.pathname.split('/');
       const key = rest.map(decodeURIComponent).join('/');
       const id = `${bucket}/${key}`;
+      const listing = req.method === 'GET' && url.searchParams.get('list-type') === '2';
+      const fault = faultFor(req.method ?? '', listing ? (url.searchParams.get('prefix') ?? '') : key, listing);
+      if (fault) {
+        const code = fault.code ?? 'SlowDown';
+        res.writeHead(fault.status ?? 503, { 'content-type': 'application/xml' });
+        res.end(req.method === 'HEAD' ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${xml(code)}</Code><Message>${code === 'SlowDown' ? 'Please reduce your request rate.' : xml(code)}</Message></Error>`);
+        return;
+      }
       const notFound = (): void => {
         res.writeHead(404, { 'content-type': 'application/xml' });
         res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>');
@@ -157,6 +192,12 @@ export async function startS3Server(): Promise<S3Server> {
     },
     set pageSize(n: number) {
       state.pageSize = n;
+    },
+    injectFault(fault: S3Fault) {
+      faults.push({ left: fault.times, fault });
+    },
+    get faultsServed() {
+      return state.faultsServed;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -1,0 +1,275 @@
+/**
+ * The pipeline's Lambda functions, run in-process as Lambda runs them: each invocation goes to an
+ * idle container of its function or to a new one (a cold start builds the handler with
+ * `createHandler` over clients made as the function's entry point makes them — plan and worker
+ * through functions/shared/env.ts's storesFromEnv — and a /tmp of its own); the payload arrives as
+ * JSON the interpreter serialised; the context tells the remaining time from the function's
+ * synthesized timeout. Powertools output is collected, not printed.
+ *
+ * A worker can be made to crash mid-batch, after some of its parts are stored and committed: at
+ * the next reply part's upload (before it is stored) or at the next part's ledger commit (the part
+ * stored, its commit not made). It either throws inside the handler (which salvages what it
+ * journaled, then fails the invocation), or the container is killed (every later S3 and DynamoDB
+ * call of it fails, nothing is salvaged, and the invocation ends as Lambda reports a killed runtime).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { AthenaClient } from '@aws-sdk/client-athena';
+// eslint-disable-next-line no-restricted-imports -- the handlers' own Context type; lib/ still may not import it
+import type { Context } from 'aws-lambda';
+import { createHandler as createPlan } from '../../../functions/plan/handler.js';
+import { createHandler as createRecordFailure } from '../../../functions/record-failure/handler.js';
+import { createHandler as createReport } from '../../../functions/report/handler.js';
+import { storesFromEnv } from '../../../functions/shared/env.js';
+import { createHandler as createWorker } from '../../../functions/worker/handler.js';
+import { AthenaQueryable } from '../../../lib/store/AthenaQueryable.js';
+import { DynamoLedger } from '../../../lib/store/DynamoLedger.js';
+import { S3BlobStore } from '../../../lib/store/S3BlobStore.js';
+import type { BlobStore, Ledger } from '../../../lib/store/types.js';
+import { StatesError } from '../asl/errors.js';
+import type { Json, LambdaFunction } from '../asl/types.js';
+import type { AwsStandIns } from './awsStandIns.js';
+import type { PipelineFunction, SynthesizedPipeline } from './synthesizedPipeline.js';
+
+/**
+ * How the next worker invocation crashes: after `after` parts went through, at the next reply
+ * part's upload (`upload`: it is not stored) or at the next part's ledger commit (`commit`: it is
+ * stored, not committed).
+ */
+export interface WorkerCrash {
+  readonly kind: 'throw' | 'kill';
+  readonly at: 'upload' | 'commit';
+  readonly after: number;
+}
+
+export interface Invocation {
+  readonly fn: PipelineFunction;
+  readonly requestId: string;
+  readonly container: number;
+  readonly cold: boolean;
+  readonly payload: Json;
+  outcome?: 'ok' | 'error' | 'killed';
+  error?: string;
+}
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+interface Container {
+  readonly id: number;
+  readonly handler: Handler;
+  busy: boolean;
+  /** Set when a crash killed it: its clients refuse every call from then on. */
+  dead: boolean;
+  /** A crash armed for this container's next invocation. */
+  crash?: { kind: WorkerCrash['kind']; at: WorkerCrash['at']; partsLeft: number; fire: (err: Error) => void };
+}
+
+/** Thrown by a killed container's clients: the process is gone, nothing it sends arrives. */
+class ContainerKilled extends Error {
+  constructor() {
+    super('the container was killed (injected crash); this call never left it');
+    this.name = 'ContainerKilled';
+  }
+}
+
+function quietLogger(service: string, logs: string[]): { logger: Logger; metrics: Metrics } {
+  const sink = { error: (l: string) => logs.push(l), info: (l: string) => logs.push(l), log: (l: string) => logs.push(l), warn: (l: string) => logs.push(l), debug: () => {}, trace: () => {} };
+  const logger = new Logger({ serviceName: service, logLevel: 'INFO' });
+  Object.assign(logger as unknown as { console: unknown }, { console: sink });
+  const metrics = new Metrics({ namespace: 'sondage-test', serviceName: service });
+  Object.assign(metrics as unknown as { console: unknown }, { console: sink });
+  return { logger, metrics };
+}
+
+export class LambdaFleet {
+  readonly invocations: Invocation[] = [];
+  readonly logs: string[] = [];
+  private readonly containers: Record<PipelineFunction, Container[]> = { plan: [], worker: [], report: [], recordFailure: [] };
+  private readonly orphans: Promise<unknown>[] = [];
+  private readonly clients: { destroy(): void }[] = [];
+  private nextContainer = 0;
+  private armed: WorkerCrash | undefined;
+
+  constructor(
+    private readonly pipeline: SynthesizedPipeline,
+    private readonly standIns: AwsStandIns,
+    private readonly scratch: string,
+  ) {}
+
+  /** Called as each invocation starts (the function, and how many of its invocations came before): a test injects faults here. */
+  onInvoke: ((fn: PipelineFunction, previous: number) => void) | undefined;
+
+  /** The next worker invocation crashes as `crash` says. */
+  crashNextWorker(crash: WorkerCrash): void {
+    this.armed = crash;
+  }
+
+  /** The functions by ARN, for the interpreter's `lambda` integration. */
+  integrations(): Record<string, LambdaFunction> {
+    const out: Record<string, LambdaFunction> = {};
+    for (const fn of Object.keys(this.containers) as PipelineFunction[]) out[this.pipeline.functions[fn].arn] = (payload) => this.invoke(fn, payload);
+    return out;
+  }
+
+  /** Invocations of one function (all outcomes). */
+  of(fn: PipelineFunction): Invocation[] {
+    return this.invocations.filter((i) => i.fn === fn);
+  }
+
+  private async invoke(fn: PipelineFunction, payload: Json): Promise<unknown> {
+    this.onInvoke?.(fn, this.of(fn).length);
+    const pool = this.containers[fn];
+    let container = pool.find((c) => !c.busy && !c.dead);
+    const cold = container === undefined;
+    if (!container) {
+      container = await this.coldStart(fn);
+      pool.push(container);
+    }
+    container.busy = true;
+    const requestId = randomUUID();
+    const record: Invocation = { fn, requestId, container: container.id, cold, payload };
+    this.invocations.push(record);
+    const synthesized = this.pipeline.functions[fn];
+    const deadline = Date.now() + synthesized.timeoutSeconds * 1000;
+    const context = {
+      functionName: synthesized.logicalId,
+      functionVersion: '$LATEST',
+      invokedFunctionArn: synthesized.arn,
+      memoryLimitInMB: String(synthesized.memoryMb),
+      awsRequestId: requestId,
+      logGroupName: `/aws/lambda/${synthesized.logicalId}`,
+      logStreamName: `stream-${container.id}`,
+      callbackWaitsForEmptyEventLoop: true,
+      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    } as unknown as Context;
+    let killed: Promise<never> | undefined;
+    if (fn === 'worker' && this.armed) {
+      const crash = this.armed;
+      this.armed = undefined;
+      killed = new Promise<never>((_resolve, reject) => {
+        container.crash = { kind: crash.kind, at: crash.at, partsLeft: crash.after, fire: reject };
+      });
+      killed.catch(() => {});
+    }
+    const work = container.handler(payload, context);
+    try {
+      const out = await (killed ? Promise.race([work, killed]) : work);
+      record.outcome = 'ok';
+      return out;
+    } catch (err) {
+      if (err instanceof ContainerKilled) {
+        // The runtime died: Lambda answers for it; the handler's promise is left to wind down.
+        record.outcome = 'killed';
+        this.orphans.push(work.catch(() => {}));
+        throw new StatesError('Runtime.ExitError', JSON.stringify({ errorType: 'Runtime.ExitError', errorMessage: `RequestId: ${requestId} Error: Runtime exited with error: signal: killed` }));
+      }
+      record.outcome = 'error';
+      record.error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      throw err;
+    } finally {
+      container.busy = false;
+      container.crash = undefined;
+    }
+  }
+
+  private async coldStart(fn: PipelineFunction): Promise<Container> {
+    const id = ++this.nextContainer;
+    const tmpDir = path.join(this.scratch, `lambda-${fn}-${id}`);
+    await mkdir(tmpDir, { recursive: true });
+    const { logger, metrics } = quietLogger(`sondage-${fn}`, this.logs);
+    const names = this.standIns.names;
+    const container: Container = { id, busy: false, dead: false, handler: undefined as unknown as Handler };
+    let handler: Handler;
+    switch (fn) {
+      case 'plan': {
+        const stores = storesFromEnv('plan', { withKeys: true });
+        handler = createPlan({ ...stores, tmpDir, glueDatabase: names.glueDatabase, logger, metrics });
+        break;
+      }
+      case 'worker': {
+        const stores = storesFromEnv('worker', { withKeys: true });
+        handler = createWorker({ ...stores, store: this.crashableStore(container, stores.store), ledgerFor: (runId) => this.crashableLedger(container, stores.ledgerFor(runId)), tmpDir, logger, metrics });
+        break;
+      }
+      case 'report': {
+        const client = new AthenaClient({});
+        this.clients.push(client);
+        handler = createReport({
+          // As the entry point builds it, polling briskly: the stand-in answers within a poll or two.
+          athena: () => new AthenaQueryable({ workgroup: names.athenaWorkgroup, database: names.glueDatabase, client, pollInitialMs: 1, pollMaxMs: 5 }),
+          store: new S3BlobStore({ bucket: names.bucket, clientConfig: { endpoint: this.standIns.s3.url, forcePathStyle: true } }),
+          bucket: names.bucket,
+          tmpDir,
+          logger,
+          metrics,
+        });
+        break;
+      }
+      case 'recordFailure':
+        handler = createRecordFailure({ ledger: new DynamoLedger({ ledgerTable: names.ledgerTable, budgetTable: names.budgetTable, clientConfig: { endpoint: this.standIns.dynamo.url } }), logger, metrics });
+        break;
+    }
+    Object.assign(container, { handler });
+    return container;
+  }
+
+  /** Counts a part towards an armed crash at `at`; crashes (throws, or kills the container) when it is due. */
+  private crashPoint(container: Container, at: WorkerCrash['at'], what: string): void {
+    const crash = container.crash;
+    if (!crash || crash.at !== at) return;
+    if (crash.partsLeft > 0) {
+      crash.partsLeft--;
+      return;
+    }
+    container.crash = undefined;
+    if (crash.kind === 'kill') {
+      container.dead = true;
+      const err = new ContainerKilled();
+      crash.fire(err);
+      throw err;
+    }
+    throw new Error(`worker crashed at ${what} (injected)`);
+  }
+
+  /** The worker's store: the reply-part upload crash point, and nothing served once killed. */
+  private crashableStore(container: Container, store: BlobStore): BlobStore {
+    const alive = (): void => {
+      if (container.dead) throw new ContainerKilled();
+    };
+    return {
+      put: async (key, body) => {
+        alive();
+        if (/\/replies\/.*\.parquet$/.test(key)) this.crashPoint(container, 'upload', `the upload of ${key}`);
+        await store.put(key, body);
+      },
+      get: async (key) => (alive(), store.get(key)),
+      exists: async (key) => (alive(), store.exists(key)),
+      list: async (prefix) => (alive(), store.list(prefix)),
+      delete: async (key) => (alive(), store.delete(key)),
+    };
+  }
+
+  /** The worker's ledger: the part-commit crash point, and nothing served once killed. */
+  private crashableLedger(container: Container, ledger: Ledger): Ledger {
+    return new Proxy(ledger, {
+      get: (target, prop) => {
+        const value = Reflect.get(target, prop, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          if (container.dead && prop !== 'close') throw new ContainerKilled();
+          if (prop === 'commitPart') this.crashPoint(container, 'commit', `the commit of ${(args[0] as { partKey: string }).partKey}`);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  }
+
+  /** Waits for the handlers of killed containers to wind down and frees the clients. */
+  async close(): Promise<void> {
+    await Promise.all(this.orphans);
+    for (const c of this.clients) c.destroy();
+  }
+}

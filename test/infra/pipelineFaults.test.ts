@@ -1,0 +1,163 @@
+/**
+ * Issue 14 item 4, the faults: the synthesized state machine executed with the real handlers (as
+ * in pipelineRun.test.ts) while a worker crashes mid-batch, DynamoDB throttles, S3 answers 503
+ * SlowDown, or Secrets Manager is unavailable. Each execution runs to the end, or to a failure
+ * the record-failure step writes into the ledger and then a rerun as `sondage start --aws
+ * --retry-failed` starts it; at the end nothing is lost and nothing counted twice: every item the
+ * uninterrupted local run answered has exactly one successful reply, the ledger's spend is the sum
+ * of the stored replies' costs (and the local run's), nothing is reserved or pending, spend ≤ cap,
+ * and the report's tables are the local run's.
+ */
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import type { RunSummary } from '../../lib/run/runCampaign.js';
+import { layout } from '../../lib/store/index.js';
+import { loadContext, tempDir } from '../helpers/campaigns.js';
+import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
+import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
+import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
+import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
+
+const CAMPAIGN = 'pipe-faults';
+
+let root: string;
+let cleanup: () => Promise<void>;
+let file: string;
+let dataDir: string;
+let local: RunSummary;
+let localResults: Map<string, string>;
+let p: Pipeline | undefined;
+
+beforeAll(async () => {
+  ({ dir: root, cleanup } = await tempDir('pipeline-faults'));
+  const dir = path.join(root, 'campaign');
+  await mkdir(dir, { recursive: true });
+  // One language, one story: shards of 20 items (rpm 6), so a batch holds several shards and parts.
+  file = await far6Campaign(dir, CAMPAIGN, (doc) => {
+    doc.design['languages'] = ['en'];
+    doc.design['story_limit'] = 1;
+    doc.design['forms'] = ['plain'];
+    for (const m of doc.models) m['rpm'] = 6;
+    doc.judge['sample_rate'] = 0.5;
+  });
+  const ctx = await loadContext(file);
+  dataDir = ctx.dataDir;
+  local = await runCampaign(ctx, { dataDir });
+  expect(local.stopped).toBeUndefined();
+  const folder = path.join(dataDir, layout.campaignPrefix(CAMPAIGN), 'results');
+  localResults = new Map();
+  for (const name of await readdir(folder)) localResults.set(name, await readFile(path.join(folder, name), 'utf8'));
+}, 60_000);
+
+afterEach(async () => {
+  await p?.close();
+  p = undefined;
+});
+afterAll(() => cleanup());
+
+/** A fresh deployment with the campaign uploaded. */
+async function deploy(): Promise<Pipeline> {
+  p = await startPipeline();
+  await p.upload(file);
+  return p;
+}
+
+/** Executions until one succeeds (at most `max`): the first as `sondage start --aws`, the others as `--retry-failed`. */
+async function runToTheEnd(pipeline: Pipeline, max = 3): Promise<ExecutionRecord[]> {
+  const runs: ExecutionRecord[] = [];
+  for (;;) {
+    const run = await pipeline.execute(runs.length === 0 ? { campaign: CAMPAIGN } : { campaign: CAMPAIGN, retryFailed: true });
+    runs.push(run);
+    if (run.result.status === 'SUCCEEDED' || runs.length === max) return runs;
+  }
+}
+
+/** 0 lost, 0 counted twice, spend = stored cost = the local run's ≤ cap, nothing open; the local run's tables. */
+async function expectIntact(pipeline: Pipeline, runs: readonly ExecutionRecord[]): Promise<void> {
+  expect(runs.at(-1)!.result.status, JSON.stringify(runs.map((r) => r.result)).slice(0, 2000)).toBe('SUCCEEDED');
+  const acc = await pipeline.accounting(CAMPAIGN, local.phases.map((s) => s.phase));
+  for (const summary of local.phases) {
+    const phase = acc.phases[summary.phase]!;
+    expect([...phase.okPerItem].filter(([, n]) => n !== 1), `${summary.phase}: items answered more than once`).toEqual([]);
+    expect(phase.okPerItem.size, `${summary.phase}: items answered`).toBe(summary.done);
+    expect(phase.ledger, `${summary.phase}: ledger`).toEqual({ pending: 0, done: summary.done, failed: 0 });
+  }
+  expect(acc.budget.reserved_usd).toBeCloseTo(0, 12);
+  expect(acc.budget.spent_usd).toBeCloseTo(acc.storedCostUsd, 12);
+  expect(acc.budget.spent_usd).toBeCloseTo(local.spentUsd, 12);
+  expect(acc.budget.spent_usd).toBeLessThanOrEqual(acc.budget.cap_usd);
+  const results = await pipeline.results(CAMPAIGN);
+  const source = `s3://${pipeline.standIns.names.bucket}/campaigns/${CAMPAIGN}/`;
+  expect([...results.keys()].sort()).toEqual([...localResults.keys()].sort());
+  for (const [name, text] of results) expect(text === localResults.get(name)!.replaceAll(dataDir, source), `${name} differs from the local run's`).toBe(true);
+}
+
+/** Failed executions ended in the Fail state, each with its failure recorded in the ledger. */
+async function expectRecordedFailures(pipeline: Pipeline, runs: readonly ExecutionRecord[], error: RegExp): Promise<void> {
+  const failed = runs.filter((r) => r.result.status === 'FAILED');
+  for (const r of failed) expect(r.result).toMatchObject({ status: 'FAILED', error: 'SondageFailed' });
+  const failures = await pipeline.ledger.failures(CAMPAIGN);
+  expect(failures.map((f) => f.execution).sort()).toEqual(failed.map((r) => r.arn).sort());
+  for (const f of failures) expect(`${f.error} ${f.cause}`).toMatch(error);
+}
+
+describe('the synthesized state machine under faults', () => {
+  it('the campaign is big enough for a batch of several shards, each its own part', () => {
+    expect(local.phases.map((s) => s.phase)).toEqual(['generate', 'judge']);
+    // Two partitions (one language, two models) of more than one 20-item shard each, in one batch.
+    expect(local.phases[0]!.items).toBeGreaterThan(2 * 20);
+  });
+
+  it.each([
+    { kind: 'throw', at: 'upload', what: 'a worker that throws while storing its second part (its handler salvages what it journaled)' },
+    { kind: 'kill', at: 'upload', what: 'a worker killed while storing its second part (nothing salvaged)' },
+    { kind: 'throw', at: 'commit', what: 'a worker that throws committing its second part, stored (its handler salvages it)' },
+    { kind: 'kill', at: 'commit', what: 'a worker killed after storing its second part, before committing it (the next execution adopts the part)' },
+  ] as const)('$what', async ({ kind, at }) => {
+    const pipeline = await deploy();
+    pipeline.fleet.crashNextWorker({ kind, at, after: 1 });
+    const runs = await runToTheEnd(pipeline);
+    expect(runs).toHaveLength(2);
+    expect(pipeline.fleet.of('worker').filter((i) => i.outcome !== 'ok')).toHaveLength(1);
+    await expectRecordedFailures(pipeline, runs, kind === 'kill' ? /Runtime\.ExitError|ExceedToleratedFailureThreshold/ : /ExceedToleratedFailureThreshold/);
+    await expectIntact(pipeline, runs);
+  });
+
+  it.each(['ThrottlingException', 'ProvisionedThroughputExceededException'] as const)('DynamoDB answering %s for a while, from the first worker on', async (type) => {
+    const pipeline = await deploy();
+    pipeline.fleet.onInvoke = (fn, previous) => {
+      if (fn === 'worker' && previous === 0) pipeline.standIns.dynamo.injectFault({ times: 5, type });
+    };
+    const runs = await runToTheEnd(pipeline);
+    expect(pipeline.standIns.dynamo.faultsServed).toBe(5);
+    await expectIntact(pipeline, runs);
+  });
+
+  it('S3 answering 503 SlowDown for a while: the workers\' writes, then the Map\'s manifest read', async () => {
+    const pipeline = await deploy();
+    pipeline.fleet.onInvoke = (fn, previous) => {
+      if (fn === 'worker' && previous === 0) pipeline.standIns.s3.injectFault({ times: 6, methods: ['PUT'] });
+      // The judge wave's manifest, read by the Distributed Map's ItemReader (three tries of the SDK, all refused).
+      if (fn === 'plan' && previous === 1) pipeline.standIns.s3.injectFault({ times: 3, methods: ['GET'], keyPrefix: 'scratch/' });
+    };
+    const runs = await runToTheEnd(pipeline);
+    expect(pipeline.standIns.s3.faultsServed).toBe(9);
+    await expectIntact(pipeline, runs);
+  });
+
+  it('Secrets Manager unavailable: at the plan\'s first read, then at a worker\'s cold start', async () => {
+    const pipeline = await deploy();
+    pipeline.standIns.secrets.unavailable = 3;
+    pipeline.fleet.onInvoke = (fn, previous) => {
+      if (fn === 'worker' && previous === 0) pipeline.standIns.secrets.unavailable = 3;
+    };
+    const runs = await runToTheEnd(pipeline);
+    expect(runs.map((r) => r.result.status)).toEqual(['FAILED', 'FAILED', 'SUCCEEDED']);
+    // The plan's failure names the secret; the worker's is the Map's (a child's cause is not passed on).
+    await expectRecordedFailures(pipeline, runs, /cannot read secret|States.ExceedToleratedFailureThreshold/);
+    expect((await pipeline.ledger.failures(CAMPAIGN)).some((f) => /provider keys: cannot read secret/.test(f.cause))).toBe(true);
+    await expectIntact(pipeline, runs);
+  });
+});
