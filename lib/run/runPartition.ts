@@ -231,7 +231,14 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
 
   const inFlight = new Set<Promise<void>>();
   const maxInFlight = 2 + Math.ceil(spec.semaphore.limit / Math.max(1, spec.chunkSize));
-  while (next < pending.length && !spec.stop.reason && !keyStopped()) {
+  // A journal or a part that cannot be written (a full disk): no further call is paid for a reply
+  // that could not be kept. The other partitions stop starting chunks too; this one throws below.
+  const storageFailed = (): boolean => {
+    if (flushErrors.length === 0 && current.journal.failed === undefined) return false;
+    spec.stop.reason ??= 'aborted';
+    return true;
+  };
+  while (next < pending.length && !spec.stop.reason && !keyStopped() && !storageFailed()) {
     if (spec.signal?.aborted) {
       spec.stop.reason = 'aborted';
       break;

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/context.js';
+import { writableDataDir } from '../dataDir.js';
 import { printDesignWarnings } from '../designWarnings.js';
 import { runCampaign } from '../../run/runCampaign.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
@@ -28,6 +29,8 @@ export function parsePollInterval(raw: string | undefined): number | undefined {
 export async function runCommand(args: CliArgs): Promise<number> {
   const pollMs = parsePollInterval(args.pollInterval);
   const ctx = await loadRunContext(args.file, args.dataDir);
+  // Before anything is written or asked: a data folder that is a file, read-only, or /proc.
+  await writableDataDir(ctx.dataDir, args.dataDir, ctx.campaign);
   printDesignWarnings(ctx);
   const controller = new AbortController();
   // First Ctrl-C stops cleanly (in-flight calls finish and are committed); a second one kills.

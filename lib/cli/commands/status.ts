@@ -12,6 +12,7 @@ import { isProcessAlive } from '../../store/lock.js';
 import { assertSafeSegment, planKey, runLockKey } from '../../store/layout.js';
 import type { BlobStore, BudgetState, Ledger } from '../../store/types.js';
 import type { CliArgs } from '../args.js';
+import { assertCampaignIn } from '../dataDir.js';
 
 /** Phases in run order, for campaigns whose plan is not at hand. */
 const DEFAULT_FAILURES_SHOWN = 5;
@@ -245,6 +246,7 @@ async function localStatus(args: CliArgs, target: CampaignTarget, shown: number)
   if (!(await stat(ledgerFile).then(() => true, () => false))) {
     throw new SondageError(`sondage status: ${target.name} has not run in ${path.resolve(dataDir)} (no ledger.sqlite there); start it with \`sondage run\`, or give --data-dir`);
   }
+  await assertCampaignIn('status', dataDir, target.name, target.campaign ? args.file : undefined); // bad input (issue 14 item 6): another campaign's data
   const ledger = new EmbeddedLedger(dataDir);
   try {
     const plan = await campaignPlan(new LocalBlobStore(dataDir), target);
