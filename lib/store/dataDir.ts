@@ -3,8 +3,8 @@
  * `/dev/null`), on an ordinary file system (not `/proc`), that this process can write in —
  * together with the campaign's own folders already there (a read-only `results/` would otherwise
  * fail a run only after every call was paid for). Node's recursive mkdir loops forever under
- * `/proc/self` (mkdir there answers ENOENT for a parent that exists); here folders are made one
- * level at a time, so that the loop never starts.
+ * `/proc/self` (mkdir there answers ENOENT for a parent that exists): the probe refuses such a
+ * place before any writer's mkdir runs.
  */
 import { randomBytes } from 'node:crypto';
 import { access, constants, mkdir, open, readdir, stat, unlink, writeFile } from 'node:fs/promises';
@@ -35,7 +35,7 @@ function codeOf(err: unknown): string {
   return (err as NodeJS.ErrnoException).code ?? 'EIO';
 }
 
-/** What a failed mkdir or file creation in `parent` means; ENOENT in an existing folder: a virtual file system. */
+/** What a failed file creation in `parent` means; ENOENT in an existing folder: a virtual file system. */
 function creationProblem(code: string, parent: string): string {
   if (code === 'ENOENT') return `nothing can be created in ${parent}: it is not an ordinary folder (a virtual file system such as /proc?)`;
   return `cannot create anything in ${parent}: ${storageReason(code)}`;
@@ -102,38 +102,30 @@ export async function checkLedgerFile(dataDir: string): Promise<void> {
 }
 
 /**
- * Makes sure `dataDir` is a folder this process can write in, creating it (and its missing
- * parents) one level at a time, and that the campaign's folders there and its ledger can be
- * written too. Nothing else is written. Returns the absolute folder.
+ * Makes sure `dataDir` is, or can become, a folder this process can write in: the nearest part of
+ * the path that exists must be a folder on an ordinary file system that takes a new file (a probe,
+ * removed at once). The campaign's folders there and its ledger are checked too. Nothing is
+ * created: a campaign refused later (its budget, a simulation setting) leaves no folder behind,
+ * and the writers' recursive mkdir then only ever runs below a folder known to take files.
+ * Returns the absolute folder.
  * @throws StorageError naming the folder, how it was given, what is wrong and what was expected.
  * @example await prepareDataDir('data', { label: 'demo.yaml: data_dir', campaign: 'demo' })
  */
 export async function prepareDataDir(dataDir: string, options: DataDirOptions): Promise<string> {
   const folder = path.resolve(dataDir);
-  // The nearest part of the path that exists must be a folder.
-  const missing: string[] = [];
   let at = folder;
   for (;;) {
     const kind = await kindAt(at);
     if (kind === 'folder') break;
     if (kind === 'file') fail(options, folder, at === folder ? 'is a file, not a folder' : `${at} is a file, not a folder`, 'ENOTDIR');
     if (kind === 'other') fail(options, folder, at === folder ? 'is not a folder (a device or a socket)' : `${at} is not a folder`, 'ENOTDIR');
-    missing.unshift(at);
     const parent = path.dirname(at);
     if (parent === at) break;
     at = parent;
   }
-  for (const dir of missing) {
-    try {
-      await mkdir(dir);
-    } catch (err) {
-      const code = codeOf(err);
-      if (code === 'EEXIST' && (await kindAt(dir)) === 'folder') continue;
-      fail(options, folder, creationProblem(code, path.dirname(dir)), code, err);
-    }
-  }
-  await probeWrite(folder, folder, options);
-  if (options.campaign !== undefined) {
+  // `at` is the folder itself, or the nearest existing folder above it, where it would be created.
+  await probeWrite(at, folder, options);
+  if (at === folder && options.campaign !== undefined) {
     const campaignFolder = path.join(folder, 'campaigns', options.campaign);
     for (const sub of [path.join(folder, 'campaigns'), campaignFolder, path.join(campaignFolder, 'results')]) {
       const kind = await kindAt(sub);
@@ -142,7 +134,7 @@ export async function prepareDataDir(dataDir: string, options: DataDirOptions): 
       await probeWrite(sub, folder, options);
     }
   }
-  if (options.ledger !== false) await checkLedgerFile(folder);
+  if (at === folder && options.ledger !== false) await checkLedgerFile(folder);
   return folder;
 }
 
@@ -152,7 +144,10 @@ export async function prepareDataDir(dataDir: string, options: DataDirOptions): 
  * @example await prepareOutDir('results/', '--out')
  */
 export async function prepareOutDir(out: string, label: string): Promise<string> {
-  return prepareDataDir(out, { label, ledger: false, expected: 'expected a folder you can write in, for the result files' });
+  const folder = await prepareDataDir(out, { label, ledger: false, expected: 'expected a folder you can write in, for the result files' });
+  // Below a folder that took the probe: a recursive mkdir cannot loop here.
+  await mkdir(folder, { recursive: true });
+  return folder;
 }
 
 /** The campaigns a data folder holds (`campaigns/<name>/`), sorted; none when it has no such folder. */

@@ -82,8 +82,12 @@ describe('a data folder that cannot hold the data', () => {
   it('a read-only data folder, or a read-only results folder: refused before anything is asked', async () => {
     const file = await writeCampaign(dir, 'small.yaml');
     const data = path.join(dir, 'data');
+    await mkdir(data);
     readOnly.under = data;
     await refused(['run', file], `${file}: data_dir ${data}: cannot create anything in ${data}: the file system is read-only; ${EXPECTED}`);
+    // A data folder still to be made is checked where it would be made.
+    readOnly.under = dir;
+    await refused(['run', file, '--data-dir', path.join(dir, 'new', 'data')], `--data-dir ${path.join(dir, 'new', 'data')}: cannot create anything in ${dir}: the file system is read-only`);
 
     const results = path.join(data, 'campaigns', 'run-small', 'results');
     await mkdir(results, { recursive: true });

@@ -112,10 +112,10 @@ describe('the ledger file and the data folder, checked before they are used', ()
     await expect(checkLedgerFile(dir)).rejects.not.toThrow('OPENAI');
   });
 
-  it('creates a missing data folder one level at a time and leaves nothing else', async () => {
+  it('accepts a data folder still to be made under a writable one, and creates nothing (a refused campaign leaves no folder)', async () => {
     const deep = path.join(dir, 'a', 'b', 'c');
     await expect(prepareDataDir(deep, { label: '--data-dir', campaign: 'demo' })).resolves.toBe(deep);
-    expect(await readdir(deep)).toEqual([]);
+    expect(await readdir(dir)).toEqual([]);
   });
 
   it('words a full disk, a damaged ledger and a DuckDB I/O error; a bug stays a bug', () => {

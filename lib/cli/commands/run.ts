@@ -26,6 +26,14 @@ export function parsePollInterval(raw: string | undefined): number | undefined {
   return Math.max(1, Math.round(seconds * 1000));
 }
 
+/** `sondage run`'s exit code when calls were made and none was answered (README "The local run"). */
+export const EXIT_ALL_FAILED = 5;
+
+/** Calls were made (some item failed) and not one reply came back, none recovered either. */
+export function noCallAnswered(phases: readonly { readonly done: number; readonly adopted: number; readonly failed: number }[]): boolean {
+  return phases.some((p) => p.failed > 0) && phases.every((p) => p.done === 0 && p.adopted === 0);
+}
+
 export async function runCommand(args: CliArgs): Promise<number> {
   const pollMs = parsePollInterval(args.pollInterval);
   const ctx = await loadRunContext(args.file, args.dataDir);
@@ -75,7 +83,15 @@ export async function runCommand(args: CliArgs): Promise<number> {
     if (summary.resultsPrefix) process.stdout.write(`results: ${resolve(summary.dataDir, summary.resultsPrefix)}\n`);
     if (summary.stopped) return 3;
     // A rejected key left items pending: not a complete run, though the others' replies are analysed.
-    return summary.keyFailures ? 4 : 0;
+    if (summary.keyFailures) return 4;
+    if (noCallAnswered(summary.phases)) {
+      process.stderr.write(
+        'no call of this run was answered: every item it asked failed. `sondage status --failures 5` shows why ' +
+          '(an unreachable base_url, a model name the provider does not know, …); fix that and run again\n',
+      );
+      return EXIT_ALL_FAILED;
+    }
+    return 0;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
