@@ -10,6 +10,7 @@ import type { Battery, ByoReadResult, ByoSpec } from '../battery/types.js';
 import { SondageError } from '../errors.js';
 import { toCsv } from '../report/csv.js';
 import { DuckDb } from '../store/DuckDb.js';
+import { prepareOutDir } from '../store/dataDir.js';
 import { localSources } from './localSources.js';
 
 /** The file that lists every rejected row (file, row, field, message) beside the results. */
@@ -64,8 +65,8 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
   if (!byo) throw new SondageError(`battery ${battery.name} takes no replies collected elsewhere`);
   const inputs = checkInputs(battery, byo, opts.inputs);
   const campaign = opts.campaign ?? 'byo';
-  const out = path.resolve(opts.out);
-  await mkdir(out, { recursive: true });
+  // A file, a read-only folder, /proc: said before any row is read.
+  const out = await prepareOutDir(opts.out, '--out');
   const writeIssues = async (read: ByoReadResult): Promise<void> => {
     const issuesPath = path.join(out, ISSUES_FILE);
     if (read.issues.length > 0) await writeFile(issuesPath, toCsv(['file', 'path', 'message'], read.issues));

@@ -30,6 +30,11 @@ export function show(value: unknown): string {
   return typeof value;
 }
 
+/** `http://user:pw@host/v1` → `http://…@host/v1`: a URL as a message may show it. */
+function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@');
+}
+
 const EXPECTED: Readonly<Record<string, string>> = {
   string: 'a string',
   number: 'a number',
@@ -149,7 +154,12 @@ export const modelShape = {
     .meta({ description: 'List price; defaults to the bundled price table, required where it has no entry' }),
   mode: enumOf(['sync', 'batch'], 'mode').default('sync'),
   base_url: z
-    .url({ protocol: /^https?$/, error: (iss) => `${show(iss.input)} is not an http(s) URL; e.g. http://localhost:8000/v1` })
+    .url({ protocol: /^https?$/, error: (iss) => `${show(typeof iss.input === 'string' ? withoutCredentials(iss.input) : iss.input)} is not an http(s) URL; e.g. http://localhost:8000/v1` })
+    // fetch refuses a URL with credentials, and a password here would be printed and stored:
+    // refused here, never echoed.
+    .refine((u) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(u), {
+      error: 'holds a user name or password (user:pass@host), which sondage never sends nor prints; remove them and put the key in the environment variable api_key_env names',
+    })
     .optional(),
   // Never echo the value: a key pasted here by mistake must not reach a log.
   api_key_env: z

@@ -11,6 +11,8 @@ export interface CommandHelp {
   readonly summary: string;
   /** Option → one line, for the options the command takes. */
   readonly options: Readonly<Record<string, string>>;
+  /** Exit code → what it means, for commands whose codes say more than success and failure. */
+  readonly exitCodes?: Readonly<Record<number, string>>;
 }
 
 const DATA_DIR = "where prompts, replies, readings, the ledger and results go (default: the campaign's data_dir)";
@@ -30,6 +32,14 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       '--quiet': 'no progress bar',
       '--poll-interval S': 'seconds between polls of open provider batches',
       '--retry-failed': 'ask again the items whose last attempt failed for good (refusal, content filter, bad request); a plain run re-asks only transient failures',
+    },
+    exitCodes: {
+      0: 'done (some items may have failed: the run says how many)',
+      1: 'bad input (the campaign file, a file it names, a flag) or a data folder that cannot take the data (a file, read-only, full); what was committed is kept',
+      3: 'stopped at the budget cap',
+      4: "a provider rejected an API key: that endpoint's items stay pending, the others are collected and analysed",
+      5: 'calls were made and none was answered (every item failed): see `sondage status --failures 5`',
+      130: 'interrupted (Ctrl-C, SIGTERM); run again to resume',
     },
   },
   plan: {
@@ -120,7 +130,8 @@ export function commandHelp(command: string): string {
   const h = COMMAND_HELP[command]!;
   const usage = h.usage.map((u) => `  sondage ${u}`).join('\n');
   const options = Object.keys(h.options).length > 0 ? `\nOptions:\n${optionLines({ ...h.options, '--help': 'this text' })}\n` : '';
-  return `Usage:\n${usage}\n\n${h.summary}\n${options}`;
+  const codes = h.exitCodes ? `\nExit codes:\n${optionLines(Object.fromEntries(Object.entries(h.exitCodes)))}\n` : '';
+  return `Usage:\n${usage}\n\n${h.summary}\n${options}${codes}`;
 }
 
 /** `sondage --help`. */

@@ -1,4 +1,5 @@
 import { SondageError } from '../errors.js';
+import { describeStorageFailure } from '../store/storageErrors.js';
 import { readFileSync } from 'node:fs';
 import { parse } from './args.js';
 import { COMMAND_HELP, commandHelp, generalHelp } from './help.js';
@@ -60,6 +61,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   } catch (err) {
     if (err instanceof SondageError) {
       process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    // The machine's failures (disk full, read-only folder, damaged ledger): a sentence, not a trace.
+    const storage = describeStorageFailure(err);
+    if (storage !== undefined) {
+      process.stderr.write(`${storage}\n`);
       return 1;
     }
     throw err;

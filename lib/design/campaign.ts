@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { CampaignFileError, formatIssues } from '../errors.js';
+import { kindOf } from '../core/fileText.js';
 import { enumOf, generationSettingsSchema, genericError, modelEntrySchema, modelShape, safeId, show } from '../battery/schemas.js';
 import type { ProviderName } from '../battery/schemas.js';
 import type { Battery, CampaignCore, ModelRef } from '../battery/types.js';
@@ -150,7 +151,8 @@ const rootError = (iss: z.core.$ZodRawIssue): string | undefined =>
     ? undefined
     : iss.input == null
       ? `the file is empty; expected a campaign mapping with ${ROOT_KEYS}`
-      : `expected a campaign mapping with ${ROOT_KEYS}, got ${show(iss.input)}`;
+      : // The kind only: a file that is not a campaign (a .env given by mistake) is never quoted.
+        `expected a campaign mapping with ${ROOT_KEYS}, got ${kindOf(iss.input)}; is this the campaign file?`;
 
 const schemas = new Map<string, z.ZodType>();
 

@@ -85,6 +85,8 @@ export function classifyStatus(status: number, code: string | undefined): { erro
 export interface SdkErrorContext {
   /** Provider id for messages, e.g. `openai/gpt-4.1-mini`. */
   readonly provider: string;
+  /** The base URL without credentials (endpointOf), named when a connection fails. */
+  readonly endpoint?: string;
   readonly sdk: SdkErrorClasses;
   /** The API key (and anything else secret) to redact. */
   readonly secrets: readonly string[];
@@ -99,13 +101,20 @@ export function toProviderCallError(err: unknown, ctx: SdkErrorContext): Provide
   if (err instanceof ProviderCallError) return err;
   const { provider, sdk, secrets } = ctx;
   const cause = err instanceof Error ? scrubError(err, secrets) : undefined;
-  const detail = redactSecret(err instanceof Error ? err.message : String(err), secrets).slice(0, 300);
+  const detail = redactSecret(redactUrlCredentials(err instanceof Error ? err.message : String(err)), secrets).slice(0, 300);
   const make = (errorClass: ProviderErrorClass, retryable: boolean, text: string, status?: number, wait?: number) =>
     new ProviderCallError(`${provider}: ${text}`, provider, errorClass, retryable, status, wait, { cause });
   // Order matters: the timeout and abort errors are subclasses of the connection / API error.
   if (err instanceof sdk.APIUserAbortError) return make('aborted', false, 'request aborted by the caller');
-  if (err instanceof sdk.APIConnectionTimeoutError) return make('timeout', true, `request timed out (${detail})`);
-  if (err instanceof sdk.APIConnectionError) return make('connection', true, `connection failed (${detail}); retry the call`);
+  if (err instanceof sdk.APIConnectionTimeoutError) return make('timeout', true, `request to ${ctx.endpoint ?? 'the provider'} timed out (${detail})`);
+  if (err instanceof sdk.APIConnectionError) {
+    const why = connectionCause(err, secrets);
+    const to = ctx.endpoint ?? 'the provider';
+    // fetch refuses some URLs before any connection: no retry can change that (a URL with a user
+    // name or password was retried for minutes as a "connection error").
+    if (why.permanent) return make('bad_request', false, `cannot send to ${to}: ${why.text}`);
+    return make('connection', true, `connection to ${to} failed (${why.text}); retry the call`);
+  }
   if (err instanceof sdk.APIError) {
     const { status, headers, error } = err as Error & { status?: number; headers?: HeaderSource; error?: unknown };
     if (typeof status === 'number') {
@@ -117,6 +126,60 @@ export function toProviderCallError(err: unknown, ctx: SdkErrorContext): Provide
   if (err instanceof Error && err.name === 'AbortError') return make('aborted', false, 'request aborted by the caller');
   // Anything else (a programming error in the adapter) is not worth retrying.
   return make('http_error', false, `unexpected error: ${detail}`);
+}
+
+/** `http://user:pass@host/…` → `http://[redacted]@host/…`: credentials in a URL never reach a message. */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, `$1${REDACTED}@`);
+}
+
+/** The user name and password of a URL, raw and decoded, to redact wherever they might appear. */
+export function urlSecrets(baseURL: string | undefined): string[] {
+  if (baseURL === undefined) return [];
+  try {
+    const u = new URL(baseURL);
+    return [...new Set([u.password, u.username, decodeURIComponent(u.password), decodeURIComponent(u.username)])].filter((s) => s !== '');
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A base URL as messages name it: without user name, password, query or fragment, and without a
+ * trailing slash. An unparsable one (the campaign parser refuses those) comes back redacted.
+ * @example endpointOf('https://user:pw@example.com/v1/?k=1') // 'https://example.com/v1'
+ */
+export function endpointOf(baseURL: string): string {
+  try {
+    const u = new URL(baseURL);
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return redactUrlCredentials(baseURL);
+  }
+}
+
+/** Why fetch could not reach the server: undici's code (ECONNREFUSED, ENOTFOUND, …) or its reason. */
+function connectionCause(err: Error, secrets: readonly string[]): { text: string; permanent: boolean } {
+  const causes: unknown[] = [];
+  for (let c: unknown = err.cause, i = 0; c !== undefined && c !== null && i < 5; c = (c as { cause?: unknown }).cause, i++) causes.push(c);
+  const code = causes.map((c) => (c as { code?: unknown }).code).find((c): c is string => typeof c === 'string');
+  const message = causes.map((c) => (c instanceof Error ? c.message : '')).find((m) => m !== '' && m !== 'fetch failed') ?? err.message;
+  if (/URL that includes credentials/i.test(message)) {
+    return { text: 'its URL holds a user name or password, which fetch refuses to send; remove them from base_url (the key goes in api_key_env)', permanent: true };
+  }
+  if (message === 'bad port') return { text: 'fetch refuses this port (a port browsers block); serve the API on another port', permanent: true };
+  const words: Record<string, string> = {
+    ECONNREFUSED: 'nothing listens there',
+    ENOTFOUND: 'no such host',
+    EAI_AGAIN: 'the host name could not be resolved now',
+    ECONNRESET: 'the connection was reset',
+    ETIMEDOUT: 'the connection timed out',
+    EHOSTUNREACH: 'the host cannot be reached',
+    UND_ERR_SOCKET: 'the server closed the connection',
+    UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+  };
+  if (code !== undefined) return { text: `${words[code] ?? 'network error'}, ${code}`, permanent: false };
+  return { text: redactSecret(redactUrlCredentials(message), secrets).slice(0, 200), permanent: false };
 }
 
 /**

@@ -39,6 +39,12 @@ export interface ModelProvider {
   readonly id: string;
   /** True for the simulated provider; every report labels its replies "simulated". */
   readonly simulated: boolean;
+  /**
+   * Where the calls go, as messages name it: the base URL without credentials, query or fragment
+   * (`https://api.openai.com/v1`). Absent for the simulated provider. A rejected API key stops
+   * the calls of this endpoint only (provider model, endpoint and key variable).
+   */
+  readonly endpoint?: string;
   generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult>;
   classifyError(err: unknown): RetryDecision;
 }

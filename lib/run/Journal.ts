@@ -1,6 +1,7 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { StorageError, storageCode, writeFailure } from '../store/storageErrors.js';
 
 /**
  * An append-only NDJSON file of reply rows, written as each reply arrives. A reply that cost money
@@ -10,9 +11,24 @@ import { join } from 'node:path';
 export class Journal {
   private readonly stream: WriteStream;
   private rows = 0;
+  #error: Error | undefined;
 
   private constructor(public readonly path: string) {
     this.stream = createWriteStream(path, { flags: 'a' });
+    // A full disk or a file-size limit fails a write here, later than `append` returned: kept and
+    // reported (`failed`, and by `close`), not left to crash the process as an unhandled 'error'.
+    this.stream.on('error', (err) => {
+      this.#error ??= err;
+    });
+  }
+
+  /** Why writing the journal failed (a full disk, a read-only folder), once it has. */
+  get failed(): StorageError | undefined {
+    if (this.#error === undefined) return undefined;
+    const code = storageCode(this.#error) ?? 'EIO';
+    return new StorageError(writeFailure(this.path, code, 'the replies that reached this journal are kept for the next run, the rest of its items stay pending'), this.path, code, {
+      cause: this.#error,
+    });
   }
 
   static async open(dir: string, name: string): Promise<Journal> {
@@ -38,9 +54,18 @@ export class Journal {
     this.rows++;
   }
 
-  /** Flushes buffered writes to the file and closes it. */
+  /** Flushes buffered writes to the file and closes it; rejects with `failed` when a write failed. */
   async close(): Promise<void> {
-    await new Promise<void>((resolve, reject) => this.stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    if (!this.stream.destroyed) {
+      await new Promise<void>((resolve) =>
+        this.stream.end((err?: Error | null) => {
+          if (err) this.#error ??= err;
+          resolve();
+        }),
+      );
+    }
+    const failed = this.failed;
+    if (failed) throw failed;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { RateLimitHints } from '../providers/rateLimits.js';
 import type { GenerateRequest, ModelProvider } from '../providers/types.js';
+import { onAbort } from './sleep.js';
 
 /** A model's limits, as the campaign file gives them (`models[].rpm`, `models[].tpm`). */
 export interface RateLimits {
@@ -30,8 +31,8 @@ interface Waiter {
   readonly tokens: number;
   readonly resolve: () => void;
   readonly reject: (reason: unknown) => void;
-  readonly signal: AbortSignal | undefined;
-  readonly onAbort: () => void;
+  /** Unregisters the waiter's abort callback (one listener on a shared signal, lib/run/sleep.ts). */
+  off: () => void;
 }
 
 const realSleep = (ms: number, signal: AbortSignal) =>
@@ -132,19 +133,16 @@ export class RateLimiter {
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        tokens: estimatedTokens,
-        resolve,
-        reject,
-        signal,
-        onAbort: () => {
+      const waiter: Waiter = { tokens: estimatedTokens, resolve, reject, off: () => {} };
+      // Hundreds of callers wait on the run's one signal at high concurrency: one listener for all.
+      if (signal) {
+        waiter.off = onAbort(signal, () => {
           const i = this.#queue.indexOf(waiter);
           if (i >= 0) this.#queue.splice(i, 1);
-          reject(signal?.reason);
+          reject(signal.reason);
           this.#wake.abort();
-        },
-      };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+        });
+      }
       this.#queue.push(waiter);
       void this.#pump();
     });
@@ -213,7 +211,7 @@ export class RateLimiter {
           this.#queue.shift();
           this.#requests.take(1);
           this.#tokens.take(head.tokens);
-          head.signal?.removeEventListener('abort', head.onAbort);
+          head.off();
           head.resolve();
           continue;
         }
@@ -265,6 +263,7 @@ export function withRateLimit(provider: ModelProvider, limiter: RateLimiter, est
   return {
     id: provider.id,
     simulated: provider.simulated,
+    ...(provider.endpoint !== undefined ? { endpoint: provider.endpoint } : {}),
     classifyError: (err) => provider.classifyError(err),
     async admit(req, signal) {
       await limiter.acquire(estimateTokens(req), signal);

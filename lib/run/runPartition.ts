@@ -96,8 +96,9 @@ export interface PartitionSpec {
   readonly wholePartition?: boolean;
   /**
    * Shared by the partitions of a run. `reason`: the budget could not cover even one more call, or
-   * the run was aborted: no new chunk starts anywhere. `keyFailures`: provider id → message, for
-   * providers that rejected their API key: no partition of that provider starts a new call.
+   * the run was aborted: no new chunk starts anywhere. `keyFailures`: keyScope (provider model,
+   * endpoint, key variable) → message, for keys a provider rejected: no partition of that scope
+   * starts a new call; the same model at another endpoint goes on.
    */
   readonly stop: StopState;
 }
@@ -150,7 +151,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   const adopted = await registerAndAdopt(spec, byId);
   const pendingIds = await spec.ledger.pendingAmong(spec.campaign, spec.phase, [...byId.keys()], { retryFailed: spec.retryFailed === true });
   const pending = spec.items.filter((i) => pendingIds.has(i.item_id));
-  const keyStopped = (): boolean => spec.stop.keyFailures?.has(spec.provider.id) === true;
+  const keyStopped = (): boolean => spec.stop.keyFailures?.has(keyScope(spec)) === true;
 
   let done = 0;
   let failed = 0;
@@ -237,7 +238,14 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
 
   const inFlight = new Set<Promise<void>>();
   const maxInFlight = 2 + Math.ceil(spec.semaphore.limit / Math.max(1, spec.chunkSize));
-  while (next < pending.length && !spec.stop.reason && !keyStopped()) {
+  // A journal or a part that cannot be written (a full disk): no further call is paid for a reply
+  // that could not be kept. The other partitions stop starting chunks too; this one throws below.
+  const storageFailed = (): boolean => {
+    if (flushErrors.length === 0 && current.journal.failed === undefined) return false;
+    spec.stop.reason ??= 'aborted';
+    return true;
+  };
+  while (next < pending.length && !spec.stop.reason && !keyStopped() && !storageFailed()) {
     if (spec.signal?.aborted) {
       spec.stop.reason = 'aborted';
       break;
@@ -289,27 +297,40 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   }
   await flushing;
   if (flushErrors.length > 0) throw flushErrors[0];
-  const keyFailure = spec.stop.keyFailures?.get(spec.provider.id);
+  const keyFailure = spec.stop.keyFailures?.get(keyScope(spec));
   const left = pending.length - done - failed;
   if (keyFailure !== undefined) return { done, failed, adopted, costUsd, pending: 0, keyFailure, keyBlocked: left };
   return { done, failed, adopted, costUsd, pending: left };
 }
 
 /**
- * Records that the provider rejected the API key (once per provider id, for every partition of the
- * run). The message names the provider model and the variable, never the key: adapters redact the
- * key from their messages.
+ * What a rejected key stops: the provider model at its endpoint with its key variable. Two
+ * entries of one model at different base URLs (two vLLM servers, a proxy and the vendor) have
+ * different keys: one rejected stops only its own calls. The model is part of it, as in the
+ * provider id, because a 403 may refuse one model and not another on the same key.
+ * @example keyScope({ provider: { id: 'openai/gpt-4.1-mini', endpoint: 'https://api.openai.com/v1' }, keyEnv: 'OPENAI_API_KEY' })
+ */
+export function keyScope(spec: { readonly provider: Pick<ModelProvider, 'id' | 'endpoint'>; readonly keyEnv?: string | undefined }): string {
+  return `${spec.provider.id} ${spec.provider.endpoint ?? ''} ${spec.keyEnv ?? ''}`;
+}
+
+/**
+ * Records that the provider rejected the API key (once per keyScope, for every partition of the
+ * run). The message names the provider model, its endpoint and the variable, never the key:
+ * adapters redact the key from their messages.
  */
 function noteKeyFailure(spec: PartitionSpec, errorClass: string, message: string): void {
   const failures = (spec.stop.keyFailures ??= new Map<string, string>());
-  if (failures.has(spec.provider.id)) return;
+  const scope = keyScope(spec);
+  if (failures.has(scope)) return;
   // Adapter messages start with the provider id, which the message names already.
   const detail = (message.startsWith(`${spec.provider.id}: `) ? message.slice(spec.provider.id.length + 2) : message).slice(0, 200);
   const where = spec.keyEnv !== undefined ? `the environment variable ${spec.keyEnv}` : "the environment variable the model's api_key_env names";
+  const at = spec.provider.endpoint !== undefined ? ` at ${spec.provider.endpoint}` : '';
   failures.set(
-    spec.provider.id,
-    `${spec.provider.id}: the provider rejected the API key (${errorClass}: ${detail}); ` +
-      `the ${spec.phase} calls of this model stopped and its unanswered items stay pending. ` +
+    scope,
+    `${spec.provider.id}: the provider rejected the API key (${errorClass}: ${detail})${at}; ` +
+      `the ${spec.phase} calls of this model${at ? ' at this endpoint' : ''} stopped and its unanswered items stay pending. ` +
       `Check the key in ${where} (valid, allowed to use this model, with credit), then run again.`,
   );
 }

@@ -7,6 +7,7 @@ import { PartCommittedError } from './errors.js';
 import { MAX_SCOPE_IDS } from './types.js';
 import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
 import { idsDigest, orphanBill } from './orphans.js';
+import { ledgerOpenError } from './storageErrors.js';
 
 /** Rounding slack of the cap check, so a reservation of exactly the remaining budget passes. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -176,19 +177,29 @@ export class EmbeddedLedger implements Ledger {
     mkdirSync(dataDir, { recursive: true });
     this.file = path.join(path.resolve(dataDir), 'ledger.sqlite');
     this.defaultRunId = options.runId ?? `${process.pid}-${randomUUID()}`;
-    const db = new Database(this.file, { timeout: options.busyTimeoutMs ?? 30_000 });
+    // ---- bad input (issue 14 item 6): a ledger that cannot be opened is named, not a stack trace.
+    let opened: Database.Database | undefined;
+    try {
+      opened = new Database(this.file, { timeout: options.busyTimeoutMs ?? 30_000 });
+      const db = opened;
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      // Registering a million random item ids touches index pages all over; keep them in memory.
+      db.pragma('cache_size = -65536');
+      db.transaction(() => {
+        db.exec(SCHEMA);
+        for (const c of ADDED_COLUMNS) {
+          const has = (db.prepare(`SELECT name FROM pragma_table_info('${c.table}')`).pluck().all() as string[]).includes(c.column);
+          if (!has) db.exec(c.ddl);
+        }
+      }).immediate();
+    } catch (err) {
+      opened?.close();
+      throw ledgerOpenError(this.file, err);
+    }
+    // ---- end bad input
+    const db = opened;
     this.db = db;
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    // Registering a million random item ids touches index pages all over; keep them in memory.
-    db.pragma('cache_size = -65536');
-    db.transaction(() => {
-      db.exec(SCHEMA);
-      for (const c of ADDED_COLUMNS) {
-        const has = (db.prepare(`SELECT name FROM pragma_table_info('${c.table}')`).pluck().all() as string[]).includes(c.column);
-        if (!has) db.exec(c.ddl);
-      }
-    }).immediate();
 
     const one = (n: number): string => `(?, ?, ?, 'pending')${n > 1 ? ', (?, ?, ?, \'pending\')'.repeat(n - 1) : ''}`;
     const stmt = {

@@ -1,6 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
@@ -9,6 +10,8 @@ import { partKey } from './layout.js';
 import { tempSibling } from './LocalBlobStore.js';
 import { sqlIdent, sqlString } from './DuckDb.js';
 import { tableColumns } from './schemas.js';
+import { isProcessAlive } from './lock.js';
+import { StorageError, storageCode, writeFailure } from './storageErrors.js';
 import type { ColumnDef, TableRows } from './schemas.js';
 import type { BlobStore, TableName } from './types.js';
 
@@ -124,6 +127,64 @@ function rowEncoder(
   };
 }
 
+/** Staging folders are `sondage-parquet-<pid>@<host>-XXXXXX`: whose they are is in the name. */
+const STAGING_PREFIX = 'sondage-parquet-';
+const STAGING_NAME = /^sondage-parquet-(\d+)@(.+)-[A-Za-z0-9]{6}$/;
+/** Before pid@host names: `sondage-parquet-XXXXXX`, removed only when empty and this old. */
+const LEGACY_NAME = /^sondage-parquet-[A-Za-z0-9]{6}$/;
+const LEGACY_AGE_MS = 3_600_000;
+
+/**
+ * Removes the staging folders that killed writers left in `base` (a kill -9 gives `close` no
+ * chance): those of a process of this host that no longer runs, and empty unnamed ones an hour
+ * old. A live writer's folder — another run on the same data folder — is never touched.
+ */
+export async function removeAbandonedStaging(base: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(base);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const owner = STAGING_NAME.exec(name);
+    const folder = path.join(base, name);
+    if (owner) {
+      if (owner[2] !== os.hostname() || isProcessAlive(Number(owner[1]))) continue;
+      await rm(folder, { recursive: true, force: true }).then(() => removed++, () => undefined);
+    } else if (LEGACY_NAME.test(name)) {
+      const old = await stat(folder).then((s) => s.isDirectory() && Date.now() - s.mtimeMs > LEGACY_AGE_MS, () => false);
+      // rmdir refuses a folder that is not empty: a writer still staging keeps it.
+      if (old) await rmdir(folder).then(() => removed++, () => undefined);
+    }
+  }
+  return removed;
+}
+
+/**
+ * Writes all of `bytes`: one write may take fewer than it was given (a full disk, a file-size
+ * limit: the kernel writes what fits and says how much), and a staging file cut short reached
+ * DuckDB as "Malformed JSON" — the part's rows silently short, or the run dead with no word of
+ * the disk. A write that takes nothing, or fails, is a StorageError naming the file.
+ */
+export async function writeFully(handle: Pick<FileHandle, 'write'>, bytes: Uint8Array, file: string): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    let written: number;
+    try {
+      ({ bytesWritten: written } = await handle.write(bytes, offset, bytes.length - offset));
+    } catch (err) {
+      const code = storageCode(err) ?? 'EIO';
+      throw new StorageError(writeFailure(file, code), file, code, { cause: err });
+    }
+    if (written <= 0) {
+      throw new StorageError(writeFailure(file, 'ENOSPC', `the disk took none of the last ${bytes.length - offset} bytes; nothing of this part was committed`), file, 'ENOSPC');
+    }
+    offset += written;
+  }
+}
+
 /**
  * Writes the rows of one table partition to one Parquet part file (zstd) with DuckDB: rows are
  * checked against the table schema and streamed to a temporary NDJSON file, DuckDB converts it
@@ -150,7 +211,8 @@ export class ParquetWriter {
   static async create(options: { readonly tmpDir?: string; readonly threads?: number; readonly memoryLimit?: string } = {}): Promise<ParquetWriter> {
     const base = options.tmpDir ?? os.tmpdir();
     await mkdir(base, { recursive: true });
-    const tmpDir = await mkdtemp(path.join(base, 'sondage-parquet-'));
+    await removeAbandonedStaging(base);
+    const tmpDir = await mkdtemp(path.join(base, `${STAGING_PREFIX}${process.pid}@${os.hostname()}-`));
     const config: Record<string, string> = {};
     if (options.threads !== undefined) config['threads'] = String(options.threads);
     // DuckDB would otherwise take up to 80 % of RAM for its buffers and keep what it took; the
@@ -209,6 +271,11 @@ export class ParquetWriter {
         connection.closeSync();
       }
       await rename(tmpTarget, target);
+    } catch (err) {
+      // DuckDB says "IO Error: … No space left on device" in its message only: named as the disk.
+      const code = err instanceof StorageError ? undefined : storageCode(err);
+      if (code === undefined) throw err;
+      throw new StorageError(writeFailure(target, code), target, code, { cause: err });
     } finally {
       await rm(tmpTarget, { force: true });
     }
@@ -282,10 +349,10 @@ export class ParquetWriter {
       };
       const flush = async (): Promise<void> => {
         if (chunk.length === 0) return;
-        const text = chunk.join('');
+        const bytes = Buffer.from(chunk.join(''), 'utf8');
         chunk = [];
         chars = 0;
-        await handle.write(text);
+        await writeFully(handle, bytes, file);
       };
       // `for await` over an array would cost a promise per row: iterate sync sources synchronously.
       if (Symbol.asyncIterator in rows) {

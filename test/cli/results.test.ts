@@ -129,6 +129,18 @@ describe('sondage results', () => {
     expect(stderr).toMatch(/^analysis query label_maps\.sql failed: Athena query q-\d+ FAILED: HIVE_BAD_DATA: Field cost_usd/);
   });
 
+  it('refuses --out that is a file before any Athena query runs (queries are paid for)', async () => {
+    awsEnv();
+    const out = path.join(dir, 'results.txt');
+    await writeFile(out, 'mine');
+    const before = athena.executions.size;
+    const { code, stderr } = await runMain(['results', CAMPAIGN, '--athena-endpoint', athena.url, '--workgroup', WORKGROUP, '--database', DATABASE, '--bucket', BUCKET, '--out', out]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(`--out ${out}: is a file, not a folder; expected a folder you can write in, for the result files\n`);
+    expect(athena.executions.size).toBe(before);
+    expect(await readFile(out, 'utf8')).toBe('mine');
+  });
+
   it('refuses a campaign id that cannot name a folder', async () => {
     awsEnv();
     const { code, stderr } = await runMain(['results', 'a/b', '--athena-endpoint', athena.url]);

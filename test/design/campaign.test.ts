@@ -358,7 +358,7 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
 
   it.each([
     ['an empty document', null, 'demo.yaml: the file is empty; expected a campaign mapping with name, seed, budget_usd, battery, design, models'],
-    ['a list', [1, 2], 'demo.yaml: expected a campaign mapping with name, seed, budget_usd, battery, design, models, got a list'],
+    ['a list', [1, 2], 'demo.yaml: expected a campaign mapping with name, seed, budget_usd, battery, design, models, got a list; is this the campaign file?'],
   ])('refuses %s as a campaign', (_name, raw, expected) => {
     expect(errorLines(raw)).toEqual([expected]);
   });

@@ -8,7 +8,7 @@ import { costUsd } from '../../lib/pricing/pricing.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecision } from '../../lib/providers/types.js';
 import type { RetryPolicy } from '../../lib/run/callWithRetry.js';
 import { itemMaxCost } from '../../lib/run/planCampaign.js';
-import { attemptVerdict, runPartition, type PartSink, type PartitionSpec, type StopState } from '../../lib/run/runPartition.js';
+import { attemptVerdict, keyScope, runPartition, type PartSink, type PartitionSpec, type StopState } from '../../lib/run/runPartition.js';
 import { Semaphore } from '../../lib/run/Semaphore.js';
 import { EmbeddedLedger } from '../../lib/store/index.js';
 import type { ReadingRow, ReplyRow } from '../../lib/store/types.js';
@@ -199,14 +199,14 @@ describe('runPartition and failures on resume', () => {
     expect(await ledger.counts(CAMPAIGN, 'generate')).toEqual({ pending: items.length, done: 0, failed: 0 });
     expect(out.keyFailure).toMatch(/openai\/gpt-test.*rejected the API key \(auth.*MY_OPENAI_KEY/);
     expect(out.keyFailure).not.toContain(SECRET);
-    expect(stop.keyFailures?.get('openai/gpt-test')).toBe(out.keyFailure);
+    expect(stop.keyFailures?.get(keyScope({ provider, keyEnv: 'MY_OPENAI_KEY' }))).toBe(out.keyFailure);
     // The error rows are stored (the attempts happened); nothing was paid.
     expect(sink.rows().length).toBe(provider.total());
     expect((await ledger.budget(CAMPAIGN))).toMatchObject({ spent_usd: 0, reserved_usd: 0 });
 
     // Another partition of the same provider in this run asks nothing; another provider is not stopped.
     const calls = provider.total();
-    const other = await runPartition(spec({ runId: 'run-1', ledger, sink, provider, stop, language: 'de', phase: 'judge' }));
+    const other = await runPartition(spec({ runId: 'run-1', ledger, sink, provider, stop, language: 'de', phase: 'judge', keyEnv: 'MY_OPENAI_KEY' }));
     expect(provider.total()).toBe(calls);
     expect(other).toMatchObject({ done: 0, pending: 0, keyBlocked: items.length });
     const fine = new ScriptedProvider('anthropic/claude-test', () => undefined);

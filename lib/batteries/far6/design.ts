@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { fromField } from '../../core/fileText.js';
 import { enumOf, modelEntrySchema, relativePath, uniqueList } from '../../battery/schemas.js';
 import type { CampaignCore, RoleEntry, RoleSpec } from '../../battery/types.js';
 import { loadConceptPairs, loadStories } from './design/index.js';
@@ -149,9 +150,9 @@ export interface Far6Data {
 /** Reads the stories (the first `story_limit`) and concept pairs a design names; errors name the file and the entry. */
 export async function loadFar6Data(campaign: CampaignCore, design: Far6DesignSpec): Promise<Far6Data> {
   const languages = [...design.languages];
-  const allStories = await loadStories(path.resolve(campaign.folder, design.stories), languages);
+  const allStories = await fromField(campaign.file, 'design.stories', () => loadStories(path.resolve(campaign.folder, design.stories), languages));
   const stories = design.story_limit ? allStories.slice(0, design.story_limit) : allStories;
-  const pairs = loadConceptPairs(path.resolve(campaign.folder, design.concept_pairs), languages);
+  const pairs = await fromField(campaign.file, 'design.concept_pairs', () => loadConceptPairs(path.resolve(campaign.folder, design.concept_pairs), languages));
   const pairsByLanguage = new Map<Language, ConceptPair[]>();
   for (const p of pairs) pairsByLanguage.set(p.language, [...(pairsByLanguage.get(p.language) ?? []), p]);
   return { languages, forms: [...design.forms], constraints: [...design.constraints], repeats: design.repeats, stories, pairsByLanguage };

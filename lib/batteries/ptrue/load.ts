@@ -5,6 +5,7 @@
  */
 import { isAbsolute, join } from 'node:path';
 import type { CampaignCore, LoadedDesign } from '../../battery/types.js';
+import { fromField } from '../../core/fileText.js';
 import { CampaignFileError } from '../../errors.js';
 import { loadItems } from './data/loadItems.js';
 import type { PtrueDesign } from './design.js';
@@ -40,7 +41,7 @@ export async function loadPtruePlan(campaign: CampaignCore, design: PtrueDesign)
   const verifierLanguages = design.verifier_languages ?? design.languages;
   const itemsPath = isAbsolute(design.items) ? design.items : join(campaign.folder, design.items);
   const known = [...new Set([...PTRUE_LANGUAGES, ...design.languages, ...verifierLanguages])];
-  const all = await loadItems(itemsPath, { languages: design.languages, known }, design.items);
+  const all = await fromField(campaign.file, 'design.items', () => loadItems(itemsPath, { languages: design.languages, known }, design.items));
   const items = selectItems(all, design, campaign.file);
   const templates = resolveTemplates(design.prompts, design.languages, verifierLanguages, campaign.file);
   const probes = buildProbes(campaign.models, design.probe, campaign.file);

@@ -4,11 +4,15 @@ import { batteryNamed, batteryNames } from '../../batteries/index.js';
 import { formatIssues, SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/context.js';
 import type { CliArgs } from '../args.js';
+import { assertCampaignIn, writableDataDir } from '../dataDir.js';
 
 /** `sondage analyze <campaign>`: the battery's analysis on what is collected; `--replies`: on replies collected elsewhere. */
 export async function analyzeCommand(args: CliArgs): Promise<number> {
   if (args.replies !== undefined && args.out !== undefined) return analyzeRepliesCommand(args.replies, args.out, args.values['battery'], args.values['input']);
   const ctx = await loadRunContext(args.file, args.dataDir);
+  // Nothing collected there (a --data-dir of another campaign): said, and no empty results written.
+  await assertCampaignIn('analyze', ctx.dataDir, ctx.campaign.name, args.file);
+  await writableDataDir(ctx.dataDir, args.dataDir, ctx.campaign, false);
   const analysis = await analyzeLocal(ctx, ctx.dataDir);
   if (analysis.excluded.length > 0) process.stderr.write(`not analysed: ${analysis.excluded.join(', ')} (stored, but no longer in the campaign file)\n`);
   process.stdout.write(`${analysis.table}\n`);

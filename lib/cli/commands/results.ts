@@ -16,6 +16,7 @@ import { downloadCampaign } from '../../run/campaignInput.js';
 import { loadRunContext } from '../../run/context.js';
 import type { RunContext } from '../../run/context.js';
 import { AthenaQueryable } from '../../store/AthenaQueryable.js';
+import { prepareOutDir } from '../../store/dataDir.js';
 import type { AthenaQueryableOptions } from '../../store/AthenaQueryable.js';
 import { assertSafeSegment, campaignPrefix } from '../../store/layout.js';
 import { S3BlobStore } from '../../store/S3BlobStore.js';
@@ -74,15 +75,15 @@ export async function resultsCommand(args: ResultsArgs, options: ResultsOptions 
     bucket: names.bucket,
     clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : sdkS3Override ? { forcePathStyle: true } : {},
   });
+  // A bad --out is refused before any Athena query runs (queries are paid for).
+  const out = args.out === undefined ? undefined : await prepareOutDir(args.out, '--out');
   const ctx = await campaignContext(args.file, store);
   const campaign = ctx.campaign.name;
   const { battery } = ctx;
   const run = await analyzeOnAthena({ db, store, battery, campaign: ctx.campaign, design: ctx.campaign.design, languages: ctx.design.languages, phases: ctx.graph.phases.map((p) => p.name) });
   process.stdout.write(`${battery.analysis.console(run.results)}\n`);
   process.stdout.write(`athena: ${run.queryExecutionIds.length} queries in workgroup ${names.athenaWorkgroup}, database ${names.glueDatabase} (models ${run.models.join(', ')})\n`);
-  if (args.out !== undefined) {
-    const out = path.resolve(args.out);
-    await mkdir(out, { recursive: true });
+  if (out !== undefined) {
     const source = `s3://${names.bucket}/${campaignPrefix(campaign)}`;
     const simulated = campaignEntries(ctx.campaign).some((m) => m.provider === 'simulated');
     for (const [name, content] of battery.analysis.files(run.results, { campaign, simulated, source })) {

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/context.js';
+import { writableDataDir } from '../dataDir.js';
 import { printDesignWarnings } from '../designWarnings.js';
 import { runCampaign } from '../../run/runCampaign.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
@@ -25,9 +26,19 @@ export function parsePollInterval(raw: string | undefined): number | undefined {
   return Math.max(1, Math.round(seconds * 1000));
 }
 
+/** `sondage run`'s exit code when calls were made and none was answered (README "The local run"). */
+export const EXIT_ALL_FAILED = 5;
+
+/** Calls were made (some item failed) and not one reply came back, none recovered either. */
+export function noCallAnswered(phases: readonly { readonly done: number; readonly adopted: number; readonly failed: number }[]): boolean {
+  return phases.some((p) => p.failed > 0) && phases.every((p) => p.done === 0 && p.adopted === 0);
+}
+
 export async function runCommand(args: CliArgs): Promise<number> {
   const pollMs = parsePollInterval(args.pollInterval);
   const ctx = await loadRunContext(args.file, args.dataDir);
+  // Before anything is written or asked: a data folder that is a file, read-only, or /proc.
+  await writableDataDir(ctx.dataDir, args.dataDir, ctx.campaign);
   printDesignWarnings(ctx);
   const controller = new AbortController();
   // First Ctrl-C stops cleanly (in-flight calls finish and are committed); a second one kills.
@@ -80,7 +91,15 @@ export async function runCommand(args: CliArgs): Promise<number> {
     if (summary.resultsPrefix) process.stdout.write(`results: ${resolve(summary.dataDir, summary.resultsPrefix)}\n`);
     if (summary.stopped) return 3;
     // A rejected key left items pending: not a complete run, though the others' replies are analysed.
-    return summary.keyFailures ? 4 : 0;
+    if (summary.keyFailures) return 4;
+    if (noCallAnswered(summary.phases)) {
+      process.stderr.write(
+        'no call of this run was answered: every item it asked failed. `sondage status --failures 5` shows why ' +
+          '(an unreachable base_url, a model name the provider does not know, …); fix that and run again\n',
+      );
+      return EXIT_ALL_FAILED;
+    }
+    return 0;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

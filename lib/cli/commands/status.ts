@@ -14,6 +14,7 @@ import type { BlobStore, BudgetState, Ledger, PartitionRecord } from '../../stor
 import type { CliArgs } from '../args.js';
 import { formatGpuJobs } from '../gpuJobView.js';
 import type { GpuJobState } from '../gpuJobView.js';
+import { assertCampaignIn } from '../dataDir.js';
 
 /** Phases in run order, for campaigns whose plan is not at hand. */
 const DEFAULT_FAILURES_SHOWN = 5;
@@ -294,6 +295,7 @@ async function localStatus(args: CliArgs, target: CampaignTarget, shown: number)
   if (!(await stat(ledgerFile).then(() => true, () => false))) {
     throw new SondageError(`sondage status: ${target.name} has not run in ${path.resolve(dataDir)} (no ledger.sqlite there); start it with \`sondage run\`, or give --data-dir`);
   }
+  await assertCampaignIn('status', dataDir, target.name, target.campaign ? args.file : undefined); // bad input (issue 14 item 6): another campaign's data
   const ledger = new EmbeddedLedger(dataDir);
   try {
     const plan = await campaignPlan(new LocalBlobStore(dataDir), target);

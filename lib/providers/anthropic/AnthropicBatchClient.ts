@@ -3,7 +3,7 @@ import type { GenerateRequest } from '../types.js';
 import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchLookup, BatchLookupResult, BatchRequest, BatchState } from '../batchTypes.js';
 import { ProviderCallError } from '../errors.js';
 import type { ProviderErrorClass } from '../errors.js';
-import { toProviderCallError } from '../sdkErrors.js';
+import { endpointOf, toProviderCallError, urlSecrets } from '../sdkErrors.js';
 import { splitBatch } from '../splitBatch.js';
 import { completeResults } from '../openai/OpenAIBatchClient.js';
 import { fromWireResponse, settingsSent, toWireRequest } from './AnthropicMessagesProvider.js';
@@ -91,12 +91,14 @@ export class AnthropicBatchClient implements BatchClient {
   readonly limits: BatchLimits = ANTHROPIC_BATCH_LIMITS;
   readonly #client: Anthropic;
   readonly #secrets: readonly string[];
+  readonly #endpoint: string;
   readonly #model: string;
 
   constructor(options: AnthropicBatchClientOptions) {
     this.#model = options.model;
     this.id = `anthropic/${options.model}`;
-    this.#secrets = [options.apiKey];
+    this.#secrets = [options.apiKey, ...urlSecrets(options.baseURL)];
+    this.#endpoint = endpointOf(options.baseURL ?? 'https://api.anthropic.com');
     this.#client = new Anthropic({
       apiKey: options.apiKey,
       baseURL: options.baseURL ?? 'https://api.anthropic.com',
@@ -135,7 +137,7 @@ export class AnthropicBatchClient implements BatchClient {
       );
       return { provider: this.id, batchId: batch.id, customIds: ids };
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, sdk: Anthropic, secrets: this.#secrets });
+      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: Anthropic, secrets: this.#secrets });
     }
   }
 
@@ -171,7 +173,7 @@ export class AnthropicBatchClient implements BatchClient {
       if (err instanceof SyntaxError) {
         throw new ProviderCallError(`${this.id}: batch results are not JSONL; look again`, this.id, 'malformed_response', true, undefined, undefined, { cause: err });
       }
-      throw toProviderCallError(err, { provider: this.id, sdk: Anthropic, secrets: this.#secrets });
+      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: Anthropic, secrets: this.#secrets });
     }
     return running > 0
       ? { status: 'undetermined', reason: `${running} batch(es) of ${wanted.size} requests created since the intent are still running; their ids can be read once they end` }
@@ -190,7 +192,7 @@ export class AnthropicBatchClient implements BatchClient {
         counts: { total: c.processing + c.succeeded + c.errored + c.canceled + c.expired, succeeded: c.succeeded, failed: c.errored + c.canceled + c.expired },
       };
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, sdk: Anthropic, secrets: this.#secrets });
+      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: Anthropic, secrets: this.#secrets });
     }
   }
 
@@ -218,7 +220,7 @@ export class AnthropicBatchClient implements BatchClient {
           cause: err,
         });
       }
-      throw toProviderCallError(err, { provider: this.id, sdk: Anthropic, secrets: this.#secrets });
+      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: Anthropic, secrets: this.#secrets });
     }
   }
 
@@ -226,7 +228,7 @@ export class AnthropicBatchClient implements BatchClient {
     try {
       await this.#client.messages.batches.cancel(handle.batchId, null, signal ? { signal } : {});
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, sdk: Anthropic, secrets: this.#secrets });
+      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: Anthropic, secrets: this.#secrets });
     }
   }
 }

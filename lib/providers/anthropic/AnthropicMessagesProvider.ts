@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision } from '../types.js';
 import { ProviderCallError } from '../errors.js';
 import type { RateLimitHints } from '../rateLimits.js';
-import { classifyProviderError } from '../sdkErrors.js';
+import { classifyProviderError, endpointOf, urlSecrets } from '../sdkErrors.js';
 import { parseWire, sendForJson } from '../wire.js';
 
 /**
@@ -129,6 +129,7 @@ export interface AnthropicMessagesProviderOptions {
 export class AnthropicMessagesProvider implements ModelProvider {
   readonly id: string;
   readonly simulated = false;
+  readonly endpoint: string;
   readonly #client: Anthropic;
   readonly #secrets: readonly string[];
   readonly #model: string;
@@ -137,7 +138,8 @@ export class AnthropicMessagesProvider implements ModelProvider {
   constructor(options: AnthropicMessagesProviderOptions) {
     this.#model = options.model;
     this.id = `anthropic/${options.model}`;
-    this.#secrets = [options.apiKey];
+    this.endpoint = endpointOf(options.baseURL ?? 'https://api.anthropic.com');
+    this.#secrets = [options.apiKey, ...urlSecrets(options.baseURL)];
     this.#onHints = options.onRateLimitHints;
     this.#client = new Anthropic({
       apiKey: options.apiKey,
@@ -151,7 +153,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
 
   async generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
     const body = toWireRequest(req, this.#model);
-    const sdk = { provider: this.id, sdk: Anthropic, secrets: this.#secrets };
+    const sdk = { provider: this.id, endpoint: this.endpoint, sdk: Anthropic, secrets: this.#secrets };
     const json = await sendForJson(() => this.#client.messages.create(body, signal ? { signal } : {}).asResponse(), sdk, this.#onHints);
     return { ...fromWireResponse(json, this.id), settings_sent: settingsSent(body) };
   }

@@ -3,9 +3,9 @@ import { z } from 'zod';
 import type { GenerateRequest } from '../types.js';
 import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchLookup, BatchLookupResult, BatchRequest, BatchState } from '../batchTypes.js';
 import { ProviderCallError } from '../errors.js';
-import { bodyCode, classifyStatus, redactSecret, toProviderCallError } from '../sdkErrors.js';
+import { bodyCode, classifyStatus, endpointOf, redactSecret, toProviderCallError, urlSecrets } from '../sdkErrors.js';
 import { splitBatch } from '../splitBatch.js';
-import { createOpenAIClient, fromWireResponse, settingsSent, toWireRequest } from './OpenAIChatProvider.js';
+import { OPENAI_BASE_URL, createOpenAIClient, fromWireResponse, settingsSent, toWireRequest } from './OpenAIChatProvider.js';
 import type { ChatFlavour } from './OpenAIChatProvider.js';
 
 /** OpenAI's documented limits for one batch input file: 50,000 requests, 200 MB. */
@@ -110,6 +110,7 @@ export class OpenAIBatchClient implements BatchClient {
   readonly limits: BatchLimits = OPENAI_BATCH_LIMITS;
   readonly #client: OpenAI;
   readonly #secrets: readonly string[];
+  readonly #endpoint: string;
   readonly #model: string;
   readonly #flavour: ChatFlavour;
   readonly #metadata: Readonly<Record<string, string>> | undefined;
@@ -118,7 +119,8 @@ export class OpenAIBatchClient implements BatchClient {
     this.#flavour = options.flavour ?? 'openai';
     this.#model = options.model;
     this.id = `${this.#flavour}/${options.model}`;
-    this.#secrets = [options.apiKey];
+    this.#secrets = [options.apiKey, ...urlSecrets(options.baseURL)];
+    this.#endpoint = endpointOf(options.baseURL ?? OPENAI_BASE_URL);
     this.#metadata = options.metadata;
     this.#client = createOpenAIClient(options);
   }
@@ -158,7 +160,7 @@ export class OpenAIBatchClient implements BatchClient {
       );
       return { provider: this.id, batchId: batch.id, inputFileId: file.id, customIds: ids };
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, sdk: OpenAI, secrets: this.#secrets });
+      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: OpenAI, secrets: this.#secrets });
     }
   }
 
@@ -175,7 +177,7 @@ export class OpenAIBatchClient implements BatchClient {
       }
       return { status: 'absent' };
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, sdk: OpenAI, secrets: this.#secrets });
+      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: OpenAI, secrets: this.#secrets });
     }
   }
 
@@ -193,7 +195,7 @@ export class OpenAIBatchClient implements BatchClient {
         ...(error ? { error: redactSecret(error, this.#secrets) } : {}),
       };
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, sdk: OpenAI, secrets: this.#secrets });
+      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: OpenAI, secrets: this.#secrets });
     }
   }
 
@@ -225,7 +227,7 @@ export class OpenAIBatchClient implements BatchClient {
           : undefined;
       return completeResults(handle, found, b.status, failure);
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, sdk: OpenAI, secrets: this.#secrets });
+      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: OpenAI, secrets: this.#secrets });
     }
   }
 
@@ -233,7 +235,7 @@ export class OpenAIBatchClient implements BatchClient {
     try {
       await this.#client.batches.cancel(handle.batchId, signal ? { signal } : {});
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, sdk: OpenAI, secrets: this.#secrets });
+      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: OpenAI, secrets: this.#secrets });
     }
   }
 }

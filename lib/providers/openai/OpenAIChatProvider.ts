@@ -5,7 +5,7 @@ import type { CandidateLogprobs } from '../../core/types.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision, TokenLogprob } from '../types.js';
 import { ProviderCallError } from '../errors.js';
 import type { RateLimitHints } from '../rateLimits.js';
-import { classifyProviderError } from '../sdkErrors.js';
+import { classifyProviderError, endpointOf, urlSecrets } from '../sdkErrors.js';
 import { parseWire, sendForJson } from '../wire.js';
 
 /**
@@ -356,6 +356,7 @@ export interface OpenAIChatProviderOptions {
 export class OpenAIChatProvider implements ModelProvider {
   readonly id: string;
   readonly simulated = false;
+  readonly endpoint: string;
   readonly #client: OpenAI;
   readonly #secrets: readonly string[];
   readonly #model: string;
@@ -366,14 +367,15 @@ export class OpenAIChatProvider implements ModelProvider {
     this.#flavour = options.flavour ?? 'openai';
     this.#model = options.model;
     this.id = `${this.#flavour}/${options.model}`;
-    this.#secrets = [options.apiKey];
+    this.endpoint = endpointOf(options.baseURL ?? OPENAI_BASE_URL);
+    this.#secrets = [options.apiKey, ...urlSecrets(options.baseURL)];
     this.#onHints = options.onRateLimitHints;
     this.#client = createOpenAIClient(options);
   }
 
   async generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
     const body = toWireRequest(req, this.#model, this.#flavour);
-    const sdk = { provider: this.id, sdk: OpenAI, secrets: this.#secrets };
+    const sdk = { provider: this.id, endpoint: this.endpoint, sdk: OpenAI, secrets: this.#secrets };
     const send = (b: ChatWireBody): Promise<unknown> =>
       sendForJson(() => this.#client.chat.completions.create(b, signal ? { signal } : {}).asResponse(), sdk, this.#onHints);
     const candidates = req.settings.candidate_logprobs;

@@ -126,8 +126,8 @@ describe('prompt overrides from the campaign file (design.prompts)', () => {
     expect(await loadPromptSet(undefined)).toBe(DEFAULT_PROMPT_SET);
     const bad = join(dir, 'bad.yaml');
     await writeFile(bad, 'templates: [unclosed\n');
-    await expect(loadPromptSet(bad)).rejects.toThrow(/bad\.yaml: not valid YAML/);
-    await expect(loadPromptSet(join(dir, 'absent.yaml'))).rejects.toThrow(/absent\.yaml: cannot read the prompts file \(ENOENT\)/);
+    await expect(loadPromptSet(bad)).rejects.toThrow(/bad\.yaml: line 2, column 1: invalid YAML/);
+    await expect(loadPromptSet(join(dir, 'absent.yaml'))).rejects.toThrow(/absent\.yaml: no such prompts file; check the path/);
   });
 
   it('accepts the example override file', async () => {

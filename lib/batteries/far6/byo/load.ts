@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { jsonSyntaxProblem } from '../../../core/fileText.js';
 import { CampaignFileError } from '../../../errors.js';
 import { DuckDb, sqlString } from '../../../store/DuckDb.js';
 import type { ByoFormat, RawFile } from './types.js';
@@ -187,7 +188,7 @@ async function* readJsonlChunks(file: string, chunkRows: number): AsyncGenerator
     try {
       records.push(JSON.parse(text) as unknown);
     } catch (err) {
-      throw new CampaignFileError(`${file}: cannot be read as JSONL: line ${line}: ${(err as Error).message}`, [], { cause: err });
+      throw new CampaignFileError(`${file}: cannot be read as JSONL: line ${line}: ${jsonSyntaxProblem(err)}`, [], { cause: err });
     }
     rows++;
   };

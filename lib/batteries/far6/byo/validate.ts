@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { hash } from 'node:crypto';
+import { jsonSyntaxProblem, shortValue } from '../../../core/fileText.js';
 import type { FileIssue } from '../../../errors.js';
 import { BOOLEAN_FIELDS, BYO_COLUMNS, byoRowSchema, INTEGER_FIELDS, JSON_FIELDS, NUMBER_FIELDS } from './schema.js';
 import type { ByoRow } from './schema.js';
@@ -19,10 +20,8 @@ export function rowPath(row: number, field?: string): string {
 }
 
 function show(v: unknown): string {
-  if (v === undefined) return 'nothing';
   if (v instanceof Date) return `the date ${v.toISOString()}`;
-  const json = JSON.stringify(v);
-  return json === undefined ? String(v) : json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  return shortValue(v);
 }
 
 /**
@@ -41,7 +40,7 @@ function normalize(field: string, value: unknown, fromCsv: boolean): unknown | {
     try {
       return JSON.parse(t) as unknown;
     } catch (err) {
-      return { jsonError: `expected JSON (${(err as Error).message}), got ${show(value)}` };
+      return { jsonError: `expected JSON (${jsonSyntaxProblem(err)}), got ${show(value)}` };
     }
   }
   if (!fromCsv) return value;

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { kindOf, parseYamlFile, readTextFileSync, shortValue, withLines } from '../../../core/fileText.js';
+import type { YamlFile } from '../../../core/fileText.js';
 import { CampaignFileError, formatIssues } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
 import { LANGUAGES } from '../types.js';
@@ -12,27 +12,57 @@ import type { ConceptPair, ConceptTerm } from './types.js';
 
 const quotedList = (values: readonly string[]): string => values.map((v) => `"${v}"`).join(', ');
 
-const termSchema = z.strictObject({
-  verdict: z.string().trim().min(1, { error: 'expected a non-empty verdict word' }),
-  verdict_forms: z.array(z.string().trim().min(1, { error: 'expected a non-empty opening' })).default([]),
-  forms: z.record(z.string(), z.string().trim(), { error: 'expected a map of form name to word form' }),
+/** "missing; expected X" for an absent key, else "expected X, got Y" (Y at most 60 characters). */
+const expected = (what: string, input: unknown): string => (input === undefined ? `missing; expected ${what}` : `expected ${what}, got ${shortValue(input)}`);
+
+/** A strict mapping whose unknown keys are named with the keys it has. */
+const mapping = <S extends z.core.$ZodLooseShape>(what: string, shape: S) =>
+  z.strictObject(shape, {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `unknown key(s) ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}; ${what} has ${Object.keys(shape).join(', ')}`
+        : expected(`${what} mapping { ${Object.keys(shape).join(', ')} }`, iss.input),
+  });
+
+const nonEmpty = (what: string) =>
+  z
+    .string({ error: (iss) => expected(what, iss.input) })
+    .trim()
+    .min(1, { error: `is empty; expected ${what}` });
+
+const termSchema = mapping('a side', {
+  verdict: nonEmpty('the verdict word'),
+  verdict_forms: z.array(nonEmpty('an opening'), { error: (iss) => expected('a list of openings', iss.input) }).default([]),
+  forms: z.record(z.string(), z.string({ error: (iss) => expected('a word form', iss.input) }).trim(), {
+    error: (iss) => expected('a map of form name to word form', iss.input),
+  }),
 });
 
-const pairSchema = z.strictObject({
-  id: z.string().regex(/^[a-z]{2}\.[a-z0-9][a-z0-9-]*$/, { error: 'expected an id like "en.wrong-right"' }),
+const pairSchema = mapping('a concept pair', {
+  id: z
+    .string({ error: (iss) => expected('an id like "en.wrong-right"', iss.input) })
+    .regex(/^[a-z]{2}\.[a-z0-9][a-z0-9-]*$/, { error: (iss) => `${shortValue(iss.input)} is not an id like "en.wrong-right"` }),
   language: z.enum(LANGUAGES, {
-    error: (iss) => `unknown language ${JSON.stringify(iss.input)}; expected one of ${quotedList(LANGUAGES)}`,
+    error: (iss) => (iss.input === undefined ? `missing; expected one of ${quotedList(LANGUAGES)}` : `unknown language ${shortValue(iss.input)}; expected one of ${quotedList(LANGUAGES)}`),
   }),
   construction: z.enum(CONSTRUCTIONS, {
-    error: (iss) => `unknown construction ${JSON.stringify(iss.input)}; expected one of ${quotedList(CONSTRUCTIONS)}`,
+    error: (iss) =>
+      iss.input === undefined ? `missing; expected one of ${quotedList(CONSTRUCTIONS)}` : `unknown construction ${shortValue(iss.input)}; expected one of ${quotedList(CONSTRUCTIONS)}`,
   }),
   reference: termSchema,
   counterpart: termSchema,
 });
 
-const fileSchema = z.strictObject({
-  pairs: z.array(pairSchema, { error: 'expected a list of concept pairs' }),
-});
+const fileSchema = z.strictObject(
+  { pairs: z.array(pairSchema, { error: (iss) => expected('a list of concept pairs', iss.input) }) },
+  {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `unknown top-level key(s) ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}; the file has one key, pairs`
+        : // The kind only, never the content: the file may not be a concept-pair file at all (a .env).
+          `expected a mapping with a "pairs" list, got ${kindOf(iss.input)}; is this the concept-pair file?`,
+  },
+);
 
 /** `['pairs', 3, 'reference']` → `pairs[3].reference`. */
 function pathText(path: readonly PropertyKey[]): string {
@@ -40,6 +70,15 @@ function pathText(path: readonly PropertyKey[]): string {
     (acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : acc ? `${acc}.${String(key)}` : String(key)),
     '',
   );
+}
+
+/** Zod's issues as file issues, with where they sit; an unknown key at the key itself. */
+function schemaIssues(file: string, error: z.ZodError): (FileIssue & { segments: PropertyKey[] })[] {
+  return error.issues.flatMap((i) => {
+    const at = i.path.filter((s): s is string | number => typeof s !== 'symbol');
+    if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ file, path: pathText([...at, k]), segments: [...at, k], message: i.message }));
+    return [{ file, path: pathText(at), segments: at, message: i.message }];
+  });
 }
 
 /**
@@ -97,34 +136,42 @@ function openings(term: ConceptTerm): string[] {
  * @example parseConceptPairs(yaml.parse(text), 'pairs.yaml', ['en', 'de'])
  */
 export function parseConceptPairs(raw: unknown, file: string, languages: readonly Language[]): ConceptPair[] {
+  return checkConceptPairs(raw, file, languages, () => undefined);
+}
+
+/** parseConceptPairs, with the line of each issue's path (` (line N)`) where `lineOf` can place it. */
+function checkConceptPairs(raw: unknown, file: string, languages: readonly Language[], lineOf: YamlFile['lineOf']): ConceptPair[] {
+  const fail = (issues: readonly (FileIssue & { segments: readonly PropertyKey[] })[], cause?: unknown): never => {
+    const located = withLines(issues, lineOf).map(({ segments: _segments, ...issue }) => issue);
+    throw new CampaignFileError(formatIssues(located), located, cause === undefined ? undefined : { cause });
+  };
   const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues: FileIssue[] = parsed.error.issues.map((i) => ({ file, path: pathText(i.path), message: i.message }));
-    throw new CampaignFileError(formatIssues(issues), issues, { cause: parsed.error });
-  }
-  const issues: FileIssue[] = [];
+  if (!parsed.success) return fail(schemaIssues(file, parsed.error), parsed.error);
+  const issues: (FileIssue & { segments: PropertyKey[] })[] = [];
+  const segmentsOf = (path: string): PropertyKey[] => [...path.matchAll(/\[(\d+)\]|([^.[\]]+)/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[2]!));
   const seen = new Map<string, number>();
   const pairs: ConceptPair[] = parsed.data.pairs;
   pairs.forEach((pair, i) => {
     const path = `pairs[${i}]`;
     const first = seen.get(pair.id);
     if (first !== undefined) {
-      issues.push({ file, path: `${path}.id`, message: `duplicate id "${pair.id}" (first at pairs[${first}]); ids must be unique` });
+      issues.push({ file, path: `${path}.id`, segments: ['pairs', i, 'id'], message: `duplicate id "${pair.id}" (first at pairs[${first}]); ids must be unique` });
     } else {
       seen.set(pair.id, i);
     }
-    for (const issue of conceptPairIssues(pair, path)) issues.push({ file, ...issue });
+    for (const issue of conceptPairIssues(pair, path)) issues.push({ file, ...issue, segments: segmentsOf(issue.path) });
   });
   for (const language of languages) {
     if (!pairs.some((p) => p.language === language)) {
       issues.push({
         file,
         path: 'pairs',
+        segments: ['pairs'],
         message: `no concept pair for campaign language "${language}"; expected at least one pair with language: ${language}`,
       });
     }
   }
-  if (issues.length > 0) throw new CampaignFileError(formatIssues(issues), issues);
+  if (issues.length > 0) fail(issues);
   return pairs.filter((p) => languages.includes(p.language));
 }
 
@@ -135,19 +182,7 @@ export function parseConceptPairs(raw: unknown, file: string, languages: readonl
  * @example const pairs = loadConceptPairs('examples/far6/concept-pairs.yaml', ['en', 'ja']);
  */
 export function loadConceptPairs(file: string, languages: readonly Language[]): ConceptPair[] {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    const issue = { file, path: '', message: `cannot read the concept-pair file (${(err as Error).message})` };
-    throw new CampaignFileError(formatIssues([issue]), [issue], { cause: err });
-  }
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (err) {
-    const issue = { file, path: '', message: `not valid YAML: ${(err as Error).message}` };
-    throw new CampaignFileError(formatIssues([issue]), [issue], { cause: err });
-  }
-  return parseConceptPairs(raw, file, languages);
+  const text = readTextFileSync(file, 'concept-pair file', 'a YAML file with a "pairs" list');
+  const { value, lineOf } = parseYamlFile(file, text);
+  return checkConceptPairs(value, file, languages, lineOf);
 }

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { parseDocument } from 'yaml';
 import { z } from 'zod';
+import { kindOf, parseYamlFile, readTextFile, shortValue } from '../../../core/fileText.js';
+import type { YamlFile } from '../../../core/fileText.js';
 import { CampaignFileError, formatIssues } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
 import { LANGUAGES, STORY_GROUPS } from '../types.js';
@@ -16,13 +16,8 @@ const LANGUAGE_SET: ReadonlySet<string> = new Set(LANGUAGES);
 // Story ids end up in item hashes, table columns and file names: keep them to a portable slug.
 const STORY_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-const describe = (value: unknown): string => {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return JSON.stringify(value);
-  return `${typeof value} ${String(value)}`;
-};
+// At most 60 characters of a value: a wrong path may point at a file that holds a secret.
+const describe = shortValue;
 
 /** "missing; expected X" for an absent key, else "expected X, got Y". */
 const expected = (what: string, input: unknown): string =>
@@ -90,7 +85,8 @@ const fileSchema = z.strictObject(
     error: (iss) =>
       iss.code === 'unrecognized_keys'
         ? `unexpected top-level key(s) ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}; the file has one key, stories`
-        : expected('a mapping with a "stories" list', iss.input),
+        : // The kind only, never the content: the file may not be a stories file at all (a .env).
+          `expected a mapping with a "stories" list, got ${kindOf(iss.input)}; is this the stories file?`,
   },
 );
 
@@ -230,30 +226,30 @@ export function parseStories(raw: unknown, file: string, languages: readonly Lan
  * @example const stories = await loadStories('examples/far6/stories.yaml', ['en', 'ja']);
  */
 export async function loadStories(file: string, languages: readonly Language[]): Promise<Far6Story[]> {
-  let text: string;
+  const text = await readTextFile(file, 'stories file', 'a YAML file with a "stories" list');
+  let yaml: YamlFile;
   try {
-    text = await readFile(file, 'utf8');
+    yaml = parseYamlFile(file, text);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'unknown error';
-    const issue = { file, path: '', message: `cannot read the stories file (${code}); expected a YAML file with a "stories" list` };
-    throw new CampaignFileError(formatIssues([issue]), [issue], { cause: err });
+    throw err instanceof CampaignFileError ? storiesError(file, err.issues) : err;
   }
-  const doc = parseDocument(text, { prettyErrors: true });
-  if (doc.errors.length > 0) {
-    throw storiesError(
-      file,
-      doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        return {
-          file,
-          path: pos ? `line ${pos.line}, column ${pos.col}` : '',
-          // prettyErrors appends a code frame after the first line; the position is in the path.
-          message: `YAML syntax error: ${e.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`,
-        };
-      }),
-    );
+  try {
+    return parseStories(yaml.value, file, languages);
+  } catch (err) {
+    if (!(err instanceof CampaignFileError)) throw err;
+    // The line of each path, as the campaign file's errors give it.
+    throw storiesError(file, err.issues.map((i) => ({ ...i, message: withLine(i.message, i.path, yaml) })));
   }
-  return parseStories(doc.toJS(), file, languages);
+}
+
+/** `message (line N)` for a `stories[1].renderings.de`-style path that the YAML file can place. */
+function withLine(message: string, at: string, yaml: YamlFile): string {
+  if (at === '' || at.startsWith('line ')) return message;
+  const segments = [...at.matchAll(/\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|([^.[\]]+)/g)].map((m) =>
+    m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? (JSON.parse(`"${m[2]}"`) as string) : m[3]!,
+  );
+  const line = yaml.lineOf(segments);
+  return line === undefined ? message : `${message} (line ${line})`;
 }
 
 function storiesError(file: string, issues: readonly FileIssue[]): CampaignFileError {

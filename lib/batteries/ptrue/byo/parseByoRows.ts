@@ -18,6 +18,7 @@
  * | exact            | no       | whether P(True) is exact (false: bounded by a top-k)              |
  * | correct_alt      | no       | a second correctness (the judge on multiple choice, §6.2)         |
  */
+import { jsonSyntaxProblem, kindOf } from '../../../core/fileText.js';
 import { CampaignFileError, formatIssues, type FileIssue } from '../../../errors.js';
 import { isLanguageCode } from '../../../core/languages.js';
 import type { PtrueRow } from '../analysis/types.js';
@@ -99,10 +100,10 @@ export function parseByoRows(text: string, file: string, format: 'jsonl' | 'csv'
       if (raw.trim() === '') return;
       try {
         const v: unknown = JSON.parse(raw);
-        if (v === null || typeof v !== 'object' || Array.isArray(v)) issues.push({ file, path: `line ${i + 1}`, message: `expected a JSON object, got ${describeValue(v)}` });
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) issues.push({ file, path: `line ${i + 1}`, message: `expected a JSON object, got ${kindOf(v)}` });
         else records.push({ line: i + 1, rec: v as Record<string, unknown> });
       } catch (err) {
-        issues.push({ file, path: `line ${i + 1}`, message: `not valid JSON (${(err as Error).message})` });
+        issues.push({ file, path: `line ${i + 1}`, message: `not valid JSON (${jsonSyntaxProblem(err)})` });
       }
     });
   }

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { CampaignFileError } from '../../../errors.js';
+import { readTextFile } from '../../../core/fileText.js';
+import { CampaignFileError, formatIssues } from '../../../errors.js';
 import type { BaseItem } from '../types.js';
 import { parseItems, type ItemsFormat, type ParseItemsOptions } from './parseItems.js';
 
@@ -19,9 +19,11 @@ export async function loadItems(file: string, opts: ParseItemsOptions, shownAs: 
   if (!format) throw new CampaignFileError(`${shownAs}: unsupported items file; expected .jsonl, .ndjson or .csv`);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readTextFile(file, 'items file', `items as ${format === 'csv' ? 'CSV' : 'JSONL'}`);
   } catch (err) {
-    throw new CampaignFileError(`${shownAs}: cannot read the items file (${(err as NodeJS.ErrnoException).code ?? 'error'})`, [], { cause: err });
+    if (!(err instanceof CampaignFileError)) throw err;
+    const issues = err.issues.map((i) => ({ ...i, file: shownAs }));
+    throw new CampaignFileError(formatIssues(issues), issues, { cause: err });
   }
   return parseItems(text, shownAs, format, opts);
 }

@@ -4,6 +4,7 @@
  * problem of the file is reported at once, as file, line (and item id), field, what was expected
  * and what was found — never the whole file.
  */
+import { jsonSyntaxProblem, kindOf, shortValue } from '../../../core/fileText.js';
 import { CampaignFileError, formatIssues, type FileIssue } from '../../../errors.js';
 import { isLanguageCode } from '../../../core/languages.js';
 import type { LanguageCode } from '../../../core/types.js';
@@ -24,12 +25,13 @@ const FIELDS = ['id', 'benchmark', 'kind', 'question', 'options', 'answer', 'ali
 
 /** A short description of a value for messages: never more than 60 characters of it. */
 export function describeValue(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
   if (Array.isArray(value)) return `a list of ${value.length}`;
-  if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return value.length > 60 ? `${JSON.stringify(value.slice(0, 57))}…` : JSON.stringify(value);
-  return `${typeof value} ${String(value)}`;
+  return shortValue(value);
+}
+
+/** A key or cell as a message names it: at most 60 characters, quoted when cut or odd. */
+function named(key: string): string {
+  return /^[\w.:-]{1,60}$/.test(key) ? key : shortValue(key);
 }
 
 interface Ctx {
@@ -48,7 +50,7 @@ interface Located {
 }
 
 function issue(ctx: Ctx, at: Located, id: unknown, field: string, message: string): void {
-  const who = typeof id === 'string' && id !== '' ? ` (${id})` : '';
+  const who = typeof id === 'string' && id !== '' ? ` (${named(id)})` : '';
   ctx.issues.push({ file: ctx.file, path: `line ${at.line}${who}${field ? `: ${field}` : ''}`, message });
 }
 
@@ -85,7 +87,7 @@ function checkRecord(ctx: Ctx, at: Located, seen: Map<string, number>): BaseItem
   const before = ctx.issues.length;
   const id = r.id;
   for (const key of Object.keys(r)) {
-    if (!(FIELDS as readonly string[]).includes(key)) issue(ctx, at, id, key, `unexpected field; an item has ${FIELDS.join(', ')}`);
+    if (!(FIELDS as readonly string[]).includes(key)) issue(ctx, at, id, named(key), `unexpected field; an item has ${FIELDS.join(', ')}`);
   }
   if (!text(id) || !ID.test(id)) {
     issue(ctx, at, undefined, at.name('id'), `expected an item id (letters, digits, _ . : -), got ${describeValue(id)}`);
@@ -188,11 +190,12 @@ function jsonlRecords(ctx: Ctx, textIn: string): Located[] {
     try {
       value = JSON.parse(raw);
     } catch (err) {
-      issue(ctx, at, undefined, '', `not valid JSON (${(err as Error).message})`);
+      issue(ctx, at, undefined, '', `not valid JSON (${jsonSyntaxProblem(err)}); expected one item per line`);
       return;
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      issue(ctx, at, undefined, '', `expected a JSON object, got ${describeValue(value)}`);
+      // The kind only: a whole line of the file is never quoted.
+      issue(ctx, at, undefined, '', `expected a JSON object, got ${kindOf(value)}`);
       return;
     }
     out.push({ ...at, record: value as Record<string, unknown> });
@@ -220,11 +223,13 @@ function csvRecords(ctx: Ctx, textIn: string): Located[] {
   const columns = header.fields.map((c) => c.trim());
   const name = (field: string, language?: string, letter?: string): string =>
     field === 'options' ? `option_${letter ? letter.toLowerCase() : '*'}_${language ?? '*'}` : language ? `${field}_${language}` : field;
-  for (const c of columns) {
+  columns.forEach((c, i) => {
     if (!(FIELDS as readonly string[]).includes(c) && !CSV_COLUMN.test(c)) {
-      ctx.issues.push({ file: ctx.file, path: `line ${header.line}: ${c}`, message: 'unknown column; use id, benchmark, kind, subject, content_language, answer, aliases, question_<lang>, answer_<lang>, option_<a–j>_<lang>' });
+      // A header cell that is no column name at all (not a CSV file?) is named by its place, not quoted.
+      const which = /^[\w.:-]{1,60}$/.test(c) ? c : `column ${i + 1}`;
+      ctx.issues.push({ file: ctx.file, path: `line ${header.line}: ${which}`, message: 'unknown column; use id, benchmark, kind, subject, content_language, answer, aliases, question_<lang>, answer_<lang>, option_<a–j>_<lang>' });
     }
-  }
+  });
   return body.map((row) => {
     const record: Record<string, unknown> = {};
     const question: Record<string, string> = {};

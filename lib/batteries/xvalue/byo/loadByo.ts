@@ -4,6 +4,7 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { jsonSyntaxProblem } from '../../../core/fileText.js';
 import { CampaignFileError } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
 import { parseCsv } from '../data/parseCsv.js';
@@ -20,7 +21,7 @@ export function parseByoText(text: string, file: string, format: 'jsonl' | 'csv'
       try {
         rows.push({ file, line: i + 1, value: JSON.parse(line) as unknown });
       } catch (err) {
-        issues.push({ file, path: `line ${i + 1}`, message: `not a JSON object (${(err as Error).message})` });
+        issues.push({ file, path: `line ${i + 1}`, message: `not a JSON object (${jsonSyntaxProblem(err)})` });
       }
     });
     return { rows, issues };

@@ -5,8 +5,8 @@
  * what was found. Reading is pure and happens before a run writes anything, so a bad file stops
  * the run before it starts and never touches replies already collected.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { jsonSyntaxProblem, readTextFile } from '../../../core/fileText.js';
 import { CampaignFileError, formatIssues } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
 import { annotationVeto } from '../veto.js';
@@ -101,7 +101,7 @@ function parseJsonl(text: string, file: string, sink: Sink): QaPair[] {
     try {
       raw = JSON.parse(lineText);
     } catch (err) {
-      issues.push({ file, path: `line ${i + 1}`, message: `not a JSON object (${(err as Error).message}); expected one QA pair per line` });
+      issues.push({ file, path: `line ${i + 1}`, message: `not a JSON object (${jsonSyntaxProblem(err)}); expected one QA pair per line` });
       return;
     }
     const pair = validate(raw, origin, sink);
@@ -123,12 +123,13 @@ function parseCsvPairs(text: string, file: string, sink: Sink): QaPair[] {
   let headerOk = true;
   header.forEach((h, i) => {
     if (header.indexOf(h) !== i) {
-      issues.push({ file, path: `line ${head.line}`, message: `column "${h}" appears twice in the header` });
+      issues.push({ file, path: `line ${head.line}`, message: `column ${show(h)} appears twice in the header` });
       headerOk = false;
     } else if (!(CSV_COLUMNS as readonly string[]).includes(h)) {
       const message = /^[A-Za-z]$/.test(h)
         ? `column "${h}": checkpoint letter outside A–H (seed 001 §4.2 has A–D holistic and E–H fine-grained)`
-        : `unknown column ${show(h)}; expected ${CSV_COLUMNS.join(', ')}`;
+        : // A header cell that is no column name at all (not a CSV file?) is named by its place, not quoted.
+          `unknown column ${/^[\w.:-]{1,60}$/.test(h) ? show(h) : `${i + 1}`}; expected ${CSV_COLUMNS.join(', ')}`;
       issues.push({ file, path: `line ${head.line}`, message });
       headerOk = false;
     }
@@ -202,9 +203,10 @@ export async function loadQaPairs(files: readonly string[]): Promise<{ pairs: Qa
     }
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await readTextFile(file, 'QA file', `QA pairs as ${format === 'csv' ? 'CSV' : 'JSONL'}`);
     } catch (err) {
-      issues.push({ file, path: '', message: `cannot read the QA file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+      if (!(err instanceof CampaignFileError)) throw err;
+      issues.push(...err.issues);
       continue;
     }
     const parsed = parseQaPairs(text, file, format, seen);

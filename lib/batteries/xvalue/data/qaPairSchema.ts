@@ -5,15 +5,12 @@
  * expected and what was found (shortened: a message never echoes a whole answer).
  */
 import { z } from 'zod';
+import { kindOf, shortValue } from '../../../core/fileText.js';
 import { CATEGORIES, CATEGORY_NAMES, CHECKPOINTS, LANGUAGES, NATURES, QUESTION_LABELS, SCOPES } from '../types.js';
 import type { Category, HolisticAnnotation, QuestionLabel, Verdict } from '../types.js';
 
-/** A value as an issue message shows it: JSON, at most 60 characters. */
-export function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
-}
+/** A value as an issue message shows it: at most 60 characters of a string, a container by its kind. */
+export const show: (value: unknown) => string = shortValue;
 
 function oneOf(values: readonly string[]): string {
   return values.map((v) => `"${v}"`).join(', ');
@@ -194,7 +191,7 @@ export const qaPairRecordSchema = z.strictObject(
     error: (iss) =>
       iss.code === 'unrecognized_keys'
         ? `unknown field(s) ${iss.keys.join(', ')}; expected id, language, category, question, answer, annotation`
-        : `expected a JSON object for one QA pair, got ${show(iss.input)}`,
+        : `expected a JSON object for one QA pair, got ${kindOf(iss.input)}`,
   },
 );
 

@@ -4,6 +4,7 @@
  * naming the design field. Nothing is written; a bad file stops a run before it starts.
  */
 import path from 'node:path';
+import { fromField } from '../../../core/fileText.js';
 import { CampaignFileError, formatIssues } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
 import { loadQaPairs } from '../data/loadQaPairs.js';
@@ -39,7 +40,7 @@ export function firstPerCell(pairs: readonly QaPair[], n: number): QaPair[] {
  * @example const data = await loadXvalueDesign({ file: campaign.file, folder: campaign.folder }, design)
  */
 export async function loadXvalueDesign(campaign: { readonly file: string; readonly folder: string }, design: XvalueDesign): Promise<XvalueData> {
-  const { pairs: all, warnings } = await loadQaPairs(design.qa_pairs.map((f) => path.resolve(campaign.folder, f)));
+  const { pairs: all, warnings } = await fromField(campaign.file, 'design.qa_pairs', () => loadQaPairs(design.qa_pairs.map((f) => path.resolve(campaign.folder, f))));
   const issues: FileIssue[] = [];
   const categories = design.categories;
   let pairs = categories ? all.filter((p) => categories.includes(p.category)) : all;
@@ -55,6 +56,6 @@ export async function loadXvalueDesign(campaign: { readonly file: string; readon
   if (issues.length > 0) throw new CampaignFileError(`invalid X-Value design:\n${formatIssues(issues)}`, issues);
   pairs = pairs.filter((p) => languages.includes(p.language));
   if (design.per_cell !== undefined) pairs = firstPerCell(pairs, design.per_cell);
-  const prompts = await loadPromptSet(design.prompts === undefined ? undefined : path.resolve(campaign.folder, design.prompts));
+  const prompts = await fromField(campaign.file, 'design.prompts', () => loadPromptSet(design.prompts === undefined ? undefined : path.resolve(campaign.folder, design.prompts)));
   return { languages, pairs, prompts, strategies: design.strategies, warnings };
 }

@@ -18,9 +18,8 @@
  *   pt: Portugal
  * ```
  */
-import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { kindOf, parseYamlFile, readTextFile, shortValue } from '../../../core/fileText.js';
 import { CampaignFileError, formatIssues } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
 import { LANGUAGE_CONTEXT } from '../languages.js';
@@ -53,7 +52,12 @@ export const promptOverridesSchema = z.strictObject(
     languages: z.record(z.string(), templatesSchema).optional(),
     regions: z.record(z.string(), z.string().refine((s) => s.trim() !== '', { error: 'the region is empty' })).optional(),
   },
-  { error: unknownKeys('templates, languages, regions') },
+  {
+    error: (iss) =>
+      unknownKeys('templates, languages, regions')(iss) ??
+      // The kind only, never the content: the file may not be a prompts file at all.
+      (iss.code === 'invalid_type' ? `expected a mapping with templates, languages or regions, got ${kindOf(iss.input)}; is this the prompts file?` : undefined),
+  },
 );
 
 export type PromptOverrides = z.output<typeof promptOverridesSchema>;
@@ -89,7 +93,7 @@ function checkTemplates(raw: Readonly<Record<string, PromptTemplate>>, file: str
   const out: Partial<Record<PromptId, PromptTemplate>> = {};
   for (const [id, t] of Object.entries(raw)) {
     if (!isPromptId(id)) {
-      issues.push({ file, path: `${at}.${id}`, message: `unknown prompt id "${id}"; expected one of ${PROMPT_IDS.join(', ')}` });
+      issues.push({ file, path: `${at}.${id}`, message: `unknown prompt id ${shortValue(id)}; expected one of ${PROMPT_IDS.join(', ')}` });
       continue;
     }
     checkTemplate(id, t, file, `${at}.${id}`, issues);
@@ -114,7 +118,7 @@ export function promptSetFrom(raw: unknown, file: string): PromptSet {
   const byLanguage: Partial<Record<Language, Partial<Record<PromptId, PromptTemplate>>>> = {};
   for (const [code, set] of Object.entries(o.languages ?? {})) {
     if (!isLanguage(code)) {
-      issues.push({ file, path: `languages.${code}`, message: `unknown language "${code}"; expected one of ${LANGUAGES.join(', ')}` });
+      issues.push({ file, path: `languages.${code}`, message: `unknown language ${shortValue(code)}; expected one of ${LANGUAGES.join(', ')}` });
       continue;
     }
     byLanguage[code] = checkTemplates(set, file, `languages.${code}`, issues);
@@ -122,7 +126,7 @@ export function promptSetFrom(raw: unknown, file: string): PromptSet {
   const contexts = { ...LANGUAGE_CONTEXT };
   for (const [code, region] of Object.entries(o.regions ?? {})) {
     if (!isLanguage(code)) {
-      issues.push({ file, path: `regions.${code}`, message: `unknown language "${code}"; expected one of ${LANGUAGES.join(', ')}` });
+      issues.push({ file, path: `regions.${code}`, message: `unknown language ${shortValue(code)}; expected one of ${LANGUAGES.join(', ')}` });
       continue;
     }
     contexts[code] = { ...LANGUAGE_CONTEXT[code], region: region.trim() };
@@ -137,19 +141,6 @@ export function promptSetFrom(raw: unknown, file: string): PromptSet {
  */
 export async function loadPromptSet(file: string | undefined): Promise<PromptSet> {
   if (file === undefined) return DEFAULT_PROMPT_SET;
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    const issue = { file, path: '', message: `cannot read the prompts file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` };
-    throw new CampaignFileError(formatIssues([issue]), [issue], { cause: err });
-  }
-  let raw: unknown;
-  try {
-    raw = parseYaml(text);
-  } catch (err) {
-    const issue = { file, path: '', message: `not valid YAML: ${(err as Error).message.split('\n')[0]}` };
-    throw new CampaignFileError(formatIssues([issue]), [issue], { cause: err });
-  }
-  return promptSetFrom(raw, file);
+  const text = await readTextFile(file, 'prompts file', 'prompt templates as YAML or JSON');
+  return promptSetFrom(parseYamlFile(file, text).value, file);
 }

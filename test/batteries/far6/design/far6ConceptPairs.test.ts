@@ -114,10 +114,10 @@ describe('loadConceptPairs — bad input names file, path and what was expected'
   it('names the file when it is missing or not YAML', () => {
     const dir = mkdtempSync(join(tmpdir(), 'far6-pairs-'));
     const missing = join(dir, 'missing.yaml');
-    expect(fileError(() => loadConceptPairs(missing, ['en'])).message).toContain(`${missing}: cannot read`);
+    expect(fileError(() => loadConceptPairs(missing, ['en'])).message).toContain(`${missing}: no such concept-pair file; check the path`);
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'pairs: [\n  - id: x\n');
-    expect(fileError(() => loadConceptPairs(bad, ['en'])).message).toContain(`${bad}: not valid YAML`);
+    expect(fileError(() => loadConceptPairs(bad, ['en'])).message).toMatch(new RegExp(`${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: line \\d+, column \\d+: invalid YAML`));
   });
 
   it('reads a YAML file through the same checks', () => {

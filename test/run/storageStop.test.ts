@@ -1,0 +1,127 @@
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { setImmediate as tick } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PromptItem } from '../../lib/core/types.js';
+import { costUsd } from '../../lib/pricing/pricing.js';
+import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecision } from '../../lib/providers/types.js';
+import { itemMaxCost } from '../../lib/run/planCampaign.js';
+import { runPartition, type PartSink, type PartitionSpec } from '../../lib/run/runPartition.js';
+import { Semaphore } from '../../lib/run/Semaphore.js';
+import { EmbeddedLedger } from '../../lib/store/index.js';
+import { StorageError } from '../../lib/store/storageErrors.js';
+import type { ReplyRow } from '../../lib/store/types.js';
+import { loadContext, RUN_FIXTURES, rootItems, tempDir } from '../helpers/campaigns.js';
+
+// A journal that cannot be written (a full disk) stops the partition: no further call is paid for
+// a reply that could not be kept; the parts committed before stay, and the next run asks only the
+// rest, each item answered once.
+
+const CAMPAIGN = 'run-small';
+const PRICE: Price = { input_per_mtok: 2, output_per_mtok: 10 };
+
+class CountingProvider implements ModelProvider {
+  readonly id = 'fake/counting';
+  readonly simulated = true;
+  calls = 0;
+  constructor(private readonly onFirstCall: () => Promise<void> = async () => {}) {}
+  async generate(req: GenerateRequest): Promise<GenerateResult> {
+    if (++this.calls === 1) await this.onFirstCall();
+    await tick();
+    return { text: `reply to ${req.item!.item_id}`, finish_reason: 'stop', usage: { input_tokens: 90, output_tokens: 10 } };
+  }
+  classifyError(): RetryDecision {
+    return { retry: false, errorClass: 'fake' };
+  }
+}
+
+class MemorySink implements PartSink {
+  readonly replies = new Map<string, ReplyRow[]>();
+  async writeReplies(journalPath: string, partName: string): Promise<string> {
+    const rows = (await readFile(journalPath, 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as ReplyRow);
+    this.replies.set(this.partKey(partName), rows);
+    return this.partKey(partName);
+  }
+  async writeReadings(): Promise<void> {}
+  partKey(partName: string): string {
+    return `replies/${partName}`;
+  }
+}
+
+let root: string;
+let cleanup: () => Promise<void>;
+let items: PromptItem[];
+beforeAll(async () => {
+  ({ dir: root, cleanup } = await tempDir('storage-stop'));
+  const ctx = await loadContext(path.join(RUN_FIXTURES, 'small.yaml'));
+  items = [...rootItems(ctx, ctx.campaign.models[0]!, 'en')].slice(0, 80);
+});
+afterAll(() => cleanup?.());
+
+function spec(runId: string, ledger: EmbeddedLedger, sink: PartSink, provider: ModelProvider, stop: PartitionSpec['stop']): PartitionSpec {
+  return {
+    campaign: CAMPAIGN,
+    phase: 'generate',
+    model: 'alpha',
+    language: 'en',
+    runId,
+    items,
+    provider,
+    price: PRICE,
+    retry: { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0, timeoutMs: 30_000 },
+    readReply: () => [],
+    maxCost: (item) => itemMaxCost(item, PRICE),
+    cost: (usage) => costUsd(PRICE, usage),
+    journalDir: path.join(root, 'journal'),
+    sink,
+    ledger,
+    semaphore: new Semaphore(4),
+    chunkSize: 4,
+    partRows: 16,
+    stop,
+  };
+}
+
+describe('a partition whose journal cannot be written', () => {
+  it('stops calling, keeps what was committed, and the next run asks only the rest', async () => {
+    // prepare: once the run is under way, the second part's journal cannot be created (a folder
+    // stands where it would go: EISDIR, which no permission bit overrides).
+    const ledger = new EmbeddedLedger(path.join(root, 'ledger'), { runId: 'run1' });
+    await ledger.initCampaign(CAMPAIGN, 10, 'run1');
+    const blocked = path.join(root, 'journal', 'run1-generate-00001.ndjson');
+    const sink = new MemorySink();
+    const first = new CountingProvider(() => mkdir(blocked, { recursive: true }).then(() => undefined));
+    const stop: PartitionSpec['stop'] = {};
+
+    // act
+    const err = await runPartition(spec('run1', ledger, sink, first, stop)).catch((e: unknown) => e);
+
+    // assess: a StorageError naming the journal; far fewer calls than items; other partitions told to stop.
+    expect(err).toBeInstanceOf(StorageError);
+    expect((err as Error).message).toContain(`could not write ${blocked}`);
+    expect(first.calls).toBeLessThan(items.length);
+    expect(stop.reason).toBeDefined();
+    const committed = (await ledger.counts(CAMPAIGN, 'generate')).done;
+    expect(committed).toBeGreaterThanOrEqual(16);
+    await ledger.close();
+
+    // The folder is fixed; the next run asks only what was not committed.
+    await rm(blocked, { recursive: true });
+    const again = new EmbeddedLedger(path.join(root, 'ledger'), { runId: 'run2' });
+    await again.initCampaign(CAMPAIGN, 10, 'run2');
+    await again.orphanStale(CAMPAIGN, 'run2', 'hold');
+    const second = new CountingProvider();
+    // A whole partition: the calls of run1's failed chunk stay counted (possibly billed), never handed back.
+    const out = await runPartition({ ...spec('run2', again, sink, second, {}), wholePartition: true });
+    expect(second.calls).toBe(items.length - committed);
+    expect(out.pending).toBe(0);
+    const ok = new Map<string, number>();
+    for (const r of [...sink.replies.values()].flat()) if (r.status === 'ok') ok.set(r.item_id, (ok.get(r.item_id) ?? 0) + 1);
+    expect(ok.size).toBe(items.length);
+    expect([...ok.values()].every((n) => n === 1)).toBe(true);
+    const budget = await again.budget(CAMPAIGN);
+    expect(budget.reserved_usd).toBe(0);
+    expect(budget.possibly_billed_usd).toBeGreaterThan(0);
+    await again.close();
+  });
+});

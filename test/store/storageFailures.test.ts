@@ -1,0 +1,130 @@
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../lib/run/Journal.js';
+import { checkLedgerFile, prepareDataDir } from '../../lib/store/dataDir.js';
+import { ParquetWriter, removeAbandonedStaging, writeFully } from '../../lib/store/ParquetWriter.js';
+import { describeStorageFailure, StorageError } from '../../lib/store/storageErrors.js';
+import { tempDir } from '../helpers/campaigns.js';
+
+// The disk as a source of bad input: writes the kernel cuts short, a full disk, a journal that
+// cannot be written, a damaged ledger, staging folders a kill left behind.
+
+let dir: string;
+let cleanup: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, cleanup } = await tempDir('storage'));
+});
+afterEach(() => cleanup());
+
+/** A file handle whose writes take at most `take` bytes each, then fail with `code` after `okWrites`. */
+function shortHandle(take: number, okWrites: number, code?: string) {
+  const written: Uint8Array[] = [];
+  let calls = 0;
+  return {
+    written,
+    write: async (buf: Uint8Array, offset = 0, length = buf.length) => {
+      calls++;
+      if (calls > okWrites) {
+        if (code) throw Object.assign(new Error(`${code}: write failed`), { code });
+        return { bytesWritten: 0, buffer: buf };
+      }
+      const n = Math.min(take, length);
+      written.push(buf.subarray(offset, offset + n));
+      return { bytesWritten: n, buffer: buf };
+    },
+  };
+}
+
+describe('ParquetWriter stages every byte, or says why not', () => {
+  it('writes on after a short write until every byte is down', async () => {
+    const handle = shortHandle(3, Infinity);
+    await writeFully(handle as never, Buffer.from('{"a":1}\n{"a":2}\n'), 'stage.ndjson');
+    expect(Buffer.concat(handle.written).toString()).toBe('{"a":1}\n{"a":2}\n');
+  });
+
+  it.each([
+    ['a write that then fails (a file-size limit)', 'EFBIG', 'the file grew past the size this process may write (a file-size limit, ulimit -f?) (EFBIG)'],
+    ['a write that then fails (a full disk)', 'ENOSPC', 'the disk is full (ENOSPC)'],
+    ['a write that takes nothing', undefined, 'the disk took none of the last'],
+  ])('%s: a StorageError naming the file, not a later "Malformed JSON"', async (_name, code, says) => {
+    const handle = shortHandle(5, 2, code);
+    const err = await writeFully(handle as never, Buffer.from('x'.repeat(40)), '/data/.tmp/stage.ndjson').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageError);
+    expect((err as Error).message).toMatch(/^could not write \/data\/\.tmp\/stage\.ndjson: /);
+    expect((err as Error).message).toContain(says);
+    expect((err as Error).message).toContain('nothing of this part was committed');
+  });
+});
+
+describe('the reply journal on a disk that fails', () => {
+  it('an unwritable journal is reported by `failed` and by close, never as a crash of the process', async () => {
+    // A folder where the journal file would go: opening it fails (EISDIR), even for root.
+    await mkdir(path.join(dir, 'part.ndjson'));
+    const journal = Journal.openSync(dir, 'part.ndjson');
+    journal.append({ item_id: 'a' });
+    journal.append({ item_id: 'b' });
+
+    const err = await journal.close().catch((e: unknown) => e);
+
+    expect(err).toBeInstanceOf(StorageError);
+    expect((err as Error).message).toContain(`could not write ${path.join(dir, 'part.ndjson')}: it is a folder, not a file (EISDIR)`);
+    expect(journal.failed).toBeInstanceOf(StorageError);
+  });
+});
+
+describe('staging folders left by a kill', () => {
+  it('are removed when a writer starts: a dead process\'s, and an old empty unnamed one; a live writer\'s and a full one are kept', async () => {
+    const base = path.join(dir, '.tmp');
+    const host = os.hostname();
+    const dead = path.join(base, `sondage-parquet-999999999@${host}-Ab12Cd`);
+    const live = path.join(base, `sondage-parquet-${process.pid}@${host}-Ef34Gh`);
+    const otherHost = path.join(base, 'sondage-parquet-999999999@elsewhere.example-Ij56Kl');
+    const legacyEmpty = path.join(base, 'sondage-parquet-Mn78Op');
+    const legacyFull = path.join(base, 'sondage-parquet-Qr90St');
+    for (const d of [dead, live, otherHost, legacyEmpty, legacyFull]) await mkdir(d, { recursive: true });
+    await writeFile(path.join(dead, 'x.ndjson'), '{}\n');
+    await writeFile(path.join(legacyFull, 'x.ndjson'), '{}\n');
+    const hoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    for (const d of [legacyEmpty, legacyFull]) await utimes(d, hoursAgo, hoursAgo);
+
+    const kept = [path.basename(otherHost), path.basename(live), path.basename(legacyFull)].sort();
+
+    const writer = await ParquetWriter.create({ tmpDir: base });
+    const own = (await readdir(base)).filter((n) => !kept.includes(n));
+    await writer.close();
+
+    expect(own).toHaveLength(1);
+    expect(own[0]).toMatch(new RegExp(`^sondage-parquet-${process.pid}@`));
+    // Its own folder goes on close.
+    expect((await readdir(base)).sort()).toEqual(kept);
+    expect(await removeAbandonedStaging(path.join(dir, 'absent'))).toBe(0);
+  });
+});
+
+describe('the ledger file and the data folder, checked before they are used', () => {
+  it('an empty ledger file is fine, garbage is named, a folder in its place too', async () => {
+    await writeFile(path.join(dir, 'ledger.sqlite'), '');
+    await expect(checkLedgerFile(dir)).resolves.toBeUndefined();
+    await writeFile(path.join(dir, 'ledger.sqlite'), 'OPENAI_API_KEY=sk-not-a-database');
+    await expect(checkLedgerFile(dir)).rejects.toThrow(`${path.join(dir, 'ledger.sqlite')}: the ledger is not a SQLite database`);
+    await expect(checkLedgerFile(dir)).rejects.not.toThrow('OPENAI');
+  });
+
+  it('accepts a data folder still to be made under a writable one, and creates nothing (a refused campaign leaves no folder)', async () => {
+    const deep = path.join(dir, 'a', 'b', 'c');
+    await expect(prepareDataDir(deep, { label: '--data-dir', campaign: 'demo' })).resolves.toBe(deep);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('words a full disk, a damaged ledger and a DuckDB I/O error; a bug stays a bug', () => {
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', path: '/data/ledger.sqlite-wal' });
+    expect(describeStorageFailure(enospc)).toMatch(/^sondage: could not write \/data\/ledger\.sqlite-wal: the disk is full \(ENOSPC\); free some space/);
+    const sqlite = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' });
+    expect(describeStorageFailure(sqlite)).toContain('could not write the ledger (ledger.sqlite in the data folder)');
+    const duck = new Error('IO Error: Could not write file "/data/x.parquet": No space left on device');
+    expect(describeStorageFailure(duck)).toContain('could not write /data/x.parquet: the disk is full (ENOSPC)');
+    expect(describeStorageFailure(new TypeError('x is undefined'))).toBeUndefined();
+  });
+});
