@@ -14,6 +14,16 @@ const CAP_TOLERANCE_USD = 1e-12;
 
 /** Ids per multi-row INSERT in `registerItems` (3 parameters each, under SQLite's 32766 limit). */
 const REGISTER_BATCH = 500;
+/** Ids per multi-row upsert in `registerPartition` (5 parameters each). */
+const CLAIM_BATCH = 500;
+
+/** Inserts `rows` ids of one partition, claiming those that exist without one or retired. */
+function claimSql(rows: number): string {
+  const values = Array.from({ length: rows }, () => "(?, ?, ?, 'pending', ?, ?)").join(', ');
+  return `INSERT INTO items (campaign, phase, item_id, state, model, language) VALUES ${values}
+    ON CONFLICT (campaign, phase, item_id) DO UPDATE SET model = excluded.model, language = excluded.language, retired = 0
+    WHERE items.model IS NULL OR items.retired = 1`;
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS campaigns (
@@ -171,6 +181,7 @@ export class EmbeddedLedger implements Ledger {
   private readonly resolveTx;
   private readonly registerPartitionTx;
   private readonly registerTx;
+  private readonly claimTx;
   private readonly commitTx;
 
   constructor(dataDir: string, options: EmbeddedLedgerOptions = {}) {
@@ -239,11 +250,6 @@ export class EmbeddedLedger implements Ledger {
          ON CONFLICT (campaign, phase, model, language) DO UPDATE SET items = excluded.items, digest = excluded.digest`,
       ),
       partitions: db.prepare('SELECT phase, model, language, items FROM partitions WHERE campaign = ? ORDER BY phase, model, language'),
-      // Ids of the new design: their partition noted (rows from before it had none), retired ones back.
-      claimAmong: db.prepare(
-        `UPDATE items SET model = ?, language = ?, retired = 0
-         WHERE campaign = ? AND phase = ? AND item_id IN (SELECT value FROM json_each(?)) AND (model IS NULL OR retired = 1)`,
-      ),
       // Ids the partition no longer has: kept with their replies, left out of the counts.
       retireOthers: db.prepare(
         `UPDATE items SET retired = 1 WHERE campaign = ? AND phase = ? AND model = ? AND language = ? AND retired = 0
@@ -282,6 +288,8 @@ export class EmbeddedLedger implements Ledger {
       addSpent: db.prepare('UPDATE campaigns SET spent_usd = spent_usd + ? WHERE campaign = ?'),
       registerBatch: db.prepare(`INSERT OR IGNORE INTO items (campaign, phase, item_id, state) VALUES ${one(REGISTER_BATCH)}`),
       registerOne: db.prepare(`INSERT OR IGNORE INTO items (campaign, phase, item_id, state) VALUES ${one(1)}`),
+      claimBatch: db.prepare(claimSql(CLAIM_BATCH)),
+      claimOne: db.prepare(claimSql(1)),
       stateOf: db.prepare('SELECT state FROM items WHERE campaign = ? AND phase = ? AND item_id = ?').pluck(),
       // Whole id lists go in as one JSON array: SQLite loops natively instead of one bound call
       // per id (several times faster for a partition's ~20k ids).
@@ -383,11 +391,29 @@ export class EmbeddedLedger implements Ledger {
       const known = stmt.partitionRow.get(campaign, part.phase, part.model, part.language) as { items: number; digest: string } | undefined;
       // The same design as last time: every id is registered and claimed already.
       if (known?.digest === digest) return;
-      this.registerTx(campaign, part.phase, ids);
-      const json = JSON.stringify(ids);
-      stmt.claimAmong.run(part.model, part.language, campaign, part.phase, json);
-      stmt.retireOthers.run(campaign, part.phase, part.model, part.language, json);
+      this.claimTx(campaign, part, ids);
+      // Only a partition registered before can hold ids its new list lacks: items get a partition
+      // here alone, and a dropped partition keeps its row (items 0). Skipping the scan on the first
+      // registration keeps a full campaign's first run linear (the scan reads the phase's every row).
+      if (known !== undefined) stmt.retireOthers.run(campaign, part.phase, part.model, part.language, JSON.stringify(ids));
       stmt.upsertPartition.run(campaign, part.phase, part.model, part.language, ids.length, digest);
+    });
+    // registerTx's batching, with the partition noted: new ids come in with it, ids from before it
+    // (model NULL) or retired ones are claimed; one statement per 500 ids instead of two passes.
+    this.claimTx = db.transaction((campaign: string, part: { phase: string; model: string; language: string }, ids: readonly string[]): void => {
+      const params: string[] = new Array<string>(CLAIM_BATCH * 5);
+      let i = 0;
+      for (; i + CLAIM_BATCH <= ids.length; i += CLAIM_BATCH) {
+        for (let j = 0; j < CLAIM_BATCH; j++) {
+          params[j * 5] = campaign;
+          params[j * 5 + 1] = part.phase;
+          params[j * 5 + 2] = ids[i + j] as string;
+          params[j * 5 + 3] = part.model;
+          params[j * 5 + 4] = part.language;
+        }
+        stmt.claimBatch.run(params);
+      }
+      for (; i < ids.length; i++) stmt.claimOne.run(campaign, part.phase, ids[i], part.model, part.language);
     });
     this.registerTx = db.transaction((campaign: string, phase: string, ids: readonly string[]): void => {
       const params: string[] = new Array<string>(REGISTER_BATCH * 3);
