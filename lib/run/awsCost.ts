@@ -33,11 +33,12 @@ const pricesSchema = z.object({
   note: z.string().optional(),
   lambda: z.object({ gb_second: z.object({ x86_64: rate, arm64: rate }), per_million_requests: rate }),
   step_functions: z.object({ per_thousand_standard_transitions: rate }),
-  s3: z.object({ per_thousand_put_copy_post_list: rate, per_thousand_get: rate }),
+  s3: z.object({ per_thousand_put_copy_post_list: rate, per_thousand_get: rate, per_gb_month: rate }),
   dynamodb: z.object({ per_million_write_request_units: rate, per_million_read_request_units: rate }),
   athena: z.object({ per_terabyte_scanned: rate, minimum_megabytes_per_query: rate }),
   cloudwatch_logs: z.object({ per_gb_ingested: rate }),
   nat_gateway: z.object({ per_hour: rate, per_gb_processed: rate }),
+  xray: z.object({ per_million_traces_recorded: rate }),
 });
 
 /** AWS list prices in one region, as awsPrices.json holds them. */
@@ -98,6 +99,11 @@ export interface AwsCostAssumptions {
   readonly logBytesPerTransition: number;
   /** Bytes of CloudWatch Logs per Lambda invocation (START/END/REPORT and a few structured lines). */
   readonly logBytesPerInvocation: number;
+  /**
+   * Months the campaign's Parquet stays in S3 Standard (the bucket keeps it until `sondage purge`;
+   * scratch and Athena results expire on their own and are left out).
+   */
+  readonly storageMonths: number;
 }
 
 export const DEFAULT_AWS_COST_ASSUMPTIONS: AwsCostAssumptions = {
@@ -112,16 +118,20 @@ export const DEFAULT_AWS_COST_ASSUMPTIONS: AwsCostAssumptions = {
   parquetBytesPerReply: 700,
   logBytesPerTransition: 1000,
   logBytesPerInvocation: 2000,
+  storageMonths: 1,
 };
 
-export type AwsService = 'Lambda' | 'Step Functions' | 'S3' | 'DynamoDB' | 'Athena' | 'CloudWatch Logs';
+/** The call latencies `plan --aws` varies (seconds a call keeps its slot): the Lambda time, and so most of the overhead, scales with them. */
+export const LATENCY_SCENARIOS: readonly number[] = [1.5, 3, 6];
+
+export type AwsService = 'Lambda' | 'Step Functions' | 'S3' | 'DynamoDB' | 'Athena' | 'CloudWatch Logs' | 'X-Ray';
 
 export interface AwsCostLine {
   readonly service: AwsService;
   /** `plan`, a phase of the battery (`generate`, `judge`, …), `analysis`. */
   readonly stage: string;
   readonly quantity: number;
-  /** What `quantity` counts: `GB-s`, `requests`, `transitions`, `PUT`, `GET`, `WRU`, `RRU`, `bytes`. */
+  /** What `quantity` counts: `GB-s`, `requests`, `transitions`, `PUT`, `GET`, `WRU`, `RRU`, `bytes`, `GB-months`, `traces`. */
   readonly unit: string;
   readonly usd: number;
 }
@@ -139,6 +149,8 @@ export interface AwsCostEstimate {
   /** Athena bytes one analysis query may scan, and whether the workgroup cutoff would cancel it. */
   readonly athenaBytesPerQuery: number;
   readonly cutoffExceeded: boolean;
+  /** The assumptions the estimate used (defaults with the caller's overrides). */
+  readonly assumptions: AwsCostAssumptions;
 }
 
 interface PhaseWork {
@@ -242,6 +254,8 @@ export function estimateAwsCost(
   const lambdaLogs = (stage: string, invocations: number): void => {
     const bytes = invocations * a.logBytesPerInvocation;
     add('CloudWatch Logs', stage, bytes, 'bytes', (bytes / 1e9) * prices.cloudwatch_logs.per_gb_ingested);
+    // Every function traces actively (infra/constructs/Handler.ts): one trace recorded per invocation.
+    add('X-Ray', stage, invocations, 'traces', (invocations / 1e6) * prices.xray.per_million_traces_recorded);
   };
 
   const rootPhases = ctx.graph.phases.filter((p) => p.after.length === 0).map((p) => p.name);
@@ -298,6 +312,9 @@ export function estimateAwsCost(
   s3('analysis', queries + 6, queries * partFiles * 3);
   lambda('analysis', 60 + queries * 5, 1, FUNCTION_SIZING.report);
   lambdaLogs('analysis', 1);
+  // What stays: the Parquet of every reply (prompts, replies, readings), kept until purged.
+  const storedGb = (replies * a.parquetBytesPerReply) / 1e9;
+  add('S3', 'storage', storedGb * a.storageMonths, 'GB-months', storedGb * a.storageMonths * prices.s3.per_gb_month);
 
   const totalUsd = lines.reduce((s, l) => s + l.usd, 0);
   const modelUsd = plan.totals.costUsd;
@@ -310,10 +327,36 @@ export function estimateAwsCost(
     stages: stages.map((w) => ({ stage: w.phase, shards: w.shards, invocations: w.invocations, copies: w.copies, callsPerCopy: w.callsPerCopy })),
     athenaBytesPerQuery,
     cutoffExceeded: athenaBytesPerQuery > DEFAULT_BYTES_SCANNED_CUTOFF,
+    assumptions: a,
   };
 }
 
+/** One row of the latency table: the estimate's total and share at one call latency. */
+export interface LatencyScenario {
+  readonly callSeconds: number;
+  readonly totalUsd: number;
+  readonly share: number;
+}
+
+/**
+ * The estimate again at each call latency of LATENCY_SCENARIOS (the other assumptions as given):
+ * slow calls keep workers waiting, and Lambda bills the wait.
+ * @example estimateAcrossLatencies(plan, ctx).map((s) => s.share) // [0.008, 0.014, 0.027]
+ */
+export function estimateAcrossLatencies(
+  plan: Plan,
+  ctx: CostContext,
+  assumptions: Partial<AwsCostAssumptions> = {},
+  prices: AwsPrices = loadAwsPrices(),
+): LatencyScenario[] {
+  return LATENCY_SCENARIOS.map((callSeconds) => {
+    const est = estimateAwsCost(plan, ctx, { ...assumptions, callSeconds }, prices);
+    return { callSeconds, totalUsd: est.totalUsd, share: est.share };
+  });
+}
+
 function quantity(n: number, unit: string): string {
+  if (unit === 'GB-months') return `${n < 10 ? n.toFixed(3) : Math.round(n).toLocaleString('en-US')} GB-month${n === 1 ? '' : 's'}`;
   if (unit === 'bytes') {
     const units = ['B', 'KB', 'MB', 'GB', 'TB'];
     let v = n;
@@ -327,8 +370,16 @@ function quantity(n: number, unit: string): string {
   return `${Math.round(n).toLocaleString('en-US')} ${unit}`;
 }
 
-/** The estimate as a table, one row per service and stage, then the total beside the model cost. */
-export function formatAwsCost(est: AwsCostEstimate): string {
+/** The share of the model cost as words. */
+function shareText(share: number): string {
+  return Number.isFinite(share) ? `${(share * 100).toFixed(2)} % of the model cost` : 'the models cost nothing';
+}
+
+/**
+ * The estimate as a table, one row per service and stage, then the total beside the model cost, the
+ * assumptions it rests on and, given `latencies`, the total at other call latencies.
+ */
+export function formatAwsCost(est: AwsCostEstimate, latencies: readonly LatencyScenario[] = []): string {
   const usd = (x: number): string => `$${x.toFixed(x < 1 ? 4 : 2)}`;
   const groups = new Map<string, { service: AwsService; stage: string; units: Map<string, number>; usd: number }>();
   for (const l of est.lines) {
@@ -344,12 +395,20 @@ export function formatAwsCost(est: AwsCostEstimate): string {
   ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const table = rows.map((r) => r.map((cell, c) => (c === 3 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ')).join('\n');
-  const share = Number.isFinite(est.share) ? `${(est.share * 100).toFixed(2)} % of the model cost` : 'the models cost nothing';
+  const a = est.assumptions;
   const out = [
     table,
-    `AWS total: ${usd(est.totalUsd)} beside ${usd(est.modelUsd)} of model calls (${share})`,
+    `AWS total: ${usd(est.totalUsd)} beside ${usd(est.modelUsd)} of model calls (${shareText(est.share)})`,
+    `assumed: a call keeps its slot ${a.callSeconds} s; ${a.invocationOverheadSeconds} s of each worker invocation outside calls; ` +
+      `${a.parquetBytesPerReply} bytes of Parquet per reply, stored ${a.storageMonths} month${a.storageMonths === 1 ? '' : 's'}; ` +
+      `X-Ray: one trace per invocation; no NAT gateway (the Lambda functions run outside a VPC; a GPU campaign's NAT is in its GPU lines)`,
     `prices: ${est.prices.region}, version ${est.prices.version}${est.prices.verified ? '' : ' (unverified: typed in offline; check the AWS pricing pages)'}`,
   ];
+  if (latencies.length > 0) {
+    out.push(
+      `if calls are slower (Lambda bills the wait): ${latencies.map((l) => `${l.callSeconds} s → ${usd(l.totalUsd)} (${shareText(l.share).replace(' of the model cost', '')})`).join('; ')}`,
+    );
+  }
   if (est.cutoffExceeded) {
     out.push(
       `warning: an analysis query may scan ${quantity(est.athenaBytesPerQuery, 'bytes')}, past the workgroup's cutoff of ${quantity(DEFAULT_BYTES_SCANNED_CUTOFF, 'bytes')}: deploy with a larger bytesScannedCutoff`,

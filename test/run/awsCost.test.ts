@@ -10,7 +10,7 @@ import type { RunContext } from '../../lib/run/context.js';
 import { writeFullSizeCampaign } from '../../bench/fullSizeCampaign.js';
 import { LANGUAGES } from '../../lib/batteries/far6/types.js';
 import { CampaignFileError } from '../../lib/errors.js';
-import { DEFAULT_AWS_COST_ASSUMPTIONS, estimateAwsCost, formatAwsCost, loadAwsPrices } from '../../lib/run/awsCost.js';
+import { DEFAULT_AWS_COST_ASSUMPTIONS, estimateAcrossLatencies, estimateAwsCost, formatAwsCost, loadAwsPrices } from '../../lib/run/awsCost.js';
 import type { AwsCostEstimate } from '../../lib/run/awsCost.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import type { Plan } from '../../lib/run/planCampaign.js';
@@ -176,7 +176,7 @@ describe('the FAR-6 inventory at full size', () => {
     expect(est.share).toBeLessThan(0.02);
     expect(est.cutoffExceeded).toBe(false);
     // and not because something was left out: every service the issue names is priced
-    expect(new Set(est.lines.map((l) => l.service))).toEqual(new Set(['Lambda', 'Step Functions', 'S3', 'DynamoDB', 'Athena', 'CloudWatch Logs']));
+    expect(new Set(est.lines.map((l) => l.service))).toEqual(new Set(['Lambda', 'Step Functions', 'S3', 'DynamoDB', 'Athena', 'CloudWatch Logs', 'X-Ray']));
     expect(DEFAULT_AWS_COST_ASSUMPTIONS.callSeconds).toBeGreaterThanOrEqual(1);
   });
 });
@@ -201,5 +201,36 @@ describe('loadAwsPrices', () => {
   it('ships dated us-east-1 prices marked unverified', () => {
     expect(prices).toMatchObject({ region: 'us-east-1', verified: false });
     expect(prices.version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});
+
+describe('the overhead with its assumptions shown and varied', () => {
+  it('prices storage and X-Ray, and grows with the call latency while the model cost stays', () => {
+    // prepare: 10,000 items, one phase
+    const { plan, campaign } = fixture([{ items: 10_000 }]);
+    // act
+    const est = estimateAwsCost(plan, campaign, {}, prices);
+    const scenarios = estimateAcrossLatencies(plan, campaign, {}, prices);
+    // assess: a month of 700 bytes per reply in S3 Standard; one trace per worker invocation
+    const gb = (10_000 * DEFAULT_AWS_COST_ASSUMPTIONS.parquetBytesPerReply) / 1e9;
+    expect(line(est, 'S3', 'storage', 'GB-months')?.usd).toBeCloseTo(gb * prices.s3.per_gb_month, 12);
+    expect(line(est, 'X-Ray', 'generate', 'traces')?.quantity).toBe(est.stages[0]!.invocations);
+    expect(scenarios.map((s) => s.callSeconds)).toEqual([1.5, 3, 6]);
+    expect(scenarios[0]!.totalUsd).toBeCloseTo(est.totalUsd, 12);
+    expect(scenarios[1]!.totalUsd).toBeGreaterThan(scenarios[0]!.totalUsd);
+    expect(scenarios[2]!.totalUsd).toBeGreaterThan(scenarios[1]!.totalUsd);
+    expect(scenarios[2]!.share).toBeCloseTo(scenarios[2]!.totalUsd / est.modelUsd, 12);
+    // The Lambda wait doubles with the latency (940 s → 1,875 s of calls in two invocations, then four).
+    const gbs = (s: number) => line(estimateAwsCost(plan, campaign, { callSeconds: s }, prices), 'Lambda', 'generate', 'GB-s')!.quantity;
+    expect(gbs(3) / gbs(1.5)).toBeGreaterThan(1.9);
+  });
+
+  it('prints the assumptions and the latency table under the total', () => {
+    const { plan, campaign } = fixture([{ items: 10_000 }]);
+    const text = formatAwsCost(estimateAwsCost(plan, campaign, { storageMonths: 6 }, prices), estimateAcrossLatencies(plan, campaign, {}, prices));
+    expect(text).toContain('assumed: a call keeps its slot 1.5 s');
+    expect(text).toContain('stored 6 months');
+    expect(text).toContain('no NAT gateway');
+    expect(text).toMatch(/if calls are slower \(Lambda bills the wait\): 1\.5 s → \$[\d.]+ \([\d.]+ %\); 3 s → \$[\d.]+ \([\d.]+ %\); 6 s → /);
   });
 });

@@ -1,6 +1,6 @@
 import { loadRunContext } from '../../run/context.js';
 import { printDesignWarnings } from '../designWarnings.js';
-import { estimateAwsCost, formatAwsCost } from '../../run/awsCost.js';
+import { estimateAcrossLatencies, estimateAwsCost, formatAwsCost } from '../../run/awsCost.js';
 import { estimateGpuCost, formatGpuCost } from '../../run/gpuCost.js';
 import { formatPlan, planCampaign } from '../../run/planCampaign.js';
 import type { CliArgs } from '../args.js';
@@ -16,7 +16,7 @@ export async function planCommand(args: CliArgs): Promise<number> {
     process.stdout.write('the expected cost exceeds the budget: `sondage run` will refuse to start without --allow-partial\n');
   }
   if (args.aws) {
-    process.stdout.write(`\nOn AWS (one execution of the deployed stack; the budget caps model calls only):\n${formatAwsCost(estimateAwsCost(plan, ctx))}\n`);
+    process.stdout.write(`\nOn AWS (one execution of the deployed stack; the budget caps model calls only):\n${formatAwsCost(estimateAwsCost(plan, ctx), estimateAcrossLatencies(plan, ctx))}\n`);
     const gpu = estimateGpuCost(plan, ctx);
     if (gpu.lines.length > 0) process.stdout.write(`\nGPU models on AWS Batch (runs_on: gpu):\n${formatGpuCost(gpu)}\n`);
   }
