@@ -22,7 +22,7 @@ export async function writableDataDir(dataDir: string, flag: string | undefined,
 /**
  * Throws unless the data folder holds the campaign (`campaigns/<name>/`), naming the campaigns it
  * holds instead, so that a wrong `--data-dir` reads as one.
- * @throws SondageError `sondage analyze: far6-demo has not run in /data (it holds run-small); …`
+ * @throws SondageError `sondage analyze: demo has not run in /data (it holds run-small); …`
  */
 export async function assertCampaignIn(command: string, dataDir: string, name: string, file?: string): Promise<void> {
   const held = await campaignsIn(dataDir);
