@@ -251,6 +251,16 @@ describe('the GPU route through the synthesized state machine', () => {
     expect(left).toBeLessThan(child1);
     const rerunJobs = jobs.filter((j) => j.env[GPU_ENV.execution] === rerun.name);
     expect(rerunJobs[0]!.env[GPU_ENV.retryFailed]).toBe('true');
+    // the rerun's generate wave: alpha's were all answered, so no Lambda shard, and one plain GPU job
+    // over what child 1 left (the plan lists only shards with items pending)
+    const entered = rerun.history.filter((e) => e.type === 'StateEntered').map((e) => e.path);
+    expect(entered.indexOf('Run the wave#0/No Lambda shards in this wave')).toBeGreaterThan(-1);
+    expect(entered.indexOf('Run the wave#0/No Lambda shards in this wave')).toBeLessThan(entered.indexOf('Next wave'));
+    expect(rerunJobs[0]!.state).toBe('GpuSingleJob');
+    const leftover = JSON.parse(Buffer.from((await pipeline.store.get(rerunJobs[0]!.env[GPU_ENV.manifestKey]!))!).toString('utf8')) as { start: number; end: number }[][];
+    const child1Shards = new Set(manifest[1]!.map((sh) => JSON.stringify(sh)));
+    expect(leftover.flat().length).toBeGreaterThan(0);
+    expect(leftover.flat().filter((sh) => !child1Shards.has(JSON.stringify(sh)))).toEqual([]);
     expect(rerunJobs.every((j) => j.status === 'SUCCEEDED')).toBe(true);
     await expectIntact(pipeline, [failed, rerun]);
   });

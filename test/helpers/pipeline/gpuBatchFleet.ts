@@ -1,8 +1,8 @@
 /**
  * AWS Batch behind the synthesized state machine's `batch:submitJob.sync` states (issue 13): the
  * hook takes the SubmitJob parameters exactly as the state machine rendered them, checks them
- * against the stack (its job definition, one of its queues, only the container overrides the plan
- * sets), and runs the job as Batch would (test/helpers/batchStandIn.ts: one child per array index,
+ * against the stack and SubmitJob's rules (its job definition, one of its queues, a valid job name,
+ * only the container overrides the plan sets), and runs the job as Batch would (test/helpers/batchStandIn.ts: one child per array index,
  * retried while the job definition's retry strategy says so, at most its attempts). Each attempt
  * runs the real container code in-process (functions/gpu/fromEnv.ts, what entry.ts runs) with the
  * environment its container would have: the job definition's variables, the submission's
@@ -70,8 +70,12 @@ export class GpuBatchFleet {
     // SubmitJob's own validation: what the stack does not hold is a client error, not a job.
     if (p.JobDefinition !== this.gpu.jobDefinitionArn) throw new StatesError('Batch.ClientException', `JobDefinition ${String(p.JobDefinition)} is not the stack's (${this.gpu.jobDefinitionArn})`);
     if (!this.gpu.queues.includes(String(p.JobQueue))) throw new StatesError('Batch.ClientException', `JobQueue ${String(p.JobQueue)} is not one of the stack's`);
-    const overrides = Object.keys((p.ContainerOverrides ?? {}) as object);
-    if (overrides.some((k) => !OVERRIDES.has(k))) throw new Error(`submitJob: unexpected container overrides ${overrides.join(', ')}`);
+    if (typeof p.JobName !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(p.JobName)) throw new StatesError('Batch.ClientException', `JobName ${JSON.stringify(p.JobName)}: letters, digits, - and _, at most 128`);
+    const overrides = (p.ContainerOverrides ?? {}) as { ResourceRequirements?: { Type: string; Value: unknown }[] };
+    if (Object.keys(overrides).some((k) => !OVERRIDES.has(k))) throw new Error(`submitJob: unexpected container overrides ${Object.keys(overrides).join(', ')}`);
+    for (const r of overrides.ResourceRequirements ?? []) {
+      if (!['GPU', 'VCPU', 'MEMORY'].includes(r.Type) || typeof r.Value !== 'string') throw new StatesError('Batch.ClientException', `ResourceRequirements: ${JSON.stringify(r)}`);
+    }
     const job = jobOfSubmitJob(p);
     const model = job.environment.find((e) => e.Name === GPU_ENV.model)?.Value ?? '';
     const submission: GpuSubmission = { parameters, state: call.state, jobId: randomUUID() };
