@@ -26,7 +26,7 @@ import type { Json, TaskCall } from '../asl/types.js';
 import { jobOfSubmitJob, runBatchJob } from '../batchStandIn.js';
 import type { ChildAttempt } from '../batchStandIn.js';
 import { FAKE_VLLM, freePort } from '../gpu.js';
-import type { SynthesizedGpuBatch } from './synthesizedPipeline.js';
+import type { EvaluateOnExit, SynthesizedGpuBatch } from './synthesizedPipeline.js';
 
 /** One submission and what came of it. */
 export interface GpuSubmission {
@@ -84,7 +84,7 @@ export class GpuBatchFleet {
     const result = await runBatchJob(
       job,
       (env, index, attempt) => this.serial(() => this.runAttempt({ jobName: job.jobName, model, index, attempt }, env, log)),
-      { jobId: submission.jobId, attempts: this.gpu.attempts },
+      { jobId: submission.jobId, attempts: this.gpu.attempts, retried: retriedBy(this.gpu.evaluateOnExit) },
     );
     submission.status = result.status;
     submission.attempts = result.attempts;
@@ -150,4 +150,19 @@ export class GpuBatchFleet {
     const line = (level: string) => (message: string, fields: Record<string, unknown> = {}) => void this.logs.push(JSON.stringify({ level, message, ...fields }));
     return { info: line('INFO'), warn: line('WARN'), error: line('ERROR') };
   }
+}
+
+/**
+ * Whether AWS Batch retries an attempt whose container exited with a code, by a job definition's
+ * EvaluateOnExit rules: the first rule all of whose conditions match decides (RETRY or EXIT), none
+ * matching means retried. A pattern is exact, or a prefix when it ends with `*`. A container that
+ * exits has no Reason, and the StatusReason "Essential container in task exited".
+ */
+export function retriedBy(rules: readonly EvaluateOnExit[]): (exitCode: number) => boolean {
+  const glob = (pattern: string | undefined, value: string): boolean =>
+    pattern === undefined || (pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : value === pattern);
+  return (exitCode) => {
+    const rule = rules.find((r) => glob(r.OnExitCode, String(exitCode)) && glob(r.OnReason, '') && glob(r.OnStatusReason, 'Essential container in task exited'));
+    return rule === undefined || rule.Action === 'RETRY';
+  };
 }

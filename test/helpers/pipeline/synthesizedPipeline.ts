@@ -23,6 +23,14 @@ import type { SynthesizedFunction, SynthesizedStateMachine, TemplateJson } from 
 export const PIPELINE_FUNCTIONS = { plan: 'Plan', worker: 'Worker', report: 'Report', recordFailure: 'RecordFailure' } as const;
 export type PipelineFunction = keyof typeof PIPELINE_FUNCTIONS;
 
+/** A rule of a job definition's retry strategy (AWS::Batch::JobDefinition EvaluateOnExit). */
+export interface EvaluateOnExit {
+  readonly Action: 'RETRY' | 'EXIT';
+  readonly OnExitCode?: string;
+  readonly OnReason?: string;
+  readonly OnStatusReason?: string;
+}
+
 /** The GPU job definition (infra/constructs/GpuBatch.ts), resolved as the plan's `submitJob.sync` reaches it. */
 export interface SynthesizedGpuBatch {
   /** The job definition's ARN, as the state machine's submit states name it. */
@@ -31,6 +39,8 @@ export interface SynthesizedGpuBatch {
   readonly environment: Readonly<Record<string, string>>;
   /** RetryStrategy.Attempts: attempts per array child. */
   readonly attempts: number;
+  /** RetryStrategy.EvaluateOnExit: Batch takes the first rule that matches an attempt's end. */
+  readonly evaluateOnExit: readonly EvaluateOnExit[];
   /** The stack's job queue ARNs. */
   readonly queues: readonly string[];
 }
@@ -50,12 +60,13 @@ function gpuBatchOf(template: TemplateJson): SynthesizedGpuBatch | undefined {
   if (definitions.length === 0) return undefined;
   if (definitions.length !== 1) throw new Error(`synthesizePipeline: expected one Batch job definition, found ${definitions.length}`);
   const [id, definition] = definitions[0]!;
-  const p = definition.Properties as { ContainerProperties: { Environment?: unknown }; RetryStrategy?: { Attempts?: number } };
+  const p = definition.Properties as { ContainerProperties: { Environment?: unknown }; RetryStrategy?: { Attempts?: number; EvaluateOnExit?: EvaluateOnExit[] } };
   const environment = resolveTemplateValue(p.ContainerProperties.Environment ?? [], template) as { Name: string; Value: string }[];
   return {
     jobDefinitionArn: String(resolveTemplateValue({ Ref: id }, template)),
     environment: Object.fromEntries(environment.map((e) => [e.Name, String(e.Value)])),
     attempts: p.RetryStrategy?.Attempts ?? 1,
+    evaluateOnExit: p.RetryStrategy?.EvaluateOnExit ?? [],
     queues: Object.entries(template.Resources)
       .filter(([, r]) => r.Type === 'AWS::Batch::JobQueue')
       .map(([q]) => String(resolveTemplateValue({ 'Fn::GetAtt': [q, 'JobQueueArn'] }, template))),
