@@ -33,10 +33,16 @@ export interface StandInResult {
 export async function runBatchJob(
   job: Pick<GpuJob, 'jobName' | 'children' | 'environment'>,
   runChild: (env: NodeJS.ProcessEnv, index: number, attempt: number) => Promise<number>,
-  options: { readonly jobId?: string; readonly attempts?: number } = {},
+  options: {
+    readonly jobId?: string;
+    readonly attempts?: number;
+    /** Whether Batch retries an attempt that exited with this code (default: unless NOT_RETRIED_EXIT_CODES has it). */
+    readonly retried?: (exitCode: number) => boolean;
+  } = {},
 ): Promise<StandInResult> {
   const jobId = options.jobId ?? `job-${job.jobName}`;
   const maxAttempts = options.attempts ?? GPU_JOB.attempts;
+  const retried = options.retried ?? ((code: number) => !(NOT_RETRIED_EXIT_CODES as readonly number[]).includes(code));
   const attempts: ChildAttempt[] = [];
   let failed = false;
   const array = job.children >= 2;
@@ -51,7 +57,7 @@ export async function runBatchJob(
       const exitCode = await runChild(env, index, attempt);
       attempts.push({ index, attempt, exitCode });
       if (exitCode === 0) break;
-      if ((NOT_RETRIED_EXIT_CODES as readonly number[]).includes(exitCode) || attempt === maxAttempts) {
+      if (!retried(exitCode) || attempt === maxAttempts) {
         failed = true;
         break;
       }

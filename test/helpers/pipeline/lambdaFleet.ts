@@ -20,11 +20,12 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { AthenaClient } from '@aws-sdk/client-athena';
 // eslint-disable-next-line no-restricted-imports -- the handlers' own Context type; lib/ still may not import it
 import type { Context } from 'aws-lambda';
-import { createHandler as createPlan } from '../../../functions/plan/handler.js';
+import { createHandler as createPlan, parseGpuQueues } from '../../../functions/plan/handler.js';
 import { createHandler as createRecordFailure } from '../../../functions/record-failure/handler.js';
 import { createHandler as createReport } from '../../../functions/report/handler.js';
 import { storesFromEnv } from '../../../functions/shared/env.js';
 import { createHandler as createWorker } from '../../../functions/worker/handler.js';
+import { ENV } from '../../../lib/config/index.js';
 import { AthenaQueryable } from '../../../lib/store/AthenaQueryable.js';
 import { DynamoLedger } from '../../../lib/store/DynamoLedger.js';
 import { S3BlobStore } from '../../../lib/store/S3BlobStore.js';
@@ -186,7 +187,9 @@ export class LambdaFleet {
     switch (fn) {
       case 'plan': {
         const stores = storesFromEnv('plan', { withKeys: true });
-        handler = createPlan({ ...stores, tmpDir, glueDatabase: names.glueDatabase, logger, metrics });
+        // The GPU queues as the entry point reads them, from the plan's own environment (a GPU stack only).
+        const gpuQueues = parseGpuQueues(this.pipeline.functions.plan.environment[ENV.gpuQueues]);
+        handler = createPlan({ ...stores, tmpDir, glueDatabase: names.glueDatabase, ...(gpuQueues ? { gpuQueues } : {}), logger, metrics });
         break;
       }
       case 'worker': {

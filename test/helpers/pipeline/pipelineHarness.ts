@@ -32,6 +32,7 @@ import type { ExecutionOptions, ExecutionRecord } from '../asl/interpreter.js';
 import type { Integrations, Json, TaskCall } from '../asl/types.js';
 import { CREDENTIALS, REGION, startAwsStandIns } from './awsStandIns.js';
 import type { AwsStandIns } from './awsStandIns.js';
+import { GpuBatchFleet } from './gpuBatchFleet.js';
 import { LambdaFleet } from './lambdaFleet.js';
 import { synthesizePipeline } from './synthesizedPipeline.js';
 import type { SynthesizedPipeline } from './synthesizedPipeline.js';
@@ -39,7 +40,7 @@ import type { SynthesizedPipeline } from './synthesizedPipeline.js';
 export interface PipelineOptions {
   /** CDK context (e.g. the GPU queue). */
   readonly context?: Record<string, string>;
-  /** Answers `batch:submitJob.sync` (the GPU route, built elsewhere). */
+  /** Answers `batch:submitJob.sync`; default on a GPU stack: the GPU job code over the stand-ins (gpuBatchFleet.ts). */
   readonly batchSubmitJobSync?: Integrations['batchSubmitJobSync'];
 }
 
@@ -64,6 +65,8 @@ export interface Pipeline {
   readonly synthesized: SynthesizedPipeline;
   readonly standIns: AwsStandIns;
   readonly fleet: LambdaFleet;
+  /** AWS Batch running the GPU jobs, on a stack synthesized with the GPU context (unless a test plugs in its own hook). */
+  readonly gpu?: GpuBatchFleet;
   /** The data bucket, for assertions (its own client). */
   readonly store: S3BlobStore;
   /** The ledger, for assertions (its own client). */
@@ -113,6 +116,8 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
   const scratch = await tempDir('pipeline');
   const standIns = await startAwsStandIns(synthesized, scratch.dir);
   const fleet = new LambdaFleet(synthesized, standIns, scratch.dir);
+  const gpu = synthesized.gpu && !options.batchSubmitJobSync ? new GpuBatchFleet(synthesized.gpu, scratch.dir) : undefined;
+  const batchSubmitJobSync = options.batchSubmitJobSync ?? gpu?.integration();
   const athena = new AthenaClient({ endpoint: standIns.athena.url, region: REGION, credentials: CREDENTIALS });
   const store = new S3BlobStore({ bucket: standIns.names.bucket, clientConfig: { endpoint: standIns.s3.url, region: REGION, credentials: CREDENTIALS, forcePathStyle: true } });
   const ledger = new DynamoLedger({ ledgerTable: standIns.names.ledgerTable, budgetTable: standIns.names.budgetTable, clientConfig: { endpoint: standIns.dynamo.url, region: REGION, credentials: CREDENTIALS } });
@@ -122,7 +127,7 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
   const integrations: Integrations = {
     lambda: fleet.integrations(),
     athenaStartQueryExecutionSync: athenaSync(athena),
-    ...(options.batchSubmitJobSync ? { batchSubmitJobSync: options.batchSubmitJobSync } : {}),
+    ...(batchSubmitJobSync ? { batchSubmitJobSync } : {}),
     s3: {
       getObject: async (bucket, key) => (bucket === standIns.names.bucket ? store.get(key) : undefined),
       putObject: async (bucket, key, body) => {
@@ -146,6 +151,7 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     synthesized,
     standIns,
     fleet,
+    ...(gpu ? { gpu } : {}),
     store,
     ledger,
     async upload(file) {
