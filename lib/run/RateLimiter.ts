@@ -18,10 +18,22 @@ export interface RateLimiterOptions {
    */
   readonly burstSeconds?: number;
   /**
-   * Share of the limit to aim at (default 0.97). The client counts a request when it sends it, the
-   * server when it arrives; the headroom absorbs jitter in between.
+   * Share of the limit to aim at (default 0.995). The client counts a request when it sends it,
+   * the server when it arrives; the headroom absorbs jitter in between. Once the client saturates
+   * its limit, its bucket stays near empty while the server's fills with the headroom (0.5 % of
+   * the rate per second, up to the burst), so jitter is absorbed after the first seconds; 0.97,
+   * the earlier default, left 3 % of the ceiling unused for a margin needed only at the start
+   * (bench/rate-limit.ts: 96 % of the ceiling, now ≥ 99 % in steady state, 0 × 429).
    */
   readonly utilization?: number;
+  /**
+   * How full the buckets start, as a share of the burst (default 0: empty). The client counts a
+   * call when it admits it; the server when it arrives. Calls admitted while the first connections
+   * are still being set up (bench/rate-limit.ts: the first ones land ~0.75 s late) arrive together,
+   * and a bucket that started full would have admitted a full burst more than the server can take:
+   * the one 429 of each run. Started empty, what lands together is at most one burst.
+   */
+  readonly initialFill?: number;
   /** Clock and timer, replaced by a fake clock in tests. */
   readonly now?: () => number;
   readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -34,6 +46,13 @@ interface Waiter {
   /** Unregisters the waiter's abort callback (one listener on a shared signal, lib/run/sleep.ts). */
   off: () => void;
 }
+
+/** Estimated prompt tokens seen before the estimate is corrected (RateLimiter.promptScale). */
+const CALIBRATION_MIN_TOKENS = 5_000;
+/** Past this many estimated tokens the calibration sums halve, so that it follows the recent replies. */
+const CALIBRATION_WINDOW_TOKENS = 500_000;
+const MIN_PROMPT_SCALE = 0.8;
+const MAX_PROMPT_SCALE = 1.25;
 
 const realSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -84,6 +103,7 @@ export class RateLimiter {
   #configured: RateLimits;
   readonly #burstSeconds: number;
   readonly #utilization: number;
+  readonly #initialFill: number;
   readonly #now: () => number;
   readonly #sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   readonly #requests: Bucket;
@@ -94,6 +114,8 @@ export class RateLimiter {
   #pumping = false;
   #wake = new AbortController();
   #limits: RateLimits;
+  #promptEstimated = 0;
+  #promptActual = 0;
 
   constructor(limits: RateLimits, options: RateLimiterOptions = {}) {
     for (const [name, v] of Object.entries(limits))
@@ -101,7 +123,9 @@ export class RateLimiter {
     this.#configured = limits;
     this.#limits = limits;
     this.#burstSeconds = options.burstSeconds ?? 1;
-    this.#utilization = options.utilization ?? 0.97;
+    this.#utilization = options.utilization ?? 0.995;
+    this.#initialFill = options.initialFill ?? 0;
+    if (!(this.#initialFill >= 0 && this.#initialFill <= 1)) throw new RangeError(`RateLimiter: initialFill must be in [0, 1], got ${this.#initialFill}`);
     if (!(this.#burstSeconds > 0)) throw new RangeError(`RateLimiter: burstSeconds must be positive, got ${this.#burstSeconds}`);
     if (!(this.#utilization > 0 && this.#utilization <= 1)) throw new RangeError(`RateLimiter: utilization must be in (0, 1], got ${this.#utilization}`);
     this.#now = options.now ?? (() => performance.now());
@@ -116,6 +140,32 @@ export class RateLimiter {
   /** The limits in force: the campaign's, lowered by what the provider's headers announced. */
   get limits(): RateLimits {
     return this.#limits;
+  }
+
+  /**
+   * How many tokens a prompt the estimate put at one token really has, learnt from the usage of
+   * the replies (`calibrate`): 1 until a few thousand tokens have been seen, then their ratio,
+   * within [0.8, 1.25]. The estimate (about four characters a token) is off by a few per cent
+   * either way depending on the text; at a TPM-bound limit that error is the utilization lost or
+   * the 429s gained. The bounds keep a strange reply from throwing the pacing far off.
+   */
+  get promptScale(): number {
+    if (this.#promptEstimated < CALIBRATION_MIN_TOKENS) return 1;
+    return Math.min(MAX_PROMPT_SCALE, Math.max(MIN_PROMPT_SCALE, this.#promptActual / this.#promptEstimated));
+  }
+
+  /**
+   * Notes a reply's prompt tokens as the provider counted them beside the estimate for its prompt.
+   * Recent replies weigh most: the sums halve past CALIBRATION_WINDOW_TOKENS.
+   */
+  calibrate(estimatedPromptTokens: number, actualPromptTokens: number): void {
+    if (!(estimatedPromptTokens > 0 && actualPromptTokens > 0 && Number.isFinite(actualPromptTokens))) return;
+    this.#promptEstimated += estimatedPromptTokens;
+    this.#promptActual += actualPromptTokens;
+    if (this.#promptEstimated > CALIBRATION_WINDOW_TOKENS) {
+      this.#promptEstimated /= 2;
+      this.#promptActual /= 2;
+    }
   }
 
   /** Callers waiting for their turn. */
@@ -188,7 +238,7 @@ export class RateLimiter {
     const wasUnlimited = !Number.isFinite(bucket.rate);
     bucket.rate = (perMinute * this.#utilization) / 60_000;
     bucket.capacity = Math.max(1, bucket.rate * this.#burstSeconds * 1000);
-    bucket.level = wasUnlimited ? bucket.capacity : Math.min(bucket.level, bucket.capacity);
+    bucket.level = wasUnlimited ? bucket.capacity * this.#initialFill : Math.min(bucket.level, bucket.capacity);
   }
 
   #refill(): void {
@@ -260,21 +310,36 @@ export function isAdmitting(provider: ModelProvider): provider is AdmittingProvi
 export function withRateLimit(provider: ModelProvider, limiter: RateLimiter, estimateTokens: (req: GenerateRequest) => number): AdmittingProvider {
   // Turns taken by `admit` and not yet used by `generate`, per request object.
   const admitted = new WeakMap<GenerateRequest, number>();
+  // The admission cost: the prompt estimate corrected by what the provider counted so far, plus max_tokens.
+  // The estimate scans the prompt: once per request object, however many attempts and turns.
+  const estimates = new WeakMap<GenerateRequest, { prompt: number; maxOut: number }>();
+  const admission = (req: GenerateRequest): { cost: number; prompt: number } => {
+    let e = estimates.get(req);
+    if (e === undefined) {
+      const estimate = estimateTokens(req);
+      const maxOut = Math.min(estimate, req.settings.max_tokens ?? 0);
+      e = { prompt: estimate - maxOut, maxOut };
+      estimates.set(req, e);
+    }
+    return { cost: e.prompt * limiter.promptScale + e.maxOut, prompt: e.prompt };
+  };
   return {
     id: provider.id,
     simulated: provider.simulated,
     ...(provider.endpoint !== undefined ? { endpoint: provider.endpoint } : {}),
     classifyError: (err) => provider.classifyError(err),
     async admit(req, signal) {
-      await limiter.acquire(estimateTokens(req), signal);
+      await limiter.acquire(admission(req).cost, signal);
       admitted.set(req, (admitted.get(req) ?? 0) + 1);
     },
     async generate(req, signal) {
       const turns = admitted.get(req) ?? 0;
       if (turns > 0) admitted.set(req, turns - 1);
-      else await limiter.acquire(estimateTokens(req), signal);
+      else await limiter.acquire(admission(req).cost, signal);
       try {
-        return await provider.generate(req, signal);
+        const result = await provider.generate(req, signal);
+        limiter.calibrate(admission(req).prompt, result.usage.input_tokens);
+        return result;
       } catch (err) {
         const decision = provider.classifyError(err);
         if (decision.retry && decision.kind === 'rate_limit' && decision.retryAfterMs !== undefined) limiter.pause(decision.retryAfterMs);

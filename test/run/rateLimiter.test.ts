@@ -45,7 +45,7 @@ const flush = () => new Promise<void>((r) => setImmediate(r));
 
 function setup(limits: ConstructorParameters<typeof RateLimiter>[0], options: RateLimiterOptions = {}) {
   const clock = new FakeClock();
-  const limiter = new RateLimiter(limits, { utilization: 1, now: clock.now, sleep: clock.sleep, ...options });
+  const limiter = new RateLimiter(limits, { utilization: 1, initialFill: 1, now: clock.now, sleep: clock.sleep, ...options });
   const done: number[] = [];
   const start = (n: number, tokens = 0, signal?: AbortSignal) => {
     const ps: Promise<void>[] = [];
@@ -67,6 +67,17 @@ describe('RateLimiter', () => {
     expect(done.slice(10)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]);
     await clock.advance(500);
     expect(done).toHaveLength(25);
+  });
+
+  it('starts empty by default: what is admitted before the first calls land is at most one burst', async () => {
+    const { clock, done, start } = setup({ rpm: 600 }, { initialFill: undefined });
+    void start(25);
+    await clock.advance(0);
+    expect(done).toHaveLength(0);
+    await clock.advance(1000);
+    // 10 a second from the start, never the 10 of a full bucket on top
+    expect(done).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900, 1000]);
+    expect(() => new RateLimiter({ rpm: 1 }, { initialFill: 2 })).toThrow(/initialFill/);
   });
 
   it('aims below the limit by the utilization factor', async () => {
@@ -193,7 +204,7 @@ describe('RateLimiter', () => {
 describe('RateLimiters', () => {
   it('shares one limiter per provider model, routes hints by key, and keeps the tighter limits', async () => {
     const clock = new FakeClock();
-    const pool = new RateLimiters({ utilization: 1, now: clock.now, sleep: clock.sleep });
+    const pool = new RateLimiters({ utilization: 1, initialFill: 1, now: clock.now, sleep: clock.sleep });
     const a = pool.get('openai/gpt-4.1-mini', { rpm: 600 });
     expect(pool.get('openai/gpt-4.1-mini', { rpm: 300, tpm: 1000 })).toBe(a);
     expect(a.limits).toEqual({ rpm: 300, tpm: 1000 });
@@ -208,7 +219,7 @@ describe('RateLimiters', () => {
 describe('withRateLimit', () => {
   it('takes a turn for every attempt and pauses the model on a 429 retry-after', async () => {
     const clock = new FakeClock();
-    const limiter = new RateLimiter({ rpm: 600, tpm: 60_000 }, { utilization: 1, now: clock.now, sleep: clock.sleep });
+    const limiter = new RateLimiter({ rpm: 600, tpm: 60_000 }, { utilization: 1, initialFill: 1, now: clock.now, sleep: clock.sleep });
     const calls: number[] = [];
     const inner: ModelProvider = {
       id: 'openai/m',
@@ -237,14 +248,38 @@ describe('withRateLimit', () => {
     await clock.advance(1);
     expect(done).toBe(true);
     expect(calls).toEqual([0, 3000]);
-    expect(estimates).toEqual([100, 100]);
+    // The prompt is estimated once per request object, however many attempts.
+    expect(estimates).toEqual([100]);
+  });
+
+  it('learns from the replies how many tokens the provider counts for a prompt the estimate put at one', async () => {
+    // prepare: the provider counts 10 % fewer prompt tokens than estimated (1,000 → 900)
+    const limiter = new RateLimiter({ tpm: 600_000 }, { utilization: 1, initialFill: 1 });
+    const inner: ModelProvider = {
+      id: 'openai/m',
+      simulated: false,
+      classifyError: classifyProviderError,
+      generate: async () => ({ text: 'Yes.', finish_reason: 'stop', usage: { input_tokens: 900, output_tokens: 2 } }),
+    };
+    const p = withRateLimit(inner, limiter, (req) => 1000 + (req.settings.max_tokens ?? 0));
+    // act: four replies (4,000 estimated tokens: under the 5,000 the correction waits for), then two more
+    for (let i = 0; i < 4; i++) await p.generate({ messages: [{ role: 'user', content: 'hi' }], settings: { max_tokens: 50 } });
+    const before = limiter.promptScale;
+    for (let i = 0; i < 2; i++) await p.generate({ messages: [{ role: 'user', content: 'hi' }], settings: { max_tokens: 50 } });
+    // assess: max_tokens is not part of the ratio; the scale is bounded
+    expect(before).toBe(1);
+    expect(limiter.promptScale).toBeCloseTo(0.9, 12);
+    limiter.calibrate(1_000_000, 10);
+    expect(limiter.promptScale).toBe(0.8);
+    limiter.calibrate(1, Number.NaN);
+    expect(limiter.promptScale).toBe(0.8);
   });
 
   it("does not count the time a call waits in the limiter's queue against its attempt timeout", async () => {
     // One request per minute: the second call queues for a minute of the fake clock, while the
     // real clock runs past the attempt timeout before the test lets it through.
     const clock = new FakeClock();
-    const limiter = new RateLimiter({ rpm: 1 }, { utilization: 1, now: clock.now, sleep: clock.sleep });
+    const limiter = new RateLimiter({ rpm: 1 }, { utilization: 1, initialFill: 1, now: clock.now, sleep: clock.sleep });
     const abortedAtSend: boolean[] = [];
     const inner: ModelProvider = {
       id: 'openai/m',
@@ -281,7 +316,7 @@ describe('withRateLimit', () => {
 
   it('returns an unsent aborted attempt when the run aborts while the call is queued', async () => {
     const clock = new FakeClock();
-    const limiter = new RateLimiter({ rpm: 1 }, { utilization: 1, now: clock.now, sleep: clock.sleep });
+    const limiter = new RateLimiter({ rpm: 1 }, { utilization: 1, initialFill: 1, now: clock.now, sleep: clock.sleep });
     let calls = 0;
     const inner: ModelProvider = {
       id: 'openai/m',
