@@ -6,7 +6,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV, PREFIX } from '../../lib/config/index.js';
-import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
+import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import type { Analytics } from './Analytics.js';
 import type { CampaignData } from './CampaignData.js';
 import type { GpuBatch } from './GpuBatch.js';
@@ -30,7 +30,7 @@ export interface PipelineProps {
 /**
  * The Standard state machine of one campaign execution, a loop over the waves of the battery's
  * phase graph (DESIGN.md "The flow of one campaign"): (inputs defaulted) → Plan wave → if every
- * phase has run: Athena (SQL stage) → Report; else the wave's shards (a Distributed Map of worker
+ * phase has run: Athena (SQL stage) → Report, again after a Wait while its queries run; else the wave's shards (a Distributed Map of worker
  * Lambdas, and with a GPU queue a Batch array job beside it) → Plan wave again, told the phases
  * run so far. Every step is caught by a state that records the failure in the ledger. The plan
  * Lambda writes one shard manifest per wave to `scratch/`; a re-started execution resumes because
@@ -86,7 +86,8 @@ export class Pipeline extends Construct {
     props.secrets.grantRead(this.worker.fn);
     data.grantReadCampaigns(this.report.fn);
     data.grantWorker(this.report.fn);
-    // The report runs the rest of the SQL stage on Athena (lib/store/AthenaQueryable.ts).
+    // The report runs the rest of the SQL stage on Athena (lib/store/AthenaQueryable.ts): starts,
+    // polls, pages the results, and stops a query still running when its rounds run out.
     analytics.grantQuery(this.report.fn, data.bucket);
     for (const h of [this.plan, this.worker, this.report, this.recordFailure]) data.acknowledgePrefixGrants(h);
 
@@ -176,17 +177,36 @@ export class Pipeline extends Construct {
     });
     sql.addCatch(record, onFailure);
 
+    // The report waits on Athena only while its invocation has time (functions/report/handler.ts):
+    // it answers `again` with the queries it started, and is invoked again after a Wait with that
+    // answer as its progress, at most REPORT_ROUNDS.maxRounds times (then it stops the query still
+    // running and fails naming it, caught below). Its first round starts from no progress.
+    const reportStart = new sfn.Pass(this, 'ReportStart', {
+      stateName: 'Report: no round yet',
+      result: sfn.Result.fromObject({ round: 0, queries: {} }),
+      resultPath: '$.report',
+    });
     const reportStep = new tasks.LambdaInvoke(this, 'ReportStep', {
       stateName: 'Report',
       lambdaFunction: this.report.fn,
       payload: sfn.TaskInput.fromObject({
         campaign: sfn.JsonPath.stringAt('$.campaign'),
         queryExecutionId: sfn.JsonPath.stringAt('$.sql.QueryExecution.QueryExecutionId'),
+        maxRounds: REPORT_ROUNDS.maxRounds,
+        progress: sfn.JsonPath.objectAt('$.report'),
       }),
       payloadResponseOnly: true,
       resultPath: '$.report',
     });
     reportStep.addCatch(record, onFailure);
+    const reportWait = new sfn.Wait(this, 'ReportWait', {
+      stateName: 'Wait for the analysis queries',
+      time: sfn.WaitTime.secondsPath('$.report.waitSeconds'),
+    });
+    const reportAgain = sfn.Condition.and(sfn.Condition.isPresent('$.report.again'), sfn.Condition.booleanEquals('$.report.again', true));
+    const reportLoop = new sfn.Choice(this, 'ReportAgain', { stateName: 'Analysis queries still running?' })
+      .when(reportAgain, reportWait.next(reportStep))
+      .otherwise(new sfn.Succeed(this, 'Done'));
 
     // The Lambda half of a wave: the Map, unless the wave has no Lambda shard.
     const lambdaShards = new sfn.Choice(this, 'AnyLambdaShards', { stateName: 'Any Lambda shards?' })
@@ -220,7 +240,7 @@ export class Pipeline extends Construct {
       .when(sfn.Condition.isPresent('$.retryFailed'), startWithDefaults)
       .otherwise(retryDefault);
     planStep.next(allRun);
-    sql.next(reportStep).next(new sfn.Succeed(this, 'Done'));
+    sql.next(reportStart).next(reportStep).next(reportLoop);
 
     const logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: logs.RetentionDays.THREE_MONTHS });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {
