@@ -30,7 +30,7 @@ export interface PipelineProps {
 /**
  * The Standard state machine of one campaign execution, a loop over the waves of the battery's
  * phase graph (DESIGN.md "The flow of one campaign"): (inputs defaulted) → Plan wave → if every
- * phase has run: Athena (SQL stage) → Report, again after a Wait while its queries run; else the wave's shards (a Distributed Map of worker
+ * phase has run: Athena (SQL stage) → Report; else the wave's shards (a Distributed Map of worker
  * Lambdas, and with a GPU queue a Batch array job beside it) → Plan wave again, told the phases
  * run so far. Every step is caught by a state that records the failure in the ledger. The plan
  * Lambda writes one shard manifest per wave to `scratch/`; a re-started execution resumes because
@@ -86,8 +86,7 @@ export class Pipeline extends Construct {
     props.secrets.grantRead(this.worker.fn);
     data.grantReadCampaigns(this.report.fn);
     data.grantWorker(this.report.fn);
-    // The report runs the rest of the SQL stage on Athena (lib/store/AthenaQueryable.ts): starts,
-    // polls, pages the results, and stops a query still running when its rounds run out.
+    // The report runs the rest of the SQL stage on Athena (lib/store/AthenaQueryable.ts).
     analytics.grantQuery(this.report.fn, data.bucket);
     for (const h of [this.plan, this.worker, this.report, this.recordFailure]) data.acknowledgePrefixGrants(h);
 
