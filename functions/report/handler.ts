@@ -3,8 +3,18 @@
  * Lambda for the statistics and the report, written to S3"): the campaign's battery's analysis with
  * its SQL stage on Athena (lib/analysis/athena.ts), written as the local run writes it, under
  * `campaigns/<campaign>/results/` in the data bucket.
- * Payload, from infra/constructs/Pipeline.ts: ReportEvent `{ campaign, queryExecutionId }`, where the
- * execution is the SQL step's; its results answer the analysis's first query instead of a re-run.
+ *
+ * No invocation waits on Athena past its deadline (issue 14 item 2): it polls a query only while
+ * more than REPORT_ROUNDS.reserveMs of its time is left, then answers ReportAgain — the queries it
+ * started, by key, and the one still running — and the state machine waits and invokes it again
+ * with that answer as `progress`. Each round replays the analysis from its first query, reading the
+ * finished queries' results again and polling, never starting, the ones already started; so the
+ * statistics see what one uninterrupted run sees. At `maxRounds` a query still running is stopped
+ * and the invocation fails naming it (AnalysisQueriesStillRunning), which the state machine records.
+ *
+ * Payload, from infra/constructs/Pipeline.ts: ReportEvent `{ campaign, queryExecutionId, maxRounds,
+ * progress }`, where the execution is the SQL step's; its results answer the analysis's first query
+ * instead of a re-run.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -12,21 +22,25 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { analyzeOnAthena } from '../../lib/analysis/athena.js';
+import { resumeAnalysisOnAthena } from '../../lib/analysis/athena.js';
 import { simulationTruthFile } from '../../lib/analysis/simulationTruth.js';
 import { ENV } from '../../lib/config/index.js';
-import type { ReportEvent, ReportOutput } from '../../lib/config/pipeline.js';
+import type { ReportAgain, ReportEvent, ReportOutput } from '../../lib/config/pipeline.js';
+import { REPORT_ROUNDS } from '../../lib/config/sizing.js';
 import { SondageError } from '../../lib/errors.js';
 import { campaignEntries } from '../../lib/design/campaign.js';
 import { campaignCache } from '../../lib/run/campaignInput.js';
 import { AthenaQueryable } from '../../lib/store/AthenaQueryable.js';
+import type { AthenaResume } from '../../lib/store/AthenaQueryable.js';
 import { campaignPrefix, isSafeSegment, resultsKey } from '../../lib/store/layout.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import type { BlobStore } from '../../lib/store/types.js';
 
 export interface ReportDeps {
-  /** A fresh Queryable per invocation (it remembers the executions it adopted and ran). */
-  readonly athena: () => AthenaQueryable;
+  /** A fresh resumable Queryable per invocation (it remembers the executions it adopted and ran). */
+  readonly athena: (resume: AthenaResume) => AthenaQueryable;
+  /** Time kept after the last poll (default REPORT_ROUNDS.reserveMs). */
+  readonly reserveMs?: number;
   /** The data bucket: the campaign's Parquet is listed from it, the results are written to it. */
   readonly store: BlobStore;
   /** Bucket name, for the `Source` line of summary.md. */
@@ -37,12 +51,31 @@ export interface ReportDeps {
   readonly metrics: Metrics;
 }
 
+/** The analysis ran out of rounds with a query still running (stopped); the execution fails with this. */
+export class AnalysisQueriesStillRunning extends SondageError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AnalysisQueriesStillRunning';
+  }
+}
+
+const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+
 function parseEvent(event: unknown): ReportEvent {
   const e = event as Partial<ReportEvent> | null;
   const problems: string[] = [];
   if (typeof e?.campaign !== 'string' || !isSafeSegment(e.campaign)) problems.push('campaign: expected a campaign id (letters, digits, ., _, -)');
   if (typeof e?.queryExecutionId !== 'string' || e.queryExecutionId === '') {
     problems.push('queryExecutionId: expected the SQL step\'s $.sql.QueryExecution.QueryExecutionId');
+  }
+  if (!isCount(e?.maxRounds) || e.maxRounds < 1) problems.push('maxRounds: expected a whole number ≥ 1 (the definition\'s REPORT_ROUNDS.maxRounds)');
+  const progress = e?.progress as Partial<ReportEvent['progress']> | undefined;
+  const queries = progress?.queries as Record<string, unknown> | undefined;
+  if (
+    typeof progress !== 'object' || progress === null || !isCount(progress.round) ||
+    typeof queries !== 'object' || queries === null || Array.isArray(queries) || !Object.values(queries).every((id) => typeof id === 'string' && id !== '')
+  ) {
+    problems.push('progress: expected { round, queries } ({ round: 0, queries: {} } at first, then the previous answer)');
   }
   if (problems.length > 0) throw new SondageError(`report event: ${problems.join('; ')}; got ${JSON.stringify(event)}`);
   return e as ReportEvent;
@@ -51,12 +84,34 @@ function parseEvent(event: unknown): ReportEvent {
 /** The handler over its dependencies (tests pass clients of local S3 and Athena servers). */
 export function createHandler(deps: ReportDeps) {
   const campaigns = campaignCache(deps.store, deps.tmpDir);
-  const base = async (event: unknown, _context: Context): Promise<ReportOutput> => {
-    const { campaign, queryExecutionId } = parseEvent(event);
+  const reserveMs = deps.reserveMs ?? REPORT_ROUNDS.reserveMs;
+  const base = async (event: unknown, context: Context): Promise<ReportOutput | ReportAgain> => {
+    const { campaign, queryExecutionId, maxRounds, progress } = parseEvent(event);
+    const round = progress.round + 1;
     // The uploaded campaign names the battery whose analysis runs (the execution id keys the copy).
     const ctx = await campaigns(campaign, queryExecutionId);
-    const db = deps.athena();
-    const run = await analyzeOnAthena({ db, store: deps.store, battery: ctx.battery, campaign: ctx.campaign, design: ctx.campaign.design, languages: ctx.design.languages, phases: ctx.graph.phases.map((p) => p.name), queryExecutionId });
+    const db = deps.athena({ started: progress.queries, remainingMs: () => context.getRemainingTimeInMillis(), reserveMs, tokenSeed: queryExecutionId });
+    const run = await resumeAnalysisOnAthena({ db, store: deps.store, battery: ctx.battery, campaign: ctx.campaign, design: ctx.campaign.design, languages: ctx.design.languages, phases: ctx.graph.phases.map((p) => p.name), queryExecutionId });
+    if (!run.done) {
+      const r = run.stillRunning;
+      const running = { query: r.query ?? r.excerpt, queryExecutionId: r.queryExecutionId, state: r.state };
+      if (round >= maxRounds) {
+        // Nobody will read it: stop paying for it. The error says what happened either way.
+        const stopped = await db.stop(r.queryExecutionId).then(
+          () => 'stopped it',
+          (err: unknown) => `could not stop it (${err instanceof Error ? err.message : String(err)})`,
+        );
+        throw new AnalysisQueriesStillRunning(
+          `campaign ${campaign}: analysis query ${running.query} (Athena ${running.queryExecutionId}) still ${running.state} after ${round} rounds of the report ` +
+            `(the limit, REPORT_ROUNDS.maxRounds in lib/config/sizing.ts); ${stopped}. ` +
+            `Look at the Athena workgroup's running queries, then start the campaign again (\`sondage start --aws\`: nothing is asked again, the analysis runs anew).`,
+        );
+      }
+      deps.logger.info('analysis queries still running', { campaign, round, maxRounds, running, started: Object.keys(db.started).length, remainingMs: context.getRemainingTimeInMillis() });
+      deps.metrics.addDimension('campaign', campaign);
+      deps.metrics.addMetric('ReportRounds', MetricUnit.Count, 1);
+      return { again: true, waitSeconds: REPORT_ROUNDS.waitSeconds, round, queries: db.started, running };
+    }
     const files: string[] = [];
     const simulated = campaignEntries(ctx.campaign).some((m) => m.provider === 'simulated');
     for (const [name, content] of ctx.battery.analysis.files(run.results, { campaign, simulated, source: `s3://${deps.bucket}/${campaignPrefix(campaign)}` })) {
@@ -76,6 +131,7 @@ export function createHandler(deps: ReportDeps) {
       battery: ctx.battery.name,
       models: run.models,
       files: files.length,
+      round,
       adoptedSqlStep: run.adopted,
       queryExecutionIds: run.queryExecutionIds,
     });
@@ -99,14 +155,14 @@ let cold: ReturnType<typeof createHandler> | undefined;
  * The Lambda entry point: dependencies built once per container, at the first invocation. The
  * endpoints follow the SDK's AWS_ENDPOINT_URL_ATHENA / AWS_ENDPOINT_URL_S3 (or SONDAGE_S3_ENDPOINT).
  */
-export const handler = (event: unknown, context: Context): Promise<ReportOutput> => {
+export const handler = (event: unknown, context: Context): Promise<ReportOutput | ReportAgain> => {
   if (!cold) {
     const bucket = required(ENV.bucket);
     const workgroup = required(ENV.athenaWorkgroup);
     const database = required(ENV.glueDatabase);
     const s3Endpoint = process.env[ENV.s3Endpoint];
     cold = createHandler({
-      athena: () => new AthenaQueryable({ workgroup, database }),
+      athena: (resume) => new AthenaQueryable({ workgroup, database, resume }),
       store: new S3BlobStore({ bucket, clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {} }),
       bucket,
       tmpDir: '/tmp',

@@ -6,7 +6,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV, PREFIX } from '../../lib/config/index.js';
-import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
+import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import type { Analytics } from './Analytics.js';
 import type { CampaignData } from './CampaignData.js';
 import type { GpuBatch } from './GpuBatch.js';
@@ -176,17 +176,36 @@ export class Pipeline extends Construct {
     });
     sql.addCatch(record, onFailure);
 
+    // The report waits on Athena only while its invocation has time (functions/report/handler.ts):
+    // it answers `again` with the queries it started, and is invoked again after a Wait with that
+    // answer as its progress, at most REPORT_ROUNDS.maxRounds times (then it stops the query still
+    // running and fails naming it, caught below). Its first round starts from no progress.
+    const reportStart = new sfn.Pass(this, 'ReportStart', {
+      stateName: 'Report: no round yet',
+      result: sfn.Result.fromObject({ round: 0, queries: {} }),
+      resultPath: '$.report',
+    });
     const reportStep = new tasks.LambdaInvoke(this, 'ReportStep', {
       stateName: 'Report',
       lambdaFunction: this.report.fn,
       payload: sfn.TaskInput.fromObject({
         campaign: sfn.JsonPath.stringAt('$.campaign'),
         queryExecutionId: sfn.JsonPath.stringAt('$.sql.QueryExecution.QueryExecutionId'),
+        maxRounds: REPORT_ROUNDS.maxRounds,
+        progress: sfn.JsonPath.objectAt('$.report'),
       }),
       payloadResponseOnly: true,
       resultPath: '$.report',
     });
     reportStep.addCatch(record, onFailure);
+    const reportWait = new sfn.Wait(this, 'ReportWait', {
+      stateName: 'Wait for the analysis queries',
+      time: sfn.WaitTime.secondsPath('$.report.waitSeconds'),
+    });
+    const reportAgain = sfn.Condition.and(sfn.Condition.isPresent('$.report.again'), sfn.Condition.booleanEquals('$.report.again', true));
+    const reportLoop = new sfn.Choice(this, 'ReportAgain', { stateName: 'Analysis queries still running?' })
+      .when(reportAgain, reportWait.next(reportStep))
+      .otherwise(new sfn.Succeed(this, 'Done'));
 
     // The Lambda half of a wave: the Map, unless the wave has no Lambda shard.
     const lambdaShards = new sfn.Choice(this, 'AnyLambdaShards', { stateName: 'Any Lambda shards?' })
@@ -220,7 +239,7 @@ export class Pipeline extends Construct {
       .when(sfn.Condition.isPresent('$.retryFailed'), startWithDefaults)
       .otherwise(retryDefault);
     planStep.next(allRun);
-    sql.next(reportStep).next(new sfn.Succeed(this, 'Done'));
+    sql.next(reportStart).next(reportStep).next(reportLoop);
 
     const logGroup = new logs.LogGroup(this, 'ExecutionLogs', { retention: logs.RetentionDays.THREE_MONTHS });
     this.stateMachine = new sfn.StateMachine(this, 'StateMachine', {

@@ -7,6 +7,7 @@
 import type { AnalysisSources, Battery, CampaignCore } from '../battery/types.js';
 import type { TableName } from '../core/types.js';
 import { SondageError } from '../errors.js';
+import type { QueryStillRunning } from '../query/errors.js';
 import type { AthenaQueryable } from '../store/AthenaQueryable.js';
 import { assertSafeSegment, parsePartKey, phasePrefix, tablePrefix } from '../store/layout.js';
 import type { BlobStore } from '../store/types.js';
@@ -99,12 +100,33 @@ export interface AthenaAnalysis {
   readonly queryExecutionIds: readonly string[];
 }
 
+/** Where a resumable analysis stopped: the query still running when the Queryable's time ran short. */
+export interface AthenaAnalysisRunning {
+  readonly done: false;
+  readonly stillRunning: QueryStillRunning;
+  readonly models: readonly string[];
+}
+
 /**
  * The battery's analysis of a campaign with its SQL stage on Athena, over the Glue tables filtered
  * to the campaign's stored models.
  * @example const { results } = await analyzeOnAthena({ db, store, battery, campaign, phases });
  */
 export async function analyzeOnAthena(options: AthenaAnalysisOptions): Promise<AthenaAnalysis> {
+  const run = await resumeAnalysisOnAthena(options);
+  if (!run.done) throw new SondageError(`campaign ${options.campaign.name}: ${run.stillRunning.message}; the analysis waits for its queries only with a resumable Queryable`);
+  return run;
+}
+
+/**
+ * The analysis as `analyzeOnAthena` runs it, over a resumable Queryable (AthenaQueryable
+ * `resume`, the report Lambda): when the Queryable's time runs short while a query still runs, the
+ * answer says which (`done: false`) instead of throwing, and running the analysis again with the
+ * Queryable's `started` resumes it. The analysis is replayed from its first query each time: the
+ * queries that finished are read again (GetQueryResults, no scan), none is started twice, and the
+ * statistics see exactly the rows of one uninterrupted run.
+ */
+export async function resumeAnalysisOnAthena(options: AthenaAnalysisOptions): Promise<(AthenaAnalysis & { readonly done: true }) | AthenaAnalysisRunning> {
   const { db, store, battery, campaign, phases } = options;
   const stored = await storedParts(store, campaign.name, phases);
   // The models the campaign file has now: parts of a model it dropped stay stored, unread.
@@ -115,8 +137,18 @@ export async function analyzeOnAthena(options: AthenaAnalysisOptions): Promise<A
   const sources = athenaSources(db.database, battery.name, campaign.name, models, stored.tables, options.languages);
   const first = options.queryExecutionId;
   if (first !== undefined) await db.adopt(first);
-  const results = await battery.analysis.run(db, sources, { campaign, design: options.design });
+  let results: unknown;
+  try {
+    results = await battery.analysis.run(db, sources, { campaign, design: options.design });
+  } catch (err) {
+    // However the battery passed the signal on (named, wrapped), the Queryable knows it stopped.
+    const running = db.stillRunning;
+    if (running) return { done: false, stillRunning: running, models };
+    throw err;
+  }
+  // A battery that caught the signal and went on has results without the query's rows: not done.
+  if (db.stillRunning) return { done: false, stillRunning: db.stillRunning, models };
   // Adopted only if the execution's text was one of the analysis queries (its rows were read).
   const adopted = first !== undefined && db.queryExecutionIds.includes(first);
-  return { results, models, adopted, queryExecutionIds: db.queryExecutionIds };
+  return { done: true, results, models, adopted, queryExecutionIds: db.queryExecutionIds };
 }

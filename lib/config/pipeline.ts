@@ -167,14 +167,34 @@ export interface WorkerOutput {
   readonly again: boolean;
 }
 
-/** `report` handler input. */
+/** `report` handler input (infra/constructs/Pipeline.ts, the "Report" state). */
 export interface ReportEvent {
   readonly campaign: string;
   /** The Athena execution of the SQL stage's first query (`$.sql.QueryExecution.QueryExecutionId`). */
   readonly queryExecutionId: string;
+  /** Rounds after which a query still running fails the execution (REPORT_ROUNDS.maxRounds, from the definition). */
+  readonly maxRounds: number;
+  /** Where the analysis stands: `{ round: 0, queries: {} }` at first, then the previous round's ReportAgain. */
+  readonly progress: ReportProgress;
 }
 
-/** `report` handler output (`$.report`). */
+/** How far the report's rounds got (`$.report` between rounds). */
+export interface ReportProgress {
+  /** Invocations so far that answered `again`. */
+  readonly round: number;
+  /** The Athena executions the analysis started, by AthenaQueryable `queryKey`: polled and read, never started again. */
+  readonly queries: Readonly<Record<string, string>>;
+}
+
+/** `report` handler output while a query still runs: the state machine waits `waitSeconds` and invokes it again with this as `progress`. */
+export interface ReportAgain extends ReportProgress {
+  readonly again: true;
+  readonly waitSeconds: number;
+  /** The query waited for when the invocation's time ran short. */
+  readonly running: { readonly query: string; readonly queryExecutionId: string; readonly state: string };
+}
+
+/** `report` handler output (`$.report`) once the report is written. */
 export interface ReportOutput {
   /** Prefix of the results written (CSV, Markdown, HTML). */
   readonly resultsPrefix: string;

@@ -48,6 +48,30 @@ export const SHARDS_PER_BATCH = 4;
 export const ATHENA_RESULT_REUSE_MINUTES = 60;
 
 /**
+ * How the state machine's Report step waits for the analysis's Athena queries (issue 14 item 2: no
+ * Lambda waits past its timeout). The report polls a query only while more than `reserveMs` of its
+ * 600 s is left, then answers `again` with the queries it started; the state machine waits
+ * `waitSeconds` and invokes it again, which resumes the analysis. Each round polls about 480 s.
+ */
+export const REPORT_ROUNDS = {
+  /**
+   * Left to the report after its last poll: the statistics (FAR-6's bootstrap, seconds to tens of
+   * seconds) and the result files, as the plan keeps 120 s (functions/plan PLAN_RESERVE_MS).
+   */
+  reserveMs: 120_000,
+  /** Between two rounds; the report has just polled for minutes, so a short breather. */
+  waitSeconds: 15,
+  /**
+   * Rounds before the execution fails naming the query still running (and stops it). Athena ends a
+   * DML query after 30 minutes (its default service quota), so a query is never legitimately
+   * waited for past about 4 rounds; the analyses run at most 6 queries one after another (FAR-6
+   * with its judge audit), so 6 × 30 min ≈ 23 rounds covers the slowest analysis Athena lets run,
+   * and 48 (≈ 6.5 h) leaves room for queueing in a busy workgroup. Past that, something is stuck.
+   */
+  maxRounds: 48,
+} as const;
+
+/**
  * How a GPU job is sized and bounded (AWS Batch, functions/gpu). The stack's job definition and
  * the plan's shard sizes both read these, and `sondage plan --aws` prices the same numbers.
  */

@@ -12,7 +12,7 @@
  * across libraries (lib/batteries/registry checks it).
  */
 import { readFileSync } from 'node:fs';
-import { AnalysisError } from './errors.js';
+import { AnalysisError, analysisQueryError } from './errors.js';
 import type { Queryable, SourceMap } from './types.js';
 
 const PLACEHOLDER = /\{\{\s*([a-z_]+)(?::([a-z0-9_]+))?\s*\}\}/g;
@@ -82,14 +82,16 @@ export class SqlLibrary {
     });
   }
 
-  /** Renders a query and runs it; a database error is rethrown naming the query, with the original as cause. */
+  /**
+   * Renders a query and runs it; a database error is rethrown naming the query, with the original as
+   * cause (a query still running passes through, named: lib/query/errors.ts analysisQueryError).
+   */
   async run<T = Record<string, unknown>>(db: Queryable, query: string, tables: SourceMap): Promise<T[]> {
     const sql = this.render(query, tables);
     try {
       return await db.all<T>(sql);
     } catch (err) {
-      const detail = err instanceof Error ? err.message : String(err);
-      throw new AnalysisError(`analysis query ${query}.sql failed: ${detail}`, { cause: err });
+      throw analysisQueryError(`${query}.sql`, err);
     }
   }
 }

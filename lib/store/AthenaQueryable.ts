@@ -13,8 +13,10 @@ import {
   StopQueryExecutionCommand,
 } from '@aws-sdk/client-athena';
 import type { AthenaClientConfig, ColumnInfo, QueryExecution, Row } from '@aws-sdk/client-athena';
+import { createHash } from 'node:crypto';
 import { ATHENA_RESULT_REUSE_MINUTES } from '../config/sizing.js';
 import { SondageError } from '../errors.js';
+import { QueryStillRunning } from '../query/errors.js';
 import type { Queryable } from '../query/types.js';
 
 /** Athena ended a query in FAILED or CANCELLED, or it did not finish in time. */
@@ -54,6 +56,39 @@ export interface AthenaQueryableOptions {
   readonly pageSize?: number;
   /** How to wait between polls (tests pass an immediate one). */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * Resumable mode (the report Lambda): wait for a query only while the caller's time allows, then
+   * stop with QueryStillRunning (`stillRunning`) instead of waiting on; the queries started so far
+   * (`started`) are handed to the next instance, which polls them instead of starting them again.
+   * `timeoutMs` does not apply: the caller bounds how often it resumes.
+   */
+  readonly resume?: AthenaResume;
+}
+
+/** How a resumable AthenaQueryable waits, and what earlier instances of the same analysis started. */
+export interface AthenaResume {
+  /** Executions started by earlier instances of the same analysis, by queryKey(sql): polled, not started again. */
+  readonly started?: Readonly<Record<string, string>>;
+  /** Time the caller has left, in ms (Lambda: context.getRemainingTimeInMillis). */
+  readonly remainingMs: () => number;
+  /** Waits for a query only while more than this is left after the next wait (time to answer, and for the work after the last query). */
+  readonly reserveMs: number;
+  /**
+   * Seeds each query's ClientRequestToken (the report: the SQL step's execution id). Athena answers a
+   * StartQueryExecution repeated with the same token with the execution it started, so an invocation
+   * that died after starting a query, its answer lost, does not start (and pay for) a second one.
+   */
+  readonly tokenSeed: string;
+}
+
+/** The key of a query among the started ones (`AthenaResume.started`): short, the same for the same query (sameQueryKey). */
+export function queryKey(sql: string): string {
+  return createHash('sha256').update(sameQueryKey(sql)).digest('hex').slice(0, 32);
+}
+
+/** The ClientRequestToken of a query (Athena takes 32 to 128 characters). */
+function requestToken(seed: string, sql: string): string {
+  return createHash('sha256').update(`sondage-report\n${seed}\n${sameQueryKey(sql)}`).digest('hex');
 }
 
 type Value = string | number | boolean | null;
@@ -110,7 +145,10 @@ const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => set
 /**
  * A Queryable over Athena: StartQueryExecution in the workgroup and database (with result reuse),
  * GetQueryExecution polled with backoff, GetQueryResults paged and converted to plain rows.
- * Each call waits for its query; an analysis issues them one after another.
+ * Each call waits for its query; an analysis issues them one after another. With `resume` (the
+ * report Lambda) a call waits only while the caller's time allows, then throws QueryStillRunning
+ * (kept in `stillRunning`); a later instance given `started` polls the queries started so far
+ * instead of starting them again.
  * @example
  * const db = new AthenaQueryable({ workgroup: 'sondage-Sondage', database: 'sondage_sondage' });
  * const rows = await db.all('SELECT 1');
@@ -125,9 +163,13 @@ export class AthenaQueryable implements Queryable {
   private readonly timeoutMs: number;
   private readonly pageSize: number;
   private readonly sleep: (ms: number) => Promise<void>;
+  private readonly resume: AthenaResume | undefined;
   /** Finished executions by query text: answered from their results instead of running again. */
   private readonly adopted = new Map<string, string>();
   private readonly executions: string[] = [];
+  /** Resumable mode: executions started, by queryKey (earlier instances' and this one's). */
+  private readonly startedByKey: Map<string, string>;
+  private running: QueryStillRunning | undefined;
 
   constructor(options: AthenaQueryableOptions) {
     this.workgroup = options.workgroup;
@@ -139,6 +181,23 @@ export class AthenaQueryable implements Queryable {
     this.timeoutMs = options.timeoutMs ?? 30 * 60_000;
     this.pageSize = Math.min(options.pageSize ?? 1000, 1000);
     this.sleep = options.sleep ?? defaultSleep;
+    this.resume = options.resume;
+    this.startedByKey = new Map(Object.entries(options.resume?.started ?? {}));
+  }
+
+  /** Resumable mode: every execution started for the analysis so far, by queryKey (for the next instance). */
+  get started(): Record<string, string> {
+    return Object.fromEntries(this.startedByKey);
+  }
+
+  /** Resumable mode: the query this instance stopped waiting for when time ran short; it answers nothing more. */
+  get stillRunning(): QueryStillRunning | undefined {
+    return this.running;
+  }
+
+  /** Stops an execution (StopQueryExecution); one already ended stays as it ended. */
+  async stop(queryExecutionId: string): Promise<void> {
+    await this.client.send(new StopQueryExecutionCommand({ QueryExecutionId: queryExecutionId }));
   }
 
   /** Execution ids this instance started or adopted, in order (for logs and the report). */
@@ -159,25 +218,38 @@ export class AthenaQueryable implements Queryable {
   }
 
   async all<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+    // Once time ran short every query waits for the next instance, even if the analysis went on.
+    if (this.running) throw this.running;
     const id = this.adopted.get(sameQueryKey(sql)) ?? (await this.run(sql));
     this.executions.push(id);
     return (await this.results(id, sql)) as T[];
   }
 
-  /** Starts the query and waits until it SUCCEEDED; FAILED, CANCELLED or a timeout throw. */
+  /**
+   * Starts the query (resumable mode: unless an earlier instance started it) and waits until it
+   * SUCCEEDED; FAILED, CANCELLED or a timeout throw; in resumable mode, time running short throws
+   * QueryStillRunning.
+   */
   private async run(sql: string): Promise<string> {
-    const started = await this.client.send(
-      new StartQueryExecutionCommand({
-        QueryString: sql,
-        WorkGroup: this.workgroup,
-        QueryExecutionContext: { Database: this.database },
-        ...(this.reuseMinutes > 0
-          ? { ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: this.reuseMinutes } } }
-          : {}),
-      }),
-    );
-    const id = started.QueryExecutionId;
-    if (!id) throw new AthenaQueryError(`Athena StartQueryExecution returned no QueryExecutionId for: ${excerpt(sql)}`, undefined, undefined);
+    const resume = this.resume;
+    const key = resume ? queryKey(sql) : undefined;
+    let id = key === undefined ? undefined : this.startedByKey.get(key);
+    if (id === undefined) {
+      const started = await this.client.send(
+        new StartQueryExecutionCommand({
+          QueryString: sql,
+          WorkGroup: this.workgroup,
+          QueryExecutionContext: { Database: this.database },
+          ...(this.reuseMinutes > 0
+            ? { ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: this.reuseMinutes } } }
+            : {}),
+          ...(resume ? { ClientRequestToken: requestToken(resume.tokenSeed, sql) } : {}),
+        }),
+      );
+      id = started.QueryExecutionId;
+      if (!id) throw new AthenaQueryError(`Athena StartQueryExecution returned no QueryExecutionId for: ${excerpt(sql)}`, undefined, undefined);
+      if (key !== undefined) this.startedByKey.set(key, id);
+    }
     const deadline = Date.now() + this.timeoutMs;
     let wait = this.pollInitialMs;
     for (;;) {
@@ -188,7 +260,17 @@ export class AthenaQueryable implements Queryable {
         const reason = execution.Status?.StateChangeReason ?? execution.Status?.AthenaError?.ErrorMessage ?? 'no reason given';
         throw new AthenaQueryError(`Athena query ${id} ${state}: ${reason} (query: ${excerpt(sql)})`, id, state);
       }
-      if (Date.now() >= deadline) {
+      if (resume) {
+        if (resume.remainingMs() - wait < resume.reserveMs) {
+          this.running = new QueryStillRunning(
+            `Athena query ${id} still ${state ?? 'unknown'} with ${Math.round(resume.remainingMs() / 1000)} s left (query: ${excerpt(sql)})`,
+            id,
+            state ?? 'unknown',
+            excerpt(sql),
+          );
+          throw this.running;
+        }
+      } else if (Date.now() >= deadline) {
         await this.client.send(new StopQueryExecutionCommand({ QueryExecutionId: id })).catch(() => undefined);
         throw new AthenaQueryError(
           `Athena query ${id} still ${state ?? 'unknown'} after ${Math.round(this.timeoutMs / 1000)} s; stopped it (query: ${excerpt(sql)})`,

@@ -13,7 +13,10 @@
  * RUNNING for a few polls before it SUCCEEDED or FAILED (with a StateChangeReason); results are
  * strings with the column types beside them, NULL has no VarCharValue, the first page starts with
  * a header row, pages hold at most 1000 rows; result reuse answers a repeated query text in the
- * same workgroup from the earlier run without running it again.
+ * same workgroup from the earlier run without running it again; a StartQueryExecution repeated with
+ * the same ClientRequestToken answers the execution it started (a different query with it is
+ * refused). A test can hold queries RUNNING for a while of the server's clock (`holdRunning`, with
+ * `now` a fake clock), as a long query or a busy queue would.
  *
  * @example
  * const athena = await startAthenaServer({ dataDir, database: 'sondage_test' });
@@ -48,6 +51,8 @@ export interface AthenaServerOptions {
    * stand-in bucket copies it into `dataDir` here, as Athena reads what is in S3 at query time.
    */
   readonly beforeQuery?: () => Promise<void>;
+  /** The server's clock, in ms (submission times, result reuse's age, `holdRunning`). Default Date.now. */
+  readonly now?: () => number;
 }
 
 export type QueryState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
@@ -63,6 +68,10 @@ export interface ServerExecution {
   /** Answered from an earlier execution's results without running. */
   readonly reused: boolean;
   readonly submittedAt: number;
+  /** The StartQueryExecution request's ClientRequestToken, if it sent one. */
+  readonly token: string | undefined;
+  /** Answered QUEUED/RUNNING until the server's clock reaches this (`holdRunning`). */
+  heldUntil?: number;
   state: QueryState;
   reason?: string;
   polls: number;
@@ -79,6 +88,11 @@ export interface AthenaServer {
   readonly ranQueries: () => number;
   /** The next started query ends in `state` with `reason` instead of running (one-shot). */
   failNext(state: 'FAILED' | 'CANCELLED', reason: string): void;
+  /**
+   * Asked for each query that starts running: ms of the server's clock it stays QUEUED/RUNNING
+   * (GetQueryExecution says so, GetQueryResults refuses) however soon it is done; undefined: no hold.
+   */
+  holdRunning: ((execution: ServerExecution) => number | undefined) | undefined;
   pageSize: number;
   close(): Promise<void>;
 }
@@ -160,6 +174,9 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
   const calls: { operation: string; body: Record<string, unknown> }[] = [];
   const state = { pageSize: options.pageSize ?? 1000, ran: 0, next: 0, failNext: undefined as { state: 'FAILED' | 'CANCELLED'; reason: string } | undefined };
   const pollsBeforeDone = options.pollsBeforeDone ?? 2;
+  const now = options.now ?? Date.now;
+  const tokens = new Map<string, ServerExecution>();
+  let holdRunning: AthenaServer['holdRunning'];
   // One DuckDB connection runs one statement at a time.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(f: () => Promise<T>): Promise<T> => {
@@ -271,14 +288,23 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
         const reuse = (body.ResultReuseConfiguration as { ResultReuseByAgeConfiguration?: { Enabled?: boolean; MaxAgeInMinutes?: number } } | undefined)
           ?.ResultReuseByAgeConfiguration;
         const reuseRequested = { enabled: reuse?.Enabled === true, maxAgeMinutes: reuse?.MaxAgeInMinutes };
-        const now = Date.now();
+        const token = typeof body.ClientRequestToken === 'string' ? body.ClientRequestToken : undefined;
+        const same = token === undefined ? undefined : tokens.get(token);
+        if (same) {
+          if (same.query !== query || same.workgroup !== workgroup || same.database !== database) {
+            throw new AthenaException('InvalidRequestException', 'Idempotent parameters do not match');
+          }
+          return { QueryExecutionId: same.id };
+        }
+        const at = now();
         const maxAgeMs = (reuseRequested.maxAgeMinutes ?? 60) * 60_000;
         const earlier = reuseRequested.enabled
-          ? [...executions.values()].find((x) => x.query === query && x.workgroup === workgroup && x.state === 'SUCCEEDED' && now - x.submittedAt <= maxAgeMs)
+          ? [...executions.values()].find((x) => x.query === query && x.workgroup === workgroup && x.state === 'SUCCEEDED' && !(x.heldUntil !== undefined && at < x.heldUntil) && at - x.submittedAt <= maxAgeMs)
           : undefined;
         const id = `q-${String(++state.next).padStart(4, '0')}`;
-        const e: ServerExecution = { id, query, workgroup, database, reuseRequested, reused: earlier !== undefined && state.failNext === undefined, submittedAt: now, state: 'QUEUED', polls: 0 };
+        const e: ServerExecution = { id, query, workgroup, database, reuseRequested, reused: earlier !== undefined && state.failNext === undefined, submittedAt: at, token, state: 'QUEUED', polls: 0 };
         executions.set(id, e);
+        if (token !== undefined) tokens.set(token, e);
         const failure = state.failNext;
         state.failNext = undefined;
         if (failure) {
@@ -295,6 +321,8 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
           e.state = 'FAILED';
           e.reason = projectionViolation(query);
         } else {
+          const hold = holdRunning?.(e);
+          if (hold !== undefined) e.heldUntil = at + hold;
           work.set(id, execute(e));
         }
         return { QueryExecutionId: id };
@@ -302,6 +330,10 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
       case 'GetQueryExecution': {
         const e = find(body);
         const pending = work.get(e.id);
+        if (pending && e.heldUntil !== undefined && now() < e.heldUntil) {
+          e.polls++;
+          return { QueryExecution: { ...describe(e), Status: { State: e.polls === 1 ? 'QUEUED' : 'RUNNING', SubmissionDateTime: e.submittedAt / 1000 } } };
+        }
         if (pending) {
           e.polls++;
           if (e.polls <= pollsBeforeDone) return { QueryExecution: { ...describe(e), Status: { State: e.polls === 1 ? 'QUEUED' : 'RUNNING', SubmissionDateTime: e.submittedAt / 1000 } } };
@@ -389,6 +421,12 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
     ranQueries: () => state.ran,
     failNext(s, reason) {
       state.failNext = { state: s, reason };
+    },
+    get holdRunning() {
+      return holdRunning;
+    },
+    set holdRunning(f) {
+      holdRunning = f;
     },
     get pageSize() {
       return state.pageSize;

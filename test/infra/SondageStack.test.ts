@@ -18,7 +18,7 @@ import type { ExecutionInput, PlanEvent, Shard, WorkerEvent, WorkerOutput } from
 import { SondageError } from '../../lib/errors.js';
 import { startExecution } from '../helpers/asl/interpreter.js';
 import type { Integrations, Json, LambdaFunction } from '../helpers/asl/types.js';
-import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
+import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import { tableColumns } from '../../lib/store/schemas.js';
 import { allStates, iamStatements, synthesize, tokenText } from './synth.js';
 import type { AslState, Synthesized } from './synth.js';
@@ -154,8 +154,16 @@ describe('Pipeline', () => {
     });
     for (const name of ["Run the wave's shards", 'No Lambda shards in this wave']) expect(st[name]?.Next).toBe('Next wave');
     expect(st['Next wave']).toMatchObject({ Type: 'Pass', InputPath: '$.plan.phasesRun', ResultPath: '$.phasesRun', Next: 'Plan wave' });
-    expect(st.SqlStep?.Next).toBe('Report');
-    expect(st.Report?.Next).toBe('Done');
+    // The report from no progress, then again after a Wait while it answers that queries still run.
+    expect(st.SqlStep?.Next).toBe('Report: no round yet');
+    expect(st['Report: no round yet']).toEqual({ Type: 'Pass', Result: { round: 0, queries: {} }, ResultPath: '$.report', Next: 'Report' });
+    expect(st.Report?.Next).toBe('Analysis queries still running?');
+    expect(st['Analysis queries still running?']).toMatchObject({
+      Type: 'Choice',
+      Choices: [{ And: [{ Variable: '$.report.again', IsPresent: true }, { Variable: '$.report.again', BooleanEquals: true }], Next: 'Wait for the analysis queries' }],
+      Default: 'Done',
+    });
+    expect(st['Wait for the analysis queries']).toEqual({ Type: 'Wait', SecondsPath: '$.report.waitSeconds', Next: 'Report' });
     expect(st.SqlStep).toMatchObject({
       Parameters: { 'QueryString.$': '$.plan.analysis.queryString', WorkGroup: expect.any(String) as unknown },
     });
@@ -264,7 +272,8 @@ describe('Pipeline', () => {
       Retry: [expect.objectContaining({ ErrorEquals: expect.arrayContaining(['Athena.TooManyRequestsException']) as unknown })],
     });
     expect(s.definition.States.Report).toMatchObject({
-      Parameters: { 'campaign.$': '$.campaign', 'queryExecutionId.$': '$.sql.QueryExecution.QueryExecutionId' },
+      Parameters: { 'campaign.$': '$.campaign', 'queryExecutionId.$': '$.sql.QueryExecution.QueryExecutionId', maxRounds: REPORT_ROUNDS.maxRounds, 'progress.$': '$.report' },
+      ResultPath: '$.report',
     });
   });
 
@@ -383,10 +392,11 @@ describe('Record failure: definition → handler → ledger', () => {
 });
 
 describe('Report', () => {
-  it('may run and page Athena queries in the sondage workgroup only, as the report handler does', () => {
+  it('may run, page and stop Athena queries in the sondage workgroup only, as the report handler does', () => {
     const athena = iamStatements(s.template).filter((st) => st.policy.startsWith('PipelineReport') && st.actions.some((a) => a.startsWith('athena:')));
     expect(athena).toHaveLength(1);
-    expect(athena[0]!.actions).toEqual(expect.arrayContaining(['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:GetQueryResults']));
+    // Start (with a ClientRequestToken), poll, page the rows, and stop the query still running at the round limit.
+    expect([...athena[0]!.actions].sort()).toEqual(['athena:GetQueryExecution', 'athena:GetQueryResults', 'athena:StartQueryExecution', 'athena:StopQueryExecution']);
     expect(JSON.stringify(athena[0]!.resources)).toMatch(/workgroup\//);
   });
 });

@@ -4,7 +4,8 @@ import { AthenaClient, GetQueryExecutionCommand, StartQueryExecutionCommand } fr
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parquetSource } from '../../lib/query/sql.js';
 import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
-import { AthenaQueryable, AthenaQueryError, athenaValue } from '../../lib/store/AthenaQueryable.js';
+import { AthenaQueryable, AthenaQueryError, athenaValue, queryKey } from '../../lib/store/AthenaQueryable.js';
+import { QueryStillRunning } from '../../lib/query/errors.js';
 import { athenaSources, storedParts } from '../../lib/analysis/athena.js';
 import type { TableSources } from '../../lib/query/types.js';
 import { DuckDb, LocalBlobStore } from '../../lib/store/index.js';
@@ -242,6 +243,78 @@ describe('AthenaQueryable', () => {
 
   it('refuses a workgroup Athena does not know, with Athena\'s message', async () => {
     await expect(queryable({ workgroup: 'nope' }).all('SELECT 1')).rejects.toThrow('WorkGroup nope is not found.');
+  });
+});
+
+describe('AthenaQueryable, resumable (the report Lambda)', () => {
+  /** A caller with `leftMs` of time, each poll's wait taking what it asks. */
+  function resumable(leftMs: number, started: Record<string, string> = {}, tokenSeed = 'sql-step-1') {
+    let left = leftMs;
+    return queryable({
+      sleep: async (ms) => {
+        left -= ms;
+      },
+      resume: { started, remainingMs: () => left, reserveMs: 2_000, tokenSeed },
+    });
+  }
+  const startsOf = (from: number) => server.calls.slice(from).filter((c) => c.operation === 'StartQueryExecution');
+
+  it('stops waiting when the time runs short, and a later instance given what it started polls that execution instead of starting another', async () => {
+    // prepare: a query that runs for an hour (of the server's clock), a caller with 5 s left
+    const sql = `SELECT count(*) AS n, 'resume-a' AS tag FROM ${sources().replies}`;
+    server.holdRunning = () => 3_600_000;
+    const first = resumable(5_000);
+    const before = server.calls.length;
+    // act
+    const stopped = await first.all(sql).catch((err: unknown) => err);
+    // assess: the signal, not a failure; the execution kept by its key; a token sent
+    expect(stopped).toBeInstanceOf(QueryStillRunning);
+    const running = stopped as QueryStillRunning;
+    expect(running.state).toBe('RUNNING');
+    expect(running.message).toMatch(/^Athena query q-\d+ still RUNNING with \d+ s left \(query: SELECT count\(\*\) AS n, 'resume-a' AS tag FROM/);
+    expect(first.stillRunning).toBe(running);
+    expect(first.started).toEqual({ [queryKey(sql)]: running.queryExecutionId });
+    const starts = startsOf(before);
+    expect(starts).toHaveLength(1);
+    expect(starts[0]!.body.ClientRequestToken).toMatch(/^[0-9a-f]{64}$/);
+    // Once stopped, the instance answers nothing more, without a call.
+    const calls = server.calls.length;
+    await expect(first.all('SELECT 1')).rejects.toBe(running);
+    expect(server.calls.length).toBe(calls);
+    // act: the query ends; a later instance resumes from what the first started
+    server.holdRunning = undefined;
+    server.executions.get(running.queryExecutionId)!.heldUntil = undefined;
+    const later = resumable(5_000, first.started);
+    const rows = await later.all(sql);
+    // assess: its rows, from the same execution, nothing started again
+    expect(rows).toEqual([{ n: 4, tag: 'resume-a' }]);
+    expect(later.queryExecutionIds).toEqual([running.queryExecutionId]);
+    expect(startsOf(before)).toHaveLength(1);
+    expect(later.stillRunning).toBeUndefined();
+  });
+
+  it('gets the same execution back when a start is sent again for the same analysis and query (an answer lost), another for another analysis', async () => {
+    // prepare
+    const sql = `SELECT count(*) AS n, 'resume-b' AS tag FROM ${sources().replies}`;
+    server.holdRunning = () => 3_600_000;
+    const executions = server.executions.size;
+    // act: two instances that know nothing of each other, then one of another SQL step
+    const a = (await resumable(5_000).all(sql).catch((err: unknown) => err)) as QueryStillRunning;
+    const b = (await resumable(5_000).all(sql).catch((err: unknown) => err)) as QueryStillRunning;
+    const other = (await resumable(5_000, {}, 'sql-step-2').all(sql).catch((err: unknown) => err)) as QueryStillRunning;
+    server.holdRunning = undefined;
+    // assess
+    expect(a).toBeInstanceOf(QueryStillRunning);
+    expect(b.queryExecutionId).toBe(a.queryExecutionId);
+    expect(other.queryExecutionId).not.toBe(a.queryExecutionId);
+    expect(server.executions.size).toBe(executions + 2);
+  });
+
+  it('with time to spare waits for the query as the blocking mode does', async () => {
+    const sql = `SELECT count(*) AS n, 'resume-c' AS tag FROM ${sources().replies}`;
+    const db = resumable(600_000);
+    expect(await db.all(sql)).toEqual([{ n: 4, tag: 'resume-c' }]);
+    expect(Object.values(db.started)).toEqual(db.queryExecutionIds);
   });
 });
 

@@ -33,8 +33,11 @@ export interface AwsStandIns {
   close(): Promise<void>;
 }
 
-/** Starts the stand-ins for a synthesized pipeline; `scratch` holds the Athena stand-in's copy of the Parquet. */
-export async function startAwsStandIns(pipeline: SynthesizedPipeline, scratch: string): Promise<AwsStandIns> {
+/**
+ * Starts the stand-ins for a synthesized pipeline; `scratch` holds the Athena stand-in's copy of the
+ * Parquet; `now` is the Athena stand-in's clock (default the real one).
+ */
+export async function startAwsStandIns(pipeline: SynthesizedPipeline, scratch: string, now?: () => number): Promise<AwsStandIns> {
   const env = { ...pipeline.functions.report.environment, ...pipeline.functions.worker.environment };
   const need = (name: string): string => {
     const v = env[name];
@@ -56,6 +59,7 @@ export async function startAwsStandIns(pipeline: SynthesizedPipeline, scratch: s
     database: names.glueDatabase,
     workgroups: [names.athenaWorkgroup],
     pollsBeforeDone: 1,
+    ...(now ? { now } : {}),
     beforeQuery: async () => {
       await rm(path.join(dataDir, 'campaigns'), { recursive: true, force: true });
       for (const [id, body] of s3.objects) {

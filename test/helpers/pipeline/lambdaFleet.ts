@@ -4,7 +4,8 @@
  * `createHandler` over clients made as the function's entry point makes them — plan and worker
  * through functions/shared/env.ts's storesFromEnv — and a /tmp of its own); the payload arrives as
  * JSON the interpreter serialised; the context tells the remaining time from the function's
- * synthesized timeout. Powertools output is collected, not printed.
+ * synthesized timeout, on the fleet's clock (real, or a test's fake one that the report's polls
+ * advance). Powertools output is collected, not printed.
  *
  * A worker can be made to crash mid-batch, after some of its parts are stored and committed: at
  * the next reply part's upload (before it is stored) or at the next part's ledger commit (the part
@@ -53,10 +54,21 @@ export interface Invocation {
   readonly cold: boolean;
   readonly payload: Json;
   outcome?: 'ok' | 'error' | 'killed';
+  /** What the handler returned, as JSON (outcome ok). */
+  output?: Json;
   error?: string;
 }
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+/** The time the functions see: their deadlines, and the report's waits between Athena polls. */
+export interface FleetClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+/** The real clock. */
+export const realClock: FleetClock = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
 
 interface Container {
   readonly id: number;
@@ -98,6 +110,8 @@ export class LambdaFleet {
     private readonly pipeline: SynthesizedPipeline,
     private readonly standIns: AwsStandIns,
     private readonly scratch: string,
+    /** Read at each call, so a test may swap its methods while the fleet runs. */
+    private readonly clock: FleetClock = realClock,
   ) {}
 
   /** Called as each invocation starts (the function, and how many of its invocations came before): a test injects faults here. */
@@ -134,7 +148,8 @@ export class LambdaFleet {
     const record: Invocation = { fn, requestId, container: container.id, cold, payload };
     this.invocations.push(record);
     const synthesized = this.pipeline.functions[fn];
-    const deadline = Date.now() + synthesized.timeoutSeconds * 1000;
+    const clock = this.clock;
+    const deadline = clock.now() + synthesized.timeoutSeconds * 1000;
     const context = {
       functionName: synthesized.logicalId,
       functionVersion: '$LATEST',
@@ -144,7 +159,7 @@ export class LambdaFleet {
       logGroupName: `/aws/lambda/${synthesized.logicalId}`,
       logStreamName: `stream-${container.id}`,
       callbackWaitsForEmptyEventLoop: true,
-      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+      getRemainingTimeInMillis: () => Math.max(0, deadline - clock.now()),
     } as unknown as Context;
     let killed: Promise<never> | undefined;
     if (fn === 'worker' && this.armed) {
@@ -159,6 +174,7 @@ export class LambdaFleet {
     try {
       const out = await (killed ? Promise.race([work, killed]) : work);
       record.outcome = 'ok';
+      record.output = JSON.parse(JSON.stringify(out ?? null)) as Json;
       return out;
     } catch (err) {
       if (err instanceof ContainerKilled) {
@@ -201,8 +217,10 @@ export class LambdaFleet {
         const client = new AthenaClient({});
         this.clients.push(client);
         handler = createReport({
-          // As the entry point builds it, polling briskly: the stand-in answers within a poll or two.
-          athena: () => new AthenaQueryable({ workgroup: names.athenaWorkgroup, database: names.glueDatabase, client, pollInitialMs: 1, pollMaxMs: 5 }),
+          // As the entry point builds it, polling briskly (the stand-in answers within a poll or two),
+          // waiting on the fleet's clock.
+          athena: (resume) =>
+            new AthenaQueryable({ workgroup: names.athenaWorkgroup, database: names.glueDatabase, client, pollInitialMs: 1, pollMaxMs: 5, sleep: (ms) => this.clock.sleep(ms), resume }),
           store: new S3BlobStore({ bucket: names.bucket, clientConfig: { endpoint: this.standIns.s3.url, forcePathStyle: true } }),
           bucket: names.bucket,
           tmpDir,

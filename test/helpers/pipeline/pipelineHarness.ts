@@ -33,7 +33,8 @@ import type { Integrations, Json, TaskCall } from '../asl/types.js';
 import { CREDENTIALS, REGION, startAwsStandIns } from './awsStandIns.js';
 import type { AwsStandIns } from './awsStandIns.js';
 import { GpuBatchFleet } from './gpuBatchFleet.js';
-import { LambdaFleet } from './lambdaFleet.js';
+import { LambdaFleet, realClock } from './lambdaFleet.js';
+import type { FleetClock } from './lambdaFleet.js';
 import { synthesizePipeline } from './synthesizedPipeline.js';
 import type { SynthesizedPipeline } from './synthesizedPipeline.js';
 
@@ -42,6 +43,17 @@ export interface PipelineOptions {
   readonly context?: Record<string, string>;
   /** Answers `batch:submitJob.sync`; default on a GPU stack: the GPU job code over the stand-ins (gpuBatchFleet.ts). */
   readonly batchSubmitJobSync?: Integrations['batchSubmitJobSync'];
+}
+
+/**
+ * A fake clock for the Athena stand-in, the functions' deadlines and the report's polls: it stands
+ * still but for each poll's wait, which takes `pollMs` whatever the poller asked, and each Wait
+ * state of the execution, which takes its seconds.
+ */
+export interface FakeClock {
+  now(): number;
+  /** Moves it on by `ms`. */
+  advance(ms: number): void;
 }
 
 /** What one phase stored and the ledger holds of it. */
@@ -73,6 +85,8 @@ export interface Pipeline {
   readonly ledger: DynamoLedger;
   /** Uploads a campaign file and the files it names, as `sondage start --aws` does. */
   upload(file: string): Promise<RunContext>;
+  /** From now on the stand-ins and the functions run on a fake clock (see FakeClock); Wait states advance it. */
+  useFakeClock(pollMs: number): FakeClock;
   /** Starts an execution with `input` and runs it to its end. */
   execute(input: ExecutionInput, options?: Partial<Pick<ExecutionOptions, 'onWait' | 'maxTransitions'>>): Promise<ExecutionRecord>;
   /** The result files the report wrote, by name. */
@@ -114,8 +128,11 @@ function athenaSync(client: AthenaClient) {
 export async function startPipeline(options: PipelineOptions = {}): Promise<Pipeline> {
   const synthesized = synthesizePipeline(options.context);
   const scratch = await tempDir('pipeline');
-  const standIns = await startAwsStandIns(synthesized, scratch.dir);
-  const fleet = new LambdaFleet(synthesized, standIns, scratch.dir);
+  // Swapped for a fake one by useFakeClock; the stand-in and the fleet read it at each call.
+  const clock: FleetClock = { ...realClock };
+  let fake: FakeClock | undefined;
+  const standIns = await startAwsStandIns(synthesized, scratch.dir, () => clock.now());
+  const fleet = new LambdaFleet(synthesized, standIns, scratch.dir, clock);
   const gpu = synthesized.gpu && !options.batchSubmitJobSync ? new GpuBatchFleet(synthesized.gpu, scratch.dir) : undefined;
   const batchSubmitJobSync = options.batchSubmitJobSync ?? gpu?.integration();
   const athena = new AthenaClient({ endpoint: standIns.athena.url, region: REGION, credentials: CREDENTIALS });
@@ -159,6 +176,14 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
       for (const f of await campaignInputFiles(ctx.campaign, ctx.battery)) await store.put(f.key, await readFile(f.local));
       return ctx;
     },
+    useFakeClock(pollMs) {
+      let t = Date.parse('2030-01-01T00:00:00Z');
+      const f: FakeClock = { now: () => t, advance: (ms) => void (t += ms) };
+      clock.now = f.now;
+      clock.sleep = async () => f.advance(pollMs);
+      fake = f;
+      return f;
+    },
     async execute(input, more = {}) {
       let name = executionName(input.campaign);
       while (names.has(name)) {
@@ -166,7 +191,8 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
         name = executionName(input.campaign);
       }
       names.add(name);
-      return startExecution(synthesized.machine.definition, input as unknown as Json, { integrations, name, stateMachineArn: synthesized.machine.arn, ...more });
+      const clockWait = fake ? { onWait: (w: { seconds?: number }) => fake!.advance((w.seconds ?? 0) * 1000) } : {};
+      return startExecution(synthesized.machine.definition, input as unknown as Json, { integrations, name, stateMachineArn: synthesized.machine.arn, ...clockWait, ...more });
     },
     async results(campaign) {
       const prefix = `campaigns/${campaign}/results/`;

@@ -8,7 +8,7 @@
  */
 import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
 import type { AnswerConstraint, QuestionForm } from '../types.js';
-import { AnalysisError } from '../../../query/errors.js';
+import { AnalysisError, analysisQueryError } from '../../../query/errors.js';
 import { RowReader } from '../../../query/rowReader.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
 import type { AgreementStats, JudgeAuditLevel, JudgeAuditPairRow, JudgeAuditResults, JudgeAuditRow, Queryable, TableSources } from './types.js';
@@ -117,8 +117,7 @@ export async function runJudgeAudit(db: Queryable, tables: TableSources): Promis
   try {
     raw = await db.all(sql);
   } catch (err) {
-    const detail = err instanceof Error ? err.message : String(err);
-    throw new AnalysisError(`analysis query ${FILE} failed: ${detail}`, { cause: err });
+    throw analysisQueryError(FILE, err);
   }
   return parseJudgeAuditRows(raw);
 }

@@ -1,0 +1,156 @@
+/**
+ * Issue 14 item 2: every Athena query of the analysis waited for by the state machine, none inside
+ * a Lambda past its timeout. The synthesized definition run with the real handlers (as in
+ * pipelineRun.test.ts) on a fake clock, the Athena stand-in holding each query the report starts
+ * RUNNING for longer than the report's 600 s: the report answers `again` before its deadline, the
+ * state machine waits and invokes it again with that answer, and the analysis resumes where it
+ * was — each query started once, the local run's files in the end. A query that never ends fails
+ * the execution at the round limit, naming it, with the failure recorded in the ledger.
+ */
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ReportAgain, ReportEvent } from '../../lib/config/pipeline.js';
+import { REPORT_ROUNDS } from '../../lib/config/sizing.js';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import { layout } from '../../lib/store/index.js';
+import { loadContext, tempDir } from '../helpers/campaigns.js';
+import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
+import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
+import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
+import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
+
+const CAMPAIGN = 'pipe-rounds';
+
+let root: string;
+let cleanup: () => Promise<void>;
+let file: string;
+let dataDir: string;
+let localResults: Map<string, string>;
+let p: Pipeline | undefined;
+
+beforeAll(async () => {
+  ({ dir: root, cleanup } = await tempDir('pipeline-rounds'));
+  const dir = path.join(root, 'campaign');
+  await mkdir(dir, { recursive: true });
+  file = await far6Campaign(dir, CAMPAIGN, (doc) => {
+    doc.design['languages'] = ['en'];
+    doc.design['story_limit'] = 1;
+    doc.design['forms'] = ['plain'];
+  });
+  const ctx = await loadContext(file);
+  dataDir = ctx.dataDir;
+  const local = await runCampaign(ctx, { dataDir });
+  expect(local.stopped).toBeUndefined();
+  const folder = path.join(dataDir, layout.campaignPrefix(CAMPAIGN), 'results');
+  localResults = new Map();
+  for (const name of await readdir(folder)) localResults.set(name, await readFile(path.join(folder, name), 'utf8'));
+}, 60_000);
+
+afterEach(async () => {
+  await p?.close();
+  p = undefined;
+});
+afterAll(() => cleanup());
+
+/**
+ * A deployment on a fake clock (each Athena poll of the report takes 10 s of it) whose Athena holds
+ * every query the report starts RUNNING for `holdMs` (the SQL step's query runs as usual).
+ */
+async function deploy(holdMs: number): Promise<Pipeline> {
+  const pipeline = await startPipeline();
+  p = pipeline;
+  await pipeline.upload(file);
+  pipeline.useFakeClock(10_000);
+  pipeline.fleet.onInvoke = (fn, previous) => {
+    if (fn === 'report' && previous === 0) pipeline.standIns.athena.holdRunning = () => holdMs;
+  };
+  return pipeline;
+}
+
+/** The top-level states the execution went through, in order. */
+const statesOf = (run: ExecutionRecord): string[] => run.history.filter((e) => e.type === 'StateEntered' && !e.path.includes('/')).map((e) => e.state);
+
+/** The StartQueryExecution calls made by the report (after the SQL step's), by query text. */
+function reportStarts(pipeline: Pipeline, sqlStepId: string): string[] {
+  const sqlStepQuery = pipeline.standIns.athena.executions.get(sqlStepId)!.query;
+  const starts = pipeline.standIns.athena.calls.filter((c) => c.operation === 'StartQueryExecution').map((c) => c.body.QueryString as string);
+  return starts.slice(starts.indexOf(sqlStepQuery) + 1);
+}
+
+describe('the report step waits on Athena through the state machine', () => {
+  it('survives queries slower than its deadline: it answers again, the loop resumes it, each query started once, the local run\'s files', async () => {
+    // prepare: each report query runs 700 s, the report Lambda has 600 s
+    const pipeline = await deploy(700_000);
+    // act: the input `sondage start --aws` sends
+    const run = await pipeline.execute({ campaign: CAMPAIGN });
+    // assess: succeeded through several rounds of Report → Wait → Report
+    expect(run.result.status, JSON.stringify(run.result).slice(0, 2000)).toBe('SUCCEEDED');
+    const reports = pipeline.fleet.of('report');
+    expect(reports.every((i) => i.outcome === 'ok')).toBe(true);
+    expect(reports.length).toBeGreaterThanOrEqual(3);
+    const states = statesOf(run);
+    const tail = states.slice(states.indexOf('SqlStep'));
+    const loop = ['Report', 'Analysis queries still running?', 'Wait for the analysis queries'];
+    expect(tail).toEqual(['SqlStep', 'Report: no round yet', ...Array.from({ length: reports.length - 1 }, () => loop).flat(), 'Report', 'Analysis queries still running?', 'Done']);
+    // Each query the report needed was started once, across the rounds, none of them the SQL step's.
+    const sqlStepId = (reports[0]!.payload as unknown as ReportEvent).queryExecutionId;
+    const starts = reportStarts(pipeline, sqlStepId);
+    expect(starts.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(starts).size).toBe(starts.length);
+    expect(pipeline.standIns.athena.ranQueries()).toBe(starts.length + 1);
+    // The files are the local run's, byte for byte but for the source they name.
+    const results = await pipeline.results(CAMPAIGN);
+    const source = `s3://${pipeline.standIns.names.bucket}/campaigns/${CAMPAIGN}/`;
+    expect([...results.keys()].sort()).toEqual([...localResults.keys()].sort());
+    for (const [name, text] of results) expect(text === localResults.get(name)!.replaceAll(dataDir, source), `${name} differs from the local run's`).toBe(true);
+  });
+
+  it('sends the report exactly the payloads it parses: the first round from no progress, each next round the previous answer', async () => {
+    // prepare
+    const pipeline = await deploy(700_000);
+    // act
+    const run = await pipeline.execute({ campaign: CAMPAIGN });
+    // assess
+    expect(run.result.status).toBe('SUCCEEDED');
+    const reports = pipeline.fleet.of('report');
+    expect(reports.length).toBeGreaterThanOrEqual(2);
+    // The SQL step's execution: the first Athena saw (nothing before it queries Athena).
+    const sqlStepId = [...pipeline.standIns.athena.executions.keys()][0]!;
+    expect(pipeline.standIns.athena.executions.get(sqlStepId)?.state).toBe('SUCCEEDED');
+    expect(reports[0]!.payload).toEqual({ campaign: CAMPAIGN, queryExecutionId: sqlStepId, maxRounds: REPORT_ROUNDS.maxRounds, progress: { round: 0, queries: {} } });
+    for (let i = 1; i < reports.length; i++) {
+      const previous = reports[i - 1]!.output as unknown as ReportAgain;
+      expect(previous).toMatchObject({ again: true, waitSeconds: REPORT_ROUNDS.waitSeconds, round: i });
+      expect(reports[i]!.payload).toEqual({ campaign: CAMPAIGN, queryExecutionId: sqlStepId, maxRounds: REPORT_ROUNDS.maxRounds, progress: previous });
+    }
+    // The last answer is the report's output, at $.report of the execution's output.
+    expect(reports.at(-1)!.output).toEqual({ resultsPrefix: `campaigns/${CAMPAIGN}/results/`, files: expect.arrayContaining([`campaigns/${CAMPAIGN}/results/summary.md`]) });
+    expect(run.result).toMatchObject({ output: { report: reports.at(-1)!.output } });
+  });
+
+  it(`fails the execution at the round limit (${REPORT_ROUNDS.maxRounds}) naming the query still running, stops it, and records the failure`, async () => {
+    // prepare: a query the report starts never ends
+    const pipeline = await deploy(Number.POSITIVE_INFINITY);
+    // act
+    const run = await pipeline.execute({ campaign: CAMPAIGN });
+    // assess: the execution failed through the record-failure step
+    expect(run.result).toMatchObject({ status: 'FAILED', error: 'SondageFailed' });
+    const reports = pipeline.fleet.of('report');
+    expect(reports).toHaveLength(REPORT_ROUNDS.maxRounds);
+    expect(reports.slice(0, -1).every((i) => i.outcome === 'ok')).toBe(true);
+    expect(reports.at(-1)!.outcome).toBe('error');
+    expect(statesOf(run).slice(-3)).toEqual(['Report', 'Record failure', 'Failed']);
+    const failures = await pipeline.ledger.failures(CAMPAIGN);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]!.execution).toBe(run.arn);
+    expect(failures[0]!.error).toBe('AnalysisQueriesStillRunning');
+    const m = new RegExp(`analysis query item_shares\\.sql \\(Athena (q-\\d+)\\) still RUNNING after ${REPORT_ROUNDS.maxRounds} rounds of the report .*; stopped it\\.`).exec(failures[0]!.cause);
+    expect(m, failures[0]!.cause).not.toBeNull();
+    expect(pipeline.standIns.athena.executions.get(m![1]!)!.state).toBe('CANCELLED');
+    // Started once, polled every round; nothing written.
+    const sqlStepId = (reports[0]!.payload as unknown as ReportEvent).queryExecutionId;
+    expect(reportStarts(pipeline, sqlStepId)).toHaveLength(1);
+    expect(await pipeline.results(CAMPAIGN)).toEqual(new Map());
+  });
+});
