@@ -24,9 +24,14 @@ export const BUNDLE_BANNER = "import { createRequire } from 'node:module'; const
  */
 export const BUNDLE_SHAPE = { sourceMap: false, minify: true, keepNames: true } as const;
 
-/** The runtime's AWS SDK v3 stays out of every bundle; DuckDB's native binding comes beside the bundle of a DuckDB function. */
-export function externalModules(sizing: Pick<FunctionSizing, 'duckdb'>): readonly string[] {
-  return ['@aws-sdk/*', ...(sizing.duckdb ? ['@duckdb/*'] : [])];
+/**
+ * What esbuild leaves out of every bundle: the runtime's AWS SDK v3, and DuckDB, whose native
+ * binding cannot be bundled. A DuckDB function gets DuckDB copied beside its bundle
+ * (duckdbBundlingCommands); in the others (the worker) DuckDB is reached only by a dynamic
+ * `import()` that never runs there (lib/store/duckdbApi.ts), which must stay external too.
+ */
+export function externalModules(_sizing?: Pick<FunctionSizing, 'duckdb'>): readonly string[] {
+  return ['@aws-sdk/*', '@duckdb/*'];
 }
 
 /** The packages DuckDB needs at run time, by Lambda architecture (the native one must match it). */
