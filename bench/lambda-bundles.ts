@@ -10,14 +10,16 @@
  *   npm run bench:lambda-bundles                  # 15 cold loads
  *   npm run bench:lambda-bundles -- --runs 5
  *   npm run bench:lambda-bundles -- --before      # also the shape before issue 15 (source maps, not minified)
+ *   npm run bench:lambda-bundles -- --before --before-root /tmp/base   # …built from another checkout
+ *                                                 # (mkdir /tmp/base; git archive <commit> | tar -x -C /tmp/base; ln -s $PWD/node_modules /tmp/base/)
  *
  * The AWS SDK v3 stays external, as on Lambda, where the runtime provides it: here the bundle
  * folder gets a link to the repository's node_modules/@aws-sdk so that the import resolves it.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -140,26 +142,46 @@ export function coldLoads(dir: string, runs: number, nodeOptions = ''): { import
 const mb = (n: number) => (n / 1e6).toFixed(2);
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '15' }, before: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { runs: { type: 'string', default: '15' }, before: { type: 'boolean', default: false }, 'before-root': { type: 'string' } },
+  });
+  const beforeRoot = values['before-root'] ? path.resolve(values['before-root']) : REPO_ROOT;
   const runs = Number(values.runs);
   const shapes: BundleShape[] = values.before ? ['before', 'deployed'] : ['deployed'];
   const root = mkdtempSync(path.join(tmpdir(), 'sondage-lambda-bundles-'));
   try {
+    const workers = new Map<BundleShape, string>();
     for (const shape of shapes) {
-      console.log(`\n${shape === 'deployed' ? 'as deployed (infra/constructs/bundling.ts)' : 'before issue 15 (linked source map, not minified, --enable-source-maps)'}`);
+      console.log(`\n${shape === 'deployed' ? 'as deployed (infra/constructs/bundling.ts)' : `before issue 15 (linked source map, not minified, --enable-source-maps; code of ${beforeRoot})`}`);
       console.log('function        duckdb  code MB  asset MB (unzipped)  loads DuckDB (static import)');
-      const built: Partial<Record<FunctionName, BuiltBundle>> = {};
       for (const name of Object.keys(FUNCTION_SIZING) as FunctionName[]) {
         const sizing = shape === 'before' && name !== 'recordFailure' ? { ...FUNCTION_SIZING[name], duckdb: true } : FUNCTION_SIZING[name];
-        const b = await bundleFunction(FUNCTION_FOLDERS[name], sizing, path.join(root, shape, name), shape);
-        built[name] = b;
+        const b = await bundleFunction(FUNCTION_FOLDERS[name], sizing, path.join(root, shape, name), shape, shape === 'before' ? beforeRoot : REPO_ROOT);
+        if (name === 'worker') workers.set(shape, b.dir);
         console.log(`${name.padEnd(15)} ${String(sizing.duckdb).padEnd(7)} ${mb(b.codeBytes).padStart(7)}  ${mb(b.assetBytes).padStart(8)}             ${importsDuckDb(b) ? 'yes' : 'no'}`);
       }
-      const worker = built.worker!;
-      const loads = coldLoads(worker.dir, runs, shape === 'before' ? '--enable-source-maps' : '');
+    }
+    // What starting node costs by itself, to read the figures against.
+    const empty = path.join(root, 'empty');
+    mkdirSync(empty);
+    writeFileSync(path.join(empty, 'index.mjs'), 'export {};\n');
+    // One load of each in turn, so that a busy spell of the machine weighs on all alike.
+    const loads = new Map<string, { importMs: number[]; processMs: number[] }>();
+    const targets: [string, string, string][] = [['an empty module', empty, ''], ...shapes.map((shape): [string, string, string] => [`worker, ${shape}`, workers.get(shape)!, shape === 'before' ? '--enable-source-maps' : ''])];
+    for (let i = 0; i < runs; i++) {
+      for (const [label, dir, nodeOptions] of targets) {
+        const one = coldLoads(dir, 1, nodeOptions);
+        const acc = loads.get(label) ?? { importMs: [], processMs: [] };
+        acc.importMs.push(...one.importMs);
+        acc.processMs.push(...one.processMs);
+        loads.set(label, acc);
+      }
+    }
+    console.log(`\ncold module load, ${runs} fresh node ${process.version} processes each, interleaved (load average ${os.loadavg()[0]!.toFixed(1)}, ${os.cpus().length} cores):`);
+    for (const [label, l] of loads) {
       console.log(
-        `worker cold module load (${runs} fresh node ${process.version} processes): import median ${median(loads.importMs).toFixed(0)} ms ` +
-          `(min ${Math.min(...loads.importMs).toFixed(0)}, max ${Math.max(...loads.importMs).toFixed(0)}); whole process median ${median(loads.processMs).toFixed(0)} ms`,
+        `${label.padEnd(18)} import median ${median(l.importMs).toFixed(0)} ms (min ${Math.min(...l.importMs).toFixed(0)}, max ${Math.max(...l.importMs).toFixed(0)}); ` +
+          `whole process median ${median(l.processMs).toFixed(0)} ms`,
       );
     }
   } finally {
