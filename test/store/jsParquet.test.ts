@@ -44,7 +44,7 @@ async function duckRead(file: string): Promise<{ columns: string[]; rows: Record
 }
 
 /** Writes `rows` with both writers and returns what DuckDB reads of each. */
-async function writeBoth(target: Omit<PartTarget, 'campaign' | 'model' | 'language'>, rows: readonly Record<string, unknown>[], columns?: readonly ColumnDef[]) {
+async function writeBoth(target: Omit<PartTarget, 'campaign' | 'model' | 'language'>, rows: readonly object[], columns?: readonly ColumnDef[]) {
   const t = { ...partition, ...target } as PartTarget;
   const opts = { trusted: true, ...(columns ? { columns } : {}) };
   const a = await duck.writePart(duckStore, t, rows as never, opts);
