@@ -112,9 +112,8 @@ function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Cold module loads of a bundle: a fresh node per run; ms of the import alone and of the whole process. */
-export function coldLoads(dir: string, runs: number, nodeOptions = ''): { importMs: number[]; processMs: number[] } {
-  // The SDK is external, provided by the Lambda runtime: here, the repository's copy.
+/** The SDK is external, provided by the Lambda runtime: beside a bundle here, a link to the repository's copy. */
+export function linkSdk(dir: string): void {
   const modules = path.join(dir, 'node_modules');
   mkdirSync(modules, { recursive: true });
   try {
@@ -122,6 +121,11 @@ export function coldLoads(dir: string, runs: number, nodeOptions = ''): { import
   } catch {
     // already linked
   }
+}
+
+/** Cold module loads of a bundle: a fresh node per run; ms of the import alone and of the whole process. */
+export function coldLoads(dir: string, runs: number, nodeOptions = ''): { importMs: number[]; processMs: number[] } {
+  linkSdk(dir);
   const url = pathToFileURL(path.join(dir, 'index.mjs')).href;
   const script = `const t0 = performance.now(); await import(${JSON.stringify(url)}); console.log(performance.now() - t0);`;
   const importMs: number[] = [];
