@@ -23,6 +23,7 @@ import type { Shard, WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../l
 import { SondageError } from '../../lib/errors.js';
 import { runShards } from '../../lib/run/runShards.js';
 import { campaignCache } from '../../lib/run/campaignInput.js';
+import { jsParquetIo } from '../../lib/run/parquetIoJs.js';
 import { storesFromEnv } from '../shared/env.js';
 import { addSpendMetrics } from '../shared/spend.js';
 import { redactKeys, redactedError } from '../shared/secrets.js';
@@ -116,6 +117,7 @@ export function createHandler(deps: WorkerDeps) {
           deadline: time,
           remainingMs: () => context.getRemainingTimeInMillis(),
           invocation,
+          parquet: jsParquetIo,
           ...(deps.chunkSize !== undefined ? { chunkSize: deps.chunkSize } : {}),
           ...(deps.partRows !== undefined ? { partRows: deps.partRows } : {}),
         });

@@ -7,8 +7,11 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
-import type { FunctionSizing, LambdaArchitecture } from '../../lib/config/sizing.js';
+import type { FunctionSizing } from '../../lib/config/sizing.js';
 import { SondageError } from '../../lib/errors.js';
+import { BUNDLE_BANNER, BUNDLE_SHAPE, BUNDLE_TARGET, duckdbBundlingCommands, duckdbPackages, externalModules } from './bundling.js';
+
+export { BUNDLE_SHAPE, duckdbBundlingCommands, duckdbPackages } from './bundling.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -23,34 +26,6 @@ export interface HandlerProps {
   readonly repoRoot?: string;
 }
 
-/** The packages DuckDB needs at run time, by Lambda architecture (the native one must match it). */
-export function duckdbPackages(architecture: LambdaArchitecture): readonly string[] {
-  const native = architecture === 'arm64' ? '@duckdb/node-bindings-linux-arm64' : '@duckdb/node-bindings-linux-x64';
-  return ['@duckdb/node-api', '@duckdb/node-bindings', native, 'detect-libc'];
-}
-
-function shellQuote(s: string): string {
-  return `'${s.replaceAll("'", `'\\''`)}'`;
-}
-
-/**
- * Shell commands that put DuckDB beside a bundle in `outputDir`: its packages, copied from the
- * local node_modules into `outputDir/node_modules` (where the bundle's ESM `import` resolves them:
- * ESM ignores NODE_PATH, so a layer under /opt would not be found), and the analysis SQL files into
- * `outputDir/sql`: every SQL library (lib/query/sql.ts) reads its files next to the module that
- * declares it, which in a bundle is the bundle itself; the core's and every battery's queries
- * share that one folder (their names are unique, lib/batteries checks it).
- */
-export function duckdbBundlingCommands(repoRoot: string, outputDir: string, architecture: LambdaArchitecture): string[] {
-  const modules = path.join(outputDir, 'node_modules');
-  const commands = duckdbPackages(architecture).map((pkg) => {
-    const target = path.join(modules, pkg);
-    return `mkdir -p ${shellQuote(path.dirname(target))} && cp -R ${shellQuote(path.join(repoRoot, 'node_modules', pkg))} ${shellQuote(target)}`;
-  });
-  const sqlOut = shellQuote(path.join(outputDir, 'sql'));
-  commands.push(`mkdir -p ${sqlOut}`, `cp ${shellQuote(path.join(repoRoot, 'lib'))}/query/sql/*.sql ${shellQuote(path.join(repoRoot, 'lib'))}/batteries/*/sql/*.sql ${sqlOut}/`);
-  return commands;
-}
 
 /**
  * One Lambda function of the pipeline: functions/<name>/handler.ts bundled by NodejsFunction with
@@ -94,7 +69,9 @@ export class Handler extends Construct {
       architecture: sizing.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
       memorySize: sizing.memoryMb,
       timeout: Duration.seconds(sizing.timeoutSeconds),
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      // No source map ships (below), so no --enable-source-maps: Node would parse ~10 MB of maps at
+      // every cold start for nothing.
+      environment: props.environment,
       logGroup,
       tracing: lambda.Tracing.ACTIVE,
       ...(sizing.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: sizing.reservedConcurrency }),
@@ -102,13 +79,11 @@ export class Handler extends Construct {
       projectRoot: repoRoot,
       bundling: {
         format: nodejs.OutputFormat.ESM,
-        target: 'node24',
-        sourceMap: true,
+        target: BUNDLE_TARGET,
+        ...BUNDLE_SHAPE,
         forceDockerBundling: false,
-        // The runtime's AWS SDK v3; DuckDB's native binding comes beside the bundle (see above).
-        externalModules: ['@aws-sdk/*', ...(sizing.duckdb ? ['@duckdb/*'] : [])],
-        // Some CommonJS dependencies call require(); give the ESM bundle one.
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        externalModules: [...externalModules(sizing)],
+        banner: BUNDLE_BANNER,
         ...(sizing.duckdb
           ? {
               commandHooks: {

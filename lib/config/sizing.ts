@@ -21,10 +21,11 @@ export interface FunctionSizing {
 export type FunctionName = 'plan' | 'worker' | 'report' | 'recordFailure';
 
 /**
- * Plan, worker and report read Parquet with DuckDB, whose native binding is a per-platform package:
- * they run on x86_64 because that is the binding a Linux x86_64 `npm ci` installs (infra/constructs/
- * Handler.ts copies it beside the bundle). The record-failure function has no native code: arm64,
- * 20 % cheaper per GB-second.
+ * Plan and report query with DuckDB, whose native binding is a per-platform package: they run on
+ * x86_64 because that is the binding a Linux x86_64 `npm ci` installs (infra/constructs/Handler.ts
+ * copies it beside the bundle, 68 MB). The worker only writes and reads parts, which it does in
+ * JavaScript (lib/run/parquetIoJs.ts): no DuckDB, a bundle of ~6.5 MB (bench/lambda-bundles.ts).
+ * The record-failure function has no native code: arm64, 20 % cheaper per GB-second.
  */
 export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
   // Expands the campaign and registers the generate items in the ledger: the longest timeout Lambda
@@ -32,10 +33,10 @@ export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
   // key takes ~1,000 writes/s), so the plan stops 120 s before the timeout and leaves the partitions
   // it did not reach to their workers (functions/plan PLAN_RESERVE_MS).
   plan: { memoryMb: 1769, timeoutSeconds: 900, architecture: 'x86_64', duckdb: true },
-  // Mostly waiting on the provider: little CPU, enough memory for a part's Parquet and DuckDB.
-  // Reserved concurrency caps provider load and the budget's race window; the plan keeps each
-  // phase's Map concurrency at or below it.
-  worker: { memoryMb: 1024, timeoutSeconds: 900, architecture: 'x86_64', reservedConcurrency: 100, duckdb: true },
+  // Mostly waiting on the provider: little CPU, enough memory for a part's rows (held in memory by
+  // the JavaScript Parquet writer). Reserved concurrency caps provider load and the budget's race
+  // window; the plan keeps each phase's Map concurrency at or below it.
+  worker: { memoryMb: 1024, timeoutSeconds: 900, architecture: 'x86_64', reservedConcurrency: 100, duckdb: false },
   // Statistics over the Athena results: CPU-bound bootstrap (300 draws), so one full vCPU (1769 MB).
   report: { memoryMb: 1769, timeoutSeconds: 600, architecture: 'x86_64', duckdb: true },
   recordFailure: { memoryMb: 256, timeoutSeconds: 30, architecture: 'arm64', duckdb: false },

@@ -8,7 +8,7 @@ import type { LanguageCode, PromptItem } from '../core/types.js';
 import type { ModelEntry } from '../design/campaign.js';
 import { answererOf, settingsIn } from './context.js';
 import type { RunContext } from './context.js';
-import { NO_UPSTREAM } from './upstream.js';
+import { NO_UPSTREAM } from './upstreamNeeds.js';
 
 /** `[start, end)` of one phase's items: a shard of a root phase, or of the source items of a dependent one. */
 export interface ItemSlice {

@@ -14,7 +14,7 @@ import type { BatchClient } from '../providers/batchTypes.js';
 import { costUsd, estimatePromptTokens } from '../pricing/pricing.js';
 import type { ModelProvider, Price } from '../providers/types.js';
 import { partKey } from '../store/layout.js';
-import type { ParquetWriter } from '../store/ParquetWriter.js';
+import type { PartWriter } from '../store/parquetParts.js';
 import { promptColumns, promptRow } from '../store/schemas.js';
 import type { PromptColumns } from '../store/schemas.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
@@ -44,7 +44,7 @@ export interface PartitionSetup {
   readonly batch?: BatchClient | undefined;
   readReply(item: PromptItem, reply: ReplyRow): ReadingRow[];
   readonly store: BlobStore;
-  readonly writer: ParquetWriter;
+  readonly writer: PartWriter;
   /** The partition's journal folder (journalDir below, or a per-shard folder on Lambda). */
   readonly journalDir: string;
   /** The variable holding the provider's API key (the entry's `api_key_env`), named if the provider rejects the key. */
@@ -84,7 +84,7 @@ export function journalDir(root: string, campaign: string, phase: string, model:
  * Parts of one partition written through `writer` into `store`, under the layout's keys; readings
  * go to `readingsFolder` (a judge's beside the readings of the replies it reads).
  */
-export function partSink(writer: ParquetWriter, store: BlobStore, campaign: string, phase: string, readingsFolder: string, model: string, language: LanguageCode): PartSink {
+export function partSink(writer: PartWriter, store: BlobStore, campaign: string, phase: string, readingsFolder: string, model: string, language: LanguageCode): PartSink {
   return {
     writeReplies: (journalPath, partName) => writer.convertPart(store, { campaign, phase, table: 'replies', model, language, partName }, journalPath),
     partKey: (partName) => partKey(campaign, phase, 'replies', model, language, partName),
@@ -119,7 +119,7 @@ function promptsDigest(items: readonly PromptItem[]): string {
  * design left without items loses its prompts part. Returns whether the part was written.
  */
 export async function ensurePrompts(
-  writer: ParquetWriter,
+  writer: PartWriter,
   store: BlobStore,
   target: { readonly campaign: string; readonly phase: string; readonly model: string; readonly language: LanguageCode; readonly partName?: string },
   items: readonly PromptItem[],

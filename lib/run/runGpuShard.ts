@@ -16,6 +16,8 @@ import type { ModelEntry } from '../design/campaign.js';
 import { SondageError } from '../errors.js';
 import { answererOf } from './context.js';
 import type { RunContext } from './context.js';
+import type { ParquetIo } from './parquetIo.js';
+import { duckdbParquetIo } from './parquetIoDuckDb.js';
 import { runShards } from './runShards.js';
 import type { ShardRunnerDeps } from './runShards.js';
 
@@ -31,7 +33,9 @@ export interface GpuShardEvent {
   readonly retryFailed: boolean;
 }
 
-export interface GpuShardDeps extends ShardRunnerDeps {
+export interface GpuShardDeps extends Omit<ShardRunnerDeps, 'parquet'> {
+  /** How parts are written and read (default: DuckDB, which the GPU image carries). */
+  readonly parquet?: ParquetIo;
   /** The job's vLLM (`http://127.0.0.1:8000/v1`); absent for a simulated model, which needs none. */
   readonly baseUrl?: string;
 }
@@ -121,6 +125,6 @@ export async function runGpuShard(ctx: RunContext, e: GpuShardEvent, deps: GpuSh
     }
   }
   const served = servedBy(ctx, e.model, deps.baseUrl);
-  const out = await runShards(served, { Items: shards, BatchInput: { campaign: e.campaign, execution: e.execution, retryFailed: e.retryFailed, copies: 1 } }, deps);
+  const out = await runShards(served, { Items: shards, BatchInput: { campaign: e.campaign, execution: e.execution, retryFailed: e.retryFailed, copies: 1 } }, { ...deps, parquet: deps.parquet ?? duckdbParquetIo });
   return { ...out, shards };
 }

@@ -22,9 +22,7 @@ import type { PromptItem } from '../core/types.js';
 import type { ModelEntry } from '../design/campaign.js';
 import { SondageError } from '../errors.js';
 import { createBatchClient, createProvider } from '../providers/registry.js';
-import { DuckDb, sqlString } from '../store/DuckDb.js';
 import { partitionPrefix } from '../store/layout.js';
-import { ParquetWriter } from '../store/ParquetWriter.js';
 import type { BlobStore, Ledger } from '../store/types.js';
 import { DEFAULT_RETRY } from './callWithRetry.js';
 import { answererOf, priceIn } from './context.js';
@@ -40,7 +38,8 @@ import { adoptJournals, runPartition } from './runPartition.js';
 import type { PartitionOutcome, PartitionSpec } from './runPartition.js';
 import { ShardWork } from './ShardWork.js';
 import { callsPerCopy, copyLimits, registeredDigest, registeredKey, shardDoneKey, waveCopies } from './shards.js';
-import { loadUpstream, upstreamNeeds } from './upstream.js';
+import type { ParquetIo, ParquetSession } from './parquetIo.js';
+import { upstreamNeeds } from './upstreamNeeds.js';
 
 /** Where a worker logs (Powertools' Logger on Lambda): a message and its structured fields. */
 export interface ShardLog {
@@ -68,6 +67,11 @@ export interface ShardRunnerDeps {
   readonly invocation: string;
   readonly chunkSize?: number;
   readonly partRows?: number;
+  /**
+   * How parts are written and read: DuckDB (lib/run/parquetIoDuckDb.ts) where it is at hand, pure
+   * JavaScript (parquetIoJs.ts) in the Lambda worker, which ships without DuckDB.
+   */
+  readonly parquet: ParquetIo;
   /**
    * Calls kept in flight, over the share of the campaign's `concurrency` a Lambda copy gets: the
    * GPU worker keeps hundreds in flight for its own vLLM's continuous batching (gpu.in_flight).
@@ -118,8 +122,8 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   const retryFailed = e.BatchInput.retryFailed === true;
   const inflight = new ShardWork();
   const ledger = inflight.ledger(deps.ledger);
-  const writer = await ParquetWriter.create({ tmpDir: join(deps.scratch, 'parquet'), threads: 1 });
-  let db: DuckDb | undefined;
+  const io = await deps.parquet.session(join(deps.scratch, 'parquet'));
+  const { writer } = io;
 
   // Each copy takes its share of the rate limits: every copy of the wave may call the same model.
   const phasesHere = graph.phases.filter((p) => e.Items.some((s) => s.phase === p.name));
@@ -154,7 +158,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
       const dependent = phase.after.length > 0;
       const entry = answererOf(ctx, phase, model);
       const upstream = dependent
-        ? await loadUpstream((db ??= await DuckDb.open()), await downloadInputs(ctx, store, join(deps.scratch, 'inputs'), phase, shard), campaign.name, upstreamNeeds(graph, phase), shard.model, shard.language)
+        ? await io.upstream(await downloadInputs(ctx, store, join(deps.scratch, 'inputs'), phase, shard), campaign.name, upstreamNeeds(graph, phase), shard.model, shard.language)
         : undefined;
       const partition = new PartitionItems(ctx, model, shard.language, upstream, sliceOf(phase, shard));
       const items = partition.items(phase.name);
@@ -195,8 +199,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
       );
       inflight.reset(!dependent && (await registered(ctx, store, phase, model, shard)));
       if (!batch) {
-        const openDb = async () => (db ??= await DuckDb.open());
-        await restoreOrphanParts({ store, ledger, openDb, campaign: campaign.name, execution, shard, journalDir: spec.journalDir, scratch: join(deps.scratch, 'orphans') });
+        await restoreOrphanParts({ store, ledger, partToJournal: io.partToJournal, campaign: campaign.name, execution, shard, journalDir: spec.journalDir, scratch: join(deps.scratch, 'orphans') });
       }
       let out: PartitionOutcome;
       try {
@@ -225,8 +228,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
       if (dependent && out.pending === 0 && open === 0) await markSettled(ctx, ledger, store, phase, shard, partition, items);
     }
   } finally {
-    db?.close();
-    await writer.close();
+    await io.close();
     await rm(deps.scratch, { recursive: true, force: true });
   }
   const stopped = stop.reason === 'budget' ? 'budget' : undefined;
@@ -275,7 +277,7 @@ async function downloadInputs(ctx: RunContext, store: BlobStore, root: string, p
 async function restoreOrphanParts(o: {
   readonly store: BlobStore;
   readonly ledger: Ledger;
-  openDb(): Promise<DuckDb>;
+  readonly partToJournal: ParquetSession['partToJournal'];
   readonly campaign: string;
   readonly execution: string;
   readonly shard: Shard;
@@ -304,10 +306,7 @@ async function restoreOrphanParts(o: {
     await writeFile(staged, body);
     const journal = join(o.journalDir, `${name.slice('part-'.length, -'.parquet'.length)}.ndjson`);
     // The part's rows as the journal held them: the partition keys are in the path, not the file.
-    const db = await o.openDb();
-    await db.run(
-      `COPY (SELECT *, ${sqlString(shard.model)} AS model, ${sqlString(shard.language)} AS language FROM read_parquet(${sqlString(staged)})) TO ${sqlString(journal)} (FORMAT json)`,
-    );
+    await o.partToJournal(staged, journal, { model: shard.model, language: shard.language });
     await rm(staged, { force: true });
     restored++;
   }

@@ -6,41 +6,17 @@
  * worker's copy of the parts). One fetch for the local run and the AWS worker.
  */
 import { join } from 'node:path';
-import type { PhaseGraph } from '../battery/phaseGraph.js';
-import type { PhaseSpec, ReadingDraft, ReplyView, Upstream, UpstreamRef } from '../battery/types.js';
+import type { ReadingDraft, ReplyView, Upstream } from '../battery/types.js';
 import type { LanguageCode } from '../core/types.js';
 import type { TokenLogprob } from '../providers/types.js';
 import { CORE_SQL } from '../query/sql.js';
 import type { DuckDb } from '../store/DuckDb.js';
 import { readParquetSql, sqlString } from '../store/DuckDb.js';
 import { partitionPrefix } from '../store/layout.js';
+import type { UpstreamNeeds } from './upstreamNeeds.js';
 
-/** No earlier phase: what root phases are expanded with. */
-export const NO_UPSTREAM: Upstream = { reply: () => undefined, readings: () => [] };
-
-/** What a phase and the phases it builds on read of each earlier phase: replies, readings (and whose). */
-export interface UpstreamNeeds {
-  /** Phases whose chosen replies are read. */
-  readonly replies: ReadonlySet<string>;
-  /** Readings folders read, with the readers wanted (undefined: all). */
-  readonly readings: ReadonlyMap<string, readonly string[] | undefined>;
-}
-
-/** The earlier outputs `phase` needs, its own and those of the phases it builds on (their items are re-expanded). */
-export function upstreamNeeds(graph: PhaseGraph, phase: PhaseSpec): UpstreamNeeds {
-  const replies = new Set<string>();
-  const readings = new Map<string, string[] | undefined>();
-  const add = (ref: UpstreamRef): void => {
-    if (ref.take.includes('reply')) replies.add(ref.phase);
-    if (ref.take.includes('readings')) {
-      const prior = readings.get(ref.phase);
-      const all = readings.has(ref.phase) && prior === undefined;
-      readings.set(ref.phase, all || !ref.readers ? undefined : [...(prior ?? []), ...ref.readers]);
-    }
-  };
-  for (const p of [phase, ...graph.upstreamOf(phase.name)]) for (const ref of p.after) add(ref);
-  return { replies, readings };
-}
+export { NO_UPSTREAM, upstreamNeeds } from './upstreamNeeds.js';
+export type { UpstreamNeeds } from './upstreamNeeds.js';
 
 function readerFilter(readers: readonly string[] | undefined): string {
   if (!readers) return '';

@@ -1,8 +1,9 @@
-import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api';
-import type { DuckDBConnection, DuckDBValueConverter, JS } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter, JS } from '@duckdb/node-api';
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
+import { duckdbApi } from './duckdbApi.js';
+import type { DuckDbApi } from './duckdbApi.js';
 import { tablePrefix } from './layout.js';
 import { PARTITION_COLUMNS, tableColumns } from './schemas.js';
 import type { ColumnDef } from './schemas.js';
@@ -36,10 +37,12 @@ export function readParquetSql(glob: string): string {
 
 // DuckDB's JS conversion, with BIGINT/HUGEINT (counts, integer sums) as plain numbers: the
 // analysis does arithmetic on them, and these values stay far below 2^53.
-const toJs: DuckDBValueConverter<JS> = (value, type, converter) => {
-  const v = JSDuckDBValueConverter(value, type, converter);
-  return typeof v === 'bigint' ? Number(v) : v;
-};
+function numbersConverter(api: typeof DuckDbApi): DuckDBValueConverter<JS> {
+  return (value, type, converter) => {
+    const v = api.JSDuckDBValueConverter(value, type, converter);
+    return typeof v === 'bigint' ? Number(v) : v;
+  };
+}
 
 /**
  * An in-memory DuckDB for the SQL stage: queries over the campaign's Parquet files, results as
@@ -58,6 +61,7 @@ export class DuckDb {
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
+    private readonly toJs: DuckDBValueConverter<JS>,
   ) {}
 
   /** Opens an in-memory database. `threads` defaults to DuckDB's (all cores). */
@@ -69,8 +73,9 @@ export class DuckDb {
     config['memory_limit'] = options.memoryLimit ?? '400MB';
     // Spills past the limit go to the OS temp folder, not to a .tmp folder in the user's cwd.
     config['temp_directory'] = path.join(os.tmpdir(), 'sondage-duckdb');
-    const instance = await DuckDBInstance.create(':memory:', config);
-    return new DuckDb(instance, await instance.connect());
+    const api = await duckdbApi();
+    const instance = await api.DuckDBInstance.create(':memory:', config);
+    return new DuckDb(instance, await instance.connect(), numbersConverter(api));
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -87,7 +92,7 @@ export class DuckDb {
       // result (900k item rows for a million replies) is never held twice.
       const result = await this.connection.stream(sql);
       const rows: T[] = [];
-      for await (const chunk of result.yieldConvertedRowObjects(toJs)) for (const row of chunk) rows.push(row as T);
+      for await (const chunk of result.yieldConvertedRowObjects(this.toJs)) for (const row of chunk) rows.push(row as T);
       return rows;
     });
   }

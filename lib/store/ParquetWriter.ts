@@ -5,127 +5,20 @@ import type { FileHandle } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
-import type { LanguageCode } from '../core/types.js';
 import { partKey } from './layout.js';
 import { tempSibling } from './LocalBlobStore.js';
 import { sqlIdent, sqlString } from './DuckDb.js';
-import { tableColumns } from './schemas.js';
+import { columnsOf, rowEncoder } from './parquetParts.js';
+import type { PartitionCheck, PartTarget, PartWriter, Rows, WriteOptions, WrittenPart } from './parquetParts.js';
 import { isProcessAlive } from './lock.js';
 import { StorageError, storageCode, writeFailure } from './storageErrors.js';
 import type { ColumnDef, TableRows } from './schemas.js';
 import type { BlobStore, TableName } from './types.js';
 
-/** Where a part goes: one table, one partition, one file name. */
-export interface PartTarget<T extends TableName = TableName> {
-  readonly campaign: string;
-  readonly phase: string;
-  readonly table: T;
-  readonly model: string;
-  readonly language: LanguageCode;
-  /** `part-<…>.parquet`, unique within the partition. */
-  readonly partName: string;
-}
-
-/** The fields every row must share with the file it goes into. */
-export interface PartitionCheck {
-  readonly campaign: string;
-  readonly phase: string;
-  readonly model: string;
-  readonly language: LanguageCode;
-}
-
-export interface WrittenPart {
-  readonly key: string;
-  readonly rows: number;
-  readonly bytes: number;
-}
-
-type Rows<T extends TableName> = Iterable<TableRows[T]> | AsyncIterable<TableRows[T]>;
-
-export interface WriteOptions {
-  /** Skip the per-cell checks for rows sondage built itself (a run's prompts and readings). */
-  readonly trusted?: boolean;
-  /**
-   * The table's stored columns. Required for the prompts table, whose columns are its battery's
-   * (schemas.ts `promptColumns`); the other tables' are the same for every battery.
-   */
-  readonly columns?: readonly ColumnDef[];
-}
-
-function columnsOf(table: TableName, columns: readonly ColumnDef[] | undefined): readonly ColumnDef[] {
-  if (columns) return columns;
-  if (table === 'prompts') throw new SondageError('prompts parts have the columns of their battery: pass WriteOptions.columns (schemas.ts promptColumns)');
-  return tableColumns(table);
-}
+export type { PartitionCheck, PartTarget, PartWriter, WriteOptions, WrittenPart } from './parquetParts.js';
 
 /** NDJSON is flushed to disk in pieces of about this many characters. */
 const CHUNK_CHARS = 4 * 1024 * 1024;
-
-const INT32_MIN = -(2 ** 31);
-const INT32_MAX = 2 ** 31 - 1;
-
-function describe(v: unknown): string {
-  return `${JSON.stringify(v) ?? String(v)} (${v === null ? 'null' : typeof v})`;
-}
-
-/** Why `v` cannot go into `col`, or undefined when it can. */
-function columnError(v: unknown, col: ColumnDef): string | undefined {
-  if (v === null || v === undefined) {
-    return col.nullable ? undefined : `expects ${col.type}, got ${describe(v)}; the column is not nullable`;
-  }
-  switch (col.type) {
-    case 'VARCHAR':
-      if (typeof v === 'string') return undefined;
-      break;
-    case 'INTEGER':
-      if (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX) return undefined;
-      break;
-    case 'BIGINT':
-      if (typeof v === 'number' && Number.isSafeInteger(v)) return undefined;
-      break;
-    case 'DOUBLE':
-      if (typeof v === 'number' && Number.isFinite(v)) return undefined;
-      break;
-    case 'BOOLEAN':
-      if (typeof v === 'boolean') return undefined;
-      break;
-  }
-  return `expects ${col.type === 'DOUBLE' ? 'a finite number' : col.type}, got ${describe(v)}`;
-}
-
-/** Checks a row against the schema and the partition, and returns its NDJSON line. */
-function rowEncoder(
-  table: TableName,
-  cols: readonly ColumnDef[],
-  partition: PartitionCheck | undefined,
-  trusted = false,
-): (row: Record<string, unknown>, index: number) => string {
-  // JSON.stringify with a key list writes only the stored columns, in schema order, natively:
-  // several times less garbage than building the line by hand. A missing nullable key reads as NULL.
-  const keys = cols.map((c) => c.name);
-  // Rows the run built itself from typed values skip the per-cell checks (DuckDB still enforces
-  // the column types); rows from outside always get them.
-  if (trusted) return (row) => `${JSON.stringify(row, keys)}\n`;
-  const fail = (index: number, row: Record<string, unknown>, what: string): never => {
-    const id = typeof row['item_id'] === 'string' ? ` (item_id ${JSON.stringify(row['item_id'])})` : '';
-    throw new SondageError(`${table} row ${index}${id}: ${what}`);
-  };
-  return (row, index) => {
-    if (row === null || typeof row !== 'object') fail(index, {}, `expected an object, got ${describe(row)}`);
-    if (partition) {
-      for (const field of ['campaign', 'phase', 'model', 'language'] as const) {
-        if (row[field] !== partition[field]) {
-          fail(index, row, `${field} is ${describe(row[field])} but the part file is for ${field} ${JSON.stringify(partition[field])}`);
-        }
-      }
-    }
-    for (const col of cols) {
-      const error = columnError(row[col.name], col);
-      if (error !== undefined) fail(index, row, `column ${col.name} ${error}`);
-    }
-    return `${JSON.stringify(row, keys)}\n`;
-  };
-}
 
 /** Staging folders are `sondage-parquet-<pid>@<host>-XXXXXX`: whose they are is in the name. */
 const STAGING_PREFIX = 'sondage-parquet-';
@@ -199,7 +92,7 @@ export async function writeFully(handle: Pick<FileHandle, 'write'>, bytes: Uint8
  *   model: 'alpha', language: 'de', partName: 'part-0001.parquet' }, replyRows);
  * await writer.close();
  */
-export class ParquetWriter {
+export class ParquetWriter implements PartWriter {
   private closed = false;
 
   private constructor(

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 // eslint-disable-next-line no-restricted-imports -- the infra tests inspect the CDK app; lib/ still may not import it
 import { App, Stack } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleFunction, importsDuckDb } from '../../bench/lambda-bundles.js';
 import { duckdbBundlingCommands, duckdbPackages, Handler } from '../../infra/constructs/Handler.js';
 import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
 import { FAR6_SQL } from '../../lib/batteries/far6/sqlLibrary.js';
@@ -61,13 +62,13 @@ describe('DuckDB beside the bundle', () => {
     expect(commands).toContain(`'/repo with '\\''quote'\\''/node_modules/@duckdb/node-bindings-linux-arm64'`);
   });
 
-  it.runIf(process.platform === 'linux' && nativeInstalled && hostArch === FUNCTION_SIZING.worker.architecture)(
-    'bundles the worker handler for real: esbuild output with DuckDB left external and copied beside it',
+  it.runIf(process.platform === 'linux' && nativeInstalled && hostArch === FUNCTION_SIZING.plan.architecture)(
+    'bundles the plan handler for real: esbuild output with DuckDB left external and copied beside it',
     () => {
       // prepare: one function in a stack of its own, bundled as `cdk synth` bundles it
       const app = new App({ outdir: path.join(out, 'cdk.out') });
       const stack = new Stack(app, 'BundleTest');
-      new Handler(stack, 'Worker', { name: 'worker', description: 'bundling test', sizing: FUNCTION_SIZING.worker, environment: {} });
+      new Handler(stack, 'Plan', { name: 'plan', description: 'bundling test', sizing: FUNCTION_SIZING.plan, environment: {} });
       // act
       const assembly = app.synth();
       // assess
@@ -80,4 +81,45 @@ describe('DuckDB beside the bundle', () => {
       expect(existsSync(path.join(dir, 'sql/chosen_replies.sql'))).toBe(true);
     },
   );
+});
+
+// Issue 15 item 3: the worker only writes and reads parts, in JavaScript; DuckDB stays with the
+// functions that query (plan, report), and no source map ships.
+describe('the worker bundle', () => {
+  it('ships without DuckDB: no static import of it, nothing copied beside, sizing says so', async () => {
+    // prepare
+    expect(FUNCTION_SIZING.worker.duckdb).toBe(false);
+    // act: bundled with the options the Handler construct gives NodejsFunction (infra/constructs/bundling.ts)
+    const bundle = await bundleFunction('worker', FUNCTION_SIZING.worker, path.join(out, 'worker'));
+    // assess: DuckDB is reached only by the dynamic import() of code the worker never runs (the BYO import)
+    expect(importsDuckDb(bundle)).toBe(false);
+    expect(bundle.staticImports.filter((p) => !p.startsWith('@aws-sdk/'))).toEqual([]);
+    const code = readFileSync(path.join(out, 'worker', 'index.mjs'), 'utf8');
+    expect(code).not.toMatch(/(from|import)\s*["']@duckdb\//);
+    expect(readdirSync(path.join(out, 'worker'))).toEqual(['index.mjs']);
+  });
+
+  it('is under 10 MB unzipped, with no source map', async () => {
+    const bundle = await bundleFunction('worker', FUNCTION_SIZING.worker, path.join(out, 'worker-size'));
+    expect(bundle.assetBytes).toBeLessThan(10_000_000);
+    expect(readFileSync(path.join(out, 'worker-size', 'index.mjs'), 'utf8')).not.toContain('sourceMappingURL');
+  });
+
+  it.runIf(process.platform === 'linux')('is what `cdk synth` uploads: one index.mjs, no map, no node_modules, no --enable-source-maps', () => {
+    // prepare: the real construct, bundled as `cdk synth` bundles it
+    const app = new App({ outdir: path.join(out, 'cdk.out.worker') });
+    const stack = new Stack(app, 'WorkerBundle');
+    const worker = new Handler(stack, 'Worker', { name: 'worker', description: 'bundling test', sizing: FUNCTION_SIZING.worker, environment: { A: 'b' } });
+    // act
+    const assembly = app.synth();
+    // assess
+    const assets = readdirSync(assembly.directory).filter((f) => f.startsWith('asset.'));
+    expect(assets).toHaveLength(1);
+    const dir = path.join(assembly.directory, assets[0]!);
+    expect(readdirSync(dir)).toEqual(['index.mjs']);
+    expect(statSync(path.join(dir, 'index.mjs')).size).toBeLessThan(10_000_000);
+    const template = JSON.stringify(app.synth().getStackByName('WorkerBundle').template);
+    expect(template).not.toContain('enable-source-maps');
+    expect(worker.fn).toBeDefined();
+  });
 });

@@ -3,7 +3,6 @@
  * `read_parquet`). Values keep the types the file gives them, so that validation can say "expected
  * an integer, got the string 'x'" instead of DuckDB guessing a column type and losing the row.
  */
-import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api';
 import type { DuckDBValueConverter, JS } from '@duckdb/node-api';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
@@ -12,6 +11,7 @@ import path from 'node:path';
 import { jsonSyntaxProblem } from '../../../core/fileText.js';
 import { CampaignFileError } from '../../../errors.js';
 import { DuckDb, sqlString } from '../../../store/DuckDb.js';
+import { duckdbApi } from '../../../store/duckdbApi.js';
 import type { ByoFormat, RawFile } from './types.js';
 
 const EXTENSIONS: Readonly<Record<string, ByoFormat>> = {
@@ -103,10 +103,14 @@ export async function* readReplyChunks(file: string, chunkRows = CHUNK_ROWS): As
 }
 
 // DuckDB's JS values, with BIGINT as numbers (as DuckDb.all gives them): validation names the type.
-const toJs: DuckDBValueConverter<JS> = (value, type, converter) => {
-  const v = JSDuckDBValueConverter(value, type, converter);
-  return typeof v === 'bigint' ? Number(v) : v;
-};
+// DuckDB is imported when a file is read (lib/store/duckdbApi.ts): the Lambda worker bundles this module but ships no DuckDB.
+async function jsConverter(): Promise<DuckDBValueConverter<JS>> {
+  const { JSDuckDBValueConverter } = await duckdbApi();
+  return (value, type, converter) => {
+    const v = JSDuckDBValueConverter(value, type, converter);
+    return typeof v === 'bigint' ? Number(v) : v;
+  };
+}
 
 /** Parquet column types whose `to_json` text is not the value DuckDB's JS conversion gives. */
 const JSON_UNSAFE_TYPE = /TIME|DATE|INTERVAL|BLOB|UUID|HUGEINT|DECIMAL|BIT|MAP\(|UNION|ENUM|VARINT/i;
@@ -125,6 +129,8 @@ async function* readDuckDbChunks(file: string, format: Exclude<ByoFormat, 'jsonl
   const unreadable = (err: unknown) =>
     new CampaignFileError(`${file}: cannot be read as ${format.toUpperCase()}: ${(err as Error).message.trim()}`, [], { cause: err });
   // Its own small instance: a streamed query holds its connection until the last chunk is taken.
+  const { DuckDBInstance } = await duckdbApi();
+  const toJs = await jsConverter();
   const instance = await DuckDBInstance.create(':memory:', {
     memory_limit: '256MB',
     temp_directory: path.join(os.tmpdir(), 'sondage-duckdb'),

@@ -1,0 +1,65 @@
+/**
+ * What every Lambda bundle is made of, besides its entry (functions/<name>/handler.ts): shared by
+ * the Handler construct, which hands it to NodejsFunction, and by bench/lambda-bundles.ts and
+ * test/infra, which bundle with esbuild the same way to measure and check the result. No CDK
+ * import here, so that a script can read it without loading aws-cdk-lib.
+ */
+import path from 'node:path';
+import type { FunctionSizing, LambdaArchitecture } from '../../lib/config/sizing.js';
+
+/** esbuild's target for the runtime the functions run on (Node.js 24). */
+export const BUNDLE_TARGET = 'node24';
+
+/** Some CommonJS dependencies call require(); the ESM bundle gets one. */
+export const BUNDLE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/**
+ * How every function's code is bundled, besides entry, format, target, externals and banner
+ * (bench/lambda-bundles.ts bundles with the same options to measure them). No source map: inline
+ * maps were ~10 MB of every asset and an external `.map` would still be uploaded with it. Minified
+ * with `keepNames`: esbuild re-sets each function's and class's `name`, which V8 prints in stack
+ * frames, so a trace in CloudWatch reads `at runShards (file:///var/task/index.mjs:1:123456)`:
+ * the original function names, at line 1 and a column of the bundle instead of a .ts line. Names
+ * matter beyond traces too: a provider SDK error's class name is stored as the reply's error_class.
+ */
+export const BUNDLE_SHAPE = { sourceMap: false, minify: true, keepNames: true } as const;
+
+/**
+ * What esbuild leaves out of every bundle: the runtime's AWS SDK v3, and DuckDB, whose native
+ * binding cannot be bundled. A DuckDB function gets DuckDB copied beside its bundle
+ * (duckdbBundlingCommands); in the others (the worker) DuckDB is reached only by a dynamic
+ * `import()` that never runs there (lib/store/duckdbApi.ts), which must stay external too.
+ */
+export function externalModules(_sizing?: Pick<FunctionSizing, 'duckdb'>): readonly string[] {
+  return ['@aws-sdk/*', '@duckdb/*'];
+}
+
+/** The packages DuckDB needs at run time, by Lambda architecture (the native one must match it). */
+export function duckdbPackages(architecture: LambdaArchitecture): readonly string[] {
+  const native = architecture === 'arm64' ? '@duckdb/node-bindings-linux-arm64' : '@duckdb/node-bindings-linux-x64';
+  return ['@duckdb/node-api', '@duckdb/node-bindings', native, 'detect-libc'];
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Shell commands that put DuckDB beside a bundle in `outputDir`: its packages, copied from the
+ * local node_modules into `outputDir/node_modules` (where the bundle's ESM `import` resolves them:
+ * ESM ignores NODE_PATH, so a layer under /opt would not be found), and the analysis SQL files into
+ * `outputDir/sql`: every SQL library (lib/query/sql.ts) reads its files next to the module that
+ * declares it, which in a bundle is the bundle itself; the core's and every battery's queries
+ * share that one folder (their names are unique, lib/batteries checks it).
+ */
+export function duckdbBundlingCommands(repoRoot: string, outputDir: string, architecture: LambdaArchitecture): string[] {
+  const modules = path.join(outputDir, 'node_modules');
+  const commands = duckdbPackages(architecture).map((pkg) => {
+    const target = path.join(modules, pkg);
+    return `mkdir -p ${shellQuote(path.dirname(target))} && cp -R ${shellQuote(path.join(repoRoot, 'node_modules', pkg))} ${shellQuote(target)}`;
+  });
+  const sqlOut = shellQuote(path.join(outputDir, 'sql'));
+  commands.push(`mkdir -p ${sqlOut}`, `cp ${shellQuote(path.join(repoRoot, 'lib'))}/query/sql/*.sql ${shellQuote(path.join(repoRoot, 'lib'))}/batteries/*/sql/*.sql ${sqlOut}/`);
+  return commands;
+}
+

@@ -1,0 +1,148 @@
+/**
+ * What every Parquet part writer shares, whichever engine writes the file (ParquetWriter: DuckDB,
+ * for the local run, the plan and the GPU job; JsParquetWriter: pure JavaScript, for the Lambda
+ * worker, which ships without DuckDB): where a part goes, the row checks, the writer's interface.
+ * No DuckDB import here.
+ */
+import { SondageError } from '../errors.js';
+import type { LanguageCode } from '../core/types.js';
+import { tableColumns } from './schemas.js';
+import type { ColumnDef, TableRows } from './schemas.js';
+import type { BlobStore, TableName } from './types.js';
+
+/** Where a part goes: one table, one partition, one file name. */
+export interface PartTarget<T extends TableName = TableName> {
+  readonly campaign: string;
+  readonly phase: string;
+  readonly table: T;
+  readonly model: string;
+  readonly language: LanguageCode;
+  /** `part-<…>.parquet`, unique within the partition. */
+  readonly partName: string;
+}
+
+/** The fields every row must share with the file it goes into. */
+export interface PartitionCheck {
+  readonly campaign: string;
+  readonly phase: string;
+  readonly model: string;
+  readonly language: LanguageCode;
+}
+
+export interface WrittenPart {
+  readonly key: string;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+export type Rows<T extends TableName> = Iterable<TableRows[T]> | AsyncIterable<TableRows[T]>;
+
+export interface WriteOptions {
+  /** Skip the per-cell checks for rows sondage built itself (a run's prompts and readings). */
+  readonly trusted?: boolean;
+  /**
+   * The table's stored columns. Required for the prompts table, whose columns are its battery's
+   * (schemas.ts `promptColumns`); the other tables' are the same for every battery.
+   */
+  readonly columns?: readonly ColumnDef[];
+}
+
+export function columnsOf(table: TableName, columns: readonly ColumnDef[] | undefined): readonly ColumnDef[] {
+  if (columns) return columns;
+  if (table === 'prompts') throw new SondageError('prompts parts have the columns of their battery: pass WriteOptions.columns (schemas.ts promptColumns)');
+  return tableColumns(table);
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+function describe(v: unknown): string {
+  return `${JSON.stringify(v) ?? String(v)} (${v === null ? 'null' : typeof v})`;
+}
+
+/** Why `v` cannot go into `col`, or undefined when it can. */
+function columnError(v: unknown, col: ColumnDef): string | undefined {
+  if (v === null || v === undefined) {
+    return col.nullable ? undefined : `expects ${col.type}, got ${describe(v)}; the column is not nullable`;
+  }
+  switch (col.type) {
+    case 'VARCHAR':
+      if (typeof v === 'string') return undefined;
+      break;
+    case 'INTEGER':
+      if (typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX) return undefined;
+      break;
+    case 'BIGINT':
+      if (typeof v === 'number' && Number.isSafeInteger(v)) return undefined;
+      break;
+    case 'DOUBLE':
+      if (typeof v === 'number' && Number.isFinite(v)) return undefined;
+      break;
+    case 'BOOLEAN':
+      if (typeof v === 'boolean') return undefined;
+      break;
+  }
+  return `expects ${col.type === 'DOUBLE' ? 'a finite number' : col.type}, got ${describe(v)}`;
+}
+
+/**
+ * Checks a row against the schema and the partition (throws a SondageError naming the row and the
+ * column); undefined for trusted rows, which skip the checks.
+ */
+export function rowChecker(
+  table: TableName,
+  cols: readonly ColumnDef[],
+  partition: PartitionCheck | undefined,
+  trusted = false,
+): ((row: Record<string, unknown>, index: number) => void) | undefined {
+  // Rows the run built itself from typed values skip the per-cell checks (the writer still enforces
+  // the column types); rows from outside always get them.
+  if (trusted) return undefined;
+  const fail = (index: number, row: Record<string, unknown>, what: string): never => {
+    const id = typeof row['item_id'] === 'string' ? ` (item_id ${JSON.stringify(row['item_id'])})` : '';
+    throw new SondageError(`${table} row ${index}${id}: ${what}`);
+  };
+  return (row, index) => {
+    if (row === null || typeof row !== 'object') fail(index, {}, `expected an object, got ${describe(row)}`);
+    if (partition) {
+      for (const field of ['campaign', 'phase', 'model', 'language'] as const) {
+        if (row[field] !== partition[field]) {
+          fail(index, row, `${field} is ${describe(row[field])} but the part file is for ${field} ${JSON.stringify(partition[field])}`);
+        }
+      }
+    }
+    for (const col of cols) {
+      const error = columnError(row[col.name], col);
+      if (error !== undefined) fail(index, row, `column ${col.name} ${error}`);
+    }
+  };
+}
+
+/** Checks a row against the schema and the partition, and returns its NDJSON line. */
+export function rowEncoder(
+  table: TableName,
+  cols: readonly ColumnDef[],
+  partition: PartitionCheck | undefined,
+  trusted = false,
+): (row: Record<string, unknown>, index: number) => string {
+  // JSON.stringify with a key list writes only the stored columns, in schema order, natively:
+  // several times less garbage than building the line by hand. A missing nullable key reads as NULL.
+  const keys = cols.map((c) => c.name);
+  const check = rowChecker(table, cols, partition, trusted);
+  if (!check) return (row) => `${JSON.stringify(row, keys)}\n`;
+  return (row, index) => {
+    check(row, index);
+    return `${JSON.stringify(row, keys)}\n`;
+  };
+}
+
+
+/** Writes parts of the campaign tables into a store: what the runners and the worker need of a writer. */
+export interface PartWriter {
+  /** Writes one part at `partKey(target…)`: in place where the store is a directory, else through `put`. */
+  writePart<T extends TableName>(store: BlobStore, target: PartTarget<T>, rows: Rows<T>, options?: WriteOptions): Promise<WrittenPart>;
+  /** Turns a reply journal (NDJSON sondage wrote itself; keys outside the schema ignored) into a part; returns its key. */
+  convertPart(store: BlobStore, target: PartTarget, ndjsonPath: string): Promise<string>;
+  /** Frees what the writer holds (its engine, its staging folder). */
+  close(): Promise<void>;
+}
