@@ -19,6 +19,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
+import { executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import type { Shard, WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
 import { runShards } from '../../lib/run/runShards.js';
@@ -46,7 +47,8 @@ function parseEvent(event: unknown): WorkerEvent {
   const problems: string[] = [];
   const b = e?.BatchInput as Partial<WorkerBatchInput> | undefined;
   if (typeof b?.campaign !== 'string' || b.campaign === '') problems.push('BatchInput.campaign: expected the campaign name');
-  if (typeof b?.execution !== 'string' || !/^[A-Za-z0-9_-]+$/.test(b.execution)) problems.push('BatchInput.execution: expected the execution name');
+  const badName = executionNameProblem(b?.execution);
+  if (badName !== undefined) problems.push(`BatchInput.execution: ${badName}`);
   if (b?.pollSeconds !== undefined && !(typeof b.pollSeconds === 'number' && Number.isFinite(b.pollSeconds) && b.pollSeconds >= 0)) {
     problems.push('BatchInput.pollSeconds: expected the seconds the Wait state waits (a number ≥ 0)');
   }
@@ -96,7 +98,7 @@ export function createHandler(deps: WorkerDeps) {
       const { execution } = e.BatchInput;
       // Reservations carry the execution as run id, so the next execution's plan releases the ones a
       // killed worker left; reservation ids and part names carry the invocation, unique per shard.
-      const invocation = `${execution}-${context.awsRequestId}`.replace(/[^A-Za-z0-9_-]/g, '_');
+      const invocation = executionToken(`${execution}-${context.awsRequestId}`);
       const time = deadline(context, deps.safetyMs ?? DEFAULT_SAFETY_MS);
       const ledger = deps.ledgerFor(execution);
       let out: WorkerOutput;

@@ -16,6 +16,32 @@ export interface ExecutionInput {
   readonly retryFailed?: boolean;
 }
 
+/** Step Functions' limit on an execution name's length. */
+export const EXECUTION_NAME_MAX = 80;
+
+/**
+ * Why `name` is not a name Step Functions gives an execution, or undefined when it is one: 1 to 80
+ * characters, none of them whitespace, a bracket, a wildcard, a control character or one of
+ * `" # % \ ^ | ~ \` $ & , ; : /` (the StartExecution rule). `sondage start --aws` names its
+ * executions with letters, digits, `-` and `_` only (lib/cli/aws.ts executionName); an execution
+ * started by hand under any other valid name runs too (its name is made safe where it names a file).
+ */
+export function executionNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string' || name.length === 0) return 'expected the execution name ($$.Execution.Name), a non-empty string';
+  if (name.length > EXECUTION_NAME_MAX) return `expected at most ${EXECUTION_NAME_MAX} characters (Step Functions' limit), got ${name.length}`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]/.test(name)) return `${JSON.stringify(name)} holds a character Step Functions refuses in an execution name`;
+  return undefined;
+}
+
+/**
+ * The execution's name as it may appear in a file name, a part name or a job name: every character
+ * other than a letter, a digit, `-` or `_` becomes `_` (`.` too, so `..` never names a folder).
+ */
+export function executionToken(execution: string): string {
+  return execution.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
 /** Key of the uploaded campaign file; the files it names sit beside it, same relative paths. */
 export const CAMPAIGN_FILE_NAME = 'campaign.yaml';
 

@@ -8,6 +8,7 @@
  */
 import type { PhaseSpec } from '../battery/types.js';
 import { GPU_ENV, gpuQueueKey, PREFIX } from '../config/index.js';
+import { executionToken } from '../config/pipeline.js';
 import type { GpuJob, PlanOutput, Shard, WaveMap } from '../config/pipeline.js';
 import { GPU_JOB } from '../config/sizing.js';
 import type { ModelEntry } from '../design/campaign.js';
@@ -48,7 +49,7 @@ const TOLERATED_FAILURE_PERCENTAGE = 0;
  * Lambda shards' one, or one per GPU model (`model`: its campaign id).
  */
 export function manifestKey(execution: string, wave: number, kind: 'lambda' | 'gpu', model?: string): string {
-  return `${PREFIX.scratch}${execution}/wave-${wave}-${kind}${model === undefined ? '' : `-${model}`}.json`;
+  return `${PREFIX.scratch}${executionToken(execution)}/wave-${wave}-${kind}${model === undefined ? '' : `-${model}`}.json`;
 }
 
 /** AWS Batch job names: letters, digits, `-` and `_`, at most 128. */

@@ -17,6 +17,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { PhaseSpec } from '../battery/types.js';
+import { executionToken } from '../config/pipeline.js';
 import type { Shard, WorkerEvent, WorkerOutput } from '../config/pipeline.js';
 import type { PromptItem } from '../core/types.js';
 import type { ModelEntry } from '../design/campaign.js';
@@ -288,7 +289,7 @@ async function restoreOrphanParts(o: {
   const keys = (await store.list(partitionPrefix(o.campaign, shard.phase, 'replies', shard.model, shard.language))).filter((key) => {
     const name = key.slice(key.lastIndexOf('/') + 1);
     const m = /^part-(.+-)\d{5}\.parquet$/.exec(name);
-    return m !== null && m[1]!.endsWith(ours) && !name.startsWith('part-batch-') && !name.startsWith(`part-${o.execution}-`);
+    return m !== null && m[1]!.endsWith(ours) && !name.startsWith('part-batch-') && !name.startsWith(`part-${executionToken(o.execution)}-`);
   });
   if (keys.length === 0) return 0;
   const committed = await ledger.committedParts(o.campaign, shard.phase);

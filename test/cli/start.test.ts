@@ -166,6 +166,29 @@ describe('sondage start --aws', () => {
     }
   });
 
+  it('a campaign name with dots starts an execution named with what Step Functions allows, told apart from the same name with underscores', async () => {
+    const file = await campaignFolder('start.dots.v2');
+    const { code, stderr } = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const [execution] = aws.sfn.executions;
+    expect(JSON.parse(execution!.input)).toEqual({ campaign: 'start.dots.v2' });
+    expect(execution!.name).toMatch(/^start_dots_v2-[0-9a-f]{8}-\d{8}T\d{9}Z$/);
+    const at = new Date('2026-11-30T07:05:09.123Z');
+    expect(executionName('start.dots.v2', at)).not.toBe(executionName('start_dots_v2', at));
+    // the longest campaign name the CLI accepts (64), every character mapped, still fits 80
+    const longest = executionName(`${'a.'.repeat(32)}`, at);
+    expect(longest).toMatch(/^[A-Za-z0-9_-]{80}$/);
+    const sfn = new SFNClient({});
+    try {
+      // status --aws and stop --aws find it by its name (and confirm by the input)
+      expect((await campaignExecutions(sfn, STACK.stateMachineArn, 'start.dots.v2')).map((e) => e.name)).toEqual([execution!.name]);
+      expect(await campaignExecutions(sfn, STACK.stateMachineArn, 'start_dots_v2')).toEqual([]);
+    } finally {
+      sfn.destroy();
+    }
+  });
+
   it('without --aws it says how to run it', async () => {
     const file = await campaignFolder('start-local');
     const { code, stderr } = await runMain(['start', file]);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_RESERVE_MS, createHandler as createPlan } from '../../functions/plan/handler.js';
 import { createHandler as createWorker } from '../../functions/worker/handler.js';
 import type { PlanOutput, Shard, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
+import { executionName } from '../../lib/cli/aws.js';
 import { registeredKey } from '../../lib/run/shards.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
@@ -405,10 +406,30 @@ describe('worker handler', () => {
     await expect(worker({ ...input, BatchInput: { ...input.BatchInput, retryFailed: 'yes' } }, lambdaContext())).rejects.toThrow(/BatchInput\.retryFailed: expected true or false/);
   });
 
+  it('runs a campaign whose name holds dots, under the execution name the CLI gives it and under any name Step Functions accepts', async () => {
+    // prepare: `sondage start --aws` names the execution; someone may also start one by hand in the console
+    await upload('w.dots.v2');
+    const byCli = executionName('w.dots.v2');
+    expect(byCli).toMatch(/^[A-Za-z0-9_-]{1,80}$/);
+    for (const execution of [byCli, 'w.dots.v2 by hand'.replaceAll(' ', '.'), '..']) {
+      // act: the plan and the worker over every shard the plan listed
+      const { generate } = await plan('w.dots.v2', execution);
+      const out = sum(await Promise.all([createWorker(h.deps())(event('w.dots.v2', 'generate', execution, generate), lambdaContext(undefined, 0, `req-${execution}`))]));
+      // assess: the first execution answers everything; the others find nothing left
+      expect(out.pending).toBe(0);
+    }
+    const counts = await h.ledger.counts('w.dots.v2', 'generate');
+    expect(counts.pending).toBe(0);
+    expect(counts.done).toBeGreaterThan(0);
+    // a name Step Functions itself would refuse is refused, naming why
+    await expect(createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w.dots.v2', execution: 'a/b' }, lambdaContext())).rejects.toThrow(/plan event: execution: "a\/b" holds a character Step Functions refuses/);
+    await expect(createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w.dots.v2', execution: 'x'.repeat(81) }, lambdaContext())).rejects.toThrow(/execution: expected at most 80 characters/);
+  });
+
   it('refuses a malformed event and names what is wrong', async () => {
     const worker = createWorker(h.deps());
     await expect(worker({ Items: [{ model: 'alpha', start: 5, end: 2 }], BatchInput: { campaign: 'w-full', pollSeconds: 'soon', copies: 0 } }, lambdaContext())).rejects.toThrow(
-      /worker event: BatchInput\.execution: expected the execution name; BatchInput\.pollSeconds: expected the seconds the Wait state waits \(a number ≥ 0\); BatchInput\.copies: expected the wave's worker copies \(an integer ≥ 1\); Items\[0\]: expected \{ phase, model, language, start, end, mode: sync\|batch \}/,
+      /worker event: BatchInput\.execution: expected the execution name \(\$\$\.Execution\.Name\), a non-empty string; BatchInput\.pollSeconds: expected the seconds the Wait state waits \(a number ≥ 0\); BatchInput\.copies: expected the wave's worker copies \(an integer ≥ 1\); Items\[0\]: expected \{ phase, model, language, start, end, mode: sync\|batch \}/,
     );
     // A phase the campaign's battery does not run here is refused by name, before anything is asked.
     await upload('w-phase');
