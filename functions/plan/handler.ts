@@ -4,7 +4,7 @@
  * campaign above its cap, checks every provider and key, sets the budget and registers the root
  * items; every wave writes one shard manifest for its Distributed Map. A re-started execution
  * resumes from the ledger and the done markers.
- * Payload (infra/constructs/Pipeline.ts): `{ campaign: $.campaign, execution: $$.Execution.Name, retryFailed: $.retryFailed, phasesRun: $.phasesRun }`.
+ * Payload (infra/constructs/Pipeline.ts): `{ campaign: $.campaign, execution: $$.Execution.Name, retryFailed: $.retryFailed, allowPartial: $.allowPartial, phasesRun: $.phasesRun }`.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -61,6 +61,7 @@ function parseEvent(event: unknown): PlanEvent {
   const badName = executionNameProblem(e?.execution);
   if (badName !== undefined) problems.push(`execution: ${badName}`);
   if (e?.retryFailed !== undefined && typeof e.retryFailed !== 'boolean') problems.push('retryFailed: expected true or false (sondage start --aws --retry-failed)');
+  if (e?.allowPartial !== undefined && typeof e.allowPartial !== 'boolean') problems.push('allowPartial: expected true or false (sondage start --aws --allow-partial)');
   if (e?.phasesRun !== undefined && !(Array.isArray(e.phasesRun) && e.phasesRun.every((p) => typeof p === 'string' && PHASE_NAME.test(p)))) {
     problems.push('phasesRun: expected the list of phase names earlier waves ran');
   }
@@ -108,6 +109,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
       plan: planCampaign(ctx),
       execution: e.execution,
       retryFailed: e.retryFailed === true,
+      allowPartial: e.allowPartial === true,
       phasesRun,
       store,
       ledger: deps.ledgerFor(e.execution),
@@ -124,6 +126,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
     campaign: campaign.name,
     execution: e.execution,
     retryFailed: e.retryFailed === true,
+    allowPartial: e.allowPartial === true,
     phases: out.wave.phases,
     shards: result.shards,
     gpuJobs: out.wave.gpu.jobs.map((j) => ({ model: j.model, queue: j.jobQueue, children: j.children, shards: j.shards })),

@@ -114,6 +114,7 @@ export class Pipeline extends Construct {
         execution: sfn.JsonPath.stringAt('$$.Execution.Name'),
         // A boolean at run time (the path is only read; stringAt writes the ".$" key).
         retryFailed: sfn.JsonPath.stringAt('$.retryFailed'),
+        allowPartial: sfn.JsonPath.stringAt('$.allowPartial'),
         phasesRun: sfn.JsonPath.listAt('$.phasesRun'),
       }),
       payloadResponseOnly: true,
@@ -209,15 +210,20 @@ export class Pipeline extends Construct {
     wave.next(nextWave);
     nextWave.next(planStep);
 
-    // A path that is absent fails the state that reads it: an input without retryFailed (an older
-    // CLI, an execution started by hand) gets false here, and phasesRun starts empty, before the
-    // plan and the map read them.
+    // A path that is absent fails the state that reads it: an input without retryFailed or
+    // allowPartial (an older CLI, an execution started by hand) gets false here, and phasesRun
+    // starts empty, before the plan and the map read them.
     const retryDefault = new sfn.Pass(this, 'RetryFailedDefault', { stateName: 'Retry failed: default false', result: sfn.Result.fromBoolean(false), resultPath: '$.retryFailed' });
+    const partialDefault = new sfn.Pass(this, 'AllowPartialDefault', { stateName: 'Allow partial: default false', result: sfn.Result.fromBoolean(false), resultPath: '$.allowPartial' });
     const startWithDefaults = new sfn.Pass(this, 'PhasesRunStart', { stateName: 'No phase run yet', result: sfn.Result.fromArray([]), resultPath: '$.phasesRun' });
-    retryDefault.next(startWithDefaults);
+    const partialGiven = new sfn.Choice(this, 'AllowPartialGiven', { stateName: 'Allow partial given?' })
+      .when(sfn.Condition.isPresent('$.allowPartial'), startWithDefaults)
+      .otherwise(partialDefault);
+    retryDefault.next(partialGiven);
+    partialDefault.next(startWithDefaults);
     startWithDefaults.next(planStep);
     const definition = new sfn.Choice(this, 'RetryFailedGiven', { stateName: 'Retry failed given?' })
-      .when(sfn.Condition.isPresent('$.retryFailed'), startWithDefaults)
+      .when(sfn.Condition.isPresent('$.retryFailed'), partialGiven)
       .otherwise(retryDefault);
     planStep.next(allRun);
     sql.next(reportStep).next(new sfn.Succeed(this, 'Done'));

@@ -14,6 +14,11 @@ export interface ExecutionInput {
    * (the state machine's first state sets it, so the plan and the workers always get it).
    */
   readonly retryFailed?: boolean;
+  /**
+   * Plan even when the expected cost exceeds budget_usd, and run until the cap: `sondage start
+   * --aws --allow-partial`, as `sondage run --allow-partial`. Absent: false (set by the state machine).
+   */
+  readonly allowPartial?: boolean;
 }
 
 /** Step Functions' limit on an execution name's length. */
@@ -55,6 +60,8 @@ export interface PlanEvent {
   readonly execution: string;
   /** Ask again the items whose last attempt failed for good (`sondage start --aws --retry-failed`, issue 3). List shards whose items failed permanently (absent in older inputs: false). */
   readonly retryFailed?: boolean;
+  /** The first wave plans a campaign whose expected cost exceeds budget_usd (`start --aws --allow-partial`; absent: false). */
+  readonly allowPartial?: boolean;
   /** Phases earlier waves of this execution ran. */
   readonly phasesRun?: readonly string[];
 }

@@ -81,6 +81,8 @@ export interface PlanWaveArgs {
   readonly plan: Plan;
   readonly execution: string;
   readonly retryFailed: boolean;
+  /** Plan a campaign whose expected cost exceeds its cap, to run until the cap (`start --aws --allow-partial`). */
+  readonly allowPartial?: boolean;
   readonly phasesRun: readonly string[];
   readonly store: BlobStore;
   readonly ledger: Ledger;
@@ -120,7 +122,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   checkGpuQueues(ctx, a.gpuQueues);
   if (first) {
     await checkGpuWeights(ctx, store);
-    assertWithinBudget(campaign, plan);
+    assertWithinBudget(campaign, plan, a.allowPartial === true);
     await ledger.initCampaign(campaign.name, campaign.budget_usd, a.execution);
     // Reservations of an execution that died (a worker killed at its timeout): its journal died with
     // it, so nothing can show which calls came back. They count as possibly billed, never released.

@@ -83,6 +83,20 @@ describe('sondage start --aws', () => {
     expect(stdout).toContain('(asking again the items that failed for good)');
   });
 
+  it('--allow-partial above the budget starts the execution with allowPartial in its input; without it nothing starts', async () => {
+    const file = await campaignFolder('start-partial', (doc) => {
+      doc['budget_usd'] = 0.000001;
+    });
+    const refused = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('--allow-partial');
+    expect(aws.sfn.executions).toHaveLength(0);
+    const { code, stdout } = await runMain(['start', file, '--aws', '--allow-partial', '--outputs', aws.outputsFile]);
+    expect(code).toBe(0);
+    expect(aws.sfn.executions.map((e) => JSON.parse(e.input) as unknown)).toEqual([{ campaign: 'start-partial', allowPartial: true }]);
+    expect(stdout).toContain('(running until the budget cap)');
+  });
+
   it('starts a campaign with a judge audit: its phases run on AWS like every other', async () => {
     const file = await campaignFolder('start-audit', (doc) => {
       (doc as { judge: Record<string, unknown> }).judge['audit'] = { per_stratum: 5 };

@@ -142,9 +142,13 @@ describe('Pipeline', () => {
     // The first state only defaults retryFailed and starts phasesRun empty (see the PlanEvent test); both ways lead to the plan.
     const first = st[s.definition.StartAt]!;
     expect(first.Type).toBe('Choice');
-    const start = (first.Choices as { Next: string }[])[0]!.Next;
+    // then allowPartial the same way
+    const second = (first.Choices as { Next: string }[])[0]!.Next;
+    expect(st[second]?.Type).toBe('Choice');
+    expect(st[first.Default as string]!.Next).toBe(second);
+    const start = (st[second]!.Choices as { Next: string }[])[0]!.Next;
     expect(st[start]).toMatchObject({ Type: 'Pass', ResultPath: '$.phasesRun', Result: [], Next: 'Plan wave' });
-    expect(st[st[first.Default as string]!.Next as string]).toBe(st[start]);
+    expect(st[st[st[second]!.Default as string]!.Next as string]).toBe(st[start]);
     expect(st['Plan wave']).toMatchObject({ Type: 'Task', ResultPath: '$.plan', Next: 'Every phase run?' });
     expect(st['Every phase run?']).toMatchObject({ Type: 'Choice', Choices: [{ Variable: '$.plan.done', BooleanEquals: true, Next: 'SqlStep' }], Default: 'Any Lambda shards?' });
     expect(st['Any Lambda shards?']).toMatchObject({
@@ -214,19 +218,21 @@ describe('Pipeline', () => {
     expect(processor.States['Batch settled']).toEqual({ Type: 'Succeed', OutputPath: '$.result' });
   });
 
-  it('hands the plan exactly a PlanEvent, and the map retryFailed, whether or not the execution input has it', async () => {
-    const inputs: { input: ExecutionInput; retryFailed: boolean }[] = [
-      { input: { campaign: 'far6-demo' }, retryFailed: false },
-      { input: { campaign: 'far6-demo', retryFailed: false }, retryFailed: false },
-      { input: { campaign: 'far6-demo', retryFailed: true }, retryFailed: true },
+  it('hands the plan exactly a PlanEvent, and the map retryFailed, whether or not the execution input has them', async () => {
+    const inputs: { input: ExecutionInput; retryFailed: boolean; allowPartial: boolean }[] = [
+      { input: { campaign: 'far6-demo' }, retryFailed: false, allowPartial: false },
+      { input: { campaign: 'far6-demo', retryFailed: false }, retryFailed: false, allowPartial: false },
+      { input: { campaign: 'far6-demo', retryFailed: true }, retryFailed: true, allowPartial: false },
+      { input: { campaign: 'far6-demo', allowPartial: true }, retryFailed: false, allowPartial: true },
+      { input: { campaign: 'far6-demo', retryFailed: true, allowPartial: false }, retryFailed: true, allowPartial: false },
     ];
-    for (const { input, retryFailed } of inputs) {
+    for (const { input, retryFailed, allowPartial } of inputs) {
       // act: the whole definition, on the test interpreter (test/helpers/asl), with stand-in functions
       const stub = pipelineStubs([{ done: 1, failed: 0, pending: 0, openBatches: 0, costUsd: 0, again: false }]);
       const run = await startExecution(s.definition, input as unknown as Json, { name: 'run-1', integrations: stub.integrations, validate: false });
       // assess: the plan's first payload, and the BatchInput each worker is given
       expect(run.result.status).toBe('SUCCEEDED');
-      const expected: PlanEvent = { campaign: 'far6-demo', execution: 'run-1', retryFailed, phasesRun: [] };
+      const expected: PlanEvent = { campaign: 'far6-demo', execution: 'run-1', retryFailed, allowPartial, phasesRun: [] };
       expect(stub.calls.plan[0]).toEqual(expected);
       expect(stub.calls.plan[1]).toEqual({ ...expected, phasesRun: ['generate'] });
       expect((stub.calls.worker[0] as unknown as WorkerEvent).BatchInput).toEqual({ campaign: 'far6-demo', execution: 'run-1', pollSeconds: 60, retryFailed, copies: 3 });
