@@ -22,7 +22,8 @@ import { join } from 'node:path';
 import { executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import type { Shard, WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
-import { runShards } from '../../lib/run/runShards.js';
+import { giveUpShards, runShards } from '../../lib/run/runShards.js';
+import type { ShardRunnerDeps } from '../../lib/run/runShards.js';
 import { campaignCache } from '../../lib/run/campaignInput.js';
 import { storesFromEnv } from '../shared/env.js';
 import { addSpendMetrics } from '../shared/spend.js';
@@ -54,6 +55,7 @@ function parseEvent(event: unknown): WorkerEvent {
   }
   if (b?.retryFailed !== undefined && typeof b.retryFailed !== 'boolean') problems.push('BatchInput.retryFailed: expected true or false');
   if (b?.copies !== undefined && !(Number.isInteger(b.copies) && b.copies >= 1)) problems.push('BatchInput.copies: expected the wave\'s worker copies (an integer ≥ 1)');
+  if (e?.failure !== undefined && (typeof e.failure !== 'object' || e.failure === null)) problems.push('failure: expected the Catch output { Error, Cause }');
   if (!Array.isArray(e?.Items)) problems.push('Items: expected the array of shards the ItemBatcher sends');
   else {
     e.Items.forEach((s: Partial<Shard>, i) => {
@@ -93,7 +95,6 @@ export function createHandler(deps: WorkerDeps) {
   const base = async (event: unknown, context: Context): Promise<WorkerOutput> => {
     const e = parseEvent(event);
     try {
-      await deps.loadKeys();
       const ctx = await campaigns(e.BatchInput.campaign, e.BatchInput.execution);
       const { execution } = e.BatchInput;
       // Reservations carry the execution as run id, so the next execution's plan releases the ones a
@@ -101,26 +102,40 @@ export function createHandler(deps: WorkerDeps) {
       const invocation = executionToken(`${execution}-${context.awsRequestId}`);
       const time = deadline(context, deps.safetyMs ?? DEFAULT_SAFETY_MS);
       const ledger = deps.ledgerFor(execution);
+      const shardDeps: ShardRunnerDeps = {
+        store: deps.store,
+        ledger,
+        scratch: join(deps.tmpDir, 'sondage-worker', invocation),
+        // Powertools takes structured fields as its attributes.
+        log: {
+          info: (m, f) => deps.logger.info(m, { ...f }),
+          warn: (m, f) => deps.logger.warn(m, { ...f }),
+          error: (m, f) => deps.logger.error(m, { ...f }),
+        },
+        recordFailure: deps.recordFailure,
+        redact: redactKeys,
+        deadline: time,
+        remainingMs: () => context.getRemainingTimeInMillis(),
+        invocation,
+        ...(deps.chunkSize !== undefined ? { chunkSize: deps.chunkSize } : {}),
+        ...(deps.partRows !== undefined ? { partRows: deps.partRows } : {}),
+      };
+      if (e.failure !== undefined) {
+        // The give-up step: this batch's invocation failed after its retries.
+        try {
+          const gaveUp = await giveUpShards(ctx, e, e.failure, shardDeps);
+          deps.metrics.addDimension('campaign', ctx.campaign.name);
+          deps.metrics.addMetric('ItemsFailed', MetricUnit.Count, gaveUp.failed);
+          return { done: 0, failed: gaveUp.failed, pending: 0, openBatches: 0, costUsd: 0, again: false, gaveUp: gaveUp.shards };
+        } finally {
+          time.clear();
+        }
+      }
+      // The give-up step needs no provider key: a secret that cannot be read fails only the runs.
+      await deps.loadKeys();
       let out: WorkerOutput;
       try {
-        out = await runShards(ctx, e, {
-          store: deps.store,
-          ledger,
-          scratch: join(deps.tmpDir, 'sondage-worker', invocation),
-          // Powertools takes structured fields as its attributes.
-          log: {
-            info: (m, f) => deps.logger.info(m, { ...f }),
-            warn: (m, f) => deps.logger.warn(m, { ...f }),
-            error: (m, f) => deps.logger.error(m, { ...f }),
-          },
-          recordFailure: deps.recordFailure,
-          redact: redactKeys,
-          deadline: time,
-          remainingMs: () => context.getRemainingTimeInMillis(),
-          invocation,
-          ...(deps.chunkSize !== undefined ? { chunkSize: deps.chunkSize } : {}),
-          ...(deps.partRows !== undefined ? { partRows: deps.partRows } : {}),
-        });
+        out = await runShards(ctx, e, shardDeps);
       } finally {
         time.clear();
       }

@@ -300,6 +300,20 @@ export class Pipeline extends Construct {
     });
     const settled = new sfn.Succeed(this, 'WaveSettled', { stateName: 'Batch settled', outputPath: '$.result' });
     const again = sfn.Condition.and(sfn.Condition.isPresent('$.result.again'), sfn.Condition.booleanEquals('$.result.again', true));
+    // A batch whose invocation failed after its retries: the worker, invoked once more with the
+    // failure (WorkerEvent.failure), records the batch's pending items failed and the failure in
+    // the ledger; then the child fails, and the Map's tolerance (aws.tolerated_failure_percentage) decides.
+    const shardFailed = new sfn.Fail(this, 'WaveShardsFailed', { stateName: 'Batch failed', error: 'ShardFailed', causePath: '$.failure.Cause' });
+    const giveUp = new tasks.LambdaInvoke(this, 'WaveGiveUp', {
+      stateName: 'Record the batch failed',
+      lambdaFunction: this.worker.fn,
+      payloadResponseOnly: true,
+      retryOnServiceExceptions: true,
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    giveUp.addCatch(shardFailed, { resultPath: sfn.JsonPath.DISCARD });
+    giveUp.next(shardFailed);
+    invoke.addCatch(giveUp, { resultPath: '$.failure' });
     return invoke.next(
       new sfn.Choice(this, 'WaveAgain', { stateName: 'More work in this batch?' })
         .when(again, wait.next(invoke))

@@ -179,6 +179,11 @@ export interface WorkerEvent {
   readonly Items: readonly Shard[];
   readonly BatchInput: WorkerBatchInput;
   readonly result?: WorkerOutput;
+  /**
+   * Set by the item processor's give-up step (the Catch of the worker's invocation, `{ Error, Cause }`):
+   * the worker records the batch's pending items failed and the failure in the ledger, and runs nothing.
+   */
+  readonly failure?: { readonly Error?: string; readonly Cause?: string };
 }
 
 /** `worker` handler output; the item processor loops (Wait `pollSeconds`) while `again` is true. */
@@ -196,6 +201,8 @@ export interface WorkerOutput {
    */
   readonly keyBlocked?: number;
   readonly stopped?: 'budget';
+  /** The give-up step's answer (WorkerEvent.failure): the shards given up on; `failed` counts their items recorded failed. */
+  readonly gaveUp?: readonly string[];
   /** Invoke again after a Wait: open batches, or pending items with budget left. */
   readonly again: boolean;
 }

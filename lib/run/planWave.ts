@@ -39,12 +39,6 @@ import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, r
 export const PLAN_RESERVE_MS = 120_000;
 
 /**
- * A failed worker shard is an infrastructure failure (a failed call is a stored reply, not an
- * exception): the Map fails, the failure is recorded, and a re-started execution resumes.
- */
-const TOLERATED_FAILURE_PERCENTAGE = 0;
-
-/**
  * Key of a wave's shard manifest (a JSON array of Shard; scratch/ expires by lifecycle): the
  * Lambda shards' one, or one per GPU model (`model`: its campaign id).
  */
@@ -167,7 +161,11 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
     manifestKey: lambdaKey,
     shardCount: shards.length,
     maxConcurrency: copies,
-    toleratedFailurePercentage: TOLERATED_FAILURE_PERCENTAGE,
+    // A failed worker batch is an infrastructure failure (a failed call is a stored reply, not an
+    // exception). With the default 0 the Map fails, the failure is recorded, and a re-started
+    // execution resumes; a campaign may tolerate some (`aws.tolerated_failure_percentage`), whose
+    // items the worker's give-up step records failed (lib/run/runShards.ts giveUpShards).
+    toleratedFailurePercentage: campaign.aws.tolerated_failure_percentage,
     pollSeconds: pollSeconds(ctx, ready),
   };
   const phasesRun = [...a.phasesRun, ...ready.map((p) => p.name)];
