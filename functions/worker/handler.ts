@@ -19,7 +19,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
-import { executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
+import { MAX_WORKER_TURNS, executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import type { Shard, WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
 import { giveUpShards, runShards } from '../../lib/run/runShards.js';
@@ -55,6 +55,8 @@ function parseEvent(event: unknown): WorkerEvent {
   }
   if (b?.retryFailed !== undefined && typeof b.retryFailed !== 'boolean') problems.push('BatchInput.retryFailed: expected true or false');
   if (b?.copies !== undefined && !(Number.isInteger(b.copies) && b.copies >= 1)) problems.push('BatchInput.copies: expected the wave\'s worker copies (an integer ≥ 1)');
+  const turns = (e?.result as Partial<WorkerOutput> | undefined)?.turns;
+  if (turns !== undefined && !(Number.isInteger(turns) && turns >= 1)) problems.push('result.turns: expected the invocations so far (an integer ≥ 1)');
   if (e?.failure !== undefined && (typeof e.failure !== 'object' || e.failure === null)) problems.push('failure: expected the Catch output { Error, Cause }');
   if (!Array.isArray(e?.Items)) problems.push('Items: expected the array of shards the ItemBatcher sends');
   else {
@@ -87,6 +89,18 @@ function deadline(context: Context, safetyMs: number) {
   };
   const timer = setTimeout(() => controller.abort(), Math.max(0, context.getRemainingTimeInMillis() - safetyMs));
   return { signal: controller.signal, check, abort: () => controller.abort(), clear: () => clearTimeout(timer) };
+}
+
+/** The error that ends a batch past MAX_WORKER_TURNS: its shards, where it stood, what to do. */
+function tooManyTurns(e: WorkerEvent, max: number): SondageError {
+  const shards = e.Items.map((s) => `${s.phase} ${s.model}/${s.language} [${s.start}, ${s.end})`).join('; ');
+  const last = e.result;
+  const stood = last ? ` (last answer: ${last.pending} pending, ${last.openBatches} provider batch(es) open)` : '';
+  return new SondageError(
+    `worker: the batch of shards ${shards} was invoked ${max} times and still answered again${stood}; it is stopped so that its ` +
+      'child execution does not run out of history. Look at `sondage status --aws` (open provider batches, rate limits, a rejected key) and ' +
+      'the worker logs for these shards, then `sondage start --aws` again: what was answered stays, and the rest is asked again',
+  );
 }
 
 /** The handler over its dependencies (tests pass stores on local servers and a context whose clock they drive). */
@@ -131,6 +145,9 @@ export function createHandler(deps: WorkerDeps) {
           time.clear();
         }
       }
+      // A batch that keeps answering `again` ends here, before its child's history fills up.
+      const turn = (e.result?.turns ?? 0) + 1;
+      if (turn > MAX_WORKER_TURNS) throw tooManyTurns(e, MAX_WORKER_TURNS);
       // The give-up step needs no provider key: a secret that cannot be read fails only the runs.
       await deps.loadKeys();
       let out: WorkerOutput;
@@ -149,7 +166,7 @@ export function createHandler(deps: WorkerDeps) {
       deps.metrics.addMetric('CostUsd', MetricUnit.NoUnit, out.costUsd);
       if (out.keyBlocked) deps.metrics.addMetric('ItemsKeyBlocked', MetricUnit.Count, out.keyBlocked);
       await addSpendMetrics(deps.metrics, ledger, ctx.campaign.name, deps.logger);
-      return out;
+      return { ...out, turns: turn };
     } catch (err) {
       throw redactedError(err);
     }

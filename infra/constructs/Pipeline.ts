@@ -273,9 +273,9 @@ export class Pipeline extends Construct {
    * The item processor of a wave's Map (issue 4, "a Wait/poll loop"): invoke the worker with the
    * batch of shards; while it answers `again` (items left when its time ran short, or provider
    * batches submitted and not yet collected) wait the plan's `pollSeconds` and invoke it again with
-   * its previous answer at `$.result` (WorkerEvent). One loop serves sync shards cut short by the
-   * Lambda timeout and provider-batch shards (submit, then poll) alike; a child that never settles
-   * is bounded by the state machine's timeout. Child executions are Standard: a provider batch may
+   * its previous answer at `$.result` (WorkerEvent), whose `turns` the worker counts: past
+   * MAX_WORKER_TURNS (lib/config/pipeline.ts) it fails the batch. One loop serves sync shards cut short by the
+   * Lambda timeout and provider-batch shards (submit, then poll) alike. Child executions are Standard: a provider batch may
    * take up to 24 h, past Express's 5 minutes.
    */
   private shardLoop(): sfn.IChainable {

@@ -47,6 +47,19 @@ export function executionToken(execution: string): string {
   return execution.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 
+/**
+ * The most invocations of the worker in one batch's loop (invoke, `again`, Wait pollSeconds,
+ * invoke…). A child execution of the Distributed Map is a Standard execution, whose history holds
+ * at most 25,000 events; each turn of the loop writes 9 (the task's entered, scheduled, started,
+ * succeeded, exited; the Choice's entered, exited; the Wait's entered, exited), so a batch that
+ * never settles would die near 2,700 turns with an error that names nothing. 1,000 turns leave
+ * room for the give-up step and are more than any batch needs: at the 300 s polls of a provider
+ * batch they are 83 hours, past the 24 h a provider takes at most; a sync shard (about 3 minutes of
+ * calls) needs one or two 15-minute invocations. Past it the worker fails the batch, naming its
+ * shards and what to do, and the give-up step records their pending items failed.
+ */
+export const MAX_WORKER_TURNS = 1_000;
+
 /** Key of the uploaded campaign file; the files it names sit beside it, same relative paths. */
 export const CAMPAIGN_FILE_NAME = 'campaign.yaml';
 
@@ -201,6 +214,11 @@ export interface WorkerOutput {
    */
   readonly keyBlocked?: number;
   readonly stopped?: 'budget';
+  /**
+   * Invocations of the worker in this batch's loop so far, this one included (the next invocation
+   * reads it at `$.result.turns`); past MAX_WORKER_TURNS the batch fails.
+   */
+  readonly turns?: number;
   /** The give-up step's answer (WorkerEvent.failure): the shards given up on; `failed` counts their items recorded failed. */
   readonly gaveUp?: readonly string[];
   /** Invoke again after a Wait: open batches, or pending items with budget left. */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_RESERVE_MS, createHandler as createPlan } from '../../functions/plan/handler.js';
 import { createHandler as createWorker } from '../../functions/worker/handler.js';
+import { MAX_WORKER_TURNS } from '../../lib/config/pipeline.js';
 import type { PlanOutput, Shard, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { executionName } from '../../lib/cli/aws.js';
 import { registeredKey } from '../../lib/run/shards.js';
@@ -424,6 +425,30 @@ describe('worker handler', () => {
     // a name Step Functions itself would refuse is refused, naming why
     await expect(createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w.dots.v2', execution: 'a/b' }, lambdaContext())).rejects.toThrow(/plan event: execution: "a\/b" holds a character Step Functions refuses/);
     await expect(createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w.dots.v2', execution: 'x'.repeat(81) }, lambdaContext())).rejects.toThrow(/execution: expected at most 80 characters/);
+  });
+
+  it('counts its turns in the batch loop and, past MAX_WORKER_TURNS, fails the batch naming its shards and what to do', async () => {
+    // prepare
+    await upload('w-turns');
+    const { generate } = await plan('w-turns', 'exec-1');
+    const worker = createWorker(h.deps());
+    const shards = generate.slice(0, 1);
+    // act: the first turn, then the turn after an earlier `again` (the loop hands the previous answer at $.result)
+    const first = await worker(event('w-turns', 'generate', 'exec-1', shards), lambdaContext(undefined, 0, 'req-t1'));
+    const later = await worker({ ...event('w-turns', 'generate', 'exec-1', shards), result: { ...first, again: true, turns: 41 } }, lambdaContext(undefined, 0, 'req-t2'));
+    // assess
+    expect(first.turns).toBe(1);
+    expect(later.turns).toBe(42);
+    // act: the turn past the cap, as the state machine would send it
+    const last = { done: 0, failed: 0, pending: 7, openBatches: 1, costUsd: 0, again: true, turns: MAX_WORKER_TURNS };
+    const s = shards[0]!;
+    await expect(worker({ ...event('w-turns', 'generate', 'exec-1', shards), result: last }, lambdaContext(undefined, 0, 'req-t3'))).rejects.toThrow(
+      new RegExp(
+        `worker: the batch of shards generate ${s.model}/en \\[${s.start}, ${s.end}\\) was invoked ${MAX_WORKER_TURNS} times and still answered again ` +
+          '\\(last answer: 7 pending, 1 provider batch\\(es\\) open\\).*`sondage status --aws`.*`sondage start --aws` again',
+      ),
+    );
+    await expect(worker({ ...event('w-turns', 'generate', 'exec-1', shards), result: { ...last, turns: 0 } }, lambdaContext())).rejects.toThrow(/result\.turns: expected the invocations so far/);
   });
 
   it('refuses a malformed event and names what is wrong', async () => {

@@ -14,6 +14,7 @@ import { namedQueryName, namedQueryParameters } from '../../infra/constructs/Ana
 import { glueTableName } from '../../lib/analysis/athena.js';
 import { allBatteries } from '../../lib/batteries/index.js';
 import { ALARM_TOPIC_OUTPUT, DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
+import { MAX_WORKER_TURNS } from '../../lib/config/pipeline.js';
 import type { ExecutionInput, PlanEvent, Shard, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
 import { startExecution } from '../helpers/asl/interpreter.js';
@@ -262,6 +263,32 @@ describe('Pipeline', () => {
     // the child's output, as the ResultWriter stored it, is the worker's last answer
     const [succeeded] = [...stub.objects].filter(([k]) => /SUCCEEDED_0\.json$/.test(k)).map(([, v]) => JSON.parse(v) as { Output: string }[]);
     expect(succeeded!.map((r) => JSON.parse(r.Output) as unknown)).toEqual([answers[2]]);
+  });
+
+  it('hands a batch whose invocation failed (past MAX_WORKER_TURNS, say) to the give-up step with its failure, then fails the child and, tolerating none, the wave', async () => {
+    // prepare: a worker that fails its batch, and answers the give-up step
+    const stub = pipelineStubs([]);
+    const cap = `worker: the batch of shards generate alpha/en [0, 50) was invoked ${MAX_WORKER_TURNS} times and still answered again`;
+    const integrations: Integrations = {
+      ...stub.integrations,
+      lambda: {
+        ...stub.integrations.lambda,
+        [stub.fn('Worker')]: async (p) => {
+          stub.calls.worker.push(p);
+          if ((p as { failure?: unknown }).failure === undefined) throw new SondageError(cap);
+          return { done: 0, failed: 50, pending: 0, openBatches: 0, costUsd: 0, again: false, gaveUp: ['generate alpha/en [0, 50)'] };
+        },
+      },
+    };
+    // act
+    const run = await startExecution(s.definition, { campaign: 'far6-demo' }, { name: 'run-1', integrations, validate: false });
+    // assess: the give-up step got the batch, its input and the failure; the child failed with it; the execution recorded the Map's failure
+    expect(run.result.status).toBe('FAILED');
+    expect(stub.calls.worker).toHaveLength(2);
+    const giveUp = stub.calls.worker[1] as unknown as WorkerEvent;
+    expect(giveUp).toEqual({ Items: SHARDS, BatchInput: { campaign: 'far6-demo', execution: 'run-1', pollSeconds: 60, retryFailed: false, copies: 3 }, failure: { Error: 'SondageError', Cause: expect.stringContaining(cap) as unknown } });
+    expect(stub.calls.recordFailure).toHaveLength(1);
+    expect(JSON.stringify(stub.calls.recordFailure[0])).toMatch(/ExceedToleratedFailureThreshold/);
   });
 
   it('runs the SQL stage with Athena result reuse and retries on throttling', () => {
