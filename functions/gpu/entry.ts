@@ -7,15 +7,14 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { ENV } from '../../lib/config/index.js';
 import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
-import type { JobLog } from '../../lib/gpu/probeJob.js';
 import { requiredEnv, storesFromEnv } from '../shared/env.js';
+import { jsonLineLog } from '../shared/jsonLog.js';
 import { redactKeys } from '../shared/secrets.js';
 import { parseGpuEnv, runGpuJob } from './job.js';
 import { downloadPrefix } from './weights.js';
 
-const line = (level: string) => (message: string, fields: Record<string, unknown> = {}) =>
-  process.stdout.write(`${JSON.stringify({ level, time: new Date().toISOString(), service: 'sondage-gpu', message: redactKeys(message), ...fields })}\n`);
-const log: JobLog = { info: line('INFO'), warn: line('WARN'), error: line('ERROR') };
+// Message and fields redacted of the provider keys (probeJob logs errors as fields).
+const log = jsonLineLog('sondage-gpu');
 
 async function main(): Promise<number> {
   let env;

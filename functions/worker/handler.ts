@@ -27,7 +27,7 @@ import type { ShardRunnerDeps } from '../../lib/run/runShards.js';
 import { campaignCache } from '../../lib/run/campaignInput.js';
 import { storesFromEnv } from '../shared/env.js';
 import { addSpendMetrics } from '../shared/spend.js';
-import { redactKeys, redactedError } from '../shared/secrets.js';
+import { redactFields, redactKeys, redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
 
 /** Stop this long before the Lambda's timeout: the last chunk's calls end and their part is committed. */
@@ -109,6 +109,8 @@ export function createHandler(deps: WorkerDeps) {
   const base = async (event: unknown, context: Context): Promise<WorkerOutput> => {
     const e = parseEvent(event);
     try {
+      // First, also for the give-up step: the keys are what every log line and error is redacted of.
+      await deps.loadKeys();
       const ctx = await campaigns(e.BatchInput.campaign, e.BatchInput.execution);
       const { execution } = e.BatchInput;
       // Reservations carry the execution as run id, so the next execution's plan releases the ones a
@@ -120,11 +122,11 @@ export function createHandler(deps: WorkerDeps) {
         store: deps.store,
         ledger,
         scratch: join(deps.tmpDir, 'sondage-worker', invocation),
-        // Powertools takes structured fields as its attributes.
+        // Powertools takes structured fields as its attributes; every line is redacted here, whatever logged it.
         log: {
-          info: (m, f) => deps.logger.info(m, { ...f }),
-          warn: (m, f) => deps.logger.warn(m, { ...f }),
-          error: (m, f) => deps.logger.error(m, { ...f }),
+          info: (m, f) => deps.logger.info(redactKeys(m), redactFields({ ...f })),
+          warn: (m, f) => deps.logger.warn(redactKeys(m), redactFields({ ...f })),
+          error: (m, f) => deps.logger.error(redactKeys(m), redactFields({ ...f })),
         },
         recordFailure: deps.recordFailure,
         redact: redactKeys,
@@ -148,8 +150,6 @@ export function createHandler(deps: WorkerDeps) {
       // A batch that keeps answering `again` ends here, before its child's history fills up.
       const turn = (e.result?.turns ?? 0) + 1;
       if (turn > MAX_WORKER_TURNS) throw tooManyTurns(e, MAX_WORKER_TURNS);
-      // The give-up step needs no provider key: a secret that cannot be read fails only the runs.
-      await deps.loadKeys();
       let out: WorkerOutput;
       try {
         out = await runShards(ctx, e, shardDeps);
@@ -159,7 +159,7 @@ export function createHandler(deps: WorkerDeps) {
       // The Wait that follows `again` reads the same pollSeconds: the log says when the next invocation comes.
       const next = out.again && e.BatchInput.pollSeconds !== undefined ? { nextInvocationSeconds: e.BatchInput.pollSeconds } : {};
       const phases = [...new Set(e.Items.map((s) => s.phase))];
-      deps.logger.info('shards run', { campaign: ctx.campaign.name, phases, execution, shards: e.Items.length, ...out, ...next });
+      deps.logger.info('shards run', redactFields({ campaign: ctx.campaign.name, phases, execution, shards: e.Items.length, ...out, ...next }));
       deps.metrics.addDimension('campaign', ctx.campaign.name);
       deps.metrics.addMetric('ItemsDone', MetricUnit.Count, out.done);
       deps.metrics.addMetric('ItemsFailed', MetricUnit.Count, out.failed);

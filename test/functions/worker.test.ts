@@ -7,6 +7,7 @@ import { MAX_WORKER_TURNS } from '../../lib/config/pipeline.js';
 import type { PlanOutput, Shard, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { executionName } from '../../lib/cli/aws.js';
 import { registeredKey } from '../../lib/run/shards.js';
+import { jsonLineLog } from '../../functions/shared/jsonLog.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
 import { tempDir } from '../helpers/campaigns.js';
@@ -449,6 +450,49 @@ describe('worker handler', () => {
       ),
     );
     await expect(worker({ ...event('w-turns', 'generate', 'exec-1', shards), result: { ...last, turns: 0 } }, lambdaContext())).rejects.toThrow(/result\.turns: expected the invocations so far/);
+  });
+
+  it('never writes a provider key to a log line, an error or the ledger: a failing shard, its give-up step, the GPU job\'s log', async () => {
+    // prepare: a key in the secret, and a store whose part upload fails quoting it (an SDK echoing a header)
+    const key = 'sk-test-worker-secret-0123456789';
+    h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_WORKER_KEY: key }));
+    try {
+      await upload('w-redact');
+      const { generate } = await plan('w-redact', 'exec-1');
+      const deps = h.deps();
+      const store = new Proxy(deps.store, {
+        get: (t, prop) =>
+          prop === 'put'
+            ? async (k: string, body: Uint8Array | string) => {
+                if (k.includes('/replies/')) throw new Error(`PutObject refused: Authorization: Bearer ${key}`);
+                return t.put(k, body);
+              }
+            : (Reflect.get(t, prop, t) as unknown),
+      });
+      const worker = createWorker({ ...deps, store });
+      const input = event('w-redact', 'generate', 'exec-1', generate.slice(0, 1));
+      // act: the batch fails; then the give-up step, handed a Cause that quotes the key
+      const err = await worker(input, lambdaContext(undefined, 0, 'req-r1')).then(
+        () => new Error('expected the worker to fail'),
+        (e: unknown) => e as Error,
+      );
+      const gaveUp = await createWorker(deps)({ ...input, failure: { Error: 'Error', Cause: `PutObject refused: Authorization: Bearer ${key}` } }, lambdaContext(undefined, 0, 'req-r2'));
+      // the GPU job's log: probeJob logs String(err) as a field
+      const lines: string[] = [];
+      const gpuLog = jsonLineLog('sondage-gpu', (l) => void lines.push(l));
+      gpuLog.error('the worker failed; Batch retries the job', { error: String(new Error(`401 from ${key}`)), nested: [{ cause: new Error(key) }] });
+      // assess
+      expect(err.message).toMatch(/PutObject refused: Authorization: Bearer \[redacted\]/);
+      expect(gaveUp.gaveUp).toHaveLength(1);
+      const failures = await h.ledger.failures('w-redact');
+      expect(failures.map((f) => f.error)).toEqual(['ShardFailed']);
+      expect(deps.logs.some((l) => l.includes('[redacted]'))).toBe(true);
+      expect(lines[0]).toContain('401 from [redacted]');
+      for (const text of [...deps.logs, ...lines, err.message, err.stack ?? '', ...failures.map((f) => f.cause)]) expect(text).not.toContain(key);
+    } finally {
+      h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
+      delete process.env['SONDAGE_TEST_WORKER_KEY'];
+    }
   });
 
   it('refuses a malformed event and names what is wrong', async () => {
