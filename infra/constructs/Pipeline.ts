@@ -81,14 +81,19 @@ export class Pipeline extends Construct {
       environment,
     });
 
-    for (const h of [this.plan, this.worker, this.recordFailure]) data.grantWorker(h.fn);
+    // Each function is granted what its handler calls, no more (test/infra/SondageStack.test.ts).
+    for (const h of [this.plan, this.worker]) data.grantWorker(h.fn);
     props.secrets.grantRead(this.plan.fn);
     props.secrets.grantRead(this.worker.fn);
+    // The report reads the uploaded campaign and the Parquet listing, writes its result files, no ledger.
     data.grantReadCampaigns(this.report.fn);
-    data.grantWorker(this.report.fn);
+    data.grantWriteResults(this.report.fn);
+    data.acknowledgeResultsGrant(this.report);
     // The report runs the rest of the SQL stage on Athena (lib/store/AthenaQueryable.ts).
     analytics.grantQuery(this.report.fn, data.bucket);
-    for (const h of [this.plan, this.worker, this.report, this.recordFailure]) data.acknowledgePrefixGrants(h);
+    // record-failure writes one ledger item per failure: nothing of the bucket or the budget.
+    data.grantRecordFailures(this.recordFailure.fn);
+    for (const h of [this.plan, this.worker]) data.acknowledgePrefixGrants(h);
 
     const failed = new sfn.Fail(this, 'Failed', { error: 'SondageFailed', causePath: '$.failure.Cause' });
     const record = new tasks.LambdaInvoke(this, 'RecordFailureStep', {

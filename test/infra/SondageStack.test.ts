@@ -1,5 +1,7 @@
 // eslint-disable-next-line no-restricted-imports -- the infra tests inspect the CDK app; lib/ still may not import it
 import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
 import aslValidator from 'asl-validator';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -449,8 +451,49 @@ describe('IAM and cdk-nag', () => {
     expect(dataOnStar).toEqual([]);
   });
 
+  it('grants the report and record-failure exactly what their handlers call', () => {
+    const actionsOf = (prefix: string) =>
+      iamStatements(s.template)
+        .filter((st) => st.policy.startsWith(prefix))
+        .flatMap((st) => st.actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:')).map((a) => `${a} ${JSON.stringify(st.resources)}`));
+    // record-failure: DynamoLedger.recordFailure, one UpdateItem on the ledger table
+    const recordFailure = actionsOf('PipelineRecordFailure');
+    expect(recordFailure).toHaveLength(1);
+    expect(recordFailure[0]).toMatch(/^dynamodb:UpdateItem .*CampaignDataLedger/);
+    // the report: reads the campaign, writes its results, runs Athena; no ledger, no delete, no scratch
+    const report = actionsOf('PipelineReport');
+    expect(report.filter((a) => a.startsWith('dynamodb:') || a.startsWith('s3:DeleteObject'))).toEqual([]);
+    expect(report.filter((a) => a.startsWith('s3:PutObject') && !/campaigns\/\*\/results\/\*|athena-results/.test(a))).toEqual([]);
+    expect(report.some((a) => a.startsWith('s3:PutObject') && a.includes('campaigns/*/results/*'))).toBe(true);
+  });
+
   it('has no unacknowledged AwsSolutions finding', () => {
     expect(s.nagFindings).toEqual([]);
+  });
+
+  it('acknowledges only findings cdk-nag makes: every acknowledgement matches one', () => {
+    // cdk-nag asks isAcknowledged for each finding; record which acknowledgement answered each one.
+    const used = new Set<string>();
+    const pack = new AwsSolutionsChecks(s.app) as unknown as { isAcknowledged(node: IConstruct, ruleId: string): boolean; validateScope(scope: IConstruct): unknown };
+    pack.isAcknowledged = (node, ruleId) => {
+      for (let c: IConstruct | undefined = node; c; c = c.node.scope) {
+        for (const m of c.node.metadata) {
+          if (m.type !== 'aws:cdk:acknowledged-rules') continue;
+          const id = Object.keys(m.data as Record<string, string>).map((k) => k.replace(/^annotation::/i, '')).find((k) => k === ruleId);
+          if (id !== undefined) {
+            used.add(`${c.node.path} ${id}`);
+            return true;
+          }
+        }
+      }
+      return false;
+    };
+    pack.validateScope(s.app);
+    const acks = s.app.node
+      .findAll()
+      .flatMap((c) => c.node.metadata.filter((m) => m.type === 'aws:cdk:acknowledged-rules').flatMap((m) => Object.keys(m.data as Record<string, string>).map((k) => `${c.node.path} ${k.replace(/^annotation::/i, '')}`)));
+    // Only cdk-nag's (aws-cdk-lib adds CloudFormation-Validate ones of its own).
+    expect(acks.filter((a) => / AwsSolutions-/.test(a) && !used.has(a))).toEqual([]);
   });
 
   it('explains every acknowledgement', () => {
