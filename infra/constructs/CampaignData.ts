@@ -63,7 +63,7 @@ export class CampaignData extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       removalPolicy,
     } as const;
-    // pk = CAMPAIGN#c | ITEM#c#phase | PART#c#phase | BATCH#c#phase; sk = item id, part key, batch id.
+    // pk = CAMPAIGN#c | ITEM#c#phase#shard (16 shards, lib/store/DynamoLedger.ts ITEM_SHARDS) | PART#c#phase | BATCH#c#phase; sk = item id, part key, batch id.
     // Provider batch ids are only useful while the batch runs: they carry a TTL.
     this.ledger = new dynamodb.TableV2(this, 'Ledger', {
       ...common,

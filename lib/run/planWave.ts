@@ -30,11 +30,13 @@ import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, r
  * Time the plan keeps for what follows registration (the manifest, the output) and for the
  * partition it is registering when the time runs out. At full size (FAR-6: 8 models × 6 languages,
  * ~1M items, ~21,000 a partition) one partition is 840 BatchWriteItem and 210 BatchGetItem
- * requests: ~1 s of round trips, ~21 s at DynamoDB's 1,000 WRU/s for one partition key (a cold
- * table, not yet split for heat), plus ~7 s for the pending check at 3,000 RRU/s. The whole
- * registration is then ~1,000 s of writes and ~670 s of reads on a cold table, past the 900 s the
- * plan has: 120 s before its timeout the plan stops registering, and the partitions left are listed
- * whole for their workers to register (shard by shard, spread over the run).
+ * requests: ~1 s of round trips, and at DynamoDB's 1,000 WRU/s and 3,000 RRU/s per partition key
+ * (a cold table, not yet split for heat) over the ledger's 16 item keys (ITEM_SHARDS in
+ * lib/store/DynamoLedger.ts) ~1.3 s of writes and ~0.5 s of reads. The whole registration is then
+ * ~65 s of writes and ~40 s of reads on a cold table (under one key it was ~1,000 s and ~670 s,
+ * past the 900 s the plan has). Should it still run short, 120 s before its timeout the plan stops
+ * registering, and the partitions left are listed whole for their workers to register (shard by
+ * shard, spread over the run).
  */
 export const PLAN_RESERVE_MS = 120_000;
 
