@@ -4,13 +4,11 @@
  * on the bucket), a JSON-lines log on stdout (CloudWatch through the awslogs driver), and the exit
  * code of runGpuJob, which AWS Batch's retry strategy reads.
  */
-import type { JobLog } from '../../lib/gpu/probeJob.js';
-import { redactKeys } from '../shared/secrets.js';
+import { jsonLineLog } from '../shared/jsonLog.js';
 import { runGpuJobFromEnv } from './fromEnv.js';
 
-const line = (level: string) => (message: string, fields: Record<string, unknown> = {}) =>
-  process.stdout.write(`${JSON.stringify({ level, time: new Date().toISOString(), service: 'sondage-gpu', message: redactKeys(message), ...fields })}\n`);
-const log: JobLog = { info: line('INFO'), warn: line('WARN'), error: line('ERROR') };
+// Message and fields redacted of the provider keys (probeJob logs errors as fields).
+const log = jsonLineLog('sondage-gpu');
 
 // Exit at once with the job's code: idle SDK sockets must not keep the container (and the GPU) alive.
 // stdout is a pipe here, written synchronously on Linux, so no log line is lost.

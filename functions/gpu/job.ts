@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 import { GPU_ENV } from '../../lib/config/index.js';
+import { executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import { GPU_JOB } from '../../lib/config/sizing.js';
 import type { ModelEntry } from '../../lib/design/campaign.js';
 import { CampaignFileError, SondageError } from '../../lib/errors.js';
@@ -44,7 +45,6 @@ export class GpuJobConfigError extends SondageError {
   }
 }
 
-const NAME = /^[A-Za-z0-9_-]+$/;
 
 /**
  * The job's environment, every problem named at once.
@@ -52,14 +52,14 @@ const NAME = /^[A-Za-z0-9_-]+$/;
  */
 export function parseGpuEnv(env: NodeJS.ProcessEnv): GpuJobEnv {
   const problems: string[] = [];
-  const need = (name: string, rule?: RegExp): string => {
+  const need = (name: string, rule?: RegExp | ((v: string) => boolean)): string => {
     const v = env[name];
     if (!v) problems.push(`${name} is not set (the plan's job environment sets it)`);
-    else if (rule && !rule.test(v)) problems.push(`${name}=${JSON.stringify(v)} is not a valid name`);
+    else if (rule && !(typeof rule === 'function' ? rule(v) : rule.test(v))) problems.push(`${name}=${JSON.stringify(v)} is not a valid name`);
     return v ?? '';
   };
   const campaign = need(GPU_ENV.campaign, /^[a-z0-9][a-z0-9._-]*$/);
-  const execution = need(GPU_ENV.execution, NAME);
+  const execution = need(GPU_ENV.execution, (v) => executionNameProblem(v) === undefined);
   const manifestKey = need(GPU_ENV.manifestKey);
   const model = need(GPU_ENV.model);
   const rawIndex = env.AWS_BATCH_JOB_ARRAY_INDEX ?? env[GPU_ENV.shardIndex];
@@ -122,7 +122,7 @@ const isConfigError = (err: unknown): boolean => err instanceof GpuJobConfigErro
  */
 export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitCode> {
   const { log } = deps;
-  const scratch = join(deps.tmpDir, 'sondage-gpu', `${env.execution}-${env.index}-${env.attempt}`);
+  const scratch = join(deps.tmpDir, 'sondage-gpu', executionToken(`${env.execution}-${env.index}-${env.attempt}`));
   let ctx: RunContext;
   let entry: ModelEntry;
   let weightsDir: string | undefined;
@@ -155,7 +155,7 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
           startupTimeoutMs: gpu.startup_timeout_s * 1000,
           ...(deps.serverOutput ? { output: deps.serverOutput } : {}),
         };
-  const invocation = `${env.execution}-gpu-${env.jobId}-${env.attempt}`.replace(/[^A-Za-z0-9_-]/g, '_');
+  const invocation = executionToken(`${env.execution}-gpu-${env.jobId}-${env.attempt}`);
   const deadlineSeconds = env.deadlineSeconds ?? GPU_JOB.attemptTimeoutSeconds - GPU_JOB.deadlineMarginSeconds;
   log.info('GPU job', { campaign: env.campaign, execution: env.execution, model: env.model, index: env.index, attempt: env.attempt, instance: gpu.instance_type });
   return runProbeJob({

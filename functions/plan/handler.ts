@@ -4,7 +4,7 @@
  * campaign above its cap, checks every provider and key, sets the budget and registers the root
  * items; every wave writes one shard manifest for its Distributed Map. A re-started execution
  * resumes from the ledger and the done markers.
- * Payload (infra/constructs/Pipeline.ts): `{ campaign: $.campaign, execution: $$.Execution.Name, retryFailed: $.retryFailed, phasesRun: $.phasesRun }`.
+ * Payload (infra/constructs/Pipeline.ts): `{ campaign: $.campaign, execution: $$.Execution.Name, retryFailed: $.retryFailed, allowPartial: $.allowPartial, phasesRun: $.phasesRun }`.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -15,6 +15,7 @@ import type { Context } from 'aws-lambda';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENV } from '../../lib/config/index.js';
+import { executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import type { PlanEvent, PlanOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
 import { createBatchClient, createProvider } from '../../lib/providers/registry.js';
@@ -57,8 +58,10 @@ function parseEvent(event: unknown): PlanEvent {
   const e = event as Partial<PlanEvent> | null;
   const problems: string[] = [];
   if (typeof e?.campaign !== 'string' || e.campaign === '') problems.push('campaign: expected the campaign name (a non-empty string)');
-  if (typeof e?.execution !== 'string' || !/^[A-Za-z0-9_-]+$/.test(e.execution)) problems.push('execution: expected the execution name ($$.Execution.Name)');
+  const badName = executionNameProblem(e?.execution);
+  if (badName !== undefined) problems.push(`execution: ${badName}`);
   if (e?.retryFailed !== undefined && typeof e.retryFailed !== 'boolean') problems.push('retryFailed: expected true or false (sondage start --aws --retry-failed)');
+  if (e?.allowPartial !== undefined && typeof e.allowPartial !== 'boolean') problems.push('allowPartial: expected true or false (sondage start --aws --allow-partial)');
   if (e?.phasesRun !== undefined && !(Array.isArray(e.phasesRun) && e.phasesRun.every((p) => typeof p === 'string' && PHASE_NAME.test(p)))) {
     problems.push('phasesRun: expected the list of phase names earlier waves ran');
   }
@@ -83,7 +86,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
   const { store, logger, metrics } = deps;
   await deps.loadKeys();
   // /tmp outlives the invocation in a warm container: the copy is removed once loaded.
-  const inputDir = join(deps.tmpDir, 'sondage-plan', e.execution);
+  const inputDir = join(deps.tmpDir, 'sondage-plan', executionToken(e.execution));
   const ctx = await downloadCampaign(store, e.campaign, inputDir).finally(() => rm(inputDir, { recursive: true, force: true }));
   const { campaign, battery } = ctx;
   const phasesRun = e.phasesRun ?? [];
@@ -106,6 +109,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
       plan: planCampaign(ctx),
       execution: e.execution,
       retryFailed: e.retryFailed === true,
+      allowPartial: e.allowPartial === true,
       phasesRun,
       store,
       ledger: deps.ledgerFor(e.execution),
@@ -122,6 +126,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
     campaign: campaign.name,
     execution: e.execution,
     retryFailed: e.retryFailed === true,
+    allowPartial: e.allowPartial === true,
     phases: out.wave.phases,
     shards: result.shards,
     gpuJobs: out.wave.gpu.jobs.map((j) => ({ model: j.model, queue: j.jobQueue, children: j.children, shards: j.shards })),

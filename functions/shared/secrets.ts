@@ -79,6 +79,24 @@ export function redactKeys(text: string): string {
 }
 
 /**
+ * Log fields with every loaded key redacted, however deep: strings redacted, errors as their
+ * redacted text, arrays and plain objects walked. Every log line of the handlers and the GPU job
+ * goes through it, so that an error quoting a key (a provider's 401 echoing it, an SDK message)
+ * never reaches CloudWatch, whichever path logged it.
+ */
+export function redactFields<T>(fields: T): T {
+  return walk(fields, 0) as T;
+}
+
+function walk(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return redactKeys(value);
+  if (value instanceof Error) return redactKeys(String(value));
+  if (depth > 16 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => walk(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, depth + 1)]));
+}
+
+/**
  * The error a handler rethrows: unchanged when it quotes no key, otherwise a SondageError with the
  * keys redacted and without the original as `cause` (Step Functions and the logs would show it).
  */

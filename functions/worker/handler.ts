@@ -19,14 +19,16 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
+import { MAX_WORKER_TURNS, executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import type { Shard, WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
-import { runShards } from '../../lib/run/runShards.js';
+import { giveUpShards, runShards } from '../../lib/run/runShards.js';
+import type { ShardRunnerDeps } from '../../lib/run/runShards.js';
 import { campaignCache } from '../../lib/run/campaignInput.js';
 import { jsParquetIo } from '../../lib/run/parquetIoJs.js';
 import { storesFromEnv } from '../shared/env.js';
 import { addSpendMetrics } from '../shared/spend.js';
-import { redactKeys, redactedError } from '../shared/secrets.js';
+import { redactFields, redactKeys, redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
 
 /** Stop this long before the Lambda's timeout: the last chunk's calls end and their part is committed. */
@@ -47,12 +49,16 @@ function parseEvent(event: unknown): WorkerEvent {
   const problems: string[] = [];
   const b = e?.BatchInput as Partial<WorkerBatchInput> | undefined;
   if (typeof b?.campaign !== 'string' || b.campaign === '') problems.push('BatchInput.campaign: expected the campaign name');
-  if (typeof b?.execution !== 'string' || !/^[A-Za-z0-9_-]+$/.test(b.execution)) problems.push('BatchInput.execution: expected the execution name');
+  const badName = executionNameProblem(b?.execution);
+  if (badName !== undefined) problems.push(`BatchInput.execution: ${badName}`);
   if (b?.pollSeconds !== undefined && !(typeof b.pollSeconds === 'number' && Number.isFinite(b.pollSeconds) && b.pollSeconds >= 0)) {
     problems.push('BatchInput.pollSeconds: expected the seconds the Wait state waits (a number ≥ 0)');
   }
   if (b?.retryFailed !== undefined && typeof b.retryFailed !== 'boolean') problems.push('BatchInput.retryFailed: expected true or false');
   if (b?.copies !== undefined && !(Number.isInteger(b.copies) && b.copies >= 1)) problems.push('BatchInput.copies: expected the wave\'s worker copies (an integer ≥ 1)');
+  const turns = (e?.result as Partial<WorkerOutput> | undefined)?.turns;
+  if (turns !== undefined && !(Number.isInteger(turns) && turns >= 1)) problems.push('result.turns: expected the invocations so far (an integer ≥ 1)');
+  if (e?.failure !== undefined && (typeof e.failure !== 'object' || e.failure === null)) problems.push('failure: expected the Catch output { Error, Cause }');
   if (!Array.isArray(e?.Items)) problems.push('Items: expected the array of shards the ItemBatcher sends');
   else {
     e.Items.forEach((s: Partial<Shard>, i) => {
@@ -86,55 +92,84 @@ function deadline(context: Context, safetyMs: number) {
   return { signal: controller.signal, check, abort: () => controller.abort(), clear: () => clearTimeout(timer) };
 }
 
+/** The error that ends a batch past MAX_WORKER_TURNS: its shards, where it stood, what to do. */
+function tooManyTurns(e: WorkerEvent, max: number): SondageError {
+  const shards = e.Items.map((s) => `${s.phase} ${s.model}/${s.language} [${s.start}, ${s.end})`).join('; ');
+  const last = e.result;
+  const stood = last ? ` (last answer: ${last.pending} pending, ${last.openBatches} provider batch(es) open)` : '';
+  return new SondageError(
+    `worker: the batch of shards ${shards} was invoked ${max} times and still answered again${stood}; it is stopped so that its ` +
+      'child execution does not run out of history. Look at `sondage status --aws` (open provider batches, rate limits, a rejected key) and ' +
+      'the worker logs for these shards, then `sondage start --aws` again: what was answered stays, and the rest is asked again',
+  );
+}
+
 /** The handler over its dependencies (tests pass stores on local servers and a context whose clock they drive). */
 export function createHandler(deps: WorkerDeps) {
   const campaigns = campaignCache(deps.store, deps.tmpDir);
   const base = async (event: unknown, context: Context): Promise<WorkerOutput> => {
     const e = parseEvent(event);
     try {
+      // First, also for the give-up step: the keys are what every log line and error is redacted of.
       await deps.loadKeys();
       const ctx = await campaigns(e.BatchInput.campaign, e.BatchInput.execution);
       const { execution } = e.BatchInput;
       // Reservations carry the execution as run id, so the next execution's plan releases the ones a
       // killed worker left; reservation ids and part names carry the invocation, unique per shard.
-      const invocation = `${execution}-${context.awsRequestId}`.replace(/[^A-Za-z0-9_-]/g, '_');
+      const invocation = executionToken(`${execution}-${context.awsRequestId}`);
       const time = deadline(context, deps.safetyMs ?? DEFAULT_SAFETY_MS);
       const ledger = deps.ledgerFor(execution);
+      const shardDeps: ShardRunnerDeps = {
+        store: deps.store,
+        ledger,
+        scratch: join(deps.tmpDir, 'sondage-worker', invocation),
+        // Powertools takes structured fields as its attributes; every line is redacted here, whatever logged it.
+        log: {
+          info: (m, f) => deps.logger.info(redactKeys(m), redactFields({ ...f })),
+          warn: (m, f) => deps.logger.warn(redactKeys(m), redactFields({ ...f })),
+          error: (m, f) => deps.logger.error(redactKeys(m), redactFields({ ...f })),
+        },
+        recordFailure: deps.recordFailure,
+        redact: redactKeys,
+        deadline: time,
+        remainingMs: () => context.getRemainingTimeInMillis(),
+        invocation,
+        // No DuckDB in the worker's bundle: Parquet in JavaScript (lib/run/parquetIoJs.ts).
+        parquet: jsParquetIo,
+        ...(deps.chunkSize !== undefined ? { chunkSize: deps.chunkSize } : {}),
+        ...(deps.partRows !== undefined ? { partRows: deps.partRows } : {}),
+      };
+      if (e.failure !== undefined) {
+        // The give-up step: this batch's invocation failed after its retries.
+        try {
+          const gaveUp = await giveUpShards(ctx, e, e.failure, shardDeps);
+          deps.metrics.addDimension('campaign', ctx.campaign.name);
+          deps.metrics.addMetric('ItemsFailed', MetricUnit.Count, gaveUp.failed);
+          return { done: 0, failed: gaveUp.failed, pending: 0, openBatches: 0, costUsd: 0, again: false, gaveUp: gaveUp.shards };
+        } finally {
+          time.clear();
+        }
+      }
+      // A batch that keeps answering `again` ends here, before its child's history fills up.
+      const turn = (e.result?.turns ?? 0) + 1;
+      if (turn > MAX_WORKER_TURNS) throw tooManyTurns(e, MAX_WORKER_TURNS);
       let out: WorkerOutput;
       try {
-        out = await runShards(ctx, e, {
-          store: deps.store,
-          ledger,
-          scratch: join(deps.tmpDir, 'sondage-worker', invocation),
-          // Powertools takes structured fields as its attributes.
-          log: {
-            info: (m, f) => deps.logger.info(m, { ...f }),
-            warn: (m, f) => deps.logger.warn(m, { ...f }),
-            error: (m, f) => deps.logger.error(m, { ...f }),
-          },
-          recordFailure: deps.recordFailure,
-          redact: redactKeys,
-          deadline: time,
-          remainingMs: () => context.getRemainingTimeInMillis(),
-          invocation,
-          parquet: jsParquetIo,
-          ...(deps.chunkSize !== undefined ? { chunkSize: deps.chunkSize } : {}),
-          ...(deps.partRows !== undefined ? { partRows: deps.partRows } : {}),
-        });
+        out = await runShards(ctx, e, shardDeps);
       } finally {
         time.clear();
       }
       // The Wait that follows `again` reads the same pollSeconds: the log says when the next invocation comes.
       const next = out.again && e.BatchInput.pollSeconds !== undefined ? { nextInvocationSeconds: e.BatchInput.pollSeconds } : {};
       const phases = [...new Set(e.Items.map((s) => s.phase))];
-      deps.logger.info('shards run', { campaign: ctx.campaign.name, phases, execution, shards: e.Items.length, ...out, ...next });
+      deps.logger.info('shards run', redactFields({ campaign: ctx.campaign.name, phases, execution, shards: e.Items.length, ...out, ...next }));
       deps.metrics.addDimension('campaign', ctx.campaign.name);
       deps.metrics.addMetric('ItemsDone', MetricUnit.Count, out.done);
       deps.metrics.addMetric('ItemsFailed', MetricUnit.Count, out.failed);
       deps.metrics.addMetric('CostUsd', MetricUnit.NoUnit, out.costUsd);
       if (out.keyBlocked) deps.metrics.addMetric('ItemsKeyBlocked', MetricUnit.Count, out.keyBlocked);
       await addSpendMetrics(deps.metrics, ledger, ctx.campaign.name, deps.logger);
-      return out;
+      return { ...out, turns: turn };
     } catch (err) {
       throw redactedError(err);
     }

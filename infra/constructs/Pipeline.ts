@@ -81,14 +81,19 @@ export class Pipeline extends Construct {
       environment,
     });
 
-    for (const h of [this.plan, this.worker, this.recordFailure]) data.grantWorker(h.fn);
+    // Each function is granted what its handler calls, no more (test/infra/SondageStack.test.ts).
+    for (const h of [this.plan, this.worker]) data.grantWorker(h.fn);
     props.secrets.grantRead(this.plan.fn);
     props.secrets.grantRead(this.worker.fn);
+    // The report reads the uploaded campaign and the Parquet listing, writes its result files, no ledger.
     data.grantReadCampaigns(this.report.fn);
-    data.grantWorker(this.report.fn);
+    data.grantWriteResults(this.report.fn);
+    data.acknowledgeResultsGrant(this.report);
     // The report runs the rest of the SQL stage on Athena (lib/store/AthenaQueryable.ts).
     analytics.grantQuery(this.report.fn, data.bucket);
-    for (const h of [this.plan, this.worker, this.report, this.recordFailure]) data.acknowledgePrefixGrants(h);
+    // record-failure writes one ledger item per failure: nothing of the bucket or the budget.
+    data.grantRecordFailures(this.recordFailure.fn);
+    for (const h of [this.plan, this.worker]) data.acknowledgePrefixGrants(h);
 
     const failed = new sfn.Fail(this, 'Failed', { error: 'SondageFailed', causePath: '$.failure.Cause' });
     const record = new tasks.LambdaInvoke(this, 'RecordFailureStep', {
@@ -114,6 +119,7 @@ export class Pipeline extends Construct {
         execution: sfn.JsonPath.stringAt('$$.Execution.Name'),
         // A boolean at run time (the path is only read; stringAt writes the ".$" key).
         retryFailed: sfn.JsonPath.stringAt('$.retryFailed'),
+        allowPartial: sfn.JsonPath.stringAt('$.allowPartial'),
         phasesRun: sfn.JsonPath.listAt('$.phasesRun'),
       }),
       payloadResponseOnly: true,
@@ -228,15 +234,20 @@ export class Pipeline extends Construct {
     wave.next(nextWave);
     nextWave.next(planStep);
 
-    // A path that is absent fails the state that reads it: an input without retryFailed (an older
-    // CLI, an execution started by hand) gets false here, and phasesRun starts empty, before the
-    // plan and the map read them.
+    // A path that is absent fails the state that reads it: an input without retryFailed or
+    // allowPartial (an older CLI, an execution started by hand) gets false here, and phasesRun
+    // starts empty, before the plan and the map read them.
     const retryDefault = new sfn.Pass(this, 'RetryFailedDefault', { stateName: 'Retry failed: default false', result: sfn.Result.fromBoolean(false), resultPath: '$.retryFailed' });
+    const partialDefault = new sfn.Pass(this, 'AllowPartialDefault', { stateName: 'Allow partial: default false', result: sfn.Result.fromBoolean(false), resultPath: '$.allowPartial' });
     const startWithDefaults = new sfn.Pass(this, 'PhasesRunStart', { stateName: 'No phase run yet', result: sfn.Result.fromArray([]), resultPath: '$.phasesRun' });
-    retryDefault.next(startWithDefaults);
+    const partialGiven = new sfn.Choice(this, 'AllowPartialGiven', { stateName: 'Allow partial given?' })
+      .when(sfn.Condition.isPresent('$.allowPartial'), startWithDefaults)
+      .otherwise(partialDefault);
+    retryDefault.next(partialGiven);
+    partialDefault.next(startWithDefaults);
     startWithDefaults.next(planStep);
     const definition = new sfn.Choice(this, 'RetryFailedGiven', { stateName: 'Retry failed given?' })
-      .when(sfn.Condition.isPresent('$.retryFailed'), startWithDefaults)
+      .when(sfn.Condition.isPresent('$.retryFailed'), partialGiven)
       .otherwise(retryDefault);
     planStep.next(allRun);
     sql.next(reportStart).next(reportStep).next(reportLoop);
@@ -286,9 +297,9 @@ export class Pipeline extends Construct {
    * The item processor of a wave's Map (issue 4, "a Wait/poll loop"): invoke the worker with the
    * batch of shards; while it answers `again` (items left when its time ran short, or provider
    * batches submitted and not yet collected) wait the plan's `pollSeconds` and invoke it again with
-   * its previous answer at `$.result` (WorkerEvent). One loop serves sync shards cut short by the
-   * Lambda timeout and provider-batch shards (submit, then poll) alike; a child that never settles
-   * is bounded by the state machine's timeout. Child executions are Standard: a provider batch may
+   * its previous answer at `$.result` (WorkerEvent), whose `turns` the worker counts: past
+   * MAX_WORKER_TURNS (lib/config/pipeline.ts) it fails the batch. One loop serves sync shards cut short by the
+   * Lambda timeout and provider-batch shards (submit, then poll) alike. Child executions are Standard: a provider batch may
    * take up to 24 h, past Express's 5 minutes.
    */
   private shardLoop(): sfn.IChainable {
@@ -313,6 +324,20 @@ export class Pipeline extends Construct {
     });
     const settled = new sfn.Succeed(this, 'WaveSettled', { stateName: 'Batch settled', outputPath: '$.result' });
     const again = sfn.Condition.and(sfn.Condition.isPresent('$.result.again'), sfn.Condition.booleanEquals('$.result.again', true));
+    // A batch whose invocation failed after its retries: the worker, invoked once more with the
+    // failure (WorkerEvent.failure), records the batch's pending items failed and the failure in
+    // the ledger; then the child fails, and the Map's tolerance (aws.tolerated_failure_percentage) decides.
+    const shardFailed = new sfn.Fail(this, 'WaveShardsFailed', { stateName: 'Batch failed', error: 'ShardFailed', causePath: '$.failure.Cause' });
+    const giveUp = new tasks.LambdaInvoke(this, 'WaveGiveUp', {
+      stateName: 'Record the batch failed',
+      lambdaFunction: this.worker.fn,
+      payloadResponseOnly: true,
+      retryOnServiceExceptions: true,
+      resultPath: sfn.JsonPath.DISCARD,
+    });
+    giveUp.addCatch(shardFailed, { resultPath: sfn.JsonPath.DISCARD });
+    giveUp.next(shardFailed);
+    invoke.addCatch(giveUp, { resultPath: '$.failure' });
     return invoke.next(
       new sfn.Choice(this, 'WaveAgain', { stateName: 'More work in this batch?' })
         .when(again, wait.next(invoke))

@@ -7,11 +7,13 @@
  * AWS_ENDPOINT_URL_ATHENA (or AWS_ENDPOINT_URL for all), read by the SDK itself, so LocalStack users
  * and the tests need no flag.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
 import type { DescribeExecutionCommandOutput, ExecutionListItem, ExecutionStatus } from '@aws-sdk/client-sfn';
 import { DEFAULT_OUTPUTS_FILE, ENV, GPU_STACK_OUTPUTS, STACK_OUTPUTS } from '../config/index.js';
+import { EXECUTION_NAME_MAX, executionToken } from '../config/pipeline.js';
 import type { ExecutionInput } from '../config/pipeline.js';
 import { CampaignFileError, formatIssues, SondageError } from '../errors.js';
 import { DynamoLedger } from '../store/DynamoLedger.js';
@@ -194,11 +196,11 @@ export function awsClients(stack: Pick<StackNames, (typeof PIPELINE_NAMES)[numbe
   };
 }
 
-/** Step Functions caps execution names at 80 characters. */
-const MAX_EXECUTION_NAME = 80;
 const STAMP = /^\d{8}T\d{9}Z$/;
 /** `-20261130T070500123Z` */
 const SUFFIX_LENGTH = 20;
+/** `-` and 8 hex characters of the campaign name's SHA-256. */
+const HASH_LENGTH = 9;
 
 /**
  * `20261130T070500123Z`: sortable, only characters an execution name may hold, and to the
@@ -209,17 +211,38 @@ function stamp(at: Date): string {
 }
 
 /**
- * `<campaign>-<UTC timestamp>`, the campaign cut to fit the 80-character limit: one name per start,
- * and `campaignExecutions` can tell a campaign's executions from others' by it.
+ * What a campaign's execution names start with. A campaign name of letters, digits, `-` and `_`
+ * is its own prefix (cut to fit). Any other name the CLI accepts (a `.`: `demo.v2`) has those
+ * characters mapped to `_` and 8 hex characters of its SHA-256 added, so `demo.v2` and `demo_v2`
+ * never share a prefix: execution names hold only what every Step Functions name may hold
+ * (the handlers' tmp folders, part names and GPU job names are built from them).
  */
-export function executionName(campaign: string, at: Date = new Date()): string {
-  return `${campaign.slice(0, MAX_EXECUTION_NAME - SUFFIX_LENGTH)}-${stamp(at)}`;
+function executionPrefix(campaign: string): string {
+  const safe = executionToken(campaign);
+  if (safe === campaign) return campaign.slice(0, EXECUTION_NAME_MAX - SUFFIX_LENGTH);
+  const hash = createHash('sha256').update(campaign).digest('hex').slice(0, HASH_LENGTH - 1);
+  return `${safe.slice(0, EXECUTION_NAME_MAX - SUFFIX_LENGTH - HASH_LENGTH)}-${hash}`;
 }
 
-/** True when an execution's name is one `executionName` gives for this campaign. */
+/**
+ * `<campaign>-<UTC timestamp>` (see executionPrefix for a campaign name with other characters),
+ * at most 80 characters of letters, digits, `-` and `_`: one name per start, and
+ * `campaignExecutions` can tell a campaign's executions from others' by it.
+ */
+export function executionName(campaign: string, at: Date = new Date()): string {
+  return `${executionPrefix(campaign)}-${stamp(at)}`;
+}
+
+/**
+ * True when an execution's name is one `executionName` gives for this campaign, or one an older
+ * CLI gave it (the raw name cut to 60: such an execution of a campaign with a `.` failed at its
+ * plan, and `status --aws` still shows it).
+ */
 function namedFor(name: string, campaign: string): boolean {
   const cut = name.lastIndexOf('-');
-  return cut > 0 && STAMP.test(name.slice(cut + 1)) && name.slice(0, cut) === campaign.slice(0, MAX_EXECUTION_NAME - SUFFIX_LENGTH);
+  if (cut <= 0 || !STAMP.test(name.slice(cut + 1))) return false;
+  const head = name.slice(0, cut);
+  return head === executionPrefix(campaign) || head === campaign.slice(0, EXECUTION_NAME_MAX - SUFFIX_LENGTH);
 }
 
 /** An execution of the campaign, with its input read back (names can be cut; the input is exact). */

@@ -65,7 +65,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     options: {
       '--aws': 'required: the deployed stack',
       '--retry-failed': 'ask again the items whose last attempt failed for good',
-      '--allow-partial': 'start even when the expected cost exceeds budget_usd',
+      '--allow-partial': 'start even when the expected cost exceeds budget_usd; the execution plans it too and stops at the cap',
       ...STACK,
     },
   },

@@ -14,7 +14,51 @@ export interface ExecutionInput {
    * (the state machine's first state sets it, so the plan and the workers always get it).
    */
   readonly retryFailed?: boolean;
+  /**
+   * Plan even when the expected cost exceeds budget_usd, and run until the cap: `sondage start
+   * --aws --allow-partial`, as `sondage run --allow-partial`. Absent: false (set by the state machine).
+   */
+  readonly allowPartial?: boolean;
 }
+
+/** Step Functions' limit on an execution name's length. */
+export const EXECUTION_NAME_MAX = 80;
+
+/**
+ * Why `name` is not a name Step Functions gives an execution, or undefined when it is one: 1 to 80
+ * characters, none of them whitespace, a bracket, a wildcard, a control character or one of
+ * `" # % \ ^ | ~ \` $ & , ; : /` (the StartExecution rule). `sondage start --aws` names its
+ * executions with letters, digits, `-` and `_` only (lib/cli/aws.ts executionName); an execution
+ * started by hand under any other valid name runs too (its name is made safe where it names a file).
+ */
+export function executionNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string' || name.length === 0) return 'expected the execution name ($$.Execution.Name), a non-empty string';
+  if (name.length > EXECUTION_NAME_MAX) return `expected at most ${EXECUTION_NAME_MAX} characters (Step Functions' limit), got ${name.length}`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\s<>{}[\]?*"#%\\^|~`$&,;:/\u0000-\u001f\u007f-\u009f]/.test(name)) return `${JSON.stringify(name)} holds a character Step Functions refuses in an execution name`;
+  return undefined;
+}
+
+/**
+ * The execution's name as it may appear in a file name, a part name or a job name: every character
+ * other than a letter, a digit, `-` or `_` becomes `_` (`.` too, so `..` never names a folder).
+ */
+export function executionToken(execution: string): string {
+  return execution.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+/**
+ * The most invocations of the worker in one batch's loop (invoke, `again`, Wait pollSeconds,
+ * invoke…). A child execution of the Distributed Map is a Standard execution, whose history holds
+ * at most 25,000 events; each turn of the loop writes 9 (the task's entered, scheduled, started,
+ * succeeded, exited; the Choice's entered, exited; the Wait's entered, exited), so a batch that
+ * never settles would die near 2,700 turns with an error that names nothing. 1,000 turns leave
+ * room for the give-up step and are more than any batch needs: at the 300 s polls of a provider
+ * batch they are 83 hours, past the 24 h a provider takes at most; a sync shard (about 3 minutes of
+ * calls) needs one or two 15-minute invocations. Past it the worker fails the batch, naming its
+ * shards and what to do, and the give-up step records their pending items failed.
+ */
+export const MAX_WORKER_TURNS = 1_000;
 
 /** Key of the uploaded campaign file; the files it names sit beside it, same relative paths. */
 export const CAMPAIGN_FILE_NAME = 'campaign.yaml';
@@ -29,6 +73,8 @@ export interface PlanEvent {
   readonly execution: string;
   /** Ask again the items whose last attempt failed for good (`sondage start --aws --retry-failed`, issue 3). List shards whose items failed permanently (absent in older inputs: false). */
   readonly retryFailed?: boolean;
+  /** The first wave plans a campaign whose expected cost exceeds budget_usd (`start --aws --allow-partial`; absent: false). */
+  readonly allowPartial?: boolean;
   /** Phases earlier waves of this execution ran. */
   readonly phasesRun?: readonly string[];
 }
@@ -146,6 +192,11 @@ export interface WorkerEvent {
   readonly Items: readonly Shard[];
   readonly BatchInput: WorkerBatchInput;
   readonly result?: WorkerOutput;
+  /**
+   * Set by the item processor's give-up step (the Catch of the worker's invocation, `{ Error, Cause }`):
+   * the worker records the batch's pending items failed and the failure in the ledger, and runs nothing.
+   */
+  readonly failure?: { readonly Error?: string; readonly Cause?: string };
 }
 
 /** `worker` handler output; the item processor loops (Wait `pollSeconds`) while `again` is true. */
@@ -163,6 +214,13 @@ export interface WorkerOutput {
    */
   readonly keyBlocked?: number;
   readonly stopped?: 'budget';
+  /**
+   * Invocations of the worker in this batch's loop so far, this one included (the next invocation
+   * reads it at `$.result.turns`); past MAX_WORKER_TURNS the batch fails.
+   */
+  readonly turns?: number;
+  /** The give-up step's answer (WorkerEvent.failure): the shards given up on; `failed` counts their items recorded failed. */
+  readonly gaveUp?: readonly string[];
   /** Invoke again after a Wait: open batches, or pending items with budget left. */
   readonly again: boolean;
 }

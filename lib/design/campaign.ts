@@ -95,7 +95,34 @@ export interface Campaign extends CampaignCore {
   readonly roles: Readonly<Record<string, RoleModelEntry>>;
   /** Version of the price table the table prices came from. */
   readonly price_table: string;
+  /** How the campaign runs on AWS (`sondage start --aws`); the local run ignores it. */
+  readonly aws: AwsRunSettings;
 }
+
+/** The campaign's `aws:` settings, defaults filled in. */
+export interface AwsRunSettings {
+  /** Percentage of a wave's worker batches that may fail without failing the wave (Distributed Map ToleratedFailurePercentage). */
+  readonly tolerated_failure_percentage: number;
+}
+
+/** Default of `aws.tolerated_failure_percentage`: a failed batch of shards fails the wave, and the execution. */
+export const DEFAULT_TOLERATED_FAILURE_PERCENTAGE = 0;
+
+const awsSettingsSchema = z
+  .strictObject({
+    tolerated_failure_percentage: z
+      .number()
+      .min(0)
+      .max(100)
+      .default(DEFAULT_TOLERATED_FAILURE_PERCENTAGE)
+      .meta({
+        description:
+          `Percentage (0–100) of a wave's worker batches that may fail (after their retries) while the wave goes on; default ${DEFAULT_TOLERATED_FAILURE_PERCENTAGE}: ` +
+          'one failed batch fails the execution. The items of a failed batch are recorded failed in the ledger; `sondage start --aws` (with or without --retry-failed) asks them again',
+      }),
+  })
+  .prefault({})
+  .meta({ description: 'How the campaign runs on AWS (`sondage start --aws`); the local run ignores it' });
 
 export type CampaignCheck =
   | { readonly ok: true; readonly campaign: Campaign }
@@ -139,6 +166,7 @@ function rootShape(battery: z.ZodType, design: z.ZodType) {
       .optional()
       .meta({ description: "Relative to the campaign file's folder; default: data under the working directory" }),
     concurrency: z.int().min(1).max(1024).default(16),
+    aws: awsSettingsSchema,
     battery,
     design,
     defaults: generationSettingsSchema.optional().meta({ description: 'Generation settings for every model and role' }),
@@ -264,6 +292,7 @@ function buildCampaign(data: Record<string, unknown>, battery: Battery, file: st
     budget_usd: data.budget_usd as number,
     data_dir: data.data_dir === undefined ? path.resolve(cwd, DEFAULT_DATA_DIR) : path.resolve(folder, data.data_dir as string),
     concurrency: data.concurrency as number,
+    aws: data.aws as AwsRunSettings,
     battery: battery.name,
     design: data.design,
     defaults,

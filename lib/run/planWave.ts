@@ -8,6 +8,7 @@
  */
 import type { PhaseSpec } from '../battery/types.js';
 import { GPU_ENV, gpuQueueKey, PREFIX } from '../config/index.js';
+import { executionToken } from '../config/pipeline.js';
 import type { GpuJob, PlanOutput, Shard, WaveMap } from '../config/pipeline.js';
 import { GPU_JOB } from '../config/sizing.js';
 import type { ModelEntry } from '../design/campaign.js';
@@ -29,26 +30,22 @@ import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, r
  * Time the plan keeps for what follows registration (the manifest, the output) and for the
  * partition it is registering when the time runs out. At full size (FAR-6: 8 models × 6 languages,
  * ~1M items, ~21,000 a partition) one partition is 840 BatchWriteItem and 210 BatchGetItem
- * requests: ~1 s of round trips, ~21 s at DynamoDB's 1,000 WRU/s for one partition key (a cold
- * table, not yet split for heat), plus ~7 s for the pending check at 3,000 RRU/s. The whole
- * registration is then ~1,000 s of writes and ~670 s of reads on a cold table, past the 900 s the
- * plan has: 120 s before its timeout the plan stops registering, and the partitions left are listed
- * whole for their workers to register (shard by shard, spread over the run).
+ * requests: ~1 s of round trips, and at DynamoDB's 1,000 WRU/s and 3,000 RRU/s per partition key
+ * (a cold table, not yet split for heat) over the ledger's 16 item keys (ITEM_SHARDS in
+ * lib/store/DynamoLedger.ts) ~1.3 s of writes and ~0.5 s of reads. The whole registration is then
+ * ~65 s of writes and ~40 s of reads on a cold table (under one key it was ~1,000 s and ~670 s,
+ * past the 900 s the plan has). Should it still run short, 120 s before its timeout the plan stops
+ * registering, and the partitions left are listed whole for their workers to register (shard by
+ * shard, spread over the run).
  */
 export const PLAN_RESERVE_MS = 120_000;
-
-/**
- * A failed worker shard is an infrastructure failure (a failed call is a stored reply, not an
- * exception): the Map fails, the failure is recorded, and a re-started execution resumes.
- */
-const TOLERATED_FAILURE_PERCENTAGE = 0;
 
 /**
  * Key of a wave's shard manifest (a JSON array of Shard; scratch/ expires by lifecycle): the
  * Lambda shards' one, or one per GPU model (`model`: its campaign id).
  */
 export function manifestKey(execution: string, wave: number, kind: 'lambda' | 'gpu', model?: string): string {
-  return `${PREFIX.scratch}${execution}/wave-${wave}-${kind}${model === undefined ? '' : `-${model}`}.json`;
+  return `${PREFIX.scratch}${executionToken(execution)}/wave-${wave}-${kind}${model === undefined ? '' : `-${model}`}.json`;
 }
 
 /** AWS Batch job names: letters, digits, `-` and `_`, at most 128. */
@@ -80,6 +77,8 @@ export interface PlanWaveArgs {
   readonly plan: Plan;
   readonly execution: string;
   readonly retryFailed: boolean;
+  /** Plan a campaign whose expected cost exceeds its cap, to run until the cap (`start --aws --allow-partial`). */
+  readonly allowPartial?: boolean;
   readonly phasesRun: readonly string[];
   readonly store: BlobStore;
   readonly ledger: Ledger;
@@ -119,7 +118,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   checkGpuQueues(ctx, a.gpuQueues);
   if (first) {
     await checkGpuWeights(ctx, store);
-    assertWithinBudget(campaign, plan);
+    assertWithinBudget(campaign, plan, a.allowPartial === true);
     await ledger.initCampaign(campaign.name, campaign.budget_usd, a.execution);
     // Reservations of an execution that died (a worker killed at its timeout): its journal died with
     // it, so nothing can show which calls came back. They count as possibly billed, never released.
@@ -164,7 +163,11 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
     manifestKey: lambdaKey,
     shardCount: shards.length,
     maxConcurrency: copies,
-    toleratedFailurePercentage: TOLERATED_FAILURE_PERCENTAGE,
+    // A failed worker batch is an infrastructure failure (a failed call is a stored reply, not an
+    // exception). With the default 0 the Map fails, the failure is recorded, and a re-started
+    // execution resumes; a campaign may tolerate some (`aws.tolerated_failure_percentage`), whose
+    // items the worker's give-up step records failed (lib/run/runShards.ts giveUpShards).
+    toleratedFailurePercentage: campaign.aws.tolerated_failure_percentage,
     pollSeconds: pollSeconds(ctx, ready),
   };
   const phasesRun = [...a.phasesRun, ...ready.map((p) => p.name)];

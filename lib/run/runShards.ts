@@ -17,10 +17,12 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { PhaseSpec } from '../battery/types.js';
+import { executionToken } from '../config/pipeline.js';
 import type { Shard, WorkerEvent, WorkerOutput } from '../config/pipeline.js';
 import type { PromptItem } from '../core/types.js';
 import type { ModelEntry } from '../design/campaign.js';
 import { SondageError } from '../errors.js';
+import { PartCommittedError } from '../store/errors.js';
 import { createBatchClient, createProvider } from '../providers/registry.js';
 import { partitionPrefix } from '../store/layout.js';
 import type { BlobStore, Ledger } from '../store/types.js';
@@ -242,6 +244,78 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   };
 }
 
+/** What the give-up step of a failed worker batch returns (the child execution then fails). */
+export interface GiveUpOutput {
+  /** Items recorded failed: pending before, asked again by the next `start --aws` (with or without --retry-failed). */
+  readonly failed: number;
+  /** The shards, as `phase model/language [start, end)`. */
+  readonly shards: readonly string[];
+}
+
+/**
+ * The item processor's give-up step (infra/constructs/Pipeline.ts): the worker invocation for a
+ * batch of shards failed after its retries (its salvage committed what it had journaled). The
+ * items of those shards still pending are recorded failed (not permanently: every later start,
+ * `--retry-failed` or not, asks them again, as the plan lists shards with items not done), and the
+ * failure, naming the shards, goes into the ledger for `sondage status --aws`. With
+ * `aws.tolerated_failure_percentage` above 0 the wave goes on without them; the execution's
+ * report then counts them failed instead of leaving them pending with nobody working on them.
+ * A dependent shard whose items cannot be built (its inputs are what failed) is only named: it has
+ * no done marker, so the next start plans it again anyway.
+ */
+export async function giveUpShards(ctx: RunContext, e: WorkerEvent, failure: { readonly Error?: string; readonly Cause?: string }, deps: ShardRunnerDeps): Promise<GiveUpOutput> {
+  const { campaign } = ctx;
+  const { execution } = e.BatchInput;
+  const ledger = deps.ledger;
+  const shards: string[] = [];
+  let failed = 0;
+  let io: ParquetSession | undefined;
+  try {
+    for (const shard of e.Items) {
+      const { phase, model } = checkShard(ctx, shard);
+      const label = `${phase.name} ${shard.model}/${shard.language} [${shard.start}, ${shard.end})`;
+      shards.push(label);
+      let ids: string[];
+      try {
+        const upstream =
+          phase.after.length > 0
+            ? await (io ??= await deps.parquet.session(join(deps.scratch, 'parquet'))).upstream(
+                await downloadInputs(ctx, deps.store, join(deps.scratch, 'inputs'), phase, shard),
+                campaign.name,
+                upstreamNeeds(ctx.graph, phase),
+                shard.model,
+                shard.language,
+              )
+            : undefined;
+        ids = new PartitionItems(ctx, model, shard.language, upstream, sliceOf(phase, shard)).items(phase.name).map((i) => i.item_id);
+      } catch (err) {
+        deps.log.error('gave up on a shard whose items could not be built: the next start plans it again', { campaign: campaign.name, execution, shard: label, error: deps.redact(String(err)) });
+        continue;
+      }
+      await ledger.registerItems(campaign.name, phase.name, ids);
+      const pending = [...(await ledger.pendingAmong(campaign.name, phase.name, ids))];
+      if (pending.length === 0) continue;
+      try {
+        await ledger.commitPart({ campaign: campaign.name, phase: phase.name, partKey: `gave-up-${deps.invocation}-${phase.name}-${shard.start}`, done: [], failed: pending, costUsd: 0 });
+      } catch (err) {
+        // The give-up step delivered twice: its items are already recorded.
+        if (!(err instanceof PartCommittedError)) throw err;
+      }
+      failed += pending.length;
+    }
+  } finally {
+    await io?.close();
+    await rm(deps.scratch, { recursive: true, force: true });
+  }
+  const error = deps.redact(`${failure.Error ?? 'Error'}: ${failure.Cause ?? ''}`).slice(0, 2_000);
+  const cause =
+    `the worker batch of ${shards.join('; ')} failed after its retries (${error}); ${failed} item(s) still pending are recorded failed: ` +
+    '`sondage start --aws` (with or without --retry-failed) asks them again';
+  deps.log.error('gave up on a batch of shards', { campaign: campaign.name, execution, shards, failed, error });
+  await deps.recordFailure({ campaign: campaign.name, execution, at: new Date().toISOString(), error: 'ShardFailed', cause });
+  return { failed, shards };
+}
+
 /**
  * Copies the stored parts a dependent phase reads for one partition (the replies and readings of
  * the phases it builds on) from the store into `root`, laid out like the bucket, for DuckDB.
@@ -290,7 +364,7 @@ async function restoreOrphanParts(o: {
   const keys = (await store.list(partitionPrefix(o.campaign, shard.phase, 'replies', shard.model, shard.language))).filter((key) => {
     const name = key.slice(key.lastIndexOf('/') + 1);
     const m = /^part-(.+-)\d{5}\.parquet$/.exec(name);
-    return m !== null && m[1]!.endsWith(ours) && !name.startsWith('part-batch-') && !name.startsWith(`part-${o.execution}-`);
+    return m !== null && m[1]!.endsWith(ours) && !name.startsWith('part-batch-') && !name.startsWith(`part-${executionToken(o.execution)}-`);
   });
   if (keys.length === 0) return 0;
   const committed = await ledger.committedParts(o.campaign, shard.phase);

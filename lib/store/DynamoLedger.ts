@@ -11,8 +11,8 @@
  * the same three numbers in the same transaction as the reservation it concerns, so concurrent
  * workers can never reserve past the cap.
  *
- * Ledger table: `ITEM#<c>#<phase>` / item id (state, part, registration seq, model, language,
- * retired); `PARTITION#<c>` / `<phase>#<model>#<language>` a registered partition; `PART#<c>#<phase>` /
+ * Ledger table: `ITEM#<c>#<phase>#<shard>` / item id (state, part, registration seq, model, language,
+ * retired), the shard a hash of the item id (ITEM_SHARDS); `PARTITION#<c>` / `<phase>#<model>#<language>` a registered partition; `PART#<c>#<phase>` /
  * part key; `BATCH#<c>` / batch id, and `BATCH#<c>` / `INTENT#<submission key>` a batch about to be
  * created; `SEQ#<c>#<phase>` / `SEQ` the registration counter.
  */
@@ -50,10 +50,11 @@ const WRITE_CONCURRENCY = 16;
  * Full size (FAR-6, ~1M generate items): 10,000 BatchGetItem + 40,000 BatchWriteItem requests. At
  * 32 in flight and ~15 ms a request (same Region) that is 50,000 × 15 ms / 32 ≈ 25 s of round
  * trips, where one conditional put per item at 16 in flight took 1M × 10 ms / 16 ≈ 625 s. The
- * bound is then DynamoDB's own: all items of a phase share one partition key, and one partition
- * takes 1,000 WRU/s until DynamoDB splits it for heat, so a cold table takes up to ~1,000 s of
- * writes for 1M items, throttled writes coming back as UnprocessedItems and retried here (a
- * re-started plan skips what an interrupted one registered: reads are 3,000 RRU/s a partition).
+ * bound is then DynamoDB's own: one partition key takes 1,000 WRU/s until DynamoDB splits it for
+ * heat, so a phase's items are spread over ITEM_SHARDS (16) keys: 16,000 WRU/s, ~65 s of writes
+ * for 1M items on a cold table instead of ~1,000 s under one key. Throttled writes come back as
+ * UnprocessedItems and are retried here (a re-started plan skips what an interrupted one
+ * registered: reads are 3,000 RRU/s a partition key).
  */
 const BATCH_GET_KEYS = 100;
 const BATCH_WRITE_ITEMS = 25;
@@ -130,7 +131,32 @@ async function backoff(attempt: number): Promise<void> {
 
 const budgetKey = (campaign: string): Key => ({ pk: campaign, sk: 'BUDGET' });
 const reservationKey = (campaign: string, id: string): Key => ({ pk: campaign, sk: `RES#${id}` });
-const itemPk = (campaign: string, phase: string): string => `ITEM#${campaign}#${phase}`;
+/**
+ * Item rows of one phase spread over this many partition keys, `ITEM#<c>#<phase>#00` … `#15`, the
+ * shard a hash of the item id. DynamoDB serves one partition key at most 1,000 write units (and
+ * 3,000 read units) a second before it splits the partition for heat, which takes minutes: with
+ * every item of a phase under one key, registration (~1M items at full size) and the commits of
+ * 100 workers all queued behind those 1,000 WCU/s. 16 keys give 16,000 WCU/s from the first write,
+ * above what the 100 worker copies and the plan's 32 registration requests in flight write
+ * (~10,000 item writes a second), while a query of a phase's items (counts, pendingItems,
+ * registerPartition) stays 16 Queries in parallel. Point reads and writes name their one key.
+ */
+export const ITEM_SHARDS = 16;
+
+/** The item's shard: FNV-1a (32 bits) of its id, modulo ITEM_SHARDS. Stable: it is part of the stored key. */
+export function itemShard(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % ITEM_SHARDS;
+}
+
+const shardPk = (campaign: string, phase: string, shard: number): string => `ITEM#${campaign}#${phase}#${String(shard).padStart(2, '0')}`;
+const itemPk = (campaign: string, phase: string, id: string): string => shardPk(campaign, phase, itemShard(id));
+/** The one key every item of a phase had before ITEM_SHARDS: a ledger holding it is refused (assertItemLayout). */
+const legacyItemPk = (campaign: string, phase: string): string => `ITEM#${campaign}#${phase}`;
 const partPk = (campaign: string, phase: string): string => `PART#${campaign}#${phase}`;
 const batchPk = (campaign: string): string => `BATCH#${campaign}`;
 const partitionPk = (campaign: string): string => `PARTITION#${campaign}`;
@@ -495,14 +521,7 @@ export class DynamoLedger implements Ledger {
     if (known.Item?.digest === digest) return;
     await this.registerItems(campaign, phase, itemIds);
     const wanted = new Set(itemIds);
-    const rows = await this.queryAll({
-      TableName: this.ledgerTable,
-      KeyConditionExpression: 'pk = :p',
-      ExpressionAttributeValues: { ':p': itemPk(campaign, phase) },
-      ProjectionExpression: 'sk, model, #l, retired',
-      ExpressionAttributeNames: { '#l': 'language' },
-      ConsistentRead: true,
-    });
+    const rows = await this.queryItems(campaign, phase, { ProjectionExpression: 'sk, model, #l, retired', ExpressionAttributeNames: { '#l': 'language' } });
     const changes = rows.flatMap((r) => {
       const id = r.sk as string;
       if (wanted.has(id)) return r.model === model && r.language === language && r.retired !== true ? [] : [{ id, retired: false }];
@@ -512,7 +531,7 @@ export class DynamoLedger implements Ledger {
       await this.db.send(
         new UpdateCommand({
           TableName: this.ledgerTable,
-          Key: { pk: itemPk(campaign, phase), sk: c.id },
+          Key: { pk: itemPk(campaign, phase, c.id), sk: c.id },
           UpdateExpression: 'SET model = :m, #l = :l, retired = :r',
           ExpressionAttributeNames: { '#l': 'language' },
           ExpressionAttributeValues: { ':m': model, ':l': language, ':r': c.retired },
@@ -559,7 +578,7 @@ export class DynamoLedger implements Ledger {
     const first = (counter.Attributes?.next_seq as number) - fresh.length;
     const batches: Record<string, unknown>[][] = [];
     for (let i = 0; i < fresh.length; i += BATCH_WRITE_ITEMS) {
-      batches.push(fresh.slice(i, i + BATCH_WRITE_ITEMS).map((id, j) => ({ pk: itemPk(campaign, phase), sk: id, state: 'pending', seq: first + i + j })));
+      batches.push(fresh.slice(i, i + BATCH_WRITE_ITEMS).map((id, j) => ({ pk: itemPk(campaign, phase, id), sk: id, state: 'pending', seq: first + i + j })));
     }
     await inParallel(batches, REGISTER_CONCURRENCY, (items) => this.putAll(items));
   }
@@ -587,7 +606,8 @@ export class DynamoLedger implements Ledger {
     projection: { ProjectionExpression: string; ExpressionAttributeNames?: Record<string, string> },
     onRow: (row: Record<string, unknown>) => void,
   ): Promise<void> {
-    let keys: Key[] = ids.map((id) => ({ pk: itemPk(campaign, phase), sk: id }));
+    await this.assertItemLayout(campaign, phase);
+    let keys: Key[] = ids.map((id) => ({ pk: itemPk(campaign, phase, id), sk: id }));
     for (let attempt = 0; keys.length > 0; attempt++) {
       if (attempt > BATCH_GET_RETRIES) throw new SondageError(`${what}: DynamoDB left ${keys.length} key(s) of table ${this.ledgerTable} unprocessed after ${BATCH_GET_RETRIES} retries`);
       if (attempt > 0) await backoff(attempt);
@@ -609,14 +629,43 @@ export class DynamoLedger implements Ledger {
   }
 
   private async items(campaign: string, phase: string): Promise<Record<string, unknown>[]> {
-    return this.queryAll({
-      TableName: this.ledgerTable,
-      KeyConditionExpression: 'pk = :p',
-      ExpressionAttributeValues: { ':p': itemPk(campaign, phase) },
-      ProjectionExpression: 'sk, #s, seq, retired',
-      ExpressionAttributeNames: { '#s': 'state' },
-      ConsistentRead: true,
-    });
+    return this.queryItems(campaign, phase, { ProjectionExpression: 'sk, #s, seq, retired', ExpressionAttributeNames: { '#s': 'state' } });
+  }
+
+  /** Every item row of a phase: one Query per shard key, in parallel. */
+  private async queryItems(campaign: string, phase: string, projection: { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }): Promise<Record<string, unknown>[]> {
+    await this.assertItemLayout(campaign, phase);
+    const shards = await Promise.all(
+      Array.from({ length: ITEM_SHARDS }, (_, s) =>
+        this.queryAll({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': shardPk(campaign, phase, s) }, ...projection, ConsistentRead: true }),
+      ),
+    );
+    return shards.flat();
+  }
+
+  /** (campaign, phase) pairs whose items this instance found in the sharded layout. */
+  private readonly layoutChecked = new Set<string>();
+
+  /**
+   * Refuses a phase whose items a sondage before ITEM_SHARDS wrote under the one key
+   * `ITEM#<c>#<phase>`: read in the sharded layout they would look unregistered, and their answered
+   * items would be asked, and paid for, again. One Query of at most one row per phase and instance.
+   */
+  private async assertItemLayout(campaign: string, phase: string): Promise<void> {
+    const id = `${campaign}\u0000${phase}`;
+    if (this.layoutChecked.has(id)) return;
+    const old = await this.db.send(
+      new QueryCommand({ TableName: this.ledgerTable, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': legacyItemPk(campaign, phase) }, Limit: 1, ProjectionExpression: 'sk' }),
+    );
+    if ((old.Items ?? []).length > 0) {
+      throw new SondageError(
+        `campaign ${JSON.stringify(campaign)} phase ${JSON.stringify(phase)}: table ${this.ledgerTable} holds its items under the one key ${legacyItemPk(campaign, phase)}, ` +
+          `as sondage wrote them before it spread a phase's items over ${ITEM_SHARDS} keys (${shardPk(campaign, phase, 0)} …). Read here they would look unregistered and ` +
+          'their answered items would be asked and paid for again, so nothing is done. Finish the campaign with the sondage version that started it, ' +
+          'or remove it (`sondage purge <campaign> --aws`) and start it again',
+      );
+    }
+    this.layoutChecked.add(id);
   }
 
   /** Items not done (pending or failed), in registration order. */
@@ -727,13 +776,14 @@ export class DynamoLedger implements Ledger {
 
   private async markItems(commit: PartCommit): Promise<void> {
     const { campaign, phase, partKey } = commit;
+    await this.assertItemLayout(campaign, phase);
     // `permanent` as the embedded ledger's column: the last attempt decides whether a run asks again.
     const mark = (state: 'done' | 'failed', permanent = false) => async (id: string) => {
       try {
         await this.db.send(
           new UpdateCommand({
             TableName: this.ledgerTable,
-            Key: { pk: itemPk(campaign, phase), sk: id },
+            Key: { pk: itemPk(campaign, phase, id), sk: id },
             // An item done in an earlier part keeps that part: its reply is already counted.
             ConditionExpression: 'attribute_not_exists(#s) OR #s <> :done',
             UpdateExpression: 'SET #s = :state, part_key = :part, permanent = :perm',

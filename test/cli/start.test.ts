@@ -83,6 +83,20 @@ describe('sondage start --aws', () => {
     expect(stdout).toContain('(asking again the items that failed for good)');
   });
 
+  it('--allow-partial above the budget starts the execution with allowPartial in its input; without it nothing starts', async () => {
+    const file = await campaignFolder('start-partial', (doc) => {
+      doc['budget_usd'] = 0.000001;
+    });
+    const refused = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('--allow-partial');
+    expect(aws.sfn.executions).toHaveLength(0);
+    const { code, stdout } = await runMain(['start', file, '--aws', '--allow-partial', '--outputs', aws.outputsFile]);
+    expect(code).toBe(0);
+    expect(aws.sfn.executions.map((e) => JSON.parse(e.input) as unknown)).toEqual([{ campaign: 'start-partial', allowPartial: true }]);
+    expect(stdout).toContain('(running until the budget cap)');
+  });
+
   it('starts a campaign with a judge audit: its phases run on AWS like every other', async () => {
     const file = await campaignFolder('start-audit', (doc) => {
       (doc as { judge: Record<string, unknown> }).judge['audit'] = { per_stratum: 5 };
@@ -161,6 +175,29 @@ describe('sondage start --aws', () => {
     try {
       const found = await campaignExecutions(sfn, STACK.stateMachineArn, `${long}-x`);
       expect(found.map((e) => e.name)).toEqual([name]);
+    } finally {
+      sfn.destroy();
+    }
+  });
+
+  it('a campaign name with dots starts an execution named with what Step Functions allows, told apart from the same name with underscores', async () => {
+    const file = await campaignFolder('start.dots.v2');
+    const { code, stderr } = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const [execution] = aws.sfn.executions;
+    expect(JSON.parse(execution!.input)).toEqual({ campaign: 'start.dots.v2' });
+    expect(execution!.name).toMatch(/^start_dots_v2-[0-9a-f]{8}-\d{8}T\d{9}Z$/);
+    const at = new Date('2026-11-30T07:05:09.123Z');
+    expect(executionName('start.dots.v2', at)).not.toBe(executionName('start_dots_v2', at));
+    // the longest campaign name the CLI accepts (64), every character mapped, still fits 80
+    const longest = executionName(`${'a.'.repeat(32)}`, at);
+    expect(longest).toMatch(/^[A-Za-z0-9_-]{80}$/);
+    const sfn = new SFNClient({});
+    try {
+      // status --aws and stop --aws find it by its name (and confirm by the input)
+      expect((await campaignExecutions(sfn, STACK.stateMachineArn, 'start.dots.v2')).map((e) => e.name)).toEqual([execution!.name]);
+      expect(await campaignExecutions(sfn, STACK.stateMachineArn, 'start_dots_v2')).toEqual([]);
     } finally {
       sfn.destroy();
     }

@@ -125,6 +125,16 @@ describe('plan handler', () => {
     await expect(handler({ campaign: 'plan-poor', execution: 'exec-1' }, lambdaContext())).rejects.toThrow(/plan-poor: the expected cost \$[\d.]+ exceeds budget_usd \$0\.000001/);
     expect(await h.ledger.counts('plan-poor', 'generate')).toEqual({ pending: 0, done: 0, failed: 0 });
     expect(await h.store.list('scratch/exec-1/')).not.toContain(manifestKey('exec-1', 0, 'lambda').replace('exec-1', 'never'));
+    // act: `start --aws --allow-partial`, in the payload the state machine sends (its first state defaults the flags)
+    const partial = await handler({ campaign: 'plan-poor', execution: 'exec-2', retryFailed: false, allowPartial: true, phasesRun: [] }, lambdaContext());
+    // assess: planned as `run --allow-partial` runs, until the cap
+    expect(partial.wave.lambda.shardCount).toBeGreaterThan(0);
+    expect(partial.expectedCostUsd).toBeGreaterThan(0.000001);
+    expect((await h.ledger.counts('plan-poor', 'generate')).pending).toBeGreaterThan(0);
+    expect((await h.ledger.budget('plan-poor')).cap_usd).toBe(0.000001);
+    // and a payload with allowPartial false refuses as before
+    await expect(handler({ campaign: 'plan-poor', execution: 'exec-3', retryFailed: false, allowPartial: false, phasesRun: [] }, lambdaContext())).rejects.toThrow(/exceeds budget_usd/);
+    await expect(handler({ campaign: 'plan-poor', execution: 'exec-3', allowPartial: 'yes' }, lambdaContext())).rejects.toThrow(/plan event: allowPartial: expected true or false/);
   });
 
   it('names the uploaded file and the field when the campaign is bad, and what to upload when it is missing', async () => {

@@ -3,8 +3,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_RESERVE_MS, createHandler as createPlan } from '../../functions/plan/handler.js';
 import { createHandler as createWorker } from '../../functions/worker/handler.js';
+import { MAX_WORKER_TURNS } from '../../lib/config/pipeline.js';
 import type { PlanOutput, Shard, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
+import { executionName } from '../../lib/cli/aws.js';
 import { registeredKey } from '../../lib/run/shards.js';
+import { jsonLineLog } from '../../functions/shared/jsonLog.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
 import { tempDir } from '../helpers/campaigns.js';
@@ -405,10 +408,97 @@ describe('worker handler', () => {
     await expect(worker({ ...input, BatchInput: { ...input.BatchInput, retryFailed: 'yes' } }, lambdaContext())).rejects.toThrow(/BatchInput\.retryFailed: expected true or false/);
   });
 
+  it('runs a campaign whose name holds dots, under the execution name the CLI gives it and under any name Step Functions accepts', async () => {
+    // prepare: `sondage start --aws` names the execution; someone may also start one by hand in the console
+    await upload('w.dots.v2');
+    const byCli = executionName('w.dots.v2');
+    expect(byCli).toMatch(/^[A-Za-z0-9_-]{1,80}$/);
+    for (const execution of [byCli, 'w.dots.v2 by hand'.replaceAll(' ', '.'), '..']) {
+      // act: the plan and the worker over every shard the plan listed
+      const { generate } = await plan('w.dots.v2', execution);
+      const out = sum(await Promise.all([createWorker(h.deps())(event('w.dots.v2', 'generate', execution, generate), lambdaContext(undefined, 0, `req-${execution}`))]));
+      // assess: the first execution answers everything; the others find nothing left
+      expect(out.pending).toBe(0);
+    }
+    const counts = await h.ledger.counts('w.dots.v2', 'generate');
+    expect(counts.pending).toBe(0);
+    expect(counts.done).toBeGreaterThan(0);
+    // a name Step Functions itself would refuse is refused, naming why
+    await expect(createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w.dots.v2', execution: 'a/b' }, lambdaContext())).rejects.toThrow(/plan event: execution: "a\/b" holds a character Step Functions refuses/);
+    await expect(createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w.dots.v2', execution: 'x'.repeat(81) }, lambdaContext())).rejects.toThrow(/execution: expected at most 80 characters/);
+  });
+
+  it('counts its turns in the batch loop and, past MAX_WORKER_TURNS, fails the batch naming its shards and what to do', async () => {
+    // prepare
+    await upload('w-turns');
+    const { generate } = await plan('w-turns', 'exec-1');
+    const worker = createWorker(h.deps());
+    const shards = generate.slice(0, 1);
+    // act: the first turn, then the turn after an earlier `again` (the loop hands the previous answer at $.result)
+    const first = await worker(event('w-turns', 'generate', 'exec-1', shards), lambdaContext(undefined, 0, 'req-t1'));
+    const later = await worker({ ...event('w-turns', 'generate', 'exec-1', shards), result: { ...first, again: true, turns: 41 } }, lambdaContext(undefined, 0, 'req-t2'));
+    // assess
+    expect(first.turns).toBe(1);
+    expect(later.turns).toBe(42);
+    // act: the turn past the cap, as the state machine would send it
+    const last = { done: 0, failed: 0, pending: 7, openBatches: 1, costUsd: 0, again: true, turns: MAX_WORKER_TURNS };
+    const s = shards[0]!;
+    await expect(worker({ ...event('w-turns', 'generate', 'exec-1', shards), result: last }, lambdaContext(undefined, 0, 'req-t3'))).rejects.toThrow(
+      new RegExp(
+        `worker: the batch of shards generate ${s.model}/en \\[${s.start}, ${s.end}\\) was invoked ${MAX_WORKER_TURNS} times and still answered again ` +
+          '\\(last answer: 7 pending, 1 provider batch\\(es\\) open\\).*`sondage status --aws`.*`sondage start --aws` again',
+      ),
+    );
+    await expect(worker({ ...event('w-turns', 'generate', 'exec-1', shards), result: { ...last, turns: 0 } }, lambdaContext())).rejects.toThrow(/result\.turns: expected the invocations so far/);
+  });
+
+  it('never writes a provider key to a log line, an error or the ledger: a failing shard, its give-up step, the GPU job\'s log', async () => {
+    // prepare: a key in the secret, and a store whose part upload fails quoting it (an SDK echoing a header)
+    const key = 'sk-test-worker-secret-0123456789';
+    h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_WORKER_KEY: key }));
+    try {
+      await upload('w-redact');
+      const { generate } = await plan('w-redact', 'exec-1');
+      const deps = h.deps();
+      const store = new Proxy(deps.store, {
+        get: (t, prop) =>
+          prop === 'put'
+            ? async (k: string, body: Uint8Array | string) => {
+                if (k.includes('/replies/')) throw new Error(`PutObject refused: Authorization: Bearer ${key}`);
+                return t.put(k, body);
+              }
+            : (Reflect.get(t, prop, t) as unknown),
+      });
+      const worker = createWorker({ ...deps, store });
+      const input = event('w-redact', 'generate', 'exec-1', generate.slice(0, 1));
+      // act: the batch fails; then the give-up step, handed a Cause that quotes the key
+      const err = await worker(input, lambdaContext(undefined, 0, 'req-r1')).then(
+        () => new Error('expected the worker to fail'),
+        (e: unknown) => e as Error,
+      );
+      const gaveUp = await createWorker(deps)({ ...input, failure: { Error: 'Error', Cause: `PutObject refused: Authorization: Bearer ${key}` } }, lambdaContext(undefined, 0, 'req-r2'));
+      // the GPU job's log: probeJob logs String(err) as a field
+      const lines: string[] = [];
+      const gpuLog = jsonLineLog('sondage-gpu', (l) => void lines.push(l));
+      gpuLog.error('the worker failed; Batch retries the job', { error: String(new Error(`401 from ${key}`)), nested: [{ cause: new Error(key) }] });
+      // assess
+      expect(err.message).toMatch(/PutObject refused: Authorization: Bearer \[redacted\]/);
+      expect(gaveUp.gaveUp).toHaveLength(1);
+      const failures = await h.ledger.failures('w-redact');
+      expect(failures.map((f) => f.error)).toEqual(['ShardFailed']);
+      expect(deps.logs.some((l) => l.includes('[redacted]'))).toBe(true);
+      expect(lines[0]).toContain('401 from [redacted]');
+      for (const text of [...deps.logs, ...lines, err.message, err.stack ?? '', ...failures.map((f) => f.cause)]) expect(text).not.toContain(key);
+    } finally {
+      h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
+      delete process.env['SONDAGE_TEST_WORKER_KEY'];
+    }
+  });
+
   it('refuses a malformed event and names what is wrong', async () => {
     const worker = createWorker(h.deps());
     await expect(worker({ Items: [{ model: 'alpha', start: 5, end: 2 }], BatchInput: { campaign: 'w-full', pollSeconds: 'soon', copies: 0 } }, lambdaContext())).rejects.toThrow(
-      /worker event: BatchInput\.execution: expected the execution name; BatchInput\.pollSeconds: expected the seconds the Wait state waits \(a number ≥ 0\); BatchInput\.copies: expected the wave's worker copies \(an integer ≥ 1\); Items\[0\]: expected \{ phase, model, language, start, end, mode: sync\|batch \}/,
+      /worker event: BatchInput\.execution: expected the execution name \(\$\$\.Execution\.Name\), a non-empty string; BatchInput\.pollSeconds: expected the seconds the Wait state waits \(a number ≥ 0\); BatchInput\.copies: expected the wave's worker copies \(an integer ≥ 1\); Items\[0\]: expected \{ phase, model, language, start, end, mode: sync\|batch \}/,
     );
     // A phase the campaign's battery does not run here is refused by name, before anything is asked.
     await upload('w-phase');

@@ -1,5 +1,7 @@
 // eslint-disable-next-line no-restricted-imports -- the infra tests inspect the CDK app; lib/ still may not import it
 import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
 import aslValidator from 'asl-validator';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -14,6 +16,7 @@ import { namedQueryName, namedQueryParameters } from '../../infra/constructs/Ana
 import { glueTableName } from '../../lib/analysis/athena.js';
 import { allBatteries } from '../../lib/batteries/index.js';
 import { ALARM_TOPIC_OUTPUT, DEFAULT_BYTES_SCANNED_CUTOFF, STACK_OUTPUTS } from '../../lib/config/index.js';
+import { MAX_WORKER_TURNS } from '../../lib/config/pipeline.js';
 import type { ExecutionInput, PlanEvent, Shard, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
 import { startExecution } from '../helpers/asl/interpreter.js';
@@ -142,9 +145,13 @@ describe('Pipeline', () => {
     // The first state only defaults retryFailed and starts phasesRun empty (see the PlanEvent test); both ways lead to the plan.
     const first = st[s.definition.StartAt]!;
     expect(first.Type).toBe('Choice');
-    const start = (first.Choices as { Next: string }[])[0]!.Next;
+    // then allowPartial the same way
+    const second = (first.Choices as { Next: string }[])[0]!.Next;
+    expect(st[second]?.Type).toBe('Choice');
+    expect(st[first.Default as string]!.Next).toBe(second);
+    const start = (st[second]!.Choices as { Next: string }[])[0]!.Next;
     expect(st[start]).toMatchObject({ Type: 'Pass', ResultPath: '$.phasesRun', Result: [], Next: 'Plan wave' });
-    expect(st[st[first.Default as string]!.Next as string]).toBe(st[start]);
+    expect(st[st[st[second]!.Default as string]!.Next as string]).toBe(st[start]);
     expect(st['Plan wave']).toMatchObject({ Type: 'Task', ResultPath: '$.plan', Next: 'Every phase run?' });
     expect(st['Every phase run?']).toMatchObject({ Type: 'Choice', Choices: [{ Variable: '$.plan.done', BooleanEquals: true, Next: 'SqlStep' }], Default: 'Any Lambda shards?' });
     expect(st['Any Lambda shards?']).toMatchObject({
@@ -222,19 +229,21 @@ describe('Pipeline', () => {
     expect(processor.States['Batch settled']).toEqual({ Type: 'Succeed', OutputPath: '$.result' });
   });
 
-  it('hands the plan exactly a PlanEvent, and the map retryFailed, whether or not the execution input has it', async () => {
-    const inputs: { input: ExecutionInput; retryFailed: boolean }[] = [
-      { input: { campaign: 'far6-demo' }, retryFailed: false },
-      { input: { campaign: 'far6-demo', retryFailed: false }, retryFailed: false },
-      { input: { campaign: 'far6-demo', retryFailed: true }, retryFailed: true },
+  it('hands the plan exactly a PlanEvent, and the map retryFailed, whether or not the execution input has them', async () => {
+    const inputs: { input: ExecutionInput; retryFailed: boolean; allowPartial: boolean }[] = [
+      { input: { campaign: 'far6-demo' }, retryFailed: false, allowPartial: false },
+      { input: { campaign: 'far6-demo', retryFailed: false }, retryFailed: false, allowPartial: false },
+      { input: { campaign: 'far6-demo', retryFailed: true }, retryFailed: true, allowPartial: false },
+      { input: { campaign: 'far6-demo', allowPartial: true }, retryFailed: false, allowPartial: true },
+      { input: { campaign: 'far6-demo', retryFailed: true, allowPartial: false }, retryFailed: true, allowPartial: false },
     ];
-    for (const { input, retryFailed } of inputs) {
+    for (const { input, retryFailed, allowPartial } of inputs) {
       // act: the whole definition, on the test interpreter (test/helpers/asl), with stand-in functions
       const stub = pipelineStubs([{ done: 1, failed: 0, pending: 0, openBatches: 0, costUsd: 0, again: false }]);
       const run = await startExecution(s.definition, input as unknown as Json, { name: 'run-1', integrations: stub.integrations, validate: false });
       // assess: the plan's first payload, and the BatchInput each worker is given
       expect(run.result.status).toBe('SUCCEEDED');
-      const expected: PlanEvent = { campaign: 'far6-demo', execution: 'run-1', retryFailed, phasesRun: [] };
+      const expected: PlanEvent = { campaign: 'far6-demo', execution: 'run-1', retryFailed, allowPartial, phasesRun: [] };
       expect(stub.calls.plan[0]).toEqual(expected);
       expect(stub.calls.plan[1]).toEqual({ ...expected, phasesRun: ['generate'] });
       expect((stub.calls.worker[0] as unknown as WorkerEvent).BatchInput).toEqual({ campaign: 'far6-demo', execution: 'run-1', pollSeconds: 60, retryFailed, copies: 3 });
@@ -264,6 +273,32 @@ describe('Pipeline', () => {
     // the child's output, as the ResultWriter stored it, is the worker's last answer
     const [succeeded] = [...stub.objects].filter(([k]) => /SUCCEEDED_0\.json$/.test(k)).map(([, v]) => JSON.parse(v) as { Output: string }[]);
     expect(succeeded!.map((r) => JSON.parse(r.Output) as unknown)).toEqual([answers[2]]);
+  });
+
+  it('hands a batch whose invocation failed (past MAX_WORKER_TURNS, say) to the give-up step with its failure, then fails the child and, tolerating none, the wave', async () => {
+    // prepare: a worker that fails its batch, and answers the give-up step
+    const stub = pipelineStubs([]);
+    const cap = `worker: the batch of shards generate alpha/en [0, 50) was invoked ${MAX_WORKER_TURNS} times and still answered again`;
+    const integrations: Integrations = {
+      ...stub.integrations,
+      lambda: {
+        ...stub.integrations.lambda,
+        [stub.fn('Worker')]: async (p) => {
+          stub.calls.worker.push(p);
+          if ((p as { failure?: unknown }).failure === undefined) throw new SondageError(cap);
+          return { done: 0, failed: 50, pending: 0, openBatches: 0, costUsd: 0, again: false, gaveUp: ['generate alpha/en [0, 50)'] };
+        },
+      },
+    };
+    // act
+    const run = await startExecution(s.definition, { campaign: 'far6-demo' }, { name: 'run-1', integrations, validate: false });
+    // assess: the give-up step got the batch, its input and the failure; the child failed with it; the execution recorded the Map's failure
+    expect(run.result.status).toBe('FAILED');
+    expect(stub.calls.worker).toHaveLength(2);
+    const giveUp = stub.calls.worker[1] as unknown as WorkerEvent;
+    expect(giveUp).toEqual({ Items: SHARDS, BatchInput: { campaign: 'far6-demo', execution: 'run-1', pollSeconds: 60, retryFailed: false, copies: 3 }, failure: { Error: 'SondageError', Cause: expect.stringContaining(cap) as unknown } });
+    expect(stub.calls.recordFailure).toHaveLength(1);
+    expect(JSON.stringify(stub.calls.recordFailure[0])).toMatch(/ExceedToleratedFailureThreshold/);
   });
 
   it('runs the SQL stage with Athena result reuse and retries on throttling', () => {
@@ -426,8 +461,49 @@ describe('IAM and cdk-nag', () => {
     expect(dataOnStar).toEqual([]);
   });
 
+  it('grants the report and record-failure exactly what their handlers call', () => {
+    const actionsOf = (prefix: string) =>
+      iamStatements(s.template)
+        .filter((st) => st.policy.startsWith(prefix))
+        .flatMap((st) => st.actions.filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:')).map((a) => `${a} ${JSON.stringify(st.resources)}`));
+    // record-failure: DynamoLedger.recordFailure, one UpdateItem on the ledger table
+    const recordFailure = actionsOf('PipelineRecordFailure');
+    expect(recordFailure).toHaveLength(1);
+    expect(recordFailure[0]).toMatch(/^dynamodb:UpdateItem .*CampaignDataLedger/);
+    // the report: reads the campaign, writes its results, runs Athena; no ledger, no delete, no scratch
+    const report = actionsOf('PipelineReport');
+    expect(report.filter((a) => a.startsWith('dynamodb:') || a.startsWith('s3:DeleteObject'))).toEqual([]);
+    expect(report.filter((a) => a.startsWith('s3:PutObject') && !/campaigns\/\*\/results\/\*|athena-results/.test(a))).toEqual([]);
+    expect(report.some((a) => a.startsWith('s3:PutObject') && a.includes('campaigns/*/results/*'))).toBe(true);
+  });
+
   it('has no unacknowledged AwsSolutions finding', () => {
     expect(s.nagFindings).toEqual([]);
+  });
+
+  it('acknowledges only findings cdk-nag makes: every acknowledgement matches one', () => {
+    // cdk-nag asks isAcknowledged for each finding; record which acknowledgement answered each one.
+    const used = new Set<string>();
+    const pack = new AwsSolutionsChecks(s.app) as unknown as { isAcknowledged(node: IConstruct, ruleId: string): boolean; validateScope(scope: IConstruct): unknown };
+    pack.isAcknowledged = (node, ruleId) => {
+      for (let c: IConstruct | undefined = node; c; c = c.node.scope) {
+        for (const m of c.node.metadata) {
+          if (m.type !== 'aws:cdk:acknowledged-rules') continue;
+          const id = Object.keys(m.data as Record<string, string>).map((k) => k.replace(/^annotation::/i, '')).find((k) => k === ruleId);
+          if (id !== undefined) {
+            used.add(`${c.node.path} ${id}`);
+            return true;
+          }
+        }
+      }
+      return false;
+    };
+    pack.validateScope(s.app);
+    const acks = s.app.node
+      .findAll()
+      .flatMap((c) => c.node.metadata.filter((m) => m.type === 'aws:cdk:acknowledged-rules').flatMap((m) => Object.keys(m.data as Record<string, string>).map((k) => `${c.node.path} ${k.replace(/^annotation::/i, '')}`)));
+    // Only cdk-nag's (aws-cdk-lib adds CloudFormation-Validate ones of its own).
+    expect(acks.filter((a) => / AwsSolutions-/.test(a) && !used.has(a))).toEqual([]);
   });
 
   it('explains every acknowledgement', () => {

@@ -16,6 +16,7 @@ import type { RunSummary } from '../../lib/run/runCampaign.js';
 import { layout } from '../../lib/store/index.js';
 import { loadContext, tempDir } from '../helpers/campaigns.js';
 import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
+import type { CampaignDoc } from '../helpers/campaigns.js';
 import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
@@ -29,18 +30,29 @@ let dataDir: string;
 let local: RunSummary;
 let localResults: Map<string, string>;
 let p: Pipeline | undefined;
+let tolerantFile: string;
+
+/** One language, one story: shards of 20 items (rpm 6), so a batch holds several shards and parts. */
+function shape(doc: CampaignDoc): void {
+  doc.design['languages'] = ['en'];
+  doc.design['story_limit'] = 1;
+  doc.design['forms'] = ['plain'];
+  for (const m of doc.models) m['rpm'] = 6;
+  doc.judge['sample_rate'] = 0.5;
+}
 
 beforeAll(async () => {
   ({ dir: root, cleanup } = await tempDir('pipeline-faults'));
   const dir = path.join(root, 'campaign');
   await mkdir(dir, { recursive: true });
   // One language, one story: shards of 20 items (rpm 6), so a batch holds several shards and parts.
-  file = await far6Campaign(dir, CAMPAIGN, (doc) => {
-    doc.design['languages'] = ['en'];
-    doc.design['story_limit'] = 1;
-    doc.design['forms'] = ['plain'];
-    for (const m of doc.models) m['rpm'] = 6;
-    doc.judge['sample_rate'] = 0.5;
+  file = await far6Campaign(dir, CAMPAIGN, shape);
+  // The same campaign tolerating failed worker batches (the local run ignores `aws:`).
+  const tolerantDir = path.join(root, 'tolerant');
+  await mkdir(tolerantDir, { recursive: true });
+  tolerantFile = await far6Campaign(tolerantDir, CAMPAIGN, (doc) => {
+    shape(doc);
+    (doc as Record<string, unknown>)['aws'] = { tolerated_failure_percentage: 100 };
   });
   const ctx = await loadContext(file);
   dataDir = ctx.dataDir;
@@ -58,9 +70,9 @@ afterEach(async () => {
 afterAll(() => cleanup());
 
 /** A fresh deployment with the campaign uploaded. */
-async function deploy(): Promise<Pipeline> {
+async function deploy(campaignFile = file): Promise<Pipeline> {
   p = await startPipeline();
-  await p.upload(file);
+  await p.upload(campaignFile);
   return p;
 }
 
@@ -94,11 +106,14 @@ async function expectIntact(pipeline: Pipeline, runs: readonly ExecutionRecord[]
   for (const [name, text] of results) expect(text === localResults.get(name)!.replaceAll(dataDir, source), `${name} differs from the local run's`).toBe(true);
 }
 
-/** Failed executions ended in the Fail state, each with its failure recorded in the ledger. */
+/**
+ * Failed executions ended in the Fail state, each with its failure recorded in the ledger (besides
+ * the batches given up on, recorded by the worker's give-up step under the execution's name).
+ */
 async function expectRecordedFailures(pipeline: Pipeline, runs: readonly ExecutionRecord[], error: RegExp): Promise<void> {
   const failed = runs.filter((r) => r.result.status === 'FAILED');
   for (const r of failed) expect(r.result).toMatchObject({ status: 'FAILED', error: 'SondageFailed' });
-  const failures = await pipeline.ledger.failures(CAMPAIGN);
+  const failures = (await pipeline.ledger.failures(CAMPAIGN)).filter((f) => f.error !== 'ShardFailed');
   expect(failures.map((f) => f.execution).sort()).toEqual(failed.map((r) => r.arn).sort());
   for (const f of failures) expect(`${f.error} ${f.cause}`).toMatch(error);
 }
@@ -123,6 +138,28 @@ describe('the synthesized state machine under faults', () => {
     expect(pipeline.fleet.of('worker').filter((i) => i.outcome !== 'ok')).toHaveLength(1);
     await expectRecordedFailures(pipeline, runs, kind === 'kill' ? /Runtime\.ExitError|ExceedToleratedFailureThreshold/ : /ExceedToleratedFailureThreshold/);
     await expectIntact(pipeline, runs);
+  });
+
+  it('aws.tolerated_failure_percentage: the wave goes on past a failed batch, whose items are recorded failed and named, and --retry-failed asks them again', async () => {
+    const pipeline = await deploy(tolerantFile);
+    pipeline.fleet.crashNextWorker({ kind: 'throw', at: 'upload', after: 1 });
+    // act: the first execution, as `sondage start --aws`
+    const first = await pipeline.execute({ campaign: CAMPAIGN });
+    // assess: it succeeds (the Map tolerated the failed child); the give-up step recorded the batch's items failed
+    expect(first.result.status, JSON.stringify(first.result).slice(0, 2000)).toBe('SUCCEEDED');
+    const generate = await pipeline.ledger.counts(CAMPAIGN, 'generate');
+    expect(generate.failed).toBeGreaterThan(0);
+    expect(generate.pending).toBe(0);
+    const failures = await pipeline.ledger.failures(CAMPAIGN);
+    expect(failures.map((f) => f.error)).toEqual(['ShardFailed']);
+    expect(failures[0]!.cause).toMatch(/the worker batch of generate \S+\/en \[\d+, \d+\).* failed after its retries .*item\(s\) still pending are recorded failed: `sondage start --aws` \(with or without --retry-failed\) asks them again/);
+    // Athena result reuse (60 minutes) would hand the second report the first one's query result,
+    // which lacks the failed batch's replies: this rerun comes more than an hour later.
+    for (const q of pipeline.standIns.athena.executions.values()) (q as { submittedAt: number }).submittedAt -= 61 * 60_000;
+    // act: `sondage start --aws --retry-failed`
+    const second = await pipeline.execute({ campaign: CAMPAIGN, retryFailed: true });
+    // assess: nothing lost, nothing twice, the local run's tables
+    await expectIntact(pipeline, [first, second]);
   });
 
   it.each(['ThrottlingException', 'ProvisionedThroughputExceededException'] as const)('DynamoDB answering %s for a while, from the first worker on', async (type) => {

@@ -124,7 +124,7 @@ describe('the synthesized state machine with the real handlers', () => {
     // assess: the run went plan → map → plan … → SQL → report, one wave per level of the phase graph
     expect(run.result).toMatchObject({ status: 'SUCCEEDED', output: { phasesRun: ['generate', 'judge', AUDIT_SECOND_PHASE, AUDIT_RETEST_PHASE] } });
     const wave = ['Plan wave', 'Every phase run?', 'Any Lambda shards?', "Run the wave's shards", 'Next wave'];
-    expect(path_(run)).toEqual(['Retry failed given?', 'Retry failed: default false', 'No phase run yet', ...wave, ...wave, ...wave, 'Plan wave', 'Every phase run?', 'SqlStep', 'Report: no round yet', 'Report', 'Analysis queries still running?', 'Done']);
+    expect(path_(run)).toEqual(['Retry failed given?', 'Retry failed: default false', 'Allow partial given?', 'Allow partial: default false', 'No phase run yet', ...wave, ...wave, ...wave, 'Plan wave', 'Every phase run?', 'SqlStep', 'Report: no round yet', 'Report', 'Analysis queries still running?', 'Done']);
     // the worker got WorkerEvents: the audit phases' shards in the third wave, side by side
     const events = p.fleet.of('worker').map((i) => i.payload as unknown as WorkerEvent);
     expect(events.every((e) => e.BatchInput.campaign === c.name && e.BatchInput.execution === run.name && e.BatchInput.retryFailed === false)).toBe(true);

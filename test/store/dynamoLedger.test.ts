@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import { DynamoLedger, ITEM_SHARDS, itemShard } from '../../lib/store/DynamoLedger.js';
 import { EmbeddedLedger, PartCommittedError } from '../../lib/store/index.js';
 import type { Ledger } from '../../lib/store/types.js';
 import { startDynamoServer } from './dynamoServer.js';
@@ -140,6 +140,50 @@ describe.each(backends)('%s ledger', (_name, open) => {
 });
 
 describe('DynamoLedger under DynamoDB semantics', () => {
+  it(`spreads a phase's items over ${ITEM_SHARDS} partition keys by a hash of the item id, and reads them all back`, async () => {
+    const ledger = dynamo();
+    const c = `shards-${++n}`;
+    const ids = Array.from({ length: 800 }, (_, i) => `item-${i}`);
+    await ledger.initCampaign(c, 1, 'run-1');
+    await ledger.registerItems(c, 'generate', ids);
+    await ledger.commitPart({ campaign: c, phase: 'generate', partKey: 'p1', done: ids.slice(0, 300), failed: ids.slice(300, 310), costUsd: 0 });
+    // assess: the rows' keys
+    const rows = server.items('ledger').filter((r) => (r.pk as { S: string }).S.startsWith(`ITEM#${c}#`));
+    expect(rows).toHaveLength(800);
+    const keys = new Set(rows.map((r) => (r.pk as { S: string }).S));
+    expect([...keys].sort()).toEqual(Array.from({ length: ITEM_SHARDS }, (_, s) => `ITEM#${c}#generate#${String(s).padStart(2, '0')}`));
+    for (const r of rows) expect((r.pk as { S: string }).S).toBe(`ITEM#${c}#generate#${String(itemShard((r.sk as { S: string }).S)).padStart(2, '0')}`);
+    // no shard holds much more than its share (800 / 16 = 50)
+    const per = [...keys].map((k) => rows.filter((r) => (r.pk as { S: string }).S === k).length);
+    expect(Math.max(...per)).toBeLessThan(100);
+    // assess: every read fans out over the shards
+    expect(await ledger.counts(c, 'generate')).toEqual({ pending: 490, done: 300, failed: 10 });
+    expect([...(await ledger.pendingItems(c, 'generate'))]).toEqual(ids.filter((_, i) => i >= 300));
+    expect((await ledger.pendingAmong(c, 'generate', ids)).size).toBe(500);
+    await ledger.close();
+  });
+
+  it('refuses a ledger that keeps a phase\'s items under the one key of older versions, naming what to do, and writes nothing', async () => {
+    // prepare: one item row as sondage wrote it before the shards
+    const c = `legacy-${++n}`;
+    const client = new DynamoDBClient({ endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+    await client.send(new PutItemCommand({ TableName: 'ledger', Item: { pk: { S: `ITEM#${c}#generate` }, sk: { S: 'item-1' }, state: { S: 'done' } } }));
+    client.destroy();
+    const ledger = dynamo();
+    const refused = new RegExp(`holds its items under the one key ITEM#${c}#generate.*asked and paid for again.*sondage purge <campaign> --aws`);
+    // act + assess: every path that reads or writes the phase's items
+    await expect(ledger.pendingAmong(c, 'generate', ['item-1', 'item-2'])).rejects.toThrow(refused);
+    await expect(ledger.registerItems(c, 'generate', ['item-2'])).rejects.toThrow(refused);
+    await expect(ledger.counts(c, 'generate')).rejects.toThrow(refused);
+    await expect(ledger.pendingItems(c, 'generate')).rejects.toThrow(refused);
+    await expect(ledger.registerPartition(c, { phase: 'generate', model: 'm', language: 'en' }, ['item-2'])).rejects.toThrow(refused);
+    expect(server.items('ledger').filter((r) => (r.pk as { S: string }).S.startsWith(`ITEM#${c}#generate#`))).toEqual([]);
+    // another phase of the campaign, in the new layout, is served
+    await ledger.registerItems(c, 'judge', ['j-1']);
+    expect(await ledger.counts(c, 'judge')).toEqual({ pending: 1, done: 0, failed: 0 });
+    await ledger.close();
+  });
+
   it('reads pendingAmong with 16 BatchGetItem requests in flight, asks again for unprocessed keys, and answers as the embedded ledger does', async () => {
     // prepare: 2,450 registered items, some done, some failed (for good or not), asked about in a
     // shuffled order with duplicates and unknown ids; the embedded ledger gets the same history.

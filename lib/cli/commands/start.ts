@@ -116,7 +116,9 @@ export async function startCommand(args: CliArgs): Promise<number> {
 
     // Absent unless asked: the state machine defaults it to false (an input from an older CLI too).
     const retryFailed = args.values['retry-failed'] === true;
-    const input: ExecutionInput = { campaign: campaign.name, ...(retryFailed ? { retryFailed } : {}) };
+    // --allow-partial rides along: the plan checks the budget again, and refuses without it.
+    const { allowPartial } = args;
+    const input: ExecutionInput = { campaign: campaign.name, ...(retryFailed ? { retryFailed } : {}), ...(allowPartial ? { allowPartial } : {}) };
     const name = executionName(campaign.name);
     const started = await clients.sfn.send(new StartExecutionCommand({ stateMachineArn, name, input: JSON.stringify(input) })).catch((err: unknown) => {
       // Same campaign, same millisecond: another start won the race; one execution is what we want.
@@ -127,7 +129,7 @@ export async function startCommand(args: CliArgs): Promise<number> {
     });
     const arn = started.executionArn ?? name;
     process.stdout.write(
-      `started ${arn}${retryFailed ? ' (asking again the items that failed for good)' : ''}\n` +
+      `started ${arn}${retryFailed ? ' (asking again the items that failed for good)' : ''}${allowPartial ? ' (running until the budget cap)' : ''}\n` +
         `watch: sondage status ${args.file} --aws\n` +
         `       ${executionConsoleUrl(arn)}\n` +
         `stop:  sondage stop ${args.file} --aws (what was collected stays; start again to resume)\n`,
