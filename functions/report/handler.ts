@@ -36,6 +36,14 @@ import { campaignPrefix, isSafeSegment, resultsKey } from '../../lib/store/layou
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import type { BlobStore } from '../../lib/store/types.js';
 
+
+/**
+ * How the report's queries run on Athena: without result reuse, since an execution analyses the
+ * replies it has just written (a --retry-failed rerun within the reuse window would otherwise be
+ * answered from the previous run's results, without its items). The state machine's SQL step asks
+ * for none either (infra/constructs/Pipeline.ts); the report adopts that step's query by id.
+ */
+export const REPORT_ATHENA = { reuseMaxAgeMinutes: 0 } as const;
 export interface ReportDeps {
   /** A fresh resumable Queryable per invocation (it remembers the executions it adopted and ran). */
   readonly athena: (resume: AthenaResume) => AthenaQueryable;
@@ -162,7 +170,7 @@ export const handler = (event: unknown, context: Context): Promise<ReportOutput 
     const database = required(ENV.glueDatabase);
     const s3Endpoint = process.env[ENV.s3Endpoint];
     cold = createHandler({
-      athena: (resume) => new AthenaQueryable({ workgroup, database, resume }),
+      athena: (resume) => new AthenaQueryable({ workgroup, database, resume, ...REPORT_ATHENA }),
       store: new S3BlobStore({ bucket, clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {} }),
       bucket,
       tmpDir: '/tmp',

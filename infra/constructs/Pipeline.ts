@@ -6,7 +6,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV, PREFIX } from '../../lib/config/index.js';
-import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
+import { FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import type { Analytics } from './Analytics.js';
 import type { CampaignData } from './CampaignData.js';
 import type { GpuBatch } from './GpuBatch.js';
@@ -164,9 +164,9 @@ export class Pipeline extends Construct {
           'QueryString.$': '$.plan.analysis.queryString',
           WorkGroup: analytics.workgroup.name,
           QueryExecutionContext: { Database: analytics.databaseName },
-          // The report handler runs the same first query through Athena again: with reuse it reads
-          // this execution's result instead of scanning (and paying for) the Parquet twice.
-          ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: ATHENA_RESULT_REUSE_MINUTES } },
+          // No result reuse: an execution analyses what it has just written (a --retry-failed rerun
+          // within the hour would be answered from the previous run's result, without its items).
+          // The report adopts this query's execution by id, so nothing is scanned twice.
         },
         ResultPath: '$.sql',
         Retry: [

@@ -45,7 +45,7 @@ export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
 /** Shards handed to one worker invocation by the Map's ItemBatcher. */
 export const SHARDS_PER_BATCH = 4;
 
-/** Minutes Athena may reuse an earlier identical query's result (the report re-reads the first query). */
+/** Minutes Athena may reuse an earlier identical query's result for `sondage results` (the execution's own analysis asks for none). */
 export const ATHENA_RESULT_REUSE_MINUTES = 60;
 
 /**

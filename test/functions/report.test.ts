@@ -6,7 +6,7 @@ import { AthenaClient, GetQueryExecutionCommand, StartQueryExecutionCommand } fr
 // eslint-disable-next-line no-restricted-imports -- the handler's own Context type; lib/ still may not import it
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnalysisQueriesStillRunning, createHandler } from '../../functions/report/handler.js';
+import { AnalysisQueriesStillRunning, createHandler, REPORT_ATHENA } from '../../functions/report/handler.js';
 import type { ReportAgain, ReportEvent, ReportOutput } from '../../lib/config/pipeline.js';
 import { REPORT_ROUNDS } from '../../lib/config/sizing.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
@@ -102,6 +102,7 @@ function handlerFor(pollMs = 0) {
           clockMs += pollMs;
         },
         resume,
+        ...REPORT_ATHENA,
       }),
     store,
     bucket: BUCKET,
@@ -164,11 +165,11 @@ describe('report handler', () => {
     const scores = await text(`${out.resultsPrefix}story_scores.csv`);
     for (const cell of ['alpha,en', 'alpha,de', 'beta,en', 'beta,de']) expect(scores).toContain(`\n${cell},`);
     expect(await text(`${out.resultsPrefix}summary.md`)).toContain(`- Source: \`s3://${BUCKET}/campaigns/${CAMPAIGN}/\``);
-    // The SQL step's query was read, not started again; every other query ran once, with reuse asked.
+    // The SQL step's query was read, not started again; every other query ran once, without result reuse.
     const starts = athena.calls.slice(callsBefore).filter((c) => c.operation === 'StartQueryExecution');
     expect(starts.some((c) => c.body.QueryString === firstQuery)).toBe(false);
     expect(starts.length).toBeGreaterThan(0);
-    expect(starts.every((c) => (c.body.ResultReuseConfiguration as { ResultReuseByAgeConfiguration: { Enabled: boolean } }).ResultReuseByAgeConfiguration.Enabled)).toBe(true);
+    expect(starts.every((c) => c.body.ResultReuseConfiguration === undefined)).toBe(true);
     expect(athena.ranQueries() - ranBefore).toBe(starts.length);
     expect(logs.some((l) => l.includes('"report written"') && l.includes('"adoptedSqlStep":true'))).toBe(true);
     expect(logs.some((l) => l.includes('"ReportFiles"'))).toBe(true);

@@ -21,7 +21,7 @@ import type { ExecutionInput, PlanEvent, Shard, WorkerEvent, WorkerOutput } from
 import { SondageError } from '../../lib/errors.js';
 import { startExecution } from '../helpers/asl/interpreter.js';
 import type { Integrations, Json, LambdaFunction } from '../helpers/asl/types.js';
-import { ATHENA_RESULT_REUSE_MINUTES, FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
+import { FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import { tableColumns } from '../../lib/store/schemas.js';
 import { allStates, iamStatements, synthesize, tokenText } from './synth.js';
 import type { AslState, Synthesized } from './synth.js';
@@ -301,11 +301,11 @@ describe('Pipeline', () => {
     expect(JSON.stringify(stub.calls.recordFailure[0])).toMatch(/ExceedToleratedFailureThreshold/);
   });
 
-  it('runs the SQL stage with Athena result reuse and retries on throttling', () => {
+  it('runs the SQL stage without result reuse (an execution reads what it just wrote) and retries on throttling', () => {
     expect(s.definition.States.SqlStep).toMatchObject({
-      Parameters: { ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: true, MaxAgeInMinutes: ATHENA_RESULT_REUSE_MINUTES } } },
       Retry: [expect.objectContaining({ ErrorEquals: expect.arrayContaining(['Athena.TooManyRequestsException']) as unknown })],
     });
+    expect((s.definition.States.SqlStep as unknown as { Parameters: Record<string, unknown> }).Parameters['ResultReuseConfiguration']).toBeUndefined();
     expect(s.definition.States.Report).toMatchObject({
       Parameters: { 'campaign.$': '$.campaign', 'queryExecutionId.$': '$.sql.QueryExecution.QueryExecutionId', maxRounds: REPORT_ROUNDS.maxRounds, 'progress.$': '$.report' },
       ResultPath: '$.report',

@@ -23,7 +23,7 @@ import { AthenaClient } from '@aws-sdk/client-athena';
 import type { Context } from 'aws-lambda';
 import { createHandler as createPlan, parseGpuQueues } from '../../../functions/plan/handler.js';
 import { createHandler as createRecordFailure } from '../../../functions/record-failure/handler.js';
-import { createHandler as createReport } from '../../../functions/report/handler.js';
+import { createHandler as createReport, REPORT_ATHENA } from '../../../functions/report/handler.js';
 import { storesFromEnv } from '../../../functions/shared/env.js';
 import { createHandler as createWorker } from '../../../functions/worker/handler.js';
 import { ENV } from '../../../lib/config/index.js';
@@ -220,7 +220,7 @@ export class LambdaFleet {
           // As the entry point builds it, polling briskly (the stand-in answers within a poll or two),
           // waiting on the fleet's clock.
           athena: (resume) =>
-            new AthenaQueryable({ workgroup: names.athenaWorkgroup, database: names.glueDatabase, client, pollInitialMs: 1, pollMaxMs: 5, sleep: (ms) => this.clock.sleep(ms), resume }),
+            new AthenaQueryable({ workgroup: names.athenaWorkgroup, database: names.glueDatabase, client, pollInitialMs: 1, pollMaxMs: 5, sleep: (ms) => this.clock.sleep(ms), resume, ...REPORT_ATHENA }),
           store: new S3BlobStore({ bucket: names.bucket, clientConfig: { endpoint: this.standIns.s3.url, forcePathStyle: true } }),
           bucket: names.bucket,
           tmpDir,
