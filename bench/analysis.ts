@@ -44,8 +44,8 @@ import { DuckDb, sqlString, tableGlob } from '../lib/store/DuckDb.js';
 import { tableColumns } from '../lib/store/schemas.js';
 import { FAR6_PROMPT_COLUMNS } from '../lib/batteries/far6/promptColumns.js';
 
-/** Bump when the generated data would differ (campaign, generator, table layout). */
-const DATA_VERSION = 'v1';
+/** Bump when the generated data would differ (campaign, generator, table layout). v2: readings with facet and value (the battery contract). */
+const DATA_VERSION = 'v2';
 const CAMPAIGN = 'bench';
 
 const { values } = parseArgs({

@@ -123,8 +123,12 @@ export class DuckDb {
    */
   async attachTable(view: string, glob: string, table: TableName, columns: readonly ColumnDef[] = tableColumns(table)): Promise<boolean> {
     const found = await this.hasFiles(glob);
+    const have = found ? await this.columnsOf(glob) : new Set<string>();
+    // Parts written before a column existed (readings' facet and value) read it as NULL, as
+    // lib/run/upstream.ts does: a data folder from an earlier version stays analysable.
+    const missing = found ? columns.filter((c) => !(PARTITION_COLUMNS as readonly string[]).includes(c.name)).filter((c) => !have.has(c.name)) : [];
     const source = found
-      ? `SELECT * FROM ${readParquetSql(glob)}`
+      ? `SELECT *${missing.map((c) => `, NULL::${c.type} AS ${sqlIdent(c.name)}`).join('')} FROM ${readParquetSql(glob)}`
       : `SELECT ${[
           ...columns.map((c) => `NULL::${c.type} AS ${sqlIdent(c.name)}`),
           ...PARTITION_COLUMNS.map((c) => `NULL::VARCHAR AS ${sqlIdent(c)}`),

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -256,6 +256,22 @@ describe('reading with no files yet', () => {
       expect(await db.all('SELECT model, count(*) AS n FROM replies GROUP BY model')).toEqual([{ model: '7', n: 6 }]);
       // DECIMAL comes back as a number.
       expect(await db.all('SELECT 1.25::DECIMAL(10, 2) AS d')).toEqual([{ d: 1.25 }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('DuckDb.attachTable reads a column its parts predate as NULL (readings written before facet and value)', async () => {
+    // prepare: a readings part as an earlier version wrote it, without facet and value
+    const dir = path.join(root, 'old-readings', 'campaigns', 'old', 'generate', 'readings', 'model=a', 'language=en');
+    const db = await DuckDb.open({ threads: 1 });
+    try {
+      mkdirSync(dir, { recursive: true });
+      await db.run(`COPY (SELECT 'i1' AS item_id, 'rule' AS reader, 'P' AS label, NULL::VARCHAR AS raw) TO '${path.join(dir, 'part-0.parquet')}' (FORMAT parquet)`);
+      // act
+      await db.attachTable('readings', tableGlob(path.join(root, 'old-readings'), 'old', 'generate', 'readings'), 'readings');
+      // assess
+      expect(await db.all('SELECT item_id, label, facet, value, model FROM readings')).toEqual([{ item_id: 'i1', label: 'P', facet: null, value: null, model: 'a' }]);
     } finally {
       db.close();
     }
