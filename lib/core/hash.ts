@@ -28,10 +28,28 @@ export function canonicalJson(value: unknown): string {
 // Settings and reading maps are shared by many items of a partition: each object is serialized once.
 const jsonCache = new WeakMap<object, string>();
 
-/** canonicalJson of an object that many items share (settings, a reading map), computed once per object. */
+/**
+ * canonicalJson of an object that many items share (settings, a reading map), computed once per
+ * object. Objects inside it are looked up the same way: an item's own extras often hold shared
+ * parts (FAR-6: a reading map per language and option order), serialized once for all items.
+ */
 export function cachedCanonicalJson(value: object): string {
   let json = jsonCache.get(value);
-  if (json === undefined) jsonCache.set(value, (json = canonicalJson(value)));
+  if (json === undefined) {
+    if (Array.isArray(value)) json = canonicalJson(value);
+    else {
+      const obj = value as Record<string, unknown>;
+      json = '{';
+      for (const k of Object.keys(obj).sort()) {
+        const v = obj[k];
+        if (v === undefined) continue;
+        const inner = v !== null && typeof v === 'object' ? cachedCanonicalJson(v) : canonicalJson(v);
+        json += `${json.length === 1 ? '' : ','}${JSON.stringify(k)}:${inner}`;
+      }
+      json += '}';
+    }
+    jsonCache.set(value, json);
+  }
   return json;
 }
 

@@ -106,9 +106,9 @@ export function promptsDigestKey(campaign: string, phase: string, model: string,
 
 /** A digest of what a prompts part holds that can change: each item's id (which hashes the request) and extras. */
 function promptsDigest(items: readonly PromptItem[]): string {
-  const h = createHash('sha256');
-  for (const item of items) h.update(item.item_id).update('\u0000').update(item.extras === undefined || item.extras === null ? '' : cachedCanonicalJson(item.extras as object)).update('\n');
-  return h.digest('hex');
+  // Joined first, hashed once: the same digest as an update per field, without four native calls per item.
+  const lines = items.map((item) => `${item.item_id}\u0000${item.extras === undefined || item.extras === null ? '' : cachedCanonicalJson(item.extras as object)}\n`);
+  return createHash('sha256').update(lines.join('')).digest('hex');
 }
 
 /**

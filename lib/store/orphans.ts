@@ -22,7 +22,7 @@ export function orphanBill(amount: number, ids: readonly string[] | null, replie
 
 /** A digest of a partition's item ids in their order: equal when the design gives the same items. */
 export function idsDigest(ids: readonly string[]): string {
-  const h = createHash('sha256');
-  for (const id of ids) h.update(id).update('\n');
-  return h.digest('hex');
+  // One update over the joined ids (each id then a newline): the same digest as an update per id,
+  // without a native call per id (a full campaign registers a million).
+  return createHash('sha256').update(ids.length === 0 ? '' : `${ids.join('\n')}\n`).digest('hex');
 }
