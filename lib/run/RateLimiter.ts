@@ -51,7 +51,6 @@ interface Waiter {
 const CALIBRATION_MIN_TOKENS = 5_000;
 /** Past this many estimated tokens the calibration sums halve, so that it follows the recent replies. */
 const CALIBRATION_WINDOW_TOKENS = 500_000;
-const MIN_PROMPT_SCALE = 0.8;
 const MAX_PROMPT_SCALE = 1.25;
 
 const realSleep = (ms: number, signal: AbortSignal) =>
@@ -145,13 +144,15 @@ export class RateLimiter {
   /**
    * How many tokens a prompt the estimate put at one token really has, learnt from the usage of
    * the replies (`calibrate`): 1 until a few thousand tokens have been seen, then their ratio,
-   * within [0.8, 1.25]. The estimate (about four characters a token) is off by a few per cent
-   * either way depending on the text; at a TPM-bound limit that error is the utilization lost or
-   * the 429s gained. The bounds keep a strange reply from throwing the pacing far off.
+   * within [1, 1.25]. Only upwards: where the provider counts more than the estimate (about four
+   * characters a token; scripts that tokenise densely), admitting at the estimate draws 429s.
+   * Never downwards: providers that admit by an estimate of their own count characters too
+   * (OpenAI: "based on character count"), and their reported prompt_tokens, usually fewer, would
+   * then undercount what they admit. The bound keeps a strange reply from throwing the pacing off.
    */
   get promptScale(): number {
     if (this.#promptEstimated < CALIBRATION_MIN_TOKENS) return 1;
-    return Math.min(MAX_PROMPT_SCALE, Math.max(MIN_PROMPT_SCALE, this.#promptActual / this.#promptEstimated));
+    return Math.min(MAX_PROMPT_SCALE, Math.max(1, this.#promptActual / this.#promptEstimated));
   }
 
   /**

@@ -252,27 +252,31 @@ describe('withRateLimit', () => {
     expect(estimates).toEqual([100]);
   });
 
-  it('learns from the replies how many tokens the provider counts for a prompt the estimate put at one', async () => {
-    // prepare: the provider counts 10 % fewer prompt tokens than estimated (1,000 → 900)
+  it('learns from the replies when the provider counts more prompt tokens than estimated, never fewer', async () => {
+    // prepare: the provider counts 10 % more prompt tokens than estimated (1,000 → 1,100)
     const limiter = new RateLimiter({ tpm: 600_000 }, { utilization: 1, initialFill: 1 });
     const inner: ModelProvider = {
       id: 'openai/m',
       simulated: false,
       classifyError: classifyProviderError,
-      generate: async () => ({ text: 'Yes.', finish_reason: 'stop', usage: { input_tokens: 900, output_tokens: 2 } }),
+      generate: async () => ({ text: 'Yes.', finish_reason: 'stop', usage: { input_tokens: 1100, output_tokens: 2 } }),
     };
     const p = withRateLimit(inner, limiter, (req) => 1000 + (req.settings.max_tokens ?? 0));
     // act: four replies (4,000 estimated tokens: under the 5,000 the correction waits for), then two more
     for (let i = 0; i < 4; i++) await p.generate({ messages: [{ role: 'user', content: 'hi' }], settings: { max_tokens: 50 } });
     const before = limiter.promptScale;
     for (let i = 0; i < 2; i++) await p.generate({ messages: [{ role: 'user', content: 'hi' }], settings: { max_tokens: 50 } });
-    // assess: max_tokens is not part of the ratio; the scale is bounded
+    // assess: max_tokens is not part of the ratio; the scale is bounded above
     expect(before).toBe(1);
-    expect(limiter.promptScale).toBeCloseTo(0.9, 12);
-    limiter.calibrate(1_000_000, 10);
-    expect(limiter.promptScale).toBe(0.8);
-    limiter.calibrate(1, Number.NaN);
-    expect(limiter.promptScale).toBe(0.8);
+    expect(limiter.promptScale).toBeCloseTo(1.1, 12);
+    limiter.calibrate(10, 1_000_000);
+    expect(limiter.promptScale).toBe(1.25);
+    // A provider counting fewer than the estimate (its admission counts characters too) never lowers it.
+    const lower = new RateLimiter({ tpm: 600_000 });
+    lower.calibrate(10_000, 5_000);
+    expect(lower.promptScale).toBe(1);
+    lower.calibrate(1, Number.NaN);
+    expect(lower.promptScale).toBe(1);
   });
 
   it("does not count the time a call waits in the limiter's queue against its attempt timeout", async () => {
