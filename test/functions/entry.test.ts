@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as planHandler } from '../../functions/plan/handler.js';
 import { handler as workerHandler } from '../../functions/worker/handler.js';
-import { ENV } from '../../lib/config/index.js';
 import type { Shard } from '../../lib/config/pipeline.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { SECRET_ARN, lambdaContext, stackEnv, startHarness, uploadCampaign, type Harness } from './harness.js';
 
 let h: Harness;
 const saved = new Map<string, string | undefined>();
@@ -18,17 +17,7 @@ beforeAll(async () => {
   h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_ENTRY_KEY: 'sk-test-entry-0123456789' }));
   // What the stack sets on the functions, with the endpoints pointed at the local servers.
   setEnv({
-    [ENV.bucket]: 'data',
-    [ENV.ledgerTable]: 'ledger',
-    [ENV.budgetTable]: 'budget',
-    [ENV.glueDatabase]: 'sondage_db',
-    [ENV.providerSecretArn]: SECRET_ARN,
-    [ENV.s3Endpoint]: h.s3.url,
-    [ENV.dynamoEndpoint]: h.dynamo.url,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: h.secrets.url,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+    ...stackEnv(h),
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     POWERTOOLS_METRICS_DISABLED: 'true',
     // Lambda's /tmp: the harness's folder, removed with it.

@@ -20,7 +20,7 @@ import { createHandler as createPlan } from '../../functions/plan/handler.js';
 import { parseGpuEnv, runGpuJob } from '../../functions/gpu/job.js';
 import { downloadPrefix } from '../../functions/gpu/weights.js';
 import { redactKeys } from '../../functions/shared/secrets.js';
-import { ENV, GPU_ENV, gpuQueueKey } from '../../lib/config/index.js';
+import { GPU_ENV, gpuQueueKey } from '../../lib/config/index.js';
 import type { GpuJob, PlanOutput } from '../../lib/config/pipeline.js';
 import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
 import type { JobLog } from '../../lib/gpu/probeJob.js';
@@ -30,7 +30,7 @@ import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { runBatchJob } from '../helpers/batchStandIn.js';
 import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
 import { FAKE_VLLM, freePort } from '../helpers/gpu.js';
-import { SECRET_ARN, lambdaContext, startHarness, type Harness } from './harness.js';
+import { SECRET_ARN, lambdaContext, stackEnv, startHarness, type Harness } from './harness.js';
 
 const QWEN_TRUE = [2514, 3007, 1866, 830, 20611];
 const QUEUE = 'arn:aws:batch:us-east-1:123456789012:job-queue/g5-xlarge-spot';
@@ -184,16 +184,7 @@ describe('the GPU job with a vLLM stand-in', () => {
     const base = {
       ...process.env,
       ...childEnv(job, 0, 1, port, logFile, { FAKE_VLLM_LATENCY_MS: '150' }),
-      [ENV.bucket]: 'data',
-      [ENV.ledgerTable]: 'ledger',
-      [ENV.budgetTable]: 'budget',
-      [ENV.providerSecretArn]: SECRET_ARN,
-      [ENV.s3Endpoint]: h.s3.url,
-      [ENV.dynamoEndpoint]: h.dynamo.url,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: h.secrets.url,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
+      ...stackEnv(h),
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
     const start = (env: NodeJS.ProcessEnv) => {

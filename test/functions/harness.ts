@@ -13,6 +13,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import { providerKeyLoader } from '../../functions/shared/secrets.js';
+import { ENV } from '../../lib/config/index.js';
 import type { HandlerDeps } from '../../functions/shared/types.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
@@ -34,6 +35,26 @@ export interface Harness {
   /** Dependencies for createHandler, with log lines collected in `logs`. */
   deps(): HandlerDeps & { readonly logs: string[] };
   close(): Promise<void>;
+}
+
+/**
+ * The environment the stack sets on its functions (bucket, tables, database, key secret), with
+ * the AWS endpoints pointed at the harness's local servers and test credentials.
+ */
+export function stackEnv(h: Harness): Record<string, string> {
+  return {
+    [ENV.bucket]: 'data',
+    [ENV.ledgerTable]: 'ledger',
+    [ENV.budgetTable]: 'budget',
+    [ENV.glueDatabase]: 'sondage_db',
+    [ENV.providerSecretArn]: SECRET_ARN,
+    [ENV.s3Endpoint]: h.s3.url,
+    [ENV.dynamoEndpoint]: h.dynamo.url,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: h.secrets.url,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'test',
+    AWS_SECRET_ACCESS_KEY: 'test',
+  };
 }
 
 export async function startHarness(): Promise<Harness> {

@@ -7,11 +7,10 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleFunction, linkSdk } from '../../bench/lambda-bundles.js';
 import { handler as planHandler } from '../../functions/plan/handler.js';
-import { ENV } from '../../lib/config/index.js';
 import type { Shard } from '../../lib/config/pipeline.js';
 import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
 import { DuckDb, sqlString } from '../../lib/store/DuckDb.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { SECRET_ARN, lambdaContext, stackEnv, startHarness, uploadCampaign, type Harness } from './harness.js';
 
 // Issue 15 item 3: the worker's deployed bundle (esbuild, as the Handler construct bundles it) runs a
 // shard in a node process of its own, from a folder holding only the bundle and the SDK the Lambda
@@ -46,17 +45,7 @@ describe('the bundled worker', () => {
   it('runs a shard without DuckDB: replies stored as Parquet, committed in the ledger', async () => {
     // prepare: the campaign planned by the plan handler (in this process, with DuckDB)
     const env = {
-      [ENV.bucket]: 'data',
-      [ENV.ledgerTable]: 'ledger',
-      [ENV.budgetTable]: 'budget',
-      [ENV.glueDatabase]: 'sondage_db',
-      [ENV.providerSecretArn]: SECRET_ARN,
-      [ENV.s3Endpoint]: h.s3.url,
-      [ENV.dynamoEndpoint]: h.dynamo.url,
-      AWS_ENDPOINT_URL_SECRETS_MANAGER: h.secrets.url,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
+      ...stackEnv(h),
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       TMPDIR: h.deps().tmpDir,
