@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
+import { chatCompletion, startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
 import { tempDir, writeCampaign, type CampaignDoc } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 import { ledgerSnapshot } from '../helpers/runData.js';
@@ -13,19 +13,7 @@ import { ledgerSnapshot } from '../helpers/runData.js';
 const KEY = 'sk-test-local-0000000000000000';
 const ENV = 'SONDAGE_OUTCOME_KEY';
 
-function completion(req: RecordedRequest) {
-  const body = req.body as { model: string };
-  return {
-    json: {
-      id: 'chatcmpl-local',
-      object: 'chat.completion',
-      created: 1_751_328_000,
-      model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Yes. It hurt someone.', refusal: null }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: 120, completion_tokens: 12, total_tokens: 132 },
-    },
-  };
-}
+const completion = (req: RecordedRequest) => chatCompletion(req, 'Yes. It hurt someone.');
 
 const servers: WireServer[] = [];
 let cleanup: (() => Promise<void>) | undefined;

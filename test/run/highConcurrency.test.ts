@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { onAbort, sleep } from '../../lib/run/sleep.js';
-import { startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
+import { chatCompletion, startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 
 // At concurrency 256 on a real provider, hundreds of calls wait on the run's one abort signal at
@@ -10,19 +10,7 @@ import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 
 const KEY = 'sk-test-local-0000000000000000';
 
-function completion(req: RecordedRequest) {
-  const body = req.body as { model: string };
-  return {
-    json: {
-      id: 'chatcmpl-local',
-      object: 'chat.completion',
-      created: 1_751_328_000,
-      model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Yes.', refusal: null }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 },
-    },
-  };
-}
+const completion = (req: RecordedRequest) => chatCompletion(req, 'Yes.', { prompt_tokens: 100, completion_tokens: 5 });
 
 describe('a run at concurrency 256', () => {
   let server: WireServer | undefined;

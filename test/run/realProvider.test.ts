@@ -2,28 +2,17 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../lib/run/runCampaign.js';
-import { startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
+import { chatCompletion, startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
 
 const KEY = 'sk-test-local-0000000000000000';
 
-/** A chat completion that answers yes/no-first and letter items the way the reading map expects. */
+/** Answers yes/no-first and letter items the way the reading map expects. */
 function completion(req: RecordedRequest) {
-  const body = req.body as { model: string; messages: { content: string }[] };
-  const prompt = body.messages.at(-1)?.content ?? '';
-  const text = /A:|B:/.test(prompt) ? 'A' : 'Yes. I think so, because it hurt someone.';
-  return {
-    json: {
-      id: 'chatcmpl-local',
-      object: 'chat.completion',
-      created: 1_751_328_000,
-      model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: 120, completion_tokens: 12, total_tokens: 132 },
-    },
-  };
+  const prompt = (req.body as { messages: { content: string }[] }).messages.at(-1)?.content ?? '';
+  return chatCompletion(req, /A:|B:/.test(prompt) ? 'A' : 'Yes. I think so, because it hurt someone.');
 }
 
 describe('a campaign on an OpenAI-compatible endpoint', () => {

@@ -3,7 +3,7 @@ import { EmbeddedLedger } from '../../lib/store/index.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 import { storedReplies } from '../helpers/runData.js';
-import { startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
+import { chatCompletion, startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
 
 // `sondage run` on a local OpenAI-compatible endpoint (issue 3): items the provider refuses for good
 // are not asked again by the next run, `--retry-failed` asks them, and a rejected key ends the run
@@ -14,19 +14,7 @@ const ENV = 'SONDAGE_RETRY_TEST_KEY';
 
 const isLabel = (req: RecordedRequest): boolean => /A:|B:/.test((req.body as { messages: { content: string }[] }).messages.at(-1)?.content ?? '');
 
-function completion(req: RecordedRequest) {
-  const body = req.body as { model: string };
-  return {
-    json: {
-      id: 'chatcmpl-local',
-      object: 'chat.completion',
-      created: 1_751_328_000,
-      model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: isLabel(req) ? 'A' : 'Yes. It hurt someone.', refusal: null }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: 120, completion_tokens: 12, total_tokens: 132 },
-    },
-  };
-}
+const completion = (req: RecordedRequest) => chatCompletion(req, isLabel(req) ? 'A' : 'Yes. It hurt someone.');
 
 describe('sondage run and failed items', () => {
   let server: WireServer | undefined;

@@ -95,3 +95,21 @@ export async function startWireServer(script: readonly WireReply[]): Promise<Wir
       }),
   };
 }
+
+/**
+ * An OpenAI chat completion answering `req` with `content` (the model echoed from the request),
+ * as a WireReply: what the local-endpoint run tests answer with.
+ * @example startWireServer([(req) => chatCompletion(req, 'Yes.')])
+ */
+export function chatCompletion(req: RecordedRequest, content: string, usage = { prompt_tokens: 120, completion_tokens: 12 }): { json: unknown } {
+  return {
+    json: {
+      id: 'chatcmpl-local',
+      object: 'chat.completion',
+      created: 1_751_328_000,
+      model: (req.body as { model: string }).model,
+      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+    },
+  };
+}
