@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileSizes } from '../helpers/runData.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { executionName } from '../../lib/cli/aws.js';
 import { PURGE_USAGE, purgeCommand } from '../../lib/cli/commands/purge.js';
@@ -45,20 +46,7 @@ afterAll(async () => {
   await cleanup();
 });
 
-/** Files under a folder (relative path → size); empty when it does not exist. */
-function tree(folder: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  const walk = (d: string): void => {
-    if (!existsSync(d)) return;
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else out[path.relative(folder, full)] = statSync(full).size;
-    }
-  };
-  walk(folder);
-  return out;
-}
+const tree = fileSizes;
 
 async function ledgerState(campaign: string): Promise<unknown> {
   const ledger = new EmbeddedLedger(dataDir);

@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { EmbeddedLedger, layout, readParquet, tableGlob } from '../../lib/store/index.js';
@@ -77,4 +78,19 @@ export async function filesUnder(dir: string, keep: (name: string) => boolean = 
 /** The journal folder of one partition, as runCampaign lays it out. */
 export function journalDir(dataDir: string, campaign: string, phase: string, model: string, language: string): string {
   return path.join(dataDir, 'campaigns', campaign, phase, '_journal', `model=${model}`, `language=${language}`);
+}
+
+/** Every file under a folder, relative path → size in bytes; empty when the folder does not exist. */
+export function fileSizes(folder: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  const walk = (d: string): void => {
+    if (!existsSync(d)) return;
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else out[path.relative(folder, full)] = statSync(full).size;
+    }
+  };
+  walk(folder);
+  return out;
 }

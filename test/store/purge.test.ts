@@ -1,6 +1,7 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileSizes } from '../helpers/runData.js';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import Database from 'better-sqlite3';
@@ -70,20 +71,7 @@ function yes(): { confirm: (s: readonly PurgeSurvey[]) => Promise<boolean>; show
 
 const open: CampaignGuard = { enter: async () => {}, check: async () => {}, leave: async () => {} };
 
-/** Every file under a folder, relative, with its size. */
-function tree(dir: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  const walk = (d: string): void => {
-    if (!existsSync(d)) return;
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const full = path.join(d, e.name);
-      if (e.isDirectory()) walk(full);
-      else out[path.relative(dir, full)] = statSync(full).size;
-    }
-  };
-  walk(dir);
-  return out;
-}
+const tree = fileSizes;
 
 /** Every row of every table of the embedded ledger, as text, sorted. */
 function sqliteRows(dataDir: string): string[] {
