@@ -1,3 +1,4 @@
+import { callSignal } from './callSignal.js';
 import { sleep } from './sleep.js';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../providers/types.js';
 import { isAdmitting } from './RateLimiter.js';
@@ -52,18 +53,20 @@ export async function callWithRetry(
       }
     }
     const started = performance.now();
-    const timeout = AbortSignal.timeout(policy.timeoutMs);
-    const callSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const call = callSignal(signal, policy.timeoutMs);
+    let failed: Extract<Attempt, { ok: false }>;
+    let retryAfterMs: number | undefined;
     try {
-      const result = await provider.generate(req, callSignal);
+      const result = await provider.generate(req, call.signal);
       last = { attempt, ok: true, result, latencyMs: Math.round(performance.now() - started) };
       onAttempt(last);
       return last;
     } catch (err) {
-      const decision = timeout.aborted
+      const decision = call.timedOut()
         ? { retry: true as const, kind: 'transient' as const, errorClass: 'timeout' }
         : provider.classifyError(err);
-      last = {
+      retryAfterMs = decision.retry ? decision.retryAfterMs : undefined;
+      failed = {
         attempt,
         ok: false,
         errorClass: decision.errorClass,
@@ -71,10 +74,13 @@ export async function callWithRetry(
         retryable: decision.retry,
         latencyMs: Math.round(performance.now() - started),
       };
-      onAttempt(last);
-      if (!decision.retry || signal?.aborted) return last;
-      await sleep(backoffMs(policy, attempt - firstAttempt + 1, decision.retryAfterMs), signal);
+    } finally {
+      call.dispose();
     }
+    last = failed;
+    onAttempt(failed);
+    if (!failed.retryable || signal?.aborted) return failed;
+    await sleep(backoffMs(policy, attempt - firstAttempt + 1, retryAfterMs), signal);
   }
   return last ?? notSent(firstAttempt, signal?.reason);
 }
