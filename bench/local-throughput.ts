@@ -33,6 +33,7 @@ const { values } = parseArgs({
     strategies: { type: 'string', default: 'rubric' },
     items: { type: 'string', default: '300' },
     keep: { type: 'boolean', default: false },
+    threads: { type: 'string' },
   },
 });
 
@@ -72,6 +73,7 @@ const ctx = await loadRunContext(file);
 const waves: { label: string; start: number; end?: number }[] = [];
 const bar = new ProgressBar();
 const summary = await runCampaign(ctx, {
+  ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
   progress: {
     start(label, total) {
       waves.push({ label, start: performance.now() });

@@ -2,27 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { analyzeLocal } from '../analysis/analyzeLocal.js';
 import type { PhaseSpec } from '../battery/types.js';
-import { CampaignFileError, formatIssues } from '../errors.js';
-import { createBatchClient, createProvider } from '../providers/registry.js';
-import type { BatchClient } from '../providers/batchTypes.js';
-import type { ModelProvider } from '../providers/types.js';
 import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout } from '../store/index.js';
-import type { BatchRecord, ReplyRow } from '../store/types.js';
+import type { ReplyRow } from '../store/types.js';
 import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
-import { answeringEntries, priceIn } from './context.js';
+import { createAnswerers } from './answerers.js';
+import { phaseEntries } from './context.js';
 import type { RunContext } from './context.js';
-import { assertWithinBudget, ensurePrompts, journalDir, partitionSpec, rateLimited } from './partitionSpec.js';
-import { PartitionItems } from './partitionItems.js';
+import { assertWithinBudget } from './partitionSpec.js';
+import { PartitionThreads, threadsForWave } from './partitionThreads.js';
 import { describePlanChange } from './planChange.js';
 import { planCampaign, plannedItems, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
-import { readingRows } from './readings.js';
 import { rebuildLedger, retireDroppedPartitions } from './rebuildLedger.js';
-import { runPartition, type StopState } from './runPartition.js';
-import { runBatchPartition } from './runBatchPartition.js';
+import type { StopState } from './runPartition.js';
 import { RateLimiters } from './RateLimiter.js';
 import { Semaphore } from './Semaphore.js';
-import { loadUpstream, upstreamNeeds } from './upstream.js';
+import { runWavePartition, type BatchRunOptions, type PartitionEnv } from './wavePartition.js';
 
 export type { RunContext } from './context.js';
 
@@ -45,17 +40,14 @@ export interface RunOptions {
   /** Stop after this many replies have been journaled (tests of a killed run). */
   readonly onReply?: (row: ReplyRow) => void;
   /** Models with `mode: batch`: how often open batches are polled (default 30 s), and test hooks. */
-  readonly batch?: {
-    readonly pollMs?: number;
-    /** At most this many requests per batch, below the provider's limits. */
-    readonly maxRequests?: number;
-    /** Called once a batch is submitted and written to the ledger. */
-    readonly onSubmitted?: (record: BatchRecord) => void;
-  };
+  readonly batch?: BatchRunOptions;
+  /**
+   * Threads that run the partitions of simulated models (partitionThreads.ts; `sondage run
+   * --threads`): 1 keeps everything on the main thread; by default the cores, up to 4, for a
+   * wave of at least 20,000 calls.
+   */
+  readonly threads?: number;
 }
-
-/** Batches take minutes to hours: polling more often than this only spends API calls. */
-const DEFAULT_BATCH_POLL_MS = 30_000;
 
 export interface PhaseSummary {
   readonly phase: string;
@@ -98,7 +90,7 @@ export interface RunSummary {
  * count nothing twice.
  */
 export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promise<RunSummary> {
-  const { campaign, battery, graph } = ctx;
+  const { campaign, graph } = ctx;
   const log = opts.log ?? (() => {});
   const progress = opts.progress ?? silentProgress;
   const dataDir = opts.dataDir ?? ctx.dataDir;
@@ -106,29 +98,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   const plan = planCampaign(ctx);
   assertWithinBudget(campaign, plan, opts.allowPartial);
 
-  // Providers check their settings (a simulation block, an unknown provider) before anything is
-  // written: a campaign that cannot run leaves no data folder behind.
-  // Real providers share one limiter per provider model (RPM/TPM from the campaign, lowered by
-  // the x-ratelimit headers they report); the simulated one needs none.
-  const limiters = new RateLimiters();
-  const providerCtx = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe, ...(battery.simulator ? { simulator: battery.simulator } : {}) };
-  const answerers = answeringEntries(ctx);
-  const providers = new Map<string, ModelProvider>();
-  const batchClients = new Map<string, BatchClient>();
-  for (const { entry, role, path } of answerers) {
-    if (entry.runs_on === 'gpu' && entry.provider === 'openai-compatible' && entry.base_url === undefined) {
-      // On AWS its GPU job serves it; here it needs a server of its own.
-      const issue = {
-        file: campaign.file,
-        path: `${path ?? `models[${campaign.models.indexOf(entry)}]`}.base_url`,
-        message: `${entry.id} runs_on: gpu and has no base_url: \`sondage start --aws\` runs it on AWS Batch; to run it here, serve it with vLLM and give base_url (e.g. http://localhost:8000/v1)`,
-      };
-      throw new CampaignFileError(formatIssues([issue]), [issue]);
-    }
-    providers.set(entry.id, rateLimited(limiters, await createProvider({ ...entry, role, simulationPath: path }, providerCtx), entry));
-    // mode: batch goes through the provider's batch API (issue 3) at its discounted price.
-    if (entry.mode === 'batch') batchClients.set(entry.id, await createBatchClient(entry, providerCtx));
-  }
+  // Providers check their settings before anything is written (answerers.ts).
+  const { providers, batchClients } = await createAnswerers(ctx, new RateLimiters());
 
   const store = new LocalBlobStore(dataDir);
   const lock = await acquireRunLock(dataDir, campaign.name);
@@ -136,6 +107,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   const ledger = new EmbeddedLedger(dataDir, { runId });
   const writer = await ParquetWriter.create({ tmpDir: join(dataDir, '.tmp'), threads: 1 });
   let db: DuckDb | undefined;
+  let threads: PartitionThreads | undefined;
+  let onAbort: (() => void) | undefined;
   try {
     const previous = await store.get(layout.planKey(campaign.name));
     if (previous !== undefined) {
@@ -185,6 +158,48 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     const phases: PhaseSummary[] = [];
     const partitionPool = opts.partitionConcurrency ?? 2;
     let spent = (await ledger.budget(campaign.name)).spent_usd;
+    let replied = 0;
+    const tick = (ok: number, costUsd: number): void => {
+      spent += costUsd;
+      if (ok === 0) return;
+      replied += ok;
+      progress.tick(replied, `$${spent.toFixed(4)} of $${campaign.budget_usd}`);
+    };
+    const env: PartitionEnv = {
+      ctx,
+      dataDir,
+      store,
+      writer,
+      providers,
+      batchClients,
+      shared: {
+        ...shared,
+        onReply: (row: ReplyRow) => {
+          tick(row.status === 'ok' ? 1 : 0, row.cost_usd);
+          opts.onReply?.(row);
+        },
+      },
+      upstreamDb: async () => (db ??= await DuckDb.open()),
+      batch: opts.batch,
+    };
+    /** The partition threads of a wave (partitionThreads.ts), started for the first wave that uses them. */
+    const threadsFor = async (wave: readonly PhaseSpec[]): Promise<PartitionThreads | undefined> => {
+      const n = threadsForWave(opts.threads, {
+        calls: wave.reduce((s, p) => s + plannedItems(plan, p.name), 0),
+        simulatedOnly: wave.every((p) => phaseEntries(ctx, p).every((e) => providers.get(e.id)?.simulated === true && !batchClients.has(e.id))),
+        hooks: opts.onReply !== undefined || opts.batch?.onSubmitted !== undefined,
+      });
+      if (Math.min(n, campaign.concurrency) <= 1) return undefined;
+      const init = { campaign, dataDir, runId, retry: shared.retry, chunkSize: shared.chunkSize, partRows: shared.partRows, retryFailed: opts.retryFailed === true };
+      threads ??= await PartitionThreads.start(Math.min(n, campaign.concurrency), init, campaign.concurrency, { ledger, stop }, { onReplies: tick });
+      return threads;
+    };
+    // An abort reaches the threads' calls as it reaches the main thread's (through the signal).
+    onAbort = (): void => {
+      stop.reason ??= 'aborted';
+      threads?.broadcastStop();
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
 
     /**
      * One wave: for every phase of it and every model and language, the partition's items (a
@@ -193,65 +208,22 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
      */
     const runWave = async (wave: readonly PhaseSpec[]): Promise<PhaseSummary[]> => {
       const summaries = new Map(wave.map((p) => [p.name, { phase: p.name, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 }]));
-      let replied = 0;
+      replied = 0;
       for (const p of wave) replied += (await ledger.counts(campaign.name, p.name)).done;
       progress.start(wave.map((p) => p.name).join(' + '), wave.reduce((s, p) => s + plannedItems(plan, p.name), 0));
+      const threads = await threadsFor(wave);
       const tasks = wave.flatMap((phase) =>
         campaign.models.flatMap((model) =>
           ctx.design.languages.map((language) => async () => {
             if (stop.reason) return;
             const summary = summaries.get(phase.name)!;
-            const dependent = phase.after.length > 0;
-            const upstream = dependent ? await loadUpstream((db ??= await DuckDb.open()), dataDir, campaign.name, upstreamNeeds(graph, phase), model.id, language) : undefined;
-            const partition = new PartitionItems(ctx, model, language, upstream);
-            const items = partition.items(phase.name);
-            summary.items += items.length;
-            // Root prompts are a pure function of the design: written once. A dependent phase's
-            // depend on the replies it reads, which a later run may have completed: rewritten.
-            await ensurePrompts(writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, battery.prompts);
-            const entry = partition.answerer(phase).entry;
-            const batch = batchClients.get(entry.id);
-            const folder = graph.readingsFolder(phase);
-            const partition_ = partitionSpec(
-              {
-                ...shared,
-                onReply: (row: ReplyRow) => {
-                  spent += row.cost_usd;
-                  if (row.status === 'ok') progress.tick(++replied, `$${spent.toFixed(4)} of $${campaign.budget_usd}`);
-                  opts.onReply?.(row);
-                },
-              },
-              {
-                phase: phase.name,
-                readingsFolder: folder,
-                model: model.id,
-                language,
-                items,
-                provider: providers.get(entry.id)!,
-                price: priceIn(ctx, phase, entry),
-                batch,
-                readReply: (item, reply) => readingRows(phase, folder, battery.vocabulary, item, reply),
-                store,
-                writer,
-                journalDir: journalDir(dataDir, campaign.name, phase.name, model.id, language),
-                keyEnv: entry.api_key_env,
-              },
-            );
-            const wholePartition = { ...partition_, wholePartition: true };
-            const out = batch
-              ? await runBatchPartition({
-                  ...wholePartition,
-                  batch,
-                  pollMs: opts.batch?.pollMs ?? DEFAULT_BATCH_POLL_MS,
-                  ...(opts.batch?.maxRequests !== undefined ? { maxBatchRequests: opts.batch.maxRequests } : {}),
-                  ...(opts.batch?.onSubmitted ? { onBatchSubmitted: opts.batch.onSubmitted } : {}),
-                })
-              : await runPartition(wholePartition);
-            accumulate(summary, out);
+            const { items, outcome } = threads ? await threads.run(phase.name, model.id, language) : await runWavePartition(env, phase, model, language);
+            summary.items += items;
+            accumulate(summary, outcome);
           }),
         ),
       );
-      await pool(tasks, partitionPool);
+      await pool(tasks, threads?.capacity ?? partitionPool);
       // An abort after the last chunk was sent leaves items pending without any partition noticing.
       if (opts.signal?.aborted) stop.reason ??= 'aborted';
       progress.finish(await spendLine(ledger, campaign.name));
@@ -262,6 +234,9 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       if (stop.reason) break;
       phases.push(...(await runWave(wave)));
     }
+    // Their heaps and DuckDB instances are freed before the analysis takes its share of memory.
+    await threads?.close();
+    threads = undefined;
 
     const budget = await ledger.budget(campaign.name);
     const summary: RunSummary = {
@@ -283,6 +258,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     const analysis = await analyzeLocal(ctx, dataDir, store);
     return { ...summary, resultsPrefix: `${layout.campaignPrefix(campaign.name)}results/`, analysis: analysis.results, table: analysis.table, excluded: analysis.excluded };
   } finally {
+    if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
+    await threads?.close();
     db?.close();
     await writer.close();
     await ledger.close();

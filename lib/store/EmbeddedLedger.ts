@@ -489,6 +489,16 @@ export class EmbeddedLedger implements Ledger {
     return this.resolveTx.immediate(campaign, partition, replied, maxCostOf);
   }
 
+  /**
+   * The item ids the orphaned reservations of a partition name (what `resolveOrphans` will ask
+   * `maxCostOf` about): for a caller that must look the costs up before the call, a partition
+   * thread whose ledger calls cross to the main thread (lib/run/threadLedger.ts).
+   */
+  async orphanedItemIds(campaign: string, partition: { readonly phase: string; readonly model: string; readonly language: string }): Promise<string[]> {
+    const rows = this.stmt.orphansOf.all(campaign, partition.phase, partition.model, partition.language) as { ids: string | null }[];
+    return rows.flatMap((r) => (r.ids === null ? [] : (JSON.parse(r.ids) as string[])));
+  }
+
   async inFlight(campaign: string): Promise<Map<string, number>> {
     return new Map((this.stmt.inFlight.all(campaign) as { phase: string; n: number }[]).map((r) => [r.phase, r.n]));
   }

@@ -26,6 +26,23 @@ export function parsePollInterval(raw: string | undefined): number | undefined {
   return Math.max(1, Math.round(seconds * 1000));
 }
 
+/** More threads than this only wait on each other (and each holds its own DuckDB). */
+const MAX_THREADS = 16;
+
+/**
+ * `--threads N` as a number, or undefined when absent (runCampaign's default).
+ * @throws SondageError naming the flag, the value and what it takes.
+ * @example parseThreads('2') // 2
+ */
+export function parseThreads(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!(Number.isInteger(n) && n >= 1 && n <= MAX_THREADS)) {
+    throw new SondageError(`sondage run: --threads ${JSON.stringify(raw)} is not a whole number from 1 to ${MAX_THREADS}; e.g. --threads 2 (1 runs every partition on the main thread)`);
+  }
+  return n;
+}
+
 /** `sondage run`'s exit code when calls were made and none was answered (README "The local run"). */
 export const EXIT_ALL_FAILED = 5;
 
@@ -36,6 +53,7 @@ export function noCallAnswered(phases: readonly { readonly done: number; readonl
 
 export async function runCommand(args: CliArgs): Promise<number> {
   const pollMs = parsePollInterval(args.pollInterval);
+  const threads = parseThreads(typeof args.values['threads'] === 'string' ? args.values['threads'] : undefined);
   const ctx = await loadRunContext(args.file, args.dataDir);
   // Before anything is written or asked: a data folder that is a file, read-only, or /proc.
   await writableDataDir(ctx.dataDir, args.dataDir, ctx.campaign);
@@ -59,6 +77,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
       allowPartial: args.allowPartial,
       retryFailed: args.values['retry-failed'] === true,
       ...(pollMs !== undefined ? { batch: { pollMs } } : {}),
+      ...(threads !== undefined ? { threads } : {}),
     });
     for (const p of summary.phases) {
       process.stderr.write(

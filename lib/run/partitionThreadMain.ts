@@ -1,0 +1,102 @@
+/**
+ * A partition thread of the local run: opens what a partition needs (the campaign's context, its
+ * Parquet writer, upstream DuckDB and providers), then runs the partitions the run sends it through
+ * the same code as the main thread (wavePartition.ts), and says what became of each. Its ledger
+ * calls run on the main thread (threadLedger.ts): one connection, one budget, as without threads.
+ */
+import { join } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { DuckDb, LocalBlobStore, ParquetWriter } from '../store/index.js';
+import { createAnswerers } from './answerers.js';
+import { contextFor } from './context.js';
+import { RateLimiters } from './RateLimiter.js';
+import type { StopState } from './runPartition.js';
+import { Semaphore } from './Semaphore.js';
+import { ThreadLedger } from './threadLedger.js';
+import { mergeStop, snapshotOf, threadError } from './threadMessages.js';
+import type { FromThread, ThreadInit, ToThread } from './threadMessages.js';
+import { runWavePartition } from './wavePartition.js';
+import type { PartitionEnv } from './wavePartition.js';
+
+/** How often the replies journaled here are reported to the progress bar. */
+const REPORT_MS = 100;
+
+const port = parentPort!;
+const init = workerData as ThreadInit;
+const post = (m: FromThread): void => port.postMessage(m);
+
+try {
+  const ctx = await contextFor(init.campaign, init.dataDir);
+  const { providers, batchClients } = await createAnswerers(ctx, new RateLimiters());
+  // Its calls run on the main thread's connection (threadLedger.ts).
+  const ledger = new ThreadLedger(post);
+  const writer = await ParquetWriter.create({ tmpDir: join(init.dataDir, '.tmp'), threads: 1 });
+  const controller = new AbortController();
+  const stop: StopState = {};
+  let db: DuckDb | undefined;
+  let ok = 0;
+  let costUsd = 0;
+  const report = (): void => {
+    if (ok === 0 && costUsd === 0) return;
+    post({ type: 'replies', ok, costUsd });
+    ok = 0;
+    costUsd = 0;
+  };
+  const timer = setInterval(report, REPORT_MS);
+  const env: PartitionEnv = {
+    ctx,
+    dataDir: init.dataDir,
+    store: new LocalBlobStore(init.dataDir),
+    writer,
+    providers,
+    batchClients,
+    shared: {
+      campaign: init.campaign.name,
+      runId: init.runId,
+      retry: init.retry,
+      ledger,
+      semaphore: new Semaphore(init.concurrency),
+      chunkSize: init.chunkSize,
+      partRows: init.partRows,
+      signal: controller.signal,
+      onReply: (row) => {
+        costUsd += row.cost_usd;
+        if (row.status === 'ok') ok++;
+      },
+      ...(init.retryFailed ? { retryFailed: true } : {}),
+      stop,
+    },
+    upstreamDb: async () => (db ??= await DuckDb.open()),
+  };
+  port.on('message', (m: ToThread) => {
+    if (m.type === 'ledgerReply') ledger.receive(m);
+    else if (m.type === 'stop') {
+      mergeStop(stop, m.stop);
+      if (stop.reason === 'aborted') controller.abort();
+    } else if (m.type === 'run') {
+      const phase = ctx.graph.get(m.phase);
+      const model = ctx.campaign.models.find((e) => e.id === m.model)!;
+      runWavePartition(env, phase, model, m.language).then(
+        ({ items, outcome }) => {
+          report();
+          post({ type: 'done', id: m.id, items, outcome, stop: snapshotOf(stop) });
+        },
+        (err: unknown) => {
+          report();
+          post({ type: 'failed', id: m.id, error: threadError(err) });
+        },
+      );
+    } else {
+      clearInterval(timer);
+      report();
+      db?.close();
+      void writer.close().finally(() => {
+          post({ type: 'closed' });
+          port.close();
+        });
+    }
+  });
+  post({ type: 'ready' });
+} catch (err) {
+  post({ type: 'failed', error: threadError(err) });
+}

@@ -1,0 +1,186 @@
+/**
+ * Partition threads of the local run (issue "Performance": both cores busy). With simulated
+ * models the run is bound by its own bookkeeping on one JS thread (building items, hashing ids,
+ * staging Parquet rows, the ledger); partitions are independent, so N threads each run whole
+ * partitions (partitionThreadMain.ts) and the main thread only hands them out and adds up.
+ */
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { EmbeddedLedger } from '../store/EmbeddedLedger.js';
+import type { PartitionOutcome, StopState } from './runPartition.js';
+import { serveLedgerCall } from './threadLedger.js';
+import { mergeStop, rebuiltError, snapshotOf } from './threadMessages.js';
+import type { FromThread, ThreadInit, ToThread } from './threadMessages.js';
+
+/** Below this many calls in a wave, starting threads (~1 s each) costs more than they save. */
+export const THREAD_MIN_CALLS = 20_000;
+/** Partitions each thread runs at once: one stages Parquet while the other calls. */
+const PARTITIONS_PER_THREAD = 2;
+
+/**
+ * How many threads run a wave's partitions: `requested` when given (1: all on the main thread);
+ * otherwise the machine's cores, up to 4, for a wave of at least THREAD_MIN_CALLS calls. Only waves
+ * answered by simulated models run in threads: a real provider's rate limits and its batch
+ * API are kept per process (RateLimiters), and its calls wait on the network, not the CPU.
+ */
+export function threadsForWave(requested: number | undefined, wave: { readonly calls: number; readonly simulatedOnly: boolean; readonly hooks: boolean }): number {
+  if (!wave.simulatedOnly || wave.hooks) return 1;
+  if (requested !== undefined) return requested;
+  return wave.calls >= THREAD_MIN_CALLS ? Math.min(4, os.availableParallelism()) : 1;
+}
+
+/** Splits `concurrency` over `n` threads: the shares add up to it, each at least 1. */
+export function concurrencyShares(concurrency: number, n: number): number[] {
+  return Array.from({ length: n }, (_, i) => Math.max(1, Math.floor(concurrency / n) + (i < concurrency % n ? 1 : 0)));
+}
+
+interface Task {
+  resolve(value: { items: number; outcome: PartitionOutcome }): void;
+  reject(err: Error): void;
+}
+
+class PartitionThread {
+  active = 0;
+  readonly tasks = new Map<number, Task>();
+  failure?: Error;
+  private exited = false;
+  private closed?: () => void;
+
+  constructor(
+    readonly worker: Worker,
+    private readonly onMessage: (thread: PartitionThread, m: FromThread) => void,
+  ) {
+    worker.on('message', (m: FromThread) => {
+      if (m.type === 'closed') this.closed?.();
+      else onMessage(this, m);
+    });
+    // A thread that dies (a crash, not an error it reported) fails what it was running.
+    worker.on('error', (err) => this.fail(err));
+    worker.on('exit', (code) => {
+      this.exited = true;
+      this.closed?.();
+      if (this.tasks.size > 0) this.fail(new Error(`a partition thread exited (code ${code}) while running ${this.tasks.size} partition(s)`));
+    });
+  }
+
+  fail(err: Error): void {
+    this.failure ??= err;
+    for (const t of this.tasks.values()) t.reject(err);
+    this.tasks.clear();
+  }
+
+  post(m: ToThread): void {
+    this.worker.postMessage(m);
+  }
+
+  async close(): Promise<void> {
+    if (this.exited) return;
+    const closed = new Promise<void>((resolve) => (this.closed = resolve));
+    this.post({ type: 'close' });
+    await closed;
+    await this.worker.terminate();
+  }
+}
+
+/** What the run hears from its threads. */
+export interface ThreadHooks {
+  /** Replies journaled in a thread: `ok` answered, `costUsd` spent. */
+  onReplies(ok: number, costUsd: number): void;
+}
+
+/**
+ * The threads of one run, started once (the first wave that runs in threads) and kept for the
+ * next waves. A stop (the budget, an abort, a rejected key) seen anywhere reaches every thread.
+ */
+export class PartitionThreads {
+  private nextId = 0;
+
+  private constructor(
+    private readonly threads: readonly PartitionThread[],
+    private readonly stop: StopState,
+  ) {}
+
+  /** Starts `n` threads; resolves once each has loaded the campaign and opened its stores. */
+  static async start(
+    n: number,
+    init: Omit<ThreadInit, 'concurrency'>,
+    concurrency: number,
+    run: { readonly ledger: EmbeddedLedger; readonly stop: StopState },
+    hooks: ThreadHooks,
+  ): Promise<PartitionThreads> {
+    const { ledger, stop } = run;
+    const threads: PartitionThread[] = [];
+    const self = new PartitionThreads(threads, stop);
+    const ready: Promise<void>[] = [];
+    for (const share of concurrencyShares(concurrency, n)) {
+      let started!: () => void;
+      let refused!: (err: Error) => void;
+      ready.push(new Promise<void>((resolve, reject) => ((started = resolve), (refused = reject))));
+      const worker = new Worker(new URL('./partitionThread.mjs', import.meta.url), { workerData: { ...init, concurrency: share } satisfies ThreadInit });
+      const thread = new PartitionThread(worker, (t, m) => {
+        if (m.type === 'ledger') serveLedgerCall(ledger, m, (reply) => t.post(reply));
+        else if (m.type === 'ready') started();
+        else if (m.type === 'replies') hooks.onReplies(m.ok, m.costUsd);
+        else if (m.type === 'done') {
+          t.active--;
+          const task = t.tasks.get(m.id);
+          t.tasks.delete(m.id);
+          self.noteStop(m.stop);
+          task?.resolve({ items: m.items, outcome: m.outcome });
+        } else if (m.type === 'failed') {
+          const err = rebuiltError(m.error);
+          if (m.id === undefined) {
+            refused(err);
+            t.fail(err);
+            return;
+          }
+          t.active--;
+          const task = t.tasks.get(m.id);
+          t.tasks.delete(m.id);
+          task?.reject(err);
+        }
+      });
+      worker.on('error', (err) => refused(err));
+      threads.push(thread);
+    }
+    try {
+      await Promise.all(ready);
+    } catch (err) {
+      await self.close();
+      throw err;
+    }
+    return self;
+  }
+
+  /** How many partitions the threads run at once. */
+  get capacity(): number {
+    return this.threads.length * PARTITIONS_PER_THREAD;
+  }
+
+  /** Runs one partition on the least busy thread. */
+  run(phase: string, model: string, language: string): Promise<{ items: number; outcome: PartitionOutcome }> {
+    const thread = this.threads.reduce((a, b) => (b.active < a.active ? b : a));
+    if (thread.failure) return Promise.reject(thread.failure);
+    const id = this.nextId++;
+    thread.active++;
+    return new Promise((resolve, reject) => {
+      thread.tasks.set(id, { resolve, reject });
+      thread.post({ type: 'run', id, phase, model, language });
+    });
+  }
+
+  /** Tells every thread the run's stop state (after an abort, or what one thread reported). */
+  broadcastStop(): void {
+    const snapshot = snapshotOf(this.stop);
+    for (const t of this.threads) t.post({ type: 'stop', stop: snapshot });
+  }
+
+  private noteStop(snapshot: ReturnType<typeof snapshotOf>): void {
+    if (mergeStop(this.stop, snapshot)) this.broadcastStop();
+  }
+
+  /** Closes each thread's stores (its DuckDB, its writer's staging folder, its ledger connection). */
+  async close(): Promise<void> {
+    await Promise.all(this.threads.map((t) => t.close().catch(() => t.worker.terminate())));
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * One (phase, model, language) partition of a wave of the local run, from its items to its
+ * committed parts: the same code on the main thread and in a partition thread
+ * (partitionThreads.ts), so that where a partition runs changes nothing it asks, stores or
+ * charges.
+ */
+import type { PhaseSpec } from '../battery/types.js';
+import type { LanguageCode } from '../core/types.js';
+import type { ModelEntry } from '../design/campaign.js';
+import type { BatchClient } from '../providers/batchTypes.js';
+import type { ModelProvider } from '../providers/types.js';
+import type { DuckDb } from '../store/DuckDb.js';
+import type { PartWriter } from '../store/parquetParts.js';
+import type { BatchRecord, BlobStore, ReplyRow } from '../store/types.js';
+import { priceIn } from './context.js';
+import type { RunContext } from './context.js';
+import { ensurePrompts, journalDir, partitionSpec } from './partitionSpec.js';
+import type { SharedPartitionFields } from './partitionSpec.js';
+import { PartitionItems } from './partitionItems.js';
+import { readingRows } from './readings.js';
+import { runBatchPartition } from './runBatchPartition.js';
+import { runPartition } from './runPartition.js';
+import type { PartitionOutcome } from './runPartition.js';
+import { loadUpstream, upstreamNeeds } from './upstream.js';
+
+/** Batches take minutes to hours: polling more often than this only spends API calls. */
+export const DEFAULT_BATCH_POLL_MS = 30_000;
+
+/** How `mode: batch` partitions poll and submit (RunOptions.batch). */
+export interface BatchRunOptions {
+  readonly pollMs?: number;
+  /** At most this many requests per batch, below the provider's limits. */
+  readonly maxRequests?: number;
+  /** Called once a batch is submitted and written to the ledger. */
+  readonly onSubmitted?: (record: BatchRecord) => void;
+}
+
+/** What running a partition needs of the run around it. */
+export interface PartitionEnv {
+  readonly ctx: RunContext;
+  readonly dataDir: string;
+  readonly store: BlobStore;
+  readonly writer: PartWriter;
+  readonly providers: ReadonlyMap<string, ModelProvider>;
+  readonly batchClients: ReadonlyMap<string, BatchClient>;
+  /** Ledger, bounds, retry policy and stop flag; `onReply` sees every journaled attempt. */
+  readonly shared: SharedPartitionFields;
+  /** The DuckDB that reads a dependent phase's upstream rows, opened on first use. */
+  upstreamDb(): Promise<DuckDb>;
+  readonly batch?: BatchRunOptions | undefined;
+}
+
+/**
+ * Runs one partition: its items (a dependent phase's built from the stored outputs of the phases
+ * it consumes), its prompts part, and its budget-guarded calls. Returns how many items it has and
+ * what became of them.
+ */
+export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, model: ModelEntry, language: LanguageCode): Promise<{ items: number; outcome: PartitionOutcome }> {
+  const { ctx, dataDir, store, writer } = env;
+  const { campaign, graph, battery } = ctx;
+  const upstream = phase.after.length > 0 ? await loadUpstream(await env.upstreamDb(), dataDir, campaign.name, upstreamNeeds(graph, phase), model.id, language) : undefined;
+  const partition = new PartitionItems(ctx, model, language, upstream);
+  const items = partition.items(phase.name);
+  // Root prompts are a pure function of the design: written once. A dependent phase's depend on
+  // the replies it reads, which a later run may have completed: rewritten.
+  await ensurePrompts(writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, battery.prompts);
+  const entry = partition.answerer(phase).entry;
+  const batch = env.batchClients.get(entry.id);
+  const folder = graph.readingsFolder(phase);
+  const spec = {
+    ...partitionSpec(env.shared, {
+      phase: phase.name,
+      readingsFolder: folder,
+      model: model.id,
+      language,
+      items,
+      provider: env.providers.get(entry.id)!,
+      price: priceIn(ctx, phase, entry),
+      batch,
+      readReply: (item, reply: ReplyRow) => readingRows(phase, folder, battery.vocabulary, item, reply),
+      store,
+      writer,
+      journalDir: journalDir(dataDir, campaign.name, phase.name, model.id, language),
+      keyEnv: entry.api_key_env,
+    }),
+    wholePartition: true,
+  };
+  const outcome = batch
+    ? await runBatchPartition({
+        ...spec,
+        batch,
+        pollMs: env.batch?.pollMs ?? DEFAULT_BATCH_POLL_MS,
+        ...(env.batch?.maxRequests !== undefined ? { maxBatchRequests: env.batch.maxRequests } : {}),
+        ...(env.batch?.onSubmitted ? { onBatchSubmitted: env.batch.onSubmitted } : {}),
+      })
+    : await runPartition(spec);
+  return { items: items.length, outcome };
+}

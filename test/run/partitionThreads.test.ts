@@ -1,0 +1,160 @@
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CampaignFileError, SondageError } from '../../lib/errors.js';
+import type { ProgressSink } from '../../lib/run/progress.js';
+import { rebuiltError, threadError } from '../../lib/run/threadMessages.js';
+import { describeStorageFailure, StorageError } from '../../lib/store/storageErrors.js';
+import { concurrencyShares, THREAD_MIN_CALLS, threadsForWave } from '../../lib/run/partitionThreads.js';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import type { RunOptions } from '../../lib/run/runCampaign.js';
+import { loadContext, simulateOnModels, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { costOf, filesUnder, ledgerSnapshot, okCounts, readResult, storedReplies } from '../helpers/runData.js';
+
+// Partition threads (issue "Performance"): a run whose partitions run in threads asks, stores,
+// charges and concludes exactly what the one-thread run does, stops as it does, and resumes.
+
+const CAMPAIGN = 'run-small';
+const RESULTS = ['story_scores.csv', 'readout_comparisons.csv'];
+
+let root: string;
+let cleanup: () => Promise<void>;
+let file: string;
+let reference: { spent: number; generate: string[]; judge: string[]; results: string[] };
+
+/** A progress sink that keeps the last count each wave reached. */
+function countingProgress(onTick?: (done: number) => void): ProgressSink & { readonly last: number[] } {
+  const last: number[] = [];
+  return {
+    last,
+    start: () => last.push(0),
+    tick: (done) => {
+      last[last.length - 1] = done;
+      onTick?.(done);
+    },
+    finish: () => {},
+  };
+}
+
+async function outcome(dataDir: string) {
+  const generate = await storedReplies(dataDir, CAMPAIGN, 'generate');
+  const judge = await storedReplies(dataDir, CAMPAIGN, 'judge');
+  return {
+    generate: [...okCounts(generate).keys()].sort(),
+    judge: [...okCounts(judge).keys()].sort(),
+    okTwice: [...okCounts(generate).values(), ...okCounts(judge).values()].filter((n) => n > 1).length,
+    stored: costOf(generate) + costOf(judge),
+  };
+}
+
+async function run(dataDir: string, options: RunOptions) {
+  return runCampaign(await loadContext(file), { dataDir, ...options });
+}
+
+beforeAll(async () => {
+  ({ dir: root, cleanup } = await tempDir('threads'));
+  file = await writeCampaign(root, 'small.yaml');
+  const dataDir = path.join(root, 'one-thread');
+  const summary = await run(dataDir, { threads: 1 });
+  expect(summary.stopped).toBeUndefined();
+  const o = await outcome(dataDir);
+  reference = { spent: summary.spentUsd, generate: o.generate, judge: o.judge, results: await Promise.all(RESULTS.map((r) => readResult(dataDir, CAMPAIGN, r))) };
+  expect(reference.judge.length).toBeGreaterThan(0);
+});
+
+afterAll(async () => cleanup());
+
+describe('partitions in threads', () => {
+  it('ask, store, charge and conclude exactly what one thread does', async () => {
+    const dataDir = path.join(root, 'two-threads');
+    const progress = countingProgress();
+    const summary = await run(dataDir, { threads: 2, progress });
+    expect(summary.stopped).toBeUndefined();
+    const o = await outcome(dataDir);
+    expect(o.generate).toEqual(reference.generate);
+    expect(o.judge).toEqual(reference.judge);
+    expect(o.okTwice).toBe(0);
+    expect(summary.spentUsd).toBeCloseTo(reference.spent, 9);
+    expect(o.stored).toBeCloseTo(summary.spentUsd, 9);
+    expect(await Promise.all(RESULTS.map((r) => readResult(dataDir, CAMPAIGN, r)))).toEqual(reference.results);
+    // The threads' replies reached the progress bar: every wave counted up to its done items.
+    expect(progress.last).toEqual([reference.generate.length, reference.judge.length]);
+    const ledger = await ledgerSnapshot(dataDir, CAMPAIGN);
+    expect(ledger.budget.reserved_usd).toBe(0);
+    expect(ledger.generate).toEqual({ pending: 0, done: reference.generate.length, failed: 0 });
+    // Nothing of the threads is left behind: no journal, no staging folder.
+    expect(await filesUnder(path.join(dataDir, 'campaigns'), (n) => n.endsWith('.ndjson'))).toEqual([]);
+    expect(await readdir(path.join(dataDir, '.tmp'))).toEqual([]);
+  });
+
+  it('stop on an abort and the next run asks only the rest, each item once', async () => {
+    const dataDir = path.join(root, 'aborted');
+    // Simulated latency keeps the generate wave busy for a few seconds, so the abort lands in it
+    // (the threads report replies every 100 ms). The replies do not depend on it.
+    const slow = await writeCampaign(root, 'small.yaml', (doc) => simulateOnModels(doc, { latency_ms: 10 }), 'slow.yaml');
+    const controller = new AbortController();
+    const half = Math.floor(reference.generate.length / 2);
+    const first = await runCampaign(await loadContext(slow), {
+      dataDir,
+      threads: 2,
+      signal: controller.signal,
+      chunkSize: 4,
+      progress: countingProgress((done) => {
+        if (done >= half) controller.abort();
+      }),
+    });
+    expect(first.stopped).toBe('aborted');
+    const mid = await ledgerSnapshot(dataDir, CAMPAIGN);
+    expect(mid.generate.done).toBeLessThan(reference.generate.length);
+    expect(mid.budget.reserved_usd).toBe(0);
+    const second = await runCampaign(await loadContext(slow), { dataDir, threads: 2 });
+    expect(second.stopped).toBeUndefined();
+    const o = await outcome(dataDir);
+    expect(o.generate).toEqual(reference.generate);
+    expect(o.judge).toEqual(reference.judge);
+    expect(o.okTwice).toBe(0);
+    expect(second.spentUsd).toBeCloseTo(reference.spent, 9);
+  });
+
+  it('stop at the budget cap without passing it', async () => {
+    const dataDir = path.join(root, 'capped');
+    const capped = await writeCampaign(root, 'small.yaml', (doc) => (doc['budget_usd'] = reference.spent / 3), 'capped.yaml');
+    const summary = await runCampaign(await loadContext(capped), { dataDir, threads: 2, allowPartial: true, chunkSize: 2 });
+    expect(summary.stopped).toBe('budget');
+    expect(summary.spentUsd).toBeGreaterThan(0);
+    expect(summary.spentUsd + summary.possiblyBilledUsd).toBeLessThanOrEqual(reference.spent / 3 + 1e-12);
+    expect((await ledgerSnapshot(dataDir, CAMPAIGN)).budget.reserved_usd).toBe(0);
+  });
+});
+
+describe('how many threads a wave gets', () => {
+  it('one unless every answering model is simulated and no hook needs the main thread', () => {
+    expect(threadsForWave(4, { calls: 1e6, simulatedOnly: false, hooks: false })).toBe(1);
+    expect(threadsForWave(4, { calls: 1e6, simulatedOnly: true, hooks: true })).toBe(1);
+    expect(threadsForWave(3, { calls: 10, simulatedOnly: true, hooks: false })).toBe(3);
+    expect(threadsForWave(undefined, { calls: THREAD_MIN_CALLS - 1, simulatedOnly: true, hooks: false })).toBe(1);
+    expect(threadsForWave(undefined, { calls: THREAD_MIN_CALLS, simulatedOnly: true, hooks: false })).toBeGreaterThanOrEqual(1);
+  });
+
+  it('splits the concurrency so that the shares add up to it', () => {
+    expect(concurrencyShares(16, 2)).toEqual([8, 8]);
+    expect(concurrencyShares(5, 2)).toEqual([3, 2]);
+    expect(concurrencyShares(7, 3).reduce((a, b) => a + b)).toBe(7);
+  });
+});
+
+describe('an error in a thread', () => {
+  it('reaches the run as the class the CLI tells the user about, message and code kept', () => {
+    const storage = rebuiltError(threadError(new StorageError('data/x: the disk is full', 'data/x', 'ENOSPC')));
+    expect(storage).toBeInstanceOf(StorageError);
+    expect(storage.message).toBe('data/x: the disk is full');
+    expect((storage as StorageError).code).toBe('ENOSPC');
+    expect(describeStorageFailure(storage)).toBe('data/x: the disk is full');
+    const bad = rebuiltError(threadError(new CampaignFileError('c.yaml: models[0].base_url: is required')));
+    expect(bad).toBeInstanceOf(SondageError);
+    expect(bad.message).toBe('c.yaml: models[0].base_url: is required');
+    const sqlite = rebuiltError(threadError(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })));
+    expect(sqlite).not.toBeInstanceOf(SondageError);
+    expect(describeStorageFailure(sqlite)).toContain('SQLITE_FULL');
+  });
+});
