@@ -2,7 +2,7 @@
  * A valid row → everything the import needs of it, computed from the row alone: its ids, its
  * status and its table lines (NDJSON, as TableSink stages them). What depends on other rows — the
  * checks across rows (RowResolver) and whether the row gives its item's prompt row — is decided
- * afterwards, so that this part can run on another thread than the checks (importJsonl.ts).
+ * afterwards (RowResolver, TableSink).
  */
 import { hash } from 'node:crypto';
 import { canonicalJson } from '../../../core/hash.js';
@@ -15,6 +15,8 @@ import type { SourcedRow } from './types.js';
 
 const NO_MAP_JSON = canonicalJson({ kind: 'none', tokens: {} });
 const NO_MESSAGES_JSON = canonicalJson([]);
+/** Derived prompt keys kept for the rows that follow (a prompt's repeats are usually near each other). */
+const PROMPT_KEY_CACHE = 65_536;
 
 /** A valid row, its ids settled, its status decided and its table lines written. */
 export interface PreparedRow {
@@ -181,7 +183,11 @@ export class RowPreparer {
 
   private promptKeyOf(identity: string): string {
     let key = this.promptKeys.get(identity);
-    if (key === undefined) this.promptKeys.set(identity, (key = shortHash(identity)));
+    if (key === undefined) {
+      // Bounded: RowResolver already keeps every identity; this only spares a hash per repeat.
+      if (this.promptKeys.size >= PROMPT_KEY_CACHE) this.promptKeys.clear();
+      this.promptKeys.set(identity, (key = shortHash(identity)));
+    }
     return key;
   }
 
