@@ -16,16 +16,21 @@
  *   npm run bench:analysis -- --bootstrap 50
  *   npm run bench:analysis -- --byo                 # `analyze --replies` on a JSONL export of the run
  *   npm run bench:analysis -- --byo --format parquet   # … on a Parquet export (or csv)
+ *   npm run bench:analysis -- --byo --import-only --copies 10 --scale 0.1
+ *                                                   # the import alone on the export copied 10 ×
+ *                                                   # under other model names (ids derived)
  *
  * Target (issue 5): under 60 s and under 2 GB.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { agreementAnalysis, runReadingAgreement } from '../lib/batteries/far6/analysis/agreement.js';
 import { analyzeReplies } from '../lib/analysis/analyzeReplies.js';
+import { importReplies } from '../lib/batteries/far6/byo/index.js';
 import { far6 } from '../lib/batteries/far6/index.js';
 import { estimate } from '../lib/batteries/far6/analysis/estimators.js';
 import { habitAnalysis } from '../lib/batteries/far6/analysis/habits.js';
@@ -54,6 +59,8 @@ const { values } = parseArgs({
     bootstrap: { type: 'string', default: '300' },
     byo: { type: 'boolean', default: false },
     format: { type: 'string', default: 'jsonl' },
+    'import-only': { type: 'boolean', default: false },
+    copies: { type: 'string', default: '1' },
     regenerate: { type: 'boolean', default: false },
     'generate-only': { type: 'boolean', default: false },
     cache: { type: 'string', default: path.join(os.tmpdir(), 'sondage-bench-analysis') },
@@ -65,6 +72,9 @@ const format = values.format as 'jsonl' | 'parquet' | 'csv';
 if (!(scale > 0 && scale <= 1)) throw new Error(`--scale ${values.scale}: expected a number in (0, 1]`);
 if (!Number.isInteger(draws) || draws < 0) throw new Error(`--bootstrap ${values.bootstrap}: expected a whole number ≥ 0`);
 if (!['jsonl', 'parquet', 'csv'].includes(format)) throw new Error(`--format ${format}: expected jsonl, parquet or csv`);
+const copies = Number(values.copies);
+if (!Number.isInteger(copies) || copies < 1) throw new Error(`--copies ${values.copies}: expected a whole number ≥ 1`);
+if (copies > 1 && format !== 'jsonl') throw new Error('--copies: only with --format jsonl');
 // Scaling the stories keeps the 48 cells; 8 stories is the fewest the identity analysis compares on.
 const nStories = Math.max(8, Math.round(105 * scale));
 const cacheDir = path.join(values.cache, `${DATA_VERSION}-stories${nStories}`);
@@ -197,12 +207,25 @@ async function byoBench(): Promise<void> {
     await exportReplies(exportFile);
     console.log(`exported the run as ${exportFile} in ${((performance.now() - t) / 1000).toFixed(1)} s (not timed below)\n`);
   }
+  const replies = copies > 1 ? path.join(cacheDir, `export-x${copies}.jsonl`) : exportFile;
+  if (copies > 1 && (values.regenerate || !(await exists(replies)))) {
+    const t = performance.now();
+    await copyExport(exportFile, replies, copies);
+    console.log(`copied the export ${copies} × as ${replies} in ${((performance.now() - t) / 1000).toFixed(1)} s (not timed below)\n`);
+  }
   const out = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-byo-'));
   const t0 = performance.now();
   last = t0;
   try {
-    const result = await analyzeReplies(far6, { replies: exportFile, out, campaign: CAMPAIGN, onStage: (name) => mark(name) });
-    const s = result.summary;
+    let s;
+    if (values['import-only']) {
+      // importReplies alone: read, validate, write the tables; no analysis.
+      s = (await importReplies(replies, { tablesDir: path.join(out, 'tables'), campaign: CAMPAIGN })).summary;
+      mark('import: read, validate, write tables');
+      console.log(`  JS heap used ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB after the import`);
+    } else {
+      s = (await analyzeReplies(far6, { replies, out, campaign: CAMPAIGN, onStage: (name) => mark(name) })).summary;
+    }
     console.log(`  ${s.rows} rows read, ${s.accepted} accepted, ${s.rejected} rejected; readings ${s.readingsGiven} given, ${s.readingsComputed} computed`);
   } finally {
     await rm(out, { recursive: true, force: true });
@@ -247,9 +270,34 @@ async function exportReplies(file: string): Promise<void> {
   }
 }
 
+/**
+ * The JSONL export `copies` times, each copy's models renamed (`m1` → `m1-c2`: other partitions,
+ * other items) and its item_id and prompt_key left out, so that the import derives them: a
+ * million-row input from the 1/10-scale run without generating the full one.
+ */
+async function copyExport(from: string, to: string, copies: number): Promise<void> {
+  const lines = (await readFile(from, 'utf8')).split('\n').filter((l) => l !== '');
+  const tmp = `${to}.partial`;
+  const out = createWriteStream(tmp);
+  for (let c = 0; c < copies; c++) {
+    const chunk: string[] = [];
+    for (const line of lines) {
+      const { item_id: _i, prompt_key: _p, ...row } = JSON.parse(line) as Record<string, unknown>;
+      chunk.push(JSON.stringify({ ...row, model: c === 0 ? row['model'] : `${String(row['model'])}-c${c}` }));
+    }
+    if (!out.write(`${chunk.join('\n')}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  await rename(tmp, to);
+}
+
 function report(t0: number): void {
   const total = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage();
   console.log(`${'total'.padEnd(44)} ${total.toFixed(2).padStart(7)} s`);
+  // CPU time of every thread of this process (JS, workers, DuckDB) since it started: on a shared
+  // machine a steadier measure of the work done than the wall time.
+  console.log(`CPU time of the process ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (user ${(cpu.user / 1e6).toFixed(1)}, system ${(cpu.system / 1e6).toFixed(1)})`);
   console.log(`peak RSS ${peakRssMiB().toFixed(0)} MiB (process.resourceUsage().maxRSS; includes DuckDB's native memory)`);
   console.log('target (issue 5): under 60 s and under 2 GB');
 }

@@ -13,6 +13,7 @@ import { analyzeCampaign } from '../analysis/analyzeCampaign.js';
 import { toCsv } from '../../../report/csv.js';
 import { writeResults } from '../report/report.js';
 import { findReplyFiles, readReplyChunks } from './load.js';
+import { RowPreparer } from './rowLines.js';
 import { TableSink } from './tables.js';
 import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportOptions, ImportResult } from './types.js';
 import { RowResolver, unknownColumnsWarning, noLettersWarning, validateFile } from './validate.js';
@@ -42,6 +43,7 @@ export async function importReplies(target: string, opts: ImportOptions): Promis
   const issues: FileIssue[] = [];
   const warnings: string[] = [];
   const resolver = new RowResolver();
+  const preparer = new RowPreparer();
   const sink = new TableSink(stage, campaign);
   let total = 0;
   let accepted = 0;
@@ -52,9 +54,10 @@ export async function importReplies(target: string, opts: ImportOptions): Promis
       for await (const raw of readReplyChunks(file, opts.chunkRows)) {
         total += raw.records.length;
         const v = validateFile(raw, (row) => {
-          const resolved = resolver.add(row);
-          if (resolved) {
-            sink.add(resolved);
+          const prepared = preparer.prepare(row);
+          const firstOfItem = resolver.add(prepared);
+          if (firstOfItem !== undefined) {
+            sink.add(prepared, firstOfItem);
             accepted++;
           }
         });

@@ -4,6 +4,8 @@ export { BYO_COLUMNS, byoReadingMapSchema, byoReadingSchema, byoRowSchema, repli
 export type { ByoRow } from './schema.js';
 export { TableSink } from './tables.js';
 export type { WrittenTables } from './tables.js';
-export { derivedIds, resolveRows, RowResolver, rowPath, unknownColumnsWarning, validateFile } from './validate.js';
-export type { ResolvedRow, ValidatedFile } from './validate.js';
+export { derivedIds, RowPreparer } from './rowLines.js';
+export type { PreparedRow } from './rowLines.js';
+export { RowResolver, rowPath, unknownColumnsWarning, validateFile } from './validate.js';
+export type { ValidatedFile } from './validate.js';
 export type * from './types.js';

@@ -1,39 +1,22 @@
 /**
- * Resolved reply rows → the three campaign tables (lib/store/schemas.ts), partitioned by model and
+ * Accepted reply rows → the three campaign tables (lib/store/schemas.ts), partitioned by model and
  * language in the hive layout, so that the analysis reads them exactly as it reads a run's.
  */
 import { writeFileSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { canonicalJson } from '../../../core/hash.js';
-import type { Language, ReadingMap } from '../types.js';
-import { readOpening, readOpeningPlus, readerIds } from '../read/index.js';
+import type { Language } from '../types.js';
 import { DuckDb, sqlIdent, sqlString } from '../../../store/DuckDb.js';
 import { PARTITION_COLUMNS, TABLE_SCHEMAS, tableColumns } from '../../../store/schemas.js';
 import { FAR6_PROMPT_COLUMNS } from '../promptColumns.js';
-import type { PromptRow } from '../../../store/schemas.js';
-import type { ReadingRow, ReplyRow } from '../../../store/types.js';
 import { assertSafeSegment } from '../../../store/layout.js';
 import type { WrittenPartition } from './types.js';
-import type { ResolvedRow } from './validate.js';
+import type { ConstantKeys, PreparedRow } from './rowLines.js';
 
 const PHASE = 'generate';
 const EMPTY_SETTINGS = '{}';
-const NO_MAP_JSON = canonicalJson({ kind: 'none', tokens: {} });
-const NO_MESSAGES_JSON = canonicalJson([]);
 /** Rows a partitioned COPY buffers per thread before writing them out (bounds DuckDB's memory). */
 const PARTITIONED_FLUSH_ROWS = 25_000;
-
-/**
- * The fixed token rule on an item's reading map (seed 000 §3; as the FAR-6 battery applies it):
- * R on every map but `none`, and R+ as well on verdict maps.
- */
-function ruleReadings(text: string, map: ReadingMap, language: Language): { reader: string; label: ReadingRow['label']; raw: string | null }[] {
-  if (map.kind === 'none') return [];
-  const out: { reader: string; label: ReadingRow['label']; raw: string | null }[] = [{ reader: readerIds.rule, ...readOpening(text, map) }];
-  if (map.kind === 'verdict') out.push({ reader: readerIds.rulePlus, ...readOpeningPlus(text, map, language) });
-  return out;
-}
 
 /**
  * The staged lines: the three tables' rows (NDJSON, partition columns included) and `rule`, the
@@ -64,9 +47,9 @@ export interface WrittenTables {
 }
 
 /**
- * Resolved rows → the three tables, without holding the rows: `add` turns a row into its table
- * lines at once (a prompt row for an item's first row, a reply row, its given readings and the
- * token rule's readings of an ok reply) and buffers them; `flush` appends the buffers to NDJSON
+ * Accepted rows → the three tables, without holding the rows: `add` buffers a row's table lines
+ * (rowLines.ts: a prompt row for an item's first row, a reply row, its given readings and the
+ * token rule's readings of an ok reply); `flush` appends the buffers to NDJSON
  * staging files (the import flushes after every chunk past a size, so memory is bounded by a
  * chunk's lines); `finish` writes each table with one DuckDB COPY, partitioned by model and
  * language in the hive layout, as a run's parts are.
@@ -79,9 +62,6 @@ export class TableSink {
   private readonly files: Readonly<Record<StageKind, string>>;
   private buffers: Record<StageKind, string[]> = { prompts: [], replies: [], readings: [], rule: [] };
   private readonly partitions = new Map<string, { model: string; language: Language; prompts: number; replies: number }>();
-  // One object per distinct map (the rule compiles its matcher once per map object, readOpening),
-  // looked up by the map's plain JSON text, which is much cheaper than canonicalJson per row.
-  private readonly maps = new Map<string, { readonly json: string; readonly map: ReadingMap }>();
   private buffered = 0;
   private readingsGiven = 0;
 
@@ -100,70 +80,22 @@ export class TableSink {
     return this.buffered;
   }
 
-  /** Adds one resolved row; `r.firstOfItem` decides whether it also gives the item's prompt row. */
-  add(r: ResolvedRow): void {
-    const v = r.value;
-    const p = this.partitionOf(v.model, v.language);
-    const map = this.mapOf(v.reading_map as ReadingMap | null | undefined);
-    // Plain JSON.stringify of the row (no key list): V8's fast path; DuckDB reads the columns by name.
-    if (r.firstOfItem) {
-      const prompt: Staged<PromptRow, 'prompts'> = {
-        item_id: r.item_id,
-        prompt_key: r.prompt_key,
-        model: v.model,
-        language: v.language,
-        story: v.story,
-        story_group: v.story_group,
-        concept_pair: v.concept_pair,
-        form: v.form,
-        constraint: v.constraint,
-        named: v.named,
-        option_order: v.option_order,
-        repeat: v.repeat,
-        construction: v.construction,
-        messages_json: v.prompt ? canonicalJson([{ role: 'user', content: v.prompt }]) : NO_MESSAGES_JSON,
-        reading_map_json: map?.json ?? NO_MAP_JSON,
-        prop_p: v.prop_p ?? '',
-        prop_notp: v.prop_notp ?? '',
-      };
-      this.push('prompts', JSON.stringify(prompt));
+  /**
+   * Stages a row the checks across rows accepted: its prompt row when it is its item's first
+   * (`firstOfItem`), its reply, its readings and its token rule readings.
+   */
+  add(r: PreparedRow, firstOfItem: boolean): void {
+    if (r.ruleError !== undefined) throw r.ruleError;
+    const p = this.partitionOf(r.model, r.language);
+    if (firstOfItem) {
+      this.push('prompts', r.promptLine);
       p.prompts++;
     }
-    const reply: Staged<ReplyRow, 'replies'> = {
-      item_id: r.item_id,
-      model: v.model,
-      language: v.language,
-      attempt: r.attempt,
-      status: r.status,
-      text: v.text,
-      input_tokens: v.input_tokens ?? 0,
-      output_tokens: v.output_tokens ?? 0,
-      cost_usd: v.cost_usd ?? 0,
-      error_class: r.status === 'error' ? 'imported' : null,
-      error_message: v.error_message ?? null,
-      provider: v.provider ?? `byo/${v.model}`,
-      simulated: v.simulated ?? false,
-      created_at: v.created_at ?? '',
-    };
-    this.push('replies', JSON.stringify(reply));
+    this.push('replies', r.replyLine);
     p.replies++;
-    for (const reading of v.readings ?? []) {
-      const row: Staged<ReadingRow, 'readings'> = {
-        item_id: r.item_id,
-        model: v.model,
-        language: v.language,
-        reader: reading.reader,
-        label: reading.label,
-        raw: reading.raw ?? null,
-      };
-      this.push('readings', JSON.stringify(row));
-      this.readingsGiven++;
-    }
-    if (r.status === 'ok' && v.text !== null && map) {
-      for (const reading of ruleReadings(v.text, map.map, v.language)) {
-        this.push('rule', JSON.stringify({ item_id: r.item_id, attempt: r.attempt, reader: reading.reader, label: reading.label, raw: reading.raw }));
-      }
-    }
+    for (const line of r.readingLines) this.push('readings', line);
+    this.readingsGiven += r.readingLines.length;
+    for (const line of r.ruleLines) this.push('rule', line);
   }
 
   /** Appends every buffered line to its staging file. */
@@ -224,29 +156,12 @@ export class TableSink {
     }
     return p;
   }
-
-  private mapOf(given: ReadingMap | null | undefined): { readonly json: string; readonly map: ReadingMap } | undefined {
-    if (!given) return undefined;
-    const plain = JSON.stringify(given);
-    let entry = this.maps.get(plain);
-    if (!entry) this.maps.set(plain, (entry = { json: canonicalJson(given), map: given }));
-    return entry;
-  }
 }
 
 function ndjson(file: string, cols: readonly Column[]): string {
   const columns = `{${cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
   return `read_ndjson(${sqlString(file)}, columns = ${columns}, format = 'newline_delimited')`;
 }
-
-/** The columns `constantColumns` fills, per table. */
-interface ConstantKeys {
-  prompts: 'campaign' | 'phase' | 'battery' | 'settings_json' | 'source_item_id';
-  replies: 'campaign' | 'phase' | 'finish_reason' | 'latency_ms' | 'logprobs_json' | 'settings_json';
-  readings: 'campaign' | 'phase' | 'judge_item_id' | 'facet' | 'value';
-}
-/** A staged line: the row less its constant columns (the compiler still checks every other field). */
-type Staged<R, T extends keyof ConstantKeys> = Omit<R, ConstantKeys[T]>;
 
 /**
  * Columns every row of a table has the same value in, as SQL literals: they are left out of the

@@ -4,12 +4,13 @@
  * was expected, what was found) and left out; every valid row is kept.
  */
 import type { z } from 'zod';
-import { hash } from 'node:crypto';
-import { jsonSyntaxProblem, shortValue } from '../../../core/fileText.js';
 import type { FileIssue } from '../../../errors.js';
-import { BOOLEAN_FIELDS, BYO_COLUMNS, byoRowSchema, INTEGER_FIELDS, JSON_FIELDS, NUMBER_FIELDS } from './schema.js';
-import type { ByoRow } from './schema.js';
+import { isJsonError, normalize, show } from './fieldValues.js';
+import { BYO_COLUMNS, byoRowSchema } from './schema.js';
+import type { ByoRowParsed } from './schema.js';
+import { quickRow } from './quickRow.js';
 import { withDefaults } from './schema.js';
+import type { PreparedRow } from './rowLines.js';
 import type { RawFile, SourcedRow } from './types.js';
 
 const KNOWN = new Set(BYO_COLUMNS);
@@ -17,38 +18,6 @@ const KNOWN = new Set(BYO_COLUMNS);
 /** `row 12, field "language"` */
 export function rowPath(row: number, field?: string): string {
   return field ? `row ${row}, field ${JSON.stringify(field)}` : `row ${row}`;
-}
-
-function show(v: unknown): string {
-  if (v instanceof Date) return `the date ${v.toISOString()}`;
-  return shortValue(v);
-}
-
-/**
- * Brings a field to the type the schema checks: CSV gives text, Parquet may give dates, and JSON
- * structures may come as JSON text in any format. Values that do not convert are left as they are,
- * so that the schema names them.
- */
-function normalize(field: string, value: unknown, fromCsv: boolean): unknown | { jsonError: string } {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'bigint') return Number(value);
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value !== 'string') return value;
-  if (JSON_FIELDS.has(field)) {
-    const t = value.trim();
-    if (t === '') return null;
-    try {
-      return JSON.parse(t) as unknown;
-    } catch (err) {
-      return { jsonError: `expected JSON (${jsonSyntaxProblem(err)}), got ${show(value)}` };
-    }
-  }
-  if (!fromCsv) return value;
-  const t = value.trim();
-  if (INTEGER_FIELDS.has(field) && /^[+-]?\d+$/.test(t)) return Number(t);
-  if (NUMBER_FIELDS.has(field) && t !== '' && Number.isFinite(Number(t))) return Number(t);
-  if (BOOLEAN_FIELDS.has(field) && /^(true|false)$/i.test(t)) return t.toLowerCase() === 'true';
-  return value;
 }
 
 function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
@@ -76,19 +45,19 @@ function fieldPath(segments: readonly PropertyKey[]): string {
   return segments.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? String(s) : `.${String(s)}`)).join('');
 }
 
-/** The design factors that identify an item, as one string (fields in a fixed order). */
-function itemIdentity(r: ByoRow): string {
-  return [r.model, r.language, r.story, r.story_group, r.concept_pair, r.form, r.constraint, r.named, String(r.option_order), r.construction].join('\u0000');
-}
-
-function shortHash(text: string): string {
-  return hash('sha256', text, 'hex').slice(0, 32);
-}
-
-/** Derived ids: prompt_key over model, language and the design factors, item_id over them and the repeat. */
-export function derivedIds(r: ByoRow): { item_id: string; prompt_key: string } {
-  const identity = itemIdentity(r);
-  return { item_id: shortHash(`${identity}\u0000${r.repeat}`), prompt_key: shortHash(identity) };
+/**
+ * label_maps.sql reads which proposition the prompt listed second (seed 000 §6); a label row that
+ * gives no letters leaves that one habit out for its item (`missing`: counted and said once), but
+ * letters that are given must make sense (else the message naming them). Undefined when fine.
+ */
+function labelLetters(r: Pick<ByoRowParsed, 'constraint' | 'reading_map'>): 'missing' | string | undefined {
+  if (r.constraint !== 'label') return undefined;
+  const letters = r.reading_map?.letters;
+  if (!letters) return 'missing';
+  if (letters.length !== 2 || letters[0]?.proposition === letters[1]?.proposition) {
+    return `a label item needs its two letters in listed order, one for P and one for notP; got ${show(letters)}`;
+  }
+  return undefined;
 }
 
 export interface ValidatedFile {
@@ -130,6 +99,20 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
       issues.push({ file: raw.file, path: rowPath(row), message: `expected an object with the fields of schema/replies.schema.json, got ${show(record)}` });
       return;
     }
+    // Most rows are valid: the hand-written check takes them without zod (quickRow.ts); a row it
+    // declines goes through the schema, which names what is wrong.
+    const quick = quickRow(record as Record<string, unknown>, fromCsv);
+    if (quick) {
+      for (const k in record) if (!KNOWN.has(k)) unknown.add(k);
+      const letters = labelLetters(quick);
+      if (letters === 'missing') labelsWithoutLetters++;
+      else if (letters) {
+        issues.push({ file: raw.file, path: rowPath(row, 'reading_map.letters'), message: letters });
+        return;
+      }
+      emit({ file: raw.file, row, value: quick });
+      return;
+    }
     const value: Record<string, unknown> = {};
     const rowIssues: FileIssue[] = [];
     for (const [k, v] of Object.entries(record as Record<string, unknown>)) {
@@ -138,8 +121,8 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
         continue;
       }
       const n = normalize(k, v, fromCsv);
-      if (n !== null && typeof n === 'object' && 'jsonError' in n) {
-        rowIssues.push({ file: raw.file, path: rowPath(row, k), message: (n as { jsonError: string }).jsonError });
+      if (isJsonError(n)) {
+        rowIssues.push({ file: raw.file, path: rowPath(row, k), message: n.jsonError });
         continue;
       }
       // Null and absent are the same for optional fields; the schema says which may be missing.
@@ -151,20 +134,10 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
         const input = valueAt(value, issue.path);
         rowIssues.push({ file: raw.file, path: rowPath(row, fieldPath(issue.path)), message: issueMessage(issue, input) });
       }
-    } else if (parsed.data.constraint === 'label') {
-      // label_maps.sql reads which proposition the prompt listed second (seed 000 §6); a row that
-      // gives no letters leaves that one habit out for its item (counted and said once), but
-      // letters that are given must make sense.
-      const letters = parsed.data.reading_map?.letters;
-      const props = letters?.map((l) => l.proposition);
-      if (!letters) labelsWithoutLetters++;
-      else if (!props || props.length !== 2 || props[0] === props[1]) {
-        rowIssues.push({
-          file: raw.file,
-          path: rowPath(row, 'reading_map.letters'),
-          message: `a label item needs its two letters in listed order, one for P and one for notP; got ${show(letters)}`,
-        });
-      }
+    } else {
+      const letters = labelLetters(parsed.data);
+      if (letters === 'missing') labelsWithoutLetters++;
+      else if (letters) rowIssues.push({ file: raw.file, path: rowPath(row, 'reading_map.letters'), message: letters });
     }
     if (rowIssues.length > 0 || !parsed.success) {
       for (const issue of rowIssues) issues.push(issue);
@@ -176,20 +149,14 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
   return { rows, issues, warnings: [...unknownColumnsWarning(raw.file, unknownColumns), ...noLettersWarning(raw.file, labelsWithoutLetters)], unknownColumns, labelsWithoutLetters };
 }
 
-/** A valid row with its ids settled and its status decided. */
-export interface ResolvedRow extends SourcedRow {
-  readonly item_id: string;
-  readonly prompt_key: string;
-  readonly attempt: number;
-  readonly status: 'ok' | 'error';
-  /** Whether this is the first accepted row of its item (the one that gives the item's prompt row). */
-  readonly firstOfItem: boolean;
-}
-
 /** Where a row was: enough to name it, without keeping the row. */
 interface Place {
   readonly file: string;
   readonly row: number;
+}
+
+function where(p: Place): string {
+  return `${p.file} row ${p.row}`;
 }
 
 /**
@@ -206,7 +173,6 @@ export class RowResolver {
   private readonly files: string[] = [];
   private readonly fileIndex = new Map<string, number>();
   private readonly identities = new Map<string, number>();
-  private readonly identityPromptKey: string[] = [];
   private readonly items = new Map<string, number>();
   private readonly item = { identity: [] as number[], repeat: [] as number[], attempt: [] as number[], file: [] as number[], row: [] as number[] };
   /** Attempts after an item's first, by item index: most items have one attempt. */
@@ -215,85 +181,70 @@ export class RowResolver {
   private readonly prompt = { identity: [] as number[], file: [] as number[], row: [] as number[] };
   private readonly storyGroups = new Map<string, { group: string; at: Place }>();
 
-  /** The row with its ids settled, or undefined when it conflicts with an earlier row (then in `issues`). */
-  add(s: SourcedRow): ResolvedRow | undefined {
-    const r = s.value;
-    const where = (p: Place) => `${p.file} row ${p.row}`;
-    const fail = (field: string, message: string): undefined => {
-      this.issues.push({ file: s.file, path: rowPath(s.row, field), message });
-      return undefined;
-    };
-    const key = itemIdentity(r);
-    let identity = this.identities.get(key);
+  /**
+   * Whether the row is its item's first (then it gives the item's prompt row), or undefined when
+   * it conflicts with an earlier row (then it is in `issues`).
+   */
+  add(r: PreparedRow): boolean | undefined {
+    let identity = this.identities.get(r.identity);
     if (identity === undefined) {
-      identity = this.identityPromptKey.length;
-      this.identities.set(key, identity);
-      this.identityPromptKey.push(shortHash(key));
+      identity = this.identities.size;
+      this.identities.set(r.identity, identity);
     }
-    const item_id = r.item_id ?? shortHash(`${key}\u0000${r.repeat}`);
-    const prompt_key = r.prompt_key ?? (this.identityPromptKey[identity] as string);
-    const attempt = r.attempt ?? 1;
-    const it = this.items.get(item_id);
-    const itemAt = (i: number): Place => ({ file: this.files[this.item.file[i] as number] as string, row: this.item.row[i] as number });
+    const it = this.items.get(r.item_id);
     if (it !== undefined && (this.item.identity[it] !== identity || this.item.repeat[it] !== r.repeat)) {
-      return fail('item_id', `item ${item_id} has other design factors or another repeat at ${where(itemAt(it))}; one item_id is one item`);
+      return this.fail(r, 'item_id', `item ${r.item_id} has other design factors or another repeat at ${where(this.itemAt(it))}; one item_id is one item`);
     }
-    const pr = this.prompts.get(prompt_key);
+    const pr = this.prompts.get(r.prompt_key);
     if (pr !== undefined && this.prompt.identity[pr] !== identity) {
       const at = { file: this.files[this.prompt.file[pr] as number] as string, row: this.prompt.row[pr] as number };
-      return fail('prompt_key', `prompt_key ${prompt_key} has other design factors at ${where(at)}; its repeats must differ in repeat only`);
+      return this.fail(r, 'prompt_key', `prompt_key ${r.prompt_key} has other design factors at ${where(at)}; its repeats must differ in repeat only`);
     }
-    // A row that gives readings without the text (labels shared without the replies) is an
-    // answered reply: its readings are analysed. Without either there is nothing to analyse.
-    const given = (r.readings ?? []).length > 0;
-    const status = r.status ?? (r.text === null && !given ? 'error' : 'ok');
-    if (status === 'ok' && r.text === null && !given) {
-      return fail('text', 'status is "ok" but there is neither text nor readings; expected the reply text, its readings, or status "error"');
+    if (r.okWithoutContent) {
+      return this.fail(r, 'text', 'status is "ok" but there is neither text nor readings; expected the reply text, its readings, or status "error"');
     }
     // Seed 000 §5 reports by story group: a story belongs to one group in every cell.
     const seenStory = this.storyGroups.get(r.story);
     if (seenStory && seenStory.group !== r.story_group) {
-      return fail('story_group', `story ${JSON.stringify(r.story)} is in group ${JSON.stringify(seenStory.group)} at ${where(seenStory.at)}; got ${JSON.stringify(r.story_group)}`);
+      return this.fail(r, 'story_group', `story ${JSON.stringify(r.story)} is in group ${JSON.stringify(seenStory.group)} at ${where(seenStory.at)}; got ${JSON.stringify(r.story_group)}`);
     }
-    const seenAttempt = it === undefined ? undefined : this.item.attempt[it] === attempt ? itemAt(it) : this.retries.get(it)?.get(attempt);
+    const seenAttempt = it === undefined ? undefined : this.item.attempt[it] === r.attempt ? this.itemAt(it) : this.retries.get(it)?.get(r.attempt);
     if (seenAttempt) {
-      return fail('attempt', `attempt ${attempt} of this item is already at ${where(seenAttempt)}; give repeats their own "repeat" and retries their own "attempt"`);
+      return this.fail(r, 'attempt', `attempt ${r.attempt} of this item is already at ${where(seenAttempt)}; give repeats their own "repeat" and retries their own "attempt"`);
     }
-    let file = this.fileIndex.get(s.file);
+    let file = this.fileIndex.get(r.file);
     if (file === undefined) {
-      file = this.files.push(s.file) - 1;
-      this.fileIndex.set(s.file, file);
+      file = this.files.push(r.file) - 1;
+      this.fileIndex.set(r.file, file);
     }
     if (it === undefined) {
-      this.items.set(item_id, this.item.identity.length);
+      this.items.set(r.item_id, this.item.identity.length);
       this.item.identity.push(identity);
       this.item.repeat.push(r.repeat);
-      this.item.attempt.push(attempt);
+      this.item.attempt.push(r.attempt);
       this.item.file.push(file);
-      this.item.row.push(s.row);
+      this.item.row.push(r.row);
     } else {
       let more = this.retries.get(it);
       if (!more) this.retries.set(it, (more = new Map()));
-      more.set(attempt, { file: s.file, row: s.row });
+      more.set(r.attempt, { file: r.file, row: r.row });
     }
-    if (!seenStory) this.storyGroups.set(r.story, { group: r.story_group, at: { file: s.file, row: s.row } });
+    if (!seenStory) this.storyGroups.set(r.story, { group: r.story_group, at: { file: r.file, row: r.row } });
     if (pr === undefined) {
-      this.prompts.set(prompt_key, this.prompt.identity.length);
+      this.prompts.set(r.prompt_key, this.prompt.identity.length);
       this.prompt.identity.push(identity);
       this.prompt.file.push(file);
-      this.prompt.row.push(s.row);
+      this.prompt.row.push(r.row);
     }
-    return { file: s.file, row: s.row, value: r, item_id, prompt_key, attempt, status, firstOfItem: it === undefined };
+    return it === undefined;
   }
-}
 
-/** `RowResolver` over an array of rows. */
-export function resolveRows(rows: readonly SourcedRow[]): { rows: ResolvedRow[]; issues: FileIssue[] } {
-  const resolver = new RowResolver();
-  const out: ResolvedRow[] = [];
-  for (const s of rows) {
-    const r = resolver.add(s);
-    if (r) out.push(r);
+  private itemAt(i: number): Place {
+    return { file: this.files[this.item.file[i] as number] as string, row: this.item.row[i] as number };
   }
-  return { rows: out, issues: resolver.issues };
+
+  private fail(r: PreparedRow, field: string, message: string): undefined {
+    this.issues.push({ file: r.file, path: rowPath(r.row, field), message });
+    return undefined;
+  }
 }

@@ -1,0 +1,201 @@
+/**
+ * A valid row → everything the import needs of it, computed from the row alone: its ids, its
+ * status and its table lines (NDJSON, as TableSink stages them). What depends on other rows — the
+ * checks across rows (RowResolver) and whether the row gives its item's prompt row — is decided
+ * afterwards (RowResolver, TableSink).
+ */
+import { hash } from 'node:crypto';
+import { canonicalJson } from '../../../core/hash.js';
+import type { PromptRow } from '../../../store/schemas.js';
+import type { ReadingRow, ReplyRow } from '../../../store/types.js';
+import { readOpening, readOpeningPlus, readerIds } from '../read/index.js';
+import type { Language, ReadingMap } from '../types.js';
+import type { ByoRow } from './schema.js';
+import type { SourcedRow } from './types.js';
+
+const NO_MAP_JSON = canonicalJson({ kind: 'none', tokens: {} });
+const NO_MESSAGES_JSON = canonicalJson([]);
+/** Derived prompt keys kept for the rows that follow (a prompt's repeats are usually near each other). */
+const PROMPT_KEY_CACHE = 65_536;
+
+/** A valid row, its ids settled, its status decided and its table lines written. */
+export interface PreparedRow {
+  readonly file: string;
+  readonly row: number;
+  /** The design factors that identify the item (`itemIdentity`). */
+  readonly identity: string;
+  readonly item_id: string;
+  readonly prompt_key: string;
+  readonly repeat: number;
+  readonly attempt: number;
+  readonly status: 'ok' | 'error';
+  /** Status ok, but neither text nor readings: RowResolver rejects it. */
+  readonly okWithoutContent: boolean;
+  readonly story: string;
+  readonly story_group: string;
+  readonly model: string;
+  readonly language: Language;
+  /** The item's prompt row: staged only when this is the item's first accepted row. */
+  readonly promptLine: string;
+  readonly replyLine: string;
+  /** The readings the row gives. */
+  readonly readingLines: readonly string[];
+  /** The token rule's readings (with the attempt), of an ok reply with text and a reading map. */
+  readonly ruleLines: readonly string[];
+  /** The token rule could not read the map: thrown when the row is staged, as it was before. */
+  readonly ruleError?: unknown;
+}
+
+/** The design factors that identify an item, as one string (fields in a fixed order). */
+export function itemIdentity(r: ByoRow): string {
+  return [r.model, r.language, r.story, r.story_group, r.concept_pair, r.form, r.constraint, r.named, String(r.option_order), r.construction].join('\u0000');
+}
+
+export function shortHash(text: string): string {
+  return hash('sha256', text, 'hex').slice(0, 32);
+}
+
+/** Derived ids: prompt_key over model, language and the design factors, item_id over them and the repeat. */
+export function derivedIds(r: ByoRow): { item_id: string; prompt_key: string } {
+  const identity = itemIdentity(r);
+  return { item_id: shortHash(`${identity}\u0000${r.repeat}`), prompt_key: shortHash(identity) };
+}
+
+/**
+ * The fixed token rule on an item's reading map (seed 000 §3; as the FAR-6 battery applies it):
+ * R on every map but `none`, and R+ as well on verdict maps.
+ */
+function ruleReadings(text: string, map: ReadingMap, language: Language): { reader: string; label: ReadingRow['label']; raw: string | null }[] {
+  if (map.kind === 'none') return [];
+  const out: { reader: string; label: ReadingRow['label']; raw: string | null }[] = [{ reader: readerIds.rule, ...readOpening(text, map) }];
+  if (map.kind === 'verdict') out.push({ reader: readerIds.rulePlus, ...readOpeningPlus(text, map, language) });
+  return out;
+}
+
+/** Columns every row of a table has the same value in (TableSink puts them back when it writes). */
+interface ConstantKeys {
+  prompts: 'campaign' | 'phase' | 'battery' | 'settings_json' | 'source_item_id';
+  replies: 'campaign' | 'phase' | 'finish_reason' | 'latency_ms' | 'logprobs_json' | 'settings_json';
+  readings: 'campaign' | 'phase' | 'judge_item_id' | 'facet' | 'value';
+}
+/** A staged line: the row less its constant columns (the compiler still checks every other field). */
+export type Staged<R, T extends keyof ConstantKeys> = Omit<R, ConstantKeys[T]>;
+export type { ConstantKeys };
+
+/** Prepares rows one at a time, keeping what many rows share (reading maps, prompt keys). */
+export class RowPreparer {
+  // One object per distinct map (the rule compiles its matcher once per map object, readOpening),
+  // looked up by the map's plain JSON text, which is much cheaper than canonicalJson per row.
+  private readonly maps = new Map<string, { readonly json: string; readonly map: ReadingMap }>();
+  private readonly promptKeys = new Map<string, string>();
+
+  prepare(s: SourcedRow): PreparedRow {
+    const v = s.value;
+    const identity = itemIdentity(v);
+    const item_id = v.item_id ?? shortHash(`${identity}\u0000${v.repeat}`);
+    const prompt_key = v.prompt_key ?? this.promptKeyOf(identity);
+    const attempt = v.attempt ?? 1;
+    // A row that gives readings without the text (labels shared without the replies) is an
+    // answered reply: its readings are analysed. Without either there is nothing to analyse.
+    const given = (v.readings ?? []).length > 0;
+    const status = v.status ?? (v.text === null && !given ? 'error' : 'ok');
+    const map = this.mapOf(v.reading_map as ReadingMap | null | undefined);
+    // Plain JSON.stringify of the row (no key list): V8's fast path; DuckDB reads the columns by name.
+    const prompt: Staged<PromptRow, 'prompts'> = {
+      item_id,
+      prompt_key,
+      model: v.model,
+      language: v.language,
+      story: v.story,
+      story_group: v.story_group,
+      concept_pair: v.concept_pair,
+      form: v.form,
+      constraint: v.constraint,
+      named: v.named,
+      option_order: v.option_order,
+      repeat: v.repeat,
+      construction: v.construction,
+      messages_json: v.prompt ? canonicalJson([{ role: 'user', content: v.prompt }]) : NO_MESSAGES_JSON,
+      reading_map_json: map?.json ?? NO_MAP_JSON,
+      prop_p: v.prop_p ?? '',
+      prop_notp: v.prop_notp ?? '',
+    };
+    const reply: Staged<ReplyRow, 'replies'> = {
+      item_id,
+      model: v.model,
+      language: v.language,
+      attempt,
+      status,
+      text: v.text,
+      input_tokens: v.input_tokens ?? 0,
+      output_tokens: v.output_tokens ?? 0,
+      cost_usd: v.cost_usd ?? 0,
+      error_class: status === 'error' ? 'imported' : null,
+      error_message: v.error_message ?? null,
+      provider: v.provider ?? `byo/${v.model}`,
+      simulated: v.simulated ?? false,
+      created_at: v.created_at ?? '',
+    };
+    const readingLines: string[] = [];
+    for (const reading of v.readings ?? []) {
+      const row: Staged<ReadingRow, 'readings'> = {
+        item_id,
+        model: v.model,
+        language: v.language,
+        reader: reading.reader,
+        label: reading.label,
+        raw: reading.raw ?? null,
+      };
+      readingLines.push(JSON.stringify(row));
+    }
+    const ruleLines: string[] = [];
+    let ruleError: unknown;
+    if (status === 'ok' && v.text !== null && map) {
+      try {
+        for (const reading of ruleReadings(v.text, map.map, v.language)) {
+          ruleLines.push(JSON.stringify({ item_id, attempt, reader: reading.reader, label: reading.label, raw: reading.raw }));
+        }
+      } catch (err) {
+        ruleError = err;
+      }
+    }
+    return {
+      file: s.file,
+      row: s.row,
+      identity,
+      item_id,
+      prompt_key,
+      repeat: v.repeat,
+      attempt,
+      status,
+      okWithoutContent: status === 'ok' && v.text === null && !given,
+      story: v.story,
+      story_group: v.story_group,
+      model: v.model,
+      language: v.language,
+      promptLine: JSON.stringify(prompt),
+      replyLine: JSON.stringify(reply),
+      readingLines,
+      ruleLines,
+      ...(ruleError === undefined ? {} : { ruleError }),
+    };
+  }
+
+  private promptKeyOf(identity: string): string {
+    let key = this.promptKeys.get(identity);
+    if (key === undefined) {
+      // Bounded: RowResolver already keeps every identity; this only spares a hash per repeat.
+      if (this.promptKeys.size >= PROMPT_KEY_CACHE) this.promptKeys.clear();
+      this.promptKeys.set(identity, (key = shortHash(identity)));
+    }
+    return key;
+  }
+
+  private mapOf(given: ReadingMap | null | undefined): { readonly json: string; readonly map: ReadingMap } | undefined {
+    if (!given) return undefined;
+    const plain = JSON.stringify(given);
+    let entry = this.maps.get(plain);
+    if (!entry) this.maps.set(plain, (entry = { json: canonicalJson(given), map: given }));
+    return entry;
+  }
+}
