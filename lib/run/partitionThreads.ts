@@ -14,6 +14,12 @@ import type { FromThread, ThreadInit, ToThread } from './threadMessages.js';
 
 /** Below this many calls in a wave, starting threads (~1 s each) costs more than they save. */
 export const THREAD_MIN_CALLS = 20_000;
+/**
+ * A thread's young generation: a partition makes millions of short-lived objects (rows, lines,
+ * ids). 64 MB instead of V8's default took 7 % off a quarter-size FAR-6 run in two threads
+ * (38.3–38.8 s → 35.7–36.4 s, peak RSS about the same); 128 MB gained little more for 150 MB RSS.
+ */
+const YOUNG_GENERATION_MB = 64;
 /** Partitions each thread runs at once: one stages Parquet while the other calls. */
 const PARTITIONS_PER_THREAD = 2;
 
@@ -116,7 +122,10 @@ export class PartitionThreads {
       let started!: () => void;
       let refused!: (err: Error) => void;
       ready.push(new Promise<void>((resolve, reject) => ((started = resolve), (refused = reject))));
-      const worker = new Worker(new URL('./partitionThread.mjs', import.meta.url), { workerData: { ...init, concurrency: share } satisfies ThreadInit });
+      const worker = new Worker(new URL('./partitionThread.mjs', import.meta.url), {
+        workerData: { ...init, concurrency: share } satisfies ThreadInit,
+        resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      });
       const thread = new PartitionThread(worker, (t, m) => {
         if (m.type === 'ledger') serveLedgerCall(ledger, m, (reply) => t.post(reply));
         else if (m.type === 'ready') started();
