@@ -32,7 +32,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       '--quiet': 'no progress bar',
       '--poll-interval S': 'seconds between polls of open provider batches',
       '--retry-failed': 'ask again the items whose last attempt failed for good (refusal, content filter, bad request); a plain run re-asks only transient failures',
-      '--threads N': 'threads that run the partitions of simulated models (1: one thread); default: the cores, up to 4, for a wave of 20,000 calls or more. Real providers always run on the main thread',
+      '--threads N': 'threads that run the partitions of simulated models (1: one thread); default: the cores, up to 4, for a wave of 20,000 calls or more, as many as fit 1 GiB with a copy of the design each. Real providers always run on the main thread',
     },
     exitCodes: {
       0: 'done (some items may have failed: the run says how many)',

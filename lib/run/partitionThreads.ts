@@ -12,7 +12,7 @@ import { serveLedgerCall } from './threadLedger.js';
 import { mergeStop, rebuiltError, snapshotOf } from './threadMessages.js';
 import type { FromThread, ThreadInit, ToThread } from './threadMessages.js';
 
-/** Below this many calls in a wave, starting threads (~1 s each) costs more than they save. */
+/** Below this many calls in a wave, starting threads (~2 s for two: each loads the code through its own tsx loader) costs more than they save. */
 export const THREAD_MIN_CALLS = 20_000;
 /**
  * A thread's young generation: a partition makes millions of short-lived objects (rows, lines,
@@ -24,15 +24,30 @@ const YOUNG_GENERATION_MB = 64;
 const PARTITIONS_PER_THREAD = 2;
 
 /**
- * How many threads run a wave's partitions: `requested` when given (1: all on the main thread);
- * otherwise the machine's cores, up to 4, for a wave of at least THREAD_MIN_CALLS calls. Only waves
- * answered by simulated models run in threads: a real provider's rate limits and its batch
- * API are kept per process (RateLimiters), and its calls wait on the network, not the CPU.
+ * What the run and its threads may hold together when the number is chosen for the user: each
+ * thread loads its own copy of the campaign's design (X-Value's 100,000 pairs, P(True)'s items:
+ * ~300–500 MB each), so threads that fit FAR-6 twice over would take a large design past 2 GB
+ * (X-Value at 100,000 pairs in two threads: 3.0 GB peak RSS against 1.9 GB on one).
  */
-export function threadsForWave(requested: number | undefined, wave: { readonly calls: number; readonly simulatedOnly: boolean; readonly hooks: boolean }): number {
+export const THREAD_MEMORY_BUDGET_BYTES = 1024 * 2 ** 20;
+
+/**
+ * How many threads run a wave's partitions: `requested` when given (1: all on the main thread);
+ * otherwise the machine's cores, up to 4, for a wave of at least THREAD_MIN_CALLS calls, and no
+ * more than keep (threads + 1) × the run's memory (`rssBytes`, its design loaded and planned)
+ * within THREAD_MEMORY_BUDGET_BYTES. Only waves answered by simulated models run in threads: a
+ * real provider's rate limits and its batch API are kept per process (RateLimiters), and its
+ * calls wait on the network, not the CPU.
+ */
+export function threadsForWave(
+  requested: number | undefined,
+  wave: { readonly calls: number; readonly simulatedOnly: boolean; readonly hooks: boolean; readonly rssBytes: number },
+): number {
   if (!wave.simulatedOnly || wave.hooks) return 1;
   if (requested !== undefined) return requested;
-  return wave.calls >= THREAD_MIN_CALLS ? Math.min(4, os.availableParallelism()) : 1;
+  if (wave.calls < THREAD_MIN_CALLS) return 1;
+  const fit = Math.floor(THREAD_MEMORY_BUDGET_BYTES / Math.max(1, wave.rssBytes)) - 1;
+  return Math.max(1, Math.min(4, os.availableParallelism(), fit));
 }
 
 /** Splits `concurrency` over `n` threads: the shares add up to it, each at least 1. */

@@ -44,7 +44,7 @@ export interface RunOptions {
   /**
    * Threads that run the partitions of simulated models (partitionThreads.ts; `sondage run
    * --threads`): 1 keeps everything on the main thread; by default the cores, up to 4, for a
-   * wave of at least 20,000 calls.
+   * wave of at least 20,000 calls, as many as fit 1 GiB with a copy of the design each.
    */
   readonly threads?: number;
 }
@@ -159,6 +159,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     const partitionPool = opts.partitionConcurrency ?? 2;
     let spent = (await ledger.budget(campaign.name)).spent_usd;
     let replied = 0;
+    let threadsFailed = false;
     const tick = (ok: number, costUsd: number): void => {
       spent += costUsd;
       if (ok === 0) return;
@@ -188,10 +189,17 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
         calls: wave.reduce((s, p) => s + plannedItems(plan, p.name), 0),
         simulatedOnly: wave.every((p) => phaseEntries(ctx, p).every((e) => providers.get(e.id)?.simulated === true && !batchClients.has(e.id))),
         hooks: opts.onReply !== undefined || opts.batch?.onSubmitted !== undefined,
+        rssBytes: process.memoryUsage.rss(),
       });
-      if (Math.min(n, campaign.concurrency) <= 1) return undefined;
+      if (Math.min(n, campaign.concurrency) <= 1 || threadsFailed) return undefined;
       const init = { campaign, dataDir, runId, retry: shared.retry, chunkSize: shared.chunkSize, partRows: shared.partRows, retryFailed: opts.retryFailed === true };
-      threads ??= await PartitionThreads.start(Math.min(n, campaign.concurrency), init, campaign.concurrency, { ledger, stop }, { onReplies: tick });
+      try {
+        threads ??= await PartitionThreads.start(Math.min(n, campaign.concurrency), init, campaign.concurrency, { ledger, stop }, { onReplies: tick });
+      } catch (err) {
+        // The main thread runs the same partitions, only slower: say so and go on.
+        threadsFailed = true;
+        log(`partition threads could not start (${err instanceof Error ? err.message : String(err)}); running on one thread`);
+      }
       return threads;
     };
     // An abort reaches the threads' calls as it reaches the main thread's (through the signal).

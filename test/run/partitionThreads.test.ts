@@ -1,11 +1,12 @@
 import { readdir } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CampaignFileError, SondageError } from '../../lib/errors.js';
 import type { ProgressSink } from '../../lib/run/progress.js';
 import { rebuiltError, threadError } from '../../lib/run/threadMessages.js';
 import { describeStorageFailure, StorageError } from '../../lib/store/storageErrors.js';
-import { concurrencyShares, THREAD_MIN_CALLS, threadsForWave } from '../../lib/run/partitionThreads.js';
+import { concurrencyShares, THREAD_MEMORY_BUDGET_BYTES, THREAD_MIN_CALLS, threadsForWave } from '../../lib/run/partitionThreads.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { RunOptions } from '../../lib/run/runCampaign.js';
 import { loadContext, simulateOnModels, tempDir, writeCampaign } from '../helpers/campaigns.js';
@@ -129,11 +130,21 @@ describe('partitions in threads', () => {
 
 describe('how many threads a wave gets', () => {
   it('one unless every answering model is simulated and no hook needs the main thread', () => {
-    expect(threadsForWave(4, { calls: 1e6, simulatedOnly: false, hooks: false })).toBe(1);
-    expect(threadsForWave(4, { calls: 1e6, simulatedOnly: true, hooks: true })).toBe(1);
-    expect(threadsForWave(3, { calls: 10, simulatedOnly: true, hooks: false })).toBe(3);
-    expect(threadsForWave(undefined, { calls: THREAD_MIN_CALLS - 1, simulatedOnly: true, hooks: false })).toBe(1);
-    expect(threadsForWave(undefined, { calls: THREAD_MIN_CALLS, simulatedOnly: true, hooks: false })).toBeGreaterThanOrEqual(1);
+    const small = 100 * 2 ** 20;
+    expect(threadsForWave(4, { calls: 1e6, simulatedOnly: false, hooks: false, rssBytes: small })).toBe(1);
+    expect(threadsForWave(4, { calls: 1e6, simulatedOnly: true, hooks: true, rssBytes: small })).toBe(1);
+    expect(threadsForWave(3, { calls: 10, simulatedOnly: true, hooks: false, rssBytes: small })).toBe(3);
+    expect(threadsForWave(undefined, { calls: THREAD_MIN_CALLS - 1, simulatedOnly: true, hooks: false, rssBytes: small })).toBe(1);
+    expect(threadsForWave(undefined, { calls: THREAD_MIN_CALLS, simulatedOnly: true, hooks: false, rssBytes: small })).toBe(Math.min(4, os.availableParallelism()));
+  });
+
+  it('no more by default than fit the memory budget with a copy of the design each; --threads decides alone', () => {
+    const wave = { calls: 1e6, simulatedOnly: true, hooks: false };
+    // A run at 500 MB (X-Value's 100,000 pairs planned): the main thread and two threads, 3 × 500 MB, do not fit 1 GiB.
+    expect(threadsForWave(undefined, { ...wave, rssBytes: 500 * 2 ** 20 })).toBe(1);
+    expect(threadsForWave(undefined, { ...wave, rssBytes: 300 * 2 ** 20 })).toBe(Math.min(2, os.availableParallelism()));
+    expect(threadsForWave(undefined, { ...wave, rssBytes: THREAD_MEMORY_BUDGET_BYTES })).toBe(1);
+    expect(threadsForWave(2, { ...wave, rssBytes: THREAD_MEMORY_BUDGET_BYTES })).toBe(2);
   });
 
   it('splits the concurrency so that the shares add up to it', () => {

@@ -90,6 +90,21 @@ describe('a battery made for the tests, on the embedded default', () => {
       [0, 0],
     ]);
   });
+
+  it('runs on one thread when threads are asked for: they load the registry, which has no battery registered at run time', async () => {
+    const file = await campaign('relay-threads', {});
+    const ctx = await loadContext(file);
+    const log: string[] = [];
+    const summary = await runCampaign(ctx, { dataDir: ctx.dataDir, threads: 2, log: (line) => log.push(line) });
+    expect(summary.stopped).toBeUndefined();
+    expect(summary.phases.map((p) => [p.phase, p.done])).toEqual([
+      ['guess', 800],
+      ['double', 800],
+    ]);
+    expect(log.filter((l) => l.startsWith('partition threads could not start'))).toEqual([
+      expect.stringMatching(/battery: "relay" is not a known battery.*; running on one thread$/),
+    ]);
+  });
 });
 
 describe('bad input, refused before anything is written', () => {
