@@ -66,7 +66,9 @@ try {
       ...(init.retryFailed ? { retryFailed: true } : {}),
       stop,
     },
-    upstreamDb: async () => (db ??= await DuckDb.open()),
+    // One DuckDB thread and a smaller cap than the main thread's: it reads one partition's
+    // upstream rows at a time, and every native thread and buffer here adds to the run's peak.
+    upstreamDb: async () => (db ??= await DuckDb.open({ threads: 1, memoryLimit: '200MB' })),
   };
   port.on('message', (m: ToThread) => {
     if (m.type === 'ledgerReply') ledger.receive(m);
