@@ -194,7 +194,11 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       if (Math.min(n, campaign.concurrency) <= 1 || threadsFailed) return undefined;
       const init = { campaign, dataDir, runId, retry: shared.retry, chunkSize: shared.chunkSize, partRows: shared.partRows, retryFailed: opts.retryFailed === true };
       try {
-        threads ??= await PartitionThreads.start(Math.min(n, campaign.concurrency), init, campaign.concurrency, { ledger, stop }, { onReplies: tick });
+        if (threads === undefined) {
+          const count = Math.min(n, campaign.concurrency);
+          threads = await PartitionThreads.start(count, init, campaign.concurrency, { ledger, stop }, { onReplies: tick });
+          log(`partitions run in ${count} threads (--threads 1: on one)`);
+        }
       } catch (err) {
         // The main thread runs the same partitions, only slower: say so and go on.
         threadsFailed = true;
@@ -218,8 +222,9 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       const summaries = new Map(wave.map((p) => [p.name, { phase: p.name, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 }]));
       replied = 0;
       for (const p of wave) replied += (await ledger.counts(campaign.name, p.name)).done;
-      progress.start(wave.map((p) => p.name).join(' + '), wave.reduce((s, p) => s + plannedItems(plan, p.name), 0));
+      // Before the progress bar: a thread that cannot start says so on a line of its own.
       const threads = await threadsFor(wave);
+      progress.start(wave.map((p) => p.name).join(' + '), wave.reduce((s, p) => s + plannedItems(plan, p.name), 0));
       const tasks = wave.flatMap((phase) =>
         campaign.models.flatMap((model) =>
           ctx.design.languages.map((language) => async () => {

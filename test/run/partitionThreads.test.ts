@@ -69,8 +69,10 @@ describe('partitions in threads', () => {
   it('ask, store, charge and conclude exactly what one thread does', async () => {
     const dataDir = path.join(root, 'two-threads');
     const progress = countingProgress();
-    const summary = await run(dataDir, { threads: 2, progress });
+    const log: string[] = [];
+    const summary = await run(dataDir, { threads: 2, progress, log: (line) => log.push(line) });
     expect(summary.stopped).toBeUndefined();
+    expect(log).toEqual(['partitions run in 2 threads (--threads 1: on one)']);
     const o = await outcome(dataDir);
     expect(o.generate).toEqual(reference.generate);
     expect(o.judge).toEqual(reference.judge);
