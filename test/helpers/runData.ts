@@ -55,6 +55,14 @@ export async function ledgerSnapshot(dataDir: string, campaign: string): Promise
   }
 }
 
+/** Every results file of a campaign, by name, as text (what a local run wrote, to compare with AWS's). */
+export async function readResults(dataDir: string, campaign: string): Promise<Map<string, string>> {
+  const folder = path.join(dataDir, layout.campaignPrefix(campaign), 'results');
+  const out = new Map<string, string>();
+  for (const name of await readdir(folder)) out.set(name, await readFile(path.join(folder, name), 'utf8'));
+  return out;
+}
+
 /** A results file (`story_scores.csv`, …) of a campaign as text. */
 export function readResult(dataDir: string, campaign: string, name: string): Promise<string> {
   return readFile(path.join(dataDir, layout.resultsKey(campaign, name)), 'utf8');

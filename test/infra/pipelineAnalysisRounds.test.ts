@@ -7,14 +7,14 @@
  * was — each query started once, the local run's files in the end. A query that never ends fails
  * the execution at the round limit, naming it, with the failure recorded in the ledger.
  */
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportAgain, ReportEvent } from '../../lib/config/pipeline.js';
 import { REPORT_ROUNDS } from '../../lib/config/sizing.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
-import { layout } from '../../lib/store/index.js';
 import { loadContext, tempDir } from '../helpers/campaigns.js';
+import { readResults } from '../helpers/runData.js';
 import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
 import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
@@ -42,9 +42,7 @@ beforeAll(async () => {
   dataDir = ctx.dataDir;
   const local = await runCampaign(ctx, { dataDir });
   expect(local.stopped).toBeUndefined();
-  const folder = path.join(dataDir, layout.campaignPrefix(CAMPAIGN), 'results');
-  localResults = new Map();
-  for (const name of await readdir(folder)) localResults.set(name, await readFile(path.join(folder, name), 'utf8'));
+  localResults = await readResults(dataDir, CAMPAIGN);
 }, 60_000);
 
 afterEach(async () => {

@@ -8,13 +8,13 @@
  * of the stored replies' costs (and the local run's), nothing is reserved or pending, spend ≤ cap,
  * and the report's tables are the local run's.
  */
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { RunSummary } from '../../lib/run/runCampaign.js';
-import { layout } from '../../lib/store/index.js';
 import { loadContext, tempDir } from '../helpers/campaigns.js';
+import { readResults } from '../helpers/runData.js';
 import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
 import type { CampaignDoc } from '../helpers/campaigns.js';
 import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
@@ -58,9 +58,7 @@ beforeAll(async () => {
   dataDir = ctx.dataDir;
   local = await runCampaign(ctx, { dataDir });
   expect(local.stopped).toBeUndefined();
-  const folder = path.join(dataDir, layout.campaignPrefix(CAMPAIGN), 'results');
-  localResults = new Map();
-  for (const name of await readdir(folder)) localResults.set(name, await readFile(path.join(folder, name), 'utf8'));
+  localResults = await readResults(dataDir, CAMPAIGN);
 }, 60_000);
 
 afterEach(async () => {

@@ -15,7 +15,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT, ENV, GPU_ENV, gpuQueueKey } from '../../lib/config/index.js';
@@ -25,9 +25,10 @@ import { priceIn } from '../../lib/run/context.js';
 import type { RunContext } from '../../lib/run/context.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { RunSummary } from '../../lib/run/runCampaign.js';
-import { layout, readParquet, tableGlob } from '../../lib/store/index.js';
+import { readParquet, tableGlob } from '../../lib/store/index.js';
 import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
 import { loadContext, tempDir } from '../helpers/campaigns.js';
+import { readResults } from '../helpers/runData.js';
 import { FAKE_VLLM, freePort } from '../helpers/gpu.js';
 import { exampleCampaign } from '../helpers/pipeline/campaignFiles.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
@@ -87,9 +88,7 @@ beforeAll(async () => {
   ctx = await loadContext(file);
   local = await runCampaign(ctx, { dataDir: ctx.dataDir });
   expect(local.stopped).toBeUndefined();
-  const folder = path.join(ctx.dataDir, layout.campaignPrefix(CAMPAIGN), 'results');
-  localResults = new Map();
-  for (const name of await readdir(folder)) localResults.set(name, await readFile(path.join(folder, name), 'utf8'));
+  localResults = await readResults(ctx.dataDir, CAMPAIGN);
 }, 60_000);
 
 afterEach(async () => {
