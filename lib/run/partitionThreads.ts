@@ -37,14 +37,17 @@ export const THREAD_MEMORY_BUDGET_BYTES = 1024 * 2 ** 20;
  * more than keep (threads + 1) × the run's memory (`rssBytes`, its design loaded and planned)
  * within THREAD_MEMORY_BUDGET_BYTES. Only waves answered by simulated models run in threads: a
  * real provider's rate limits and its batch API are kept per process (RateLimiters), and its
- * calls wait on the network, not the CPU.
+ * calls wait on the network, not the CPU. Threads started for an earlier wave (`running`) run
+ * every later wave they may: their memory is spent already, and the run's RSS now counts their
+ * heaps, so measuring it again would wrongly keep the later waves on one thread.
  */
 export function threadsForWave(
   requested: number | undefined,
-  wave: { readonly calls: number; readonly simulatedOnly: boolean; readonly hooks: boolean; readonly rssBytes: number },
+  wave: { readonly calls: number; readonly simulatedOnly: boolean; readonly hooks: boolean; readonly rssBytes: number; readonly running?: number },
 ): number {
   if (!wave.simulatedOnly || wave.hooks) return 1;
   if (requested !== undefined) return requested;
+  if (wave.running !== undefined && wave.running > 1) return wave.running;
   if (wave.calls < THREAD_MIN_CALLS) return 1;
   const fit = Math.floor(THREAD_MEMORY_BUDGET_BYTES / Math.max(1, wave.rssBytes)) - 1;
   return Math.max(1, Math.min(4, os.availableParallelism(), fit));
@@ -174,6 +177,11 @@ export class PartitionThreads {
       throw err;
     }
     return self;
+  }
+
+  /** How many threads there are. */
+  get size(): number {
+    return this.threads.length;
   }
 
   /** How many partitions the threads run at once. */

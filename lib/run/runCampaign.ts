@@ -190,6 +190,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
         simulatedOnly: wave.every((p) => phaseEntries(ctx, p).every((e) => providers.get(e.id)?.simulated === true && !batchClients.has(e.id))),
         hooks: opts.onReply !== undefined || opts.batch?.onSubmitted !== undefined,
         rssBytes: process.memoryUsage.rss(),
+        ...(threads ? { running: threads.size } : {}),
       });
       if (Math.min(n, campaign.concurrency) <= 1 || threadsFailed) return undefined;
       const init = { campaign, dataDir, runId, retry: shared.retry, chunkSize: shared.chunkSize, partRows: shared.partRows, retryFailed: opts.retryFailed === true };

@@ -149,6 +149,15 @@ describe('how many threads a wave gets', () => {
     expect(threadsForWave(2, { ...wave, rssBytes: THREAD_MEMORY_BUDGET_BYTES })).toBe(2);
   });
 
+  it('the threads an earlier wave started run every later wave they may, whatever the RSS (their heaps) is now', () => {
+    const judge = { calls: 10, simulatedOnly: true, hooks: false, rssBytes: THREAD_MEMORY_BUDGET_BYTES };
+    expect(threadsForWave(undefined, { ...judge, running: 2 })).toBe(2);
+    expect(threadsForWave(undefined, { ...judge, running: 3 })).toBe(3);
+    expect(threadsForWave(undefined, judge)).toBe(1);
+    expect(threadsForWave(undefined, { ...judge, running: 2, simulatedOnly: false })).toBe(1);
+    expect(threadsForWave(undefined, { ...judge, running: 2, hooks: true })).toBe(1);
+  });
+
   it('splits the concurrency so that the shares add up to it', () => {
     expect(concurrencyShares(16, 2)).toEqual([8, 8]);
     expect(concurrencyShares(5, 2)).toEqual([3, 2]);
