@@ -1,14 +1,15 @@
 import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { partKey } from './layout.js';
 import { tempSibling } from './LocalBlobStore.js';
 import { sqlIdent, sqlString } from './DuckDb.js';
-import { columnsOf, rowEncoder } from './parquetParts.js';
+import { appendRow, cellsOf, tableColumnsSql } from './duckdbAppend.js';
+import { columnsOf, rowChecker } from './parquetParts.js';
 import type { PartitionCheck, PartTarget, PartWriter, Rows, WriteOptions, WrittenPart } from './parquetParts.js';
 import { isProcessAlive } from './lock.js';
 import { StorageError, storageCode, writeFailure } from './storageErrors.js';
@@ -16,9 +17,6 @@ import type { ColumnDef, TableRows } from './schemas.js';
 import type { BlobStore, TableName } from './types.js';
 
 export type { PartitionCheck, PartTarget, PartWriter, WriteOptions, WrittenPart } from './parquetParts.js';
-
-/** NDJSON is flushed to disk in pieces of about this many characters. */
-const CHUNK_CHARS = 4 * 1024 * 1024;
 
 /** Staging folders are `sondage-parquet-<pid>@<host>-XXXXXX`: whose they are is in the name. */
 const STAGING_PREFIX = 'sondage-parquet-';
@@ -56,33 +54,11 @@ export async function removeAbandonedStaging(base: string): Promise<number> {
 }
 
 /**
- * Writes all of `bytes`: one write may take fewer than it was given (a full disk, a file-size
- * limit: the kernel writes what fits and says how much), and a staging file cut short reached
- * DuckDB as "Malformed JSON" — the part's rows silently short, or the run dead with no word of
- * the disk. A write that takes nothing, or fails, is a StorageError naming the file.
- */
-export async function writeFully(handle: Pick<FileHandle, 'write'>, bytes: Uint8Array, file: string): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) {
-    let written: number;
-    try {
-      ({ bytesWritten: written } = await handle.write(bytes, offset, bytes.length - offset));
-    } catch (err) {
-      const code = storageCode(err) ?? 'EIO';
-      throw new StorageError(writeFailure(file, code), file, code, { cause: err });
-    }
-    if (written <= 0) {
-      throw new StorageError(writeFailure(file, 'ENOSPC', `the disk took none of the last ${bytes.length - offset} bytes; nothing of this part was committed`), file, 'ENOSPC');
-    }
-    offset += written;
-  }
-}
-
-/**
  * Writes the rows of one table partition to one Parquet part file (zstd) with DuckDB: rows are
- * checked against the table schema and streamed to a temporary NDJSON file, DuckDB converts it
- * with explicit column types, and the result is renamed into place (readers never see a partial
- * part). Partition columns are checked against the target, then left out of the file.
+ * checked against the table schema and appended, cell by typed cell, to a table of the writer's
+ * in-memory database, which DuckDB then writes out; the file is renamed into place (readers never
+ * see a partial part). Partition columns are checked against the target, then left out of the
+ * file. A reply journal (NDJSON) is converted by DuckDB's JSON reader (`convert`).
  *
  * One DuckDB instance per writer, reused across parts; `close()` frees it.
  *
@@ -100,7 +76,7 @@ export class ParquetWriter implements PartWriter {
     private readonly tmpDir: string,
   ) {}
 
-  /** `tmpDir`: where the NDJSON staging files go (default: a fresh folder in the OS temp dir). */
+  /** `tmpDir`: where parts bound for a store without local paths are staged (default: a fresh folder in the OS temp dir). */
   static async create(options: { readonly tmpDir?: string; readonly threads?: number; readonly memoryLimit?: string } = {}): Promise<ParquetWriter> {
     const base = options.tmpDir ?? os.tmpdir();
     await mkdir(base, { recursive: true });
@@ -129,13 +105,44 @@ export class ParquetWriter implements PartWriter {
   ): Promise<number> {
     if (this.closed) throw new SondageError('ParquetWriter is closed');
     const columns = columnsOf(table, options.columns);
-    const ndjson = path.join(this.tmpDir, `${randomBytes(8).toString('hex')}.ndjson`);
+    const check = rowChecker(table, columns, partition, options.trusted);
+    const cells = cellsOf(columns);
+    // The rows go into a table of this writer's in-memory database through its appender, then
+    // out as Parquet; DuckDB spills the table to its temp folder past the memory limit.
+    const staging = sqlIdent(`stage_${randomBytes(8).toString('hex')}`);
+    const connection = await this.instance.connect();
     try {
-      const count = await this.stage(table, columns, rows, ndjson, partition, options.trusted);
-      await this.convert(table, ndjson, filePath, columns);
+      await connection.run(`CREATE TABLE ${staging} (${tableColumnsSql(columns, sqlIdent)})`);
+      const appender = await connection.createAppender(staging.slice(1, -1));
+      let count = 0;
+      try {
+        const add = (row: TableRows[T]): void => {
+          const r = row as unknown as Record<string, unknown>;
+          check?.(r, count);
+          appendRow(appender, table, columns, cells, r, count++);
+        };
+        // `for await` over an array would cost a promise per row: iterate sync sources synchronously.
+        if (Symbol.asyncIterator in rows) {
+          for await (const row of rows) add(row);
+        } else {
+          for (const row of rows) add(row);
+        }
+      } finally {
+        // Flushes what was appended; after a bad row, the half-appended row refuses, and the table goes anyway.
+        try {
+          appender.closeSync();
+        } catch {
+          // the error that stopped the rows is the one to report
+        }
+      }
+      await this.copyInto(connection, `SELECT * FROM ${staging}`, filePath);
       return count;
     } finally {
-      await rm(ndjson, { force: true });
+      try {
+        await connection.run(`DROP TABLE IF EXISTS ${staging}`);
+      } finally {
+        connection.closeSync();
+      }
     }
   }
 
@@ -147,22 +154,23 @@ export class ParquetWriter implements PartWriter {
   async convert(table: TableName, ndjsonPath: string, filePath: string, columns?: readonly ColumnDef[]): Promise<void> {
     if (this.closed) throw new SondageError('ParquetWriter is closed');
     const schema = columnsOf(table, columns);
+    const types = schema.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ');
+    const select = schema.map((c) => sqlIdent(c.name)).join(', ');
+    const connection = await this.instance.connect();
+    try {
+      await this.copyInto(connection, `SELECT ${select} FROM read_ndjson(${sqlString(ndjsonPath)}, columns = {${types}}, format = 'newline_delimited')`, filePath);
+    } finally {
+      connection.closeSync();
+    }
+  }
+
+  /** Writes what `select` gives to the Parquet file at `filePath`, whole or not at all. */
+  private async copyInto(connection: DuckDBConnection, select: string, filePath: string): Promise<void> {
     const target = path.resolve(filePath);
     const tmpTarget = tempSibling(target);
     try {
       await mkdir(path.dirname(target), { recursive: true });
-      const columns = schema.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ');
-      const select = schema.map((c) => sqlIdent(c.name)).join(', ');
-      const connection = await this.instance.connect();
-      try {
-        await connection.run(
-          `COPY (SELECT ${select} FROM read_ndjson(${sqlString(ndjsonPath)}, columns = {${columns}}, ` +
-            `format = 'newline_delimited')) ` +
-            `TO ${sqlString(tmpTarget)} (FORMAT parquet, COMPRESSION zstd)`,
-        );
-      } finally {
-        connection.closeSync();
-      }
+      await connection.run(`COPY (${select}) TO ${sqlString(tmpTarget)} (FORMAT parquet, COMPRESSION zstd)`);
       await rename(tmpTarget, target);
     } catch (err) {
       // DuckDB says "IO Error: … No space left on device" in its message only: named as the disk.
@@ -216,47 +224,6 @@ export class ParquetWriter implements PartWriter {
       return { key, rows: count, bytes: body.byteLength };
     } finally {
       await rm(staged, { force: true });
-    }
-  }
-
-  // Streams rows as NDJSON in bounded chunks, so a large part never exists as one giant string.
-  private async stage<T extends TableName>(
-    table: T,
-    columns: readonly ColumnDef[],
-    rows: Rows<T>,
-    file: string,
-    partition: PartitionCheck | undefined,
-    trusted = false,
-  ): Promise<number> {
-    const encode = rowEncoder(table, columns, partition, trusted);
-    const handle = await open(file, 'w');
-    try {
-      let chunk: string[] = [];
-      let chars = 0;
-      let count = 0;
-      const add = (row: TableRows[T]): boolean => {
-        const line = encode(row as unknown as Record<string, unknown>, count++);
-        chunk.push(line);
-        chars += line.length;
-        return chars >= CHUNK_CHARS;
-      };
-      const flush = async (): Promise<void> => {
-        if (chunk.length === 0) return;
-        const bytes = Buffer.from(chunk.join(''), 'utf8');
-        chunk = [];
-        chars = 0;
-        await writeFully(handle, bytes, file);
-      };
-      // `for await` over an array would cost a promise per row: iterate sync sources synchronously.
-      if (Symbol.asyncIterator in rows) {
-        for await (const row of rows) if (add(row)) await flush();
-      } else {
-        for (const row of rows) if (add(row)) await flush();
-      }
-      await flush();
-      return count;
-    } finally {
-      await handle.close();
     }
   }
 

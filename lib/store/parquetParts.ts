@@ -61,7 +61,7 @@ function describe(v: unknown): string {
 }
 
 /** Why `v` cannot go into `col`, or undefined when it can. */
-function columnError(v: unknown, col: ColumnDef): string | undefined {
+export function columnError(v: unknown, col: ColumnDef): string | undefined {
   if (v === null || v === undefined) {
     return col.nullable ? undefined : `expects ${col.type}, got ${describe(v)}; the column is not nullable`;
   }
@@ -117,25 +117,6 @@ export function rowChecker(
     }
   };
 }
-
-/** Checks a row against the schema and the partition, and returns its NDJSON line. */
-export function rowEncoder(
-  table: TableName,
-  cols: readonly ColumnDef[],
-  partition: PartitionCheck | undefined,
-  trusted = false,
-): (row: Record<string, unknown>, index: number) => string {
-  // JSON.stringify with a key list writes only the stored columns, in schema order, natively:
-  // several times less garbage than building the line by hand. A missing nullable key reads as NULL.
-  const keys = cols.map((c) => c.name);
-  const check = rowChecker(table, cols, partition, trusted);
-  if (!check) return (row) => `${JSON.stringify(row, keys)}\n`;
-  return (row, index) => {
-    check(row, index);
-    return `${JSON.stringify(row, keys)}\n`;
-  };
-}
-
 
 /** Writes parts of the campaign tables into a store: what the runners and the worker need of a writer. */
 export interface PartWriter {

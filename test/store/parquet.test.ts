@@ -236,6 +236,40 @@ describe('ParquetWriter refuses bad rows', () => {
   });
 });
 
+describe('ParquetWriter with trusted rows (the run\'s own: no per-cell checks before the appender)', () => {
+  const target = { campaign: 'tr', phase: 'generate', table: 'replies', model: 'm', language: 'en' } as const;
+  const row = (over: Record<string, unknown>): ReplyRow => ({ ...reply(2, { campaign: 'tr', model: 'm', language: 'en' }), ...over }) as ReplyRow;
+
+  it('writes NaN and ±Infinity as NULL, as the JSON lines it used to stage did', async () => {
+    const rows = [row({ item_id: 'a', cost_usd: Number.NaN }), row({ item_id: 'b', latency_ms: Number.POSITIVE_INFINITY }), row({ item_id: 'c', latency_ms: -Infinity })];
+    await writer.writePart(store, { ...target, partName: 'part-nan.parquet' }, rows, { trusted: true });
+    const back = await readParquet<{ item_id: string; cost_usd: number | null; latency_ms: number | null }>(
+      tableGlob(root, 'tr', 'generate', 'replies'),
+      'SELECT item_id, cost_usd, latency_ms FROM parts ORDER BY item_id',
+    );
+    expect(back).toEqual([
+      { item_id: 'a', cost_usd: null, latency_ms: 12.5 },
+      { item_id: 'b', cost_usd: 0.00025, latency_ms: null },
+      { item_id: 'c', cost_usd: 0.00025, latency_ms: null },
+    ]);
+  });
+
+  it.each([
+    [{ attempt: '1' }, /^replies row 1 \(item_id "i-2"\): column attempt expects INTEGER, got "1" \(string\)$/],
+    [{ attempt: 2 ** 31 }, /column attempt expects INTEGER, got 2147483648/],
+    [{ text: 5 }, /column text expects VARCHAR, got 5 \(number\)/],
+    [{ simulated: 1 }, /column simulated expects BOOLEAN, got 1 \(number\)/],
+  ])('a cell of the wrong type %j is named, and no part is written', async (over, message) => {
+    const part = { ...target, campaign: 'trbad', partName: 'part-1.parquet' };
+    const rows = [row({ campaign: 'trbad' }), row({ campaign: 'trbad', ...over })];
+    await expect(writer.writePart(store, part, rows, { trusted: true })).rejects.toThrow(message);
+    expect(await store.list('campaigns/trbad/')).toEqual([]);
+    // The writer goes on: its next part is whole.
+    expect((await writer.writePart(store, part, [row({ campaign: 'trbad' })], { trusted: true })).rows).toBe(1);
+    await store.delete('campaigns/trbad/generate/replies/model=m/language=en/part-1.parquet');
+  });
+});
+
 describe('reading with no files yet', () => {
   it('readParquet returns [] for an empty glob', async () => {
     expect(await readParquet(tableGlob(root, 'nothing', 'generate', 'replies'))).toEqual([]);

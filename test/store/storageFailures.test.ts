@@ -4,12 +4,12 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Journal } from '../../lib/run/Journal.js';
 import { checkLedgerFile, prepareDataDir } from '../../lib/store/dataDir.js';
-import { ParquetWriter, removeAbandonedStaging, writeFully } from '../../lib/store/ParquetWriter.js';
+import { ParquetWriter, removeAbandonedStaging } from '../../lib/store/ParquetWriter.js';
 import { describeStorageFailure, StorageError } from '../../lib/store/storageErrors.js';
 import { tempDir } from '../helpers/campaigns.js';
 
-// The disk as a source of bad input: writes the kernel cuts short, a full disk, a journal that
-// cannot be written, a damaged ledger, staging folders a kill left behind.
+// The disk as a source of bad input: a full disk, a journal that cannot be written, a damaged
+// ledger, staging folders a kill left behind.
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -17,46 +17,6 @@ beforeEach(async () => {
   ({ dir, cleanup } = await tempDir('storage'));
 });
 afterEach(() => cleanup());
-
-/** A file handle whose writes take at most `take` bytes each, then fail with `code` after `okWrites`. */
-function shortHandle(take: number, okWrites: number, code?: string) {
-  const written: Uint8Array[] = [];
-  let calls = 0;
-  return {
-    written,
-    write: async (buf: Uint8Array, offset = 0, length = buf.length) => {
-      calls++;
-      if (calls > okWrites) {
-        if (code) throw Object.assign(new Error(`${code}: write failed`), { code });
-        return { bytesWritten: 0, buffer: buf };
-      }
-      const n = Math.min(take, length);
-      written.push(buf.subarray(offset, offset + n));
-      return { bytesWritten: n, buffer: buf };
-    },
-  };
-}
-
-describe('ParquetWriter stages every byte, or says why not', () => {
-  it('writes on after a short write until every byte is down', async () => {
-    const handle = shortHandle(3, Infinity);
-    await writeFully(handle as never, Buffer.from('{"a":1}\n{"a":2}\n'), 'stage.ndjson');
-    expect(Buffer.concat(handle.written).toString()).toBe('{"a":1}\n{"a":2}\n');
-  });
-
-  it.each([
-    ['a write that then fails (a file-size limit)', 'EFBIG', 'the file grew past the size this process may write (a file-size limit, ulimit -f?) (EFBIG)'],
-    ['a write that then fails (a full disk)', 'ENOSPC', 'the disk is full (ENOSPC)'],
-    ['a write that takes nothing', undefined, 'the disk took none of the last'],
-  ])('%s: a StorageError naming the file, not a later "Malformed JSON"', async (_name, code, says) => {
-    const handle = shortHandle(5, 2, code);
-    const err = await writeFully(handle as never, Buffer.from('x'.repeat(40)), '/data/.tmp/stage.ndjson').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(StorageError);
-    expect((err as Error).message).toMatch(/^could not write \/data\/\.tmp\/stage\.ndjson: /);
-    expect((err as Error).message).toContain(says);
-    expect((err as Error).message).toContain('nothing of this part was committed');
-  });
-});
 
 describe('the reply journal on a disk that fails', () => {
   it('an unwritable journal is reported by `failed` and by close, never as a crash of the process', async () => {
