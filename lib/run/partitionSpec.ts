@@ -86,7 +86,11 @@ export function journalDir(root: string, campaign: string, phase: string, model:
  */
 export function partSink(writer: PartWriter, store: BlobStore, campaign: string, phase: string, readingsFolder: string, model: string, language: LanguageCode): PartSink {
   return {
-    writeReplies: (journalPath, partName) => writer.convertPart(store, { campaign, phase, table: 'replies', model, language, partName }, journalPath),
+    writeReplies: async (journalPath, partName, rows) => {
+      const target = { campaign, phase, table: 'replies', model, language, partName } as const;
+      // The rows the journal holds, still in memory: appended as they are, not parsed back from it.
+      return rows ? (await writer.writePart(store, target, rows, { trusted: true })).key : writer.convertPart(store, target, journalPath);
+    },
     partKey: (partName) => partKey(campaign, phase, 'replies', model, language, partName),
     writeReadings: async (rows, partName) => {
       if (rows.length > 0) {

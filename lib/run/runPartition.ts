@@ -48,8 +48,12 @@ export function attemptVerdict(final: { readonly ok: boolean; readonly errorClas
 
 /** Where the rows of one partition go once a part is complete. */
 export interface PartSink {
-  /** Converts a journal (NDJSON reply rows) into the replies part `partName`; returns its key. */
-  writeReplies(journalPath: string, partName: string): Promise<string>;
+  /**
+   * Writes the replies part `partName`; returns its key. From `rows` when the caller still holds
+   * the journal's rows (the part's own run: the journal is not read back), else by converting the
+   * journal (NDJSON reply rows: a killed run's, or a batch's).
+   */
+  writeReplies(journalPath: string, partName: string, rows?: readonly ReplyRow[]): Promise<string>;
   /** The key `writeReplies` gives the part `partName` (to ask the ledger whether it is committed). */
   partKey(partName: string): string;
   /** Writes reading rows as a readings part. */
@@ -423,7 +427,7 @@ async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void
   }
   const partName = partNameOf(part.journal.path);
   const byId = new Map(spec.items.map((i) => [i.item_id, i]));
-  const repliesKey = await spec.sink.writeReplies(part.journal.path, partName);
+  const repliesKey = await spec.sink.writeReplies(part.journal.path, partName, part.rows);
   await spec.sink.writeReadings(readingsOf(spec, byId, part.rows), partName);
   await spec.ledger.commitPart({
     campaign: spec.campaign,
