@@ -3,7 +3,10 @@
  * chat completions and enforces RPM = 600 and a TPM limit the way OpenAI does (a request costs its
  * prompt tokens + max_completion_tokens at admission; the per-minute limits are enforced over one
  * second, so bursts are refused), answers with a realistic latency (log-normal, median 800 ms, plus
- * a 2 % tail of 4-15 s) and sends `x-ratelimit-*` headers and `retry-after-ms` on 429s.
+ * a 2 % tail of 4-15 s) and sends `x-ratelimit-*` headers and `retry-after-ms` on 429s. The headers
+ * are OpenAI's: `remaining` counts down from the per-minute limit (what is admitted and not yet
+ * refilled comes off it; the one-second window that refuses bursts is not reported) and is taken
+ * when the request is admitted, so a reply brings the state of its admission, as old as its latency.
  *
  * N requests go through it twice, each time through the real `openai` adapter and callWithRetry:
  *   - sondage: RateLimiter (RPM and TPM buckets, refined by the headers) + bounded concurrency;
@@ -74,23 +77,25 @@ async function startLimitedServer(seed: number) {
   const rand = seededRandom(seed); // both clients see the same requests and latencies
   const perMs = { req: RPM / 60_000, tok: TPM / 60_000 };
   const cap = { req: RPM / 60, tok: TPM / 60 };
-  const level = { req: cap.req, tok: cap.tok };
+  // Admitted and not yet refilled. The same deficit empties the one-second window that is enforced
+  // (cap - deficit) and the per-minute allowance that the headers report (limit - deficit).
+  const deficit = { req: 0, tok: 0 };
   let last = performance.now();
   const stats: ServerStats = { accepted: [], costs: [], rejected: 0 };
   const refill = () => {
     const now = performance.now();
-    level.req = Math.min(cap.req, level.req + (now - last) * perMs.req);
-    level.tok = Math.min(cap.tok, level.tok + (now - last) * perMs.tok);
+    deficit.req = Math.max(0, deficit.req - (now - last) * perMs.req);
+    deficit.tok = Math.max(0, deficit.tok - (now - last) * perMs.tok);
     last = now;
   };
   const headers = () => ({
     'content-type': 'application/json',
     'x-ratelimit-limit-requests': String(RPM),
     'x-ratelimit-limit-tokens': String(TPM),
-    'x-ratelimit-remaining-requests': String(Math.max(0, Math.floor(level.req))),
-    'x-ratelimit-remaining-tokens': String(Math.max(0, Math.floor(level.tok))),
-    'x-ratelimit-reset-requests': `${Math.ceil((cap.req - level.req) / perMs.req)}ms`,
-    'x-ratelimit-reset-tokens': `${Math.ceil((cap.tok - level.tok) / perMs.tok)}ms`,
+    'x-ratelimit-remaining-requests': String(Math.max(0, Math.floor(RPM - deficit.req))),
+    'x-ratelimit-remaining-tokens': String(Math.max(0, Math.floor(TPM - deficit.tok))),
+    'x-ratelimit-reset-requests': `${Math.ceil(deficit.req / perMs.req)}ms`,
+    'x-ratelimit-reset-tokens': `${Math.ceil(deficit.tok / perMs.tok)}ms`,
   });
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -100,21 +105,21 @@ async function startLimitedServer(seed: number) {
       const cost = admissionCost(body);
       refill();
       const needTok = Math.min(cost, cap.tok);
-      if (level.req < 1 || level.tok < needTok) {
+      if (cap.req - deficit.req < 1 || cap.tok - deficit.tok < needTok) {
         stats.rejected++;
-        const wait = Math.max((1 - level.req) / perMs.req, (needTok - level.tok) / perMs.tok);
+        const wait = Math.max((deficit.req + 1 - cap.req) / perMs.req, (deficit.tok + needTok - cap.tok) / perMs.tok);
         res.writeHead(429, { ...headers(), 'retry-after-ms': String(Math.ceil(wait)) });
         res.end(JSON.stringify({ error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } }));
         return;
       }
-      level.req -= 1;
-      level.tok -= cost;
+      deficit.req += 1;
+      deficit.tok += cost;
+      const atAdmission = headers();
       stats.accepted.push(performance.now());
       stats.costs.push(cost);
       const out = 20 + Math.floor(rand() * 100);
       setTimeout(() => {
-        refill();
-        res.writeHead(200, headers());
+        res.writeHead(200, atAdmission);
         res.end(
           JSON.stringify({
             id: 'chatcmpl-bench',

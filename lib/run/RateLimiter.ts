@@ -1,5 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RateLimitHints } from '../providers/rateLimits.js';
 import type { GenerateRequest, ModelProvider } from '../providers/types.js';
+import { AdmissionOffset } from './admissionOffset.js';
 import { onAbort } from './sleep.js';
 
 /** A model's limits, as the campaign file gives them (`models[].rpm`, `models[].tpm`). */
@@ -53,6 +55,17 @@ const CALIBRATION_MIN_TOKENS = 5_000;
 const CALIBRATION_WINDOW_TOKENS = 500_000;
 const MAX_PROMPT_SCALE = 1.25;
 
+/**
+ * The hints reported while one call of withRateLimit is in flight. The adapters report headers
+ * through a callback shared by all calls (`onRateLimitHints`, routed by RateLimiters.observe);
+ * the call's async context tells which call a reply's headers belong to.
+ */
+interface ReplyScope {
+  readonly limiter: RateLimiter;
+  readonly hints: RateLimitHints[];
+}
+const replyScope = new AsyncLocalStorage<ReplyScope>();
+
 const realSleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal.aborted) return resolve();
@@ -94,9 +107,10 @@ class Bucket {
 /**
  * Paces the calls to one provider model under its requests-per-minute and tokens-per-minute
  * limits (issue 3, "Rate limits and retries"): two token buckets, refined by the provider's
- * `x-ratelimit-*` headers (`observe`) and paused by a 429's `retry-after` (`pause`). Callers are
- * served first come, first served, so a large request is not starved by small ones. Concurrency
- * is bounded elsewhere (Semaphore); this only decides when a call may start.
+ * `x-ratelimit-*` headers (`observe`, and the admission discount: `noteReply`) and paused by a
+ * 429's `retry-after` (`pause`). Callers are served first come, first served, so a large request
+ * is not starved by small ones. Concurrency is bounded elsewhere (Semaphore); this only decides
+ * when a call may start.
  */
 export class RateLimiter {
   #configured: RateLimits;
@@ -115,6 +129,7 @@ export class RateLimiter {
   #limits: RateLimits;
   #promptEstimated = 0;
   #promptActual = 0;
+  readonly #offset: AdmissionOffset;
 
   constructor(limits: RateLimits, options: RateLimiterOptions = {}) {
     for (const [name, v] of Object.entries(limits))
@@ -130,6 +145,7 @@ export class RateLimiter {
     this.#now = options.now ?? (() => performance.now());
     this.#sleep = options.sleep ?? realSleep;
     this.#last = this.#now();
+    this.#offset = new AdmissionOffset(this.#last);
     this.#requests = new Bucket(Infinity, Infinity);
     this.#tokens = new Bucket(Infinity, Infinity);
     this.#configure(this.#requests, limits.rpm);
@@ -169,6 +185,26 @@ export class RateLimiter {
     }
   }
 
+  /**
+   * Tokens to take off the admission cost of a call estimated at `estimate` (prompt + max_tokens):
+   * how many fewer the provider's `x-ratelimit-*-tokens` headers showed it counting at admission
+   * (lib/run/admissionOffset.ts); 0 until ten seconds of replies have shown it, at most 2 %.
+   */
+  admissionDiscount(estimate: number): number {
+    return this.#offset.discount(estimate, this.#now());
+  }
+
+  /**
+   * Notes the headers of one successful call estimated at `estimate`, for admissionDiscount. Only a
+   * call that reported exactly one set of headers with both the token limit and the remaining
+   * tokens tells what the server counted for it.
+   */
+  noteReply(estimate: number, hints: readonly RateLimitHints[]): void {
+    const h = hints.length === 1 ? hints[0]! : undefined;
+    if (h?.limitTokens === undefined || h.remainingTokens === undefined) return;
+    this.#offset.note(estimate, h.limitTokens - h.remainingTokens, this.#now());
+  }
+
   /** Callers waiting for their turn. */
   get queued(): number {
     return this.#queue.length;
@@ -202,9 +238,13 @@ export class RateLimiter {
   /**
    * Refines the buckets from a response's rate-limit headers: a lower announced limit lowers the
    * rate, and the allowance left is never above what the server says remains (another process
-   * sharing the key, or token counts above the estimates, show up here).
+   * sharing the key, or token counts above the estimates, show up here). OpenAI's remaining
+   * counts down from the per-minute limit, so this bites only once less than one burst is left.
+   * Headers that come back inside a call of withRateLimit are also kept for that call (noteReply).
    */
   observe(hints: RateLimitHints): void {
+    const scope = replyScope.getStore();
+    if (scope?.limiter === this) scope.hints.push(hints);
     this.#refill();
     const rpm = lower(this.#configured.rpm, hints.limitRequests);
     const tpm = lower(this.#configured.tpm, hints.limitTokens);
@@ -311,10 +351,11 @@ export function isAdmitting(provider: ModelProvider): provider is AdmittingProvi
 export function withRateLimit(provider: ModelProvider, limiter: RateLimiter, estimateTokens: (req: GenerateRequest) => number): AdmittingProvider {
   // Turns taken by `admit` and not yet used by `generate`, per request object.
   const admitted = new WeakMap<GenerateRequest, number>();
-  // The admission cost: the prompt estimate corrected by what the provider counted so far, plus max_tokens.
+  // The admission cost: the prompt estimate raised by what the replies' usage counted so far, plus
+  // max_tokens, less what the headers showed the provider counts fewer at admission.
   // The estimate scans the prompt: once per request object, however many attempts and turns.
   const estimates = new WeakMap<GenerateRequest, { prompt: number; maxOut: number }>();
-  const admission = (req: GenerateRequest): { cost: number; prompt: number } => {
+  const admission = (req: GenerateRequest): { cost: number; prompt: number; estimate: number } => {
     let e = estimates.get(req);
     if (e === undefined) {
       const estimate = estimateTokens(req);
@@ -322,7 +363,8 @@ export function withRateLimit(provider: ModelProvider, limiter: RateLimiter, est
       e = { prompt: estimate - maxOut, maxOut };
       estimates.set(req, e);
     }
-    return { cost: e.prompt * limiter.promptScale + e.maxOut, prompt: e.prompt };
+    const estimate = e.prompt + e.maxOut;
+    return { cost: e.prompt * limiter.promptScale + e.maxOut - limiter.admissionDiscount(estimate), prompt: e.prompt, estimate };
   };
   return {
     id: provider.id,
@@ -338,8 +380,11 @@ export function withRateLimit(provider: ModelProvider, limiter: RateLimiter, est
       if (turns > 0) admitted.set(req, turns - 1);
       else await limiter.acquire(admission(req).cost, signal);
       try {
-        const result = await provider.generate(req, signal);
-        limiter.calibrate(admission(req).prompt, result.usage.input_tokens);
+        const scope: ReplyScope = { limiter, hints: [] };
+        const result = await replyScope.run(scope, () => provider.generate(req, signal));
+        const { prompt, estimate } = admission(req);
+        limiter.calibrate(prompt, result.usage.input_tokens);
+        limiter.noteReply(estimate, scope.hints);
         return result;
       } catch (err) {
         const decision = provider.classifyError(err);

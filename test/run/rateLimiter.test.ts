@@ -6,42 +6,7 @@ import { callWithRetry } from '../../lib/run/callWithRetry.js';
 import type { Attempt } from '../../lib/run/callWithRetry.js';
 import { RateLimiter, RateLimiters, withRateLimit } from '../../lib/run/RateLimiter.js';
 import type { RateLimiterOptions } from '../../lib/run/RateLimiter.js';
-
-/** A clock that moves only when the test says so; timers fire in order as it passes them. */
-class FakeClock {
-  t = 0;
-  private timers: { at: number; fire: () => void }[] = [];
-  readonly now = () => this.t;
-  readonly sleep = (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      const timer = { at: this.t + ms, fire: resolve };
-      this.timers.push(timer);
-      signal.addEventListener(
-        'abort',
-        () => {
-          this.timers = this.timers.filter((x) => x !== timer);
-          resolve();
-        },
-        { once: true },
-      );
-    });
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    await flush();
-    for (;;) {
-      const due = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((x) => x !== due);
-      this.t = Math.max(this.t, due.at);
-      due.fire();
-      await flush();
-    }
-    this.t = end;
-    await flush();
-  }
-}
-
-const flush = () => new Promise<void>((r) => setImmediate(r));
+import { FakeClock, flush } from '../helpers/fakeClock.js';
 
 function setup(limits: ConstructorParameters<typeof RateLimiter>[0], options: RateLimiterOptions = {}) {
   const clock = new FakeClock();
