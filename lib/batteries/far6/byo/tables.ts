@@ -23,7 +23,7 @@ const PARTITIONED_FLUSH_ROWS = 25_000;
  * token rule's readings of every ok reply with its attempt, of which the chosen reply's are kept
  * when the tables are written.
  */
-type StageKind = 'prompts' | 'replies' | 'readings' | 'rule';
+export type StageKind = 'prompts' | 'replies' | 'readings' | 'rule';
 const STAGE_KINDS: readonly StageKind[] = ['prompts', 'replies', 'readings', 'rule'];
 
 interface Column {
@@ -60,7 +60,9 @@ export interface WrittenTables {
  */
 export class TableSink {
   private readonly files: Readonly<Record<StageKind, string>>;
-  private buffers: Record<StageKind, string[]> = { prompts: [], replies: [], readings: [], rule: [] };
+  // Lines (strings, without their newline) or packed bytes (packedRows.ts: whole lines, newlines
+  // included), in the order they were staged.
+  private buffers: Record<StageKind, (string | Uint8Array)[]> = { prompts: [], replies: [], readings: [], rule: [] };
   private readonly partitions = new Map<string, { model: string; language: Language; prompts: number; replies: number }>();
   private buffered = 0;
   private readingsGiven = 0;
@@ -75,7 +77,7 @@ export class TableSink {
     for (const f of Object.values(this.files)) writeFileSync(f, '');
   }
 
-  /** Characters of lines not yet flushed. */
+  /** Characters (or bytes, for packed lines) of lines not yet flushed. */
   get bufferedChars(): number {
     return this.buffered;
   }
@@ -86,16 +88,26 @@ export class TableSink {
    */
   add(r: PreparedRow, firstOfItem: boolean): void {
     if (r.ruleError !== undefined) throw r.ruleError;
-    const p = this.partitionOf(r.model, r.language);
-    if (firstOfItem) {
-      this.push('prompts', r.promptLine);
-      p.prompts++;
-    }
+    this.count(r.model, r.language, firstOfItem, r.readingLines.length);
+    if (firstOfItem) this.push('prompts', r.promptLine);
     this.push('replies', r.replyLine);
-    p.replies++;
     for (const line of r.readingLines) this.push('readings', line);
-    this.readingsGiven += r.readingLines.length;
     for (const line of r.ruleLines) this.push('rule', line);
+  }
+
+  /** Counts an accepted row whose lines come packed (`addBytes`): its partition's rows and the readings it gives. */
+  count(model: string, language: Language, firstOfItem: boolean, readingsGiven: number): void {
+    const p = this.partitionOf(model, language);
+    if (firstOfItem) p.prompts++;
+    p.replies++;
+    this.readingsGiven += readingsGiven;
+  }
+
+  /** Stages whole lines already encoded (each ending in a newline), after the lines staged before. */
+  addBytes(kind: StageKind, bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    this.buffers[kind].push(bytes);
+    this.buffered += bytes.length;
   }
 
   /** Appends every buffered line to its staging file. */
@@ -104,8 +116,8 @@ export class TableSink {
     this.buffers = { prompts: [], replies: [], readings: [], rule: [] };
     this.buffered = 0;
     for (const kind of STAGE_KINDS) {
-      const lines = buffers[kind];
-      if (lines.length > 0) await appendFile(this.files[kind], `${lines.join('\n')}\n`);
+      const parts = buffers[kind];
+      if (parts.length > 0) await appendFile(this.files[kind], staged(parts));
     }
   }
 
@@ -156,6 +168,26 @@ export class TableSink {
     }
     return p;
   }
+}
+
+/** Staged parts as the file's next bytes: runs of lines joined, each ending in a newline, and packed bytes as they are. */
+function staged(parts: readonly (string | Uint8Array)[]): string | Uint8Array {
+  if (parts.every((p) => typeof p === 'string')) return `${parts.join('\n')}\n`;
+  const out: Uint8Array[] = [];
+  let lines: string[] = [];
+  const endLines = (): void => {
+    if (lines.length > 0) out.push(Buffer.from(`${lines.join('\n')}\n`));
+    lines = [];
+  };
+  for (const p of parts) {
+    if (typeof p === 'string') lines.push(p);
+    else {
+      endLines();
+      out.push(p);
+    }
+  }
+  endLines();
+  return Buffer.concat(out);
 }
 
 function ndjson(file: string, cols: readonly Column[]): string {
