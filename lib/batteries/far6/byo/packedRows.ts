@@ -16,8 +16,8 @@ import { quickRow } from './quickRow.js';
 import type { RowPreparer } from './rowLines.js';
 import { KNOWN_COLUMNS, labelLetters } from './validate.js';
 
-/** The four staged tables of TableSink, in this order in `PackedSegment.tables`. */
-export const PACKED_TABLES = ['prompts', 'replies', 'readings', 'rule'] as const;
+/** The staged lines of TableSink, in this order in `PackedSegment.tables`. */
+export const PACKED_TABLES = ['prompts', 'replies', 'readings', 'rule', 'ok'] as const;
 export type PackedTable = (typeof PACKED_TABLES)[number];
 
 /** One table's lines of a segment's prepared rows: row i's lines are `bytes[ends[i-1] .. ends[i])`, each ending in `\n`. */
@@ -104,7 +104,7 @@ class LineBuffer {
 export function packSegment(file: string, text: string, first: boolean, preparer: RowPreparer): PackedSegment {
   const body = first && text.startsWith('\uFEFF') ? text.slice(1) : text;
   const sizeHint = body.length;
-  const tables = PACKED_TABLES.map((t) => new LineBuffer(t === 'replies' || t === 'prompts' ? sizeHint : sizeHint / 4));
+  const tables = PACKED_TABLES.map((t) => new LineBuffer(t === 'replies' || t === 'prompts' ? sizeHint : sizeHint / 8));
   const row: number[] = [];
   const identity: string[] = [];
   const itemId: string[] = [];
@@ -170,11 +170,12 @@ export function packSegment(file: string, text: string, first: boolean, preparer
     if (p === undefined) partitionIndex.set(key, (p = partitions.push(key) - 1));
     partition.push(p);
     readingsGiven.push(prepared.readingLines.length);
-    const [prompts, replies, readings, rule] = tables as [LineBuffer, LineBuffer, LineBuffer, LineBuffer];
+    const [prompts, replies, readings, rule, ok] = tables as [LineBuffer, LineBuffer, LineBuffer, LineBuffer, LineBuffer];
     prompts.line(prepared.promptLine);
     replies.line(prepared.replyLine);
     for (const l of prepared.readingLines) readings.line(l);
     for (const l of prepared.ruleLines) rule.line(l);
+    if (prepared.okLine !== undefined) ok.line(prepared.okLine);
     for (const t of tables) t.endRow();
   }
   return {

@@ -89,7 +89,7 @@ export class RowStager {
     notes.labelsWithoutLetters += s.labelsWithoutLetters;
     const partitions = s.partitions.map((key) => key.split('\u0000') as [string, Language]);
     const runs = s.tables.map((lines, t) => new KeptRun(lines, (bytes) => this.sink.addBytes(PACKED_TABLES[t]!, bytes)));
-    const [prompts, replies, readings, rule] = runs as [KeptRun, KeptRun, KeptRun, KeptRun];
+    const [prompts, replies, readings, rule, ok] = runs as [KeptRun, KeptRun, KeptRun, KeptRun, KeptRun];
     // One object for every row: the resolver copies what it keeps.
     const r: { -readonly [K in keyof ResolvedRow]: ResolvedRow[K] } = {
       file,
@@ -141,6 +141,7 @@ export class RowStager {
       replies.keep(i);
       readings.keep(i);
       rule.keep(i);
+      ok.keep(i);
     }
     stageDeclinedBefore(Number.POSITIVE_INFINITY);
     for (const run of runs) run.end();
