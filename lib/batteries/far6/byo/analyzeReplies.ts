@@ -49,10 +49,17 @@ export async function importReplies(target: string, opts: ImportOptions): Promis
   const flushChars = opts.flushChars ?? FLUSH_CHARS;
   // Large JSONL files are parsed and prepared by threads (importThreads.ts); the rest in process.
   const sizes = await Promise.all(files.map(async (f) => (formatOf(f) === 'jsonl' ? (await stat(f)).size : 0)));
-  const threadCount = importThreadCount(Math.max(0, ...sizes), opts.threads);
+  const threadCount = importThreadCount(sizes.reduce((a, b) => Math.max(a, b), 0), opts.threads);
   let threads: ImportThreads | undefined;
   try {
-    if (threadCount > 0) threads = await ImportThreads.start(threadCount);
+    // Threads only make it faster: where they cannot start (code bundled without their entry file),
+    // the import runs in process — unless they were asked for (tests), where that would hide a fault.
+    if (threadCount > 0) {
+      threads = await ImportThreads.start(threadCount).catch((err: unknown) => {
+        if (opts.threads !== undefined) throw err;
+        return undefined;
+      });
+    }
     for (const [f, file] of files.entries()) {
       const notes: FileNotes = { unknown: new Set<string>(), labelsWithoutLetters: 0 };
       const size = sizes[f] as number;
