@@ -31,6 +31,8 @@ const FLUSH_CHARS = 4 * 1024 * 1024;
  * `opts.tablesDir` (hive layout; replacing any earlier ones). Rows stream through: each chunk of a
  * file is validated, its valid rows become table lines at once, and the lines go to per-partition
  * staging files, so no copy of the rows is held (only each item's ids, for the checks across rows).
+ * A large JSONL file is parsed and prepared by threads (importThreads.ts), its rows checked across
+ * and staged here in file order, with the same issues and errors as in process.
  * Row problems reject the row only (each is listed); a file that cannot be read, or no valid row
  * at all, is a CampaignFileError and leaves `tablesDir` as it was.
  * @example const { summary, issues } = await importReplies('collected/', { tablesDir: 'results/tables' })

@@ -52,7 +52,7 @@ export interface WrittenTables {
 /**
  * Accepted rows → the three tables, without holding the rows: `add` buffers a row's table lines
  * (rowLines.ts: a prompt row for an item's first row, a reply row, its given readings and the
- * token rule's readings of an ok reply); `flush` appends the buffers to NDJSON
+ * token rule's readings of an ok reply, and an ok reply's `ok` line); `flush` appends the buffers to NDJSON
  * staging files (the import flushes after every chunk past a size, so memory is bounded by a
  * chunk's lines); `finish` writes each table with one DuckDB COPY, partitioned by model and
  * language in the hive layout, as a run's parts are.
