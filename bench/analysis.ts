@@ -19,6 +19,8 @@
  *   npm run bench:analysis -- --byo --import-only --copies 10 --scale 0.1
  *                                                   # the import alone on the export copied 10 ×
  *                                                   # under other model names (ids derived)
+ *   npm run bench:analysis -- --byo --import-only --threads 0   # … all in process (default: threads
+ *                                                   # for JSONL past 64 MiB, importThreads.ts)
  *
  * Target (issue 5): under 60 s and under 2 GB.
  */
@@ -61,6 +63,7 @@ const { values } = parseArgs({
     format: { type: 'string', default: 'jsonl' },
     'import-only': { type: 'boolean', default: false },
     copies: { type: 'string', default: '1' },
+    threads: { type: 'string' },
     regenerate: { type: 'boolean', default: false },
     'generate-only': { type: 'boolean', default: false },
     cache: { type: 'string', default: path.join(os.tmpdir(), 'sondage-bench-analysis') },
@@ -75,6 +78,8 @@ if (!['jsonl', 'parquet', 'csv'].includes(format)) throw new Error(`--format ${f
 const copies = Number(values.copies);
 if (!Number.isInteger(copies) || copies < 1) throw new Error(`--copies ${values.copies}: expected a whole number ≥ 1`);
 if (copies > 1 && format !== 'jsonl') throw new Error('--copies: only with --format jsonl');
+const importThreads = values.threads === undefined ? undefined : Number(values.threads);
+if (importThreads !== undefined && !(Number.isInteger(importThreads) && importThreads >= 0)) throw new Error(`--threads ${values.threads}: expected a whole number ≥ 0`);
 // Scaling the stories keeps the 48 cells; 8 stories is the fewest the identity analysis compares on.
 const nStories = Math.max(8, Math.round(105 * scale));
 const cacheDir = path.join(values.cache, `${DATA_VERSION}-stories${nStories}`);
@@ -220,7 +225,7 @@ async function byoBench(): Promise<void> {
     let s;
     if (values['import-only']) {
       // importReplies alone: read, validate, write the tables; no analysis.
-      s = (await importReplies(replies, { tablesDir: path.join(out, 'tables'), campaign: CAMPAIGN })).summary;
+      s = (await importReplies(replies, { tablesDir: path.join(out, 'tables'), campaign: CAMPAIGN, ...(importThreads === undefined ? {} : { threads: importThreads }) })).summary;
       mark('import: read, validate, write tables');
       console.log(`  JS heap used ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB after the import`);
     } else {

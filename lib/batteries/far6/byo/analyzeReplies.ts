@@ -2,7 +2,7 @@
  * `sondage analyze --replies`: replies collected elsewhere, validated, converted to the campaign
  * tables and analysed as a run's are (issue 5, item 7; the analysis is seed 000 §3–§7).
  */
-import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CampaignFileError, formatIssues } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
@@ -12,11 +12,13 @@ import { FAR6_PROMPT_COLUMNS } from '../promptColumns.js';
 import { analyzeCampaign } from '../analysis/analyzeCampaign.js';
 import { toCsv } from '../../../report/csv.js';
 import { writeResults } from '../report/report.js';
-import { findReplyFiles, readReplyChunks } from './load.js';
-import { RowPreparer } from './rowLines.js';
+import { findReplyFiles, formatOf, readReplyChunks } from './load.js';
+import { ImportThreads, importThreadCount } from './importThreads.js';
+import { RowStager } from './rowStager.js';
+import type { FileNotes } from './rowStager.js';
 import { TableSink } from './tables.js';
 import type { AnalyzeRepliesOptions, AnalyzeRepliesResult, ImportOptions, ImportResult } from './types.js';
-import { RowResolver, unknownColumnsWarning, noLettersWarning, validateFile } from './validate.js';
+import { unknownColumnsWarning, noLettersWarning } from './validate.js';
 
 /** The file that lists every rejected row (file, row, field, message) beside the results. */
 export const ISSUES_FILE = 'import_issues.csv';
@@ -29,6 +31,8 @@ const FLUSH_CHARS = 4 * 1024 * 1024;
  * `opts.tablesDir` (hive layout; replacing any earlier ones). Rows stream through: each chunk of a
  * file is validated, its valid rows become table lines at once, and the lines go to per-partition
  * staging files, so no copy of the rows is held (only each item's ids, for the checks across rows).
+ * A large JSONL file is parsed and prepared by threads (importThreads.ts), its rows checked across
+ * and staged here in file order, with the same issues and errors as in process.
  * Row problems reject the row only (each is listed); a file that cannot be read, or no valid row
  * at all, is a CampaignFileError and leaves `tablesDir` as it was.
  * @example const { summary, issues } = await importReplies('collected/', { tablesDir: 'results/tables' })
@@ -40,35 +44,48 @@ export async function importReplies(target: string, opts: ImportOptions): Promis
   await mkdir(path.dirname(tablesDir), { recursive: true });
   // Staged beside the target, then swapped in: a failed import never leaves half a table set mixed with an old one.
   const stage = await mkdtemp(path.join(path.dirname(tablesDir), '.import-'));
-  const issues: FileIssue[] = [];
   const warnings: string[] = [];
-  const resolver = new RowResolver();
-  const preparer = new RowPreparer();
   const sink = new TableSink(stage, campaign);
-  let total = 0;
-  let accepted = 0;
+  const stager = new RowStager(sink);
+  const { issues, resolver } = stager;
+  const flushChars = opts.flushChars ?? FLUSH_CHARS;
+  // Large JSONL files are parsed and prepared by threads (importThreads.ts); the rest in process.
+  const sizes = await Promise.all(files.map(async (f) => (formatOf(f) === 'jsonl' ? (await stat(f)).size : 0)));
+  const threadCount = importThreadCount(sizes.reduce((a, b) => Math.max(a, b), 0), opts.threads);
+  let threads: ImportThreads | undefined;
   try {
-    for (const file of files) {
-      const unknown = new Set<string>();
-      let noLetters = 0;
-      for await (const raw of readReplyChunks(file, opts.chunkRows)) {
-        total += raw.records.length;
-        const v = validateFile(raw, (row) => {
-          const prepared = preparer.prepare(row);
-          const firstOfItem = resolver.add(prepared);
-          if (firstOfItem !== undefined) {
-            sink.add(prepared, firstOfItem);
-            accepted++;
-          }
-        });
-        // Loops, not push(...issues): a spread of a million entries overflows the call stack.
-        for (const issue of v.issues) issues.push(issue);
-        for (const c of v.unknownColumns) unknown.add(c);
-        noLetters += v.labelsWithoutLetters;
-        if (sink.bufferedChars >= (opts.flushChars ?? FLUSH_CHARS)) await sink.flush();
-      }
-      warnings.push(...unknownColumnsWarning(file, [...unknown].sort()), ...noLettersWarning(file, noLetters));
+    // Threads only make it faster: where they cannot start (code bundled without their entry file),
+    // the import runs in process — unless they were asked for (tests), where that would hide a fault.
+    if (threadCount > 0) {
+      threads = await ImportThreads.start(threadCount).catch((err: unknown) => {
+        if (opts.threads !== undefined) throw err;
+        return undefined;
+      });
     }
+    for (const [f, file] of files.entries()) {
+      const notes: FileNotes = { unknown: new Set<string>(), labelsWithoutLetters: 0 };
+      const size = sizes[f] as number;
+      if (threads && size > 0) {
+        let rows = 0;
+        let lines = 0;
+        for await (const packed of threads.packed(file, size, opts.segmentBytes)) {
+          stager.stagePacked(file, packed, rows, lines, notes);
+          rows += packed.records;
+          lines += packed.lines;
+          if (sink.bufferedChars >= flushChars) await sink.flush();
+        }
+      } else {
+        for await (const raw of readReplyChunks(file, opts.chunkRows)) {
+          stager.stageChunk(raw, notes);
+          if (sink.bufferedChars >= flushChars) await sink.flush();
+        }
+      }
+      warnings.push(...unknownColumnsWarning(file, [...notes.unknown].sort()), ...noLettersWarning(file, notes.labelsWithoutLetters));
+    }
+    await threads?.close();
+    threads = undefined;
+    const total = stager.total;
+    const accepted = stager.accepted;
     for (const issue of resolver.issues) issues.push(issue);
     issues.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : rowNumber(a) - rowNumber(b)));
     if (accepted === 0) {
@@ -98,6 +115,7 @@ export async function importReplies(target: string, opts: ImportOptions): Promis
       },
     };
   } finally {
+    await threads?.close();
     await rm(stage, { recursive: true, force: true });
   }
 }

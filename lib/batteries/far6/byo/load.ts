@@ -176,6 +176,11 @@ async function* readDuckDbChunks(file: string, format: Exclude<ByoFormat, 'jsonl
   }
 }
 
+/** The error for a JSONL line that is not JSON (`err`: JSON.parse's), naming the file and the line. */
+export function jsonlSyntaxError(file: string, line: number, err: unknown): CampaignFileError {
+  return new CampaignFileError(`${file}: cannot be read as JSONL: line ${line}: ${jsonSyntaxProblem(err)}`, [], { cause: err });
+}
+
 /**
  * JSONL read in JavaScript, line by line from a stream: one pass, no copy of the file in DuckDB,
  * and each line parsed once. Blank lines are skipped; row numbers count records, as for the other
@@ -194,7 +199,7 @@ async function* readJsonlChunks(file: string, chunkRows: number): AsyncGenerator
     try {
       records.push(JSON.parse(text) as unknown);
     } catch (err) {
-      throw new CampaignFileError(`${file}: cannot be read as JSONL: line ${line}: ${jsonSyntaxProblem(err)}`, [], { cause: err });
+      throw jsonlSyntaxError(file, line, err);
     }
     rows++;
   };

@@ -42,6 +42,8 @@ export interface PreparedRow {
   readonly readingLines: readonly string[];
   /** The token rule's readings (with the attempt), of an ok reply with text and a reading map. */
   readonly ruleLines: readonly string[];
+  /** An ok reply's item, attempt and partition (TableSink finds the chosen replies from these); undefined for an error. */
+  readonly okLine: string | undefined;
   /** The token rule could not read the map: thrown when the row is staged, as it was before. */
   readonly ruleError?: unknown;
 }
@@ -177,6 +179,7 @@ export class RowPreparer {
       replyLine: JSON.stringify(reply),
       readingLines,
       ruleLines,
+      okLine: status === 'ok' ? JSON.stringify({ item_id, attempt, model: v.model, language: v.language }) : undefined,
       ...(ruleError === undefined ? {} : { ruleError }),
     };
   }

@@ -19,12 +19,15 @@ const EMPTY_SETTINGS = '{}';
 const PARTITIONED_FLUSH_ROWS = 25_000;
 
 /**
- * The staged lines: the three tables' rows (NDJSON, partition columns included) and `rule`, the
+ * The staged lines: the three tables' rows (NDJSON, partition columns included); `rule`, the
  * token rule's readings of every ok reply with its attempt, of which the chosen reply's are kept
- * when the tables are written.
+ * when the tables are written; and `ok`, each ok reply's item, attempt and partition, from which
+ * the chosen replies are found (a tenth of the replies' lines, which DuckDB would otherwise read
+ * twice, text and all).
  */
-type StageKind = 'prompts' | 'replies' | 'readings' | 'rule';
-const STAGE_KINDS: readonly StageKind[] = ['prompts', 'replies', 'readings', 'rule'];
+export type StageKind = 'prompts' | 'replies' | 'readings' | 'rule' | 'ok';
+const STAGE_KINDS: readonly StageKind[] = ['prompts', 'replies', 'readings', 'rule', 'ok'];
+const noLines = (): Record<StageKind, (string | Uint8Array)[]> => ({ prompts: [], replies: [], readings: [], rule: [], ok: [] });
 
 interface Column {
   readonly name: string;
@@ -49,7 +52,7 @@ export interface WrittenTables {
 /**
  * Accepted rows → the three tables, without holding the rows: `add` buffers a row's table lines
  * (rowLines.ts: a prompt row for an item's first row, a reply row, its given readings and the
- * token rule's readings of an ok reply); `flush` appends the buffers to NDJSON
+ * token rule's readings of an ok reply, and an ok reply's `ok` line); `flush` appends the buffers to NDJSON
  * staging files (the import flushes after every chunk past a size, so memory is bounded by a
  * chunk's lines); `finish` writes each table with one DuckDB COPY, partitioned by model and
  * language in the hive layout, as a run's parts are.
@@ -60,7 +63,9 @@ export interface WrittenTables {
  */
 export class TableSink {
   private readonly files: Readonly<Record<StageKind, string>>;
-  private buffers: Record<StageKind, string[]> = { prompts: [], replies: [], readings: [], rule: [] };
+  // Lines (strings, without their newline) or packed bytes (packedRows.ts: whole lines, newlines
+  // included), in the order they were staged.
+  private buffers = noLines();
   private readonly partitions = new Map<string, { model: string; language: Language; prompts: number; replies: number }>();
   private buffered = 0;
   private readingsGiven = 0;
@@ -75,7 +80,7 @@ export class TableSink {
     for (const f of Object.values(this.files)) writeFileSync(f, '');
   }
 
-  /** Characters of lines not yet flushed. */
+  /** Characters (or bytes, for packed lines) of lines not yet flushed. */
   get bufferedChars(): number {
     return this.buffered;
   }
@@ -86,26 +91,37 @@ export class TableSink {
    */
   add(r: PreparedRow, firstOfItem: boolean): void {
     if (r.ruleError !== undefined) throw r.ruleError;
-    const p = this.partitionOf(r.model, r.language);
-    if (firstOfItem) {
-      this.push('prompts', r.promptLine);
-      p.prompts++;
-    }
+    this.count(r.model, r.language, firstOfItem, r.readingLines.length);
+    if (firstOfItem) this.push('prompts', r.promptLine);
     this.push('replies', r.replyLine);
-    p.replies++;
     for (const line of r.readingLines) this.push('readings', line);
-    this.readingsGiven += r.readingLines.length;
     for (const line of r.ruleLines) this.push('rule', line);
+    if (r.okLine !== undefined) this.push('ok', r.okLine);
+  }
+
+  /** Counts an accepted row whose lines come packed (`addBytes`): its partition's rows and the readings it gives. */
+  count(model: string, language: Language, firstOfItem: boolean, readingsGiven: number): void {
+    const p = this.partitionOf(model, language);
+    if (firstOfItem) p.prompts++;
+    p.replies++;
+    this.readingsGiven += readingsGiven;
+  }
+
+  /** Stages whole lines already encoded (each ending in a newline), after the lines staged before. */
+  addBytes(kind: StageKind, bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    this.buffers[kind].push(bytes);
+    this.buffered += bytes.length;
   }
 
   /** Appends every buffered line to its staging file. */
   async flush(): Promise<void> {
     const buffers = this.buffers;
-    this.buffers = { prompts: [], replies: [], readings: [], rule: [] };
+    this.buffers = noLines();
     this.buffered = 0;
     for (const kind of STAGE_KINDS) {
-      const lines = buffers[kind];
-      if (lines.length > 0) await appendFile(this.files[kind], `${lines.join('\n')}\n`);
+      const parts = buffers[kind];
+      if (parts.length > 0) await appendFile(this.files[kind], staged(parts));
     }
   }
 
@@ -158,6 +174,26 @@ export class TableSink {
   }
 }
 
+/** Staged parts as the file's next bytes: runs of lines joined, each ending in a newline, and packed bytes as they are. */
+function staged(parts: readonly (string | Uint8Array)[]): string | Uint8Array {
+  if (parts.every((p) => typeof p === 'string')) return `${parts.join('\n')}\n`;
+  const out: Uint8Array[] = [];
+  let lines: string[] = [];
+  const endLines = (): void => {
+    if (lines.length > 0) out.push(Buffer.from(`${lines.join('\n')}\n`));
+    lines = [];
+  };
+  for (const p of parts) {
+    if (typeof p === 'string') lines.push(p);
+    else {
+      endLines();
+      out.push(p);
+    }
+  }
+  endLines();
+  return Buffer.concat(out);
+}
+
 function ndjson(file: string, cols: readonly Column[]): string {
   const columns = `{${cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
   return `read_ndjson(${sqlString(file)}, columns = ${columns}, format = 'newline_delimited')`;
@@ -199,12 +235,7 @@ async function chosenRuleReadings(db: DuckDb, files: Readonly<Record<StageKind, 
   const constant: Readonly<Record<string, string>> = { campaign: sqlString(campaign), phase: sqlString(PHASE), judge_item_id: 'NULL::VARCHAR', facet: 'NULL::VARCHAR', value: 'NULL::DOUBLE' };
   const from: Readonly<Record<string, string>> = { model: 'chosen.model', language: 'chosen.language' };
   const computedSelect = schema.map((c) => `${constant[c.name] ?? from[c.name] ?? `r.${sqlIdent(c.name)}`} AS ${sqlIdent(c.name)}`).join(', ');
-  const replies = ndjson(files.replies, [
-    { name: 'item_id', type: 'VARCHAR' },
-    { name: 'attempt', type: 'INTEGER' },
-    { name: 'status', type: 'VARCHAR' },
-    ...PARTITION,
-  ]);
+  const okReplies = ndjson(files.ok, [{ name: 'item_id', type: 'VARCHAR' }, { name: 'attempt', type: 'INTEGER' }, ...PARTITION]);
   await db.run(`CREATE OR REPLACE TEMP TABLE given_readings AS SELECT ${schema.map((c) => sqlIdent(c.name)).join(', ')} FROM ${ndjson(files.readings, schema)}`);
   await db.run(
     `CREATE OR REPLACE TEMP TABLE computed_readings AS
@@ -212,7 +243,7 @@ async function chosenRuleReadings(db: DuckDb, files: Readonly<Record<StageKind, 
      FROM ${ndjson(files.rule, RULE_COLUMNS)} r
      JOIN (
        SELECT item_id, min(attempt) AS attempt, any_value(model) AS model, any_value(language) AS language
-       FROM ${replies} WHERE status = 'ok' GROUP BY item_id
+       FROM ${okReplies} GROUP BY item_id
      ) chosen ON chosen.item_id = r.item_id AND chosen.attempt = r.attempt
      WHERE NOT EXISTS (SELECT 1 FROM given_readings g WHERE g.item_id = r.item_id AND g.reader = r.reader)`,
   );

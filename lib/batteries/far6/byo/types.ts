@@ -53,6 +53,13 @@ export interface ImportOptions {
   readonly chunkRows?: number;
   /** Characters of table lines buffered before they go to the staging files (default 16 Mi). */
   readonly flushChars?: number;
+  /**
+   * Threads that parse and prepare large JSONL files (importThreads.ts): 0 for none; by default
+   * none below 64 MiB of JSONL, else as many as cores (2–4).
+   */
+  readonly threads?: number;
+  /** Bytes of JSONL per segment a thread prepares at a time (default 4 MiB). */
+  readonly segmentBytes?: number;
 }
 
 export interface ImportResult {

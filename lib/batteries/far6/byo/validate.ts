@@ -13,7 +13,9 @@ import { withDefaults } from './schema.js';
 import type { PreparedRow } from './rowLines.js';
 import type { RawFile, SourcedRow } from './types.js';
 
-const KNOWN = new Set(BYO_COLUMNS);
+/** The columns of the schema: any other is ignored and named in a warning. */
+export const KNOWN_COLUMNS: ReadonlySet<string> = new Set(BYO_COLUMNS);
+const KNOWN = KNOWN_COLUMNS;
 
 /** `row 12, field "language"` */
 export function rowPath(row: number, field?: string): string {
@@ -50,7 +52,7 @@ function fieldPath(segments: readonly PropertyKey[]): string {
  * gives no letters leaves that one habit out for its item (`missing`: counted and said once), but
  * letters that are given must make sense (else the message naming them). Undefined when fine.
  */
-function labelLetters(r: Pick<ByoRowParsed, 'constraint' | 'reading_map'>): 'missing' | string | undefined {
+export function labelLetters(r: Pick<ByoRowParsed, 'constraint' | 'reading_map'>): 'missing' | string | undefined {
   if (r.constraint !== 'label') return undefined;
   const letters = r.reading_map?.letters;
   if (!letters) return 'missing';
@@ -149,6 +151,9 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
   return { rows, issues, warnings: [...unknownColumnsWarning(raw.file, unknownColumns), ...noLettersWarning(raw.file, labelsWithoutLetters)], unknownColumns, labelsWithoutLetters };
 }
 
+/** What the checks across rows read of a prepared row (packed rows give just this). */
+export type ResolvedRow = Pick<PreparedRow, 'file' | 'row' | 'identity' | 'item_id' | 'prompt_key' | 'repeat' | 'attempt' | 'okWithoutContent' | 'story' | 'story_group'>;
+
 /** Where a row was: enough to name it, without keeping the row. */
 interface Place {
   readonly file: string;
@@ -185,7 +190,7 @@ export class RowResolver {
    * Whether the row is its item's first (then it gives the item's prompt row), or undefined when
    * it conflicts with an earlier row (then it is in `issues`).
    */
-  add(r: PreparedRow): boolean | undefined {
+  add(r: ResolvedRow): boolean | undefined {
     let identity = this.identities.get(r.identity);
     if (identity === undefined) {
       identity = this.identities.size;
@@ -243,7 +248,7 @@ export class RowResolver {
     return { file: this.files[this.item.file[i] as number] as string, row: this.item.row[i] as number };
   }
 
-  private fail(r: PreparedRow, field: string, message: string): undefined {
+  private fail(r: ResolvedRow, field: string, message: string): undefined {
     this.issues.push({ file: r.file, path: rowPath(r.row, field), message });
     return undefined;
   }
