@@ -265,11 +265,14 @@ describe('worker handler', () => {
     const worker = createWorker({ ...base, store, chunkSize: 5, partRows: 10 });
     // act
     await expect(worker(event('w-s3', 'generate', 'exec-1', [shard]), lambdaContext())).rejects.toThrow(/internal error/);
-    // assess: every item answered is done in the ledger and stored once, its cost counted once, nothing left reserved
+    // assess: every item answered is done in the ledger and stored once, its cost counted once,
+    // nothing left reserved. Calls still unanswered when the error stopped the shard (how many
+    // depends on timing) were cut short unpaid: their items stay pending.
     expect(refused).toBeGreaterThan(1);
-    expect((await h.ledger.counts('w-s3', 'generate')).done).toBe(size);
     const replies = await storedReplies(await localCopy('w-s3'), 'w-s3', 'generate');
-    expect(okCounts(replies).size).toBe(size);
+    const answered = okCounts(replies).size;
+    expect(answered).toBeGreaterThan(0);
+    expect((await h.ledger.counts('w-s3', 'generate')).done).toBe(answered);
     expect([...okCounts(replies).values()].every((n) => n === 1)).toBe(true);
     const budget = await h.ledger.budget('w-s3');
     expect(budget.reserved_usd).toBeCloseTo(0, 12);
@@ -277,8 +280,11 @@ describe('worker handler', () => {
     expect(base.logs.some((l) => l.includes('what it had journaled is committed'))).toBe(true);
     // act: the retried invocation
     const again = await createWorker(h.deps())(event('w-s3', 'generate', 'exec-1', [shard]), lambdaContext(undefined, 0, 'req-2'));
-    // assess: nothing asked twice
-    expect([again.done, again.pending, again.costUsd]).toEqual([0, 0, 0]);
+    // assess: it asks only the rest; nothing is asked twice
+    expect([again.done, again.pending]).toEqual([size - answered, 0]);
+    const after = okCounts(await storedReplies(await localCopy('w-s3'), 'w-s3', 'generate'));
+    expect(after.size).toBe(size);
+    expect([...after.values()].every((n) => n === 1)).toBe(true);
   });
 
   it('commits the replies in flight when the ledger fails mid-shard, and hands back their reservations', async () => {
