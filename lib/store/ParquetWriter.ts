@@ -109,11 +109,12 @@ export class ParquetWriter implements PartWriter {
     const cells = cellsOf(columns);
     // The rows go into a table of this writer's in-memory database through its appender, then
     // out as Parquet; DuckDB spills the table to its temp folder past the memory limit.
-    const staging = sqlIdent(`stage_${randomBytes(8).toString('hex')}`);
+    const stagingName = `stage_${randomBytes(8).toString('hex')}`;
+    const staging = sqlIdent(stagingName);
     const connection = await this.instance.connect();
     try {
       await connection.run(`CREATE TABLE ${staging} (${tableColumnsSql(columns, sqlIdent)})`);
-      const appender = await connection.createAppender(staging.slice(1, -1));
+      const appender = await connection.createAppender(stagingName);
       let count = 0;
       try {
         const add = (row: TableRows[T]): void => {
