@@ -5,6 +5,7 @@ import { importReplies, readReplyChunks, validateFile } from '../../../../lib/ba
 import { DuckDb, readParquet } from '../../../../lib/store/DuckDb.js';
 import { CampaignFileError } from '../../../../lib/errors.js';
 import { REPO_ROOT, tempDir } from '../../../helpers/campaigns.js';
+import { BASE_ROW as BASE } from '../../../fixtures/byo/baseRow.js';
 
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/byo');
 
@@ -14,21 +15,6 @@ beforeEach(async () => {
   ({ dir, cleanup } = await tempDir('byo-import'));
 });
 afterEach(() => cleanup());
-
-const BASE = {
-  model: 'm1',
-  language: 'en',
-  story: 's1',
-  story_group: 'violation',
-  concept_pair: 'wrong_right',
-  form: 'plain',
-  constraint: 'yesno',
-  named: 'P',
-  option_order: 0,
-  repeat: 0,
-  construction: 'evaluative_adjective',
-  text: 'Yes.',
-};
 
 const jsonl = (rows: readonly unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 

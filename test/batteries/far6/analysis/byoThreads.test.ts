@@ -9,6 +9,7 @@ import { RowPreparer } from '../../../../lib/batteries/far6/byo/rowLines.js';
 import { CampaignFileError } from '../../../../lib/errors.js';
 import { readParquet } from '../../../../lib/store/DuckDb.js';
 import { tempDir } from '../../../helpers/campaigns.js';
+import { BASE_ROW as BASE } from '../../../fixtures/byo/baseRow.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -17,20 +18,6 @@ beforeEach(async () => {
 });
 afterEach(() => cleanup());
 
-const BASE = {
-  model: 'm1',
-  language: 'en',
-  story: 's1',
-  story_group: 'violation',
-  concept_pair: 'wrong_right',
-  form: 'plain',
-  constraint: 'yesno',
-  named: 'P',
-  option_order: 0,
-  repeat: 0,
-  construction: 'evaluative_adjective',
-  text: 'Yes.',
-};
 const MAP = { kind: 'particle', tokens: { yes: 'P', no: 'notP', はい: 'P' } };
 
 /** Rows of every kind the import meets: valid ones, bad ones the thread leaves to the main thread, and conflicts across rows. */
