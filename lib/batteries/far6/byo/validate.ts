@@ -15,7 +15,6 @@ import type { RawFile, SourcedRow } from './types.js';
 
 /** The columns of the schema: any other is ignored and named in a warning. */
 export const KNOWN_COLUMNS: ReadonlySet<string> = new Set(BYO_COLUMNS);
-const KNOWN = KNOWN_COLUMNS;
 
 /** `row 12, field "language"` */
 export function rowPath(row: number, field?: string): string {
@@ -105,7 +104,7 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
     // declines goes through the schema, which names what is wrong.
     const quick = quickRow(record as Record<string, unknown>, fromCsv);
     if (quick) {
-      for (const k in record) if (!KNOWN.has(k)) unknown.add(k);
+      for (const k in record) if (!KNOWN_COLUMNS.has(k)) unknown.add(k);
       const letters = labelLetters(quick);
       if (letters === 'missing') labelsWithoutLetters++;
       else if (letters) {
@@ -118,7 +117,7 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
     const value: Record<string, unknown> = {};
     const rowIssues: FileIssue[] = [];
     for (const [k, v] of Object.entries(record as Record<string, unknown>)) {
-      if (!KNOWN.has(k)) {
+      if (!KNOWN_COLUMNS.has(k)) {
         unknown.add(k);
         continue;
       }
