@@ -1,13 +1,15 @@
 /**
- * The embedded ledger alone (issue 15): what registering and committing a campaign's items costs
- * as the campaign grows. Each partition registers its ids (registerPartition: one pending row per
- * id) and then commits them all done (commitPart), as a local run does, half the partitions in a
- * "generate" phase and half in a "judge" phase; ids are random 32-hex strings, as the batteries'
- * stable ids are. Prints the time per id of the first and the last partitions of each phase, so
- * that growth with the phase's size shows, the totals, and the file's bytes per item.
+ * The embedded ledger alone (issue 15), with the calls a local run makes, in its order: per
+ * partition, registerPartition (one pending row per id), pendingAmong (what is left to ask), one
+ * reservation per chunk of 64 calls (each with its ids, as a run's scope), and commitPart per part
+ * of 20,000 replies (items done, the part's reservations settled). The default is FAR-6's full
+ * size: 48 "generate" partitions of 20,348 ids, then 48 "judge" partitions of 11,470; ids are
+ * random 32-hex strings, as the batteries' stable ids are. Prints the time of each kind of call,
+ * the time per id of registration in the first and the last quarter of each phase (so that growth
+ * with the phase's size shows), and the file's bytes per item.
  *
- *   npm run bench:ledger                                   # FAR-6 full size: 96 × 16,000 ids
- *   npm run bench:ledger -- --partitions 24                # a quarter
+ *   npm run bench:ledger                                   # FAR-6 full size: 1,527,264 items
+ *   npm run bench:ledger -- --partitions 12                # a quarter (12 partitions a phase)
  *
  * Why it matters: the ledger runs on the main thread, and at full size it is the main thread's
  * largest share in the CPU profile of `bench:local-throughput`.
@@ -21,49 +23,71 @@ import { EmbeddedLedger } from '../lib/store/EmbeddedLedger.js';
 
 const { values } = parseArgs({
   options: {
-    partitions: { type: 'string', default: '96' },
-    size: { type: 'string', default: '16000' },
+    partitions: { type: 'string', default: '48' },
+    generate: { type: 'string', default: '20348' },
+    judge: { type: 'string', default: '11470' },
   },
 });
 const partitions = Number(values.partitions);
-const size = Number(values.size);
-if (!Number.isInteger(partitions) || partitions < 2) throw new Error(`--partitions ${values.partitions}: expected a whole number ≥ 2`);
-if (!Number.isInteger(size) || size < 1) throw new Error(`--size ${values.size}: expected a whole number ≥ 1`);
+const sizes = { generate: Number(values.generate), judge: Number(values.judge) };
+if (!Number.isInteger(partitions) || partitions < 1) throw new Error(`--partitions ${values.partitions}: expected a whole number ≥ 1`);
+for (const [k, v] of Object.entries(sizes)) if (!Number.isInteger(v) || v < 1) throw new Error(`--${k} ${v}: expected a whole number ≥ 1`);
+const CHUNK = 64;
+const PART_ROWS = 20_000;
+const MODELS = 8;
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-ledger-'));
 const ledger = new EmbeddedLedger(dir, { runId: 'bench' });
 await ledger.initCampaign('bench', 1e9, 'bench');
-const perPartition: { phase: string; register: number; commit: number }[] = [];
+type Call = 'register' | 'pending' | 'reserve' | 'commit';
+const total: Record<Call, number> = { register: 0, pending: 0, reserve: 0, commit: 0 };
+const registerMs: Record<string, number[]> = { generate: [], judge: [] };
+const timed = async <T>(call: Call, f: () => Promise<T>): Promise<T> => {
+  const t = performance.now();
+  const out = await f();
+  const ms = performance.now() - t;
+  total[call] += ms;
+  return out;
+};
 try {
-  for (let p = 0; p < partitions; p++) {
-    const phase = p < partitions / 2 ? 'generate' : 'judge';
-    const ids = Array.from({ length: size }, () => randomBytes(16).toString('hex'));
-    const partition = { phase, model: `model-${p % 8}`, language: `l${p}` };
-    let t = performance.now();
-    await ledger.registerPartition('bench', partition, ids);
-    const register = performance.now() - t;
-    t = performance.now();
-    await ledger.commitPart({ campaign: 'bench', phase, partKey: `campaigns/bench/${phase}/replies/model=${partition.model}/language=${partition.language}/part-0`, done: ids, failed: [], costUsd: 0.01 });
-    perPartition.push({ phase, register, commit: performance.now() - t });
+  const t0 = performance.now();
+  for (const phase of ['generate', 'judge'] as const) {
+    const size = sizes[phase];
+    for (let p = 0; p < partitions; p++) {
+      const ids = Array.from({ length: size }, () => randomBytes(16).toString('hex'));
+      const partition = { phase, model: `model-${p % MODELS}`, language: `l${Math.floor(p / MODELS)}` };
+      const before = total.register;
+      await timed('register', () => ledger.registerPartition('bench', partition, ids));
+      registerMs[phase]!.push(total.register - before);
+      const pending = [...(await timed('pending', () => ledger.pendingAmong('bench', partition, ids)))];
+      for (let start = 0; start < pending.length; start += PART_ROWS) {
+        const part = pending.slice(start, start + PART_ROWS);
+        const reservationIds: string[] = [];
+        for (let c = 0; c < part.length; c += CHUNK) {
+          const id = `bench:${phase}:${partition.model}:${partition.language}:${start + c}`;
+          await timed('reserve', () => ledger.reserve('bench', id, 0.001, { ...partition, itemIds: part.slice(c, c + CHUNK) }));
+          reservationIds.push(id);
+        }
+        const partKey = `campaigns/bench/${phase}/replies/model=${partition.model}/language=${partition.language}/part-${start}.parquet`;
+        await timed('commit', () => ledger.commitPart({ campaign: 'bench', ...partition, partKey, done: part, failed: [], reservationIds, costUsd: 0.01 }));
+      }
+    }
   }
-  const usPerId = (ms: number): string => `${((ms * 1000) / size).toFixed(1)} µs/id`;
-  const sum = (rows: typeof perPartition, k: 'register' | 'commit'): number => rows.reduce((s, r) => s + r[k], 0);
-  console.log(`ledger: ${partitions} partitions × ${size.toLocaleString('en')} ids (${(partitions * size).toLocaleString('en')} items), two phases`);
-  for (const phase of ['generate', 'judge']) {
-    const rows = perPartition.filter((r) => r.phase === phase);
-    const q = Math.max(1, Math.floor(rows.length / 4));
-    const first = rows.slice(0, q);
-    const last = rows.slice(-q);
-    console.log(
-      `  ${phase.padEnd(9)} register first ${q}: ${usPerId(sum(first, 'register') / q)}, last ${q}: ${usPerId(sum(last, 'register') / q)}; ` +
-        `commit first: ${usPerId(sum(first, 'commit') / q)}, last: ${usPerId(sum(last, 'commit') / q)}`,
-    );
+  const wall = performance.now() - t0;
+  const items = partitions * (sizes.generate + sizes.judge);
+  const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+  console.log(`ledger: ${partitions} partitions a phase, generate ${sizes.generate.toLocaleString('en')} ids each, judge ${sizes.judge.toLocaleString('en')} (${items.toLocaleString('en')} items)`);
+  for (const phase of ['generate', 'judge'] as const) {
+    const ms = registerMs[phase]!;
+    const q = Math.max(1, Math.floor(ms.length / 4));
+    const usPerId = (list: number[]): string => `${((list.reduce((a, b) => a + b, 0) * 1000) / (list.length * sizes[phase])).toFixed(1)} µs/id`;
+    console.log(`  ${phase.padEnd(9)} register, first ${q} partitions: ${usPerId(ms.slice(0, q))}, last ${q}: ${usPerId(ms.slice(-q))}`);
   }
-  console.log(`  register total  ${(sum(perPartition, 'register') / 1000).toFixed(1)} s`);
-  console.log(`  commit total    ${(sum(perPartition, 'commit') / 1000).toFixed(1)} s`);
+  console.log(`  registerPartition ${s(total.register)}, pendingAmong ${s(total.pending)}, reserve ${s(total.reserve)}, commitPart ${s(total.commit)}`);
+  console.log(`  total             ${s(wall)} (${((wall * 1000) / items).toFixed(1)} µs per item)`);
   await ledger.close();
   const bytes = (await stat(ledger.file)).size + (await stat(`${ledger.file}-wal`).catch(() => ({ size: 0 }))).size;
-  console.log(`  ledger file     ${(bytes / 2 ** 20).toFixed(0)} MiB, ${(bytes / (partitions * size)).toFixed(0)} bytes per item`);
+  console.log(`  ledger file       ${(bytes / 2 ** 20).toFixed(0)} MiB, ${(bytes / items).toFixed(0)} bytes per item`);
 } finally {
   await ledger.close();
   await rm(dir, { recursive: true, force: true });

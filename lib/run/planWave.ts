@@ -218,7 +218,7 @@ async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Pr
           await ledger.registerPartition(campaign.name, { phase: phase.name, model: model.id, language }, ids);
           await store.put(marker, digest);
         }
-        pending = await ledger.pendingAmong(campaign.name, phase.name, ids, { retryFailed: a.retryFailed });
+        pending = await ledger.pendingAmong(campaign.name, { phase: phase.name, model: model.id, language }, ids, { retryFailed: a.retryFailed });
       } else if (!marked) unregistered++;
       const gpu = entry.runs_on === 'gpu' ? entry : undefined;
       const size = entry.mode === 'batch' ? items.length : gpu ? gpuShardItems(ctx, phase, gpu) : shardItems(entry, copies);

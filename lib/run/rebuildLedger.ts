@@ -6,7 +6,9 @@
  * good), its cost added to the spend once.
  */
 import path from 'node:path';
+import { SondageError } from '../errors.js';
 import { DuckDb, sqlString, tableGlob } from '../store/DuckDb.js';
+import { parsePartKey } from '../store/layout.js';
 import type { Ledger, ReplyRow } from '../store/types.js';
 import type { Plan } from './planCampaign.js';
 import { permanentlyFailed } from './runPartition.js';
@@ -52,12 +54,14 @@ export async function rebuildLedger(ledger: Ledger, dataDir: string, campaign: s
       for (const [file, attempts] of [...byPart].sort(([a], [b]) => (a < b ? -1 : 1))) {
         const partKey = path.relative(root, file).split(path.sep).join('/');
         if (committed.has(partKey)) continue;
+        const parsed = parsePartKey(partKey);
+        if (parsed === undefined) throw new SondageError(`${file}: not a replies part of the data dir's layout (campaigns/<c>/<phase>/replies/model=<m>/language=<l>/part-….parquet); the ledger cannot be rebuilt from it`);
         const done = new Set(attempts.filter((a) => a.status === 'ok').map((a) => a.item_id));
         const failedPermanently = permanentlyFailed(attempts, done);
         const settled = new Set([...done, ...failedPermanently]);
         const failed = [...new Set(attempts.filter((a) => !settled.has(a.item_id)).map((a) => a.item_id))];
         const costUsd = attempts.reduce((sum, a) => sum + a.cost_usd, 0);
-        await ledger.commitPart({ campaign, phase, partKey, done: [...done], failed, failedPermanently, costUsd });
+        await ledger.commitPart({ campaign, phase, model: parsed.model, language: parsed.language, partKey, done: [...done], failed, failedPermanently, costUsd });
         out.parts++;
         out.replies += attempts.length;
         out.spentUsd += costUsd;

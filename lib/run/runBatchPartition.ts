@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import type { PromptItem } from '../core/types.js';
 import type { BatchClient, BatchHandle, BatchItemResult, BatchLookupResult, BatchRequest } from '../providers/batchTypes.js';
 import type { BatchIntent, BatchRecord, ReplyRow } from '../store/types.js';
+import { ledgerPartition } from '../store/types.js';
 import { backoffMs } from './callWithRetry.js';
 import { Journal } from './Journal.js';
 import {
@@ -73,7 +74,7 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
   // A killed run's batches that may exist at the provider without a record: looked up, not resubmitted.
   const intents: BatchIntent[] = (await ledger.batchIntents(campaign, phase, model, language)).filter((i) => i.provider === batch.id);
   const state: SubmitState = { open, intents, attempts, finished, deferred: new Set() };
-  const initiallyPending = (await ledger.pendingAmong(campaign, phase, [...byId.keys()], { retryFailed: spec.retryFailed === true })).size;
+  const initiallyPending = (await ledger.pendingAmong(campaign, ledgerPartition(spec), [...byId.keys()], { retryFailed: spec.retryFailed === true })).size;
   let seq = 0;
 
   while (!spec.stop.reason) {
@@ -188,7 +189,7 @@ async function adopt(spec: BatchPartitionSpec, state: SubmitState, intent: Batch
 async function submitPending(spec: BatchPartitionSpec, byId: ReadonlyMap<string, PromptItem>, state: SubmitState, nextSeq: () => number): Promise<boolean> {
   const { ledger, campaign, phase, batch } = spec;
   const held = new Set([...state.open.flatMap((b) => b.handle.customIds), ...state.intents.flatMap((i) => i.customIds)]);
-  const pending = await ledger.pendingAmong(campaign, phase, [...byId.keys()], { retryFailed: spec.retryFailed === true });
+  const pending = await ledger.pendingAmong(campaign, ledgerPartition(spec), [...byId.keys()], { retryFailed: spec.retryFailed === true });
   const requests: BatchRequest[] = [];
   for (const id of pending) {
     const item = byId.get(id);
@@ -319,7 +320,7 @@ async function collect(
   // Every result of an item not yet done is stored, even one a --retry-failed run re-asked.
   const pending = await spec.ledger.pendingAmong(
     spec.campaign,
-    spec.phase,
+    ledgerPartition(spec),
     results.map((r) => r.customId),
     { retryFailed: true },
   );
@@ -354,7 +355,7 @@ async function collect(
   }
   await spec.ledger.commitPart({
     campaign: spec.campaign,
-    phase: spec.phase,
+    ...ledgerPartition(spec),
     partKey,
     done,
     failed,

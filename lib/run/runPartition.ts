@@ -4,6 +4,7 @@ import type { LanguageCode, PromptItem } from '../core/types.js';
 import type { TokenUsage } from '../pricing/pricing.js';
 import type { GenerateResult, ModelProvider, Price } from '../providers/types.js';
 import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
+import { ledgerPartition } from '../store/types.js';
 import { callWithRetry, type RetryPolicy } from './callWithRetry.js';
 import { Journal, listJournals, readJournal } from './Journal.js';
 import { sleep } from './sleep.js';
@@ -153,7 +154,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   const byId = new Map(spec.items.map((i) => [i.item_id, i]));
   const source: ReplySource = { ...spec, providerId: spec.provider.id, simulated: spec.provider.simulated };
   const adopted = await registerAndAdopt(spec, byId);
-  const pendingIds = await spec.ledger.pendingAmong(spec.campaign, spec.phase, [...byId.keys()], { retryFailed: spec.retryFailed === true });
+  const pendingIds = await spec.ledger.pendingAmong(spec.campaign, ledgerPartition(spec), [...byId.keys()], { retryFailed: spec.retryFailed === true });
   const pending = spec.items.filter((i) => pendingIds.has(i.item_id));
   const keyStopped = (): boolean => spec.stop.keyFailures?.has(keyScope(spec)) === true;
 
@@ -431,7 +432,7 @@ async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void
   await spec.sink.writeReadings(readingsOf(spec, byId, part.rows), partName);
   await spec.ledger.commitPart({
     campaign: spec.campaign,
-    phase: spec.phase,
+    ...ledgerPartition(spec),
     partKey: repliesKey,
     done: part.done,
     failed: part.failed,
@@ -488,7 +489,7 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
     // A call with a row in the journal came back: its cost is the row's, not a guess.
     for (const r of rows) replied.add(r.item_id);
     // Attempts at permanently failed items too: they were paid for, and are stored as data.
-    const pending = await spec.ledger.pendingAmong(spec.campaign, spec.phase, rows.map((r) => r.item_id), { retryFailed: true });
+    const pending = await spec.ledger.pendingAmong(spec.campaign, ledgerPartition(spec), rows.map((r) => r.item_id), { retryFailed: true });
     const fresh = rows.filter((r) => pending.has(r.item_id));
     if (fresh.length === 0) {
       await rm(path, { force: true });
@@ -506,7 +507,7 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
     await spec.sink.writeReadings(readingsOf(spec, byId, fresh), partName);
     await spec.ledger.commitPart({
       campaign: spec.campaign,
-      phase: spec.phase,
+      ...ledgerPartition(spec),
       partKey: repliesKey,
       done,
       failed: [],
@@ -526,9 +527,9 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
  * from the journal, the others (no reply, maybe billed) count as possibly billed.
  */
 export async function registerAndAdopt(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>): Promise<number> {
-  const partition = { phase: spec.phase, model: spec.model, language: spec.language };
+  const partition = ledgerPartition(spec);
   if (spec.wholePartition) await spec.ledger.registerPartition(spec.campaign, partition, [...byId.keys()]);
-  else await spec.ledger.registerItems(spec.campaign, spec.phase, [...byId.keys()]);
+  else await spec.ledger.registerItems(spec.campaign, partition, [...byId.keys()]);
   const replied = new Set<string>();
   const adopted = await adoptJournals(spec, byId, replied);
   if (spec.wholePartition) {

@@ -292,11 +292,12 @@ export async function giveUpShards(ctx: RunContext, e: WorkerEvent, failure: { r
         deps.log.error('gave up on a shard whose items could not be built: the next start plans it again', { campaign: campaign.name, execution, shard: label, error: deps.redact(String(err)) });
         continue;
       }
-      await ledger.registerItems(campaign.name, phase.name, ids);
-      const pending = [...(await ledger.pendingAmong(campaign.name, phase.name, ids))];
+      const part = { phase: phase.name, model: shard.model, language: shard.language };
+      await ledger.registerItems(campaign.name, part, ids);
+      const pending = [...(await ledger.pendingAmong(campaign.name, part, ids))];
       if (pending.length === 0) continue;
       try {
-        await ledger.commitPart({ campaign: campaign.name, phase: phase.name, partKey: `gave-up-${deps.invocation}-${phase.name}-${shard.start}`, done: [], failed: pending, costUsd: 0 });
+        await ledger.commitPart({ campaign: campaign.name, ...part, partKey: `gave-up-${deps.invocation}-${phase.name}-${shard.start}`, done: [], failed: pending, costUsd: 0 });
       } catch (err) {
         // The give-up step delivered twice: its items are already recorded.
         if (!(err instanceof PartCommittedError)) throw err;
@@ -404,9 +405,9 @@ async function markSettled(ctx: RunContext, ledger: Ledger, store: BlobStore, ph
   const name = ctx.campaign.name;
   for (const ref of phase.after) {
     const sources = partition.items(ref.phase);
-    if ((await ledger.pendingAmong(name, ref.phase, sources.map((i) => i.item_id))).size > 0) return;
+    if ((await ledger.pendingAmong(name, { phase: ref.phase, model: shard.model, language: shard.language }, sources.map((i) => i.item_id))).size > 0) return;
   }
-  if ((await ledger.pendingAmong(name, phase.name, items.map((i) => i.item_id))).size > 0) return;
+  if ((await ledger.pendingAmong(name, { phase: phase.name, model: shard.model, language: shard.language }, items.map((i) => i.item_id))).size > 0) return;
   await store.put(shardDoneKey(name, phase.name, shard), new Date().toISOString());
 }
 
@@ -422,7 +423,7 @@ async function pendingOfShard(ctx: RunContext, ledger: Ledger, phase: PhaseSpec,
     return sources.filter((i) => phase.consumes?.(i) ?? true).length;
   }
   const items = partition.items(phase.name);
-  return (await ledger.pendingAmong(ctx.campaign.name, phase.name, items.map((i) => i.item_id), { retryFailed })).size;
+  return (await ledger.pendingAmong(ctx.campaign.name, { phase: phase.name, model: shard.model, language: shard.language }, items.map((i) => i.item_id), { retryFailed })).size;
 }
 
 /** How long a failed shard waits for its calls and commits to end before it adopts its journals. */

@@ -6,19 +6,17 @@
  * threads run, and its transactions run one after the other, as they did before threads.
  */
 import type { EmbeddedLedger } from '../store/EmbeddedLedger.js';
-import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from '../store/types.js';
+import type { BatchIntent, BatchRecord, BudgetState, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from '../store/types.js';
 import { rebuiltError, threadError } from './threadMessages.js';
 import type { LedgerCall, LedgerReply } from './threadMessages.js';
-
-type Partition = { readonly phase: string; readonly model: string; readonly language: string };
 
 /** Runs a thread's ledger call on the main thread's ledger; the reply goes back through `post`. */
 export function serveLedgerCall(ledger: EmbeddedLedger, call: LedgerCall, post: (reply: LedgerReply) => void): void {
   const run = async (): Promise<unknown> => {
-    if (call.method === 'orphanedItemIds') return ledger.orphanedItemIds(...(call.args as [string, Partition]));
+    if (call.method === 'orphanedItemIds') return ledger.orphanedItemIds(...(call.args as [string, LedgerPartition]));
     if (call.method === 'resolveOrphans') {
       // The costs were looked up in the thread, for the ids orphanedItemIds named.
-      const [campaign, partition, replied, costs] = call.args as [string, Partition, ReadonlySet<string>, ReadonlyMap<string, number>];
+      const [campaign, partition, replied, costs] = call.args as [string, LedgerPartition, ReadonlySet<string>, ReadonlyMap<string, number>];
       return ledger.resolveOrphans(campaign, partition, replied, (id) => costs.get(id));
     }
     const method = (ledger as unknown as Record<string, (...a: readonly unknown[]) => Promise<unknown>>)[call.method];
@@ -74,7 +72,7 @@ export class ThreadLedger implements Ledger {
   }
   async resolveOrphans(
     campaign: string,
-    partition: Partition,
+    partition: LedgerPartition,
     replied: ReadonlySet<string>,
     maxCostOf: (itemId: string) => number | undefined,
   ): Promise<{ readonly resolved: number; readonly billedUsd: number }> {
@@ -90,20 +88,20 @@ export class ThreadLedger implements Ledger {
   inFlight(campaign: string): Promise<Map<string, number>> {
     return this.call('inFlight', campaign);
   }
-  registerPartition(campaign: string, partition: Partition, itemIds: readonly string[]): Promise<void> {
+  registerPartition(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): Promise<void> {
     return this.call('registerPartition', campaign, partition, itemIds);
   }
   partitions(campaign: string): Promise<PartitionRecord[]> {
     return this.call('partitions', campaign);
   }
-  registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void> {
-    return this.call('registerItems', campaign, phase, itemIds);
+  registerItems(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): Promise<void> {
+    return this.call('registerItems', campaign, partition, itemIds);
   }
   pendingItems(campaign: string, phase: string): Promise<Set<string>> {
     return this.call('pendingItems', campaign, phase);
   }
-  pendingAmong(campaign: string, phase: string, itemIds: readonly string[], options?: PendingOptions): Promise<Set<string>> {
-    return this.call('pendingAmong', campaign, phase, itemIds, options);
+  pendingAmong(campaign: string, partition: LedgerPartition, itemIds: readonly string[], options?: PendingOptions): Promise<Set<string>> {
+    return this.call('pendingAmong', campaign, partition, itemIds, options);
   }
   commitPart(commit: PartCommit): Promise<void> {
     return this.call('commitPart', commit);

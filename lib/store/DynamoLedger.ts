@@ -34,7 +34,7 @@ import { SondageError } from '../errors.js';
 import { TTL_ATTRIBUTE } from '../config/index.js';
 import { PartCommittedError } from './errors.js';
 import { MAX_SCOPE_IDS } from './types.js';
-import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
+import type { BatchIntent, BatchRecord, BudgetState, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
 import { idsDigest, orphanBill } from './orphans.js';
 
 /** Rounding slack of the cap check, as in EmbeddedLedger. */
@@ -482,7 +482,7 @@ export class DynamoLedger implements Ledger {
 
   async resolveOrphans(
     campaign: string,
-    partition: { readonly phase: string; readonly model: string; readonly language: string },
+    partition: LedgerPartition,
     replied: ReadonlySet<string>,
     maxCostOf: (itemId: string) => number | undefined,
   ): Promise<{ resolved: number; billedUsd: number }> {
@@ -513,13 +513,13 @@ export class DynamoLedger implements Ledger {
    * otherwise the ids are registered, and the phase's items read once (a changed design is rare)
    * to note the partition of each id and retire the ids the partition no longer has.
    */
-  async registerPartition(campaign: string, partition: { readonly phase: string; readonly model: string; readonly language: string }, itemIds: readonly string[]): Promise<void> {
+  async registerPartition(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): Promise<void> {
     const { phase, model, language } = partition;
     const key = { pk: partitionPk(campaign), sk: `${phase}#${model}#${language}` };
     const digest = idsDigest(itemIds);
     const known = await this.db.send(new GetCommand({ TableName: this.ledgerTable, Key: key, ConsistentRead: true }));
     if (known.Item?.digest === digest) return;
-    await this.registerItems(campaign, phase, itemIds);
+    await this.registerItems(campaign, partition, itemIds);
     const wanted = new Set(itemIds);
     const rows = await this.queryItems(campaign, phase, { ProjectionExpression: 'sk, model, #l, retired', ExpressionAttributeNames: { '#l': 'language' } });
     const changes = rows.flatMap((r) => {
@@ -558,8 +558,11 @@ export class DynamoLedger implements Ledger {
    * would be reset to pending (asked once more, never lost). Only the plan registers generate
    * items, before any worker of its execution runs, so that takes two executions of one campaign
    * at once, which `sondage start --aws` refuses.
+   *
+   * Items are keyed by phase and id alone here (a key's place in DynamoDB is hashed: nothing to
+   * gain from keeping a partition's ids together); the partition is noted by registerPartition.
    */
-  async registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void> {
+  async registerItems(campaign: string, { phase }: LedgerPartition, itemIds: readonly string[]): Promise<void> {
     const ids = [...new Set(itemIds)]; // BatchWriteItem refuses a request that names a key twice
     if (ids.length === 0) return;
     const known = await this.existingItems(campaign, phase, ids);
@@ -680,7 +683,7 @@ export class DynamoLedger implements Ledger {
    * The ids among `itemIds` not yet done (unregistered ids included), in the order given; items
    * failed permanently only with `retryFailed`.
    */
-  async pendingAmong(campaign: string, phase: string, itemIds: readonly string[], options: PendingOptions = {}): Promise<Set<string>> {
+  async pendingAmong(campaign: string, { phase }: LedgerPartition, itemIds: readonly string[], options: PendingOptions = {}): Promise<Set<string>> {
     const retryFailed = options.retryFailed === true;
     // Distinct ids (a BatchGetItem refuses duplicate keys), 100 a request, PENDING_CONCURRENCY in flight.
     const unique = [...new Set(itemIds)];

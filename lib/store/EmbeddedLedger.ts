@@ -5,7 +5,7 @@ import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { PartCommittedError } from './errors.js';
 import { MAX_SCOPE_IDS } from './types.js';
-import type { BatchIntent, BatchRecord, BudgetState, Ledger, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
+import type { BatchIntent, BatchRecord, BudgetState, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
 import { idsDigest, orphanBill } from './orphans.js';
 import { ledgerOpenError } from './storageErrors.js';
 
@@ -375,7 +375,7 @@ export class EmbeddedLedger implements Ledger {
       return { count: rows.length, amountUsd: rows.reduce((sum, r) => sum + r.amount, 0) };
     });
     this.resolveTx = db.transaction(
-      (campaign: string, part: { phase: string; model: string; language: string }, replied: ReadonlySet<string>, maxCostOf: (id: string) => number | undefined) => {
+      (campaign: string, part: LedgerPartition, replied: ReadonlySet<string>, maxCostOf: (id: string) => number | undefined) => {
         const rows = stmt.orphansOf.all(campaign, part.phase, part.model, part.language) as { id: string; amount: number; ids: string | null }[];
         let billedUsd = 0;
         for (const r of rows) {
@@ -387,7 +387,7 @@ export class EmbeddedLedger implements Ledger {
         return { resolved: rows.length, billedUsd };
       },
     );
-    this.registerPartitionTx = db.transaction((campaign: string, part: { phase: string; model: string; language: string }, ids: readonly string[], digest: string): void => {
+    this.registerPartitionTx = db.transaction((campaign: string, part: LedgerPartition, ids: readonly string[], digest: string): void => {
       const known = stmt.partitionRow.get(campaign, part.phase, part.model, part.language) as { items: number; digest: string } | undefined;
       // The same design as last time: every id is registered and claimed already.
       if (known?.digest === digest) return;
@@ -400,7 +400,7 @@ export class EmbeddedLedger implements Ledger {
     });
     // registerTx's batching, with the partition noted: new ids come in with it, ids from before it
     // (model NULL) or retired ones are claimed; one statement per 500 ids instead of two passes.
-    this.claimTx = db.transaction((campaign: string, part: { phase: string; model: string; language: string }, ids: readonly string[]): void => {
+    this.claimTx = db.transaction((campaign: string, part: LedgerPartition, ids: readonly string[]): void => {
       const params: string[] = new Array<string>(CLAIM_BATCH * 5);
       let i = 0;
       for (; i + CLAIM_BATCH <= ids.length; i += CLAIM_BATCH) {
@@ -482,7 +482,7 @@ export class EmbeddedLedger implements Ledger {
 
   async resolveOrphans(
     campaign: string,
-    partition: { readonly phase: string; readonly model: string; readonly language: string },
+    partition: LedgerPartition,
     replied: ReadonlySet<string>,
     maxCostOf: (itemId: string) => number | undefined,
   ): Promise<{ resolved: number; billedUsd: number }> {
@@ -494,7 +494,7 @@ export class EmbeddedLedger implements Ledger {
    * `maxCostOf` about): for a caller that must look the costs up before the call, a partition
    * thread whose ledger calls cross to the main thread (lib/run/threadLedger.ts).
    */
-  async orphanedItemIds(campaign: string, partition: { readonly phase: string; readonly model: string; readonly language: string }): Promise<string[]> {
+  async orphanedItemIds(campaign: string, partition: LedgerPartition): Promise<string[]> {
     const rows = this.stmt.orphansOf.all(campaign, partition.phase, partition.model, partition.language) as { ids: string | null }[];
     return rows.flatMap((r) => (r.ids === null ? [] : (JSON.parse(r.ids) as string[])));
   }
@@ -503,11 +503,11 @@ export class EmbeddedLedger implements Ledger {
     return new Map((this.stmt.inFlight.all(campaign) as { phase: string; n: number }[]).map((r) => [r.phase, r.n]));
   }
 
-  async registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void> {
-    this.registerTx.immediate(campaign, phase, itemIds);
+  async registerItems(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): Promise<void> {
+    this.registerTx.immediate(campaign, partition.phase, itemIds);
   }
 
-  async registerPartition(campaign: string, partition: { readonly phase: string; readonly model: string; readonly language: string }, itemIds: readonly string[]): Promise<void> {
+  async registerPartition(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): Promise<void> {
     this.registerPartitionTx.immediate(campaign, partition, itemIds, idsDigest(itemIds));
   }
 
@@ -523,8 +523,8 @@ export class EmbeddedLedger implements Ledger {
    * The ids among `itemIds` not yet done (unregistered ids included), in the order given; items
    * failed permanently only with `retryFailed`.
    */
-  async pendingAmong(campaign: string, phase: string, itemIds: readonly string[], options: PendingOptions = {}): Promise<Set<string>> {
-    return new Set(this.stmt.notDoneAmong.all(JSON.stringify(itemIds), campaign, phase, options.retryFailed === true ? 1 : 0) as string[]);
+  async pendingAmong(campaign: string, partition: LedgerPartition, itemIds: readonly string[], options: PendingOptions = {}): Promise<Set<string>> {
+    return new Set(this.stmt.notDoneAmong.all(JSON.stringify(itemIds), campaign, partition.phase, options.retryFailed === true ? 1 : 0) as string[]);
   }
 
   async commitPart(commit: PartCommit): Promise<void> {

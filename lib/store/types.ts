@@ -98,6 +98,26 @@ export interface ReservationScope {
 /** Reservations keep their item ids up to this many (a provider batch's reservation keeps its count only). */
 export const MAX_SCOPE_IDS = 1_000;
 
+/**
+ * A partition of a phase: the items of one model in one language. Every item belongs to one, and
+ * the ledger is told which wherever it reads or writes items: the embedded ledger keys items by it,
+ * so that the ids of one partition sit together in its index (random ids spread over the index of a
+ * whole phase cost a cache miss each once the phase passes ~0.5 M items; bench/ledger.ts).
+ */
+export interface LedgerPartition {
+  readonly phase: string;
+  readonly model: string;
+  readonly language: string;
+}
+
+/**
+ * The partition of anything that has one, as a plain object (what crosses to a partition thread's
+ * ledger: a run's spec holds functions, which a thread message cannot carry).
+ */
+export function ledgerPartition(of: LedgerPartition): LedgerPartition {
+  return { phase: of.phase, model: of.model, language: of.language };
+}
+
 /** A partition of a phase as a run registered it: the whole set of its items for the current design. */
 export interface PartitionRecord {
   readonly phase: string;
@@ -139,7 +159,7 @@ export interface Ledger {
    */
   resolveOrphans(
     campaign: string,
-    partition: { readonly phase: string; readonly model: string; readonly language: string },
+    partition: LedgerPartition,
     replied: ReadonlySet<string>,
     maxCostOf: (itemId: string) => number | undefined,
   ): Promise<{ readonly resolved: number; readonly billedUsd: number }>;
@@ -150,19 +170,19 @@ export interface Ledger {
    * no longer in `itemIds` retired (left out of `counts`, their replies kept), ids back in the
    * design restored; records the partition's size.
    */
-  registerPartition(campaign: string, partition: { readonly phase: string; readonly model: string; readonly language: string }, itemIds: readonly string[]): Promise<void>;
+  registerPartition(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): Promise<void>;
   /** Every partition registered with `registerPartition`, with its size. */
   partitions(campaign: string): Promise<PartitionRecord[]>;
 
-  /** Registers items as pending; ids already known keep their state. */
-  registerItems(campaign: string, phase: string, itemIds: readonly string[]): Promise<void>;
+  /** Registers items of a partition as pending; ids already known keep their state. */
+  registerItems(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): Promise<void>;
   /** Items not yet done (pending or failed, permanently failed included), in registration order. */
   pendingItems(campaign: string, phase: string): Promise<Set<string>>;
   /**
    * The subset of `itemIds` a run asks (a partition's view, without loading the whole phase): not
    * done, and not failed permanently unless `retryFailed` (issue 3: a refusal is recorded once).
    */
-  pendingAmong(campaign: string, phase: string, itemIds: readonly string[], options?: PendingOptions): Promise<Set<string>>;
+  pendingAmong(campaign: string, partition: LedgerPartition, itemIds: readonly string[], options?: PendingOptions): Promise<Set<string>>;
   /**
    * Atomically: marks items done (or failed), records the part file that holds their replies,
    * deletes the given reservations and adds `costUsd` to spent. A part recorded here is never
@@ -244,6 +264,9 @@ export interface PendingOptions {
 export interface PartCommit {
   readonly campaign: string;
   readonly phase: string;
+  /** The partition of the part's items, with `phase` (LedgerPartition). */
+  readonly model: string;
+  readonly language: string;
   readonly partKey: string;
   readonly done: readonly string[];
   /** Items that failed after exhausting their retries: asked again by the next run. */

@@ -60,8 +60,8 @@ async function ledgerState(campaign: string): Promise<unknown> {
 /** A campaign with a budget, items, a part and its files: enough to purge, without a run. */
 async function craft(store: BlobStore, ledger: Ledger, campaign: string): Promise<void> {
   await ledger.initCampaign(campaign, 3, 'run-1');
-  await ledger.registerItems(campaign, 'generate', ['a', 'b']);
-  await ledger.commitPart({ campaign, phase: 'generate', partKey: 'part-1.parquet', done: ['a'], failed: [], costUsd: 0.01 });
+  await ledger.registerItems(campaign, { phase: 'generate', model: 'm', language: 'en' }, ['a', 'b']);
+  await ledger.commitPart({ campaign, phase: 'generate', model: 'm', language: 'en', partKey: 'part-1.parquet', done: ['a'], failed: [], costUsd: 0.01 });
   await store.put(`campaigns/${campaign}/generate/replies/model=m/language=en/part-1.parquet`, 'x'.repeat(2048));
   await store.put(`campaigns/${campaign}/input/campaign.yaml`, `name: ${campaign}\n`);
 }

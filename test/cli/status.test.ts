@@ -51,8 +51,8 @@ function planOf(campaign: string): Plan {
  */
 async function fill(ledger: Ledger, campaign: string): Promise<void> {
   await ledger.initCampaign(campaign, 2, 'run-1');
-  await ledger.registerItems(campaign, 'generate', ['g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7', 'g8']);
-  await ledger.commitPart({ campaign, phase: 'generate', partKey: 'part-0001', done: ['g1', 'g2', 'g3', 'g4', 'g5'], failed: ['g6'], costUsd: 0.25 });
+  await ledger.registerItems(campaign, { phase: 'generate', model: 'm', language: 'en' }, ['g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7', 'g8']);
+  await ledger.commitPart({ campaign, phase: 'generate', model: 'm', language: 'en', partKey: 'part-0001', done: ['g1', 'g2', 'g3', 'g4', 'g5'], failed: ['g6'], costUsd: 0.25 });
   const en = { phase: 'generate', model: 'alpha', language: 'en' };
   expect(await ledger.reserve(campaign, 'call-1', 0.1, { ...en, itemIds: ['g7'] })).toBe(true);
   expect(await ledger.reserve(campaign, 'batch-res', 0.05, { ...en, itemIds: ['g8'] })).toBe(true);

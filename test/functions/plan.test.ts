@@ -101,7 +101,8 @@ describe('plan handler', () => {
     expect(generate.length).toBeGreaterThan(1);
     expect(judge.length).toBeGreaterThan(0);
     const ids = [...(await h.ledger.pendingItems('plan-rf', 'generate'))];
-    await h.ledger.commitPart({ campaign: 'plan-rf', phase: 'generate', partKey: 'part-rf', done: ids.slice(1), failed: [], failedPermanently: ids.slice(0, 1), costUsd: 0 });
+    // Ids of several partitions in one part: DynamoLedger keys items by phase and id alone.
+    await h.ledger.commitPart({ campaign: 'plan-rf', phase: 'generate', model: 'any', language: 'en', partKey: 'part-rf', done: ids.slice(1), failed: [], failedPermanently: ids.slice(0, 1), costUsd: 0 });
     for (const shard of judge) await h.store.put(shardDoneKey('plan-rf', 'judge', shard), 'done');
     // act
     const plain = await handler({ campaign: 'plan-rf', execution: 'exec-2', retryFailed: false }, lambdaContext());

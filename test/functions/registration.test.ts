@@ -30,7 +30,7 @@ describe('DynamoLedger.registerItems in bulk', () => {
     server.unprocessedWrites = 30;
     const all = ids('a', 1000);
     // act
-    await ledger.registerItems('reg', 'generate', [...all, all[0]!]);
+    await ledger.registerItems('reg', { phase: 'generate', model: 'm', language: 'en' }, [...all, all[0]!]);
     // assess: every item pending once, in registration order; 40 writes of 25 plus the retries
     expect(await ledger.counts('reg', 'generate')).toEqual({ pending: 1000, done: 0, failed: 0 });
     expect([...(await ledger.pendingItems('reg', 'generate'))]).toEqual(all);
@@ -42,19 +42,19 @@ describe('DynamoLedger.registerItems in bulk', () => {
 
   it('leaves known items in their state and writes only the new ones', async () => {
     // prepare: two items, one of them done
-    await ledger.registerItems('known', 'generate', ['x1', 'x2']);
+    await ledger.registerItems('known', { phase: 'generate', model: 'm', language: 'en' }, ['x1', 'x2']);
     await ledger.initCampaign('known', 1, 'run');
-    await ledger.commitPart({ campaign: 'known', phase: 'generate', partKey: 'p1', done: ['x1'], failed: [], costUsd: 0 });
+    await ledger.commitPart({ campaign: 'known', phase: 'generate', model: 'm', language: 'en', partKey: 'p1', done: ['x1'], failed: [], costUsd: 0 });
     server.calls.clear();
     // act
-    await ledger.registerItems('known', 'generate', ['x3', 'x1', 'x2']);
+    await ledger.registerItems('known', { phase: 'generate', model: 'm', language: 'en' }, ['x3', 'x1', 'x2']);
     // assess: x1 stays done; one write request for x3; order continues after x2
     expect(await ledger.counts('known', 'generate')).toEqual({ pending: 2, done: 1, failed: 0 });
     expect([...(await ledger.pendingItems('known', 'generate'))]).toEqual(['x2', 'x3']);
     expect(server.calls.get('BatchWriteItem')).toBe(1);
     // act: everything known: reads only
     server.calls.clear();
-    await ledger.registerItems('known', 'generate', ['x1', 'x2', 'x3']);
+    await ledger.registerItems('known', { phase: 'generate', model: 'm', language: 'en' }, ['x1', 'x2', 'x3']);
     expect(Object.fromEntries(server.calls)).toEqual({ BatchGetItem: 1 });
   });
 

@@ -9,6 +9,7 @@ import { executionName } from '../../lib/cli/aws.js';
 import { registeredKey } from '../../lib/run/shards.js';
 import { jsonLineLog } from '../../functions/shared/jsonLog.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
+import type { LedgerPartition } from '../../lib/store/types.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
 import { tempDir } from '../helpers/campaigns.js';
 import { startOpenAIBatchServer } from '../run/batchServers.js';
@@ -74,7 +75,7 @@ function countingRegistrations() {
     new Proxy(deps.ledgerFor(runId), {
       get: (t, prop) =>
         prop === 'registerItems'
-          ? (c: string, phase: 'generate' | 'judge', ids: readonly string[]) => ((registered[phase] += ids.length), t.registerItems(c, phase, ids))
+          ? (c: string, partition: LedgerPartition, ids: readonly string[]) => ((registered[partition.phase as 'generate' | 'judge'] += ids.length), t.registerItems(c, partition, ids))
           : (Reflect.get(t, prop, t) as unknown),
     });
   return { deps: { ...deps, ledgerFor }, registered };
@@ -401,7 +402,7 @@ describe('worker handler', () => {
     const { generate } = await plan('w-retry', 'exec-1');
     const shard = generate[0]!;
     const ids = [...(await h.ledger.pendingItems('w-retry', 'generate'))].slice(shard.start, shard.end);
-    await h.ledger.commitPart({ campaign: 'w-retry', phase: 'generate', partKey: 'part-settled', done: ids.slice(1), failed: [], failedPermanently: ids.slice(0, 1), costUsd: 0 });
+    await h.ledger.commitPart({ campaign: 'w-retry', phase: 'generate', model: shard.model, language: shard.language, partKey: 'part-settled', done: ids.slice(1), failed: [], failedPermanently: ids.slice(0, 1), costUsd: 0 });
     const worker = createWorker(h.deps());
     const input = event('w-retry', 'generate', 'exec-2', [shard]);
     // act
@@ -410,7 +411,7 @@ describe('worker handler', () => {
     // assess
     expect(plain).toMatchObject({ done: 0, failed: 0, pending: 0, again: false });
     expect(retry).toMatchObject({ done: 1, failed: 0, pending: 0, again: false });
-    expect(await h.ledger.pendingAmong('w-retry', 'generate', ids, { retryFailed: true })).toEqual(new Set());
+    expect(await h.ledger.pendingAmong('w-retry', { phase: 'generate', model: shard.model, language: shard.language }, ids, { retryFailed: true })).toEqual(new Set());
     await expect(worker({ ...input, BatchInput: { ...input.BatchInput, retryFailed: 'yes' } }, lambdaContext())).rejects.toThrow(/BatchInput\.retryFailed: expected true or false/);
   });
 

@@ -99,7 +99,7 @@ describe.each(backends)('%s ledger: batch intents', (_name, open) => {
     await ledger.markBatchCancelled(c, 'b2', '2026-11-30T09:00:00.000Z');
     await ledger.markBatchCancelled(c, 'unknown', '2026-11-30T09:00:00.000Z');
     expect(await ledger.campaignBatches(c)).toEqual([rec('b1', 'en'), { ...rec('b2', 'de'), cancelledAt: '2026-11-30T08:00:00.000Z' }]);
-    await ledger.commitPart({ campaign: c, phase: 'generate', partKey: 'p1', done: [], failed: [], costUsd: 0, closeBatches: ['b1'] });
+    await ledger.commitPart({ campaign: c, phase: 'generate', model: 'm', language: 'en', partKey: 'p1', done: [], failed: [], costUsd: 0, closeBatches: ['b1'] });
     expect((await ledger.campaignBatches(c)).map((b) => b.batchId)).toEqual(['b2']);
     await ledger.close();
   });

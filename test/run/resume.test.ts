@@ -120,12 +120,19 @@ describe('a run killed mid-way and started again', () => {
     expect(before.generate.done).toBeLessThan(ref.generateItems);
     // What the next run must adopt: successful replies in the journals whose items are not done
     // (a journal whose part was committed just before the kill holds none of those).
-    const journaled = new Set<string>();
+    const journaled = new Map<string, { model: string; language: string; ids: Set<string> }>();
     for (const f of await filesUnder(path.join(dataDir, 'campaigns', CAMPAIGN, 'generate', '_journal'), (n) => n.endsWith('.ndjson'))) {
-      for (const r of await readJournal<ReplyRow>(f)) if (r.status === 'ok') journaled.add(r.item_id);
+      for (const r of await readJournal<ReplyRow>(f)) {
+        if (r.status !== 'ok') continue;
+        const key = `${r.model}/${r.language}`;
+        const entry = journaled.get(key) ?? { model: r.model, language: r.language, ids: new Set<string>() };
+        entry.ids.add(r.item_id);
+        journaled.set(key, entry);
+      }
     }
     const ledger = new EmbeddedLedger(dataDir);
-    const toAdopt = (await ledger.pendingAmong(CAMPAIGN, 'generate', [...journaled])).size;
+    let toAdopt = 0;
+    for (const { model, language, ids } of journaled.values()) toAdopt += (await ledger.pendingAmong(CAMPAIGN, { phase: 'generate', model, language }, [...ids])).size;
     await ledger.close();
 
     const summary = await runCampaign(await loadContext(slowFile), { dataDir });

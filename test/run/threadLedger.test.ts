@@ -29,10 +29,10 @@ describe('ThreadLedger', () => {
   it('reserves, commits and counts through the main thread’s ledger', async () => {
     await ledger.initCampaign('c', 1, 'run-2');
     await client.registerPartition('c', partition, ['a', 'b', 'c']);
-    expect(await client.pendingAmong('c', 'generate', ['a', 'b', 'c'])).toEqual(new Set(['a', 'b', 'c']));
+    expect(await client.pendingAmong('c', partition, ['a', 'b', 'c'])).toEqual(new Set(['a', 'b', 'c']));
     expect(await client.reserve('c', 'r1', 0.6, { ...partition, itemIds: ['a', 'b'] })).toBe(true);
     expect(await client.reserve('c', 'r2', 0.6, { ...partition, itemIds: ['c'] })).toBe(false);
-    await client.commitPart({ campaign: 'c', phase: 'generate', partKey: 'p1', done: ['a', 'b'], failed: [], reservationIds: ['r1'], costUsd: 0.1 });
+    await client.commitPart({ campaign: 'c', ...partition, partKey: 'p1', done: ['a', 'b'], failed: [], reservationIds: ['r1'], costUsd: 0.1 });
     expect(await client.counts('c', 'generate')).toEqual({ pending: 1, done: 2, failed: 0 });
     expect(await client.committedParts('c', 'generate')).toEqual(new Set(['p1']));
     expect((await client.budget('c')).spent_usd).toBeCloseTo(0.1, 12);
@@ -61,7 +61,7 @@ describe('ThreadLedger', () => {
 
   it('rejects with the ledger’s own error, as a SondageError with its message', async () => {
     await ledger.initCampaign('c', 1, 'run-2');
-    const commit = { campaign: 'c', phase: 'generate', partKey: 'p1', done: [], failed: [], costUsd: 0 };
+    const commit = { campaign: 'c', phase: 'generate', model: 'm', language: 'en', partKey: 'p1', done: [], failed: [], costUsd: 0 };
     await client.commitPart(commit);
     const err = await client.commitPart(commit).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SondageError);

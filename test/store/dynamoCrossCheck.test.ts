@@ -301,14 +301,14 @@ describe('the DynamoDB stand-in answers single-item ledger requests as dynalite 
       const ids = Array.from({ length: 130 }, (_, i) => `item-${String(i).padStart(3, '0')}`);
       await ledger.initCampaign(c, 2.5, 'run-1');
       await ledger.initCampaign(c, 4, 'run-2');
-      await ledger.registerItems(c, 'generate', ids.slice(0, 100));
-      await ledger.registerItems(c, 'generate', ids.slice(90));
+      await ledger.registerItems(c, { phase: 'generate', model: 'm', language: 'en' }, ids.slice(0, 100));
+      await ledger.registerItems(c, { phase: 'generate', model: 'm', language: 'en' }, ids.slice(90));
       await ledger.recordFailure({ campaign: c, execution: 'arn:e1', at: '2026-12-01T00:00:00.000Z', error: 'States.TaskFailed', cause: 'first' });
       await ledger.recordFailure({ campaign: c, execution: 'arn:e2', at: '2026-12-01T00:01:00.000Z', error: 'SondageFailed', cause: 'second' });
       return [
         await ledger.budget(c),
         [...(await ledger.pendingItems(c, 'generate'))].sort(),
-        [...(await ledger.pendingAmong(c, 'generate', ['item-005', 'item-129', 'not-registered']))].sort(),
+        [...(await ledger.pendingAmong(c, { phase: 'generate', model: 'm', language: 'en' }, ['item-005', 'item-129', 'not-registered']))].sort(),
         await ledger.counts(c, 'generate'),
         await ledger.failures(c),
         [...(await ledger.committedParts(c, 'generate'))],

@@ -92,21 +92,21 @@ describe.each(backends)('%s ledger', (_name, open) => {
     const ledger = open();
     const c = campaign();
     await ledger.initCampaign(c, 10, 'run-1');
-    await ledger.registerItems(c, 'generate', ['i3', 'i1', 'i2']);
-    await ledger.registerItems(c, 'generate', ['i4', 'i1']);
+    await ledger.registerItems(c, { phase: 'generate', model: 'm', language: 'en' }, ['i3', 'i1', 'i2']);
+    await ledger.registerItems(c, { phase: 'generate', model: 'm', language: 'en' }, ['i4', 'i1']);
     expect([...(await ledger.pendingItems(c, 'generate'))]).toEqual(['i3', 'i1', 'i2', 'i4']);
     expect(await ledger.reserve(c, 'r1', 1)).toBe(true);
     expect(await ledger.reserve(c, 'r2', 1)).toBe(true);
-    const commit = { campaign: c, phase: 'generate', partKey: 'p/part-0001.parquet', done: ['i1', 'i3'], failed: ['i2'], reservationIds: ['r1', 'r2'], costUsd: 0.5 };
+    const commit = { campaign: c, phase: 'generate', model: 'm', language: 'en', partKey: 'p/part-0001.parquet', done: ['i1', 'i3'], failed: ['i2'], reservationIds: ['r1', 'r2'], costUsd: 0.5 };
     await ledger.commitPart(commit);
     await expect(ledger.commitPart(commit)).rejects.toBeInstanceOf(PartCommittedError);
     expect(await ledger.budget(c)).toEqual({ cap_usd: 10, spent_usd: 0.5, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
     expect(await ledger.counts(c, 'generate')).toEqual({ pending: 1, done: 2, failed: 1 });
     expect([...(await ledger.pendingItems(c, 'generate'))]).toEqual(['i2', 'i4']);
-    expect([...(await ledger.pendingAmong(c, 'generate', ['i4', 'i3', 'new', 'i2']))]).toEqual(['i4', 'new', 'i2']);
+    expect([...(await ledger.pendingAmong(c, { phase: 'generate', model: 'm', language: 'en' }, ['i4', 'i3', 'new', 'i2']))]).toEqual(['i4', 'new', 'i2']);
     expect([...(await ledger.committedParts(c, 'generate'))]).toEqual(['p/part-0001.parquet']);
     // A later part cannot take a done item away from its part, but can finish a failed one.
-    await ledger.commitPart({ campaign: c, phase: 'generate', partKey: 'p/part-0002.parquet', done: ['i1', 'i2', 'i4'], failed: [], costUsd: 0.25 });
+    await ledger.commitPart({ campaign: c, phase: 'generate', model: 'm', language: 'en', partKey: 'p/part-0002.parquet', done: ['i1', 'i2', 'i4'], failed: [], costUsd: 0.25 });
     expect(await ledger.counts(c, 'generate')).toEqual({ pending: 0, done: 4, failed: 0 });
     expect((await ledger.budget(c)).spent_usd).toBeCloseTo(0.75, 12);
     await ledger.close();
@@ -117,22 +117,22 @@ describe.each(backends)('%s ledger', (_name, open) => {
     const c = campaign();
     const g = 'generate';
     await ledger.initCampaign(c, 10, 'run-1');
-    await ledger.registerItems(c, g, ['a', 'b', 'c', 'd']);
-    await ledger.commitPart({ campaign: c, phase: g, partKey: 'p1', done: ['a'], failed: ['b'], failedPermanently: ['c'], costUsd: 0.1 });
+    await ledger.registerItems(c, { phase: g, model: 'm', language: 'en' }, ['a', 'b', 'c', 'd']);
+    await ledger.commitPart({ campaign: c, phase: g, model: 'm', language: 'en', partKey: 'p1', done: ['a'], failed: ['b'], failedPermanently: ['c'], costUsd: 0.1 });
     expect(await ledger.counts(c, g)).toEqual({ pending: 1, done: 1, failed: 2 });
-    expect([...(await ledger.pendingAmong(c, g, ['d', 'c', 'b', 'a', 'new']))]).toEqual(['d', 'b', 'new']);
-    expect([...(await ledger.pendingAmong(c, g, ['d', 'c', 'b', 'a'], { retryFailed: true }))]).toEqual(['d', 'c', 'b']);
+    expect([...(await ledger.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, ['d', 'c', 'b', 'a', 'new']))]).toEqual(['d', 'b', 'new']);
+    expect([...(await ledger.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, ['d', 'c', 'b', 'a'], { retryFailed: true }))]).toEqual(['d', 'c', 'b']);
     // `status` lists the errors of every item not done, permanent ones included.
     expect([...(await ledger.pendingItems(c, g))]).toEqual(['b', 'c', 'd']);
 
     // Asked again with retryFailed: a transient failure now makes it re-askable, a permanent one
     // (b) makes b skipped, a success (d) finishes it.
-    await ledger.commitPart({ campaign: c, phase: g, partKey: 'p2', done: ['d'], failed: ['c'], failedPermanently: ['b', 'a'], costUsd: 0.1 });
+    await ledger.commitPart({ campaign: c, phase: g, model: 'm', language: 'en', partKey: 'p2', done: ['d'], failed: ['c'], failedPermanently: ['b', 'a'], costUsd: 0.1 });
     expect(await ledger.counts(c, g)).toEqual({ pending: 0, done: 2, failed: 2 });
-    expect([...(await ledger.pendingAmong(c, g, ['a', 'b', 'c', 'd']))]).toEqual(['c']);
-    await ledger.commitPart({ campaign: c, phase: g, partKey: 'p3', done: ['b'], failed: [], failedPermanently: ['c'], costUsd: 0 });
-    expect([...(await ledger.pendingAmong(c, g, ['a', 'b', 'c', 'd']))]).toEqual([]);
-    expect([...(await ledger.pendingAmong(c, g, ['a', 'b', 'c', 'd'], { retryFailed: true }))]).toEqual(['c']);
+    expect([...(await ledger.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, ['a', 'b', 'c', 'd']))]).toEqual(['c']);
+    await ledger.commitPart({ campaign: c, phase: g, model: 'm', language: 'en', partKey: 'p3', done: ['b'], failed: [], failedPermanently: ['c'], costUsd: 0 });
+    expect([...(await ledger.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, ['a', 'b', 'c', 'd']))]).toEqual([]);
+    expect([...(await ledger.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, ['a', 'b', 'c', 'd'], { retryFailed: true }))]).toEqual(['c']);
     expect(await ledger.counts(c, g)).toEqual({ pending: 0, done: 3, failed: 1 });
     expect((await ledger.budget(c)).spent_usd).toBeCloseTo(0.2, 12);
     await ledger.close();
@@ -145,8 +145,8 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     const c = `shards-${++n}`;
     const ids = Array.from({ length: 800 }, (_, i) => `item-${i}`);
     await ledger.initCampaign(c, 1, 'run-1');
-    await ledger.registerItems(c, 'generate', ids);
-    await ledger.commitPart({ campaign: c, phase: 'generate', partKey: 'p1', done: ids.slice(0, 300), failed: ids.slice(300, 310), costUsd: 0 });
+    await ledger.registerItems(c, { phase: 'generate', model: 'm', language: 'en' }, ids);
+    await ledger.commitPart({ campaign: c, phase: 'generate', model: 'm', language: 'en', partKey: 'p1', done: ids.slice(0, 300), failed: ids.slice(300, 310), costUsd: 0 });
     // assess: the rows' keys
     const rows = server.items('ledger').filter((r) => (r.pk as { S: string }).S.startsWith(`ITEM#${c}#`));
     expect(rows).toHaveLength(800);
@@ -159,7 +159,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     // assess: every read fans out over the shards
     expect(await ledger.counts(c, 'generate')).toEqual({ pending: 490, done: 300, failed: 10 });
     expect([...(await ledger.pendingItems(c, 'generate'))]).toEqual(ids.filter((_, i) => i >= 300));
-    expect((await ledger.pendingAmong(c, 'generate', ids)).size).toBe(500);
+    expect((await ledger.pendingAmong(c, { phase: 'generate', model: 'm', language: 'en' }, ids)).size).toBe(500);
     await ledger.close();
   });
 
@@ -172,14 +172,14 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     const ledger = dynamo();
     const refused = new RegExp(`holds its items under the one key ITEM#${c}#generate.*asked and paid for again.*sondage purge <campaign> --aws`);
     // act + assess: every path that reads or writes the phase's items
-    await expect(ledger.pendingAmong(c, 'generate', ['item-1', 'item-2'])).rejects.toThrow(refused);
-    await expect(ledger.registerItems(c, 'generate', ['item-2'])).rejects.toThrow(refused);
+    await expect(ledger.pendingAmong(c, { phase: 'generate', model: 'm', language: 'en' }, ['item-1', 'item-2'])).rejects.toThrow(refused);
+    await expect(ledger.registerItems(c, { phase: 'generate', model: 'm', language: 'en' }, ['item-2'])).rejects.toThrow(refused);
     await expect(ledger.counts(c, 'generate')).rejects.toThrow(refused);
     await expect(ledger.pendingItems(c, 'generate')).rejects.toThrow(refused);
     await expect(ledger.registerPartition(c, { phase: 'generate', model: 'm', language: 'en' }, ['item-2'])).rejects.toThrow(refused);
     expect(server.items('ledger').filter((r) => (r.pk as { S: string }).S.startsWith(`ITEM#${c}#generate#`))).toEqual([]);
     // another phase of the campaign, in the new layout, is served
-    await ledger.registerItems(c, 'judge', ['j-1']);
+    await ledger.registerItems(c, { phase: 'judge', model: 'm', language: 'en' }, ['j-1']);
     expect(await ledger.counts(c, 'judge')).toEqual({ pending: 1, done: 0, failed: 0 });
     await ledger.close();
   });
@@ -209,21 +209,21 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     const ids = Array.from({ length: 2450 }, (_, i) => `item-${String(i).padStart(4, '0')}`);
     let seed = 11;
     const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const commit = { campaign: c, phase: g, partKey: 'p1', done: ids.filter((_, i) => i % 5 === 0), failed: ids.filter((_, i) => i % 17 === 1), failedPermanently: ids.filter((_, i) => i % 13 === 2), costUsd: 0 };
+    const commit = { campaign: c, phase: g, model: 'm', language: 'en', partKey: 'p1', done: ids.filter((_, i) => i % 5 === 0), failed: ids.filter((_, i) => i % 17 === 1), failedPermanently: ids.filter((_, i) => i % 13 === 2), costUsd: 0 };
     for (const l of [ledger, reference]) {
       await l.initCampaign(c, 10, 'run-1');
-      await l.registerItems(c, g, ids);
+      await l.registerItems(c, { phase: g, model: 'm', language: 'en' }, ids);
       await l.commitPart(commit);
     }
     const asked = [...ids, ...ids.filter(() => rand() < 0.1), 'unknown-1', 'unknown-2'].sort(() => rand() - 0.5);
     // act
-    const expected = [await reference.pendingAmong(c, g, asked), await reference.pendingAmong(c, g, asked, { retryFailed: true })];
+    const expected = [await reference.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, asked), await reference.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, asked, { retryFailed: true })];
     // (registration read with its own bound: counted from here)
     Object.assign(inflight, { gets: 0, max: 0 });
-    const plain = await ledger.pendingAmong(c, g, asked);
+    const plain = await ledger.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, asked);
     const firstGets = inflight.gets;
     server.unprocessedReads = 250;
-    const retried = await ledger.pendingAmong(c, g, asked, { retryFailed: true });
+    const retried = await ledger.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, asked, { retryFailed: true });
     // assess: the same ids in the same order; 25 requests of 100 distinct keys, 16 at a time
     expect([...plain]).toEqual([...expected[0]!]);
     expect([...retried]).toEqual([...expected[1]!]);
@@ -290,8 +290,8 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     await ledger.initCampaign(c, 100, 'run-many');
     const ids = Array.from({ length: 130 }, (_, i) => `r${i}`);
     for (const id of ids) expect(await ledger.reserve(c, id, 0.5)).toBe(true);
-    await ledger.registerItems(c, 'generate', ['a']);
-    await ledger.commitPart({ campaign: c, phase: 'generate', partKey: 'big', done: ['a'], failed: [], reservationIds: ids, costUsd: 40 });
+    await ledger.registerItems(c, { phase: 'generate', model: 'm', language: 'en' }, ['a']);
+    await ledger.commitPart({ campaign: c, phase: 'generate', model: 'm', language: 'en', partKey: 'big', done: ['a'], failed: [], reservationIds: ids, costUsd: 40 });
     expect(await ledger.budget(c)).toEqual({ cap_usd: 100, spent_usd: 40, reserved_usd: expect.closeTo(0, 9) as unknown, orphaned_usd: 0, possibly_billed_usd: 0 });
     expect(await ledger.reserve(c, 'after', 60)).toBe(true);
     await ledger.close();
@@ -310,7 +310,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     const next = dynamo('run-b2');
     expect((await next.orphanStale(c, 'run-b2', 'bill')).count).toBe(1);
     expect((await next.budget(c)).reserved_usd).toBe(4);
-    await next.commitPart({ campaign: c, phase: 'generate', partKey: 'pb', done: [], failed: [], reservationIds: ['batch-res'], costUsd: 3, closeBatches: ['b-1'] } as Parameters<Ledger['commitPart']>[0]);
+    await next.commitPart({ campaign: c, phase: 'generate', model: 'm', language: 'en', partKey: 'pb', done: [], failed: [], reservationIds: ['batch-res'], costUsd: 3, closeBatches: ['b-1'] } as Parameters<Ledger['commitPart']>[0]);
     expect(await next.openBatches(c, 'generate', 'm', 'en')).toEqual([]);
     expect(await next.budget(c)).toEqual({ cap_usd: 10, spent_usd: 3, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 1 });
     const closed = server.items('ledger').find((i) => JSON.stringify(i.sk) === '{"S":"b-1"}');

@@ -29,9 +29,9 @@ const ids = (prefix: string, count: number): string[] => Array.from({ length: co
 describe('EmbeddedLedger items', () => {
   it('registers items once, in order, and keeps known states', async () => {
     await ledger.initCampaign('c', 1, 'run-1');
-    await ledger.registerItems('c', 'generate', ['b', 'a', 'c', 'a']);
-    await ledger.commitPart({ campaign: 'c', phase: 'generate', partKey: 'p1', done: ['a'], failed: [], costUsd: 0 });
-    await ledger.registerItems('c', 'generate', ['d', 'a', 'b']);
+    await ledger.registerItems('c', { phase: 'generate', model: 'm', language: 'en' }, ['b', 'a', 'c', 'a']);
+    await ledger.commitPart({ campaign: 'c', phase: 'generate', model: 'm', language: 'en', partKey: 'p1', done: ['a'], failed: [], costUsd: 0 });
+    await ledger.registerItems('c', { phase: 'generate', model: 'm', language: 'en' }, ['d', 'a', 'b']);
 
     expect([...(await ledger.pendingItems('c', 'generate'))]).toEqual(['b', 'c', 'd']);
     expect(await ledger.counts('c', 'generate')).toEqual({ pending: 3, done: 1, failed: 0 });
@@ -42,17 +42,17 @@ describe('EmbeddedLedger items', () => {
 
   it('tracks pending, done and failed across partial commits', async () => {
     await ledger.initCampaign('c', 10, 'run-1');
-    await ledger.registerItems('c', 'g', ids('i', 10));
+    await ledger.registerItems('c', { phase: 'g', model: 'm', language: 'en' }, ids('i', 10));
 
-    await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'part-1', done: ['i0', 'i1', 'i2'], failed: ['i3'], costUsd: 0.5 });
+    await ledger.commitPart({ campaign: 'c', phase: 'g', model: 'm', language: 'en', partKey: 'part-1', done: ['i0', 'i1', 'i2'], failed: ['i3'], costUsd: 0.5 });
     expect([...(await ledger.pendingItems('c', 'g'))]).toEqual(['i3', 'i4', 'i5', 'i6', 'i7', 'i8', 'i9']);
     expect(await ledger.counts('c', 'g')).toEqual({ pending: 6, done: 3, failed: 1 });
 
     // A retried item that now succeeds turns done; a done item is never turned back to failed.
-    await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'part-2', done: ['i3', 'i4'], failed: ['i0', 'i5'], costUsd: 0.25 });
+    await ledger.commitPart({ campaign: 'c', phase: 'g', model: 'm', language: 'en', partKey: 'part-2', done: ['i3', 'i4'], failed: ['i0', 'i5'], costUsd: 0.25 });
     expect(await ledger.counts('c', 'g')).toEqual({ pending: 4, done: 5, failed: 1 });
     expect([...(await ledger.pendingItems('c', 'g'))]).toEqual(['i5', 'i6', 'i7', 'i8', 'i9']);
-    expect([...(await ledger.pendingAmong('c', 'g', ['i9', 'i0', 'i5', 'unknown']))]).toEqual(['i9', 'i5', 'unknown']);
+    expect([...(await ledger.pendingAmong('c', { phase: 'g', model: 'm', language: 'en' }, ['i9', 'i0', 'i5', 'unknown']))]).toEqual(['i9', 'i5', 'unknown']);
 
     expect(await ledger.committedParts('c', 'g')).toEqual(new Set(['part-1', 'part-2']));
     expect(await ledger.committedParts('c', 'other')).toEqual(new Set());
@@ -61,11 +61,11 @@ describe('EmbeddedLedger items', () => {
 
   it('commits a part atomically: a failure half-way changes nothing', async () => {
     await ledger.initCampaign('c', 10, 'run-1');
-    await ledger.registerItems('c', 'g', ['a', 'b', 'c']);
+    await ledger.registerItems('c', { phase: 'g', model: 'm', language: 'en' }, ['a', 'b', 'c']);
     expect(await ledger.reserve('c', 'r1', 2)).toBe(true);
 
     // The failed id cannot be bound: SQLite fails after the part row and the done items were written.
-    const broken = { campaign: 'c', phase: 'g', partKey: 'p1', done: ['a', 'b'], failed: [{} as unknown as string], reservationIds: ['r1'], costUsd: 1 };
+    const broken = { campaign: 'c', phase: 'g', model: 'm', language: 'en', partKey: 'p1', done: ['a', 'b'], failed: [{} as unknown as string], reservationIds: ['r1'], costUsd: 1 };
     await expect(ledger.commitPart(broken)).rejects.toThrow();
 
     expect(await ledger.counts('c', 'g')).toEqual({ pending: 3, done: 0, failed: 0 });
@@ -79,14 +79,14 @@ describe('EmbeddedLedger items', () => {
 
   it('never adopts a part twice', async () => {
     await ledger.initCampaign('c', 10, 'run-1');
-    await ledger.registerItems('c', 'g', ['a', 'b']);
-    await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p1', done: ['a'], failed: [], costUsd: 1 });
+    await ledger.registerItems('c', { phase: 'g', model: 'm', language: 'en' }, ['a', 'b']);
+    await ledger.commitPart({ campaign: 'c', phase: 'g', model: 'm', language: 'en', partKey: 'p1', done: ['a'], failed: [], costUsd: 1 });
     expect(await ledger.reserve('c', 'r2', 1)).toBe(true);
 
-    const again = ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p1', done: ['b'], failed: [], reservationIds: ['r2'], costUsd: 1 });
+    const again = ledger.commitPart({ campaign: 'c', phase: 'g', model: 'm', language: 'en', partKey: 'p1', done: ['b'], failed: [], reservationIds: ['r2'], costUsd: 1 });
     await expect(again).rejects.toThrow(PartCommittedError);
     await expect(
-      ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p1', done: [], failed: [], costUsd: 1 }),
+      ledger.commitPart({ campaign: 'c', phase: 'g', model: 'm', language: 'en', partKey: 'p1', done: [], failed: [], costUsd: 1 }),
     ).rejects.toThrow(/part p1 of campaign "c" phase "g" is already committed/);
 
     expect(await ledger.counts('c', 'g')).toEqual({ pending: 1, done: 1, failed: 0 });
@@ -98,7 +98,7 @@ describe('EmbeddedLedger items', () => {
     expect(await ledger.reserve('c', 'chunk-1', 0.4)).toBe(true);
     expect(await ledger.reserve('c', 'chunk-2', 0.4)).toBe(true);
     expect(await ledger.reserve('c', 'chunk-3', 0.4)).toBe(false);
-    await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p', done: ['x'], failed: [], reservationIds: ['chunk-1', 'chunk-2'], costUsd: 0.3 });
+    await ledger.commitPart({ campaign: 'c', phase: 'g', model: 'm', language: 'en', partKey: 'p', done: ['x'], failed: [], reservationIds: ['chunk-1', 'chunk-2'], costUsd: 0.3 });
     expect(await ledger.budget('c')).toEqual({ cap_usd: 1, spent_usd: 0.3, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 0 });
   });
 
@@ -107,26 +107,28 @@ describe('EmbeddedLedger items', () => {
     const old = path.join(root, `old${n++}`);
     mkdirSync(old, { recursive: true });
     const db = new Database(path.join(old, 'ledger.sqlite'));
+    const p0 = 'campaigns/c/g/replies/model=m/language=en/part-0.parquet';
     db.exec(`CREATE TABLE items (campaign TEXT NOT NULL, phase TEXT NOT NULL, item_id TEXT NOT NULL,
                state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')), part_key TEXT, PRIMARY KEY (campaign, phase, item_id));
-             INSERT INTO items VALUES ('c', 'g', 'x', 'failed', 'p0'), ('c', 'g', 'y', 'done', 'p0'), ('c', 'g', 'z', 'pending', NULL);`);
+             INSERT INTO items VALUES ('c', 'g', 'x', 'failed', '${p0}'), ('c', 'g', 'y', 'done', '${p0}');`);
     db.close();
     ledger = new EmbeddedLedger(old, { runId: 'run-1' });
-    expect([...(await ledger.pendingAmong('c', 'g', ['x', 'y', 'z']))]).toEqual(['x', 'z']);
-    expect(await ledger.counts('c', 'g')).toEqual({ pending: 1, done: 1, failed: 1 });
+    const en = { phase: 'g', model: 'm', language: 'en' };
+    expect([...(await ledger.pendingAmong('c', en, ['x', 'y', 'z']))]).toEqual(['x', 'z']);
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 0, done: 1, failed: 1 });
     await ledger.initCampaign('c', 1, 'run-1');
-    await ledger.commitPart({ campaign: 'c', phase: 'g', partKey: 'p1', done: [], failed: [], failedPermanently: ['x', 'z'], costUsd: 0 });
-    expect([...(await ledger.pendingAmong('c', 'g', ['x', 'y', 'z']))]).toEqual([]);
+    await ledger.commitPart({ campaign: 'c', ...en, partKey: 'p1', done: [], failed: [], failedPermanently: ['x', 'z'], costUsd: 0 });
+    expect([...(await ledger.pendingAmong('c', en, ['x', 'y', 'z']))]).toEqual([]);
     await ledger.close();
     // Opened again (the column exists now): nothing to add, states kept.
     ledger = new EmbeddedLedger(old, { runId: 'run-2' });
-    expect([...(await ledger.pendingAmong('c', 'g', ['x', 'y', 'z'], { retryFailed: true }))]).toEqual(['x', 'z']);
+    expect([...(await ledger.pendingAmong('c', en, ['x', 'y', 'z'], { retryFailed: true }))]).toEqual(['x', 'z']);
   });
 
   it('registers a million ids in one call', async () => {
     const many = ids('item-', 1_000_000);
-    await ledger.registerItems('big', 'g', many);
-    await ledger.registerItems('big', 'g', many.slice(0, 1000));
+    await ledger.registerItems('big', { phase: 'g', model: 'm', language: 'en' }, many);
+    await ledger.registerItems('big', { phase: 'g', model: 'm', language: 'en' }, many.slice(0, 1000));
     expect(await ledger.counts('big', 'g')).toEqual({ pending: 1_000_000, done: 0, failed: 0 });
     const pending = await ledger.pendingItems('big', 'g');
     expect(pending.size).toBe(1_000_000);
@@ -221,7 +223,8 @@ describe('EmbeddedLedger budget', () => {
     const en = { phase: 'generate', model: 'm', language: 'en' };
     await ledger.registerPartition('c', en, ['a', 'b', 'c']);
     await ledger.registerPartition('c', { ...en, language: 'fr' }, ['x']);
-    await ledger.commitPart({ campaign: 'c', phase: 'generate', partKey: 'p1', done: ['a', 'b', 'x'], failed: [], costUsd: 0 });
+    await ledger.commitPart({ campaign: 'c', ...en, partKey: 'p1', done: ['a', 'b'], failed: [], costUsd: 0 });
+    await ledger.commitPart({ campaign: 'c', ...en, language: 'fr', partKey: 'p2', done: ['x'], failed: [], costUsd: 0 });
     expect(await ledger.counts('c', 'generate')).toEqual({ pending: 1, done: 3, failed: 0 });
     // The design changed: b dropped, d added.
     await ledger.registerPartition('c', en, ['a', 'c', 'd']);

@@ -42,11 +42,11 @@ afterAll(async () => {
 /** Every kind of row the Ledger interface writes for a campaign: budget, reservations, items, parts, batch and intent. */
 async function fillLedger(ledger: Ledger, c: string): Promise<void> {
   await ledger.initCampaign(c, 5, 'run-1');
-  await ledger.registerItems(c, 'generate', ['i1', 'i2', 'i3']);
-  await ledger.registerItems(c, 'judge', ['j1']);
+  await ledger.registerItems(c, { phase: 'generate', model: 'm', language: 'en' }, ['i1', 'i2', 'i3']);
+  await ledger.registerItems(c, { phase: 'judge', model: 'm', language: 'en' }, ['j1']);
   expect(await ledger.reserve(c, 'r-open', 0.1)).toBe(true);
   expect(await ledger.reserve(c, 'r-part', 0.1)).toBe(true);
-  await ledger.commitPart({ campaign: c, phase: 'generate', partKey: 'part-1.parquet', done: ['i1'], failed: ['i2'], reservationIds: ['r-part'], costUsd: 0.05 });
+  await ledger.commitPart({ campaign: c, phase: 'generate', model: 'm', language: 'en', partKey: 'part-1.parquet', done: ['i1'], failed: ['i2'], reservationIds: ['r-part'], costUsd: 0.05 });
   expect(await ledger.reserve(c, 'r-intent', 0.2)).toBe(true);
   await ledger.recordBatchIntent({ campaign: c, phase: 'generate', model: 'm', language: 'en', provider: 'openai/x', submissionKey: 'sub-1', customIds: ['i3'], reservationId: 'r-intent', createdAt: 1 });
   expect(await ledger.reserve(c, 'r-batch', 0.2)).toBe(true);
