@@ -125,6 +125,41 @@ describe('EmbeddedLedger items', () => {
     expect([...(await ledger.pendingAmong('c', en, ['x', 'y', 'z'], { retryFailed: true }))]).toEqual(['x', 'z']);
   });
 
+  it('opens a ledger file from before items were keyed by partition: each item keeps its state in its partition, in registration order', async () => {
+    await ledger.close();
+    const old = path.join(root, `old${n++}`);
+    mkdirSync(old, { recursive: true });
+    const db = new Database(path.join(old, 'ledger.sqlite'));
+    // The layout of the last ledgers keyed by id: partition columns, filled by registerPartition.
+    db.exec(`CREATE TABLE items (campaign TEXT NOT NULL, phase TEXT NOT NULL, item_id TEXT NOT NULL,
+               state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')), part_key TEXT, permanent INTEGER NOT NULL DEFAULT 0,
+               model TEXT, language TEXT, retired INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (campaign, phase, item_id));
+             INSERT INTO items VALUES
+               ('c', 'g', 'e2', 'pending', NULL, 0, 'm', 'en', 0),
+               ('c', 'g', 'e1', 'done', 'campaigns/c/g/replies/model=m/language=en/part-0.parquet', 0, 'm', 'en', 0),
+               ('c', 'g', 'f1', 'failed', 'campaigns/c/g/replies/model=m/language=fr/part-0.parquet', 1, 'm', 'fr', 0),
+               ('c', 'g', 'e3', 'pending', NULL, 0, 'm', 'en', 1),
+               ('c', 'g', 'f2', 'pending', NULL, 0, 'm', 'fr', 0),
+               -- registered without a partition (registerItems): placed by their part key, or not at all
+               ('c', 'g', 'd1', 'done', 'campaigns/c/g/replies/model=m/language=de/part-0.parquet', 0, NULL, NULL, 0),
+               ('c', 'g', 'd2', 'pending', NULL, 0, NULL, NULL, 0),
+               ('c', 'g', 'q1', 'failed', 'gave-up-1', 0, NULL, NULL, 0),
+               ('c', 'g', 'q2', 'done', 'elsewhere', 0, NULL, NULL, 0);`);
+    db.close();
+    ledger = new EmbeddedLedger(old, { runId: 'run-1' });
+    const part = (language: string) => ({ phase: 'g', model: 'm', language });
+    expect([...(await ledger.pendingAmong('c', part('en'), ['e1', 'e2', 'e3']))]).toEqual(['e2', 'e3']);
+    expect([...(await ledger.pendingAmong('c', part('fr'), ['f1', 'f2']))]).toEqual(['f2']);
+    expect([...(await ledger.pendingAmong('c', part('fr'), ['f1', 'f2'], { retryFailed: true }))]).toEqual(['f1', 'f2']);
+    expect([...(await ledger.pendingAmong('c', part('de'), ['d1', 'd2']))]).toEqual(['d2']);
+    // e3 stays retired; d2 and q1 had no partition to go to (asked again, as pending items are); q2 is counted done.
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 2, done: 3, failed: 1 });
+    expect([...(await ledger.pendingItems('c', 'g'))]).toEqual(['e2', 'f1', 'f2']);
+    await ledger.close();
+    ledger = new EmbeddedLedger(old, { runId: 'run-2' });
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 2, done: 3, failed: 1 });
+  });
+
   it('registers a million ids in one call', async () => {
     const many = ids('item-', 1_000_000);
     await ledger.registerItems('big', { phase: 'g', model: 'm', language: 'en' }, many);
