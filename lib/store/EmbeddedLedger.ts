@@ -28,8 +28,8 @@ function registerSql(rows: number, restoreRetired: boolean): string {
  * The items table. Its key leads with the partition, so that the ids of one partition sit together
  * in the key's index: registering, looking up and committing a partition's ids touches a small
  * part of it. Keyed by phase and id alone (before), a phase's random ids spread over the whole
- * index, and past ~0.5 M items each one was a cache miss (bench/ledger.ts: 39.5 s → 13.6 s for
- * FAR-6's 1.5 M items). A rowid table: rowid is the registration order that pendingItems keeps.
+ * index, and past ~0.5 M items each one was a cache miss (bench/ledger.ts: 39.5 s → 19.7 s for
+ * FAR-6’s 1.5 M items). A rowid table: rowid is the registration order that pendingItems keeps.
  */
 const ITEMS_TABLE = `
 CREATE TABLE IF NOT EXISTS items (
@@ -341,6 +341,7 @@ export class EmbeddedLedger implements Ledger {
            WHERE i.state IS NULL OR (i.state != 'done' AND (i.permanent = 0 OR ?)) ORDER BY j.key`,
         )
         .pluck(),
+      // An item done in an earlier part keeps that part: its reply is already counted.
       markDoneAll: db.prepare(
         `INSERT INTO items (campaign, phase, model, language, item_id, state, part_key)
          SELECT ?, ?, ?, ?, value, 'done', ? FROM json_each(?) WHERE true

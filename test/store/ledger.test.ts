@@ -274,6 +274,15 @@ describe('EmbeddedLedger budget', () => {
     ]);
   });
 
+  it('retires, on a partition’s first registration, the ids registerItems gave it that its list lacks', async () => {
+    await ledger.initCampaign('c', 10, 'run-1');
+    const en = { phase: 'generate', model: 'm', language: 'en' };
+    await ledger.registerItems('c', en, ['a', 'b', 'old']);
+    await ledger.registerPartition('c', en, ['a', 'b', 'c']);
+    expect([...(await ledger.pendingItems('c', 'generate'))]).toEqual(['a', 'b', 'c']);
+    expect(await ledger.counts('c', 'generate')).toEqual({ pending: 3, done: 0, failed: 0 });
+  });
+
   it('50 concurrent async workers never pass the cap', async () => {
     const cap = 3;
     await ledger.initCampaign('c', cap, 'run-1');
