@@ -126,6 +126,12 @@ export interface PartitionContext {
    * the shard's slice.
    */
   items(phase: string): readonly PromptItem[];
+  /**
+   * True when the items are only counted and priced (`sondage plan`, the run's plan): none is
+   * stored, asked or written, so an expansion may compute what only those need (FAR-6: the
+   * SHA-256 item ids) on first read instead of for every item.
+   */
+  readonly planning?: boolean;
 }
 
 /** Counts and tokens of a phase in one partition before the replies it reads exist (plan, cost). */

@@ -26,6 +26,8 @@ export class PartitionItems {
     readonly language: LanguageCode,
     private readonly upstream: Upstream = NO_UPSTREAM,
     private readonly slice?: ItemSlice,
+    /** Items for the plan only (PartitionContext.planning). */
+    private readonly planning = false,
   ) {}
 
   /** The items of a phase in this partition, in expansion order (the slice's phase: only its slice). */
@@ -57,6 +59,7 @@ export class PartitionItems {
       answerer: { id: answerer.id, settings: answerer.settings },
       language: this.language,
       items: (name) => this.items(name),
+      ...(this.planning ? { planning: true } : {}),
     };
   }
 }

@@ -303,6 +303,18 @@ describe('expandFar6 — identity', () => {
     expect(JSON.stringify(expand())).toBe(JSON.stringify(expand()));
   });
 
+  it('gives the same items with ids hashed on first read (the plan: lazyIds)', () => {
+    const design = { ...FULL, repeats: { count: 3, fraction: 0.5 } };
+    const eager = expand({ design });
+    const lazy = expand({ design, lazyIds: true });
+    expect(lazy).toHaveLength(eager.length);
+    // Read in another order than expansion: the last repeat's prompt key before the first's id.
+    for (let i = lazy.length - 1; i >= 0; i--) expect(lazy[i]!.prompt_key).toBe(eager[i]!.prompt_key);
+    const read = (i: Far6Item) => ({ ...i, item_id: i.item_id, prompt_key: i.prompt_key });
+    expect(lazy.map(read)).toEqual(eager.map(read));
+    expect(new Set(lazy.map((i) => i.item_id)).size).toBe(eager.length);
+  });
+
   it('changes every id when a setting, the model or the campaign changes', () => {
     const base = expand({ design: { ...FULL, languages: ['en'] } });
     for (const over of [
