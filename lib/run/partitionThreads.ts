@@ -124,12 +124,17 @@ export class PartitionThreads {
     private readonly stop: StopState,
   ) {}
 
-  /** Starts `n` threads; resolves once each has loaded the campaign and opened its stores. */
+  /**
+   * Starts `n` threads; resolves once each has loaded the campaign and opened its stores. The
+   * threads are created before this returns its promise. `run.ledger` is looked up when a thread
+   * first calls it (with its first partition), so the threads may boot while the run plans,
+   * before the ledger is opened.
+   */
   static async start(
     n: number,
     init: Omit<ThreadInit, 'concurrency'>,
     concurrency: number,
-    run: { readonly ledger: EmbeddedLedger; readonly stop: StopState },
+    run: { readonly ledger: () => EmbeddedLedger; readonly stop: StopState },
     hooks: ThreadHooks,
   ): Promise<PartitionThreads> {
     const { ledger, stop } = run;
@@ -145,7 +150,7 @@ export class PartitionThreads {
         resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       });
       const thread = new PartitionThread(worker, (t, m) => {
-        if (m.type === 'ledger') serveLedgerCall(ledger, m, (reply) => t.post(reply));
+        if (m.type === 'ledger') serveLedgerCall(ledger(), m, (reply) => t.post(reply));
         else if (m.type === 'ready') started();
         else if (m.type === 'replies') hooks.onReplies(m.ok, m.costUsd);
         else if (m.type === 'done') {

@@ -88,11 +88,16 @@ function addEstimate(acc: Acc, e: PhaseEstimate): void {
   acc.maxOutputTokens += e.maxOutputTokens;
 }
 
+export interface PlanOptions {
+  /** Called as each model × language partition is counted (the run starts its threads after the first). */
+  readonly onPartition?: (partition: PlanPartition, index: number, total: number) => void;
+}
+
 /**
  * Counts every item of every phase and prices it, without calling anything. Streams the
  * expansion one model and language at a time, so a million-item plan holds one partition.
  */
-export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'design' | 'graph'>): Plan {
+export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'design' | 'graph'>, opts: PlanOptions = {}): Plan {
   const { campaign, graph } = ctx;
   const lines: PlanLine[] = [];
   const partitions: PlanPartition[] = [];
@@ -116,6 +121,7 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
         }
       }
       partitions.push({ model: model.id, language, items: counts });
+      opts.onPartition?.(partitions.at(-1)!, partitions.length - 1, campaign.models.length * ctx.design.languages.length);
     }
     for (const phase of graph.phases) {
       const entry = answerers.get(phase.name) ?? model;

@@ -105,21 +105,73 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   const progress = opts.progress ?? silentProgress;
   const dataDir = opts.dataDir ?? ctx.dataDir;
 
-  const plan = planCampaign(ctx);
-  assertWithinBudget(campaign, plan, opts.allowPartial);
-
-  // Providers check their settings before anything is written (answerers.ts).
-  const { providers, batchClients } = await createAnswerers(ctx, new RateLimiters());
-
-  const store = new LocalBlobStore(dataDir);
-  const lock = await acquireRunLock(dataDir, campaign.name);
   const runId = `${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
-  const ledger = new EmbeddedLedger(dataDir, { runId });
-  const writer = await ParquetWriter.create({ tmpDir: join(dataDir, '.tmp'), threads: 1 });
+  const stop: StopState = {};
+  const retry = opts.retry ?? DEFAULT_RETRY;
+  const chunkSize = opts.chunkSize ?? Math.max(DEFAULT_CHUNK, campaign.concurrency);
+  const partRows = opts.partRows ?? 20_000;
+  /** The run's ledger once opened (after the plan): the threads' calls go to it. */
+  let openedLedger: EmbeddedLedger | undefined;
+  let spent = 0;
+  let replied = 0;
+  const tick = (ok: number, costUsd: number): void => {
+    spent += costUsd;
+    if (ok === 0) return;
+    replied += ok;
+    progress.tick(replied, `$${spent.toFixed(4)} of $${campaign.budget_usd}`);
+  };
+  const threadInit = { campaign, dataDir, runId, retry, chunkSize, partRows, retryFailed: opts.retryFailed === true };
+  const startThreads = (count: number): Promise<PartitionThreads> =>
+    PartitionThreads.start(count, threadInit, campaign.concurrency, { ledger: () => openedLedger!, stop }, { onReplies: tick });
+  const hooks = opts.onReply !== undefined || opts.batch?.onSubmitted !== undefined;
+  /** Threads started while the plan runs (below), until the first wave takes them or the run ends. */
+  let early: { readonly count: number; readonly threads: Promise<PartitionThreads> } | undefined;
+  let earlyRss = 0;
+  const closeEarly = async (): Promise<void> => {
+    const booting = early?.threads;
+    early = undefined;
+    await booting?.then((t) => t.close()).catch(() => undefined);
+  };
+  let lock: Awaited<ReturnType<typeof acquireRunLock>> | undefined;
+  let writer: ParquetWriter | undefined;
   let db: DuckDb | undefined;
   let threads: PartitionThreads | undefined;
   let onAbort: (() => void) | undefined;
   try {
+    const firstWave = graph.waves[0] ?? [];
+    const plan = planCampaign(ctx, {
+      // The threads take ~1.5 s each to load the code, the campaign and their stores; started
+      // once the first partition is counted, they boot on the core the plan leaves idle. The
+      // first wave checks their number against the whole plan (threadsFor) and closes them if
+      // it disagrees. The estimate: the first partition's calls, times the partitions.
+      onPartition: (first, index, total) => {
+        if (index > 0) return;
+        const rssBytes = process.memoryUsage.rss();
+        const n = threadsForWave(opts.threads, {
+          calls: firstWave.reduce((s, p) => s + (first.items[p.name] ?? 0), 0) * total,
+          simulatedOnly: firstWave.every((p) => phaseEntries(ctx, p).every((e) => e.provider === 'simulated' && e.mode !== 'batch')),
+          hooks,
+          rssBytes,
+        });
+        const count = Math.min(n, campaign.concurrency);
+        if (count <= 1) return;
+        earlyRss = rssBytes;
+        const booting = startThreads(count);
+        // Awaited (and its error reported) by the first wave; a run that stops before it closes them.
+        booting.catch(() => undefined);
+        early = { count, threads: booting };
+      },
+    });
+    assertWithinBudget(campaign, plan, opts.allowPartial);
+
+    // Providers check their settings before anything is written (answerers.ts).
+    const { providers, batchClients } = await createAnswerers(ctx, new RateLimiters());
+
+    const store = new LocalBlobStore(dataDir);
+    lock = await acquireRunLock(dataDir, campaign.name);
+    const ledger = new EmbeddedLedger(dataDir, { runId });
+    openedLedger = ledger;
+    writer = await ParquetWriter.create({ tmpDir: join(dataDir, '.tmp'), threads: 1 });
     const previous = await store.get(layout.planKey(campaign.name));
     if (previous !== undefined) {
       try {
@@ -151,15 +203,14 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     if (orphaned.count > 0) log(`holding $${orphaned.amountUsd.toFixed(4)} of ${orphaned.count} reservation(s) left by an interrupted run until its journals show which calls came back`);
 
     const semaphore = new Semaphore(campaign.concurrency);
-    const stop: StopState = {};
     const shared = {
       campaign: campaign.name,
       runId,
-      retry: opts.retry ?? DEFAULT_RETRY,
+      retry,
       ledger,
       semaphore,
-      chunkSize: opts.chunkSize ?? Math.max(DEFAULT_CHUNK, campaign.concurrency),
-      partRows: opts.partRows ?? 20_000,
+      chunkSize,
+      partRows,
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.onReply ? { onReply: opts.onReply } : {}),
       ...(opts.retryFailed ? { retryFailed: true } : {}),
@@ -167,15 +218,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     };
     const phases: PhaseSummary[] = [];
     const partitionPool = opts.partitionConcurrency ?? 2;
-    let spent = (await ledger.budget(campaign.name)).spent_usd;
-    let replied = 0;
+    spent = (await ledger.budget(campaign.name)).spent_usd;
     let threadsFailed = false;
-    const tick = (ok: number, costUsd: number): void => {
-      spent += costUsd;
-      if (ok === 0) return;
-      replied += ok;
-      progress.tick(replied, `$${spent.toFixed(4)} of $${campaign.budget_usd}`);
-    };
     const env: PartitionEnv = {
       ctx,
       dataDir,
@@ -198,16 +242,20 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       const n = threadsForWave(opts.threads, {
         calls: wave.reduce((s, p) => s + plannedItems(plan, p.name), 0),
         simulatedOnly: wave.every((p) => phaseEntries(ctx, p).every((e) => providers.get(e.id)?.simulated === true && !batchClients.has(e.id))),
-        hooks: opts.onReply !== undefined || opts.batch?.onSubmitted !== undefined,
-        rssBytes: process.memoryUsage.rss(),
+        hooks,
+        // The threads started during the plan count in the RSS now: measured as it was then.
+        rssBytes: early ? earlyRss : process.memoryUsage.rss(),
         ...(threads ? { running: threads.size } : {}),
       });
-      if (Math.min(n, campaign.concurrency) <= 1 || threadsFailed) return undefined;
-      const init = { campaign, dataDir, runId, retry: shared.retry, chunkSize: shared.chunkSize, partRows: shared.partRows, retryFailed: opts.retryFailed === true };
+      const count = Math.min(n, campaign.concurrency);
+      // Started for a wave that, counted in full, wants another number of threads (or none).
+      if (early && early.count !== count) await closeEarly();
+      if (count <= 1 || threadsFailed) return undefined;
       try {
         if (threads === undefined) {
-          const count = Math.min(n, campaign.concurrency);
-          threads = await PartitionThreads.start(count, init, campaign.concurrency, { ledger, stop }, { onReplies: tick });
+          const booting = early?.threads ?? startThreads(count);
+          early = undefined;
+          threads = await booting;
           log(`partitions run in ${count} threads (--threads 1: on one)`);
         }
       } catch (err) {
@@ -284,10 +332,11 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   } finally {
     if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
     await threads?.close();
+    await closeEarly();
     db?.close();
-    await writer.close();
-    await ledger.close();
-    await lock.release();
+    await writer?.close();
+    await openedLedger?.close();
+    await lock?.release();
   }
 }
 

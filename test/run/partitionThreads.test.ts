@@ -119,6 +119,15 @@ describe('partitions in threads', () => {
     expect(second.spentUsd).toBeCloseTo(reference.spent, 9);
   });
 
+  it('started beside the plan, are closed when the run then refuses to start', async () => {
+    const dataDir = path.join(root, 'refused');
+    const over = await writeCampaign(root, 'small.yaml', (doc) => (doc['budget_usd'] = reference.spent / 3), 'over.yaml');
+    await expect(runCampaign(await loadContext(over), { dataDir, threads: 2 })).rejects.toThrow(/budget/);
+    // The threads had booted (only their writers make .tmp before the run's own) and left nothing.
+    expect(await readdir(path.join(dataDir, '.tmp'))).toEqual([]);
+    await expect(readdir(path.join(dataDir, 'campaigns'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('stop at the budget cap without passing it', async () => {
     const dataDir = path.join(root, 'capped');
     const capped = await writeCampaign(root, 'small.yaml', (doc) => (doc['budget_usd'] = reference.spent / 3), 'capped.yaml');
