@@ -94,6 +94,26 @@ export class SqlLibrary {
       throw analysisQueryError(`${query}.sql`, err);
     }
   }
+
+  /**
+   * Renders a query and starts it (Queryable.start); the function it resolves to reads the rows,
+   * with the errors `run` gives. Compute what does not need the rows before reading them.
+   * @example const agreement = await library.start(db, 'reading_agreement', tables); estimate(rows); parse(await agreement());
+   */
+  async start<T = Record<string, unknown>>(db: Queryable, query: string, tables: SourceMap): Promise<() => Promise<T[]>> {
+    const sql = this.render(query, tables);
+    const named = (err: unknown): never => {
+      throw analysisQueryError(`${query}.sql`, err);
+    };
+    if (db.start === undefined) {
+      const rows = db.all<T>(sql);
+      // Read (and its error thrown) by the caller; until then it must not count as unhandled.
+      rows.catch(() => undefined);
+      return () => rows.catch(named);
+    }
+    const read = await db.start<T>(sql).catch(named);
+    return () => read().catch(named);
+  }
 }
 
 /** The queries every battery shares: one reply per item (chosen_replies), one reading per item and reader (one_reading). */

@@ -3,6 +3,13 @@
 /** The minimal database handle the SQL stage needs (DuckDB locally, Athena on AWS). */
 export interface Queryable {
   all<T = Record<string, unknown>>(sql: string): Promise<T[]>;
+  /**
+   * Starts a query and resolves once the engine is running it; the function it gives reads the
+   * rows. Lets JavaScript compute while the engine executes on its own threads (DuckDB), where
+   * `all` would start the query only after that JavaScript returned. Optional: SqlLibrary.start
+   * falls back to `all`.
+   */
+  start?<T = Record<string, unknown>>(sql: string): Promise<() => Promise<T[]>>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { DuckDBConnection, DuckDBInstance, DuckDBValueConverter, JS } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBResult, DuckDBValueConverter, JS } from '@duckdb/node-api';
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
@@ -87,14 +87,45 @@ export class DuckDb {
 
   /** Rows of a query as objects keyed by column name. */
   all<T = Record<string, JS>>(sql: string): Promise<T[]> {
-    return this.serial(async () => {
-      // Streamed chunk by chunk: DuckDB's copy of a chunk is freed once it is converted, so a large
-      // result (900k item rows for a million replies) is never held twice.
-      const result = await this.connection.stream(sql);
-      const rows: T[] = [];
-      for await (const chunk of result.yieldConvertedRowObjects(this.toJs)) for (const row of chunk) rows.push(row as T);
-      return rows;
+    return this.serial(async () => this.rowsOf<T>(await this.connection.stream(sql)));
+  }
+
+  /**
+   * Starts a query (Queryable.start): resolves once DuckDB executes it on its own threads, with a
+   * function that reads its rows. Queries still run one at a time: the next waits for these rows.
+   * @example const shares = await db.start(sql); identity(...); const rows = await shares();
+   */
+  start<T = Record<string, JS>>(sql: string): Promise<() => Promise<T[]>> {
+    let running!: () => void;
+    let failed!: (err: unknown) => void;
+    const started = new Promise<void>((resolve, reject) => ((running = resolve), (failed = reject)));
+    const rows = this.serial(async () => {
+      const prepared = await this.connection.prepare(sql);
+      let result: DuckDBResult;
+      try {
+        // The call hands the query to DuckDB's threads before it returns its promise.
+        const executing = prepared.stream();
+        running();
+        result = await executing;
+      } finally {
+        prepared.destroySync();
+      }
+      // Inside the queue: the connection streams these rows until they are read.
+      return this.rowsOf<T>(result);
     });
+    // Before the query ran, starting fails; after, reading its rows does.
+    rows.catch(failed);
+    return started.then(() => () => rows);
+  }
+
+  /**
+   * A result's rows, streamed chunk by chunk: DuckDB's copy of a chunk is freed once it is
+   * converted, so a large result (900k item rows for a million replies) is never held twice.
+   */
+  private async rowsOf<T>(result: DuckDBResult): Promise<T[]> {
+    const rows: T[] = [];
+    for await (const chunk of result.yieldConvertedRowObjects(this.toJs)) for (const row of chunk) rows.push(row as T);
+    return rows;
   }
 
   /** Runs statements whose result is not needed (DDL, COPY). */

@@ -2,7 +2,7 @@
  * The first part of the FAR-6 analysis (seed 000 §3, §4, §6, "Estimation steps"): the portable SQL
  * stage aggregates replies to item level, the TypeScript estimators do the rest.
  */
-import { agreementAnalysis, runReadingAgreement } from './agreement.js';
+import { agreementAnalysis, parseAgreementRows } from './agreement.js';
 import { estimate } from './estimators.js';
 import { habitAnalysis } from './habits.js';
 import { identityAnalysis } from './identity.js';
@@ -10,7 +10,7 @@ import { judgeAuditAnalysis, runJudgeAudit } from './judgeAudit.js';
 import { parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
 import { residualReadoutComparisons } from './readoutResiduals.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
-import { runSameReplies } from './sameReplies.js';
+import { sameRepliesAnalysis } from './sameReplies.js';
 import { summarizeCells } from './summarizeCells.js';
 import type { Proposition } from '../types.js';
 import type { AnalysisResults, EstimateOptions, IdentityOptions, Queryable, TableSources } from './types.js';
@@ -35,12 +35,16 @@ export type AnalyzeOptions = EstimateOptions &
  */
 export async function analyzeCampaign(db: Queryable, tables: TableSources, opts: AnalyzeOptions = {}): Promise<AnalysisResults> {
   const labelMaps = parseLabelMaps(await FAR6_SQL.run(db, 'label_maps', tables));
-  const { estimates, cellSummary, itemRows } = await perCell(db, tables, labelMaps, opts);
+  const { estimates, cellSummary, itemRows, agreementRows } = await perCell(db, tables, labelMaps, opts);
   const replyTotals = parseReplyTotalsRows(await FAR6_SQL.run(db, 'reply_totals', tables));
-  // After perCell, so that its item rows can be freed before these queries' rows arrive.
-  const agreementRows = await runReadingAgreement(db, tables);
-  const sameReplies = await runSameReplies(db, tables, labelMaps, opts.minCommonStories);
+  // After perCell, so that its item rows can be freed before these rows arrive; DuckDB runs the
+  // query while identity's bootstrap (seconds at full size) runs here.
+  const sameRows = await FAR6_SQL.start(db, 'same_replies_shares', tables);
   const residual = residualReadoutComparisons(estimates.storyScores, estimates.comparisons, estimates.minCommonStories);
+  // Seed 000 §5 and §6: across cells, on the story scores and habits just estimated.
+  const identity = identityAnalysis(estimates.storyScores, { ...opts, minCommonStories: estimates.minCommonStories });
+  const habits = habitAnalysis(estimates.cellHabits);
+  const sameReplies = sameRepliesAnalysis(parseItemShareRows(await sameRows(), labelMaps, 'same_replies_shares.sql'), opts.minCommonStories);
   const audit = opts.judgeAudit;
   const judgeAudit = audit
     ? judgeAuditAnalysis(await runJudgeAudit(db, { ...tables, readings: audit.readings }), audit.primaryReader ? { primaryReader: audit.primaryReader } : {})
@@ -51,9 +55,8 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
     replyTotals,
     itemRows,
     simulated: replyTotals.some((t) => t.simulated_attempts > 0),
-    // Seed 000 §5 and §6: across cells, on the story scores and habits just estimated.
-    identity: identityAnalysis(estimates.storyScores, { ...opts, minCommonStories: estimates.minCommonStories }),
-    habits: habitAnalysis(estimates.cellHabits),
+    identity,
+    habits,
     agreement: agreementAnalysis(agreementRows),
     residualComparisons: residual.cells,
     residualConvergence: residual.convergence,
@@ -62,9 +65,14 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
   };
 }
 
-/** item_shares.sql and what is computed from its rows; the rows themselves do not outlive the call. */
+/**
+ * item_shares.sql and what is computed from its rows; the rows themselves do not outlive the call.
+ * reading_agreement.sql (a few thousand rows) runs in DuckDB while the estimators run here.
+ */
 async function perCell(db: Queryable, tables: TableSources, labelMaps: ReadonlyMap<string, Proposition>, opts: AnalyzeOptions) {
   const rows = parseItemShareRows(await FAR6_SQL.run(db, 'item_shares', tables), labelMaps);
+  const agreement = await FAR6_SQL.start(db, 'reading_agreement', tables);
   // cell_summary.sql gives the same rows (tested); computing them here spares a second item_shares pass.
-  return { estimates: estimate(rows, opts), cellSummary: summarizeCells(rows), itemRows: rows.length };
+  const computed = { estimates: estimate(rows, opts), cellSummary: summarizeCells(rows), itemRows: rows.length };
+  return { ...computed, agreementRows: parseAgreementRows(await agreement()) };
 }

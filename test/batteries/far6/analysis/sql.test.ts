@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalysisError } from '../../../../lib/query/errors.js';
 import { parseCellSummaryRows, parseItemShareRows } from '../../../../lib/batteries/far6/analysis/parseRows.js';
 import { parquetSource } from '../../../../lib/query/sql.js';
+import { DuckDb } from '../../../../lib/store/DuckDb.js';
 import { FAR6_SQL } from '../../../../lib/batteries/far6/sqlLibrary.js';
 import { summarizeCells } from '../../../../lib/batteries/far6/analysis/summarizeCells.js';
 import { ParquetFixture } from './fixtures.js';
@@ -133,6 +134,40 @@ describe('SQL stage on hive-partitioned Parquet', () => {
   it('returns the reading maps of label prompts', async () => {
     const rows = await FAR6_SQL.run<Record<string, unknown>>(fx.db, 'label_maps', fx.tables);
     expect(rows).toEqual([{ model: '007', language: 'de', prompt_key: 'K2', reading_map_json: LABEL_MAP('P') }]);
+  });
+
+  it('starts a query and reads the rows run gives, on DuckDB and on a handle with only all', async () => {
+    const expected = await FAR6_SQL.run(fx.db, 'item_shares', fx.tables);
+    const duck = await DuckDb.open({ threads: 1 });
+    try {
+      const started = await FAR6_SQL.start(duck, 'item_shares', fx.tables);
+      // Queued behind the started query: the connection streams its rows until they are read.
+      const totals = FAR6_SQL.run(duck, 'reply_totals', fx.tables);
+      expect(await started()).toEqual(expected);
+      expect(await totals).toHaveLength(2);
+    } finally {
+      duck.close();
+    }
+    expect(await (await FAR6_SQL.start(fx.db, 'item_shares', fx.tables))()).toEqual(expected);
+  });
+
+  it('names the query when a started query fails, and the database goes on', async () => {
+    const broken = { ...fx.tables, readings: parquetSource(`${fx.dir}/nowhere/*.parquet`) };
+    const duck = await DuckDb.open({ threads: 1 });
+    try {
+      // Missing files are found as the query runs: starting succeeds, reading throws.
+      await expect(FAR6_SQL.start(duck, 'item_shares', broken).then((read) => read())).rejects.toThrow(/item_shares\.sql failed/);
+      // A column the source lacks is found as DuckDB prepares it: starting throws.
+      await expect(FAR6_SQL.start(duck, 'item_shares', { ...fx.tables, readings: '(SELECT 1 AS x)' })).rejects.toThrow(/item_shares\.sql failed/);
+      // A value that fails as it is computed: reading throws.
+      const bad = await duck.start("SELECT CAST(x AS INTEGER) AS n FROM (SELECT 'x' || CAST(range AS VARCHAR) AS x FROM range(3000))");
+      await expect(bad()).rejects.toThrow(/Conversion|convert/i);
+      expect(await duck.all('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      duck.close();
+    }
+    // Without Queryable.start the query runs through all: reading throws, named.
+    await expect((await FAR6_SQL.start(fx.db, 'item_shares', broken))()).rejects.toThrow(/item_shares\.sql failed/);
   });
 
   it('names the query when the database fails', async () => {
