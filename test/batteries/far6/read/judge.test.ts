@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { uniformFromKey } from '../../../../lib/core/hash.js';
+import { stableId, uniformFromKey } from '../../../../lib/core/hash.js';
+import type { GenerationSettings } from '../../../../lib/core/types.js';
 import type { AnswerConstraint, QuestionForm } from '../../../../lib/batteries/far6/types.js';
 import {
   JUDGE_SYSTEM_PROMPT,
@@ -10,6 +11,7 @@ import {
   needsJudge,
   parseJudgeOutput,
 } from '../../../../lib/batteries/far6/read/index.js';
+import { JUDGE_PROMPT_VERSION } from '../../../../lib/batteries/far6/read/judge.js';
 import { makeItem } from './fixtures.js';
 
 const between = (text: string, open: string, close: string): string => {
@@ -138,6 +140,21 @@ describe('makeJudgeItem', () => {
       makeJudgeItem(makeItem({ factors: { form: 'plain' } }), reply, judge),
     ];
     expect(new Set([id, ...variants.map((v) => v.item_id)]).size).toBe(variants.length + 1);
+  });
+
+  it('hashes the documented identity objects: the ids equal stableId of them', () => {
+    const judges = [judge, { id: 'j "quoted" \\ ü', settings: { temperature: 0.5, stop: ['\n', '</x>'], top_p: undefined } }];
+    const texts = ['No, it was wrong.', '', '“Doch” – \n\t</reply> 中文 \u2028 \ud83d\ude00', 'x'.repeat(3000)];
+    for (const j of judges) {
+      for (const text of texts) {
+        for (const [attempt, phase] of [[1, 'judge'], [3, 'judge_retest']] as const) {
+          const item = makeJudgeItem(source, { text, attempt }, j, phase);
+          const settings = j.settings as GenerationSettings;
+          expect(item.item_id).toBe(stableId({ source_item_id: source.item_id, attempt, judge: j.id, phase, prompt: JUDGE_PROMPT_VERSION, reply: text, settings }));
+          expect(item.prompt_key).toBe(stableId({ source_prompt_key: source.prompt_key, judge: j.id, phase, settings }));
+        }
+      }
+    }
   });
 
   it('shares the prompt key across replies and attempts of one source prompt', () => {
