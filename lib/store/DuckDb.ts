@@ -87,8 +87,19 @@ export class DuckDb {
 
   /** Rows of a query as objects keyed by column name. */
   all<T = Record<string, JS>>(sql: string): Promise<T[]> {
-    return this.serial(async () => this.rowsOf<T>(await this.connection.stream(sql)));
+    return this.serial(() => onOneThreadIfOutOfMemory(async () => this.rowsOf<T>(await this.connection.stream(sql)), this.oneThread));
   }
+
+  /** Runs `work` with DuckDB on one thread, then back to its setting (onOneThreadIfOutOfMemory). */
+  private readonly oneThread = async <T>(work: () => Promise<T>): Promise<T> => {
+    const [setting] = (await this.connection.runAndReadAll("SELECT current_setting('threads') AS n")).getRowObjectsJS();
+    await this.connection.run('SET threads = 1');
+    try {
+      return await work();
+    } finally {
+      await this.connection.run(`SET threads = ${Number(setting?.['n'])}`);
+    }
+  };
 
   /**
    * Starts a query (Queryable.start): resolves once DuckDB executes it on its own threads, with a
@@ -99,7 +110,7 @@ export class DuckDb {
     let running!: () => void;
     let failed!: (err: unknown) => void;
     const started = new Promise<void>((resolve, reject) => ((running = resolve), (failed = reject)));
-    const rows = this.serial(async () => {
+    const rows = this.serial(() => onOneThreadIfOutOfMemory(async () => {
       const prepared = await this.connection.prepare(sql);
       let result: DuckDBResult;
       try {
@@ -112,7 +123,7 @@ export class DuckDb {
       }
       // Inside the queue: the connection streams these rows until they are read.
       return this.rowsOf<T>(result);
-    });
+    }, this.oneThread));
     // Before the query ran, starting fails; after, reading its rows does.
     rows.catch(failed);
     return started.then(() => () => rows);
@@ -173,6 +184,23 @@ export class DuckDb {
     this.closed = true;
     this.connection.closeSync();
     this.instance.closeSync();
+  }
+}
+
+/**
+ * Runs a query's `work`, and once more on one DuckDB thread if DuckDB ran out of memory: under
+ * `memory_limit` (400 MB by default here) a large sort or join on several threads, each pinning
+ * its own blocks, now and then fails to pin one more (FAR-6's same_replies_shares at full size,
+ * about one full run in eight) where one thread, spilling the same way, fits. The rows are
+ * collected anew, so a retried query gives what it would have; any other error, or a second
+ * one, is thrown.
+ */
+export async function onOneThreadIfOutOfMemory<T>(work: () => Promise<T>, oneThread: (work: () => Promise<T>) => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof Error) || !/Out of Memory Error/.test(err.message)) throw err;
+    return oneThread(work);
   }
 }
 
