@@ -1,5 +1,4 @@
-import { hash } from 'node:crypto';
-import { canonicalJson, uniformFromKey } from '../../../core/hash.js';
+import { canonicalJson, idOfJson, uniformFromKey } from '../../../core/hash.js';
 import type { GenerationSettings } from '../../../core/types.js';
 import type { AnswerConstraint, Far6Factors, Far6Item, Far6Story, Language, Proposition, QuestionForm, ReadingMap } from '../types.js';
 import { conceptPairIssues } from './conceptPairs.js';
@@ -128,11 +127,6 @@ function checkDesign(design: Far6Design, stories: readonly Far6Story[], pairs: r
   if (problems.length > 0) throw new Far6DesignError(`FAR-6 design is inconsistent:\n${problems.join('\n')}`);
 }
 
-/** Same digest as `stableId` (SHA-256 of the canonical JSON, 32 hex digits), one-shot for speed. */
-function hashId(json: string): string {
-  return hash('sha256', json, 'hex').slice(0, 32);
-}
-
 /**
  * The canonical JSON of a prompt's identity object around its `repeat` factor (which sorts between
  * option_order and story): the item id hashes head + repeat + tail, the prompt key head + tail.
@@ -143,8 +137,9 @@ interface PromptJson {
   key?: string;
 }
 
-const itemIdOf = (p: PromptJson, repeat: number): string => hashId(`${p.head},"repeat":${repeat}${p.tail}`);
-const promptKeyOf = (p: PromptJson): string => hashId(`${p.head}${p.tail}`);
+// stableId of the identity object, hashed from its canonical JSON as assembled (core/hash idOfJson).
+const itemIdOf = (p: PromptJson, repeat: number): string => idOfJson(`${p.head},"repeat":${repeat}${p.tail}`);
+const promptKeyOf = (p: PromptJson): string => idOfJson(`${p.head}${p.tail}`);
 
 /**
  * An item of the plan (ExpandFar6Args.lazyIds): its ids are hashed on first read, from its
