@@ -131,10 +131,25 @@ const TOKENS_PER_REPLY_PRIMER = 3;
  * documents for its chat format).
  */
 export function estimatePromptTokens(messages: readonly ChatMessage[], language: LanguageCode): number {
+  const known = frozenPromptTokens.get(messages);
+  if (known !== undefined && known.language === language) return known.tokens;
   let total = TOKENS_PER_REPLY_PRIMER;
-  for (const m of messages) total += TOKENS_PER_MESSAGE + estimateTokens(m.content, language);
+  let frozen = Object.isFrozen(messages);
+  for (const m of messages) {
+    total += TOKENS_PER_MESSAGE + estimateTokens(m.content, language);
+    frozen &&= Object.isFrozen(m);
+  }
+  if (frozen) frozenPromptTokens.set(messages, { language, tokens: total });
   return total;
 }
+
+/**
+ * Estimates of frozen message lists (a frozen list of frozen messages cannot change, so its
+ * estimate cannot go stale): an item's messages are estimated by the plan's count, its
+ * reservation and the judge's estimate, and FAR-6's repeats share one list, so the ~1 KB scan ran
+ * two to four times per prompt.
+ */
+const frozenPromptTokens = new WeakMap<readonly ChatMessage[], { readonly language: LanguageCode; readonly tokens: number }>();
 
 function assertCount(name: string, n: number): void {
   if (!Number.isFinite(n) || n < 0) throw new SondageError(`${name} must be a finite count ≥ 0, got ${n}`);

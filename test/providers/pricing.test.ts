@@ -8,6 +8,7 @@ import {
   priceFor,
 } from '../../lib/pricing/pricing.js';
 import type { PriceTable } from '../../lib/pricing/pricing.js';
+import type { ChatMessage } from '../../lib/core/types.js';
 import { SondageError } from '../../lib/errors.js';
 
 describe('price table', () => {
@@ -93,6 +94,28 @@ describe('estimateTokens', () => {
     ];
     expect(estimatePromptTokens(messages, 'en')).toBe(3 + (4 + 1) + (4 + 2));
     expect(estimatePromptTokens([], 'en')).toBe(3);
+  });
+
+  it('keeps the estimate of a frozen message list only, per language', () => {
+    const text = 'Was what Finn did wrong? '.repeat(8);
+    const open: ChatMessage[] = [{ role: 'user', content: text }];
+    const first = estimatePromptTokens(open, 'en');
+    open.push({ role: 'assistant', content: text });
+    // A list that can change is estimated anew.
+    expect(estimatePromptTokens(open, 'en')).toBeGreaterThan(first);
+    const half = { role: 'user' as const, content: text };
+    const frozenList = Object.freeze([half]);
+    expect(estimatePromptTokens(frozenList, 'en')).toBe(first);
+    // Its message could still change: not kept.
+    half.content = `${text}${text}`;
+    expect(estimatePromptTokens(frozenList, 'en')).toBeGreaterThan(first);
+    const frozen = Object.freeze([Object.freeze({ role: 'user' as const, content: text })]);
+    const en = estimatePromptTokens(frozen, 'en');
+    expect(estimatePromptTokens(frozen, 'en')).toBe(en);
+    // Another language's characters per token: estimated for it, not the kept English figure.
+    const de = estimatePromptTokens([{ role: 'user', content: text }], 'de');
+    expect(de).not.toBe(en);
+    expect(estimatePromptTokens(frozen, 'de')).toBe(de);
   });
 });
 

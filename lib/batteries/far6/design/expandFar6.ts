@@ -304,7 +304,8 @@ export function* expandFar6(args: ExpandFar6Args): Generator<Far6Item> {
                   const key = far6RepeatKey(seed, { story: story.id, concept_pair: pair.id, form, constraint, named, option_order: order }, language);
                   if (uniformFromKey(key) < repeatFraction) n = repeatCount;
                 }
-                const messages = [{ role: 'user' as const, content }];
+                // Frozen: shared by the prompt's repeats, and its token estimate is kept (pricing.ts).
+                const messages = Object.freeze([Object.freeze({ role: 'user' as const, content })]);
                 // Shared by the prompt's repeats.
                 const extras = { reading_map, propositions };
                 for (let repeat = 0; repeat < n; repeat++) {
