@@ -8,7 +8,7 @@ import { SondageError } from '../errors.js';
 import { partKey } from './layout.js';
 import { tempSibling } from './LocalBlobStore.js';
 import { sqlIdent, sqlString } from './DuckDb.js';
-import { appendRow, cellsOf, tableColumnsSql } from './duckdbAppend.js';
+import { appendRow, cellsOf, constantColumns, tableColumnsSql } from './duckdbAppend.js';
 import { columnsOf, rowChecker } from './parquetParts.js';
 import type { PartitionCheck, PartTarget, PartWriter, Rows, WriteOptions, WrittenPart } from './parquetParts.js';
 import { isProcessAlive } from './lock.js';
@@ -106,21 +106,24 @@ export class ParquetWriter implements PartWriter {
     if (this.closed) throw new SondageError('ParquetWriter is closed');
     const columns = columnsOf(table, options.columns);
     const check = rowChecker(table, columns, partition, options.trusted);
-    const cells = cellsOf(columns);
+    // Cells every row shares are selected as literals on the way out, not appended row by row.
+    const constants = Array.isArray(rows) ? constantColumns(rows, columns) : new Map<string, string>();
+    const staged = constants.size === 0 ? columns : columns.filter((c) => !constants.has(c.name));
+    const cells = cellsOf(staged);
     // The rows go into a table of this writer's in-memory database through its appender, then
     // out as Parquet; DuckDB spills the table to its temp folder past the memory limit.
     const stagingName = `stage_${randomBytes(8).toString('hex')}`;
     const staging = sqlIdent(stagingName);
     const connection = await this.instance.connect();
     try {
-      await connection.run(`CREATE TABLE ${staging} (${tableColumnsSql(columns, sqlIdent)})`);
+      await connection.run(`CREATE TABLE ${staging} (${tableColumnsSql(staged, sqlIdent)})`);
       const appender = await connection.createAppender(stagingName);
       let count = 0;
       try {
         const add = (row: TableRows[T]): void => {
           const r = row as unknown as Record<string, unknown>;
           check?.(r, count);
-          appendRow(appender, table, columns, cells, r, count++);
+          appendRow(appender, table, staged, cells, r, count++);
         };
         // `for await` over an array would cost a promise per row: iterate sync sources synchronously.
         if (Symbol.asyncIterator in rows) {
@@ -136,7 +139,8 @@ export class ParquetWriter implements PartWriter {
           // the error that stopped the rows is the one to report
         }
       }
-      await this.copyInto(connection, `SELECT * FROM ${staging}`, filePath);
+      const select = constants.size === 0 ? '*' : columns.map((c) => `${constants.get(c.name) ?? sqlIdent(c.name)} AS ${sqlIdent(c.name)}`).join(', ');
+      await this.copyInto(connection, `SELECT ${select} FROM ${staging}`, filePath);
       return count;
     } finally {
       try {

@@ -53,3 +53,52 @@ export function appendRow(appender: DuckDBAppender, table: string, columns: read
 export function cellsOf(columns: readonly ColumnDef[]): readonly Cell[] {
   return columns.map((c) => CELLS[c.type]);
 }
+
+/**
+ * The columns whose cell is the same in every row, as SQL literals of their type by column name: a
+ * part's campaign and phase, a status every reply shares, a column that is always null. The writer
+ * selects these as constants when it copies the staged rows out, instead of appending the same cell
+ * to every row: each appended cell is a native call, and a string one a UTF-8 copy as well, which
+ * made the appender the largest single cost of a partition thread (issue 15). A value that does
+ * not fit its column is never a literal: its row is appended, and refused, as before.
+ */
+export function constantColumns(rows: readonly unknown[], columns: readonly ColumnDef[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const first = rows[0];
+  if (rows.length < 2 || first === null || typeof first !== 'object') return out;
+  for (const col of columns) {
+    // appendRow writes a missing cell as NULL, like a null one.
+    const value = (first as Record<string, unknown>)[col.name] ?? null;
+    const literal = literalOf(value, col);
+    if (literal === undefined) continue;
+    let same = true;
+    for (let i = 1; i < rows.length && same; i++) {
+      const row = rows[i];
+      same = row !== null && typeof row === 'object' && ((row as Record<string, unknown>)[col.name] ?? null) === value;
+    }
+    if (same) out.set(col.name, literal);
+  }
+  // A staged table needs a column: rows alike in every cell still append their first one.
+  if (out.size === columns.length) out.delete((columns[0] as ColumnDef).name);
+  return out;
+}
+
+/** `value` as a SQL literal of the column's type, as appendRow would have stored it; undefined when it would refuse it. */
+function literalOf(value: unknown, col: ColumnDef): string | undefined {
+  if (value === null) return `CAST(NULL AS ${col.type})`;
+  switch (col.type) {
+    case 'VARCHAR':
+      // A NUL character stays a cell: appended, it is kept whole.
+      return typeof value === 'string' && !value.includes('\u0000') ? `CAST('${value.replaceAll("'", "''")}' AS VARCHAR)` : undefined;
+    case 'INTEGER':
+      return typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX ? `CAST(${value} AS INTEGER)` : undefined;
+    case 'BIGINT':
+      return typeof value === 'number' && Number.isSafeInteger(value) ? `CAST(${value} AS BIGINT)` : undefined;
+    case 'BOOLEAN':
+      return typeof value === 'boolean' ? `CAST(${value} AS BOOLEAN)` : undefined;
+    case 'DOUBLE':
+      if (typeof value !== 'number' || Object.is(value, -0)) return undefined;
+      // Non-finite numbers are stored as null (CELLS); String(x) is the shortest text that reads back as x.
+      return Number.isFinite(value) ? `CAST('${String(value)}' AS DOUBLE)` : `CAST(NULL AS DOUBLE)`;
+  }
+}

@@ -18,6 +18,7 @@ import {
   tableGlob,
 } from '../../lib/store/index.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../../lib/store/index.js';
+import { constantColumns } from '../../lib/store/duckdbAppend.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'sondage-parquet-'));
 const store = new LocalBlobStore(root);
@@ -267,6 +268,59 @@ describe('ParquetWriter with trusted rows (the run\'s own: no per-cell checks be
     // The writer goes on: its next part is whole.
     expect((await writer.writePart(store, part, [row({ campaign: 'trbad' })], { trusted: true })).rows).toBe(1);
     await store.delete('campaigns/trbad/generate/replies/model=m/language=en/part-1.parquet');
+  });
+});
+
+describe('ParquetWriter: cells every row shares are selected as literals, not appended per row', () => {
+  const target = { campaign: 'k', phase: 'generate', table: 'replies', model: 'm', language: 'en' } as const;
+  const row = (i: number, over: Record<string, unknown> = {}): ReplyRow => ({ ...reply(0, { campaign: 'k', model: 'm', language: 'en' }), item_id: `k-${i}`, ...over }) as ReplyRow;
+
+  it('names the shared columns, of every type, and leaves out a value its column would refuse', () => {
+    const rows = [row(1), row(2)];
+    const constant = constantColumns(rows, TABLE_SCHEMAS.replies);
+    expect([...constant.keys()].sort()).toEqual(
+      TABLE_SCHEMAS.replies.map((c) => c.name).filter((n) => !['item_id'].includes(n)).sort(),
+    );
+    expect(constant.get('campaign')).toBe("CAST('k' AS VARCHAR)");
+    expect(constant.get('error_class')).toBe('CAST(NULL AS VARCHAR)');
+    expect(constant.get('attempt')).toBe('CAST(1 AS INTEGER)');
+    expect(constant.get('simulated')).toBe('CAST(true AS BOOLEAN)');
+    expect(constant.get('latency_ms')).toBe("CAST('12.5' AS DOUBLE)");
+    const bad = constantColumns([row(1, { attempt: '1', text: 'a\u0000b', cost_usd: -0 }), row(2, { attempt: '1', text: 'a\u0000b', cost_usd: -0 })], TABLE_SCHEMAS.replies);
+    expect(bad.has('attempt')).toBe(false);
+    expect(bad.has('text')).toBe(false);
+    expect(bad.has('cost_usd')).toBe(false);
+    // One row, or rows alike in every cell: a column is still staged.
+    expect(constantColumns([row(1)], TABLE_SCHEMAS.replies).size).toBe(0);
+    expect(constantColumns([row(1), row(1)], TABLE_SCHEMAS.replies).has('item_id')).toBe(false);
+  });
+
+  it('reads back what was written, with the schema\'s column types, whatever the cells hold', async () => {
+    const shared = {
+      text: "l'été \"quoted\" 😀 \\ back\nslash",
+      finish_reason: null,
+      cost_usd: 0.1 + 0.2,
+      latency_ms: Number.POSITIVE_INFINITY,
+      cached_input_tokens: null,
+      logprobs_exact: false,
+      settings_json: "{'a':''}",
+    };
+    const rows = [row(1, shared), row(2, shared), row(3, shared)];
+    // Trusted, as the run's own rows are: an untrusted row may not hold Infinity.
+    const part = await writer.writePart(store, { ...target, partName: 'part-const.parquet' }, rows, { trusted: true });
+    const back = await readParquet(tableGlob(root, 'k', 'generate', 'replies'), 'SELECT * FROM parts ORDER BY item_id');
+    expect(back).toEqual(rows.map((r) => ({ ...r, latency_ms: null })));
+    const file = store.localPath(part.key);
+    const types = await readParquet<{ column_name: string; column_type: string }>(file, `DESCRIBE SELECT * FROM read_parquet(${sqlString(file)}, hive_partitioning = false)`);
+    expect(types.map((t) => `${t.column_name} ${t.column_type}`)).toEqual(TABLE_SCHEMAS.replies.map((c) => `${c.name} ${c.type}`));
+  });
+
+  it('refuses a shared cell of the wrong type as it refuses any, naming the first row and the column', async () => {
+    const rows = [row(1, { attempt: '1' }), row(2, { attempt: '1' })];
+    const part = { ...target, campaign: 'kbad', partName: 'part-1.parquet' };
+    const named = rows.map((r) => ({ ...r, campaign: 'kbad' }));
+    await expect(writer.writePart(store, part, named, { trusted: true })).rejects.toThrow(/^replies row 0 \(item_id "k-1"\): column attempt expects INTEGER, got "1" \(string\)$/);
+    expect(await store.list('campaigns/kbad/')).toEqual([]);
   });
 });
 
