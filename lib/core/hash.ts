@@ -53,6 +53,43 @@ export function cachedCanonicalJson(value: object): string {
   return json;
 }
 
+// The JSON of frozen, flat objects (a prompt's messages): such an object cannot change, so neither can its JSON.
+const frozenJson = new WeakMap<object, string>();
+
+/** Whether `value` can never change: frozen, with no field that is an object (a frozen object may hold a mutable one). */
+function isFrozenFlat(value: object): boolean {
+  return Object.isFrozen(value) && Object.values(value).every((v) => v === null || typeof v !== 'object');
+}
+
+/**
+ * canonicalJson of a list of objects (a prompt's messages), keeping the JSON of each frozen flat
+ * element, and of the list when it is frozen too: FAR-6's repeats share one message list and
+ * every judge prompt one 1.3 KB system message, serialized once instead of for every prompt row.
+ */
+export function listCanonicalJson(list: readonly object[]): string {
+  const kept = frozenJson.get(list);
+  if (kept !== undefined) return kept;
+  const listFrozen = Object.isFrozen(list);
+  let keep = listFrozen;
+  let out = '[';
+  for (let i = 0; i < list.length; i++) {
+    const element = list[i] as object;
+    let json: string | undefined;
+    if (element === null || typeof element !== 'object') json = canonicalJson(element);
+    else if ((json = frozenJson.get(element)) === undefined) {
+      json = canonicalJson(element);
+      const fixed = isFrozenFlat(element);
+      // A frozen list is kept whole; a frozen element of a list that can change, on its own.
+      if (fixed && !listFrozen) frozenJson.set(element, json);
+      keep &&= fixed;
+    }
+    out += (i === 0 ? '' : ',') + json;
+  }
+  out += ']';
+  if (keep) frozenJson.set(list, out);
+  return out;
+}
+
 /**
  * Stable id of a value: the first 32 hex digits of SHA-256 over its canonical JSON.
  * @example stableId({ a: 1, b: [2] }) === stableId({ b: [2], a: 1 })

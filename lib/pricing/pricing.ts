@@ -134,22 +134,34 @@ export function estimatePromptTokens(messages: readonly ChatMessage[], language:
   const known = frozenPromptTokens.get(messages);
   if (known !== undefined && known.language === language) return known.tokens;
   let total = TOKENS_PER_REPLY_PRIMER;
-  let frozen = Object.isFrozen(messages);
+  const listFrozen = Object.isFrozen(messages);
+  let frozen = listFrozen;
   for (const m of messages) {
-    total += TOKENS_PER_MESSAGE + estimateTokens(m.content, language);
-    frozen &&= Object.isFrozen(m);
+    const mFrozen = Object.isFrozen(m);
+    // A frozen list is kept whole below; a frozen message of a list that can change, on its own.
+    total += TOKENS_PER_MESSAGE + (mFrozen && !listFrozen ? frozenMessageTokens(m, language) : estimateTokens(m.content, language));
+    frozen &&= mFrozen;
   }
   if (frozen) frozenPromptTokens.set(messages, { language, tokens: total });
   return total;
+}
+
+/** A frozen message's estimate, kept: every judge prompt shares one 1.3 KB system message. */
+function frozenMessageTokens(m: ChatMessage, language: LanguageCode): number {
+  const known = frozenPromptTokens.get(m);
+  if (known !== undefined && known.language === language) return known.tokens;
+  const tokens = estimateTokens(m.content, language);
+  frozenPromptTokens.set(m, { language, tokens });
+  return tokens;
 }
 
 /**
  * Estimates of frozen message lists (a frozen list of frozen messages cannot change, so its
  * estimate cannot go stale): an item's messages are estimated by the plan's count, its
  * reservation and the judge's estimate, and FAR-6's repeats share one list, so the ~1 KB scan ran
- * two to four times per prompt.
+ * two to four times per prompt. Frozen messages of a list that is not frozen are kept one by one.
  */
-const frozenPromptTokens = new WeakMap<readonly ChatMessage[], { readonly language: LanguageCode; readonly tokens: number }>();
+const frozenPromptTokens = new WeakMap<readonly ChatMessage[] | ChatMessage, { readonly language: LanguageCode; readonly tokens: number }>();
 
 function assertCount(name: string, n: number): void {
   if (!Number.isFinite(n) || n < 0) throw new SondageError(`${name} must be a finite count ≥ 0, got ${n}`);

@@ -144,7 +144,7 @@ export async function ensurePrompts(
   const held = await store.get(marker);
   if (held !== undefined && Buffer.from(held).toString('utf8') === digest && (await store.exists(key))) return false;
   // A role's items partition with the replies they read: the model under test, not the judge.
-  const rows = items.map((item) => ({ ...promptRow(item, columns), model }));
+  const rows = items.map((item) => promptRow(item, columns, model));
   await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows, { trusted: true, columns: promptColumns(columns) });
   await store.put(marker, digest);
   return true;

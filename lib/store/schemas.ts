@@ -5,7 +5,7 @@
  * from the path with `hive_partitioning`.
  */
 import { SondageError } from '../errors.js';
-import { cachedCanonicalJson, canonicalJson } from '../core/hash.js';
+import { cachedCanonicalJson, listCanonicalJson } from '../core/hash.js';
 import type { FactorValue, LanguageCode, PromptItem, TableName } from '../core/types.js';
 import type { ReadingRow, ReplyRow } from './types.js';
 
@@ -154,20 +154,20 @@ export function athenaType(type: ColumnType): string {
 /**
  * Flattens a PromptItem into a prompts row: the core columns, the item's factors, and the
  * battery's extras. JSON columns use canonical JSON (sorted keys), so the same item always gives
- * the same bytes.
+ * the same bytes. `model` is the partition's (a role's items are stored with the model they read).
  * @example promptRow(item, battery.prompts).messages_json // '[{"content":"…","role":"user"}]'
  */
-export function promptRow(item: PromptItem, spec: PromptColumns): PromptRow {
+export function promptRow(item: PromptItem, spec: PromptColumns, model: string = item.model): PromptRow {
   return {
     item_id: item.item_id,
     prompt_key: item.prompt_key,
     campaign: item.campaign,
     phase: item.phase,
-    model: item.model,
+    model,
     language: item.language,
     battery: item.battery,
     ...item.factors,
-    messages_json: canonicalJson(item.messages),
+    messages_json: listCanonicalJson(item.messages),
     settings_json: cachedCanonicalJson(item.settings),
     ...spec.extraRow(item),
     source_item_id: item.source_item_id ?? null,

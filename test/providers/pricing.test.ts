@@ -116,6 +116,14 @@ describe('estimateTokens', () => {
     const de = estimatePromptTokens([{ role: 'user', content: text }], 'de');
     expect(de).not.toBe(en);
     expect(estimatePromptTokens(frozen, 'de')).toBe(de);
+    // A frozen message in a list that can change (the judge's shared system message): the list is estimated anew.
+    const shared = Object.freeze({ role: 'system' as const, content: text });
+    const user = { role: 'user' as const, content: 'short' };
+    const mixed: ChatMessage[] = [shared, user];
+    expect(estimatePromptTokens(mixed, 'en')).toBe(estimatePromptTokens([{ ...shared }, { ...user }], 'en'));
+    user.content = text;
+    expect(estimatePromptTokens(mixed, 'en')).toBe(estimatePromptTokens([{ ...shared }, { ...user }], 'en'));
+    expect(estimatePromptTokens(mixed, 'de')).toBe(estimatePromptTokens([{ ...shared }, { ...user }], 'de'));
   });
 });
 

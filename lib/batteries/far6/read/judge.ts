@@ -33,6 +33,9 @@ LABEL: NOT_P
 LABEL: BOTH
 LABEL: NONE`;
 
+/** Shared by every judge prompt, and frozen: its JSON and token estimate are computed once (core/hash listCanonicalJson). */
+const JUDGE_SYSTEM_MESSAGE: ChatMessage = Object.freeze({ role: 'system', content: JUDGE_SYSTEM_PROMPT });
+
 /**
  * The messages that ask the judge to read one reply. The judge sees the source item's prompt (the
  * story, instruction and question, as the model saw them), the reference proposition P and its
@@ -60,10 +63,7 @@ export function buildJudgeMessages(item: Far6Item, replyText: string): ChatMessa
     '',
     'What does the reply assert about the reference proposition? End with the line LABEL: P, LABEL: NOT_P, LABEL: BOTH or LABEL: NONE.',
   ].join('\n');
-  return [
-    { role: 'system', content: JUDGE_SYSTEM_PROMPT },
-    { role: 'user', content: user },
-  ];
+  return [JUDGE_SYSTEM_MESSAGE, { role: 'user', content: user }];
 }
 
 const LABEL_LINE = /^[\s*_>#`-]*(?:final )?label[\s*_`]*[:：][\s*_`"'[(]*([a-z_ -]+?)[\s*_`"'\]).]*$/iu;

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson, listCanonicalJson } from '../../lib/core/hash.js';
+
+describe('listCanonicalJson', () => {
+  const text = 'War es falsch, was Finn getan hat? „ja“ 不是 😀 "q" \\ \n';
+
+  it('gives canonicalJson of the list, frozen or not', () => {
+    const open = [{ role: 'user', content: text }, { content: 'x', role: 'system', name: null }];
+    expect(listCanonicalJson(open)).toBe(canonicalJson(open));
+    const frozen = Object.freeze([Object.freeze({ role: 'user', content: text }), Object.freeze({ role: 'system', content: 'y' })]);
+    expect(listCanonicalJson(frozen)).toBe(canonicalJson(frozen));
+    expect(listCanonicalJson(frozen)).toBe(canonicalJson(frozen));
+    expect(listCanonicalJson([])).toBe('[]');
+  });
+
+  it('sees every change to what can still change', () => {
+    const message = { role: 'user', content: text };
+    const list = [Object.freeze({ role: 'system', content: 'shared' }), message];
+    const before = listCanonicalJson(list);
+    message.content = 'changed';
+    list.push(Object.freeze({ role: 'user', content: 'more' }));
+    expect(listCanonicalJson(list)).toBe(canonicalJson(list));
+    expect(listCanonicalJson(list)).not.toBe(before);
+
+    // A frozen list whose element can change.
+    const inner = { role: 'user', content: 'a' };
+    const frozenList = Object.freeze([inner]);
+    expect(listCanonicalJson(frozenList)).toBe('[{"content":"a","role":"user"}]');
+    inner.content = 'b';
+    expect(listCanonicalJson(frozenList)).toBe('[{"content":"b","role":"user"}]');
+
+    // A frozen element holding a mutable object.
+    const parts = { text: 'a' };
+    const nested = Object.freeze([Object.freeze({ role: 'user', content: parts })]);
+    expect(listCanonicalJson(nested)).toBe('[{"content":{"text":"a"},"role":"user"}]');
+    parts.text = 'b';
+    expect(listCanonicalJson(nested)).toBe('[{"content":{"text":"b"},"role":"user"}]');
+  });
+});
