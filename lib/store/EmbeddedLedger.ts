@@ -16,6 +16,13 @@ const CAP_TOLERANCE_USD = 1e-12;
 /** Ids per multi-row insert in `registerItems` and `registerPartition` (5 parameters each, under SQLite's 32766 limit). */
 const REGISTER_BATCH = 500;
 
+/**
+ * Ids per transaction of `registerPartition`. Partition threads share the main thread's ledger:
+ * registering a partition of 80,000 ids in one transaction (~0.3 s) held up every other thread's
+ * calls, a chunk's reservation among them, and its calls stalled behind it (issue 15).
+ */
+const REGISTER_SLICE = 10_000;
+
 /** Inserts `rows` ids of one partition as pending; ids it has already keep their state, retired ones are restored. */
 function registerSql(rows: number, restoreRetired: boolean): string {
   const values = Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, 'pending')").join(', ');
@@ -423,11 +430,12 @@ export class EmbeddedLedger implements Ledger {
         return { resolved: rows.length, billedUsd };
       },
     );
-    this.registerPartitionTx = db.transaction((campaign: string, part: LedgerPartition, ids: readonly string[], digest: string): void => {
+    // Registers ids from `from` on (registerPartition registered those before), then retires the rest and records the digest.
+    this.registerPartitionTx = db.transaction((campaign: string, part: LedgerPartition, ids: readonly string[], digest: string, from: number): void => {
       const known = stmt.partitionRow.get(campaign, part.phase, part.model, part.language) as { items: number; digest: string } | undefined;
       // The same design as last time: every id is registered already.
       if (known?.digest === digest) return;
-      this.registerTx(campaign, part, ids, true);
+      this.registerTx(campaign, part, from === 0 ? ids : ids.slice(from), true);
       // Ids the partition has and the list lacks (the design changed, or registerItems wrote ids
       // of a slice): read through the key's partition prefix, a few ms per partition.
       stmt.retireOthers.run(campaign, part.phase, part.model, part.language, JSON.stringify(ids));
@@ -529,8 +537,22 @@ export class EmbeddedLedger implements Ledger {
     this.registerTx.immediate(campaign, partition, itemIds, false);
   }
 
+  /**
+   * Registers a partition's ids a slice at a time, one transaction each, letting other calls run
+   * between them; the last transaction retires the ids the list lacks and records the digest. A run
+   * killed between slices recorded no digest: the next registers the partition again (ids already
+   * registered keep their state).
+   */
   async registerPartition(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): Promise<void> {
-    this.registerPartitionTx.immediate(campaign, partition, itemIds, idsDigest(itemIds));
+    const digest = idsDigest(itemIds);
+    const known = this.stmt.partitionRow.get(campaign, partition.phase, partition.model, partition.language) as { digest: string } | undefined;
+    if (known?.digest === digest) return;
+    let from = 0;
+    for (; from + REGISTER_SLICE < itemIds.length; from += REGISTER_SLICE) {
+      this.registerTx.immediate(campaign, partition, itemIds.slice(from, from + REGISTER_SLICE), true);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    this.registerPartitionTx.immediate(campaign, partition, itemIds, digest, from);
   }
 
   async partitions(campaign: string): Promise<PartitionRecord[]> {

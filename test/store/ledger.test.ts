@@ -274,6 +274,28 @@ describe('EmbeddedLedger budget', () => {
     ]);
   });
 
+  it('registers a large partition a slice at a time: other calls run between the slices, and an unfinished registration is done again', async () => {
+    await ledger.initCampaign('c', 10, 'run-1');
+    const en = { phase: 'generate', model: 'm', language: 'en' };
+    const many = ids('i', 25_000);
+    const order: string[] = [];
+    const registering = ledger.registerPartition('c', en, many).then(() => order.push('registered'));
+    const reserving = ledger.reserve('c', 'r1', 1, { ...en, itemIds: ['i0'] }).then(() => order.push('reserved'));
+    await Promise.all([registering, reserving]);
+    expect(order).toEqual(['reserved', 'registered']);
+    expect(await ledger.counts('c', 'generate')).toEqual({ pending: 25_000, done: 0, failed: 0 });
+    expect(await ledger.partitions('c')).toEqual([{ ...en, items: 25_000 }]);
+
+    // A run killed after the first slices: ids registered, no digest. The next registration completes it.
+    await ledger.registerItems('c', { ...en, language: 'fr' }, ids('f', 10_000));
+    await ledger.registerPartition('c', { ...en, language: 'fr' }, ids('f', 20_000));
+    expect(await ledger.counts('c', 'generate')).toEqual({ pending: 45_000, done: 0, failed: 0 });
+    expect(await ledger.partitions('c')).toEqual([
+      { ...en, items: 25_000 },
+      { ...en, language: 'fr', items: 20_000 },
+    ]);
+  });
+
   it('retires, on a partition’s first registration, the ids registerItems gave it that its list lacks', async () => {
     await ledger.initCampaign('c', 10, 'run-1');
     const en = { phase: 'generate', model: 'm', language: 'en' };
