@@ -62,8 +62,13 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   const partition = new PartitionItems(ctx, model, language, upstream);
   const items = partition.items(phase.name);
   // Root prompts are a pure function of the design: written once. A dependent phase's depend on
-  // the replies it reads, which a later run may have completed: rewritten.
-  await ensurePrompts(writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, battery.prompts);
+  // the replies it reads, which a later run may have completed: rewritten. Written while the calls
+  // run (DuckDB writes the file on its own threads): the analysis reads them once the run is over,
+  // and a run that fails or is killed before they are written writes them the next time.
+  const prompts = ensurePrompts(writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, battery.prompts).then(
+    () => undefined,
+    (err: unknown) => ({ err }),
+  );
   const entry = partition.answerer(phase).entry;
   const batch = env.batchClients.get(entry.id);
   const folder = graph.readingsFolder(phase);
@@ -85,14 +90,17 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
     }),
     wholePartition: true,
   };
-  const outcome = batch
-    ? await runBatchPartition({
+  const outcome = await (batch
+    ? runBatchPartition({
         ...spec,
         batch,
         pollMs: env.batch?.pollMs ?? DEFAULT_BATCH_POLL_MS,
         ...(env.batch?.maxRequests !== undefined ? { maxBatchRequests: env.batch.maxRequests } : {}),
         ...(env.batch?.onSubmitted ? { onBatchSubmitted: env.batch.onSubmitted } : {}),
       })
-    : await runPartition(spec);
+    : runPartition(spec)
+  ).finally(() => prompts);
+  const failed = await prompts;
+  if (failed) throw failed.err;
   return { items: items.length, outcome };
 }

@@ -8,10 +8,12 @@ import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecisi
 import { itemMaxCost } from '../../lib/run/planCampaign.js';
 import { runPartition, type PartSink, type PartitionSpec } from '../../lib/run/runPartition.js';
 import { Semaphore } from '../../lib/run/Semaphore.js';
-import { EmbeddedLedger } from '../../lib/store/index.js';
+import { EmbeddedLedger, readParquet, tableGlob } from '../../lib/store/index.js';
 import { StorageError } from '../../lib/store/storageErrors.js';
 import type { ReplyRow } from '../../lib/store/types.js';
-import { loadContext, RUN_FIXTURES, rootItems, tempDir } from '../helpers/campaigns.js';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import { partKey } from '../../lib/store/layout.js';
+import { loadContext, RUN_FIXTURES, rootItems, tempDir, writeCampaign } from '../helpers/campaigns.js';
 
 // A journal that cannot be written (a full disk) stops the partition: no further call is paid for
 // a reply that could not be kept; the parts committed before stay, and the next run asks only the
@@ -123,5 +125,38 @@ describe('a partition whose journal cannot be written', () => {
     expect(budget.reserved_usd).toBe(0);
     expect(budget.possibly_billed_usd).toBeGreaterThan(0);
     await again.close();
+  });
+});
+
+describe('a prompts part that cannot be written', () => {
+  it('is reported once the calls it ran beside have settled: their replies are kept, and the next run writes it and asks nothing again', async () => {
+    // prepare: a folder where alpha/en's generate prompts part goes (EISDIR on the rename into place).
+    const dir = path.join(root, 'prompts-blocked');
+    await mkdir(dir, { recursive: true });
+    const file = await writeCampaign(dir, 'small.yaml');
+    const dataDir = path.join(dir, 'data');
+    const blocked = path.join(dataDir, partKey(CAMPAIGN, 'generate', 'prompts', 'alpha', 'en', 'part-plan.parquet'));
+    await mkdir(blocked, { recursive: true });
+    const asked: string[] = [];
+
+    // act
+    const err = await runCampaign(await loadContext(file), { dataDir, onReply: (r) => r.phase === 'generate' && asked.push(r.item_id) }).catch((e: unknown) => e);
+
+    // assess: the error names the part; alpha/en's replies were stored all the same.
+    expect(err).toBeInstanceOf(Error);
+    expect(String((err as Error).message)).toContain('part-plan.parquet');
+    const stored = await readParquet<{ n: number }>(tableGlob(dataDir, CAMPAIGN, 'generate', 'replies'), "SELECT count(*) AS n FROM parts WHERE model = 'alpha' AND language = 'en'");
+    expect(stored[0]!.n).toBeGreaterThan(0);
+
+    // The next run writes the part and asks only what was not asked: each item once in all.
+    await rm(blocked, { recursive: true });
+    const again: string[] = [];
+    await runCampaign(await loadContext(file), { dataDir, onReply: (r) => r.phase === 'generate' && again.push(r.item_id) });
+    expect(again.filter((id) => asked.includes(id))).toEqual([]);
+    const ledger = new EmbeddedLedger(dataDir, { runId: 'check' });
+    expect((await ledger.counts(CAMPAIGN, 'generate')).done).toBe(new Set([...asked, ...again]).size);
+    await ledger.close();
+    const prompts = await readParquet<{ n: number }>(path.join(dataDir, partKey(CAMPAIGN, 'generate', 'prompts', 'alpha', 'en', 'part-plan.parquet')), 'SELECT count(*) AS n FROM parts');
+    expect(prompts[0]!.n).toBeGreaterThan(0);
   });
 });
