@@ -73,6 +73,7 @@ export function far6Phases(campaign: CampaignCore, data: Far6Data): PhaseSpec[] 
         design: { languages: [p.language as Language], forms: data.forms, constraints: data.constraints, repeats: data.repeats },
         stories: data.stories,
         pairs: data.pairsByLanguage.get(p.language as Language) ?? [],
+        ...(p.planning ? { lazyIds: true } : {}),
       }),
     read: (item, reply) => ruleReadings(far6(item), reply.text ?? ''),
     expectedOutputTokens: (item) => EXPECTED_OUTPUT_TOKENS[far6(item).factors.constraint],

@@ -32,6 +32,11 @@ export interface ExpandFar6Args {
   readonly design: Far6Design;
   readonly stories: readonly Far6Story[];
   readonly pairs: readonly ConceptPair[];
+  /**
+   * Items that are only counted and priced (the plan): `item_id` and `prompt_key` are hashed on
+   * first read instead of for every item (SHA-256 over ~1 KB each was 40 % of the plan's time).
+   */
+  readonly lazyIds?: boolean;
 }
 
 const NAMED: readonly Proposition[] = ['P', 'notP'];
@@ -137,14 +142,13 @@ const itemIdOf = (p: PromptJson, repeat: number): string => idOfJson(`${p.head},
 const promptKeyOf = (p: PromptJson): string => idOfJson(`${p.head}${p.tail}`);
 
 /**
- * A FAR-6 item whose ids are hashed on first read, from its prompt's identity JSON (a rope of
- * pieces shared by the prompt's repeats until then): SHA-256 over ~1 KB per id. The plan only
- * counts and prices items (it was 40 % of its time), and the judge wave reads the ids of the
- * generate items it judges only (about half). Getters on the class, not closures per item: those
- * made the plan slower than hashing every id (6.5 -> 9 s at full size, the garbage they left).
- * The ids are not own properties: a spread copy lacks them (read them by name); JSON has them.
+ * An item of the plan (ExpandFar6Args.lazyIds): its ids are hashed on first read, from its
+ * prompt's identity JSON (a rope of pieces shared by the prompt's repeats until then). Getters on
+ * the class, not closures per item: those made the plan slower than hashing every id (6.5 -> 9 s
+ * at full size, the garbage they left). The plan reads its items in place; a spread copy would
+ * not have the ids (they are not own properties), which is why only the plan gets these.
  */
-class Far6PromptItem implements Far6Item {
+class PlanningItem implements Far6Item {
   readonly battery = 'far6';
   readonly #prompt: PromptJson;
   #id?: string;
@@ -169,12 +173,6 @@ class Far6PromptItem implements Far6Item {
 
   get prompt_key(): string {
     return (this.#prompt.key ??= promptKeyOf(this.#prompt));
-  }
-
-  /** The item as a plain object would serialize, ids included. */
-  toJSON(): Far6Item {
-    const { item_id, prompt_key, campaign, phase, battery, model, language, factors, messages, settings, extras } = this;
-    return { item_id, prompt_key, campaign, phase, battery, model, language, factors, messages, settings, extras };
   }
 }
 
@@ -228,7 +226,7 @@ const LETTER_MAPS = [deepFreeze(letterReadingMap(0)), deepFreeze(letterReadingMa
  * @example for (const item of expandFar6({ campaign: 'demo', seed: 7, phase: 'generate', model, design, stories, pairs })) write(item);
  */
 export function* expandFar6(args: ExpandFar6Args): Generator<Far6Item> {
-  const { campaign, seed, phase, model, design, stories, pairs } = args;
+  const { campaign, seed, phase, model, design, stories, pairs, lazyIds = false } = args;
   checkDesign(design, stories, pairs);
   const { count: repeatCount, fraction: repeatFraction } = design.repeats;
   const settings = model.settings;
@@ -299,6 +297,7 @@ export function* expandFar6(args: ExpandFar6Args): Generator<Far6Item> {
                 const jsonRest = `${jsonLanguage}${leadJson}${JSON.stringify(tail).slice(1)},"role":"user"}]${jsonModelTail}`;
                 // The identity JSON before and after the repeat; the prompt key is hashed once for the repeats.
                 const prompt: PromptJson = { head: `${jsonHead}${factorsHead}`, tail: `${jsonStoryTail}${jsonRest}` };
+                if (!lazyIds) prompt.key = promptKeyOf(prompt);
 
                 let n = 1;
                 if (repeatCount > 1 && repeatFraction > 0) {
@@ -321,7 +320,23 @@ export function* expandFar6(args: ExpandFar6Args): Generator<Far6Item> {
                     repeat,
                     construction: pair.construction,
                   };
-                  yield new Far6PromptItem(campaign, phase, model.id, language, factors, messages, settings, extras, prompt);
+                  if (lazyIds) {
+                    yield new PlanningItem(campaign, phase, model.id, language, factors, messages, settings, extras, prompt);
+                    continue;
+                  }
+                  yield {
+                    item_id: itemIdOf(prompt, repeat),
+                    prompt_key: prompt.key!,
+                    campaign,
+                    phase,
+                    battery: 'far6',
+                    model: model.id,
+                    language,
+                    factors,
+                    messages,
+                    settings,
+                    extras,
+                  };
                 }
               }
             }
