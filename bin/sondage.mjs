@@ -1,4 +1,12 @@
-#!/usr/bin/env node
+#!/bin/sh
+":" //; exec node --single-threaded-gc "$0" "$@"
+// The line above is for a POSIX shell, which the first line picks: it starts node with V8's
+// garbage collector on one thread, and `exec` keeps the process (Ctrl-C, `kill` and `sondage stop`
+// reach node itself). For JavaScript it is a string and a comment. A local run keeps both cores
+// busy with its partition threads; V8's parallel collector helpers then cost more CPU than they
+// save (the full-size benchmark: 87 -> 83 s, bench/README). `node bin/sondage.mjs …` runs the
+// same CLI without the flag, which is also the way on Windows.
+
 // Runs the TypeScript CLI through tsx's loader, so a fresh clone needs no build step.
 import { register } from 'tsx/esm/api';
 
