@@ -1,3 +1,5 @@
+import { getEventListeners } from 'node:events';
+
 /** The signal of one provider call: aborted when the run is, or when the call's time is up. */
 export interface CallSignal {
   readonly signal: AbortSignal;
@@ -27,14 +29,24 @@ function callsUnder(run: AbortSignal): Set<AbortController> {
 }
 
 /**
+ * Controllers of settled calls that nothing aborted and nothing listens to any more, for the next
+ * calls of this thread: a new AbortController was 2–3 % of a partition thread's time with fast
+ * models (its EventTarget set-up; CPU profile, issue 15). One whose signal still has a listener (a
+ * provider that left one, as some SDKs do) is never handed out again.
+ */
+const spare: AbortController[] = [];
+const SPARE_MAX = 4096;
+
+/**
  * `AbortSignal.any([run, AbortSignal.timeout(ms)])` without either: both build weak references
  * and a dependent-signal registry per call, ~7 % of a partition thread's time with fast models
  * (CPU profile, issue "Performance"). One controller and one timer (unreferenced, as
  * AbortSignal.timeout's) per call do the same, and are freed as soon as the call settles.
  */
 export function callSignal(run: AbortSignal | undefined, timeoutMs: number): CallSignal {
-  const controller = new AbortController();
+  const controller = spare.pop() ?? new AbortController();
   let expired = false;
+  let disposed = false;
   const timer = setTimeout(() => {
     expired = true;
     controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
@@ -47,8 +59,11 @@ export function callSignal(run: AbortSignal | undefined, timeoutMs: number): Cal
     signal: controller.signal,
     timedOut: () => expired,
     dispose() {
+      if (disposed) return;
+      disposed = true;
       clearTimeout(timer);
       calls?.delete(controller);
+      if (!controller.signal.aborted && spare.length < SPARE_MAX && getEventListeners(controller.signal, 'abort').length === 0) spare.push(controller);
     },
   };
 }

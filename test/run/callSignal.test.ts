@@ -36,6 +36,36 @@ describe('callSignal', () => {
     expect(call.timedOut()).toBe(false);
   });
 
+  it('hands a settled call’s controller to the next call only when nothing aborted it and nothing listens to it', () => {
+    const run = new AbortController();
+    const first = callSignal(run.signal, 60_000);
+    const signal = first.signal;
+    first.dispose();
+    first.dispose();
+    // Reused once, not twice: a second dispose does not offer it again.
+    const second = callSignal(run.signal, 60_000);
+    const third = callSignal(run.signal, 60_000);
+    expect(second.signal).toBe(signal);
+    expect(third.signal).not.toBe(signal);
+    expect(second.signal.aborted).toBe(false);
+
+    // A listener left behind (an SDK's): never handed out again.
+    second.signal.addEventListener('abort', () => {});
+    second.dispose();
+    expect(callSignal(run.signal, 60_000).signal).not.toBe(signal);
+
+    // Aborted: never handed out again.
+    const aborted = callSignal(run.signal, 60_000);
+    const abortedSignal = aborted.signal;
+    run.abort();
+    aborted.dispose();
+    third.dispose();
+    const next = callSignal(undefined, 60_000);
+    expect(next.signal).not.toBe(abortedSignal);
+    expect(next.signal.aborted).toBe(false);
+    next.dispose();
+  });
+
   it('puts one listener on the run’s signal however many calls are in flight', () => {
     const run = new AbortController();
     const calls = Array.from({ length: 300 }, () => callSignal(run.signal, 60_000));
