@@ -8,7 +8,7 @@ import { SondageError } from '../errors.js';
 import { partKey } from './layout.js';
 import { tempSibling } from './LocalBlobStore.js';
 import { sqlIdent, sqlString } from './DuckDb.js';
-import { appendRow, cellsOf, constantColumns, tableColumnsSql } from './duckdbAppend.js';
+import { appendRow, cellsOf, sharedColumns, tableColumnsSql } from './duckdbAppend.js';
 import { columnsOf, rowChecker } from './parquetParts.js';
 import type { PartitionCheck, PartTarget, PartWriter, Rows, WriteOptions, WrittenPart } from './parquetParts.js';
 import { isProcessAlive } from './lock.js';
@@ -107,7 +107,7 @@ export class ParquetWriter implements PartWriter {
     const columns = columnsOf(table, options.columns);
     const check = rowChecker(table, columns, partition, options.trusted);
     // Cells every row shares are selected as literals on the way out, not appended row by row.
-    const constants = Array.isArray(rows) ? constantColumns(rows, columns) : new Map<string, string>();
+    const constants = Array.isArray(rows) ? sharedColumns(rows, columns) : new Map<string, string>();
     const staged = constants.size === 0 ? columns : columns.filter((c) => !constants.has(c.name));
     const cells = cellsOf(staged);
     // The rows go into a table of this writer's in-memory database through its appender, then

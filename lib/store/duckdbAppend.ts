@@ -6,6 +6,7 @@
  */
 import type { DuckDBAppender } from '@duckdb/node-api';
 import { SondageError } from '../errors.js';
+import { sqlString } from './DuckDb.js';
 import { columnError } from './parquetParts.js';
 import type { ColumnDef, ColumnType } from './schemas.js';
 
@@ -62,7 +63,7 @@ export function cellsOf(columns: readonly ColumnDef[]): readonly Cell[] {
  * made the appender the largest single cost of a partition thread (issue 15). A value that does
  * not fit its column is never a literal: its row is appended, and refused, as before.
  */
-export function constantColumns(rows: readonly unknown[], columns: readonly ColumnDef[]): Map<string, string> {
+export function sharedColumns(rows: readonly unknown[], columns: readonly ColumnDef[]): Map<string, string> {
   const out = new Map<string, string>();
   const first = rows[0];
   if (rows.length < 2 || first === null || typeof first !== 'object') return out;
@@ -89,7 +90,7 @@ function literalOf(value: unknown, col: ColumnDef): string | undefined {
   switch (col.type) {
     case 'VARCHAR':
       // A NUL character stays a cell: appended, it is kept whole.
-      return typeof value === 'string' && !value.includes('\u0000') ? `CAST('${value.replaceAll("'", "''")}' AS VARCHAR)` : undefined;
+      return typeof value === 'string' && !value.includes('\u0000') ? `CAST(${sqlString(value)} AS VARCHAR)` : undefined;
     case 'INTEGER':
       return typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX ? `CAST(${value} AS INTEGER)` : undefined;
     case 'BIGINT':

@@ -18,7 +18,7 @@ import {
   tableGlob,
 } from '../../lib/store/index.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../../lib/store/index.js';
-import { constantColumns } from '../../lib/store/duckdbAppend.js';
+import { sharedColumns } from '../../lib/store/duckdbAppend.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'sondage-parquet-'));
 const store = new LocalBlobStore(root);
@@ -277,7 +277,7 @@ describe('ParquetWriter: cells every row shares are selected as literals, not ap
 
   it('names the shared columns, of every type, and leaves out a value its column would refuse', () => {
     const rows = [row(1), row(2)];
-    const constant = constantColumns(rows, TABLE_SCHEMAS.replies);
+    const constant = sharedColumns(rows, TABLE_SCHEMAS.replies);
     expect([...constant.keys()].sort()).toEqual(
       TABLE_SCHEMAS.replies.map((c) => c.name).filter((n) => !['item_id'].includes(n)).sort(),
     );
@@ -286,13 +286,13 @@ describe('ParquetWriter: cells every row shares are selected as literals, not ap
     expect(constant.get('attempt')).toBe('CAST(1 AS INTEGER)');
     expect(constant.get('simulated')).toBe('CAST(true AS BOOLEAN)');
     expect(constant.get('latency_ms')).toBe("CAST('12.5' AS DOUBLE)");
-    const bad = constantColumns([row(1, { attempt: '1', text: 'a\u0000b', cost_usd: -0 }), row(2, { attempt: '1', text: 'a\u0000b', cost_usd: -0 })], TABLE_SCHEMAS.replies);
+    const bad = sharedColumns([row(1, { attempt: '1', text: 'a\u0000b', cost_usd: -0 }), row(2, { attempt: '1', text: 'a\u0000b', cost_usd: -0 })], TABLE_SCHEMAS.replies);
     expect(bad.has('attempt')).toBe(false);
     expect(bad.has('text')).toBe(false);
     expect(bad.has('cost_usd')).toBe(false);
     // One row, or rows alike in every cell: a column is still staged.
-    expect(constantColumns([row(1)], TABLE_SCHEMAS.replies).size).toBe(0);
-    expect(constantColumns([row(1), row(1)], TABLE_SCHEMAS.replies).has('item_id')).toBe(false);
+    expect(sharedColumns([row(1)], TABLE_SCHEMAS.replies).size).toBe(0);
+    expect(sharedColumns([row(1), row(1)], TABLE_SCHEMAS.replies).has('item_id')).toBe(false);
   });
 
   it('reads back what was written, with the schema\'s column types, whatever the cells hold', async () => {
