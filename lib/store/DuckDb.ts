@@ -139,11 +139,17 @@ export class DuckDb {
     return rows;
   }
 
-  /** Runs statements whose result is not needed (DDL, COPY). */
+  /**
+   * Runs statements whose result is not needed (DDL, COPY), once more on one thread if DuckDB runs
+   * out of memory (onOneThreadIfOutOfMemory): a statement that failed left no table behind, and a
+   * COPY to a file writes it anew; a partitioned COPY into a folder must say OVERWRITE.
+   */
   run(sql: string): Promise<void> {
-    return this.serial(async () => {
-      await this.connection.run(sql);
-    });
+    return this.serial(() =>
+      onOneThreadIfOutOfMemory(async () => {
+        await this.connection.run(sql);
+      }, this.oneThread),
+    );
   }
 
   /** The columns the Parquet files of a glob hold together (their union), partition columns included. */

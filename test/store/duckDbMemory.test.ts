@@ -36,6 +36,25 @@ describe('a query that runs out of memory', () => {
     expect(lowered).toBe(1);
   });
 
+  it('runs a statement (DDL, COPY) once more on one thread too, then puts the threads back', async () => {
+    const db = await DuckDb.open({ threads: 2 });
+    try {
+      const connection = (db as unknown as { connection: { run(sql: string): Promise<unknown> } }).connection;
+      const real = connection.run.bind(connection);
+      const seen: string[] = [];
+      connection.run = async (sql: string) => {
+        seen.push(sql);
+        if (sql.startsWith('CREATE') && seen.length === 1) throw oom;
+        return real(sql);
+      };
+      await db.run('CREATE TABLE t AS SELECT 1 AS x');
+      expect(seen).toEqual(['CREATE TABLE t AS SELECT 1 AS x', "SELECT current_setting('threads') AS n", 'SET threads = 1', 'CREATE TABLE t AS SELECT 1 AS x', 'SET threads = 2']);
+      expect(await db.all('SELECT x FROM t')).toEqual([{ x: 1 }]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('leaves DuckDB on the threads it had after a query fails on one thread', async () => {
     const db = await DuckDb.open({ threads: 2, memoryLimit: '64MB' });
     try {

@@ -220,7 +220,8 @@ async function copyPartitioned(db: DuckDb, select: string, table: 'prompts' | 'r
   await mkdir(dir, { recursive: true });
   await db.run(
     `COPY (SELECT ${cols} FROM (${select})) TO ${sqlString(dir)} ` +
-      `(FORMAT parquet, COMPRESSION zstd, PARTITION_BY (model, language), FILENAME_PATTERN 'part-{i}')`,
+      // OVERWRITE: the folder is new, but a COPY that ran out of memory is run again (DuckDb.run) over what it wrote.
+      `(FORMAT parquet, COMPRESSION zstd, PARTITION_BY (model, language), FILENAME_PATTERN 'part-{i}', OVERWRITE true)`,
   );
 }
 
