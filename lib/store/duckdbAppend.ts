@@ -16,14 +16,23 @@ type Cell = (appender: DuckDBAppender, v: unknown) => boolean;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
+/** Whether `v` is a value of the column type: what a cell appends and a shared cell's literal holds. */
+const FITS: Readonly<Record<ColumnType, (v: unknown) => boolean>> = {
+  VARCHAR: (v) => typeof v === 'string',
+  INTEGER: (v) => typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX,
+  BIGINT: (v) => typeof v === 'number' && Number.isSafeInteger(v),
+  DOUBLE: (v) => typeof v === 'number',
+  BOOLEAN: (v) => typeof v === 'boolean',
+};
+
 // What JSON.stringify and DuckDB's JSON reader made of a value is kept: NaN and ±Infinity were
 // written as null (JSON has no such numbers), so they still are.
 const CELLS: Readonly<Record<ColumnType, Cell>> = {
-  VARCHAR: (a, v) => typeof v === 'string' && (a.appendVarchar(v), true),
-  INTEGER: (a, v) => typeof v === 'number' && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX && (a.appendInteger(v), true),
-  BIGINT: (a, v) => typeof v === 'number' && Number.isSafeInteger(v) && (a.appendBigInt(BigInt(v)), true),
-  DOUBLE: (a, v) => typeof v === 'number' && (Number.isFinite(v) ? a.appendDouble(v) : a.appendNull(), true),
-  BOOLEAN: (a, v) => typeof v === 'boolean' && (a.appendBoolean(v), true),
+  VARCHAR: (a, v) => FITS.VARCHAR(v) && (a.appendVarchar(v as string), true),
+  INTEGER: (a, v) => FITS.INTEGER(v) && (a.appendInteger(v as number), true),
+  BIGINT: (a, v) => FITS.BIGINT(v) && (a.appendBigInt(BigInt(v as number)), true),
+  DOUBLE: (a, v) => FITS.DOUBLE(v) && (Number.isFinite(v) ? a.appendDouble(v as number) : a.appendNull(), true),
+  BOOLEAN: (a, v) => FITS.BOOLEAN(v) && (a.appendBoolean(v as boolean), true),
 };
 
 /** `CREATE TABLE` column list for `columns`, without NOT NULL: a part holds what its rows hold. */
@@ -87,19 +96,14 @@ export function sharedColumns(rows: readonly unknown[], columns: readonly Column
 /** `value` as a SQL literal of the column's type, as appendRow would have stored it; undefined when it would refuse it. */
 function literalOf(value: unknown, col: ColumnDef): string | undefined {
   if (value === null) return `CAST(NULL AS ${col.type})`;
-  switch (col.type) {
-    case 'VARCHAR':
-      // A NUL character stays a cell: appended, it is kept whole.
-      return typeof value === 'string' && !value.includes('\u0000') ? `CAST(${sqlString(value)} AS VARCHAR)` : undefined;
-    case 'INTEGER':
-      return typeof value === 'number' && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX ? `CAST(${value} AS INTEGER)` : undefined;
-    case 'BIGINT':
-      return typeof value === 'number' && Number.isSafeInteger(value) ? `CAST(${value} AS BIGINT)` : undefined;
-    case 'BOOLEAN':
-      return typeof value === 'boolean' ? `CAST(${value} AS BOOLEAN)` : undefined;
-    case 'DOUBLE':
-      if (typeof value !== 'number' || Object.is(value, -0)) return undefined;
-      // Non-finite numbers are stored as null (CELLS); String(x) is the shortest text that reads back as x.
-      return Number.isFinite(value) ? `CAST('${String(value)}' AS DOUBLE)` : `CAST(NULL AS DOUBLE)`;
+  if (!FITS[col.type](value)) return undefined;
+  if (typeof value === 'string') {
+    // A NUL character stays a cell: appended, it is kept whole.
+    return value.includes('\u0000') ? undefined : `CAST(${sqlString(value)} AS ${col.type})`;
   }
+  if (col.type !== 'DOUBLE') return `CAST(${String(value)} AS ${col.type})`;
+  // Non-finite numbers are stored as null (CELLS); String(x) is the shortest text that reads back
+  // as x, except for -0, which stays a cell.
+  if (Object.is(value, -0)) return undefined;
+  return Number.isFinite(value) ? `CAST('${String(value)}' AS DOUBLE)` : `CAST(NULL AS DOUBLE)`;
 }
