@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
@@ -92,7 +93,9 @@ describe('a partition whose journal cannot be written', () => {
     await ledger.initCampaign(CAMPAIGN, 10, 'run1');
     const blocked = path.join(root, 'journal', 'run1-generate-00001.ndjson');
     const sink = new MemorySink();
-    const first = new CountingProvider(() => mkdir(blocked, { recursive: true }).then(() => undefined));
+    // Made at once, within the first call: an asynchronous mkdir raced the first part's 16 replies,
+    // and when they won, the second journal was opened as a file before the folder was made there.
+    const first = new CountingProvider(async () => void mkdirSync(blocked, { recursive: true }));
     const stop: PartitionSpec['stop'] = {};
 
     // act
