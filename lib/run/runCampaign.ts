@@ -67,6 +67,9 @@ export interface PhaseSummary {
   readonly adopted: number;
   readonly pending: number;
   readonly costUsd: number;
+  /** Stored readings read again because the design's reading inputs changed, and how many of them changed. */
+  readonly reread?: number;
+  readonly rereadChanged?: number;
 }
 
 export interface RunSummary {
@@ -278,7 +281,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
      * part, and the budget-guarded calls; partitions run `partitionPool` at a time.
      */
     const runWave = async (wave: readonly PhaseSpec[]): Promise<PhaseSummary[]> => {
-      const summaries = new Map(wave.map((p) => [p.name, { phase: p.name, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 }]));
+      const summaries = new Map(wave.map((p) => [p.name, { phase: p.name, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0, reread: 0, rereadChanged: 0 }]));
       replied = 0;
       for (const p of wave) replied += (await ledger.counts(campaign.name, p.name)).done;
       // Before the progress bar: a thread that cannot start says so on a line of its own.
@@ -341,9 +344,11 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 }
 
 function accumulate(
-  into: { done: number; failed: number; adopted: number; pending: number; costUsd: number },
-  out: { done: number; failed: number; adopted: number; pending: number; costUsd: number; keyBlocked?: number },
+  into: { done: number; failed: number; adopted: number; pending: number; costUsd: number; reread: number; rereadChanged: number },
+  out: { done: number; failed: number; adopted: number; pending: number; costUsd: number; keyBlocked?: number; reread?: number; rereadChanged?: number },
 ) {
+  into.reread += out.reread ?? 0;
+  into.rereadChanged += out.rereadChanged ?? 0;
   into.done += out.done;
   into.failed += out.failed;
   into.adopted += out.adopted;

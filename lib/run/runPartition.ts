@@ -128,6 +128,9 @@ export interface PartitionOutcome {
    * for these only a new key helps).
    */
   readonly keyBlocked?: number;
+  /** Stored readings read again because the design's reading inputs changed (lib/run/refreshReadings.ts), and how many of them changed. */
+  readonly reread?: number;
+  readonly rereadChanged?: number;
 }
 
 /** A part in the making: the journal its chunks append to, and what the commit will record. */

@@ -54,6 +54,13 @@ export interface ReadingRow {
   readonly facet?: string | null;
   /** A numeric reading (P(True), a 1–5 score); null otherwise. */
   readonly value?: number | null;
+  /**
+   * Fingerprint of what the reading was read with (lib/run/readings.ts `readingFingerprint`: the
+   * phase's reader version and the item's design data, such as a gold letter or a reading map).
+   * A run finds the readings whose fingerprint the current design no longer gives and reads their
+   * replies again (lib/run/refreshReadings.ts); null for rows stored before it existed.
+   */
+  readonly read_with?: string | null;
 }
 
 export type { TableName } from '../core/types.js';

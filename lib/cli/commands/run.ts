@@ -5,6 +5,7 @@ import { writableDataDir } from '../dataDir.js';
 import { printDesignWarnings } from '../designWarnings.js';
 import { runCampaign } from '../../run/runCampaign.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
+import { rereadNotices } from '../rereadNotices.js';
 import type { CliArgs } from '../args.js';
 
 /** Batches end within a day (the providers' completion window): a longer wait only delays results. */
@@ -84,6 +85,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
         `${p.phase}: ${p.done} new, ${p.adopted} recovered from an interrupted run, ${p.failed} failed, ${p.pending} pending, $${p.costUsd.toFixed(4)}\n`,
       );
     }
+    for (const line of rereadNotices(summary.phases)) process.stdout.write(`${line}\n`);
     process.stderr.write(`spent $${summary.spentUsd.toFixed(4)} of $${summary.capUsd} (all runs of this campaign)\n`);
     if (summary.possiblyBilledUsd > 0 || summary.heldUsd > 0) {
       process.stderr.write(
