@@ -84,7 +84,9 @@ export interface RunSummary {
   readonly possiblyBilledUsd: number;
   /** Reservations of a killed run still held: their partitions' journals were not read yet. */
   readonly heldUsd: number;
-  readonly stopped?: 'budget' | 'aborted';
+  readonly stopped?: 'budget' | 'aborted' | 'overrun';
+  /** Models whose provider reported more usage than their calls reserved, and by how much (USD). */
+  readonly overruns?: readonly { readonly model: string; readonly excessUsd: number }[];
   /** One message per provider model that rejected its API key (its items stay pending). */
   readonly keyFailures?: readonly string[];
   readonly resultsPrefix?: string;
@@ -325,6 +327,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       possiblyBilledUsd: budget.possibly_billed_usd,
       heldUsd: budget.orphaned_usd,
       ...(stop.reason ? { stopped: stop.reason } : {}),
+      ...(stop.overruns?.size ? { overruns: [...stop.overruns].map(([model, excessUsd]) => ({ model, excessUsd })) } : {}),
       ...(stop.keyFailures?.size ? { keyFailures: [...stop.keyFailures.values()] } : {}),
     };
     if (stop.reason === 'aborted' || opts.skipAnalysis) return summary;

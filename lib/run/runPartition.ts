@@ -110,8 +110,24 @@ export interface PartitionSpec {
 
 /** Why a run (or some of its partitions) stops starting calls; see `PartitionSpec.stop`. */
 export interface StopState {
-  reason?: 'budget' | 'aborted';
+  reason?: 'budget' | 'aborted' | 'overrun';
   keyFailures?: Map<string, string>;
+  /**
+   * Calls whose provider reported more usage than the call reserved (a reservation is a bound for
+   * any honest byte-level tokenizer, so this is a provider counting something else): the answering
+   * model → USD spent past what its calls reserved. The first one stops every partition (`overrun`).
+   */
+  overruns?: Map<string, number>;
+}
+
+/**
+ * Records a call that cost more than it reserved, and stops the campaign's new calls at once: the
+ * cap holds only while each call costs at most its reservation. The cost is kept as reported.
+ */
+export function noteOverrun(stop: StopState, model: string, excessUsd: number): void {
+  stop.reason ??= 'overrun';
+  const overruns = (stop.overruns ??= new Map<string, number>());
+  overruns.set(model, (overruns.get(model) ?? 0) + excessUsd);
 }
 
 export interface PartitionOutcome {
@@ -211,7 +227,8 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
         items.map((item) =>
           spec.semaphore.run(async () => {
             // After a key error, items not yet sent stay pending: each call would fail the same way.
-            if (spec.signal?.aborted || keyStopped()) return;
+            if (spec.signal?.aborted || keyStopped() || spec.stop.reason === 'overrun') return;
+            const reserved = spec.maxCost(item);
             const final = await callWithRetry(
               spec.provider,
               { messages: item.messages, settings: item.settings, item },
@@ -221,6 +238,8 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
                 part.journal.append(row);
                 part.rows.push(row);
                 part.cost += row.cost_usd;
+                // Relative slack for float sums only: a real overrun is far above it.
+                if (row.cost_usd > reserved * (1 + 1e-9) + 1e-12) noteOverrun(spec.stop, spec.provider.id, row.cost_usd - reserved);
                 spec.onReply?.(row);
               },
               spec.signal,

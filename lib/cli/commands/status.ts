@@ -132,6 +132,11 @@ export function formatStatus(s: CampaignStatus): string {
   );
   if (b && b.orphaned_usd > 0) lines.push(`  ${usd(b.orphaned_usd)} reserved by a killed run, possibly billed: held until the next run reads its journals`);
   if (b && b.possibly_billed_usd > 0) lines.push(`  ${usd(b.possibly_billed_usd)} possibly billed: calls of killed runs that left no reply, counted against the cap`);
+  // Only a provider that reported more usage than a call reserved can bring spend past the cap
+  // (every reservation is a bound); the run that met it stopped and named the model.
+  if (b && b.spent_usd + b.possibly_billed_usd > b.cap_usd) {
+    lines.push(`  PAST THE CAP by ${usd(b.spent_usd + b.possibly_billed_usd - b.cap_usd)}: a provider reported more usage than its calls reserved (the run that met it named the model)`);
+  }
   if (s.gpuJobs) lines.push(...formatGpuJobs(s.gpuJobs));
   lines.push(`open provider batches: ${s.openBatches.length}`);
   for (const b of s.openBatches) lines.push(`  ${b.phase} ${b.model}/${b.language}: ${b.batchId}${b.cancelledAt ? ` (cancel requested ${b.cancelledAt})` : ''}`);
