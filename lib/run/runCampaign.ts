@@ -32,7 +32,7 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Start even when the expected cost exceeds the budget; the run stops cleanly at the cap. */
   readonly allowPartial?: boolean;
-  /** Ask again the items whose last attempt failed permanently (`--retry-failed`; issue 3). */
+  /** Ask again the items whose last attempt failed permanently (`--retry-failed`). */
   readonly retryFailed?: boolean;
   /** Skip the analysis stage (tests that only look at collection). */
   readonly skipAnalysis?: boolean;

@@ -17,7 +17,7 @@ export const BATCH_JOURNAL_PREFIX = 'batch-';
 const RESERVED_POLL_MS = 20;
 
 /**
- * Error classes about the API key or the account, not the item (issue 3): every further call with
+ * Error classes about the API key or the account, not the item: every further call with
  * the key fails the same way, so the partition stops and its items stay pending for the next run.
  */
 export const KEY_ERROR_CLASSES: ReadonlySet<string> = new Set(['auth', 'permission', 'payment_required']);
@@ -32,7 +32,7 @@ const PERMANENT_ERROR_CLASSES: ReadonlySet<string> = new Set(['bad_request', 'no
 export type AttemptVerdict = 'done' | 'failed' | 'failed_permanently' | 'key' | 'pending';
 
 /**
- * The ledger state an item's final attempt leads to (issue 3, "permanent errors … recorded once,
+ * The ledger state an item's final attempt leads to ("permanent errors … recorded once,
  * not retried forever"): a success is done; a key or account error leaves the item pending (the
  * key is at fault, not the item); any other error a retry cannot fix fails the item for good
  * (`--retry-failed` asks it again); a transient error after the last retry fails it until the next

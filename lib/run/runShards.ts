@@ -1,5 +1,5 @@
 /**
- * The AWS pipeline's worker (issue 4): runs the shards of one ItemBatcher batch, of any phase of
+ * The AWS pipeline's worker: runs the shards of one ItemBatcher batch, of any phase of
  * the battery's graph, through the same runners as the local run (runPartition, or
  * runBatchPartition for `mode: batch`), with a blob store and a ledger it is given (S3 and DynamoDB
  * on AWS). Journals live in a scratch folder that does not outlive the invocation, so the worker
@@ -143,7 +143,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
     signal: deps.deadline.signal,
     onReply: () => deps.deadline.check(),
     stop,
-    // Items failed permanently are asked again (`sondage start --aws --retry-failed`, issue 3).
+    // Items failed permanently are asked again (`sondage start --aws --retry-failed`).
     ...(retryFailed ? { retryFailed: true } : {}),
   };
   const total: Totals = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0 };

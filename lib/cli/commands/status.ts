@@ -280,7 +280,7 @@ export function failuresShown(values: CliArgs['values']): number {
 }
 
 /**
- * `sondage status <campaign> [--aws]` (issue 4): progress per phase against the plan, spend against
+ * `sondage status <campaign> [--aws]`: progress per phase against the plan, spend against
  * the cap, open provider batches and the latest failures, from the embedded ledger in the data
  * directory or, with --aws, from DynamoDB and the campaign's latest execution.
  */
@@ -300,7 +300,7 @@ async function localStatus(args: CliArgs, target: CampaignTarget, shown: number)
   if (!(await stat(ledgerFile).then(() => true, () => false))) {
     throw new SondageError(`sondage status: ${target.name} has not run in ${path.resolve(dataDir)} (no ledger.sqlite there); start it with \`sondage run\`, or give --data-dir`);
   }
-  await assertCampaignIn('status', dataDir, target.name, target.campaign ? args.file : undefined); // bad input (issue 14 item 6): another campaign's data
+  await assertCampaignIn('status', dataDir, target.name, target.campaign ? args.file : undefined); // bad input: another campaign's data
   const ledger = new EmbeddedLedger(dataDir);
   try {
     const plan = await campaignPlan(new LocalBlobStore(dataDir), target);
