@@ -18,6 +18,7 @@ import { downloadCampaign } from '../../lib/run/campaignInput.js';
 import type { RunContext } from '../../lib/run/context.js';
 import { ManifestError, runGpuShard } from '../../lib/run/runGpuShard.js';
 import type { BlobStore, Ledger } from '../../lib/store/types.js';
+import { withoutProviderKeys } from '../shared/secrets.js';
 
 /** What a job is told through its environment. */
 export interface GpuJobEnv {
@@ -150,7 +151,8 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
       : {
           command: env.vllmCommand,
           args: ['serve', ...vllmServeArgs({ model: entry.model, ...(weightsDir ? { weightsDir } : {}), gpu, port })],
-          env: { ...process.env, HF_HOME: join(scratch, 'hf') },
+          // vLLM may run a model's own code (trust_remote_code): it gets the Hugging Face token, not the provider keys.
+          env: { ...withoutProviderKeys(process.env), HF_HOME: join(scratch, 'hf') },
           healthUrl: `http://${VLLM_HOST}:${port}/health`,
           startupTimeoutMs: gpu.startup_timeout_s * 1000,
           ...(deps.serverOutput ? { output: deps.serverOutput } : {}),

@@ -14,6 +14,8 @@ const MIN_REDACT_LENGTH = 8;
 
 /** Key values loaded in this container, for `redactKeys`. */
 const loaded = new Set<string>();
+/** The variables they were loaded into, for `withoutProviderKeys`. */
+const loadedNames = new Set<string>();
 
 export interface KeyLoaderOptions {
   readonly client: Pick<SecretsManagerClient, 'send'>;
@@ -67,8 +69,26 @@ async function load({ client, secretArn, env = process.env }: KeyLoaderOptions):
   if (problems.length > 0) throw new SondageError(`provider keys: secret ${secretArn}: ${problems.join('; ')}`);
   for (const [name, value] of keys) {
     env[name] = value;
+    loadedNames.add(name);
     if (value.length >= MIN_REDACT_LENGTH) loaded.add(value);
   }
+}
+
+/** What a model server may read of the provider secret: the Hugging Face token (gated weights). */
+export const MODEL_SERVER_KEYS: ReadonlySet<string> = new Set(['HF_TOKEN', 'HUGGING_FACE_HUB_TOKEN']);
+
+/**
+ * The environment for a process that must not see the provider keys (the GPU job's `vllm serve`,
+ * which may run a model's own code): `env` without every variable holding a key this container
+ * loaded, except the Hugging Face token names in `keep`.
+ */
+export function withoutProviderKeys(env: NodeJS.ProcessEnv, keep: ReadonlySet<string> = MODEL_SERVER_KEYS): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && loadedNames.has(name) && !keep.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
 }
 
 /** `text` with every loaded key replaced by `[redacted]` (a provider's error may quote the key it was sent). */

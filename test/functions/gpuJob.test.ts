@@ -41,7 +41,8 @@ let dir: string;
 let cleanup: () => Promise<void>;
 beforeAll(async () => {
   [h, { dir, cleanup }] = await Promise.all([startHarness(), tempDir('gpu-job')]);
-  h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ HF_TOKEN: 'hf_not_a_real_token' }));
+  // The secret holds provider keys beside the Hugging Face token: vLLM must get only the latter.
+  h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ HF_TOKEN: 'hf_not_a_real_token', OPENAI_API_KEY: 'sk-not-a-real-key-000000', ANTHROPIC_API_KEY: 'sk-ant-not-a-real-key-0000' }));
   for (const [file, body] of [
     ['config.json', '{"architectures": ["Qwen3ForCausalLM"]}'],
     ['model.safetensors', 'weights'],
@@ -118,7 +119,7 @@ const lines = async (file: string) =>
   (await readFile(file, 'utf8').catch(() => ''))
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { argv?: string[]; hfToken?: boolean; body?: Record<string, unknown>; stopped?: boolean; maxInFlight?: number });
+    .map((l) => JSON.parse(l) as { argv?: string[]; hfToken?: boolean; apiKeys?: string[]; body?: Record<string, unknown>; stopped?: boolean; maxInFlight?: number });
 
 /** The campaign's ok replies in a bucket, per phase, sorted: what the analysis reads. */
 async function okReplies(name: string, phase: string): Promise<{ item_id: string; text: string; logprobs_json: string | null }[]> {
@@ -160,6 +161,8 @@ describe('the GPU job with a vLLM stand-in', () => {
     expect(JSON.parse(await readFile(path.join(argv[0]!, 'config.json'), 'utf8'))).toEqual({ architectures: ['Qwen3ForCausalLM'] });
     expect(argv).toEqual(expect.arrayContaining(['--served-model-name', 'Qwen/Qwen3-8B', '--tensor-parallel-size', '1', '--generation-config', 'vllm', '--dtype', 'bfloat16', '--port', String(port)]));
     expect(starts.every((e) => e.hfToken === true)).toBe(true);
+    // The job itself holds the provider keys; the model server it starts does not.
+    expect(starts.map((e) => e.apiKeys)).toEqual(starts.map(() => []));
     const bodies = events.filter((e) => e.body).map((e) => e.body!);
     const verify = bodies.filter((b) => Array.isArray(b.logprob_token_ids));
     expect(verify.length).toBe((await okReplies(name, 'verify')).length);

@@ -34,7 +34,7 @@ const log = (event) => {
   const file = env('FAKE_VLLM_LOG');
   if (file) appendFileSync(file, `${JSON.stringify(event)}\n`);
 };
-log({ argv, pid: process.pid, hfToken: Boolean(process.env.HF_TOKEN), hfHome: process.env.HF_HOME ?? null });
+log({ argv, pid: process.pid, hfToken: Boolean(process.env.HF_TOKEN), hfHome: process.env.HF_HOME ?? null, apiKeys: Object.keys(process.env).filter((k) => k.endsWith('_API_KEY')) });
 
 if (env('FAKE_VLLM_EXIT_CODE') !== undefined) {
   process.stderr.write('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n');
