@@ -8,6 +8,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, VALIDATE_AGAINST_DEFAULT_RULES } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CONTEXT } from '../lib/config/index.js';
+import { SondageError } from '../lib/errors.js';
 import { SondageStack } from './stacks/SondageStack.js';
 import type { SondageStackProps } from './stacks/SondageStack.js';
 
@@ -28,9 +29,21 @@ export function buildApp(app: App = new App(), options: BuildOptions = {}): { ap
   const stack = new SondageStack(app, 'Sondage', {
     ...(env ? { env } : {}),
     ...(gpu ? { gpu: gpuContext(app) } : {}),
+    ...workerContext(app),
   });
   if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
+}
+
+/** `-c sondage:workerConcurrency=N`: the worker's reserved concurrency (0: none), checked before anything is synthesized. */
+function workerContext(app: App): Pick<SondageStackProps, 'workerConcurrency'> {
+  const raw = app.node.tryGetContext(CONTEXT.workerConcurrency) as unknown;
+  if (raw === undefined || raw === null || raw === '') return {};
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new SondageError(`-c ${CONTEXT.workerConcurrency}=${String(raw)}: expected a whole number ≥ 0 (the worker's reserved concurrency; 0 reserves none)`);
+  }
+  return { workerConcurrency: n };
 }
 
 /** The GPU queues' settings from context (`-c sondage:gpuInstanceTypes=g6e.xlarge,g5.xlarge`, …); absent keys take the defaults. */

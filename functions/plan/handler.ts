@@ -22,6 +22,7 @@ import { createBatchClient, createProvider } from '../../lib/providers/registry.
 import { answeringEntries } from '../../lib/run/context.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import { planWave } from '../../lib/run/planWave.js';
+import { workerCopiesCeiling } from '../../lib/run/shards.js';
 import { ParquetWriter } from '../../lib/store/ParquetWriter.js';
 import { downloadCampaign } from '../../lib/run/campaignInput.js';
 import { requiredEnv, storesFromEnv } from '../shared/env.js';
@@ -35,6 +36,8 @@ export interface PlanDeps extends HandlerDeps {
   readonly glueDatabase: string;
   /** The stack's GPU queues (ENV.gpuQueues), undefined on a stack without them. */
   readonly gpuQueues?: Readonly<Record<string, string>>;
+  /** Ceiling on worker copies (ENV.workerCopies: the worker's reserved concurrency as deployed). */
+  readonly maxWorkerCopies?: number;
 }
 
 /** ENV.gpuQueues as the stack sets it: a JSON object of gpuQueueKey → queue ARN. */
@@ -117,6 +120,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
       remainingMs: () => context.getRemainingTimeInMillis(),
       glueDatabase: deps.glueDatabase,
       ...(deps.gpuQueues ? { gpuQueues: deps.gpuQueues } : {}),
+      ...(deps.maxWorkerCopies !== undefined ? { maxWorkerCopies: deps.maxWorkerCopies } : {}),
     });
   } finally {
     await writer.close();
@@ -151,6 +155,7 @@ export const handler = (event: unknown, context: Context): Promise<PlanOutput> =
       ...stores,
       glueDatabase: requiredEnv(ENV.glueDatabase, 'plan'),
       ...(process.env[ENV.gpuQueues] ? { gpuQueues: parseGpuQueues(process.env[ENV.gpuQueues])! } : {}),
+      maxWorkerCopies: workerCopiesCeiling(process.env[ENV.workerCopies]),
       logger: new Logger({ serviceName: 'sondage-plan' }),
       metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-plan' }),
     });

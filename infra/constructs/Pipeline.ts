@@ -7,6 +7,7 @@ import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV, PREFIX } from '../../lib/config/index.js';
 import { FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
+import type { FunctionSizing } from '../../lib/config/sizing.js';
 import type { Analytics } from './Analytics.js';
 import type { CampaignData } from './CampaignData.js';
 import type { GpuBatch } from './GpuBatch.js';
@@ -14,12 +15,21 @@ import { Handler } from './Handler.js';
 import type { ProviderSecrets } from './ProviderSecrets.js';
 import { logicalId } from './logicalId.js';
 
+/** The worker's sizing with `reserved` concurrency; 0 reserves none (a reserved concurrency of 0 would stop the function). */
+function workerSizing(reserved: number): FunctionSizing {
+  const { reservedConcurrency: _default, ...rest } = FUNCTION_SIZING.worker;
+  return reserved === 0 ? rest : { ...rest, reservedConcurrency: reserved };
+}
+
 export interface PipelineProps {
   readonly data: CampaignData;
   readonly analytics: Analytics;
   /** Shards handed to one worker invocation (ItemBatcher). Default SHARDS_PER_BATCH (lib/config/sizing.ts). */
   readonly shardsPerBatch?: number;
-  /** Ceiling on concurrent worker copies, whatever a campaign asks for. Default FUNCTION_SIZING.worker's reserved concurrency. */
+  /**
+   * The worker's reserved concurrency, the ceiling on its copies whatever a campaign asks for
+   * (context `sondage:workerConcurrency`). Default FUNCTION_SIZING.worker's; 0 reserves none.
+   */
   readonly workerConcurrency?: number;
   /** When present, the GPU shards of each wave (`$.plan.wave.gpu`) run as a Batch array job beside the Map. */
   readonly gpuBatch?: GpuBatch;
@@ -54,18 +64,21 @@ export class Pipeline extends Construct {
       [ENV.athenaWorkgroup]: analytics.workgroup.name,
     };
     const withKeys = { ...environment, [ENV.providerSecretArn]: props.secrets.secret.secretArn };
+    // The plan fans out no more worker copies than the worker may run at once.
+    const planEnv = props.workerConcurrency === undefined ? withKeys : { ...withKeys, [ENV.workerCopies]: String(props.workerConcurrency) };
 
     this.plan = new Handler(this, 'Plan', {
       name: 'plan',
       description: 'sondage: registers items in the ledger, writes the shard manifests',
       sizing: FUNCTION_SIZING.plan,
       // The GPU queues by instance type and capacity: the plan routes a runs_on: gpu model to its own.
-      environment: props.gpuBatch ? { ...withKeys, [ENV.gpuQueues]: Stack.of(this).toJsonString(props.gpuBatch.queueMap()) } : withKeys,
+      environment: props.gpuBatch ? { ...planEnv, [ENV.gpuQueues]: Stack.of(this).toJsonString(props.gpuBatch.queueMap()) } : planEnv,
     });
     this.worker = new Handler(this, 'Worker', {
       name: 'worker',
       description: 'sondage: runs a batch of shards against a model API under the budget',
-      sizing: props.workerConcurrency === undefined ? FUNCTION_SIZING.worker : { ...FUNCTION_SIZING.worker, reservedConcurrency: props.workerConcurrency },
+      // 0: none reserved (the account's pool); the plan then fans out UNRESERVED_WORKER_COPIES at most.
+      sizing: props.workerConcurrency === undefined ? FUNCTION_SIZING.worker : workerSizing(props.workerConcurrency),
       environment: withKeys,
     });
     this.report = new Handler(this, 'Report', {

@@ -14,6 +14,8 @@ export interface SondageStackProps extends StackProps {
   readonly removalPolicy?: RemovalPolicy;
   /** Adds the AWS Batch GPU queues for runs_on: gpu models (context `sondage:gpu=true`). */
   readonly gpu?: Pick<GpuBatchProps, 'instanceTypes' | 'image' | 'maxInstances'>;
+  /** The worker's reserved concurrency (context `sondage:workerConcurrency`; 0: none). Default FUNCTION_SIZING.worker's. */
+  readonly workerConcurrency?: number;
   readonly bytesScannedCutoff?: number;
 }
 
@@ -40,6 +42,7 @@ export class SondageStack extends Stack {
       analytics: this.analytics,
       secrets: this.secrets,
       ...(this.gpuBatch ? { gpuBatch: this.gpuBatch } : {}),
+      ...(props.workerConcurrency !== undefined ? { workerConcurrency: props.workerConcurrency } : {}),
     });
     // What the CLI's AWS commands read from `cdk deploy --outputs-file` (lib/config STACK_OUTPUTS).
     const outputs: Record<keyof typeof STACK_OUTPUTS, string> = {

@@ -27,6 +27,8 @@ export const ENV = {
    * (GPU_QUEUE_KEY); absent on a stack without GPU queues.
    */
   gpuQueues: 'SONDAGE_GPU_QUEUES',
+  /** The plan function's ceiling on worker copies (the worker's reserved concurrency as deployed, CONTEXT.workerConcurrency). */
+  workerCopies: 'SONDAGE_WORKER_COPIES',
 } as const;
 
 /**
@@ -88,6 +90,12 @@ export const CONTEXT = {
   gpuImage: 'sondage:gpuImage',
   /** Most instances of one type and capacity at once (default DEFAULT_GPU_MAX_INSTANCES). */
   gpuMaxInstances: 'sondage:gpuMaxInstances',
+  /**
+   * The worker's reserved concurrency (default FUNCTION_SIZING.worker's 100), the ceiling on worker
+   * copies the plan fans out. A new account's concurrency quota is often 10, and Lambda keeps 10
+   * unreserved: there, 100 fails the deploy; `-c sondage:workerConcurrency=0` reserves none.
+   */
+  workerConcurrency: 'sondage:workerConcurrency',
 } as const;
 
 /** GPU queues a stack gets without `-c sondage:gpuInstanceTypes`: one 24 GB and one 48 GB single-GPU type. */

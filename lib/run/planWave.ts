@@ -92,6 +92,8 @@ export interface PlanWaveArgs {
    * stack without them, which then refuses a campaign with a runs_on: gpu model.
    */
   readonly gpuQueues?: Readonly<Record<string, string>>;
+  /** Ceiling on worker copies: the worker's reserved concurrency as deployed (default MAX_WORKER_COPIES). */
+  readonly maxWorkerCopies?: number;
 }
 
 export interface PlanWaveResult {
@@ -131,7 +133,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   const ran = new Set(a.phasesRun);
   const ready = graph.phases.filter((p) => !ran.has(p.name) && p.after.every((ref) => ran.has(ref.phase)));
   const waveIndex = graph.waves.findIndex((w) => w.some((p) => ready.includes(p)));
-  const copies = waveCopies(ctx, ready);
+  const copies = waveCopies(ctx, ready, a.maxWorkerCopies);
   const shards: Shard[] = [];
   const gpuShards = new Map<ModelEntry, Shard[]>();
   const perPhase: Record<string, number> = {};

@@ -20,6 +20,23 @@ import type { RunContext } from './context.js';
  */
 export const MAX_WORKER_COPIES: number = workerReservedConcurrency(FUNCTION_SIZING.worker);
 
+/**
+ * Worker copies when the stack reserves no concurrency for the worker (`-c sondage:workerConcurrency=0`,
+ * for accounts whose quota leaves nothing to reserve): few enough to share the account's pool.
+ */
+export const UNRESERVED_WORKER_COPIES = 5;
+
+/**
+ * The ceiling on worker copies for a deployed reserved concurrency (ENV.workerCopies): that
+ * number, or UNRESERVED_WORKER_COPIES for 0 (none reserved); MAX_WORKER_COPIES when unset.
+ */
+export function workerCopiesCeiling(reserved: string | undefined): number {
+  if (reserved === undefined || reserved === '') return MAX_WORKER_COPIES;
+  const n = Number(reserved);
+  if (!Number.isInteger(n) || n < 0) throw new SondageError(`the worker's reserved concurrency must be a whole number ≥ 0 (0: none reserved), got ${JSON.stringify(reserved)}`);
+  return n === 0 ? UNRESERVED_WORKER_COPIES : n;
+}
+
 /** The worker's reserved concurrency; a sizing without one is refused (see MAX_WORKER_COPIES). */
 export function workerReservedConcurrency(worker: FunctionSizing): number {
   const n = worker.reservedConcurrency;
@@ -49,11 +66,12 @@ export const MIN_SHARD_ITEMS = 20;
 
 /**
  * Worker copies for the phases of a wave (the Map's maxConcurrency): enough to keep the campaign's
- * `concurrency` calls in flight, at most MAX_WORKER_COPIES, and no more than the slowest model
+ * `concurrency` calls in flight, at most `maxCopies` (the worker's reserved concurrency as deployed,
+ * MAX_WORKER_COPIES by default), and no more than the slowest model
  * answering any of the phases can feed (MIN_COPY_RPM each of its RPM).
  */
-export function waveCopies(ctx: Pick<RunContext, 'campaign'>, phases: readonly PhaseSpec[]): number {
-  let copies = Math.min(MAX_WORKER_COPIES, Math.ceil(ctx.campaign.concurrency / CALLS_PER_COPY));
+export function waveCopies(ctx: Pick<RunContext, 'campaign'>, phases: readonly PhaseSpec[], maxCopies: number = MAX_WORKER_COPIES): number {
+  let copies = Math.min(maxCopies, Math.ceil(ctx.campaign.concurrency / CALLS_PER_COPY));
   for (const phase of phases) {
     for (const m of phaseEntries(ctx, phase)) {
       if (m.rpm !== undefined) copies = Math.min(copies, Math.floor(m.rpm / MIN_COPY_RPM));
