@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/campaigns.js';
-import { deadLinks, docFiles, fileBlocks, runBlock, shellBlocks } from './markdownChecks.js';
+import { blockEnv, deadLinks, docFiles, fileBlocks, runBlock, shellBlocks } from './markdownChecks.js';
 
 const CLI = join(REPO_ROOT, 'bin/sondage.mjs');
 const scratch = mkdtempSync(join(tmpdir(), 'sondage-docs-'));
@@ -29,8 +29,8 @@ describe('the shell blocks of the docs', () => {
     for (const b of blocks.filter((x) => x.skip)) expect(b.skip, `${b.file}:${b.line}`).not.toBe('no reason given');
   });
 
-  it.each(blocks.filter((b) => !b.skip).map((b) => [`${b.file}:${b.line}`, b] as const))('%s runs and exits as the page says', (_where, block) => {
-    const { code, output } = runBlock(block, scratch, CLI);
+  it.each(blocks.filter((b) => !b.skip).map((b) => [`${b.file}:${b.line}`, b] as const))('%s runs and exits as the page says', async (_where, block) => {
+    const { code, output } = await runBlock(block, scratch, CLI);
     expect(code, `${block.file}:${block.line} exited ${code}:\n${block.code}\n---\n${output.slice(-3000)}`).toBe(block.exit);
   }, 300_000);
 });
@@ -72,14 +72,19 @@ describe('the checks themselves catch a broken page', () => {
     ].join('\n'),
   );
 
-  it('a failing command fails its block, named by file and line', () => {
+  it('a failing command fails its block, named by file and line', async () => {
     const [bad, expected] = shellBlocks('broken.md', readFileSync(page, 'utf8'));
     expect(bad).toMatchObject({ file: 'broken.md', line: 3, exit: 0 });
-    const run = runBlock(bad!, dir, CLI);
+    const run = await runBlock(bad!, dir, CLI);
     expect(run.code).not.toBe(bad!.exit);
     expect(run.output).not.toContain('never');
     expect(expected).toMatchObject({ line: 10, exit: 3 });
-    expect(runBlock(expected!, dir, CLI).code).toBe(3);
+    expect((await runBlock(expected!, dir, CLI)).code).toBe(3);
+  });
+
+  it('a block never sees provider keys or AWS credentials', () => {
+    const env = blockEnv({ PATH: '/bin', OPENAI_API_KEY: 'sk-x', AWS_SECRET_ACCESS_KEY: 'x', HF_TOKEN: 'x', HOME: '/root' });
+    expect(Object.keys(env).sort()).toEqual(['HOME', 'NO_COLOR', 'PATH', 'npm_config_offline']);
   });
 
   it('a dead link and a dead anchor are reported with their line', () => {

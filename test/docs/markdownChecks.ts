@@ -3,7 +3,7 @@
  * exit code checked) and the relative links (each file and anchor must exist). Kept apart from the
  * test so that its own test can feed it broken pages.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -109,11 +109,32 @@ export function deadLinks(files: readonly string[], root: string): string[] {
 }
 
 /**
- * Runs a block with bash, stopping at the first failing command (`-e`, `pipefail`), in `cwd`;
- * `npx sondage` is this checkout's CLI. Returns the exit code and the output.
+ * The environment a block runs in: this one without provider keys or AWS credentials, so that an
+ * example can never reach a real endpoint, and npm kept offline.
  */
-export function runBlock(block: ShellBlock, cwd: string, cli: string, timeoutMs = 180_000): { code: number; output: string } {
+export function blockEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = { NO_COLOR: '1', npm_config_offline: 'true' };
+  for (const [name, value] of Object.entries(env)) if (!/_API_KEY$|^AWS_|_TOKEN$/.test(name)) out[name] ??= value;
+  return out;
+}
+
+/**
+ * Runs a block with bash, stopping at the first failing command (`-e`, `pipefail`), in `cwd`;
+ * `npx sondage` is this checkout's CLI (`node bin/sondage.mjs`, without npx's start-up). Resolves
+ * with the exit code and the output; asynchronous, so the test worker stays responsive while a
+ * demo runs.
+ */
+export function runBlock(block: ShellBlock, cwd: string, cli: string, timeoutMs = 240_000): Promise<{ code: number; output: string }> {
   const prelude = `set -eo pipefail\nnpx() { if [ "$1" = sondage ]; then shift; node --single-threaded-gc ${JSON.stringify(cli)} "$@"; else command npx "$@"; fi; }\n`;
-  const r = spawnSync('bash', ['-c', prelude + block.code], { cwd, encoding: 'utf8', timeout: timeoutMs, env: { ...process.env, NO_COLOR: '1' } });
-  return { code: r.status ?? -1, output: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', prelude + block.code], { cwd, env: blockEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, output: signal ? `${output}\n(killed by ${signal} after ${timeoutMs} ms)` : output });
+    });
+  });
 }
