@@ -71,6 +71,8 @@ export function parse(command: string, args: readonly string[]): CliArgs {
     throw new SondageError(`sondage ${command}: ${(err as Error).message}\n\n${commandHelp(command)}`);
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
+  // `--data-dir=` (an unset variable in a script) would silently fall back to the campaign's data_dir.
+  if (values['data-dir'] === '') throw new SondageError(`sondage ${command}: --data-dir is empty; give a folder, or leave the flag out to use the campaign's data_dir`);
   const str = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const common = {
     allowPartial: values['allow-partial'] === true,

@@ -4,6 +4,7 @@
  * read it — a `--data-dir` that points at another campaign's data is named as such, not analysed
  * as an empty campaign (nor given an empty results folder inside the other campaign's data).
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { campaignsIn, prepareDataDir } from '../store/dataDir.js';
 import { SondageError } from '../errors.js';
@@ -16,7 +17,29 @@ export function dataDirLabel(flag: string | undefined, campaignFile: string | un
 
 /** prepareDataDir for a command about to write the campaign's data or results (`ledger`: false for the analysis, which needs none). */
 export async function writableDataDir(dataDir: string, flag: string | undefined, campaign: { readonly file: string; readonly name: string }, ledger = true): Promise<string> {
+  assertNotInsideDataDir(dataDir, dataDirLabel(flag, campaign.file));
   return prepareDataDir(dataDir, { label: dataDirLabel(flag, campaign.file), campaign: campaign.name, ledger });
+}
+
+/**
+ * Refuses a folder inside another data folder's `campaigns/` (a campaign's own folder, its
+ * `results/`): a run there would start the whole campaign again, nested, under a fresh budget.
+ * @throws SondageError naming the folder and the data folder it belongs to
+ */
+export function assertNotInsideDataDir(dataDir: string, label: string): void {
+  let dir = path.resolve(dataDir);
+  for (;;) {
+    const parent = path.dirname(dir);
+    if (parent === dir) return;
+    if (path.basename(parent) === 'campaigns' && existsSync(path.join(path.dirname(parent), 'ledger.sqlite'))) {
+      const root = path.dirname(parent);
+      throw new SondageError(
+        `${label} ${path.resolve(dataDir)} is inside the data folder ${root} (campaign ${path.basename(dir)}'s own folder): ` +
+          `give the data folder itself, --data-dir ${root}, or a folder of its own`,
+      );
+    }
+    dir = parent;
+  }
 }
 
 /**

@@ -162,3 +162,39 @@ describe('a data folder that cannot hold the data', () => {
     expect((await stat(path.join(data, 'ledger.sqlite'))).size).toBeGreaterThan(0);
   });
 });
+
+describe('a data folder inside another campaign folder, or none', () => {
+  let dir2: string;
+  let cleanup2: () => Promise<void>;
+  beforeEach(async () => {
+    ({ dir: dir2, cleanup: cleanup2 } = await tempDir('cli-nested-data-dir'));
+  });
+  afterEach(async () => cleanup2());
+
+  it.each([['its own folder', 'campaigns/run-small'], ['its results/', 'campaigns/run-small/results']])(
+    'run --data-dir at a campaign folder (%s) is refused, naming the data folder, and nothing runs again nested',
+    async (_what, inner) => {
+      const file = await writeCampaign(dir2, 'small.yaml');
+      const data = path.join(dir2, 'data');
+      expect((await runMain(['run', file, '--quiet'])).code).toBe(0);
+      const before = await ledgerSnapshot(data, 'run-small');
+      const nested = path.join(data, inner);
+
+      const { code, stderr } = await runMain(['run', file, '--quiet', '--data-dir', nested]);
+
+      expect(code).toBe(1);
+      expect(stderr).toContain(`--data-dir ${nested} is inside the data folder ${data} (campaign run-small's own folder)`);
+      expect(existsSync(path.join(nested, 'ledger.sqlite'))).toBe(false);
+      expect(existsSync(path.join(nested, 'campaigns'))).toBe(false);
+      expect(await ledgerSnapshot(data, 'run-small')).toEqual(before);
+    },
+  );
+
+  it.each(['run', 'status', 'analyze', 'stop'])('%s --data-dir= (empty) is refused instead of falling back to data_dir', async (command) => {
+    const file = await writeCampaign(dir2, 'small.yaml');
+    const { code, stderr } = await runMain([command, file, '--data-dir=']);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`sondage ${command}: --data-dir is empty`);
+    expect(existsSync(path.join(dir2, 'data'))).toBe(false);
+  });
+});
