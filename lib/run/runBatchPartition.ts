@@ -342,7 +342,8 @@ async function collect(
     journal.append(row);
     rows.push(row);
     spec.onReply?.(row);
-    if (r.ok) done.push(r.customId);
+    if (row.status === 'empty') failedPermanently.push(r.customId);
+    else if (r.ok) done.push(r.customId);
     else if (!r.retryable && !KEY_ERROR_CLASSES.has(r.errorClass)) failedPermanently.push(r.customId);
     else if (!r.retryable || attempt >= spec.retry.maxAttempts) failed.push(r.customId);
   }

@@ -28,6 +28,16 @@ export const KEY_ERROR_CLASSES: ReadonlySet<string> = new Set(['auth', 'permissi
  */
 const PERMANENT_ERROR_CLASSES: ReadonlySet<string> = new Set(['bad_request', 'not_found', 'refusal', 'content_filter', 'simulated_bad_request']);
 
+/**
+ * A reply that says nothing: no text (or only white space) and no logprobs. It is paid for and
+ * stored as `empty`, never scored as an answer nor sent on to a judge or verifier, and recorded
+ * failed for good like a refusal (`--retry-failed` asks it again). A one-token probe whose token is
+ * end-of-text still has logprobs, and stays `ok`.
+ */
+export function isEmptyReply(r: Pick<GenerateResult, 'text' | 'logprobs'>): boolean {
+  return (r.text ?? '').trim() === '' && (r.logprobs === undefined || r.logprobs === null || Object.keys(r.logprobs).length === 0);
+}
+
 /** What an item's last attempt means for the ledger. */
 export type AttemptVerdict = 'done' | 'failed' | 'failed_permanently' | 'key' | 'pending';
 
@@ -38,8 +48,11 @@ export type AttemptVerdict = 'done' | 'failed' | 'failed_permanently' | 'key' | 
  * (`--retry-failed` asks it again); a transient error after the last retry fails it until the next
  * run; an attempt cut short by an abort leaves it pending.
  */
-export function attemptVerdict(final: { readonly ok: boolean; readonly errorClass?: string; readonly retryable?: boolean }, aborted: boolean): AttemptVerdict {
-  if (final.ok) return 'done';
+export function attemptVerdict(
+  final: { readonly ok: boolean; readonly errorClass?: string; readonly retryable?: boolean; readonly result?: Pick<GenerateResult, 'text' | 'logprobs'> },
+  aborted: boolean,
+): AttemptVerdict {
+  if (final.ok) return final.result !== undefined && isEmptyReply(final.result) ? 'failed_permanently' : 'done';
   if (aborted) return 'pending';
   if (final.errorClass !== undefined && KEY_ERROR_CLASSES.has(final.errorClass)) return 'key';
   // A call cut short without the run being stopped says nothing about the item: asked again.
@@ -420,7 +433,7 @@ export function replyRow(
     model: src.model,
     language: src.language,
     attempt,
-    status: r ? 'ok' : 'error',
+    status: r ? (isEmptyReply(r) ? 'empty' : 'ok') : 'error',
     text: r ? r.text : null,
     finish_reason: r ? r.finish_reason : null,
     input_tokens: r ? r.usage.input_tokens : 0,
@@ -572,7 +585,8 @@ export function permanentlyFailed(rows: readonly Pick<ReplyRow, "item_id" | "att
   }
   const out: string[] = [];
   for (const [id, r] of last) {
-    if (!done.has(id) && r.status === 'error' && r.error_class !== null && PERMANENT_ERROR_CLASSES.has(r.error_class)) out.push(id);
+    if (done.has(id)) continue;
+    if (r.status === 'empty' || (r.status === 'error' && r.error_class !== null && PERMANENT_ERROR_CLASSES.has(r.error_class))) out.push(id);
   }
   return out;
 }

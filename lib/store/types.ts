@@ -9,7 +9,12 @@ export interface ReplyRow {
   readonly language: LanguageCode;
   /** 1-based. */
   readonly attempt: number;
-  readonly status: 'ok' | 'error';
+  /**
+   * `empty`: the provider answered (and billed) with no text and no logprobs (an OpenAI-compatible
+   * `content: null`, an Anthropic reply without a text block). Never read as an answer, never handed
+   * to a dependent phase, and recorded once like a refusal (lib/run/runPartition.ts `isEmptyReply`).
+   */
+  readonly status: 'ok' | 'error' | 'empty';
   readonly text: string | null;
   readonly finish_reason: string | null;
   readonly input_tokens: number;

@@ -242,8 +242,12 @@ async function localFailures(ledger: Ledger, dataDir: string, name: string, phas
     const rows = await readParquet<ErrorRow>(
       tableGlob(dataDir, name, phase, 'replies'),
       // The newest error per item: an item retried after an error keeps only its latest cause.
-      `SELECT item_id, model, language, error_class, error_message, CAST(created_at AS VARCHAR) AS created_at FROM parts
-       WHERE status = 'error' QUALIFY row_number() OVER (PARTITION BY item_id ORDER BY created_at DESC, attempt DESC) = 1`,
+      // An empty reply (no text, no logprobs) is listed as one, with its finish reason.
+      `SELECT item_id, model, language,
+              CASE WHEN status = 'empty' THEN 'empty_reply' ELSE error_class END AS error_class,
+              CASE WHEN status = 'empty' THEN 'the provider answered with no text (finish_reason ' || coalesce(finish_reason, 'none') || ')' ELSE error_message END AS error_message,
+              CAST(created_at AS VARCHAR) AS created_at FROM parts
+       WHERE status IN ('error', 'empty') QUALIFY row_number() OVER (PARTITION BY item_id ORDER BY created_at DESC, attempt DESC) = 1`,
     );
     if (rows.length === 0) continue;
     const open = await ledger.pendingItems(name, phase);
