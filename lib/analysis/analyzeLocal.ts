@@ -25,6 +25,35 @@ export interface LocalAnalysis {
   readonly excluded: readonly string[];
 }
 
+/**
+ * The list of result files the last analysis wrote: beside results/, not in it (results/ holds the
+ * analysis's files and nothing else), as the `_prompts` and `_readings` digests sit beside their tables.
+ */
+export function resultsManifestKey(campaign: string): string {
+  return `${layout.campaignPrefix(campaign)}_results.json`;
+}
+
+/**
+ * Removes the result files an earlier analysis wrote and this one did not (a campaign switched to
+ * another battery and back kept the other battery's tables beside its own), then records this
+ * one's. Only files a sondage analysis listed are removed: anything else put in `results/` stays.
+ */
+async function dropStaleResults(store: LocalBlobStore, campaign: string, written: readonly string[]): Promise<void> {
+  const key = resultsManifestKey(campaign);
+  const held = await store.get(key);
+  let before: unknown = [];
+  try {
+    before = held === undefined ? [] : JSON.parse(Buffer.from(held).toString('utf8'));
+  } catch {
+    // A manifest that is not JSON lists nothing: nothing is removed on its word.
+  }
+  const now = new Set(written);
+  for (const name of Array.isArray(before) ? before : []) {
+    if (typeof name === 'string' && !now.has(name) && !name.includes('/')) await store.delete(layout.resultsKey(campaign, name));
+  }
+  await store.put(key, `${JSON.stringify([...written].sort(), null, 1)}\n`);
+}
+
 /** Runs the battery's analysis on the campaign's data in `dataDir` and writes its result files there. */
 export async function analyzeLocal(
   ctx: { readonly campaign: Campaign; readonly battery: Battery; readonly design: LoadedDesign; readonly graph: PhaseGraph },
@@ -49,6 +78,7 @@ export async function analyzeLocal(
     for (const [name, content] of battery.analysis.files(results, { campaign: campaign.name, simulated, source: dataDir })) await out(name, content);
     const truth = simulationTruthFile(ctx);
     if (truth !== undefined) await out(...truth);
+    await dropStaleResults(store, campaign.name, files);
     return { results, table: battery.analysis.console(results), files, excluded };
   } finally {
     db.close();
