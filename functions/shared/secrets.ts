@@ -22,20 +22,35 @@ export interface KeyLoaderOptions {
   readonly secretArn: string;
   /** Where the keys go (default process.env). */
   readonly env?: NodeJS.ProcessEnv;
+  /** The clock (tests). */
+  readonly now?: () => number;
 }
 
 /**
- * A function that loads the keys at its first call and does nothing afterwards (a failed load is
- * tried again at the next call). The error names the secret and what is wrong with its shape,
- * never a value from it.
+ * How long a warm container trusts the keys it read: past it, the next invocation reads the secret
+ * again, so a key fixed in Secrets Manager is used within a minute ("fix the key and start again"),
+ * for at most one GetSecretValue a minute per container.
+ */
+export const KEYS_FRESH_MS = 60_000;
+
+/**
+ * A function that loads the keys at its first call, and again at a call more than KEYS_FRESH_MS
+ * after the last load (a failed load is tried again at the next call). The error names the secret
+ * and what is wrong with its shape, never a value from it.
  */
 export function providerKeyLoader(options: KeyLoaderOptions): () => Promise<void> {
+  const now = options.now ?? Date.now;
   let once: Promise<void> | undefined;
+  let loadedAt = 0;
   return () => {
-    once ??= load(options).catch((err: unknown) => {
-      once = undefined;
-      throw err;
-    });
+    if (once !== undefined && now() - loadedAt > KEYS_FRESH_MS) once = undefined;
+    once ??= load(options).then(
+      () => void (loadedAt = now()),
+      (err: unknown) => {
+        once = undefined;
+        throw err;
+      },
+    );
     return once;
   };
 }

@@ -1,6 +1,6 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { providerKeyLoader, redactedError } from '../../functions/shared/secrets.js';
+import { KEYS_FRESH_MS, providerKeyLoader, redactedError } from '../../functions/shared/secrets.js';
 import { startSecretsServer, type SecretsServer } from './secretsServer.js';
 
 let server: SecretsServer;
@@ -34,6 +34,21 @@ describe('provider keys from Secrets Manager', () => {
     expect(safe.stack).not.toContain(key);
     const clean = new Error('no key here');
     expect(redactedError(clean)).toBe(clean);
+  });
+
+  it('a warm container reads the secret again a minute after it last did: a key fixed in Secrets Manager is used', async () => {
+    server.secrets.set('arn:keys-rotated', JSON.stringify({ SONDAGE_TEST_KEY_B: 'sk-test-rejected-key-000000' }));
+    const env: NodeJS.ProcessEnv = {};
+    let clock = 1_000_000;
+    const load = providerKeyLoader({ client, secretArn: 'arn:keys-rotated', env, now: () => clock });
+    await load();
+    server.secrets.set('arn:keys-rotated', JSON.stringify({ SONDAGE_TEST_KEY_B: 'sk-test-fixed-key-111111' }));
+    clock += KEYS_FRESH_MS - 1;
+    await load();
+    expect(env['SONDAGE_TEST_KEY_B']).toBe('sk-test-rejected-key-000000');
+    clock += 2;
+    await load();
+    expect(env['SONDAGE_TEST_KEY_B']).toBe('sk-test-fixed-key-111111');
   });
 
   it('names the secret and what is wrong with its shape, never a value from it', async () => {
