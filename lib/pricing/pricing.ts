@@ -163,48 +163,6 @@ function frozenMessageTokens(m: ChatMessage, language: LanguageCode): number {
  */
 const frozenPromptTokens = new WeakMap<readonly ChatMessage[] | ChatMessage, { readonly language: LanguageCode; readonly tokens: number }>();
 
-/**
- * A byte-level tokenizer's worst case, per OpenAI's documented chat format ("How to count tokens
- * with tiktoken"): 3 tokens wrap each message, 3 prime the reply. The role's own bytes are counted
- * on top, and the wrapping here is larger than documented (chat templates of open-weight models,
- * Llama 3's and Qwen's, spend 4 to 5 tokens a message on headers and separators).
- */
-const BOUND_TOKENS_PER_MESSAGE = 8;
-const BOUND_TOKENS_PER_REQUEST = 8;
-
-/**
- * The most prompt tokens a chat request can count under any byte-level tokenizer (every token at
- * least one UTF-8 byte): the UTF-8 bytes of each message's role and content, plus the chat
- * format's per-message and per-request overhead. Unlike `estimatePromptTokens` this is a bound,
- * not a forecast: the budget reserves it (a server counting one token per character of Devanagari,
- * Hangul or Thai, as older BPE vocabularies do, stays below it), and the plan shows it as "max".
- * Cached per frozen message list, as the estimate is: a million-item plan computes it once a list.
- * @example boundPromptTokens([{ role: 'user', content: 'नमस्ते' }]) === 8 + 4 + 18 + 8
- */
-export function boundPromptTokens(messages: readonly ChatMessage[]): number {
-  const known = frozenPromptBounds.get(messages);
-  if (known !== undefined) return known;
-  let total = BOUND_TOKENS_PER_REQUEST;
-  for (const m of messages) total += BOUND_TOKENS_PER_MESSAGE + utf8Bytes(m.role) + utf8Bytes(m.content);
-  if (Object.isFrozen(messages) && messages.every((m) => Object.isFrozen(m))) frozenPromptBounds.set(messages, total);
-  return total;
-}
-
-/** Byte bounds of frozen message lists (see `frozenPromptTokens`). */
-const frozenPromptBounds = new WeakMap<readonly ChatMessage[], number>();
-
-/** UTF-8 length of a string without encoding it: 1 byte below U+0080, 2 below U+0800, 4 per surrogate pair, else 3. */
-export function utf8Bytes(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) continue;
-    // A surrogate pair is 2 code units and 4 bytes: +1 per unit; other code points +1 or +2.
-    n += c < 0x800 ? 1 : c >= 0xd800 && c <= 0xdfff ? 1 : 2;
-  }
-  return n;
-}
-
 function assertCount(name: string, n: number): void {
   if (!Number.isFinite(n) || n < 0) throw new SondageError(`${name} must be a finite count ≥ 0, got ${n}`);
 }

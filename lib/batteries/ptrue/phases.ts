@@ -32,11 +32,8 @@ function estimateFrom(
   let maxIn = 0;
   for (const g of sources) {
     const question = approximateTokensOf(g.messages);
-    // A reply is never longer than the most it may be: with max_tokens below the expected length
-    // the estimate took more than the maximum, and the plan showed "est." above "max".
-    const most = maxInputTokens(g);
-    inputTokens += copies * (question + Math.min(EXPECTED_REPLY_TOKENS[g.factors.kind], most) + extraPrompt);
-    maxIn += copies * (question + most + extraPrompt);
+    inputTokens += copies * (question + EXPECTED_REPLY_TOKENS[g.factors.kind] + extraPrompt);
+    maxIn += copies * (question + maxInputTokens(g) + extraPrompt);
   }
   const items = sources.length * copies;
   return { items, inputTokens, outputTokens: items * outputTokens, maxInputTokens: maxIn, maxOutputTokens: items * outputTokens };
