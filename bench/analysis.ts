@@ -1,5 +1,5 @@
 /**
- * The FAR-6 analysis end to end at full size (issue 5, bench/analysis): the replies of the full
+ * The FAR-6 analysis end to end at full size (bench/analysis): the replies of the full
  * inventory — 8 simulated models × 6 languages (48 cells), 105 synthetic stories, every question
  * form and answer constraint, both keyings and option orders, repeats on a seeded 60 % — as a
  * local run writes them (Parquet prompts, replies and readings), then every stage of the analysis
@@ -22,7 +22,7 @@
  *   npm run bench:analysis -- --byo --import-only --threads 0   # … all in process (default: threads
  *                                                   # for JSONL past 64 MiB, importThreads.ts)
  *
- * Target (issue 5): under 60 s and under 2 GB.
+ * Target: under 60 s and under 2 GB.
  */
 import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -304,5 +304,5 @@ function report(t0: number): void {
   // machine a steadier measure of the work done than the wall time.
   console.log(`CPU time of the process ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (user ${(cpu.user / 1e6).toFixed(1)}, system ${(cpu.system / 1e6).toFixed(1)})`);
   console.log(`peak RSS ${peakRssMiB().toFixed(0)} MiB (process.resourceUsage().maxRSS; includes DuckDB's native memory)`);
-  console.log('target (issue 5): under 60 s and under 2 GB');
+  console.log('target: under 60 s and under 2 GB');
 }

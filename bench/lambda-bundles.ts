@@ -1,5 +1,5 @@
 /**
- * Lambda bundle bench (issue 15 item 3): bundles every function of the pipeline with esbuild the
+ * Lambda bundle bench: bundles every function of the pipeline with esbuild the
  * way infra/constructs/Handler.ts has NodejsFunction bundle it (same entry, ESM, target, externals,
  * banner, minify/keepNames/no source map: infra/constructs/bundling.ts), copies DuckDB beside the
  * bundles of the DuckDB functions (duckdbBundlingCommands, the afterBundling hook), and prints what
@@ -9,7 +9,7 @@
  *
  *   npm run bench:lambda-bundles                  # 15 cold loads
  *   npm run bench:lambda-bundles -- --runs 5
- *   npm run bench:lambda-bundles -- --before      # also the shape before issue 15 (source maps, not minified)
+ *   npm run bench:lambda-bundles -- --before      # also the earlier shape (source maps, not minified)
  *   npm run bench:lambda-bundles -- --before --before-root /tmp/base   # …built from another checkout
  *                                                 # (mkdir /tmp/base; git archive <commit> | tar -x -C /tmp/base; ln -s $PWD/node_modules /tmp/base/)
  *
@@ -33,7 +33,7 @@ const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 /** The folder under functions/ of each function the stack builds (infra/constructs/Pipeline.ts). */
 export const FUNCTION_FOLDERS: Readonly<Record<FunctionName, string>> = { plan: 'plan', worker: 'worker', report: 'report', recordFailure: 'record-failure' };
 
-/** How the code is bundled: the deployed shape, or the one before issue 15 (for comparison). */
+/** How the code is bundled: the deployed shape, or the earlier one with source maps (for comparison). */
 export type BundleShape = 'deployed' | 'before';
 
 export interface BuiltBundle {
@@ -156,7 +156,7 @@ async function main(): Promise<void> {
   try {
     const workers = new Map<BundleShape, string>();
     for (const shape of shapes) {
-      console.log(`\n${shape === 'deployed' ? 'as deployed (infra/constructs/bundling.ts)' : `before issue 15 (linked source map, not minified, --enable-source-maps; code of ${beforeRoot})`}`);
+      console.log(`\n${shape === 'deployed' ? 'as deployed (infra/constructs/bundling.ts)' : `earlier shape (linked source map, not minified, --enable-source-maps; code of ${beforeRoot})`}`);
       console.log('function        duckdb  code MB  asset MB (unzipped)  loads DuckDB (static import)');
       for (const name of Object.keys(FUNCTION_SIZING) as FunctionName[]) {
         const sizing = shape === 'before' && name !== 'recordFailure' ? { ...FUNCTION_SIZING[name], duckdb: true } : FUNCTION_SIZING[name];

@@ -1,5 +1,5 @@
 /**
- * The embedded ledger alone (issue 15), with the calls a local run makes, in its order: per
+ * The embedded ledger alone, with the calls a local run makes, in its order: per
  * partition, registerPartition (one pending row per id), pendingAmong (what is left to ask), one
  * reservation per chunk of 64 calls (each with its ids, as a run's scope), and commitPart per part
  * of 20,000 replies (items done, the part's reservations settled). The default is FAR-6's full

@@ -1,6 +1,6 @@
 /**
  * One Parquet part of judge-sized prompt rows (~2.5 KB each, a long system prompt and a user
- * message in Chinese), written the two ways ParquetWriter knows (issue 15):
+ * message in Chinese), written the two ways ParquetWriter knows:
  *   - appender: `writeFile`, the cells appended to a DuckDB table, then COPY to Parquet — how the
  *     run writes its prompts and readings parts;
  *   - ndjson: each row a JSON line in a staging file, then `convert` (DuckDB's JSON reader) — how

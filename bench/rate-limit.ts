@@ -1,5 +1,5 @@
 /**
- * Rate-limit bench (issue 3, "What must hold"): a local server on 127.0.0.1 that speaks OpenAI's
+ * Rate-limit bench: a local server on 127.0.0.1 that speaks OpenAI's
  * chat completions and enforces RPM = 600 and a TPM limit the way OpenAI does (a request costs its
  * prompt tokens + max_completion_tokens at admission; the per-minute limits are enforced over one
  * second, so bursts are refused), answers with a realistic latency (log-normal, median 800 ms, plus
@@ -17,7 +17,7 @@
  *   npx tsx bench/rate-limit.ts --requests 600  # about 1 minute per client
  *   npx tsx bench/rate-limit.ts --bound rpm --requests 1500 --only sondage   # the request limit binds
  *
- * Target (issue 15): >= 99 % of the ceiling in steady state (after the first minute), 0 × 429,
+ * Target: >= 99 % of the ceiling in steady state (after the first minute), 0 × 429,
  * zero lost requests; the whole-run figure includes the ramp-up and the last replies.
  */
 import { createServer } from 'node:http';

@@ -1,6 +1,6 @@
 /**
  * The state machine's "Record failure" state: writes the failed step into the ledger so that
- * `sondage status` shows it (issue 4, "Failures route to a state that records them in the ledger").
+ * `sondage status` shows it.
  * Payload, from infra/constructs/Pipeline.ts:
  * `{ campaign, execution: $$.Execution.Id, failure: { Error, Cause } }` (the Catch's ResultPath).
  */

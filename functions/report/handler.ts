@@ -1,10 +1,10 @@
 /**
- * The state machine's "Report" state (issue 4: "Athena StartQueryExecution for the SQL stage, then a
- * Lambda for the statistics and the report, written to S3"): the campaign's battery's analysis with
+ * The state machine's "Report" state, the Lambda after the SQL stage's Athena queries that writes
+ * the statistics and the report to S3: the campaign's battery's analysis with
  * its SQL stage on Athena (lib/analysis/athena.ts), written as the local run writes it, under
  * `campaigns/<campaign>/results/` in the data bucket.
  *
- * No invocation waits on Athena past its deadline (issue 14 item 2): it polls a query only while
+ * No invocation waits on Athena past its deadline: it polls a query only while
  * more than REPORT_ROUNDS.reserveMs of its time is left, then answers ReportAgain — the queries it
  * started, by key, and the one still running — and the state machine waits and invokes it again
  * with that answer as `progress`. Each round replays the analysis from its first query, reading the

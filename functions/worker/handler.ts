@@ -1,5 +1,5 @@
 /**
- * The item processor's worker (issue 4): a thin Lambda over lib/run/runShards.ts, which runs the
+ * The item processor's worker: a thin Lambda over lib/run/runShards.ts, which runs the
  * shards of one ItemBatcher batch, of any phase of the battery's graph, through the same runners
  * as the local run, with the bucket as blob store and DynamoDB as ledger. Journals live in /tmp,
  * which does not survive the invocation, so the worker stops ~60 s before its timeout and commits

@@ -44,7 +44,7 @@ function pathId(scope: IConstruct): string {
 }
 
 /**
- * What watches a deployed stack (issue 14, "Operations"): one SNS topic (KMS-encrypted, TLS only,
+ * What watches a deployed stack: one SNS topic (KMS-encrypted, TLS only,
  * optional email subscribers) that receives
  * - CloudWatch alarms: state machine executions failed, timed out or aborted; errors and sustained
  *   throttles of every Lambda function of the stack (every `Handler`, found in the stack, so a

@@ -294,7 +294,7 @@ export class Pipeline extends Construct {
   }
 
   /**
-   * The item processor of a wave's Map (issue 4, "a Wait/poll loop"): invoke the worker with the
+   * The item processor of a wave's Map: invoke the worker with the
    * batch of shards; while it answers `again` (items left when its time ran short, or provider
    * batches submitted and not yet collected) wait the plan's `pollSeconds` and invoke it again with
    * its previous answer at `$.result` (WorkerEvent), whose `turns` the worker counts: past

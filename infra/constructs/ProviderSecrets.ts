@@ -4,7 +4,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
 /**
- * Provider API keys on AWS (issue 4, "secrets"): one Secrets Manager secret whose value is a JSON
+ * Provider API keys on AWS: one Secrets Manager secret whose value is a JSON
  * object of environment-variable name → key (`{"OPENAI_API_KEY": "sk-…"}`), the names a campaign's
  * `api_key_env` gives. The stack creates it with a placeholder value; the operator puts the real
  * keys with `aws secretsmanager put-secret-value`. Workers read it once per cold start and hand it

@@ -63,7 +63,7 @@ export class SondageStack extends Stack {
         description: 'sondage probe image repository (batch-images/probe/build.sh pushes here)',
       });
     }
-    // Alarms, dashboard, AWS Budgets (issue 14 "Operations"); last, as it watches the functions and queues above.
+    // Alarms, dashboard, AWS Budgets; last, as it watches the functions and queues above.
     this.operations = new Operations(this, 'Operations', { stateMachine: this.pipeline.stateMachine, athenaWorkgroup: this.analytics.workgroup.name, ...Operations.contextProps(this) });
     // The cost allocation tag the AWS Budgets budget filters on (activate it once in the Billing console).
     Tags.of(this).add(COST_TAG, this.stackName);

@@ -170,8 +170,15 @@ export interface PhaseSpec {
   readonly verb?: string;
   /** The items of one partition, deterministic and in a stable order. */
   expand(p: PartitionContext, up: Upstream): Iterable<PromptItem>;
-  /** The readings of one successful reply. */
+  /** The readings of one successful reply: a pure function of the item and the reply. */
   read(item: PromptItem, reply: ReplyView): readonly ReadingDraft[];
+  /**
+   * Changes when `read` makes something else of the same item and reply (a new rule, a fixed
+   * parser): readings stored under another version are read again from their replies, for free,
+   * by the next run or analysis. Changes to the item's design data (its `extras` and `factors`:
+   * a gold letter, a reading map) are noticed without it. Default ''.
+   */
+  readonly readerVersion?: string;
   /** Root phases: the expected reply length of an item for the cost estimate (default: its max_tokens). */
   expectedOutputTokens?(item: PromptItem): number;
   /** Dependent phases: counts and tokens before the replies exist. Required when `after` is not empty. */

@@ -1,5 +1,5 @@
 /**
- * What the CLI's `--aws` commands share (issue 4): the deployed stack's resource names, the AWS
+ * What the CLI's `--aws` commands share: the deployed stack's resource names, the AWS
  * clients, and the campaign's executions. Loaded only by those commands, so the local CLI never
  * loads the AWS SDK.
  *

@@ -37,7 +37,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     exitCodes: {
       0: 'done (some items may have failed: the run says how many)',
       1: 'bad input (the campaign file, a file it names, a flag) or a data folder that cannot take the data (a file, read-only, full); what was committed is kept',
-      3: 'stopped at the budget cap',
+      3: 'stopped at the budget cap, or because a provider reported more usage than a call reserved (the run names the model)',
       4: "a provider rejected an API key: that endpoint's items stay pending, the others are collected and analysed",
       5: 'calls were made and none was answered (every item failed): see `sondage status --failures 5`',
       130: 'interrupted (Ctrl-C, SIGTERM); run again to resume',

@@ -1,7 +1,7 @@
 /**
  * The payloads the state machine (infra/constructs/Pipeline.ts) hands to the Lambda handlers
  * (functions/) and what they return: one contract, so that the definition and the handlers cannot
- * drift. Tests feed handlers exactly these shapes (issue 4, "How it is tested").
+ * drift. Tests feed handlers exactly these shapes.
  */
 
 /** The execution input (`sondage start --aws` starts the state machine with it). */
@@ -10,7 +10,7 @@ export interface ExecutionInput {
   readonly campaign: string;
   /**
    * Ask again the items whose last attempt failed for good (refusal, content filter, bad request):
-   * `sondage start --aws --retry-failed`, as `sondage run --retry-failed` (issue 3). Absent: false
+   * `sondage start --aws --retry-failed`, as `sondage run --retry-failed`. Absent: false
    * (the state machine's first state sets it, so the plan and the workers always get it).
    */
   readonly retryFailed?: boolean;
@@ -71,7 +71,7 @@ export const CAMPAIGN_FILE_NAME = 'campaign.yaml';
 export interface PlanEvent {
   readonly campaign: string;
   readonly execution: string;
-  /** Ask again the items whose last attempt failed for good (`sondage start --aws --retry-failed`, issue 3). List shards whose items failed permanently (absent in older inputs: false). */
+  /** Ask again the items whose last attempt failed for good (`sondage start --aws --retry-failed`). List shards whose items failed permanently (absent in older inputs: false). */
   readonly retryFailed?: boolean;
   /** The first wave plans a campaign whose expected cost exceeds budget_usd (`start --aws --allow-partial`; absent: false). */
   readonly allowPartial?: boolean;
@@ -177,7 +177,7 @@ export interface WorkerBatchInput {
    * next invocation when this one returns `again` (the worker logs it; absent in older inputs).
    */
   readonly pollSeconds?: number;
-  /** Ask again the items whose last attempt failed for good (`sondage start --aws --retry-failed`, issue 3). The worker's partition spec asks them (absent in older inputs: false). */
+  /** Ask again the items whose last attempt failed for good (`sondage start --aws --retry-failed`). The worker's partition spec asks them (absent in older inputs: false). */
   readonly retryFailed?: boolean;
   /** Worker copies of the wave (its Map's maxConcurrency): each takes this share of a model's RPM/TPM. */
   readonly copies?: number;

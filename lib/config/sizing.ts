@@ -1,6 +1,6 @@
 /**
- * How the stack sizes its Lambda functions and fans out shards (issue 4: "handlers … sized (memory,
- * timeout, reserved concurrency) for their work"). The CDK app builds the functions from these
+ * How the stack sizes its Lambda functions and fans out shards: memory, timeout and
+ * reserved concurrency sized for their work. The CDK app builds the functions from these
  * numbers and `sondage plan --aws` prices the same numbers, so the estimate cannot drift from what
  * is deployed.
  */
@@ -49,7 +49,7 @@ export const SHARDS_PER_BATCH = 4;
 export const ATHENA_RESULT_REUSE_MINUTES = 60;
 
 /**
- * How the state machine's Report step waits for the analysis's Athena queries (issue 14 item 2: no
+ * How the state machine's Report step waits for the analysis's Athena queries (no
  * Lambda waits past its timeout). The report polls a query only while more than `reserveMs` of its
  * 600 s is left, then answers `again` with the queries it started; the state machine waits
  * `waitSeconds` and invokes it again, which resumes the analysis. Each round polls about 480 s.

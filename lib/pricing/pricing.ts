@@ -163,6 +163,51 @@ function frozenMessageTokens(m: ChatMessage, language: LanguageCode): number {
  */
 const frozenPromptTokens = new WeakMap<readonly ChatMessage[] | ChatMessage, { readonly language: LanguageCode; readonly tokens: number }>();
 
+/**
+ * Chat formats wrap each message in special tokens around its role (OpenAI documents 3 a message and
+ * 3 to prime the reply; Llama 3's template: a header start, the role, a header end and an end of
+ * turn, with a begin-of-text and the assistant's header for the request). The bound takes 4 per
+ * message plus the role's bytes, and 16 per request, above every format we know.
+ */
+export const BOUND_TOKENS_PER_MESSAGE = 4;
+export const BOUND_TOKENS_PER_REQUEST = 16;
+
+/** UTF-8 bytes of a string, without encoding it (the hot path of a million reservations). */
+export function utf8Bytes(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      // A surrogate pair is one code point of four bytes.
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+const boundTokens = new WeakMap<readonly ChatMessage[], number>();
+
+/**
+ * The most prompt tokens any byte-level tokenizer can count for a chat request: every byte of every
+ * message's content and role is at most one token (a byte-level BPE never needs more; the older
+ * vocabularies that spend a token per Devanagari, Hangul or Thai character spend fewer than the
+ * character's three bytes), plus the chat format's overhead (BOUND_TOKENS_PER_MESSAGE,
+ * BOUND_TOKENS_PER_REQUEST). The budget reserves this, so no honest provider's count can pass it;
+ * `estimatePromptTokens` is the expectation the plan prices. Kept per frozen message list.
+ * @example boundPromptTokens([{ role: 'user', content: 'Finn?' }]) === 5 + 4 + 4 + 16
+ */
+export function boundPromptTokens(messages: readonly ChatMessage[]): number {
+  const known = boundTokens.get(messages);
+  if (known !== undefined) return known;
+  let total = BOUND_TOKENS_PER_REQUEST;
+  for (const m of messages) total += BOUND_TOKENS_PER_MESSAGE + utf8Bytes(m.role) + utf8Bytes(m.content);
+  if (Object.isFrozen(messages) && messages.every((m) => Object.isFrozen(m))) boundTokens.set(messages, total);
+  return total;
+}
+
 function assertCount(name: string, n: number): void {
   if (!Number.isFinite(n) || n < 0) throw new SondageError(`${name} must be a finite count ≥ 0, got ${n}`);
 }

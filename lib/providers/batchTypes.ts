@@ -75,7 +75,7 @@ export interface BatchLimits {
 
 /**
  * A provider's batch API (OpenAI Batch, Anthropic Message Batches), as the registry's
- * `createBatchClient` returns it. The run owns the rest of issue 3's protocol: reserve the
+ * `createBatchClient` returns it. The run owns the rest of the protocol: reserve the
  * batch's whole maximum cost, `submit`, write the handle to the ledger, `poll` until `done`,
  * store `results`, re-queue the retryable failures; on restart, `poll` the handles in the ledger
  * instead of submitting again.

@@ -33,7 +33,7 @@ export class UnknownProviderError extends SondageError {
 
 /**
  * Why a real provider call failed, as stored in a reply's `error_class`: the analysis counts
- * refusals and content filters apart from failures (issue 3, "Rate limits and retries").
+ * refusals and content filters apart from failures.
  */
 export type ProviderErrorClass =
   | 'rate_limit'

@@ -106,7 +106,7 @@ class Bucket {
 
 /**
  * Paces the calls to one provider model under its requests-per-minute and tokens-per-minute
- * limits (issue 3, "Rate limits and retries"): two token buckets, refined by the provider's
+ * limits: two token buckets, refined by the provider's
  * `x-ratelimit-*` headers (`observe`, and the admission discount: `noteReply`) and paused by a
  * 429's `retry-after` (`pause`). Callers are served first come, first served, so a large request
  * is not starved by small ones. Concurrency is bounded elsewhere (Semaphore); this only decides
@@ -329,7 +329,7 @@ function lower(configured: number | undefined, announced: number | undefined): n
 /**
  * A provider whose calls wait for their turn in a queue. `admit` takes the turn on its own, so
  * that `callWithRetry` starts an attempt's timeout only once the call may go: time spent queued
- * behind a rate limit is not the provider being slow (issue 3, "Rate limits and retries").
+ * behind a rate limit is not the provider being slow.
  */
 export interface AdmittingProvider extends ModelProvider {
   /** Resolves when one call of `req` may start; the next `generate(req)` then goes without waiting. */

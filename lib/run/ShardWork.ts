@@ -1,5 +1,5 @@
 /**
- * What one shard of a worker invocation has in flight (issue 4: a worker that throws mid-shard must
+ * What one shard of a worker invocation has in flight (a worker that throws mid-shard must
  * not lose replies it paid for). The runners start calls, part commits and reservations the
  * worker cannot see; these wrappers count them so that, after an error, the worker can wait until
  * nothing runs any more, commit the journals left in /tmp, and hand back the reservations of calls

@@ -1,6 +1,6 @@
 /**
  * How many tokens fewer than sondage's estimate a provider counts when it admits a call, read from
- * the rate-limit headers of the replies (issue 15). Unlike the usage of the replies (tokens as the
+ * the rate-limit headers of the replies. Unlike the usage of the replies (tokens as the
  * model counts them, usually fewer than a provider that admits by characters takes off), these are
  * the server's own admission count.
  *

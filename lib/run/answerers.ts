@@ -40,7 +40,7 @@ export async function createAnswerers(ctx: RunContext, limiters: RateLimiters): 
       throw new CampaignFileError(formatIssues([issue]), [issue]);
     }
     providers.set(entry.id, rateLimited(limiters, await createProvider({ ...entry, role, simulationPath: path }, providerCtx), entry));
-    // mode: batch goes through the provider's batch API (issue 3) at its discounted price.
+    // mode: batch goes through the provider's batch API at its discounted price.
     if (entry.mode === 'batch') batchClients.set(entry.id, await createBatchClient(entry, providerCtx));
   }
   return { providers, batchClients };

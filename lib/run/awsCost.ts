@@ -1,5 +1,5 @@
 /**
- * What the AWS machinery costs around the model calls (issue 4, "Cost of the machinery"): Lambda
+ * What the AWS machinery costs around the model calls: Lambda
  * GB-seconds and requests, Step Functions state transitions, S3 requests, DynamoDB request units,
  * Athena bytes scanned and CloudWatch Logs ingestion, for one execution of a planned campaign.
  * Pure arithmetic over the plan, the campaign, the stack's sizing (lib/config/sizing.ts) and the

@@ -31,7 +31,7 @@ function callsUnder(run: AbortSignal): Set<AbortController> {
 /**
  * Controllers of settled calls that nothing aborted and nothing listens to any more, for the next
  * calls of this thread: a new AbortController was 2–3 % of a partition thread's time with fast
- * models (its EventTarget set-up; CPU profile, issue 15). One whose signal still has a listener (a
+ * models (its EventTarget set-up; CPU profile). One whose signal still has a listener (a
  * provider that left one, as some SDKs do) is never handed out again.
  */
 const spare: AbortController[] = [];

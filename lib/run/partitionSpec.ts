@@ -53,7 +53,7 @@ export interface PartitionSetup {
 
 /**
  * The spec runPartition / runBatchPartition take for one partition. `mode: batch` reserves and
- * charges at the batch price (issue 3: the provider bills the batch at its discount).
+ * charges at the batch price (the provider bills the batch at its discount).
  */
 export function partitionSpec(shared: SharedPartitionFields, p: PartitionSetup): PartitionSpec {
   const batch = p.batch !== undefined;

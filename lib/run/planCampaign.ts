@@ -169,7 +169,10 @@ function line(entry: ModelEntry, phase: string, price: Price, acc: Acc, role?: s
     outputTokens: acc.outputTokens,
     costUsd: costUsd(tokens, usage) + acc.items * perRequest,
     batchCostUsd: price.batch_discount !== undefined && entry.provider !== 'simulated' ? costUsd(price, usage, { batch: true }) : null,
-    maxCostUsd: acc.maxCost + estimatedMax,
+    // Root items are reserved one by one at their bound (itemMaxCost). A dependent phase's prompts
+    // hold replies that do not exist yet: its maximum is projected from their longest expected
+    // length, and each call reserves its own bound when it is made. Never shown below the estimate.
+    maxCostUsd: Math.max(acc.maxCost + estimatedMax, costUsd(tokens, usage) + acc.items * perRequest),
   };
 }
 

@@ -3,7 +3,9 @@
  * reply, the core adds the partition and the item the reading names, and checks each label
  * against the battery's vocabulary.
  */
+import { createHash } from 'node:crypto';
 import type { PhaseSpec, ReadingDraft, ReplyView, Vocabulary } from '../battery/types.js';
+import { cachedCanonicalJson } from '../core/hash.js';
 import type { PromptItem } from '../core/types.js';
 import type { TokenLogprob } from '../providers/types.js';
 import type { ReadingRow, ReplyRow } from '../store/types.js';
@@ -16,6 +18,35 @@ export function replyView(reply: ReplyRow): ReplyView {
     logprobs: reply.logprobs_json ? (JSON.parse(reply.logprobs_json) as Record<string, TokenLogprob>) : null,
     finish_reason: reply.finish_reason,
   };
+}
+
+const fingerprints = new WeakMap<PromptItem, string>();
+
+/**
+ * What a reading of `item` in `phase` is read with, as a short digest: the phase, its reader version
+ * and the item's design data (`extras`: a P(True) gold letter, a FAR-6 reading map; `factors`).
+ * The request itself is the item id, which the reading row names already. A phase's `read` is a
+ * pure function of the item and the reply, so two readings of one reply with the same fingerprint
+ * are the same reading; a design corrected between runs changes the fingerprint of exactly the
+ * items it touched (lib/run/refreshReadings.ts reads those again).
+ */
+export function readingFingerprint(phase: Pick<PhaseSpec, 'name' | 'readerVersion'>, item: PromptItem): string {
+  const known = fingerprints.get(item);
+  if (known !== undefined) return known;
+  const digest = createHash('sha256').update(`${readerOf(phase)}\u0000${readingInputs(item)}`).digest('hex').slice(0, 16);
+  fingerprints.set(item, digest);
+  return digest;
+}
+
+/** The phase and its reader version, as fingerprints name them. */
+export function readerOf(phase: Pick<PhaseSpec, 'name' | 'readerVersion'>): string {
+  return `${phase.name}\u0000${phase.readerVersion ?? ''}`;
+}
+
+/** The design data of an item that a reader may consult: its extras and factors, as canonical JSON. */
+export function readingInputs(item: PromptItem): string {
+  const extras = item.extras === undefined || item.extras === null ? '' : typeof item.extras === 'object' ? cachedCanonicalJson(item.extras) : JSON.stringify(item.extras);
+  return `${extras}\u0000${item.factors ? cachedCanonicalJson(item.factors) : ''}`;
 }
 
 /** The labels a vocabulary allows for a reader (and facet); undefined when it says nothing about them. */
@@ -36,6 +67,7 @@ export function readingRows(phase: PhaseSpec, folder: string, vocabulary: Vocabu
   const ofSource = phase.readingsOf === 'source';
   const itemId = ofSource ? (item.source_item_id ?? item.item_id) : item.item_id;
   const drafts: readonly ReadingDraft[] = phase.read(item, replyView(reply));
+  const readWith = drafts.length > 0 ? readingFingerprint(phase, item) : null;
   return drafts.map((d) => {
     const allowed = allowedLabels(vocabulary, d.reader, d.facet);
     const valid = allowed === undefined || allowed.includes(d.label);
@@ -51,6 +83,7 @@ export function readingRows(phase: PhaseSpec, folder: string, vocabulary: Vocabu
       judge_item_id: ofSource ? item.item_id : null,
       facet: d.facet ?? null,
       value: d.value ?? null,
+      read_with: readWith,
     };
   });
 }

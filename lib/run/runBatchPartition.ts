@@ -46,7 +46,7 @@ interface OpenBatch {
 }
 
 /**
- * Runs the pending items of one partition through the provider's batch API (issue 3, "Provider
+ * Runs the pending items of one partition through the provider's batch API ("Provider
  * Batch APIs"): reserve the batch's whole maximum cost at the batch price, submit, write the batch
  * to the ledger, poll until it has ended, and store its results as one part through the same
  * journal → Parquet → ledger-commit path as the synchronous run, the commit settling the
@@ -118,7 +118,7 @@ interface SubmitState {
 }
 
 /**
- * The key a batch is tagged with at creation (issue 3, "Provider Batch APIs"): deterministic from
+ * The key a batch is tagged with at creation: deterministic from
  * the intent it is written in, and unique to it (the reservation id names the run and a sequence
  * number), so that a batch re-queued with the same requests is never mistaken for an earlier one.
  */

@@ -32,7 +32,7 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** Start even when the expected cost exceeds the budget; the run stops cleanly at the cap. */
   readonly allowPartial?: boolean;
-  /** Ask again the items whose last attempt failed permanently (`--retry-failed`; issue 3). */
+  /** Ask again the items whose last attempt failed permanently (`--retry-failed`). */
   readonly retryFailed?: boolean;
   /** Skip the analysis stage (tests that only look at collection). */
   readonly skipAnalysis?: boolean;
@@ -67,6 +67,9 @@ export interface PhaseSummary {
   readonly adopted: number;
   readonly pending: number;
   readonly costUsd: number;
+  /** Stored readings read again because the design's reading inputs changed, and how many of them changed. */
+  readonly reread?: number;
+  readonly rereadChanged?: number;
 }
 
 export interface RunSummary {
@@ -81,7 +84,9 @@ export interface RunSummary {
   readonly possiblyBilledUsd: number;
   /** Reservations of a killed run still held: their partitions' journals were not read yet. */
   readonly heldUsd: number;
-  readonly stopped?: 'budget' | 'aborted';
+  readonly stopped?: 'budget' | 'aborted' | 'overrun';
+  /** Models whose provider reported more usage than their calls reserved, and by how much (USD). */
+  readonly overruns?: readonly { readonly model: string; readonly excessUsd: number }[];
   /** One message per provider model that rejected its API key (its items stay pending). */
   readonly keyFailures?: readonly string[];
   readonly resultsPrefix?: string;
@@ -278,7 +283,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
      * part, and the budget-guarded calls; partitions run `partitionPool` at a time.
      */
     const runWave = async (wave: readonly PhaseSpec[]): Promise<PhaseSummary[]> => {
-      const summaries = new Map(wave.map((p) => [p.name, { phase: p.name, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0 }]));
+      const summaries = new Map(wave.map((p) => [p.name, { phase: p.name, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0, reread: 0, rereadChanged: 0 }]));
       replied = 0;
       for (const p of wave) replied += (await ledger.counts(campaign.name, p.name)).done;
       // Before the progress bar: a thread that cannot start says so on a line of its own.
@@ -322,6 +327,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       possiblyBilledUsd: budget.possibly_billed_usd,
       heldUsd: budget.orphaned_usd,
       ...(stop.reason ? { stopped: stop.reason } : {}),
+      ...(stop.overruns?.size ? { overruns: [...stop.overruns].map(([model, excessUsd]) => ({ model, excessUsd })) } : {}),
       ...(stop.keyFailures?.size ? { keyFailures: [...stop.keyFailures.values()] } : {}),
     };
     if (stop.reason === 'aborted' || opts.skipAnalysis) return summary;
@@ -341,9 +347,11 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 }
 
 function accumulate(
-  into: { done: number; failed: number; adopted: number; pending: number; costUsd: number },
-  out: { done: number; failed: number; adopted: number; pending: number; costUsd: number; keyBlocked?: number },
+  into: { done: number; failed: number; adopted: number; pending: number; costUsd: number; reread: number; rereadChanged: number },
+  out: { done: number; failed: number; adopted: number; pending: number; costUsd: number; keyBlocked?: number; reread?: number; rereadChanged?: number },
 ) {
+  into.reread += out.reread ?? 0;
+  into.rereadChanged += out.rereadChanged ?? 0;
   into.done += out.done;
   into.failed += out.failed;
   into.adopted += out.adopted;

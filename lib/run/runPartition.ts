@@ -17,7 +17,7 @@ export const BATCH_JOURNAL_PREFIX = 'batch-';
 const RESERVED_POLL_MS = 20;
 
 /**
- * Error classes about the API key or the account, not the item (issue 3): every further call with
+ * Error classes about the API key or the account, not the item: every further call with
  * the key fails the same way, so the partition stops and its items stay pending for the next run.
  */
 export const KEY_ERROR_CLASSES: ReadonlySet<string> = new Set(['auth', 'permission', 'payment_required']);
@@ -32,7 +32,7 @@ const PERMANENT_ERROR_CLASSES: ReadonlySet<string> = new Set(['bad_request', 'no
 export type AttemptVerdict = 'done' | 'failed' | 'failed_permanently' | 'key' | 'pending';
 
 /**
- * The ledger state an item's final attempt leads to (issue 3, "permanent errors … recorded once,
+ * The ledger state an item's final attempt leads to ("permanent errors … recorded once,
  * not retried forever"): a success is done; a key or account error leaves the item pending (the
  * key is at fault, not the item); any other error a retry cannot fix fails the item for good
  * (`--retry-failed` asks it again); a transient error after the last retry fails it until the next
@@ -110,8 +110,24 @@ export interface PartitionSpec {
 
 /** Why a run (or some of its partitions) stops starting calls; see `PartitionSpec.stop`. */
 export interface StopState {
-  reason?: 'budget' | 'aborted';
+  reason?: 'budget' | 'aborted' | 'overrun';
   keyFailures?: Map<string, string>;
+  /**
+   * Calls whose provider reported more usage than the call reserved (a reservation is a bound for
+   * any honest byte-level tokenizer, so this is a provider counting something else): the answering
+   * model → USD spent past what its calls reserved. The first one stops every partition (`overrun`).
+   */
+  overruns?: Map<string, number>;
+}
+
+/**
+ * Records a call that cost more than it reserved, and stops the campaign's new calls at once: the
+ * cap holds only while each call costs at most its reservation. The cost is kept as reported.
+ */
+export function noteOverrun(stop: StopState, model: string, excessUsd: number): void {
+  stop.reason ??= 'overrun';
+  const overruns = (stop.overruns ??= new Map<string, number>());
+  overruns.set(model, (overruns.get(model) ?? 0) + excessUsd);
 }
 
 export interface PartitionOutcome {
@@ -128,6 +144,9 @@ export interface PartitionOutcome {
    * for these only a new key helps).
    */
   readonly keyBlocked?: number;
+  /** Stored readings read again because the design's reading inputs changed (lib/run/refreshReadings.ts), and how many of them changed. */
+  readonly reread?: number;
+  readonly rereadChanged?: number;
 }
 
 /** A part in the making: the journal its chunks append to, and what the commit will record. */
@@ -208,7 +227,8 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
         items.map((item) =>
           spec.semaphore.run(async () => {
             // After a key error, items not yet sent stay pending: each call would fail the same way.
-            if (spec.signal?.aborted || keyStopped()) return;
+            if (spec.signal?.aborted || keyStopped() || spec.stop.reason === 'overrun') return;
+            const reserved = spec.maxCost(item);
             const final = await callWithRetry(
               spec.provider,
               { messages: item.messages, settings: item.settings, item },
@@ -218,6 +238,8 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
                 part.journal.append(row);
                 part.rows.push(row);
                 part.cost += row.cost_usd;
+                // Relative slack for float sums only: a real overrun is far above it.
+                if (row.cost_usd > reserved * (1 + 1e-9) + 1e-12) noteOverrun(spec.stop, spec.provider.id, row.cost_usd - reserved);
                 spec.onReply?.(row);
               },
               spec.signal,

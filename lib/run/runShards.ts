@@ -1,5 +1,5 @@
 /**
- * The AWS pipeline's worker (issue 4): runs the shards of one ItemBatcher batch, of any phase of
+ * The AWS pipeline's worker: runs the shards of one ItemBatcher batch, of any phase of
  * the battery's graph, through the same runners as the local run (runPartition, or
  * runBatchPartition for `mode: batch`), with a blob store and a ledger it is given (S3 and DynamoDB
  * on AWS). Journals live in a scratch folder that does not outlive the invocation, so the worker
@@ -37,7 +37,7 @@ import { RateLimiters } from './RateLimiter.js';
 import { readingRows } from './readings.js';
 import { runBatchPartition } from './runBatchPartition.js';
 import { adoptJournals, runPartition } from './runPartition.js';
-import type { PartitionOutcome, PartitionSpec } from './runPartition.js';
+import type { PartitionOutcome, PartitionSpec, StopState } from './runPartition.js';
 import { ShardWork } from './ShardWork.js';
 import { callsPerCopy, copyLimits, registeredDigest, registeredKey, shardDoneKey, waveCopies } from './shards.js';
 import type { ParquetIo, ParquetSession } from './parquetIo.js';
@@ -132,7 +132,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   const copies = e.BatchInput.copies ?? waveCopies(ctx, phasesHere);
   const limiters = new RateLimiters();
   const providerCtx = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe, ...(battery.simulator ? { simulator: battery.simulator } : {}) };
-  const stop: { reason?: 'budget' | 'aborted' } = {};
+  const stop: StopState = {};
   const shared: Omit<SharedPartitionFields, 'runId'> = {
     campaign: campaign.name,
     retry: DEFAULT_RETRY,
@@ -143,7 +143,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
     signal: deps.deadline.signal,
     onReply: () => deps.deadline.check(),
     stop,
-    // Items failed permanently are asked again (`sondage start --aws --retry-failed`, issue 3).
+    // Items failed permanently are asked again (`sondage start --aws --retry-failed`).
     ...(retryFailed ? { retryFailed: true } : {}),
   };
   const total: Totals = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0 };
@@ -233,7 +233,10 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
     await io.close();
     await rm(deps.scratch, { recursive: true, force: true });
   }
-  const stopped = stop.reason === 'budget' ? 'budget' : undefined;
+  // A call that cost more than it reserved stops this invocation as the cap does (no Wait loop).
+  // Other shards stop at their own first overrun: a campaign-wide flag would live on the budget item.
+  if (stop.overruns) for (const [model, usd] of stop.overruns) log.error('provider reported usage above the reservation', { campaign: campaign.name, execution, model, excessUsd: usd });
+  const stopped = stop.reason === 'budget' || stop.reason === 'overrun' ? 'budget' : undefined;
   const { keyBlocked, ...counts } = total;
   return {
     ...counts,

@@ -1,5 +1,5 @@
 /**
- * How a campaign phase is cut into shards for the state machine's Distributed Map (issue 4), and
+ * How a campaign phase is cut into shards for the state machine's Distributed Map, and
  * how many worker copies run it. Pure functions of the campaign: the plan handler cuts the
  * manifest with them, and the worker recomputes its share of the rate limit with the same ones.
  */

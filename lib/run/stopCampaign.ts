@@ -43,8 +43,7 @@ export interface StopCampaignResult {
 }
 
 /**
- * Cancels the provider batches a campaign has open (issue 3, "Provider Batch APIs"; issue 4,
- * `sondage stop`): OpenAI `batches.cancel`, Anthropic `messages.batches.cancel`, after resolving
+ * Cancels the provider batches a campaign has open (`sondage stop`): OpenAI `batches.cancel`, Anthropic `messages.batches.cancel`, after resolving
  * the submission intents a killed run left (a batch found is recorded first, so it is cancelled
  * too; one never created has its intent dropped). Each cancelled batch is marked in the ledger and
  * stays open there: a cancelled batch ends with partial results, and the next `sondage run`

@@ -24,8 +24,10 @@ export interface ThreadInit {
 
 /** A StopState as data (its map as entries). */
 export interface StopSnapshot {
-  readonly reason?: 'budget' | 'aborted' | undefined;
+  readonly reason?: 'budget' | 'aborted' | 'overrun' | undefined;
   readonly keyFailures: readonly (readonly [string, string])[];
+  /** StopState.overruns as entries (absent from threads that saw none). */
+  readonly overruns?: readonly (readonly [string, number])[];
 }
 
 /** A partition thread's ledger call (threadLedger.ts), as it crosses: the method and its cloneable arguments. */
@@ -68,7 +70,7 @@ export interface ThreadError {
 }
 
 export function snapshotOf(stop: StopState): StopSnapshot {
-  return { reason: stop.reason, keyFailures: [...(stop.keyFailures ?? new Map<string, string>())] };
+  return { reason: stop.reason, keyFailures: [...(stop.keyFailures ?? new Map<string, string>())], ...(stop.overruns ? { overruns: [...stop.overruns] } : {}) };
 }
 
 /** Merges a snapshot into a StopState (a reason, once set, stays; key failures add up). */
@@ -77,6 +79,14 @@ export function mergeStop(into: StopState, from: StopSnapshot): boolean {
   if (from.reason !== undefined && into.reason === undefined) {
     into.reason = from.reason;
     changed = true;
+  }
+  // A snapshot holds a thread's overruns so far: the largest seen per model is kept, not a sum of snapshots.
+  for (const [model, usd] of from.overruns ?? []) {
+    const overruns = (into.overruns ??= new Map<string, number>());
+    if ((overruns.get(model) ?? 0) < usd) {
+      overruns.set(model, usd);
+      changed = true;
+    }
   }
   for (const [scope, message] of from.keyFailures) {
     const failures = (into.keyFailures ??= new Map<string, string>());

@@ -18,6 +18,7 @@ import { ensurePrompts, journalDir, partitionSpec } from './partitionSpec.js';
 import type { SharedPartitionFields } from './partitionSpec.js';
 import { PartitionItems } from './partitionItems.js';
 import { readingRows } from './readings.js';
+import { refreshReadings } from './refreshReadings.js';
 import { runBatchPartition } from './runBatchPartition.js';
 import { runPartition } from './runPartition.js';
 import type { PartitionOutcome } from './runPartition.js';
@@ -90,7 +91,9 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
     }),
     wholePartition: true,
   };
-  const outcome = await (batch
+  // Stored readings the current design would read otherwise are read again before new calls start.
+  const refreshed = await refreshReadings({ store, writer, campaign: campaign.name, phase, folder, model: model.id, language, items, readReply: spec.readReply });
+  const ran = await (batch
     ? runBatchPartition({
         ...spec,
         batch,
@@ -102,5 +105,6 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   ).finally(() => prompts);
   const failed = await prompts;
   if (failed) throw failed.err;
+  const outcome = refreshed.reread > 0 ? { ...ran, reread: refreshed.reread, rereadChanged: refreshed.changed } : ran;
   return { items: items.length, outcome };
 }

@@ -1,6 +1,6 @@
 /**
- * The SQL stage on Athena (DESIGN.md "The flow of one campaign"; issue 4 "analysis: Athena
- * StartQueryExecution … then a Lambda for the statistics"): the portable queries of
+ * The SQL stage on Athena (DESIGN.md "The flow of one campaign": Athena
+ * StartQueryExecution, then a Lambda for the statistics): the portable queries of
  * lib/analysis/sql run unchanged over the Glue tables, and their rows come back as the DuckDB
  * Queryable returns them. Loaded lazily by its users (the report Lambda, `sondage results`), not
  * re-exported from lib/store/index.ts, so the local CLI never loads the AWS SDK.

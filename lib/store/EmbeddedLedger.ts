@@ -19,7 +19,7 @@ const REGISTER_BATCH = 500;
 /**
  * Ids per transaction of `registerPartition`. Partition threads share the main thread's ledger:
  * registering a partition of 80,000 ids in one transaction (~0.3 s) held up every other thread's
- * calls, a chunk's reservation among them, and its calls stalled behind it (issue 15).
+ * calls, a chunk's reservation among them, and its calls stalled behind it.
  */
 const REGISTER_SLICE = 10_000;
 
@@ -78,7 +78,7 @@ CREATE TABLE IF NOT EXISTS parts (
   cost_usd REAL NOT NULL,
   PRIMARY KEY (campaign, phase, part_key)
 );
--- Provider batches (issue 3): written at submission, closed by the part commit holding their results.
+-- Provider batches: written at submission, closed by the part commit holding their results.
 CREATE TABLE IF NOT EXISTS batches (
   campaign       TEXT NOT NULL,
   phase          TEXT NOT NULL,
@@ -237,7 +237,7 @@ export class EmbeddedLedger implements Ledger {
     mkdirSync(dataDir, { recursive: true });
     this.file = path.join(path.resolve(dataDir), 'ledger.sqlite');
     this.defaultRunId = options.runId ?? `${process.pid}-${randomUUID()}`;
-    // ---- bad input (issue 14 item 6): a ledger that cannot be opened is named, not a stack trace.
+    // ---- bad input: a ledger that cannot be opened is named, not a stack trace.
     let opened: Database.Database | undefined;
     try {
       opened = new Database(this.file, { timeout: options.busyTimeoutMs ?? 30_000 });

@@ -2,7 +2,7 @@
  * Rows into a DuckDB table through its appender, cell by typed cell (ParquetWriter.writeFile).
  * The writer used to stage every row as a JSON line that DuckDB then parsed again; for a part of
  * 20,000 judge prompts (~2.5 KB each) that took about 2.5 times the CPU of appending the same
- * cells (issue 15, bench/README "Parquet parts through DuckDB's appender").
+ * cells (bench/README "Parquet parts through DuckDB's appender").
  */
 import type { DuckDBAppender } from '@duckdb/node-api';
 import { SondageError } from '../errors.js';
@@ -69,7 +69,7 @@ export function cellsOf(columns: readonly ColumnDef[]): readonly Cell[] {
  * part's campaign and phase, a status every reply shares, a column that is always null. The writer
  * selects these as constants when it copies the staged rows out, instead of appending the same cell
  * to every row: each appended cell is a native call, and a string one a UTF-8 copy as well, which
- * made the appender the largest single cost of a partition thread (issue 15). A value that does
+ * made the appender the largest single cost of a partition thread. A value that does
  * not fit its column is never a literal: its row is appended, and refused, as before.
  */
 export function sharedColumns(rows: readonly unknown[], columns: readonly ColumnDef[]): Map<string, string> {

@@ -1,5 +1,5 @@
 /**
- * Deleting one campaign's data (issue 14, "Operations": `sondage purge`), the same way on both
+ * Deleting one campaign's data (`sondage purge`), the same way on both
  * backends: each place the campaign lives (its data folder or S3 prefix, its ledger rows) is a
  * PurgeSource that first says what it holds and then deletes exactly that; a CampaignGuard refuses
  * while the campaign runs. Locally the sources are LocalCampaignFiles and EmbeddedLedgerRows under

@@ -120,6 +120,7 @@ export const READING_COLUMNS = columns<ReadingRow>({
   judge_item_id: ['VARCHAR', 'null'],
   facet: ['VARCHAR', 'null'],
   value: ['DOUBLE', 'null'],
+  read_with: ['VARCHAR', 'null'],
 });
 
 /** Stored columns of the tables every battery shares, in file order (partition columns excluded). */

@@ -54,6 +54,13 @@ export interface ReadingRow {
   readonly facet?: string | null;
   /** A numeric reading (P(True), a 1–5 score); null otherwise. */
   readonly value?: number | null;
+  /**
+   * Fingerprint of what the reading was read with (lib/run/readings.ts `readingFingerprint`: the
+   * phase's reader version and the item's design data, such as a gold letter or a reading map).
+   * A run finds the readings whose fingerprint the current design no longer gives and reads their
+   * replies again (lib/run/refreshReadings.ts); null for rows stored before it existed.
+   */
+  readonly read_with?: string | null;
 }
 
 export type { TableName } from '../core/types.js';
@@ -180,7 +187,7 @@ export interface Ledger {
   pendingItems(campaign: string, phase: string): Promise<Set<string>>;
   /**
    * The subset of `itemIds` a run asks (a partition's view, without loading the whole phase): not
-   * done, and not failed permanently unless `retryFailed` (issue 3: a refusal is recorded once).
+   * done, and not failed permanently unless `retryFailed` (a refusal is recorded once).
    */
   pendingAmong(campaign: string, partition: LedgerPartition, itemIds: readonly string[], options?: PendingOptions): Promise<Set<string>>;
   /**
@@ -194,7 +201,7 @@ export interface Ledger {
   counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }>;
 
   /**
-   * Records a provider batch right after its submission (issue 3), with the reservation that holds
+   * Records a provider batch right after its submission, with the reservation that holds
    * its maximum cost. An open batch's reservation survives `releaseStale`: a restarted run
    * re-attaches to the batch, and the money it will cost stays held.
    */
@@ -206,7 +213,7 @@ export interface Ledger {
   /** Notes that the provider was asked to cancel an open batch; it stays open until its (partial) results are committed. */
   markBatchCancelled(campaign: string, batchId: string, at: string): Promise<void>;
   /**
-   * Records that a batch is about to be created, before the provider is asked (issue 3): a run that
+   * Records that a batch is about to be created, before the provider is asked: a run that
    * dies between the provider creating the batch and `recordBatch` leaves this intent, and the next
    * run looks the batch up by its submission key instead of creating (and paying for) it again.
    * Its reservation survives `releaseStale`, as an open batch's does.

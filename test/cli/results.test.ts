@@ -11,7 +11,7 @@ import { filesUnder, readResult } from '../helpers/runData.js';
 import { startS3Server } from '../store/s3Server.js';
 import type { S3Server } from '../store/s3Server.js';
 
-// Issue 4: `sondage results <campaign>` runs the analysis through Athena; tested against S3 and
+// `sondage results <campaign>` runs the analysis through Athena; tested against S3 and
 // Athena servers on 127.0.0.1, its table and files compared with the local run of the same data.
 
 const CAMPAIGN = 'run-small';

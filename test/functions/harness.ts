@@ -1,6 +1,6 @@
 /**
  * The plan and worker handlers against S3-, DynamoDB- and Secrets Manager-speaking servers on
- * 127.0.0.1 (issue 4, "How it is tested"): a campaign uploaded to `campaigns/<c>/input/` as
+ * 127.0.0.1: a campaign uploaded to `campaigns/<c>/input/` as
  * `sondage start --aws` does, handlers built over real S3BlobStore / DynamoLedger / Secrets Manager
  * clients, and Powertools output collected instead of printed.
  */

@@ -21,7 +21,7 @@ import { filesUnder, readResult } from '../helpers/runData.js';
 import { startS3Server } from '../store/s3Server.js';
 import type { S3Server } from '../store/s3Server.js';
 
-// Issue 4 "How it is tested": the report handler invoked with the payload the definition produces
+// The report handler invoked with the payload the definition produces
 // for it, against S3 and Athena servers on 127.0.0.1, and its results compared with the local run's.
 
 const CAMPAIGN = 'run-small';

@@ -12,7 +12,7 @@ import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
 import { DuckDb, sqlString } from '../../lib/store/DuckDb.js';
 import { SECRET_ARN, lambdaContext, stackEnv, startHarness, uploadCampaign, type Harness } from './harness.js';
 
-// Issue 15 item 3: the worker's deployed bundle (esbuild, as the Handler construct bundles it) runs a
+// The worker's deployed bundle (esbuild, as the Handler construct bundles it) runs a
 // shard in a node process of its own, from a folder holding only the bundle and the SDK the Lambda
 // runtime provides: no DuckDB anywhere it could resolve it, so a part written or read through
 // DuckDB, or a static import left in the bundle, fails this test.

@@ -1,5 +1,5 @@
 /**
- * An Athena-speaking server on 127.0.0.1 for tests (issue 4: "Endpoints overridable, so they are
+ * An Athena-speaking server on 127.0.0.1 for tests ("Endpoints overridable, so they are
  * tested against local servers"). It answers the JSON 1.1 protocol the AWS SDK speaks
  * (`X-Amz-Target: AmazonAthena.<Operation>`) for StartQueryExecution, GetQueryExecution,
  * GetQueryResults and StopQueryExecution, and runs each query on DuckDB over local Parquet.

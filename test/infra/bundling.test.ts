@@ -83,7 +83,7 @@ describe('DuckDB beside the bundle', () => {
   );
 });
 
-// Issue 15 item 3: the worker only writes and reads parts, in JavaScript; DuckDB stays with the
+// The worker only writes and reads parts, in JavaScript; DuckDB stays with the
 // functions that query (plan, report), and no source map ships.
 describe('the worker bundle', () => {
   it('ships without DuckDB: no static import of it, nothing copied beside, sizing says so', async () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 2: every Athena query of the analysis waited for by the state machine, none inside
+ * Every Athena query of the analysis waited for by the state machine, none inside
  * a Lambda past its timeout. The synthesized definition run with the real handlers (as in
  * pipelineRun.test.ts) on a fake clock, the Athena stand-in holding each query the report starts
  * RUNNING for longer than the report's 600 s: the report answers `again` before its deadline, the

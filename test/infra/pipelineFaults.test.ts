@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 4, the faults: the synthesized state machine executed with the real handlers (as
+ * The faults: the synthesized state machine executed with the real handlers (as
  * in pipelineRun.test.ts) while a worker crashes mid-batch, DynamoDB throttles, S3 answers 503
  * SlowDown, or Secrets Manager is unavailable. Each execution runs to the end, or to a failure
  * the record-failure step writes into the ledger and then a rerun as `sondage start --aws

@@ -1,5 +1,5 @@
 /**
- * Issue 13, the GPU route executed through the synthesized state machine: the definition `cdk
+ * The GPU route executed through the synthesized state machine: the definition `cdk
  * synth` writes for a stack with GPU queues, run by the test ASL interpreter, its Lambda tasks
  * answered by the real handlers (as in pipelineRun.test.ts) and its `batch:submitJob.sync` states
  * by AWS Batch stood in for (test/helpers/pipeline/gpuBatchFleet.ts): each child of each job runs

@@ -1,6 +1,6 @@
 /**
- * The synthesized state machine executed for real (issue 14 item 4; issue 10 "through the state
- * machine path"): the exact definition `cdk synth` writes, run by the test ASL interpreter, every
+ * The synthesized state machine executed for real (the battery's phases
+ * through the state machine path): the exact definition `cdk synth` writes, run by the test ASL interpreter, every
  * Lambda task answered by the real handler (plan, worker, report, record-failure) over the S3,
  * DynamoDB, Secrets Manager and Athena stand-ins, started with the input `sondage start --aws`
  * sends. Each campaign is also run locally (`runCampaign`, which analyses with `analyzeLocal`):

@@ -45,7 +45,7 @@ const intent = (campaign: string, key: string, reservationId: string, language =
   createdAt: 1_700_000_000_000 + n,
 });
 
-// Issue 3 "Provider Batch APIs": the submission intents and cancel marks, the same on both ledgers.
+// The submission intents and cancel marks, the same on both ledgers.
 describe.each(backends)('%s ledger: batch intents', (_name, open) => {
   const campaign = (): string => `bi${++n}`;
 

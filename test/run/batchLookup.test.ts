@@ -13,7 +13,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-// Issue 3 "Provider Batch APIs": how a run that died before recording a batch finds it again.
+// How a run that died before recording a batch finds it again.
 describe('BatchClient.find', () => {
   it('OpenAI: finds the batch by the submission key in its metadata, and no other', async () => {
     server = await startOpenAIBatchServer();

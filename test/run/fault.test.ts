@@ -27,7 +27,7 @@ interface FaultServer {
 
 /**
  * An OpenAI-compatible chat endpoint that fails every fifth call (20 %), cycling through the
- * faults of issue 3 ("How it is tested"): 429 with retry-after, 500, 503, a dropped connection, a
+ * faults a provider meets: 429 with retry-after, 500, 503, a dropped connection, a
  * response that never comes, and a 200 whose body is not JSON.
  */
 async function startFaultServer(): Promise<FaultServer> {

@@ -285,7 +285,7 @@ describe('runPartition with a counting provider', () => {
     const out = await runPartition(partitionSpec({ runId: 'run-2', ledger, sink, provider }));
 
     const askedAgain = [...provider.calls].filter(([id, n]) => n !== callsBefore.get(id)).map(([id]) => id);
-    // A permanent error is recorded once (issue 3): the resume does not pay for it again.
+    // A permanent error is recorded once: the resume does not pay for it again.
     expect(askedAgain).not.toContain(permanent);
     for (const id of askedAgain) expect(expectedCalls(id, permanent).ok).toBe(false);
     expect(out.done + out.failed).toBe(askedAgain.length);
@@ -361,7 +361,7 @@ describe('runPartition after a run died in the middle of a commit', () => {
 
     expect(out.adopted).toBe(0);
     for (const [key, rows] of partsBefore) expect(sink.replies.get(key)).toBe(rows);
-    // The permanent failure is not asked again (issue 3), and its error row is not copied.
+    // The permanent failure is not asked again, and its error row is not copied.
     expect(provider.calls.get(permanent)).toBe(1);
     expect(rowsOf(sink.rows(), permanent)).toHaveLength(1);
     expect([...okPerItem(sink.rows()).values()].every((n) => n === 1)).toBe(true);

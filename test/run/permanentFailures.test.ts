@@ -14,7 +14,7 @@ import { EmbeddedLedger } from '../../lib/store/index.js';
 import type { ReadingRow, ReplyRow } from '../../lib/store/types.js';
 import { loadContext, RUN_FIXTURES, tempDir, rootItems } from '../helpers/campaigns.js';
 
-// Issue 3, "permanent errors … recorded once, not retried forever": a resume re-asks items whose
+// A resume re-asks items whose
 // retries ran out on a transient error, never those the provider refused for good (unless
 // retryFailed), and a rejected API key stops the provider's partitions with the items left pending.
 

@@ -5,7 +5,7 @@ import { runMain } from '../helpers/cli.js';
 import { storedReplies } from '../helpers/runData.js';
 import { chatCompletion, startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
 
-// `sondage run` on a local OpenAI-compatible endpoint (issue 3): items the provider refuses for good
+// `sondage run` on a local OpenAI-compatible endpoint: items the provider refuses for good
 // are not asked again by the next run, `--retry-failed` asks them, and a rejected key ends the run
 // with the items pending and a message that names the key's variable, never the key.
 

@@ -9,7 +9,7 @@ import { JsParquetWriter } from '../../lib/store/JsParquet.js';
 import { LocalBlobStore, ParquetWriter } from '../../lib/store/index.js';
 import type { ReadingRow, ReplyRow } from '../../lib/store/index.js';
 
-// Issue 15 item 3: the Lambda worker reads the upstream of a dependent phase and restores orphan
+// The Lambda worker reads the upstream of a dependent phase and restores orphan
 // parts in JavaScript (lib/run/parquetIoJs.ts); the local run and the GPU job with DuckDB. Both
 // read the same parts, DuckDB-written (zstd) or JavaScript-written (snappy), to the same result.
 

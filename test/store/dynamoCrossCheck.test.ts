@@ -1,6 +1,6 @@
 /**
  * The DynamoDB stand-in (dynamoServer.ts, its own condition and update-expression parser) is the
- * only witness that the budget's conditional writes hold on AWS (issue 14 item 4). Here it is
+ * only witness that the budget's conditional writes hold on AWS. Here it is
  * cross-checked against a kept emulator, dynalite (npm; no transactions): the same single-item
  * ledger cases — conditional puts, conditional updates with SET and ADD, condition failures, the
  * budget reservation pattern of lib/store/DynamoLedger.ts as its single-item writes, the item

@@ -112,7 +112,7 @@ describe.each(backends)('%s ledger', (_name, open) => {
     await ledger.close();
   });
 
-  it('does not hand out a permanently failed item again unless retryFailed; the last attempt decides (issue 3)', async () => {
+  it('does not hand out a permanently failed item again unless retryFailed; the last attempt decides', async () => {
     const ledger = open();
     const c = campaign();
     const g = 'generate';

@@ -9,7 +9,7 @@ import { DuckDb, LocalBlobStore, ParquetWriter, promptColumns, promptRow, sqlStr
 import type { ColumnDef, PartTarget, ReadingRow, ReplyRow } from '../../lib/store/index.js';
 import { loadContext, REPO_ROOT, rootItems } from '../helpers/campaigns.js';
 
-// Issue 15 item 3: the Lambda worker writes and reads parts in JavaScript (lib/store/JsParquet.ts),
+// The Lambda worker writes and reads parts in JavaScript (lib/store/JsParquet.ts),
 // the local run with DuckDB (ParquetWriter). The same rows written by both must read back through
 // DuckDB (what the local analysis and Athena read) as the same table: names, types, values, nulls,
 // row order; and the JavaScript reader must read DuckDB's parts as DuckDB does.

@@ -159,6 +159,7 @@ describe('ParquetWriter round trip', () => {
       judge_item_id: label === 'invalid' ? null : `j-${id}`,
       facet: label === 'P' ? 'nature' : null,
       value: label === 'notP' ? 0.25 : null,
+      read_with: label === 'invalid' ? null : `fp-${id}`,
     });
     const a = [reading('i-1', 'alpha', 'en', 'P'), reading('i-2', 'alpha', 'en', 'invalid')];
     const b = [reading('i-3', 'beta', 'fr', 'notP')];
@@ -177,7 +178,7 @@ describe('ParquetWriter round trip', () => {
       [row as unknown as ReadingRow],
     );
     const [back] = await readParquet(tableGlob(root, 'nl', 'read', 'readings'));
-    expect(back).toEqual({ item_id: 'x', campaign: 'nl', phase: 'read', model: 'm', language: 'en', reader: 'rule', label: 'none', raw: null, judge_item_id: null, facet: null, value: null });
+    expect(back).toEqual({ item_id: 'x', campaign: 'nl', phase: 'read', model: 'm', language: 'en', reader: 'rule', label: 'none', raw: null, judge_item_id: null, facet: null, value: null, read_with: null });
   });
 
   it('takes rows from an async iterable and writes an empty part', async () => {

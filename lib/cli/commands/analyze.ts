@@ -3,6 +3,8 @@ import { analyzeLocal } from '../../analysis/analyzeLocal.js';
 import { batteryNamed, batteryNames } from '../../batteries/index.js';
 import { formatIssues, SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/context.js';
+import { refreshCampaignReadings } from '../../run/refreshCampaignReadings.js';
+import { rereadNotices } from '../rereadNotices.js';
 import type { CliArgs } from '../args.js';
 import { assertCampaignIn, writableDataDir } from '../dataDir.js';
 
@@ -13,6 +15,8 @@ export async function analyzeCommand(args: CliArgs): Promise<number> {
   // Nothing collected there (a --data-dir of another campaign): said, and no empty results written.
   await assertCampaignIn('analyze', ctx.dataDir, ctx.campaign.name, args.file);
   await writableDataDir(ctx.dataDir, args.dataDir, ctx.campaign, false);
+  // Readings stored under an earlier design are read again first, as `run` does (no call is made).
+  for (const line of rereadNotices(await refreshCampaignReadings(ctx, ctx.dataDir))) process.stdout.write(`${line}\n`);
   const analysis = await analyzeLocal(ctx, ctx.dataDir);
   if (analysis.excluded.length > 0) process.stderr.write(`not analysed: ${analysis.excluded.join(', ')} (stored, but no longer in the campaign file)\n`);
   process.stdout.write(`${analysis.table}\n`);

@@ -1,6 +1,5 @@
 /**
- * `sondage results <campaign>` (issue 4, "CLI: `sondage results <campaign>` runs the report query
- * through Athena"): the analysis of a deployed campaign with its SQL stage on Athena, printed as the
+ * `sondage results <campaign>`: the analysis of a deployed campaign with its SQL stage on Athena, printed as the
  * local run prints it, and written as the local run writes it when `--out` is given. Thin over
  * lib/analysis/athena.ts analyzeOnAthena, the report Lambda's analysis; the battery and its phases
  * come from the campaign file, or from the campaign the pipeline uploaded.

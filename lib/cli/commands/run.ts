@@ -5,6 +5,7 @@ import { writableDataDir } from '../dataDir.js';
 import { printDesignWarnings } from '../designWarnings.js';
 import { runCampaign } from '../../run/runCampaign.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
+import { rereadNotices } from '../rereadNotices.js';
 import type { CliArgs } from '../args.js';
 
 /** Batches end within a day (the providers' completion window): a longer wait only delays results. */
@@ -47,6 +48,24 @@ export function parseThreads(raw: string | undefined): number | undefined {
 export const EXIT_ALL_FAILED = 5;
 
 /** Calls were made (some item failed) and not one reply came back, none recovered either. */
+/**
+ * What a provider that reported more usage than was reserved did to the cap: which model, by how
+ * much, and how far past the cap the campaign's spend went (it is recorded as reported).
+ */
+export function overrunLines(summary: { readonly overruns?: readonly { readonly model: string; readonly excessUsd: number }[]; readonly spentUsd: number; readonly possiblyBilledUsd: number; readonly heldUsd: number; readonly capUsd: number }): string[] {
+  if (!summary.overruns?.length) return [];
+  const past = summary.spentUsd + summary.possiblyBilledUsd + summary.heldUsd - summary.capUsd;
+  return [
+    ...summary.overruns.map(
+      (o) =>
+        `OVERRUN: ${o.model} reported more tokens than any byte-level tokenizer gives for its prompts and max_tokens: ` +
+        `$${o.excessUsd.toFixed(4)} past what its calls reserved. No call was started after the first; the cost is recorded as reported. ` +
+        'Check its price, its max_tokens and what the provider counts (a hidden system prompt, tools) before running again.',
+    ),
+    past > 0 ? `spend is $${past.toFixed(4)} past the cap of $${summary.capUsd}` : `spend stayed within the cap of $${summary.capUsd}`,
+  ];
+}
+
 export function noCallAnswered(phases: readonly { readonly done: number; readonly adopted: number; readonly failed: number }[]): boolean {
   return phases.some((p) => p.failed > 0) && phases.every((p) => p.done === 0 && p.adopted === 0);
 }
@@ -84,6 +103,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
         `${p.phase}: ${p.done} new, ${p.adopted} recovered from an interrupted run, ${p.failed} failed, ${p.pending} pending, $${p.costUsd.toFixed(4)}\n`,
       );
     }
+    for (const line of rereadNotices(summary.phases)) process.stdout.write(`${line}\n`);
     process.stderr.write(`spent $${summary.spentUsd.toFixed(4)} of $${summary.capUsd} (all runs of this campaign)\n`);
     if (summary.possiblyBilledUsd > 0 || summary.heldUsd > 0) {
       process.stderr.write(
@@ -97,6 +117,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
       );
     }
     for (const message of summary.keyFailures ?? []) process.stderr.write(`${message}\n`);
+    for (const line of overrunLines(summary)) process.stdout.write(`${line}\n`);
     if (summary.stopped === 'budget') {
       process.stderr.write('stopped at the budget cap: raise budget_usd and run again to collect the rest\n');
     } else if (summary.stopped === 'aborted') {

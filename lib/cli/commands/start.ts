@@ -67,7 +67,7 @@ export async function campaignInputFiles(campaign: Campaign, battery: Battery): 
 }
 
 /**
- * `sondage start <campaign.yaml> --aws` (issue 4): validates the campaign here (nothing is uploaded
+ * `sondage start <campaign.yaml> --aws`: validates the campaign here (nothing is uploaded
  * when it fails), uploads it with the files it names, and starts the state machine. Starting again
  * after a stop is a new execution that resumes from the ledger; a second one while one runs is refused.
  * `--retry-failed` (ExecutionInput.retryFailed) asks again the items whose last attempt failed for good.

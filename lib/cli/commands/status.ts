@@ -132,6 +132,11 @@ export function formatStatus(s: CampaignStatus): string {
   );
   if (b && b.orphaned_usd > 0) lines.push(`  ${usd(b.orphaned_usd)} reserved by a killed run, possibly billed: held until the next run reads its journals`);
   if (b && b.possibly_billed_usd > 0) lines.push(`  ${usd(b.possibly_billed_usd)} possibly billed: calls of killed runs that left no reply, counted against the cap`);
+  // Only a provider that reported more usage than a call reserved can bring spend past the cap
+  // (every reservation is a bound); the run that met it stopped and named the model.
+  if (b && b.spent_usd + b.possibly_billed_usd > b.cap_usd) {
+    lines.push(`  PAST THE CAP by ${usd(b.spent_usd + b.possibly_billed_usd - b.cap_usd)}: a provider reported more usage than its calls reserved (the run that met it named the model)`);
+  }
   if (s.gpuJobs) lines.push(...formatGpuJobs(s.gpuJobs));
   lines.push(`open provider batches: ${s.openBatches.length}`);
   for (const b of s.openBatches) lines.push(`  ${b.phase} ${b.model}/${b.language}: ${b.batchId}${b.cancelledAt ? ` (cancel requested ${b.cancelledAt})` : ''}`);
@@ -275,7 +280,7 @@ export function failuresShown(values: CliArgs['values']): number {
 }
 
 /**
- * `sondage status <campaign> [--aws]` (issue 4): progress per phase against the plan, spend against
+ * `sondage status <campaign> [--aws]`: progress per phase against the plan, spend against
  * the cap, open provider batches and the latest failures, from the embedded ledger in the data
  * directory or, with --aws, from DynamoDB and the campaign's latest execution.
  */
@@ -295,7 +300,7 @@ async function localStatus(args: CliArgs, target: CampaignTarget, shown: number)
   if (!(await stat(ledgerFile).then(() => true, () => false))) {
     throw new SondageError(`sondage status: ${target.name} has not run in ${path.resolve(dataDir)} (no ledger.sqlite there); start it with \`sondage run\`, or give --data-dir`);
   }
-  await assertCampaignIn('status', dataDir, target.name, target.campaign ? args.file : undefined); // bad input (issue 14 item 6): another campaign's data
+  await assertCampaignIn('status', dataDir, target.name, target.campaign ? args.file : undefined); // bad input: another campaign's data
   const ledger = new EmbeddedLedger(dataDir);
   try {
     const plan = await campaignPlan(new LocalBlobStore(dataDir), target);

@@ -14,7 +14,7 @@ import type { CampaignTarget } from './status.js';
 export const STOP_ERROR = 'sondage.Stopped';
 
 /**
- * `sondage stop <campaign> [--aws]` (issue 4). AWS: stops the campaign's running executions. Local:
+ * `sondage stop <campaign> [--aws]`. AWS: stops the campaign's running executions. Local:
  * asks the run holding the campaign's lock to stop as Ctrl-C does (calls in flight finish and are
  * committed). Both then cancel the campaign's open provider batches. Nothing collected is lost:
  * committed parts stay, a cancelled batch's partial results are stored by the next run, and the

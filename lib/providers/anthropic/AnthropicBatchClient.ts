@@ -81,7 +81,7 @@ export interface AnthropicBatchClientOptions {
 }
 
 /**
- * Anthropic's Message Batches (issue 3 "Provider Batch APIs"): create, poll, stream the results,
+ * Anthropic's Message Batches: create, poll, stream the results,
  * matched by `custom_id`. Every submitted id gets exactly one result: cancelled and expired
  * requests come back retryable, ids missing from the results as `batch_missing`. Persisting the
  * handle and re-attaching after a restart is the run's job (lib/run), as is reserving the budget.

@@ -99,7 +99,7 @@ export interface OpenAIBatchClientOptions {
 }
 
 /**
- * OpenAI's Batch API (issue 3 "Provider Batch APIs"): upload a JSONL file, create the batch, poll
+ * OpenAI's Batch API: upload a JSONL file, create the batch, poll
  * it, read the output and error files, matched by `custom_id`. Every submitted id gets exactly one
  * result: those the provider never answered (expired, cancelled, a failed batch, a line it lost)
  * come back as retryable `batch_missing`, so nothing is silently lost. Persisting the handle and

@@ -1,4 +1,4 @@
-/** The page's inline stylesheet and script: no external file, font or library (issue 5). */
+/** The page's inline stylesheet and script: no external file, font or library. */
 
 export const REPORT_CSS = `
 :root { color-scheme: light; --fg: #1b1b1b; --muted: #5a5a5a; --line: #d0d0d0; --warn: #b2182b; --bg-warn: rgba(178, 24, 43, 0.08); }

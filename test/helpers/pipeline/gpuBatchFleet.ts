@@ -1,5 +1,5 @@
 /**
- * AWS Batch behind the synthesized state machine's `batch:submitJob.sync` states (issue 13): the
+ * AWS Batch behind the synthesized state machine's `batch:submitJob.sync` states: the
  * hook takes the SubmitJob parameters exactly as the state machine rendered them, checks them
  * against the stack and SubmitJob's rules (its job definition, one of its queues, a valid job name,
  * only the container overrides the plan sets), and runs the job as Batch would (test/helpers/batchStandIn.ts: one child per array index,

@@ -1,5 +1,5 @@
 /**
- * The synthesized state machine executed for real (issue 14 item 4): the definition `cdk synth`
+ * The synthesized state machine executed for real: the definition `cdk synth`
  * writes, run by the test ASL interpreter, its Lambda tasks answered by the real handlers
  * (lambdaFleet.ts) and its Athena step by the Athena stand-in, against S3, DynamoDB and Secrets
  * Manager stand-ins. A campaign is uploaded as `sondage start --aws` uploads it and started with

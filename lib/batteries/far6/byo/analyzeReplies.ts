@@ -1,6 +1,6 @@
 /**
  * `sondage analyze --replies`: replies collected elsewhere, validated, converted to the campaign
- * tables and analysed as a run's are (issue 5, item 7; the analysis is seed 000 §3–§7).
+ * tables and analysed as a run's are (the analysis is seed 000 §3–§7).
  */
 import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';

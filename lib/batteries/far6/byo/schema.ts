@@ -1,5 +1,5 @@
 /**
- * The schema of replies collected outside sondage (issue 5, item 7, "Bring your own replies"):
+ * The schema of replies collected outside sondage ("Bring your own replies"):
  * one row per reply attempt, carrying the FAR-6 design factors of seed 000 §3 (the columns of the
  * prompts table), the reply text and, optionally, its readings and the item's reading map. The
  * committed schema/replies.schema.json is generated from `byoRowSchema`.

@@ -233,7 +233,7 @@ async function copyPartitioned(db: DuckDb, select: string, table: 'prompts' | 'r
 async function chosenRuleReadings(db: DuckDb, files: Readonly<Record<StageKind, string>>, campaign: string): Promise<{ given: number; computed: number }> {
   const schema = [...TABLE_SCHEMAS.readings, ...PARTITION];
   // The rule's rows carry only what varies; the rest comes from the reply row, as a run writes it.
-  const constant: Readonly<Record<string, string>> = { campaign: sqlString(campaign), phase: sqlString(PHASE), judge_item_id: 'NULL::VARCHAR', facet: 'NULL::VARCHAR', value: 'NULL::DOUBLE' };
+  const constant: Readonly<Record<string, string>> = { campaign: sqlString(campaign), phase: sqlString(PHASE), judge_item_id: 'NULL::VARCHAR', facet: 'NULL::VARCHAR', value: 'NULL::DOUBLE', read_with: 'NULL::VARCHAR' };
   const from: Readonly<Record<string, string>> = { model: 'chosen.model', language: 'chosen.language' };
   const computedSelect = schema.map((c) => `${constant[c.name] ?? from[c.name] ?? `r.${sqlIdent(c.name)}`} AS ${sqlIdent(c.name)}`).join(', ');
   const okReplies = ndjson(files.ok, [{ name: 'item_id', type: 'VARCHAR' }, { name: 'attempt', type: 'INTEGER' }, ...PARTITION]);

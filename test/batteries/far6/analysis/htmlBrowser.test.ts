@@ -1,5 +1,5 @@
 /**
- * Issue 5: report.html opened from disk in a real headless browser (Debian's chromium) renders
+ * Report.html opened from disk in a real headless browser (Debian's chromium) renders
  * with no console error, no page error and no network request, with every section and chart.
  */
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Seed 000 §5 on simulated respondents (issue 5, "What must hold"): with a distinct judgment profile
+ * Seed 000 §5 on simulated respondents: with a distinct judgment profile
  * per model the identity analysis finds the same-model neighbour for at least 40 of 48 cells; when
  * every model shares one profile it finds about as many as a random neighbour would.
  *

@@ -1,5 +1,5 @@
 /**
- * report.html (issue 5): one self-contained page with the views of seed 000 §4–§7 — inline CSS,
+ * report.html: one self-contained page with the views of seed 000 §4–§7 — inline CSS,
  * inline SVG drawn here, a few lines of script to sort tables, and a Content-Security-Policy that
  * forbids every fetch, so the page opens offline and can never call out.
  */

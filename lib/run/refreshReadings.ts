@@ -1,0 +1,137 @@
+/**
+ * Readings that follow the design as it stands. A reading is made once, when its reply arrives,
+ * from the reply and the item's design data (a P(True) gold letter, a FAR-6 reading map); a design
+ * corrected between runs would leave the stored readings as they were read. Before a partition
+ * runs, its stored readings are checked against the fingerprints the current design gives
+ * (lib/run/readings.ts `readingFingerprint`), and every part whose readings differ is read again
+ * from its stored replies and written anew. Re-reading costs no call: `read` is a pure function of
+ * the item and the stored reply. A dependent phase whose prompts follow from these readings (X-Value's
+ * step 2) then expands new items, which the run plans, prices and asks like any other.
+ *
+ * Why whole parts are rewritten rather than superseding rows added: every query that reads the
+ * readings table (the batteries' SQL, one_reading.sql, the upstream of dependent phases) would
+ * have to learn to pick the newest row. A readings part is named after the replies part it was read
+ * from and holds that part's readings only, so rewriting it (atomically: the writers rename a
+ * finished file into place) gives exactly the part a fresh run on the same replies would write.
+ *
+ * A digest of the partition's items and their reading inputs, kept outside the tables' locations,
+ * spares a run the reads when nothing changed. It is written only once every part agrees, so a run
+ * killed halfway checks again next time; parts already rewritten then compare equal and are kept.
+ */
+import { createHash } from 'node:crypto';
+import type { PhaseSpec } from '../battery/types.js';
+import type { LanguageCode, PromptItem } from '../core/types.js';
+import { readParquetRows } from '../store/JsParquet.js';
+import { partKey, partitionPrefix } from '../store/layout.js';
+import type { PartWriter } from '../store/parquetParts.js';
+import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
+import { readerOf, readingInputs } from './readings.js';
+
+/** One partition of a phase, with its current items and how one reply is read. */
+export interface ReadingsRefreshTarget {
+  readonly store: BlobStore;
+  readonly writer: PartWriter;
+  readonly campaign: string;
+  readonly phase: Pick<PhaseSpec, 'name' | 'readerVersion' | 'readingsOf'>;
+  /** Where the phase's readings are stored (PhaseGraph.readingsFolder). */
+  readonly folder: string;
+  /** Partition keys: the model whose replies these are (a judge phase's: the judged model). */
+  readonly model: string;
+  readonly language: LanguageCode;
+  readonly items: readonly PromptItem[];
+  /** The phase's reading rows of one reply (lib/run/readings.ts `readingRows`). */
+  readReply(item: PromptItem, reply: ReplyRow): ReadingRow[];
+}
+
+export interface ReadingsRefresh {
+  /** Readings read again from their stored replies (the rows of every part written anew). */
+  readonly reread: number;
+  /** Of those, readings whose label, value or raw text is not what was stored. */
+  readonly changed: number;
+}
+
+/** Where the digest of a partition's reading inputs is kept: beside the prompts digest, outside every table. */
+export function readingsDigestKey(campaign: string, phase: string, model: string, language: LanguageCode): string {
+  const prefix = partitionPrefix(campaign, phase, 'readings', model, language);
+  return prefix.replace(`/${phase}/readings/`, `/${phase}/_readings/`) + 'read_with.digest';
+}
+
+function inputsDigest(phase: ReadingsRefreshTarget['phase'], items: readonly PromptItem[]): string {
+  const hash = createHash('sha256').update(readerOf(phase));
+  // Joined in slices, hashed once per slice: one native call per item would cost more than the hash.
+  for (let i = 0; i < items.length; i += 4096) {
+    hash.update(
+      items
+        .slice(i, i + 4096)
+        .map((item) => `\n${item.item_id}\u0000${readingInputs(item)}`)
+        .join(''),
+    );
+  }
+  return hash.digest('hex');
+}
+
+/** A reading as compared: every stored column but the fingerprint. */
+function contentKey(r: Record<string, unknown>): string {
+  return JSON.stringify([r['item_id'], r['reader'], r['facet'] ?? null, r['label'], r['value'] ?? null, r['raw'] ?? null, r['judge_item_id'] ?? null]);
+}
+
+/**
+ * Reads again the stored readings of one partition that the current design would read otherwise,
+ * and rewrites their parts. Returns how many readings were read again and how many changed.
+ */
+export async function refreshReadings(t: ReadingsRefreshTarget): Promise<ReadingsRefresh> {
+  const marker = readingsDigestKey(t.campaign, t.phase.name, t.model, t.language);
+  const digest = inputsDigest(t.phase, t.items);
+  const held = await t.store.get(marker);
+  if (held !== undefined && Buffer.from(held).toString('utf8') === digest) return { reread: 0, changed: 0 };
+
+  const replyParts = (await t.store.list(partitionPrefix(t.campaign, t.phase.name, 'replies', t.model, t.language))).filter((k) => k.endsWith('.parquet')).sort();
+  const byId = new Map(t.items.map((i) => [i.item_id, i]));
+  const ofSource = t.phase.readingsOf === 'source';
+  let reread = 0;
+  let changed = 0;
+  for (const key of replyParts) {
+    const bytes = await t.store.get(key);
+    if (bytes === undefined) continue;
+    const partName = key.slice(key.lastIndexOf('/') + 1);
+    const fresh: ReadingRow[] = [];
+    for (const row of await readParquetRows(bytes)) {
+      const item = row['status'] === 'ok' ? byId.get(row['item_id'] as string) : undefined;
+      if (item === undefined) continue;
+      fresh.push(...t.readReply(item, { ...row, model: t.model, language: t.language } as unknown as ReplyRow));
+    }
+    const readingsKey = partKey(t.campaign, t.folder, 'readings', t.model, t.language, partName);
+    const stored = await t.store.get(readingsKey);
+    const old = stored === undefined ? [] : await readParquetRows(stored);
+    // Readings of items the design no longer has stay as they were: no query joins them to a prompt.
+    const producer = (r: Record<string, unknown>) => (ofSource ? r['judge_item_id'] : r['item_id']) as string;
+    const kept = old.filter((r) => !byId.has(producer(r)));
+    const current = old.filter((r) => byId.has(producer(r)));
+    const same =
+      current.length === fresh.length &&
+      current.every((r) => typeof r['read_with'] === 'string') &&
+      sameMultiset(current.map((r) => `${contentKey(r)}${r['read_with'] as string}`), fresh.map((r) => `${contentKey(r as unknown as Record<string, unknown>)}${r.read_with}`));
+    if (same) continue;
+    const before = new Map<string, number>();
+    for (const r of current) before.set(contentKey(r), (before.get(contentKey(r)) ?? 0) + 1);
+    for (const r of fresh) {
+      const k = contentKey(r as unknown as Record<string, unknown>);
+      const n = before.get(k) ?? 0;
+      if (n > 0) before.set(k, n - 1);
+      else changed++;
+    }
+    reread += fresh.length;
+    const rows = [...kept.map((r) => ({ ...r, model: t.model, language: t.language, read_with: (r['read_with'] as string | null | undefined) ?? null }) as unknown as ReadingRow), ...fresh];
+    if (rows.length > 0) await t.writer.writePart(t.store, { campaign: t.campaign, phase: t.folder, table: 'readings', model: t.model, language: t.language, partName }, rows, { trusted: true });
+    else if (stored !== undefined) await t.store.delete(readingsKey);
+  }
+  await t.store.put(marker, digest);
+  return { reread, changed };
+}
+
+function sameMultiset(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const x = [...a].sort();
+  const y = [...b].sort();
+  return x.every((v, i) => v === y[i]);
+}

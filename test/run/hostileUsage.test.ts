@@ -1,0 +1,88 @@
+/**
+ * The cap against providers that count more tokens than the per-script estimate: a count per
+ * character (older BPE vocabularies on Hangul, kana, Han), the worst honest byte-level tokenizer
+ * (every UTF-8 byte, OpenAI's documented 3 tokens a message and 3 a request, completions at
+ * max_tokens), and a provider reporting absurd usage. The first two are within every reservation
+ * (lib/run/cost.ts `itemMaxCost` reserves the byte bound), so spend never passes the cap at
+ * concurrency 256; the third passes its first call's reservation, and the campaign starts no call
+ * after it and says by how much, and which model.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { EmbeddedLedger } from '../../lib/store/index.js';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import { overrunLines } from '../../lib/cli/commands/run.js';
+import { runMain } from '../helpers/cli.js';
+import { chatCompletion, startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
+import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+
+const KEY = 'sk-test-local-0000000000000000';
+type Body = { messages: { role: string; content: string }[]; max_tokens: number };
+
+const perCharacter = (b: Body) => b.messages.reduce((s, m) => s + [...m.content].length + 3, 3);
+const perByte = (b: Body) => b.messages.reduce((s, m) => s + Buffer.byteLength(m.content, 'utf8') + 3, 3);
+
+/** Replies that open with a verdict word, each reporting `prompt` tokens and max_tokens of completion (or `completion`). */
+function counting(prompt: (b: Body) => number, completion?: number) {
+  return (req: RecordedRequest) => {
+    const body = req.body as Body;
+    return chatCompletion(req, 'Yes. That is how the story reads to me.', { prompt_tokens: prompt(body), completion_tokens: completion ?? body.max_tokens });
+  };
+}
+
+describe('spend under providers that count generously', () => {
+  let server: WireServer | undefined;
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await server?.close();
+    await cleanup?.();
+    delete process.env['SONDAGE_TEST_KEY'];
+  });
+
+  async function run(reply: (req: RecordedRequest) => { json: unknown }, budget: number) {
+    server = await startWireServer([{ from: reply }]);
+    process.env['SONDAGE_TEST_KEY'] = KEY;
+    const tmp = await tempDir('hostile-usage');
+    cleanup = tmp.cleanup;
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
+      doc.budget_usd = budget;
+      doc.concurrency = 256;
+      doc.design['languages'] = ['en', 'ja', 'ko', 'zh'];
+      doc.design['story_limit'] = 6;
+      doc.models = [{ id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server!.url}/v1`, api_key_env: 'SONDAGE_TEST_KEY', rpm: 1_000_000, price: { input_per_mtok: 10, output_per_mtok: 30 } }];
+    });
+    const ctx = await loadContext(file);
+    const summary = await runCampaign(ctx, { signal: new AbortController().signal, allowPartial: true, skipAnalysis: true, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20, timeoutMs: 10_000 } });
+    const ledger = new EmbeddedLedger(ctx.dataDir);
+    try {
+      return { summary, budget: await ledger.budget(ctx.campaign.name), calls: server.requests.length, file };
+    } finally {
+      await ledger.close();
+    }
+  }
+
+  it.each([
+    ['one token per character', perCharacter],
+    ['every UTF-8 byte a token, with OpenAI overhead', perByte],
+  ])('%s: stops at the cap, and spend never passes it', async (_name, prompt) => {
+    const { summary, budget, calls } = await run(counting(prompt), 0.5);
+    expect(calls).toBeGreaterThan(30);
+    expect(summary.stopped).toBe('budget');
+    expect(summary.overruns).toBeUndefined();
+    expect(budget.spent_usd + budget.possibly_billed_usd).toBeLessThanOrEqual(budget.cap_usd);
+    expect(budget.spent_usd).toBeGreaterThan(0);
+  });
+
+  it('absurd usage (a million tokens a reply): the campaign starts no call after the first overrun, and says which model and by how much', async () => {
+    const { summary, budget, calls, file } = await run(counting(() => 1_000_000, 1_000_000), 5);
+    expect(summary.stopped).toBe('overrun');
+    expect(summary.overruns?.map((o) => o.model)).toEqual(['openai-compatible/qwen3-8b']);
+    // Only calls already sent when the first reply came back were answered: at most the concurrency.
+    expect(calls).toBeLessThanOrEqual(256);
+    expect(budget.spent_usd).toBeGreaterThan(budget.cap_usd);
+    const lines = overrunLines({ ...summary, possiblyBilledUsd: budget.possibly_billed_usd, heldUsd: budget.orphaned_usd });
+    expect(lines[0]).toMatch(/^OVERRUN: openai-compatible\/qwen3-8b .* past what its calls reserved/);
+    const status = await runMain(['status', file]);
+    expect(status.stdout).toMatch(/PAST THE CAP by \$\d+\.\d+/);
+    expect(lines.at(-1)).toBe(`spend is $${(budget.spent_usd + budget.possibly_billed_usd + budget.orphaned_usd - budget.cap_usd).toFixed(4)} past the cap of $5`);
+  });
+});
