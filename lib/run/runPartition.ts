@@ -159,6 +159,8 @@ interface OpenPart {
   readonly failedPermanently: string[];
   readonly reservations: string[];
   cost: number;
+  /** Reservations of attempts sent and never answered (timeout, abort): counted as possibly billed at commit. */
+  possiblyBilled: number;
   active: number;
   sealed: boolean;
 }
@@ -199,6 +201,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       failedPermanently: [],
       reservations: [],
       cost: 0,
+      possiblyBilled: 0,
       active: 0,
       sealed: false,
     };
@@ -238,11 +241,22 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
                 part.journal.append(row);
                 part.rows.push(row);
                 part.cost += row.cost_usd;
+                // Sent and never answered: the provider may have billed it. Its reservation stays charged.
+                if (!a.ok && a.unanswered) part.possiblyBilled += reserved;
                 // Relative slack for float sums only: a real overrun is far above it.
                 if (row.cost_usd > reserved * (1 + 1e-9) + 1e-12) noteOverrun(spec.stop, spec.provider.id, row.cost_usd - reserved);
                 spec.onReply?.(row);
               },
               spec.signal,
+              1,
+              // A retry after an unanswered attempt is a new call that may be billed: it reserves again.
+              async (failed) => {
+                if (!failed.unanswered) return true;
+                const id = `${reservationId}:${item.item_id}:${failed.attempt + 1}`;
+                if (!(await spec.ledger.reserve(spec.campaign, id, reserved, { ...ledgerPartition(spec), itemIds: [item.item_id] }))) return false;
+                part.reservations.push(id);
+                return true;
+              },
             );
             const verdict = attemptVerdict(final, spec.signal?.aborted === true);
             if (verdict === 'done') part.done.push(item.item_id);
@@ -461,6 +475,7 @@ async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void
     failedPermanently: part.failedPermanently,
     reservationIds: part.reservations,
     costUsd: part.cost,
+    ...(part.possiblyBilled > 0 ? { possiblyBilledUsd: part.possiblyBilled } : {}),
   });
   await rm(part.journal.path, { force: true });
 }

@@ -197,6 +197,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
           journalDir: join(deps.scratch, 'journal', phase.name, `model=${shard.model}`, `language=${shard.language}`, `shard=${shard.start}-${shard.end}`),
           // Named in the message when the provider rejects the key (the variable, never the key).
           keyEnv: entry.api_key_env,
+          timeoutS: entry.timeout_s,
         },
       );
       inflight.reset(!dependent && (await registered(ctx, store, phase, model, shard)));
