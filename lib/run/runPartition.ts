@@ -106,6 +106,12 @@ export interface PartitionSpec {
    * starts a new call; the same model at another endpoint goes on.
    */
   readonly stop: StopState;
+  /**
+   * Whether a call whose attempt may take `attemptTimeoutMs` can still start (the Lambda worker:
+   * only while it can end before the deadline aborts it). A call not started leaves its item
+   * pending, unpaid; absent, every call may start.
+   */
+  readonly mayStartCall?: (attemptTimeoutMs: number) => boolean;
 }
 
 /** Why a run (or some of its partitions) stops starting calls; see `PartitionSpec.stop`. */
@@ -178,6 +184,8 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   const pendingIds = await spec.ledger.pendingAmong(spec.campaign, ledgerPartition(spec), [...byId.keys()], { retryFailed: spec.retryFailed === true });
   const pending = spec.items.filter((i) => pendingIds.has(i.item_id));
   const keyStopped = (): boolean => spec.stop.keyFailures?.has(keyScope(spec)) === true;
+  // A simulated call is answered in-process and billed by no one: the deadline cannot cut it short.
+  const mayStart = (): boolean => spec.provider.simulated || (spec.mayStartCall?.(spec.retry.timeoutMs) ?? true);
 
   let done = 0;
   let failed = 0;
@@ -230,7 +238,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
         items.map((item) =>
           spec.semaphore.run(async () => {
             // After a key error, items not yet sent stay pending: each call would fail the same way.
-            if (spec.signal?.aborted || keyStopped() || spec.stop.reason === 'overrun') return;
+            if (spec.signal?.aborted || keyStopped() || spec.stop.reason === 'overrun' || !mayStart()) return;
             const reserved = spec.maxCost(item);
             const final = await callWithRetry(
               spec.provider,
@@ -251,6 +259,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
               1,
               // A retry after an unanswered attempt is a new call that may be billed: it reserves again.
               async (failed) => {
+                if (!mayStart()) return false;
                 if (!failed.unanswered) return true;
                 const id = `${reservationId}:${item.item_id}:${failed.attempt + 1}`;
                 if (!(await spec.ledger.reserve(spec.campaign, id, reserved, { ...ledgerPartition(spec), itemIds: [item.item_id] }))) return false;
@@ -286,7 +295,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
     spec.stop.reason ??= 'aborted';
     return true;
   };
-  while (next < pending.length && !spec.stop.reason && !keyStopped() && !storageFailed()) {
+  while (next < pending.length && !spec.stop.reason && !keyStopped() && !storageFailed() && mayStart()) {
     if (spec.signal?.aborted) {
       spec.stop.reason = 'aborted';
       break;
