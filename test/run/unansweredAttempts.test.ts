@@ -53,4 +53,38 @@ describe('attempts sent and never answered', () => {
     expect(budget.possibly_billed_usd).toBeCloseTo(2 * perItem.reduce((s, x) => s + x, 0), 12);
     expect(summary.possiblyBilledUsd).toBeCloseTo(budget.possibly_billed_usd, 12);
   }, 30_000);
+
+  it('calls in flight when the run is aborted (as the Lambda deadline aborts them) are possibly billed at their reservations', async () => {
+    const server = await startWireServer([{ hang: true }]);
+    servers.push(server);
+    const tmp = await tempDir('unanswered-abort');
+    cleanup = tmp.cleanup;
+    process.env[ENV] = 'sk-test-local-0000000000000000';
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc: CampaignDoc) => {
+      doc.design['languages'] = ['en'];
+      doc.design['forms'] = ['plain'];
+      doc.design['constraints'] = ['yesno'];
+      doc.design['story_limit'] = 2;
+      doc.design['repeats'] = { count: 1, fraction: 0 };
+      doc.models = [{ id: 'silent', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: ENV, rpm: 100_000, price: PRICE }];
+    });
+    const ctx = await loadContext(file);
+    const items = rootItems(ctx, ctx.campaign.models[0]!, 'en');
+    const dataDir = path.join(tmp.dir, 'data');
+    const controller = new AbortController();
+    // Aborted once every call is on the wire.
+    const sent = setInterval(() => {
+      if (server.requests.length === items.length) controller.abort();
+    }, 10);
+
+    const summary = await runCampaign(ctx, { dataDir, allowPartial: true, skipAnalysis: true, signal: controller.signal });
+    clearInterval(sent);
+
+    expect(summary.stopped).toBe('aborted');
+    expect(server.requests.length).toBe(items.length);
+    const { budget } = await ledgerSnapshot(dataDir, ctx.campaign.name);
+    expect(budget.spent_usd).toBe(0);
+    expect(budget.reserved_usd).toBe(0);
+    expect(budget.possibly_billed_usd).toBeCloseTo(items.reduce((s, i) => s + itemMaxCost(i, PRICE), 0), 12);
+  }, 30_000);
 });
