@@ -89,7 +89,8 @@ function deadline(context: Context, safetyMs: number) {
     if (!controller.signal.aborted && context.getRemainingTimeInMillis() <= safetyMs) controller.abort();
   };
   const timer = setTimeout(() => controller.abort(), Math.max(0, context.getRemainingTimeInMillis() - safetyMs));
-  return { signal: controller.signal, check, abort: () => controller.abort(), clear: () => clearTimeout(timer) };
+  const leftMs = () => context.getRemainingTimeInMillis() - safetyMs;
+  return { signal: controller.signal, check, abort: () => controller.abort(), clear: () => clearTimeout(timer), leftMs };
 }
 
 /** The error that ends a batch past MAX_WORKER_TURNS: its shards, where it stood, what to do. */

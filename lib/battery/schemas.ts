@@ -169,6 +169,13 @@ export const modelShape = {
     .meta({ description: 'Environment variable holding the API key' }),
   rpm: z.int().min(1).optional().meta({ description: 'Requests per minute' }),
   tpm: z.int().min(1).optional().meta({ description: 'Tokens per minute' }),
+  timeout_s: z
+    .number()
+    .gt(0)
+    // The SDKs' own timeout (10 minutes) is the backstop behind this one: above it, it would end the attempt first.
+    .max(600)
+    .optional()
+    .meta({ description: 'Seconds one attempt of a call may take before it is abandoned and counted as possibly billed (at most 600, the SDKs\' own timeout); 120 when absent' }),
   // Loose on purpose: the simulated provider owns its configuration schema and checks it when a
   // run builds the provider; the parser only makes sure it is a mapping on a simulated model.
   simulation: z

@@ -56,6 +56,8 @@ export interface ModelEntry extends ModelRef {
   readonly api_key_env?: string;
   readonly rpm?: number;
   readonly tpm?: number;
+  /** Seconds one attempt may take (lib/run/callWithRetry.ts `timeoutMs`); the run's default when absent. */
+  readonly timeout_s?: number;
   /**
    * On AWS: `lambda` (the default, and what absent means) calls the model from the Lambda worker;
    * `gpu` serves it with vLLM in an AWS Batch GPU job configured by `gpu`, and prices it by GPU
@@ -266,6 +268,7 @@ function buildCampaign(data: Record<string, unknown>, battery: Battery, file: st
       api_key_env: m.api_key_env ?? DEFAULT_API_KEY_ENV[m.provider],
       rpm: m.rpm,
       tpm: m.tpm,
+      timeout_s: m.timeout_s,
       simulation: m.simulation,
       runs_on: onGpu ? 'gpu' : undefined,
       gpu: onGpu ? (m.gpu as GpuSettings | undefined) : undefined,

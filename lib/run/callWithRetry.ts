@@ -21,6 +21,11 @@ export type Attempt =
       readonly message: string;
       readonly retryable: boolean;
       readonly latencyMs: number;
+      /**
+       * Sent, and no reply came: the attempt timed out or was aborted in flight. The provider may
+       * have run it and billed it, so the caller counts it as possibly billed at its reservation.
+       */
+      readonly unanswered?: boolean;
     };
 
 
@@ -31,7 +36,8 @@ export type Attempt =
  * else (STYLE.md, after Inspect's Model._generate); adapters only classify errors. The per-attempt
  * timeout starts once a rate-limited provider has admitted the call: a request queued behind the
  * limit is not a slow request. A run aborted while the first attempt is still queued returns an
- * `aborted` attempt that was never sent (and is not reported).
+ * `aborted` attempt that was never sent (and is not reported). `mayRetry`, when given, is asked
+ * before each retry; false ends the call with the failed attempt.
  */
 export async function callWithRetry(
   provider: ModelProvider,
@@ -40,6 +46,7 @@ export async function callWithRetry(
   onAttempt: (a: Attempt) => void,
   signal?: AbortSignal,
   firstAttempt = 1,
+  mayRetry?: (failed: Extract<Attempt, { ok: false }>) => Promise<boolean>,
 ): Promise<Attempt> {
   let last: Attempt | undefined;
   for (let attempt = firstAttempt; attempt < firstAttempt + policy.maxAttempts; attempt++) {
@@ -73,6 +80,7 @@ export async function callWithRetry(
         message: err instanceof Error ? err.message : String(err),
         retryable: decision.retry,
         latencyMs: Math.round(performance.now() - started),
+        ...(call.timedOut() || call.signal.aborted ? { unanswered: true } : {}),
       };
     } finally {
       call.dispose();
@@ -80,6 +88,8 @@ export async function callWithRetry(
     last = failed;
     onAttempt(failed);
     if (!failed.retryable || signal?.aborted) return failed;
+    // The caller may refuse a retry: one after an unanswered attempt needs a reservation of its own.
+    if (mayRetry && !(await mayRetry(failed))) return failed;
     await sleep(backoffMs(policy, attempt - firstAttempt + 1, retryAfterMs), signal);
   }
   return last ?? notSent(firstAttempt, signal?.reason);

@@ -27,7 +27,7 @@ import type { PartSink, PartitionSpec } from './runPartition.js';
 /** The fields every partition of one run shares (ledger, bounds, retry policy, stop flag). */
 export type SharedPartitionFields = Pick<
   PartitionSpec,
-  'campaign' | 'runId' | 'retry' | 'ledger' | 'semaphore' | 'chunkSize' | 'partRows' | 'signal' | 'onReply' | 'stop' | 'retryFailed'
+  'campaign' | 'runId' | 'retry' | 'ledger' | 'semaphore' | 'chunkSize' | 'partRows' | 'signal' | 'onReply' | 'stop' | 'retryFailed' | 'mayStartCall'
 >;
 
 export interface PartitionSetup {
@@ -49,6 +49,8 @@ export interface PartitionSetup {
   readonly journalDir: string;
   /** The variable holding the provider's API key (the entry's `api_key_env`), named if the provider rejects the key. */
   readonly keyEnv?: string | undefined;
+  /** The model's attempt timeout in seconds (`models[].timeout_s`); the shared retry policy's when absent. */
+  readonly timeoutS?: number | undefined;
 }
 
 /**
@@ -60,6 +62,7 @@ export function partitionSpec(shared: SharedPartitionFields, p: PartitionSetup):
   const discount = batch ? (p.price.batch_discount ?? 1) : 1;
   return {
     ...shared,
+    ...(p.timeoutS !== undefined ? { retry: { ...shared.retry, timeoutMs: p.timeoutS * 1000 } } : {}),
     phase: p.phase,
     model: p.model,
     language: p.language,

@@ -119,6 +119,12 @@ export interface PartitionSpec {
    * starts a new call; the same model at another endpoint goes on.
    */
   readonly stop: StopState;
+  /**
+   * Whether a call whose attempt may take `attemptTimeoutMs` can still start (the Lambda worker:
+   * only while it can end before the deadline aborts it). A call not started leaves its item
+   * pending, unpaid; absent, every call may start.
+   */
+  readonly mayStartCall?: (attemptTimeoutMs: number) => boolean;
 }
 
 /** Why a run (or some of its partitions) stops starting calls; see `PartitionSpec.stop`. */
@@ -172,6 +178,8 @@ interface OpenPart {
   readonly failedPermanently: string[];
   readonly reservations: string[];
   cost: number;
+  /** Reservations of attempts sent and never answered (timeout, abort): counted as possibly billed at commit. */
+  possiblyBilled: number;
   active: number;
   sealed: boolean;
 }
@@ -189,6 +197,8 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   const pendingIds = await spec.ledger.pendingAmong(spec.campaign, ledgerPartition(spec), [...byId.keys()], { retryFailed: spec.retryFailed === true });
   const pending = spec.items.filter((i) => pendingIds.has(i.item_id));
   const keyStopped = (): boolean => spec.stop.keyFailures?.has(keyScope(spec)) === true;
+  // A simulated call is answered in-process and billed by no one: the deadline cannot cut it short.
+  const mayStart = (): boolean => spec.provider.simulated || (spec.mayStartCall?.(spec.retry.timeoutMs) ?? true);
 
   let done = 0;
   let failed = 0;
@@ -212,6 +222,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       failedPermanently: [],
       reservations: [],
       cost: 0,
+      possiblyBilled: 0,
       active: 0,
       sealed: false,
     };
@@ -240,7 +251,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
         items.map((item) =>
           spec.semaphore.run(async () => {
             // After a key error, items not yet sent stay pending: each call would fail the same way.
-            if (spec.signal?.aborted || keyStopped() || spec.stop.reason === 'overrun') return;
+            if (spec.signal?.aborted || keyStopped() || spec.stop.reason === 'overrun' || !mayStart()) return;
             const reserved = spec.maxCost(item);
             const final = await callWithRetry(
               spec.provider,
@@ -251,11 +262,23 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
                 part.journal.append(row);
                 part.rows.push(row);
                 part.cost += row.cost_usd;
+                // Sent and never answered: the provider may have billed it. Its reservation stays charged.
+                if (!a.ok && a.unanswered) part.possiblyBilled += reserved;
                 // Relative slack for float sums only: a real overrun is far above it.
                 if (row.cost_usd > reserved * (1 + 1e-9) + 1e-12) noteOverrun(spec.stop, spec.provider.id, row.cost_usd - reserved);
                 spec.onReply?.(row);
               },
               spec.signal,
+              1,
+              // A retry after an unanswered attempt is a new call that may be billed: it reserves again.
+              async (failed) => {
+                if (!mayStart()) return false;
+                if (!failed.unanswered) return true;
+                const id = `${reservationId}:${item.item_id}:${failed.attempt + 1}`;
+                if (!(await spec.ledger.reserve(spec.campaign, id, reserved, { ...ledgerPartition(spec), itemIds: [item.item_id] }))) return false;
+                part.reservations.push(id);
+                return true;
+              },
             );
             const verdict = attemptVerdict(final, spec.signal?.aborted === true);
             if (verdict === 'done') part.done.push(item.item_id);
@@ -285,7 +308,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
     spec.stop.reason ??= 'aborted';
     return true;
   };
-  while (next < pending.length && !spec.stop.reason && !keyStopped() && !storageFailed()) {
+  while (next < pending.length && !spec.stop.reason && !keyStopped() && !storageFailed() && mayStart()) {
     if (spec.signal?.aborted) {
       spec.stop.reason = 'aborted';
       break;
@@ -474,6 +497,7 @@ async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void
     failedPermanently: part.failedPermanently,
     reservationIds: part.reservations,
     costUsd: part.cost,
+    ...(part.possiblyBilled > 0 ? { possiblyBilledUsd: part.possiblyBilled } : {}),
   });
   await rm(part.journal.path, { force: true });
 }

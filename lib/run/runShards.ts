@@ -62,7 +62,13 @@ export interface ShardRunnerDeps {
   /** Redacts provider keys from a message (they are loaded from the secret). */
   redact(message: string): string;
   /** Fires at the deadline (safetyMs before the timeout); `check` is called after every reply. */
-  readonly deadline: { readonly signal: AbortSignal; check(): void; abort(): void };
+  readonly deadline: {
+    readonly signal: AbortSignal;
+    check(): void;
+    abort(): void;
+    /** Time left until the deadline fires: a call starts only if its attempt timeout ends before (calls in flight at the deadline are aborted). */
+    leftMs?(): number;
+  };
   /** Time left in ms (salvage waits at most that long, less a margin). */
   remainingMs(): number;
   /** Unique per invocation: reservation ids and part names carry it. */
@@ -142,6 +148,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
     partRows: deps.partRows ?? 20_000,
     signal: deps.deadline.signal,
     onReply: () => deps.deadline.check(),
+    ...(deps.deadline.leftMs ? { mayStartCall: (attemptTimeoutMs: number) => deps.deadline.leftMs!() > attemptTimeoutMs } : {}),
     stop,
     // Items failed permanently are asked again (`sondage start --aws --retry-failed`).
     ...(retryFailed ? { retryFailed: true } : {}),
@@ -197,6 +204,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
           journalDir: join(deps.scratch, 'journal', phase.name, `model=${shard.model}`, `language=${shard.language}`, `shard=${shard.start}-${shard.end}`),
           // Named in the message when the provider rejects the key (the variable, never the key).
           keyEnv: entry.api_key_env,
+          timeoutS: entry.timeout_s,
         },
       );
       inflight.reset(!dependent && (await registered(ctx, store, phase, model, shard)));

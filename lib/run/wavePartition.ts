@@ -88,6 +88,7 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
       writer,
       journalDir: journalDir(dataDir, campaign.name, phase.name, model.id, language),
       keyEnv: entry.api_key_env,
+      timeoutS: entry.timeout_s,
     }),
     wholePartition: true,
   };

@@ -332,7 +332,7 @@ export class DynamoLedger implements Ledger {
    * Budget-moving transaction items for deleting reservations and adding spend: each reservation
    * is deleted only if it still holds the amount read, so a concurrent release cannot be counted twice.
    */
-  private async settleItems(campaign: string, reservationIds: readonly string[], actualUsd: number): Promise<TxItem[]> {
+  private async settleItems(campaign: string, reservationIds: readonly string[], actualUsd: number, billedUsd = 0): Promise<TxItem[]> {
     const items: TxItem[] = [];
     let released = 0;
     for (const id of reservationIds) {
@@ -353,16 +353,18 @@ export class DynamoLedger implements Ledger {
         TableName: this.budgetTable,
         Key: budgetKey(campaign),
         ConditionExpression: 'attribute_exists(pk)',
-        UpdateExpression: 'SET spent_usd = spent_usd + :spent, reserved_usd = reserved_usd - :released, headroom_usd = headroom_usd + :back',
-        ExpressionAttributeValues: { ':spent': actualUsd, ':released': released, ':back': released - actualUsd },
+        // Possibly billed (attempts sent and never answered) stays out of the headroom, as spend does.
+        UpdateExpression:
+          'SET spent_usd = spent_usd + :spent, possibly_billed_usd = if_not_exists(possibly_billed_usd, :zero) + :billed, reserved_usd = reserved_usd - :released, headroom_usd = headroom_usd + :back',
+        ExpressionAttributeValues: { ':spent': actualUsd, ':billed': billedUsd, ':zero': 0, ':released': released, ':back': released - actualUsd - billedUsd },
       },
     });
     return items;
   }
 
-  private async settleMany(campaign: string, reservationIds: readonly string[], actualUsd: number, extra: TxItem[] = []): Promise<readonly string[] | undefined> {
+  private async settleMany(campaign: string, reservationIds: readonly string[], actualUsd: number, extra: TxItem[] = [], billedUsd = 0): Promise<readonly string[] | undefined> {
     for (;;) {
-      const items = [...extra, ...(await this.settleItems(campaign, reservationIds, actualUsd))];
+      const items = [...extra, ...(await this.settleItems(campaign, reservationIds, actualUsd, billedUsd))];
       const codes = await this.transact(items);
       if (codes === undefined) return undefined;
       // A reservation changed between read and write (released meanwhile): read again.
@@ -729,7 +731,7 @@ export class DynamoLedger implements Ledger {
         ExpressionAttributeValues: { ':closed': 'closed', ':ttl': now + CLOSED_BATCH_TTL_S },
       },
     }));
-    const codes = await this.settleMany(campaign, reservations, commit.costUsd, [partItem, ...batchItems]);
+    const codes = await this.settleMany(campaign, reservations, commit.costUsd, [partItem, ...batchItems], commit.possiblyBilledUsd ?? 0);
     if (codes !== undefined) {
       if (codes[0] === 'ConditionalCheckFailed') {
         const existing = await this.db.send(new GetCommand({ TableName: this.ledgerTable, Key: { pk: partPk(campaign, phase), sk: partKey }, ConsistentRead: true }));

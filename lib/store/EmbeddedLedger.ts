@@ -472,6 +472,7 @@ export class EmbeddedLedger implements Ledger {
       for (const id of c.failedPermanently ?? []) stmt.markFailed.run(c.campaign, c.phase, c.model, c.language, id, c.partKey, 1);
       for (const id of c.closeBatches ?? []) stmt.closeBatch.run(c.campaign, id);
       settleIn(c.campaign, c.reservationIds ?? [], c.costUsd);
+      if (c.possiblyBilledUsd) stmt.addPossiblyBilled.run(c.possiblyBilledUsd, c.campaign);
     });
   }
 

@@ -292,6 +292,11 @@ export interface PartCommit {
   readonly reservationIds?: readonly string[];
   /** Actual cost of the part's replies, added to spent once. */
   readonly costUsd: number;
+  /**
+   * Reservations of attempts sent and never answered (a timeout, an abort in flight): the provider
+   * may have billed them, so they move to possibly billed, counted against the cap, not released.
+   */
+  readonly possiblyBilledUsd?: number;
   /** Batches whose results this part holds: closed in the same transaction, never re-attached to. */
   readonly closeBatches?: readonly string[];
 }

@@ -13,7 +13,7 @@ import type { LedgerPartition } from '../../lib/store/types.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
 import { tempDir } from '../helpers/campaigns.js';
 import { startOpenAIBatchServer } from '../run/batchServers.js';
-import { startWireServer } from '../providers/helpers/wireServer.js';
+import { chatCompletion, startWireServer } from '../providers/helpers/wireServer.js';
 import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
 
 let h: Harness;
@@ -392,6 +392,52 @@ describe('worker handler', () => {
     } finally {
       h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
       delete process.env['SONDAGE_TEST_WORKER_KEY'];
+      await server.close();
+    }
+  });
+
+  it('starts no call that its attempt timeout (models[].timeout_s) would carry past the deadline: the items stay pending, unpaid, for the next invocation', async () => {
+    // prepare: an endpoint that answers at once; 100 s left before the deadline (60 s safety)
+    const server = await startWireServer([{ from: (req) => chatCompletion(req, 'Yes.') }]);
+    process.env['SONDAGE_TEST_DEADLINE_KEY'] = 'sk-test-local-0000000000000000';
+    const campaignWith = (name: string, timeoutS?: number) =>
+      uploadCampaign(h.store, name, (doc) => {
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain'];
+        doc.design['constraints'] = ['yesno'];
+        doc.design['story_limit'] = 2;
+        doc.models = [
+          {
+            id: 'local',
+            provider: 'openai-compatible',
+            model: 'qwen3-8b',
+            base_url: `${server.url}/v1`,
+            api_key_env: 'SONDAGE_TEST_DEADLINE_KEY',
+            rpm: 100_000,
+            price: { input_per_mtok: 1, output_per_mtok: 2 },
+            ...(timeoutS !== undefined ? { timeout_s: timeoutS } : {}),
+          },
+        ];
+      });
+    try {
+      await campaignWith('w-deadline');
+      const lateShards = await plan('w-deadline', 'exec-1');
+      const total = (await h.ledger.counts('w-deadline', 'generate')).pending;
+      // act: the default attempt timeout (120 s) does not fit in the 100 s left
+      const out = await createWorker(h.deps())(event('w-deadline', 'generate', 'exec-1', lateShards.generate), lambdaContext(160_000));
+      // assess: nothing sent, nothing reserved, spent or possibly billed, every item pending, and the worker asks to run again
+      expect(server.requests).toHaveLength(0);
+      expect(out).toMatchObject({ done: 0, failed: 0, pending: total, again: true });
+      expect(await h.ledger.budget('w-deadline')).toMatchObject({ spent_usd: 0, reserved_usd: 0, possibly_billed_usd: 0 });
+
+      // act: a model whose attempts end within 30 s fits, with the same time left
+      await campaignWith('w-deadline-fits', 30);
+      const fits = await plan('w-deadline-fits', 'exec-1');
+      const out2 = await createWorker(h.deps())(event('w-deadline-fits', 'generate', 'exec-1', fits.generate), lambdaContext(160_000));
+      expect(out2).toMatchObject({ done: total, failed: 0, pending: 0 });
+      expect(server.requests).toHaveLength(total);
+    } finally {
+      delete process.env['SONDAGE_TEST_DEADLINE_KEY'];
       await server.close();
     }
   });

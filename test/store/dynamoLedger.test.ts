@@ -55,6 +55,20 @@ describe.each(backends)('%s ledger', (_name, open) => {
     await ledger.close();
   });
 
+  it('a part commit moves the reservations of unanswered attempts to possibly billed, counted against the cap', async () => {
+    const ledger = open();
+    const c = campaign();
+    await ledger.initCampaign(c, 1, 'run-1');
+    await ledger.registerItems(c, { phase: 'g', model: 'm', language: 'en' }, ['a', 'b']);
+    expect(await ledger.reserve(c, 'chunk', 0.6)).toBe(true);
+    // 'a' answered for $0.1; 'b' timed out after it was sent: its $0.3 may have been billed.
+    await ledger.commitPart({ campaign: c, phase: 'g', model: 'm', language: 'en', partKey: 'p1', done: ['a'], failed: ['b'], reservationIds: ['chunk'], costUsd: 0.1, possiblyBilledUsd: 0.3 });
+    expect(await ledger.budget(c)).toMatchObject({ spent_usd: 0.1, reserved_usd: 0, possibly_billed_usd: 0.3 });
+    expect(await ledger.reserve(c, 'next', 0.61)).toBe(false);
+    expect(await ledger.reserve(c, 'next', 0.6)).toBe(true);
+    await ledger.close();
+  });
+
   it('keeps spending across a re-init with a new cap, and names a campaign with no budget', async () => {
     const ledger = open();
     const c = campaign();
