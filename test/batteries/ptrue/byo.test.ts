@@ -59,4 +59,14 @@ describe('bring-your-own P(True) rows', () => {
     expect(fromFile.cells).toHaveLength(3);
     await expect(analyzeByoFile(join(dir, 'rows.txt'), { draws: 0, seed: 1 })).rejects.toThrow(/unsupported file type/);
   });
+  it('never quotes a field that looks like an assignment (a .env given by mistake)', () => {
+    let message = '';
+    try {
+      parseByoRows('OPENAI_API_KEY=sk-test-123456\nOTHER=1\n', 'env.csv', 'csv');
+    } catch (err) {
+      message = JSON.stringify({ m: (err as Error).message, i: (err as { issues?: unknown }).issues });
+    }
+    expect(message).not.toBe('');
+    expect(message).not.toContain('sk-test-123456');
+  });
 });

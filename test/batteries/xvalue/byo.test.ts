@@ -104,4 +104,12 @@ describe('bring your own verdicts', () => {
     expect(result.rejected).toBe(8);
     expect(result.warnings).toEqual([{ file: 'v.csv', path: 'line 11, verdict', message: expect.stringMatching(/differs from the one-vote veto over B–H \(Fail\)/) }]);
   });
+  it('never quotes a header cell that looks like an assignment (a .env given by mistake)', () => {
+    const text = 'OPENAI_API_KEY=sk-test-123456\nOTHER=1\n';
+    const { rows: raw, issues } = parseByoText(text, 'env.csv', 'csv');
+    const result = byoToRows(raw, []);
+    const all = JSON.stringify([...issues, ...result.issues]);
+    expect(all).not.toContain('sk-test-123456');
+    expect(all).not.toContain('OPENAI_API_KEY=');
+  });
 });

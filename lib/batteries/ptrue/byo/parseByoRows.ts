@@ -41,7 +41,8 @@ function boolOf(v: unknown): boolean | null | undefined {
 function checkRow(file: string, line: number, rec: Record<string, unknown>, issues: FileIssue[]): PtrueRow | null {
   const before = issues.length;
   const at = (field: string, message: string) => issues.push({ file, path: `line ${line}: ${field}`, message });
-  for (const k of Object.keys(rec)) if (!(BYO_FIELDS as readonly string[]).includes(k)) at(k, `unexpected field; a row has ${BYO_FIELDS.join(', ')}`);
+  // A field that is no name at all (a .env given by mistake: `OPENAI_API_KEY=sk-…`) is never quoted.
+  for (const k of Object.keys(rec)) if (!(BYO_FIELDS as readonly string[]).includes(k)) at(/^[\w.:-]{1,60}$/.test(k) ? k : 'a field that is no field name (not shown)', `unexpected field; a row has ${BYO_FIELDS.join(', ')}`);
   for (const k of REQUIRED) if (!(k in rec) || (rec[k] === '' && k !== 'p_true') || (rec[k] === null && k !== 'p_true')) at(k, 'missing');
   const text = (k: string): string | null => (typeof rec[k] === 'string' && rec[k] !== '' ? (rec[k] as string) : typeof rec[k] === 'number' ? String(rec[k]) : null);
   const model = text('model');

@@ -55,10 +55,20 @@ export const byoVerdictRowSchema = z.strictObject(
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys'
-        ? `unknown column(s) ${iss.keys.join(', ')}; expected model, qa_id, strategy, verdict, language, category, scope, nature, A–H`
+        ? `unknown column(s) ${showColumns(iss.keys)}; expected model, qa_id, strategy, verdict, language, category, scope, nature, A–H`
         : `expected one verdict row as an object, got ${JSON.stringify(iss.input)?.slice(0, 60)}`,
   },
 );
+
+/**
+ * Names the unknown columns that look like column names; a header cell that is no name at all (a `.env`
+ * given by mistake: `OPENAI_API_KEY=sk-…`) is only counted, never quoted, as the QA-pair loader does.
+ */
+function showColumns(keys: readonly string[]): string {
+  const names = keys.filter((k) => /^[\w.:-]{1,60}$/.test(k));
+  const others = keys.length - names.length;
+  return [...names.map((k) => JSON.stringify(k)), ...(others > 0 ? [`${others} header cell(s) that are no column name (not shown)`] : [])].join(', ');
+}
 
 export type ByoVerdictRow = z.output<typeof byoVerdictRowSchema>;
 
