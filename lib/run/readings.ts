@@ -20,7 +20,8 @@ export function replyView(reply: ReplyRow): ReplyView {
   };
 }
 
-const fingerprints = new WeakMap<PromptItem, string>();
+/** An item's fingerprint, kept with the reader it was made for (an item belongs to one phase; the check costs nothing). */
+const fingerprints = new WeakMap<PromptItem, { readonly reader: string; readonly digest: string }>();
 
 /**
  * What a reading of `item` in `phase` is read with, as a short digest: the phase, its reader version
@@ -31,10 +32,11 @@ const fingerprints = new WeakMap<PromptItem, string>();
  * items it touched (lib/run/refreshReadings.ts reads those again).
  */
 export function readingFingerprint(phase: Pick<PhaseSpec, 'name' | 'readerVersion'>, item: PromptItem): string {
+  const reader = readerOf(phase);
   const known = fingerprints.get(item);
-  if (known !== undefined) return known;
-  const digest = createHash('sha256').update(`${readerOf(phase)}\u0000${readingInputs(item)}`).digest('hex').slice(0, 16);
-  fingerprints.set(item, digest);
+  if (known !== undefined && known.reader === reader) return known.digest;
+  const digest = createHash('sha256').update(`${reader}\u0000${readingInputs(item)}`).digest('hex').slice(0, 16);
+  fingerprints.set(item, { reader, digest });
   return digest;
 }
 

@@ -90,6 +90,9 @@ export async function refreshReadings(t: ReadingsRefreshTarget): Promise<Reading
   const ofSource = t.phase.readingsOf === 'source';
   let reread = 0;
   let changed = 0;
+  // The old digest goes before the first part is rewritten: a run killed halfway, then a design
+  // put back as it was, must not find its digest still there and skip parts read under the other.
+  let markerDropped = held === undefined;
   for (const key of replyParts) {
     const bytes = await t.store.get(key);
     if (bytes === undefined) continue;
@@ -121,6 +124,10 @@ export async function refreshReadings(t: ReadingsRefreshTarget): Promise<Reading
       else changed++;
     }
     reread += fresh.length;
+    if (!markerDropped) {
+      await t.store.delete(marker);
+      markerDropped = true;
+    }
     const rows = [...kept.map((r) => ({ ...r, model: t.model, language: t.language, read_with: (r['read_with'] as string | null | undefined) ?? null }) as unknown as ReadingRow), ...fresh];
     if (rows.length > 0) await t.writer.writePart(t.store, { campaign: t.campaign, phase: t.folder, table: 'readings', model: t.model, language: t.language, partName }, rows, { trusted: true });
     else if (stored !== undefined) await t.store.delete(readingsKey);

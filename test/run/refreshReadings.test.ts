@@ -126,4 +126,27 @@ describe('refreshReadings', () => {
     expect(await refreshReadings(target(now))).toEqual({ reread: 2, changed: 1 });
     expect(await labels()).toEqual({ a: 'incorrect', b: 'correct', c: 'correct', x: 'correct' });
   });
+
+  it('killed halfway, then the design put back as it was: the parts read under the other design are read again', async () => {
+    const was = [item('a', 'B'), item('b', 'B'), item('c', 'A'), item('x', 'B')];
+    await storeParts(was);
+    // The stored readings agree with the design: nothing is read, its digest is kept.
+    expect(await refreshReadings(target(was))).toEqual({ reread: 0, changed: 0 });
+    expect(await store.exists(readingsDigestKey('c', 'generate', 'm', 'en'))).toBe(true);
+    const edited = [item('a', 'C'), item('b', 'C'), item('c', 'B'), item('x', 'B')];
+    let writes = 0;
+    const dying: PartWriter = {
+      writePart: async (...args) => {
+        if (++writes === 2) throw new Error('killed');
+        return writer.writePart(...args);
+      },
+      convertPart: (...args) => writer.convertPart(...args),
+      close: async () => undefined,
+    };
+    await expect(refreshReadings(target(edited, dying))).rejects.toThrow('killed');
+    expect(await labels()).toEqual({ a: 'incorrect', b: 'correct', c: 'incorrect', x: 'correct' });
+    // The edit undone: part 1, read under the edit, is read again under the design as it was.
+    expect((await refreshReadings(target(was))).changed).toBe(2);
+    expect(await labels()).toEqual({ a: 'correct', b: 'incorrect', c: 'incorrect', x: 'correct' });
+  });
 });
