@@ -7,42 +7,35 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { runMain } from '../helpers/cli.js';
-import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { loadContext } from '../helpers/campaigns.js';
+import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
 import { ledgerSnapshot } from '../helpers/runData.js';
-import { chatCompletion, startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
+import { chatCompletion, type RecordedRequest } from '../providers/helpers/wireServer.js';
 
-const KEY = 'sk-test-local-0000000000000000';
 
 describe('empty replies', () => {
-  let server: WireServer | undefined;
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await server?.close();
-    await cleanup?.();
-    delete process.env['SONDAGE_TEST_KEY'];
-  });
+  let wire: WireCampaign | undefined;
+  afterEach(async () => wire?.close());
 
   it('content: null is stored as empty, never read or judged, recorded failed once, and shown by status', async () => {
     // About a third of the prompts (by the length of their messages) get content null; the rest a verdict.
     const empty = (req: RecordedRequest) => JSON.stringify((req.body as { messages: unknown }).messages).length % 3 === 0;
-    server = await startWireServer([
-      {
-        from: (req) => {
-          const reply = chatCompletion(req, 'Yes. That is how the story reads to me.', { prompt_tokens: 50, completion_tokens: 3 });
-          if (!empty(req)) return reply;
-          const json = reply.json as { choices: { message: { content: string | null } }[] };
-          json.choices[0]!.message.content = null;
-          return { json };
+    wire = await wireCampaign(
+      [
+        {
+          from: (req) => {
+            const reply = chatCompletion(req, 'Yes. That is how the story reads to me.', { prompt_tokens: 50, completion_tokens: 3 });
+            if (!empty(req)) return reply;
+            const json = reply.json as { choices: { message: { content: string | null } }[] };
+            json.choices[0]!.message.content = null;
+            return { json };
+          },
         },
-      },
-    ]);
-    process.env['SONDAGE_TEST_KEY'] = KEY;
-    const tmp = await tempDir('empty-replies');
-    cleanup = tmp.cleanup;
-    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
-      doc.design['languages'] = ['en'];
-      doc.models = [{ id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server!.url}/v1`, api_key_env: 'SONDAGE_TEST_KEY', price: { input_per_mtok: 1, output_per_mtok: 2 } }];
-    });
+      ],
+      { price: { input_per_mtok: 1, output_per_mtok: 2 } },
+      (doc) => void (doc.design['languages'] = ['en']),
+    );
+    const { server, file } = wire;
     const ctx = await loadContext(file);
     const data = ctx.dataDir;
 

@@ -12,10 +12,10 @@ import { EmbeddedLedger } from '../../lib/store/index.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { overrunLines } from '../../lib/cli/commands/run.js';
 import { runMain } from '../helpers/cli.js';
-import { chatCompletion, startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
-import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { chatCompletion, type RecordedRequest } from '../providers/helpers/wireServer.js';
+import { loadContext } from '../helpers/campaigns.js';
+import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
 
-const KEY = 'sk-test-local-0000000000000000';
 type Body = { messages: { role: string; content: string }[]; max_tokens: number };
 
 const perCharacter = (b: Body) => b.messages.reduce((s, m) => s + [...m.content].length + 3, 3);
@@ -30,31 +30,21 @@ function counting(prompt: (b: Body) => number, completion?: number) {
 }
 
 describe('spend under providers that count generously', () => {
-  let server: WireServer | undefined;
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await server?.close();
-    await cleanup?.();
-    delete process.env['SONDAGE_TEST_KEY'];
-  });
+  let wire: WireCampaign | undefined;
+  afterEach(async () => wire?.close());
 
   async function run(reply: (req: RecordedRequest) => { json: unknown }, budget: number) {
-    server = await startWireServer([{ from: reply }]);
-    process.env['SONDAGE_TEST_KEY'] = KEY;
-    const tmp = await tempDir('hostile-usage');
-    cleanup = tmp.cleanup;
-    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
+    wire = await wireCampaign([{ from: reply }], { rpm: 1_000_000, price: { input_per_mtok: 10, output_per_mtok: 30 } }, (doc) => {
       doc.budget_usd = budget;
       doc.concurrency = 256;
       doc.design['languages'] = ['en', 'ja', 'ko', 'zh'];
       doc.design['story_limit'] = 6;
-      doc.models = [{ id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server!.url}/v1`, api_key_env: 'SONDAGE_TEST_KEY', rpm: 1_000_000, price: { input_per_mtok: 10, output_per_mtok: 30 } }];
     });
-    const ctx = await loadContext(file);
+    const ctx = await loadContext(wire.file);
     const summary = await runCampaign(ctx, { signal: new AbortController().signal, allowPartial: true, skipAnalysis: true, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20, timeoutMs: 10_000 } });
     const ledger = new EmbeddedLedger(ctx.dataDir);
     try {
-      return { summary, budget: await ledger.budget(ctx.campaign.name), calls: server.requests.length, file };
+      return { summary, budget: await ledger.budget(ctx.campaign.name), calls: wire.server.requests.length, file: wire.file };
     } finally {
       await ledger.close();
     }

@@ -74,6 +74,19 @@ async function storeParts(items: PromptItem[]): Promise<void> {
   }
 }
 
+/** The writer, killed at its `n`th part: the parts before it are rewritten, the rest are not. */
+function killedAtWrite(n: number): PartWriter {
+  let writes = 0;
+  return {
+    writePart: async (...args) => {
+      if (++writes === n) throw new Error('killed');
+      return writer.writePart(...args);
+    },
+    convertPart: (...args) => writer.convertPart(...args),
+    close: async () => undefined,
+  };
+}
+
 async function labels(): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const partName of ['part-1.parquet', 'part-2.parquet']) {
@@ -110,15 +123,7 @@ describe('refreshReadings', () => {
   it('killed between two part rewrites: the next run rewrites the rest, and the first part is not read twice', async () => {
     await storeParts([item('a', 'B'), item('b', 'B'), item('c', 'A'), item('x', 'B')]);
     const now = [item('a', 'C'), item('b', 'C'), item('c', 'B'), item('x', 'B')];
-    let writes = 0;
-    const dying: PartWriter = {
-      writePart: async (...args) => {
-        if (++writes === 2) throw new Error('killed');
-        return writer.writePart(...args);
-      },
-      convertPart: (...args) => writer.convertPart(...args),
-      close: async () => undefined,
-    };
+    const dying = killedAtWrite(2);
     await expect(refreshReadings(target(now, dying))).rejects.toThrow('killed');
     expect(await store.exists(readingsDigestKey('c', 'generate', 'm', 'en'))).toBe(false);
     expect(await labels()).toEqual({ a: 'incorrect', b: 'correct', c: 'incorrect', x: 'correct' });
@@ -134,15 +139,7 @@ describe('refreshReadings', () => {
     expect(await refreshReadings(target(was))).toEqual({ reread: 0, changed: 0 });
     expect(await store.exists(readingsDigestKey('c', 'generate', 'm', 'en'))).toBe(true);
     const edited = [item('a', 'C'), item('b', 'C'), item('c', 'B'), item('x', 'B')];
-    let writes = 0;
-    const dying: PartWriter = {
-      writePart: async (...args) => {
-        if (++writes === 2) throw new Error('killed');
-        return writer.writePart(...args);
-      },
-      convertPart: (...args) => writer.convertPart(...args),
-      close: async () => undefined,
-    };
+    const dying = killedAtWrite(2);
     await expect(refreshReadings(target(edited, dying))).rejects.toThrow('killed');
     expect(await labels()).toEqual({ a: 'incorrect', b: 'correct', c: 'incorrect', x: 'correct' });
     // The edit undone: part 1, read under the edit, is read again under the design as it was.

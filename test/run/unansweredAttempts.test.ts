@@ -2,43 +2,38 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { itemMaxCost } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
-import { loadContext, rootItems, tempDir, writeCampaign, type CampaignDoc } from '../helpers/campaigns.js';
+import type { PromptItem } from '../../lib/core/types.js';
+import type { RunContext } from '../../lib/run/context.js';
+import { loadContext, rootItems, type CampaignDoc } from '../helpers/campaigns.js';
+import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
 import { ledgerSnapshot } from '../helpers/runData.js';
-import { startWireServer, type WireServer } from '../providers/helpers/wireServer.js';
+import type { WireServer } from '../providers/helpers/wireServer.js';
 
 // An attempt that was sent and never answered (it timed out) may have been billed: its
 // reservation stays charged, as possibly billed, against the cap — never released as $0. A retry
 // of it is a new call that reserves again. The attempt timeout is the model's own `timeout_s`.
 
-const ENV = 'SONDAGE_UNANSWERED_KEY';
 const PRICE = { input_per_mtok: 1, output_per_mtok: 2 };
 
-const servers: WireServer[] = [];
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-  await cleanup?.();
-  delete process.env[ENV];
-});
+let wire: WireCampaign | undefined;
+afterEach(async () => wire?.close());
+
+/** One story in English, plain yes/no, one generation each: a few calls to a server that never answers. */
+async function silentCampaign(model: Record<string, unknown> = {}): Promise<{ server: WireServer; ctx: RunContext; items: readonly PromptItem[]; dataDir: string }> {
+  wire = await wireCampaign([{ hang: true }], { rpm: 100_000, price: PRICE, ...model }, (doc: CampaignDoc) => {
+    doc.design['languages'] = ['en'];
+    doc.design['forms'] = ['plain'];
+    doc.design['constraints'] = ['yesno'];
+    doc.design['story_limit'] = 2;
+    doc.design['repeats'] = { count: 1, fraction: 0 };
+  });
+  const ctx = await loadContext(wire.file);
+  return { server: wire.server, ctx, items: rootItems(ctx, ctx.campaign.models[0]!, 'en'), dataDir: path.join(wire.dir, 'data') };
+}
 
 describe('attempts sent and never answered', () => {
   it('a server that never answers: each timed-out attempt (models[].timeout_s) is possibly billed at its reservation, within the cap', async () => {
-    const server = await startWireServer([{ hang: true }]);
-    servers.push(server);
-    const tmp = await tempDir('unanswered');
-    cleanup = tmp.cleanup;
-    process.env[ENV] = 'sk-test-local-0000000000000000';
-    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc: CampaignDoc) => {
-      doc.design['languages'] = ['en'];
-      doc.design['forms'] = ['plain'];
-      doc.design['constraints'] = ['yesno'];
-      doc.design['story_limit'] = 2;
-      doc.design['repeats'] = { count: 1, fraction: 0 };
-      doc.models = [{ id: 'silent', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: ENV, rpm: 100_000, price: PRICE, timeout_s: 0.3 }];
-    });
-    const ctx = await loadContext(file);
-    const items = rootItems(ctx, ctx.campaign.models[0]!, 'en');
-    const dataDir = path.join(tmp.dir, 'data');
+    const { server, ctx, items, dataDir } = await silentCampaign({ timeout_s: 0.3 });
 
     // The run's own attempt timeout is 2 minutes: only the model's timeout_s can end these attempts in time.
     const summary = await runCampaign(ctx, { dataDir, allowPartial: true, skipAnalysis: true, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1, timeoutMs: 120_000 } });
@@ -55,22 +50,7 @@ describe('attempts sent and never answered', () => {
   }, 30_000);
 
   it('calls in flight when the run is aborted (as the Lambda deadline aborts them) are possibly billed at their reservations', async () => {
-    const server = await startWireServer([{ hang: true }]);
-    servers.push(server);
-    const tmp = await tempDir('unanswered-abort');
-    cleanup = tmp.cleanup;
-    process.env[ENV] = 'sk-test-local-0000000000000000';
-    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc: CampaignDoc) => {
-      doc.design['languages'] = ['en'];
-      doc.design['forms'] = ['plain'];
-      doc.design['constraints'] = ['yesno'];
-      doc.design['story_limit'] = 2;
-      doc.design['repeats'] = { count: 1, fraction: 0 };
-      doc.models = [{ id: 'silent', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: ENV, rpm: 100_000, price: PRICE }];
-    });
-    const ctx = await loadContext(file);
-    const items = rootItems(ctx, ctx.campaign.models[0]!, 'en');
-    const dataDir = path.join(tmp.dir, 'data');
+    const { server, ctx, items, dataDir } = await silentCampaign();
     const controller = new AbortController();
     // Aborted once every call is on the wire.
     const sent = setInterval(() => {
