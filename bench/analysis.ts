@@ -4,7 +4,7 @@
  * form and answer constraint, both keyings and option orders, repeats on a seeded 60 % — as a
  * local run writes them (Parquet prompts, replies and readings), then every stage of the analysis
  * on them: each query of the SQL stage, the estimators, model identity with the story bootstrap
- * (seed 000 §5), habits (§6), reading agreement and the result files. Prints the time per stage,
+ * (Same Judgment, Different Yes §5), habits (§6), reading agreement and the result files. Prints the time per stage,
  * the total and the peak RSS of this process (process.resourceUsage().maxRSS, which includes
  * DuckDB's native memory).
  *

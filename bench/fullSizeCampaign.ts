@@ -1,5 +1,5 @@
 /**
- * The full-size FAR-6 inventory the benchmarks run (seed 000 §3 at the paper's scale): 8 simulated
+ * The full-size FAR-6 inventory the benchmarks run (Same Judgment, Different Yes §3 at the paper's scale): 8 simulated
  * models × 6 languages × 105 synthetic stories, every question form and answer constraint, both
  * keyings and option orders, repeats 3 × on a seeded share of the prompts, and a simulated judge.
  * One definition for bench/local-throughput, bench/analysis and the AWS cost test, so that the

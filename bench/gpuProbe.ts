@@ -7,9 +7,9 @@
  *   node --import tsx bench/gpuProbe.ts online  --model Qwen/Qwen3-8B --base-url http://127.0.0.1:8000/v1 --prompts prompts.jsonl [--in-flight 256]
  *
  * Prompts: the P(True) demo's multiple-choice questions (examples/ptrue/items.jsonl) in its six
- * languages, cycled to `--n`. Generation asks the answer (256 tokens at most, greedy, as seed 002
+ * languages, cycled to `--n`. Generation asks the answer (256 tokens at most, greedy, as Disentangling Question, Response, and Verifier Languages
  * §3.4); the probe asks one token with the first-token logprobs of the True/False label variants
- * (seed 002 §3.5), their ids from the battery's tokenizer table for the model.
+ * (Disentangling Question, Response, and Verifier Languages §3.5), their ids from the battery's tokenizer table for the model.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';

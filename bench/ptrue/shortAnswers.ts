@@ -1,7 +1,7 @@
 /**
- * Short answers in the six languages of seed 002 (en zh fr ja ko hi), written for this project to
+ * Short answers in the six languages of Disentangling Question, Response, and Verifier Languages (en zh fr ja ko hi), written for this project to
  * measure language identifiers on what the P(True) battery identifies: the replies of the generate
- * phase. Three shapes, as the battery asks for them (seed 002 §3.1): a bare short answer (TriviaQA /
+ * phase. Three shapes, as the battery asks for them (Disentangling Question, Response, and Verifier Languages §3.1): a bare short answer (TriviaQA /
  * LSQA: a name, a number, a phrase), a one-sentence answer, and an option letter with a brief
  * explanation (MMMLU). Names that are spelt alike in two languages ("Paris", "東京") are kept on
  * purpose: real replies have them, and no identifier can tell them apart.

@@ -16,8 +16,8 @@ export interface LanguageInfo {
 }
 
 /**
- * The languages of the three studies (seed 000: en zh de ja ko fr; seed 001 Table 9: ar de en es
- * fr id ja ko pt ru th ur vi zh; seed 002: en zh fr ja ko hi). Latin-script languages with few
+ * The languages of the three studies (Same Judgment, Different Yes: en zh de ja ko fr; Towards Cross-lingual Values Judgment Table 9: ar de en es
+ * fr id ja ko pt ru th ur vi zh; Disentangling Question, Response, and Verifier Languages: en zh fr ja ko hi). Latin-script languages with few
  * diacritics pack 3.3–4 characters a token; Cyrillic, Arabic and Vietnamese about 2.5; Devanagari
  * and Urdu about 2; Thai (no spaces, many combining marks) about 1.5.
  */

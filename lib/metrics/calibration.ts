@@ -1,6 +1,6 @@
 /**
  * Confidence metrics over (confidence, correct) pairs, shared by batteries (DESIGN.md "Batteries":
- * Brier, ECE and AUROC live once, below the batteries). P(True) (seed 002 §5) scores a first-token
+ * Brier, ECE and AUROC live once, below the batteries). P(True) (Disentangling Question, Response, and Verifier Languages §5) scores a first-token
  * P(True) against the correctness of the reply it judges; any probability of "correct" fits.
  *
  * Conventions, each chosen once here:
@@ -43,7 +43,7 @@ export function brierScore(pairs: readonly ScoredOutcome[]): number | null {
   return sum / pairs.length;
 }
 
-/** The ECE of seed 002 §5: 15 equal-width bins. */
+/** The ECE of Disentangling Question, Response, and Verifier Languages §5: 15 equal-width bins. */
 export const ECE_BINS = 15;
 
 /**
@@ -104,7 +104,7 @@ export function reliabilityBins(pairs: readonly ScoredOutcome[], bins: number = 
 }
 
 /**
- * Expected calibration error with `bins` equal-width bins (seed 002 §5: 15):
+ * Expected calibration error with `bins` equal-width bins (Disentangling Question, Response, and Verifier Languages §5: 15):
  * ECE = Σ_m (|B_m| / n) · |acc(B_m) − conf(B_m)| (Guo et al. 2017, Eq. 3; Naeini et al. 2015).
  * Empty bins add nothing. Null for no pairs.
  * @example expectedCalibrationError([{ p: 0.9, y: 1 }, { p: 0.9, y: 0 }]) // one bin: |0.5 − 0.9| = 0.4
@@ -145,7 +145,7 @@ export function auroc(pairs: readonly ScoredOutcome[]): number | null {
   return (rankSum - (n1 * (n1 + 1)) / 2) / (n1 * n0);
 }
 
-/** The four metrics of seed 002 §5 for one group of pairs (a configuration cell, a regime). */
+/** The four metrics of Disentangling Question, Response, and Verifier Languages §5 for one group of pairs (a configuration cell, a regime). */
 export interface ConfidenceSummary {
   readonly n: number;
   /** Share correct; null for no pairs. */

@@ -112,7 +112,7 @@ export function accuracy(c: Confusion): number | null {
 }
 
 /**
- * Accuracy on the negative gold class (X-Value's Acc0: on values-appropriate pairs, seed 001
+ * Accuracy on the negative gold class (X-Value's Acc0: on values-appropriate pairs, Towards Cross-lingual Values Judgment
  * §6.1), i.e. the specificity; null when the data hold no negative case.
  */
 export function accuracyOnNegatives(c: Confusion): number | null {
@@ -128,7 +128,7 @@ export function accuracyOnPositives(c: Confusion): number | null {
 }
 
 /**
- * Acc0 − Acc1 (seed 001 Table 2): positive when the judge errs towards "negative" (false
+ * Acc0 − Acc1 (Towards Cross-lingual Values Judgment Table 2): positive when the judge errs towards "negative" (false
  * negatives), negative when it errs towards "positive"; null when either side is undefined.
  */
 export function accuracyGap(c: Confusion): number | null {

@@ -1,5 +1,5 @@
 /**
- * Rank agreement between two orderings of the same units (models), shared by batteries. Seed 002
+ * Rank agreement between two orderings of the same units (models), shared by batteries. Disentangling Question, Response, and Verifier Languages
  * App. E compares model rankings between language settings with Kendall's τ and against the spread
  * of τ between the all-English ranking and its own item-bootstrap resamples.
  *

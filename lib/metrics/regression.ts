@@ -1,6 +1,6 @@
 /**
  * Ordinary least squares and a linear model with a random intercept per group, for the
- * matching-effect regressions of seed 002 §5 ("mixed models over 2,160 configuration cells and a
+ * matching-effect regressions of Disentangling Question, Response, and Verifier Languages §5 ("mixed models over 2,160 configuration cells and a
  * random intercept for each model"; per-model regressions as the model-level check).
  *
  * The mixed model is fitted here, in TypeScript, by restricted maximum likelihood (REML, as lme4's

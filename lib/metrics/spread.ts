@@ -1,5 +1,5 @@
 /**
- * Spread of a metric across groups (seed 001 Tables 2–5: "avg. std. range" of the accuracies of
+ * Spread of a metric across groups (Towards Cross-lingual Values Judgment Tables 2–5: "avg. std. range" of the accuracies of
  * the issue categories, or of the languages). The groups are weighted equally: the average is
  * the mean of the group values, not the pooled metric (Table 2, GPT-5.2 def-only: Acc 69.78, the
  * category average 69.85).
@@ -25,7 +25,7 @@ function defined(values: Iterable<number | null | undefined>): number[] {
 }
 
 /**
- * Population standard deviation √(Σ(x − x̄)² / n), the convention of seed 001: it reproduces the
+ * Population standard deviation √(Σ(x − x̄)² / n), the convention of Towards Cross-lingual Values Judgment: it reproduces the
  * paper's std columns (Table 2, GPT-5.2 def-only categories 68.38 … 73.77 → 2.96; the sample std
  * would be 3.20). Null for no value; 0 for one value. Two passes, centred, for accuracy.
  * @example populationStd([2, 4, 4, 4, 5, 5, 7, 9]) // 2

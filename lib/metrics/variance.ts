@@ -1,6 +1,6 @@
 /**
  * Explained-variance shares of crossed factors and their two-way interactions, shared by
- * batteries. Seed 002 §5 "Accuracy decomposition" and "Configuration-level decomposition" decompose
+ * batteries. Disentangling Question, Response, and Verifier Languages §5 "Accuracy decomposition" and "Configuration-level decomposition" decompose
  * correctness (or a cell metric) by question language, response language, verifier language or
  * stratum "and their two-way interactions", and report each term's share of the explained sum of
  * squares (the shares of §6.3 add up to 100 %: TriviaQA 51.0 + 37.4 + 11.6).
@@ -149,7 +149,7 @@ function firstMissing(levels: readonly (readonly string[])[], present: ReadonlyM
 }
 
 /**
- * Mean share of each term over several decompositions (seed 002 §5: "averaging explained-sum
+ * Mean share of each term over several decompositions (Disentangling Question, Response, and Verifier Languages §5: "averaging explained-sum
  * shares across models"); a decomposition whose shares are null (nothing explained) is left out.
  */
 export function averageShares(decompositions: readonly VarianceDecomposition[]): { readonly term: string; readonly share: number | null; readonly n: number }[] {

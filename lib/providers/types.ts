@@ -26,7 +26,7 @@ export interface GenerateResult {
    */
   readonly usage: { readonly input_tokens: number; readonly output_tokens: number; readonly cached_input_tokens?: number };
   readonly logprobs?: Readonly<Record<string, TokenLogprob>>;
-  /** The settings actually sent to the model (seed 000 "Generation settings"). */
+  /** The settings actually sent to the model (Same Judgment, Different Yes "Generation settings"). */
   readonly settings_sent?: Readonly<Record<string, unknown>>;
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { populationStd, spreadOf } from '../../lib/metrics/spread.js';
 
-describe('spread across groups (seed 001 "avg. std. range")', () => {
+describe('spread across groups (Towards Cross-lingual Values Judgment "avg. std. range")', () => {
   it('reproduces a row of the paper: Table 2, GPT-5.2 def-only, the seven category accuracies', () => {
     // Prepare: P&G, N&M, H&N, E&S, R&F, G&H, P&B as printed.
     const row = [68.38, 71.29, 70.59, 66.29, 73.03, 65.57, 73.77];

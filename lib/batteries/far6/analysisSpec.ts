@@ -1,5 +1,5 @@
 /**
- * FAR-6's analysis as the core runs it (seed 000 "Estimation steps"): the SQL stage over the
+ * FAR-6's analysis as the core runs it (Same Judgment, Different Yes "Estimation steps"): the SQL stage over the
  * generate phase's tables, the estimators, and the judge audit over the generate and audit
  * readings; the result files of report/.
  */

@@ -1,5 +1,5 @@
 /**
- * The judge audit's sample (seed 000 Appendix "Sentence judging"): a seeded sample of the judged
+ * The judge audit's sample (Same Judgment, Different Yes Appendix "Sentence judging"): a seeded sample of the judged
  * replies, stratified by model × language × answer constraint (the seed's "model, constraint
  * group, and language"), read again by a second judge model (`audit-second`) and by the primary
  * judge itself (`audit-retest`, test–retest). Both read the same sample. They are phases of the

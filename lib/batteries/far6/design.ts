@@ -1,5 +1,5 @@
 /**
- * FAR-6's section of the campaign file (seed 000 §3, "Generation settings", "Sentence judging"):
+ * FAR-6's section of the campaign file (Same Judgment, Different Yes §3, "Generation settings", "Sentence judging"):
  * the `design:` block, the judge role with its sample rate and audit, and the loading of the
  * stories and concept pairs it names.
  */
@@ -40,9 +40,9 @@ export const far6DesignSchema = z.strictObject({
         .default([...DEFAULT_IDENTITY_READOUTS])
         .meta({
           description:
-            'Readouts the model-identity analysis compares (seed 000 §5), as form/constraint/reader; `*` at the end matches a prefix (`plain/free/judge:*`). Default: plain/label/rule and plain/free/judge:*',
+            'Readouts the model-identity analysis compares (Same Judgment, Different Yes §5), as form/constraint/reader; `*` at the end matches a prefix (`plain/free/judge:*`). Default: plain/label/rule and plain/free/judge:*',
         }),
-      bootstrap_draws: z.int().min(1).max(100_000).default(BOOTSTRAP_DRAWS).meta({ description: 'Story-bootstrap draws of the identity intervals (seed 000 "Estimation steps": 300)' }),
+      bootstrap_draws: z.int().min(1).max(100_000).default(BOOTSTRAP_DRAWS).meta({ description: 'Story-bootstrap draws of the identity intervals (Same Judgment, Different Yes "Estimation steps": 300)' }),
     })
     .prefault({})
     .meta({ description: 'Choices of the analysis the paper fixes and a study may vary' }),
@@ -51,7 +51,7 @@ export const far6DesignSchema = z.strictObject({
 /** A parsed FAR-6 design (paths as written, relative to the campaign file). */
 export type Far6DesignSpec = z.output<typeof far6DesignSchema>;
 
-/** Seed 000 "Sentence judging": 4,590 audited replies over 153 strata, 30 per stratum. */
+/** Same Judgment, Different Yes "Sentence judging": 4,590 audited replies over 153 strata, 30 per stratum. */
 export const DEFAULT_AUDIT_PER_STRATUM = 30;
 
 const judgeAuditSchema = z
@@ -76,7 +76,7 @@ const judgeAuditSchema = z
       ctx.addIssue({ code: 'custom', path: [], input: audit, message: 'asks for nothing: set retest: true, add a second_judge, or remove the audit block' });
     }
   })
-  .meta({ description: 'Judge audit (seed 000 "Sentence judging"): a second judge and a retest on a seeded, stratified sample' });
+  .meta({ description: 'Judge audit (Same Judgment, Different Yes "Sentence judging"): a second judge and a retest on a seeded, stratified sample' });
 
 /** The judge role's fields besides its model entry. */
 const judgeExtras = {
@@ -85,11 +85,11 @@ const judgeExtras = {
     .min(0)
     .max(1)
     .default(0.04)
-    .meta({ description: 'Share of the other yes/no-first and label replies that are judged (seed 000 "Judged coverage")' }),
+    .meta({ description: 'Share of the other yes/no-first and label replies that are judged (Same Judgment, Different Yes "Judged coverage")' }),
   audit: judgeAuditSchema.optional(),
 };
 
-/** The sentence judge and the audit's second judge (seed 000 "Sentence judging"). */
+/** The sentence judge and the audit's second judge (Same Judgment, Different Yes "Sentence judging"). */
 export const FAR6_ROLES: Readonly<Record<string, RoleSpec>> = {
   judge: { required: true, description: 'the sentence judge: reads the judged replies with the four-way codebook', extras: judgeExtras },
   second_judge: {
@@ -100,7 +100,7 @@ export const FAR6_ROLES: Readonly<Record<string, RoleSpec>> = {
 };
 
 /**
- * Seed 000 "Sentence judging": a seeded sample of judged replies, stratified by model × language ×
+ * Same Judgment, Different Yes "Sentence judging": a seeded sample of judged replies, stratified by model × language ×
  * answer constraint, re-judged by a second judge model and by the same judge again (test–retest).
  */
 export interface JudgeAudit {

@@ -1,5 +1,5 @@
 /**
- * FAR-6 (seed 000, "Same Judgment, Different Yes"): moral vignettes asked as polar, negative,
+ * FAR-6 ("Same Judgment, Different Yes"): moral vignettes asked as polar, negative,
  * alternative and or-not questions under four answer constraints, in six languages; every reply
  * read by a fixed token rule and, for the judged strata, by a sentence judge; judgment profiles,
  * readout convergence, model identity, answer habits and polarity shares. README.md beside this

@@ -1,5 +1,5 @@
 /**
- * FAR-6's phase graph (seed 000 §3, "Sentence judging", "Judged coverage"): `generate` asks every
+ * FAR-6's phase graph (Same Judgment, Different Yes §3, "Sentence judging", "Judged coverage"): `generate` asks every
  * item of the design and reads the opening by the fixed token rule; `judge` has the sentence judge
  * read the judged replies (its labels are readings of the generate items, stored beside the rule
  * readings); with a judge audit, `audit-second` and `audit-retest` have the second judge and the
@@ -29,7 +29,7 @@ const RAW_CHARS = 2000;
 
 const far6 = (item: PromptItem): Far6Item => item as Far6Item;
 
-/** Seed 000 §3: the opening read by R and, for verdict openings, by R+. Free sentences have no rule reading. */
+/** Same Judgment, Different Yes §3: the opening read by R and, for verdict openings, by R+. Free sentences have no rule reading. */
 export function ruleReadings(item: Far6Item, text: string): ReadingDraft[] {
   const map = item.extras.reading_map;
   if (map.kind === 'none') return [];
@@ -38,7 +38,7 @@ export function ruleReadings(item: Far6Item, text: string): ReadingDraft[] {
   return out;
 }
 
-/** The judge's label of the item it read (seed 000 "Sentence judging"), under the reader `judge:<judge id>`. */
+/** The judge's label of the item it read (Same Judgment, Different Yes "Sentence judging"), under the reader `judge:<judge id>`. */
 function judgeReading(judgeId: string): (item: PromptItem, reply: ReplyView) => ReadingDraft[] {
   const reader = judgeReaderId(judgeId);
   return (_item, reply) => {
@@ -118,7 +118,7 @@ export function far6Phases(campaign: CampaignCore, data: Far6Data): PhaseSpec[] 
   const primary = judgeReaderId(judge.judge.id);
   const codebook: readonly string[] = CODEBOOK_LABELS;
 
-  /** Seed 000 "Sentence judging": the sample of the replies the primary judge read with a codebook label, read again. */
+  /** Same Judgment, Different Yes "Sentence judging": the sample of the replies the primary judge read with a codebook label, read again. */
   const auditPhase = (name: string, role: string): PhaseSpec => ({
     name,
     // The judge's labels are stored with the generate readings; the judge phase must have run.

@@ -4,7 +4,7 @@ import type { PromptColumns } from '../../store/schemas.js';
 import type { Far6Item } from './types.js';
 
 /**
- * FAR-6's columns of the prompts table (seed 000 §3): the nine design factors, then the reading
+ * FAR-6's columns of the prompts table (Same Judgment, Different Yes §3): the nine design factors, then the reading
  * map (JSON) and the two proposition sentences that the readers and the analysis use.
  */
 export const FAR6_PROMPT_COLUMNS: PromptColumns = {

@@ -1,7 +1,7 @@
 import { CORE_SQL, SqlLibrary } from '../../query/sql.js';
 
 /**
- * The FAR-6 queries (seed 000 "Estimation steps"), in the order the analysis runs them; they
+ * The FAR-6 queries (Same Judgment, Different Yes "Estimation steps"), in the order the analysis runs them; they
  * include the core's chosen_replies and one_reading.
  */
 export const FAR6_SQL = new SqlLibrary(

@@ -1,18 +1,18 @@
 /**
- * The FAR-6 design (seed 000, §3 and "Answer instructions"): its languages, factors, reading maps
+ * The FAR-6 design (Same Judgment, Different Yes, §3 and "Answer instructions"): its languages, factors, reading maps
  * and stories, and the PromptItem it expands into.
  */
 import type { PromptItem } from '../../core/types.js';
 
-/** Seed 000: the six languages the battery renders (templates written per language, not translated). */
+/** Same Judgment, Different Yes: the six languages the battery renders (templates written per language, not translated). */
 export const LANGUAGES = ['en', 'zh', 'de', 'ja', 'ko', 'fr'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-/** Seed 000 §3: plain polar, negative interrogative, alternative ("wrong or right?"), or-not. */
+/** Same Judgment, Different Yes §3: plain polar, negative interrogative, alternative ("wrong or right?"), or-not. */
 export const QUESTION_FORMS = ['plain', 'negint', 'alternative', 'ornot'] as const;
 export type QuestionForm = (typeof QUESTION_FORMS)[number];
 
-/** Seed 000 §3 / "Answer instructions": free sentence, verdict-first, yes/no-first, proposition letter. */
+/** Same Judgment, Different Yes §3 / "Answer instructions": free sentence, verdict-first, yes/no-first, proposition letter. */
 export const ANSWER_CONSTRAINTS = ['free', 'verdict', 'yesno', 'label'] as const;
 export type AnswerConstraint = (typeof ANSWER_CONSTRAINTS)[number];
 
@@ -27,7 +27,7 @@ export const STORY_GROUPS = ['acceptable', 'contested', 'violation'] as const;
 export type StoryGroup = (typeof STORY_GROUPS)[number];
 
 /**
- * How the fixed token rule reads an item's opening (seed 000 §3: "the fixed token rule reads yes
+ * How the fixed token rule reads an item's opening (Same Judgment, Different Yes §3: "the fixed token rule reads yes
  * as affirming the term named in the question and no as its opposite, counting German doch and
  * French si with yes"). `tokens` maps every accepted opening surface form (case-folded) to the
  * proposition it stands for under that rule; the structured fields say which form plays which

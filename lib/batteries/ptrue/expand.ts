@@ -1,5 +1,5 @@
 /**
- * Item expansion of the three phases (seed 002 §3.2): pure functions from the plan, the partition
+ * Item expansion of the three phases (Disentangling Question, Response, and Verifier Languages §3.2): pure functions from the plan, the partition
  * (model under test × question language) and, for the dependent phases, the generate items and
  * their replies, to PromptItems in a stable order.
  *

@@ -1,5 +1,5 @@
 /**
- * P(True) (seed 002, "Question, response and verifier languages in multilingual P(True)
+ * P(True) (Disentangling Question, Response, and Verifier Languages, "Question, response and verifier languages in multilingual P(True)
  * self-evaluation"): generate (question × response language, greedy, ≤256 tokens) → verify (each
  * verifier language, one token, first-token P(True)) and an optional 1–5 judge for free-text
  * answers; exact option match for multiple choice; accuracy, Brier, 15-bin ECE, AUROC, matching

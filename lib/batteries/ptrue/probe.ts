@@ -1,5 +1,5 @@
 /**
- * Each model's probe (seed 002 §3.5): how its verify replies are asked for and read.
+ * Each model's probe (Disentangling Question, Response, and Verifier Languages §3.5): how its verify replies are asked for and read.
  *
  * - A model served by vLLM (`openai-compatible`) whose tokenizer is in the battery's table (by its
  *   provider model name, or named in `design.probe.tokenizers`), or given its ids there: vLLM's

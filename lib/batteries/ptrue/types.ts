@@ -1,15 +1,15 @@
 /**
- * The P(True) battery's vocabulary of types (seed 002 §3): base items of parallel multilingual
+ * The P(True) battery's vocabulary of types (Disentangling Question, Response, and Verifier Languages §3): base items of parallel multilingual
  * benchmarks, the factors of its prompt items, and its phases' names.
  */
 import type { FactorRecord, LanguageCode, PromptItem } from '../../core/types.js';
 
-/** The six languages of seed 002 §3.1, in the paper's order. */
+/** The six languages of Disentangling Question, Response, and Verifier Languages §3.1, in the paper's order. */
 export const PTRUE_LANGUAGES = ['en', 'zh', 'fr', 'ja', 'ko', 'hi'] as const;
 export type PtrueLanguage = (typeof PTRUE_LANGUAGES)[number];
 
 /**
- * How a benchmark asks (seed 002 §3.1): `multiple_choice` (MMMLU: an option letter and a brief
+ * How a benchmark asks (Disentangling Question, Response, and Verifier Languages §3.1): `multiple_choice` (MMMLU: an option letter and a brief
  * explanation, scored by exact option match) or `short_answer` (LSQA, TriviaQA: a concise free-text
  * answer, scored by the judge). The kind also places the response-language directive (§3.4).
  */

@@ -1,5 +1,5 @@
 /**
- * X-Value (seed 001, "X-Value: A Benchmark for Cross-lingual Value Judgments"): question–answer
+ * X-Value (Towards Cross-lingual Values Judgment, "X-Value: A Benchmark for Cross-lingual Value Judgments"): question–answer
  * pairs in 14 languages judged for value alignment, definition-only (§6.1) or by the two-stage
  * rubric (step 1 scope and nature, step 2 the checkpoint list, step 3 the question's quality,
  * §6.2); verdicts against the gold annotations, accuracy per language and category, checkpoint

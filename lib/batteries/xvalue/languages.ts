@@ -9,7 +9,7 @@ export interface LanguageContext {
 }
 
 /**
- * Seed 001 Appendix J, Table 9: "the language codes along with their corresponding languages and
+ * Towards Cross-lingual Values Judgment Appendix J, Table 9: "the language codes along with their corresponding languages and
  * countries/regions used for constructing prompts", verbatim.
  */
 export const LANGUAGE_CONTEXT: Readonly<Record<Language, LanguageContext>> = {

@@ -5,7 +5,7 @@ import { CHECKPOINTS, checkpointVerdict } from './types.js';
 import type { XvalueItem } from './types.js';
 
 /**
- * X-Value's columns of the prompts table: the factors, then the gold annotation (seed 001 §5.2)
+ * X-Value's columns of the prompts table: the factors, then the gold annotation (Towards Cross-lingual Values Judgment §5.2)
  * flattened for the SQL stage — the overall conclusion, scope, nature, core issue, checkpoint A's
  * label and B–H as Pass/Fail — and whole as JSON (reasons and offending sentences). Every item
  * carries the gold of its pair, so the analysis needs no data file besides the tables.

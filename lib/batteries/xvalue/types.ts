@@ -1,19 +1,19 @@
 /**
- * X-Value (seed 001): the vocabulary of the study — its 14 languages (Table 9), 7 issue categories
+ * X-Value (Towards Cross-lingual Values Judgment): the vocabulary of the study — its 14 languages (Table 9), 7 issue categories
  * (Table 1), the two prompting strategies (§6.1), the checkpoints A–H of the rubric (§4.2), and
  * the annotation metadata of one QA pair (§5.2, Eq. 1) — and the PromptItem it expands into.
  */
 import type { PromptItem } from '../../core/types.js';
 
-/** Seed 001 Table 9 / Table 7: the 14 language codes, in the paper's table order. */
+/** Towards Cross-lingual Values Judgment Table 9 / Table 7: the 14 language codes, in the paper's table order. */
 export const LANGUAGES = ['ar', 'de', 'en', 'es', 'fr', 'id', 'ja', 'ko', 'pt', 'ru', 'th', 'ur', 'vi', 'zh'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-/** Seed 001 Table 1: the abbreviations, in the paper's column order (Table 2). */
+/** Towards Cross-lingual Values Judgment Table 1: the abbreviations, in the paper's column order (Table 2). */
 export const CATEGORIES = ['P&G', 'N&M', 'H&N', 'E&S', 'R&F', 'G&H', 'P&B'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
-/** Seed 001 Table 1: the full names of the categories. */
+/** Towards Cross-lingual Values Judgment Table 1: the full names of the categories. */
 export const CATEGORY_NAMES: Readonly<Record<Category, string>> = {
   'P&G': 'Political Power & Governance Legitimacy',
   'N&M': 'National Sovereignty & Military Security',
@@ -24,7 +24,7 @@ export const CATEGORY_NAMES: Readonly<Record<Category, string>> = {
   'P&B': 'Public Safety & Bioethics',
 };
 
-/** Seed 001 §6.1: the definition-only prompt, and the rubric prompt (the three-step chain). */
+/** Towards Cross-lingual Values Judgment §6.1: the definition-only prompt, and the rubric prompt (the three-step chain). */
 export const STRATEGIES = ['defonly', 'rubric'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 
@@ -32,7 +32,7 @@ export type Strategy = (typeof STRATEGIES)[number];
 export const PHASES = ['defonly', 'step1', 'step2', 'step3'] as const;
 export type PhaseName = (typeof PHASES)[number];
 
-/** Seed 001 §4.2: holistic checkpoints (A on the Question, B–D on the Answer) and fine-grained ones. */
+/** Towards Cross-lingual Values Judgment §4.2: holistic checkpoints (A on the Question, B–D on the Answer) and fine-grained ones. */
 export const HOLISTIC_CHECKPOINTS = ['A', 'B', 'C', 'D'] as const;
 export const FINE_GRAINED_CHECKPOINTS = ['E', 'F', 'G', 'H'] as const;
 export const CHECKPOINTS = [...HOLISTIC_CHECKPOINTS, ...FINE_GRAINED_CHECKPOINTS] as const;
@@ -41,12 +41,12 @@ export type FineGrainedCheckpoint = (typeof FINE_GRAINED_CHECKPOINTS)[number];
 export type AnswerCheckpoint = Exclude<Checkpoint, 'A'>;
 
 /**
- * Seed 001 §4.2: checkpoint A "provides contextual reference, though it does not contribute to
+ * Towards Cross-lingual Values Judgment §4.2: checkpoint A "provides contextual reference, though it does not contribute to
  * the final integrated judgment"; the one-vote veto runs over B–H.
  */
 export const VETO_CHECKPOINTS: readonly AnswerCheckpoint[] = ['B', 'C', 'D', 'E', 'F', 'G', 'H'];
 
-/** Seed 001 §4.2: the names of the checkpoints (holistic B–D by nature, §4.2 Stage 2-1). */
+/** Towards Cross-lingual Values Judgment §4.2: the names of the checkpoints (holistic B–D by nature, §4.2 Stage 2-1). */
 export const CHECKPOINT_NAMES: Readonly<Record<Checkpoint, string>> = {
   A: 'Question review (leading bias or factual error)',
   B: 'Stance deviation (Consensus) / Regional adaptation (Pluralism)',
@@ -63,18 +63,18 @@ export type Scope = (typeof SCOPES)[number];
 export const NATURES = ['Consensus', 'Pluralism'] as const;
 export type Nature = (typeof NATURES)[number];
 
-/** Seed 001 §5.2: y ∈ {Pass, Fail}; Pass is values-appropriate (0), Fail values-inappropriate (1). */
+/** Towards Cross-lingual Values Judgment §5.2: y ∈ {Pass, Fail}; Pass is values-appropriate (0), Fail values-inappropriate (1). */
 export const VERDICTS = ['Pass', 'Fail'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-/** Seed 001 §5.2: e_{i,1} ∈ {Pass, Biased Prompting, Factual Error}. */
+/** Towards Cross-lingual Values Judgment §5.2: e_{i,1} ∈ {Pass, Biased Prompting, Factual Error}. */
 export const QUESTION_LABELS = ['Pass', 'Biased Prompting', 'Factual Error'] as const;
 export type QuestionLabel = (typeof QUESTION_LABELS)[number];
 
 /** The label of a reading that could not be read: never a guess (readers return it). */
 export const INVALID = 'invalid';
 
-// ---- annotated QA pairs (seed 001 §5.2, Eq. 1) -----------------------------------------------
+// ---- annotated QA pairs (Towards Cross-lingual Values Judgment §5.2, Eq. 1) -----------------------------------------------
 
 /** A holistic Answer checkpoint B–D: Pass, or Fail with the annotator's reason. */
 export interface HolisticAnnotation {

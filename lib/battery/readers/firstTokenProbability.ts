@@ -1,10 +1,10 @@
 /**
  * First-token probability of a binary verdict, shared by batteries (DESIGN.md "battery/: shared
- * readers … first-token probability"). P(True) (seed 002 §3.5, App. A; after Kadavath et al. 2022,
+ * readers … first-token probability"). P(True) (Disentangling Question, Response, and Verifier Languages §3.5, App. A; after Kadavath et al. 2022,
  * "Language Models (Mostly) Know What They Know") asks a model whether an answer is correct and
  * reads the first generated token's distribution over the label's token variants.
  *
- * The formula (seed 002 §3.5: "English True/False token variants supplied the max-logit P(True)
+ * The formula (Disentangling Question, Response, and Verifier Languages §3.5: "English True/False token variants supplied the max-logit P(True)
  * score"): with ℓ_T the largest log-probability among the True variants (`True`, ` True`, `true`, …)
  * and ℓ_F the largest among the False variants,
  *

@@ -24,7 +24,7 @@ export type MessagesWireRequest = MessageCreateParamsNonStreaming & { temperatur
  * The Messages body for a request. System messages become the top-level `system` text (the API
  * has no system role); `thinking: off` is sent as `{ type: 'disabled' }` and a budget as
  * `{ type: 'enabled', budget_tokens }`, so the stored settings say which one the model ran with
- * (seed 000 "Generation settings"). `seed`, `logprobs` and `reasoning_effort` have no Messages
+ * (Same Judgment, Different Yes "Generation settings"). `seed`, `logprobs` and `reasoning_effort` have no Messages
  * counterpart and are not sent. Pure: exported for tests.
  * @throws ProviderCallError `bad_request` when a thinking budget is not below `max_tokens` (the API's rule),
  *   or for `candidate_logprobs` (a vLLM extension the Messages API has no counterpart for).

@@ -62,7 +62,7 @@ export type ChatWireBody = ChatCompletionCreateParamsNonStreaming & VllmExtraBod
 const CANDIDATE_TOP_K = 20;
 
 /**
- * The chat-completions body for a request (seed 000 "Generation settings": only the settings the
+ * The chat-completions body for a request (Same Judgment, Different Yes "Generation settings": only the settings the
  * campaign set are sent, so the provider's own defaults stay visible as absences in `settings_sent`).
  * `candidate_logprobs` becomes vLLM's extra body fields (only on `openai-compatible`).
  * Pure: exported for tests.
@@ -96,7 +96,7 @@ export function toWireRequest(req: GenerateRequest, model: string, flavour: Chat
       false,
     );
   }
-  // Seed 002 §3.4 "thinking disabled where a model has it": on vLLM that is the chat template's
+  // Disentangling Question, Response, and Verifier Languages §3.4 "thinking disabled where a model has it": on vLLM that is the chat template's
   // switch (Qwen3: enable_thinking). OpenAI's own API has no such switch (reasoning_effort is its own setting).
   if (flavour === 'openai-compatible' && (s.thinking === 'off' || s.chat_template_kwargs !== undefined)) {
     body.chat_template_kwargs = { ...(s.thinking === 'off' ? { enable_thinking: false } : {}), ...s.chat_template_kwargs };

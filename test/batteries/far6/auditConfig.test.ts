@@ -3,7 +3,7 @@ import { parseCampaign } from '../../../lib/design/campaign.js';
 import { DEFAULT_AUDIT_PER_STRATUM, judgeSettingsOf } from '../../../lib/batteries/far6/design.js';
 import { CampaignFileError } from '../../../lib/errors.js';
 
-// The judge.audit block of the campaign file (seed 000 "Sentence judging").
+// The judge.audit block of the campaign file (Same Judgment, Different Yes "Sentence judging").
 
 const CWD = '/work/camp';
 

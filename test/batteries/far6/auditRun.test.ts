@@ -6,7 +6,7 @@ import { readParquet, tableGlob } from '../../../lib/store/index.js';
 import { loadContext, tempDir, writeCampaign } from '../../helpers/campaigns.js';
 import { costOf, okCounts, readResult, storedReplies } from '../../helpers/runData.js';
 
-// End to end on the simulated providers: the judge audit (seed 000 "Sentence judging") after the
+// End to end on the simulated providers: the judge audit (Same Judgment, Different Yes "Sentence judging") after the
 // judge phase, its readings apart from the main analysis, judge_audit.csv with sane numbers, and a
 // second run that asks for nothing again.
 

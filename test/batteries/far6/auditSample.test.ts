@@ -9,7 +9,7 @@ import { planCampaign } from '../../../lib/run/planCampaign.js';
 import type { RunContext } from '../../../lib/run/runCampaign.js';
 import { loadContext, tempDir, writeCampaign } from '../../helpers/campaigns.js';
 
-// The judge audit's sample (seed 000 "Sentence judging"): seeded, stratified by model × language ×
+// The judge audit's sample (Same Judgment, Different Yes "Sentence judging"): seeded, stratified by model × language ×
 // answer constraint, the same in every run and for both audit phases.
 
 interface Candidate {

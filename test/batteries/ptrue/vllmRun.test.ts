@@ -90,7 +90,7 @@ describe('P(True) on a vLLM wire server, through the run loop', () => {
     const bodies = server.requests.map((r) => r.body as Body);
     const generate = bodies.filter((b) => b.max_tokens !== 1);
     expect(generate).toHaveLength(12);
-    // Seed 002 §3.4: greedy, at most 256 new tokens, thinking disabled (Qwen3's chat-template switch).
+    // Disentangling Question, Response, and Verifier Languages §3.4: greedy, at most 256 new tokens, thinking disabled (Qwen3's chat-template switch).
     for (const b of generate) expect(b).toMatchObject({ temperature: 0, max_tokens: 256, chat_template_kwargs: { enable_thinking: false } });
     const verifyBodies = bodies.filter((b) => b.max_tokens === 1);
     expect(verifyBodies[0]!.logprob_token_ids!.slice(0, 2)).toEqual([QWEN.TRUE, QWEN.SPACE_TRUE]);

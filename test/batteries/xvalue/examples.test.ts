@@ -101,7 +101,7 @@ describe('the demo campaign', () => {
         ': unknown key(s) "extra"; expected qa_pairs, languages, categories, strategies, per_cell, prompts',
         expect.stringMatching(/^languages\.2: unknown language "xx"/),
         expect.stringMatching(/^categories\.0: unknown category "Sports"/),
-        'strategies.0: expected a strategy: defonly or rubric (seed 001 §6.1)',
+        'strategies.0: expected a strategy: defonly or rubric (Towards Cross-lingual Values Judgment §6.1)',
       ]),
     );
     expect(xvalueDesignSchema.parse({ qa_pairs: ['a.csv', 'b.jsonl'], categories: ['Gender Equality & Human Rights'], per_cell: 3 })).toMatchObject({ categories: ['G&H'], per_cell: 3 });

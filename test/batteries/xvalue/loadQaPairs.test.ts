@@ -118,7 +118,7 @@ describe('loadQaPairs: JSONL', () => {
   it('warns, without failing, when the overall conclusion contradicts the one-vote veto', async () => {
     const file = await write('veto.jsonl', jsonl([
       record('v1', {}, { checkpoints: { A: 'Pass', B: 'Pass', C: 'Fail: excuses harm', D: 'Pass', E: 'None', F: 'None', G: 'None', H: 'None' }, overall: 'Pass' }),
-      // A alone never vetoes (seed 001 §4.2): Factual Error with an overall Pass is consistent.
+      // A alone never vetoes (Towards Cross-lingual Values Judgment §4.2): Factual Error with an overall Pass is consistent.
       record('v2', {}, { checkpoints: { A: 'Factual Error', B: 'Pass', C: 'Pass', D: 'Pass', E: 'None', F: 'None', G: 'None', H: 'None' }, overall: 'Pass' }),
     ]));
     const { pairs, warnings } = await loadQaPairs([file]);

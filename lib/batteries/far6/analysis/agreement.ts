@@ -1,5 +1,5 @@
 /**
- * The same replies read twice (seed 000 §3 last paragraph, §4 Figure 2b, §7 Figure 5): reply-level
+ * The same replies read twice (Same Judgment, Different Yes §3 last paragraph, §4 Figure 2b, §7 Figure 5): reply-level
  * disagreement between the token rule and the sentence judge among replies both read decisively,
  * and the polarity share of the negative-interrogative token given its judged sentence.
  *
@@ -71,7 +71,7 @@ function cmp(a: string, b: string): number {
 }
 
 /**
- * Seed 000 Figure 2b: per cell, form, constraint and reader pair, the share of replies with both
+ * Same Judgment, Different Yes Figure 2b: per cell, form, constraint and reader pair, the share of replies with both
  * readings decisive whose readings differ; then per form, constraint and reader pair, the mean
  * over cells (each cell weighted equally, as the seed's "mean disagreement across cells").
  */
@@ -124,7 +124,7 @@ function isJudge(reader: string): boolean {
 }
 
 /**
- * Seed 000 §7: polarity shares of the negative-interrogative yes/no token given the judged
+ * Same Judgment, Different Yes §7: polarity shares of the negative-interrogative yes/no token given the judged
  * sentence, per model, language, cell, construction family and wording (with and without the
  * model). Levels that pool models also give the mean of the models' shares (Figure 5c's bars).
  */

@@ -1,5 +1,5 @@
 /**
- * The first part of the FAR-6 analysis (seed 000 §3, §4, §6, "Estimation steps"): the portable SQL
+ * The first part of the FAR-6 analysis (Same Judgment, Different Yes §3, §4, §6, "Estimation steps"): the portable SQL
  * stage aggregates replies to item level, the TypeScript estimators do the rest.
  */
 import { agreementAnalysis, parseAgreementRows } from './agreement.js';
@@ -18,7 +18,7 @@ import type { AnalysisResults, EstimateOptions, IdentityOptions, Queryable, Tabl
 export type AnalyzeOptions = EstimateOptions &
   IdentityOptions & {
     /**
-     * The judge audit (seed 000 "Sentence judging"): a readings source holding the generate-phase
+     * The judge audit (Same Judgment, Different Yes "Sentence judging"): a readings source holding the generate-phase
      * readings and the audit phases' readings together (their `phase` column tells them apart),
      * and the primary judge's reader where the generate readings hold more than one judge.
      */
@@ -41,7 +41,7 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
   // query while identity's bootstrap (seconds at full size) runs here.
   const sameRows = await FAR6_SQL.start(db, 'same_replies_shares', tables);
   const residual = residualReadoutComparisons(estimates.storyScores, estimates.comparisons, estimates.minCommonStories);
-  // Seed 000 §5 and §6: across cells, on the story scores and habits just estimated.
+  // Same Judgment, Different Yes §5 and §6: across cells, on the story scores and habits just estimated.
   const identity = identityAnalysis(estimates.storyScores, { ...opts, minCommonStories: estimates.minCommonStories });
   const habits = habitAnalysis(estimates.cellHabits);
   const sameReplies = sameRepliesAnalysis(parseItemShareRows(await sameRows(), labelMaps, 'same_replies_shares.sql'), opts.minCommonStories);

@@ -1,5 +1,5 @@
 /**
- * FAR-6 estimators (seed 000 §3 "The battery and the measurement contract", §6 "Answer habits" and
+ * FAR-6 estimators (Same Judgment, Different Yes §3 "The battery and the measurement contract", §6 "Answer habits" and
  * the appendix "Estimation steps"). Pure functions over item rows from item_shares.sql; no I/O.
  *
  * Estimation steps, as written in the seed:
@@ -29,7 +29,7 @@ import type {
   StoryScore,
 } from './types.js';
 
-/** Seed 000 "Estimation steps": two cells are compared on their common stories when at least eight exist. */
+/** Same Judgment, Different Yes "Estimation steps": two cells are compared on their common stories when at least eight exist. */
 export const MIN_COMMON_STORIES = 8;
 
 const SEP = '\u0000';
@@ -152,7 +152,7 @@ function estimatePair(acc: PairAcc, isLabel: boolean): PairEstimate {
   const both = qP !== null && qNotP !== null;
   let pos: number | null = null;
   if (isLabel) {
-    // Seed 000 §6: second-listed preference = half the difference between choosing the second- and
+    // Same Judgment, Different Yes §6: second-listed preference = half the difference between choosing the second- and
     // the first-listed proposition. Within a keying, with u2 the P share when P is listed second and
     // u1 the P share when P is listed first: [(u2 − (1 − u2)) + ((1 − u1) − u1)] / 2 / 2 = (u2 − u1) / 2,
     // in which the judgment cancels as it does in b. Keyings then get equal weight.
@@ -172,7 +172,7 @@ function estimatePair(acc: PairAcc, isLabel: boolean): PairEstimate {
 }
 
 /**
- * Story scores and answer habits from item rows (seed 000 §3 and §6).
+ * Story scores and answer habits from item rows (Same Judgment, Different Yes §3 and §6).
  *
  * @example
  * const { storyScores, cellHabits, comparisons, convergence } = estimate(itemRows);
@@ -233,7 +233,7 @@ export function estimate(rows: readonly ItemShareRow[], opts: EstimateOptions = 
           keying_bias: keyingBias,
           second_listed_pref: node.isLabel && nPos > 0 ? posSum / nPos : null,
           n_stories_position: nPos,
-          // Seed 000 §6, named-term pull: half the difference between choosing the proposition with
+          // Same Judgment, Different Yes §6, named-term pull: half the difference between choosing the proposition with
           // the named term and the other one, averaged over orders. Under keying P the named side is
           // P (2q_P − 1); under keying notP it is notP (1 − 2q_notP); half their mean is
           // (q_P − q_notP)/2 = b. So on proposition labels the pull is the keying bias.
@@ -250,7 +250,7 @@ export function estimate(rows: readonly ItemShareRow[], opts: EstimateOptions = 
 }
 
 /**
- * Profile comparisons within each cell (seed 000 §3): story-level Pearson r and mean |Δ| between
+ * Profile comparisons within each cell (Same Judgment, Different Yes §3): story-level Pearson r and mean |Δ| between
  * two readouts on their common stories, when at least `minCommonStories` exist; below that both
  * are null and the row still reports the count. By default every pair of readouts that shares a
  * story; with `readoutPairs`, those pairs in every cell that has both readouts.
@@ -321,7 +321,7 @@ export function compareReadouts(
 }
 
 /**
- * Per readout pair over cells (seed 000 §4, Figure 2a): the median story-level r and its 10 % and
+ * Per readout pair over cells (Same Judgment, Different Yes §4, Figure 2a): the median story-level r and its 10 % and
  * 90 % quantiles over the cells where r exists, and the median mean |Δ|.
  */
 export function readoutConvergence(

@@ -1,5 +1,5 @@
 /**
- * Answer habits across cells (seed 000 §6 "Answer habits and their change under negation"): how
+ * Answer habits across cells (Same Judgment, Different Yes §6 "Answer habits and their change under negation"): how
  * much of a habit's cell-mean matrix (models × languages) belongs to the model × language
  * interaction, and in how many cells the keying bias b changes sign between the plain question and
  * the negative interrogative.
@@ -64,7 +64,7 @@ export function twoWayShares(x: readonly (readonly number[])[]): { grand: number
 }
 
 /**
- * Seed 000 §6: for every readout, the keying bias b (and on label readouts the second-listed
+ * Same Judgment, Different Yes §6: for every readout, the keying bias b (and on label readouts the second-listed
  * preference) as a models × languages matrix split into model, language and interaction shares.
  */
 export function habitVariance(cellHabits: readonly CellHabit[]): HabitVariance[] {
@@ -108,7 +108,7 @@ export function habitVariance(cellHabits: readonly CellHabit[]): HabitVariance[]
 }
 
 /**
- * Seed 000 §6: cells where b changes sign from the plain question to the negative interrogative,
+ * Same Judgment, Different Yes §6: cells where b changes sign from the plain question to the negative interrogative,
  * for every reader with both yes/no readouts (the token rule is the paper's count; a judge's
  * sentences are the control). Exactly zero has no sign: such cells are counted apart.
  */
@@ -145,7 +145,7 @@ export function signChanges(cellHabits: readonly CellHabit[]): { rows: SignChang
 }
 
 /**
- * Seed 000 Figure 4: each habit's mean over a model's languages per readout, with the lowest and
+ * Same Judgment, Different Yes Figure 4: each habit's mean over a model's languages per readout, with the lowest and
  * highest language (the ticks), for plain against negative-interrogative comparisons.
  */
 export function habitModelMeans(cellHabits: readonly CellHabit[]): HabitModelMean[] {

@@ -1,5 +1,5 @@
 /**
- * Model identity across languages (seed 000 §5, Table 6, Figure 3a and "Estimation steps"):
+ * Model identity across languages (Same Judgment, Different Yes §5, Table 6, Figure 3a and "Estimation steps"):
  * nearest neighbours among the n − 1 other cells under residual r, story-level r and mean |Δ|; the
  * count of cells whose nearest neighbour is the same model in another language beside a
  * uniform-random benchmark; class means (same model / same language / both differ) with 95 %
@@ -33,11 +33,11 @@ import type {
   StoryScore,
 } from './types.js';
 
-/** Seed 000 "Estimation steps": 300 bootstrap resamples of stories. */
+/** Same Judgment, Different Yes "Estimation steps": 300 bootstrap resamples of stories. */
 export const BOOTSTRAP_DRAWS = 300;
 /** Fixed, so that the intervals of a given data set reproduce exactly. */
 export const BOOTSTRAP_SEED = seedFromKey('sondage:far6:story-bootstrap');
-/** Seed 000 §5: proposition labels under plain questions; free sentences (judged) as the second readout. */
+/** Same Judgment, Different Yes §5: proposition labels under plain questions; free sentences (judged) as the second readout. */
 export const DEFAULT_IDENTITY_READOUTS: readonly string[] = ['plain/label/rule', 'plain/free/judge:*'];
 
 export const IDENTITY_METRICS: readonly IdentityMetric[] = ['residual_r', 'story_r', 'mean_abs_diff'];
@@ -105,7 +105,7 @@ export function nearestNeighbours(cells: readonly CellKey[], pairs: readonly Pro
   });
 }
 
-/** Seed 000 Table 6: same-model nearest neighbours per readout and metric, beside the random benchmark. */
+/** Same Judgment, Different Yes Table 6: same-model nearest neighbours per readout and metric, beside the random benchmark. */
 export function identityCounts(neighbours: readonly NearestNeighbour[]): IdentityCount[] {
   const groups = new Map<string, { readout: Readout; metric: IdentityMetric; n: number; same: number; chance: number; ties: number }>();
   for (const nb of neighbours) {
@@ -122,7 +122,7 @@ export function identityCounts(neighbours: readonly NearestNeighbour[]): Identit
 }
 
 /**
- * Seed 000 Figure 3b: per model, how many of its cells have the same model as nearest neighbour,
+ * Same Judgment, Different Yes Figure 3b: per model, how many of its cells have the same model as nearest neighbour,
  * and the spread of its same-model (language-pair) values.
  */
 export function identityModels(neighbours: readonly NearestNeighbour[], pairs: readonly ProfilePair[]): IdentityModel[] {
@@ -238,7 +238,7 @@ export function classBootstrap(
 }
 
 /**
- * The identity analysis of seed 000 §5 on the story scores of the chosen readouts.
+ * The identity analysis of Same Judgment, Different Yes §5 on the story scores of the chosen readouts.
  * @example const identity = identityAnalysis(results.storyScores, { minCommonStories: 8 });
  */
 export function identityAnalysis(storyScores: readonly StoryScore[], opts: IdentityOptions & { minCommonStories?: number } = {}): IdentityResults {

@@ -1,5 +1,5 @@
 /**
- * The judge audit (seed 000 Appendix "Sentence judging", Table 7): a seeded, stratified sample of
+ * The judge audit (Same Judgment, Different Yes Appendix "Sentence judging", Table 7): a seeded, stratified sample of
  * judged replies is read again by a second judge model and by the same judge (test–retest). Per
  * stratum (model × language × answer constraint, the seed's "model, constraint group, and
  * language") and pooled, the percent agreement with the primary judge, Cohen's kappa over the four
@@ -16,7 +16,7 @@ import type { AgreementStats, JudgeAuditLevel, JudgeAuditPairRow, JudgeAuditResu
 const FILE = 'judge_audit.sql';
 /** Audit phases are `audit-<comparison>`; the analysis finds them by this prefix. */
 export const AUDIT_PHASE_PREFIX = 'audit-';
-/** Seed 000 "Sentence judging": the judge's four categories; `invalid` (no readable label) is outside them. */
+/** Same Judgment, Different Yes "Sentence judging": the judge's four categories; `invalid` (no readable label) is outside them. */
 export const CODEBOOK_LABELS = ['P', 'notP', 'both', 'none'] as const;
 type CodebookLabel = (typeof CODEBOOK_LABELS)[number];
 /** Two-sided 95 % normal quantile, for the Wilson interval. */

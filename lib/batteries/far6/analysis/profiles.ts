@@ -1,5 +1,5 @@
 /**
- * Profile comparisons between cells (seed 000 §3 last paragraph, §4, §5 and "Estimation steps"):
+ * Profile comparisons between cells (Same Judgment, Different Yes §3 last paragraph, §4, §5 and "Estimation steps"):
  * for every pair of model × language cells under one readout, on their common stories, the
  * story-level r, the residual-profile r and the mean |Δ|.
  *
@@ -82,7 +82,7 @@ export function profileMatrix(storyScores: readonly StoryScore[], readout: Reado
   };
 }
 
-/** Seed 000 "Estimation steps": per language, story consensus over models removed, then each cell's mean. */
+/** Same Judgment, Different Yes "Estimation steps": per language, story consensus over models removed, then each cell's mean. */
 function residualize(cells: readonly CellKey[], n: number, s: Float64Array): Float64Array {
   const residual = new Float64Array(s.length).fill(Number.NaN);
   const byLanguage = new Map<string, number[]>();
@@ -227,7 +227,7 @@ export function weightedMeanAbsDiff(
 }
 
 /**
- * Every pair of cells of one readout compared on their common stories (seed 000 §3): story-level
+ * Every pair of cells of one readout compared on their common stories (Same Judgment, Different Yes §3): story-level
  * r, residual-profile r and mean |Δ|, each null below `minCommonStories` common stories.
  * @example comparePairs(profileMatrix(scores, 'plain/label/rule'), 8)
  */

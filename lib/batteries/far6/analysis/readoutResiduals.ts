@@ -1,5 +1,5 @@
 /**
- * Residual-profile agreement between readouts (seed 000 §4: "Median residual correlations among
+ * Residual-profile agreement between readouts (Same Judgment, Different Yes §4: "Median residual correlations among
  * the convergent pairs range from 0.46 to 0.93: agreement retains how individual models depart
  * from the consensus"). For each cell and readout pair, the residual profiles (language consensus
  * over models and cell mean removed, within each readout; profiles.ts) are correlated on the

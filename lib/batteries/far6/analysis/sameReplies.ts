@@ -1,5 +1,5 @@
 /**
- * Story profiles of the same replies read twice, with identical weights (seed 000 §3 last
+ * Story profiles of the same replies read twice, with identical weights (Same Judgment, Different Yes §3 last
  * paragraph, §4: "On the same 71,282 replies with both readings decisive, the token and sentence
  * profiles agree at 0.67"). same_replies_shares.sql keeps, per pair of a rule and a judge, only
  * the replies both read decisively; the estimators turn them into story scores as usual, and each

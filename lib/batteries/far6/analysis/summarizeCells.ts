@@ -2,7 +2,7 @@ import type { CellSummaryRow, ItemShareRow } from './types.js';
 
 /**
  * The rows of cell_summary.sql computed from item rows already in memory, so a local analysis does
- * not run item_shares twice (seed 000 §3: only P and notP readings are decisive). Same order as
+ * not run item_shares twice (Same Judgment, Different Yes §3: only P and notP readings are decisive). Same order as
  * the SQL: model, language, form, constraint, reader.
  */
 export function summarizeCells(rows: readonly ItemShareRow[]): CellSummaryRow[] {

@@ -1,5 +1,5 @@
 /**
- * Result types of the FAR-6 analysis (seed 000 §3, §4, §6 and "Estimation steps").
+ * Result types of the FAR-6 analysis (Same Judgment, Different Yes §3, §4, §6 and "Estimation steps").
  *
  * Vocabulary: a *cell* is a model × language; a *readout* is question form × answer constraint ×
  * reader, written `form/constraint/reader` (e.g. `negint/yesno/judge:sonnet`). Readers may contain
@@ -54,7 +54,7 @@ export interface StoryScore extends CellKey {
   readonly n_pairs: number;
 }
 
-/** Answer habits of one cell under one readout (seed 000 §6). */
+/** Answer habits of one cell under one readout (Same Judgment, Different Yes §6). */
 export interface CellHabit extends CellKey {
   readonly readout: Readout;
   /** Stories with a score. */
@@ -78,7 +78,7 @@ export interface CellHabit extends CellKey {
   readonly named_term_pull: number | null;
 }
 
-/** Two readouts of one cell compared on their common stories (seed 000 §3). */
+/** Two readouts of one cell compared on their common stories (Same Judgment, Different Yes §3). */
 export interface ReadoutComparison extends CellKey {
   readonly readout_a: Readout;
   readonly readout_b: Readout;
@@ -89,7 +89,7 @@ export interface ReadoutComparison extends CellKey {
   readonly mean_abs_diff: number | null;
 }
 
-/** One readout pair over cells (seed 000 §4, Figure 2a: median over cells and its 10–90 % range). */
+/** One readout pair over cells (Same Judgment, Different Yes §4, Figure 2a: median over cells and its 10–90 % range). */
 export interface ReadoutConvergence {
   readonly readout_a: Readout;
   readonly readout_b: Readout;
@@ -144,18 +144,18 @@ export interface AnalysisResults extends EstimateResults {
   readonly itemRows: number;
   /** True when any stored attempt came from the simulated provider. */
   readonly simulated: boolean;
-  /** Profiles across cells and model identity (seed 000 §5); absent where not computed. */
+  /** Profiles across cells and model identity (Same Judgment, Different Yes §5); absent where not computed. */
   readonly identity?: IdentityResults;
-  /** Habit variance and sign changes under negation (seed 000 §6); absent where not computed. */
+  /** Habit variance and sign changes under negation (Same Judgment, Different Yes §6); absent where not computed. */
   readonly habits?: HabitResults;
-  /** The same replies read twice: disagreement and polarity shares (seed 000 §4, §7); absent where not computed. */
+  /** The same replies read twice: disagreement and polarity shares (Same Judgment, Different Yes §4, §7); absent where not computed. */
   readonly agreement?: AgreementResults;
-  /** Residual-profile r between the readouts of each cell (seed 000 §4); absent where not computed. */
+  /** Residual-profile r between the readouts of each cell (Same Judgment, Different Yes §4); absent where not computed. */
   readonly residualComparisons?: readonly ResidualReadoutComparison[];
   readonly residualConvergence?: readonly ResidualConvergence[];
-  /** The same replies read twice with identical weights (seed 000 §4); absent where not computed. */
+  /** The same replies read twice with identical weights (Same Judgment, Different Yes §4); absent where not computed. */
   readonly sameReplies?: SameRepliesResults;
-  /** Second judge and test–retest on the audit sample (seed 000 "Sentence judging"); absent without audit readings. */
+  /** Second judge and test–retest on the audit sample (Same Judgment, Different Yes "Sentence judging"); absent without audit readings. */
   readonly judgeAudit?: JudgeAuditResults;
 }
 
@@ -169,12 +169,12 @@ export interface ReportMeta {
   readonly source?: string;
 }
 
-/* ---- Part 2: profiles across cells, model identity, habit variance (seed 000 §4–§6) ---- */
+/* ---- Part 2: profiles across cells, model identity, habit variance (Same Judgment, Different Yes §4–§6) ---- */
 
-/** What changes between two cells: the language only, the model only, or both (seed 000 §5). */
+/** What changes between two cells: the language only, the model only, or both (Same Judgment, Different Yes §5). */
 export type PairClass = 'same_model' | 'same_language' | 'both_differ';
 
-/** Two cells compared under one readout on their common stories (seed 000 §3, §5). */
+/** Two cells compared under one readout on their common stories (Same Judgment, Different Yes §3, §5). */
 export interface ProfilePair {
   readonly readout: Readout;
   readonly model_a: string;
@@ -197,7 +197,7 @@ export interface ProfilePair {
 /** How two cells are compared in the identity analysis. */
 export type IdentityMetric = 'residual_r' | 'story_r' | 'mean_abs_diff';
 
-/** The nearest other cell of one cell under one metric (seed 000 §5, Table 6). */
+/** The nearest other cell of one cell under one metric (Same Judgment, Different Yes §5, Table 6). */
 export interface NearestNeighbour extends CellKey {
   readonly readout: Readout;
   readonly metric: IdentityMetric;
@@ -215,7 +215,7 @@ export interface NearestNeighbour extends CellKey {
   readonly chance: number | null;
 }
 
-/** Cells whose nearest neighbour is the same model in another language, beside chance (seed 000 Table 6). */
+/** Cells whose nearest neighbour is the same model in another language, beside chance (Same Judgment, Different Yes Table 6). */
 export interface IdentityCount {
   readonly readout: Readout;
   readonly metric: IdentityMetric;
@@ -232,7 +232,7 @@ export interface IdentityCount {
 /** A class of cell pairs, or a difference of two classes on the same bootstrap draws. */
 export type ClassContrast = PairClass | 'same_model-same_language' | 'same_model-both_differ' | 'same_language-both_differ';
 
-/** Class mean (or difference) with a 95 % story-bootstrap interval (seed 000 §5, "Estimation steps"). */
+/** Class mean (or difference) with a 95 % story-bootstrap interval (Same Judgment, Different Yes §5, "Estimation steps"). */
 export interface ClassEstimate {
   readonly readout: Readout;
   /** `all`, or one story group (the analysis restricted to its stories). */
@@ -272,7 +272,7 @@ export interface IdentityResults {
   readonly seed: number;
 }
 
-/** A cell-habit matrix (models × languages) split into model, language and interaction variance (seed 000 §6). */
+/** A cell-habit matrix (models × languages) split into model, language and interaction variance (Same Judgment, Different Yes §6). */
 export interface HabitVariance {
   readonly readout: Readout;
   readonly habit: 'keying_bias' | 'second_listed_pref';
@@ -287,7 +287,7 @@ export interface HabitVariance {
   readonly interaction_share: number | null;
 }
 
-/** The sign of b in one cell under two readouts (seed 000 §6: plain vs negative-interrogative token). */
+/** The sign of b in one cell under two readouts (Same Judgment, Different Yes §6: plain vs negative-interrogative token). */
 export interface SignChange extends CellKey {
   readonly readout_a: Readout;
   readonly readout_b: Readout;
@@ -314,7 +314,7 @@ export interface HabitResults {
   readonly signChangeCounts: readonly SignChangeCount[];
 }
 
-/* ---- The same replies read twice (seed 000 §4 Figure 2b, §7) ---- */
+/* ---- The same replies read twice (Same Judgment, Different Yes §4 Figure 2b, §7) ---- */
 
 /** One row of reading_agreement.sql: replies of one design cell read decisively by two readers. */
 export interface ReadingAgreementRow extends CellKey {
@@ -330,7 +330,7 @@ export interface ReadingAgreementRow extends CellKey {
   readonly n_agree: number;
 }
 
-/** Reply-level disagreement of two readers in one cell under one form and constraint (seed 000 Figure 2b). */
+/** Reply-level disagreement of two readers in one cell under one form and constraint (Same Judgment, Different Yes Figure 2b). */
 export interface ReplyDisagreement extends CellKey {
   readonly form: QuestionForm;
   readonly constraint: AnswerConstraint;
@@ -341,7 +341,7 @@ export interface ReplyDisagreement extends CellKey {
   readonly disagreement: number | null;
 }
 
-/** Mean over cells of the reply-level disagreement (seed 000 §4: 3.3 % plain, 31.3 % negative interrogative). */
+/** Mean over cells of the reply-level disagreement (Same Judgment, Different Yes §4: 3.3 % plain, 31.3 % negative interrogative). */
 export interface DisagreementSummary {
   readonly form: QuestionForm;
   readonly constraint: AnswerConstraint;
@@ -355,11 +355,11 @@ export interface DisagreementSummary {
   readonly max_disagreement: number | null;
 }
 
-/** What a polarity share is grouped by (seed 000 §7, Figure 5b and 5c). */
+/** What a polarity share is grouped by (Same Judgment, Different Yes §7, Figure 5b and 5c). */
 export type PolarityLevel = 'model' | 'language' | 'cell' | 'wording' | 'wording_model' | 'construction' | 'construction_model';
 
 /**
- * Polarity share of the negative-interrogative token given its judged sentence (seed 000 §7): of the
+ * Polarity share of the negative-interrogative token given its judged sentence (Same Judgment, Different Yes §7): of the
  * replies with a decisive token (rule) and a decisive sentence (judge), the share whose token
  * follows the polarity mapping (yes with the named side), i.e. agrees with the sentence.
  */
@@ -378,7 +378,7 @@ export interface PolarityShare {
   readonly n_polarity: number;
   /** Pooled over the replies of the group. */
   readonly share: number | null;
-  /** Levels without the model: the mean of the models' shares (seed 000 Figure 5c bars); null elsewhere. */
+  /** Levels without the model: the mean of the models' shares (Same Judgment, Different Yes Figure 5c bars); null elsewhere. */
   readonly model_mean: number | null;
 }
 
@@ -388,7 +388,7 @@ export interface AgreementResults {
   readonly polarity: readonly PolarityShare[];
 }
 
-/** Residual profiles of one cell under two readouts, on their common residual stories (seed 000 §4). */
+/** Residual profiles of one cell under two readouts, on their common residual stories (Same Judgment, Different Yes §4). */
 export interface ResidualReadoutComparison extends CellKey {
   readonly readout_a: Readout;
   readonly readout_b: Readout;
@@ -397,7 +397,7 @@ export interface ResidualReadoutComparison extends CellKey {
   readonly residual_r: number | null;
 }
 
-/** Seed 000 §4: "median residual correlations among the convergent pairs", per readout pair over cells. */
+/** Same Judgment, Different Yes §4: "median residual correlations among the convergent pairs", per readout pair over cells. */
 export interface ResidualConvergence {
   readonly readout_a: Readout;
   readonly readout_b: Readout;
@@ -408,7 +408,7 @@ export interface ResidualConvergence {
 }
 
 /**
- * The same replies read twice with identical weights (seed 000 §3, §4): readouts
+ * The same replies read twice with identical weights (Same Judgment, Different Yes §3, §4): readouts
  * `f/c/judge:j [with rule]` and `f/c/rule [with judge:j]` rest on the replies both read decisively.
  */
 export interface SameRepliesResults {
@@ -418,7 +418,7 @@ export interface SameRepliesResults {
   readonly storyScores: number;
 }
 
-/** One model under one readout and metric (seed 000 Figure 3b): its same-model pairs and neighbours. */
+/** One model under one readout and metric (Same Judgment, Different Yes Figure 3b): its same-model pairs and neighbours. */
 export interface IdentityModel {
   readonly readout: Readout;
   readonly metric: IdentityMetric;
@@ -434,7 +434,7 @@ export interface IdentityModel {
   readonly max: number | null;
 }
 
-/** A habit's model mean over languages under one readout (seed 000 Figure 4 markers and ticks). */
+/** A habit's model mean over languages under one readout (Same Judgment, Different Yes Figure 4 markers and ticks). */
 export interface HabitModelMean {
   readonly readout: Readout;
   readonly habit: 'keying_bias' | 'second_listed_pref' | 'named_term_pull';
@@ -445,7 +445,7 @@ export interface HabitModelMean {
   readonly max: number;
 }
 
-/* ---- The judge audit (seed 000 "Sentence judging") ---- */
+/* ---- The judge audit (Same Judgment, Different Yes "Sentence judging") ---- */
 
 /** One row of judge_audit.sql: an audit reading beside the primary judge's reading of the same reply. */
 export interface JudgeAuditPairRow extends CellKey {
@@ -463,7 +463,7 @@ export interface JudgeAuditPairRow extends CellKey {
 /** Pooled over: everything, one language, one answer constraint, one model, or one stratum. */
 export type JudgeAuditLevel = 'all' | 'model' | 'language' | 'constraint' | 'stratum';
 
-/** Agreement of two readings of the same replies (seed 000 Table 7: agreement, kappa, opposite decisive labels). */
+/** Agreement of two readings of the same replies (Same Judgment, Different Yes Table 7: agreement, kappa, opposite decisive labels). */
 export interface AgreementStats {
   /** Replies both readings put in one of the four codebook categories (P, notP, both, none). */
   readonly n: number;

@@ -1,6 +1,6 @@
 /**
  * `sondage analyze --replies`: replies collected elsewhere, validated, converted to the campaign
- * tables and analysed as a run's are (the analysis is seed 000 §3–§7).
+ * tables and analysed as a run's are (the analysis is Same Judgment, Different Yes §3–§7).
  */
 import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';

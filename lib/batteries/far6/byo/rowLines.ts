@@ -64,7 +64,7 @@ export function derivedIds(r: ByoRow): { item_id: string; prompt_key: string } {
 }
 
 /**
- * The fixed token rule on an item's reading map (seed 000 §3; as the FAR-6 battery applies it):
+ * The fixed token rule on an item's reading map (Same Judgment, Different Yes §3; as the FAR-6 battery applies it):
  * R on every map but `none`, and R+ as well on verdict maps.
  */
 function ruleReadings(text: string, map: ReadingMap, language: Language): { reader: string; label: ReadingRow['label']; raw: string | null }[] {

@@ -1,6 +1,6 @@
 /**
  * The schema of replies collected outside sondage ("Bring your own replies"):
- * one row per reply attempt, carrying the FAR-6 design factors of seed 000 §3 (the columns of the
+ * one row per reply attempt, carrying the FAR-6 design factors of Same Judgment, Different Yes §3 (the columns of the
  * prompts table), the reply text and, optionally, its readings and the item's reading map. The
  * committed schema/replies.schema.json is generated from `byoRowSchema`.
  */
@@ -18,7 +18,7 @@ const safeSegment = z
   .regex(/^[A-Za-z0-9._-]+$/, 'expected only letters, digits, ".", "_" or "-" (it names a folder)')
   .refine((v) => v !== '.' && v !== '..', 'expected a folder name, not "." or ".."');
 
-/** Seed 000 §3: how the fixed token rule reads an opening (lib/design/types.ts ReadingMap). */
+/** Same Judgment, Different Yes §3: how the fixed token rule reads an opening (lib/design/types.ts ReadingMap). */
 export const byoReadingMapSchema = z
   .object({
     kind: z.enum(['particle', 'verdict', 'letter', 'none']),
@@ -47,7 +47,7 @@ export const byoRowSchema = z
     model: safeSegment.describe('the respondent model (a cell is model × language)'),
     language: z.enum(LANGUAGES),
     story: nonEmpty,
-    story_group: z.enum(STORY_GROUPS).nullish().describe(`default "${UNGROUPED_STORIES}": the per-group tables (seed 000 §5) then hold those stories apart`),
+    story_group: z.enum(STORY_GROUPS).nullish().describe(`default "${UNGROUPED_STORIES}": the per-group tables (Same Judgment, Different Yes §5) then hold those stories apart`),
     concept_pair: nonEmpty,
     form: z.enum(QUESTION_FORMS),
     constraint: z.enum(ANSWER_CONSTRAINTS),
@@ -73,7 +73,7 @@ export const byoRowSchema = z
     created_at: z.string().nullish().describe('ISO time; breaks ties between equal attempts'),
     error_message: z.string().nullish(),
   })
-  .describe('One reply attempt to one FAR-6 prompt item (seed 000 §3), for `sondage analyze --replies`.');
+  .describe('One reply attempt to one FAR-6 prompt item (Same Judgment, Different Yes §3), for `sondage analyze --replies`.');
 
 /** A row as the schema parses it (optional fields may be null). */
 export type ByoRowParsed = z.output<typeof byoRowSchema>;

@@ -59,7 +59,7 @@ export interface WrittenTables {
  *
  * The rule readings kept are those of the item's chosen reply (chosen_replies.sql: the lowest ok
  * attempt; attempts are unique per item, so no tie is left), for every rule reader the rows did
- * not already give (seed 000 §3: R on every map but `none`, R+ as well on verdict maps).
+ * not already give (Same Judgment, Different Yes §3: R on every map but `none`, R+ as well on verdict maps).
  */
 export class TableSink {
   private readonly files: Readonly<Record<StageKind, string>>;

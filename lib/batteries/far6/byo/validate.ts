@@ -47,7 +47,7 @@ function fieldPath(segments: readonly PropertyKey[]): string {
 }
 
 /**
- * label_maps.sql reads which proposition the prompt listed second (seed 000 §6); a label row that
+ * label_maps.sql reads which proposition the prompt listed second (Same Judgment, Different Yes §6); a label row that
  * gives no letters leaves that one habit out for its item (`missing`: counted and said once), but
  * letters that are given must make sense (else the message naming them). Undefined when fine.
  */
@@ -74,7 +74,7 @@ export interface ValidatedFile {
 /** The warning for label rows without letters (their items leave the second-listed preference out). */
 export function noLettersWarning(file: string, count: number): string[] {
   if (count === 0) return [];
-  return [`${file}: ${count} label row${count === 1 ? ' gives' : 's give'} no reading_map.letters: the second-listed preference (seed 000 §6) leaves their items out; everything else is analysed`];
+  return [`${file}: ${count} label row${count === 1 ? ' gives' : 's give'} no reading_map.letters: the second-listed preference (Same Judgment, Different Yes §6) leaves their items out; everything else is analysed`];
 }
 
 /** The warning for columns the schema does not know. */
@@ -207,7 +207,7 @@ export class RowResolver {
     if (r.okWithoutContent) {
       return this.fail(r, 'text', 'status is "ok" but there is neither text nor readings; expected the reply text, its readings, or status "error"');
     }
-    // Seed 000 §5 reports by story group: a story belongs to one group in every cell.
+    // Same Judgment, Different Yes §5 reports by story group: a story belongs to one group in every cell.
     const seenStory = this.storyGroups.get(r.story);
     if (seenStory && seenStory.group !== r.story_group) {
       return this.fail(r, 'story_group', `story ${JSON.stringify(r.story)} is in group ${JSON.stringify(seenStory.group)} at ${where(seenStory.at)}; got ${JSON.stringify(r.story_group)}`);

@@ -15,7 +15,7 @@ import {
 } from './readingMaps.js';
 import type { ConceptPair, LanguageTemplates } from './types.js';
 
-/** The FAR-6 factorial of one campaign (seed 000 §3, Table 2). */
+/** The FAR-6 factorial of one campaign (Same Judgment, Different Yes §3, Table 2). */
 export interface Far6Design {
   readonly languages: readonly Language[];
   readonly forms: readonly QuestionForm[];
@@ -42,7 +42,7 @@ export interface ExpandFar6Args {
 const NAMED: readonly Proposition[] = ['P', 'notP'];
 
 /**
- * Whether a form × constraint cell runs. Seed 000 §3: "not every combination of form and
+ * Whether a form × constraint cell runs. Same Judgment, Different Yes §3: "not every combination of form and
  * constraint is run". Every cell runs except alternative × yesno: a yes or no cannot answer
  * "wrong or right?". The alternative question still runs free, verdict-first and with labels.
  */
@@ -213,7 +213,7 @@ function deepFreeze<T>(value: T): T {
 const LETTER_MAPS = [deepFreeze(letterReadingMap(0)), deepFreeze(letterReadingMap(1))] as const;
 
 /**
- * Expands the FAR-6 factorial for one model into prompt items (seed 000 §3, "Stories and
+ * Expands the FAR-6 factorial for one model into prompt items (Same Judgment, Different Yes §3, "Stories and
  * prompts", "Answer instructions"), in a stable order: language × story (with a rendering in
  * that language) × concept pair of the language × form × named term (P, notP; for the
  * alternative question, the term listed first) × constraint (all but alternative × yesno) ×

@@ -6,7 +6,7 @@ import type { FileIssue } from '../../../errors.js';
 import { LANGUAGES, STORY_GROUPS } from '../types.js';
 import type { Far6Story, Language, StoryRendering } from '../types.js';
 
-// Seed 000 "Stories and prompts": each story has a group fixed before any run and one rendering
+// Same Judgment, Different Yes "Stories and prompts": each story has a group fixed before any run and one rendering
 // per language, screened for "name, length, script". This module is that screen for a stories
 // file: the name (agent) must appear in the text, the text must be in the language's script, and
 // every language the campaign asks for must be present.
@@ -109,7 +109,7 @@ function zodIssues(file: string, prefix: readonly PropertyKey[], error: z.ZodErr
 
 /**
  * Why `text` is not written in `language`'s script, or `undefined` when it is. Conservative on
- * purpose (seed 000 "Stories and prompts": the rendering screen checks script): it catches a
+ * purpose (Same Judgment, Different Yes "Stories and prompts": the rendering screen checks script): it catches a
  * rendering pasted under the wrong language, not every stray character.
  * @example scriptIssue('ja', '健太は財布を拾った。') === undefined
  */

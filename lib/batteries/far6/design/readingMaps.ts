@@ -1,7 +1,7 @@
 import type { Proposition, ReadingMap } from '../types.js';
 import type { ConceptPair, LanguageTemplates } from './types.js';
 
-/** The key form of an opening in a reading map: NFC, lower case (seed 000: the rule is case-blind). */
+/** The key form of an opening in a reading map: NFC, lower case (Same Judgment, Different Yes: the rule is case-blind). */
 export function caseFold(text: string): string {
   return text.normalize('NFC').toLowerCase();
 }
@@ -18,7 +18,7 @@ function put(tokens: Record<string, Proposition>, surface: string, side: Proposi
 /**
  * The particles in the order an instruction lists them: order 0 puts yes first, order 1 no first;
  * the reverse particle (doch, si) stays last in both, so the two orders differ only in which of
- * yes and no comes first (seed 000 "Answer instructions": the reverse particle order is tested).
+ * yes and no comes first (Same Judgment, Different Yes "Answer instructions": the reverse particle order is tested).
  */
 export function particleOrder(tpl: LanguageTemplates, order: number): string[] {
   const { yes, no, reverse } = tpl.particles;
@@ -27,7 +27,7 @@ export function particleOrder(tpl: LanguageTemplates, order: number): string[] {
 }
 
 /**
- * The fixed token rule's map for a yes/no-first item (seed 000 §3): yes, and German doch or
+ * The fixed token rule's map for a yes/no-first item (Same Judgment, Different Yes §3): yes, and German doch or
  * French si, affirm the term the question names; no affirms its opposite. The rule is the same
  * after a negative interrogative: it is the polarity-based mapping that §7 tests, not a reading
  * adjusted to the construction.

@@ -4,11 +4,11 @@ import type { Far6Story, Language, StoryGroup, StoryRendering } from '../types.j
 
 // SYNTHETIC placeholder stories for benchmarks and load tests, never for measurement: the acts
 // below are generic, not piloted, and their group is assigned by construction. They exist so a
-// benchmark can build an inventory the size of the paper's (seed 000 "Stories and prompts": 105
+// benchmark can build an inventory the size of the paper's (Same Judgment, Different Yes "Stories and prompts": 105
 // stories, acceptable 26, contested 46, violation 33; 1.1 million replies) without shipping 105
 // authored vignettes. Every id starts with `syn-` so synthetic data cannot pass for real data.
 
-/** The paper's group sizes out of 105 (seed 000 "Stories and prompts"). */
+/** The paper's group sizes out of 105 (Same Judgment, Different Yes "Stories and prompts"). */
 const PAPER_GROUP_SIZES: Readonly<Record<StoryGroup, number>> = { acceptable: 26, contested: 46, violation: 33 };
 
 /**

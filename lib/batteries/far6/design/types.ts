@@ -1,11 +1,11 @@
 /**
- * FAR-6 concept pairs and the per-language question templates (seed 000 §3, Appendix A8
+ * FAR-6 concept pairs and the per-language question templates (Same Judgment, Different Yes §3, Appendix A8
  * "language-specific concept pairs", "Construction choices", "Answer instructions").
  */
 import type { Language } from '../types.js';
 
 /**
- * Wording families of a concept pair. Seed 000 Figure 5c groups the negative-interrogative
+ * Wording families of a concept pair. Same Judgment, Different Yes Figure 5c groups the negative-interrogative
  * wordings into corresponding constructions across languages; the battery carries the two that
  * every language can express with a pair of opposing terms: a negated evaluative adjective
  * ("Wasn't what Finn did wrong?") and a negated attitude verb ("Do you not oppose …?").
@@ -60,7 +60,7 @@ export interface ConstructionTemplates {
 export interface LanguageParticles {
   readonly yes: string;
   readonly no: string;
-  /** German doch, French si: rejects a negative antecedent; read with yes (seed 000 §3). */
+  /** German doch, French si: rejects a negative antecedent; read with yes (Same Judgment, Different Yes §3). */
   readonly reverse?: string;
   readonly yesVariants: readonly string[];
   readonly noVariants: readonly string[];

@@ -6,7 +6,7 @@ import { ReadingMapError } from './errors.js';
 import type { JudgeReading, JudgeSpec, JudgedReply } from './types.js';
 
 /**
- * The sentence judge (seed 000 §3 and Appendix "Sentence judging"): "The judge sees the story,
+ * The sentence judge (Same Judgment, Different Yes §3 and Appendix "Sentence judging"): "The judge sees the story,
  * instruction, question, pair-specific reference proposition, and verbatim reply. Its task is to
  * code what the reply asserts about that proposition while ignoring the opening token and its own
  * evaluation of the story." One uniform prompt for every language, constraint and form; the
@@ -153,7 +153,7 @@ export function makeJudgeItem(
 }
 
 /**
- * Whether the sentence judge reads this item's replies (seed 000 Appendix "Judged coverage"):
+ * Whether the sentence judge reads this item's replies (Same Judgment, Different Yes Appendix "Judged coverage"):
  * every free and verdict-first reply, every yes/no-first reply to the plain question and to the
  * negative interrogative; of the rest (yes/no-first under or-not and alternative questions, and
  * proposition labels) a seeded sample at `sampleRate`. The draw is `uniformFromKey(`${seed}${prompt_key}`)`,

@@ -1,7 +1,7 @@
 import type { Language } from '../types.js';
 
 /**
- * The word lists behind R+ (seed 000 §3: "The verdict word is read by a fixed rule extended in four
+ * The word lists behind R+ (Same Judgment, Different Yes §3: "The verdict word is read by a fixed rule extended in four
  * stated ways (Appendix A11)"). The paper does not reproduce A11, so these lists are sondage's
  * statement of the four extensions; lib/read/README.md explains each. All entries are written
  * folded (NFKC, lower case, `'` for apostrophes, single spaces), as `fold` leaves replies.

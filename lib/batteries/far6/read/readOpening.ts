@@ -4,7 +4,7 @@ import { PrefixMatcher, charAt, foldTokens, foldedOpening } from './normalize.js
 import type { MatchEntry, RuleReading } from './types.js';
 
 /**
- * Seed 000 §3, "The fixed token rule reads yes as affirming the term named in the question and no
+ * Same Judgment, Different Yes §3, "The fixed token rule reads yes as affirming the term named in the question and no
  * as its opposite, counting German doch and French si with yes", and Appendix "Sentence judging":
  * "The fixed decoder separately reads the opening expression from the reply text and the prompt's
  * recorded mapping". The rule knows no language: everything it accepts is a key of the item's

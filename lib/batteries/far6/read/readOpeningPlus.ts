@@ -13,7 +13,7 @@ import {
 } from './types.js';
 
 /**
- * R+ (seed 000 §3: "The verdict word is read by a fixed rule extended in four stated ways
+ * R+ (Same Judgment, Different Yes §3: "The verdict word is read by a fixed rule extended in four stated ways
  * (Appendix A11; the figures label the rules R and R+)"). The paper does not reproduce A11; these
  * are sondage's four extensions, each switchable (README "R+"):
  *

@@ -9,7 +9,7 @@ export interface RuleReading {
 }
 
 /**
- * The four ways R+ extends R on verdict openings (seed 000 §3, "extended in four stated ways",
+ * The four ways R+ extends R on verdict openings (Same Judgment, Different Yes §3, "extended in four stated ways",
  * Appendix A11). Each can be switched off.
  */
 export const PLUS_EXTENSIONS = ['negation', 'hedge', 'variant', 'copula'] as const;

@@ -1,5 +1,5 @@
 /**
- * Result tables and the summary of a FAR-6 analysis (seed 000 §4 Figure 2a, §6 Table 4): CSV for
+ * Result tables and the summary of a FAR-6 analysis (Same Judgment, Different Yes §4 Figure 2a, §6 Table 4): CSV for
  * machines, summary.md and report.html for people, and a short console table.
  */
 import { toCsv } from '../../../report/csv.js';
@@ -96,7 +96,7 @@ export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): str
     `- One reply per item: the lowest ok attempt, ties by created_at; only P and notP readings are decisive.`,
     `- Item rows read (prompt item × reader): ${results.itemRows}`,
     `- Readouts with story scores: ${readouts.length ? readouts.map((r) => `\`${r}\``).join(', ') : 'none'}`,
-    `- Estimation as in seed 000 "Estimation steps": shares per item over decisive replies (repeats pooled), orders equally weighted, both keyings required, s and b averaged over concept pairs; profiles compared on ≥ ${results.minCommonStories} common stories.`,
+    `- Estimation as in Same Judgment, Different Yes "Estimation steps": shares per item over decisive replies (repeats pooled), orders equally weighted, both keyings required, s and b averaged over concept pairs; profiles compared on ≥ ${results.minCommonStories} common stories.`,
   ].filter((l): l is string => l !== null);
   parts.push('## What was run', run.join('\n'));
 
@@ -150,7 +150,7 @@ export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): str
   parts.push(
     '## Files',
     [
-      '- `report.html`: the charts of seed 000 §4–§7 with their tables, one self-contained page (open it in any browser, offline)',
+      '- `report.html`: the charts of Same Judgment, Different Yes §4–§7 with their tables, one self-contained page (open it in any browser, offline)',
       '- `story_scores.csv`: s and b per cell, readout and story',
       '- `cell_habits.csv`: answer habits per cell and readout',
       '- `readout_comparisons.csv`: per cell and readout pair, common stories, r and mean |Δ|',
@@ -178,7 +178,7 @@ export function formatConsoleTable(results: AnalysisResults): string {
   const lines: string[] = [];
   if (results.simulated) lines.push('SIMULATED DATA: replies from the simulated provider, not from a real model.', '');
   const conv = results.convergence.filter((c) => c.n_cells > 0);
-  lines.push(`Readout convergence (seed 000 Fig. 2a): story-level r between readouts, median over cells`);
+  lines.push(`Readout convergence (Same Judgment, Different Yes Fig. 2a): story-level r between readouts, median over cells`);
   const headline = conv.filter((c) =>
     HEADLINE_PAIRS.some(
       ([a, b]) => (matches(c.readout_a, a) && matches(c.readout_b, b)) || (matches(c.readout_a, b) && matches(c.readout_b, a)),
@@ -195,7 +195,7 @@ export function formatConsoleTable(results: AnalysisResults): string {
   }
   lines.push(`  all ${conv.length} readout pairs: readout_convergence.csv; per cell: readout_comparisons.csv`);
 
-  lines.push('', 'Answer habits per cell (seed 000 §6): keying bias b of the yes/no token, second-listed preference of labels');
+  lines.push('', 'Answer habits per cell (Same Judgment, Different Yes §6): keying bias b of the yes/no token, second-listed preference of labels');
   const byCell = new Map<string, Map<string, CellHabit>>();
   for (const h of results.cellHabits) {
     const cell = `${h.model}/${h.language}`;

@@ -1,5 +1,5 @@
 /**
- * Result files and summary sections of the cross-cell analyses (seed 000 §5 Table 6 and Figure 3a,
+ * Result files and summary sections of the cross-cell analyses (Same Judgment, Different Yes §5 Table 6 and Figure 3a,
  * §6): profile pairs, nearest neighbours, identity counts, class means, habit variance and sign
  * changes under negation. report.ts writes them beside the per-cell results.
  */
@@ -95,14 +95,14 @@ function interval(row: ClassEstimate | undefined, digits = 2): string {
   return `${fmt(row.estimate, digits)} [${fmt(row.ci_low, digits)}, ${fmt(row.ci_high, digits)}]`;
 }
 
-/** summary.md sections for model identity (seed 000 §5) and habit variance (seed 000 §6). */
+/** summary.md sections for model identity (Same Judgment, Different Yes §5) and habit variance (Same Judgment, Different Yes §6). */
 export function studySummarySections(results: AnalysisResults): string[] {
   const parts: string[] = [];
   if (results.sameReplies) {
     const same = results.sameReplies.convergence.filter((c) => c.n_cells > 0);
     parts.push(
       '## The same replies, two readings',
-      `Seed 000 §3–§4: story profiles of a rule and a judge built from exactly the replies both read decisively (identical weights), compared within each cell on ≥ ${results.minCommonStories} common stories; median over cells and 10–90 % range. A difference here lies in the reading, not in the replies.`,
+      `Same Judgment, Different Yes §3–§4: story profiles of a rule and a judge built from exactly the replies both read decisively (identical weights), compared within each cell on ≥ ${results.minCommonStories} common stories; median over cells and 10–90 % range. A difference here lies in the reading, not in the replies.`,
       same.length
         ? mdTable(
             ['judge reading', 'rule reading', 'cells', 'median r', '10 %', '90 %', 'median mean |Δ|'],
@@ -115,7 +115,7 @@ export function studySummarySections(results: AnalysisResults): string[] {
   if (results.residualConvergence) {
     parts.push(
       '## Residual profiles across readouts',
-      'Seed 000 §4: residual-profile r (each readout\'s language consensus over models and the cell mean removed) between two readouts of the same cell, over cells: whether agreement keeps how each model departs from its peers. Needs at least two models in a language.',
+      'Same Judgment, Different Yes §4: residual-profile r (each readout\'s language consensus over models and the cell mean removed) between two readouts of the same cell, over cells: whether agreement keeps how each model departs from its peers. Needs at least two models in a language.',
       residual.length
         ? mdTable(
             ['readout A', 'readout B', 'cells', 'median residual r', '10 %', '90 %'],
@@ -128,7 +128,7 @@ export function studySummarySections(results: AnalysisResults): string[] {
   if (id) {
     parts.push('## Model identity across languages');
     parts.push(
-      `Seed 000 §5, Table 6. Each cell's nearest other cell under residual r (language consensus and cell mean removed), story-level r and mean |Δ|, on ≥ ${results.minCommonStories} common stories; ` +
+      `Same Judgment, Different Yes §5, Table 6. Each cell's nearest other cell under residual r (language consensus and cell mean removed), story-level r and mean |Δ|, on ≥ ${results.minCommonStories} common stories; ` +
         `the count of cells whose nearest neighbour is the same model in another language, beside a uniform-random neighbour (Σ same-model candidates / candidates). ` +
         `A tie credits the same-model share of the tied cells. Class means with 95 % story-bootstrap intervals (${id.draws} draws, seed ${id.seed}); differences on the same draws.`,
     );
@@ -162,9 +162,9 @@ export function studySummarySections(results: AnalysisResults): string[] {
   if (hb) {
     parts.push('## Answer habits across cells');
     parts.push(
-      'Seed 000 §6 (yes/no and label readouts here; every readout in habits_variance.csv). Share of the variance of the cell-mean matrix (models × languages) due to the model × language interaction (two-way decomposition without replication; cells outside a complete matrix are dropped and listed in habits_variance.csv), and the cells where b changes sign from the plain question to the negative interrogative.',
+      'Same Judgment, Different Yes §6 (yes/no and label readouts here; every readout in habits_variance.csv). Share of the variance of the cell-mean matrix (models × languages) due to the model × language interaction (two-way decomposition without replication; cells outside a complete matrix are dropped and listed in habits_variance.csv), and the cells where b changes sign from the plain question to the negative interrogative.',
     );
-    // The habits of seed 000 §6 live on the token and the letter; every readout is in the CSV.
+    // The habits of Same Judgment, Different Yes §6 live on the token and the letter; every readout is in the CSV.
     const variance = hb.variance.filter((v) => v.interaction_share !== null && /^[^/]+\/(yesno|label)\//.test(v.readout));
     parts.push(
       variance.length
@@ -188,7 +188,7 @@ export function studySummarySections(results: AnalysisResults): string[] {
     parts.push('## The same replies read twice');
     const rows = ag.disagreementSummary.filter((d) => d.n_cells > 0);
     parts.push(
-      'Seed 000 Figure 2b: among replies that both readers read decisively, the share on which they disagree; mean over cells (each cell equally), with the lowest and highest cell.',
+      'Same Judgment, Different Yes Figure 2b: among replies that both readers read decisively, the share on which they disagree; mean over cells (each cell equally), with the lowest and highest cell.',
       rows.length
         ? mdTable(
             ['form', 'constraint', 'reader A', 'reader B', 'cells', 'replies', 'mean disagreement', 'min', 'max'],
@@ -200,7 +200,7 @@ export function studySummarySections(results: AnalysisResults): string[] {
     const constructions = ag.polarity.filter((p) => p.level === 'construction');
     parts.push(
       '## The negative-interrogative token',
-      'Seed 000 §7: of the negative-interrogative yes/no replies with a decisive token and a decisive judged sentence, the share whose token follows the polarity mapping (yes with the named term); the rest follow the truth/agreement mapping. Per model pooled over languages, and per language and construction family (pooled, and the mean of the models). Cells and wordings: polarity_shares.csv.',
+      'Same Judgment, Different Yes §7: of the negative-interrogative yes/no replies with a decisive token and a decisive judged sentence, the share whose token follows the polarity mapping (yes with the named term); the rest follow the truth/agreement mapping. Per model pooled over languages, and per language and construction family (pooled, and the mean of the models). Cells and wordings: polarity_shares.csv.',
     );
     if (models.length === 0) {
       parts.push('_No negative-interrogative yes/no reply has both a decisive token and a decisive judged sentence._');
@@ -214,13 +214,13 @@ export function studySummarySections(results: AnalysisResults): string[] {
 }
 
 /**
- * Seed 000 "Sentence judging", Table 7: the audit sample read again by a second judge and by the
+ * Same Judgment, Different Yes "Sentence judging", Table 7: the audit sample read again by a second judge and by the
  * same judge; pooled rows here, every stratum in judge_audit.csv.
  */
 function judgeAuditSections(rows: readonly JudgeAuditRow[]): string[] {
   const parts = [
     '## Judge audit',
-    'Seed 000 "Sentence judging": a seeded sample of judged replies, stratified by model × language × answer constraint, read again by a second judge model and by the same judge (test–retest). ' +
+    'Same Judgment, Different Yes "Sentence judging": a seeded sample of judged replies, stratified by model × language × answer constraint, read again by a second judge model and by the same judge (test–retest). ' +
       'Agreement with the primary judge over the four codebook categories (95 % Wilson interval), Cohen\'s kappa, the replies the primary judge read decisively, and the replies the two readings put on opposite decisive sides (P against notP). ' +
       'Every stratum is in judge_audit.csv; kappa is empty where it is undefined (kappa_note says why).',
   ];

@@ -1,5 +1,5 @@
 /**
- * The simulated sentence judge (seed 000 "Sentence judging"): codes what a reply asserts about
+ * The simulated sentence judge (Same Judgment, Different Yes "Sentence judging"): codes what a reply asserts about
  * the reference proposition, ignoring the opening token. It looks for the item's two proposition
  * sentences in the reply text — the simulated respondent writes them verbatim — and labels the
  * reply P (only the reference occurs), NOT_P (only its opposite), BOTH (both) or NONE (neither:

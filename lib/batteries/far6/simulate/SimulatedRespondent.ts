@@ -2,7 +2,7 @@
  * The simulated respondent: a documented generator of replies that stands in for a model when
  * there is no network (DESIGN.md "Without network"). It reads the item's design factors, reading
  * map and proposition sentences and answers as a model with known judgments and answer habits
- * would, so that the analysis can be checked to recover them (seed 000 §3, §6, §7).
+ * would, so that the analysis can be checked to recover them (Same Judgment, Different Yes §3, §6, §7).
  *
  * Generative model (README.md beside this file has the long form):
  *

@@ -13,7 +13,7 @@ import type { CellHabits } from './types.js';
  * languages or models a campaign holds, nor on call order. Results are cached per instance.
  */
 
-/** Story consensus on the logit scale by story group (seed 000 §5: violations high, acceptable low). */
+/** Story consensus on the logit scale by story group (Same Judgment, Different Yes §5: violations high, acceptable low). */
 export const GROUP_LOGIT: Readonly<Record<StoryGroup, number>> = { acceptable: -2.2, contested: 0, violation: 2.2 };
 /** sd of the story-specific consensus shift (logit), keyed by campaign seed + story. */
 export const STORY_SHIFT_SD = 0.8;
@@ -22,11 +22,11 @@ export const SPREAD_TO_LOGIT = 4;
 /** π is kept off 0 and 1 so that every story stays informative. */
 export const PI_MIN = 0.03;
 export const PI_MAX = 0.97;
-/** sd of a cell's keying bias around the model mean (seed 000 §6: the magnitude belongs to the cell). */
+/** sd of a cell's keying bias around the model mean (Same Judgment, Different Yes §6: the magnitude belongs to the cell). */
 export const KEYING_BIAS_SD = 0.06;
 /** sd of a cell's second-listed preference and named-term pull around the model mean. */
 export const LABEL_HABIT_SD = 0.02;
-/** Default negative-interrogative mapping: about a third of cells truth-based (seed 000 §7). */
+/** Default negative-interrogative mapping: about a third of cells truth-based (Same Judgment, Different Yes §7). */
 export const TRUTH_CELL_SHARE = 1 / 3;
 
 /** The generator's clamp of a choice probability; `simulationTruth` must use this same one. */

@@ -16,7 +16,7 @@ export interface LanguagePhrases {
   /** Short reason sentences that follow a stance without taking one. */
   readonly reasons: readonly string[];
   readonly refusals: readonly string[];
-  /** No-position replies (seed 000 "Sentence judging": they code as NONE). */
+  /** No-position replies (Same Judgment, Different Yes "Sentence judging": they code as NONE). */
   readonly noPosition: readonly string[];
   /** Both-sides replies: `{A}` and `{B}` are the two proposition sentences, in drawn order. */
   readonly bothSides: readonly string[];

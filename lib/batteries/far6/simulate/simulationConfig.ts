@@ -27,13 +27,13 @@ export const simulationConfigSchema = z
     language_spread: z.number().min(0).max(2).default(0.05),
     /** β: mean yes/no keying bias of the model (negative prefers no); a map fixes single languages. */
     keying_bias: perLanguage(z.number().min(-1).max(1)).default(-0.1),
-    /** λ: preference for the second-listed proposition letter (seed 000 §6). */
+    /** λ: preference for the second-listed proposition letter (Same Judgment, Different Yes §6). */
     second_listed: perLanguage(z.number().min(-1).max(1)).default(0.05),
-    /** ν: preference for the proposition holding the term the question names (seed 000 §6). */
+    /** ν: preference for the proposition holding the term the question names (Same Judgment, Different Yes §6). */
     named_term_pull: perLanguage(z.number().min(-1).max(1)).default(0.08),
     /**
      * m: probability that after a negative interrogative the particle follows the truth/agreement
-     * mapping (yes confirms the negative). Default: drawn per language cell (seed 000 §7).
+     * mapping (yes confirms the negative). Default: drawn per language cell (Same Judgment, Different Yes §7).
      */
     negint_truth_mapping: perLanguage(probability).optional(),
     /** Share of replies that take both sides / make the answer conditional, or take no position. */
@@ -56,7 +56,7 @@ export type SimulationConfigInput = z.input<typeof simulationConfigSchema>;
 export type SimulationConfig = z.output<typeof simulationConfigSchema>;
 
 export const simulatedJudgeConfigSchema = z.strictObject({
-  /** Share of judgments replaced by a different label (seed 000 "Sentence judging": ~3–5 % disagreement). */
+  /** Share of judgments replaced by a different label (Same Judgment, Different Yes "Sentence judging": ~3–5 % disagreement). */
   error_rate: probability.default(0.03),
   /** Mean simulated latency per call in ms (exponential). */
   latency_ms: z.number().min(0).max(600_000).default(0),

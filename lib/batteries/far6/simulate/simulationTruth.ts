@@ -20,7 +20,7 @@ function mean(values: readonly number[]): number {
 
 /**
  * The true parameters a simulated model's replies are drawn from, per language cell, with the
- * values the estimators of seed 000 §3 and §6 should recover from them. Written beside the
+ * values the estimators of Same Judgment, Different Yes §3 and §6 should recover from them. Written beside the
  * results and read by parameter-recovery tests; computed from the same SimulationProfile and
  * the same clamp as the generator, so it matches what the generator does.
  * @example simulationTruth({ seed: 7, model: { id: 'alpha' }, stories: [{ id: 's1', group: 'violation' }], languages: ['en'] }).cells[0].expected_b

@@ -1,7 +1,7 @@
 import type { Language, StoryGroup } from '../types.js';
 import type { SimulationConfig } from './simulationConfig.js';
 
-/** The answer habits of one model × language cell (seed 000 §6, §7). */
+/** The answer habits of one model × language cell (Same Judgment, Different Yes §6, §7). */
 export interface CellHabits {
   /** β: added to the probability of taking the named side in yes/no questions; negative prefers no. */
   readonly keying_bias: number;

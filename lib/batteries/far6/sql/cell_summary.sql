@@ -1,4 +1,4 @@
--- Printed overview per model x language x form x constraint x reader (seed 000 §3: only P and notP
+-- Printed overview per model x language x form x constraint x reader (Same Judgment, Different Yes §3: only P and notP
 -- readings are decisive and enter the shares): read replies, decisive share, P share among decisive.
 SELECT
   model,

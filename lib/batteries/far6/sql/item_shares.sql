@@ -1,4 +1,4 @@
--- FAR-6 item shares (seed 000 §3 and "Estimation steps"): label counts per prompt item and reader.
+-- FAR-6 item shares (Same Judgment, Different Yes §3 and "Estimation steps"): label counts per prompt item and reader.
 --
 -- One row per (model, language, reader, form, constraint, story, story_group, concept_pair,
 -- construction, named, option_order, prompt_key). A prompt_key is one exact item; its repeats are

@@ -1,4 +1,4 @@
--- The judge audit (seed 000 "Sentence judging"): every audit reading beside the primary judge's
+-- The judge audit (Same Judgment, Different Yes "Sentence judging"): every audit reading beside the primary judge's
 -- reading of the same reply, with the stratum it was drawn from (model × language × answer
 -- constraint) and the question form.
 --

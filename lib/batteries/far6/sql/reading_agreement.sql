@@ -1,4 +1,4 @@
--- The same replies read twice (seed 000 §4 Figure 2b, §7): per prompt cell of the design and pair
+-- The same replies read twice (Same Judgment, Different Yes §4 Figure 2b, §7): per prompt cell of the design and pair
 -- of readers, the replies on which both readers are decisive (P or notP) and those on which they
 -- agree. After a negative interrogative the token rule reads yes as the named side, which is the
 -- polarity mapping, so agreement with the judged sentence there is the polarity share of §7.

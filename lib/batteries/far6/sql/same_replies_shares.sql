@@ -1,4 +1,4 @@
--- The same replies read twice, with identical weights (seed 000 §3 last paragraph, §4 Figure 2a):
+-- The same replies read twice, with identical weights (Same Judgment, Different Yes §3 last paragraph, §4 Figure 2a):
 -- item shares as item_shares.sql computes them, but only over the replies that a token or verdict
 -- rule (a reader not named judge:…) and a sentence judge (judge:…) both read decisively, and once
 -- per such pair of readers. Both readings then rest on exactly the same replies, so a difference

@@ -1,5 +1,5 @@
 /**
- * Every P(True) table from item-level rows (seed 002 §5–6 and the appendices): the estimators of
+ * Every P(True) table from item-level rows (Disentangling Question, Response, and Verifier Languages §5–6 and the appendices): the estimators of
  * this folder run in one place, for the main rows and for the restricted view.
  */
 import { axisLevels, axisSpans, qrTable, type AxisLevel, type AxisSpan, type QrCell } from './axes.js';

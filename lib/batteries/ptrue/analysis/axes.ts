@@ -1,5 +1,5 @@
 /**
- * How far each language axis moves each metric (seed 002 Figure 2, §6.1–6.5): per benchmark, the
+ * How far each language axis moves each metric (Disentangling Question, Response, and Verifier Languages Figure 2, §6.1–6.5): per benchmark, the
  * cell-level mean of every metric at each level of one factor — question, response or verifier
  * language — over all the other factors (models, the other languages), cells weighing the same.
  * And the Q × R table behind the heat maps: per benchmark × q × r, the mean over models and

@@ -1,5 +1,5 @@
 /**
- * Configuration cells and their summaries (seed 002 §5 "Aggregation": a configuration cell pools
+ * Configuration cells and their summaries (Disentangling Question, Response, and Verifier Languages §5 "Aggregation": a configuration cell pools
  * the item rows of one model × q × r × v; summary tables weight listed cells or units equally across
  * models and verifier languages).
  */

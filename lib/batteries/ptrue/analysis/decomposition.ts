@@ -1,5 +1,5 @@
 /**
- * Explained-variance shares of the language factors (seed 002 §5 "Accuracy decomposition",
+ * Explained-variance shares of the language factors (Disentangling Question, Response, and Verifier Languages §5 "Accuracy decomposition",
  * "Configuration-level decomposition", §6.3, §6.5), per benchmark, fitted per model and averaged
  * across models (lib/metrics/variance.ts: unweighted cell means, orthogonal sums of squares,
  * shares of the explained sum). The paper treats the shares as provisional descriptions, not

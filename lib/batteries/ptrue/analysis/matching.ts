@@ -1,5 +1,5 @@
 /**
- * Matching effects on AUROC and ECE (seed 002 §5 "Matching effects", §6.4, Table 4, App. C):
+ * Matching effects on AUROC and ECE (Disentangling Question, Response, and Verifier Languages §5 "Matching effects", §6.4, Table 4, App. C):
  * per benchmark and metric, over the configuration cells (model × q × r × v; 2,160 in the paper),
  *
  *   metric = β0 + β1·[Q=R] + β2·[R=V] + β3·[Q=V] + β4·[Q=R=V] + u_model + ε,

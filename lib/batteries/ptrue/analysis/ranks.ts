@@ -1,5 +1,5 @@
 /**
- * Model rank changes between language settings (seed 002 §1, App. E, Figures 1 and 5, Table 8).
+ * Model rank changes between language settings (Disentangling Question, Response, and Verifier Languages §1, App. E, Figures 1 and 5, Table 8).
  *
  * The path of App. E switches the three languages in sequence, from all-English to fully
  * localised, for each target language L ≠ en: S0 (en, en, en) → S1 (L, en, en) → S2 (L, L, en) →

@@ -1,5 +1,5 @@
 /**
- * Matching regimes (seed 002 §5–6, Table 4, App. C): each q × r × v condition belongs to exactly one
+ * Matching regimes (Disentangling Question, Response, and Verifier Languages §5–6, Table 4, App. C): each q × r × v condition belongs to exactly one
  * of five — all three languages equal, only Q = R, only R = V, only Q = V, none equal (two equal
  * pairs imply the third, so these are exhaustive and disjoint: with six languages 6, 30, 30, 30 and
  * 120 of the 216 conditions).

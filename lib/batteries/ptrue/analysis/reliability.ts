@@ -1,5 +1,5 @@
 /**
- * Reliability diagrams per setting (seed 002 §5–6): per benchmark and step of the language path
+ * Reliability diagrams per setting (Disentangling Question, Response, and Verifier Languages §5–6): per benchmark and step of the language path
  * (ranks.ts PATH_STEPS: all-English, question localised, question and response, all localised),
  * the 15 confidence bins of the pooled rows of that setting over models and target languages.
  */

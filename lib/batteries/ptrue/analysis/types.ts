@@ -1,5 +1,5 @@
 /**
- * The item-level rows every P(True) estimator reads (seed 002 §5): one row per model × base item ×
+ * The item-level rows every P(True) estimator reads (Disentangling Question, Response, and Verifier Languages §5): one row per model × base item ×
  * question language × response language × verifier language, with the reply's correctness (shared
  * by its verifier copies) and the verifier copy's P(True). The SQL stage (sql/ptrue_rows.sql), the
  * simulator test and bring-your-own rows all produce this shape.

@@ -1,6 +1,6 @@
 /**
  * Two views beside the main tables:
- * - Language compliance and the restricted view (seed 002 §1 "report … realized response
+ * - Language compliance and the restricted view (Disentangling Question, Response, and Verifier Languages §1 "report … realized response
  *   language", §6.6, App. C): the share of replies written in the requested language per benchmark
  *   and requested language, and the analysis restricted to those replies.
  * - Scorer comparison (§6.2, §4.3): where a second correctness exists (the judge on multiple

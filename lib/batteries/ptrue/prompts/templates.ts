@@ -1,5 +1,5 @@
 /**
- * The battery's default prompt templates (seed 002 §3.4, §3.5, §4.2, App. A), written for this
+ * The battery's default prompt templates (Disentangling Question, Response, and Verifier Languages §3.4, §3.5, §4.2, App. A), written for this
  * project: the paper's own prompts are in a figure not reproduced in the seed. A campaign replaces
  * any of them under `design.prompts` (checked by resolveTemplates.ts).
  *

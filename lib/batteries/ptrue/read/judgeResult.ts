@@ -1,5 +1,5 @@
 /**
- * The judge's verdict (seed 002 §4.2, App. A): "The parser accepts nonempty feedback with an
+ * The judge's verdict (Disentangling Question, Response, and Verifier Languages §4.2, App. A): "The parser accepts nonempty feedback with an
  * optional prefix and terminal [RESULT] plus one integer from 1–5; other outputs are malformed."
  * Scores 4–5 are correct, 1–3 incorrect; a malformed output counts as incorrect too ("a
  * conservative fallback policy rather than verified incorrectness"), and is labelled apart.

@@ -1,5 +1,5 @@
 /**
- * The probe's label tokens (seed 002 §3.5, App. A). The verifier prompt asks for the English labels
+ * The probe's label tokens (Disentangling Question, Response, and Verifier Languages §3.5, App. A). The verifier prompt asks for the English labels
  * True and False; the probe reads the first generated token's log-probabilities of their variants
  * (capitalised, lower case, upper case, with and without a leading space) and takes the largest on
  * each side (lib/battery/readers/firstTokenProbability.ts).

@@ -1,5 +1,5 @@
 /**
- * The realised language of a reply (seed 002 §1 "report … realized response language", App. C:
+ * The realised language of a reply (Disentangling Question, Response, and Verifier Languages §1 "report … realized response language", App. C:
  * "responses … labeled as written in the requested language"), offline. Two steps:
  *
  * 1. The script (script.ts): Hangul → ko, kana → ja, Devanagari → hi, whenever that language is

@@ -1,5 +1,5 @@
 /**
- * The option a multiple-choice reply chooses (seed 002 §4.1: "exact matching between the extracted
+ * The option a multiple-choice reply chooses (Disentangling Question, Response, and Verifier Languages §4.1: "exact matching between the extracted
  * option and the gold option … Responses without an extractable final option are scored incorrect").
  *
  * Rules, in order (the paper does not give its extractor; this one is written for the battery's

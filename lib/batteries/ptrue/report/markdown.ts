@@ -1,5 +1,5 @@
 /**
- * summary.md: the headline tables of seed 002 (Table 2 overview, Table 4 regimes, Figure 2 axis
+ * summary.md: the headline tables of Disentangling Question, Response, and Verifier Languages (Table 2 overview, Table 4 regimes, Figure 2 axis
  * spans, §6.3 shares, App. E rank changes), labelled simulated when the rows are.
  */
 import { fmtNumber, mdTable } from '../../../report/markdown.js';
@@ -15,7 +15,7 @@ export function summaryMarkdown(r: PtrueResults, meta: ReportMeta): string {
   if (r.simulated) out.push('', '> **SIMULATED** — every reply comes from simulated models; the numbers test the pipeline, not any model.');
   out.push('', `${r.models.length} model(s), ${r.benchmarks.length} benchmark(s), ${r.rows} item rows (model × base item × q × r × v).`);
 
-  out.push('', '## Overview (means over configuration cells; seed 002 Table 2)', '');
+  out.push('', '## Overview (means over configuration cells; Disentangling Question, Response, and Verifier Languages Table 2)', '');
   out.push(
     mdTable(
       ['benchmark', 'cells', 'accuracy', 'Brier', 'ECE (15 bins)', 'AUROC', 'AUROC cells'],

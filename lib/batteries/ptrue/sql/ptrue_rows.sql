@@ -1,4 +1,4 @@
--- P(True) item-level rows (seed 002 §5; lib/batteries/ptrue/analysis/types.ts PtrueRow): one row
+-- P(True) item-level rows (Disentangling Question, Response, and Verifier Languages §5; lib/batteries/ptrue/analysis/types.ts PtrueRow): one row
 -- per verify item with a chosen reply whose generate item has a chosen reply and a correctness,
 -- i.e. per model × base item × question language q × response language r × verifier language v.
 --

@@ -1,5 +1,5 @@
 /**
- * The X-Value estimators (seed 001 §6.1–6.6) over item-level rows: accuracy with Acc0, Acc1 and
+ * The X-Value estimators (Towards Cross-lingual Values Judgment §6.1–6.6) over item-level rows: accuracy with Acc0, Acc1 and
  * their gap, overall and per category and language, with avg / std / range across categories and
  * across languages (Tables 2–5); precision, recall and F1 with values-inappropriate (Fail) as the
  * positive class, for the overall verdict and every checkpoint (Figure 3); each model's

@@ -1,6 +1,6 @@
 /**
  * The item-level rows the X-Value estimators take (from the SQL stage, or from verdicts brought
- * from elsewhere) and the tables they produce (seed 001 §6.1–6.6). Column names are the results
+ * from elsewhere) and the tables they produce (Towards Cross-lingual Values Judgment §6.1–6.6). Column names are the results
  * files' columns. Shares are in [0, 1]; an undefined share is null (lib/metrics/classification.ts).
  */
 import type { ClassificationRates } from '../../../metrics/classification.js';
@@ -96,7 +96,7 @@ export interface RatesRow extends ClassificationRates {
 /** Overall (Table 2 left): rates, and the spread of accuracy across categories and across languages. */
 export interface OverallRow extends RatesRow {
   readonly category_avg: number | null;
-  /** Population std (lib/metrics/spread.ts), as seed 001's tables. */
+  /** Population std (lib/metrics/spread.ts), as the tables of Towards Cross-lingual Values Judgment. */
   readonly category_std: number | null;
   readonly category_range: number | null;
   readonly language_avg: number | null;

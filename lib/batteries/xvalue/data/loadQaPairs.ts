@@ -84,7 +84,7 @@ function validate(raw: unknown, origin: Origin, sink: Sink): QaPair | undefined 
     warnings.push({
       file: origin.file,
       path: issuePath(origin, origin.csv ? ['overall'] : ['annotation', 'overall']),
-      message: `overall is ${d.annotation.overall} but the one-vote veto over checkpoints B–H gives ${veto} (seed 001 §4.2); the analysis uses the annotated overall`,
+      message: `overall is ${d.annotation.overall} but the one-vote veto over checkpoints B–H gives ${veto} (Towards Cross-lingual Values Judgment §4.2); the analysis uses the annotated overall`,
     });
   }
   return { ...d, source };
@@ -127,7 +127,7 @@ function parseCsvPairs(text: string, file: string, sink: Sink): QaPair[] {
       headerOk = false;
     } else if (!(CSV_COLUMNS as readonly string[]).includes(h)) {
       const message = /^[A-Za-z]$/.test(h)
-        ? `column "${h}": checkpoint letter outside A–H (seed 001 §4.2 has A–D holistic and E–H fine-grained)`
+        ? `column "${h}": checkpoint letter outside A–H (Towards Cross-lingual Values Judgment §4.2 has A–D holistic and E–H fine-grained)`
         : // A header cell that is no column name at all (not a CSV file?) is named by its place, not quoted.
           `unknown column ${/^[\w.:-]{1,60}$/.test(h) ? show(h) : `${i + 1}`}; expected ${CSV_COLUMNS.join(', ')}`;
       issues.push({ file, path: `line ${head.line}`, message });

@@ -1,5 +1,5 @@
 /**
- * The schema of one annotated QA pair (seed 001 §5.2, Eq. 1), as a JSONL line holds it. CSV rows
+ * The schema of one annotated QA pair (Towards Cross-lingual Values Judgment §5.2, Eq. 1), as a JSONL line holds it. CSV rows
  * are flat (README.md "Data format") and are lifted into this shape before validation, so both
  * formats are checked by the same rules and give the same messages. Every message says what was
  * expected and what was found (shortened: a message never echoes a whole answer).
@@ -48,7 +48,7 @@ const category = z.unknown().transform((v, ctx): Category => {
   const hit = typeof v === 'string' ? CATEGORY_BY_NAME.get(v.trim().toLowerCase()) : undefined;
   if (hit === undefined) {
     const what = v === undefined || v === null || v === '' ? 'missing category' : `unknown category ${show(v)}`;
-    ctx.issues.push({ code: 'custom', message: `${what}; expected one of ${oneOf(CATEGORIES)} (seed 001 Table 1) or their full names`, input: v });
+    ctx.issues.push({ code: 'custom', message: `${what}; expected one of ${oneOf(CATEGORIES)} (Towards Cross-lingual Values Judgment Table 1) or their full names`, input: v });
     return z.NEVER;
   }
   return hit;
@@ -58,7 +58,7 @@ const language = z.unknown().transform((v, ctx) => {
   const hit = typeof v === 'string' ? LANGUAGES.find((l) => l === v.trim().toLowerCase()) : undefined;
   if (hit === undefined) {
     const what = v === undefined || v === null || v === '' ? 'missing language' : `unknown language ${show(v)}`;
-    ctx.issues.push({ code: 'custom', message: `${what}; expected one of the 14 codes of seed 001 Table 9: ${LANGUAGES.join(', ')}`, input: v });
+    ctx.issues.push({ code: 'custom', message: `${what}; expected one of the 14 codes of Towards Cross-lingual Values Judgment Table 9: ${LANGUAGES.join(', ')}`, input: v });
     return z.NEVER;
   }
   return hit;
@@ -152,7 +152,7 @@ const checkpoints = z
     for (const key of Object.keys(o)) {
       if ((CHECKPOINTS as readonly string[]).includes(key)) continue;
       const message = /^[A-Za-z]$/.test(key)
-        ? `checkpoint letter "${key}" is outside A–H (seed 001 §4.2 has A–D holistic and E–H fine-grained)`
+        ? `checkpoint letter "${key}" is outside A–H (Towards Cross-lingual Values Judgment §4.2 has A–D holistic and E–H fine-grained)`
         : `unknown field "${key}"; expected the checkpoint letters A–H`;
       ctx.addIssue({ code: 'custom', message, path: [key] });
     }
@@ -171,7 +171,7 @@ const annotation = z.strictObject(
     error: (iss) => {
       if (iss.code === 'unrecognized_keys') return `unknown field(s) ${iss.keys.join(', ')}; expected core_issue, scope, nature, checkpoints, overall`;
       return iss.input === undefined || iss.input === null
-        ? 'missing annotation; expected core_issue, scope, nature, checkpoints A–H and overall (seed 001 §5.2)'
+        ? 'missing annotation; expected core_issue, scope, nature, checkpoints A–H and overall (Towards Cross-lingual Values Judgment §5.2)'
         : `expected annotation as an object, got ${show(iss.input)}`;
     },
   },

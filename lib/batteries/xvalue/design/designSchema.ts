@@ -30,13 +30,13 @@ function uniqueList<T extends z.ZodType>(item: T, what: string) {
   });
 }
 
-const language = z.enum(LANGUAGES, { error: (iss) => `unknown language ${JSON.stringify(iss.input)}; expected one of ${LANGUAGES.join(', ')} (seed 001 Table 9)` });
+const language = z.enum(LANGUAGES, { error: (iss) => `unknown language ${JSON.stringify(iss.input)}; expected one of ${LANGUAGES.join(', ')} (Towards Cross-lingual Values Judgment Table 9)` });
 
 /** Table 1: an abbreviation or a full name, stored as the abbreviation. */
 const category = z.string().transform((v, ctx): Category => {
   const hit = CATEGORIES.find((c) => c === v.trim() || CATEGORY_NAMES[c].toLowerCase() === v.trim().toLowerCase());
   if (hit === undefined) {
-    ctx.issues.push({ code: 'custom', input: v, message: `unknown category ${JSON.stringify(v)}; expected one of ${CATEGORIES.join(', ')} (seed 001 Table 1)` });
+    ctx.issues.push({ code: 'custom', input: v, message: `unknown category ${JSON.stringify(v)}; expected one of ${CATEGORIES.join(', ')} (Towards Cross-lingual Values Judgment Table 1)` });
     return z.NEVER;
   }
   return hit;
@@ -50,7 +50,7 @@ export const xvalueDesignSchema = z.strictObject(
       .meta({ description: 'Annotated QA pairs (.jsonl or .csv, README "Data format"), relative to the campaign file' }),
     languages: uniqueList(language, 'language').min(1).optional().meta({ description: 'Languages to run; default: every language the files hold' }),
     categories: uniqueList(category, 'category').min(1).optional().meta({ description: 'Issue categories to run; default: all' }),
-    strategies: uniqueList(z.enum(STRATEGIES, { error: () => 'expected a strategy: defonly or rubric (seed 001 §6.1)' }), 'strategy')
+    strategies: uniqueList(z.enum(STRATEGIES, { error: () => 'expected a strategy: defonly or rubric (Towards Cross-lingual Values Judgment §6.1)' }), 'strategy')
       .min(1)
       .default([...STRATEGIES])
       .meta({ description: 'Prompting strategies: defonly (definition-only) and rubric (the three-step chain)' }),

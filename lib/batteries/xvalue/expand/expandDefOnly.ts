@@ -4,7 +4,7 @@ import { buildItem, pairsOf } from './buildItem.js';
 import type { ItemContext } from './types.js';
 
 /**
- * Seed 001 §6.1, definition-only prompt: one item per pair of the partition's language — the
+ * Towards Cross-lingual Values Judgment §6.1, definition-only prompt: one item per pair of the partition's language — the
  * value definition and the pair — read as one Pass/Fail verdict.
  * @example [...expandDefOnly(ctx, pairs)].length // pairs in ctx.language
  */

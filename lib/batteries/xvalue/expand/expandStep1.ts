@@ -4,7 +4,7 @@ import { buildItem, pairsOf } from './buildItem.js';
 import type { ItemContext } from './types.js';
 
 /**
- * Seed 001 Appendix J.2 step 1: one item per pair — identify the core issue, its scope
+ * Towards Cross-lingual Values Judgment Appendix J.2 step 1: one item per pair — identify the core issue, its scope
  * (Global/Regional) and nature (Consensus/Pluralism). Its readings choose step 2's checklist.
  */
 export function* expandStep1(ctx: ItemContext, pairs: readonly QaPair[]): Generator<XvalueItem> {

@@ -29,7 +29,7 @@ export function step1Findings(readings: readonly ReadingDraft[]): Step1Findings 
 }
 
 /**
- * Seed 001 Appendix J.2 step 2: the holistic checkpoints A–D of one pair, with the checklist of
+ * Towards Cross-lingual Values Judgment Appendix J.2 step 2: the holistic checkpoints A–D of one pair, with the checklist of
  * the nature that step 1 identified ("according to different issue natures … we apply different
  * evaluation criteria prompts") and step 1's core issue and scope in the prompt. A step-1 nature
  * that was not read (invalid) gives no item: the chain stops there and the pair's rubric verdict

@@ -5,7 +5,7 @@ import { buildItem, pairsOf } from './buildItem.js';
 import type { ItemContext } from './types.js';
 
 /**
- * Seed 001 Appendix J.2 step 3: four items per pair, one per fine-grained checkpoint E–H, as the
+ * Towards Cross-lingual Values Judgment Appendix J.2 step 3: four items per pair, one per fine-grained checkpoint E–H, as the
  * paper has one "Evaluation Prompt for CheckPoint E" … "H" with its own examples. Each asks for
  * the offending sentences or none. The step does not depend on step 1 (§4.2: "fine-grained
  * criteria are nature-agnostic"), so it is a root phase and runs alongside step 1.

@@ -1,4 +1,4 @@
-/** Prompt templates of the battery (seed 001 Appendix J), by prompt id. */
+/** Prompt templates of the battery (Towards Cross-lingual Values Judgment Appendix J), by prompt id. */
 import type { LanguageContext } from '../languages.js';
 import type { Language } from '../types.js';
 

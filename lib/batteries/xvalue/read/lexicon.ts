@@ -1,5 +1,5 @@
 /**
- * The words the readers accept, in each of the 14 languages of seed 001 Table 9: field names
+ * The words the readers accept, in each of the 14 languages of Towards Cross-lingual Values Judgment Table 9: field names
  * (verdict, scope, nature, core issue, sentences, checkpoint) and values (Pass/Fail,
  * Global/Regional, Consensus/Pluralism, the checkpoint-A labels). The prompts ask for English
  * JSON, but a model answering in the pair's language writes "结论：不通过" or "Urteil: nicht

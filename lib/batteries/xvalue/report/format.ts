@@ -6,7 +6,7 @@ export function pct(x: number | null | undefined): string {
   return x === null || x === undefined || !Number.isFinite(x) ? '–' : fmtNumber(x * 100, 2);
 }
 
-/** The strategies as seed 001 names them. */
+/** The strategies as Towards Cross-lingual Values Judgment names them. */
 export const STRATEGY_TITLE: Readonly<Record<Strategy, string>> = {
   defonly: 'Judgment with Definition-only Prompt',
   rubric: 'Judgment with Rubric Prompt',

@@ -1,5 +1,5 @@
 /**
- * summary.md: the paper's tables for the campaign's models (seed 001 Table 2 overall and by
+ * summary.md: the paper's tables for the campaign's models (Towards Cross-lingual Values Judgment Table 2 overall and by
  * category, Table 3 by language, Figure 3's precision / recall / F1, §6.6's lowest cells) and
  * step 1's agreement with the annotation. Percentages with two decimals, "–" for undefined.
  */
@@ -11,7 +11,7 @@ import { STRATEGY_TITLE, pct } from './format.js';
 
 
 function overallAndCategories(r: XvalueResults): string[] {
-  const out: string[] = ['## Overall and by category (seed 001 Table 2)'];
+  const out: string[] = ['## Overall and by category (Towards Cross-lingual Values Judgment Table 2)'];
   const categories = CATEGORIES.filter((c) => r.byCategory.some((x) => x.category === c));
   for (const strategy of STRATEGIES) {
     const rows = r.overall.filter((o) => o.strategy === strategy);
@@ -39,7 +39,7 @@ function overallAndCategories(r: XvalueResults): string[] {
 }
 
 function languages(r: XvalueResults): string[] {
-  const out: string[] = ['## By language (seed 001 Table 3)'];
+  const out: string[] = ['## By language (Towards Cross-lingual Values Judgment Table 3)'];
   const present = LANGUAGES.filter((l) => r.byLanguage.some((x) => x.language === l));
   for (const strategy of STRATEGIES) {
     const rows = r.overall.filter((o) => o.strategy === strategy);
@@ -62,7 +62,7 @@ function languages(r: XvalueResults): string[] {
 }
 
 function checkpoints(r: XvalueResults): string[] {
-  const out: string[] = ['## Precision, recall and F1, values-inappropriate as the positive class (seed 001 §6.5, Figure 3)'];
+  const out: string[] = ['## Precision, recall and F1, values-inappropriate as the positive class (Towards Cross-lingual Values Judgment §6.5, Figure 3)'];
   const models = [...new Set(r.checkpoints.map((c) => c.model))].sort();
   const overall = r.checkpoints.filter((c) => c.target === 'overall');
   out.push(
@@ -87,7 +87,7 @@ function checkpoints(r: XvalueResults): string[] {
 function lowest(r: XvalueResults): string[] {
   if (r.lowestCells.length === 0) return [];
   return [
-    '## Lowest language × category cells (seed 001 §6.6, Appendix B)',
+    '## Lowest language × category cells (Towards Cross-lingual Values Judgment §6.6, Appendix B)',
     mdTable(
       ['Model', 'Strategy', 'Rank', 'Cell', 'n', 'Acc', 'FP', 'FN', 'Errors'],
       r.lowestCells.map((c) => [c.model, c.strategy, String(c.rank), `${c.language} × ${c.category}`, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), c.dominant_error]),
@@ -100,7 +100,7 @@ function step1(r: XvalueResults): string[] {
   if (all.length === 0) return [];
   const models = [...new Set(all.map((s) => s.model))].sort();
   return [
-    '## Step 1 against the annotation (scope and nature, seed 001 §4.1)',
+    '## Step 1 against the annotation (scope and nature, Towards Cross-lingual Values Judgment §4.1)',
     mdTable(
       ['Model', 'Scope agreement', 'Global read Regional', 'Regional read Global', 'Nature agreement', 'Consensus read Pluralism', 'Pluralism read Consensus', 'invalid (nature)'],
       models.map((m) => {
@@ -123,7 +123,7 @@ export function xvalueSummaryMarkdown(r: XvalueResults, meta: ReportMeta): strin
     `# X-Value results: ${meta.campaign}${simulated ? ' (SIMULATED)' : ''}`,
     ...(simulated ? ['> These results rest on simulated judges, not on real models.'] : []),
     ...(meta.source ? [`Source: ${meta.source}`] : []),
-    'Shares in %. Acc0: accuracy on values-appropriate pairs; Acc1: on values-inappropriate pairs. avg., std. and range are taken over the category (or language) accuracies; std. is the population standard deviation, as in seed 001. An invalid (unreadable) verdict counts as wrong; a missing one (no reply) is left out. "–": undefined (e.g. Acc1 of a language with no inappropriate pair, F1 with nothing to find and nothing flagged).',
+    'Shares in %. Acc0: accuracy on values-appropriate pairs; Acc1: on values-inappropriate pairs. avg., std. and range are taken over the category (or language) accuracies; std. is the population standard deviation, as in Towards Cross-lingual Values Judgment. An invalid (unreadable) verdict counts as wrong; a missing one (no reply) is left out. "–": undefined (e.g. Acc1 of a language with no inappropriate pair, F1 with nothing to find and nothing flagged).',
     ...overallAndCategories(r),
     ...languages(r),
     ...checkpoints(r),

@@ -1,7 +1,7 @@
 /**
  * The `simulation:` block of a simulated model under test (README.md "Simulated judges"): the
  * judge's false-negative and false-positive rates per strategy, how they shift by language and
- * category, and how it answers the rubric's steps. Defaults follow the pattern of seed 001
+ * category, and how it answers the rubric's steps. Defaults follow the pattern of Towards Cross-lingual Values Judgment
  * Table 2: def-only errs towards Pass (Acc0 ≈ 93 %, Acc1 ≈ 58 %), the rubric towards Fail.
  */
 import { z } from 'zod';

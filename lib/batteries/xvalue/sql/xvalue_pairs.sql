@@ -1,4 +1,4 @@
--- X-Value (seed 001 §6.1): every pair asked of a model under each strategy, with its gold
+-- X-Value (Towards Cross-lingual Values Judgment §6.1): every pair asked of a model under each strategy, with its gold
 -- annotation (§5.2) as the prompts table carries it on every item. One row per model x language x
 -- pair x strategy: the definition-only strategy asks a pair in phase defonly, the rubric in
 -- phases step1 and step3 (step 2 follows step 1, so it adds no pair of its own). DISTINCT

@@ -85,7 +85,7 @@ describe('reading_agreement.sql on Parquet', () => {
     expect(ag?.disagreementSummary.find((d) => d.form === 'plain')).toMatchObject({ n_cells: 1, mean_disagreement: 0 });
   });
 
-  it('gives polarity shares of the negative-interrogative token (seed 000 §7)', () => {
+  it('gives polarity shares of the negative-interrogative token (Same Judgment, Different Yes §7)', () => {
     const p = results.agreement?.polarity ?? [];
     const find = (level: string, f: Partial<Record<'model' | 'language' | 'construction' | 'wording', string>> = {}) =>
       p.find((x) => x.level === level && Object.entries(f).every(([k, v]) => x[k as 'model'] === v));

@@ -143,7 +143,7 @@ describe('bad input: each bad row is named by file, row and field and left out; 
       `row 7, field "story_group": story "s9" is in group "violation" at ${file} row 3; got "acceptable"`,
     ]);
     expect(result.summary).toMatchObject({ accepted: 3, rejected: 4 });
-    expect(result.warnings).toContain(`${file}: 1 label row gives no reading_map.letters: the second-listed preference (seed 000 §6) leaves their items out; everything else is analysed`);
+    expect(result.warnings).toContain(`${file}: 1 label row gives no reading_map.letters: the second-listed preference (Same Judgment, Different Yes §6) leaves their items out; everything else is analysed`);
   });
 
   it('reads a file in chunks that keep file order and row numbers', async () => {

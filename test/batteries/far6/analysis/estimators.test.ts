@@ -30,7 +30,7 @@ function item(o: Partial<ItemShareRow> & { p: number; np: number; other?: number
   };
 }
 
-describe('estimate: s and b (seed 000 §3, "Estimation steps")', () => {
+describe('estimate: s and b (Same Judgment, Different Yes §3, "Estimation steps")', () => {
   it('pools repeats within an item, then weights orders equally whatever their repeat counts', () => {
     // Prepare: keying P, order 0 has three repeats (2 P, 1 notP) → 2/3; order 1 has one repeat (notP) → 0.
     // Pooling all four replies would give 1/2; the seed's order gives q_P = (2/3 + 0) / 2 = 1/3.
@@ -120,7 +120,7 @@ describe('estimate: s and b (seed 000 §3, "Estimation steps")', () => {
   });
 });
 
-describe('estimate: label habits (seed 000 §6)', () => {
+describe('estimate: label habits (Same Judgment, Different Yes §6)', () => {
   it('measures the second-listed preference and the named-term pull on proposition labels', () => {
     const label = { constraint: 'label' as const };
     const rows = [

@@ -6,7 +6,7 @@ function habit(model: string, language: string, readout: string, b: number, seco
   return { model, language, readout, n_stories: 10, keying_bias: b, second_listed_pref: second, n_stories_position: second === null ? 0 : 10, named_term_pull: null };
 }
 
-describe('twoWayShares (seed 000 §6)', () => {
+describe('twoWayShares (Same Judgment, Different Yes §6)', () => {
   it('splits an additive matrix into model and language shares (by hand)', () => {
     // Row means 1.5, 3.5; column means 2, 3; grand 2.5. SS: model 2·(1 + 1) = 4, language 2·(¼ + ¼) = 1, total 5.
     const s = twoWayShares([[1, 2], [3, 4]]);
@@ -61,7 +61,7 @@ describe('habitVariance', () => {
   });
 });
 
-describe('habitModelMeans (seed 000 Figure 4)', () => {
+describe('habitModelMeans (Same Judgment, Different Yes Figure 4)', () => {
   it('averages each habit over a model\'s languages, with the lowest and highest', () => {
     const L = 'plain/label/rule';
     const rows = [habit('A', 'en', L, 0.1, 0.02), habit('A', 'de', L, 0.3, 0.06), habit('B', 'en', L, -0.2)];
@@ -74,7 +74,7 @@ describe('habitModelMeans (seed 000 Figure 4)', () => {
   });
 });
 
-describe('signChanges (seed 000 §6)', () => {
+describe('signChanges (Same Judgment, Different Yes §6)', () => {
   it('counts cells whose b changes sign under negation, per reader, zero apart', () => {
     const rows = [
       habit('A', 'en', 'plain/yesno/rule', -0.1), habit('A', 'en', 'negint/yesno/rule', 0.05),

@@ -28,7 +28,7 @@ const cells: CellKey[] = ['A/de', 'A/en', 'B/de', 'B/en', 'C/en'].map((k) => {
   return { model, language };
 });
 
-describe('nearestNeighbours (seed 000 §5, Table 6)', () => {
+describe('nearestNeighbours (Same Judgment, Different Yes §5, Table 6)', () => {
   // Residual r between the five cells (C/en is compared with nobody: a cell without variance).
   const pairs = [
     pair('A/de', 'A/en', { residual_r: 0.6, d: 0.1 }),

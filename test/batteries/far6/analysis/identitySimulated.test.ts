@@ -1,5 +1,5 @@
 /**
- * Seed 000 §5 on simulated respondents: with a distinct judgment profile
+ * Same Judgment, Different Yes §5 on simulated respondents: with a distinct judgment profile
  * per model the identity analysis finds the same-model neighbour for at least 40 of 48 cells; when
  * every model shares one profile it finds about as many as a random neighbour would.
  *
@@ -16,7 +16,7 @@ import { simulationTruth } from '../../../../lib/batteries/far6/simulate/index.j
 
 const R = 'plain/label/rule';
 const LANGUAGES: Language[] = ['en', 'zh', 'de', 'ja', 'ko', 'fr'];
-/** Seed 000 §3: 105 stories (26 acceptable, 46 contested, 33 violation); Korean and French 45, 15 per group. */
+/** Same Judgment, Different Yes §3: 105 stories (26 acceptable, 46 contested, 33 violation); Korean and French 45, 15 per group. */
 const STORIES: { id: string; group: StoryGroup }[] = [
   ...Array.from({ length: 26 }, (_, i) => ({ id: `acc${i}`, group: 'acceptable' as const })),
   ...Array.from({ length: 46 }, (_, i) => ({ id: `con${i}`, group: 'contested' as const })),
@@ -58,7 +58,7 @@ function count(res: IdentityResults, metric: string) {
   return c;
 }
 
-describe('model identity on simulated respondents (seed 000 §5)', () => {
+describe('model identity on simulated respondents (Same Judgment, Different Yes §5)', () => {
   it('finds the same model in another language for ≥ 40 of 48 cells when profiles are distinct', () => {
     const res = identityAnalysis(simulatedScores((id) => 1000 + Number(id.slice(5)), 11), { byStoryGroup: false });
     const c = count(res, 'residual_r');

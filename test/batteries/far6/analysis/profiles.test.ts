@@ -14,7 +14,7 @@ function scores(model: string, language: string, values: readonly (number | null
   return out;
 }
 
-describe('profileMatrix and residual profiles (seed 000 "Estimation steps")', () => {
+describe('profileMatrix and residual profiles (Same Judgment, Different Yes "Estimation steps")', () => {
   it('removes the language consensus over models, then each cell mean (by hand)', () => {
     // en: consensus [0.3, 0.4, 0.7]; A − consensus = [−0.1, 0, 0.2], mean 1/30.
     const m = profileMatrix([...scores('A', 'en', [0.2, 0.4, 0.9]), ...scores('B', 'en', [0.4, 0.4, 0.5])], R);
@@ -42,7 +42,7 @@ describe('profileMatrix and residual profiles (seed 000 "Estimation steps")', ()
   });
 });
 
-describe('comparePairs (seed 000 §3)', () => {
+describe('comparePairs (Same Judgment, Different Yes §3)', () => {
   const x = [0, 1, 0, 1, 0, 1, 0, 1];
   const y = [0, 1, 0, 1, 0, 1, 1, 0];
 

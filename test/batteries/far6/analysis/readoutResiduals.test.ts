@@ -6,7 +6,7 @@ function scores(model: string, language: string, readout: string, values: readon
   return values.map((s, k) => ({ model, language, readout, story: `s${k}`, story_group: 'contested', s, b: 0, n_pairs: 1 }));
 }
 
-describe('residualReadoutComparisons (seed 000 §4)', () => {
+describe('residualReadoutComparisons (Same Judgment, Different Yes §4)', () => {
   // Two models in en: A = base + d/2, B = base − d/2, so A's residual is d/2 minus its mean.
   const base = [0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8, 0.5];
   const dX = [1, -1, 1, -1, 0, 0, 1, -1].map((v) => v * 0.1);

@@ -12,7 +12,7 @@ import type { PromptSpec, ReadingSpec, ReplySpec } from './fixtures.js';
  * judge s = 1[j≥5]; rule q_P = 1[j≥5], q_notP = ½, so s = ¼ + ½·1[j≥5]: r = 1, mean |Δ| = ¼.
  * On all its replies the rule's s is ½ everywhere: no r against anything.
  */
-describe('the same replies read twice, identical weights (seed 000 §3–§4)', () => {
+describe('the same replies read twice, identical weights (Same Judgment, Different Yes §3–§4)', () => {
   let fx: ParquetFixture;
   let results: AnalysisResults;
 

@@ -15,7 +15,7 @@ import type { Far6Item, Far6Story, Language } from '../../../../lib/batteries/fa
 
 const PAIRS = loadConceptPairs('examples/far6/concept-pairs.yaml', [...LANGUAGES]);
 
-// Two small stories: one rendered in every language, one without Korean and French (seed 000:
+// Two small stories: one rendered in every language, one without Korean and French (Same Judgment, Different Yes:
 // Korean and French cover fewer stories).
 const STORIES: Far6Story[] = [
   {

@@ -24,7 +24,7 @@ function inItsScript(language: Language, text: string): boolean {
   }
 }
 
-// The act is stated without an evaluative word (the question carries the evaluation, seed 000 §3).
+// The act is stated without an evaluative word (the question carries the evaluation, Same Judgment, Different Yes §3).
 const EVALUATIVE: Partial<Record<Language, RegExp>> = {
   en: /\b(wrong|right|bad|good|cruel|kind|nice|mean|unfair|fair|selfish|generous|honest|dishonest|rude|stole|stolen|steal|lied|lie|cheated|cheat)\b/i,
   de: /\b(falsch|richtig|schlecht|gut|grausam|nett|gemein|unfair|fair|egoistisch|ehrlich|unehrlich|stahl|gestohlen|log|gelogen|betrog|betrogen)\b/i,

@@ -1,6 +1,6 @@
 import type { AnswerConstraint, Far6Item, Language, Proposition, QuestionForm, ReadingMap, StoryGroup } from '../../../../lib/batteries/far6/types.js';
 
-/** Hand-built surface forms per language, shaped like the FAR-6 battery's (seed 000 "Answer instructions"). */
+/** Hand-built surface forms per language, shaped like the FAR-6 battery's (Same Judgment, Different Yes "Answer instructions"). */
 export const SURFACES: Record<
   Language,
   {

@@ -16,7 +16,7 @@ function setup(simulation: SimulationConfigInput, language: Language) {
 }
 
 /**
- * Empirical keying bias b (seed 000 §3): per story, q_k = share of decisive replies asserting P
+ * Empirical keying bias b (Same Judgment, Different Yes §3): per story, q_k = share of decisive replies asserting P
  * when the question names k; b = (q_p − q_np)/2, averaged over stories. `read` chooses the reading.
  */
 function empiricalB(provider: SimulatedRespondent, language: Language, form: QuestionForm, read: 'sentence' | 'token'): number {

@@ -11,7 +11,7 @@ const quoted = (order: readonly string[]): string => {
 
 /**
  * German, addressed with du. The act is an extraposed clause ("…, was Finn getan hat") so that
- * no article or pronoun depends on the agent's gender. Seed 000 §3 offers doch beside ja/nein.
+ * no article or pronoun depends on the agent's gender. Same Judgment, Different Yes §3 offers doch beside ja/nein.
  * evaluative_adjective forms: `adj`. attitude_verb forms: `du` (2nd person singular, lower case),
  * `ich` (1st person), optional `prefix` (separable particle, e.g. `ab`).
  */

@@ -2,7 +2,7 @@ import type { LanguageTemplates } from '../types.js';
 import { form } from './form.js';
 
 /**
- * English (seed 000 §3 wordings: "Was what Finn did wrong?", "Wasn't what Finn did wrong?",
+ * English (Same Judgment, Different Yes §3 wordings: "Was what Finn did wrong?", "Wasn't what Finn did wrong?",
  * "wrong or right?", "…, or not?"; §7 "Do you not agree / oppose?").
  * evaluative_adjective forms: `adj`. attitude_verb forms: `verb` (base form, also first person).
  */

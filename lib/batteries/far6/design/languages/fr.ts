@@ -14,7 +14,7 @@ const quoted = (order: readonly string[]): string => {
 };
 
 /**
- * French, addressed with vous (the register of a written instruction). Seed 000 §3 offers si
+ * French, addressed with vous (the register of a written instruction). Same Judgment, Different Yes §3 offers si
  * beside oui/non. The evaluative adjective is dislocated ("Ce que Finn a fait, était-ce mal ?"),
  * which keeps the negation on the copula as in "n'était-ce pas mal ?".
  * evaluative_adjective forms: `adj`. attitude_verb forms: `vous` (2nd person plural, lower case),

@@ -7,7 +7,7 @@ import { ja } from './ja.js';
 import { ko } from './ko.js';
 import { zh } from './zh.js';
 
-/** Question templates and instructions per language, each written for that language (seed 000 "Stories and prompts"). */
+/** Question templates and instructions per language, each written for that language (Same Judgment, Different Yes "Stories and prompts"). */
 export const LANGUAGE_TEMPLATES: Readonly<Record<Language, LanguageTemplates>> = { en, zh, de, ja, ko, fr };
 
 /** The templates of one language. */

@@ -1,5 +1,5 @@
 /**
- * The readout comparisons of seed 000 §4 worth a glance (Figure 2a): sentence vs label, the same
+ * The readout comparisons of Same Judgment, Different Yes §4 worth a glance (Figure 2a): sentence vs label, the same
  * replies read twice (token rule vs judge) under plain and negative questions, and the
  * negative-interrogative token against the plain one. `judge:*` matches any judge.
  */

@@ -1,5 +1,5 @@
 /**
- * The judge audit in report.html (seed 000 "Sentence judging", Table 7): agreement of a second
+ * The judge audit in report.html (Same Judgment, Different Yes "Sentence judging", Table 7): agreement of a second
  * judge and of the same judge again with the primary judge on a stratified sample, with Wilson
  * intervals, Cohen's kappa and the replies read on opposite decisive sides.
  */
@@ -27,7 +27,7 @@ export function judgeAuditSection(audit: JudgeAuditResults): Section {
   const title = 'Judge audit';
   const parts: string[] = [
     `<p>${esc(
-      'Seed 000 "Sentence judging", Table 7: a seeded sample of judged replies, stratified by model × language × answer constraint, read again by a second judge and by the same judge (test–retest). Dot: agreement with the primary judge over the four codebook categories, whisker: its 95 % Wilson interval, ring: Cohen\'s kappa; the labels give the replies compared and those read on opposite decisive sides (P against notP).',
+      'Same Judgment, Different Yes "Sentence judging", Table 7: a seeded sample of judged replies, stratified by model × language × answer constraint, read again by a second judge and by the same judge (test–retest). Dot: agreement with the primary judge over the four codebook categories, whisker: its 95 % Wilson interval, ring: Cohen\'s kappa; the labels give the replies compared and those read on opposite decisive sides (P against notP).',
     )}</p>`,
   ];
   const rows = audit.rows;

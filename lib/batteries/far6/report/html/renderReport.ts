@@ -1,5 +1,5 @@
 /**
- * report.html: one self-contained page with the views of seed 000 §4–§7 — inline CSS,
+ * report.html: one self-contained page with the views of Same Judgment, Different Yes §4–§7 — inline CSS,
  * inline SVG drawn here, a few lines of script to sort tables, and a Content-Security-Policy that
  * forbids every fetch, so the page opens offline and can never call out.
  */
@@ -36,7 +36,7 @@ export function renderReportHtml(results: AnalysisResults, meta: ReportMeta, opt
     identitySection(results),
     habitsSection(results),
     polaritySection(results),
-    // Seed 000 "Sentence judging": only campaigns with an audit block have one.
+    // Same Judgment, Different Yes "Sentence judging": only campaigns with an audit block have one.
     ...(results.judgeAudit ? [judgeAuditSection(results.judgeAudit)] : []),
     filesSection(opts.files ?? []),
   ];

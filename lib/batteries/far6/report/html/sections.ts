@@ -1,5 +1,5 @@
 /**
- * The sections of report.html, one per view of the paper (seed 000 §4–§7): readout convergence
+ * The sections of report.html, one per view of the paper (Same Judgment, Different Yes §4–§7): readout convergence
  * and reply-level disagreement (Figure 2a/2b), between-cell heat maps (Figure 3c–f), model
  * identity (Table 6, Figure 3a/3b), answer habits (§6, Figure 4) and the polarity of the
  * negative-interrogative token (§7, Figure 5b/5c). Each returns the HTML of one <section>; a
@@ -29,7 +29,7 @@ export interface Section {
 }
 
 const METRIC_LABEL: Readonly<Record<IdentityMetric, string>> = { residual_r: 'residual r', story_r: 'story-level r', mean_abs_diff: 'mean |Δ|' };
-/** Seed 000 §4: the plotted pairs converge at median story-level r ≥ 0.90; the rest are drawn red. */
+/** Same Judgment, Different Yes §4: the plotted pairs converge at median story-level r ≥ 0.90; the rest are drawn red. */
 const CONVERGENCE_LINE = 0.9;
 
 function section(id: string, title: string, parts: readonly string[]): Section {
@@ -102,13 +102,13 @@ export function filesSection(files: readonly string[]): Section {
   return section('files', 'Every number as CSV', [p('The result files sit beside this report; each chart above has its table folded below it.'), list]);
 }
 
-/* ---- seed 000 §4, Figure 2a ---- */
+/* ---- Same Judgment, Different Yes §4, Figure 2a ---- */
 
 /** Median story-level r and its 10–90 % range over cells per readout pair (Figure 2a). */
 export function convergenceSection(results: AnalysisResults, opts: HtmlReportOptions): Section {
   const title = 'Which readouts converge';
   const intro = p(
-    `Seed 000 §4, Figure 2a: story-level r between two readouts of the same cell on ≥ ${results.minCommonStories} common stories, median over cells (dot) and 10–90 % range (whisker); hollow: median residual r of the same pair. Rows below the median r of ${CONVERGENCE_LINE.toFixed(2)} are red. The same replies read twice (rule and judge on the replies both read decisively, identical weights) isolate the reading from the replies.`,
+    `Same Judgment, Different Yes §4, Figure 2a: story-level r between two readouts of the same cell on ≥ ${results.minCommonStories} common stories, median over cells (dot) and 10–90 % range (whisker); hollow: median residual r of the same pair. Rows below the median r of ${CONVERGENCE_LINE.toFixed(2)} are red. The same replies read twice (rule and judge on the replies both read decisively, identical weights) isolate the reading from the replies.`,
   );
   const conv = results.convergence.filter((c) => c.n_cells > 0 && c.median_r !== null);
   const residual = results.residualConvergence ?? [];
@@ -121,7 +121,7 @@ export function convergenceSection(results: AnalysisResults, opts: HtmlReportOpt
     .map((x) => x.c);
   const max = opts.maxConvergenceRows ?? 40;
   const drawn = headline.length ? headline : [...conv].sort((a, b) => (b.median_r ?? 0) - (a.median_r ?? 0)).slice(0, max);
-  const drawnGroup = headline.length ? 'The comparisons of seed 000 §4' : drawn.length < conv.length ? `The ${drawn.length} readout pairs with the highest median r (of ${conv.length})` : 'Every readout pair';
+  const drawnGroup = headline.length ? 'The comparisons of Same Judgment, Different Yes §4' : drawn.length < conv.length ? `The ${drawn.length} readout pairs with the highest median r (of ${conv.length})` : 'Every readout pair';
   const rows: ChartRow[] = drawn.map((c) => {
     const res = residualOf(c.readout_a, c.readout_b);
     const marks: RowMark[] = [{ x: c.median_r as number, series: 0, shape: 'dot', title: `median r ${fmt(c.median_r)} over ${c.n_cells} cells (10 %: ${fmt(c.q10_r)}, 90 %: ${fmt(c.q90_r)}); median mean |Δ| ${fmt(c.median_abs_diff)}` }];
@@ -167,7 +167,7 @@ export function convergenceSection(results: AnalysisResults, opts: HtmlReportOpt
           ],
           references: [{ x: CONVERGENCE_LINE, label: `r = ${CONVERGENCE_LINE}` }, { x: 0, label: 'r = 0' }],
         }),
-        'Figure 2a of seed 000, from this campaign. Hover a mark for its numbers.',
+        'Figure 2a of Same Judgment, Different Yes, from this campaign. Hover a mark for its numbers.',
         {
           caption: `All ${results.convergence.length} readout pairs (readout_convergence.csv, readout_residual_convergence.csv)`,
           header: ['readout A', 'readout B', 'cells', 'median r', '10 %', '90 %', 'median mean |Δ|', 'median residual r'],
@@ -188,12 +188,12 @@ export function convergenceSection(results: AnalysisResults, opts: HtmlReportOpt
   return section('convergence', title, parts);
 }
 
-/* ---- seed 000 §4, Figure 2b ---- */
+/* ---- Same Judgment, Different Yes §4, Figure 2b ---- */
 
 /** Mean reply-level disagreement over cells, with each cell as a tick (Figure 2b). */
 export function disagreementSection(results: AnalysisResults): Section {
   const title = 'The same replies read twice: reply-level disagreement';
-  const intro = p('Seed 000 §4, Figure 2b: among replies that both readers read decisively, the share on which they disagree; bar: mean over cells (each cell equally), whisker: lowest to highest cell, ticks: cells.');
+  const intro = p('Same Judgment, Different Yes §4, Figure 2b: among replies that both readers read decisively, the share on which they disagree; bar: mean over cells (each cell equally), whisker: lowest to highest cell, ticks: cells.');
   const ag = results.agreement;
   if (!ag) return section('disagreement', title, [intro, empty('Not computed: the data hold no replies read by two readers.')]);
   const summary = ag.disagreementSummary.filter((d) => d.n_cells > 0 && d.mean_disagreement !== null);
@@ -225,7 +225,7 @@ export function disagreementSection(results: AnalysisResults): Section {
         series: [{ label: 'mean over cells', shape: 'square' }, { label: 'cell', shape: 'tick' }],
         format: (x) => `${Math.round(x * 100)} %`,
       }),
-      'Figure 2b of seed 000, from this campaign; the negative-interrogative yes/no token in red.',
+      'Figure 2b of Same Judgment, Different Yes, from this campaign; the negative-interrogative yes/no token in red.',
       {
         caption: 'Reply-level disagreement over cells (reply_disagreement_summary.csv)',
         header: ['form', 'constraint', 'reader A', 'reader B', 'cells', 'replies', 'mean disagreement', 'min', 'max'],
@@ -235,7 +235,7 @@ export function disagreementSection(results: AnalysisResults): Section {
   ]);
 }
 
-/* ---- seed 000 Figure 3c–f ---- */
+/* ---- Same Judgment, Different Yes Figure 3c–f ---- */
 
 interface Cell {
   readonly model: string;
@@ -252,7 +252,7 @@ function pairKey(a: Cell, b: Cell): string {
 export function heatmapSection(results: AnalysisResults): Section {
   const title = 'Between-cell correlations';
   const intro = p(
-    'Seed 000 §5, Figure 3c–f: story-level r and residual-profile r (language consensus and cell mean removed) between every two cells on their common stories, cells grouped by model and then by language. Blue: positive, red: negative, grey: too few common stories, dark: the cell itself.',
+    'Same Judgment, Different Yes §5, Figure 3c–f: story-level r and residual-profile r (language consensus and cell mean removed) between every two cells on their common stories, cells grouped by model and then by language. Blue: positive, red: negative, grey: too few common stories, dark: the cell itself.',
   );
   const id = results.identity;
   if (!id) return section('heatmaps', title, [intro, empty('Not computed: no identity analysis in these results.')]);
@@ -321,7 +321,7 @@ export function heatmapSection(results: AnalysisResults): Section {
   return section('heatmaps', title, parts);
 }
 
-/* ---- seed 000 §5, Table 6, Figure 3a/3b ---- */
+/* ---- Same Judgment, Different Yes §5, Table 6, Figure 3a/3b ---- */
 
 const CONTRASTS: readonly { key: ClassEstimate['contrast']; label: string }[] = [
   { key: 'same_model', label: 'same model' },
@@ -337,7 +337,7 @@ export function identitySection(results: AnalysisResults): Section {
   const title = 'Model identity across languages';
   const id = results.identity;
   const intro = p(
-    `Seed 000 §5, Table 6 and Figure 3a/3b: for each cell, whether its nearest other cell (on ≥ ${results.minCommonStories} common stories) is the same model in another language, counted beside a uniform-random neighbour; class means of cell pairs with 95 % story-bootstrap intervals${id ? ` (${id.draws} draws, seed ${id.seed})` : ''}; and each model's language-pair values.`,
+    `Same Judgment, Different Yes §5, Table 6 and Figure 3a/3b: for each cell, whether its nearest other cell (on ≥ ${results.minCommonStories} common stories) is the same model in another language, counted beside a uniform-random neighbour; class means of cell pairs with 95 % story-bootstrap intervals${id ? ` (${id.draws} draws, seed ${id.seed})` : ''}; and each model's language-pair values.`,
   );
   if (!id) return section('identity', title, [intro, empty('Not computed: no identity analysis in these results.')]);
   const parts = [intro];
@@ -363,7 +363,7 @@ export function identitySection(results: AnalysisResults): Section {
             axisLabel: 'cells',
             series: [{ label: 'same-model nearest neighbour', shape: 'square' }, { label: 'random benchmark', shape: 'diamond' }],
           }),
-          'Table 6 of seed 000, from this campaign.',
+          'Table 6 of Same Judgment, Different Yes, from this campaign.',
           {
             caption: `${readout}: identity counts (identity_counts.csv)`,
             header: ['metric', 'same-model nearest', 'random benchmark', 'cells', 'ties'],
@@ -406,7 +406,7 @@ export function identitySection(results: AnalysisResults): Section {
     }
     if (charts.length) {
       parts.push(
-        `<figure><div class="row-of-charts">${charts.join('')}</div><figcaption>${esc('Figure 3a of seed 000: class means of cell pairs (all stories) with 95 % story-bootstrap intervals.')}</figcaption>${tableDetails({
+        `<figure><div class="row-of-charts">${charts.join('')}</div><figcaption>${esc('Figure 3a of Same Judgment, Different Yes: class means of cell pairs (all stories) with 95 % story-bootstrap intervals.')}</figcaption>${tableDetails({
           caption: `${readout}: class means, all stories and by story group (identity_classes.csv)`,
           header: ['stories', 'metric', 'contrast', 'pairs', 'estimate', '95 % low', '95 % high', 'draws'],
           rows: classes.map((c) => [c.story_group, METRIC_LABEL[c.metric], c.contrast, String(c.n_pairs), fmt(c.estimate, 3), fmt(c.ci_low, 3), fmt(c.ci_high, 3), String(c.n_draws)]),
@@ -442,7 +442,7 @@ export function identitySection(results: AnalysisResults): Section {
             series: [{ label: 'story-level r', shape: 'dot' }, { label: 'residual r', shape: 'ring' }],
             references: [{ x: 0, label: 'r = 0' }],
           }),
-          'Figure 3b of seed 000: per model, the mean and range over its language pairs; in brackets its cells whose nearest residual-r neighbour is the same model.',
+          'Figure 3b of Same Judgment, Different Yes: per model, the mean and range over its language pairs; in brackets its cells whose nearest residual-r neighbour is the same model.',
           {
             caption: `${readout}: per model (identity_models.csv)`,
             header: ['model', 'metric', 'cells', 'same-model nearest', 'language pairs', 'mean', 'min', 'max'],
@@ -455,7 +455,7 @@ export function identitySection(results: AnalysisResults): Section {
   return section('identity', title, parts);
 }
 
-/* ---- seed 000 §6, Figure 4 ---- */
+/* ---- Same Judgment, Different Yes §6, Figure 4 ---- */
 
 const FORM_ORDER = ['plain', 'negint', 'alternative', 'ornot'];
 const FORM_LABEL: Readonly<Record<string, string>> = { plain: 'plain question', negint: 'negative interrogative', alternative: 'alternative question', ornot: 'or-not question' };
@@ -478,7 +478,7 @@ function readerOf(readout: string): string {
 type HabitKey = 'keying_bias' | 'second_listed_pref' | 'named_term_pull';
 
 function habitChart(habits: readonly CellHabit[], key: HabitKey, constraint: string, label: string, what: string): string | null {
-  // Seed 000 §6: the habits live on the token and the letter, read by the fixed rule.
+  // Same Judgment, Different Yes §6: the habits live on the token and the letter, read by the fixed rule.
   const rows = habits.filter((h) => constraintOf(h.readout) === constraint && readerOf(h.readout) === 'rule' && h[key] !== null);
   if (rows.length === 0) return null;
   const forms = uniqueSorted(rows.map((h) => formOf(h.readout))).sort((a, b) => FORM_ORDER.indexOf(a) - FORM_ORDER.indexOf(b));
@@ -511,7 +511,7 @@ function habitChart(habits: readonly CellHabit[], key: HabitKey, constraint: str
       series: forms.map((f) => ({ label: FORM_LABEL[f] ?? f, shape: FORM_SHAPE[f] ?? 'dot' })),
       references: [{ x: 0, label: '0' }],
     }),
-    `Figure 4 of seed 000: ${label}; hollow markers for plain questions, filled for negative interrogatives; ticks mark languages.`,
+    `Figure 4 of Same Judgment, Different Yes: ${label}; hollow markers for plain questions, filled for negative interrogatives; ticks mark languages.`,
     {
       caption: `${label} per cell (cell_habits.csv)`,
       header: ['model', 'language', 'readout', 'stories', label],
@@ -525,7 +525,7 @@ export function habitsSection(results: AnalysisResults): Section {
   const title = 'Answer habits and their change under negation';
   const parts = [
     p(
-      'Seed 000 §6, Figure 4: yes/no keying bias b (negative: the side the question does not name, e.g. "no", is preferred), the second-listed preference of proposition letters and their named-term pull, per model over languages; whether b changes sign from the plain question to the negative interrogative; and how much of each habit\'s cell matrix belongs to the model, the language or their interaction.',
+      'Same Judgment, Different Yes §6, Figure 4: yes/no keying bias b (negative: the side the question does not name, e.g. "no", is preferred), the second-listed preference of proposition letters and their named-term pull, per model over languages; whether b changes sign from the plain question to the negative interrogative; and how much of each habit\'s cell matrix belongs to the model, the language or their interaction.',
     ),
   ];
   const charts = [
@@ -580,7 +580,7 @@ export function habitsSection(results: AnalysisResults): Section {
           rows: variance.map((v) => ({ label: `${v.readout} ${v.habit}`, values: [v.model_share, v.language_share, v.interaction_share] })),
           axisLabel: 'share of the sum of squares around the grand mean',
         }),
-        'Seed 000 §6: the two-way decomposition without replication of each complete cell matrix (cells outside it dropped, listed in the table).',
+        'Same Judgment, Different Yes §6: the two-way decomposition without replication of each complete cell matrix (cells outside it dropped, listed in the table).',
         {
           caption: 'Habit variance shares (habits_variance.csv)',
           header: ['readout', 'habit', 'models', 'languages', 'dropped', 'mean', 'model', 'language', 'interaction'],
@@ -594,7 +594,7 @@ export function habitsSection(results: AnalysisResults): Section {
   return section('habits', title, parts);
 }
 
-/* ---- seed 000 §7, Figure 5b/5c ---- */
+/* ---- Same Judgment, Different Yes §7, Figure 5b/5c ---- */
 
 function polarityMatrix(id: string, title: string, rowsOf: readonly PolarityShare[], rowKey: (p: PolarityShare) => string, colKey: (p: PolarityShare) => string, caption: string, header: readonly [string, string]): string {
   const rowLabels = uniqueSorted(rowsOf.map(rowKey));
@@ -627,7 +627,7 @@ function polarityMatrix(id: string, title: string, rowsOf: readonly PolarityShar
 export function polaritySection(results: AnalysisResults): Section {
   const title = 'The negative-interrogative token';
   const intro = p(
-    'Seed 000 §7, Figure 5: of the negative-interrogative yes/no replies with a decisive token and a decisive judged sentence, the share whose token follows the polarity mapping (yes with the named term; blue); the rest follow the truth/agreement mapping (red); white is an even split.',
+    'Same Judgment, Different Yes §7, Figure 5: of the negative-interrogative yes/no replies with a decisive token and a decisive judged sentence, the share whose token follows the polarity mapping (yes with the named term; blue); the rest follow the truth/agreement mapping (red); white is an even split.',
   );
   const ag = results.agreement;
   if (!ag) return section('polarity', title, [intro, empty('Not computed: the data hold no replies read by two readers.')]);
@@ -665,7 +665,7 @@ export function polaritySection(results: AnalysisResults): Section {
     const cells = of('cell');
     if (cells.length) parts.push(polarityMatrix(`hm-polarity-cells-${js}`, `Polarity share per model and language (${judge})`, cells, (x) => x.model, (x) => x.language, 'Cells: models (rows) by languages (columns).', ['model', 'language']));
     const wordings = of('wording_model');
-    if (wordings.length) parts.push(polarityMatrix(`hm-polarity-wordings-${js}`, `Polarity share by wording and model (${judge})`, wordings, (x) => x.wording, (x) => x.model, 'Figure 5b of seed 000: wordings (concept pair and negated term) by model.', ['wording', 'model']));
+    if (wordings.length) parts.push(polarityMatrix(`hm-polarity-wordings-${js}`, `Polarity share by wording and model (${judge})`, wordings, (x) => x.wording, (x) => x.model, 'Figure 5b of Same Judgment, Different Yes: wordings (concept pair and negated term) by model.', ['wording', 'model']));
     const constructions = of('construction');
     if (constructions.length) {
       const perModel = of('construction_model');
@@ -687,7 +687,7 @@ export function polaritySection(results: AnalysisResults): Section {
             series: [{ label: 'mean of models', shape: 'square' }, { label: 'model', shape: 'dot' }],
             references: [{ x: 0.5, label: 'even split' }],
           }),
-          'Figure 5c of seed 000: corresponding constructions across languages.',
+          'Figure 5c of Same Judgment, Different Yes: corresponding constructions across languages.',
           {
             caption: `Polarity share by language and construction, ${judge}`,
             header: ['language', 'construction', 'replies', 'polarity', 'pooled share', 'mean of models'],

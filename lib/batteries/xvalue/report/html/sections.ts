@@ -1,5 +1,5 @@
 /**
- * The sections of the X-Value report.html (seed 001 §6): the overall and category table (Table 2),
+ * The sections of the X-Value report.html (Towards Cross-lingual Values Judgment §6): the overall and category table (Table 2),
  * languages (Table 3), a language × category accuracy heat map per model and strategy (Appendix B,
  * Figure 1), precision / recall / F1 per checkpoint (Figure 3), the lowest cells (§6.6) and step
  * 1's agreement. Every chart has its numbers in a table beside it; a section without data says so.
@@ -36,7 +36,7 @@ const strategiesOf = (r: XvalueResults): Strategy[] => STRATEGIES.filter((s) => 
 export function overallSection(r: XvalueResults): Section {
   if (r.overall.length === 0) return section('overall', 'Overall and by category', [empty('No verdicts to analyse.')]);
   const categories = CATEGORIES.filter((c) => r.byCategory.some((x) => x.category === c));
-  const parts = [p('Accuracy in %: Acc0 on values-appropriate pairs, Acc1 on values-inappropriate pairs (seed 001 Table 2). avg., std. (population) and range are over the category accuracies.')];
+  const parts = [p('Accuracy in %: Acc0 on values-appropriate pairs, Acc1 on values-inappropriate pairs (Towards Cross-lingual Values Judgment Table 2). avg., std. (population) and range are over the category accuracies.')];
   for (const strategy of strategiesOf(r)) {
     const rows = r.overall.filter((o) => o.strategy === strategy);
     parts.push(
@@ -92,7 +92,7 @@ export function overallSection(r: XvalueResults): Section {
 export function languageSection(r: XvalueResults): Section {
   const present = LANGUAGES.filter((l) => r.byLanguage.some((x) => x.language === l));
   if (present.length === 0) return section('languages', 'By language', [empty('No verdicts to analyse.')]);
-  const parts = [p('Accuracy in % per language (seed 001 Table 3); avg., std. (population) and range over the languages.')];
+  const parts = [p('Accuracy in % per language (Towards Cross-lingual Values Judgment Table 3); avg., std. (population) and range over the languages.')];
   for (const strategy of strategiesOf(r)) {
     parts.push(
       htmlTable({
@@ -138,7 +138,7 @@ export function heatmapSection(r: XvalueResults): Section {
     return `<div>${svg}<p class="m-caption">${esc(`${model} · ${STRATEGY_TITLE[strategy]}`)}</p></div>`;
   });
   return section('heatmaps', 'Language × category heat maps', [
-    p('Overall-verdict accuracy per language and category (seed 001 Appendix B, Figure 1): red below 50 %, white at 50 %, blue towards 100 %; grey cells hold no pair. Hover a cell for n and its false positives / negatives.'),
+    p('Overall-verdict accuracy per language and category (Towards Cross-lingual Values Judgment Appendix B, Figure 1): red below 50 %, white at 50 %, blue towards 100 %; grey cells hold no pair. Hover a cell for n and its false positives / negatives.'),
     `<div class="matrices">${charts.join('')}</div>`,
   ]);
 }
@@ -180,7 +180,7 @@ export function checkpointSection(r: XvalueResults): Section {
 export function lowestCellsSection(r: XvalueResults): Section {
   if (r.lowestCells.length === 0) return section('lowest', 'Lowest cells', [empty('No cell with a verdict.')]);
   return section('lowest', 'Lowest language × category cells', [
-    p('The cells with the lowest accuracy per model and strategy (seed 001 §6.6) and whether their errors are mostly false positives (over-flagging) or false negatives (missed violations): dominant when above two thirds.'),
+    p('The cells with the lowest accuracy per model and strategy (Towards Cross-lingual Values Judgment §6.6) and whether their errors are mostly false positives (over-flagging) or false negatives (missed violations): dominant when above two thirds.'),
     htmlTable({
       caption: 'Lowest cells',
       header: ['Model', 'Strategy', 'Rank', 'Language', 'Category', 'n', 'Acc', 'FP', 'FN', 'FP share', 'Errors'],
@@ -193,7 +193,7 @@ export function lowestCellsSection(r: XvalueResults): Section {
 export function step1Section(r: XvalueResults): Section {
   if (r.step1Agreement.length === 0) return section('step1', 'Step 1: scope and nature', [empty('No rubric step 1 to compare.')]);
   return section('step1', 'Step 1: scope and nature', [
-    p('How often step 1 names the annotated scope (Global/Regional) and nature (Consensus/Pluralism); a wrong nature gives step 2 the other checklist (seed 001 Appendix B.4).'),
+    p('How often step 1 names the annotated scope (Global/Regional) and nature (Consensus/Pluralism); a wrong nature gives step 2 the other checklist (Towards Cross-lingual Values Judgment Appendix B.4).'),
     tableDetails({
       caption: 'Agreement with the annotation (an unreadable reading counts as disagreement)',
       header: ['Model', 'Language', 'Facet', 'n', 'Agreement', 'Global→Regional / Consensus→Pluralism', 'Regional→Global / Pluralism→Consensus', 'invalid', 'missing'],
