@@ -50,6 +50,7 @@ export const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec
   status: { 'data-dir': STRING, aws: FLAG, failures: STRING, ...STACK_FLAGS },
   stop: { 'data-dir': STRING, aws: FLAG, ...STACK_FLAGS },
   batteries: {},
+  new: { dir: STRING },
   // purge parses its arguments itself (lib/cli/commands/purge.ts); listed so that its help is checked against them.
   purge: { 'data-dir': STRING, yes: FLAG, aws: FLAG, ...STACK_FLAGS },
   schema: {},
@@ -90,6 +91,11 @@ export function parse(command: string, args: readonly string[]): CliArgs {
     if (!replies || !out) throw new SondageError(`sondage analyze: --replies and --out go together\n\n${commandHelp(command)}`);
     if (parsed.positionals.length > 0) throw new SondageError(`sondage analyze: give either a campaign file or --replies, not both\n\n${commandHelp(command)}`);
     return { ...common, file: '', replies, out };
+  }
+  if (command === 'new') {
+    const [what, name, ...more] = parsed.positionals;
+    if (what !== 'battery' || !name || more.length > 0) throw new SondageError(`sondage new: expected \`sondage new battery <name>\`\n\n${commandHelp(command)}`);
+    return { ...common, file: name };
   }
   if (command === 'batteries' || command === 'schema') {
     if (parsed.positionals.length > (command === 'batteries' ? 1 : 0)) throw new SondageError(`sondage ${command}: unexpected ${parsed.positionals.join(' ')}\n\n${commandHelp(command)}`);

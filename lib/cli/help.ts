@@ -108,9 +108,16 @@ or its campaign file`,
     },
   },
   batteries: {
-    usage: ['batteries [NAME]'],
-    summary: 'list the batteries (studies) sondage runs: phases, who answers each, languages, readers, roles,\nthe format of replies brought from elsewhere',
+    usage: ['batteries [NAME | PATH]'],
+    summary:
+      'list the batteries (studies) sondage runs: where each comes from, phases, who answers each, languages,\nreaders, roles, the format of replies brought from elsewhere; PATH loads a battery of your own first',
     options: {},
+  },
+  new: {
+    usage: ['new battery <name> [--dir DIR]'],
+    summary:
+      'write a working battery of your own to start from, in DIR/<name>/ (default: the current folder): the\nbattery module, questions, SQL, a campaign with simulated models, a test and a README; run it at once',
+    options: { '--dir DIR': 'the folder to create <name>/ in (default: the current folder)' },
   },
   schema: {
     usage: ['schema'],

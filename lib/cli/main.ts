@@ -2,11 +2,12 @@ import { SondageError } from '../errors.js';
 import { describeStorageFailure } from '../store/storageErrors.js';
 import { readFileSync } from 'node:fs';
 import { parse } from './args.js';
+import { packageRoot } from './packageRoot.js';
 import { COMMAND_HELP, commandHelp, generalHelp } from './help.js';
 
 /** The version in package.json. */
 function version(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('package.json', packageRoot()), 'utf8')) as { version: string }).version;
 }
 
 /** The `sondage` command. Returns the exit code; thin over lib/. */
@@ -35,6 +36,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/results.js')).resultsCommand(parse(command, rest));
       case 'batteries':
         return await (await import('./commands/batteries.js')).batteriesCommand(parse(command, rest));
+      case 'new':
+        return await (await import('./commands/new.js')).newCommand(parse(command, rest));
       case 'purge': // parses its own options (lib/cli/commands/purge.ts); --help is answered above
         return await (await import('./commands/purge.js')).purgeCommand(rest);
       case 'schema':

@@ -12,6 +12,7 @@ import { enumOf, generationSettingsSchema, genericError, modelEntrySchema, model
 import type { ProviderName } from '../battery/schemas.js';
 import type { Battery, CampaignCore, ModelRef } from '../battery/types.js';
 import { allBatteries, batteryNamed, batteryNames } from '../batteries/index.js';
+import type { BatterySource } from '../batteries/external.js';
 import { mergeSettings } from '../core/settings.js';
 import type { GpuSettings } from '../gpu/settings.js';
 import type { GenerationSettings } from '../core/types.js';
@@ -89,6 +90,8 @@ export interface Campaign extends CampaignCore {
   readonly concurrency: number;
   /** The battery's name (lib/batteries). */
   readonly battery: string;
+  /** Where the battery was loaded from when it is not built in (`battery: ./studies/likert/`). */
+  readonly battery_source?: BatterySource;
   /** The battery's parsed `design:` section (paths as written, relative to `folder`). */
   readonly design: unknown;
   /** The campaign's `defaults` over DEFAULT_GENERATION_SETTINGS. */

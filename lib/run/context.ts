@@ -6,6 +6,7 @@ import { checkPhaseGraph } from '../battery/phaseGraph.js';
 import type { PhaseGraph } from '../battery/phaseGraph.js';
 import type { Battery, LoadedDesign, PhaseSpec } from '../battery/types.js';
 import { batteryNamed } from '../batteries/index.js';
+import { loadExternalBattery } from '../batteries/external.js';
 import type { Campaign, ModelEntry } from '../design/campaign.js';
 import { phaseSettings } from '../design/campaign.js';
 import { loadCampaign } from '../design/loadCampaign.js';
@@ -28,7 +29,8 @@ export interface RunContext {
  * checked, and every role a phase needs present. Nothing is written.
  */
 export async function contextFor(campaign: Campaign, dataDir: string = campaign.data_dir): Promise<RunContext> {
-  const battery = batteryNamed(campaign.battery);
+  // A partition thread or a later command meets a battery from the user's folder again here.
+  const battery = batteryNamed(campaign.battery) ?? (campaign.battery_source ? await loadExternalBattery(campaign.battery_source) : undefined);
   if (!battery) throw new CampaignFileError(`${campaign.file}: battery: "${campaign.battery}" is not a known battery`);
   const design = await battery.load(campaign, campaign.design as never);
   const graph = checkPhaseGraph(battery.name, design.phases, battery.roles, campaign.file);

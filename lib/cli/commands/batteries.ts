@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { allBatteries, batteryNamed, batteryNames } from '../../batteries/index.js';
+import { batterySourceOf, loadExternalBattery, originOf } from '../../batteries/external.js';
 import type { Battery } from '../../battery/types.js';
 import { SondageError } from '../../errors.js';
 import type { CliArgs } from '../args.js';
@@ -9,7 +11,7 @@ function answeredBy(a: Battery['phaseCatalog'][number]['answeredBy']): string {
 
 /** One battery as `sondage batteries` prints it. */
 export function describeBattery(b: Battery): string {
-  const lines = [`${b.name} — ${b.title}`, `  languages: ${b.languages.join(' ')}`];
+  const lines = [`${b.name} — ${b.title}`, `  from: ${originOf(b)}`, `  languages: ${b.languages.join(' ')}`];
   const roles = Object.entries(b.roles);
   lines.push(`  roles: ${roles.length === 0 ? 'none (every phase is answered by the model under test)' : roles.map(([r, s]) => `${r}${s.required ? '' : ' (optional)'}: ${s.description}`).join('; ')}`);
   lines.push('  phases:');
@@ -29,10 +31,19 @@ export function describeBattery(b: Battery): string {
   return lines.join('\n');
 }
 
-/** `sondage batteries [NAME]`: every battery, or one, with its phases, languages, readers and roles. */
+/**
+ * `sondage batteries [NAME | PATH]`: every battery, or one, with where it comes from, its phases,
+ * languages, readers and roles. A PATH (`./studies/likert/`) loads a battery of one's own first.
+ */
 export async function batteriesCommand(args: Pick<CliArgs, 'file'>): Promise<number> {
+  const source = batterySourceOf(args.file, process.cwd());
+  if (source) {
+    const battery = await loadExternalBattery(source);
+    process.stdout.write(`${describeBattery(battery)}\n`);
+    return 0;
+  }
   const chosen = args.file === '' ? allBatteries() : [batteryNamed(args.file)];
-  if (chosen[0] === undefined) throw new SondageError(`sondage batteries: no battery named "${args.file}"; sondage knows ${batteryNames().join(', ')}`);
+  if (chosen[0] === undefined) throw new SondageError(`sondage batteries: no battery named "${args.file}"; sondage knows ${batteryNames().join(', ')}; a battery of your own is named by its path (${path.join('.', 'studies', 'likert')}${path.sep})`);
   process.stdout.write(`${(chosen as Battery[]).map(describeBattery).join('\n\n')}\n`);
   return 0;
 }

@@ -1,0 +1,49 @@
+/**
+ * `sondage new battery <name>`: copies the battery template (templates/battery/ in the package)
+ * into <dir>/<name>/, with `__NAME__` replaced by the name in file names and contents. The result
+ * plans, runs, analyses and tests at once (test/cli/newBattery.test.ts runs it).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { batteryNamed } from '../../batteries/index.js';
+import { SondageError } from '../../errors.js';
+import { packageRoot } from '../packageRoot.js';
+import type { CliArgs } from '../args.js';
+
+const PLACEHOLDER = /__NAME__/g;
+// The battery's name goes into Glue table names and SQL file names (defineBattery checks the same).
+const SAFE_NAME = /^[a-z][a-z0-9_]{0,39}$/;
+
+export async function newCommand(args: Pick<CliArgs, 'file' | 'values'>): Promise<number> {
+  const name = args.file;
+  if (!SAFE_NAME.test(name)) throw new SondageError(`sondage new battery: "${name}" is not a usable battery name; use lowercase letters, digits and "_", starting with a letter (at most 40)`);
+  if (batteryNamed(name)) throw new SondageError(`sondage new battery: ${name} is the name of a built-in battery; choose another`);
+  const dir = typeof args.values['dir'] === 'string' ? args.values['dir'] : '.';
+  const target = path.resolve(dir, name);
+  if (existsSync(target) && (await readdir(target)).length > 0) throw new SondageError(`sondage new battery: ${target} exists and is not empty; nothing was written`);
+  const template = fileURLToPath(new URL('templates/battery/', packageRoot()));
+  const written = await copyTemplate(template, target, name);
+  const rel = path.relative(process.cwd(), target) || '.';
+  process.stdout.write(
+    `wrote ${written.length} files to ${rel}/:\n${written.map((f) => `  ${f}`).join('\n')}\n\nnext:\n  cd ${rel}\n  npx sondage plan campaign.yaml\n  npx sondage run campaign.yaml\n  node --test\n`,
+  );
+  return 0;
+}
+
+async function copyTemplate(from: string, to: string, name: string, rel = ''): Promise<string[]> {
+  await mkdir(to, { recursive: true });
+  const written: string[] = [];
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const targetName = entry.name.replace(PLACEHOLDER, name);
+    if (entry.isDirectory()) {
+      written.push(...(await copyTemplate(path.join(from, entry.name), path.join(to, targetName), name, path.join(rel, targetName))));
+    } else {
+      const text = (await readFile(path.join(from, entry.name), 'utf8')).replace(PLACEHOLDER, name);
+      await writeFile(path.join(to, targetName), text, { flag: 'wx' });
+      written.push(path.join(rel, targetName));
+    }
+  }
+  return written.sort();
+}
