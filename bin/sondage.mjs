@@ -7,9 +7,17 @@
 // save (the full-size benchmark: 87 -> 83 s, bench/README). `node bin/sondage.mjs …` runs the
 // same CLI without the flag, which is also the way on Windows.
 
-// Runs the TypeScript CLI through tsx's loader, so a fresh clone needs no build step.
-import { register } from 'tsx/esm/api';
+// In a clone, the TypeScript sources run through tsx's loader, so a change needs no build step;
+// the installed package has no sources and runs its compiled JavaScript (dist/, `npm run build`).
+import { existsSync } from 'node:fs';
 
-register();
-const { main } = await import('../lib/cli/main.ts');
+const source = new URL('../lib/cli/main.ts', import.meta.url);
+let main;
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import(source.href));
+} else {
+  ({ main } = await import('../dist/lib/cli/main.js'));
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -1,7 +1,13 @@
 // An import thread's entry (importThreads.ts): worker threads do not inherit the main thread's
-// module hooks on Node 20, so this one loads the TypeScript through tsx itself, as
-// bin/sondage.mjs does.
-import { register } from 'tsx/esm/api';
+// module hooks on Node 20, so from the TypeScript sources this one loads them through tsx
+// itself, as bin/sondage.mjs does; the compiled package (dist/) imports the JavaScript.
+import { existsSync } from 'node:fs';
 
-register();
-await import('./importThreadMain.ts');
+const source = new URL('./importThreadMain.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import('./importThreadMain.js');
+}
