@@ -112,6 +112,11 @@ or its campaign file`,
     summary: 'list the batteries (studies) sondage runs: phases, who answers each, languages, readers, roles,\nthe format of replies brought from elsewhere',
     options: {},
   },
+  view: {
+    usage: ['view [campaign.yaml] [--data-dir DIR] [--port N]'],
+    summary: "a read-only viewer in the browser, on 127.0.0.1 only: the data folder's campaigns, live progress,\nresult tables, and from any cell the replies behind it with every reading (docs/view.md)",
+    options: { '--data-dir DIR': 'the data folder to show (default: the campaign file\'s data_dir)', '--port N': 'the port on 127.0.0.1 (default 4178; 0: any free port)' },
+  },
   schema: {
     usage: ['schema'],
     summary: "print the campaign file's JSON Schema, every battery's design section included (for editor completion)",
