@@ -14,7 +14,7 @@ import { DuckDb, readParquetSql, sqlString } from '../store/DuckDb.js';
 import { isSafeSegment, runLockKey } from '../store/layout.js';
 import { isProcessAlive } from '../store/lock.js';
 import { ViewNotFoundError } from './errors.js';
-import { pageReadingsSql, replyCountSql, replyPageSql } from './replySql.js';
+import { factorColumn, pageReadingsSql, replyCountSql, replyPageSql } from './replySql.js';
 import type { ReplySources } from './replySql.js';
 import type {
   CampaignOverview,
@@ -218,6 +218,8 @@ export class LocalViewSource implements ViewSource {
 
   /** The phases a query asks for, each one the campaign has. */
   private async queryPhases(campaign: string, q: ReplyQuery): Promise<{ phases: string[]; all: readonly string[] }> {
+    // Checked before anything is read, whether or not the phases hold replies yet.
+    for (const column of Object.keys(q.factors ?? {})) factorColumn(column);
     const all = (await this.summary(campaign)).phases;
     const asked = q.phases && q.phases.length > 0 ? q.phases : all;
     const unknown = asked.filter((p) => !all.includes(p));
