@@ -34,7 +34,7 @@ export function pageHtml(title: string): string {
   const esc = title.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc}</title><style>${STYLE}</style></head>
+<title>${esc}</title><link rel="icon" href="data:,"><style>${STYLE}</style></head>
 <body><header><strong><a href="#/">sondage view</a></strong><span id="where" class="muted"></span></header>
 <main id="app">Loading…</main>
 <script src="/viewer.js"></script></body></html>

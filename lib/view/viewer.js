@@ -18,7 +18,7 @@ function el(tag, attrs, ...children) {
     if (k === 'onclick' || k === 'onsubmit' || k === 'onchange') node[k] = v;
     else node.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     node.append(c instanceof window.Node ? c : document.createTextNode(String(c)));
   }
