@@ -35,6 +35,8 @@ async function get(path, params) {
 
 const enc = encodeURIComponent;
 const fmtUsd = (n) => `$${Number(n).toFixed(4)}`;
+/** One call's cost: small amounts keep two significant digits ($0.000038), not $0.0000. */
+const fmtCost = (n) => (n > 0 && n < 0.01 ? `$${Number(n).toPrecision(2)}` : fmtUsd(n));
 const fmtInt = (n) => Number(n).toLocaleString('en-US');
 
 function table(headers, rows, opts) {
@@ -203,7 +205,7 @@ async function replies(name, params) {
       ['phase', 'model', 'language', 'item', 'attempt', 'status', 'cost', 'readings', 'reply'],
       page.rows.map((r) => {
         const href = `#/c/${enc(name)}/reply?${new URLSearchParams({ phase: r.phase, item: r.item_id, model: r.model, language: r.language })}`;
-        const tr = el('tr', { class: 'reply', 'data-item': r.item_id }, el('td', {}, r.phase), el('td', {}, r.model), el('td', {}, r.language), el('td', {}, el('a', { href }, r.item_id)), el('td', { class: 'num' }, r.attempt), el('td', { class: r.status === 'ok' ? '' : 'err' }, r.status, r.error_class ? ` (${r.error_class})` : ''), el('td', { class: 'num' }, fmtUsd(r.cost_usd)), el('td', {}, r.readings), el('td', {}, r.text || ''));
+        const tr = el('tr', { class: 'reply', 'data-item': r.item_id }, el('td', {}, r.phase), el('td', {}, r.model), el('td', {}, r.language), el('td', {}, el('a', { href }, r.item_id)), el('td', { class: 'num' }, r.attempt), el('td', { class: r.status === 'ok' ? '' : 'err' }, r.status, r.error_class ? ` (${r.error_class})` : ''), el('td', { class: 'num' }, fmtCost(r.cost_usd)), el('td', {}, r.readings), el('td', {}, r.text || ''));
         tr.onclick = () => (location.hash = href);
         return tr;
       }),
@@ -224,7 +226,7 @@ async function reply(name, params) {
     el('details', {}, el('summary', {}, 'prompt columns'), table(['column', 'value'], Object.entries(r.prompt).map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', {}, v === null ? '' : String(v)))))),
     el('h2', {}, 'Reply'),
     el('div', { id: 'attempts' }, r.attempts.map((a) => [
-      el('p', {}, el('span', { class: `badge ${a.status === 'ok' ? '' : 'err'}` }, a.status), ` attempt ${a.attempt} · ${fmtUsd(a.cost_usd)} · ${a.input_tokens}+${a.output_tokens} tokens · ${Math.round(a.latency_ms)} ms · ${a.provider}${a.simulated ? ' (SIMULATED)' : ''} · finish ${a.finish_reason || '–'} · ${a.created_at}`),
+      el('p', {}, el('span', { class: `badge ${a.status === 'ok' ? '' : 'err'}` }, a.status), ` attempt ${a.attempt} · ${fmtCost(a.cost_usd)} · ${a.input_tokens}+${a.output_tokens} tokens · ${Math.round(a.latency_ms)} ms · ${a.provider}${a.simulated ? ' (SIMULATED)' : ''} · finish ${a.finish_reason || '–'} · ${a.created_at}`),
       a.text !== null ? el('pre', { class: 'reply-text' }, a.text) : null,
       a.error_class ? el('p', { class: 'err' }, `${a.error_class}: ${a.error_message || ''}`) : null,
       a.logprobs_json ? el('details', {}, el('summary', {}, 'logprobs'), el('pre', {}, a.logprobs_json)) : null,

@@ -4,11 +4,14 @@
  * independent DuckDB read of the same parts, pages that neither skip nor repeat, a reply in full,
  * and names from a request that point outside the campaign refused.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SondageError } from '../../lib/errors.js';
-import { DuckDb, readParquet, sqlString, tableGlob } from '../../lib/store/index.js';
+import { localCampaignStatus } from '../../lib/cli/commands/status.js';
+import { viewProgress } from '../../lib/cli/commands/view.js';
+import { DuckDb, readParquet, runLockKey, sqlString, tableGlob } from '../../lib/store/index.js';
 import { LocalViewSource, ViewNotFoundError } from '../../lib/view/index.js';
 import { DEMO, runDemo } from './demoData.js';
 
@@ -174,6 +177,43 @@ describe('one reply', () => {
     expect(r!.prompt).toMatchObject({ strategy: 'rubric', item_id: row!.item_id });
     // Found without its phase too (a link from a reading to the reply it reads).
     expect((await source.reply(DEMO, '', row!.item_id))?.phase).toBe('step1');
+  });
+});
+
+describe('live progress, as `sondage status` reads it', () => {
+  it("the overview carries the status's phases and spend, no local path; a live run's lock shows it running", async () => {
+    const live = await LocalViewSource.open(dataDir, { progress: (name) => viewProgress(dataDir, name), threads: 1 });
+    const lock = path.join(dataDir, runLockKey(DEMO));
+    try {
+      const status = await localCampaignStatus(dataDir, { name: DEMO }, 5);
+      const o = await live.overview(DEMO);
+      expect(o.progress!.phases).toEqual(status.phases);
+      expect(o.progress!.budget).toEqual(status.budget);
+      expect(o.progress!.phases.every((p) => p.done === p.planned)).toBe(true);
+      expect(JSON.stringify(o)).not.toContain(dataDir);
+      expect(o.campaign.running).toBe(false);
+      // A run holding the lock: this process, alive.
+      await writeFile(lock, JSON.stringify({ pid: process.pid, host: os.hostname(), started_at: new Date().toISOString() }));
+      const running = await live.overview(DEMO);
+      expect(running.campaign.running).toBe(true);
+      expect(running.progress!.run).toMatch(/^running \(pid \d+\)/);
+    } finally {
+      await rm(lock, { force: true });
+      await live.close();
+    }
+  });
+
+  it('counts failures by kind', async () => {
+    const failure = (error: string) => ({ at: '2026-01-01T00:00:00Z', where: 'defonly alpha/en x', error, cause: '' });
+    const live = await LocalViewSource.open(dataDir, {
+      threads: 1,
+      progress: async () => ({ run: 'not running', phases: [], failures: [failure('rate_limit'), failure('bad_request'), failure('rate_limit')], failuresTotal: 3 }),
+    });
+    try {
+      expect((await live.overview(DEMO)).failuresByKind).toEqual({ rate_limit: 2, bad_request: 1 });
+    } finally {
+      await live.close();
+    }
   });
 });
 

@@ -44,7 +44,7 @@ export async function viewOptions(argv: readonly string[]): Promise<{ dataDir: s
 }
 
 /** Progress as `sondage status` reads it, without what the page has no use for (the data folder's path). */
-async function progressOf(dataDir: string, name: string): Promise<CampaignProgress | undefined> {
+export async function viewProgress(dataDir: string, name: string): Promise<CampaignProgress | undefined> {
   if (!(await stat(path.join(dataDir, 'ledger.sqlite')).then(() => true, () => false))) return undefined;
   const s = await localCampaignStatus(dataDir, { name }, Number.MAX_SAFE_INTEGER);
   const failuresByKind: Record<string, number> = {};
@@ -62,7 +62,7 @@ async function progressOf(dataDir: string, name: string): Promise<CampaignProgre
 /** Starts the viewer; resolves with the server (tests close it). */
 export async function startView(argv: readonly string[]): Promise<{ server: ViewServer; url: string }> {
   const options = await viewOptions(argv);
-  const source = await LocalViewSource.open(options.dataDir, { progress: (name) => progressOf(options.dataDir, name) });
+  const source = await LocalViewSource.open(options.dataDir, { progress: (name) => viewProgress(options.dataDir, name) });
   const server = await startViewServer(source, { port: options.port }).catch(async (err: unknown) => {
     await source.close();
     throw err;
