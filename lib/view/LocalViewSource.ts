@@ -57,7 +57,7 @@ export interface LocalViewSourceOptions {
 /**
  * @example
  * const source = await LocalViewSource.open('data', { progress });
- * const page = await source.replies('far6-demo', { phases: ['generate'], model: 'alpha', limit: 50 });
+ * const page = await source.replies('demo', { phases: ['generate'], model: 'alpha', limit: 50 });
  */
 export class LocalViewSource implements ViewSource {
   readonly description: string;
