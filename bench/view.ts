@@ -124,6 +124,8 @@ try {
     ['cell, readers disagree', `model=${model}&language=${language}&disagree=1`],
     ['cell, full-text search', `model=${model}&language=${language}&q=depends`],
     ['full-text search, all replies', 'q=depends'],
+    ['reader label, all replies', `reader=${encodeURIComponent(f.readers[0] ?? '')}&label=${encodeURIComponent(f.labels[0] ?? '')}`],
+    ['readers disagree, all replies', 'disagree=1'],
   ];
   for (const [what, query] of pages) {
     const times: number[] = [];
