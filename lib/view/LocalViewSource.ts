@@ -9,6 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { batteryNamed } from '../batteries/index.js';
 import type { ReplySelection } from '../battery/types.js';
+import { SondageError } from '../errors.js';
 import { campaignsIn } from '../store/dataDir.js';
 import { DuckDb, readParquetSql, sqlString } from '../store/DuckDb.js';
 import { isSafeSegment, runLockKey } from '../store/layout.js';
@@ -38,6 +39,31 @@ const MAX_PAGE = 500;
 const ITEM_ID = /^[A-Za-z0-9_-]{1,200}$/;
 /** Folders beside the phases in a campaign folder. */
 const NOT_PHASES = new Set(['results', 'input']);
+
+/** One `model=…/language=…` folder. */
+interface Partition {
+  readonly model: string;
+  readonly language: string;
+}
+
+/** Where a page starts: a phase, a partition and a row within it. */
+interface Cursor {
+  readonly phase: string;
+  readonly model: string;
+  readonly language: string;
+  readonly offset: number;
+}
+
+function formatCursor(c: Cursor): string {
+  return [c.phase, c.model, c.language, String(c.offset)].join('~');
+}
+
+function parseCursor(text: string): Cursor {
+  const [phase, model, language, offset] = text.split('~');
+  const n = Number(offset);
+  if (!phase || model === undefined || language === undefined || !Number.isInteger(n) || n < 0) throw new SondageError(`cursor ${JSON.stringify(text)} is not one this viewer gave`);
+  return { phase, model, language, offset: n };
+}
 
 interface StoredPlan {
   readonly battery?: string;
@@ -197,22 +223,25 @@ export class LocalViewSource implements ViewSource {
   // ---- replies -----------------------------------------------------------------------------------
 
   /** Glob of one table over the given phases that have it; undefined when none has. */
-  private tableExpr(campaign: string, phases: readonly string[], table: 'replies' | 'prompts' | 'readings'): string | undefined {
+  private tableExpr(campaign: string, phases: readonly string[], table: 'replies' | 'prompts' | 'readings', parts?: readonly Partition[]): string | undefined {
     const dir = path.join(this.root, 'campaigns', campaign);
-    const globs = phases.filter((p) => existsSync(path.join(dir, p, table))).map((p) => `${dir}/${p}/${table}/**/*.parquet`);
+    const globs = phases
+      .flatMap((p) => (parts ? parts.map((x) => `${p}/${table}/model=${x.model}/language=${x.language}`) : [`${p}/${table}`]))
+      .filter((folder) => existsSync(path.join(dir, folder)))
+      .map((folder) => `${dir}/${folder}/${parts ? '' : '**/'}*.parquet`);
     if (globs.length === 0) return undefined;
     return readParquetSql(globs[0]!).replace(sqlString(globs[0]!), `[${globs.map(sqlString).join(', ')}]`);
   }
 
-  /** The three tables for the phases asked (the readings of every phase). */
-  private sources(campaign: string, phases: readonly string[], all: readonly string[] = phases): ReplySources | undefined {
-    const replies = this.tableExpr(campaign, phases, 'replies');
+  /** The three tables for the phases asked (the readings of every phase), of some partitions only where given. */
+  private sources(campaign: string, phases: readonly string[], all: readonly string[] = phases, parts?: readonly Partition[]): ReplySources | undefined {
+    const replies = this.tableExpr(campaign, phases, 'replies', parts);
     if (!replies) return undefined;
     const empty = "(SELECT NULL::VARCHAR AS item_id, NULL::VARCHAR AS judge_item_id, NULL::VARCHAR AS reader, NULL::VARCHAR AS facet, NULL::VARCHAR AS label, NULL::VARCHAR AS model, NULL::VARCHAR AS language WHERE false)";
     return {
       replies,
-      prompts: this.tableExpr(campaign, phases, 'prompts') ?? "(SELECT NULL::VARCHAR AS item_id, NULL::VARCHAR AS model, NULL::VARCHAR AS language WHERE false)",
-      readings: this.tableExpr(campaign, all, 'readings') ?? empty,
+      prompts: this.tableExpr(campaign, phases, 'prompts', parts) ?? "(SELECT NULL::VARCHAR AS item_id, NULL::VARCHAR AS model, NULL::VARCHAR AS language WHERE false)",
+      readings: this.tableExpr(campaign, all, 'readings', parts) ?? empty,
     };
   }
 
@@ -227,6 +256,19 @@ export class LocalViewSource implements ViewSource {
     return { phases: [...asked], all };
   }
 
+  /** The partitions (`model=…/language=…` folders) of a phase's replies, in the order DuckDB reads them (by path). */
+  private async partitionsOf(campaign: string, phase: string, q: ReplyQuery): Promise<Partition[]> {
+    const dir = path.join(this.root, 'campaigns', campaign, phase, 'replies');
+    const out: Partition[] = [];
+    for (const m of (await readdir(dir).catch(() => [] as string[])).sort()) {
+      if (!m.startsWith('model=') || (q.model && m !== `model=${q.model}`)) continue;
+      for (const l of (await readdir(path.join(dir, m)).catch(() => [] as string[])).sort()) {
+        if (l.startsWith('language=') && (!q.language || l === `language=${q.language}`)) out.push({ model: m.slice(6), language: l.slice(9) });
+      }
+    }
+    return out;
+  }
+
   async replies(campaign: string, q: ReplyQuery): Promise<ReplyPage> {
     const started = performance.now();
     const offset = Math.max(0, Math.floor(q.offset ?? 0));
@@ -234,8 +276,20 @@ export class LocalViewSource implements ViewSource {
     const { phases, all } = await this.queryPhases(campaign, q);
     const sources = this.sources(campaign, phases, all);
     if (!sources) return { rows: [], offset, limit, more: false, ms: performance.now() - started };
-    const found = await this.db.all<Omit<ReplyListRow, 'readings'>>(replyPageSql(q, sources, offset, limit));
-    const rows = found.slice(0, limit);
+    let rows: Omit<ReplyListRow, 'readings'>[];
+    let more: boolean;
+    let next: string | undefined;
+    const cursor = q.cursor === undefined ? undefined : parseCursor(q.cursor);
+    if (cursor || (offset === 0 && !(q.model && q.language))) {
+      // Partition after partition, stopping once the page is full: a filter that must group every
+      // reading (disagreement) or scan every text costs one partition's worth per page, not the campaign's.
+      ({ rows, next } = await this.pageByPartition(campaign, q, phases, all, cursor ?? { phase: phases[0]!, model: '', language: '', offset: 0 }, limit));
+      more = next !== undefined;
+    } else {
+      const found = await this.db.all<Omit<ReplyListRow, 'readings'>>(replyPageSql(q, sources, offset, limit));
+      rows = found.slice(0, limit);
+      more = found.length > limit;
+    }
     const readings = new Map<string, string[]>();
     if (rows.length > 0) {
       const uniq = (xs: string[]): string[] => [...new Set(xs)];
@@ -251,9 +305,58 @@ export class LocalViewSource implements ViewSource {
       rows: rows.map((r) => ({ ...r, readings: (readings.get(r.item_id) ?? []).sort().join(' ') })),
       offset,
       limit,
-      more: found.length > limit,
+      more,
+      ...(next !== undefined ? { next } : {}),
       ms: performance.now() - started,
     };
+  }
+
+  /**
+   * A page read phase by phase and partition by partition from `from` on, in the order of the
+   * whole query (phases as asked, partitions by path), so that a cursor page and an offset page
+   * agree. Returns the rows and the cursor of the first row past the page.
+   */
+  private async pageByPartition(
+    campaign: string,
+    q: ReplyQuery,
+    phases: readonly string[],
+    all: readonly string[],
+    from: Cursor,
+    limit: number,
+  ): Promise<{ rows: Omit<ReplyListRow, 'readings'>[]; next?: string }> {
+    const rows: Omit<ReplyListRow, 'readings'>[] = [];
+    const startPhase = Math.max(0, phases.indexOf(from.phase));
+    for (let ph = startPhase; ph < phases.length; ph++) {
+      const phase = phases[ph]!;
+      let parts = await this.partitionsOf(campaign, phase, q);
+      // Before the cursor's partition (in path order): already shown.
+      if (ph === startPhase && from.model !== '') parts = parts.filter((x) => x.model > from.model || (x.model === from.model && x.language >= from.language));
+      // The cursor's own partition from its row, then groups of 1, 2, 4, … partitions: a page that
+      // fills at once reads one partition; a filter that matches little costs a few queries, not one per partition.
+      let i = 0;
+      for (let size = 1; i < parts.length; size *= 2) {
+        const group = parts.slice(i, i + size);
+        const within = ph === startPhase && i === 0 && group[0]!.model === from.model && group[0]!.language === from.language ? from.offset : 0;
+        const take = within > 0 ? group.slice(0, 1) : group;
+        i += take.length;
+        const sources = this.sources(campaign, [phase], all, take);
+        if (!sources) continue;
+        const need = limit + 1 - rows.length;
+        const found = await this.db.all<Omit<ReplyListRow, 'readings'>>(replyPageSql({ ...q, phases: [phase] }, sources, within, need));
+        for (let j = 0; j < found.length; j++) {
+          if (rows.length < limit) {
+            rows.push(found[j]!);
+            continue;
+          }
+          // The first row past the page: its place within its partition.
+          const r = found[j]!;
+          const before = found.slice(0, j).filter((x) => x.model === r.model && x.language === r.language).length;
+          const offset = (take[0]!.model === r.model && take[0]!.language === r.language ? within : 0) + before;
+          return { rows, next: formatCursor({ phase, model: r.model, language: r.language, offset }) };
+        }
+      }
+    }
+    return { rows };
   }
 
   async count(campaign: string, q: ReplyQuery): Promise<number> {

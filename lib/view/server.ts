@@ -39,7 +39,7 @@ function send(res: http.ServerResponse, status: number, type: string, body: stri
 
 const json = (res: http.ServerResponse, status: number, value: unknown): void => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
 
-/** The reply query of a request's search parameters: `phase` (repeatable), `model`, `language`, `reader`, `label`, `disagree`, `q`, `f.<column>`, `offset`, `limit`. */
+/** The reply query of a request's search parameters: `phase` (repeatable), `model`, `language`, `reader`, `label`, `disagree`, `q`, `f.<column>`, `offset`, `limit`, `cursor`. */
 export function queryOf(params: URLSearchParams): ReplyQuery {
   const str = (k: string): string | undefined => params.get(k) || undefined;
   const factors: Record<string, string> = {};
@@ -57,6 +57,7 @@ export function queryOf(params: URLSearchParams): ReplyQuery {
     ...(Object.keys(factors).length > 0 ? { factors } : {}),
     ...(num('offset') !== undefined ? { offset: num('offset') } : {}),
     ...(num('limit') !== undefined ? { limit: num('limit') } : {}),
+    ...(str('cursor') ? { cursor: str('cursor') } : {}),
   };
 }
 

@@ -92,6 +92,8 @@ export interface ReplyQuery extends Partial<ReplySelection> {
   readonly search?: string;
   readonly offset?: number;
   readonly limit?: number;
+  /** Where the page starts, as the previous page's `next` gave it (then `offset` only numbers the rows). */
+  readonly cursor?: string;
 }
 
 /** One reply as a page lists it (text cut short). */
@@ -115,6 +117,8 @@ export interface ReplyPage {
   readonly limit: number;
   /** Whether a next page exists. */
   readonly more: boolean;
+  /** The cursor of the next page, where this page was read partition by partition. */
+  readonly next?: string;
   /** Milliseconds the queries took. */
   readonly ms: number;
   /** Bytes the query scanned, where the backend reports it (Athena); undefined locally. */

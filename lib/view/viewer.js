@@ -191,16 +191,18 @@ async function replies(name, params) {
     location.hash = `#/c/${enc(name)}/r?${q}`;
   };
   const offset = page.offset;
-  const pageTo = (to) => {
+  const pageTo = (to, cursor) => {
     const q = new URLSearchParams(params);
     q.set('offset', String(to));
+    q.delete('cursor');
+    if (cursor) q.set('cursor', cursor);
     return `#/c/${enc(name)}/r?${q}`;
   };
   const count = el('span', { id: 'count' }, 'counting…');
   show(
     crumbs([name, `#/c/${enc(name)}`], ['replies']),
     form,
-    el('p', { id: 'pager' }, offset > 0 ? el('a', { href: pageTo(Math.max(0, offset - page.limit)), id: 'prev' }, '← previous') : null, ` replies ${page.rows.length === 0 ? 0 : offset + 1}–${offset + page.rows.length} of `, count, ` (${page.ms.toFixed(0)} ms) `, page.more ? el('a', { href: pageTo(offset + page.limit), id: 'next' }, 'next →') : null),
+    el('p', { id: 'pager' }, offset > 0 ? el('a', { href: pageTo(Math.max(0, offset - page.limit)), id: 'prev' }, '← previous') : null, ` replies ${page.rows.length === 0 ? 0 : offset + 1}–${offset + page.rows.length} of `, count, ` (${page.ms.toFixed(0)} ms) `, page.more ? el('a', { href: pageTo(offset + page.limit, page.next), id: 'next' }, 'next →') : null),
     table(
       ['phase', 'model', 'language', 'item', 'attempt', 'status', 'cost', 'readings', 'reply'],
       page.rows.map((r) => {

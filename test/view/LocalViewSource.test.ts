@@ -163,6 +163,35 @@ describe('filters, search and pages', () => {
   });
 });
 
+describe('pages read partition by partition', () => {
+  it('follow their cursors through every phase and partition, in the order of the pages read by offset', async () => {
+    const q = { phases: ['defonly', 'step1', 'step3'] };
+    const byCursor: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await source.replies(DEMO, { ...q, limit: 40, ...(cursor ? { cursor } : {}) });
+      byCursor.push(...page.rows.map((r) => `${r.phase}/${r.item_id}#${r.attempt}`));
+      expect(page.more).toBe(page.next !== undefined);
+      cursor = page.next;
+      pages++;
+    } while (cursor);
+    const byOffset: string[] = [];
+    for (let offset = 0; ; offset += 40) {
+      const page = await source.replies(DEMO, { ...q, limit: 40, offset });
+      byOffset.push(...page.rows.map((r) => `${r.phase}/${r.item_id}#${r.attempt}`));
+      if (!page.more) break;
+    }
+    expect(pages).toBeGreaterThan(3);
+    expect(byCursor).toHaveLength(await source.count(DEMO, q));
+    expect(byCursor).toEqual(byOffset);
+  });
+
+  it('a cursor that this viewer did not give is refused', async () => {
+    await expect(source.replies(DEMO, { cursor: 'nonsense' })).rejects.toBeInstanceOf(SondageError);
+  });
+});
+
 describe('one reply', () => {
   it('has its prompt, its attempts with status and cost, and every reading', async () => {
     const [row] = (await source.replies(DEMO, { phases: ['step1'], limit: 1 })).rows;
