@@ -13,7 +13,7 @@ import { startView } from '../../lib/cli/commands/view.js';
 import { isLocalPeer, isOwnHost } from '../../lib/view/index.js';
 import type { ViewServer } from '../../lib/view/index.js';
 import { tempDir } from '../helpers/campaigns.js';
-import { runMain } from '../helpers/cli.js';
+import { exited, runMain, spawnCli } from '../helpers/cli.js';
 
 const ENV_SECRET = 'sk-view-test-ENVIRONMENT-0123456789';
 const FILE_SECRET = 'sk-view-test-FILE-9876543210';
@@ -203,6 +203,23 @@ describe('sondage view, the command', () => {
     expect(stderr).toContain('holds no campaign');
     expect(stderr).toContain('sondage run');
   });
+
+  it('the binary prints the URL, serves it, and stops with exit 0 on Ctrl-C (SIGINT)', async () => {
+    const child = spawnCli(['view', '--data-dir', dataDir, '--port', '0']);
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!/http:\/\/127\.0\.0\.1:\d+\//.test(child.output().stdout) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      const printed = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(child.output().stdout);
+      expect(printed, child.output().stderr).not.toBeNull();
+      const res = await fetch(`${printed![0]}api/campaigns`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { campaigns: { name: string }[] }).campaigns.map((c) => c.name)).toEqual(['c1']);
+      child.kill('SIGINT');
+      expect(await exited(child)).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('a taken port is named, with the way out', async () => {
     const { code, stderr } = await runMain(['view', '--data-dir', dataDir, '--port', String(server.port)]);
