@@ -351,6 +351,43 @@ export interface ByoRowsResult extends ByoReadResult {
   readonly results: unknown;
 }
 
+// ---- the viewer ------------------------------------------------------------------------------
+
+/**
+ * Replies of one campaign picked by what the viewer (`sondage view`) can filter on: a phase, a
+ * partition, prompt columns (the battery's factors) and a reading's reader and label.
+ */
+export interface ReplySelection {
+  /** The phases whose replies are meant (X-Value's rubric verdict rests on steps 1, 2 and 3). */
+  readonly phases: readonly string[];
+  readonly model?: string;
+  readonly language?: string;
+  /** Prompt columns (the battery's factors, `story`, `verifier_language`) and the value each must have. */
+  readonly factors?: Readonly<Record<string, string>>;
+  /** Only replies with a reading by this reader (`rule`, `judge:judge`, `parse`). */
+  readonly reader?: string;
+  /** Only replies with a reading of this label (with `reader`: by that reader). */
+  readonly label?: string;
+  /** Only replies whose readers disagree: two readings of the same facet with different labels. */
+  readonly disagree?: boolean;
+}
+
+/**
+ * What a battery tells the viewer about its result tables. The viewer knows no battery: without
+ * this, a row's `model` and `language` columns pick the replies of the first phase.
+ * A battery declares it so that the viewer never names a battery.
+ */
+export interface BatteryView {
+  /**
+   * The replies behind one cell of a result table: `table` is the file name (`cells.csv`), `row`
+   * the row as the CSV gives it, `column` the clicked column. Undefined when no reply is behind it
+   * (a summary over all models, a column that is not a count).
+   * @example cellReplies('cells.csv', { model: 'alpha', q: 'en', r: 'fr', v: 'ja', … }, 'accuracy')
+   *   // { phases: ['verify'], model: 'alpha', factors: { question_language: 'en', … } }
+   */
+  cellReplies(table: string, row: Readonly<Record<string, string>>, column: string): ReplySelection | undefined;
+}
+
 // ---- the battery -----------------------------------------------------------------------------
 
 /** One study, as the core sees it. */
@@ -377,4 +414,6 @@ export interface Battery<D = unknown> {
   /** Simulated respondents (and role models), for runs without keys. */
   readonly simulator?: SimulatorFactory;
   readonly byo?: ByoSpec;
+  /** How the viewer maps a cell of a result table to its replies (`sondage view`). */
+  readonly view?: BatteryView;
 }

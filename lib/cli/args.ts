@@ -54,6 +54,8 @@ export const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec
   // purge parses its arguments itself (lib/cli/commands/purge.ts); listed so that its help is checked against them.
   purge: { 'data-dir': STRING, yes: FLAG, aws: FLAG, ...STACK_FLAGS },
   schema: {},
+  // view parses its arguments itself (its campaign file is optional; lib/cli/commands/view.ts).
+  view: { 'data-dir': STRING, port: STRING },
   results: {
     out: STRING,
     workgroup: STRING,

@@ -119,6 +119,11 @@ or its campaign file`,
       'write a working battery of your own to start from, in DIR/<name>/ (default: the current folder): the\nbattery module, questions, SQL, a campaign with simulated models, a test and a README; run it at once',
     options: { '--dir DIR': 'the folder to create <name>/ in (default: the current folder)' },
   },
+  view: {
+    usage: ['view [campaign.yaml] [--data-dir DIR] [--port N]'],
+    summary: "a read-only viewer in the browser, on 127.0.0.1 only: the data folder's campaigns, live progress,\nresult tables, and from any cell the replies behind it with every reading (docs/view.md)",
+    options: { '--data-dir DIR': 'the data folder to show (default: the campaign file\'s data_dir)', '--port N': 'the port on 127.0.0.1 (default 4178; 0: any free port)' },
+  },
   schema: {
     usage: ['schema'],
     summary: "print the campaign file's JSON Schema, every battery's design section included (for editor completion)",

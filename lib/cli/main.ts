@@ -40,6 +40,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await (await import('./commands/new.js')).newCommand(parse(command, rest));
       case 'purge': // parses its own options (lib/cli/commands/purge.ts); --help is answered above
         return await (await import('./commands/purge.js')).purgeCommand(rest);
+      case 'view': // parses its own options (lib/cli/commands/view.ts); --help is answered above
+        return await (await import('./commands/view.js')).viewCommand(rest);
       case 'schema':
         parse(command, rest);
         return await (await import('./commands/schema.js')).schemaCommand();

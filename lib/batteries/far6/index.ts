@@ -14,6 +14,7 @@ import { far6Phases } from './phases.js';
 import { FAR6_PROMPT_COLUMNS } from './promptColumns.js';
 import { far6Simulator, simulationTruth } from './simulate/index.js';
 import { LANGUAGES, READING_LABELS } from './types.js';
+import { far6View } from './view.js';
 
 export const far6 = defineBattery<Far6DesignSpec>({
   name: 'far6',
@@ -51,4 +52,5 @@ export const far6 = defineBattery<Far6DesignSpec>({
   analysis: far6Analysis,
   simulator: far6Simulator,
   byo: far6Byo,
+  view: far6View,
 });

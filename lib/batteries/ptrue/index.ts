@@ -15,6 +15,7 @@ import { PTRUE_PROMPT_COLUMNS } from './promptColumns.js';
 import { PTRUE_VOCABULARY } from './read/readers.js';
 import { ptrueSimulator } from './simulate/index.js';
 import { PHASES, PTRUE_LANGUAGES } from './types.js';
+import { ptrueView } from './view.js';
 
 export const ptrue = defineBattery<PtrueDesign>({
   name: 'ptrue',
@@ -36,4 +37,5 @@ export const ptrue = defineBattery<PtrueDesign>({
   analysis: createPtrueAnalysis(),
   simulator: ptrueSimulator,
   byo: ptrueByo,
+  view: ptrueView,
 });

@@ -15,6 +15,7 @@ import { XVALUE_PROMPT_COLUMNS } from './promptColumns.js';
 import { XVALUE_VOCABULARY } from './read/index.js';
 import { xvalueSimulationTruth, xvalueSimulator } from './simulate/index.js';
 import { LANGUAGES } from './types.js';
+import { xvalueView } from './view.js';
 
 export const xvalue = defineBattery<XvalueDesign>({
   name: 'xvalue',
@@ -43,4 +44,5 @@ export const xvalue = defineBattery<XvalueDesign>({
   analysis: xvalueAnalysis,
   simulator: xvalueSimulator,
   byo: xvalueByo,
+  view: xvalueView,
 });

@@ -298,13 +298,21 @@ export async function statusCommand(args: CliArgs): Promise<number> {
 
 async function localStatus(args: CliArgs, target: CampaignTarget, shown: number): Promise<CampaignStatus> {
   const dataDir = localDataDir('status', target, args.dataDir);
-  const { EmbeddedLedger, LocalBlobStore } = await import('../../store/index.js');
   const ledgerFile = path.join(dataDir, 'ledger.sqlite');
   // Opening the ledger would create it; a campaign that never ran here is reported, not created.
   if (!(await stat(ledgerFile).then(() => true, () => false))) {
     throw new SondageError(`sondage status: ${target.name} has not run in ${path.resolve(dataDir)} (no ledger.sqlite there); start it with \`sondage run\`, or give --data-dir`);
   }
   await assertCampaignIn('status', dataDir, target.name, target.campaign ? args.file : undefined); // bad input: another campaign's data
+  return localCampaignStatus(dataDir, target, shown);
+}
+
+/**
+ * The status of a campaign in a data folder that holds it and its ledger: what `sondage status`
+ * prints, and what `sondage view` shows live.
+ */
+export async function localCampaignStatus(dataDir: string, target: CampaignTarget, shown: number): Promise<CampaignStatus> {
+  const { EmbeddedLedger, LocalBlobStore } = await import('../../store/index.js');
   const ledger = new EmbeddedLedger(dataDir);
   try {
     const plan = await campaignPlan(new LocalBlobStore(dataDir), target);
