@@ -63,11 +63,14 @@ describe('the installed package', () => {
     expect(existsSync(path.join(pkg, 'dist', 'lib', 'cli', 'main.js'))).toBe(true);
     expect(existsSync(path.join(pkg, 'dist', 'lib', 'api', 'battery.d.ts'))).toBe(true);
     expect(existsSync(path.join(pkg, 'templates', 'battery', 'index.mjs'))).toBe(true);
+    // Files the code reads at run time sit beside the compiled modules.
+    for (const f of ['lib/query/sql/chosen_replies.sql', 'lib/pricing/prices.json', 'lib/run/partitionThread.mjs', 'lib/view/viewer.js']) expect(existsSync(path.join(pkg, 'dist', f)), f).toBe(true);
     expect(existsSync(path.join(pkg, 'lib'))).toBe(false);
     expect(existsSync(path.join(pkg, 'test'))).toBe(false);
     expect((await readdir(path.join(pkg, 'dist'), { recursive: true })).some((f) => String(f).endsWith('.ts') && !String(f).endsWith('.d.ts'))).toBe(false);
     expect(await sondage(['--version'])).toMatch(/^sondage \d+\.\d+\.\d+/);
     expect(await sondage(['batteries'])).toContain('far6');
+    expect(await sondage(['view', '--help'])).toContain('127.0.0.1');
     // The typed entry for study authors resolves from the user's folder.
     const probe = path.join(project, 'probe.mjs');
     await writeFile(probe, "import { defineBattery, SqlLibrary, z } from 'sondage/battery'; console.log(typeof defineBattery, typeof SqlLibrary, typeof z.object);");
