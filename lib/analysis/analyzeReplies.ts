@@ -4,7 +4,7 @@
  * analysed exactly as a run's (FAR-6), or hands them to its estimators directly (X-Value verdicts,
  * P(True) rows); either way the result files are those of a run.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isBadRow, issuesCsv, kindOf } from '../battery/byoIssues.js';
 import type { ByoIssue } from '../battery/byoIssues.js';
@@ -56,6 +56,22 @@ export interface AnalyzeRepliesResult extends ByoReadResult {
   readonly settings: Readonly<Record<string, number>>;
 }
 
+/** Removes the result files an earlier import listed in its manifest (and only those). */
+async function removeEarlierResults(out: string): Promise<void> {
+  let files: unknown;
+  try {
+    files = (JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')) as { files?: unknown }).files;
+  } catch {
+    return;
+  }
+  if (!Array.isArray(files)) return;
+  for (const name of files) {
+    // Names as written (`a.csv`, `figures/x.svg`), never a path out of the folder.
+    if (typeof name !== 'string' || name.split('/').some((p) => p === '..' || p === '') || path.isAbsolute(name)) continue;
+    await rm(path.join(out, ...name.split('/')), { force: true });
+  }
+}
+
 /** The `--input` files checked against what the battery declares, as absolute paths. */
 export function checkInputs(battery: Battery, byo: ByoSpec, given: Readonly<Record<string, string>> = {}): Record<string, string> {
   const declared = byo.inputs ?? {};
@@ -104,6 +120,10 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
   const dropBadRows = opts.dropBadRows ?? false;
   // A file, a read-only folder, /proc: said before any row is read.
   const out = await prepareOutDir(opts.out, '--out');
+  // The result files an earlier import wrote here go first: a refused input never leaves results
+  // beside its import_issues.csv that look like its own.
+  await removeEarlierResults(out);
+  const written: string[] = [];
   const finish = async (read: ByoReadResult, refused: boolean): Promise<void> => {
     const issuesPath = path.join(out, ISSUES_FILE);
     if (read.issues.length > 0) await writeFile(issuesPath, issuesCsv(read.issues));
@@ -119,6 +139,7 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
       counts: read.summary,
       issues: kinds,
       csv_precision: `numbers in the result CSVs are rounded to ${CSV_DECIMALS} decimals`,
+      files: written,
     };
     await writeFile(path.join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   };
@@ -136,6 +157,7 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
       const file = path.join(out, ...name.split('/'));
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, content);
+      written.push(name);
     }
     opts.onStage?.('result files');
   };
@@ -148,9 +170,9 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
     }
     opts.onStage?.('read, validate, analyse');
     const refused = isRefused(read) || read.results === undefined;
+    if (!refused) await writeResults(read.results);
     await finish(read, refused);
     if (refused) return { ...read, refused, results: undefined, table: '', settings };
-    await writeResults(read.results);
     return { ...read, refused, table: battery.analysis.console(read.results), settings };
   }
   const tablesDir = path.join(out, 'tables');
@@ -162,14 +184,17 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
   }
   opts.onStage?.('import: read, validate, write tables');
   const refused = isRefused(imported);
-  await finish(imported, refused);
-  if (refused) return { ...imported, refused, results: undefined, table: '', tablesDir, settings };
+  if (refused) {
+    await finish(imported, refused);
+    return { ...imported, refused, results: undefined, table: '', tablesDir, settings };
+  }
   const db = await DuckDb.open();
   try {
     const sources = await localSources(db, (phase, table) => `${tablesDir}/${phase}/${table}/**/*.parquet`, imported.phases, battery.prompts);
     const results = await battery.analysis.run(db, sources, { bootstrap });
     opts.onStage?.('analysis: SQL stage and estimators');
     await writeResults(results);
+    await finish(imported, refused);
     return { ...imported, refused, results, table: battery.analysis.console(results), tablesDir, settings };
   } finally {
     db.close();

@@ -113,8 +113,12 @@ describe.each(STUDIES)('bring your own $battery: the five hostile files', (study
     rows.push(study.unknownLanguage(rows[0]!));
     const file = path.join(dir, 'lang.jsonl');
     await writeFile(file, jsonl(rows));
+    await writeFile(path.join(dir, 'good.jsonl'), jsonl(rows.slice(0, -1)));
+    expect((await analyze(study, path.join(dir, 'good.jsonl'))).files).toContain(study.resultFile);
     const r = await analyze(study, file);
     expect(r.code).toBe(1);
+    // The earlier import's results are gone: none is left beside the refusal looking like its own.
+    expect(r.files.sort()).toEqual(['byo_manifest.json', 'import_issues.csv', ...(study.battery === 'far6' ? ['tables'] : [])]);
     expect(r.stderr).toContain(`unknown language in "${study.languageField}": 1`);
     expect(r.stderr).toMatch(new RegExp(`${file.replaceAll('.', '\\.')}: (line|row) ${rows.length}.*unknown language "jp"; expected one of [a-z, ]*ja[a-z, ]* \\(did you mean "ja"\\?\\)`));
     expect(r.stderr).toContain('refused: 1 problem in the rows; nothing analysed');
