@@ -10,6 +10,7 @@ import { isBadRow, issuesCsv, kindOf } from '../battery/byoIssues.js';
 import type { ByoIssue } from '../battery/byoIssues.js';
 import type { Battery, BootstrapSettings, ByoReadResult, ByoSpec } from '../battery/types.js';
 import { CampaignFileError, SondageError } from '../errors.js';
+import { CSV_DECIMALS, withFullPrecision } from '../report/csv.js';
 import { DuckDb } from '../store/DuckDb.js';
 import { prepareOutDir } from '../store/dataDir.js';
 import { localSources } from './localSources.js';
@@ -20,8 +21,6 @@ export const ISSUES_FILE = 'import_issues.csv';
 /** What an import used and found: written beside the results, refused or not. */
 export const MANIFEST_FILE = 'byo_manifest.json';
 
-/** Decimals the result CSVs keep (lib/report/csv.ts), said in the manifest. */
-const CSV_DECIMALS = 6;
 
 export interface AnalyzeRepliesOptions {
   /** A replies file, or a folder of them. */
@@ -37,6 +36,8 @@ export interface AnalyzeRepliesOptions {
    * is refused: nothing is analysed, every problem is listed.
    */
   readonly dropBadRows?: boolean;
+  /** Numbers in the result CSVs at full precision instead of CSV_DECIMALS decimals (`--full-precision`). */
+  readonly fullPrecision?: boolean;
   /** Bootstrap draws and seed (`--draws`, `--seed`), over the battery's defaults (ByoSpec.settings). */
   readonly bootstrap?: BootstrapSettings;
   /** Called after each stage (benchmarks time them). */
@@ -138,7 +139,7 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
       settings,
       counts: read.summary,
       issues: kinds,
-      csv_precision: `numbers in the result CSVs are rounded to ${CSV_DECIMALS} decimals`,
+      csv_precision: opts.fullPrecision ? 'numbers in the result CSVs at full precision (--full-precision)' : `numbers in the result CSVs are rounded to ${CSV_DECIMALS} decimals`,
       files: written,
     };
     await writeFile(path.join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -153,7 +154,8 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
   };
   const isRefused = (read: ByoReadResult): boolean => (!dropBadRows && read.issues.some(isBadRow)) || read.summary['accepted'] === 0;
   const writeResults = async (results: unknown): Promise<void> => {
-    for (const [name, content] of battery.analysis.files(results, { campaign, source: path.resolve(opts.replies) })) {
+    const make = () => battery.analysis.files(results, { campaign, source: path.resolve(opts.replies) });
+    for (const [name, content] of opts.fullPrecision ? withFullPrecision(make) : make()) {
       const file = path.join(out, ...name.split('/'));
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, content);

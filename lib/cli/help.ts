@@ -49,7 +49,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     options: { '--aws': 'add what the AWS pipeline itself costs (Lambda, Step Functions, S3, DynamoDB, Athena)' },
   },
   analyze: {
-    usage: ['analyze <campaign.yaml> [--data-dir DIR]', 'analyze --battery NAME --replies <file-or-dir> --out DIR [--input NAME=FILE …] [--drop-bad-rows] [--draws N] [--seed N]'],
+    usage: ['analyze <campaign.yaml> [--data-dir DIR]', 'analyze --battery NAME --replies <file-or-dir> --out DIR [--input NAME=FILE …] [--drop-bad-rows] [--draws N] [--seed N] [--full-precision]'],
     summary:
       'run the battery\'s analysis again on what has been collected; or analyse replies collected elsewhere\nin the battery\'s format (`sondage batteries` lists each format); a bad row refuses the input\n(every problem in DIR/import_issues.csv) unless --drop-bad-rows',
     options: {
@@ -61,6 +61,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       '--drop-bad-rows': 'with --replies: leave bad rows out (listed in import_issues.csv) and analyse the rest',
       '--draws N': 'with --replies: bootstrap draws (FAR-6: 300, P(True): 200); written to byo_manifest.json',
       '--seed N': 'with --replies: bootstrap seed (FAR-6, P(True)); written to byo_manifest.json',
+      '--full-precision': 'with --replies: numbers in the result CSVs at full precision (default: 6 decimals)',
     },
   },
   start: {

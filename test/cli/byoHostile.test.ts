@@ -219,6 +219,17 @@ describe('bring your own: what differs by study is said where it matters', () =>
     expect(r.issuesCsv.trimEnd().split('\r\n').length).toBe(1 + 3000 + 1500);
   });
 
+  it('result CSVs keep 6 decimals, said in byo_manifest.json; --full-precision writes every digit', async () => {
+    const file = path.join(dir, 'good.jsonl');
+    await writeFile(file, jsonl(await ptrue.good()));
+    const decimals = (csv: string) => Math.max(...[...csv.matchAll(/\.(\d+)/g)].map((m) => m[1]!.length));
+    const rounded = await analyze(ptrue, file, '--draws', '0');
+    expect(decimals(await readFile(path.join(rounded.out, 'cells.csv'), 'utf8'))).toBeLessThanOrEqual(6);
+    const full = await analyze(ptrue, file, '--draws', '0', '--full-precision');
+    expect(decimals(await readFile(path.join(full.out, 'cells.csv'), 'utf8'))).toBeGreaterThan(6);
+    expect(full.manifest).toMatchObject({ csv_precision: 'numbers in the result CSVs at full precision (--full-precision)' });
+  });
+
   it('--draws and --seed set the bootstrap, and byo_manifest.json says which were used', async () => {
     const file = path.join(dir, 'good.jsonl');
     await writeFile(file, jsonl(await ptrue.good()));

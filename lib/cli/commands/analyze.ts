@@ -43,6 +43,7 @@ async function analyzeRepliesCommand(args: CliArgs, replies: string, out: string
     out,
     inputs: parseInputs(args.values['input']),
     dropBadRows: args.values['drop-bad-rows'] === true,
+    fullPrecision: args.values['full-precision'] === true,
     bootstrap: { ...intFlag(args.values['draws'], 'draws'), ...intFlag(args.values['seed'], 'seed') },
   });
   for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
