@@ -245,5 +245,8 @@ describe('bring your own: what differs by study is said where it matters', () =>
     expect(far6.stderr).toContain('--draws expected a whole number of draws, 1 or more, got 0');
     const bad = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', path.join(dir, 'p'), '--seed', 'abc']);
     expect(bad.stderr).toContain('--seed "abc": expected an integer seed');
+    const onCampaign = await runMain(['analyze', 'campaign.yaml', '--draws', '20', '--drop-bad-rows']);
+    expect(onCampaign.code).toBe(1);
+    expect(onCampaign.stderr).toContain('sondage analyze: --drop-bad-rows, --draws go with --replies and --out');
   });
 });

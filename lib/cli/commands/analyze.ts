@@ -12,6 +12,9 @@ import { assertCampaignIn, writableDataDir } from '../dataDir.js';
 /** `sondage analyze <campaign>`: the battery's analysis on what is collected; `--replies`: on replies collected elsewhere. */
 export async function analyzeCommand(args: CliArgs): Promise<number> {
   if (args.replies !== undefined && args.out !== undefined) return analyzeRepliesCommand(args, args.replies, args.out);
+  // These shape an import of replies brought from elsewhere; on a campaign they would do nothing, silently.
+  const replyOnly = ['battery', 'input', 'drop-bad-rows', 'draws', 'seed', 'full-precision'].filter((f) => args.values[f] !== undefined && args.values[f] !== false);
+  if (replyOnly.length > 0) throw new SondageError(`sondage analyze: ${replyOnly.map((f) => `--${f}`).join(', ')} go${replyOnly.length === 1 ? 'es' : ''} with --replies and --out; a campaign's analysis takes its settings from the campaign file`);
   const ctx = await loadRunContext(args.file, args.dataDir);
   // Nothing collected there (a --data-dir of another campaign): said, and no empty results written.
   await assertCampaignIn('analyze', ctx.dataDir, ctx.campaign.name, args.file);
