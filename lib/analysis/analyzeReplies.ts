@@ -4,38 +4,73 @@
  * analysed exactly as a run's (FAR-6), or hands them to its estimators directly (X-Value verdicts,
  * P(True) rows); either way the result files are those of a run.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Battery, ByoReadResult, ByoSpec } from '../battery/types.js';
-import { SondageError } from '../errors.js';
-import { toCsv } from '../report/csv.js';
+import { isBadRow, issuesCsv, kindOf } from '../battery/byoIssues.js';
+import type { ByoIssue } from '../battery/byoIssues.js';
+import type { Battery, BootstrapSettings, ByoReadResult, ByoSpec } from '../battery/types.js';
+import { CampaignFileError, SondageError } from '../errors.js';
+import { CSV_DECIMALS, withFullPrecision } from '../report/csv.js';
 import { DuckDb } from '../store/DuckDb.js';
 import { prepareOutDir } from '../store/dataDir.js';
 import { localSources } from './localSources.js';
 
-/** The file that lists every rejected row (file, row, field, message) beside the results. */
+/** The file that lists every problem (file, location, field, kind, message) beside the results. */
 export const ISSUES_FILE = 'import_issues.csv';
+
+/** What an import used and found: written beside the results, refused or not. */
+export const MANIFEST_FILE = 'byo_manifest.json';
+
 
 export interface AnalyzeRepliesOptions {
   /** A replies file, or a folder of them. */
   readonly replies: string;
-  /** Where the result files, `import_issues.csv` and the converted tables (`tables/`) go. */
+  /** Where the result files, `import_issues.csv`, `byo_manifest.json` and the converted tables (`tables/`) go. */
   readonly out: string;
   /** Campaign name written into the rows (default `byo`). */
   readonly campaign?: string;
   /** Other files the battery's rows need, by name (`--input name=path`; ByoSpec.inputs). */
   readonly inputs?: Readonly<Record<string, string>>;
+  /**
+   * Leave bad rows out and analyse the rest (`--drop-bad-rows`). By default a file with a bad row
+   * is refused: nothing is analysed, every problem is listed.
+   */
+  readonly dropBadRows?: boolean;
+  /** Numbers in the result CSVs at full precision instead of CSV_DECIMALS decimals (`--full-precision`). */
+  readonly fullPrecision?: boolean;
+  /** Bootstrap draws and seed (`--draws`, `--seed`), over the battery's defaults (ByoSpec.settings). */
+  readonly bootstrap?: BootstrapSettings;
   /** Called after each stage (benchmarks time them). */
   readonly onStage?: (stage: string) => void;
 }
 
 export interface AnalyzeRepliesResult extends ByoReadResult {
-  /** The battery's results (its own type). */
+  /** Whether the input was refused: then no result file is written (import_issues.csv says why). */
+  readonly refused: boolean;
+  /** The battery's results (its own type); undefined when refused. */
   readonly results: unknown;
-  /** Its short table for the terminal. */
+  /** Its short table for the terminal ('' when refused). */
   readonly table: string;
   /** Where the converted tables went (batteries whose rows become tables). */
   readonly tablesDir?: string;
+  /** The settings the analysis used (draws, seed), as written in byo_manifest.json. */
+  readonly settings: Readonly<Record<string, number>>;
+}
+
+/** Removes the result files an earlier import listed in its manifest (and only those). */
+async function removeEarlierResults(out: string): Promise<void> {
+  let files: unknown;
+  try {
+    files = (JSON.parse(await readFile(path.join(out, MANIFEST_FILE), 'utf8')) as { files?: unknown }).files;
+  } catch {
+    return;
+  }
+  if (!Array.isArray(files)) return;
+  for (const name of files) {
+    // Names as written (`a.csv`, `figures/x.svg`), never a path out of the folder.
+    if (typeof name !== 'string' || name.split('/').some((p) => p === '..' || p === '') || path.isAbsolute(name)) continue;
+    await rm(path.join(out, ...name.split('/')), { force: true });
+  }
 }
 
 /** The `--input` files checked against what the battery declares, as absolute paths. */
@@ -52,52 +87,117 @@ export function checkInputs(battery: Battery, byo: ByoSpec, given: Readonly<Reco
   return Object.fromEntries(Object.entries(given).map(([k, v]) => [k, path.resolve(v)]));
 }
 
+/** The settings the analysis will use: those given over the battery's; given ones a battery cannot take are an error. */
+export function checkSettings(battery: Battery, byo: ByoSpec, given: BootstrapSettings = {}): Readonly<Record<string, number>> {
+  const named = Object.entries(given).filter(([, v]) => v !== undefined);
+  if (!byo.settings) {
+    if (named.length > 0) throw new SondageError(`sondage analyze --battery ${battery.name}: ${named.map(([k]) => `--${k}`).join(', ')}: its analysis has no bootstrap, so no draws or seed to set`);
+    return {};
+  }
+  const min = byo.settings.minDraws;
+  for (const [k, v] of named) {
+    if (!Number.isSafeInteger(v) || (k === 'draws' && (v as number) < min)) throw new SondageError(`sondage analyze --battery ${battery.name}: --${k} expected ${k === 'draws' ? `a whole number of draws, ${min} or more` : 'an integer'}, got ${String(v)}`);
+  }
+  return { draws: given.draws ?? byo.settings.draws, seed: given.seed ?? byo.settings.seed };
+}
+
 /**
  * Reads the replies at `opts.replies` in the battery's format and writes into `opts.out` the
- * result files of a run and `import_issues.csv` when rows were rejected. Batteries whose rows
+ * result files of a run, `import_issues.csv` listing every problem (also when the input is
+ * refused), and `byo_manifest.json` (the rule, the settings used, the counts, the CSV precision).
+ * One rule for every battery: a bad row refuses the input unless `dropBadRows`; cells missing
+ * against the design the rows claim are listed as notices and refuse nothing. Batteries whose rows
  * become tables (FAR-6) also leave them under `tables/` (the campaign layout:
- * `<phase>/<table>/model=…/language=…`), replacing any earlier ones; the others' estimators read
- * the rows directly.
+ * `<phase>/<table>/model=…/language=…`), replacing any earlier ones.
  * @example await analyzeReplies(batteryNamed(name)!, { replies: 'collected/', out: 'results/' })
  */
 export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptions): Promise<AnalyzeRepliesResult> {
   const byo = battery.byo;
   if (!byo) throw new SondageError(`battery ${battery.name} takes no replies collected elsewhere`);
   const inputs = checkInputs(battery, byo, opts.inputs);
+  const settings = checkSettings(battery, byo, opts.bootstrap);
+  const bootstrap: BootstrapSettings = { ...(settings['draws'] !== undefined ? { draws: settings['draws'] } : {}), ...(settings['seed'] !== undefined ? { seed: settings['seed'] } : {}) };
   const campaign = opts.campaign ?? 'byo';
+  const dropBadRows = opts.dropBadRows ?? false;
   // A file, a read-only folder, /proc: said before any row is read.
   const out = await prepareOutDir(opts.out, '--out');
-  const writeIssues = async (read: ByoReadResult): Promise<void> => {
+  // The result files an earlier import wrote here go first: a refused input never leaves results
+  // beside its import_issues.csv that look like its own.
+  await removeEarlierResults(out);
+  const written: string[] = [];
+  const finish = async (read: ByoReadResult, refused: boolean): Promise<void> => {
     const issuesPath = path.join(out, ISSUES_FILE);
-    if (read.issues.length > 0) await writeFile(issuesPath, toCsv(['file', 'path', 'message'], read.issues));
+    if (read.issues.length > 0) await writeFile(issuesPath, issuesCsv(read.issues));
     else await rm(issuesPath, { force: true });
+    const kinds: Record<string, number> = {};
+    for (const i of read.issues) kinds[kindOf(i)] = (kinds[kindOf(i)] ?? 0) + 1;
+    const manifest = {
+      battery: battery.name,
+      replies: path.resolve(opts.replies),
+      outcome: refused ? 'refused' : 'analysed',
+      bad_rows: dropBadRows ? 'dropped (--drop-bad-rows)' : 'refuse the input',
+      settings,
+      counts: read.summary,
+      issues: kinds,
+      csv_precision: opts.fullPrecision ? 'numbers in the result CSVs at full precision (--full-precision)' : `numbers in the result CSVs are rounded to ${CSV_DECIMALS} decimals`,
+      files: written,
+    };
+    await writeFile(path.join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   };
+  const refusal = async (err: unknown): Promise<AnalyzeRepliesResult> => {
+    // The input cannot be read at all, or holds no usable row: listed like any other problem.
+    if (!(err instanceof CampaignFileError)) throw err;
+    const issues: ByoIssue[] = err.issues.length > 0 ? [...err.issues] : [{ file: path.resolve(opts.replies), path: '', message: err.message, kind: 'unreadable' }];
+    const read: ByoReadResult = { issues, warnings: [], summary: { accepted: 0 } };
+    await finish(read, true);
+    return { ...read, refused: true, results: undefined, table: '', settings };
+  };
+  const isRefused = (read: ByoReadResult): boolean => (!dropBadRows && read.issues.some(isBadRow)) || read.summary['accepted'] === 0;
   const writeResults = async (results: unknown): Promise<void> => {
-    for (const [name, content] of battery.analysis.files(results, { campaign, source: path.resolve(opts.replies) })) {
+    const make = () => battery.analysis.files(results, { campaign, source: path.resolve(opts.replies) });
+    for (const [name, content] of opts.fullPrecision ? withFullPrecision(make) : make()) {
       const file = path.join(out, ...name.split('/'));
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, content);
+      written.push(name);
     }
     opts.onStage?.('result files');
   };
   if (byo.kind === 'rows') {
-    const read = await byo.analyzeRows(opts.replies, { campaign, inputs });
+    let read;
+    try {
+      read = await byo.analyzeRows(opts.replies, { campaign, inputs, dropBadRows, bootstrap });
+    } catch (err) {
+      return refusal(err);
+    }
     opts.onStage?.('read, validate, analyse');
-    await writeIssues(read);
-    await writeResults(read.results);
-    return { ...read, table: battery.analysis.console(read.results) };
+    const refused = isRefused(read) || read.results === undefined;
+    if (!refused) await writeResults(read.results);
+    await finish(read, refused);
+    if (refused) return { ...read, refused, results: undefined, table: '', settings };
+    return { ...read, refused, table: battery.analysis.console(read.results), settings };
   }
   const tablesDir = path.join(out, 'tables');
-  const imported = await byo.importReplies(opts.replies, { tablesDir, campaign, inputs });
+  let imported;
+  try {
+    imported = await byo.importReplies(opts.replies, { tablesDir, campaign, inputs, dropBadRows });
+  } catch (err) {
+    return refusal(err);
+  }
   opts.onStage?.('import: read, validate, write tables');
-  await writeIssues(imported);
+  const refused = isRefused(imported);
+  if (refused) {
+    await finish(imported, refused);
+    return { ...imported, refused, results: undefined, table: '', tablesDir, settings };
+  }
   const db = await DuckDb.open();
   try {
     const sources = await localSources(db, (phase, table) => `${tablesDir}/${phase}/${table}/**/*.parquet`, imported.phases, battery.prompts);
-    const results = await battery.analysis.run(db, sources, {});
+    const results = await battery.analysis.run(db, sources, { bootstrap });
     opts.onStage?.('analysis: SQL stage and estimators');
     await writeResults(results);
-    return { ...imported, results, table: battery.analysis.console(results), tablesDir };
+    await finish(imported, refused);
+    return { ...imported, refused, results, table: battery.analysis.console(results), tablesDir, settings };
   } finally {
     db.close();
   }

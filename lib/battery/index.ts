@@ -2,3 +2,5 @@ export { defineBattery } from './defineBattery.js';
 export { checkPhaseGraph } from './phaseGraph.js';
 export type { PhaseGraph } from './phaseGraph.js';
 export type * from './types.js';
+export { closeLanguage, isBadRow, issuesCsv, ISSUE_COLUMNS, kindOf, languageProblem, locate, missingCells, NOTICE_KIND, quoteValue, summarizeIssues } from './byoIssues.js';
+export type { ByoIssue, ByoIssueKind } from './byoIssues.js';

@@ -18,6 +18,7 @@ import type { SimulatorFactory } from '../providers/simulated/types.js';
 import type { Queryable } from '../query/types.js';
 import type { SqlLibrary } from '../query/sql.js';
 import type { PromptColumns } from '../store/schemas.js';
+import type { ByoIssue } from './byoIssues.js';
 
 // ---- what a battery sees of the campaign ----------------------------------------------------
 
@@ -244,6 +245,8 @@ export interface AnalysisSources {
 /** What an analysis knows of the campaign beyond its tables (absent for replies brought from elsewhere). */
 export interface AnalysisContext {
   readonly campaign?: CampaignCore;
+  /** Bootstrap settings given for this analysis (`analyze --replies … --draws --seed`), over the design's. */
+  readonly bootstrap?: BootstrapSettings;
   /** The campaign's `design:` section as the battery's schema parsed it (options of the analysis). */
   readonly design?: unknown;
 }
@@ -288,9 +291,20 @@ export interface BatteryAnalysis<R = unknown> {
  */
 export type ByoSpec = ByoTablesSpec | ByoRowsSpec;
 
+/** Bootstrap draws and seed of an analysis, where a battery's estimators take them. */
+export interface BootstrapSettings {
+  readonly draws?: number;
+  readonly seed?: number;
+}
+
 interface ByoCommon {
   /** One line on the format, for `--help` and `sondage batteries`. */
   readonly format: string;
+  /**
+   * The analysis settings `analyze --replies` may set, with the value used when none is given
+   * (written into the results' byo_manifest.json); a battery without a bootstrap takes none.
+   */
+  readonly settings?: { readonly draws: number; readonly seed: number; readonly minDraws: number };
   /**
    * Other files the rows need, by name (`sondage analyze … --input <name>=<path>`), with one line
    * each for `--help` (X-Value: the QA pairs the verdicts are scored against).
@@ -319,6 +333,8 @@ export interface ByoRowsSpec extends ByoCommon {
 
 export interface ByoImportOptions {
   readonly tablesDir: string;
+  /** Keep the valid rows of a file with bad rows (`--drop-bad-rows`); else the battery may stop at the first problem found. */
+  readonly dropBadRows?: boolean;
   /** Campaign name written into the rows (default `byo`). */
   readonly campaign?: string;
   readonly chunkRows?: number;
@@ -328,13 +344,18 @@ export interface ByoImportOptions {
 
 export interface ByoRowsOptions {
   readonly campaign: string;
+  /** Analyse the valid rows of a file with bad rows (`--drop-bad-rows`); else no results are needed when a row is bad. */
+  readonly dropBadRows?: boolean;
+  /** Settings given on the command line, over the battery's defaults. */
+  readonly bootstrap?: BootstrapSettings;
   /** The `--input` files by name (absolute paths), checked against `inputs`. */
   readonly inputs: Readonly<Record<string, string>>;
 }
 
 /** What was read: the rows kept, the rows refused (by file, row and field) and counts. */
 export interface ByoReadResult {
-  readonly issues: readonly { readonly file: string; readonly path: string; readonly message: string }[];
+  /** Problems by file, place and field (`kind` where the battery names it; byoIssues.ts). */
+  readonly issues: readonly ByoIssue[];
   readonly warnings: readonly string[];
   /** Counts for the summary line (rows, accepted, rejected, files, …). */
   readonly summary: Readonly<Record<string, number>>;
@@ -347,7 +368,7 @@ export interface ByoImportResult extends ByoReadResult {
 }
 
 export interface ByoRowsResult extends ByoReadResult {
-  /** The battery's results, as its `analysis.files` and `analysis.console` take them. */
+  /** The battery's results, as its `analysis.files` and `analysis.console` take them; undefined when a bad row refuses the file. */
   readonly results: unknown;
 }
 

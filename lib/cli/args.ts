@@ -45,7 +45,7 @@ const STACK_FLAGS = {
 export const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = {
   run: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, 'poll-interval': STRING, 'retry-failed': FLAG, threads: STRING },
   plan: { aws: FLAG },
-  analyze: { 'data-dir': STRING, replies: STRING, out: STRING, battery: STRING, input: STRINGS },
+  analyze: { 'data-dir': STRING, replies: STRING, out: STRING, battery: STRING, input: STRINGS, 'drop-bad-rows': FLAG, 'full-precision': FLAG, draws: STRING, seed: STRING },
   start: { 'allow-partial': FLAG, aws: FLAG, 'retry-failed': FLAG, ...STACK_FLAGS },
   status: { 'data-dir': STRING, aws: FLAG, failures: STRING, ...STACK_FLAGS },
   stop: { 'data-dir': STRING, aws: FLAG, ...STACK_FLAGS },

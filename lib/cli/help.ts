@@ -49,15 +49,19 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     options: { '--aws': 'add what the AWS pipeline itself costs (Lambda, Step Functions, S3, DynamoDB, Athena)' },
   },
   analyze: {
-    usage: ['analyze <campaign.yaml> [--data-dir DIR]', 'analyze --battery NAME --replies <file-or-dir> --out DIR [--input NAME=FILE …]'],
+    usage: ['analyze <campaign.yaml> [--data-dir DIR]', 'analyze --battery NAME --replies <file-or-dir> --out DIR [--input NAME=FILE …] [--drop-bad-rows] [--draws N] [--seed N] [--full-precision]'],
     summary:
-      'run the battery\'s analysis again on what has been collected; or analyse replies collected elsewhere\nin the battery\'s format (`sondage batteries` lists each format); bad rows are listed and left out',
+      'run the battery\'s analysis again on what has been collected; or analyse replies collected elsewhere\nin the battery\'s format (`sondage batteries` lists each format); a bad row refuses the input\n(every problem in DIR/import_issues.csv) unless --drop-bad-rows',
     options: {
       '--data-dir DIR': DATA_DIR,
       '--battery NAME': 'with --replies: the battery the rows belong to',
       '--replies PATH': 'a replies file, or a folder of them',
       '--out DIR': 'with --replies: where the result files (and converted tables) go',
       '--input NAME=FILE': 'with --replies: another file the battery needs (X-Value: qa_pairs=FILE); repeatable',
+      '--drop-bad-rows': 'with --replies: leave bad rows out (listed in import_issues.csv) and analyse the rest',
+      '--draws N': 'with --replies: bootstrap draws (FAR-6: 300, P(True): 200); written to byo_manifest.json',
+      '--seed N': 'with --replies: bootstrap seed (FAR-6, P(True)); written to byo_manifest.json',
+      '--full-precision': 'with --replies: numbers in the result CSVs at full precision (default: 6 decimals)',
     },
   },
   start: {

@@ -22,17 +22,21 @@ describe('sondage analyze --replies', () => {
 
     const { code, stdout, stderr } = await runMain(['analyze', '--battery', 'far6', '--replies', FIXTURES, '--out', out]);
 
-    expect(stderr).toBe('');
+    // The samples are not a full design: m1's items in en have no row in de and the other way round.
+    expect(stderr).toContain('notice: 4 cells of the design the rows claim have no row; analysed as they stand');
+    expect(stderr).toContain('model m1: story s1, form plain, constraint free, named P, option_order 0 has no row in en (the model has rows in de, en)');
     expect(code).toBe(0);
     expect(stdout).toContain('replies: 7 of 7 rows from 2 files; readings: 4 given, 4 by the token rule');
+    expect(stdout).toContain('settings: draws 300, seed');
     expect(stdout).toContain(`results: ${out}`);
     const files = await readdir(out);
     for (const name of RESULT_FILES) expect(files).toContain(name);
-    expect(files).not.toContain('import_issues.csv');
+    expect(await readFile(path.join(out, 'import_issues.csv'), 'utf8')).toMatch(/^file,location,field,kind,message\r\n.*,,,missing cell,"model m1: /);
+    expect(JSON.parse(await readFile(path.join(out, 'byo_manifest.json'), 'utf8'))).toMatchObject({ battery: 'far6', outcome: 'analysed', issues: { 'missing cell': 4 } });
     expect(await readFile(path.join(out, 'reply_totals.csv'), 'utf8')).toContain('m2,fr,2,2,2,0,0');
   });
 
-  it('lists bad rows by file, row and field, writes them to import_issues.csv, analyses the rest and exits 1', async () => {
+  it('refuses a file with a bad row, naming file, row and field, in import_issues.csv too; --drop-bad-rows analyses the rest', async () => {
     const replies = path.join(dir, 'replies');
     const { mkdir } = await import('node:fs/promises');
     await mkdir(replies);
@@ -42,16 +46,23 @@ describe('sondage analyze --replies', () => {
     await writeFile(path.join(replies, 'bad.jsonl'), `${bad}\n`);
     const out = path.join(dir, 'out');
 
-    const { code, stdout, stderr } = await runMain(['analyze', '--battery', 'far6', '--replies', replies, '--out', out]);
+    const refused = await runMain(['analyze', '--battery', 'far6', '--replies', replies, '--out', out]);
 
-    expect(code).toBe(1);
+    expect(refused.code).toBe(1);
     const badFile = path.join(replies, 'bad.jsonl');
-    expect(stderr).toContain(`${badFile}: row 1, field "language": expected one of en, zh, de, ja, ko, fr; got "english"`);
-    expect(stderr).toContain(`1 row rejected; all are listed in ${path.join(out, 'import_issues.csv')}`);
-    expect(stdout).toContain('replies: 5 of 6 rows from 2 files');
-    expect(await readFile(path.join(out, 'import_issues.csv'), 'utf8')).toBe(
-      `file,path,message\r\n${badFile},"row 1, field ""language""","expected one of en, zh, de, ja, ko, fr; got ""english"""\r\n`,
+    expect(refused.stderr).toContain('unknown language in "language": 1');
+    expect(refused.stderr).toContain(`${badFile}: row 1, field "language": unknown language "english"; expected one of en, zh, de, ja, ko, fr (did you mean "en"?)`);
+    expect(refused.stderr).toContain(`refused: 1 problem in the rows; nothing analysed. All are listed in ${path.join(out, 'import_issues.csv')}; --drop-bad-rows analyses the valid rows`);
+    expect(await readFile(path.join(out, 'import_issues.csv'), 'utf8')).toContain(
+      `${badFile},row 1,language,unknown language,"unknown language ""english""; expected one of en, zh, de, ja, ko, fr (did you mean ""en""?)"\r\n`,
     );
+    expect(await readdir(out)).not.toContain('story_scores.csv');
+    expect(JSON.parse(await readFile(path.join(out, 'byo_manifest.json'), 'utf8'))).toMatchObject({ outcome: 'refused', bad_rows: 'refuse the input' });
+
+    const dropped = await runMain(['analyze', '--battery', 'far6', '--replies', replies, '--out', out, '--drop-bad-rows']);
+    expect(dropped.code).toBe(0);
+    expect(dropped.stderr).toContain(`1 problem: those rows are left out (--drop-bad-rows); listed in ${path.join(out, 'import_issues.csv')}`);
+    expect(dropped.stdout).toContain('replies: 5 of 6 rows from 2 files');
     expect(await readdir(out)).toContain('story_scores.csv');
   });
 
@@ -72,7 +83,8 @@ describe('sondage analyze --replies', () => {
     await writeFile(file, '{"model": \n');
     const { code, stderr } = await runMain(['analyze', '--battery', 'far6', '--replies', file, '--out', path.join(dir, 'out')]);
     expect(code).toBe(1);
-    expect(stderr).toContain(`${file}: cannot be read as JSONL`);
+    expect(stderr).toContain(`${file}: line 1: not valid JSON (the JSON ends too early)`);
+    expect(stderr).toContain('refused: 1 problem in the rows; nothing analysed');
   });
 
   it('sondage analyze <campaign.yaml> still analyses a collected campaign', async () => {
@@ -92,21 +104,26 @@ describe('sondage analyze --replies for batteries whose rows go straight to the 
     const { code, stdout, stderr } = await runMain(['analyze', '--battery', 'xvalue', '--replies', path.join(XVALUE, 'byo-verdicts.csv'), '--out', out, '--input', `qa_pairs=${path.join(XVALUE, 'qa-pairs.jsonl')}`]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
-    expect(stdout).toContain('verdicts: 7 of 7 rows from 1 file, scored against 70 QA pairs');
+    expect(stdout).toContain('verdicts: 8 of 8 rows from 1 file, scored against 70 QA pairs');
     expect((await readdir(out)).sort()).toEqual(expect.arrayContaining(['overall.csv', 'by_language.csv', 'checkpoints.csv', 'summary.md', 'report.html']));
     expect(await readFile(path.join(out, 'overall.csv'), 'utf8')).toMatch(/^model,strategy,n,/);
   });
 
-  it('a bad X-Value row is listed in import_issues.csv and the rest analysed; exit 1', async () => {
+  it('a bad X-Value row refuses the file, listed in import_issues.csv; --drop-bad-rows analyses the rest', async () => {
     const file = path.join(dir, 'v.csv');
     const text = await readFile(path.join(XVALUE, 'byo-verdicts.csv'), 'utf8');
     await writeFile(file, `${text.trimEnd()}\nmy-model,xv-nope-01,defonly,Pass,,,,,,,,,,,,\n`);
     const out = path.join(dir, 'xv-bad');
-    const { code, stdout, stderr } = await runMain(['analyze', '--battery', 'xvalue', '--replies', file, '--out', out, '--input', `qa_pairs=${path.join(XVALUE, 'qa-pairs.jsonl')}`]);
+    const pairs = `qa_pairs=${path.join(XVALUE, 'qa-pairs.jsonl')}`;
+    const { code, stderr } = await runMain(['analyze', '--battery', 'xvalue', '--replies', file, '--out', out, '--input', pairs]);
     expect(code).toBe(1);
-    expect(stderr).toContain(`${file}: line 9, qa_id: qa_id "xv-nope-01" is not among the QA pairs given`);
-    expect(stdout).toContain('verdicts: 7 of 8 rows');
+    expect(stderr).toContain(`${file}: line 10, qa_id: qa_id "xv-nope-01" is not among the QA pairs given`);
     expect(await readFile(path.join(out, 'import_issues.csv'), 'utf8')).toContain('xv-nope-01');
+    expect(await readdir(out)).not.toContain('overall.csv');
+    const dropped = await runMain(['analyze', '--battery', 'xvalue', '--replies', file, '--out', out, '--input', pairs, '--drop-bad-rows']);
+    expect(dropped.code).toBe(0);
+    expect(dropped.stdout).toContain('verdicts: 8 of 9 rows');
+    expect(await readdir(out)).toContain('overall.csv');
   });
 
   it('--input is checked against what the battery takes', async () => {
@@ -132,12 +149,14 @@ describe('sondage analyze --replies for batteries whose rows go straight to the 
     const ok = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', out]);
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
-    expect(ok.stdout).toContain('rows: 16 from 1 file');
+    expect(ok.stdout).toContain('rows: 16 of 16 from 1 file');
+    expect(ok.stdout).toContain('settings: draws 200, seed 1');
     expect(await readdir(out)).toEqual(expect.arrayContaining(['cells.csv', 'regimes.csv', 'summary.md', 'report.html']));
 
     await writeFile(file, `${rows.join('\n')}\ni5,m1,en,en,en,maybe,0.5,triv\n`);
     const bad = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', path.join(dir, 'pt-bad')]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(`${file}: line 18: correct: expected 1/0 or true/false, got "maybe"`);
+    expect(await readdir(path.join(dir, 'pt-bad'))).toEqual(['byo_manifest.json', 'import_issues.csv']);
   });
 });

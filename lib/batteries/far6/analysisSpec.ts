@@ -42,8 +42,12 @@ export const far6Analysis: BatteryAnalysis<AnalysisResults> = {
         : undefined;
     // The design's analysis choices (replies brought from elsewhere have no design: the defaults).
     const choices = (ctx.design as Far6DesignSpec | undefined)?.analysis;
+    // Settings given for this analysis (`analyze --replies … --draws --seed`) over the design's.
+    const draws = ctx.bootstrap?.draws ?? choices?.bootstrap_draws;
     return analyzeCampaign(db, generateTables(sources), {
-      ...(choices ? { identityReadouts: choices.identity_readouts, bootstrapDraws: choices.bootstrap_draws } : {}),
+      ...(choices ? { identityReadouts: choices.identity_readouts } : {}),
+      ...(draws !== undefined ? { bootstrapDraws: draws } : {}),
+      ...(ctx.bootstrap?.seed !== undefined ? { bootstrapSeed: ctx.bootstrap.seed } : {}),
       ...(judgeAudit ? { judgeAudit } : {}),
     });
   },

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { analyzeLocal } from '../../analysis/analyzeLocal.js';
 import { batteryNamed, batteryNames } from '../../batteries/index.js';
-import { formatIssues, SondageError } from '../../errors.js';
+import { isBadRow, summarizeIssues } from '../../battery/byoIssues.js';
+import { SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/context.js';
 import { refreshCampaignReadings } from '../../run/refreshCampaignReadings.js';
 import { rereadNotices } from '../rereadNotices.js';
@@ -10,7 +11,10 @@ import { assertCampaignIn, writableDataDir } from '../dataDir.js';
 
 /** `sondage analyze <campaign>`: the battery's analysis on what is collected; `--replies`: on replies collected elsewhere. */
 export async function analyzeCommand(args: CliArgs): Promise<number> {
-  if (args.replies !== undefined && args.out !== undefined) return analyzeRepliesCommand(args.replies, args.out, args.values['battery'], args.values['input']);
+  if (args.replies !== undefined && args.out !== undefined) return analyzeRepliesCommand(args, args.replies, args.out);
+  // These shape an import of replies brought from elsewhere; on a campaign they would do nothing, silently.
+  const replyOnly = ['battery', 'input', 'drop-bad-rows', 'draws', 'seed', 'full-precision'].filter((f) => args.values[f] !== undefined && args.values[f] !== false);
+  if (replyOnly.length > 0) throw new SondageError(`sondage analyze: ${replyOnly.map((f) => `--${f}`).join(', ')} go${replyOnly.length === 1 ? 'es' : ''} with --replies and --out; a campaign's analysis takes its settings from the campaign file`);
   const ctx = await loadRunContext(args.file, args.dataDir);
   // Nothing collected there (a --data-dir of another campaign): said, and no empty results written.
   await assertCampaignIn('analyze', ctx.dataDir, ctx.campaign.name, args.file);
@@ -24,31 +28,55 @@ export async function analyzeCommand(args: CliArgs): Promise<number> {
   return 0;
 }
 
-/** Exit code 1 when rows were rejected (the results then cover the valid rows only). */
-async function analyzeRepliesCommand(replies: string, out: string, batteryArg: unknown, inputArgs: unknown): Promise<number> {
+/**
+ * Exit code 1 when the input is refused (a bad row, without --drop-bad-rows; nothing usable): a
+ * summary of the problems by kind, the full list in import_issues.csv. Rows left out on request
+ * and cells missing against the design are notices: the results are written, exit 0.
+ */
+async function analyzeRepliesCommand(args: CliArgs, replies: string, out: string): Promise<number> {
+  const batteryArg = args.values['battery'];
   if (typeof batteryArg !== 'string') {
     throw new SondageError(`sondage analyze --replies: name the battery the rows belong to with --battery (${batteryNames().join(', ')})`);
   }
   const battery = batteryNamed(batteryArg);
   if (!battery) throw new SondageError(`sondage analyze: --battery ${batteryArg} is not a known battery; use one of ${batteryNames().join(', ')}`);
-  const { analyzeReplies, ISSUES_FILE } = await import('../../analysis/analyzeReplies.js');
-  const result = await analyzeReplies(battery, { replies, out, inputs: parseInputs(inputArgs) });
+  const { analyzeReplies, ISSUES_FILE, MANIFEST_FILE } = await import('../../analysis/analyzeReplies.js');
+  const result = await analyzeReplies(battery, {
+    replies,
+    out,
+    inputs: parseInputs(args.values['input']),
+    dropBadRows: args.values['drop-bad-rows'] === true,
+    fullPrecision: args.values['full-precision'] === true,
+    bootstrap: { ...intFlag(args.values['draws'], 'draws'), ...intFlag(args.values['seed'], 'seed') },
+  });
   for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
-  const s = result.summary;
-  if (result.issues.length > 0) {
-    const shown = result.issues.slice(0, MAX_SHOWN);
-    process.stderr.write(`${formatIssues(shown)}\n`);
-    if (result.issues.length > shown.length) process.stderr.write(`… and ${result.issues.length - shown.length} more\n`);
-    const rejected = s['rejected'] ?? result.issues.length;
-    process.stderr.write(`${rejected} row${rejected === 1 ? '' : 's'} rejected; all are listed in ${resolve(out, ISSUES_FILE)}\n`);
+  const issuesAt = resolve(out, ISSUES_FILE);
+  const bad = result.issues.filter(isBadRow);
+  const notices = result.issues.length - bad.length;
+  if (result.issues.length > 0) process.stderr.write(`${summarizeIssues(result.issues).join('\n')}\n`);
+  if (result.refused) {
+    process.stderr.write(
+      `refused: ${bad.length > 0 ? `${bad.length.toLocaleString('en-US')} problem${bad.length === 1 ? '' : 's'} in the rows` : 'no usable row'}; nothing analysed. ` +
+        `All are listed in ${issuesAt}${bad.length > 0 && result.summary['accepted'] !== 0 ? '; --drop-bad-rows analyses the valid rows and leaves the others out' : ''}\n`,
+    );
+    return 1;
   }
+  if (bad.length > 0) process.stderr.write(`${bad.length.toLocaleString('en-US')} problem${bad.length === 1 ? '' : 's'}: those rows are left out (--drop-bad-rows); listed in ${issuesAt}\n`);
+  if (notices > 0) process.stderr.write(`notice: ${notices.toLocaleString('en-US')} cell${notices === 1 ? '' : 's'} of the design the rows claim ${notices === 1 ? 'has' : 'have'} no row; analysed as they stand; listed in ${issuesAt}\n`);
   process.stdout.write(`${result.table}\n`);
-  process.stdout.write(`${battery.byo!.describe(s)}\n`);
+  process.stdout.write(`${battery.byo!.describe(result.summary)}\n`);
+  if (Object.keys(result.settings).length > 0) process.stdout.write(`settings: ${Object.entries(result.settings).map(([k, v]) => `${k} ${v}`).join(', ')} (${MANIFEST_FILE})\n`);
   process.stdout.write(`results: ${resolve(out)}\n`);
-  return result.issues.length > 0 ? 1 : 0;
+  return 0;
 }
 
-const MAX_SHOWN = 20;
+/** `--draws 500`, `--seed 7`: whole numbers, or an error naming the flag. */
+function intFlag(raw: unknown, name: 'draws' | 'seed'): { draws?: number; seed?: number } {
+  if (raw === undefined) return {};
+  const text = String(raw).trim();
+  if (!/^-?\d+$/.test(text)) throw new SondageError(`sondage analyze: --${name} ${JSON.stringify(raw)}: expected ${name === 'draws' ? 'a whole number of bootstrap draws' : 'an integer seed'}`);
+  return { [name]: Number(text) };
+}
 
 /** `--input name=path`, repeatable, as a record; a malformed one is an error naming it. */
 export function parseInputs(raw: unknown): Record<string, string> {

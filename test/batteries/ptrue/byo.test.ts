@@ -6,7 +6,7 @@ import { analyzeByoFile, parseByoRows } from '../../../lib/batteries/ptrue/byo/i
 import { analyzePtrueRows } from '../../../lib/batteries/ptrue/analysis/analyzeRows.js';
 import { CampaignFileError, type FileIssue } from '../../../lib/errors.js';
 
-const csv = ['item,model,q,r,v,correct,p_true,benchmark,realised', 'i1,m1,en,en,en,1,0.9,triv,en', 'i1,m1,en,en,fr,1,0.7,triv,en', 'i2,m1,en,ko,en,0,,triv,en'].join('\n');
+const csv = ['item,model,q,r,v,correct,p_true,benchmark,realised', 'i1,m1,en,en,en,1,0.9,triv,en', 'i1,m1,en,en,fr,1,0.7,triv,en', 'i2,m1,en,ko,en,0,,triv,en', 'i2,m1,en,ko,fr,0,0.2,triv,en'].join('\n');
 
 function issuesOf(f: () => unknown): FileIssue[] {
   try {
@@ -21,7 +21,7 @@ function issuesOf(f: () => unknown): FileIssue[] {
 describe('bring-your-own P(True) rows', () => {
   it('converts CSV and JSONL rows to analysis rows, an empty P(True) being an invalid reading', () => {
     const rows = parseByoRows(csv, 'rows.csv', 'csv');
-    expect(rows).toHaveLength(3);
+    expect(rows).toHaveLength(4);
     expect(rows[0]).toEqual({ model: 'm1', benchmark: 'triv', base_item: 'i1', stratum: null, content_language: null, q: 'en', r: 'en', v: 'en', correct: true, p_true: 0.9, realised: 'en', exact: null, correct_alt: null });
     expect(rows[2]!.p_true).toBeNull();
     const jsonl = '{"item":"i1","model":"m1","q":"en","r":"en","v":"en","correct":true,"p_true":0.9,"benchmark":"triv","realised":"en"}';
@@ -56,7 +56,7 @@ describe('bring-your-own P(True) rows', () => {
     const fromFile = await analyzeByoFile(file, { draws: 10, seed: 1 });
     const direct = analyzePtrueRows(parseByoRows(csv, file, 'csv'), { draws: 10, seed: 1, simulated: false });
     expect(fromFile.cells).toEqual(direct.cells);
-    expect(fromFile.cells).toHaveLength(3);
+    expect(fromFile.cells).toHaveLength(4);
     await expect(analyzeByoFile(join(dir, 'rows.txt'), { draws: 0, seed: 1 })).rejects.toThrow(/unsupported file type/);
   });
   it('never quotes a field that looks like an assignment (a .env given by mistake)', () => {

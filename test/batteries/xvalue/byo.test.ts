@@ -66,6 +66,7 @@ describe('bring your own verdicts', () => {
       ['xv-en-02', 'rubric', 'Fail'],
       ['xv-en-08', 'rubric', 'Fail'],
       ['xv-zh-03', 'rubric', 'invalid'],
+      ['xv-zh-03', 'defonly', 'Fail'],
     ]);
     expect(result.rows.step1.map((s) => s.predicted_nature)).toEqual(['Consensus', 'Consensus', 'invalid']);
   });

@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CampaignFileError, formatIssues } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
+import type { ByoIssue } from '../../../battery/byoIssues.js';
 import { DuckDb } from '../../../store/DuckDb.js';
 import { tableColumns } from '../../../store/schemas.js';
 import { FAR6_PROMPT_COLUMNS } from '../promptColumns.js';
@@ -103,6 +104,7 @@ export async function importReplies(target: string, opts: ImportOptions): Promis
     const rejectedRows = new Set(issues.map((i) => `${i.file}\u0000${i.path.replace(/, field .*$/, '')}`)).size;
     return {
       issues,
+      missingCells: resolver.missingCells().map((m) => missingCellNotice(target, m)),
       warnings,
       partitions: written.partitions,
       summary: {
@@ -147,10 +149,19 @@ export async function analyzeReplies(opts: AnalyzeRepliesOptions): Promise<Analy
     opts.onStage?.('analysis: SQL stage and estimators');
     await writeResults((name, content) => writeFile(path.join(out, name), content), analysis, { campaign, source: path.resolve(opts.replies) });
     opts.onStage?.('result files');
-    return { summary: imported.summary, issues: imported.issues, warnings: imported.warnings, partitions: imported.partitions, analysis, tablesDir };
+    return { summary: imported.summary, issues: imported.issues, missingCells: imported.missingCells, warnings: imported.warnings, partitions: imported.partitions, analysis, tablesDir };
   } finally {
     db.close();
   }
+}
+
+const UNIT_FIELDS = ['story', 'form', 'constraint', 'named', 'option_order'] as const;
+
+/** A model's item with no row in one of the model's languages, as a notice naming the item and the languages. */
+function missingCellNotice(target: string, m: { group: string; unit: string; missing: string[]; present: string[] }): ByoIssue {
+  const values = m.unit.split('\u0000');
+  const item = UNIT_FIELDS.map((f, i) => `${f} ${values[i]}`).join(', ');
+  return { file: target, path: '', kind: 'missing cell', message: `model ${m.group}: ${item} has no row in ${m.missing.join(', ')} (the model has rows in ${m.present.join(', ')})` };
 }
 
 /** The row number in an issue's path (`row 12, field …`), for sorting issues in file order. */

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { jsonSyntaxProblem } from '../../../core/fileText.js';
 import { CampaignFileError } from '../../../errors.js';
+import type { FileIssue } from '../../../errors.js';
 import { DuckDb, sqlString } from '../../../store/DuckDb.js';
 import { duckdbApi } from '../../../store/duckdbApi.js';
 import type { ByoFormat, RawFile } from './types.js';
@@ -176,19 +177,25 @@ async function* readDuckDbChunks(file: string, format: Exclude<ByoFormat, 'jsonl
   }
 }
 
-/** The error for a JSONL line that is not JSON (`err`: JSON.parse's), naming the file and the line. */
-export function jsonlSyntaxError(file: string, line: number, err: unknown): CampaignFileError {
-  return new CampaignFileError(`${file}: cannot be read as JSONL: line ${line}: ${jsonSyntaxProblem(err)}`, [], { cause: err });
+/** The problem of a JSONL line that is not JSON (`err`: JSON.parse's), naming the file and the line. */
+export function jsonlLineIssue(file: string, line: number, err: unknown): FileIssue {
+  return jsonlLineProblem(file, line, jsonSyntaxProblem(err));
+}
+
+/** The same from the problem's words (an import thread sends those). */
+export function jsonlLineProblem(file: string, line: number, problem: string): FileIssue {
+  return { file, path: `line ${line}`, message: `not valid JSON (${problem})` };
 }
 
 /**
  * JSONL read in JavaScript, line by line from a stream: one pass, no copy of the file in DuckDB,
  * and each line parsed once. Blank lines are skipped; row numbers count records, as for the other
- * formats. A line that is not JSON makes the file unreadable (as DuckDB's reader would), naming
- * the line.
+ * formats. A line that is not JSON is a problem of that line (`line N`), as a bad row is, and
+ * reading goes on: every broken line of the file is named.
  */
 async function* readJsonlChunks(file: string, chunkRows: number): AsyncGenerator<RawFile> {
   let records: unknown[] = [];
+  let issues: FileIssue[] = [];
   let firstRow = 1;
   let rows = 0;
   let line = 0;
@@ -199,7 +206,8 @@ async function* readJsonlChunks(file: string, chunkRows: number): AsyncGenerator
     try {
       records.push(JSON.parse(text) as unknown);
     } catch (err) {
-      throw jsonlSyntaxError(file, line, err);
+      issues.push(jsonlLineIssue(file, line, err));
+      return;
     }
     rows++;
   };
@@ -220,9 +228,10 @@ async function* readJsonlChunks(file: string, chunkRows: number): AsyncGenerator
       }
       rest += text.slice(start);
       if (records.length >= chunkRows) {
-        yield { file, format: 'jsonl', records, firstRow };
+        yield { file, format: 'jsonl', records, firstRow, issues };
         firstRow = rows + 1;
         records = [];
+        issues = [];
       }
     }
   } catch (err) {
@@ -232,7 +241,7 @@ async function* readJsonlChunks(file: string, chunkRows: number): AsyncGenerator
     stream.destroy();
   }
   take(rest);
-  if (records.length > 0) yield { file, format: 'jsonl', records, firstRow };
+  if (records.length > 0 || issues.length > 0) yield { file, format: 'jsonl', records, firstRow, issues };
 }
 
 function recordsOf(format: ByoFormat, rows: readonly Record<string, unknown>[]): readonly unknown[] {

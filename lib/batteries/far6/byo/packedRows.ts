@@ -36,10 +36,10 @@ export interface DeclinedRecord {
 export interface PackedSegment {
   /** Lines read, blank ones included (JSONL syntax errors are named by line). */
   readonly lines: number;
-  /** Records read (non-blank lines, up to a syntax error). */
+  /** Records read (non-blank lines that are JSON). */
   readonly records: number;
-  /** A line that is not JSON: the segment stops there (the main thread parses it again for the message). */
-  readonly syntaxError?: { readonly line: number; readonly text: string };
+  /** Lines that are not JSON, each a problem of its line (the main thread parses them again for the message). */
+  readonly syntaxErrors: readonly { readonly line: number; readonly text: string }[];
   /** Prepared rows, in file order: their record numbers, ids and what the checks across rows read. */
   readonly row: Int32Array;
   readonly identity: string[];
@@ -123,7 +123,7 @@ export function packSegment(file: string, text: string, first: boolean, preparer
   let labelsWithoutLetters = 0;
   let lines = 0;
   let records = 0;
-  let syntaxError: PackedSegment['syntaxError'];
+  const syntaxErrors: { line: number; text: string }[] = [];
   let start = 0;
   while (start <= body.length) {
     let end = body.indexOf('\n', start);
@@ -138,8 +138,8 @@ export function packSegment(file: string, text: string, first: boolean, preparer
     try {
       record = JSON.parse(line) as unknown;
     } catch {
-      syntaxError = { line: lines, text: line };
-      break;
+      syntaxErrors.push({ line: lines, text: line });
+      continue;
     }
     records++;
     const quick = record !== null && typeof record === 'object' && !Array.isArray(record) ? quickRow(record as Record<string, unknown>, false) : undefined;
@@ -181,7 +181,7 @@ export function packSegment(file: string, text: string, first: boolean, preparer
   return {
     lines,
     records,
-    ...(syntaxError ? { syntaxError } : {}),
+    syntaxErrors,
     row: Int32Array.from(row),
     identity,
     itemId,

@@ -4,10 +4,9 @@
  * (TableSink), and the issues and warnings. Rows come either as chunks of records read in process
  * (`stageChunk`) or as segments prepared and packed by an import thread (`stagePacked`).
  */
-import { CampaignFileError } from '../../../errors.js';
 import type { FileIssue } from '../../../errors.js';
 import type { Language } from '../types.js';
-import { jsonlSyntaxError } from './load.js';
+import { jsonlLineIssue, jsonlLineProblem } from './load.js';
 import { PACKED_TABLES } from './packedRows.js';
 import type { PackedLines, PackedSegment } from './packedRows.js';
 import { RowPreparer } from './rowLines.js';
@@ -63,6 +62,7 @@ export class RowStager {
   /** Validates a chunk of records read in process and stages its valid rows. */
   stageChunk(raw: RawFile, notes: FileNotes): void {
     this.total += raw.records.length;
+    for (const issue of raw.issues ?? []) this.issues.push(issue);
     const v = validateFile(raw, (row) => {
       const prepared = this.preparer.prepare(row);
       const firstOfItem = this.resolver.add(prepared);
@@ -81,7 +81,7 @@ export class RowStager {
    * Stages a packed segment of `file` whose first record is row `rowOffset + 1` and first line is
    * line `lineOffset + 1`: its prepared rows through the checks across rows, the records the
    * thread declined through validateFile as in process, all in file order. A line that is not
-   * JSON ends the file with the in-process reader's error, once the rows before it are staged.
+   * JSON is a problem of its line, as in process.
    */
   stagePacked(file: string, s: PackedSegment, rowOffset: number, lineOffset: number, notes: FileNotes): void {
     this.total += s.records;
@@ -145,13 +145,13 @@ export class RowStager {
     }
     stageDeclinedBefore(Number.POSITIVE_INFINITY);
     for (const run of runs) run.end();
-    if (s.syntaxError) {
+    for (const bad of s.syntaxErrors) {
       try {
-        JSON.parse(s.syntaxError.text);
+        JSON.parse(bad.text);
+        this.issues.push(jsonlLineProblem(file, lineOffset + bad.line, 'not valid JSON'));
       } catch (err) {
-        throw jsonlSyntaxError(file, lineOffset + s.syntaxError.line, err);
+        this.issues.push(jsonlLineIssue(file, lineOffset + bad.line, err));
       }
-      throw new CampaignFileError(`${file}: cannot be read as JSONL: line ${lineOffset + s.syntaxError.line}: not valid JSON`);
     }
   }
 }

@@ -1,4 +1,5 @@
 import type { FileIssue } from '../../../errors.js';
+import type { ByoIssue } from '../../../battery/byoIssues.js';
 import type { Language } from '../types.js';
 import type { AnalysisResults } from '../analysis/types.js';
 import type { ByoRow } from './schema.js';
@@ -12,6 +13,8 @@ export interface RawFile {
   readonly records: readonly unknown[];
   /** Record number of `records[0]` within the file (1-based; default 1): files are read in chunks. */
   readonly firstRow?: number;
+  /** Lines of this chunk that could not be read as a record (JSONL lines that are not JSON). */
+  readonly issues?: readonly FileIssue[];
 }
 
 /** A valid row and where it came from (1-based record number within its file). */
@@ -66,6 +69,8 @@ export interface ImportResult {
   readonly summary: ImportSummary;
   /** Row-level problems: each names the file, the row and the field; the row is left out. */
   readonly issues: readonly FileIssue[];
+  /** Cells of the design the rows claim that hold no row: each model's items missing in one of its languages. */
+  readonly missingCells: readonly ByoIssue[];
   /** File-level notes that reject nothing (columns the schema does not know). */
   readonly warnings: readonly string[];
   /** What was written, per model × language. */

@@ -5,6 +5,8 @@
  */
 import type { z } from 'zod';
 import type { FileIssue } from '../../../errors.js';
+import { languageProblem, missingCells } from '../../../battery/byoIssues.js';
+import { LANGUAGES } from '../types.js';
 import { isJsonError, normalize, show } from './fieldValues.js';
 import { BYO_COLUMNS, byoRowSchema } from './schema.js';
 import type { ByoRowParsed } from './schema.js';
@@ -22,6 +24,8 @@ export function rowPath(row: number, field?: string): string {
 }
 
 function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
+  // A language the design does not know: the allowed codes and the close match (`jp` → ja), as every battery says it.
+  if (issue.code === 'invalid_value' && issue.path.length === 1 && issue.path[0] === 'language' && input !== undefined) return languageProblem(input, LANGUAGES);
   const got = `got ${show(input)}`;
   switch (issue.code) {
     case 'invalid_type':
@@ -77,10 +81,16 @@ export function noLettersWarning(file: string, count: number): string[] {
   return [`${file}: ${count} label row${count === 1 ? ' gives' : 's give'} no reading_map.letters: the second-listed preference (Same Judgment, Different Yes §6) leaves their items out; everything else is analysed`];
 }
 
-/** The warning for columns the schema does not know. */
+/**
+ * The warning for columns the schema does not know. A header cell that is no column name at all (a
+ * `.env` given by mistake: `OPENAI_API_KEY=sk-…`) is counted, never quoted.
+ */
 export function unknownColumnsWarning(file: string, columns: readonly string[]): string[] {
   if (columns.length === 0) return [];
-  return [`${file}: ignored column${columns.length > 1 ? 's' : ''} ${columns.map((c) => JSON.stringify(c)).join(', ')} (not in schema/replies.schema.json)`];
+  const names = columns.filter((c) => /^[\w.:-]{1,60}$/.test(c));
+  const others = columns.length - names.length;
+  const shown = [...names.map((c) => JSON.stringify(c)), ...(others > 0 ? [`${others} header cell${others > 1 ? 's' : ''} that ${others > 1 ? 'are' : 'is'} no column name (not shown)`] : [])];
+  return [`${file}: ignored column${columns.length > 1 ? 's' : ''} ${shown.join(', ')} (not in schema/replies.schema.json)`];
 }
 
 /**
@@ -241,6 +251,25 @@ export class RowResolver {
       this.prompt.row.push(r.row);
     }
     return it === undefined;
+  }
+
+  /**
+   * The items of each model missing in a language the model has rows in (a cell of the design the
+   * rows claim): the item is its story, question form, answer constraint, keying and option order;
+   * the concept pair and the wording family (`construction`) are a language's own, and which
+   * prompts are repeated is drawn per language.
+   */
+  missingCells(): ReturnType<typeof missingCells> {
+    const names = [...this.identities.keys()];
+    const { identity } = this.item;
+    return missingCells(
+      (function* () {
+        for (let i = 0; i < identity.length; i++) {
+          const f = (names[identity[i] as number] as string).split('\u0000');
+          yield [f[0] as string, [f[2], f[5], f[6], f[7], f[8]].join('\u0000'), f[1] as string] as const;
+        }
+      })(),
+    );
   }
 
   private itemAt(i: number): Place {

@@ -2,13 +2,27 @@ import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { CampaignFileError } from '../../../errors.js';
 import { analyzePtrueRows, type PtrueResults } from '../analysis/analyzeRows.js';
-import { parseByoRows } from './parseByoRows.js';
+import { checkByoRows, parseByoRows } from './parseByoRows.js';
 
 /**
  * Reads BYO rows from a .jsonl/.ndjson or .csv file and runs the same estimators as a campaign.
  * @example const results = await analyzeByoFile('rows.csv', { draws: 200, seed: 1 })
  */
 export async function analyzeByoFile(file: string, opts: { readonly draws: number; readonly seed: number; readonly simulated?: boolean }): Promise<PtrueResults> {
+  const { text, format } = await readByoText(file);
+  return analyzePtrueRows(parseByoRows(text, file, format), { draws: opts.draws, seed: opts.seed, simulated: opts.simulated ?? false });
+}
+
+/**
+ * The rows of a file and every problem in them, without stopping at one (checkByoRows); a file of
+ * another type or one that cannot be read is a CampaignFileError.
+ */
+export async function readByoFile(file: string): Promise<ReturnType<typeof checkByoRows>> {
+  const { text, format } = await readByoText(file);
+  return checkByoRows(text, file, format);
+}
+
+async function readByoText(file: string): Promise<{ text: string; format: 'csv' | 'jsonl' }> {
   const ext = extname(file).toLowerCase();
   const format = ext === '.csv' ? 'csv' : ext === '.jsonl' || ext === '.ndjson' ? 'jsonl' : null;
   if (!format) throw new CampaignFileError(`${file}: unsupported file type; expected .jsonl, .ndjson or .csv`);
@@ -18,5 +32,5 @@ export async function analyzeByoFile(file: string, opts: { readonly draws: numbe
   } catch (err) {
     throw new CampaignFileError(`${file}: cannot read the rows (${(err as NodeJS.ErrnoException).code ?? 'error'})`, [], { cause: err });
   }
-  return analyzePtrueRows(parseByoRows(text, file, format), { draws: opts.draws, seed: opts.seed, simulated: opts.simulated ?? false });
+  return { text, format };
 }

@@ -1,2 +1,2 @@
-export { parseByoRows, BYO_FIELDS, BYO_FORMAT } from './parseByoRows.js';
-export { analyzeByoFile } from './analyzeByo.js';
+export { checkByoRows, completeReplies, parseByoRows, BYO_FIELDS, BYO_FORMAT } from './parseByoRows.js';
+export { analyzeByoFile, readByoFile } from './analyzeByo.js';

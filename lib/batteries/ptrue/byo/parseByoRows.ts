@@ -1,8 +1,11 @@
 /**
- * Bring your own P(True) rows (issue item 6: `sondage analyze` with rows collected elsewhere): one
+ * Bring your own P(True) rows (`sondage analyze` with rows collected elsewhere): one
  * row per model × item × question language × response language × verifier language, with the
  * reply's correctness and the verifier copy's P(True). JSONL or CSV; every problem is reported at
- * once with file, line and field, and no row is analysed until the file is clean.
+ * once with file, line and field. Languages are those of the design (PTRUE_LANGUAGES); a reply
+ * needs a copy for each verifier language its model has in the file (a missing copy would
+ * silently unbalance the Q × R × V cells); an item a model lacks at one q × r the model has
+ * elsewhere is a missing cell, listed as a notice.
  *
  * | field            | required | meaning                                                          |
  * |------------------|----------|------------------------------------------------------------------|
@@ -20,6 +23,8 @@
  */
 import { jsonSyntaxProblem, kindOf } from '../../../core/fileText.js';
 import { CampaignFileError, formatIssues, type FileIssue } from '../../../errors.js';
+import { languageProblem, missingCells, NOTICE_KIND, type ByoIssue } from '../../../battery/byoIssues.js';
+import { PTRUE_LANGUAGES } from '../types.js';
 import { isLanguageCode } from '../../../core/languages.js';
 import type { PtrueRow } from '../analysis/types.js';
 import { parseCsv } from '../data/csv.js';
@@ -49,7 +54,9 @@ function checkRow(file: string, line: number, rec: Record<string, unknown>, issu
   if (model !== null && !SEGMENT.test(model)) at('model', `expected letters, digits, ".", "_" or "-" (it names a folder), got ${describeValue(model)}`);
   for (const k of ['q', 'r', 'v', 'content_language', 'realised'] as const) {
     const l = text(k);
-    if (l !== null && !(isLanguageCode(l) || (k === 'realised' && l === 'und'))) at(k, `unknown language ${describeValue(l)}; expected a code such as en, zh, fr, ja, ko, hi`);
+    if (l === null || (k === 'realised' && l === 'und')) continue;
+    // q, r, v and the written language are the design's; an item's content language may be any (LSQA).
+    if (k === 'content_language' ? !isLanguageCode(l) : !(PTRUE_LANGUAGES as readonly string[]).includes(l)) at(k, languageProblem(l, k === 'realised' ? [...PTRUE_LANGUAGES, 'und'] : PTRUE_LANGUAGES));
   }
   const correct = boolOf(rec.correct);
   if ('correct' in rec && rec.correct !== '' && rec.correct !== null && (correct === undefined || correct === null)) at('correct', `expected 1/0 or true/false, got ${describeValue(rec.correct)}`);
@@ -80,18 +87,31 @@ function checkRow(file: string, line: number, rec: Record<string, unknown>, issu
 
 /**
  * Validates BYO rows and converts them to analysis rows.
- * @throws CampaignFileError listing every problem: bad fields, duplicate rows, and verifier copies
- *   of one reply that disagree on its correctness (correctness belongs to the reply, §5).
+ * @throws CampaignFileError listing every problem: bad fields, duplicate rows, verifier copies
+ *   of one reply that disagree on its correctness (correctness belongs to the reply, §5), and
+ *   replies missing a verifier copy. Missing cells (checkByoRows' notices) refuse nothing.
  */
 export function parseByoRows(text: string, file: string, format: 'jsonl' | 'csv'): PtrueRow[] {
-  const issues: FileIssue[] = [];
+  const { rows, issues } = checkByoRows(text, file, format);
+  const bad = issues.filter((i) => i.kind !== NOTICE_KIND);
+  if (bad.length > 0) throw new CampaignFileError(`${file}: ${bad.length} problem${bad.length === 1 ? '' : 's'} in the rows\n${formatIssues(bad.slice(0, 20))}${bad.length > 20 ? `\n… and ${bad.length - 20} more` : ''}`, bad);
+  return rows;
+}
+
+/**
+ * Every problem of the rows and the rows that have none: bad fields, duplicates, disagreeing
+ * copies and incomplete replies (bad rows), and missing cells (notices, kind `missing cell`).
+ * A file that cannot be parsed as CSV at all is one problem without a line.
+ */
+export function checkByoRows(text: string, file: string, format: 'jsonl' | 'csv'): { rows: PtrueRow[]; issues: ByoIssue[] } {
+  const issues: ByoIssue[] = [];
   const records: { line: number; rec: Record<string, unknown> }[] = [];
   if (format === 'csv') {
     let parsed;
     try {
       parsed = parseCsv(text);
     } catch (err) {
-      throw new CampaignFileError(`${file}: ${(err as Error).message}`, [{ file, path: '', message: (err as Error).message }]);
+      return { rows: [], issues: [{ file, path: '', message: (err as Error).message, kind: 'unreadable' }] };
     }
     const [header, ...body] = parsed;
     const cols = header?.fields.map((c) => c.trim()) ?? [];
@@ -101,14 +121,15 @@ export function parseByoRows(text: string, file: string, format: 'jsonl' | 'csv'
       if (raw.trim() === '') return;
       try {
         const v: unknown = JSON.parse(raw);
-        if (v === null || typeof v !== 'object' || Array.isArray(v)) issues.push({ file, path: `line ${i + 1}`, message: `expected a JSON object, got ${kindOf(v)}` });
+        if (v === null || typeof v !== 'object' || Array.isArray(v)) issues.push({ file, path: `line ${i + 1}`, message: `expected a JSON object, got ${kindOf(v)}`, kind: 'unreadable' });
         else records.push({ line: i + 1, rec: v as Record<string, unknown> });
       } catch (err) {
-        issues.push({ file, path: `line ${i + 1}`, message: `not valid JSON (${jsonSyntaxProblem(err)})` });
+        issues.push({ file, path: `line ${i + 1}`, message: `not valid JSON (${jsonSyntaxProblem(err)})`, kind: 'unreadable' });
       }
     });
   }
   const rows: PtrueRow[] = [];
+  const lines: number[] = [];
   const seen = new Map<string, number>();
   const replyCorrect = new Map<string, { correct: boolean; line: number }>();
   for (const { line, rec } of records) {
@@ -128,8 +149,50 @@ export function parseByoRows(text: string, file: string, format: 'jsonl' | 'csv'
     }
     if (!first) replyCorrect.set(reply, { correct: row.correct, line });
     rows.push(row);
+    lines.push(line);
   }
-  if (issues.length === 0 && rows.length === 0) issues.push({ file, path: '', message: 'no rows' });
-  if (issues.length > 0) throw new CampaignFileError(`${file}: ${issues.length} problem${issues.length === 1 ? '' : 's'} in the rows\n${formatIssues(issues)}`, issues);
-  return rows;
+  if (issues.length === 0 && rows.length === 0) issues.push({ file, path: '', message: 'no rows', kind: 'unreadable' });
+  issues.push(...incompleteReplies(file, rows, lines), ...missingCellNotices(file, rows));
+  return { rows, issues };
+}
+
+const groupOf = (r: PtrueRow): string => `model ${r.model}, benchmark ${r.benchmark}`;
+const replyOf = (r: PtrueRow): string => JSON.stringify([r.base_item, r.q, r.r]);
+
+/**
+ * The rows of complete replies only (`--drop-bad-rows`): an incomplete reply's other copies are
+ * left out with it, so that every Q × R × V cell compares the same replies.
+ */
+export function completeReplies(rows: readonly PtrueRow[]): PtrueRow[] {
+  const holes = new Set(missingCells(rows.map((r) => [groupOf(r), replyOf(r), r.v] as const)).map((m) => `${m.group}\u0000${m.unit}`));
+  return rows.filter((r) => !holes.has(`${groupOf(r)}\u0000${replyOf(r)}`));
+}
+
+/** Replies without a copy in each verifier language their model (and benchmark) has in the file. */
+function incompleteReplies(file: string, rows: readonly PtrueRow[], lines: readonly number[]): ByoIssue[] {
+  const entries = rows.map((r) => [groupOf(r), replyOf(r), r.v] as const);
+  const firstLine = new Map<string, number>();
+  rows.forEach((r, i) => {
+    const k = `${entries[i]![0]}\u0000${entries[i]![1]}`;
+    if (!firstLine.has(k)) firstLine.set(k, lines[i] as number);
+  });
+  return missingCells(entries).map((m) => {
+    const [item, q, r] = JSON.parse(m.unit) as [string, string, string];
+    return {
+      file,
+      path: `line ${firstLine.get(`${m.group}\u0000${m.unit}`)}: v`,
+      kind: 'incomplete reply' as const,
+      message: `the reply of ${m.group}, item ${item}, q ${q}, r ${r} has no verifier copy in ${m.missing.join(', ')}; each reply needs one in every verifier language of the file (${m.present.join(', ')})`,
+    };
+  });
+}
+
+/** Items a model (and benchmark) lacks at a question × response language it has for other items. */
+function missingCellNotices(file: string, rows: readonly PtrueRow[]): ByoIssue[] {
+  return missingCells(rows.map((r) => [groupOf(r), r.base_item, `q ${r.q}, r ${r.r}`] as const)).map((m) => ({
+    file,
+    path: '',
+    kind: 'missing cell' as const,
+    message: `${m.group}: item ${m.unit} has no row at ${m.missing.join('; ')} (the file has ${m.present.join('; ')})`,
+  }));
 }

@@ -21,7 +21,7 @@ export function parseByoText(text: string, file: string, format: 'jsonl' | 'csv'
       try {
         rows.push({ file, line: i + 1, value: JSON.parse(line) as unknown });
       } catch (err) {
-        issues.push({ file, path: `line ${i + 1}`, message: `not a JSON object (${jsonSyntaxProblem(err)})` });
+        issues.push({ file, path: `line ${i + 1}`, message: `not valid JSON (${jsonSyntaxProblem(err)})` });
       }
     });
     return { rows, issues };

@@ -4,6 +4,7 @@
  * format of data/), joined on `qa_id`, so a row carries only what the model said.
  */
 import { z } from 'zod';
+import { languageProblem } from '../../../battery/byoIssues.js';
 import { LANGUAGES, NATURES, QUESTION_LABELS, SCOPES, STRATEGIES, VERDICTS, INVALID, CATEGORIES } from '../types.js';
 
 /** An empty cell (CSV) or null/absent (JSONL): not judged. */
@@ -36,8 +37,16 @@ export const byoVerdictRowSchema = z.strictObject(
     strategy: z.enum(STRATEGIES, { error: (iss) => `expected strategy as "defonly" or "rubric", got ${JSON.stringify(iss.input) ?? 'nothing'}` }),
     /** Def-only: required. Rubric: optional — the one-vote veto over B–H when absent. */
     verdict,
-    /** Optional: checked against the pair's when given. */
-    language: label('a language', LANGUAGES),
+    /** Optional: checked against the pair's when given; an unknown code gets the close match (`jp` → ja). */
+    language: z.unknown().optional().transform((v, ctx): (typeof LANGUAGES)[number] | null => {
+      if (blank(v)) return null;
+      const hit = typeof v === 'string' ? LANGUAGES.find((l) => l === v.trim().toLowerCase()) : undefined;
+      if (hit === undefined) {
+        ctx.issues.push({ code: 'custom', message: languageProblem(v, LANGUAGES), input: v });
+        return z.NEVER;
+      }
+      return hit;
+    }),
     category: label('a category', CATEGORIES),
     /** Rubric step 1 (optional). */
     scope: label('a scope', SCOPES),

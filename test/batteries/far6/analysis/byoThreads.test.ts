@@ -6,7 +6,6 @@ import { importThreadCount, THREAD_MIN_BYTES } from '../../../../lib/batteries/f
 import { jsonlSegments, readSegment } from '../../../../lib/batteries/far6/byo/jsonlSegments.js';
 import { packSegment } from '../../../../lib/batteries/far6/byo/packedRows.js';
 import { RowPreparer } from '../../../../lib/batteries/far6/byo/rowLines.js';
-import { CampaignFileError } from '../../../../lib/errors.js';
 import { readParquet } from '../../../../lib/store/DuckDb.js';
 import { tempDir } from '../../../helpers/campaigns.js';
 import { BASE_ROW as BASE } from '../../../fixtures/byo/baseRow.js';
@@ -77,11 +76,12 @@ describe('JSONL segments', () => {
   it('a segment packs its valid rows and sends back, as lines, the records the main thread must check', async () => {
     const text = `\uFEFF${jsonl([BASE, { ...BASE, language: 'xx' }])}\n${JSON.stringify({ ...BASE, repeat: 1 })}\n{"model":\n${JSON.stringify(BASE)}\n`;
     const packed = packSegment('f.jsonl', text, true, new RowPreparer());
-    expect(packed).toMatchObject({ lines: 5, records: 3, syntaxError: { line: 5, text: '{"model":' } });
-    expect([...packed.row]).toEqual([1, 3]);
+    // A line that is not JSON is sent back as a problem of its line; the lines after it are read on.
+    expect(packed).toMatchObject({ lines: 6, records: 4, syntaxErrors: [{ line: 5, text: '{"model":' }] });
+    expect([...packed.row]).toEqual([1, 3, 4]);
     expect(packed.declined).toEqual([{ row: 2, text: JSON.stringify({ ...BASE, language: 'xx' }) }]);
     // Only the first segment of a file may start with a byte order mark.
-    expect(packSegment('f.jsonl', `\uFEFF${JSON.stringify(BASE)}\n`, false, new RowPreparer()).syntaxError?.line).toBe(1);
+    expect(packSegment('f.jsonl', `\uFEFF${JSON.stringify(BASE)}\n`, false, new RowPreparer()).syntaxErrors[0]?.line).toBe(1);
   });
 });
 
@@ -105,17 +105,16 @@ describe('importReplies in threads', () => {
     }
   });
 
-  it('a line that is not JSON in a later segment is the in-process error, with its line number', async () => {
+  it('a line that is not JSON in a later segment is the problem of its line, as in process, and the rows after it are read', async () => {
     const file = path.join(dir, 'r.jsonl');
     const rows = mixedRows(30).map((r) => JSON.stringify(r));
     rows.splice(24, 0, '{"model": ');
     await writeFile(file, `${rows.join('\n')}\n`);
-    const inProcess = await importWith(file, { threads: 0 }).catch((err: unknown) => err);
-    expect(inProcess).toBeInstanceOf(CampaignFileError);
-    expect((inProcess as Error).message).toBe(`${file}: cannot be read as JSONL: line 25: the JSON ends too early`);
-    const threaded = await importWith(file, { threads: 2, segmentBytes: 500 }).catch((err: unknown) => err);
-    expect(threaded).toBeInstanceOf(CampaignFileError);
-    expect((threaded as Error).message).toBe((inProcess as Error).message);
+    const inProcess = await importWith(file, { threads: 0 });
+    expect(inProcess.issues).toContainEqual({ file, path: 'line 25', message: 'not valid JSON (the JSON ends too early)' });
+    const threaded = await importWith(file, { threads: 2, segmentBytes: 500 });
+    expect(threaded.issues).toEqual(inProcess.issues);
+    expect(threaded.summary).toEqual(inProcess.summary);
   });
 
   it('a reading map the token rule cannot read fails the import as in process', async () => {
