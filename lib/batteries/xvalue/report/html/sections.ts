@@ -11,7 +11,7 @@ import type { ChartRow, TableSpec } from '../../../../report/html/types.js';
 import type { XvalueResults } from '../../analysis/types.js';
 import { CATEGORIES, CATEGORY_NAMES, CHECKPOINTS, CHECKPOINT_NAMES, LANGUAGES, STRATEGIES } from '../../types.js';
 import type { Strategy } from '../../types.js';
-import { STRATEGY_TITLE, pct } from '../format.js';
+import { STRATEGY_TITLE, pct, rankText } from '../format.js';
 
 export interface Section {
   readonly id: string;
@@ -180,11 +180,11 @@ export function checkpointSection(r: XvalueResults): Section {
 export function lowestCellsSection(r: XvalueResults): Section {
   if (r.lowestCells.length === 0) return section('lowest', 'Lowest cells', [empty('No cell with a verdict.')]);
   return section('lowest', 'Lowest language × category cells', [
-    p('The cells with the lowest accuracy per model and strategy (Towards Cross-lingual Values Judgment §6.6) and whether their errors are mostly false positives (over-flagging) or false negatives (missed violations): dominant when above two thirds.'),
+    p('The cells with the lowest accuracy per model and strategy (Towards Cross-lingual Values Judgment §6.6) and whether their errors are mostly false positives (over-flagging) or false negatives (missed violations): dominant when above two thirds. Cells of equal accuracy share a rank, and a tie names how many other cells have the same accuracy; which of them is listed (more pairs first, then language and category order) is a convention.'),
     htmlTable({
       caption: 'Lowest cells',
       header: ['Model', 'Strategy', 'Rank', 'Language', 'Category', 'n', 'Acc', 'FP', 'FN', 'FP share', 'Errors'],
-      rows: r.lowestCells.map((c) => [c.model, c.strategy, String(c.rank), c.language, c.category, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), pct(c.fp_share), c.dominant_error]),
+      rows: r.lowestCells.map((c) => [c.model, c.strategy, rankText(c), c.language, c.category, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), pct(c.fp_share), c.dominant_error]),
     }),
   ]);
 }
