@@ -73,7 +73,7 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
     else await rm(issuesPath, { force: true });
   };
   const writeResults = async (results: unknown): Promise<void> => {
-    for (const [name, content] of battery.analysis.files(results, { campaign, source: path.resolve(opts.replies) })) {
+    for (const [name, content] of battery.analysis.files(results, { campaign, source: shownSource(opts.replies) })) {
       const file = path.join(out, ...name.split('/'));
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, content);
@@ -101,4 +101,9 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
   } finally {
     db.close();
   }
+}
+
+/** The replies as the summary names them: a relative path as given, an absolute one by its last segment (no local folder in a file meant to be sent). */
+function shownSource(replies: string): string {
+  return path.isAbsolute(replies) ? path.basename(replies) : replies;
 }

@@ -25,7 +25,7 @@ describe('sondage analyze --replies', () => {
     expect(stderr).toBe('');
     expect(code).toBe(0);
     expect(stdout).toContain('replies: 7 of 7 rows from 2 files; readings: 4 given, 4 by the token rule');
-    expect(stdout).toContain(`results: ${out}`);
+    expect(stdout).toContain(`results: ${path.relative(process.cwd(), out)}\n`);
     const files = await readdir(out);
     for (const name of RESULT_FILES) expect(files).toContain(name);
     expect(files).not.toContain('import_issues.csv');
@@ -47,7 +47,7 @@ describe('sondage analyze --replies', () => {
     expect(code).toBe(1);
     const badFile = path.join(replies, 'bad.jsonl');
     expect(stderr).toContain(`${badFile}: row 1, field "language": expected one of en, zh, de, ja, ko, fr; got "english"`);
-    expect(stderr).toContain(`1 row rejected; all are listed in ${path.join(out, 'import_issues.csv')}`);
+    expect(stderr).toContain(`1 row rejected; all are listed in ${path.relative(process.cwd(), path.join(out, 'import_issues.csv'))}`);
     expect(stdout).toContain('replies: 5 of 6 rows from 2 files');
     expect(await readFile(path.join(out, 'import_issues.csv'), 'utf8')).toBe(
       `file,path,message\r\n${badFile},"row 1, field ""language""","expected one of en, zh, de, ja, ko, fr; got ""english"""\r\n`,
@@ -80,7 +80,7 @@ describe('sondage analyze --replies', () => {
     expect((await runMain(['run', file, '--quiet'])).code).toBe(0);
     const { code, stdout } = await runMain(['analyze', file]);
     expect(code).toBe(0);
-    expect(stdout).toContain(`results: ${path.join(dir, 'data', 'campaigns', 'run-small', 'results')}`);
+    expect(stdout).toContain(`results: ${path.relative(process.cwd(), path.join(dir, 'data', 'campaigns', 'run-small', 'results'))}`);
   }, 60_000);
 });
 

@@ -5,6 +5,7 @@ import { formatIssues, SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/context.js';
 import { refreshCampaignReadings } from '../../run/refreshCampaignReadings.js';
 import { rereadNotices } from '../rereadNotices.js';
+import { shownPath } from '../shownPath.js';
 import type { CliArgs } from '../args.js';
 import { assertCampaignIn, writableDataDir } from '../dataDir.js';
 
@@ -20,7 +21,7 @@ export async function analyzeCommand(args: CliArgs): Promise<number> {
   const analysis = await analyzeLocal(ctx, ctx.dataDir);
   if (analysis.excluded.length > 0) process.stderr.write(`not analysed: ${analysis.excluded.join(', ')} (stored, but no longer in the campaign file)\n`);
   process.stdout.write(`${analysis.table}\n`);
-  process.stdout.write(`results: ${resolve(ctx.dataDir, 'campaigns', ctx.campaign.name, 'results')}\n`);
+  process.stdout.write(`results: ${shownPath(resolve(ctx.dataDir, 'campaigns', ctx.campaign.name, 'results'))}\n`);
   return 0;
 }
 
@@ -40,11 +41,11 @@ async function analyzeRepliesCommand(replies: string, out: string, batteryArg: u
     process.stderr.write(`${formatIssues(shown)}\n`);
     if (result.issues.length > shown.length) process.stderr.write(`… and ${result.issues.length - shown.length} more\n`);
     const rejected = s['rejected'] ?? result.issues.length;
-    process.stderr.write(`${rejected} row${rejected === 1 ? '' : 's'} rejected; all are listed in ${resolve(out, ISSUES_FILE)}\n`);
+    process.stderr.write(`${rejected} row${rejected === 1 ? '' : 's'} rejected; all are listed in ${shownPath(resolve(out, ISSUES_FILE))}\n`);
   }
   process.stdout.write(`${result.table}\n`);
   process.stdout.write(`${battery.byo!.describe(s)}\n`);
-  process.stdout.write(`results: ${resolve(out)}\n`);
+  process.stdout.write(`results: ${shownPath(out)}\n`);
   return result.issues.length > 0 ? 1 : 0;
 }
 

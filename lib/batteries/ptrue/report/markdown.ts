@@ -13,6 +13,7 @@ export function summaryMarkdown(r: PtrueResults, meta: ReportMeta): string {
   const out: string[] = [];
   out.push(`# P(True): question, response and verifier languages — ${meta.campaign}`);
   if (r.simulated) out.push('', '> **SIMULATED** — every reply comes from simulated models; the numbers test the pipeline, not any model.');
+  if (meta.source) out.push('', `Source: \`${meta.source}\``);
   out.push('', `${r.models.length} model(s), ${r.benchmarks.length} benchmark(s), ${r.rows} item rows (model × base item × q × r × v).`);
 
   out.push('', '## Overview (means over configuration cells; Disentangling Question, Response, and Verifier Languages Table 2)', '');
