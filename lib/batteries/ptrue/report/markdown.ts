@@ -26,6 +26,18 @@ export function summaryMarkdown(r: PtrueResults, meta: ReportMeta): string {
       }),
     ),
   );
+  out.push('', 'Per model:', '');
+  out.push(
+    mdTable(
+      ['benchmark', 'model', 'cells', 'accuracy', 'Brier', 'ECE (15 bins)', 'AUROC', 'AUROC cells'],
+      r.benchmarks.flatMap((b) =>
+        r.models
+          .map((model) => ({ model, m: cellMeans(r.cells.filter((c) => c.benchmark === b && c.model === model)) }))
+          .filter(({ m }) => m.cells > 0)
+          .map(({ model, m }) => [b, model, String(m.cells), f(m.accuracy), f(m.brier), f(m.ece), f(m.auroc), String(m.aurocCells)]),
+      ),
+    ),
+  );
 
   out.push('', '## Matching regimes (Table 4, App. C: pooled and cell-level means)', '');
   out.push(

@@ -62,7 +62,7 @@ function languages(r: XvalueResults): string[] {
 }
 
 function checkpoints(r: XvalueResults): string[] {
-  const out: string[] = ['## Precision, recall and F1, values-inappropriate as the positive class (Towards Cross-lingual Values Judgment §6.5, Figure 3)'];
+  const out: string[] = ['## Precision, recall and F1 (values-inappropriate as the positive class; Towards Cross-lingual Values Judgment §6.5, Figure 3)'];
   const models = [...new Set(r.checkpoints.map((c) => c.model))].sort();
   const overall = r.checkpoints.filter((c) => c.target === 'overall');
   out.push(
