@@ -1,8 +1,18 @@
 /**
  * Inline SVG charts, drawn in TypeScript so that report.html needs no script library, font or
  * image: row charts (points, intervals, bars), colour matrices, a scatter plot and stacked share
- * bars. Every chart carries a <title> and <desc> (role="img"), every mark a <title> tooltip; the
- * numbers also sit in a table beside each chart.
+ * bars. Every chart carries a <title> and <desc> (role="img"), every mark a <title> tooltip, a
+ * legend; the numbers also sit in a table beside each chart, and in a CSV file.
+ *
+ * Why not a declarative library (Vega-Lite rendered to static SVG at report time): the five chart
+ * kinds here cover the three papers' figures in about 400 lines with no dependency; report.html
+ * must open offline under a Content-Security-Policy that loads nothing, which rules out a runtime
+ * library and leaves Vega-Lite only as a build-time renderer (vega, vega-lite and their
+ * dependencies in every install and in every Lambda bundle, for output these functions already
+ * produce); and the browser tests inspect the marks by class. What Vega-Lite would give —
+ * restyling a figure from its spec and data in a notebook — the CSV beside every table already
+ * gives to Altair or pandas users. The choice is revisited when a battery needs a chart kind these
+ * five cannot draw; until then a new chart kind is a new function here, shared by every battery.
  */
 import { escapeHtml as esc } from './escape.js';
 import type { ChartRow, MatrixSpec, RowChartSpec, ScatterSpec, StackedSpec } from './types.js';
