@@ -75,7 +75,7 @@ export async function analyzeLocal(
       await store.put(layout.resultsKey(campaign.name, name), content);
       files.push(name);
     };
-    for (const [name, content] of battery.analysis.files(results, { campaign: campaign.name, simulated, source: dataDir })) await out(name, content);
+    for (const [name, content] of battery.analysis.files(results, { campaign: campaign.name, simulated, source: `<data folder>/${layout.campaignPrefix(campaign.name)}` })) await out(name, content);
     const truth = simulationTruthFile(ctx);
     if (truth !== undefined) await out(...truth);
     await dropStaleResults(store, campaign.name, files);

@@ -133,7 +133,7 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
     for (const i of read.issues) kinds[kindOf(i)] = (kinds[kindOf(i)] ?? 0) + 1;
     const manifest = {
       battery: battery.name,
-      replies: path.resolve(opts.replies),
+      replies: shownSource(opts.replies),
       outcome: refused ? 'refused' : 'analysed',
       bad_rows: dropBadRows ? 'dropped (--drop-bad-rows)' : 'refuse the input',
       settings,
@@ -154,7 +154,7 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
   };
   const isRefused = (read: ByoReadResult): boolean => (!dropBadRows && read.issues.some(isBadRow)) || read.summary['accepted'] === 0;
   const writeResults = async (results: unknown): Promise<void> => {
-    const make = () => battery.analysis.files(results, { campaign, source: path.resolve(opts.replies) });
+    const make = () => battery.analysis.files(results, { campaign, source: shownSource(opts.replies) });
     for (const [name, content] of opts.fullPrecision ? withFullPrecision(make) : make()) {
       const file = path.join(out, ...name.split('/'));
       await mkdir(path.dirname(file), { recursive: true });
@@ -201,4 +201,9 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
   } finally {
     db.close();
   }
+}
+
+/** The replies as the summary names them: a relative path as given, an absolute one by its last segment (no local folder in a file meant to be sent). */
+function shownSource(replies: string): string {
+  return path.isAbsolute(replies) ? path.basename(replies) : replies;
 }

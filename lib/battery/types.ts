@@ -255,7 +255,10 @@ export interface AnalysisContext {
 export interface ReportMeta {
   readonly campaign: string;
   readonly simulated?: boolean;
-  /** Where the data came from (a folder, an S3 prefix), shown in the summary. */
+  /**
+   * Where the data came from, shown in the summary: `<data folder>/campaigns/<c>/`, an S3 prefix,
+   * a replies file. Never an absolute local path: summaries are sent to others.
+   */
   readonly source?: string;
   readonly generatedAt?: string;
 }

@@ -28,7 +28,7 @@ describe('sondage analyze --replies', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('replies: 7 of 7 rows from 2 files; readings: 4 given, 4 by the token rule');
     expect(stdout).toContain('settings: draws 300, seed');
-    expect(stdout).toContain(`results: ${out}`);
+    expect(stdout).toContain(`results: ${path.relative(process.cwd(), out)}\n`);
     const files = await readdir(out);
     for (const name of RESULT_FILES) expect(files).toContain(name);
     expect(await readFile(path.join(out, 'import_issues.csv'), 'utf8')).toMatch(/^file,location,field,kind,message\r\n.*,,,missing cell,"model m1: /);
@@ -52,7 +52,7 @@ describe('sondage analyze --replies', () => {
     const badFile = path.join(replies, 'bad.jsonl');
     expect(refused.stderr).toContain('unknown language in "language": 1');
     expect(refused.stderr).toContain(`${badFile}: row 1, field "language": unknown language "english"; expected one of en, zh, de, ja, ko, fr (did you mean "en"?)`);
-    expect(refused.stderr).toContain(`refused: 1 problem in the rows; nothing analysed. All are listed in ${path.join(out, 'import_issues.csv')}; --drop-bad-rows analyses the valid rows`);
+    expect(refused.stderr).toContain(`refused: 1 problem in the rows; nothing analysed. All are listed in ${path.relative(process.cwd(), path.join(out, 'import_issues.csv'))}; --drop-bad-rows analyses the valid rows`);
     expect(await readFile(path.join(out, 'import_issues.csv'), 'utf8')).toContain(
       `${badFile},row 1,language,unknown language,"unknown language ""english""; expected one of en, zh, de, ja, ko, fr (did you mean ""en""?)"\r\n`,
     );
@@ -61,7 +61,7 @@ describe('sondage analyze --replies', () => {
 
     const dropped = await runMain(['analyze', '--battery', 'far6', '--replies', replies, '--out', out, '--drop-bad-rows']);
     expect(dropped.code).toBe(0);
-    expect(dropped.stderr).toContain(`1 problem: those rows are left out (--drop-bad-rows); listed in ${path.join(out, 'import_issues.csv')}`);
+    expect(dropped.stderr).toContain(`1 problem: those rows are left out (--drop-bad-rows); listed in ${path.relative(process.cwd(), path.join(out, 'import_issues.csv'))}`);
     expect(dropped.stdout).toContain('replies: 5 of 6 rows from 2 files');
     expect(await readdir(out)).toContain('story_scores.csv');
   });
@@ -92,7 +92,7 @@ describe('sondage analyze --replies', () => {
     expect((await runMain(['run', file, '--quiet'])).code).toBe(0);
     const { code, stdout } = await runMain(['analyze', file]);
     expect(code).toBe(0);
-    expect(stdout).toContain(`results: ${path.join(dir, 'data', 'campaigns', 'run-small', 'results')}`);
+    expect(stdout).toContain(`results: ${path.relative(process.cwd(), path.join(dir, 'data', 'campaigns', 'run-small', 'results'))}`);
   }, 60_000);
 });
 

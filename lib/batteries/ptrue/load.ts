@@ -14,8 +14,8 @@ import type { PtruePlan } from './plan.js';
 import { buildProbes } from './probe.js';
 import { resolveTemplates } from './prompts/resolveTemplates.js';
 import { prepareLanguageId } from './read/languageId.js';
-import { parsePtrueSimulation } from './simulate/config.js';
-import { modelTruth } from './simulate/truth.js';
+import { parsePtrueJudgeSimulation, parsePtrueSimulation } from './simulate/config.js';
+import { modelTruth, type JudgeTruth } from './simulate/truth.js';
 import { PTRUE_LANGUAGES, type BaseItem } from './types.js';
 
 /** The base items the design selects: its benchmarks, the first `item_limit` of each, in file order. */
@@ -67,13 +67,21 @@ export async function loadPtrueDesign(campaign: CampaignCore, design: PtrueDesig
     languages: plan.languages,
     phases: ptruePhases(plan),
     simulationTruth: (models) => ({
-      note: 'simulated respondents: the true parameters the generator used, per model',
+      note: 'simulated respondents: the true parameters the generator used, per model; accuracy_read and auroc_read are what the analysis reads through the judge',
       models: models
         .filter((m) => m.provider === 'simulated')
         .map((m) => ({
           model: m.id,
-          ...modelTruth(parsePtrueSimulation(m.simulation, { file: campaign.file, path: `models[${m.id}].simulation` }), campaign.seed, m.id, plan.items, plan.languages, plan.verifierLanguages),
+          ...modelTruth(parsePtrueSimulation(m.simulation, { file: campaign.file, path: `models[${m.id}].simulation` }), campaign.seed, m.id, plan.items, plan.languages, plan.verifierLanguages, judgeTruth(campaign)),
         })),
     }),
   };
+}
+
+/** The simulated judge's flip and malformed rates, which the read accuracy of short answers includes; null for no or a real judge. */
+function judgeTruth(campaign: CampaignCore): JudgeTruth {
+  const judge = campaign.roles.judge;
+  if (judge === undefined || judge.provider !== 'simulated') return null;
+  const cfg = parsePtrueJudgeSimulation(judge.simulation, { file: campaign.file, path: 'judge.simulation' });
+  return { error_rate: cfg.error_rate, malformed_rate: cfg.malformed_rate };
 }

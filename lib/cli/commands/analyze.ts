@@ -6,6 +6,7 @@ import { SondageError } from '../../errors.js';
 import { loadRunContext } from '../../run/context.js';
 import { refreshCampaignReadings } from '../../run/refreshCampaignReadings.js';
 import { rereadNotices } from '../rereadNotices.js';
+import { shownPath } from '../shownPath.js';
 import type { CliArgs } from '../args.js';
 import { assertCampaignIn, writableDataDir } from '../dataDir.js';
 
@@ -24,7 +25,7 @@ export async function analyzeCommand(args: CliArgs): Promise<number> {
   const analysis = await analyzeLocal(ctx, ctx.dataDir);
   if (analysis.excluded.length > 0) process.stderr.write(`not analysed: ${analysis.excluded.join(', ')} (stored, but no longer in the campaign file)\n`);
   process.stdout.write(`${analysis.table}\n`);
-  process.stdout.write(`results: ${resolve(ctx.dataDir, 'campaigns', ctx.campaign.name, 'results')}\n`);
+  process.stdout.write(`results: ${shownPath(resolve(ctx.dataDir, 'campaigns', ctx.campaign.name, 'results'))}\n`);
   return 0;
 }
 
@@ -50,7 +51,7 @@ async function analyzeRepliesCommand(args: CliArgs, replies: string, out: string
     bootstrap: { ...intFlag(args.values['draws'], 'draws'), ...intFlag(args.values['seed'], 'seed') },
   });
   for (const w of result.warnings) process.stderr.write(`warning: ${w}\n`);
-  const issuesAt = resolve(out, ISSUES_FILE);
+  const issuesAt = shownPath(resolve(out, ISSUES_FILE));
   const bad = result.issues.filter(isBadRow);
   const notices = result.issues.length - bad.length;
   if (result.issues.length > 0) process.stderr.write(`${summarizeIssues(result.issues).join('\n')}\n`);
@@ -66,7 +67,7 @@ async function analyzeRepliesCommand(args: CliArgs, replies: string, out: string
   process.stdout.write(`${result.table}\n`);
   process.stdout.write(`${battery.byo!.describe(result.summary)}\n`);
   if (Object.keys(result.settings).length > 0) process.stdout.write(`settings: ${Object.entries(result.settings).map(([k, v]) => `${k} ${v}`).join(', ')} (${MANIFEST_FILE})\n`);
-  process.stdout.write(`results: ${resolve(out)}\n`);
+  process.stdout.write(`results: ${shownPath(out)}\n`);
   return 0;
 }
 

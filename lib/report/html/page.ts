@@ -22,7 +22,12 @@ svg .group { font-weight: 600; fill: var(--fg); } svg .row-label.warn { fill: va
 svg .warn-band { fill: var(--bg-warn); } svg .quadrant { fill: var(--bg-warn); }
 svg .pt { fill: #0072b2; opacity: 0.8; } svg .pt-hi { fill: var(--warn); }
 svg .m-sep { stroke: #fff; stroke-width: 2; } svg .m-label { fill: var(--fg); }
-.matrices { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 1rem; }
+.matrices { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(420px, 100%), 1fr)); gap: 1rem; }
+h1, h2, h3, dd, figcaption, summary, p, li { overflow-wrap: anywhere; }
+h2 .cite { font-size: 0.8rem; font-weight: normal; color: var(--muted); }
+.table-wrap { max-width: 100%; overflow-x: auto; }
+.csv-link { margin: 0 0 1rem; font-size: 0.85rem; color: var(--muted); }
+@media (max-width: 600px) { body { padding: 0.5rem 0.75rem 3rem; font-size: 14px; } .facts { grid-template-columns: 1fr; } }
 .m-caption { margin: 0.2rem 0 0; color: var(--muted); font-size: 0.85rem; }
 .row-of-charts { display: flex; flex-wrap: wrap; gap: 1rem; }
 details { margin: 0.4rem 0; } summary { cursor: pointer; color: #0b5cad; }

@@ -1,8 +1,18 @@
 /**
  * Inline SVG charts, drawn in TypeScript so that report.html needs no script library, font or
  * image: row charts (points, intervals, bars), colour matrices, a scatter plot and stacked share
- * bars. Every chart carries a <title> and <desc> (role="img"), every mark a <title> tooltip; the
- * numbers also sit in a table beside each chart.
+ * bars. Every chart carries a <title> and <desc> (role="img"), every mark a <title> tooltip, a
+ * legend; the numbers also sit in a table beside each chart, and in a CSV file.
+ *
+ * Why not a declarative library (Vega-Lite rendered to static SVG at report time): the five chart
+ * kinds here cover the three papers' figures in about 400 lines with no dependency; report.html
+ * must open offline under a Content-Security-Policy that loads nothing, which rules out a runtime
+ * library and leaves Vega-Lite only as a build-time renderer (vega, vega-lite and their
+ * dependencies in every install and in every Lambda bundle, for output these functions already
+ * produce); and the browser tests inspect the marks by class. What Vega-Lite would give —
+ * restyling a figure from its spec and data in a notebook — the CSV beside every table already
+ * gives to Altair or pandas users. The choice is revisited when a battery needs a chart kind these
+ * five cannot draw; until then a new chart kind is a new function here, shared by every battery.
  */
 import { escapeHtml as esc } from './escape.js';
 import type { ChartRow, MatrixSpec, RowChartSpec, ScatterSpec, StackedSpec } from './types.js';
@@ -182,9 +192,31 @@ export function divergingColour(t: number): string {
   return u < 0 ? mix(MID, NEG, -u) : mix(MID, POS, u);
 }
 
-/** The colour of a value on a matrix scale: r in [-1, 1], or a share in [0, 1] around 0.5. */
-export function scaleColour(value: number, scale: MatrixSpec['scale']): string {
-  return scale === 'share' ? divergingColour(value * 2 - 1) : divergingColour(value);
+const NEUTRAL_LO: readonly [number, number, number] = [118, 42, 131];
+const NEUTRAL_HI: readonly [number, number, number] = [27, 120, 55];
+
+/** Purple below the midpoint, white at it, green above; `t` in [-1, 1]: for scales with no better end. */
+export function neutralColour(t: number): string {
+  const u = Math.max(-1, Math.min(1, t));
+  return u < 0 ? mix(MID, NEUTRAL_LO, -u) : mix(MID, NEUTRAL_HI, u);
+}
+
+/**
+ * The colour of a value on a matrix scale (r in [-1, 1], or a share in [0, 1] around 0.5): blue
+ * at the better end and red at the worse, whichever end that is; green to purple when neither is.
+ * @example scaleColour(0.05, 'share', 'low') // a blue: a low ECE is good
+ */
+export function scaleColour(value: number, scale: MatrixSpec['scale'], better: MatrixSpec['better'] = 'high'): string {
+  const t = scale === 'share' ? value * 2 - 1 : value;
+  if (better === 'neither') return neutralColour(t);
+  return divergingColour(better === 'low' ? -t : t);
+}
+
+/** The legend's words for the ends of a scale: which is better, or none. */
+function endWords(better: MatrixSpec['better']): { readonly hi: string; readonly lo: string } {
+  if (better === 'high') return { hi: ' better', lo: ' worse' };
+  if (better === 'low') return { hi: ' worse', lo: ' better' };
+  return { hi: '', lo: '' };
 }
 
 /**
@@ -206,7 +238,7 @@ export function matrixChart(spec: MatrixSpec): string {
     for (let j = 0; j < nc; j++) {
       const c = spec.cell(i, j);
       const cls = c.diagonal ? 'hm-cell hm-diag' : c.value === null ? 'hm-cell hm-empty' : 'hm-cell';
-      const fill = c.diagonal ? '#555' : c.value === null ? '#ddd' : scaleColour(c.value, spec.scale);
+      const fill = c.diagonal ? '#555' : c.value === null ? '#ddd' : scaleColour(c.value, spec.scale, spec.better);
       const dataV = c.value === null ? '' : ` data-v="${c.value}"`;
       out.push(`<rect class="${cls}" x="${n(left + j * size)}" y="${n(y)}" width="${size}" height="${size}" fill="${fill}"${dataV}><title>${esc(c.title)}</title></rect>`);
     }
@@ -232,15 +264,18 @@ export function matrixChart(spec: MatrixSpec): string {
   const legendH = Math.max(120, Math.min(220, nr * size));
   const [lo, hi] = spec.scale === 'share' ? [0, 1] : [-1, 1];
   const stops = [0, 0.25, 0.5, 0.75, 1]
-    .map((f) => `<stop offset="${f}" stop-color="${scaleColour(hi - f * (hi - lo), spec.scale)}"/>`)
+    .map((f) => `<stop offset="${f}" stop-color="${scaleColour(hi - f * (hi - lo), spec.scale, spec.better)}"/>`)
     .join('');
+  const words = endWords(spec.better);
+  out.push(`<g class="legend" data-better="${spec.better}">`);
   out.push(`<defs><linearGradient id="${esc(spec.id)}-g" x1="0" x2="0" y1="0" y2="1">${stops}</linearGradient></defs>`);
   out.push(`<rect x="${n(legendX)}" y="${n(top)}" width="12" height="${n(legendH)}" fill="url(#${esc(spec.id)}-g)" stroke="#999" stroke-width="0.5"/>`);
-  for (const [v, f] of [[hi, 0], [(hi + lo) / 2, 0.5], [lo, 1]] as const) {
-    out.push(`<text class="tick" x="${n(legendX + 16)}" y="${n(top + f * legendH + 4)}">${esc(String(v))}</text>`);
+  for (const [v, f, word] of [[hi, 0, words.hi], [(hi + lo) / 2, 0.5, ''], [lo, 1, words.lo]] as const) {
+    out.push(`<text class="tick" x="${n(legendX + 16)}" y="${n(top + f * legendH + 4)}">${esc(`${v}${word}`)}</text>`);
   }
-  out.push(`<text class="axis-label" transform="translate(${n(legendX + 44)} ${n(top)}) rotate(90)">${esc(spec.legendLabel)}</text>`);
-  const width = legendX + 64;
+  out.push(`<text class="axis-label" transform="translate(${n(legendX + 64)} ${n(top)}) rotate(90)">${esc(spec.legendLabel)}</text>`);
+  out.push('</g>');
+  const width = legendX + 84;
   const height = Math.max(top + nr * size, top + legendH) + 12;
   return `${open(spec.id, width, height, spec.title, spec.desc)}${out.join('')}</svg>`;
 }
@@ -250,7 +285,7 @@ export function scatterChart(spec: ScatterSpec): string {
   const [lo, hi] = spec.domain;
   const side = 300;
   const left = 56;
-  const top = 12;
+  const top = 30;
   const sx = (x: number): number => left + ((x - lo) / (hi - lo || 1)) * side;
   const sy = (y: number): number => top + side - ((y - lo) / (hi - lo || 1)) * side;
   const out: string[] = [];
@@ -272,7 +307,16 @@ export function scatterChart(spec: ScatterSpec): string {
   }
   out.push(`<text class="axis-label" x="${n(left + side / 2)}" y="${n(top + side + 32)}" text-anchor="middle">${esc(spec.xLabel)}</text>`);
   out.push(`<text class="axis-label" transform="translate(14 ${n(top + side / 2)}) rotate(-90)" text-anchor="middle">${esc(spec.yLabel)}</text>`);
-  return `${open(spec.id, left + side + 16, top + side + 42, spec.title, spec.desc)}${out.join('')}</svg>`;
+  // The legend: what a dot, a red dot and the shading stand for.
+  const legend = spec.legend ?? { point: 'point', highlight: 'highlighted', quadrants: 'opposite signs' };
+  const items = [
+    `<circle cx="${left + 5}" cy="12" r="4" fill="#0072b2" opacity="0.8"/><text class="legend" x="${left + 13}" y="16">${esc(legend.point)}</text>`,
+    `<circle cx="${left + 25 + textWidth(legend.point)}" cy="12" r="4" fill="#b2182b"/><text class="legend" x="${left + 33 + textWidth(legend.point)}" y="16">${esc(legend.highlight)}</text>`,
+    `<rect class="quadrant" x="${left + 45 + textWidth(legend.point) + textWidth(legend.highlight)}" y="6" width="12" height="12"/><text class="legend" x="${left + 61 + textWidth(legend.point) + textWidth(legend.highlight)}" y="16">${esc(legend.quadrants)}</text>`,
+  ];
+  out.push(`<g class="legend">${items.join('')}</g>`);
+  const width = Math.max(left + side + 16, left + 70 + textWidth(legend.point) + textWidth(legend.highlight) + textWidth(legend.quadrants));
+  return `${open(spec.id, width, top + side + 42, spec.title, spec.desc)}${out.join('')}</svg>`;
 }
 
 /** Horizontal bars split into shares that sum to one (e.g. model, language and interaction variance). */

@@ -24,7 +24,8 @@ export function htmlTable(spec: TableSpec): string {
   const body = spec.rows
     .map((row) => `<tr>${row.map((cell, i) => `<td${numeric.has(i) ? ' class="num"' : ''}>${esc(cell)}</td>`).join('')}</tr>`)
     .join('');
-  return `<table class="sortable"><caption>${esc(spec.caption)}</caption><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+  // The wrapper scrolls a wide table on a narrow screen instead of widening the page.
+  return `<div class="table-wrap"><table class="sortable"><caption>${esc(spec.caption)}</caption><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
 /** A table folded under a `<details>` disclosure (closed by default). */

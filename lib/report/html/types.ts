@@ -74,8 +74,15 @@ export interface MatrixSpec {
   readonly rowGroups?: readonly string[];
   readonly colGroups?: readonly string[];
   readonly cell: (row: number, col: number) => MatrixCell;
-  /** `r`: red −1, white 0, blue +1; `share`: red 0, white 0.5, blue 1. */
+  /** The domain: `r` from −1 to +1 around 0; `share` from 0 to 1 around 0.5. */
   readonly scale: 'r' | 'share';
+  /**
+   * Which end is good, said by colour the same way in every report: blue the better end, red the
+   * worse (`high`: accuracy, AUROC, agreement; `low`: ECE, Brier); `neither` (a correlation
+   * between cells, a share of one reading) draws green to purple, so red never means "bad" where
+   * nothing is.
+   */
+  readonly better: 'high' | 'low' | 'neither';
   readonly legendLabel: string;
 }
 
@@ -87,6 +94,8 @@ export interface ScatterSpec {
   readonly domain: readonly [number, number];
   readonly xLabel: string;
   readonly yLabel: string;
+  /** The legend's words for a point, a highlighted point and the shaded opposite-sign quadrants. */
+  readonly legend?: { readonly point: string; readonly highlight: string; readonly quadrants: string };
 }
 
 export interface StackedSpec {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeXvalueRows, buildRows, lowestCells } from '../../../lib/batteries/xvalue/analysis/index.js';
 import type { CellRow, FacetSqlRow, PairSqlRow, VerdictRow } from '../../../lib/batteries/xvalue/analysis/index.js';
+import type { Category, Language } from '../../../lib/batteries/xvalue/types.js';
 import { vetoVerdict } from '../../../lib/batteries/xvalue/veto.js';
 
 const v = (language: 'en' | 'zh', category: 'P&G' | 'P&B', gold: 'Pass' | 'Fail', predicted: VerdictRow['predicted'], qa: string, model = 'm'): VerdictRow => ({
@@ -61,6 +62,21 @@ describe('accuracy tables on a hand-computed def-only table', () => {
       [1, 'en', 'P&B', 0.5, 'mixed'],
       [2, 'zh', 'P&G', null, 'none'],
     ]);
+  });
+
+  it('marks ties among the lowest cells: a shared competition rank and the count of other cells at that accuracy', () => {
+    // Prepare: four cells, three of them at 50 % (one with more pairs), one at 100 %.
+    const cell = (language: Language, category: Category, n: number, right: number): CellRow => ({ model: 'm', strategy: 'rubric', language, category, n, accuracy: right / n, tp: right, tn: 0, fp: 0, fn: n - right, abstained: 0, missing: 0 });
+    const cells = [cell('en', 'P&G', 2, 1), cell('zh', 'P&G', 4, 2), cell('ar', 'N&M', 2, 1), cell('es', 'P&B', 2, 2)];
+    // Act
+    const lowest = lowestCells(cells, 2);
+    // Assess: the two listed share rank 1, each tied with the two other cells at 50 %.
+    expect(lowest.map((c) => [c.rank, c.ties, c.language, c.category])).toEqual([
+      [1, 2, 'zh', 'P&G'],
+      [1, 2, 'ar', 'N&M'],
+    ]);
+    expect(lowestCells(cells, 4).map((c) => [c.rank, c.ties])).toEqual([[1, 2], [1, 2], [1, 2], [4, 0]]);
+    expect(lowestCells([cell('en', 'P&G', 2, 0), cell('zh', 'P&G', 2, 1)], 2).map((c) => [c.rank, c.ties])).toEqual([[1, 0], [2, 0]]);
   });
 
   it('calls a cell FP- or FN-dominated above two thirds of its decided errors', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeXvalueRows, buildRows } from '../../../lib/batteries/xvalue/analysis/index.js';
+import { analyzeXvalueRows, buildRows, lowestCells } from '../../../lib/batteries/xvalue/analysis/index.js';
 import type { XvalueResults } from '../../../lib/batteries/xvalue/analysis/index.js';
 import { xvalueConsoleTable, xvalueResultFiles } from '../../../lib/batteries/xvalue/report/index.js';
 import { xvalueSimulator } from '../../../lib/batteries/xvalue/simulate/index.js';
@@ -54,6 +54,20 @@ describe('X-Value result files', () => {
     const first = html.slice(html.indexOf('<svg id="heat-'), html.indexOf('</svg>', html.indexOf('<svg id="heat-')));
     expect(first.match(/class="hm-cell/g)).toHaveLength(35);
     expect(xvalueConsoleTable(results)).toMatch(/alpha\s+defonly\s+\d/);
+  });
+
+  it('mark ties among the lowest cells in summary.md, report.html and lowest_cells.csv', async () => {
+    // Prepare: three cells at 50 % and one at 100 %; two are listed.
+    const base = await simulatedResults(['alpha']);
+    const cell = (language: 'en' | 'zh' | 'ar' | 'es', right: number) => ({ model: 'alpha', strategy: 'rubric' as const, language, category: 'P&G' as const, n: 2, accuracy: right / 2, tp: right, tn: 0, fp: 0, fn: 2 - right, abstained: 0, missing: 0 });
+    const results = { ...base, lowestCells: lowestCells([cell('en', 1), cell('zh', 1), cell('ar', 1), cell('es', 2)], 2) };
+    // Act
+    const files = new Map(xvalueResultFiles(results, { campaign: 'xvalue-demo' }));
+    // Assess
+    expect(files.get('summary.md')).toContain('| alpha | rubric | 1 (tied with 2 others) | ar × P&G |');
+    expect(files.get('summary.md')).toContain('Cells of equal accuracy share a rank');
+    expect(files.get('report.html')).toContain('<td>1 (tied with 2 others)</td>');
+    expect(files.get('lowest_cells.csv')?.split('\r\n').slice(0, 2)).toEqual(['model,strategy,rank,ties,language,category,n,accuracy,fp,fn,fp_share,dominant_error,abstained,missing', 'alpha,rubric,1,2,ar,P&G,2,0.5,0,1,0,FN,0,0']);
   });
 
   it('write undefined shares as empty CSV fields and "–" in Markdown, never NaN', () => {

@@ -7,6 +7,7 @@ import {
   parseXvalueSimulation,
   profileSeedOf,
   trueRates,
+  xvalueModelTruth,
   xvalueSimulationTruth,
   xvalueSimulator,
 } from '../../../lib/batteries/xvalue/simulate/index.js';
@@ -170,5 +171,78 @@ describe('recovering the simulated truth through expand, simulate, read and the 
     // Step 1 names the annotated nature with probability 0.8 (default): 10 500 readings, SE ≈ 0.0039.
     const nature = results.step1Agreement.find((s) => s.language === 'all' && s.facet === 'nature');
     expect(Math.abs((nature?.agreement ?? 0) - 0.8)).toBeLessThan(4 * Math.sqrt((0.8 * 0.2) / (pairs.length * REPLICATES)));
+  });
+});
+
+describe('simulation_truth.json describes the replies the simulator wrote, unreadable ones included', () => {
+  // 100 replicate judges of one profile, 10 % of every phase's replies unreadable: per strategy
+  // 7 000 verdicts pooled. The rubric verdict rests on six replies, so unreadable replies cost it
+  // far more than the def-only verdict — the truth must count them, or the check cannot pass.
+  const REPLICATES = 100;
+  const CONFIG: XvalueSimulationInput = {
+    profile_seed: 42,
+    defonly: { fnr: 0.4, fpr: 0.08 },
+    rubric: { fnr: 0.12, fpr: 0.32 },
+    language_offsets: { en: -0.6, zh: 0.2, es: 0, ar: 0.7, ja: 0.4 },
+    category_spread: 0.4,
+    invalid_rate: 0.1,
+  };
+  const config = parseXvalueSimulation(CONFIG, where);
+
+  it('recovers accuracy, Acc0, Acc1, abstention and every language and category within 4 standard errors; the all-readable truth is far off', async () => {
+    // Prepare
+    const pairs = await examplePairs();
+    const verdicts = [];
+    for (let r = 0; r < REPLICATES; r++) {
+      const id = `i${String(r).padStart(3, '0')}`;
+      verdicts.push(...simulate(pairs, judge(id, CONFIG), id).rows.verdicts.map((v) => ({ ...v, model: 'pool' })));
+    }
+    // Act: the analysis, and the truth as simulation_truth.json states it.
+    const results = analyzeXvalueRows({ verdicts, checkpoints: [], step1: [] });
+    const truthOf = (group: readonly QaPair[], strategy: Strategy) => {
+      const e = xvalueModelTruth('i000', config, group).expected.find((x) => x.strategy === strategy && x.group === 'overall');
+      const n = group.length * REPLICATES;
+      return { mean: e?.accuracy ?? NaN, abstention: e?.abstention ?? NaN, se: Math.sqrt((e?.variance ?? NaN) * REPLICATES) / n };
+    };
+    // Assess
+    const neg = pairs.filter((p) => p.annotation.overall === 'Pass');
+    const pos = pairs.filter((p) => p.annotation.overall === 'Fail');
+    const checks: { what: string; got: number | null | undefined; mean: number; se: number }[] = [];
+    for (const strategy of STRATEGIES) {
+      const overall = results.overall.find((o) => o.strategy === strategy);
+      const all = truthOf(pairs, strategy);
+      checks.push({ what: `${strategy} Acc`, got: overall?.accuracy, ...all });
+      checks.push({ what: `${strategy} Acc0`, got: overall?.accuracy_negative, ...truthOf(neg, strategy) });
+      checks.push({ what: `${strategy} Acc1`, got: overall?.accuracy_positive, ...truthOf(pos, strategy) });
+      // Abstentions: a binomial share of the pooled verdicts.
+      const n = pairs.length * REPLICATES;
+      checks.push({ what: `${strategy} abstention`, got: (overall?.abstained ?? NaN) / n, mean: all.abstention, se: Math.sqrt((all.abstention * (1 - all.abstention)) / n) });
+      for (const language of new Set(pairs.map((p) => p.language))) {
+        const row = results.byLanguage.find((l) => l.strategy === strategy && l.language === language);
+        checks.push({ what: `${strategy} ${language}`, got: row?.accuracy, ...truthOf(pairs.filter((p) => p.language === language), strategy) });
+      }
+      for (const category of CATEGORIES) {
+        const row = results.byCategory.find((c) => c.strategy === strategy && c.category === category);
+        checks.push({ what: `${strategy} ${category}`, got: row?.accuracy, ...truthOf(pairs.filter((p) => p.category === category), strategy) });
+      }
+    }
+    for (const c of checks) {
+      expect(typeof c.got, c.what).toBe('number');
+      expect(Math.abs((c.got as number) - c.mean), `${c.what}: got ${c.got}, truth ${c.mean.toFixed(4)} ± ${c.se.toFixed(4)}`).toBeLessThan(4 * c.se);
+    }
+    // The truth without unreadable replies (what simulation_truth.json stated before it counted
+    // them) misses the analysed rubric accuracy by far more than 4 standard errors.
+    const readable = xvalueModelTruth('i000', parseXvalueSimulation({ ...CONFIG, invalid_rate: 0 }, where), pairs).expected.find((x) => x.strategy === 'rubric' && x.group === 'overall');
+    const rubric = checks.find((c) => c.what === 'rubric Acc');
+    expect(((readable?.accuracy ?? 0) - (rubric?.got as number)) / (rubric?.se ?? 1)).toBeGreaterThan(10);
+  });
+
+  it('states the invalid rate it counted, per model', async () => {
+    const pairs = await examplePairs();
+    const truth = xvalueSimulationTruth([{ id: 'alpha', provider: 'simulated', model: 'alpha', settings: {}, simulation: { invalid_rate: 0.05 } }], pairs);
+    expect(truth.models[0]?.invalid_rate).toBe(0.05);
+    const overall = truth.models[0]?.expected.find((e) => e.strategy === 'defonly' && e.group === 'overall');
+    // Def-only: one reply, so exactly 5 % of its verdicts are expected invalid.
+    expect(overall?.abstention).toBeCloseTo(0.05, 12);
   });
 });

@@ -1,33 +1,66 @@
 /**
- * report.html sections for P(True): reliability diagrams per setting (the language path of App. E,
- * per benchmark) and the Q × R heat maps (accuracy, AUROC, ECE per benchmark, means over models and
- * verifier languages), each with its numbers in a table beside it; no script library, no network.
+ * report.html for P(True): every section of summary.md (overview per model × benchmark, matching
+ * regimes, the spans along each language axis of Figure 2, variance shares, matching effects, rank
+ * changes and Kendall τ, language compliance, scorer agreement), the Q × R heat maps and the
+ * reliability diagrams, under a header with the models and the design. Every table links its CSV;
+ * every figure has a legend and a caption citing the paper's section; every colour scale says
+ * which end is better. No script library, no network.
  */
 import { escapeHtml as esc, slug } from '../../../report/html/escape.js';
 import { REPORT_CSS, REPORT_JS } from '../../../report/html/page.js';
-import { matrixChart } from '../../../report/html/svg.js';
+import { matrixChart, rowChart } from '../../../report/html/svg.js';
 import { htmlTable, tableDetails } from '../../../report/html/table.js';
+import type { ChartRow, TableSpec } from '../../../report/html/types.js';
 import { fmtNumber } from '../../../report/markdown.js';
 import type { ReportMeta } from '../../../battery/types.js';
 import type { ReliabilityBin } from '../../../metrics/calibration.js';
 import type { PtrueResults } from '../analysis/analyzeRows.js';
+import { cellMeans } from '../analysis/cells.js';
 import type { ReliabilityDiagram } from '../analysis/reliability.js';
-import type { MetricName } from '../analysis/types.js';
+import { HIGHER_IS_BETTER, METRICS, type MetricName } from '../analysis/types.js';
 import { PTRUE_LANGUAGES } from '../types.js';
+import { PTRUE_PAPER, PTRUE_SECTION_TITLES as T } from './sectionTitles.js';
+import { csvFiles } from './tables.js';
 
 const n = (x: number): string => String(Math.round(x * 10) / 10);
+const f = (x: number | null | undefined, d = 3): string => fmtNumber(x ?? null, d);
+
+const METRIC_LABEL: Readonly<Record<MetricName, string>> = { accuracy: 'accuracy', brier: 'Brier', ece: 'ECE', auroc: 'AUROC' };
+const better = (m: MetricName): string => (HIGHER_IS_BETTER[m] ? 'higher is better' : 'lower is better');
+
+/** A section: its title (as in summary.md), where it comes from in the paper, and its parts. */
+function section(id: keyof typeof T, cite: string, parts: readonly string[]): string {
+  return `<section id="${id}"><h2>${esc(T[id])} <span class="cite">${esc(cite)}</span></h2>${parts.join('')}</section>`;
+}
+
+/** A table and, under it, the link to the CSV file that holds its numbers. */
+function tableWithCsv(spec: TableSpec, csv: string, folded = false): string {
+  return `${folded ? tableDetails(spec) : htmlTable(spec)}<p class="csv-link">CSV: <a href="${esc(csv)}">${esc(csv)}</a></p>`;
+}
+
+function figure(svg: string, caption: string): string {
+  return `<figure>${svg}<figcaption>${esc(caption)}</figcaption></figure>`;
+}
+
+const p = (text: string): string => `<p>${esc(text)}</p>`;
 
 /**
  * One reliability diagram: confidence on x, share correct on y, the diagonal of perfect
- * calibration, one bar per non-empty bin (its width the bin) and a dot at the bin's mean confidence.
+ * calibration, one bar per non-empty bin (its width the bin) and a dot at the bin's mean
+ * confidence; a legend names the three.
  */
 export function reliabilityChart(id: string, title: string, bins: readonly ReliabilityBin[]): string {
   const side = 220;
   const left = 40;
-  const top = 10;
-  const x = (p: number): number => left + p * side;
-  const y = (p: number): number => top + side - p * side;
+  const top = 28;
+  const x = (v: number): number => left + v * side;
+  const y = (v: number): number => top + side - v * side;
   const out: string[] = [];
+  out.push(
+    `<g class="legend"><rect x="${left}" y="6" width="10" height="10" fill="#0072b2" opacity="0.35"/><text class="legend" x="${left + 14}" y="15">share correct</text>` +
+      `<circle cx="${left + 112}" cy="11" r="3" fill="#0072b2"/><text class="legend" x="${left + 119}" y="15">mean P(True)</text>` +
+      `<line class="ref" x1="${left + 196}" x2="${left + 212}" y1="11" y2="11"/><text class="legend" x="${left + 216}" y="15">ideal</text></g>`,
+  );
   out.push(`<rect class="frame" x="${left}" y="${top}" width="${side}" height="${side}"/>`);
   out.push(`<line class="ref" x1="${n(x(0))}" y1="${n(y(0))}" x2="${n(x(1))}" y2="${n(y(1))}"><title>perfect calibration</title></line>`);
   for (const t of [0, 0.25, 0.5, 0.75, 1]) {
@@ -42,26 +75,13 @@ export function reliabilityChart(id: string, title: string, bins: readonly Relia
   }
   out.push(`<text class="axis-label" x="${n(left + side / 2)}" y="${n(top + side + 28)}" text-anchor="middle">P(True)</text>`);
   out.push(`<text class="axis-label" transform="translate(12 ${n(top + side / 2)}) rotate(-90)" text-anchor="middle">share correct</text>`);
-  const w = left + side + 12;
+  const w = left + side + 24;
   const h = top + side + 36;
   return (
     `<svg id="${esc(id)}" class="chart" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" role="img" aria-labelledby="${esc(id)}-t ${esc(id)}-d">` +
     `<title id="${esc(id)}-t">${esc(title)}</title><desc id="${esc(id)}-d">${esc(`Reliability diagram, 15 bins: ${title}`)}</desc>${out.join('')}</svg>`
   );
 }
-
-function reliabilitySection(diagrams: readonly ReliabilityDiagram[]): string {
-  const benchmarks = [...new Set(diagrams.map((d) => d.benchmark))];
-  const parts = benchmarks.map((b) => {
-    const mine = diagrams.filter((d) => d.benchmark === b);
-    const charts = mine.map((d) => `<figure>${reliabilityChart(`rel-${slug(b)}-${slug(d.setting)}`, `${b}: ${d.setting}`, d.bins)}<figcaption>${esc(d.setting)} (${d.n} rows)</figcaption></figure>`);
-    const rows = mine.flatMap((d) => d.bins.filter((x) => x.n > 0).map((x) => [d.setting, `${x.index + 1}`, String(x.n), fmtNumber(x.confidence, 3), fmtNumber(x.accuracy, 3)]));
-    return `<h3>${esc(b)}</h3><div class="row-of-charts">${charts.join('')}</div>${tableDetails({ caption: `${b}: reliability bins`, header: ['setting', 'bin', 'n', 'mean P(True)', 'share correct'], rows })}`;
-  });
-  return `<section id="reliability"><h2>Reliability diagrams per setting</h2><p>Pooled over models and the five target languages at each step of the path all-English → question localised → question and response → all three localised (App. E). Bars: share correct per P(True) bin; dots at the bin's mean P(True); dashed: perfect calibration.</p>${parts.join('')}</section>`;
-}
-
-const HEAT: readonly MetricName[] = ['accuracy', 'auroc', 'ece'];
 
 /** Languages in the paper's order (en zh fr ja ko hi), others after them alphabetically. */
 export function languageOrder(levels: readonly string[]): string[] {
@@ -72,47 +92,263 @@ export function languageOrder(levels: readonly string[]): string[] {
   return [...levels].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
+/* ---- sections ---- */
+
+const OVERVIEW_SERIES = [
+  { label: 'accuracy ↑', shape: 'dot' },
+  { label: 'AUROC ↑', shape: 'ring' },
+  { label: 'ECE ↓', shape: 'tick' },
+  { label: 'Brier ↓', shape: 'diamond' },
+] as const;
+const OVERVIEW_METRICS: readonly MetricName[] = ['accuracy', 'auroc', 'ece', 'brier'];
+
+function overviewSection(r: PtrueResults): string {
+  const perBenchmark = r.benchmarks.map((b) => ({ b, m: cellMeans(r.cells.filter((c) => c.benchmark === b)) }));
+  const perModel = r.benchmarks.flatMap((b) => r.models.map((model) => ({ b, model, m: cellMeans(r.cells.filter((c) => c.benchmark === b && c.model === model)) }))).filter((x) => x.m.cells > 0);
+  const rows: ChartRow[] = perModel.map(({ b, model, m }) => ({
+    label: model,
+    group: b,
+    marks: OVERVIEW_METRICS.flatMap((metric, i) => {
+      const v = m[metric];
+      return v === null ? [] : [{ x: v, series: i, shape: OVERVIEW_SERIES[i]!.shape, title: `${b} · ${model}: ${METRIC_LABEL[metric]} ${f(v)}` }];
+    }),
+  }));
+  const chart = rowChart({
+    id: 'overview-chart',
+    title: 'Accuracy, AUROC, ECE and Brier per model and benchmark',
+    desc: `Means over configuration cells of ${perModel.length} model × benchmark pairs.`,
+    rows,
+    domain: [0, 1],
+    axisLabel: 'mean over configuration cells',
+    series: OVERVIEW_SERIES,
+  });
+  return section('overview', `${PTRUE_PAPER} Table 2`, [
+    p('Means over configuration cells (model × question × response × verifier language), each cell weighing the same. Accuracy and AUROC: higher is better; ECE (15 bins) and Brier: lower is better.'),
+    figure(chart, `Each model on each benchmark (${PTRUE_PAPER} Table 2): ↑ marks metrics where higher is better, ↓ where lower is better.`),
+    tableWithCsv(
+      {
+        caption: 'Per benchmark',
+        header: ['benchmark', 'cells', 'accuracy ↑', 'Brier ↓', 'ECE ↓', 'AUROC ↑', 'AUROC cells'],
+        rows: perBenchmark.map(({ b, m }) => [b, String(m.cells), f(m.accuracy), f(m.brier), f(m.ece), f(m.auroc), String(m.aurocCells)]),
+      },
+      'cells.csv',
+    ),
+    tableWithCsv(
+      {
+        caption: 'Per model × benchmark',
+        header: ['benchmark', 'model', 'cells', 'accuracy ↑', 'Brier ↓', 'ECE ↓', 'AUROC ↑', 'AUROC cells'],
+        rows: perModel.map(({ b, model, m }) => [b, model, String(m.cells), f(m.accuracy), f(m.brier), f(m.ece), f(m.auroc), String(m.aurocCells)]),
+      },
+      'cells.csv',
+    ),
+  ]);
+}
+
+function regimesSection(r: PtrueResults): string {
+  const rows = r.regimes.map((g) => [g.benchmark, g.regime, String(g.pooled.n), f(g.pooled.accuracy), f(g.pooled.ece), f(g.cellMean.ece), f(g.pooled.auroc), f(g.cellMean.auroc)]);
+  return section('regimes', `${PTRUE_PAPER} Table 4, App. C`, [
+    p('Which languages match: Q = R = V, Q = R ≠ V, and so on. Pooled over rows, and cell-level means (every configuration cell the same weight).'),
+    tableWithCsv({ caption: 'Matching regimes: pooled and cell-level means', header: ['benchmark', 'regime', 'rows', 'accuracy ↑', 'ECE pooled ↓', 'ECE cells ↓', 'AUROC pooled ↑', 'AUROC cells ↑'], rows }, 'regimes.csv'),
+  ]);
+}
+
+const AXIS_NAME: Readonly<Record<string, string>> = { q: 'question', r: 'response', v: 'verifier' };
+
+function spansSection(r: PtrueResults): string {
+  const parts: string[] = [p('Along each language axis, the mean of every metric at each of its levels (over the other two axes and the models): the spread between the lowest and the highest level is how far that axis moves the metric. A verifier language cannot move accuracy (the reply is the same), so its accuracy span is 0.')];
+  for (const b of r.benchmarks) {
+    const rows: ChartRow[] = [];
+    for (const metric of METRICS) {
+      for (const axis of ['q', 'r', 'v'] as const) {
+        const levels = r.axes.filter((a) => a.benchmark === b && a.axis === axis && a.means[metric] !== null);
+        if (levels.length === 0) continue;
+        const values = levels.map((l) => l.means[metric] as number);
+        const span = r.spans.find((s) => s.benchmark === b && s.axis === axis && s.metric === metric);
+        rows.push({
+          label: `${AXIS_NAME[axis]} language`,
+          group: `${METRIC_LABEL[metric]} (${better(metric)})`,
+          ranges: [{ lo: Math.min(...values), hi: Math.max(...values), series: 1, title: `span ${f(span?.span)}: ${span?.lowest ?? '–'} lowest, ${span?.highest ?? '–'} highest` }],
+          marks: levels.map((l) => ({ x: l.means[metric] as number, series: 0, shape: 'dot' as const, title: `${AXIS_NAME[axis]} ${l.level}: ${METRIC_LABEL[metric]} ${f(l.means[metric])}` })),
+        });
+      }
+    }
+    const chart = rowChart({
+      id: `spans-${slug(b)}`,
+      title: `${b}: level means along each language axis`,
+      desc: `${rows.length} axis × metric rows.`,
+      rows,
+      domain: [0, 1],
+      axisLabel: 'mean over configuration cells',
+      series: [
+        { label: 'level mean', shape: 'dot' },
+        { label: 'span (lowest to highest level)', shape: 'tick', colour: 1 },
+      ],
+    });
+    parts.push(`<h3>${esc(b)}</h3>`, figure(chart, `${b}: how far each language axis moves each metric (${PTRUE_PAPER} Figure 2). Dots: the mean at each language; whisker: the span.`));
+  }
+  parts.push(
+    tableWithCsv(
+      { caption: 'Spans: max − min of the level means', header: ['benchmark', 'axis', 'metric', 'span', 'lowest', 'highest'], rows: r.spans.map((s) => [s.benchmark, s.axis, s.metric, f(s.span), s.lowest ?? '–', s.highest ?? '–']) },
+      'axis_spans.csv',
+    ),
+    tableWithCsv(
+      { caption: 'Level means along each axis', header: ['benchmark', 'axis', 'level', 'cells', 'accuracy ↑', 'Brier ↓', 'ECE ↓', 'AUROC ↑'], rows: r.axes.map((a) => [a.benchmark, a.axis, a.level, String(a.means.cells), f(a.means.accuracy), f(a.means.brier), f(a.means.ece), f(a.means.auroc)]) },
+      'axes.csv',
+      true,
+    ),
+  );
+  return section('spans', `${PTRUE_PAPER} Figure 2`, parts);
+}
+
+function sharesSection(r: PtrueResults): string {
+  const table = (list: PtrueResults['accuracyShares'], caption: string, csv: string): string =>
+    tableWithCsv({ caption, header: ['benchmark', 'outcome', 'term', 'share', 'models'], rows: list.flatMap((d) => d.mean.map((t) => [d.benchmark, d.outcome, t.term, f(t.share), String(t.n)])) }, csv);
+  return section('shares', `${PTRUE_PAPER} §5, §6.3`, [
+    p('The share of the variance each language factor explains, per model, averaged across models (provisional descriptions, not tests).'),
+    table(r.accuracyShares, 'Accuracy: shares of reply-level variance', 'accuracy_shares.csv'),
+    table(r.configurationShares, 'Confidence metrics: shares of cell-level variance', 'configuration_shares.csv'),
+  ]);
+}
+
+function matchingSection(r: PtrueResults): string {
+  const rows = r.matching.flatMap((m) =>
+    (m.mixed?.coefficients ?? [])
+      .filter((c) => c.name !== '(intercept)')
+      .map((c) => {
+        const ml = m.modelLevel.find((x) => x.name === c.name);
+        return [m.benchmark, m.metric, c.name, f(c.estimate), `[${f(c.lo)}, ${f(c.hi)}]`, f(ml?.mean), ml ? `${ml.sameSign}/${ml.models}` : '–'];
+      }),
+  );
+  return section('matching', `${PTRUE_PAPER} §5`, [
+    p('What matching two languages adds to each metric: REML with a random intercept per model, Wald 95 % intervals, and the same regression model by model.'),
+    tableWithCsv({ caption: 'Matching effects', header: ['benchmark', 'metric', 'term', 'estimate', '95 % interval', 'model-level mean', 'models same sign'], rows }, 'matching_effects.csv'),
+  ]);
+}
+
+function ranksSection(r: PtrueResults): string {
+  return section('ranks', `${PTRUE_PAPER} App. E`, [
+    p('Does the order of the models change along the path all-English → question localised → question and response → all three localised? Kendall τ-b between consecutive steps, with the pairs that reverse; the reference is how much τ varies between single configurations and under an all-English bootstrap.'),
+    tableWithCsv(
+      {
+        caption: 'Rank changes along the language path',
+        header: ['benchmark', 'metric', 'from', 'to', 'τ-b', 'reversed pairs', 'of significant'],
+        rows: r.rankChanges.map((c) => [c.benchmark, c.metric, c.from, c.to, f(c.tau, 2), `${c.reversed}/${c.pairs}`, c.significantPairs === null ? '–' : `${c.significantReversed}/${c.significantPairs}`]),
+      },
+      'rank_changes.csv',
+    ),
+    tableWithCsv(
+      {
+        caption: 'Reference τ',
+        header: ['benchmark', 'metric', 'single-config median τ', 'all-English bootstrap mean τ', 'bootstrap 95 %'],
+        rows: r.rankReferences.map((x) => [x.benchmark, x.metric, f(x.singleConfigMedianTau, 2), f(x.bootstrap.mean, 2), `[${f(x.bootstrap.lo, 2)}, ${f(x.bootstrap.hi, 2)}]`]),
+      },
+      'rank_reference.csv',
+    ),
+  ]);
+}
+
+function complianceSection(r: PtrueResults): string {
+  if (r.compliance.length === 0) return '';
+  return section('compliance', `${PTRUE_PAPER} §6.6, App. C`, [
+    p('The share of replies written in the language the prompt asked for, by the language identifier.'),
+    tableWithCsv({ caption: 'Replies in the requested language', header: ['benchmark', 'requested', 'replies', 'in that language ↑'], rows: r.compliance.map((c) => [c.benchmark, c.r, String(c.replies), f(c.share)]) }, 'compliance.csv'),
+  ]);
+}
+
+function scorersSection(r: PtrueResults): string {
+  if (r.scorers.length === 0) return '';
+  return section('scorers', `${PTRUE_PAPER} §6.2`, [
+    p('Multiple-choice accuracy by exact option match and by the judge, per question language: how much the scorer decides.'),
+    tableWithCsv({ caption: 'Exact option match against the judge', header: ['benchmark', 'q', 'replies', 'exact match', 'judge'], rows: r.scorers.map((s) => [s.benchmark, s.q, String(s.replies), f(s.primary), f(s.alternative)]) }, 'scorers.csv'),
+  ]);
+}
+
+const HEAT: readonly MetricName[] = ['accuracy', 'auroc', 'ece'];
+
 function heatmapSection(r: PtrueResults): string {
-  const parts: string[] = [];
+  const parts: string[] = [p('Means over models and verifier languages per question (rows) × response language (columns). In every heat map blue is the better end and red the worse: high accuracy and AUROC are blue, and so is a low ECE.')];
   for (const b of r.benchmarks) {
     const cells = r.qr.filter((c) => c.benchmark === b);
     const qs = languageOrder([...new Set(cells.map((c) => c.q))]);
     const rs = languageOrder([...new Set(cells.map((c) => c.r))]);
     const charts = HEAT.map((metric) =>
-      matrixChart({
-        id: `qr-${slug(b)}-${metric}`,
-        title: `${b}: ${metric} by question (rows) and response language (columns)`,
-        desc: `Mean ${metric} over models and verifier languages, per question × response language`,
-        rowLabels: qs.map((q) => `Q ${q}`),
-        colLabels: rs.map((x) => `R ${x}`),
-        cell: (i, j) => {
-          const c = cells.find((x) => x.q === qs[i] && x.r === rs[j]);
-          const v = c?.means[metric] ?? null;
-          return { value: v, title: `Q ${qs[i]} × R ${rs[j]}: ${metric} ${fmtNumber(v, 3)}` };
-        },
-        scale: 'share',
-        legendLabel: metric,
-      }),
+      figure(
+        matrixChart({
+          id: `qr-${slug(b)}-${metric}`,
+          title: `${b}: ${METRIC_LABEL[metric]} by question (rows) and response language (columns)`,
+          desc: `Mean ${METRIC_LABEL[metric]} over models and verifier languages, per question × response language; ${better(metric)}.`,
+          rowLabels: qs.map((q) => `Q ${q}`),
+          colLabels: rs.map((x) => `R ${x}`),
+          cell: (i, j) => {
+            const c = cells.find((x) => x.q === qs[i] && x.r === rs[j]);
+            const v = c?.means[metric] ?? null;
+            return { value: v, title: `Q ${qs[i]} × R ${rs[j]}: ${METRIC_LABEL[metric]} ${f(v)}` };
+          },
+          scale: 'share',
+          better: HIGHER_IS_BETTER[metric] ? 'high' : 'low',
+          legendLabel: METRIC_LABEL[metric],
+        }),
+        `${b}: ${METRIC_LABEL[metric]}, ${better(metric)} (blue) (${PTRUE_PAPER} §6.1).`,
+      ),
     );
-    const rows = cells.map((c) => [c.q, c.r, fmtNumber(c.means.accuracy, 3), fmtNumber(c.means.auroc, 3), fmtNumber(c.means.ece, 3), fmtNumber(c.means.brier, 3)]);
-    parts.push(`<h3>${esc(b)}</h3><div class="matrices">${charts.map((c) => `<figure>${c}</figure>`).join('')}</div>${tableDetails({ caption: `${b}: Q × R means`, header: ['q', 'r', 'accuracy', 'AUROC', 'ECE', 'Brier'], rows })}`);
+    const rows = cells.map((c) => [c.q, c.r, f(c.means.accuracy), f(c.means.auroc), f(c.means.ece), f(c.means.brier)]);
+    parts.push(`<h3>${esc(b)}</h3><div class="matrices">${charts.join('')}</div>`, tableWithCsv({ caption: `${b}: Q × R means`, header: ['q', 'r', 'accuracy ↑', 'AUROC ↑', 'ECE ↓', 'Brier ↓'], rows }, 'qr.csv', true));
   }
-  return `<section id="qr"><h2>Question × response language</h2><p>Means over models and verifier languages; colour: 0 red, 0.5 white, 1 blue.</p>${parts.join('')}</section>`;
+  return section('qr', `${PTRUE_PAPER} §6.1`, parts);
 }
 
-function regimesSection(r: PtrueResults): string {
-  const rows = r.regimes.map((g) => [g.benchmark, g.regime, String(g.pooled.n), fmtNumber(g.pooled.accuracy, 3), fmtNumber(g.cellMean.ece, 3), fmtNumber(g.cellMean.auroc, 3), fmtNumber(g.pooled.auroc, 3)]);
-  return `<section id="regimes"><h2>Matching regimes</h2>${htmlTable({ caption: 'Cell-level means (App. C) and pooled AUROC', header: ['benchmark', 'regime', 'rows', 'accuracy', 'ECE (cells)', 'AUROC (cells)', 'AUROC (pooled)'], rows })}</section>`;
+function reliabilitySection(diagrams: readonly ReliabilityDiagram[]): string {
+  const benchmarks = [...new Set(diagrams.map((d) => d.benchmark))];
+  const parts = benchmarks.map((b) => {
+    const mine = diagrams.filter((d) => d.benchmark === b);
+    const charts = mine.map((d) => figure(reliabilityChart(`rel-${slug(b)}-${slug(d.setting)}`, `${b}: ${d.setting}`, d.bins), `${d.setting} (${d.n} rows; ${PTRUE_PAPER} App. E)`));
+    const rows = mine.flatMap((d) => d.bins.filter((x) => x.n > 0).map((x) => [d.setting, `${x.index + 1}`, String(x.n), f(x.confidence), f(x.accuracy)]));
+    return `<h3>${esc(b)}</h3><div class="row-of-charts">${charts.join('')}</div>${tableWithCsv({ caption: `${b}: reliability bins`, header: ['setting', 'bin', 'n', 'mean P(True)', 'share correct'], rows }, 'reliability.csv', true)}`;
+  });
+  return section('reliability', `${PTRUE_PAPER} App. E`, [
+    p('Pooled over models and the target languages at each step of the path all-English → question localised → question and response → all three localised. Bars: share correct per P(True) bin; dots at the bin\'s mean P(True); dashed: perfect calibration — the closer the dots to it, the better.'),
+    ...parts,
+  ]);
 }
 
-/** The battery's sections, in page order. */
+function filesSection(r: PtrueResults): string {
+  const names = [...csvFiles(r).map(([name]) => name), 'summary.md'];
+  return section('files', 'every table of this page and more', [`<ul>${names.map((name) => `<li><a href="${esc(name)}">${esc(name)}</a></li>`).join('')}</ul>`]);
+}
+
+/** The battery's sections, in page order (empty strings for sections without data are dropped). */
 export function ptrueSections(r: PtrueResults): string[] {
-  return [regimesSection(r), heatmapSection(r), reliabilitySection(r.reliability)];
+  return [overviewSection(r), regimesSection(r), spansSection(r), sharesSection(r), matchingSection(r), ranksSection(r), complianceSection(r), scorersSection(r), heatmapSection(r), reliabilitySection(r.reliability), filesSection(r)].filter((s) => s !== '');
 }
 
-/** A whole report.html: the sections in the shared page style. */
+function header(r: PtrueResults, meta: ReportMeta): string {
+  const axis = (a: 'q' | 'r' | 'v'): string => languageOrder([...new Set(r.cells.map((c) => c[a]))]).join(', ') || '–';
+  const facts: [string, string][] = [
+    ['Campaign', meta.campaign],
+    ...(meta.source ? ([['Source', meta.source]] as [string, string][]) : []),
+    ...(meta.generatedAt ? ([['Generated', meta.generatedAt]] as [string, string][]) : []),
+    ['Models', r.models.join(', ') || '–'],
+    ['Benchmarks', r.benchmarks.join(', ') || '–'],
+    ['Question languages', axis('q')],
+    ['Response languages', axis('r')],
+    ['Verifier languages', axis('v')],
+    ['Item rows (model × item × q × r × v)', String(r.rows)],
+    ['Configuration cells', String(r.cells.length)],
+  ];
+  return `<dl class="facts">${facts.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;
+}
+
+/** A whole report.html: header, navigation and the sections in the shared page style. */
 export function renderPtrueReport(r: PtrueResults, meta: ReportMeta): string {
-  const badge = r.simulated ? ' <span class="badge">SIMULATED</span>' : '';
-  const notice = r.simulated ? '<p class="notice">Every reply comes from simulated models: the numbers test the pipeline, not any model.</p>' : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(meta.campaign)}: P(True)</title><style>${REPORT_CSS}</style></head><body><h1>${esc(meta.campaign)}: P(True) across question, response and verifier languages${badge}</h1>${notice}${ptrueSections(r).join('')}<script>${REPORT_JS}</script></body></html>`;
+  const simulated = meta.simulated === true || r.simulated;
+  const badge = simulated ? ' <span class="badge">SIMULATED</span>' : '';
+  const notice = simulated ? '<p class="notice">Every reply comes from simulated models: the numbers test the pipeline, not any model.</p>' : '';
+  const sections = ptrueSections(r);
+  const nav = sections.map((s) => /<section id="([^"]+)"><h2>([^<]*)/.exec(s)).filter((m): m is RegExpExecArray => m !== null);
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(meta.campaign)}: P(True)</title><style>${REPORT_CSS}</style></head><body>` +
+    `<header><h1>${esc(meta.campaign)}: P(True) across question, response and verifier languages${badge}</h1>${notice}<p>${esc(`After ${PTRUE_PAPER}.`)}</p>${header(r, meta)}</header>` +
+    `<nav><ul>${nav.map((m) => `<li><a href="#${m[1]}">${m[2]!.trim()}</a></li>`).join('')}</ul></nav>` +
+    `<main>${sections.join('')}</main><script>${REPORT_JS}</script></body></html>`
+  );
 }

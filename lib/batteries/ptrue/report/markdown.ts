@@ -13,6 +13,7 @@ export function summaryMarkdown(r: PtrueResults, meta: ReportMeta): string {
   const out: string[] = [];
   out.push(`# P(True): question, response and verifier languages — ${meta.campaign}`);
   if (r.simulated) out.push('', '> **SIMULATED** — every reply comes from simulated models; the numbers test the pipeline, not any model.');
+  if (meta.source) out.push('', `Source: \`${meta.source}\``);
   out.push('', `${r.models.length} model(s), ${r.benchmarks.length} benchmark(s), ${r.rows} item rows (model × base item × q × r × v).`);
 
   out.push('', '## Overview (means over configuration cells; Disentangling Question, Response, and Verifier Languages Table 2)', '');
@@ -23,6 +24,18 @@ export function summaryMarkdown(r: PtrueResults, meta: ReportMeta): string {
         const m = cellMeans(r.cells.filter((c) => c.benchmark === b));
         return [b, String(m.cells), f(m.accuracy), f(m.brier), f(m.ece), f(m.auroc), String(m.aurocCells)];
       }),
+    ),
+  );
+  out.push('', 'Per model:', '');
+  out.push(
+    mdTable(
+      ['benchmark', 'model', 'cells', 'accuracy', 'Brier', 'ECE (15 bins)', 'AUROC', 'AUROC cells'],
+      r.benchmarks.flatMap((b) =>
+        r.models
+          .map((model) => ({ model, m: cellMeans(r.cells.filter((c) => c.benchmark === b && c.model === model)) }))
+          .filter(({ m }) => m.cells > 0)
+          .map(({ model, m }) => [b, model, String(m.cells), f(m.accuracy), f(m.brier), f(m.ece), f(m.auroc), String(m.aurocCells)]),
+      ),
     ),
   );
 

@@ -9,8 +9,8 @@ export { SimulatedPtrueRespondent, sideLogprobs } from './SimulatedPtrueResponde
 export { SimulatedPtrueJudge } from './SimulatedPtrueJudge.js';
 export { replyTruth, correctProbability, kappaFor, ptrueLogit, itemShift } from './draws.js';
 export type { ReplyKey, ReplyTruth } from './draws.js';
-export { confidenceTruth, cellTruth, modelTruth } from './truth.js';
-export type { ConfidenceTruth, CellTruth } from './truth.js';
+export { confidenceTruth, cellTruth, modelTruth, readAuroc } from './truth.js';
+export type { ConfidenceTruth, CellTruth, JudgeTruth } from './truth.js';
 export { normalCdf } from './normal.js';
 
 /** P(True)'s simulated models: the judge role gets the simulated judge, models under test the respondent. */

@@ -62,39 +62,96 @@ export function confidenceTruth(args: { readonly accuracy: number; readonly bias
   return { meanConfidence, brier, ece, auroc: normalCdf((Math.SQRT2 * k) / s) };
 }
 
+/**
+ * How the simulated judge role reads short-answer replies: a share `error_rate` of its verdicts
+ * flipped, a share `malformed_rate` of its outputs unreadable (counted incorrect). `null` when no
+ * judge reads them, or a judge that is not simulated (its errors are unknown).
+ */
+export type JudgeTruth = { readonly error_rate: number; readonly malformed_rate: number } | null;
+
 export interface CellTruth {
   readonly benchmark: string;
   readonly q: LanguageCode;
   readonly r: LanguageCode;
-  /** Expected accuracy over the benchmark's base items. */
+  /** Expected true accuracy over the benchmark's base items (an unextractable option counted wrong). */
   readonly accuracy: number;
+  /** Who decides correctness in the analysis: the option letter (multiple choice) or the judge (short answer). */
+  readonly scored_by: 'option' | 'judge';
+  /**
+   * The accuracy the analysis should find: `accuracy` for option-scored items; for judge-scored
+   * items (1 − malformed)·((1 − flip)·a + flip·(1 − a)) — the judge's flips and malformed outputs
+   * are in the data the simulator wrote. Null when a judge-scored cell has no simulated judge.
+   */
+  readonly accuracy_read: number | null;
   /** Probability the reply is in the requested language. */
   readonly compliance: number;
 }
 
-/** Expected accuracy of every benchmark × q × r cell for one simulated model. */
-export function cellTruth(cfg: PtrueSimulation, seed: number, model: string, items: readonly BaseItem[], languages: readonly LanguageCode[]): CellTruth[] {
+/** The probability that a reply of true correctness probability `p` is read correct. */
+function readProbability(p: number, scoredBy: 'option' | 'judge', judge: JudgeTruth): number | null {
+  if (scoredBy === 'option') return p;
+  if (judge === null) return null;
+  return (1 - judge.malformed_rate) * ((1 - judge.error_rate) * p + judge.error_rate * (1 - p));
+}
+
+/** Expected accuracy of every benchmark × q × r cell for one simulated model, true and as read. */
+export function cellTruth(cfg: PtrueSimulation, seed: number, model: string, items: readonly BaseItem[], languages: readonly LanguageCode[], judge: JudgeTruth = null): CellTruth[] {
   const out: CellTruth[] = [];
   const benchmarks = [...new Set(items.map((i) => i.benchmark))];
   for (const benchmark of benchmarks) {
     const group = items.filter((i) => i.benchmark === benchmark);
+    const scoredBy = group.every((i) => i.kind === 'multiple_choice') ? 'option' : 'judge';
     for (const q of languages) {
       for (const r of languages) {
         let sum = 0;
+        let read: number | null = 0;
         for (const i of group) {
-          const p = correctProbability(cfg, { seed, model, baseItem: i.id, q, r }, i.contentLanguage);
-          sum += i.kind === 'multiple_choice' ? p * (1 - cfg.unextractable_rate) : p;
+          const p = correctProbability(cfg, { seed, model, baseItem: i.id, q, r }, i.contentLanguage) * (i.kind === 'multiple_choice' ? 1 - cfg.unextractable_rate : 1);
+          sum += p;
+          const pr = readProbability(p, i.kind === 'multiple_choice' ? 'option' : 'judge', judge);
+          read = read === null || pr === null ? null : read + pr;
         }
-        out.push({ benchmark, q, r, accuracy: sum / group.length, compliance: complianceFor(cfg, r) });
+        out.push({ benchmark, q, r, accuracy: sum / group.length, scored_by: scoredBy, accuracy_read: read === null ? null : read / group.length, compliance: complianceFor(cfg, r) });
       }
     }
   }
   return out;
 }
 
-/** What simulation_truth.json holds for one model: its parameters, its cells, its true AUROC per q × r × v. */
-export function modelTruth(cfg: PtrueSimulation, seed: number, model: string, items: readonly BaseItem[], languages: readonly LanguageCode[], verifierLanguages: readonly LanguageCode[]) {
+/**
+ * AUROC of P(True) against correctness as the judge reads it. True AUROC `auroc` (correct above
+ * incorrect); the judge's labels are independent of the P(True) draw given the true correctness,
+ * so a read-correct reply is a mixture of truly correct and truly incorrect ones, and so is a
+ * read-incorrect one: AUROC = Σ w₊w₋·AUC(pair), AUC = auroc (correct over incorrect), 1 − auroc
+ * (the reverse), ½ (same truth).
+ * @example readAuroc(0.8, 0.6, { error_rate: 0, malformed_rate: 0 }) // 0.8
+ */
+export function readAuroc(auroc: number, accuracy: number, judge: NonNullable<JudgeTruth>): number {
+  const e = judge.error_rate;
+  const m = judge.malformed_rate;
+  const posC = accuracy * (1 - m) * (1 - e);
+  const posW = (1 - accuracy) * (1 - m) * e;
+  const negC = accuracy * (m + (1 - m) * e);
+  const negW = (1 - accuracy) * (m + (1 - m) * (1 - e));
+  const norm = (posC + posW) * (negC + negW);
+  if (!(norm > 0)) return Number.NaN;
+  return (posC * negW * auroc + posW * negC * (1 - auroc) + 0.5 * (posC * negC + posW * negW)) / norm;
+}
+
+/**
+ * What simulation_truth.json holds for one model: its parameters, its cells (true and read
+ * accuracy), its true AUROC per q × r × v, and for judge-scored benchmarks the AUROC against the
+ * judge's reading per benchmark × q × r × v.
+ */
+export function modelTruth(cfg: PtrueSimulation, seed: number, model: string, items: readonly BaseItem[], languages: readonly LanguageCode[], verifierLanguages: readonly LanguageCode[], judge: JudgeTruth = null) {
   const auroc: { q: string; r: string; v: string; auroc: number }[] = [];
   for (const q of languages) for (const r of languages) for (const v of verifierLanguages) auroc.push({ q, r, v, auroc: normalCdf((Math.SQRT2 * kappaFor(cfg, q, r, v)) / cfg.noise) });
-  return { simulated: true, parameters: cfg, cells: cellTruth(cfg, seed, model, items, languages), auroc };
+  const cells = cellTruth(cfg, seed, model, items, languages, judge);
+  const aurocRead: { benchmark: string; q: string; r: string; v: string; auroc: number }[] = [];
+  if (judge !== null) {
+    for (const c of cells.filter((x) => x.scored_by === 'judge')) {
+      for (const a of auroc.filter((x) => x.q === c.q && x.r === c.r)) aurocRead.push({ benchmark: c.benchmark, q: c.q, r: c.r, v: a.v, auroc: readAuroc(a.auroc, c.accuracy, judge) });
+    }
+  }
+  return { simulated: true, parameters: cfg, judge, cells, auroc, auroc_read: aurocRead };
 }

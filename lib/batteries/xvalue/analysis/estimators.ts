@@ -164,8 +164,11 @@ export const DOMINANT_SHARE = 2 / 3;
 
 /**
  * §6.6 / Appendix B ("the one to two Language × Category combinations with the lowest accuracy"):
- * the `k` cells of each model and strategy with the lowest accuracy (ties: more pairs first, then
- * language and category order), with their false-positive / false-negative split.
+ * the `k` cells of each model and strategy with the lowest accuracy, with their false-positive /
+ * false-negative split. Ties are marked, not hidden: `rank` is a competition rank (cells of equal
+ * accuracy share it) and `ties` counts the other cells at the same accuracy, listed or not — with
+ * few pairs per cell several cells often share the lowest accuracy, and which of them is listed
+ * (more pairs first, then language and category order) is a convention, not a finding.
  */
 export function lowestCells(cells: readonly CellRow[], k = 2): LowestCellRow[] {
   const out: LowestCellRow[] = [];
@@ -174,11 +177,14 @@ export function lowestCells(cells: readonly CellRow[], k = 2): LowestCellRow[] {
     const sorted = [...list].sort(
       (a, b) => (a.accuracy as number) - (b.accuracy as number) || b.n - a.n || byLanguage(a.language, b.language) || byCategory(a.category, b.category),
     );
-    sorted.slice(0, k).forEach((c, i) => {
+    sorted.slice(0, k).forEach((c) => {
       const decided = c.fp + c.fn;
       const fpShare = decided > 0 ? c.fp / decided : null;
       const dominant = fpShare === null ? 'none' : fpShare > DOMINANT_SHARE ? 'FP' : 1 - fpShare > DOMINANT_SHARE ? 'FN' : 'mixed';
-      out.push({ ...c, rank: i + 1, fp_share: fpShare, dominant_error: dominant });
+      // Equal counts give the same double (division is correctly rounded), so === finds ties.
+      const rank = 1 + sorted.filter((o) => (o.accuracy as number) < (c.accuracy as number)).length;
+      const ties = sorted.filter((o) => o !== c && o.accuracy === c.accuracy).length;
+      out.push({ ...c, rank, ties, fp_share: fpShare, dominant_error: dominant });
     });
   }
   return out;

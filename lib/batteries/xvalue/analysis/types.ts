@@ -132,8 +132,10 @@ export interface CellRow {
 
 /** §6.6 / Appendix B: a cell among a model's lowest, with the share of its errors that are false positives. */
 export interface LowestCellRow extends CellRow {
-  /** 1 = the lowest accuracy of the model and strategy. */
+  /** 1 = the lowest accuracy of the model and strategy; cells of equal accuracy share a rank. */
   readonly rank: number;
+  /** How many other cells of the model and strategy have the same accuracy (listed or not); 0 = no tie. */
+  readonly ties: number;
   /** fp / (fp + fn); null without a decided error. */
   readonly fp_share: number | null;
   /** `FP`, `FN` or `mixed` (neither above 2/3 of the decided errors); `none` without one. */

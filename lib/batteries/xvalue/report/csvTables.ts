@@ -14,7 +14,7 @@ export function csvTables(r: XvalueResults): [string, string][] {
     ['by_category.csv', toCsv(['model', 'strategy', 'category', ...RATES], [...r.byCategory])],
     ['by_language.csv', toCsv(['model', 'strategy', 'language', ...RATES], [...r.byLanguage])],
     ['cells.csv', toCsv(['model', 'strategy', 'language', 'category', 'n', 'accuracy', 'tp', 'tn', 'fp', 'fn', 'abstained', 'missing'], [...r.cells])],
-    ['lowest_cells.csv', toCsv(['model', 'strategy', 'rank', 'language', 'category', 'n', 'accuracy', 'fp', 'fn', 'fp_share', 'dominant_error', 'abstained', 'missing'], [...r.lowestCells])],
+    ['lowest_cells.csv', toCsv(['model', 'strategy', 'rank', 'ties', 'language', 'category', 'n', 'accuracy', 'fp', 'fn', 'fp_share', 'dominant_error', 'abstained', 'missing'], [...r.lowestCells])],
     ['checkpoints.csv', toCsv(['model', 'strategy', 'target', 'n', 'n_positive', 'tp', 'fp', 'fn', 'tn', 'abstained', 'missing', 'precision', 'recall', 'f1'], [...r.checkpoints])],
     ['step1_agreement.csv', toCsv(['model', 'language', 'facet', 'n', 'agree', 'agreement', 'invalid', 'missing', 'first_read_as_second', 'second_read_as_first'], [...r.step1Agreement])],
   ];

@@ -7,7 +7,7 @@ import type { ReportMeta } from '../../../battery/types.js';
 import { mdTable } from '../../../report/markdown.js';
 import type { XvalueResults } from '../analysis/types.js';
 import { CATEGORIES, CHECKPOINTS, LANGUAGES, STRATEGIES } from '../types.js';
-import { STRATEGY_TITLE, pct } from './format.js';
+import { STRATEGY_TITLE, pct, rankText } from './format.js';
 
 
 function overallAndCategories(r: XvalueResults): string[] {
@@ -62,7 +62,7 @@ function languages(r: XvalueResults): string[] {
 }
 
 function checkpoints(r: XvalueResults): string[] {
-  const out: string[] = ['## Precision, recall and F1, values-inappropriate as the positive class (Towards Cross-lingual Values Judgment §6.5, Figure 3)'];
+  const out: string[] = ['## Precision, recall and F1 (values-inappropriate as the positive class; Towards Cross-lingual Values Judgment §6.5, Figure 3)'];
   const models = [...new Set(r.checkpoints.map((c) => c.model))].sort();
   const overall = r.checkpoints.filter((c) => c.target === 'overall');
   out.push(
@@ -90,8 +90,11 @@ function lowest(r: XvalueResults): string[] {
     '## Lowest language × category cells (Towards Cross-lingual Values Judgment §6.6, Appendix B)',
     mdTable(
       ['Model', 'Strategy', 'Rank', 'Cell', 'n', 'Acc', 'FP', 'FN', 'Errors'],
-      r.lowestCells.map((c) => [c.model, c.strategy, String(c.rank), `${c.language} × ${c.category}`, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), c.dominant_error]),
+      r.lowestCells.map((c) => [c.model, c.strategy, rankText(c), `${c.language} × ${c.category}`, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), c.dominant_error]),
     ),
+    ...(r.lowestCells.some((c) => c.ties > 0)
+      ? ['Cells of equal accuracy share a rank; "tied with k others" counts the cells at the same accuracy that are not listed as well as those that are. Which tied cell is listed (more pairs first, then language and category order) is a convention, not a finding.']
+      : []),
   ];
 }
 

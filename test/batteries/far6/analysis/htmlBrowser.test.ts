@@ -99,7 +99,7 @@ describe('report.html in headless chromium', () => {
   it('shows every section, and every chart is laid out with a title', () => {
     const r = visit.result;
     expect(r.title).toBe('FAR-6 analysis: browser <test> (simulated)');
-    expect(r.sections).toEqual(['convergence', 'disagreement', 'heatmaps', 'identity', 'habits', 'polarity', 'judge-audit', 'files']);
+    expect(r.sections).toEqual(['replies', 'convergence', 'disagreement', 'heatmaps', 'identity', 'habits', 'polarity', 'judge-audit', 'files']);
     expect(r.svgCount).toBeGreaterThanOrEqual(15);
     expect(r.svgDrawn).toBe(r.svgCount);
     expect(r.svgUntitled).toBe(0);

@@ -79,6 +79,7 @@ export function judgeAuditSection(audit: JudgeAuditResults): Section {
           colLabels: constraints,
           rowGroups: cells.map((x) => x.slice(0, x.lastIndexOf('/'))),
           scale: 'share',
+          better: 'high',
           legendLabel: 'agreement',
           cell: (i, j) => {
             const r = at.get(`${cells[i]}\u0000${constraints[j]}`);

@@ -12,6 +12,7 @@ import {
   disagreementSection,
   filesSection,
   headerSection,
+  repliesReadSection,
   heatmapSection,
   habitsSection,
   identitySection,
@@ -30,6 +31,7 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-i
 export function renderReportHtml(results: AnalysisResults, meta: ReportMeta, opts: HtmlReportOptions = {}): string {
   const simulated = meta.simulated === true || results.simulated;
   const sections: Section[] = [
+    repliesReadSection(results),
     convergenceSection(results, opts),
     disagreementSection(results),
     heatmapSection(results),

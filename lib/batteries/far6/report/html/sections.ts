@@ -19,7 +19,7 @@ import type {
 import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
 import { headlineIndex } from './headline.js';
 import { domainOf, matrixChart, rowChart, scatterChart, stackedChart } from '../../../../report/html/svg.js';
-import { tableDetails } from '../../../../report/html/table.js';
+import { htmlTable, tableDetails } from '../../../../report/html/table.js';
 import type { ChartRow, HtmlReportOptions, MarkShape, RowMark, TableSpec } from '../../../../report/html/types.js';
 
 export interface Section {
@@ -32,8 +32,10 @@ const METRIC_LABEL: Readonly<Record<IdentityMetric, string>> = { residual_r: 're
 /** Same Judgment, Different Yes §4: the plotted pairs converge at median story-level r ≥ 0.90; the rest are drawn red. */
 const CONVERGENCE_LINE = 0.9;
 
-function section(id: string, title: string, parts: readonly string[]): Section {
-  return { id, title, html: `<section id="${esc(id)}" aria-labelledby="${esc(id)}-h"><h2 id="${esc(id)}-h">${esc(title)}</h2>${parts.join('')}</section>` };
+/** `alsoIn`: the titles of summary.md sections whose numbers this section shows besides its own. */
+function section(id: string, title: string, parts: readonly string[], alsoIn: readonly string[] = []): Section {
+  const summary = alsoIn.length > 0 ? ` data-summary="${esc(alsoIn.join('|'))}"` : '';
+  return { id, title, html: `<section id="${esc(id)}"${summary} aria-labelledby="${esc(id)}-h"><h2 id="${esc(id)}-h">${esc(title)}</h2>${parts.join('')}</section>` };
 }
 
 function p(text: string): string {
@@ -91,7 +93,7 @@ export function headerSection(results: AnalysisResults, meta: ReportMeta, simula
     header: ['model', 'language', 'attempts', 'ok attempts', 'items ok', 'simulated attempts', 'cost (USD)'],
     rows: totals.map((t) => [t.model, t.language, String(t.attempts), String(t.ok_attempts), String(t.items_ok), String(t.simulated_attempts), fmt(t.cost_usd, 4)]),
   };
-  return `<header><h1>FAR-6 analysis: ${esc(meta.campaign)}${simulated ? ' <span class="badge">simulated</span>' : ''}</h1>${notice}${dl}${tableDetails(table)}</header>`;
+  return `<header><h1>FAR-6 analysis: ${esc(meta.campaign)}${simulated ? ' <span class="badge">simulated</span>' : ''}</h1>${notice}<h2 id="run">What was run</h2>${dl}${tableDetails(table)}</header>`;
 }
 
 /** Links to the CSV files and summary.md beside report.html. */
@@ -99,14 +101,14 @@ export function filesSection(files: readonly string[]): Section {
   const list = files.length
     ? `<ul class="files">${files.map((f) => `<li><a href="${esc(encodeURI(f))}">${esc(f)}</a></li>`).join('')}</ul>`
     : empty('No result files were listed.');
-  return section('files', 'Every number as CSV', [p('The result files sit beside this report; each chart above has its table folded below it.'), list]);
+  return section('files', 'Files: every number as CSV', [p('The result files sit beside this report; each chart above has its table folded below it.'), list]);
 }
 
 /* ---- Same Judgment, Different Yes §4, Figure 2a ---- */
 
 /** Median story-level r and its 10–90 % range over cells per readout pair (Figure 2a). */
 export function convergenceSection(results: AnalysisResults, opts: HtmlReportOptions): Section {
-  const title = 'Which readouts converge';
+  const title = 'Readout convergence: which readouts converge';
   const intro = p(
     `Same Judgment, Different Yes §4, Figure 2a: story-level r between two readouts of the same cell on ≥ ${results.minCommonStories} common stories, median over cells (dot) and 10–90 % range (whisker); hollow: median residual r of the same pair. Rows below the median r of ${CONVERGENCE_LINE.toFixed(2)} are red. The same replies read twice (rule and judge on the replies both read decisively, identical weights) isolate the reading from the replies.`,
   );
@@ -185,7 +187,8 @@ export function convergenceSection(results: AnalysisResults, opts: HtmlReportOpt
       );
     }
   }
-  return section('convergence', title, parts);
+  // summary.md gives this chart's rows in three sections: the same replies read twice and the residual profiles are rows of it.
+  return section('convergence', title, parts, ['The same replies, two readings', 'Residual profiles across readouts']);
 }
 
 /* ---- Same Judgment, Different Yes §4, Figure 2b ---- */
@@ -252,7 +255,7 @@ function pairKey(a: Cell, b: Cell): string {
 export function heatmapSection(results: AnalysisResults): Section {
   const title = 'Between-cell correlations';
   const intro = p(
-    'Same Judgment, Different Yes §5, Figure 3c–f: story-level r and residual-profile r (language consensus and cell mean removed) between every two cells on their common stories, cells grouped by model and then by language. Blue: positive, red: negative, grey: too few common stories, dark: the cell itself.',
+    'Same Judgment, Different Yes §5, Figure 3c–f: story-level r and residual-profile r (language consensus and cell mean removed) between every two cells on their common stories, cells grouped by model and then by language. Green: positive, purple: negative (neither is better: the maps show where cells agree), grey: too few common stories, dark: the cell itself.',
   );
   const id = results.identity;
   if (!id) return section('heatmaps', title, [intro, empty('Not computed: no identity analysis in these results.')]);
@@ -286,7 +289,7 @@ export function heatmapSection(results: AnalysisResults): Section {
         const label = metric === 'r' ? 'story-level r' : 'residual r';
         const groups = order.map((c) => (by === 'model' ? c.model : c.language));
         grid.push(
-          `<div class="matrix">${matrixChart({
+          `<figure class="matrix">${matrixChart({
             id: `hm-${slug(readout)}-${metric === 'r' ? 'story' : 'residual'}-by-${by}`,
             title: `${readout}: ${label} between cells, grouped by ${by}`,
             desc: `${order.length} × ${order.length} cells ordered by ${by}; ${pairs.length} cell pairs.`,
@@ -295,6 +298,8 @@ export function heatmapSection(results: AnalysisResults): Section {
             rowGroups: groups,
             colGroups: groups,
             scale: 'r',
+            // Cells that agree are not better than cells that differ: the question is where they do.
+            better: 'neither',
             legendLabel: label,
             cell: (i, j) => {
               const a = order[i] as Cell;
@@ -305,7 +310,7 @@ export function heatmapSection(results: AnalysisResults): Section {
               const n = q ? (metric === 'r' ? q.n_common : q.n_common_residual) : 0;
               return { value: v, title: `${cellName(a.model, a.language)} × ${cellName(b.model, b.language)}: ${label} ${fmt(v)} on ${n} stories${q ? ` (${q.class.replace('_', ' ')})` : ''}` };
             },
-          })}<p class="m-caption">${esc(`${label}, grouped by ${by}`)}</p></div>`,
+          })}<figcaption class="m-caption">${esc(`${label} between cells, grouped by ${by} (Same Judgment, Different Yes §5, Figure 3c–f)`)}</figcaption></figure>`,
         );
       }
     }
@@ -398,7 +403,7 @@ export function identitySection(results: AnalysisResults): Section {
           rows,
           domain: domainOf(values, [0], metric === 'mean_abs_diff' ? [-1, 1] : [-1, 1]),
           axisLabel: METRIC_LABEL[metric],
-          series: [],
+          series: [{ label: 'estimate, whisker 95 % interval', shape: 'dot' }],
           references: [{ x: 0, label: '0' }],
           plotWidth: 300,
         })}</div>`,
@@ -522,7 +527,7 @@ function habitChart(habits: readonly CellHabit[], key: HabitKey, constraint: str
 
 /** Keying bias, second-listed preference and named-term pull per cell; sign changes; variance shares. */
 export function habitsSection(results: AnalysisResults): Section {
-  const title = 'Answer habits and their change under negation';
+  const title = 'Answer habits across cells and their change under negation';
   const parts = [
     p(
       'Same Judgment, Different Yes §6, Figure 4: yes/no keying bias b (negative: the side the question does not name, e.g. "no", is preferred), the second-listed preference of proposition letters and their named-term pull, per model over languages; whether b changes sign from the plain question to the negative interrogative; and how much of each habit\'s cell matrix belongs to the model, the language or their interaction.',
@@ -558,6 +563,7 @@ export function habitsSection(results: AnalysisResults): Section {
           domain: [-m, m],
           xLabel: `b, ${a}`,
           yLabel: `b, ${b}`,
+          legend: { point: 'cell', highlight: 'b changes sign', quadrants: 'opposite signs' },
         }),
         `b changes sign in ${count?.n_changed ?? 0} of ${count?.n_cells ?? rows.length} cells (filled red; shaded: the opposite-sign quadrants).`,
         {
@@ -608,6 +614,7 @@ function polarityMatrix(id: string, title: string, rowsOf: readonly PolarityShar
       rowLabels,
       colLabels,
       scale: 'share',
+      better: 'neither',
       legendLabel: 'polarity share',
       cell: (i, j) => {
         const x = at.get(`${rowLabels[i]}\u0000${colLabels[j]}`);
@@ -627,7 +634,7 @@ function polarityMatrix(id: string, title: string, rowsOf: readonly PolarityShar
 export function polaritySection(results: AnalysisResults): Section {
   const title = 'The negative-interrogative token';
   const intro = p(
-    'Same Judgment, Different Yes §7, Figure 5: of the negative-interrogative yes/no replies with a decisive token and a decisive judged sentence, the share whose token follows the polarity mapping (yes with the named term; blue); the rest follow the truth/agreement mapping (red); white is an even split.',
+    'Same Judgment, Different Yes §7, Figure 5: of the negative-interrogative yes/no replies with a decisive token and a decisive judged sentence, the share whose token follows the polarity mapping (yes with the named term; green); the rest follow the truth/agreement mapping (purple); white is an even split. Neither mapping is better, so neither is drawn red.',
   );
   const ag = results.agreement;
   if (!ag) return section('polarity', title, [intro, empty('Not computed: the data hold no replies read by two readers.')]);
@@ -650,7 +657,7 @@ export function polaritySection(results: AnalysisResults): Section {
             rows: models.map((x) => ({ label: x.model, bars: [{ x: x.share as number, series: 0, title: `${x.model}: ${fmt(x.share)} (${x.n_polarity} of ${x.n_replies})` }] })),
             domain: [0, 1],
             axisLabel: 'polarity share',
-            series: [],
+            series: [{ label: 'share of polarity-mapped tokens', shape: 'square' }],
             references: [{ x: 0.5, label: 'even split' }],
           }),
           'Per model, pooled over languages and wordings.',
@@ -705,4 +712,29 @@ export function polaritySection(results: AnalysisResults): Section {
     }),
   );
   return section('polarity', title, parts);
+}
+
+/**
+ * summary.md's "Replies read": per readout (form/constraint/reader, pooled over cells) the replies
+ * read, the decisive share and the P share among decisive readings.
+ */
+export function repliesReadSection(results: AnalysisResults): Section {
+  const per = new Map<string, { replies: number; decisive: number; p: number }>();
+  for (const c of results.cellSummary) {
+    const key = `${c.form}/${c.constraint}/${c.reader}`;
+    const acc = per.get(key) ?? { replies: 0, decisive: 0, p: 0 };
+    acc.replies += c.replies;
+    acc.decisive += c.decisive;
+    acc.p += c.n_p;
+    per.set(key, acc);
+  }
+  const rows = [...per.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => [k, String(v.replies), fmt(v.replies ? v.decisive / v.replies : null), fmt(v.decisive ? v.p / v.decisive : null)]);
+  if (rows.length === 0) return section('replies', 'Replies read', [empty('No reply was read.')]);
+  return section('replies', 'Replies read', [
+    p('Per readout, pooled over cells: the replies read, the share read decisively (P or notP), and the share of P among the decisive ones.'),
+    htmlTable({ caption: 'Replies read per readout', header: ['readout', 'replies', 'decisive share', 'P share'], rows }),
+    '<p class="csv-link">CSV: <a href="cell_summary.csv">cell_summary.csv</a> (per cell)</p>',
+  ]);
 }

@@ -6,7 +6,7 @@ import type { ReportMeta } from '../../../../battery/types.js';
 import { escapeHtml as esc } from '../../../../report/html/escape.js';
 import { REPORT_CSS, REPORT_JS } from '../../../../report/html/page.js';
 import type { XvalueResults } from '../../analysis/types.js';
-import { checkpointSection, filesSection, heatmapSection, languageSection, lowestCellsSection, overallSection, step1Section } from './sections.js';
+import { checkpointSection, coverageSection, filesSection, heatmapSection, languageSection, lowestCellsSection, overallSection, step1Section } from './sections.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
@@ -16,7 +16,7 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-i
  */
 export function renderXvalueReport(r: XvalueResults, meta: ReportMeta, files: readonly string[] = []): string {
   const simulated = meta.simulated === true || r.simulated;
-  const sections = [overallSection(r), languageSection(r), heatmapSection(r), checkpointSection(r), lowestCellsSection(r), step1Section(r), filesSection(files)];
+  const sections = [overallSection(r), languageSection(r), heatmapSection(r), checkpointSection(r), lowestCellsSection(r), step1Section(r), coverageSection(r), filesSection(files)];
   const models = [...new Set(r.overall.map((o) => o.model))].sort();
   const facts: [string, string][] = [
     ...(meta.source ? ([['Source', meta.source]] as [string, string][]) : []),

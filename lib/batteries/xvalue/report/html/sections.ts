@@ -11,7 +11,7 @@ import type { ChartRow, TableSpec } from '../../../../report/html/types.js';
 import type { XvalueResults } from '../../analysis/types.js';
 import { CATEGORIES, CATEGORY_NAMES, CHECKPOINTS, CHECKPOINT_NAMES, LANGUAGES, STRATEGIES } from '../../types.js';
 import type { Strategy } from '../../types.js';
-import { STRATEGY_TITLE, pct } from '../format.js';
+import { STRATEGY_TITLE, pct, rankText } from '../format.js';
 
 export interface Section {
   readonly id: string;
@@ -133,12 +133,13 @@ export function heatmapSection(r: XvalueResults): Section {
       colLabels: categories,
       cell,
       scale: 'share',
+      better: 'high',
       legendLabel: 'accuracy',
     });
-    return `<div>${svg}<p class="m-caption">${esc(`${model} · ${STRATEGY_TITLE[strategy]}`)}</p></div>`;
+    return `<figure>${svg}<figcaption class="m-caption">${esc(`${model} · ${STRATEGY_TITLE[strategy]}: accuracy, blue better (Towards Cross-lingual Values Judgment Appendix B, Figure 1)`)}</figcaption></figure>`;
   });
   return section('heatmaps', 'Language × category heat maps', [
-    p('Overall-verdict accuracy per language and category (Towards Cross-lingual Values Judgment Appendix B, Figure 1): red below 50 %, white at 50 %, blue towards 100 %; grey cells hold no pair. Hover a cell for n and its false positives / negatives.'),
+    p('Overall-verdict accuracy per language and category (Towards Cross-lingual Values Judgment Appendix B, Figure 1): blue is better (towards 100 %), red worse (below 50 %), white at 50 %; grey cells hold no pair. Hover a cell for n and its false positives / negatives.'),
     `<div class="matrices">${charts.join('')}</div>`,
   ]);
 }
@@ -180,19 +181,19 @@ export function checkpointSection(r: XvalueResults): Section {
 export function lowestCellsSection(r: XvalueResults): Section {
   if (r.lowestCells.length === 0) return section('lowest', 'Lowest cells', [empty('No cell with a verdict.')]);
   return section('lowest', 'Lowest language × category cells', [
-    p('The cells with the lowest accuracy per model and strategy (Towards Cross-lingual Values Judgment §6.6) and whether their errors are mostly false positives (over-flagging) or false negatives (missed violations): dominant when above two thirds.'),
+    p('The cells with the lowest accuracy per model and strategy (Towards Cross-lingual Values Judgment §6.6) and whether their errors are mostly false positives (over-flagging) or false negatives (missed violations): dominant when above two thirds. Cells of equal accuracy share a rank, and a tie names how many other cells have the same accuracy; which of them is listed (more pairs first, then language and category order) is a convention.'),
     htmlTable({
       caption: 'Lowest cells',
       header: ['Model', 'Strategy', 'Rank', 'Language', 'Category', 'n', 'Acc', 'FP', 'FN', 'FP share', 'Errors'],
-      rows: r.lowestCells.map((c) => [c.model, c.strategy, String(c.rank), c.language, c.category, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), pct(c.fp_share), c.dominant_error]),
+      rows: r.lowestCells.map((c) => [c.model, c.strategy, rankText(c), c.language, c.category, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), pct(c.fp_share), c.dominant_error]),
     }),
   ]);
 }
 
 /** Step 1 against the annotated scope and nature. */
 export function step1Section(r: XvalueResults): Section {
-  if (r.step1Agreement.length === 0) return section('step1', 'Step 1: scope and nature', [empty('No rubric step 1 to compare.')]);
-  return section('step1', 'Step 1: scope and nature', [
+  if (r.step1Agreement.length === 0) return section('step1', 'Step 1 against the annotation: scope and nature', [empty('No rubric step 1 to compare.')]);
+  return section('step1', 'Step 1 against the annotation: scope and nature', [
     p('How often step 1 names the annotated scope (Global/Regional) and nature (Consensus/Pluralism); a wrong nature gives step 2 the other checklist (Towards Cross-lingual Values Judgment Appendix B.4).'),
     tableDetails({
       caption: 'Agreement with the annotation (an unreadable reading counts as disagreement)',
@@ -203,6 +204,20 @@ export function step1Section(r: XvalueResults): Section {
 }
 
 /** Links to the result files beside report.html. */
+/** summary.md's Coverage: per model and strategy the pairs asked, those with a verdict, the unreadable and the unanswered. */
+export function coverageSection(r: XvalueResults): Section {
+  if (r.overall.length === 0) return section('coverage', 'Coverage', [empty('No verdict.')]);
+  return section('coverage', 'Coverage', [
+    p('An invalid (unreadable) verdict counts as wrong; a missing one (no reply) is left out of every rate.'),
+    htmlTable({
+      caption: 'Coverage per model and strategy',
+      header: ['Model', 'Strategy', 'asked', 'with a verdict', 'invalid', 'missing'],
+      rows: r.overall.map((o) => [o.model, o.strategy, String(o.n + o.missing), String(o.n), String(o.abstained), String(o.missing)]),
+    }),
+    '<p class="csv-link">CSV: <a href="overall.csv">overall.csv</a></p>',
+  ]);
+}
+
 export function filesSection(files: readonly string[]): Section {
   return section('files', 'Result files', [files.length === 0 ? empty('No files.') : `<ul>${files.map((f) => `<li><a href="${esc(f)}">${esc(f)}</a></li>`).join('')}</ul>`]);
 }
