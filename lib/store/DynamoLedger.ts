@@ -13,7 +13,8 @@
  *
  * Ledger table: `ITEM#<c>#<phase>#<shard>` / item id (state, part, registration seq, model, language,
  * retired), the shard a hash of the item id (ITEM_SHARDS); `PARTITION#<c>` / `<phase>#<model>#<language>` a registered partition; `PART#<c>#<phase>` /
- * part key; `BATCH#<c>` / batch id, and `BATCH#<c>` / `INTENT#<submission key>` a batch about to be
+ * part key; `MARKS#<c>#<phase>` / `<part key>#<n>` and `UNMARKED#<c>#<phase>` / part key the item marks
+ * of a committed part until they are made (dynamo/partMarks.ts); `BATCH#<c>` / batch id, and `BATCH#<c>` / `INTENT#<submission key>` a batch about to be
  * created; `SEQ#<c>#<phase>` / `SEQ` the registration counter.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -36,6 +37,7 @@ import { PartCommittedError } from './errors.js';
 import { MAX_SCOPE_IDS } from './types.js';
 import type { BatchIntent, BatchRecord, BudgetState, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
 import { idsDigest, orphanBill } from './orphans.js';
+import { readMarks, unmarkedKey, unmarkedParts, unmarkedPut, writeMarkChunks } from './dynamo/partMarks.js';
 
 /** Rounding slack of the cap check, as in EmbeddedLedger. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -189,6 +191,11 @@ function intentOf(campaign: string, b: Record<string, unknown>): BatchIntent {
     reservationId: b.reservation_id as string,
     createdAt: b.created_at as number,
   };
+}
+
+/** The item marks a commit makes. */
+function marksOf(commit: PartCommit): { done: readonly string[]; failed: readonly string[]; failedPermanently: readonly string[] } {
+  return { done: commit.done, failed: commit.failed, failedPermanently: commit.failedPermanently ?? [] };
 }
 
 /**
@@ -634,6 +641,7 @@ export class DynamoLedger implements Ledger {
   }
 
   private async items(campaign: string, phase: string): Promise<Record<string, unknown>[]> {
+    await this.repairUnmarked(campaign, phase);
     return this.queryItems(campaign, phase, { ProjectionExpression: 'sk, #s, seq, retired', ExpressionAttributeNames: { '#s': 'state' } });
   }
 
@@ -687,6 +695,7 @@ export class DynamoLedger implements Ledger {
    */
   async pendingAmong(campaign: string, { phase }: LedgerPartition, itemIds: readonly string[], options: PendingOptions = {}): Promise<Set<string>> {
     const retryFailed = options.retryFailed === true;
+    await this.repairUnmarked(campaign, phase);
     // Distinct ids (a BatchGetItem refuses duplicate keys), 100 a request, PENDING_CONCURRENCY in flight.
     const unique = [...new Set(itemIds)];
     const groups: string[][] = [];
@@ -703,8 +712,10 @@ export class DynamoLedger implements Ledger {
 
   /**
    * The part record and the budget move in one transaction (a part is adopted once, its cost counted
-   * once); item states follow, idempotently. A commit interrupted after the transaction is finished
-   * by the next commitPart of the same part, which then reports it as committed.
+   * once); item states follow, idempotently. The marks are written down before the transaction and
+   * the transaction records the part as not yet marked, so a commit interrupted after it (a killed
+   * Lambda, a throttle past the SDK's retries) is finished by the next reader of the phase's pending
+   * items (repairUnmarked), or by the next commitPart of the same part, which then reports it as committed.
    */
   async commitPart(commit: PartCommit): Promise<void> {
     assertAmount('part cost', commit.costUsd);
@@ -731,7 +742,10 @@ export class DynamoLedger implements Ledger {
         ExpressionAttributeValues: { ':closed': 'closed', ':ttl': now + CLOSED_BATCH_TTL_S },
       },
     }));
-    const codes = await this.settleMany(campaign, reservations, commit.costUsd, [partItem, ...batchItems], commit.possiblyBilledUsd ?? 0);
+    // The marks go down first and the transaction names them: a commit is never left with its items pending (dynamo/partMarks.ts).
+    const chunks = await writeMarkChunks(this.db, this.ledgerTable, campaign, phase, partKey, marksOf(commit));
+    const unmarked = unmarkedPut(this.ledgerTable, campaign, phase, partKey, chunks);
+    const codes = await this.settleMany(campaign, reservations, commit.costUsd, [partItem, unmarked, ...batchItems], commit.possiblyBilledUsd ?? 0);
     if (codes !== undefined) {
       if (codes[0] === 'ConditionalCheckFailed') {
         const existing = await this.db.send(new GetCommand({ TableName: this.ledgerTable, Key: { pk: partPk(campaign, phase), sk: partKey }, ConsistentRead: true }));
@@ -779,7 +793,18 @@ export class DynamoLedger implements Ledger {
     return [merged];
   }
 
-  private async markItems(commit: PartCommit): Promise<void> {
+  /**
+   * Marks the items of every part of a phase committed and left unmarked (a writer killed or
+   * throttled between its commit and its last mark), before anyone reads what is pending there.
+   */
+  private async repairUnmarked(campaign: string, phase: string): Promise<void> {
+    for (const { partKey, chunks } of await unmarkedParts(this.db, this.ledgerTable, campaign, phase)) {
+      const marks = await readMarks(this.db, this.ledgerTable, campaign, phase, partKey, chunks);
+      await this.markItems({ campaign, phase, partKey, ...marks });
+    }
+  }
+
+  private async markItems(commit: Pick<PartCommit, 'campaign' | 'phase' | 'partKey' | 'done' | 'failed' | 'failedPermanently'>): Promise<void> {
     const { campaign, phase, partKey } = commit;
     await this.assertItemLayout(campaign, phase);
     // `permanent` as the embedded ledger's column: the last attempt decides whether a run asks again.
@@ -806,6 +831,7 @@ export class DynamoLedger implements Ledger {
     await this.db.send(
       new UpdateCommand({ TableName: this.ledgerTable, Key: { pk: partPk(campaign, phase), sk: partKey }, UpdateExpression: 'SET marked = :t', ExpressionAttributeValues: { ':t': true } }),
     );
+    await this.db.send(new DeleteCommand({ TableName: this.ledgerTable, Key: unmarkedKey(campaign, phase, partKey) }));
   }
 
   async committedParts(campaign: string, phase: string): Promise<Set<string>> {

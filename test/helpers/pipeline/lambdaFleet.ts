@@ -19,6 +19,7 @@ import path from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { AthenaClient } from '@aws-sdk/client-athena';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 // eslint-disable-next-line no-restricted-imports -- the handlers' own Context type; lib/ still may not import it
 import type { Context } from 'aws-lambda';
 import { createHandler as createPlan, parseGpuQueues } from '../../../functions/plan/handler.js';
@@ -43,7 +44,8 @@ import type { PipelineFunction, SynthesizedPipeline } from './synthesizedPipelin
  */
 export interface WorkerCrash {
   readonly kind: 'throw' | 'kill';
-  readonly at: 'upload' | 'commit';
+  /** `mark`: right after a part's commit transaction reached DynamoDB, before its items are marked. */
+  readonly at: 'upload' | 'commit' | 'mark';
   readonly after: number;
 }
 
@@ -209,7 +211,7 @@ export class LambdaFleet {
         break;
       }
       case 'worker': {
-        const stores = storesFromEnv('worker', { withKeys: true });
+        const stores = storesFromEnv('worker', { withKeys: true, dynamoClient: this.crashableDynamo(container) });
         handler = createWorker({ ...stores, store: this.crashableStore(container, stores.store), ledgerFor: (runId) => this.crashableLedger(container, stores.ledgerFor(runId)), tmpDir, logger, metrics });
         break;
       }
@@ -271,6 +273,25 @@ export class LambdaFleet {
       list: async (prefix) => (alive(), store.list(prefix)),
       delete: async (key) => (alive(), store.delete(key)),
     };
+  }
+
+  /**
+   * The worker's DynamoDB client, as the entry point makes it: the part-mark crash point (after a
+   * commit transaction that puts a part record came back), and nothing sent once killed.
+   */
+  private crashableDynamo(container: Container): DynamoDBClient {
+    const client = new DynamoDBClient(process.env[ENV.dynamoEndpoint] ? { endpoint: process.env[ENV.dynamoEndpoint] } : {});
+    this.clients.push(client);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (container.dead) throw new ContainerKilled();
+        const out = await next(args);
+        if (context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes('"PART#')) this.crashPoint(container, 'mark', 'the item marks of a committed part');
+        return out;
+      },
+      { step: 'initialize', name: 'fleetCrashPoint' },
+    );
+    return client;
   }
 
   /** The worker's ledger: the part-commit crash point, and nothing served once killed. */
