@@ -42,6 +42,7 @@ import { ShardWork } from './ShardWork.js';
 import { callsPerCopy, copyLimits, registeredDigest, registeredKey, shardDoneKey, waveCopies } from './shards.js';
 import type { ParquetIo, ParquetSession } from './parquetIo.js';
 import { upstreamNeeds } from './upstreamNeeds.js';
+import { holdLease } from './workerLease.js';
 
 /** Where a worker logs (Powertools' Logger on Lambda): a message and its structured fields. */
 export interface ShardLog {
@@ -80,6 +81,8 @@ export interface ShardRunnerDeps {
    * JavaScript (parquetIoJs.ts) in the Lambda worker, which ships without DuckDB.
    */
   readonly parquet: ParquetIo;
+  /** Length of the invocation's lease on the ledger (workerLease.ts; default LEASE_MS). */
+  readonly leaseMs?: number;
   /**
    * Calls kept in flight, over the share of the campaign's `concurrency` a Lambda copy gets: the
    * GPU worker keeps hundreds in flight for its own vLLM's continuous batching (gpu.in_flight).
@@ -156,6 +159,8 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   const total: Totals = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0 };
   // Messages of rejected keys already recorded by this invocation (one record per provider).
   const keyRecorded = new Set<string>();
+  // Held while this invocation may reserve: a plan that moves the fence waits for it to end.
+  const lease = await holdLease(deps.ledger, campaign.name, deps.invocation, deps.leaseMs, (err) => log.warn('worker lease not renewed', { campaign: campaign.name, error: deps.redact(String(err)) }));
   try {
     for (const shard of e.Items) {
       const { phase, model } = checkShard(ctx, shard);
@@ -238,6 +243,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
       if (dependent && out.pending === 0 && open === 0) await markSettled(ctx, ledger, store, phase, shard, partition, items);
     }
   } finally {
+    await lease.end();
     await io.close();
     await rm(deps.scratch, { recursive: true, force: true });
   }

@@ -230,6 +230,16 @@ export interface Ledger {
   campaignBatchIntents(campaign: string): Promise<BatchIntent[]>;
   /** Forgets an intent whose batch was never created; its reservation is released in the same write. */
   dropBatchIntent(campaign: string, submissionKey: string): Promise<void>;
+  /**
+   * Worker leases, where workers of two executions could overlap (DynamoDB): a worker keeps one
+   * live while it runs (`heartbeat` again before `untilMs` passes) and ends it when it returns;
+   * `liveHolders` says how many of other runs are live, so a plan that moved the fence can wait
+   * for the fenced generation to stop. Absent on the embedded ledger, whose run lock already
+   * keeps one run at a time.
+   */
+  heartbeat?(campaign: string, holder: string, untilMs: number): Promise<void>;
+  endHeartbeat?(campaign: string, holder: string): Promise<void>;
+  liveHolders?(campaign: string, exceptRunId: string): Promise<{ readonly count: number; readonly untilMs: number; readonly runs: readonly string[] }>;
   close(): Promise<void>;
 }
 

@@ -13,9 +13,8 @@
  * died in between. Chunks of a commit that never happened are never read (no row names them) and
  * expire with the table's TTL.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { TTL_ATTRIBUTE } from '../../config/index.js';
 import { SondageError } from '../../errors.js';
 
@@ -25,8 +24,6 @@ type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 export const MARK_CHUNK_IDS = 2_000;
 /** Chunks expire this long after they are written (a replay needs them only until the next read of the phase). */
 const MARK_CHUNK_TTL_S = 30 * 24 * 3600;
-const BATCH_WRITE_ITEMS = 25;
-const BATCH_WRITE_RETRIES = 12;
 
 /** The items a part marks, as its commit names them. */
 export interface PartMarks {
@@ -56,7 +53,8 @@ export async function writeMarkChunks(db: DynamoDBDocumentClient, table: string,
     const of = (s: 'd' | 'f' | 'p') => JSON.stringify(slice.filter((m) => m.s === s).map((m) => m.id));
     chunks.push({ pk: marksPk(campaign, phase), sk: chunkSk(partKey, chunks.length), done_json: of('d'), failed_json: of('f'), permanent_json: of('p'), [TTL_ATTRIBUTE]: expires });
   }
-  for (let i = 0; i < chunks.length; i += BATCH_WRITE_ITEMS) await putAll(db, table, chunks.slice(i, i + BATCH_WRITE_ITEMS));
+  // One PutItem each (a part has a few chunks): BatchWriteItem stays registration's alone.
+  await Promise.all(chunks.map((Item) => db.send(new PutCommand({ TableName: table, Item }))));
   return chunks.length;
 }
 
@@ -107,15 +105,4 @@ export async function readMarks(db: DynamoDBDocumentClient, table: string, campa
 /** The key of a part's not-yet-marked row (deleted once its items are marked). */
 export function unmarkedKey(campaign: string, phase: string, partKey: string): { pk: string; sk: string } {
   return { pk: unmarkedPk(campaign, phase), sk: partKey };
-}
-
-/** Puts up to 25 items in one BatchWriteItem, again for those DynamoDB hands back unprocessed. */
-async function putAll(db: DynamoDBDocumentClient, table: string, items: readonly Record<string, unknown>[]): Promise<void> {
-  let requests = items.map((Item) => ({ PutRequest: { Item } }));
-  for (let attempt = 0; requests.length > 0; attempt++) {
-    if (attempt > BATCH_WRITE_RETRIES) throw new SondageError(`commitPart: DynamoDB left ${requests.length} mark chunk(s) of table ${table} unprocessed after ${BATCH_WRITE_RETRIES} retries`);
-    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.random() * Math.min(5000, 50 * 2 ** attempt)));
-    const out = await db.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
-    requests = (out.UnprocessedItems?.[table] ?? []) as typeof requests;
-  }
 }

@@ -83,6 +83,12 @@ interface Container {
 }
 
 /** Thrown by a killed container's clients: the process is gone, nothing it sends arrives. */
+/**
+ * The workers' lease on the ledger, short here: a plan after a killed worker waits this long at
+ * most (lib/run/workerLease.ts). Beats every third of it, well within it on a busy machine.
+ */
+const WORKER_LEASE_MS = 3_000;
+
 class ContainerKilled extends Error {
   constructor() {
     super('the container was killed (injected crash); this call never left it');
@@ -118,6 +124,9 @@ export class LambdaFleet {
 
   /** Called as each invocation starts (the function, and how many of its invocations came before): a test injects faults here. */
   onInvoke: ((fn: PipelineFunction, previous: number) => void) | undefined;
+
+  /** Awaited before each reservation of a worker (the execution it works for): a test holds workers here. */
+  onReserve: ((execution: string) => Promise<void>) | undefined;
 
   /** The next worker invocation crashes as `crash` says. */
   crashNextWorker(crash: WorkerCrash): void {
@@ -212,7 +221,7 @@ export class LambdaFleet {
       }
       case 'worker': {
         const stores = storesFromEnv('worker', { withKeys: true, dynamoClient: this.crashableDynamo(container) });
-        handler = createWorker({ ...stores, store: this.crashableStore(container, stores.store), ledgerFor: (runId) => this.crashableLedger(container, stores.ledgerFor(runId)), tmpDir, logger, metrics });
+        handler = createWorker({ ...stores, store: this.crashableStore(container, stores.store), ledgerFor: (runId) => this.crashableLedger(container, stores.ledgerFor(runId), runId), tmpDir, logger, metrics, leaseMs: WORKER_LEASE_MS });
         break;
       }
       case 'report': {
@@ -295,13 +304,14 @@ export class LambdaFleet {
   }
 
   /** The worker's ledger: the part-commit crash point, and nothing served once killed. */
-  private crashableLedger(container: Container, ledger: Ledger): Ledger {
+  private crashableLedger(container: Container, ledger: Ledger, runId: string): Ledger {
     return new Proxy(ledger, {
       get: (target, prop) => {
         const value = Reflect.get(target, prop, target) as unknown;
         if (typeof value !== 'function') return value;
         return async (...args: unknown[]) => {
           if (container.dead && prop !== 'close') throw new ContainerKilled();
+          if (prop === 'reserve' && this.onReserve) await this.onReserve(runId);
           if (prop === 'commitPart') this.crashPoint(container, 'commit', `the commit of ${(args[0] as { partKey: string }).partKey}`);
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };
