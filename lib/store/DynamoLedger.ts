@@ -326,6 +326,26 @@ export class DynamoLedger implements Ledger {
     }
   }
 
+  /**
+   * Ledger.flagOverrun: a provider billed `excessUsd` past what a call of `model` reserved. The
+   * fence moves to an overrun token, so every worker of the campaign, in every invocation, stops at
+   * its next chunk (a re-started execution's plan moves it back), and the excess is added up on
+   * the budget item beside the model that caused it.
+   */
+  async flagOverrun(campaign: string, model: string, excessUsd: number): Promise<void> {
+    assertAmount('overrun', excessUsd);
+    const at = new Date().toISOString();
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.budgetTable,
+        Key: budgetKey(campaign),
+        ConditionExpression: 'attribute_exists(pk)',
+        UpdateExpression: 'SET fence = :f, overrun_model = :m, overrun_at = :t, overrun_usd = if_not_exists(overrun_usd, :zero) + :x',
+        ExpressionAttributeValues: { ':f': `overrun by ${model} at ${at}`, ':m': model, ':t': at, ':x': excessUsd, ':zero': 0 },
+      }),
+    );
+  }
+
   /** The campaign's fence: the run allowed to reserve, or a stop's token; undefined before any plan set one. */
   async fenceOf(campaign: string): Promise<string | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.budgetTable, Key: budgetKey(campaign), ConsistentRead: true, ProjectionExpression: 'fence' }));

@@ -237,6 +237,12 @@ export interface Ledger {
    * for the fenced generation to stop. Absent on the embedded ledger, whose run lock already
    * keeps one run at a time.
    */
+  /**
+   * A call of `model` cost `excessUsd` more than it reserved (DynamoDB): every worker of the
+   * campaign stops at its next chunk, not only the one that saw it. The local run's partitions
+   * share one process and its stop state instead.
+   */
+  flagOverrun?(campaign: string, model: string, excessUsd: number): Promise<void>;
   heartbeat?(campaign: string, holder: string, untilMs: number): Promise<void>;
   endHeartbeat?(campaign: string, holder: string): Promise<void>;
   liveHolders?(campaign: string, exceptRunId: string): Promise<{ readonly count: number; readonly untilMs: number; readonly runs: readonly string[] }>;
