@@ -33,14 +33,15 @@ export interface EnvStores {
  * Stores and key loader from the environment, built once per container. One DynamoDB client for
  * every ledger: a ledger per invocation only carries that invocation's run id on its reservations.
  */
-export function storesFromEnv(handler: string, options: { readonly withKeys: boolean }): EnvStores {
+export function storesFromEnv(handler: string, options: { readonly withKeys: boolean; readonly dynamoClient?: DynamoDBClient }): EnvStores {
   const s3Endpoint = process.env[ENV.s3Endpoint];
   const dynamoEndpoint = process.env[ENV.dynamoEndpoint];
   const store = new S3BlobStore({
     bucket: requiredEnv(ENV.bucket, handler),
     clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {},
   });
-  const client = new DynamoDBClient(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {});
+  // A test's fleet passes its own (one that can be killed mid-commit).
+  const client = options.dynamoClient ?? new DynamoDBClient(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {});
   const ledgerTable = requiredEnv(ENV.ledgerTable, handler);
   const budgetTable = requiredEnv(ENV.budgetTable, handler);
   const secretArn = options.withKeys ? requiredEnv(ENV.providerSecretArn, handler) : undefined;

@@ -40,6 +40,8 @@ export interface WorkerDeps extends HandlerDeps {
   /** Items per reservation and reply rows per part (default: the local run's 64 and 20,000). */
   readonly chunkSize?: number;
   readonly partRows?: number;
+  /** Length of an invocation's lease on the ledger (default lib/run/workerLease.ts LEASE_MS). */
+  readonly leaseMs?: number;
 }
 
 const PHASE_NAME = /^[a-z][a-z0-9_-]*$/;
@@ -139,6 +141,7 @@ export function createHandler(deps: WorkerDeps) {
         parquet: jsParquetIo,
         ...(deps.chunkSize !== undefined ? { chunkSize: deps.chunkSize } : {}),
         ...(deps.partRows !== undefined ? { partRows: deps.partRows } : {}),
+        ...(deps.leaseMs !== undefined ? { leaseMs: deps.leaseMs } : {}),
       };
       if (e.failure !== undefined) {
         // The give-up step: this batch's invocation failed after its retries.

@@ -22,6 +22,7 @@ import type { RunContext } from './context.js';
 import { assertWithinBudget, ensurePrompts } from './partitionSpec.js';
 import { retireDroppedPartitions } from './rebuildLedger.js';
 import { PartitionItems } from './partitionItems.js';
+import { waitForFencedWorkers } from './workerLease.js';
 import type { Plan } from './planCampaign.js';
 import { checkGpuQueues, checkGpuWeights } from './gpuChecks.js';
 import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, slices, waveCopies } from './shards.js';
@@ -94,7 +95,12 @@ export interface PlanWaveArgs {
   readonly gpuQueues?: Readonly<Record<string, string>>;
   /** Ceiling on worker copies: the worker's reserved concurrency as deployed (default MAX_WORKER_COPIES). */
   readonly maxWorkerCopies?: number;
+  /** How often the first wave looks again for fenced workers still running (default 1 s). */
+  readonly fencePollMs?: number;
 }
+
+/** Of the plan's time, what waiting for fenced workers leaves for the plan itself. */
+const FENCE_WAIT_MARGIN_MS = 300_000;
 
 export interface PlanWaveResult {
   readonly output: PlanOutput;
@@ -122,6 +128,10 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
     await checkGpuWeights(ctx, store);
     assertWithinBudget(campaign, plan, a.allowPartial === true);
     await ledger.initCampaign(campaign.name, campaign.budget_usd, a.execution);
+    // The fence is this execution's now: workers of an earlier one (stopped, or left running by a
+    // failed one) reserve nothing more. Until they have committed and returned, their items are
+    // not all marked, so nothing is listed before they are gone.
+    await waitForFencedWorkers(ledger, campaign.name, a.execution, Math.max(0, a.remainingMs() - FENCE_WAIT_MARGIN_MS), a.fencePollMs);
     // Reservations of an execution that died (a worker killed at its timeout): its journal died with
     // it, so nothing can show which calls came back. They count as possibly billed, never released.
     // Open provider batches keep theirs, and their workers re-attach.

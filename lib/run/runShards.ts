@@ -42,6 +42,7 @@ import { ShardWork } from './ShardWork.js';
 import { callsPerCopy, copyLimits, registeredDigest, registeredKey, shardDoneKey, waveCopies } from './shards.js';
 import type { ParquetIo, ParquetSession } from './parquetIo.js';
 import { upstreamNeeds } from './upstreamNeeds.js';
+import { holdLease } from './workerLease.js';
 
 /** Where a worker logs (Powertools' Logger on Lambda): a message and its structured fields. */
 export interface ShardLog {
@@ -80,11 +81,27 @@ export interface ShardRunnerDeps {
    * JavaScript (parquetIoJs.ts) in the Lambda worker, which ships without DuckDB.
    */
   readonly parquet: ParquetIo;
+  /** Length of the invocation's lease on the ledger (workerLease.ts; default LEASE_MS). */
+  readonly leaseMs?: number;
   /**
    * Calls kept in flight, over the share of the campaign's `concurrency` a Lambda copy gets: the
    * GPU worker keeps hundreds in flight for its own vLLM's continuous batching (gpu.in_flight).
    */
   readonly inFlight?: number;
+}
+
+/** StopState.overruns that reports each excess as it is added (runPartition adds it with `set`). */
+class OverrunsMap extends Map<string, number> {
+  constructor(private readonly onExcess: (model: string, excessUsd: number) => void) {
+    super();
+  }
+
+  override set(model: string, totalUsd: number): this {
+    const excess = totalUsd - (this.get(model) ?? 0);
+    super.set(model, totalUsd);
+    if (excess > 0) this.onExcess(model, excess);
+    return this;
+  }
 }
 
 /** Counts of one invocation. */
@@ -138,7 +155,14 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   const copies = e.BatchInput.copies ?? waveCopies(ctx, phasesHere);
   const limiters = new RateLimiters();
   const providerCtx = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe, ...(battery.simulator ? { simulator: battery.simulator } : {}) };
-  const stop: StopState = {};
+  // An overrun seen here stops every worker of the campaign: the ledger's flag moves its fence.
+  const flagged: Promise<void>[] = [];
+  const stop: StopState = {
+    overruns: new OverrunsMap((model, excessUsd) => {
+      if (!deps.ledger.flagOverrun) return;
+      flagged.push(deps.ledger.flagOverrun(campaign.name, model, excessUsd).catch((err: unknown) => log.error('overrun flag not written', { campaign: campaign.name, model, error: deps.redact(String(err)) })));
+    }),
+  };
   const shared: Omit<SharedPartitionFields, 'runId'> = {
     campaign: campaign.name,
     retry: DEFAULT_RETRY,
@@ -156,6 +180,8 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   const total: Totals = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0 };
   // Messages of rejected keys already recorded by this invocation (one record per provider).
   const keyRecorded = new Set<string>();
+  // Held while this invocation may reserve: a plan that moves the fence waits for it to end.
+  const lease = await holdLease(deps.ledger, campaign.name, deps.invocation, deps.leaseMs, (err) => log.warn('worker lease not renewed', { campaign: campaign.name, error: deps.redact(String(err)) }));
   try {
     for (const shard of e.Items) {
       const { phase, model } = checkShard(ctx, shard);
@@ -238,12 +264,14 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
       if (dependent && out.pending === 0 && open === 0) await markSettled(ctx, ledger, store, phase, shard, partition, items);
     }
   } finally {
+    await Promise.all(flagged);
+    await lease.end();
     await io.close();
     await rm(deps.scratch, { recursive: true, force: true });
   }
-  // A call that cost more than it reserved stops this invocation as the cap does (no Wait loop).
-  // Other shards stop at their own first overrun: a campaign-wide flag would live on the budget item.
-  if (stop.overruns) for (const [model, usd] of stop.overruns) log.error('provider reported usage above the reservation', { campaign: campaign.name, execution, model, excessUsd: usd });
+  // A call that cost more than it reserved stops this invocation as the cap does (no Wait loop),
+  // and, through the ledger's flag, every other worker of the campaign at its next chunk.
+  if (stop.overruns && stop.overruns.size > 0) for (const [model, usd] of stop.overruns) log.error('provider reported usage above the reservation', { campaign: campaign.name, execution, model, excessUsd: usd });
   const stopped = stop.reason === 'budget' || stop.reason === 'overrun' ? 'budget' : undefined;
   const { keyBlocked, ...counts } = total;
   return {

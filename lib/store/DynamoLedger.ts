@@ -13,7 +13,8 @@
  *
  * Ledger table: `ITEM#<c>#<phase>#<shard>` / item id (state, part, registration seq, model, language,
  * retired), the shard a hash of the item id (ITEM_SHARDS); `PARTITION#<c>` / `<phase>#<model>#<language>` a registered partition; `PART#<c>#<phase>` /
- * part key; `BATCH#<c>` / batch id, and `BATCH#<c>` / `INTENT#<submission key>` a batch about to be
+ * part key; `LEASE#<c>` / holder a live worker's lease (dynamo/leases.ts); `MARKS#<c>#<phase>` / `<part key>#<n>` and `UNMARKED#<c>#<phase>` / part key the item marks
+ * of a committed part until they are made (dynamo/partMarks.ts); `BATCH#<c>` / batch id, and `BATCH#<c>` / `INTENT#<submission key>` a batch about to be
  * created; `SEQ#<c>#<phase>` / `SEQ` the registration counter.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -36,6 +37,8 @@ import { PartCommittedError } from './errors.js';
 import { MAX_SCOPE_IDS } from './types.js';
 import type { BatchIntent, BatchRecord, BudgetState, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
 import { idsDigest, orphanBill } from './orphans.js';
+import { dropLease, liveLeases, putLease } from './dynamo/leases.js';
+import { readMarks, unmarkedKey, unmarkedParts, unmarkedPut, writeMarkChunks } from './dynamo/partMarks.js';
 
 /** Rounding slack of the cap check, as in EmbeddedLedger. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -191,6 +194,11 @@ function intentOf(campaign: string, b: Record<string, unknown>): BatchIntent {
   };
 }
 
+/** The item marks a commit makes. */
+function marksOf(commit: PartCommit): { done: readonly string[]; failed: readonly string[]; failedPermanently: readonly string[] } {
+  return { done: commit.done, failed: commit.failed, failedPermanently: commit.failedPermanently ?? [] };
+}
+
 /**
  * @example
  * const ledger = new DynamoLedger({ ledgerTable: process.env.SONDAGE_LEDGER_TABLE!, budgetTable: process.env.SONDAGE_BUDGET_TABLE! });
@@ -203,12 +211,17 @@ export class DynamoLedger implements Ledger {
   private readonly budgetTable: string;
   private readonly defaultRunId: string;
   private readonly runIds = new Map<string, string>();
+  /** Whether the run id was given (a worker's ledger): its reservations are fenced. */
+  private readonly explicitRun: boolean;
+  /** Campaigns whose fence refused a reservation of this ledger, with the fence found. */
+  readonly fencedOut = new Map<string, string>();
 
   constructor(options: DynamoLedgerOptions) {
     this.raw = options.client ?? new DynamoDBClient(options.clientConfig ?? {});
     this.db = DynamoDBDocumentClient.from(this.raw, { marshallOptions: { removeUndefinedValues: true } });
     this.ledgerTable = options.ledgerTable;
     this.budgetTable = options.budgetTable;
+    this.explicitRun = options.runId !== undefined;
     this.defaultRunId = options.runId ?? `lambda-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
   }
 
@@ -263,7 +276,7 @@ export class DynamoLedger implements Ledger {
               TableName: this.budgetTable,
               Key: budgetKey(campaign),
               ConditionExpression: 'attribute_not_exists(pk)',
-              UpdateExpression: 'SET cap_usd = :cap, spent_usd = :zero, reserved_usd = :zero, headroom_usd = :cap, run_id = :run',
+              UpdateExpression: 'SET cap_usd = :cap, spent_usd = :zero, reserved_usd = :zero, headroom_usd = :cap, run_id = :run, fence = :run',
               ExpressionAttributeValues: { ':cap': capUsd, ':zero': 0, ':run': runId },
             }),
           );
@@ -275,7 +288,8 @@ export class DynamoLedger implements Ledger {
               TableName: this.budgetTable,
               Key: budgetKey(campaign),
               ConditionExpression: 'cap_usd = :old',
-              UpdateExpression: 'SET cap_usd = :cap, headroom_usd = headroom_usd + :delta, run_id = :run',
+              // The fence moves to this run: workers of an earlier one reserve nothing more (see `fence`).
+              UpdateExpression: 'SET cap_usd = :cap, headroom_usd = headroom_usd + :delta, run_id = :run, fence = :run',
               ExpressionAttributeValues: { ':old': oldCap, ':cap': capUsd, ':delta': capUsd - oldCap, ':run': runId },
             }),
           );
@@ -285,6 +299,70 @@ export class DynamoLedger implements Ledger {
         if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
       }
     }
+  }
+
+  /**
+   * Moves the campaign's fence to `token` (`sondage stop --aws`; a plan's initCampaign moves it to
+   * its execution): from the next reservation on, only a ledger whose run id is the fence may
+   * reserve, so workers of an earlier generation, still running for up to their Lambda timeout,
+   * stop at their next chunk. Settling and committing what they already reserved is not fenced:
+   * calls already sent are counted. Returns false when the campaign has no budget (never planned).
+   */
+  async fence(campaign: string, token: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.budgetTable,
+          Key: budgetKey(campaign),
+          ConditionExpression: 'attribute_exists(pk)',
+          UpdateExpression: 'SET fence = :f, fenced_at = :t',
+          ExpressionAttributeValues: { ':f': token, ':t': new Date().toISOString() },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if ((err as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      throw err;
+    }
+  }
+
+  /**
+   * Ledger.flagOverrun: a provider billed `excessUsd` past what a call of `model` reserved. The
+   * fence moves to an overrun token, so every worker of the campaign, in every invocation, stops at
+   * its next chunk (a re-started execution's plan moves it back), and the excess is added up on
+   * the budget item beside the model that caused it.
+   */
+  async flagOverrun(campaign: string, model: string, excessUsd: number): Promise<void> {
+    assertAmount('overrun', excessUsd);
+    const at = new Date().toISOString();
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.budgetTable,
+        Key: budgetKey(campaign),
+        ConditionExpression: 'attribute_exists(pk)',
+        UpdateExpression: 'SET fence = :f, overrun_model = :m, overrun_at = :t, overrun_usd = if_not_exists(overrun_usd, :zero) + :x',
+        ExpressionAttributeValues: { ':f': `overrun by ${model} at ${at}`, ':m': model, ':t': at, ':x': excessUsd, ':zero': 0 },
+      }),
+    );
+  }
+
+  /** The campaign's fence: the run allowed to reserve, or a stop's token; undefined before any plan set one. */
+  async fenceOf(campaign: string): Promise<string | undefined> {
+    const out = await this.db.send(new GetCommand({ TableName: this.budgetTable, Key: budgetKey(campaign), ConsistentRead: true, ProjectionExpression: 'fence' }));
+    return typeof out.Item?.fence === 'string' ? out.Item.fence : undefined;
+  }
+
+  /** Ledger.heartbeat: this ledger's run holds a live worker (`holder`) until `untilMs` (dynamo/leases.ts). */
+  async heartbeat(campaign: string, holder: string, untilMs: number): Promise<void> {
+    await putLease(this.db, this.ledgerTable, campaign, holder, this.runIds.get(campaign) ?? this.defaultRunId, untilMs);
+  }
+
+  async endHeartbeat(campaign: string, holder: string): Promise<void> {
+    await dropLease(this.db, this.ledgerTable, campaign, holder);
+  }
+
+  async liveHolders(campaign: string, exceptRunId: string): Promise<{ count: number; untilMs: number; runs: string[] }> {
+    return liveLeases(this.db, this.ledgerTable, campaign, exceptRunId, Date.now());
   }
 
   async budget(campaign: string): Promise<BudgetState> {
@@ -299,20 +377,27 @@ export class DynamoLedger implements Ledger {
     const covered = scope
       ? { phase: scope.phase, model: scope.model, language: scope.language, item_count: scope.itemIds.length, ...(scope.itemIds.length <= MAX_SCOPE_IDS ? { item_ids: [...scope.itemIds] } : {}) }
       : {};
+    const runId = this.runIds.get(campaign) ?? this.defaultRunId;
+    // Fenced: a ledger that knows its run (a worker's, a plan's) reserves only while the budget's
+    // fence names that run; a budget no plan fenced yet (older versions) is open to all.
+    const fenced = this.explicitRun || this.runIds.has(campaign);
     const codes = await this.transact([
       {
         Update: {
           TableName: this.budgetTable,
           Key: budgetKey(campaign),
-          ConditionExpression: 'attribute_exists(pk) AND headroom_usd >= :need',
+          // In disjunctive form (DynamoDB: AND binds tighter than OR).
+          ConditionExpression: fenced
+            ? 'attribute_exists(pk) AND headroom_usd >= :need AND attribute_not_exists(fence) OR attribute_exists(pk) AND headroom_usd >= :need AND fence = :run'
+            : 'attribute_exists(pk) AND headroom_usd >= :need',
           UpdateExpression: 'SET headroom_usd = headroom_usd - :a, reserved_usd = reserved_usd + :a',
-          ExpressionAttributeValues: { ':a': amountUsd, ':need': amountUsd - CAP_TOLERANCE_USD },
+          ExpressionAttributeValues: { ':a': amountUsd, ':need': amountUsd - CAP_TOLERANCE_USD, ...(fenced ? { ':run': runId } : {}) },
         },
       },
       {
         Put: {
           TableName: this.budgetTable,
-          Item: { ...reservationKey(campaign, reservationId), amount_usd: amountUsd, run_id: this.runIds.get(campaign) ?? this.defaultRunId, ...covered },
+          Item: { ...reservationKey(campaign, reservationId), amount_usd: amountUsd, run_id: runId, ...covered },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -323,6 +408,10 @@ export class DynamoLedger implements Ledger {
     }
     if (codes[0] === 'ConditionalCheckFailed') {
       await this.budget(campaign); // throws when the campaign has no budget at all
+      if (fenced) {
+        const fence = await this.fenceOf(campaign);
+        if (fence !== undefined && fence !== runId) this.fencedOut.set(campaign, fence);
+      }
       return false;
     }
     throw new SondageError(`reserve ${JSON.stringify(reservationId)} of campaign ${JSON.stringify(campaign)}: transaction cancelled (${codes.join(', ')})`);
@@ -634,6 +723,7 @@ export class DynamoLedger implements Ledger {
   }
 
   private async items(campaign: string, phase: string): Promise<Record<string, unknown>[]> {
+    await this.repairUnmarked(campaign, phase);
     return this.queryItems(campaign, phase, { ProjectionExpression: 'sk, #s, seq, retired', ExpressionAttributeNames: { '#s': 'state' } });
   }
 
@@ -687,6 +777,7 @@ export class DynamoLedger implements Ledger {
    */
   async pendingAmong(campaign: string, { phase }: LedgerPartition, itemIds: readonly string[], options: PendingOptions = {}): Promise<Set<string>> {
     const retryFailed = options.retryFailed === true;
+    await this.repairUnmarked(campaign, phase);
     // Distinct ids (a BatchGetItem refuses duplicate keys), 100 a request, PENDING_CONCURRENCY in flight.
     const unique = [...new Set(itemIds)];
     const groups: string[][] = [];
@@ -703,8 +794,10 @@ export class DynamoLedger implements Ledger {
 
   /**
    * The part record and the budget move in one transaction (a part is adopted once, its cost counted
-   * once); item states follow, idempotently. A commit interrupted after the transaction is finished
-   * by the next commitPart of the same part, which then reports it as committed.
+   * once); item states follow, idempotently. The marks are written down before the transaction and
+   * the transaction records the part as not yet marked, so a commit interrupted after it (a killed
+   * Lambda, a throttle past the SDK's retries) is finished by the next reader of the phase's pending
+   * items (repairUnmarked), or by the next commitPart of the same part, which then reports it as committed.
    */
   async commitPart(commit: PartCommit): Promise<void> {
     assertAmount('part cost', commit.costUsd);
@@ -731,7 +824,10 @@ export class DynamoLedger implements Ledger {
         ExpressionAttributeValues: { ':closed': 'closed', ':ttl': now + CLOSED_BATCH_TTL_S },
       },
     }));
-    const codes = await this.settleMany(campaign, reservations, commit.costUsd, [partItem, ...batchItems], commit.possiblyBilledUsd ?? 0);
+    // The marks go down first and the transaction names them: a commit is never left with its items pending (dynamo/partMarks.ts).
+    const chunks = await writeMarkChunks(this.db, this.ledgerTable, campaign, phase, partKey, marksOf(commit));
+    const unmarked = unmarkedPut(this.ledgerTable, campaign, phase, partKey, chunks);
+    const codes = await this.settleMany(campaign, reservations, commit.costUsd, [partItem, unmarked, ...batchItems], commit.possiblyBilledUsd ?? 0);
     if (codes !== undefined) {
       if (codes[0] === 'ConditionalCheckFailed') {
         const existing = await this.db.send(new GetCommand({ TableName: this.ledgerTable, Key: { pk: partPk(campaign, phase), sk: partKey }, ConsistentRead: true }));
@@ -779,7 +875,18 @@ export class DynamoLedger implements Ledger {
     return [merged];
   }
 
-  private async markItems(commit: PartCommit): Promise<void> {
+  /**
+   * Marks the items of every part of a phase committed and left unmarked (a writer killed or
+   * throttled between its commit and its last mark), before anyone reads what is pending there.
+   */
+  private async repairUnmarked(campaign: string, phase: string): Promise<void> {
+    for (const { partKey, chunks } of await unmarkedParts(this.db, this.ledgerTable, campaign, phase)) {
+      const marks = await readMarks(this.db, this.ledgerTable, campaign, phase, partKey, chunks);
+      await this.markItems({ campaign, phase, partKey, ...marks });
+    }
+  }
+
+  private async markItems(commit: Pick<PartCommit, 'campaign' | 'phase' | 'partKey' | 'done' | 'failed' | 'failedPermanently'>): Promise<void> {
     const { campaign, phase, partKey } = commit;
     await this.assertItemLayout(campaign, phase);
     // `permanent` as the embedded ledger's column: the last attempt decides whether a run asks again.
@@ -806,6 +913,7 @@ export class DynamoLedger implements Ledger {
     await this.db.send(
       new UpdateCommand({ TableName: this.ledgerTable, Key: { pk: partPk(campaign, phase), sk: partKey }, UpdateExpression: 'SET marked = :t', ExpressionAttributeValues: { ':t': true } }),
     );
+    await this.db.send(new DeleteCommand({ TableName: this.ledgerTable, Key: unmarkedKey(campaign, phase, partKey) }));
   }
 
   async committedParts(campaign: string, phase: string): Promise<Set<string>> {

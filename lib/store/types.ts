@@ -230,6 +230,22 @@ export interface Ledger {
   campaignBatchIntents(campaign: string): Promise<BatchIntent[]>;
   /** Forgets an intent whose batch was never created; its reservation is released in the same write. */
   dropBatchIntent(campaign: string, submissionKey: string): Promise<void>;
+  /**
+   * Worker leases, where workers of two executions could overlap (DynamoDB): a worker keeps one
+   * live while it runs (`heartbeat` again before `untilMs` passes) and ends it when it returns;
+   * `liveHolders` says how many of other runs are live, so a plan that moved the fence can wait
+   * for the fenced generation to stop. Absent on the embedded ledger, whose run lock already
+   * keeps one run at a time.
+   */
+  /**
+   * A call of `model` cost `excessUsd` more than it reserved (DynamoDB): every worker of the
+   * campaign stops at its next chunk, not only the one that saw it. The local run's partitions
+   * share one process and its stop state instead.
+   */
+  flagOverrun?(campaign: string, model: string, excessUsd: number): Promise<void>;
+  heartbeat?(campaign: string, holder: string, untilMs: number): Promise<void>;
+  endHeartbeat?(campaign: string, holder: string): Promise<void>;
+  liveHolders?(campaign: string, exceptRunId: string): Promise<{ readonly count: number; readonly untilMs: number; readonly runs: readonly string[] }>;
   close(): Promise<void>;
 }
 

@@ -11,6 +11,7 @@ import type { AwsFakes } from '../helpers/awsFakes.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { exited, runMain } from '../helpers/cli.js';
 import { executionName } from '../../lib/cli/aws.js';
+import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -47,6 +48,34 @@ describe('sondage stop --aws', () => {
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('stop-aws: no running execution');
     expect(aws.sfn.calls.get('StopExecution')).toBe(2);
+  });
+
+  it('moves the budget\'s fence: workers already invoked for the campaign reserve nothing more, and the next plan takes the fence over', async () => {
+    // prepare: a campaign planned by one execution, whose worker reserves
+    const planner = aws.ledger();
+    await planner.initCampaign('stop-fence', 5, 'exec-1');
+    const worker = new DynamoLedger({ ledgerTable: STACK.ledgerTable, budgetTable: STACK.budgetTable, runId: 'exec-1' });
+    try {
+      expect(await worker.reserve('stop-fence', 'before-stop', 0.5)).toBe(true);
+      // act
+      const { code, stdout } = await runMain(['stop', 'stop-fence', '--aws', '--outputs', aws.outputsFile]);
+      // assess: fenced; the worker's next chunk is refused, its earlier one still settles
+      expect(code).toBe(0);
+      expect(stdout).toContain('stop-fence: fenced; workers already running stop at their next chunk');
+      expect(await worker.reserve('stop-fence', 'after-stop', 0.5)).toBe(false);
+      expect(worker.fencedOut.get('stop-fence')).toMatch(/^stopped .* by sondage stop stop-fence/);
+      await worker.settle('stop-fence', 'before-stop', 0.25);
+      expect(await planner.budget('stop-fence')).toMatchObject({ spent_usd: 0.25, reserved_usd: 0 });
+      // The next execution's plan moves the fence to itself: its workers reserve, the old ones still not.
+      await planner.initCampaign('stop-fence', 5, 'exec-2');
+      const next = new DynamoLedger({ ledgerTable: STACK.ledgerTable, budgetTable: STACK.budgetTable, runId: 'exec-2' });
+      expect(await next.reserve('stop-fence', 'new-gen', 0.5)).toBe(true);
+      expect(await worker.reserve('stop-fence', 'old-gen', 0.5)).toBe(false);
+      await next.close();
+    } finally {
+      await worker.close();
+      await planner.close();
+    }
   });
 
   it('stack names from flags and SONDAGE_* variables need no outputs file', async () => {

@@ -450,7 +450,8 @@ describe('worker handler', () => {
     const ids = [...(await h.ledger.pendingItems('w-retry', 'generate'))].slice(shard.start, shard.end);
     await h.ledger.commitPart({ campaign: 'w-retry', phase: 'generate', model: shard.model, language: shard.language, partKey: 'part-settled', done: ids.slice(1), failed: [], failedPermanently: ids.slice(0, 1), costUsd: 0 });
     const worker = createWorker(h.deps());
-    const input = event('w-retry', 'generate', 'exec-2', [shard]);
+    // The execution that planned: the budget's fence admits its workers only.
+    const input = event('w-retry', 'generate', 'exec-1', [shard]);
     // act
     const plain = await worker({ ...input, BatchInput: { ...input.BatchInput, retryFailed: false } }, lambdaContext(undefined, 0, 'req-1'));
     const retry = await worker({ ...input, BatchInput: { ...input.BatchInput, retryFailed: true } }, lambdaContext(undefined, 0, 'req-2'));

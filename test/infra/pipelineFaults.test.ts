@@ -128,6 +128,7 @@ describe('the synthesized state machine under faults', () => {
     { kind: 'kill', at: 'upload', what: 'a worker killed while storing its second part (nothing salvaged)' },
     { kind: 'throw', at: 'commit', what: 'a worker that throws committing its second part, stored (its handler salvages it)' },
     { kind: 'kill', at: 'commit', what: 'a worker killed after storing its second part, before committing it (the next execution adopts the part)' },
+    { kind: 'kill', at: 'mark', what: 'a worker killed between its second part\'s commit and the marks of its items (the next reader marks them; none is asked twice)' },
   ] as const)('$what', async ({ kind, at }) => {
     const pipeline = await deploy();
     pipeline.fleet.crashNextWorker({ kind, at, after: 1 });

@@ -39,11 +39,17 @@ async function stopOnAws(args: CliArgs, target: CampaignTarget): Promise<boolean
   const clients = awsClients(await resolveStack({ values: args.values }));
   const by = `sondage stop ${target.name} (${os.userInfo().username}@${os.hostname()})`;
   try {
+    // First the fence: workers already invoked (by a running execution or a failed one's other
+    // children) reserve nothing more, so they stop at their next chunk and a later start's workers
+    // never ask beside them.
+    if (await clients.ledger.fence(target.name, `stopped ${new Date().toISOString()} by ${by}`)) {
+      process.stdout.write(`${target.name}: fenced; workers already running stop at their next chunk (what they have in flight is committed and counted)\n`);
+    }
     const running = await campaignExecutions(clients.sfn, clients.stack.stateMachineArn, target.name, { status: 'RUNNING' });
     if (running.length === 0) process.stdout.write(`${target.name}: no running execution\n`);
     for (const e of running) {
       await clients.sfn.send(new StopExecutionCommand({ executionArn: e.executionArn, error: STOP_ERROR, cause: by }));
-      // Workers already invoked run to their end and commit what they got; none is started after this.
+      // Workers already invoked are fenced above; none is started after this.
       process.stdout.write(`stopped ${e.executionArn}\n`);
     }
     // A stopped execution terminates the GPU job it waits on; terminating here too leaves none

@@ -19,6 +19,7 @@ import path from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { AthenaClient } from '@aws-sdk/client-athena';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 // eslint-disable-next-line no-restricted-imports -- the handlers' own Context type; lib/ still may not import it
 import type { Context } from 'aws-lambda';
 import { createHandler as createPlan, parseGpuQueues } from '../../../functions/plan/handler.js';
@@ -43,7 +44,8 @@ import type { PipelineFunction, SynthesizedPipeline } from './synthesizedPipelin
  */
 export interface WorkerCrash {
   readonly kind: 'throw' | 'kill';
-  readonly at: 'upload' | 'commit';
+  /** `mark`: right after a part's commit transaction reached DynamoDB, before its items are marked. */
+  readonly at: 'upload' | 'commit' | 'mark';
   readonly after: number;
 }
 
@@ -81,6 +83,12 @@ interface Container {
 }
 
 /** Thrown by a killed container's clients: the process is gone, nothing it sends arrives. */
+/**
+ * The workers' lease on the ledger, short here: a plan after a killed worker waits this long at
+ * most (lib/run/workerLease.ts). Beats every third of it, well within it on a busy machine.
+ */
+const WORKER_LEASE_MS = 3_000;
+
 class ContainerKilled extends Error {
   constructor() {
     super('the container was killed (injected crash); this call never left it');
@@ -116,6 +124,9 @@ export class LambdaFleet {
 
   /** Called as each invocation starts (the function, and how many of its invocations came before): a test injects faults here. */
   onInvoke: ((fn: PipelineFunction, previous: number) => void) | undefined;
+
+  /** Awaited before each reservation of a worker (the execution it works for): a test holds workers here. */
+  onReserve: ((execution: string) => Promise<void>) | undefined;
 
   /** The next worker invocation crashes as `crash` says. */
   crashNextWorker(crash: WorkerCrash): void {
@@ -209,8 +220,8 @@ export class LambdaFleet {
         break;
       }
       case 'worker': {
-        const stores = storesFromEnv('worker', { withKeys: true });
-        handler = createWorker({ ...stores, store: this.crashableStore(container, stores.store), ledgerFor: (runId) => this.crashableLedger(container, stores.ledgerFor(runId)), tmpDir, logger, metrics });
+        const stores = storesFromEnv('worker', { withKeys: true, dynamoClient: this.crashableDynamo(container) });
+        handler = createWorker({ ...stores, store: this.crashableStore(container, stores.store), ledgerFor: (runId) => this.crashableLedger(container, stores.ledgerFor(runId), runId), tmpDir, logger, metrics, leaseMs: WORKER_LEASE_MS });
         break;
       }
       case 'report': {
@@ -273,14 +284,34 @@ export class LambdaFleet {
     };
   }
 
+  /**
+   * The worker's DynamoDB client, as the entry point makes it: the part-mark crash point (after a
+   * commit transaction that puts a part record came back), and nothing sent once killed.
+   */
+  private crashableDynamo(container: Container): DynamoDBClient {
+    const client = new DynamoDBClient(process.env[ENV.dynamoEndpoint] ? { endpoint: process.env[ENV.dynamoEndpoint] } : {});
+    this.clients.push(client);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (container.dead) throw new ContainerKilled();
+        const out = await next(args);
+        if (context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes('"PART#')) this.crashPoint(container, 'mark', 'the item marks of a committed part');
+        return out;
+      },
+      { step: 'initialize', name: 'fleetCrashPoint' },
+    );
+    return client;
+  }
+
   /** The worker's ledger: the part-commit crash point, and nothing served once killed. */
-  private crashableLedger(container: Container, ledger: Ledger): Ledger {
+  private crashableLedger(container: Container, ledger: Ledger, runId: string): Ledger {
     return new Proxy(ledger, {
       get: (target, prop) => {
         const value = Reflect.get(target, prop, target) as unknown;
         if (typeof value !== 'function') return value;
         return async (...args: unknown[]) => {
           if (container.dead && prop !== 'close') throw new ContainerKilled();
+          if (prop === 'reserve' && this.onReserve) await this.onReserve(runId);
           if (prop === 'commitPart') this.crashPoint(container, 'commit', `the commit of ${(args[0] as { partKey: string }).partKey}`);
           return (value as (...a: unknown[]) => unknown).apply(target, args);
         };

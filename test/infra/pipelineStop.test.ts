@@ -1,0 +1,101 @@
+/**
+ * `sondage stop --aws` then `sondage start --aws` while the stopped execution's workers still run
+ * (Lambda invocations outlive StopExecution by up to their timeout): the synthesized state machine
+ * with the real handlers, as in pipelineFaults.test.ts. The stop moves the budget's fence, so the
+ * old workers reserve nothing more and stop at their next chunk; the new execution's plan moves the
+ * fence to itself and waits for the old workers' leases to end before it lists what is pending.
+ * No item is asked by two generations; spend is what was stored, within the cap.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import type { RunSummary } from '../../lib/run/runCampaign.js';
+import { loadContext, tempDir } from '../helpers/campaigns.js';
+import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
+import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
+import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
+
+const CAMPAIGN = 'pipe-stop';
+
+let root: string;
+let cleanup: () => Promise<void>;
+let file: string;
+let local: RunSummary;
+let p: Pipeline | undefined;
+
+beforeAll(async () => {
+  ({ dir: root, cleanup } = await tempDir('pipeline-stop'));
+  const dir = path.join(root, 'campaign');
+  await mkdir(dir, { recursive: true });
+  file = await far6Campaign(dir, CAMPAIGN, (doc) => {
+    doc.design['languages'] = ['en'];
+    doc.design['story_limit'] = 1;
+    doc.design['forms'] = ['plain'];
+    for (const m of doc.models) m['rpm'] = 6;
+    doc.judge['sample_rate'] = 0.5;
+  });
+  const ctx = await loadContext(file);
+  local = await runCampaign(ctx, { dataDir: ctx.dataDir });
+  expect(local.stopped).toBeUndefined();
+}, 60_000);
+
+afterAll(async () => {
+  await p?.close();
+  await cleanup();
+});
+
+describe('stop → start with the stopped execution\'s workers still running', () => {
+  it('the old workers stop at their next chunk, the new plan waits for them, and no item is asked twice', async () => {
+    // prepare: the first execution's workers are held at their fourth reservation, mid-shard,
+    // with the items they listed still pending
+    const pipeline = (p = await startPipeline());
+    await pipeline.upload(file);
+    let first: string | undefined;
+    let reserves = 0;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let reached!: () => void;
+    const holding = new Promise<void>((r) => (reached = r));
+    const refusedAfterStop: string[] = [];
+    pipeline.fleet.onReserve = async (execution) => {
+      first ??= execution;
+      // A worker of the new execution about to ask: the old ones go on too (without a fence and a
+      // wait, both generations now ask the same pending items).
+      if (execution !== first) release();
+      if (execution !== first || ++reserves <= 3) return;
+      reached();
+      await released;
+      refusedAfterStop.push(execution);
+    };
+    const old = pipeline.execute({ campaign: CAMPAIGN });
+    await holding;
+
+    // act: `sondage stop --aws` (its fence: StopExecution does not reach invocations already running) …
+    expect(await pipeline.ledger.fence(CAMPAIGN, 'stopped by the test')).toBe(true);
+    // … then `sondage start --aws`; the held workers go on once the new execution's workers ask,
+    // or a few seconds into its plan (which waits for them)
+    let plans = 0;
+    pipeline.fleet.onInvoke = (fn) => {
+      if (fn === 'plan' && ++plans === 1) setTimeout(release, 6_000);
+    };
+    const next = await pipeline.execute({ campaign: CAMPAIGN });
+    await old;
+
+    // assess: the new execution finished the campaign; every item answered once, spend = stored cost ≤ cap
+    expect(next.result.status, JSON.stringify(next.result).slice(0, 2000)).toBe('SUCCEEDED');
+    expect(refusedAfterStop.length).toBeGreaterThan(0);
+    const acc = await pipeline.accounting(CAMPAIGN, local.phases.map((s) => s.phase));
+    for (const summary of local.phases) {
+      const phase = acc.phases[summary.phase]!;
+      expect([...phase.okPerItem].filter(([, n]) => n !== 1), `${summary.phase}: items answered more than once`).toEqual([]);
+      expect(phase.okPerItem.size, `${summary.phase}: items answered`).toBe(summary.done);
+      expect(phase.ledger.pending, `${summary.phase}: pending`).toBe(0);
+    }
+    expect(acc.budget.reserved_usd).toBeCloseTo(0, 12);
+    expect(acc.budget.spent_usd).toBeCloseTo(acc.storedCostUsd, 12);
+    expect(acc.budget.spent_usd).toBeLessThanOrEqual(acc.budget.cap_usd);
+    // The old generation's workers were refused by the fence: none of its reservations is left.
+    expect(await pipeline.ledger.liveHolders(CAMPAIGN, 'nobody')).toMatchObject({ count: 0 });
+  }, 180_000);
+});
