@@ -4,6 +4,7 @@ import { loadRunContext } from '../../run/context.js';
 import { writableDataDir } from '../dataDir.js';
 import { printDesignWarnings } from '../designWarnings.js';
 import { runCampaign } from '../../run/runCampaign.js';
+import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY } from '../../run/callWithRetry.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
 import { rereadNotices } from '../rereadNotices.js';
 import type { CliArgs } from '../args.js';
@@ -27,6 +28,25 @@ export function parsePollInterval(raw: string | undefined): number | undefined {
   return Math.max(1, Math.round(seconds * 1000));
 }
 
+/** A wait longer than a week is a provider that will not answer this campaign: a run does not sit it out. */
+const MAX_WAIT_SECONDS = 604_800;
+
+/**
+ * `--max-wait SECONDS` as milliseconds, or undefined when absent (DEFAULT_MAX_WAIT_MS).
+ * @throws SondageError naming the flag, the value and what it takes.
+ * @example parseMaxWait('600') // 600000
+ */
+export function parseMaxWait(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const seconds = /^\s*\d*\.?\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!(Number.isFinite(seconds) && seconds >= 0 && seconds <= MAX_WAIT_SECONDS)) {
+    throw new SondageError(
+      `sondage run: --max-wait ${JSON.stringify(raw)} is not a valid number of seconds; give 0 to ${MAX_WAIT_SECONDS}, e.g. --max-wait 600 (the default is ${DEFAULT_MAX_WAIT_MS / 1000})`,
+    );
+  }
+  return Math.round(seconds * 1000);
+}
+
 /** More threads than this only wait on each other (and each holds its own DuckDB). */
 const MAX_THREADS = 16;
 
@@ -46,6 +66,9 @@ export function parseThreads(raw: string | undefined): number | undefined {
 
 /** `sondage run`'s exit code when calls were made and none was answered (README "The local run"). */
 export const EXIT_ALL_FAILED = 5;
+
+/** `sondage run`'s exit code when a provider asked to wait longer than `--max-wait` (docs/troubleshooting.md). */
+export const EXIT_WAIT_TOO_LONG = 6;
 
 /** Calls were made (some item failed) and not one reply came back, none recovered either. */
 /**
@@ -73,6 +96,7 @@ export function noCallAnswered(phases: readonly { readonly done: number; readonl
 export async function runCommand(args: CliArgs): Promise<number> {
   const pollMs = parsePollInterval(args.pollInterval);
   const threads = parseThreads(typeof args.values['threads'] === 'string' ? args.values['threads'] : undefined);
+  const maxWaitMs = parseMaxWait(typeof args.values['max-wait'] === 'string' ? args.values['max-wait'] : undefined);
   const ctx = await loadRunContext(args.file, args.dataDir);
   // Before anything is written or asked: a data folder that is a file, read-only, or /proc.
   await writableDataDir(ctx.dataDir, args.dataDir, ctx.campaign);
@@ -97,6 +121,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
       retryFailed: args.values['retry-failed'] === true,
       ...(pollMs !== undefined ? { batch: { pollMs } } : {}),
       ...(threads !== undefined ? { threads } : {}),
+      ...(maxWaitMs !== undefined ? { retry: { ...DEFAULT_RETRY, maxWaitMs } } : {}),
     });
     for (const p of summary.phases) {
       process.stderr.write(
@@ -117,6 +142,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
       );
     }
     for (const message of summary.keyFailures ?? []) process.stderr.write(`${message}\n`);
+    for (const message of summary.waitStops ?? []) process.stderr.write(`${message}\n`);
     for (const line of overrunLines(summary)) process.stdout.write(`${line}\n`);
     if (summary.stopped === 'budget') {
       process.stderr.write('stopped at the budget cap: raise budget_usd and run again to collect the rest\n');
@@ -132,6 +158,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
     if (summary.stopped) return 3;
     // A rejected key left items pending: not a complete run, though the others' replies are analysed.
     if (summary.keyFailures) return 4;
+    if (summary.waitStops) return EXIT_WAIT_TOO_LONG;
     if (noCallAnswered(summary.phases)) {
       process.stderr.write(
         'no call of this run was answered: every item it asked failed. `sondage status --failures 5` shows why ' +
