@@ -42,6 +42,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       4: "a provider rejected an API key: that endpoint's items stay pending, the others are collected and analysed",
       5: 'calls were made and none was answered (every item failed): see `sondage status --failures 5`',
       6: "a provider asked to wait longer than --max-wait: that model's items stay pending, the run says when to resume",
+      7: 'a readout (P(True)) could be read for none of its rows: every figure resting on it is "–"; the WARNING line says why',
       130: 'interrupted (Ctrl-C, SIGTERM); run again to resume',
     },
   },

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { analyzeLocal } from '../analysis/analyzeLocal.js';
 import type { PhaseSpec } from '../battery/types.js';
+import type { ReadoutHealth } from '../battery/readoutHealth.js';
 import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout } from '../store/index.js';
 import type { ReplyRow } from '../store/types.js';
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
@@ -101,6 +102,8 @@ export interface RunSummary {
   readonly analysis?: unknown;
   /** Stored model/language partitions the campaign file no longer has: kept, not analysed. */
   readonly excluded?: readonly string[];
+  /** How much of each numeric readout the analysis could read (lib/battery/readoutHealth.ts). */
+  readonly readouts?: readonly ReadoutHealth[];
   readonly table?: string;
 }
 
@@ -357,7 +360,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 
     // ---- analyse ----------------------------------------------------------------------------
     const analysis = await analyzeLocal(ctx, dataDir, store);
-    return { ...summary, resultsPrefix: `${layout.campaignPrefix(campaign.name)}results/`, analysis: analysis.results, table: analysis.table, excluded: analysis.excluded };
+    return { ...summary, resultsPrefix: `${layout.campaignPrefix(campaign.name)}results/`, analysis: analysis.results, table: analysis.table, excluded: analysis.excluded, readouts: analysis.readouts };
   } finally {
     if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
     await threads?.close();

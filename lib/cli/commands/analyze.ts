@@ -6,6 +6,7 @@ import { loadRunContext } from '../../run/context.js';
 import { refreshCampaignReadings } from '../../run/refreshCampaignReadings.js';
 import { rereadNotices } from '../rereadNotices.js';
 import type { CliArgs } from '../args.js';
+import { unreadableExit } from '../readoutExit.js';
 import { assertCampaignIn, writableDataDir } from '../dataDir.js';
 
 /** `sondage analyze <campaign>`: the battery's analysis on what is collected; `--replies`: on replies collected elsewhere. */
@@ -21,7 +22,7 @@ export async function analyzeCommand(args: CliArgs): Promise<number> {
   if (analysis.excluded.length > 0) process.stderr.write(`not analysed: ${analysis.excluded.join(', ')} (stored, but no longer in the campaign file)\n`);
   process.stdout.write(`${analysis.table}\n`);
   process.stdout.write(`results: ${resolve(ctx.dataDir, 'campaigns', ctx.campaign.name, 'results')}\n`);
-  return 0;
+  return unreadableExit(analysis.readouts);
 }
 
 /** Exit code 1 when rows were rejected (the results then cover the valid rows only). */
@@ -45,7 +46,8 @@ async function analyzeRepliesCommand(replies: string, out: string, batteryArg: u
   process.stdout.write(`${result.table}\n`);
   process.stdout.write(`${battery.byo!.describe(s)}\n`);
   process.stdout.write(`results: ${resolve(out)}\n`);
-  return result.issues.length > 0 ? 1 : 0;
+  if (result.issues.length > 0) return 1;
+  return unreadableExit(battery.analysis.readouts?.(result.results));
 }
 
 const MAX_SHOWN = 20;

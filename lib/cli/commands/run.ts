@@ -8,6 +8,7 @@ import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY } from '../../run/callWithRetry.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
 import { rereadNotices } from '../rereadNotices.js';
 import type { CliArgs } from '../args.js';
+import { unreadableExit } from '../readoutExit.js';
 
 /** Batches end within a day (the providers' completion window): a longer wait only delays results. */
 const MAX_POLL_SECONDS = 86_400;
@@ -156,6 +157,8 @@ export async function runCommand(args: CliArgs): Promise<number> {
     if (summary.table) process.stdout.write(`${summary.table}\n`);
     if (summary.resultsPrefix) process.stdout.write(`results: ${resolve(summary.dataDir, summary.resultsPrefix)}\n`);
     if (summary.stopped) return 3;
+    const unread = unreadableExit(summary.readouts);
+    if (unread !== 0) return unread;
     // A rejected key left items pending: not a complete run, though the others' replies are analysed.
     if (summary.keyFailures) return 4;
     if (summary.waitStops) return EXIT_WAIT_TOO_LONG;

@@ -18,5 +18,5 @@ export async function analyzeByoFile(file: string, opts: { readonly draws: numbe
   } catch (err) {
     throw new CampaignFileError(`${file}: cannot read the rows (${(err as NodeJS.ErrnoException).code ?? 'error'})`, [], { cause: err });
   }
-  return analyzePtrueRows(parseByoRows(text, file, format), { draws: opts.draws, seed: opts.seed, simulated: opts.simulated ?? false });
+  return analyzePtrueRows(parseByoRows(text, file, format), { draws: opts.draws, seed: opts.seed, simulated: opts.simulated ?? false, byo: true });
 }

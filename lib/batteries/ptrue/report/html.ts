@@ -9,6 +9,7 @@ import { matrixChart } from '../../../report/html/svg.js';
 import { htmlTable, tableDetails } from '../../../report/html/table.js';
 import { fmtNumber } from '../../../report/markdown.js';
 import type { ReportMeta } from '../../../battery/types.js';
+import { readoutWarning } from '../../../battery/readoutHealth.js';
 import type { ReliabilityBin } from '../../../metrics/calibration.js';
 import type { PtrueResults } from '../analysis/analyzeRows.js';
 import type { ReliabilityDiagram } from '../analysis/reliability.js';
@@ -113,6 +114,9 @@ export function ptrueSections(r: PtrueResults): string[] {
 /** A whole report.html: the sections in the shared page style. */
 export function renderPtrueReport(r: PtrueResults, meta: ReportMeta): string {
   const badge = r.simulated ? ' <span class="badge">SIMULATED</span>' : '';
-  const notice = r.simulated ? '<p class="notice">Every reply comes from simulated models: the numbers test the pipeline, not any model.</p>' : '';
+  const unread = readoutWarning(r.readout);
+  const notice =
+    (r.simulated ? '<p class="notice">Every reply comes from simulated models: the numbers test the pipeline, not any model.</p>' : '') +
+    (unread !== undefined ? `<p class="notice">${esc(unread)}</p>` : '');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(meta.campaign)}: P(True)</title><style>${REPORT_CSS}</style></head><body><h1>${esc(meta.campaign)}: P(True) across question, response and verifier languages${badge}</h1>${notice}${ptrueSections(r).join('')}<script>${REPORT_JS}</script></body></html>`;
 }
