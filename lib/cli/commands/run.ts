@@ -139,7 +139,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
     if (summary.phases.some((p) => p.failed > 0)) {
       process.stderr.write(
         'failed items: `sondage status --failures N` lists their errors; the next run asks again those that failed ' +
-          'transiently, and those refused for good (refusal, content filter, bad request) only with --retry-failed\n',
+          'transiently, and those failed for good (refusal, content_filter, bad_request, not_found, an empty reply) only with --retry-failed\n',
       );
     }
     for (const message of summary.keyFailures ?? []) process.stderr.write(`${message}\n`);

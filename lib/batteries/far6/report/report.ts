@@ -196,7 +196,13 @@ export function formatConsoleTable(results: AnalysisResults): string {
     }
     lines.push(pad(rows).replace(/^/gm, '  '));
   }
-  lines.push(`  all ${conv.length} readout pairs: readout_convergence.csv; per cell: readout_comparisons.csv`);
+  // The file lists every pair, those without a cell of enough common stories too: say both counts.
+  const all = results.convergence.length;
+  lines.push(
+    conv.length === all
+      ? `  all ${all} readout pairs: readout_convergence.csv; per cell: readout_comparisons.csv`
+      : `  ${conv.length} readout pairs compared in at least one cell, ${all - conv.length} in none; all ${all}: readout_convergence.csv; per cell: readout_comparisons.csv`,
+  );
 
   lines.push('', 'Answer habits per cell (Same Judgment, Different Yes §6): keying bias b of the yes/no token, second-listed preference of labels');
   const byCell = new Map<string, Map<string, CellHabit>>();
