@@ -16,6 +16,8 @@ import { describePlanChange } from './planChange.js';
 import { planCampaign, plannedItems, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { rebuildLedger, retireDroppedPartitions } from './rebuildLedger.js';
+import { completeReplies, designFingerprint, recordIfComplete } from './completeCampaign.js';
+import { refreshCampaignReadings } from './refreshCampaignReadings.js';
 import type { StopState } from './runPartition.js';
 import { RateLimiters } from './RateLimiter.js';
 import { Semaphore } from './Semaphore.js';
@@ -332,10 +334,27 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       return [...summaries.values()];
     };
 
-    for (const wave of graph.waves) {
-      if (stop.reason) break;
-      phases.push(...(await runWave(wave)));
+    // Every item of an unchanged design done: said, and straight to the analysis (its readings
+    // brought in line with the design first, as `analyze` does).
+    const phaseNames = graph.phases.map((p) => p.name);
+    const fingerprint = designFingerprint(ctx, plan);
+    const complete = orphaned.count === 0 ? await completeReplies(store, ledger, campaign.name, phaseNames, fingerprint) : undefined;
+    if (complete !== undefined) {
+      log(`${campaign.name} is complete: every item of its design has its reply (${complete} in all), nothing to ask; analysing`);
+      await closeEarly();
+      const reread = new Map((await refreshCampaignReadings(ctx, dataDir)).map((r) => [r.phase, r]));
+      for (const p of phaseNames) {
+        const r = reread.get(p);
+        phases.push({ phase: p, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0, reread: r?.reread ?? 0, rereadChanged: r?.rereadChanged ?? 0 });
+      }
+    } else {
+      for (const wave of graph.waves) {
+        if (stop.reason) break;
+        phases.push(...(await runWave(wave)));
+      }
     }
+    // The next run of this same design knows at once whether anything is left to ask.
+    if (!opts.signal?.aborted) await recordIfComplete(store, ledger, campaign.name, phaseNames, fingerprint);
     // Their heaps and DuckDB instances are freed before the analysis takes its share of memory.
     await threads?.close();
     threads = undefined;
