@@ -308,7 +308,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       for (const p of wave) replied += (await ledger.counts(campaign.name, p.name)).done;
       // Before the progress bar: a thread that cannot start says so on a line of its own.
       const threads = await threadsFor(wave);
-      progress.start(wave.map((p) => p.name).join(' + '), wave.reduce((s, p) => s + plannedItems(plan, p.name), 0));
+      let total = wave.reduce((s, p) => s + plannedItems(plan, p.name), 0);
+      progress.start(wave.map((p) => p.name).join(' + '), total);
       // Redrawn while no reply arrives, so that the calls in flight and the waits show.
       const redraw = setInterval(() => progress.tick(replied, progressExtra()), PROGRESS_REDRAW_MS);
       redraw.unref();
@@ -320,6 +321,13 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
             const { items, outcome } = threads ? await threads.run(phase.name, model.id, language) : await runWavePartition(env, phase, model, language);
             summary.items += items;
             accumulate(summary, outcome);
+            // A dependent phase was planned from an estimate (X-Value's step 2 from step 1's
+            // expected natures): once its items are built, the bar counts what is really asked.
+            const planned = plan.partitions.find((p) => p.model === model.id && p.language === language)?.items[phase.name] ?? 0;
+            if (items !== planned) {
+              total += items - planned;
+              progress.retotal?.(total);
+            }
           }),
         ),
       );
