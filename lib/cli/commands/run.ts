@@ -8,6 +8,9 @@ import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY } from '../../run/callWithRetry.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
 import { rereadNotices } from '../rereadNotices.js';
 import type { CliArgs } from '../args.js';
+import { EmbeddedLedger } from '../../store/index.js';
+import type { Plan } from '../../run/planCampaign.js';
+import { ledgerStatus } from './status.js';
 import { unreadableExit } from '../readoutExit.js';
 
 /** Batches end within a day (the providers' completion window): a longer wait only delays results. */
@@ -94,6 +97,17 @@ export function noCallAnswered(phases: readonly { readonly done: number; readonl
   return phases.some((p) => p.failed > 0) && phases.every((p) => p.done === 0 && p.adopted === 0);
 }
 
+/** Pending items per phase from the ledger and the plan, as `sondage status` shows them. */
+async function pendingByPhase(dataDir: string, campaign: string, plan: Plan): Promise<Map<string, number>> {
+  const ledger = new EmbeddedLedger(dataDir);
+  try {
+    const { phases } = await ledgerStatus(ledger, campaign, plan);
+    return new Map(phases.map((p) => [p.phase, Math.max(0, p.pending + p.inFlight)]));
+  } finally {
+    await ledger.close();
+  }
+}
+
 export async function runCommand(args: CliArgs): Promise<number> {
   const pollMs = parsePollInterval(args.pollInterval);
   const threads = parseThreads(typeof args.values['threads'] === 'string' ? args.values['threads'] : undefined);
@@ -124,10 +138,16 @@ export async function runCommand(args: CliArgs): Promise<number> {
       ...(threads !== undefined ? { threads } : {}),
       ...(maxWaitMs !== undefined ? { retry: { ...DEFAULT_RETRY, maxWaitMs } } : {}),
     });
+    // Pending as `sondage status` counts it (planned − done − failed − in flight), so that the two
+    // agree after a stop: partitions a stopped run never reached, and phases it never started, count.
+    const pending = await pendingByPhase(summary.dataDir, summary.campaign, summary.plan);
     for (const p of summary.phases) {
       process.stderr.write(
-        `${p.phase}: ${p.done} new, ${p.adopted} recovered from an interrupted run, ${p.failed} failed, ${p.pending} pending, $${p.costUsd.toFixed(4)}\n`,
+        `${p.phase}: ${p.done} new, ${p.adopted} recovered from an interrupted run, ${p.failed} failed, ${pending.get(p.phase) ?? p.pending} pending, $${p.costUsd.toFixed(4)}\n`,
       );
+    }
+    for (const [phase, n] of pending) {
+      if (!summary.phases.some((p) => p.phase === phase) && n > 0) process.stderr.write(`${phase}: not started, ${n} pending\n`);
     }
     for (const line of rereadNotices(summary.phases)) process.stdout.write(`${line}\n`);
     process.stderr.write(`spent $${summary.spentUsd.toFixed(4)} of $${summary.capUsd} (all runs of this campaign)\n`);
