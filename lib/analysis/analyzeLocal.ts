@@ -4,6 +4,7 @@
  * beside the data (`campaigns/<c>/results/`), with the simulated models' true parameters.
  */
 import type { Battery, LoadedDesign } from '../battery/types.js';
+import type { ReadoutHealth } from '../battery/readoutHealth.js';
 import type { Campaign } from '../design/campaign.js';
 import { campaignEntries } from '../design/campaign.js';
 import type { PhaseGraph } from '../battery/phaseGraph.js';
@@ -23,6 +24,8 @@ export interface LocalAnalysis {
   readonly files: readonly string[];
   /** Stored model/language partitions the campaign file no longer has: kept, not analysed. */
   readonly excluded: readonly string[];
+  /** How much of each numeric readout could be read (a readout read for no row: exit 7). */
+  readonly readouts: readonly ReadoutHealth[];
 }
 
 /**
@@ -79,7 +82,7 @@ export async function analyzeLocal(
     const truth = simulationTruthFile(ctx);
     if (truth !== undefined) await out(...truth);
     await dropStaleResults(store, campaign.name, files);
-    return { results, table: battery.analysis.console(results), files, excluded };
+    return { results, table: battery.analysis.console(results), files, excluded, readouts: battery.analysis.readouts?.(results) ?? [] };
   } finally {
     db.close();
   }

@@ -19,6 +19,7 @@ import type { Queryable } from '../query/types.js';
 import type { SqlLibrary } from '../query/sql.js';
 import type { PromptColumns } from '../store/schemas.js';
 import type { ByoIssue } from './byoIssues.js';
+import type { ReadoutHealth } from './readoutHealth.js';
 
 // ---- what a battery sees of the campaign ----------------------------------------------------
 
@@ -282,6 +283,8 @@ export interface BatteryAnalysis<R = unknown> {
   console(results: R): string;
   /** Whether the results rest on simulated replies (labelled so everywhere). */
   simulated(results: R): boolean;
+  /** How much of each numeric readout could be read (readoutHealth.ts): a readout read for no row ends the command with exit 7. */
+  readouts?(results: R): readonly ReadoutHealth[];
 }
 
 // ---- simulated respondents and replies from elsewhere ----------------------------------------

@@ -43,7 +43,7 @@ const STACK_FLAGS = {
 
 /** The options each command accepts; anything else is an error, so a typo never passes silently. */
 export const OPTIONS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = {
-  run: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, 'poll-interval': STRING, 'retry-failed': FLAG, threads: STRING },
+  run: { 'data-dir': STRING, 'allow-partial': FLAG, quiet: FLAG, 'poll-interval': STRING, 'retry-failed': FLAG, threads: STRING, 'max-wait': STRING },
   plan: { aws: FLAG },
   analyze: { 'data-dir': STRING, replies: STRING, out: STRING, battery: STRING, input: STRINGS, 'drop-bad-rows': FLAG, 'full-precision': FLAG, draws: STRING, seed: STRING },
   start: { 'allow-partial': FLAG, aws: FLAG, 'retry-failed': FLAG, ...STACK_FLAGS },

@@ -23,7 +23,7 @@ const STACK = {
 
 export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   run: {
-    usage: ['run <campaign.yaml> [--data-dir DIR] [--allow-partial] [--quiet] [--poll-interval SECONDS] [--retry-failed] [--threads N]'],
+    usage: ['run <campaign.yaml> [--data-dir DIR] [--allow-partial] [--quiet] [--poll-interval SECONDS] [--retry-failed] [--threads N] [--max-wait SECONDS]'],
     summary:
       "plan, ask, read, analyse and report the campaign's battery on this machine, phase after phase;\nresumable: run it again after a kill or a budget stop and only the missing items are requested",
     options: {
@@ -31,8 +31,9 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       '--allow-partial': 'start even when the expected cost exceeds budget_usd; stops at the cap',
       '--quiet': 'no progress bar',
       '--poll-interval S': 'seconds between polls of open provider batches',
-      '--retry-failed': 'ask again the items whose last attempt failed for good (refusal, content filter, bad request); a plain run re-asks only transient failures',
+      '--retry-failed': 'also ask again the items whose last attempt failed for good (refusal, content_filter, bad_request, not_found, or an empty reply); every run re-asks transient failures (rate_limit, server_error, timeout, connection, malformed_response) without it',
       '--threads N': 'threads that run the partitions of simulated models (1: one thread); default: the cores, up to 4, for a wave of 20,000 calls or more, as many as fit 1 GiB with a copy of the design each. Real providers always run on the main thread',
+      '--max-wait S': "the longest Retry-After a provider may ask for that the run sits out (default 300); a longer one stops that model's calls, keeps its items pending and says when to resume",
     },
     exitCodes: {
       0: 'done (some items may have failed: the run says how many)',
@@ -40,6 +41,8 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       3: 'stopped at the budget cap, or because a provider reported more usage than a call reserved (the run names the model)',
       4: "a provider rejected an API key: that endpoint's items stay pending, the others are collected and analysed",
       5: 'calls were made and none was answered (every item failed): see `sondage status --failures 5`',
+      6: "a provider asked to wait longer than --max-wait: that model's items stay pending, the run says when to resume",
+      7: 'a readout (P(True)) could be read for none of its rows: every figure resting on it is "–"; the WARNING line says why',
       130: 'interrupted (Ctrl-C, SIGTERM); run again to resume',
     },
   },

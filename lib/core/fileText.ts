@@ -120,6 +120,9 @@ export function readTextFileSync(file: string, what: string, expected: string): 
   return checkedText(file, expected, text);
 }
 
+/** YAML syntax errors listed before "… and N more": the first ones locate the mistake. */
+const MAX_YAML_ISSUES = 10;
+
 /** A parsed YAML file: its value, and the line of any path inside it. */
 export interface YamlFile {
   readonly value: unknown;
@@ -139,15 +142,24 @@ export function parseYamlFile(file: string, text: string): YamlFile {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true });
   if (doc.errors.length > 0) {
-    throw issueError(
-      doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        // yaml appends " at line L, column C:" and an excerpt; the path carries the position.
-        const message = (e.message.split('\n')[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, '');
-        return { file, path: pos ? `line ${pos.line}, column ${pos.col}` : '', message: `invalid YAML: ${message}` };
-      }),
-      doc.errors[0],
-    );
+    const seen = new Set<string>();
+    const issues: FileIssue[] = [];
+    for (const e of doc.errors) {
+      const pos = e.linePos?.[0];
+      // yaml appends " at line L, column C:" and an excerpt; the path carries the position.
+      const raw = (e.message.split('\n')[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, '');
+      // The parser's own stack overflow on deep nesting (100,000 `[`) says nothing a user can act on.
+      const message = /call stack/i.test(raw) ? 'nested too deeply (brackets or indentation inside one another beyond what a campaign file needs)' : raw;
+      const issue = { file, path: pos ? `line ${pos.line}, column ${pos.col}` : '', message: `invalid YAML: ${message}` };
+      // One deep error is reported once per level it unwinds: hundreds of the same line.
+      const key = `${issue.path}\n${issue.message}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      issues.push(issue);
+    }
+    const shown = issues.slice(0, MAX_YAML_ISSUES);
+    if (issues.length > shown.length) shown.push({ file, path: '', message: `… and ${issues.length - shown.length} more YAML errors` });
+    throw issueError(shown, doc.errors[0]);
   }
   let value: unknown;
   try {

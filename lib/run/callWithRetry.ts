@@ -2,13 +2,30 @@ import { callSignal } from './callSignal.js';
 import { sleep } from './sleep.js';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../providers/types.js';
 import { isAdmitting } from './RateLimiter.js';
+import type { CallWatch } from './CallWatch.js';
 
 export interface RetryPolicy {
   readonly maxAttempts: number;
   readonly baseDelayMs: number;
   readonly maxDelayMs: number;
   readonly timeoutMs: number;
+  /**
+   * The longest wait a provider may ask for (Retry-After) that a call sits out before its retry.
+   * A longer one ends the call with `waitTooLongMs` set, so that the caller stops the model's calls
+   * and says when to resume, instead of sleeping a day under an unchanging bar. Absent: any wait.
+   */
+  readonly maxWaitMs?: number;
 }
+
+/** What a caller may watch and stop of one call besides the run's signal (see callWithRetry). */
+export interface CallHooks {
+  readonly watch?: CallWatch | undefined;
+  /** Aborts the call's waits (rate-limit turn, backoff), not a request in flight. Defaults to the run's signal. */
+  readonly waitSignal?: AbortSignal | undefined;
+}
+
+/** The local run's ceiling on a provider's Retry-After (`sondage run --max-wait`): five minutes. */
+export const DEFAULT_MAX_WAIT_MS = 300_000;
 
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 60_000, timeoutMs: 120_000 };
 
@@ -26,6 +43,8 @@ export type Attempt =
        * have run it and billed it, so the caller counts it as possibly billed at its reservation.
        */
       readonly unanswered?: boolean;
+      /** The provider asked to wait this long before a retry, more than the policy's `maxWaitMs`: no retry was made. */
+      readonly waitTooLongMs?: number;
     };
 
 
@@ -37,7 +56,9 @@ export type Attempt =
  * timeout starts once a rate-limited provider has admitted the call: a request queued behind the
  * limit is not a slow request. A run aborted while the first attempt is still queued returns an
  * `aborted` attempt that was never sent (and is not reported). `mayRetry`, when given, is asked
- * before each retry; false ends the call with the failed attempt.
+ * before each retry; false ends the call with the failed attempt. `hooks.watch` sees each request
+ * in flight and each wait before a retry (the progress line shows them); `hooks.waitSignal` ends
+ * the waits without cutting short a request already sent.
  */
 export async function callWithRetry(
   provider: ModelProvider,
@@ -47,15 +68,19 @@ export async function callWithRetry(
   signal?: AbortSignal,
   firstAttempt = 1,
   mayRetry?: (failed: Extract<Attempt, { ok: false }>) => Promise<boolean>,
+  hooks: CallHooks = {},
 ): Promise<Attempt> {
+  const { watch } = hooks;
+  // Waits (a turn behind the rate limit, a backoff) end with either signal; a call on the wire only with the run's.
+  const waitSignal = hooks.waitSignal ?? signal;
   let last: Attempt | undefined;
   for (let attempt = firstAttempt; attempt < firstAttempt + policy.maxAttempts; attempt++) {
-    if (signal?.aborted) break;
+    if (waitSignal?.aborted) break;
     if (isAdmitting(provider)) {
       try {
-        await provider.admit(req, signal);
+        await provider.admit(req, waitSignal);
       } catch (err) {
-        if (!signal?.aborted) throw err;
+        if (!waitSignal?.aborted) throw err;
         return last ?? notSent(attempt, err);
       }
     }
@@ -63,6 +88,7 @@ export async function callWithRetry(
     const call = callSignal(signal, policy.timeoutMs);
     let failed: Extract<Attempt, { ok: false }>;
     let retryAfterMs: number | undefined;
+    const settled = watch?.sent();
     try {
       const result = await provider.generate(req, call.signal);
       last = { attempt, ok: true, result, latencyMs: Math.round(performance.now() - started) };
@@ -83,14 +109,19 @@ export async function callWithRetry(
         ...(call.timedOut() || call.signal.aborted ? { unanswered: true } : {}),
       };
     } finally {
+      settled?.();
       call.dispose();
     }
     last = failed;
     onAttempt(failed);
     if (!failed.retryable || signal?.aborted) return failed;
+    if (policy.maxWaitMs !== undefined && retryAfterMs !== undefined && retryAfterMs > policy.maxWaitMs) return { ...failed, waitTooLongMs: retryAfterMs };
     // The caller may refuse a retry: one after an unanswered attempt needs a reservation of its own.
     if (mayRetry && !(await mayRetry(failed))) return failed;
-    await sleep(backoffMs(policy, attempt - firstAttempt + 1, retryAfterMs), signal);
+    const wait = backoffMs(policy, attempt - firstAttempt + 1, retryAfterMs);
+    const woke = watch?.waiting(wait);
+    await sleep(wait, waitSignal);
+    woke?.();
   }
   return last ?? notSent(firstAttempt, signal?.reason);
 }

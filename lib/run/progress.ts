@@ -3,6 +3,8 @@ export interface ProgressSink {
   start(label: string, total: number): void;
   tick(done: number, extra?: string): void;
   finish(extra?: string): void;
+  /** The total learnt since `start` (a dependent phase's planned count was an estimate). */
+  retotal?(total: number): void;
 }
 
 export class ProgressBar implements ProgressSink {
@@ -23,6 +25,10 @@ export class ProgressBar implements ProgressSink {
     this.done = 0;
     this.started = performance.now();
     this.lastDraw = 0;
+  }
+
+  retotal(total: number): void {
+    this.total = total;
   }
 
   tick(done: number, extra = ''): void {

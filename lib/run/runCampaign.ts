@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { analyzeLocal } from '../analysis/analyzeLocal.js';
 import type { PhaseSpec } from '../battery/types.js';
+import type { ReadoutHealth } from '../battery/readoutHealth.js';
 import { DuckDb, EmbeddedLedger, LocalBlobStore, ParquetWriter, acquireRunLock, layout } from '../store/index.js';
 import type { ReplyRow } from '../store/types.js';
-import { DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
+import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
+import { CallWatch } from './CallWatch.js';
 import { createAnswerers } from './answerers.js';
 import { phaseEntries } from './context.js';
 import type { RunContext } from './context.js';
@@ -14,10 +16,15 @@ import { describePlanChange } from './planChange.js';
 import { planCampaign, plannedItems, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
 import { rebuildLedger, retireDroppedPartitions } from './rebuildLedger.js';
+import { completeReplies, designFingerprint, recordIfComplete } from './completeCampaign.js';
+import { refreshCampaignReadings } from './refreshCampaignReadings.js';
 import type { StopState } from './runPartition.js';
 import { RateLimiters } from './RateLimiter.js';
 import { Semaphore } from './Semaphore.js';
 import { runWavePartition, type BatchRunOptions, type PartitionEnv } from './wavePartition.js';
+
+/** How often the progress line is redrawn while no reply arrives (calls in flight, waits). */
+const PROGRESS_REDRAW_MS = 1000;
 
 /** The fewest calls a chunk reserves for (RunCampaignOptions.chunkSize). */
 const DEFAULT_CHUNK = 64;
@@ -46,6 +53,7 @@ export interface RunOptions {
   readonly chunkSize?: number;
   readonly partRows?: number;
   readonly partitionConcurrency?: number;
+  /** Retries and timeouts; `maxWaitMs` (`--max-wait`) defaults to DEFAULT_MAX_WAIT_MS on the local run. */
   readonly retry?: RetryPolicy;
   /** Stop after this many replies have been journaled (tests of a killed run). */
   readonly onReply?: (row: ReplyRow) => void;
@@ -89,11 +97,15 @@ export interface RunSummary {
   readonly overruns?: readonly { readonly model: string; readonly excessUsd: number }[];
   /** One message per provider model that rejected its API key (its items stay pending). */
   readonly keyFailures?: readonly string[];
+  /** One message per provider model that asked to wait longer than `maxWaitMs` (its items stay pending), saying when to resume. */
+  readonly waitStops?: readonly string[];
   readonly resultsPrefix?: string;
   /** The battery's analysis results (its own type). */
   readonly analysis?: unknown;
   /** Stored model/language partitions the campaign file no longer has: kept, not analysed. */
   readonly excluded?: readonly string[];
+  /** How much of each numeric readout the analysis could read (lib/battery/readoutHealth.ts). */
+  readonly readouts?: readonly ReadoutHealth[];
   readonly table?: string;
 }
 
@@ -112,7 +124,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 
   const runId = `${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(3).toString('hex')}`;
   const stop: StopState = {};
-  const retry = opts.retry ?? DEFAULT_RETRY;
+  const retry: RetryPolicy = { maxWaitMs: DEFAULT_MAX_WAIT_MS, ...(opts.retry ?? DEFAULT_RETRY) };
+  const watch = new CallWatch();
   const chunkSize = opts.chunkSize ?? Math.max(DEFAULT_CHUNK, campaign.concurrency);
   const partRows = opts.partRows ?? 20_000;
   /** The run's ledger once opened (after the plan): the threads' calls go to it. */
@@ -123,7 +136,13 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     spent += costUsd;
     if (ok === 0) return;
     replied += ok;
-    progress.tick(replied, `$${spent.toFixed(4)} of $${campaign.budget_usd}`);
+    progress.tick(replied, progressExtra());
+  };
+  // Spend, and what the calls are doing: a bar that does not move says why (calls in flight for
+  // long, a provider's Retry-After).
+  const progressExtra = (): string => {
+    const calls = watch.describe();
+    return `$${spent.toFixed(4)} of $${campaign.budget_usd}${calls === '' ? '' : ` · ${calls}`}`;
   };
   const threadInit = { campaign, dataDir, runId, retry, chunkSize, partRows, retryFailed: opts.retryFailed === true };
   const startThreads = (count: number): Promise<PartitionThreads> =>
@@ -216,6 +235,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       semaphore,
       chunkSize,
       partRows,
+      watch,
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.onReply ? { onReply: opts.onReply } : {}),
       ...(opts.retryFailed ? { retryFailed: true } : {}),
@@ -288,7 +308,11 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       for (const p of wave) replied += (await ledger.counts(campaign.name, p.name)).done;
       // Before the progress bar: a thread that cannot start says so on a line of its own.
       const threads = await threadsFor(wave);
-      progress.start(wave.map((p) => p.name).join(' + '), wave.reduce((s, p) => s + plannedItems(plan, p.name), 0));
+      let total = wave.reduce((s, p) => s + plannedItems(plan, p.name), 0);
+      progress.start(wave.map((p) => p.name).join(' + '), total);
+      // Redrawn while no reply arrives, so that the calls in flight and the waits show.
+      const redraw = setInterval(() => progress.tick(replied, progressExtra()), PROGRESS_REDRAW_MS);
+      redraw.unref();
       const tasks = wave.flatMap((phase) =>
         campaign.models.flatMap((model) =>
           ctx.design.languages.map((language) => async () => {
@@ -297,20 +321,48 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
             const { items, outcome } = threads ? await threads.run(phase.name, model.id, language) : await runWavePartition(env, phase, model, language);
             summary.items += items;
             accumulate(summary, outcome);
+            // A dependent phase was planned from an estimate (X-Value's step 2 from step 1's
+            // expected natures): once its items are built, the bar counts what is really asked.
+            const planned = plan.partitions.find((p) => p.model === model.id && p.language === language)?.items[phase.name] ?? 0;
+            if (items !== planned) {
+              total += items - planned;
+              progress.retotal?.(total);
+            }
           }),
         ),
       );
-      await pool(tasks, threads?.capacity ?? partitionPool);
+      try {
+        await pool(tasks, threads?.capacity ?? partitionPool);
+      } finally {
+        clearInterval(redraw);
+      }
       // An abort after the last chunk was sent leaves items pending without any partition noticing.
       if (opts.signal?.aborted) stop.reason ??= 'aborted';
       progress.finish(await spendLine(ledger, campaign.name));
       return [...summaries.values()];
     };
 
-    for (const wave of graph.waves) {
-      if (stop.reason) break;
-      phases.push(...(await runWave(wave)));
+    // Every item of an unchanged design done: said, and straight to the analysis (its readings
+    // brought in line with the design first, as `analyze` does).
+    const phaseNames = graph.phases.map((p) => p.name);
+    const fingerprint = designFingerprint(ctx, plan);
+    const complete = orphaned.count === 0 ? await completeReplies(store, ledger, campaign.name, phaseNames, fingerprint) : undefined;
+    if (complete !== undefined) {
+      log(`${campaign.name} is complete: every item of its design has its reply (${complete} in all), nothing to ask; analysing`);
+      await closeEarly();
+      const reread = new Map((await refreshCampaignReadings(ctx, dataDir)).map((r) => [r.phase, r]));
+      for (const p of phaseNames) {
+        const r = reread.get(p);
+        phases.push({ phase: p, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0, reread: r?.reread ?? 0, rereadChanged: r?.rereadChanged ?? 0 });
+      }
+    } else {
+      for (const wave of graph.waves) {
+        if (stop.reason) break;
+        phases.push(...(await runWave(wave)));
+      }
     }
+    // The next run of this same design knows at once whether anything is left to ask.
+    if (!opts.signal?.aborted) await recordIfComplete(store, ledger, campaign.name, phaseNames, fingerprint);
     // Their heaps and DuckDB instances are freed before the analysis takes its share of memory.
     await threads?.close();
     threads = undefined;
@@ -329,12 +381,13 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       ...(stop.reason ? { stopped: stop.reason } : {}),
       ...(stop.overruns?.size ? { overruns: [...stop.overruns].map(([model, excessUsd]) => ({ model, excessUsd })) } : {}),
       ...(stop.keyFailures?.size ? { keyFailures: [...stop.keyFailures.values()] } : {}),
+      ...(stop.waitStops?.size ? { waitStops: [...stop.waitStops.values()] } : {}),
     };
     if (stop.reason === 'aborted' || opts.skipAnalysis) return summary;
 
     // ---- analyse ----------------------------------------------------------------------------
     const analysis = await analyzeLocal(ctx, dataDir, store);
-    return { ...summary, resultsPrefix: `${layout.campaignPrefix(campaign.name)}results/`, analysis: analysis.results, table: analysis.table, excluded: analysis.excluded };
+    return { ...summary, resultsPrefix: `${layout.campaignPrefix(campaign.name)}results/`, analysis: analysis.results, table: analysis.table, excluded: analysis.excluded, readouts: analysis.readouts };
   } finally {
     if (onAbort) opts.signal?.removeEventListener('abort', onAbort);
     await threads?.close();
@@ -348,7 +401,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 
 function accumulate(
   into: { done: number; failed: number; adopted: number; pending: number; costUsd: number; reread: number; rereadChanged: number },
-  out: { done: number; failed: number; adopted: number; pending: number; costUsd: number; keyBlocked?: number; reread?: number; rereadChanged?: number },
+  out: { done: number; failed: number; adopted: number; pending: number; costUsd: number; keyBlocked?: number; waitBlocked?: number; reread?: number; rereadChanged?: number },
 ) {
   into.reread += out.reread ?? 0;
   into.rereadChanged += out.rereadChanged ?? 0;
@@ -356,7 +409,8 @@ function accumulate(
   into.failed += out.failed;
   into.adopted += out.adopted;
   // Items a rejected key left are pending in the ledger: the next run (with a good key) asks them.
-  into.pending += out.pending + (out.keyBlocked ?? 0);
+  // So are those of a model whose provider asked for a longer wait than the run allows.
+  into.pending += out.pending + (out.keyBlocked ?? 0) + (out.waitBlocked ?? 0);
   into.costUsd += out.costUsd;
 }
 

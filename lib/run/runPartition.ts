@@ -6,6 +6,8 @@ import type { GenerateResult, ModelProvider, Price } from '../providers/types.js
 import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
 import { ledgerPartition } from '../store/types.js';
 import { callWithRetry, type RetryPolicy } from './callWithRetry.js';
+import type { CallWatch } from './CallWatch.js';
+import { noteWaitStop, scopeSignal, type WaitStopState } from './waitStops.js';
 import { Journal, listJournals, readJournal } from './Journal.js';
 import { sleep } from './sleep.js';
 import type { Semaphore } from './Semaphore.js';
@@ -125,10 +127,12 @@ export interface PartitionSpec {
    * pending, unpaid; absent, every call may start.
    */
   readonly mayStartCall?: (attemptTimeoutMs: number) => boolean;
+  /** Sees the calls in flight and the waits before retries (the local run's progress line). */
+  readonly watch?: CallWatch;
 }
 
 /** Why a run (or some of its partitions) stops starting calls; see `PartitionSpec.stop`. */
-export interface StopState {
+export interface StopState extends WaitStopState {
   reason?: 'budget' | 'aborted' | 'overrun';
   keyFailures?: Map<string, string>;
   /**
@@ -163,6 +167,10 @@ export interface PartitionOutcome {
    * for these only a new key helps).
    */
   readonly keyBlocked?: number;
+  /** Set when the provider asked to wait longer than the run waits: the message says when to resume. */
+  readonly waitStop?: string;
+  /** Items left pending by that stop (not in `pending`, as `keyBlocked`). */
+  readonly waitBlocked?: number;
   /** Stored readings read again because the design's reading inputs changed (lib/run/refreshReadings.ts), and how many of them changed. */
   readonly reread?: number;
   readonly rereadChanged?: number;
@@ -197,6 +205,9 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   const pendingIds = await spec.ledger.pendingAmong(spec.campaign, ledgerPartition(spec), [...byId.keys()], { retryFailed: spec.retryFailed === true });
   const pending = spec.items.filter((i) => pendingIds.has(i.item_id));
   const keyStopped = (): boolean => spec.stop.keyFailures?.has(keyScope(spec)) === true;
+  const waitStopped = (): boolean => spec.stop.waitStops?.has(keyScope(spec)) === true;
+  // Only a run with a ceiling on waits can stop a scope's waiting calls; without one the run's signal serves.
+  const waitSignal = spec.retry.maxWaitMs !== undefined ? scopeSignal(spec.stop, keyScope(spec), spec.signal) : spec.signal;
   // A simulated call is answered in-process and billed by no one: the deadline cannot cut it short.
   const mayStart = (): boolean => spec.provider.simulated || (spec.mayStartCall?.(spec.retry.timeoutMs) ?? true);
 
@@ -251,7 +262,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
         items.map((item) =>
           spec.semaphore.run(async () => {
             // After a key error, items not yet sent stay pending: each call would fail the same way.
-            if (spec.signal?.aborted || keyStopped() || spec.stop.reason === 'overrun' || !mayStart()) return;
+            if (spec.signal?.aborted || keyStopped() || waitStopped() || spec.stop.reason === 'overrun' || !mayStart()) return;
             const reserved = spec.maxCost(item);
             const final = await callWithRetry(
               spec.provider,
@@ -279,7 +290,13 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
                 part.reservations.push(id);
                 return true;
               },
+              { watch: spec.watch, waitSignal },
             );
+            if (!final.ok && final.waitTooLongMs !== undefined && spec.retry.maxWaitMs !== undefined) {
+              noteWaitStop(spec.stop, keyScope(spec), { providerId: spec.provider.id, phase: spec.phase, endpoint: spec.provider.endpoint }, final.waitTooLongMs, spec.retry.maxWaitMs);
+            }
+            // A call the wait stop cut short (or refused a retry) says nothing about its item: pending.
+            if (!final.ok && waitStopped()) return;
             const verdict = attemptVerdict(final, spec.signal?.aborted === true);
             if (verdict === 'done') part.done.push(item.item_id);
             else if (verdict === 'failed') part.failed.push(item.item_id);
@@ -308,7 +325,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
     spec.stop.reason ??= 'aborted';
     return true;
   };
-  while (next < pending.length && !spec.stop.reason && !keyStopped() && !storageFailed() && mayStart()) {
+  while (next < pending.length && !spec.stop.reason && !keyStopped() && !waitStopped() && !storageFailed() && mayStart()) {
     if (spec.signal?.aborted) {
       spec.stop.reason = 'aborted';
       break;
@@ -363,6 +380,8 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   const keyFailure = spec.stop.keyFailures?.get(keyScope(spec));
   const left = pending.length - done - failed;
   if (keyFailure !== undefined) return { done, failed, adopted, costUsd, pending: 0, keyFailure, keyBlocked: left };
+  const waitStop = spec.stop.waitStops?.get(keyScope(spec));
+  if (waitStop !== undefined) return { done, failed, adopted, costUsd, pending: 0, waitStop, waitBlocked: left };
   return { done, failed, adopted, costUsd, pending: left };
 }
 

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { COMMAND_HELP } from '../../lib/cli/help.js';
 import { OPTIONS } from '../../lib/cli/args.js';
 import { allBatteries } from '../../lib/batteries/index.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { runMain } from '../helpers/cli.js';
+import { REPO_ROOT } from '../helpers/campaigns.js';
 
 const COMMANDS = Object.keys(OPTIONS);
 
@@ -58,5 +61,31 @@ describe('sondage batteries', () => {
     const bad = await runMain(['batteries', 'x-value']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('no battery named "x-value"; sondage knows far6, xvalue, ptrue');
+  });
+
+  it('quotes labels that hold a space, so that each list reads one way', async () => {
+    const { stdout } = await runMain(['batteries', 'xvalue']);
+    expect(stdout).toContain('parse#A: Pass "Biased Prompting" "Factual Error" invalid');
+    // Split as a shell splits words, every line of labels gives back the battery's vocabulary.
+    const xvalue = allBatteries().find((b) => b.name === 'xvalue')!;
+    for (const [reader, labels] of Object.entries(xvalue.vocabulary)) {
+      const line = stdout.split('\n').find((l) => l.startsWith(`    ${reader}: `))!;
+      const words = [...line.slice(`    ${reader}: `.length).matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? JSON.parse(`"${m[1]}"`) : m[2]) as string);
+      if (labels.length <= 12) expect(words).toEqual(labels);
+    }
+  });
+});
+
+describe('--retry-failed', () => {
+  it('run --help and docs/local-run.md name the same failures it asks again, and the same it does not need to', async () => {
+    const help = COMMAND_HELP['run']!.options['--retry-failed']!;
+    const docs = await readFile(path.join(REPO_ROOT, 'docs/local-run.md'), 'utf8');
+    const permanent = /- permanent \(([^)]*)\)/.exec(docs)![1]!;
+    const transient = /- transient \(([^)]*)\)/.exec(docs)![1]!;
+    const classes = (text: string) => [...text.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]!);
+    for (const c of classes(permanent)) expect(help.split(';')[0]).toContain(c);
+    expect(permanent).toContain('empty reply');
+    expect(help.split(';')[0]).toContain('empty reply');
+    for (const c of classes(transient)) expect(help.split(';')[1]).toContain(c);
   });
 });

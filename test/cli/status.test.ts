@@ -133,7 +133,7 @@ describe('sondage status', () => {
       '  generate alpha/en: batch_abc',
     ]);
     // g1 failed once and then succeeded: not a failure. g6's last error is the one shown.
-    expect(stdout).toContain('failures: 2 failed items (last error of each):');
+    expect(stdout).toContain('failures: 2 items not done whose last attempt failed (last error of each):');
     const failures = stdout.split('\n').filter((l) => l.startsWith('  2026'));
     expect(failures).toEqual([
       '  2026-11-30T07:00:05Z  generate alpha/en g6  server_error: overloaded (503)',
@@ -141,7 +141,7 @@ describe('sondage status', () => {
     ]);
 
     const one = await runMain(['status', campaign, '--data-dir', dataDir, '--failures', '1']);
-    expect(one.stdout).toContain('failures: 2 failed items (last error of each), last 1:');
+    expect(one.stdout).toContain('failures: 2 items not done whose last attempt failed (last error of each), last 1:');
     expect(one.stdout.split('\n').filter((l) => l.startsWith('  2026'))).toHaveLength(1);
   });
 

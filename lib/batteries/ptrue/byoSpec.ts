@@ -25,7 +25,7 @@ export const ptrueByo: ByoRowsSpec = {
     const summary = { rows: valid.length + badLines, accepted: rows.length, rejected: badLines + valid.length - rows.length, files: 1 };
     // Refused unless bad rows are dropped on request: the bootstrap is then not worth running.
     if (rows.length === 0 || (bad.length > 0 && !opts.dropBadRows)) return { results: undefined, issues, warnings: [], summary };
-    const results = analyzePtrueRows(rows, { draws: opts.bootstrap?.draws ?? DEFAULT_DRAWS, seed: opts.bootstrap?.seed ?? BYO_SEED, simulated: false });
+    const results = analyzePtrueRows(rows, { draws: opts.bootstrap?.draws ?? DEFAULT_DRAWS, seed: opts.bootstrap?.seed ?? BYO_SEED, simulated: false, byo: true });
     return { results, issues, warnings: [], summary };
   },
   describe: (s) => `rows: ${s['accepted']} of ${s['rows']} from 1 file`,

@@ -8,6 +8,7 @@ import { refreshCampaignReadings } from '../../run/refreshCampaignReadings.js';
 import { rereadNotices } from '../rereadNotices.js';
 import { shownPath } from '../shownPath.js';
 import type { CliArgs } from '../args.js';
+import { unreadableExit } from '../readoutExit.js';
 import { assertCampaignIn, writableDataDir } from '../dataDir.js';
 
 /** `sondage analyze <campaign>`: the battery's analysis on what is collected; `--replies`: on replies collected elsewhere. */
@@ -26,7 +27,7 @@ export async function analyzeCommand(args: CliArgs): Promise<number> {
   if (analysis.excluded.length > 0) process.stderr.write(`not analysed: ${analysis.excluded.join(', ')} (stored, but no longer in the campaign file)\n`);
   process.stdout.write(`${analysis.table}\n`);
   process.stdout.write(`results: ${shownPath(resolve(ctx.dataDir, 'campaigns', ctx.campaign.name, 'results'))}\n`);
-  return 0;
+  return unreadableExit(analysis.readouts);
 }
 
 /**
@@ -68,7 +69,7 @@ async function analyzeRepliesCommand(args: CliArgs, replies: string, out: string
   process.stdout.write(`${battery.byo!.describe(result.summary)}\n`);
   if (Object.keys(result.settings).length > 0) process.stdout.write(`settings: ${Object.entries(result.settings).map(([k, v]) => `${k} ${v}`).join(', ')} (${MANIFEST_FILE})\n`);
   process.stdout.write(`results: ${shownPath(out)}\n`);
-  return 0;
+  return unreadableExit(battery.analysis.readouts?.(result.results));
 }
 
 /** `--draws 500`, `--seed 7`: whole numbers, or an error naming the flag. */

@@ -9,6 +9,15 @@ function answeredBy(a: Battery['phaseCatalog'][number]['answeredBy']): string {
   return a === 'subject' ? 'the model under test' : `the ${a.role}`;
 }
 
+/**
+ * A label as the space-separated list shows it: quoted when it holds a space or a quote, so that
+ * `Pass "Biased Prompting" "Factual Error" invalid` reads as four labels, not six.
+ * @example labelText('Factual Error') // '"Factual Error"'
+ */
+export function labelText(label: string): string {
+  return /[\s"]/.test(label) ? JSON.stringify(label) : label;
+}
+
 /** One battery as `sondage batteries` prints it. */
 export function describeBattery(b: Battery): string {
   const lines = [`${b.name} — ${b.title}`, `  from: ${originOf(b)}`, `  languages: ${b.languages.join(' ')}`];
@@ -21,7 +30,10 @@ export function describeBattery(b: Battery): string {
     lines.push(`      ${p.description}`);
   }
   lines.push('  readers and their labels:');
-  for (const [reader, labels] of Object.entries(b.vocabulary)) lines.push(`    ${reader}: ${labels.length > 12 ? `${labels.slice(0, 12).join(' ')} … (${labels.length})` : labels.join(' ')}`);
+  for (const [reader, all] of Object.entries(b.vocabulary)) {
+    const labels = all.map(labelText);
+    lines.push(`    ${reader}: ${labels.length > 12 ? `${labels.slice(0, 12).join(' ')} … (${labels.length})` : labels.join(' ')}`);
+  }
   if (b.byo) {
     lines.push(`  replies from elsewhere: ${b.byo.format}`);
     for (const [name, input] of Object.entries(b.byo.inputs ?? {})) lines.push(`    --input ${name}=FILE${input.required ? '' : ' (optional)'}: ${input.description}`);

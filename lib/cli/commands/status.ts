@@ -140,10 +140,14 @@ export function formatStatus(s: CampaignStatus): string {
   if (s.gpuJobs) lines.push(...formatGpuJobs(s.gpuJobs));
   lines.push(`open provider batches: ${s.openBatches.length}`);
   for (const b of s.openBatches) lines.push(`  ${b.phase} ${b.model}/${b.language}: ${b.batchId}${b.cancelledAt ? ` (cancel requested ${b.cancelledAt})` : ''}`);
+  // Never "none" beside a table that counts failed items: those without a stored error are said.
+  const failedInTable = s.phases.reduce((n, p) => n + p.failed, 0);
   lines.push(
-    s.failuresTotal === 0
-      ? `failures: none (${s.failuresKind})`
-      : `failures: ${s.failuresTotal} ${s.failuresKind}${s.failures.length < s.failuresTotal ? `, last ${s.failures.length}` : ''}:`,
+    s.failuresTotal > 0
+      ? `failures: ${s.failuresTotal} ${s.failuresKind}${s.failures.length < s.failuresTotal ? `, last ${s.failures.length}` : ''}:`
+      : failedInTable > 0
+        ? `failures: ${failedInTable} failed item(s) in the table above, none with a stored error (a failed shard or batch left no reply row); the next run asks them again`
+        : 'failures: none',
   );
   for (const f of s.failures) lines.push(`  ${f.at.replace(/\.\d{3}Z$/, 'Z')}  ${f.where}  ${f.error}: ${oneLine(f.cause)}`);
   return `${lines.join('\n')}\n`;
@@ -325,7 +329,8 @@ export async function localCampaignStatus(dataDir: string, target: CampaignTarge
       ...counts,
       failures: failures.last,
       failuresTotal: failures.total,
-      failuresKind: 'failed items (last error of each)',
+      // Items not done whose last attempt failed: failed in the table, or pending again after a stop.
+      failuresKind: 'items not done whose last attempt failed (last error of each)',
     };
   } finally {
     await ledger.close();

@@ -140,6 +140,7 @@ export function parseReplyTotalsRows(rows: readonly Record<string, unknown>[], f
   const rd = new RowReader(file);
   const out = rows.map((r, i): ReplyTotalsRow => {
     const cost = rd.number(r, i, 'cost_usd', { nullable: true });
+    const outside = rd.number(r, i, 'cost_outside_design_usd', { nullable: true });
     return {
       model: rd.string(r, i, 'model'),
       language: rd.string(r, i, 'language'),
@@ -148,6 +149,8 @@ export function parseReplyTotalsRows(rows: readonly Record<string, unknown>[], f
       items_ok: rd.number(r, i, 'items_ok', { integer: true }),
       simulated_attempts: rd.number(r, i, 'simulated_attempts', { integer: true }),
       cost_usd: Number.isNaN(cost) ? 0 : cost,
+      attempts_outside_design: rd.number(r, i, 'attempts_outside_design', { integer: true }),
+      cost_outside_design_usd: Number.isNaN(outside) ? 0 : outside,
     };
   });
   rd.done();

@@ -120,6 +120,9 @@ export interface ReplyTotalsRow extends CellKey {
   readonly items_ok: number;
   readonly simulated_attempts: number;
   readonly cost_usd: number;
+  /** Attempts at items the design no longer has (stored, not analysed), and their cost; counted apart from the above. */
+  readonly attempts_outside_design?: number;
+  readonly cost_outside_design_usd?: number;
 }
 
 export interface EstimateOptions {

@@ -35,7 +35,7 @@ const renderingSchema = z
     {
       error: (iss) =>
         iss.code === 'unrecognized_keys'
-          ? `unexpected key(s) ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}; a rendering has only agent and text`
+          ? `unexpected key(s) ${iss.keys.map((k) => describe(k)).join(', ')}; a rendering has only agent and text`
           : expected('a mapping { agent, text }', iss.input),
     },
   )
@@ -47,7 +47,7 @@ const renderingSchema = z
       text.normalize('NFC').includes(agent.normalize('NFC'))
         ? ' (it does after Unicode NFC normalisation: retype one of them so both use the same characters)'
         : '; write the agent exactly as the text spells it';
-    ctx.addIssue({ code: 'custom', path: ['agent'], message: `${JSON.stringify(agent)} does not appear in the text${hint}` });
+    ctx.addIssue({ code: 'custom', path: ['agent'], message: `${describe(agent)} does not appear in the text${hint}` });
   });
 
 const storySchema = z.strictObject(
@@ -70,7 +70,7 @@ const storySchema = z.strictObject(
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys'
-        ? `unexpected key(s) ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}; a story has id, group and renderings`
+        ? `unexpected key(s) ${iss.keys.map((k) => describe(k)).join(', ')}; a story has id, group and renderings`
         : expected('a story mapping { id, group, renderings }', iss.input),
   },
 );
@@ -84,7 +84,7 @@ const fileSchema = z.strictObject(
   {
     error: (iss) =>
       iss.code === 'unrecognized_keys'
-        ? `unexpected top-level key(s) ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}; the file has one key, stories`
+        ? `unexpected top-level key(s) ${iss.keys.map((k) => describe(k)).join(', ')}; the file has one key, stories`
         : // The kind only, never the content: the file may not be a stories file at all (a .env).
           `expected a mapping with a "stories" list, got ${kindOf(iss.input)}; is this the stories file?`,
   },
@@ -97,7 +97,8 @@ function formatPath(path: readonly PropertyKey[]): string {
     if (typeof key === 'number') out += `[${key}]`;
     else {
       const name = String(key);
-      out += /^[A-Za-z_][\w-]*$/.test(name) ? `${out ? '.' : ''}${name}` : `[${JSON.stringify(name)}]`;
+      // A key is a value too: at most 60 characters of it (its line is then that of its mapping).
+      out += /^[A-Za-z_][\w-]*$/.test(name) && name.length <= 60 ? `${out ? '.' : ''}${name}` : `[${describe(name)}]`;
     }
   }
   return out;
@@ -151,7 +152,7 @@ function checkRenderings(
   for (const [key, value] of Object.entries(raw)) {
     const path = [...at, key];
     if (!LANGUAGE_SET.has(key)) {
-      issues.push({ file, path: formatPath(path), message: `${JSON.stringify(key)} is not a known language; use one of ${LANGUAGES.join(', ')}` });
+      issues.push({ file, path: formatPath(path), message: `${describe(key)} is not a known language; use one of ${LANGUAGES.join(', ')}` });
       continue;
     }
     const language = key as Language;
@@ -203,7 +204,7 @@ export function parseStories(raw: unknown, file: string, languages: readonly Lan
     if (id !== undefined) {
       const first = firstIndexOfId.get(id);
       if (first === undefined) firstIndexOfId.set(id, index);
-      else issues.push({ file, path: formatPath([...at, 'id']), message: `${JSON.stringify(id)} repeats the id of stories[${first}]; story ids must be unique` });
+      else issues.push({ file, path: formatPath([...at, 'id']), message: `${describe(id)} repeats the id of stories[${first}]; story ids must be unique` });
     }
     const rawRenderings = record.renderings;
     const renderings =

@@ -38,7 +38,7 @@ const HABIT_COLUMNS: (keyof CellHabit & string)[] = ['model', 'language', 'reado
 const COMPARISON_COLUMNS: (keyof ReadoutComparison & string)[] = ['model', 'language', 'readout_a', 'readout_b', 'n_common', 'r', 'mean_abs_diff'];
 const CONVERGENCE_COLUMNS: (keyof ReadoutConvergence & string)[] = ['readout_a', 'readout_b', 'n_cells', 'median_r', 'q10_r', 'q90_r', 'median_abs_diff'];
 const SUMMARY_COLUMNS: (keyof CellSummaryRow & string)[] = ['model', 'language', 'form', 'constraint', 'reader', 'replies', 'decisive', 'n_p', 'decisive_share', 'p_share'];
-const TOTALS_COLUMNS: (keyof ReplyTotalsRow & string)[] = ['model', 'language', 'attempts', 'ok_attempts', 'items_ok', 'simulated_attempts', 'cost_usd'];
+const TOTALS_COLUMNS: (keyof ReplyTotalsRow & string)[] = ['model', 'language', 'attempts', 'ok_attempts', 'items_ok', 'simulated_attempts', 'cost_usd', 'attempts_outside_design', 'cost_outside_design_usd'];
 
 const SIMULATED_NOTICE =
   '> **Simulated data.** These replies come from the `simulated` provider, whose judgment profiles and ' +
@@ -93,6 +93,9 @@ export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): str
     meta.generatedAt ? `- Generated: ${meta.generatedAt}` : null,
     `- Cells (model × language): ${cells.length} — models ${models.join(', ') || '–'}; languages ${languages.join(', ') || '–'}`,
     `- Attempts stored: ${sum((t) => t.attempts)} (${sum((t) => t.ok_attempts)} ok; ${sum((t) => t.items_ok)} items with an ok reply; ${sum((t) => t.simulated_attempts)} simulated), cost $${fmt(sum((t) => t.cost_usd), 4)}`,
+    ...(sum((t) => t.attempts_outside_design ?? 0) > 0
+      ? [`- Outside the design as it stands (items an edit dropped; stored, not analysed): ${sum((t) => t.attempts_outside_design ?? 0)} attempts, cost $${fmt(sum((t) => t.cost_outside_design_usd ?? 0), 4)}`]
+      : []),
     `- One reply per item: the lowest ok attempt, ties by created_at; only P and notP readings are decisive.`,
     `- Item rows read (prompt item × reader): ${results.itemRows}`,
     `- Readouts with story scores: ${readouts.length ? readouts.map((r) => `\`${r}\``).join(', ') : 'none'}`,
@@ -156,7 +159,7 @@ export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): str
       '- `readout_comparisons.csv`: per cell and readout pair, common stories, r and mean |Δ|',
       '- `readout_convergence.csv`: per readout pair over cells',
       '- `cell_summary.csv`: replies, decisive share and P share per cell, form, constraint and reader',
-      '- `reply_totals.csv`: attempts, ok replies, simulated attempts and cost per cell',
+      '- `reply_totals.csv`: attempts, ok replies, simulated attempts and cost per cell, over the items of the design as it stands; attempts at items an edit dropped counted apart',
       ...(results.identity || results.habits || results.agreement || results.residualConvergence || results.sameReplies || results.judgeAudit ? STUDY_FILE_LINES : []),
     ].join('\n'),
   );
@@ -193,7 +196,13 @@ export function formatConsoleTable(results: AnalysisResults): string {
     }
     lines.push(pad(rows).replace(/^/gm, '  '));
   }
-  lines.push(`  all ${conv.length} readout pairs: readout_convergence.csv; per cell: readout_comparisons.csv`);
+  // The file lists every pair, those without a cell of enough common stories too: say both counts.
+  const all = results.convergence.length;
+  lines.push(
+    conv.length === all
+      ? `  all ${all} readout pairs: readout_convergence.csv; per cell: readout_comparisons.csv`
+      : `  ${conv.length} readout pairs compared in at least one cell, ${all - conv.length} in none; all ${all}: readout_convergence.csv; per cell: readout_comparisons.csv`,
+  );
 
   lines.push('', 'Answer habits per cell (Same Judgment, Different Yes §6): keying bias b of the yes/no token, second-listed preference of labels');
   const byCell = new Map<string, Map<string, CellHabit>>();

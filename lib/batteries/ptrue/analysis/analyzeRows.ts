@@ -10,7 +10,9 @@ import { rankAnalysis, type RankChange, type RankReference } from './ranks.js';
 import { regimeSummaries, type RegimeSummary } from './regimes.js';
 import { reliabilityDiagrams, type ReliabilityDiagram } from './reliability.js';
 import { METRICS, type CellMetrics, type PtrueRow } from './types.js';
+
 import { compliance, restrictToRequested, scorerComparison, type ComplianceRow, type ScorerRow } from './views.js';
+import { readoutHealth, type ReadoutHealth } from '../../../battery/readoutHealth.js';
 
 export interface AnalyzeOptions {
   /** Item-bootstrap and model-bootstrap draws (0 skips the intervals). */
@@ -20,6 +22,8 @@ export interface AnalyzeOptions {
   readonly simulated: boolean;
   /** The reference language of the rank path (default en). */
   readonly english?: string;
+  /** Rows brought in (`analyze --replies`): a missing P(True) is an empty `p_true`, not a reply without logprobs. */
+  readonly byo?: boolean;
 }
 
 /** The tables that the restricted view repeats. */
@@ -46,6 +50,8 @@ export interface PtrueResults extends CoreTables {
   readonly scorers: readonly ScorerRow[];
   /** The same core tables over the replies written in the requested language (§6.6); null when no language was identified. */
   readonly restricted: CoreTables | null;
+  /** How many rows' P(True) could be read, and why not (warned about in every output). */
+  readonly readout: ReadoutHealth;
 }
 
 function coreTables(rows: readonly PtrueRow[], benchmarks: readonly string[]): CoreTables {
@@ -99,5 +105,20 @@ export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions
     compliance: compliance(rows),
     scorers: scorerComparison(rows),
     restricted: identified ? coreTables(restrictedRows, benchmarks) : null,
+    readout: readoutHealth('P(True)', 'verifier rows', rows, opts.byo === true ? (r) => (r.p_true === null ? 'p_true is empty' : null) : whyUnreadable),
   };
+}
+
+/**
+ * Why a row's P(True) is missing, told apart by what the row says of its logprobs: none stored
+ * (`exact` null: the verify reply had no logprobs), bounds only (a top-k fallback), exact logprobs
+ * without a True/False candidate (a server that returns its own top-k, such as the top 20, rather
+ * than the candidates asked for), or a bring-your-own row whose `p_true` is empty.
+ */
+function whyUnreadable(row: PtrueRow): string | null {
+  if (row.p_true !== null) return null;
+  if (row.exact === null || row.exact === undefined) return 'the verify reply carries no logprobs (the provider or model returned none)';
+  if (row.exact === false) return "only top-k bounds for both True and False (the model fell back to its top-k logprobs)";
+  if (row.exact === true) return 'no True/False candidate among the logprobs (the server returned its own top-k, not the candidates asked for)';
+  return 'p_true is empty';
 }

@@ -38,5 +38,6 @@ export function createPtrueAnalysis(options: { readonly draws?: number; readonly
     files: (results, meta) => ptrueFiles(results, meta),
     console: consoleSummary,
     simulated: (results) => results.simulated,
+    readouts: (results) => [results.readout],
   };
 }

@@ -10,7 +10,7 @@ import { checkByoRows, parseByoRows } from './parseByoRows.js';
  */
 export async function analyzeByoFile(file: string, opts: { readonly draws: number; readonly seed: number; readonly simulated?: boolean }): Promise<PtrueResults> {
   const { text, format } = await readByoText(file);
-  return analyzePtrueRows(parseByoRows(text, file, format), { draws: opts.draws, seed: opts.seed, simulated: opts.simulated ?? false });
+  return analyzePtrueRows(parseByoRows(text, file, format), { draws: opts.draws, seed: opts.seed, simulated: opts.simulated ?? false, byo: true });
 }
 
 /**

@@ -13,6 +13,7 @@ import { htmlTable, tableDetails } from '../../../report/html/table.js';
 import type { ChartRow, TableSpec } from '../../../report/html/types.js';
 import { fmtNumber } from '../../../report/markdown.js';
 import type { ReportMeta } from '../../../battery/types.js';
+import { readoutWarning } from '../../../battery/readoutHealth.js';
 import type { ReliabilityBin } from '../../../metrics/calibration.js';
 import type { PtrueResults } from '../analysis/analyzeRows.js';
 import { cellMeans } from '../analysis/cells.js';
@@ -342,7 +343,10 @@ function header(r: PtrueResults, meta: ReportMeta): string {
 export function renderPtrueReport(r: PtrueResults, meta: ReportMeta): string {
   const simulated = meta.simulated === true || r.simulated;
   const badge = simulated ? ' <span class="badge">SIMULATED</span>' : '';
-  const notice = simulated ? '<p class="notice">Every reply comes from simulated models: the numbers test the pipeline, not any model.</p>' : '';
+  const unread = readoutWarning(r.readout);
+  const notice =
+    (simulated ? '<p class="notice">Every reply comes from simulated models: the numbers test the pipeline, not any model.</p>' : '') +
+    (unread !== undefined ? `<p class="notice">${esc(unread)}</p>` : '');
   const sections = ptrueSections(r);
   const nav = sections.map((s) => /<section id="([^"]+)"><h2>([^<]*)/.exec(s)).filter((m): m is RegExpExecArray => m !== null);
   return (

@@ -4,6 +4,7 @@
  */
 import { fmtNumber, mdTable } from '../../../report/markdown.js';
 import type { ReportMeta } from '../../../battery/types.js';
+import { readoutWarning } from '../../../battery/readoutHealth.js';
 import type { PtrueResults } from '../analysis/analyzeRows.js';
 import { cellMeans } from '../analysis/cells.js';
 
@@ -15,6 +16,8 @@ export function summaryMarkdown(r: PtrueResults, meta: ReportMeta): string {
   if (r.simulated) out.push('', '> **SIMULATED** — every reply comes from simulated models; the numbers test the pipeline, not any model.');
   if (meta.source) out.push('', `Source: \`${meta.source}\``);
   out.push('', `${r.models.length} model(s), ${r.benchmarks.length} benchmark(s), ${r.rows} item rows (model × base item × q × r × v).`);
+  const unread = readoutWarning(r.readout);
+  if (unread !== undefined) out.push('', `> **${unread}**`);
 
   out.push('', '## Overview (means over configuration cells; Disentangling Question, Response, and Verifier Languages Table 2)', '');
   out.push(
@@ -108,6 +111,8 @@ export function summaryMarkdown(r: PtrueResults, meta: ReportMeta): string {
 /** A short table for the terminal. */
 export function consoleSummary(r: PtrueResults): string {
   const lines = [`P(True)${r.simulated ? ' [SIMULATED]' : ''}: ${r.models.length} models, ${r.rows} rows`];
+  const unread = readoutWarning(r.readout);
+  if (unread !== undefined) lines.push(unread);
   for (const b of r.benchmarks) {
     const m = cellMeans(r.cells.filter((c) => c.benchmark === b));
     lines.push(`  ${b.padEnd(16)} accuracy ${f(m.accuracy)}  Brier ${f(m.brier)}  ECE ${f(m.ece)}  AUROC ${f(m.auroc)}`);

@@ -86,7 +86,7 @@ describe('analyzeCampaign on Parquet', () => {
     expect(results.itemRows).toBe(10 * 2 * 2 * 3);
     expect(results.simulated).toBe(true);
     expect(results.cellSummary.find((c) => c.reader === 'judge:j')).toMatchObject({ replies: 80, decisive: 80, n_p: 48, decisive_share: 1, p_share: 0.6 });
-    expect(results.replyTotals).toEqual([{ ...cell, attempts: 160, ok_attempts: 160, items_ok: 160, simulated_attempts: 160, cost_usd: expect.closeTo(0.16, 10) }]);
+    expect(results.replyTotals).toEqual([{ ...cell, attempts: 160, ok_attempts: 160, items_ok: 160, simulated_attempts: 160, cost_usd: expect.closeTo(0.16, 10), attempts_outside_design: 0, cost_outside_design_usd: 0 }]);
     const files = new Map<string, string>();
     await writeResults(async (n, c) => void files.set(n, c), results, { campaign: 'test' });
     expect(files.get('summary.md')).toContain('**Simulated data.**');

@@ -80,6 +80,9 @@ export function headerSection(results: AnalysisResults, meta: ReportMeta, simula
     ['Items with an OK reply', String(sum((t) => t.items_ok))],
     ['Simulated attempts', String(sum((t) => t.simulated_attempts))],
     ['Cost (USD)', fmt(sum((t) => t.cost_usd), 4)],
+    ...(sum((t) => t.attempts_outside_design ?? 0) > 0
+      ? ([['Attempts outside the design (stored, not analysed)', `${sum((t) => t.attempts_outside_design ?? 0)}, $${fmt(sum((t) => t.cost_outside_design_usd ?? 0), 4)}`]] as [string, string][])
+      : []),
     ['Item rows read (prompt item × reader)', String(results.itemRows)],
     ['Readouts with story scores', String(readouts.length)],
     ['Minimum common stories', String(results.minCommonStories)],
