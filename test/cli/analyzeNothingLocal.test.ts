@@ -49,15 +49,16 @@ function forbidden(): string[] {
   return [path.join(dir, 'data'), dir, ...(home.length > 1 ? [home] : [])];
 }
 
-describe('sondage analyze names nothing local', () => {
+describe('sondage run and analyze name nothing local', () => {
   it.each([
     ['far6', () => writeCampaign(dir, 'small.yaml')],
     ['xvalue', () => smallDemo('xvalue')],
     ['ptrue', () => smallDemo('ptrue')],
-  ])('%s: summary.md, report.html, every CSV and stdout are free of the absolute data folder and the home directory', async (_battery, make) => {
+  ])('%s: summary.md, report.html, every CSV and what run and analyze print are free of the absolute data folder and the home directory', async (_battery, make) => {
     // Prepare
     const file = await make();
-    expect((await runMain(['run', file, '--quiet'])).code).toBe(0);
+    const ran = await runMain(['run', file]);
+    expect(ran.code).toBe(0);
     // Act
     const out = await runMain(['analyze', file]);
     // Assess
@@ -66,7 +67,7 @@ describe('sondage analyze names nothing local', () => {
     const names = results.map((f) => path.basename(f));
     expect(names).toEqual(expect.arrayContaining(['summary.md', 'report.html']));
     expect(names.some((n) => n.endsWith('.csv'))).toBe(true);
-    const texts: [string, string][] = [['stdout', out.stdout], ['stderr', out.stderr], ...(await Promise.all(results.map(async (f) => [path.basename(f), await readFile(f, 'utf8')] as [string, string])))];
+    const texts: [string, string][] = [['run stdout', ran.stdout], ['run stderr', ran.stderr], ['stdout', out.stdout], ['stderr', out.stderr], ...(await Promise.all(results.map(async (f) => [path.basename(f), await readFile(f, 'utf8')] as [string, string])))];
     for (const [name, text] of texts) for (const p of forbidden()) expect(text.includes(p), `${name} contains ${p}`).toBe(false);
     // What they say instead: the campaign's folder relative to the data folder, the results relative to the working directory.
     const summary = texts.find(([n]) => n === 'summary.md')?.[1] ?? '';

@@ -10,6 +10,7 @@ import { runMain } from '../helpers/cli.js';
 import { filesUnder, readResult } from '../helpers/runData.js';
 import { startS3Server } from '../store/s3Server.js';
 import type { S3Server } from '../store/s3Server.js';
+import { asRemote } from '../helpers/localSource.js';
 
 // `sondage results <campaign>` runs the analysis through Athena; tested against S3 and
 // Athena servers on 127.0.0.1, its table and files compared with the local run of the same data.
@@ -92,7 +93,7 @@ describe('sondage results', () => {
     for (const name of written) {
       const mine = await readFile(path.join(out, name), 'utf8');
       const local = await readResult(dataDir, CAMPAIGN, name);
-      expect(mine === local.replaceAll(dataDir, source), `${name} differs from the local run's`).toBe(true);
+      expect(mine === asRemote(local, CAMPAIGN, source), `${name} differs from the local run's`).toBe(true);
     }
   });
 

@@ -20,6 +20,7 @@ import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { filesUnder, readResult } from '../helpers/runData.js';
 import { startS3Server } from '../store/s3Server.js';
 import type { S3Server } from '../store/s3Server.js';
+import { asRemote } from '../helpers/localSource.js';
 
 // The report handler invoked with the payload the definition produces
 // for it, against S3 and Athena servers on 127.0.0.1, and its results compared with the local run's.
@@ -125,7 +126,7 @@ async function expectLocalFiles(out: ReportOutput): Promise<string[]> {
     const local = await readResult(dataDir, CAMPAIGN, name);
     const remote = await text(`${out.resultsPrefix}${name}`);
     expect(remote.length, name).toBeGreaterThan(0);
-    expect(remote === local.replaceAll(dataDir, source), `${name} differs from the local run's`).toBe(true);
+    expect(remote === asRemote(local, CAMPAIGN, source), `${name} differs from the local run's`).toBe(true);
   }
   return names;
 }

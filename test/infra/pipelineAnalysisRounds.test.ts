@@ -19,6 +19,7 @@ import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
 import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
+import { asRemote } from '../helpers/localSource.js';
 
 const CAMPAIGN = 'pipe-rounds';
 
@@ -101,7 +102,7 @@ describe('the report step waits on Athena through the state machine', () => {
     const results = await pipeline.results(CAMPAIGN);
     const source = `s3://${pipeline.standIns.names.bucket}/campaigns/${CAMPAIGN}/`;
     expect([...results.keys()].sort()).toEqual([...localResults.keys()].sort());
-    for (const [name, text] of results) expect(text === localResults.get(name)!.replaceAll(dataDir, source), `${name} differs from the local run's`).toBe(true);
+    for (const [name, text] of results) expect(text === asRemote(localResults.get(name)!, CAMPAIGN, source), `${name} differs from the local run's`).toBe(true);
   });
 
   it('sends the report exactly the payloads it parses: the first round from no progress, each next round the previous answer', async () => {

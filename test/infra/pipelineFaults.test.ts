@@ -20,6 +20,7 @@ import type { CampaignDoc } from '../helpers/campaigns.js';
 import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
+import { asRemote } from '../helpers/localSource.js';
 
 const CAMPAIGN = 'pipe-faults';
 
@@ -101,7 +102,7 @@ async function expectIntact(pipeline: Pipeline, runs: readonly ExecutionRecord[]
   const results = await pipeline.results(CAMPAIGN);
   const source = `s3://${pipeline.standIns.names.bucket}/campaigns/${CAMPAIGN}/`;
   expect([...results.keys()].sort()).toEqual([...localResults.keys()].sort());
-  for (const [name, text] of results) expect(text === localResults.get(name)!.replaceAll(dataDir, source), `${name} differs from the local run's`).toBe(true);
+  for (const [name, text] of results) expect(text === asRemote(localResults.get(name)!, CAMPAIGN, source), `${name} differs from the local run's`).toBe(true);
 }
 
 /**

@@ -22,6 +22,7 @@ import { loadContext, tempDir } from '../helpers/campaigns.js';
 import { exampleCampaign, far6Campaign, plainCampaign } from '../helpers/pipeline/campaignFiles.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Accounting, Pipeline } from '../helpers/pipeline/pipelineHarness.js';
+import { asRemote } from '../helpers/localSource.js';
 
 let p: Pipeline;
 let root: string;
@@ -77,7 +78,7 @@ async function expectSameResults(c: Campaigned): Promise<string[]> {
   expect([...aws.keys()].sort()).toEqual([...local.keys()].sort());
   for (const [name, text] of aws) {
     expect(text.length, name).toBeGreaterThan(0);
-    expect(text === local.get(name)!.replaceAll(c.dataDir, source), `${name} differs from the local run's`).toBe(true);
+    expect(text === asRemote(local.get(name)!, c.name, source), `${name} differs from the local run's`).toBe(true);
   }
   return [...aws.keys()];
 }

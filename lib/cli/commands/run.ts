@@ -8,6 +8,7 @@ import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY } from '../../run/callWithRetry.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
 import { rereadNotices } from '../rereadNotices.js';
 import type { CliArgs } from '../args.js';
+import { shownPath } from '../shownPath.js';
 import { EmbeddedLedger } from '../../store/index.js';
 import type { Plan } from '../../run/planCampaign.js';
 import { ledgerStatus } from './status.js';
@@ -127,7 +128,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
   process.on('SIGTERM', onSignal);
   try {
     const labels = ctx.campaign.models.map((m) => `${m.id} (${m.provider === 'simulated' ? 'SIMULATED' : m.provider})`);
-    process.stderr.write(`campaign ${ctx.campaign.name}: ${labels.join(', ')} → ${resolve(ctx.dataDir)}\n`);
+    process.stderr.write(`campaign ${ctx.campaign.name}: ${labels.join(', ')} → ${shownPath(ctx.dataDir)}\n`);
     const summary = await runCampaign(ctx, {
       progress: args.quiet ? silentProgress : new ProgressBar(),
       log: (line) => process.stderr.write(`${line}\n`),
@@ -175,7 +176,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
       process.stderr.write(`not analysed: ${summary.excluded.join(', ')} (stored, but no longer in the campaign file)\n`);
     }
     if (summary.table) process.stdout.write(`${summary.table}\n`);
-    if (summary.resultsPrefix) process.stdout.write(`results: ${resolve(summary.dataDir, summary.resultsPrefix)}\n`);
+    if (summary.resultsPrefix) process.stdout.write(`results: ${shownPath(resolve(summary.dataDir, summary.resultsPrefix))}\n`);
     if (summary.stopped) return 3;
     const unread = unreadableExit(summary.readouts);
     if (unread !== 0) return unread;

@@ -7,6 +7,7 @@ import { isProcessAlive } from '../../store/lock.js';
 import { runLockKey } from '../../store/layout.js';
 import type { Ledger } from '../../store/types.js';
 import type { CliArgs } from '../args.js';
+import { shownPath } from '../shownPath.js';
 import { localDataDir, resolveTarget } from './status.js';
 import type { CampaignTarget } from './status.js';
 
@@ -140,7 +141,7 @@ async function stopLocalRun(dataDir: string, name: string): Promise<void> {
     if (typeof info.pid === 'number' && info.host !== os.hostname()) {
       throw new SondageError(`sondage stop: ${name} is held by pid ${info.pid} on ${String(info.host)} (${lockFile}); stop it there`);
     }
-    process.stdout.write(`${name}: no run in progress in ${path.resolve(dataDir)}\n`);
+    process.stdout.write(`${name}: no run in progress in ${shownPath(dataDir)}\n`);
     return;
   }
   process.kill(info.pid, 'SIGTERM');
