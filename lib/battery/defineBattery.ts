@@ -2,7 +2,8 @@ import { isLanguageCode } from '../core/languages.js';
 import { SondageError } from '../errors.js';
 import type { Battery } from './types.js';
 
-const SAFE_NAME = /^[a-z][a-z0-9_]*$/;
+/** What a battery or role name may be: it ends up in Glue table names and SQL file names. */
+export const SAFE_NAME = /^[a-z][a-z0-9_]*$/;
 
 /**
  * Checks what a battery declares about itself once, where it is defined, so that a mistake in a

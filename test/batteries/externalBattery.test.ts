@@ -133,6 +133,23 @@ describe('a battery named by its path', () => {
   });
 });
 
+describe('sondage new battery', () => {
+  it('refuses an unusable name, a built-in name and a folder that is not empty, writing nothing', async () => {
+    const where = path.join(dir, 'scaffolds');
+    const bad = await runMain(['new', 'battery', 'Likert-Scale', '--dir', where]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/"Likert-Scale" is not a usable battery name/);
+    const builtIn = await runMain(['new', 'battery', 'far6', '--dir', where]);
+    expect(builtIn.stderr).toMatch(/far6 is the name of a built-in battery/);
+    expect(existsSync(where)).toBe(false);
+    await mkdir(path.join(where, 'taken'), { recursive: true });
+    await writeFile(path.join(where, 'taken', 'notes.txt'), 'mine');
+    const taken = await runMain(['new', 'battery', 'taken', '--dir', where]);
+    expect(taken.stderr).toMatch(/exists and is not empty; nothing was written/);
+    expect(existsSync(path.join(where, 'taken', 'index.mjs'))).toBe(false);
+  });
+});
+
 describe('a battery named by its package', () => {
   it('is resolved from the node_modules above the campaign file, TypeScript included', async () => {
     const pkg = path.join(dir, 'pkgproject', 'node_modules', '@lab', 'sondage-typed');

@@ -8,17 +8,16 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { batteryNamed } from '../../batteries/index.js';
+import { SAFE_NAME } from '../../battery/defineBattery.js';
 import { SondageError } from '../../errors.js';
 import { packageRoot } from '../packageRoot.js';
 import type { CliArgs } from '../args.js';
 
 const PLACEHOLDER = /__NAME__/g;
-// The battery's name goes into Glue table names and SQL file names (defineBattery checks the same).
-const SAFE_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 
 export async function newCommand(args: Pick<CliArgs, 'file' | 'values'>): Promise<number> {
   const name = args.file;
-  if (!SAFE_NAME.test(name)) throw new SondageError(`sondage new battery: "${name}" is not a usable battery name; use lowercase letters, digits and "_", starting with a letter (at most 40)`);
+  if (!SAFE_NAME.test(name)) throw new SondageError(`sondage new battery: "${name}" is not a usable battery name; use lowercase letters, digits and "_", starting with a letter`);
   if (batteryNamed(name)) throw new SondageError(`sondage new battery: ${name} is the name of a built-in battery; choose another`);
   const dir = typeof args.values['dir'] === 'string' ? args.values['dir'] : '.';
   const target = path.resolve(dir, name);
