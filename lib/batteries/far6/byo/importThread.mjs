@@ -1,13 +1,4 @@
-// An import thread's entry (importThreads.ts): worker threads do not inherit the main thread's
-// module hooks on Node 20, so from the TypeScript sources this one loads them through tsx
-// itself, as bin/sondage.mjs does; the compiled package (dist/) imports the JavaScript.
-import { existsSync } from 'node:fs';
+// An import thread's entry (importThreads.ts): its module, from the sources or compiled.
+import { importThreadMain } from '../../../core/threadEntry.mjs';
 
-const source = new URL('./importThreadMain.ts', import.meta.url);
-if (existsSync(source)) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(source.href);
-} else {
-  await import('./importThreadMain.js');
-}
+await importThreadMain(new URL('./importThreadMain', import.meta.url));
