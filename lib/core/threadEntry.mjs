@@ -1,5 +1,5 @@
-// The shared body of the worker-thread entries (lib/run/partitionThread.mjs,
-// lib/batteries/far6/byo/importThread.mjs). Worker threads do not inherit the main thread's module
+// The shared body of the worker-thread entries (lib/run/partitionThread.mjs and a battery's
+// import threads). Worker threads do not inherit the main thread's module
 // hooks on Node 20: from the TypeScript sources the thread loads its module through tsx itself, as
 // bin/sondage.mjs does; the compiled package (dist/) has only the JavaScript, which it imports.
 import { existsSync } from 'node:fs';
