@@ -24,3 +24,5 @@ export { toCsv } from '../report/csv.js';
 export { mdTable, fmtNumber } from '../report/markdown.js';
 export { mean, median, quantile, pearson } from '../metrics/stats.js';
 export type { SimulatorFactory, SimulatedEntry, SimulatedModel, SimulatedReply } from '../providers/simulated/types.js';
+export type { ConfigLocation } from '../providers/simulated/types.js';
+export { parseSimulationBlock } from '../battery/simulationBlock.js';

@@ -176,12 +176,12 @@ export const modelShape = {
     .max(600)
     .optional()
     .meta({ description: 'Seconds one attempt of a call may take before it is abandoned and counted as possibly billed (at most 600, the SDKs\' own timeout); 120 when absent' }),
-  // Loose on purpose: the simulated provider owns its configuration schema and checks it when a
-  // run builds the provider; the parser only makes sure it is a mapping on a simulated model.
+  // Loose here: each battery owns its simulation schema. The campaign loader checks the block
+  // with the battery's own simulator (lib/design/simulationIssues.ts), so plan refuses it too.
   simulation: z
     .record(z.string(), z.unknown())
     .optional()
-    .meta({ description: 'Simulated provider only; checked by the simulator when the run starts' }),
+    .meta({ description: "Simulated provider only; checked by the battery's simulator when the campaign is loaded" }),
   phase_settings: z
     .record(z.string(), generationSettingsSchema)
     .optional()

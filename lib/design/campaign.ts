@@ -20,6 +20,7 @@ import { PRICE_TABLE, priceFor } from '../pricing/pricing.js';
 import type { ModelPrice } from '../pricing/pricing.js';
 import { crossFieldIssues, DEFAULT_GENERATION_SETTINGS, isRecord, roleLocation, valueAt } from './crossField.js';
 import { zodIssues } from './issues.js';
+import { simulationIssues } from './simulationIssues.js';
 import type { CampaignIssue, LocatedIssue } from './issues.js';
 
 export { PROVIDERS } from '../battery/schemas.js';
@@ -347,6 +348,7 @@ export function checkCampaign(raw: unknown, file: string, options: ParseCampaign
     }
   }
   found.push(...crossFieldIssues(raw, battery));
+  found.push(...simulationIssues(raw, battery, file));
   if (found.length > 0 || !data || !battery) {
     const seen = new Set<string>();
     const issues = found

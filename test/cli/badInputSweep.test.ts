@@ -71,6 +71,12 @@ describe.each(BATTERIES)('the %s example, edited the way newcomers edit it', (ba
     ['an unknown top-level key', (doc) => (doc['colour'] = 'blue'), 'unknown key "colour"; known keys here: name, description, seed, budget_usd, data_dir'],
     ['a model id with a slash', (doc) => (doc.models[0]!['id'] = 'org/alpha'), 'models[0].id: "org/alpha" is not a safe id; use lowercase letters, digits'],
     ['budget 0', (doc) => (doc['budget_usd'] = 0), 'budget_usd: must be greater than 0, got 0'],
+    [
+      // Checked by the battery's own simulator when the file is read: plan refuses what run would.
+      'a misspelt simulation key',
+      (doc) => (doc.models[0]!['simulation'] = { ...(doc.models[0]!['simulation'] as object), error_rte: 0.1 }),
+      'models[0].simulation.error_rte: unknown key; known keys here:',
+    ],
     ['a negative budget', (doc) => (doc['budget_usd'] = -5), 'budget_usd: must be greater than 0, got -5'],
     [
       'a real provider without a price',

@@ -56,7 +56,7 @@ describe('loadCampaign', () => {
 
     expect(campaign.data_dir).toBe(path.resolve(FIXTURES, '../out/data'));
     expect((campaign.design as { story_limit?: number }).story_limit).toBe(12);
-    expect(byId.get('alpha')?.simulation).toEqual({ profile: 'lenient', habits: { yes_bias: 0.1 } });
+    expect(byId.get('alpha')?.simulation).toEqual({ profile_seed: 7, keying_bias: { ja: -0.2 } });
     expect(byId.get('beta')?.settings).toEqual({ temperature: 0.7, max_tokens: 200, stop: ['\n'] });
     expect(byId.get('mini')).toMatchObject({ mode: 'batch', price: { input_per_mtok: 0.4, batch_discount: 0.5 } });
     expect(byId.get('qwen')?.settings.thinking).toBe('off');

@@ -60,7 +60,7 @@ describe('simulated P(True) models', () => {
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(CampaignFileError);
-      expect((err as CampaignFileError).issues.map((i) => i.path)).toEqual(['models[0].simulation.accuracy', 'models[0].simulation']);
+      expect((err as CampaignFileError).issues.map((i) => i.path)).toEqual(['models[0].simulation.accuracy', 'models[0].simulation.colour']);
     }
   });
 

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { LANGUAGES } from '../types.js';
-import { CampaignFileError, formatIssues } from '../../../errors.js';
+import { parseSimulationBlock } from '../../../battery/simulationBlock.js';
 
 /**
  * Configuration of the simulated provider, as written under a campaign model's `simulation:` key
- * (respondent) or the judge's `simulation:` key. The campaign parser embeds these schemas, so the
- * defaults below are applied once, at parse time (STYLE.md "Configuration"); the provider parses
- * again, which is idempotent on an already-parsed value.
+ * (respondent) or the judge's `simulation:` key. The campaign loader checks a block through the
+ * simulator when the file is read; the provider applies the defaults below when a run builds it.
  */
 
 const probability = z.number().min(0).max(1);
@@ -74,26 +73,15 @@ export interface ConfigLocation {
   readonly path: string;
 }
 
-function parseWith<S extends z.ZodType>(schema: S, raw: unknown, where: ConfigLocation): z.output<S> {
-  const result = schema.safeParse(raw ?? {});
-  if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({
-    file: where.file,
-    path: [where.path, ...issue.path.map(String)].filter((p) => p !== '').join('.'),
-    message: issue.message,
-  }));
-  throw new CampaignFileError(`invalid simulation settings:\n${formatIssues(issues)}`, issues);
-}
-
 /**
  * Validates a respondent's `simulation:` block and applies its defaults.
  * @example parseSimulationConfig({ keying_bias: { ja: -0.2 } }, { file: 'demo.yaml', path: 'models[alpha].simulation' })
  */
 export function parseSimulationConfig(raw: unknown, where: ConfigLocation): SimulationConfig {
-  return parseWith(simulationConfigSchema, raw, where);
+  return parseSimulationBlock(simulationConfigSchema, raw, where);
 }
 
 /** Validates a judge's `simulation:` block and applies its defaults. */
 export function parseSimulatedJudgeConfig(raw: unknown, where: ConfigLocation): SimulatedJudgeConfig {
-  return parseWith(simulatedJudgeConfigSchema, raw, where);
+  return parseSimulationBlock(simulatedJudgeConfigSchema, raw, where);
 }

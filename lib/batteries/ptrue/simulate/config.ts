@@ -15,10 +15,15 @@
  * does not depend on it), discrimination and matching move AUROC = Φ(√2 κ / noise).
  */
 import { z } from 'zod';
-import { CampaignFileError, type FileIssue } from '../../../errors.js';
+import { parseSimulationBlock } from '../../../battery/simulationBlock.js';
 import type { ConfigLocation } from '../../../providers/simulated/types.js';
+import { isLanguageCode } from '../../../core/languages.js';
 
-const shift = z.record(z.string(), z.number().min(-10).max(10));
+// Keyed by language codes, as the design's languages are: a misspelt key would otherwise be kept
+// and never drawn on, so the simulation would silently differ from what the file says.
+const language = z.string().refine(isLanguageCode, { error: (iss) => `${JSON.stringify(iss.input)} is not a language code such as en, zh, fr, ja, ko, hi` });
+const logitShift = z.number().min(-10).max(10);
+const shift = z.record(language, logitShift);
 const share = z.number().min(0).max(1);
 
 export const ptrueSimulationSchema = z.strictObject({
@@ -29,12 +34,12 @@ export const ptrueSimulationSchema = z.strictObject({
   item_spread: z.number().min(0).max(5).default(1).describe('sd of the item difficulty (logit)'),
   unextractable_rate: share.default(0.02).describe('multiple choice: share of replies with no option letter'),
   compliance: share.default(0.85).describe('share of replies in the requested language'),
-  compliance_by_language: z.record(z.string(), share).default({}),
+  compliance_by_language: z.record(language, share).default({}),
   verifier_bias: shift.default({}).describe('calibration shift of the P(True) logit per verifier language'),
   discrimination: z.number().min(0).max(10).default(1).describe('κ: half the gap between correct and incorrect P(True) logits'),
   noise: z.number().gt(0).max(10).default(1).describe('sd of the P(True) logit'),
   matching: z
-    .strictObject({ q_eq_r: z.number().default(0), r_eq_v: z.number().default(0), q_eq_v: z.number().default(0) })
+    .strictObject({ q_eq_r: logitShift.default(0), r_eq_v: logitShift.default(0), q_eq_v: logitShift.default(0) })
     .prefault({})
     .describe('added to κ when the languages match'),
   latency_ms: z.number().min(0).default(0),
@@ -51,18 +56,7 @@ export const ptrueJudgeSimulationSchema = z.strictObject({
 export type PtrueSimulation = z.output<typeof ptrueSimulationSchema>;
 export type PtrueJudgeSimulation = z.output<typeof ptrueJudgeSimulationSchema>;
 
-function parseWith<T>(schema: z.ZodType<T>, raw: unknown, where: ConfigLocation): T {
-  const r = schema.safeParse(raw ?? {});
-  if (r.success) return r.data;
-  const issues: FileIssue[] = r.error.issues.map((i) => ({
-    file: where.file,
-    path: [where.path, ...i.path.map(String)].join('.'),
-    message: i.message,
-  }));
-  throw new CampaignFileError(`${where.file}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
-}
-
 /** A subject's block, defaults applied. @throws CampaignFileError naming the file and path. */
-export const parsePtrueSimulation = (raw: unknown, where: ConfigLocation): PtrueSimulation => parseWith(ptrueSimulationSchema, raw, where);
+export const parsePtrueSimulation = (raw: unknown, where: ConfigLocation): PtrueSimulation => parseSimulationBlock(ptrueSimulationSchema, raw, where);
 /** The judge's block. */
-export const parsePtrueJudgeSimulation = (raw: unknown, where: ConfigLocation): PtrueJudgeSimulation => parseWith(ptrueJudgeSimulationSchema, raw, where);
+export const parsePtrueJudgeSimulation = (raw: unknown, where: ConfigLocation): PtrueJudgeSimulation => parseSimulationBlock(ptrueJudgeSimulationSchema, raw, where);

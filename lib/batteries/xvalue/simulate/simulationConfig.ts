@@ -5,7 +5,7 @@
  * Table 2: def-only errs towards Pass (Acc0 ≈ 93 %, Acc1 ≈ 58 %), the rubric towards Fail.
  */
 import { z } from 'zod';
-import { CampaignFileError, formatIssues } from '../../../errors.js';
+import { parseSimulationBlock } from '../../../battery/simulationBlock.js';
 import type { ConfigLocation } from '../../../providers/simulated/types.js';
 import { CATEGORIES, LANGUAGES } from '../types.js';
 
@@ -60,8 +60,5 @@ export type XvalueSimulation = z.output<typeof xvalueSimulationSchema>;
  * @example parseXvalueSimulation({ rubric: { fnr: 0.1, fpr: 0.4 } }, { file: 'demo.yaml', path: 'models[alpha].simulation' })
  */
 export function parseXvalueSimulation(raw: unknown, where: ConfigLocation): XvalueSimulation {
-  const r = xvalueSimulationSchema.safeParse(raw ?? {});
-  if (r.success) return r.data;
-  const issues = r.error.issues.map((i) => ({ file: where.file, path: [where.path, ...i.path.map(String)].filter((p) => p !== '').join('.'), message: i.message }));
-  throw new CampaignFileError(`invalid simulation settings:\n${formatIssues(issues)}`, issues);
+  return parseSimulationBlock(xvalueSimulationSchema, raw, where);
 }
