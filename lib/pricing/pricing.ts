@@ -27,17 +27,36 @@ export interface TokenUsage {
   readonly cached_input_tokens?: number;
 }
 
+/**
+ * A price in US$ per million tokens: 0 (free, or charged otherwise), or from $0.001 to $10,000.
+ * Below the range is a price per token written where a price per million belongs, which would let
+ * the cap count a millionth of what is spent; above it nothing is sold, and a cost estimate
+ * would become meaningless (1e308 made plan print "$Infinity").
+ */
+const MIN_PER_MTOK = 0.001;
+const MAX_PER_MTOK = 10_000;
+function perMillionTokens(description: string) {
+  return z
+    .number()
+    .min(0)
+    .max(MAX_PER_MTOK, { error: (iss) => `must be at most ${MAX_PER_MTOK} (US$ per million tokens), got ${String(iss.input)}` })
+    .refine((v) => v <= 0 || v >= MIN_PER_MTOK, {
+      error: (iss) => `${String(iss.input)} looks like a price per token; prices here are US$ per million tokens (×1,000,000 = ${+(Number(iss.input) * 1e6).toPrecision(6)}), or 0`,
+    })
+    .meta({ description: `${description}: 0, or ${MIN_PER_MTOK} to ${MAX_PER_MTOK}` });
+}
+
 /** Shared by the price table and the campaign file, so both accept the same shape. */
 export const modelPriceSchema = z.strictObject({
-  input_per_mtok: z.number().min(0).meta({ description: 'USD per million prompt tokens' }),
-  output_per_mtok: z.number().min(0).meta({ description: 'USD per million completion tokens' }),
+  input_per_mtok: perMillionTokens('USD per million prompt tokens'),
+  output_per_mtok: perMillionTokens('USD per million completion tokens'),
   batch_discount: z
     .number()
     .gt(0)
     .max(1)
     .optional()
     .meta({ description: "Fraction of the list price paid through the provider's batch API (0.5 for most)" }),
-  cached_input_per_mtok: z.number().min(0).optional().meta({ description: 'USD per million cached prompt tokens' }),
+  cached_input_per_mtok: perMillionTokens('USD per million cached prompt tokens').optional(),
 });
 
 const priceTableSchema = z.strictObject({

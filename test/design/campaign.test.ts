@@ -275,6 +275,17 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
       ['demo.yaml: models[0].price.input_per_mtok: must be at least 0, got -1'],
     ],
     [
+      // A price per token where a price per million belongs would let the cap count a millionth of the spend.
+      'a price per token',
+      (d) => (d.models[0] = { ...d.models[0], price: { input_per_mtok: 0.0000025, output_per_mtok: 10 } }),
+      ['demo.yaml: models[0].price.input_per_mtok: 0.0000025 looks like a price per token; prices here are US$ per million tokens (×1,000,000 = 2.5), or 0'],
+    ],
+    [
+      'a price no model has',
+      (d) => (d.models[0] = { ...d.models[0], price: { input_per_mtok: 1, output_per_mtok: 1e308 } }),
+      ['demo.yaml: models[0].price.output_per_mtok: must be at most 10000 (US$ per million tokens), got 1e+308'],
+    ],
+    [
       'openai-compatible without base_url',
       (d) => (d.models[0] = { id: 'qwen', provider: 'openai-compatible', model: 'qwen3-8b', price: { input_per_mtok: 0, output_per_mtok: 0 } }),
       ["demo.yaml: models[0].base_url: is required for provider openai-compatible; the server's URL, e.g. http://localhost:8000/v1"],
