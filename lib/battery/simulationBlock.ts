@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { CampaignFileError, formatIssues } from '../errors.js';
 import type { FileIssue } from '../errors.js';
 import type { ConfigLocation } from '../providers/simulated/types.js';
