@@ -190,7 +190,7 @@ describe('a data folder inside another campaign folder, or none', () => {
     },
   );
 
-  it.each(['run', 'status', 'analyze', 'stop'])('%s --data-dir= (empty) is refused instead of falling back to data_dir', async (command) => {
+  it.each(['run', 'status', 'analyze', 'stop', 'purge'])('%s --data-dir= (empty) is refused instead of falling back to data_dir', async (command) => {
     const file = await writeCampaign(dir2, 'small.yaml');
     const { code, stderr } = await runMain([command, file, '--data-dir=']);
     expect(code).toBe(1);

@@ -220,9 +220,9 @@ describe('sondage status', () => {
     expect(stderr).toContain('give the campaign file, or --data-dir with the name');
   });
 
-  it('a bad --failures is an error', async () => {
-    const { code, stderr } = await runMain(['status', 'x', '--data-dir', dir, '--failures', 'lots']);
+  it.each(['lots', '', '1e3', '-0', '2.0'])('a bad --failures (%j) is an error', async (value) => {
+    const { code, stderr } = await runMain(['status', 'x', '--data-dir', dir, `--failures=${value}`]);
     expect(code).toBe(1);
-    expect(stderr).toContain('--failures lots is not a whole number');
+    expect(stderr).toContain(`--failures ${value} is not a whole number`);
   });
 });

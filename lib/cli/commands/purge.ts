@@ -12,6 +12,7 @@ import { formatCounts, purgeCampaign, surveyTotal } from '../../store/purge.js';
 import type { CampaignGuard, PurgeSource, PurgeSurvey } from '../../store/purge.js';
 import { runLockGuard } from '../../store/runLockGuard.js';
 import { commandHelp } from '../help.js';
+import { shownPath } from '../shownPath.js';
 
 /** `sondage purge --help` (lib/cli/help.ts). */
 export const PURGE_USAGE = commandHelp('purge');
@@ -101,7 +102,11 @@ export async function purgeCommand(argv: readonly string[], io: PurgeIo = termin
       `Step Functions keeps the executions' history; Athena query results (athena-results/) and shard manifests (scratch/) are not ` +
       `kept per campaign and expire after ${ATHENA_RESULTS_EXPIRY_DAYS} and ${SCRATCH_EXPIRY_DAYS} days.\n`;
   } else {
-    const dataDir = values['data-dir'] ?? target.dataDir;
+    // `--data-dir=` (an unset variable in a script) would otherwise purge from the working directory.
+    if (values['data-dir'] === '') throw new SondageError("sondage purge: --data-dir is empty; give a folder, or leave the flag out to use the campaign's data_dir");
+    const given = values['data-dir'] ?? target.dataDir;
+    // Relative to the working directory, so the survey and its messages name no home folder.
+    const dataDir = given === undefined ? undefined : shownPath(given);
     if (dataDir === undefined) {
       throw new SondageError(`sondage purge ${campaign}: give the campaign file, or --data-dir with the name, to find its data here (or --aws for the deployed stack)`);
     }

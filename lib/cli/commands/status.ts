@@ -283,7 +283,7 @@ export function failuresShown(values: CliArgs['values']): number {
   const raw = values.failures;
   if (raw === undefined) return DEFAULT_FAILURES_SHOWN;
   const n = Number(raw);
-  if (typeof raw !== 'string' || !Number.isInteger(n) || n < 0) throw new SondageError(`sondage status: --failures ${String(raw)} is not a whole number ≥ 0`);
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || !Number.isSafeInteger(n)) throw new SondageError(`sondage status: --failures ${String(raw)} is not a whole number ≥ 0`);
   return n;
 }
 
