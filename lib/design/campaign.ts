@@ -343,7 +343,9 @@ export function checkCampaign(raw: unknown, file: string, options: ParseCampaign
     const parsed = batterylessSchema().safeParse(raw, { error: genericError });
     found = parsed.success ? [] : zodIssues(parsed.error.issues, {});
     if (typeof name === 'string') {
-      found.push({ path: 'battery', segments: ['battery'], message: enumMessage(name, batteryNames()) });
+      // On AWS the uploaded campaign names a battery of one's own by its name: the stack carries it or not.
+      const own = `; a battery of your own is named by its folder (battery: ./${name}/), and a deployed stack runs those it was deployed with (-c sondage:batteries)`;
+      found.push({ path: 'battery', segments: ['battery'], message: `${enumMessage(name, batteryNames())}${own}` });
     }
   }
   found.push(...crossFieldIssues(raw, battery));
