@@ -15,6 +15,7 @@ import {
   BUNDLE_SHAPE,
   BUNDLE_TARGET,
   batterySqlCommands,
+  CAMPAIGN_FUNCTIONS,
   batteryInjectSource,
   duckdbBundlingCommands,
   duckdbPackages,
@@ -57,8 +58,8 @@ export interface HandlerProps {
   /** The repository the entry and node_modules are taken from (default: this one; tests point elsewhere). */
   readonly repoRoot?: string;
   /**
-   * Batteries of the user's own compiled into the bundle besides the built-in ones (default:
-   * every one this process loaded, loadedBatteriesToBundle).
+   * Batteries of the user's own compiled into the bundle besides the built-in ones (default: for
+   * the functions that load a campaign, CAMPAIGN_FUNCTIONS, every one this process loaded).
    */
   readonly batteries?: readonly BundledBattery[];
 }
@@ -85,10 +86,13 @@ export class Handler extends Construct {
     const repoRoot = props.repoRoot ?? REPO_ROOT;
     const ext = props.repoRoot ? '.ts' : SOURCE_EXT;
     const handlerFile = path.join(repoRoot, 'functions', props.name, `handler${ext}`);
-    const batteries = props.batteries ?? loadedBatteriesToBundle();
+    const batteries = props.batteries ?? (CAMPAIGN_FUNCTIONS.includes(props.name) ? loadedBatteriesToBundle() : []);
     // The package's own folder (the repository, or the installed package above its dist/).
     const packageDir = existsSync(path.join(repoRoot, 'package.json')) ? repoRoot : path.dirname(path.resolve(repoRoot));
     const lockFile = ['package-lock.json', 'package.json'].map((f) => path.join(packageDir, f)).find((f) => existsSync(f)) ?? path.join(packageDir, 'package-lock.json');
+    // esbuild runs in the project root, where `npx --no-install esbuild` must find it: an installed
+    // sondage's is the user's project, whose node_modules holds sondage and esbuild side by side.
+    const projectRoot = installedIn(packageDir) ?? packageDir;
     const entry = handlerFile;
     let inject: string | undefined;
     if (batteries.length > 0) {
@@ -129,7 +133,7 @@ export class Handler extends Construct {
       tracing: lambda.Tracing.ACTIVE,
       ...(sizing.reservedConcurrency === undefined ? {} : { reservedConcurrentExecutions: sizing.reservedConcurrency }),
       depsLockFilePath: lockFile,
-      projectRoot: packageDir,
+      projectRoot,
       bundling: {
         ...(inject ? { inject: [inject], esbuildArgs: { '--alias': publicEntryAliases(publicEntry) } } : {}),
         format: nodejs.OutputFormat.ESM,
@@ -149,6 +153,11 @@ export class Handler extends Construct {
           : {}),
       },
     });
+    // An installed sondage resolves the newest aws-cdk-lib 2.x, which may know a Node.js runtime newer than 24.
+    Validations.of(this.fn).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'The runtime is pinned to Node.js 24, the one the bundles target (BUNDLE_TARGET) and the code is tested on; a newer one is a deliberate change.',
+    });
     // The log group's ARN is a GetAtt (no literal "*"): cdk-nag finds nothing there to acknowledge.
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -157,3 +166,9 @@ export class Handler extends Construct {
   }
 }
 
+/** The project folder an installed package sits in (`<project>/node_modules/sondage`), or undefined in a clone. */
+function installedIn(packageDir: string): string | undefined {
+  let dir = path.dirname(path.resolve(packageDir));
+  if (path.basename(dir).startsWith('@')) dir = path.dirname(dir);
+  return path.basename(dir) === 'node_modules' ? path.dirname(dir) : undefined;
+}

@@ -49,6 +49,12 @@ export interface BundledBattery {
 }
 
 /**
+ * The functions (folders under functions/) that load the uploaded campaign and so its battery
+ * (lib/run/campaignInput.ts): only they carry the batteries of one's own; record-failure stays small.
+ */
+export const CAMPAIGN_FUNCTIONS: readonly string[] = ['plan', 'worker', 'report'];
+
+/**
  * The module esbuild injects into a function's bundle when the stack carries batteries of the
  * user's own (`--inject`: evaluated before the handler's own modules): it registers each one with
  * the checks a battery loaded from a file passes (adoptBundledBattery), so the batteries are known
