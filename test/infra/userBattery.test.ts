@@ -61,7 +61,7 @@ describe('-c sondage:batteries', () => {
       template.hasResourceProperties('AWS::Athena::NamedQuery', { Name: `sondage-${NAME}-${q}`, QueryString: Match.stringLikeRegexp("phase_key IN \\('answer'\\)") });
     }
     template.hasResourceProperties('AWS::Athena::NamedQuery', { Name: 'sondage-far6-cell_summary' });
-  });
+  }, 300_000); // a whole synth: ~50 s of CPU, longer on a shared machine
 
   it('takes paths separated by commas or a JSON array, and refuses a bare name and a battery the app has not loaded', () => {
     const sources = (value: unknown) => stackBatterySources(new App({ context: { [CONTEXT.batteries]: value } }), '/lab');
@@ -144,7 +144,7 @@ describe.runIf(process.platform === 'linux')('the functions as `cdk synth` bundl
     expect(result).toMatchObject({ done: items, pending: 0, again: false });
     expect(items).toBe(ctx.campaign.models.length * 2 * 20 * 10);
     expect(await h.ledger.counts(campaign, 'answer')).toEqual({ pending: 0, done: items, failed: 0 });
-  }, 120_000);
+  }, 300_000);
 
   it.runIf(nativeInstalled && hostArch === FUNCTION_SIZING.report.architecture)('the report bundle has the battery\'s SQL files beside the built-in ones', () => {
     const asset = synthesizedAsset('Report', 'report', FUNCTION_SIZING.report);
@@ -153,5 +153,5 @@ describe.runIf(process.platform === 'linux')('the functions as `cdk synth` bundl
     expect(readFileSync(path.join(asset, 'sql', `${NAME}_scores.sql`), 'utf8')).toBe(readFileSync(path.join(battery, 'sql', `${NAME}_scores.sql`), 'utf8'));
     const code = readFileSync(path.join(asset, 'index.mjs'), 'utf8');
     expect(code).toContain('design.items: no such file (expected questions'); // the scaffold battery's own words
-  }, 120_000);
+  }, 300_000);
 });
