@@ -7,6 +7,9 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, VALIDATE_AGAINST_DEFAULT_RULES } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { batterySourceOf, describeSource, loadedBattery, loadExternalBattery } from '../lib/batteries/external.js';
+import type { BatterySource } from '../lib/batteries/external.js';
+import type { Battery } from '../lib/battery/types.js';
 import { CONTEXT } from '../lib/config/index.js';
 import { SondageError } from '../lib/errors.js';
 import { SondageStack } from './stacks/SondageStack.js';
@@ -24,6 +27,11 @@ export function buildApp(app: App = new App(), options: BuildOptions = {}): { ap
   app.node.setContext(STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
   // CDK's built-in CloudFormation rules fail the synth instead of printing warnings.
   app.node.setContext(VALIDATE_AGAINST_DEFAULT_RULES, true);
+  // The stack's own batteries must be loaded by now (loadStackBatteries): the functions bundle and
+  // Athena deploys every battery this process knows, and a named one missing would deploy without it.
+  for (const source of stackBatterySources(app)) {
+    if (!loadedBattery(source)) throw new SondageError(`-c ${CONTEXT.batteries}: ${describeSource(source)} is not loaded; call await loadStackBatteries(app) before buildApp(app)`);
+  }
   const gpu = String(app.node.tryGetContext(CONTEXT.gpu) ?? 'false') === 'true';
   const env = process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined;
   const stack = new SondageStack(app, 'Sondage', {
@@ -33,6 +41,47 @@ export function buildApp(app: App = new App(), options: BuildOptions = {}): { ap
   });
   if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
+}
+
+/**
+ * `-c sondage:batteries=…`: the batteries of the user's own that the stack carries, as a campaign's
+ * `battery:` names them (a path, `{ module }`), relative to `cwd` (the folder cdk runs in). In
+ * cdk.json an array; on the command line, paths separated by commas, or a JSON array.
+ */
+export function stackBatterySources(app: App, cwd: string = process.cwd()): BatterySource[] {
+  const raw = app.node.tryGetContext(CONTEXT.batteries) as unknown;
+  if (raw === undefined || raw === null || raw === '') return [];
+  const where = `-c ${CONTEXT.batteries}`;
+  let entries: unknown[];
+  if (Array.isArray(raw)) entries = raw;
+  else if (typeof raw === 'string' && raw.trim().startsWith('[')) {
+    try {
+      entries = JSON.parse(raw) as unknown[];
+    } catch (err) {
+      throw new SondageError(`${where}: not a JSON array (${(err as Error).message}); expected e.g. ["./studies/likert/", {"module": "@lab/sondage-likert"}]`, { cause: err });
+    }
+    if (!Array.isArray(entries)) throw new SondageError(`${where}: expected a JSON array of paths and { "module": … } objects`);
+  } else if (typeof raw === 'string') entries = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  else throw new SondageError(`${where}: expected paths separated by commas or a JSON array, got ${typeof raw}`);
+  return entries.map((entry, i) => {
+    let source: BatterySource | undefined;
+    try {
+      source = batterySourceOf(entry, cwd);
+    } catch (err) {
+      throw new SondageError(`${where}[${i}]: ${(err as Error).message}`, { cause: err });
+    }
+    if (!source) {
+      throw new SondageError(`${where}[${i}]: ${JSON.stringify(entry)} is a battery name; the built-in batteries are always deployed, name a battery of your own by its folder (./${String(entry)}/) or { "module": "<package>" }`);
+    }
+    return source;
+  });
+}
+
+/** Loads (and registers) the batteries `-c sondage:batteries` names; buildApp then deploys them with the built-in ones. */
+export async function loadStackBatteries(app: App, cwd: string = process.cwd()): Promise<Battery[]> {
+  const out: Battery[] = [];
+  for (const source of stackBatterySources(app, cwd)) out.push(await loadExternalBattery(source));
+  return out;
 }
 
 /** `-c sondage:workerConcurrency=N`: the worker's reserved concurrency (0: none), checked before anything is synthesized. */
@@ -63,5 +112,7 @@ function gpuContext(app: App): NonNullable<SondageStackProps['gpu']> {
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  buildApp().app.synth();
+  const app = new App();
+  await loadStackBatteries(app);
+  buildApp(app).app.synth();
 }

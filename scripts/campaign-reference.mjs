@@ -72,8 +72,10 @@ export function campaignReference(schema) {
   md += '## Fields every battery shares\n\n' + table(rows(pick(branches[0], shared), '', branches[0].required ?? []));
   for (const b of branches) {
     const name = b.properties.battery.const;
-    const own = Object.keys(b.properties).filter((k) => !shared.includes(k) && k !== 'battery');
-    md += `\n## \`battery: ${name}\`\n\n` + table(rows(pick(b, own), '', b.required ?? []));
+    // A battery of one's own has no const name: its `battery:` row (a path or { module }) is listed.
+    const own = Object.keys(b.properties).filter((k) => !shared.includes(k) && (k !== 'battery' || name === undefined));
+    const heading = name === undefined ? 'A battery of your own: `battery: ./path/` or `{ module }`' : `\`battery: ${name}\``;
+    md += `\n## ${heading}\n\n` + (name === undefined ? `${b.description}.\n\n` : '') + table(rows(pick(b, own), '', b.required ?? []));
   }
   return md;
 }

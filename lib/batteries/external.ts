@@ -6,8 +6,7 @@
  * (defineBattery's, then the registry's unique name and unique query names) and is registered for
  * the rest of the process. docs/writing-a-battery.md.
  */
-import { existsSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -61,7 +60,7 @@ export function originOf(battery: Battery): string {
  * Throws a SondageError naming the file and what is wrong with its export.
  */
 export async function loadExternalBattery(source: BatterySource): Promise<Battery> {
-  const file = await resolveSource(source);
+  const file = resolveSourceSync(source);
   let pending = byFile.get(file);
   if (!pending) {
     pending = importBattery(file, source);
@@ -81,6 +80,34 @@ async function importBattery(file: string, source: BatterySource): Promise<Batte
     const message = err instanceof Error ? err.message : String(err);
     throw new SondageError(`battery ${file}: could not be loaded: ${message}`, { cause: err });
   }
+  return adopt(mod, file, source);
+}
+
+/**
+ * Registers a battery that a Lambda bundle carries (infra/constructs/bundling.ts writes the entry
+ * that calls this at the function's cold start): the same checks as a battery loaded from a file,
+ * with `file` the path it was bundled from. Campaigns name it by its name there (`sondage start
+ * --aws` uploads the campaign file so).
+ */
+export function adoptBundledBattery(mod: Record<string, unknown>, file: string): Battery {
+  return adopt(mod, file, { path: file });
+}
+
+/** Every battery this process loaded from outside, with the module file it came from. */
+export function externalBatteries(): { readonly battery: Battery; readonly file: string; readonly source: BatterySource }[] {
+  return [...loaded.values()];
+}
+
+/**
+ * The battery a source names when this process has already loaded it (synchronously: the CDK app
+ * loads its batteries first, then builds the stack), else undefined.
+ */
+export function loadedBattery(source: BatterySource): Battery | undefined {
+  const file = resolveSourceSync(source);
+  return [...loaded.values()].find((e) => e.file === file)?.battery;
+}
+
+function adopt(mod: Record<string, unknown>, file: string, source: BatterySource): Battery {
   const candidate = (mod['default'] ?? mod['battery']) as unknown;
   const problems = shapeProblems(candidate);
   if (problems.length > 0) throw new SondageError(`battery ${file}: its default export is not a battery (lib/battery/types.ts): ${problems.join('; ')}`);
@@ -128,7 +155,7 @@ type TsxApi = typeof TsxApiModule;
 const INDEX_FILES = ['index.ts', 'index.mts', 'index.js', 'index.mjs'];
 
 /** The module file a source names: a file, a folder's package.json entry or index, or a package's entry. */
-async function resolveSource(source: BatterySource): Promise<string> {
+function resolveSourceSync(source: BatterySource): string {
   if ('module' in source) {
     try {
       return createRequire(path.join(source.from, 'package.json')).resolve(source.module);
@@ -142,10 +169,10 @@ async function resolveSource(source: BatterySource): Promise<string> {
   return statSync(source.path).isDirectory() ? resolveFolder(source.path) : source.path;
 }
 
-async function resolveFolder(dir: string): Promise<string> {
+function resolveFolder(dir: string): string {
   const pkgFile = path.join(dir, 'package.json');
   if (existsSync(pkgFile)) {
-    const pkg = JSON.parse(await readFile(pkgFile, 'utf8')) as { main?: unknown; exports?: unknown };
+    const pkg = JSON.parse(readFileSync(pkgFile, 'utf8')) as { main?: unknown; exports?: unknown };
     const entry = packageEntry(pkg);
     if (entry) return path.resolve(dir, entry);
   }

@@ -18,6 +18,11 @@ export function allBatteries(): Battery[] {
   return [...REGISTERED, ...added.values()];
 }
 
+/** The batteries the package ships, without those registered at run time. */
+export function builtInBatteries(): Battery[] {
+  return [...REGISTERED];
+}
+
 /** The names campaign files may use in `battery:`. */
 export function batteryNames(): string[] {
   return allBatteries().map((b) => b.name);

@@ -96,6 +96,12 @@ export const CONTEXT = {
    * unreserved: there, 100 fails the deploy; `-c sondage:workerConcurrency=0` reserves none.
    */
   workerConcurrency: 'sondage:workerConcurrency',
+  /**
+   * Batteries of the user's own the stack carries besides the built-in ones: what a campaign's
+   * `battery:` takes (a path, `{ module }`), relative to the folder cdk runs in; on the command
+   * line, paths separated by commas or a JSON array (infra/app.ts, docs/aws.md).
+   */
+  batteries: 'sondage:batteries',
 } as const;
 
 /** GPU queues a stack gets without `-c sondage:gpuInstanceTypes`: one 24 GB and one 48 GB single-GPU type. */

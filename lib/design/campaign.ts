@@ -11,7 +11,7 @@ import { kindOf } from '../core/fileText.js';
 import { enumOf, generationSettingsSchema, genericError, modelEntrySchema, modelShape, safeId, show } from '../battery/schemas.js';
 import type { ProviderName } from '../battery/schemas.js';
 import type { Battery, CampaignCore, ModelRef } from '../battery/types.js';
-import { allBatteries, batteryNamed, batteryNames } from '../batteries/index.js';
+import { allBatteries, batteryNamed, batteryNames, builtInBatteries } from '../batteries/index.js';
 import type { BatterySource } from '../batteries/external.js';
 import { mergeSettings } from '../core/settings.js';
 import type { GpuSettings } from '../gpu/settings.js';
@@ -219,11 +219,29 @@ export function campaignSchemaFor(battery: Battery) {
 }
 
 /**
+ * The schema's alternative for a battery of one's own (lib/batteries/external.ts): `battery:` a
+ * path (the same test as batterySourceOf: starts with `.` or `/`, or holds a `/` or `\`) or
+ * `{ module }` / `{ path }`; its design and roles are the battery's, checked when it is loaded.
+ */
+function ownBatterySchema() {
+  const battery = z.union([
+    z.string().regex(/^[./]|[/\\]/).meta({ description: 'A battery of your own: a folder or module file, relative to the campaign file (./studies/likert/)' }),
+    z.strictObject({ module: z.string().min(1).meta({ description: 'An installed package whose default export is a battery' }) }),
+    z.strictObject({ path: z.string().min(1).meta({ description: 'A folder or module file, relative to the campaign file' }) }),
+  ]).meta({ description: 'A folder or module file relative to the campaign file (./studies/likert/), { module: "<package>" } or { path: "<folder or file>" }' });
+  const design = z.record(z.string(), z.unknown()).meta({ description: "The battery's own design: section, checked by the battery when the campaign is loaded" });
+  return z
+    .looseObject(rootShape(battery, design))
+    .meta({ title: 'sondage campaign (a battery of your own)', description: 'A battery from the user\'s folder or a package (docs/writing-a-battery.md); its roles are its own fields' });
+}
+
+/**
  * The JSON Schema of the campaign file, in input form (fields with defaults are optional): one
  * alternative per battery, told apart by `battery`. For editors and `sondage schema`.
  */
 export function campaignJsonSchema(): Record<string, unknown> {
-  const alternatives = allBatteries().map((b) => z.toJSONSchema(campaignSchemaFor(b), { io: 'input', target: 'draft-2020-12' }));
+  // Built in only: a battery a test or a campaign registered at run time is not part of the committed schema.
+  const alternatives = [...builtInBatteries().map((b) => campaignSchemaFor(b)), ownBatterySchema()].map((s) => z.toJSONSchema(s, { io: 'input', target: 'draft-2020-12' }));
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     title: 'sondage campaign',
@@ -344,7 +362,9 @@ export function checkCampaign(raw: unknown, file: string, options: ParseCampaign
     const parsed = batterylessSchema().safeParse(raw, { error: genericError });
     found = parsed.success ? [] : zodIssues(parsed.error.issues, {});
     if (typeof name === 'string') {
-      found.push({ path: 'battery', segments: ['battery'], message: enumMessage(name, batteryNames()) });
+      // On AWS the uploaded campaign names a battery of one's own by its name: the stack carries it or not.
+      const own = `; a battery of your own is named by its folder (battery: ./${name}/), and a deployed stack runs those it was deployed with (-c sondage:batteries)`;
+      found.push({ path: 'battery', segments: ['battery'], message: `${enumMessage(name, batteryNames())}${own}` });
     }
   }
   found.push(...crossFieldIssues(raw, battery));

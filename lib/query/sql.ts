@@ -54,6 +54,15 @@ export class SqlLibrary {
     return text;
   }
 
+  /**
+   * The `.sql` file of every query this library renders, its includes' too: what a Lambda bundle
+   * copies beside itself for a battery it carries (infra/constructs/bundling.ts).
+   */
+  sourceFiles(): URL[] {
+    const own = this.queries.map((q) => new URL(`${q}.sql`, this.dir));
+    return [...new Map([...own, ...this.includes.flatMap((l) => l.sourceFiles())].map((u) => [u.href, u])).values()];
+  }
+
   /** Every query this library can render: its own, then those of the libraries it includes. */
   allQueries(): string[] {
     return [...new Set([...this.queries, ...this.includes.flatMap((l) => l.allQueries())])];

@@ -260,7 +260,7 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
     [
       'unknown battery',
       (d) => (d.battery = 'far7'),
-      ['demo.yaml: battery: "far7" is not a known battery; use one of far6, xvalue, ptrue'],
+      ['demo.yaml: battery: "far7" is not a known battery; use one of far6, xvalue, ptrue; a battery of your own is named by its folder (battery: ./far7/), and a deployed stack runs those it was deployed with (-c sondage:batteries)'],
     ],
     [
       'model with no known price',

@@ -90,6 +90,30 @@ describe('the installed package', () => {
     expect(await sh(process.execPath, ['--test'], quiz)).toMatch(/# pass 1\n# fail 0/);
   }, 8 * MINUTES);
 
+  it('synthesizes the AWS stack from the installed package with the scaffolded battery, as `cdk deploy` would (cdk.json of docs/aws.md)', async () => {
+    // prepare: the cdk.json docs/aws.md shows, in the user's folder, naming the battery scaffolded above
+    await writeFile(
+      path.join(project, 'cdk.json'),
+      JSON.stringify({ app: 'node node_modules/sondage/dist/infra/app.js', context: { 'sondage:batteries': ['./quiz/'] } }, null, 2),
+    );
+    // act: the CDK CLI (the user runs it with npx aws-cdk@2; here the repository's copy, no network), synth only: no AWS account
+    await sh(process.execPath, [path.join(REPO_ROOT, 'node_modules', 'aws-cdk', 'bin', 'cdk'), 'synth', '--quiet', '--no-notices', '--no-version-reporting'], project, 8 * MINUTES);
+    // assess: the template deploys the battery's table and queries; the functions' bundles carry it, the querying ones its SQL
+    const out = path.join(project, 'cdk.out');
+    const template = await readFile(path.join(out, 'Sondage.template.json'), 'utf8');
+    expect(template).toContain('"Name": "quiz_prompts"');
+    expect(template).toContain('"Name": "sondage-quiz-quiz_scores"');
+    const assets = (await readdir(out)).filter((f) => f.startsWith('asset.'));
+    expect(assets).toHaveLength(4);
+    const withSql = assets.filter((a) => existsSync(path.join(out, a, 'sql', 'quiz_scores.sql')));
+    expect(withSql).toHaveLength(2);
+    for (const a of withSql) expect(existsSync(path.join(out, a, 'node_modules', '@duckdb', 'node-api', 'package.json'))).toBe(true);
+    const carrying = [];
+    for (const a of assets) if ((await readFile(path.join(out, a, 'index.mjs'), 'utf8')).includes('design.items: no such file (expected questions')) carrying.push(a);
+    // plan, worker and report; record-failure loads no campaign
+    expect(carrying).toHaveLength(3);
+  }, 10 * MINUTES);
+
   it('runs a FAR-6 campaign to the same result files as the TypeScript sources', async () => {
     const examples = path.join(project, 'node_modules', 'sondage', 'examples', 'far6');
     const campaign = (dataDir: string) => `name: far6-small

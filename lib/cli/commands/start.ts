@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { parseDocument } from 'yaml';
 import { CAMPAIGN_FILE_NAME } from '../../config/pipeline.js';
 import type { ExecutionInput } from '../../config/pipeline.js';
 import type { Battery } from '../../battery/types.js';
@@ -18,6 +19,21 @@ import type { CliArgs } from '../args.js';
 export interface InputFile {
   readonly local: string;
   readonly key: string;
+  /** What is uploaded when it is not the file as it stands (the campaign file of a battery of one's own). */
+  readonly body?: string;
+}
+
+/**
+ * The campaign file as the pipeline reads it: a battery of one's own named by its name instead of
+ * its path or package, since the functions carry it compiled in (`-c sondage:batteries`, docs/aws.md)
+ * and have neither the battery's folder nor a TypeScript loader. The rest of the file, comments
+ * included, is unchanged.
+ */
+export async function uploadedCampaignText(campaign: Campaign): Promise<string | undefined> {
+  if (!campaign.battery_source) return undefined;
+  const doc = parseDocument(await readFile(campaign.file, 'utf8'));
+  doc.set('battery', campaign.battery);
+  return doc.toString();
 }
 
 /** `campaigns/<c>/input/`: the plan Lambda reads the campaign from here (lib/config/pipeline.ts). */
@@ -41,7 +57,8 @@ async function filesUnder(entry: string): Promise<string[]> {
 export async function campaignInputFiles(campaign: Campaign, battery: Battery): Promise<InputFile[]> {
   const folder = path.dirname(campaign.file);
   const prefix = inputPrefix(campaign.name);
-  const files: InputFile[] = [{ local: campaign.file, key: `${prefix}${CAMPAIGN_FILE_NAME}` }];
+  const rewritten = await uploadedCampaignText(campaign);
+  const files: InputFile[] = [{ local: campaign.file, key: `${prefix}${CAMPAIGN_FILE_NAME}`, ...(rewritten === undefined ? {} : { body: rewritten }) }];
   // The battery names the files its design reads, relative to the campaign file.
   const named = battery.dataFiles(campaign.design as never).map(({ field, file }) => [field, path.resolve(folder, file)] as const);
   for (const [field, entry] of named) {
@@ -89,7 +106,7 @@ export async function startCommand(args: CliArgs): Promise<number> {
     );
   }
   const files = await campaignInputFiles(campaign, ctx.battery);
-  const bodies = await Promise.all(files.map(async (f) => ({ ...f, body: await readFile(f.local) })));
+  const bodies = await Promise.all(files.map(async (f) => ({ ...f, body: f.body ?? (await readFile(f.local)) })));
 
   const clients = awsClients(await resolveStack({ values: args.values }));
   try {

@@ -1,21 +1,28 @@
 /**
- * `relay`: a battery made only for the tests, to prove the contract (issue "Batteries as plug-ins",
- * "What must hold") with nothing of FAR-6, X-Value or P(True) in it. Two phases: `guess` asks the
- * model under test for a whole number per slot; `double` is built from guess's numeric readings
- * (one item per number read) and asks for twice the number. Its analysis joins the two phases'
- * readings in its own SQL and scores the doubling; its simulated models double wrongly at a known
- * rate, so a test can check the estimate against the truth.
+ * `relay`: a battery made only for the tests, to prove the contract with nothing of FAR-6, X-Value
+ * or P(True) in it. Two phases: `guess` asks the model under test for a whole number per slot;
+ * `double` is built from guess's numeric readings (one item per number read) and asks for twice the
+ * number. Its analysis joins the two phases' readings in its own SQL and scores the doubling; its
+ * simulated models double wrongly at a known rate, so a test can check the estimate against the truth.
+ *
+ * Why it stays beside the scaffold (templates/battery/, `sondage new battery`): the scaffold is the
+ * smallest study a researcher starts from, one phase; relay is the contract test of a phase graph,
+ * a dependent phase expanded from an earlier phase's readings, run locally, in partition threads and
+ * through the state machine (test/infra/pipelineRun.test.ts). Like a battery of one's own, it
+ * imports sondage only through the public entry (lib/api/battery.ts), so it also proves that
+ * entry is enough for a multi-phase battery.
  */
-import { z } from 'zod';
-import { defineBattery } from '../../../lib/battery/defineBattery.js';
-import type { BatteryAnalysis, PartitionContext, PhaseSpec, ReadingDraft, ReplyView, Upstream } from '../../../lib/battery/types.js';
-import { stableId, uniformFromKey } from '../../../lib/core/hash.js';
-import type { PromptItem } from '../../../lib/core/types.js';
-import { CampaignFileError } from '../../../lib/errors.js';
-import { SqlLibrary } from '../../../lib/query/sql.js';
-import { toCsv } from '../../../lib/report/csv.js';
-import { columnDefs } from '../../../lib/store/schemas.js';
-import type { SimulatorFactory } from '../../../lib/providers/simulated/types.js';
+import {
+  CampaignFileError,
+  SqlLibrary,
+  columnDefs,
+  defineBattery,
+  stableId,
+  toCsv,
+  uniformFromKey,
+  z,
+} from '../../../lib/api/battery.js';
+import type { BatteryAnalysis, PartitionContext, PhaseSpec, PromptItem, ReadingDraft, ReplyView, SimulatorFactory, Upstream } from '../../../lib/api/battery.js';
 
 export const RELAY_LANGUAGES = ['en', 'fr'] as const;
 

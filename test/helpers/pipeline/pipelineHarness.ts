@@ -173,7 +173,7 @@ export async function startPipeline(options: PipelineOptions = {}): Promise<Pipe
     ledger,
     async upload(file) {
       const ctx = await loadRunContext(file);
-      for (const f of await campaignInputFiles(ctx.campaign, ctx.battery)) await store.put(f.key, await readFile(f.local));
+      for (const f of await campaignInputFiles(ctx.campaign, ctx.battery)) await store.put(f.key, f.body ?? (await readFile(f.local)));
       return ctx;
     },
     useFakeClock(pollMs) {
