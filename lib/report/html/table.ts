@@ -25,10 +25,17 @@ export function htmlTable(spec: TableSpec): string {
     .map((row) => `<tr>${row.map((cell, i) => `<td${numeric.has(i) ? ' class="num"' : ''}>${esc(cell)}</td>`).join('')}</tr>`)
     .join('');
   // The wrapper scrolls a wide table on a narrow screen instead of widening the page.
-  return `<div class="table-wrap"><table class="sortable"><caption>${esc(spec.caption)}</caption><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table></div>`;
+  return `<div class="table-wrap"><table class="sortable"><caption>${esc(spec.caption)}</caption><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table></div>${csvLink(spec.csv)}`;
+}
+
+/** The line under a table that links the CSV file holding its numbers. */
+export function csvLink(csv: string | undefined): string {
+  return csv === undefined ? '' : `<p class="csv-link">CSV: <a href="${esc(encodeURI(csv))}">${esc(csv)}</a></p>`;
 }
 
 /** A table folded under a `<details>` disclosure (closed by default). */
 export function tableDetails(spec: TableSpec): string {
-  return `<details><summary>Table: ${esc(spec.caption)} (${spec.rows.length} row${spec.rows.length === 1 ? '' : 's'})</summary>${htmlTable(spec)}</details>`;
+  // The CSV link stays outside the fold: where the numbers are is seen without opening it.
+  const { csv, ...table } = spec;
+  return `<details><summary>Table: ${esc(spec.caption)} (${spec.rows.length} row${spec.rows.length === 1 ? '' : 's'})</summary>${htmlTable(table)}</details>${csvLink(csv)}`;
 }
