@@ -29,8 +29,9 @@ export function htmlTable(spec: TableSpec): string {
 }
 
 /** The line under a table that links the CSV file holding its numbers. */
-export function csvLink(csv: string | undefined): string {
-  return csv === undefined ? '' : `<p class="csv-link">CSV: <a href="${esc(encodeURI(csv))}">${esc(csv)}</a></p>`;
+export function csvLink(csv: TableSpec['csv']): string {
+  const names = csv === undefined ? [] : typeof csv === 'string' ? [csv] : csv;
+  return names.length === 0 ? '' : `<p class="csv-link">CSV: ${names.map((n) => `<a href="${esc(encodeURI(n))}">${esc(n)}</a>`).join(', ')}</p>`;
 }
 
 /** A table folded under a `<details>` disclosure (closed by default). */
