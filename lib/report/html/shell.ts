@@ -5,11 +5,24 @@
  * only; how a report looks, what its header says and what the page may load are decided here, so
  * the three studies' reports read as one family and a new study's report joins it for free.
  */
-import type { ReportMeta } from '../../battery/types.js';
 import { escapeHtml as esc } from './escape.js';
 import { REPORT_CSS, REPORT_JS } from './page.js';
 import { tableDetails } from './table.js';
 import type { TableSpec } from './types.js';
+
+/**
+ * What the page says of where its numbers come from: the battery contract's `ReportMeta`, written
+ * out here because the report layer sits below the battery layer.
+ */
+export interface ReportMeta {
+  readonly campaign: string;
+  readonly simulated?: boolean;
+  /** `<data folder>/campaigns/<c>/`, an S3 prefix, a replies file; never an absolute local path. */
+  readonly source?: string;
+  readonly generatedAt?: string;
+  /** The cost of every stored reply against the campaign's cap; absent where no cap applies. */
+  readonly spend?: { readonly spentUsd: number; readonly capUsd: number };
+}
 
 /** Nothing may be loaded: styles and the sorting script are inline, charts are inline SVG. */
 export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
