@@ -262,6 +262,11 @@ export interface ReportMeta {
    */
   readonly source?: string;
   readonly generatedAt?: string;
+  /**
+   * What the campaign spent against its cap (`budget_usd`): the cost of every stored reply, every
+   * phase and attempt. Absent where no cap applies (replies brought from elsewhere).
+   */
+  readonly spend?: { readonly spentUsd: number; readonly capUsd: number };
 }
 
 /** A battery's SQL stage, estimators and result files. */

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { campaignsIn, prepareDataDir } from '../store/dataDir.js';
 import { SondageError } from '../errors.js';
+import { shownPath } from './shownPath.js';
 
 /** How the data folder was given, for messages: the flag, or the campaign file's field. */
 export function dataDirLabel(flag: string | undefined, campaignFile: string | undefined): string {
@@ -45,7 +46,7 @@ export function assertNotInsideDataDir(dataDir: string, label: string): void {
 /**
  * Throws unless the data folder holds the campaign (`campaigns/<name>/`), naming the campaigns it
  * holds instead, so that a wrong `--data-dir` reads as one.
- * @throws SondageError `sondage analyze: demo has not run in /data (it holds run-small); …`
+ * @throws SondageError `sondage analyze: demo has not run in data (it holds run-small); …` (the folder relative to the working directory)
  */
 export async function assertCampaignIn(command: string, dataDir: string, name: string, file?: string): Promise<void> {
   const held = await campaignsIn(dataDir);
@@ -53,6 +54,6 @@ export async function assertCampaignIn(command: string, dataDir: string, name: s
   const holds = held.length > 0 ? `it holds ${held.join(', ')}` : 'it holds no campaign';
   const run = file === undefined ? '`sondage run <campaign.yaml>`' : `\`sondage run ${file}\``;
   throw new SondageError(
-    `sondage ${command}: ${name} has not run in ${path.resolve(dataDir)} (${holds}); run it first with ${run}, or give the --data-dir it ran with`,
+    `sondage ${command}: ${name} has not run in ${shownPath(dataDir)} (${holds}); run it first with ${run}, or give the --data-dir it ran with`,
   );
 }

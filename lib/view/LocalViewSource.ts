@@ -5,7 +5,7 @@
  * the ledger (through that reader); every name in a request is checked against what is there.
  */
 import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { batteryNamed } from '../batteries/index.js';
 import type { ReplySelection } from '../battery/types.js';
@@ -78,6 +78,15 @@ export interface LocalViewSourceOptions {
   readonly threads?: number;
   /** The clock, for throughput (tests). */
   readonly now?: () => Date;
+  /** Told how many reply part files each overview had to read (tests and the bench). */
+  readonly onPartsCounted?: (parts: number) => void;
+}
+
+/** What the overview counts of one reply part file (a part lies in one partition of one phase). */
+interface PartCounts {
+  /** Size and modification time: a part that changes is counted again. */
+  readonly stamp: string;
+  readonly rows: readonly { phase: string; model: string; language: string; replies: number; ok: number; cost: number | null; first: string | null; last: string | null }[];
 }
 
 /**
@@ -87,6 +96,13 @@ export interface LocalViewSourceOptions {
  */
 export class LocalViewSource implements ViewSource {
   readonly description: string;
+
+  /**
+   * The overview's counts per reply part file, kept while the file is unchanged: a running
+   * campaign's overview, refreshed every few seconds, reads only the parts written since, not
+   * its million replies again.
+   */
+  private readonly partCounts = new Map<string, PartCounts>();
 
   private constructor(
     private readonly root: string,
@@ -160,17 +176,63 @@ export class LocalViewSource implements ViewSource {
     return { campaign: summary, counts, ...(progress ? { progress } : {}), failuresByKind };
   }
 
+  /** Every reply part file of the phases, with its size and modification time. */
+  private async replyParts(campaign: string, phases: readonly string[]): Promise<Map<string, string>> {
+    const parts = new Map<string, string>();
+    for (const phase of phases) {
+      const dir = path.join(this.root, 'campaigns', campaign, phase, 'replies');
+      const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+      for (const e of entries) {
+        if (!e.isFile() || !e.name.endsWith('.parquet')) continue;
+        const file = path.join(e.parentPath, e.name);
+        const st = await stat(file).catch(() => undefined);
+        if (st) parts.set(file, `${st.size}:${st.mtimeMs}`);
+      }
+    }
+    return parts;
+  }
+
   private async replyCounts(campaign: string, phases: readonly string[]): Promise<ReplyCounts> {
     const now = (this.options.now ?? (() => new Date()))();
     const since = new Date(now.getTime() - 5 * 60_000).toISOString();
-    const sources = this.sources(campaign, phases);
-    const rows = sources
-      ? await this.db.all<{ phase: string; model: string; language: string; replies: number; ok: number; cost: number | null; recent: number; first: string | null; last: string | null }>(
-          `SELECT phase, model, language, count(*) AS replies, count(*) FILTER (WHERE status = 'ok') AS ok, sum(cost_usd) AS cost,
-                  count(*) FILTER (WHERE created_at >= ${sqlString(since)}) AS recent, min(created_at) AS first, max(created_at) AS last
-           FROM ${sources.replies} GROUP BY ALL ORDER BY phase, model, language`,
-        )
-      : [];
+    const parts = await this.replyParts(campaign, phases);
+    const prefix = path.join(this.root, 'campaigns', campaign) + path.sep;
+    for (const file of this.partCounts.keys()) if (file.startsWith(prefix) && !parts.has(file)) this.partCounts.delete(file);
+    const stale = [...parts].filter(([file, stamp]) => this.partCounts.get(file)?.stamp !== stamp).map(([file]) => file);
+    this.options.onPartsCounted?.(stale.length);
+    const source = (files: readonly string[]): string =>
+      `read_parquet([${files.map(sqlString).join(', ')}], hive_partitioning = true, hive_types_autocast = false, union_by_name = true, filename = true)`;
+    if (stale.length > 0) {
+      const counted = await this.db.all<PartCounts['rows'][number] & { filename: string }>(
+        `SELECT filename, phase, model, language, count(*) AS replies, count(*) FILTER (WHERE status = 'ok') AS ok, sum(cost_usd) AS cost,
+                min(created_at) AS first, max(created_at) AS last
+         FROM ${source(stale)} GROUP BY ALL`,
+      );
+      for (const file of stale) this.partCounts.set(file, { stamp: parts.get(file)!, rows: counted.filter((r) => r.filename === file).map(({ filename: _f, ...r }) => r) });
+    }
+    // Replies of the last five minutes: only parts whose newest reply is that recent are read for them.
+    const fresh = [...parts.keys()].filter((file) => this.partCounts.get(file)!.rows.some((r) => r.last !== null && r.last >= since));
+    const recentOf = new Map<string, number>();
+    if (fresh.length > 0) {
+      for (const r of await this.db.all<{ phase: string; model: string; language: string; n: number }>(
+        `SELECT phase, model, language, count(*) AS n FROM ${source(fresh)} WHERE created_at >= ${sqlString(since)} GROUP BY ALL`,
+      )) recentOf.set(`${r.phase}\u0000${r.model}\u0000${r.language}`, r.n);
+    }
+    // One row per phase, model and language, summed over its parts.
+    const merged = new Map<string, { phase: string; model: string; language: string; replies: number; ok: number; cost: number | null; recent: number; first: string | null; last: string | null }>();
+    for (const file of parts.keys()) {
+      for (const r of this.partCounts.get(file)!.rows) {
+        const key = `${r.phase}\u0000${r.model}\u0000${r.language}`;
+        const m = merged.get(key) ?? { phase: r.phase, model: r.model, language: r.language, replies: 0, ok: 0, cost: null, recent: recentOf.get(key) ?? 0, first: null, last: null };
+        m.replies += r.replies;
+        m.ok += r.ok;
+        if (r.cost !== null) m.cost = (m.cost ?? 0) + r.cost;
+        if (r.first !== null && (m.first === null || r.first < m.first)) m.first = r.first;
+        if (r.last !== null && (m.last === null || r.last > m.last)) m.last = r.last;
+        merged.set(key, m);
+      }
+    }
+    const rows = [...merged.values()].sort((a, b) => (a.phase < b.phase ? -1 : a.phase > b.phase ? 1 : a.model < b.model ? -1 : a.model > b.model ? 1 : a.language < b.language ? -1 : a.language > b.language ? 1 : 0));
     const total = rows.reduce((s, r) => s + r.replies, 0);
     const firsts = rows.map((r) => r.first).filter((x): x is string => x !== null).sort();
     const lasts = rows.map((r) => r.last).filter((x): x is string => x !== null).sort();

@@ -13,7 +13,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CampaignFileError, SqlLibrary, columnDefs, defineBattery, mdTable, stableId, toCsv, uniformFromKey, z } from 'sondage/battery';
+import { CampaignFileError, SqlLibrary, columnDefs, defineBattery, htmlTable, mdTable, renderReportPage, stableId, toCsv, uniformFromKey, z } from 'sondage/battery';
 
 const NAME = '__NAME__';
 const LANGUAGES = /** @type {const} */ (['en', 'fr']);
@@ -142,9 +142,23 @@ export default defineBattery({
     files: (r, meta) => {
       const columns = ['model', 'language', 'replies', 'correct', 'unreadable', 'accuracy'];
       const table = mdTable(columns, r.rows.map((x) => columns.map((c) => (c === 'accuracy' && x.accuracy !== null ? x.accuracy.toFixed(3) : String(x[c] ?? '–')))));
+      const rows = r.rows.map((x) => columns.map((c) => (c === 'accuracy' && x.accuracy !== null ? x.accuracy.toFixed(3) : String(x[c] ?? '–'))));
+      // report.html: sondage's report shell draws the header (campaign, models, spend against the cap), the navigation and the file list.
+      const report = renderReportPage(
+        {
+          study: NAME,
+          simulated: r.simulated,
+          models: [...new Set(r.rows.map((x) => x.model))],
+          design: [['Languages', [...new Set(r.rows.map((x) => x.language))].join(', ')]],
+          sections: [{ id: 'scores', title: 'Accuracy per model and language', body: [htmlTable({ caption: 'Accuracy per model and language', header: columns, rows, csv: 'scores.csv' })] }],
+          files: ['scores.csv', 'summary.md'],
+        },
+        meta,
+      );
       return [
         ['scores.csv', toCsv(columns, r.rows)],
         ['summary.md', `# ${NAME}: ${meta.campaign}${r.simulated ? ' (SIMULATED)' : ''}\n\nAccuracy per model and language (scores.csv).\n\n${table}\n`],
+        ['report.html', report],
       ];
     },
     console: (r) => r.rows.map((x) => `${x.model} ${x.language}: ${x.correct}/${x.replies} correct${x.unreadable > 0 ? `, ${x.unreadable} unreadable` : ''}`).join('\n'),

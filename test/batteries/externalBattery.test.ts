@@ -80,6 +80,11 @@ describe('a battery named by its path', () => {
       expect(n).toBe(800);
       expect(Math.abs(k / n - p)).toBeLessThanOrEqual(4 * Math.sqrt((p * (1 - p)) / n));
     }
+    // Its report.html is drawn in sondage's report shell: header with the spend against the cap, a CSV link under its table.
+    const report = await readFile(path.join(results, 'report.html'), 'utf8');
+    expect(report).toContain('<h1>tally: tally-run <span class="badge">SIMULATED</span></h1>');
+    expect(report).toMatch(/<dt>Spend<\/dt><dd>\$[\d.]+ of the \$[\d.]+ cap \([\d.]+ %\)<\/dd>/);
+    expect(report).toContain('</table></div><p class="csv-link">CSV: <a href="scores.csv">scores.csv</a></p>');
     // `sondage batteries PATH` says where it came from.
     const listed = await runMain(['batteries', study]);
     expect(listed.stdout).toContain(`from: ${path.join(study, 'index.mjs')}`);
@@ -146,6 +151,8 @@ describe('sondage new battery', () => {
     await writeFile(path.join(where, 'taken', 'notes.txt'), 'mine');
     const taken = await runMain(['new', 'battery', 'taken', '--dir', where]);
     expect(taken.stderr).toMatch(/exists and is not empty; nothing was written/);
+    // The folder as seen from the working directory, never the absolute path.
+    expect(taken.stderr).toContain(`${path.relative(process.cwd(), path.join(where, 'taken'))} exists`);
     expect(existsSync(path.join(where, 'taken', 'index.mjs'))).toBe(false);
   });
 });

@@ -105,8 +105,10 @@ describe('a data folder that cannot hold the data', () => {
     await mkdir(path.join(other, 'campaigns', 'far6-demo'), { recursive: true });
     await writeFile(path.join(other, 'ledger.sqlite'), '');
 
-    await refused(['analyze', file, '--data-dir', other], `sondage analyze: run-small has not run in ${other} (it holds far6-demo); run it first with \`sondage run ${file}\`, or give the --data-dir it ran with`);
-    await refused(['status', file, '--data-dir', other], `sondage status: run-small has not run in ${other} (it holds far6-demo)`);
+    // The folder relative to the working directory: no absolute local path in what a command prints.
+    const shown = path.relative(process.cwd(), other);
+    await refused(['analyze', file, '--data-dir', other], `sondage analyze: run-small has not run in ${shown} (it holds far6-demo); run it first with \`sondage run ${file}\`, or give the --data-dir it ran with`);
+    await refused(['status', file, '--data-dir', other], `sondage status: run-small has not run in ${shown} (it holds far6-demo)`);
     await refused(['status', 'run-small', '--data-dir', other], 'sondage status: run-small has not run');
 
     expect(await readdir(path.join(other, 'campaigns'))).toEqual(['far6-demo']);

@@ -210,6 +210,8 @@ describe('sondage status', () => {
     const { code, stderr } = await runMain(['status', 'never-ran', '--data-dir', dataDir]);
     expect(code).toBe(1);
     expect(stderr).toContain('never-ran has not run in');
+    // The folder as seen from the working directory: no absolute local path in what a command prints.
+    expect(stderr).toContain(`has not run in ${path.relative(process.cwd(), dataDir)} `);
     const stillNone = await runMain(['status', 'never-ran', '--data-dir', dataDir]);
     expect(stillNone.stderr).toContain('no ledger.sqlite there');
   });

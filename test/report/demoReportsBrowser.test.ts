@@ -19,6 +19,9 @@ interface PageElement {
   readonly id: string;
   readonly textContent: string | null;
   readonly tagName: string;
+  readonly nextElementSibling: PageElement | null;
+  readonly parentElement: PageElement | null;
+  readonly classList: { contains(name: string): boolean };
   getAttribute(name: string): string | null;
   closest(selector: string): PageElement | null;
   querySelector(selector: string): PageElement | null;
@@ -37,7 +40,19 @@ interface Seen {
   readonly alsoShown: string[];
   readonly charts: { id: string; inFigure: boolean; caption: string; legend: boolean }[];
   readonly layouts: Layout[];
+  /** The header's facts, by label. */
+  readonly facts: Record<string, string>;
+  readonly badge: string;
+  /** Captions of the tables with no CSV link right under them (or under their fold). */
+  readonly unlinkedTables: string[];
 }
+
+/** The paper each battery implements, which its report's sections and figure captions cite. */
+const PAPERS: Record<string, string> = {
+  far6: 'Same Judgment, Different Yes',
+  xvalue: 'Towards Cross-lingual Values Judgment',
+  ptrue: 'Disentangling Question, Response, and Verifier Languages',
+};
 
 let dir: string;
 let cleanup: () => Promise<void>;
@@ -64,7 +79,7 @@ const CAMPAIGNS: Record<string, () => Promise<string>> = {
       doc.design['verifier_languages'] = ['en', 'zh', 'fr'];
     }),
 };
-const reports = new Map<string, { summary: string; seen: Seen }>();
+const reports = new Map<string, { summary: string; seen: Seen; budget: number }>();
 
 beforeAll(async () => {
   chromiumPath();
@@ -90,12 +105,22 @@ beforeAll(async () => {
           const fig = svg.closest('figure');
           return { id: svg.id, inFigure: fig !== null, caption: (fig?.querySelector('figcaption')?.textContent ?? '').trim(), legend: svg.querySelector('.legend') !== null };
         }),
+        facts: Object.fromEntries([...document.querySelectorAll('header dl.facts div')].map((d) => [(d.querySelector('dt')?.textContent ?? '').trim(), (d.querySelector('dd')?.textContent ?? '').trim()])),
+        badge: (document.querySelectorAll('header h1 .badge')[0]?.textContent ?? '').trim(),
+        unlinkedTables: [...document.querySelectorAll('table')]
+          .filter((t) => {
+            const wrap = t.parentElement;
+            const folded = wrap?.parentElement?.tagName === 'DETAILS' ? wrap.parentElement : wrap;
+            return !(folded?.nextElementSibling?.classList.contains('csv-link') ?? false);
+          })
+          .map((t) => (t.querySelector('caption')?.textContent ?? '').trim()),
       }));
       return { ...inPage, layouts };
     });
     expect(visit.pageErrors, `${battery}: page errors`).toEqual([]);
     expect(visit.refused, `${battery}: network requests`).toEqual([]);
-    reports.set(battery, { summary: await readFile(path.join(results, 'summary.md'), 'utf8'), seen: visit.result });
+    const budget = (parse(await readFile(file, 'utf8')) as { budget_usd: number }).budget_usd;
+    reports.set(battery, { summary: await readFile(path.join(results, 'summary.md'), 'utf8'), seen: visit.result, budget });
   }
 }, 300_000);
 
@@ -128,5 +153,22 @@ describe.each(Object.keys(CAMPAIGNS))('the %s demo report in chromium', (battery
     expect(charts.length).toBeGreaterThan(0);
     expect(charts.filter((c) => !c.inFigure || c.caption === '').map((c) => c.id), 'charts without a captioned figure').toEqual([]);
     expect(charts.filter((c) => !c.legend).map((c) => c.id), 'charts without a legend').toEqual([]);
+  });
+
+  it('is drawn in the shared shell: the SIMULATED badge, the models and the spend against the cap in its header', () => {
+    const { seen, budget } = reports.get(battery)!;
+    expect(seen.badge).toBe('SIMULATED');
+    expect(seen.facts['Campaign']).toBeTruthy();
+    expect(seen.facts['Models']).toMatch(/\w/);
+    // The simulated replies are priced: something was spent, and the cap is the campaign file's budget_usd.
+    expect(seen.facts['Spend']).toMatch(new RegExp(`^\\$\\d[\\d.]* of the \\$${budget} cap \\(\\d+\\.\\d %\\)$`));
+    expect(seen.facts['Spend']).not.toMatch(/^\$0 of/);
+  });
+
+  it('links a CSV under every table and cites the paper in every figure caption', () => {
+    const { seen } = reports.get(battery)!;
+    expect(seen.unlinkedTables, 'tables without a CSV link').toEqual([]);
+    const paper = PAPERS[battery]!;
+    expect(seen.charts.filter((c) => c.inFigure && !c.caption.includes(paper)).map((c) => `${c.id}: ${c.caption}`), `captions not citing ${paper}`).toEqual([]);
   });
 });

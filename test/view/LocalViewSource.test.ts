@@ -4,7 +4,7 @@
  * independent DuckDB read of the same parts, pages that neither skip nor repeat, a reply in full,
  * and names from a request that point outside the campaign refused.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,6 +74,40 @@ describe('campaigns and result tables', () => {
     expect(total).toBe(await countDirect(['defonly', 'step1', 'step2', 'step3']));
     expect(o.counts.rows[0]!.phase).toBe('defonly');
     expect(o.counts.overallPerMinute).toBeGreaterThan(0);
+  });
+
+  it('counts each reply part once: a later overview reads only the parts written since', async () => {
+    const counted: number[] = [];
+    const mine = await LocalViewSource.open(dataDir, { threads: 2, onPartsCounted: (n) => counted.push(n) });
+    const folder = path.join(dataDir, 'campaigns', DEMO, 'defonly', 'replies', 'model=beta');
+    const [language] = (await readdir(folder)).sort();
+    const partDir = path.join(folder, language!);
+    const [first] = (await readdir(partDir)).filter((f) => f.endsWith('.parquet')).sort();
+    const copy = path.join(partDir, 'part-copied-for-the-test.parquet');
+    try {
+      // Prepare: a first overview counts every part.
+      const before = await mine.overview(DEMO);
+      expect(counted[0]).toBeGreaterThan(1);
+      // Act: nothing changed, then one part more (a copy of one already there: its replies twice).
+      const again = await mine.overview(DEMO);
+      await copyFile(path.join(partDir, first!), copy);
+      const after = await mine.overview(DEMO);
+      // Assess: the second overview read no part, the third only the new one, and the counts follow.
+      expect(counted.slice(1)).toEqual([0, 1]);
+      expect(again.counts).toEqual(before.counts);
+      const direct = (await readParquet<{ n: number }>(path.join(partDir, first!), 'SELECT count(*) AS n FROM parts'))[0]!.n;
+      const total = (o: typeof before): number => o.counts.rows.reduce((s, r) => s + r.replies, 0);
+      expect(total(after)).toBe(total(before) + direct);
+      expect(after.counts.rows.find((r) => r.phase === 'defonly' && r.model === 'beta' && r.language === language!.slice('language='.length))!.replies).toBe(
+        before.counts.rows.find((r) => r.phase === 'defonly' && r.model === 'beta' && r.language === language!.slice('language='.length))!.replies + direct,
+      );
+      // A part removed is no longer counted.
+      await rm(copy);
+      expect(total(await mine.overview(DEMO))).toBe(total(before));
+    } finally {
+      await rm(copy, { force: true });
+      await mine.close();
+    }
   });
 
   it('reads a result table as its CSV has it', async () => {

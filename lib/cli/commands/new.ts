@@ -11,6 +11,7 @@ import { batteryNamed } from '../../batteries/index.js';
 import { SAFE_NAME } from '../../battery/defineBattery.js';
 import { SondageError } from '../../errors.js';
 import { packageRoot } from '../packageRoot.js';
+import { shownPath } from '../shownPath.js';
 import type { CliArgs } from '../args.js';
 
 const PLACEHOLDER = /__NAME__/g;
@@ -21,7 +22,7 @@ export async function newCommand(args: Pick<CliArgs, 'file' | 'values'>): Promis
   if (batteryNamed(name)) throw new SondageError(`sondage new battery: ${name} is the name of a built-in battery; choose another`);
   const dir = typeof args.values['dir'] === 'string' ? args.values['dir'] : '.';
   const target = path.resolve(dir, name);
-  if (existsSync(target) && (await readdir(target)).length > 0) throw new SondageError(`sondage new battery: ${target} exists and is not empty; nothing was written`);
+  if (existsSync(target) && (await readdir(target)).length > 0) throw new SondageError(`sondage new battery: ${shownPath(target)} exists and is not empty; nothing was written`);
   const template = fileURLToPath(new URL('templates/battery/', packageRoot()));
   const written = await copyTemplate(template, target, name);
   const rel = path.relative(process.cwd(), target) || '.';

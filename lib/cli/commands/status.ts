@@ -14,6 +14,7 @@ import type { BlobStore, BudgetState, Ledger, PartitionRecord } from '../../stor
 import type { CliArgs } from '../args.js';
 import { formatGpuJobs } from '../gpuJobView.js';
 import type { GpuJobState } from '../gpuJobView.js';
+import { shownPath } from '../shownPath.js';
 import { assertCampaignIn } from '../dataDir.js';
 
 /** Phases in run order, for campaigns whose plan is not at hand. */
@@ -305,7 +306,7 @@ async function localStatus(args: CliArgs, target: CampaignTarget, shown: number)
   const ledgerFile = path.join(dataDir, 'ledger.sqlite');
   // Opening the ledger would create it; a campaign that never ran here is reported, not created.
   if (!(await stat(ledgerFile).then(() => true, () => false))) {
-    throw new SondageError(`sondage status: ${target.name} has not run in ${path.resolve(dataDir)} (no ledger.sqlite there); start it with \`sondage run\`, or give --data-dir`);
+    throw new SondageError(`sondage status: ${target.name} has not run in ${shownPath(dataDir)} (no ledger.sqlite there); start it with \`sondage run\`, or give --data-dir`);
   }
   await assertCampaignIn('status', dataDir, target.name, target.campaign ? args.file : undefined); // bad input: another campaign's data
   return localCampaignStatus(dataDir, target, shown);

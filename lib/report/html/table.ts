@@ -25,10 +25,18 @@ export function htmlTable(spec: TableSpec): string {
     .map((row) => `<tr>${row.map((cell, i) => `<td${numeric.has(i) ? ' class="num"' : ''}>${esc(cell)}</td>`).join('')}</tr>`)
     .join('');
   // The wrapper scrolls a wide table on a narrow screen instead of widening the page.
-  return `<div class="table-wrap"><table class="sortable"><caption>${esc(spec.caption)}</caption><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table></div>`;
+  return `<div class="table-wrap"><table class="sortable"><caption>${esc(spec.caption)}</caption><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table></div>${csvLink(spec.csv)}`;
+}
+
+/** The line under a table that links the CSV file holding its numbers. */
+export function csvLink(csv: TableSpec['csv']): string {
+  const names = csv === undefined ? [] : typeof csv === 'string' ? [csv] : csv;
+  return names.length === 0 ? '' : `<p class="csv-link">CSV: ${names.map((n) => `<a href="${esc(encodeURI(n))}">${esc(n)}</a>`).join(', ')}</p>`;
 }
 
 /** A table folded under a `<details>` disclosure (closed by default). */
 export function tableDetails(spec: TableSpec): string {
-  return `<details><summary>Table: ${esc(spec.caption)} (${spec.rows.length} row${spec.rows.length === 1 ? '' : 's'})</summary>${htmlTable(spec)}</details>`;
+  // The CSV link stays outside the fold: where the numbers are is seen without opening it.
+  const { csv, ...table } = spec;
+  return `<details><summary>Table: ${esc(spec.caption)} (${spec.rows.length} row${spec.rows.length === 1 ? '' : 's'})</summary>${htmlTable(table)}</details>${csvLink(csv)}`;
 }

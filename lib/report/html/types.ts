@@ -115,6 +115,8 @@ export interface TableSpec {
   readonly rows: readonly (readonly string[])[];
   /** Columns right-aligned and sorted as numbers (default: every column but the first whose cells all parse). */
   readonly numeric?: readonly number[];
+  /** The result file(s) that hold the table's numbers, linked under it (beside report.html). */
+  readonly csv?: string | readonly string[];
 }
 
 export interface HtmlReportOptions {

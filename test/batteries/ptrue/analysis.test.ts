@@ -137,4 +137,18 @@ describe('result files', () => {
     expect(html.match(/class="hm-cell/g)).toHaveLength(3 * 4);
     expect(html).not.toMatch(/<script src=|https?:\/\//);
   });
+
+  it('heads report.html with the shared shell: campaign, models, design and the spend against the cap', () => {
+    const html = new Map(ptrueFiles(results, { campaign: 'demo', spend: { spentUsd: 0.42, capUsd: 5 } })).get('report.html')!;
+    expect(html).toContain('<h1>P(True): demo <span class="badge">SIMULATED</span></h1>');
+    expect(html).toContain('<dt>Spend</dt><dd>$0.42 of the $5 cap (8.4 %)</dd>');
+    expect(html).toContain('<dt>Models</dt><dd>a, b</dd>');
+    expect(html).toContain('<dt>Verifier languages</dt><dd>en, ko</dd>');
+    expect(html).toContain('<meta http-equiv="Content-Security-Policy"');
+    // Every table names its CSV right under it (or under its fold).
+    const tables = html.match(/<\/table><\/div>(?:<\/details>)?/g) ?? [];
+    const linked = html.match(/<\/table><\/div>(?:<\/details>)?<p class="csv-link">/g) ?? [];
+    expect(tables.length).toBeGreaterThan(5);
+    expect(linked).toHaveLength(tables.length);
+  });
 });

@@ -56,6 +56,23 @@ describe('X-Value result files', () => {
     expect(xvalueConsoleTable(results)).toMatch(/alpha\s+defonly\s+\d/);
   });
 
+  it('draw report.html in the shared shell: spend against the cap, the paper cited, a CSV link under every table', async () => {
+    const results = await simulatedResults(['alpha', 'beta']);
+    const html = new Map(xvalueResultFiles(results, { campaign: 'xvalue-demo', spend: { spentUsd: 1.25, capUsd: 10 } })).get('report.html')!;
+    expect(html).toContain('<h1>X-Value: xvalue-demo <span class="badge">SIMULATED</span></h1>');
+    expect(html).toContain('<dt>Spend</dt><dd>$1.25 of the $10 cap (12.5 %)</dd>');
+    expect(html).toContain('After <cite>Towards Cross-lingual Values Judgment</cite>.');
+    expect(html).toContain('<h2 id="overall-h">Overall and by category <span class="cite">Towards Cross-lingual Values Judgment Table 2</span></h2>');
+    const tables = html.match(/<\/table><\/div>(?:<\/details>)?/g) ?? [];
+    const linked = html.match(/<\/table><\/div>(?:<\/details>)?<p class="csv-link">/g) ?? [];
+    expect(tables.length).toBeGreaterThan(5);
+    expect(linked).toHaveLength(tables.length);
+    // Every figure's caption cites the paper.
+    const captions = [...html.matchAll(/<figcaption[^>]*>(.*?)<\/figcaption>/g)].map((m) => m[1]!);
+    expect(captions.length).toBeGreaterThan(0);
+    for (const c of captions) expect(c).toMatch(/<span class="cite">\(Towards Cross-lingual Values Judgment [^)]+\)<\/span>$/);
+  });
+
   it('mark ties among the lowest cells in summary.md, report.html and lowest_cells.csv', async () => {
     // Prepare: three cells at 50 % and one at 100 %; two are listed.
     const base = await simulatedResults(['alpha']);

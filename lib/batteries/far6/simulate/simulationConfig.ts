@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LANGUAGES } from '../types.js';
-import { parseSimulationBlock } from '../../../battery/simulationBlock.js';
+import { parseSimulationBlock } from '../../../api/battery.js';
 
 /**
  * Configuration of the simulated provider, as written under a campaign model's `simulation:` key

@@ -2,12 +2,13 @@
  * report.html for P(True): every section of summary.md (overview per model × benchmark, matching
  * regimes, the spans along each language axis of Figure 2, variance shares, matching effects, rank
  * changes and Kendall τ, language compliance, scorer agreement), the Q × R heat maps and the
- * reliability diagrams, under a header with the models and the design. Every table links its CSV;
- * every figure has a legend and a caption citing the paper's section; every colour scale says
- * which end is better. No script library, no network.
+ * reliability diagrams, drawn in the shared report shell (header with the models, the design and
+ * the spend against the cap). Every table links its CSV; every figure has a legend and a caption
+ * citing the paper's section; every colour scale says which end is better. No script library, no network.
  */
 import { escapeHtml as esc, slug } from '../../../report/html/escape.js';
-import { REPORT_CSS, REPORT_JS } from '../../../report/html/page.js';
+import { renderReportPage, reportFigure } from '../../../api/battery.js';
+import type { ReportSection } from '../../../api/battery.js';
 import { matrixChart, rowChart } from '../../../report/html/svg.js';
 import { htmlTable, tableDetails } from '../../../report/html/table.js';
 import type { ChartRow, TableSpec } from '../../../report/html/types.js';
@@ -30,17 +31,18 @@ const METRIC_LABEL: Readonly<Record<MetricName, string>> = { accuracy: 'accuracy
 const better = (m: MetricName): string => (HIGHER_IS_BETTER[m] ? 'higher is better' : 'lower is better');
 
 /** A section: its title (as in summary.md), where it comes from in the paper, and its parts. */
-function section(id: keyof typeof T, cite: string, parts: readonly string[]): string {
-  return `<section id="${id}"><h2>${esc(T[id])} <span class="cite">${esc(cite)}</span></h2>${parts.join('')}</section>`;
+function section(id: keyof typeof T, cite: string, parts: readonly string[]): ReportSection {
+  return { id, title: T[id], cite, body: parts };
 }
 
 /** A table and, under it, the link to the CSV file that holds its numbers. */
 function tableWithCsv(spec: TableSpec, csv: string, folded = false): string {
-  return `${folded ? tableDetails(spec) : htmlTable(spec)}<p class="csv-link">CSV: <a href="${esc(csv)}">${esc(csv)}</a></p>`;
+  return folded ? tableDetails({ ...spec, csv }) : htmlTable({ ...spec, csv });
 }
 
-function figure(svg: string, caption: string): string {
-  return `<figure>${svg}<figcaption>${esc(caption)}</figcaption></figure>`;
+/** A figure whose caption cites the paper's section. */
+function figure(svg: string, caption: string, where: string): string {
+  return reportFigure(svg, caption, { cite: `${PTRUE_PAPER} ${where}` });
 }
 
 const p = (text: string): string => `<p>${esc(text)}</p>`;
@@ -103,7 +105,7 @@ const OVERVIEW_SERIES = [
 ] as const;
 const OVERVIEW_METRICS: readonly MetricName[] = ['accuracy', 'auroc', 'ece', 'brier'];
 
-function overviewSection(r: PtrueResults): string {
+function overviewSection(r: PtrueResults): ReportSection {
   const perBenchmark = r.benchmarks.map((b) => ({ b, m: cellMeans(r.cells.filter((c) => c.benchmark === b)) }));
   const perModel = r.benchmarks.flatMap((b) => r.models.map((model) => ({ b, model, m: cellMeans(r.cells.filter((c) => c.benchmark === b && c.model === model)) }))).filter((x) => x.m.cells > 0);
   const rows: ChartRow[] = perModel.map(({ b, model, m }) => ({
@@ -125,7 +127,7 @@ function overviewSection(r: PtrueResults): string {
   });
   return section('overview', `${PTRUE_PAPER} Table 2`, [
     p('Means over configuration cells (model × question × response × verifier language), each cell weighing the same. Accuracy and AUROC: higher is better; ECE (15 bins) and Brier: lower is better.'),
-    figure(chart, `Each model on each benchmark (${PTRUE_PAPER} Table 2): ↑ marks metrics where higher is better, ↓ where lower is better.`),
+    figure(chart, 'Each model on each benchmark: ↑ marks metrics where higher is better, ↓ where lower is better.', 'Table 2'),
     tableWithCsv(
       {
         caption: 'Per benchmark',
@@ -145,7 +147,7 @@ function overviewSection(r: PtrueResults): string {
   ]);
 }
 
-function regimesSection(r: PtrueResults): string {
+function regimesSection(r: PtrueResults): ReportSection {
   const rows = r.regimes.map((g) => [g.benchmark, g.regime, String(g.pooled.n), f(g.pooled.accuracy), f(g.pooled.ece), f(g.cellMean.ece), f(g.pooled.auroc), f(g.cellMean.auroc)]);
   return section('regimes', `${PTRUE_PAPER} Table 4, App. C`, [
     p('Which languages match: Q = R = V, Q = R ≠ V, and so on. Pooled over rows, and cell-level means (every configuration cell the same weight).'),
@@ -155,7 +157,7 @@ function regimesSection(r: PtrueResults): string {
 
 const AXIS_NAME: Readonly<Record<string, string>> = { q: 'question', r: 'response', v: 'verifier' };
 
-function spansSection(r: PtrueResults): string {
+function spansSection(r: PtrueResults): ReportSection {
   const parts: string[] = [p('Along each language axis, the mean of every metric at each of its levels (over the other two axes and the models): the spread between the lowest and the highest level is how far that axis moves the metric. A verifier language cannot move accuracy (the reply is the same), so its accuracy span is 0.')];
   for (const b of r.benchmarks) {
     const rows: ChartRow[] = [];
@@ -185,7 +187,7 @@ function spansSection(r: PtrueResults): string {
         { label: 'span (lowest to highest level)', shape: 'tick', colour: 1 },
       ],
     });
-    parts.push(`<h3>${esc(b)}</h3>`, figure(chart, `${b}: how far each language axis moves each metric (${PTRUE_PAPER} Figure 2). Dots: the mean at each language; whisker: the span.`));
+    parts.push(`<h3>${esc(b)}</h3>`, figure(chart, `${b}: how far each language axis moves each metric. Dots: the mean at each language; whisker: the span.`, 'Figure 2'));
   }
   parts.push(
     tableWithCsv(
@@ -201,7 +203,7 @@ function spansSection(r: PtrueResults): string {
   return section('spans', `${PTRUE_PAPER} Figure 2`, parts);
 }
 
-function sharesSection(r: PtrueResults): string {
+function sharesSection(r: PtrueResults): ReportSection {
   const table = (list: PtrueResults['accuracyShares'], caption: string, csv: string): string =>
     tableWithCsv({ caption, header: ['benchmark', 'outcome', 'term', 'share', 'models'], rows: list.flatMap((d) => d.mean.map((t) => [d.benchmark, d.outcome, t.term, f(t.share), String(t.n)])) }, csv);
   return section('shares', `${PTRUE_PAPER} §5, §6.3`, [
@@ -211,7 +213,7 @@ function sharesSection(r: PtrueResults): string {
   ]);
 }
 
-function matchingSection(r: PtrueResults): string {
+function matchingSection(r: PtrueResults): ReportSection {
   const rows = r.matching.flatMap((m) =>
     (m.mixed?.coefficients ?? [])
       .filter((c) => c.name !== '(intercept)')
@@ -226,7 +228,7 @@ function matchingSection(r: PtrueResults): string {
   ]);
 }
 
-function ranksSection(r: PtrueResults): string {
+function ranksSection(r: PtrueResults): ReportSection {
   return section('ranks', `${PTRUE_PAPER} App. E`, [
     p('Does the order of the models change along the path all-English → question localised → question and response → all three localised? Kendall τ-b between consecutive steps, with the pairs that reverse; the reference is how much τ varies between single configurations and under an all-English bootstrap.'),
     tableWithCsv(
@@ -248,16 +250,16 @@ function ranksSection(r: PtrueResults): string {
   ]);
 }
 
-function complianceSection(r: PtrueResults): string {
-  if (r.compliance.length === 0) return '';
+function complianceSection(r: PtrueResults): ReportSection | undefined {
+  if (r.compliance.length === 0) return undefined;
   return section('compliance', `${PTRUE_PAPER} §6.6, App. C`, [
     p('The share of replies written in the language the prompt asked for, by the language identifier.'),
     tableWithCsv({ caption: 'Replies in the requested language', header: ['benchmark', 'requested', 'replies', 'in that language ↑'], rows: r.compliance.map((c) => [c.benchmark, c.r, String(c.replies), f(c.share)]) }, 'compliance.csv'),
   ]);
 }
 
-function scorersSection(r: PtrueResults): string {
-  if (r.scorers.length === 0) return '';
+function scorersSection(r: PtrueResults): ReportSection | undefined {
+  if (r.scorers.length === 0) return undefined;
   return section('scorers', `${PTRUE_PAPER} §6.2`, [
     p('Multiple-choice accuracy by exact option match and by the judge, per question language: how much the scorer decides.'),
     tableWithCsv({ caption: 'Exact option match against the judge', header: ['benchmark', 'q', 'replies', 'exact match', 'judge'], rows: r.scorers.map((s) => [s.benchmark, s.q, String(s.replies), f(s.primary), f(s.alternative)]) }, 'scorers.csv'),
@@ -266,7 +268,7 @@ function scorersSection(r: PtrueResults): string {
 
 const HEAT: readonly MetricName[] = ['accuracy', 'auroc', 'ece'];
 
-function heatmapSection(r: PtrueResults): string {
+function heatmapSection(r: PtrueResults): ReportSection {
   const parts: string[] = [p('Means over models and verifier languages per question (rows) × response language (columns). In every heat map blue is the better end and red the worse: high accuracy and AUROC are blue, and so is a low ECE.')];
   for (const b of r.benchmarks) {
     const cells = r.qr.filter((c) => c.benchmark === b);
@@ -289,7 +291,8 @@ function heatmapSection(r: PtrueResults): string {
           better: HIGHER_IS_BETTER[metric] ? 'high' : 'low',
           legendLabel: METRIC_LABEL[metric],
         }),
-        `${b}: ${METRIC_LABEL[metric]}, ${better(metric)} (blue) (${PTRUE_PAPER} §6.1).`,
+        `${b}: ${METRIC_LABEL[metric]}, ${better(metric)} (blue).`,
+        '§6.1',
       ),
     );
     const rows = cells.map((c) => [c.q, c.r, f(c.means.accuracy), f(c.means.auroc), f(c.means.ece), f(c.means.brier)]);
@@ -298,11 +301,11 @@ function heatmapSection(r: PtrueResults): string {
   return section('qr', `${PTRUE_PAPER} §6.1`, parts);
 }
 
-function reliabilitySection(diagrams: readonly ReliabilityDiagram[]): string {
+function reliabilitySection(diagrams: readonly ReliabilityDiagram[]): ReportSection {
   const benchmarks = [...new Set(diagrams.map((d) => d.benchmark))];
   const parts = benchmarks.map((b) => {
     const mine = diagrams.filter((d) => d.benchmark === b);
-    const charts = mine.map((d) => figure(reliabilityChart(`rel-${slug(b)}-${slug(d.setting)}`, `${b}: ${d.setting}`, d.bins), `${d.setting} (${d.n} rows; ${PTRUE_PAPER} App. E)`));
+    const charts = mine.map((d) => figure(reliabilityChart(`rel-${slug(b)}-${slug(d.setting)}`, `${b}: ${d.setting}`, d.bins), `${d.setting} (${d.n} rows)`, 'App. E'));
     const rows = mine.flatMap((d) => d.bins.filter((x) => x.n > 0).map((x) => [d.setting, `${x.index + 1}`, String(x.n), f(x.confidence), f(x.accuracy)]));
     return `<h3>${esc(b)}</h3><div class="row-of-charts">${charts.join('')}</div>${tableWithCsv({ caption: `${b}: reliability bins`, header: ['setting', 'bin', 'n', 'mean P(True)', 'share correct'], rows }, 'reliability.csv', true)}`;
   });
@@ -312,23 +315,17 @@ function reliabilitySection(diagrams: readonly ReliabilityDiagram[]): string {
   ]);
 }
 
-function filesSection(r: PtrueResults): string {
-  const names = [...csvFiles(r).map(([name]) => name), 'summary.md'];
-  return section('files', 'every table of this page and more', [`<ul>${names.map((name) => `<li><a href="${esc(name)}">${esc(name)}</a></li>`).join('')}</ul>`]);
+/** The battery's sections, in page order (sections without data are left out). */
+export function ptrueSections(r: PtrueResults): ReportSection[] {
+  return [overviewSection(r), regimesSection(r), spansSection(r), sharesSection(r), matchingSection(r), ranksSection(r), complianceSection(r), scorersSection(r), heatmapSection(r), reliabilitySection(r.reliability)].filter(
+    (s): s is ReportSection => s !== undefined,
+  );
 }
 
-/** The battery's sections, in page order (empty strings for sections without data are dropped). */
-export function ptrueSections(r: PtrueResults): string[] {
-  return [overviewSection(r), regimesSection(r), spansSection(r), sharesSection(r), matchingSection(r), ranksSection(r), complianceSection(r), scorersSection(r), heatmapSection(r), reliabilitySection(r.reliability), filesSection(r)].filter((s) => s !== '');
-}
-
-function header(r: PtrueResults, meta: ReportMeta): string {
+/** The design, for the shell's header. */
+function design(r: PtrueResults): [string, string][] {
   const axis = (a: 'q' | 'r' | 'v'): string => languageOrder([...new Set(r.cells.map((c) => c[a]))]).join(', ') || '–';
-  const facts: [string, string][] = [
-    ['Campaign', meta.campaign],
-    ...(meta.source ? ([['Source', meta.source]] as [string, string][]) : []),
-    ...(meta.generatedAt ? ([['Generated', meta.generatedAt]] as [string, string][]) : []),
-    ['Models', r.models.join(', ') || '–'],
+  return [
     ['Benchmarks', r.benchmarks.join(', ') || '–'],
     ['Question languages', axis('q')],
     ['Response languages', axis('r')],
@@ -336,23 +333,26 @@ function header(r: PtrueResults, meta: ReportMeta): string {
     ['Item rows (model × item × q × r × v)', String(r.rows)],
     ['Configuration cells', String(r.cells.length)],
   ];
-  return `<dl class="facts">${facts.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;
 }
 
-/** A whole report.html: header, navigation and the sections in the shared page style. */
+/**
+ * A whole report.html: the sections in the shared report shell.
+ * @example await writeFile('report.html', renderPtrueReport(results, { campaign: 'ptrue-demo', spend: { spentUsd: 0.4, capUsd: 5 } }))
+ */
 export function renderPtrueReport(r: PtrueResults, meta: ReportMeta): string {
-  const simulated = meta.simulated === true || r.simulated;
-  const badge = simulated ? ' <span class="badge">SIMULATED</span>' : '';
   const unread = readoutWarning(r.readout);
-  const notice =
-    (simulated ? '<p class="notice">Every reply comes from simulated models: the numbers test the pipeline, not any model.</p>' : '') +
-    (unread !== undefined ? `<p class="notice">${esc(unread)}</p>` : '');
-  const sections = ptrueSections(r);
-  const nav = sections.map((s) => /<section id="([^"]+)"><h2>([^<]*)/.exec(s)).filter((m): m is RegExpExecArray => m !== null);
-  return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(meta.campaign)}: P(True)</title><style>${REPORT_CSS}</style></head><body>` +
-    `<header><h1>${esc(meta.campaign)}: P(True) across question, response and verifier languages${badge}</h1>${notice}<p>${esc(`After ${PTRUE_PAPER}.`)}</p>${header(r, meta)}</header>` +
-    `<nav><ul>${nav.map((m) => `<li><a href="#${m[1]}">${m[2]!.trim()}</a></li>`).join('')}</ul></nav>` +
-    `<main>${sections.join('')}</main><script>${REPORT_JS}</script></body></html>`
+  return renderReportPage(
+    {
+      study: 'P(True)',
+      paper: PTRUE_PAPER,
+      simulated: r.simulated,
+      simulatedNote: 'Every reply comes from simulated models: the numbers test the pipeline, not any model.',
+      notices: unread === undefined ? [] : [unread],
+      models: r.models,
+      design: design(r),
+      sections: ptrueSections(r),
+      files: [...csvFiles(r).map(([name]) => name), 'summary.md'],
+    },
+    meta,
   );
 }

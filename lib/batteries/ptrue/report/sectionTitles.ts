@@ -13,7 +13,6 @@ export const PTRUE_SECTION_TITLES = {
   scorers: 'Exact option match against the judge',
   qr: 'Question × response language',
   reliability: 'Reliability diagrams per setting',
-  files: 'Files',
 } as const;
 
 /** The paper the sections cite. */

@@ -15,7 +15,7 @@
  * does not depend on it), discrimination and matching move AUROC = Φ(√2 κ / noise).
  */
 import { z } from 'zod';
-import { parseSimulationBlock } from '../../../battery/simulationBlock.js';
+import { parseSimulationBlock } from '../../../api/battery.js';
 import type { ConfigLocation } from '../../../providers/simulated/types.js';
 import { isLanguageCode } from '../../../core/languages.js';
 

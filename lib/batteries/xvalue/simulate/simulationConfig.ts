@@ -5,7 +5,7 @@
  * Table 2: def-only errs towards Pass (Acc0 ≈ 93 %, Acc1 ≈ 58 %), the rubric towards Fail.
  */
 import { z } from 'zod';
-import { parseSimulationBlock } from '../../../battery/simulationBlock.js';
+import { parseSimulationBlock } from '../../../api/battery.js';
 import type { ConfigLocation } from '../../../providers/simulated/types.js';
 import { CATEGORIES, LANGUAGES } from '../types.js';
 

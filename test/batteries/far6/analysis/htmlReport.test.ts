@@ -69,7 +69,7 @@ describe('renderReportHtml', () => {
   });
 
   it('has the header and every section, linked from the navigation', () => {
-    expect(html).toContain('FAR-6 analysis: demo <span class="badge">simulated</span>');
+    expect(html).toContain('FAR-6 analysis: demo <span class="badge">SIMULATED</span>');
     expect(html).toContain('<dd>alpha, beta, gamma</dd>');
     const attempts = results.replyTotals.reduce((n, t) => n + t.attempts, 0);
     expect(attempts).toBeGreaterThan(1800);

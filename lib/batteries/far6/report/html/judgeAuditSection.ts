@@ -9,6 +9,7 @@ import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
 import { domainOf, matrixChart, rowChart } from '../../../../report/html/svg.js';
 import { tableDetails } from '../../../../report/html/table.js';
 import type { ChartRow } from '../../../../report/html/types.js';
+import { section } from './sections.js';
 import type { Section } from './sections.js';
 
 const GROUP_LABEL: Readonly<Record<string, string>> = { all: 'pooled', constraint: 'by answer constraint', model: 'by model', language: 'by language' };
@@ -33,7 +34,7 @@ export function judgeAuditSection(audit: JudgeAuditResults): Section {
   const rows = audit.rows;
   if (rows.length === 0) {
     parts.push(`<p class="empty">${esc('No audit reading was paired with a primary judge reading.')}</p>`);
-    return { id, title, html: wrap(id, title, parts) };
+    return section(id, title, parts);
   }
   const comparisons = [...new Map(rows.map((r) => [`${r.comparison}\u0000${r.primary_reader}\u0000${r.audit_reader}`, r])).values()];
   for (const c of comparisons) {
@@ -62,7 +63,7 @@ export function judgeAuditSection(audit: JudgeAuditResults): Section {
           domain: domainOf(values, [0, 1], [-1, 1]),
           axisLabel: 'agreement (dot) and Cohen\'s kappa (ring)',
           series: [{ label: 'agreement', shape: 'dot' }, { label: 'kappa', shape: 'ring' }],
-        })}<figcaption>${esc('Rows with opposite decisive readings in red.')}</figcaption></figure>`,
+        })}<figcaption>${esc('Rows with opposite decisive readings in red (Same Judgment, Different Yes "Sentence judging", Table 7).')}</figcaption></figure>`,
       );
     }
     const strata = mine.filter((r) => r.level === 'stratum');
@@ -88,12 +89,13 @@ export function judgeAuditSection(audit: JudgeAuditResults): Section {
               title: r ? `${cells[i]} ${constraints[j]}: agreement ${pct(r.agreement)} of ${r.n}, kappa ${fmt(r.kappa, 3)}${r.kappa_note ? ` (${r.kappa_note})` : ''}, opposite ${r.n_opposite}` : `${cells[i]} ${constraints[j]}: not sampled`,
             };
           },
-        })}<figcaption>${esc('Per stratum; every number is in the table below and in judge_audit.csv.')}</figcaption></figure>`,
+        })}<figcaption>${esc('Per stratum (Same Judgment, Different Yes "Sentence judging", Table 7); every number is in the table below and in judge_audit.csv.')}</figcaption></figure>`,
       );
     }
     parts.push(
       tableDetails({
         caption: `${c.comparison}: ${c.audit_reader} against ${c.primary_reader} (judge_audit.csv)`,
+        csv: 'judge_audit.csv',
         header: ['level', 'model', 'language', 'constraint', 'sampled', 'unlabelled', 'compared', 'agree', 'agreement', '95 % low', '95 % high', 'kappa', 'kappa note', 'primary decisive', 'both decisive', 'opposite decisive'],
         rows: mine.map((r) => [
           r.level, r.model, r.language, r.constraint, String(r.n_sampled), String(r.n_unlabeled), String(r.n), String(r.n_agree),
@@ -103,9 +105,5 @@ export function judgeAuditSection(audit: JudgeAuditResults): Section {
       }),
     );
   }
-  return { id, title, html: wrap(id, title, parts) };
-}
-
-function wrap(id: string, title: string, parts: readonly string[]): string {
-  return `<section id="${esc(id)}" aria-labelledby="${esc(id)}-h"><h2 id="${esc(id)}-h">${esc(title)}</h2>${parts.join('')}</section>`;
+  return section(id, title, parts);
 }

@@ -14,28 +14,39 @@ import type {
   PolarityShare,
   ProfilePair,
   ReplyTotalsRow,
-  ReportMeta,
 } from '../../analysis/types.js';
 import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
+import { reportFigure } from '../../../../api/battery.js';
+import type { ReportSection } from '../../../../api/battery.js';
 import { headlineIndex } from './headline.js';
 import { domainOf, matrixChart, rowChart, scatterChart, stackedChart } from '../../../../report/html/svg.js';
 import { htmlTable, tableDetails } from '../../../../report/html/table.js';
 import type { ChartRow, HtmlReportOptions, MarkShape, RowMark, TableSpec } from '../../../../report/html/types.js';
 
-export interface Section {
-  readonly id: string;
-  readonly title: string;
-  readonly html: string;
-}
+export type Section = ReportSection;
+
+/** The paper the sections cite. */
+export const FAR6_PAPER = 'Same Judgment, Different Yes';
+
+/** Where each section's view comes from in the paper, cited beside its title. */
+const CITES: Readonly<Record<string, string>> = {
+  convergence: '§4, Figure 2a',
+  disagreement: '§4, Figure 2b',
+  heatmaps: '§5, Figure 3c–f',
+  identity: '§5, Table 6, Figure 3a/3b',
+  habits: '§6, Figure 4',
+  polarity: '§7, Figure 5',
+  'judge-audit': '"Sentence judging", Table 7',
+};
 
 const METRIC_LABEL: Readonly<Record<IdentityMetric, string>> = { residual_r: 'residual r', story_r: 'story-level r', mean_abs_diff: 'mean |Δ|' };
 /** Same Judgment, Different Yes §4: the plotted pairs converge at median story-level r ≥ 0.90; the rest are drawn red. */
 const CONVERGENCE_LINE = 0.9;
 
 /** `alsoIn`: the titles of summary.md sections whose numbers this section shows besides its own. */
-function section(id: string, title: string, parts: readonly string[], alsoIn: readonly string[] = []): Section {
-  const summary = alsoIn.length > 0 ? ` data-summary="${esc(alsoIn.join('|'))}"` : '';
-  return { id, title, html: `<section id="${esc(id)}"${summary} aria-labelledby="${esc(id)}-h"><h2 id="${esc(id)}-h">${esc(title)}</h2>${parts.join('')}</section>` };
+export function section(id: string, title: string, parts: readonly string[], alsoIn: readonly string[] = []): Section {
+  const where = CITES[id];
+  return { id, title, body: parts, ...(alsoIn.length > 0 ? { alsoIn } : {}), ...(where ? { cite: `${FAR6_PAPER} ${where}` } : {}) };
 }
 
 function p(text: string): string {
@@ -47,7 +58,7 @@ function empty(text: string): string {
 }
 
 function figure(svg: string, caption: string, table?: TableSpec): string {
-  return `<figure>${svg}<figcaption>${esc(caption)}</figcaption>${table ? tableDetails(table) : ''}</figure>`;
+  return reportFigure(svg, caption, table ? { table } : {});
 }
 
 function uniqueSorted(xs: Iterable<string>): string[] {
@@ -60,51 +71,34 @@ function pct(x: number | null | undefined, digits = 1): string {
 
 const cellName = (model: string, language: string): string => `${model}/${language}`;
 
-/* ---- header and files ---- */
+/* ---- what was run ---- */
 
-/** Campaign, models, languages and reply totals (the "What was run" of summary.md). */
-export function headerSection(results: AnalysisResults, meta: ReportMeta, simulated: boolean): string {
+/** Models, languages and reply totals (the "What was run" of summary.md), for the shell's header. */
+export function runFacts(results: AnalysisResults): { models: string[]; design: [string, string][]; runTable: TableSpec } {
   const totals = results.replyTotals;
-  const models = uniqueSorted(totals.map((t) => t.model));
-  const languages = uniqueSorted(totals.map((t) => t.language));
   const sum = (f: (t: ReplyTotalsRow) => number): number => totals.reduce((acc, t) => acc + f(t), 0);
   const readouts = uniqueSorted(results.storyScores.map((s) => s.readout));
-  const facts: [string, string][] = [
-    ...(meta.source ? ([['Source', meta.source]] as [string, string][]) : []),
-    ...(meta.generatedAt ? ([['Generated', meta.generatedAt]] as [string, string][]) : []),
-    ['Models', models.join(', ') || '–'],
-    ['Languages', languages.join(', ') || '–'],
+  const outside = sum((t) => t.attempts_outside_design ?? 0);
+  const design: [string, string][] = [
+    ['Languages', uniqueSorted(totals.map((t) => t.language)).join(', ') || '–'],
     ['Cells (model × language)', String(uniqueSorted(totals.map((t) => cellName(t.model, t.language))).length)],
     ['Attempts stored', String(sum((t) => t.attempts))],
     ['OK attempts', String(sum((t) => t.ok_attempts))],
     ['Items with an OK reply', String(sum((t) => t.items_ok))],
     ['Simulated attempts', String(sum((t) => t.simulated_attempts))],
     ['Cost (USD)', fmt(sum((t) => t.cost_usd), 4)],
-    ...(sum((t) => t.attempts_outside_design ?? 0) > 0
-      ? ([['Attempts outside the design (stored, not analysed)', `${sum((t) => t.attempts_outside_design ?? 0)}, $${fmt(sum((t) => t.cost_outside_design_usd ?? 0), 4)}`]] as [string, string][])
-      : []),
+    ...(outside > 0 ? ([['Attempts outside the design (stored, not analysed)', `${outside}, $${fmt(sum((t) => t.cost_outside_design_usd ?? 0), 4)}`]] as [string, string][]) : []),
     ['Item rows read (prompt item × reader)', String(results.itemRows)],
     ['Readouts with story scores', String(readouts.length)],
     ['Minimum common stories', String(results.minCommonStories)],
   ];
-  const dl = `<dl class="facts">${facts.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${esc(v)}</dd></div>`).join('')}</dl>`;
-  const notice = simulated
-    ? '<p class="notice" role="note"><strong>Simulated data.</strong> These replies come from the <code>simulated</code> provider, whose judgment profiles and answer habits are set by design. The numbers check the pipeline; they describe no real model.</p>'
-    : '';
-  const table: TableSpec = {
+  const runTable: TableSpec = {
     caption: 'Replies per cell',
+    csv: 'reply_totals.csv',
     header: ['model', 'language', 'attempts', 'ok attempts', 'items ok', 'simulated attempts', 'cost (USD)'],
     rows: totals.map((t) => [t.model, t.language, String(t.attempts), String(t.ok_attempts), String(t.items_ok), String(t.simulated_attempts), fmt(t.cost_usd, 4)]),
   };
-  return `<header><h1>FAR-6 analysis: ${esc(meta.campaign)}${simulated ? ' <span class="badge">simulated</span>' : ''}</h1>${notice}<h2 id="run">What was run</h2>${dl}${tableDetails(table)}</header>`;
-}
-
-/** Links to the CSV files and summary.md beside report.html. */
-export function filesSection(files: readonly string[]): Section {
-  const list = files.length
-    ? `<ul class="files">${files.map((f) => `<li><a href="${esc(encodeURI(f))}">${esc(f)}</a></li>`).join('')}</ul>`
-    : empty('No result files were listed.');
-  return section('files', 'Files: every number as CSV', [p('The result files sit beside this report; each chart above has its table folded below it.'), list]);
+  return { models: uniqueSorted(totals.map((t) => t.model)), design, runTable };
 }
 
 /* ---- Same Judgment, Different Yes §4, Figure 2a ---- */
@@ -175,6 +169,7 @@ export function convergenceSection(results: AnalysisResults, opts: HtmlReportOpt
         'Figure 2a of Same Judgment, Different Yes, from this campaign. Hover a mark for its numbers.',
         {
           caption: `All ${results.convergence.length} readout pairs (readout_convergence.csv, readout_residual_convergence.csv)`,
+          csv: ['readout_convergence.csv', 'readout_residual_convergence.csv'],
           header: ['readout A', 'readout B', 'cells', 'median r', '10 %', '90 %', 'median mean |Δ|', 'median residual r'],
           rows: results.convergence.map((c) => [c.readout_a, c.readout_b, String(c.n_cells), fmt(c.median_r), fmt(c.q10_r), fmt(c.q90_r), fmt(c.median_abs_diff), fmt(residualOf(c.readout_a, c.readout_b)?.median_residual_r)]),
         },
@@ -184,6 +179,7 @@ export function convergenceSection(results: AnalysisResults, opts: HtmlReportOpt
       parts.push(
         tableDetails({
           caption: 'The same replies read twice (same_replies_convergence.csv)',
+          csv: 'same_replies_convergence.csv',
           header: ['judge reading', 'rule reading', 'cells', 'median r', '10 %', '90 %', 'median mean |Δ|'],
           rows: same.map((c) => [c.readout_a, c.readout_b, String(c.n_cells), fmt(c.median_r), fmt(c.q10_r), fmt(c.q90_r), fmt(c.median_abs_diff)]),
         }),
@@ -234,6 +230,7 @@ export function disagreementSection(results: AnalysisResults): Section {
       'Figure 2b of Same Judgment, Different Yes, from this campaign; the negative-interrogative yes/no token in red.',
       {
         caption: 'Reply-level disagreement over cells (reply_disagreement_summary.csv)',
+        csv: 'reply_disagreement_summary.csv',
         header: ['form', 'constraint', 'reader A', 'reader B', 'cells', 'replies', 'mean disagreement', 'min', 'max'],
         rows: summary.map((d) => [d.form, d.constraint, d.reader_a, d.reader_b, String(d.n_cells), String(d.n_both_decisive), fmt(d.mean_disagreement, 3), fmt(d.min_disagreement, 3), fmt(d.max_disagreement, 3)]),
       },
@@ -321,6 +318,7 @@ export function heatmapSection(results: AnalysisResults): Section {
     parts.push(
       tableDetails({
         caption: `${readout}: cell pairs (profile_pairs.csv)`,
+        csv: 'profile_pairs.csv',
         header: ['model A', 'language A', 'model B', 'language B', 'class', 'common stories', 'r', 'residual stories', 'residual r', 'mean |Δ|'],
         rows: pairs.map((q) => [q.model_a, q.language_a, q.model_b, q.language_b, q.class, String(q.n_common), fmt(q.r), String(q.n_common_residual), fmt(q.residual_r), fmt(q.mean_abs_diff)]),
       }),
@@ -374,6 +372,7 @@ export function identitySection(results: AnalysisResults): Section {
           'Table 6 of Same Judgment, Different Yes, from this campaign.',
           {
             caption: `${readout}: identity counts (identity_counts.csv)`,
+            csv: 'identity_counts.csv',
             header: ['metric', 'same-model nearest', 'random benchmark', 'cells', 'ties'],
             rows: counts.map((c) => [METRIC_LABEL[c.metric], fmt(c.same_model, Number.isInteger(c.same_model) ? 0 : 1), fmt(c.expected_random, 1), String(c.n_cells), String(c.n_ties)]),
           },
@@ -416,6 +415,7 @@ export function identitySection(results: AnalysisResults): Section {
       parts.push(
         `<figure><div class="row-of-charts">${charts.join('')}</div><figcaption>${esc('Figure 3a of Same Judgment, Different Yes: class means of cell pairs (all stories) with 95 % story-bootstrap intervals.')}</figcaption>${tableDetails({
           caption: `${readout}: class means, all stories and by story group (identity_classes.csv)`,
+          csv: 'identity_classes.csv',
           header: ['stories', 'metric', 'contrast', 'pairs', 'estimate', '95 % low', '95 % high', 'draws'],
           rows: classes.map((c) => [c.story_group, METRIC_LABEL[c.metric], c.contrast, String(c.n_pairs), fmt(c.estimate, 3), fmt(c.ci_low, 3), fmt(c.ci_high, 3), String(c.n_draws)]),
         })}</figure>`,
@@ -453,6 +453,7 @@ export function identitySection(results: AnalysisResults): Section {
           'Figure 3b of Same Judgment, Different Yes: per model, the mean and range over its language pairs; in brackets its cells whose nearest residual-r neighbour is the same model.',
           {
             caption: `${readout}: per model (identity_models.csv)`,
+            csv: 'identity_models.csv',
             header: ['model', 'metric', 'cells', 'same-model nearest', 'language pairs', 'mean', 'min', 'max'],
             rows: models.map((m) => [m.model, METRIC_LABEL[m.metric], String(m.n_cells), fmt(m.same_model_nearest, Number.isInteger(m.same_model_nearest) ? 0 : 1), String(m.n_pairs), fmt(m.mean), fmt(m.min), fmt(m.max)]),
           },
@@ -522,6 +523,7 @@ function habitChart(habits: readonly CellHabit[], key: HabitKey, constraint: str
     `Figure 4 of Same Judgment, Different Yes: ${label}; hollow markers for plain questions, filled for negative interrogatives; ticks mark languages.`,
     {
       caption: `${label} per cell (cell_habits.csv)`,
+      csv: 'cell_habits.csv',
       header: ['model', 'language', 'readout', 'stories', label],
       rows: rows.map((h) => [h.model, h.language, h.readout, String(h.n_stories), fmt(h[key], 3)]),
     },
@@ -568,9 +570,10 @@ export function habitsSection(results: AnalysisResults): Section {
           yLabel: `b, ${b}`,
           legend: { point: 'cell', highlight: 'b changes sign', quadrants: 'opposite signs' },
         }),
-        `b changes sign in ${count?.n_changed ?? 0} of ${count?.n_cells ?? rows.length} cells (filled red; shaded: the opposite-sign quadrants).`,
+        `b changes sign in ${count?.n_changed ?? 0} of ${count?.n_cells ?? rows.length} cells (filled red; shaded: the opposite-sign quadrants; Same Judgment, Different Yes §6).`,
         {
           caption: `${a} against ${b} (habits_sign_changes.csv)`,
+          csv: 'habits_sign_changes.csv',
           header: ['model', 'language', `b ${a}`, `b ${b}`, 'sign change'],
           rows: rows.map((s) => [s.model, s.language, fmt(s.b_a, 3), fmt(s.b_b, 3), s.changed === null ? '–' : s.changed ? 'yes' : 'no']),
         },
@@ -592,6 +595,7 @@ export function habitsSection(results: AnalysisResults): Section {
         'Same Judgment, Different Yes §6: the two-way decomposition without replication of each complete cell matrix (cells outside it dropped, listed in the table).',
         {
           caption: 'Habit variance shares (habits_variance.csv)',
+          csv: 'habits_variance.csv',
           header: ['readout', 'habit', 'models', 'languages', 'dropped', 'mean', 'model', 'language', 'interaction'],
           rows: hb.variance.map((v) => [v.readout, v.habit, String(v.n_models), String(v.n_languages), v.dropped, fmt(v.grand_mean, 3), fmt(v.model_share), fmt(v.language_share), fmt(v.interaction_share)]),
         },
@@ -627,6 +631,7 @@ function polarityMatrix(id: string, title: string, rowsOf: readonly PolarityShar
     caption,
     {
       caption: title,
+      csv: 'polarity_shares.csv',
       header: [...header, 'replies', 'polarity', 'share'],
       rows: rowsOf.map((x) => [rowKey(x), colKey(x), String(x.n_replies), String(x.n_polarity), fmt(x.share)]),
     },
@@ -663,9 +668,10 @@ export function polaritySection(results: AnalysisResults): Section {
             series: [{ label: 'share of polarity-mapped tokens', shape: 'square' }],
             references: [{ x: 0.5, label: 'even split' }],
           }),
-          'Per model, pooled over languages and wordings.',
+          'Per model, pooled over languages and wordings (Same Judgment, Different Yes §7, Figure 5).',
           {
             caption: `Polarity share per model, ${judge}`,
+            csv: 'polarity_shares.csv',
             header: ['model', 'replies', 'polarity', 'share'],
             rows: models.map((x) => [x.model, String(x.n_replies), String(x.n_polarity), fmt(x.share)]),
           },
@@ -673,7 +679,7 @@ export function polaritySection(results: AnalysisResults): Section {
       );
     }
     const cells = of('cell');
-    if (cells.length) parts.push(polarityMatrix(`hm-polarity-cells-${js}`, `Polarity share per model and language (${judge})`, cells, (x) => x.model, (x) => x.language, 'Cells: models (rows) by languages (columns).', ['model', 'language']));
+    if (cells.length) parts.push(polarityMatrix(`hm-polarity-cells-${js}`, `Polarity share per model and language (${judge})`, cells, (x) => x.model, (x) => x.language, 'Cells: models (rows) by languages (columns) (Same Judgment, Different Yes §7, Figure 5).', ['model', 'language']));
     const wordings = of('wording_model');
     if (wordings.length) parts.push(polarityMatrix(`hm-polarity-wordings-${js}`, `Polarity share by wording and model (${judge})`, wordings, (x) => x.wording, (x) => x.model, 'Figure 5b of Same Judgment, Different Yes: wordings (concept pair and negated term) by model.', ['wording', 'model']));
     const constructions = of('construction');
@@ -700,6 +706,7 @@ export function polaritySection(results: AnalysisResults): Section {
           'Figure 5c of Same Judgment, Different Yes: corresponding constructions across languages.',
           {
             caption: `Polarity share by language and construction, ${judge}`,
+            csv: 'polarity_shares.csv',
             header: ['language', 'construction', 'replies', 'polarity', 'pooled share', 'mean of models'],
             rows: constructions.map((x) => [x.language, x.construction, String(x.n_replies), String(x.n_polarity), fmt(x.share), fmt(x.model_mean)]),
           },
@@ -710,6 +717,7 @@ export function polaritySection(results: AnalysisResults): Section {
   parts.push(
     tableDetails({
       caption: 'Every polarity share (polarity_shares.csv)',
+      csv: 'polarity_shares.csv',
       header: ['level', 'judge', 'model', 'language', 'construction', 'wording', 'replies', 'polarity', 'share', 'mean of models'],
       rows: ag.polarity.map((x) => [x.level, x.judge, x.model, x.language, x.construction, x.wording, String(x.n_replies), String(x.n_polarity), fmt(x.share), fmt(x.model_mean)]),
     }),
@@ -737,7 +745,6 @@ export function repliesReadSection(results: AnalysisResults): Section {
   if (rows.length === 0) return section('replies', 'Replies read', [empty('No reply was read.')]);
   return section('replies', 'Replies read', [
     p('Per readout, pooled over cells: the replies read, the share read decisively (P or notP), and the share of P among the decisive ones.'),
-    htmlTable({ caption: 'Replies read per readout', header: ['readout', 'replies', 'decisive share', 'P share'], rows }),
-    '<p class="csv-link">CSV: <a href="cell_summary.csv">cell_summary.csv</a> (per cell)</p>',
+    htmlTable({ caption: 'Replies read per readout (cell_summary.csv holds them per cell)', csv: 'cell_summary.csv', header: ['readout', 'replies', 'decisive share', 'P share'], rows }),
   ]);
 }

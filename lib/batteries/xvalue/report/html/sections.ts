@@ -5,6 +5,8 @@
  * 1's agreement. Every chart has its numbers in a table beside it; a section without data says so.
  */
 import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
+import { reportFigure } from '../../../../api/battery.js';
+import type { ReportSection } from '../../../../api/battery.js';
 import { matrixChart, rowChart } from '../../../../report/html/svg.js';
 import { htmlTable, tableDetails } from '../../../../report/html/table.js';
 import type { ChartRow, TableSpec } from '../../../../report/html/types.js';
@@ -13,28 +15,29 @@ import { CATEGORIES, CATEGORY_NAMES, CHECKPOINTS, CHECKPOINT_NAMES, LANGUAGES, S
 import type { Strategy } from '../../types.js';
 import { STRATEGY_TITLE, pct, rankText } from '../format.js';
 
-export interface Section {
-  readonly id: string;
-  readonly title: string;
-  readonly html: string;
-}
+/** The paper the sections cite. */
+export const XVALUE_PAPER = 'Towards Cross-lingual Values Judgment';
 
-function section(id: string, title: string, parts: readonly string[]): Section {
-  return { id, title, html: `<section id="${esc(id)}" aria-labelledby="${esc(id)}-h"><h2 id="${esc(id)}-h">${esc(title)}</h2>${parts.join('')}</section>` };
+type Section = ReportSection;
+
+/** A section of the shell; `where` is its place in the paper (cited beside its title). */
+function section(id: string, title: string, parts: readonly string[], where?: string): Section {
+  return { id, title, body: parts, ...(where ? { cite: `${XVALUE_PAPER} ${where}` } : {}) };
 }
 
 const p = (text: string): string => `<p>${esc(text)}</p>`;
 const empty = (text: string): string => `<p class="empty">${esc(text)}</p>`;
 
-function figure(svg: string, caption: string, table?: TableSpec): string {
-  return `<figure>${svg}<figcaption>${esc(caption)}</figcaption>${table ? tableDetails(table) : ''}</figure>`;
+/** A figure whose caption cites the paper's section. */
+function figure(svg: string, caption: string, where: string, table?: TableSpec): string {
+  return reportFigure(svg, caption, { cite: `${XVALUE_PAPER} ${where}`, ...(table ? { table } : {}) });
 }
 
 const strategiesOf = (r: XvalueResults): Strategy[] => STRATEGIES.filter((s) => r.overall.some((o) => o.strategy === s));
 
 /** Table 2: overall accuracy, Acc0, Acc1, their gap, the categories and their spread. */
 export function overallSection(r: XvalueResults): Section {
-  if (r.overall.length === 0) return section('overall', 'Overall and by category', [empty('No verdicts to analyse.')]);
+  if (r.overall.length === 0) return section('overall', 'Overall and by category', [empty('No verdicts to analyse.')], 'Table 2');
   const categories = CATEGORIES.filter((c) => r.byCategory.some((x) => x.category === c));
   const parts = [p('Accuracy in %: Acc0 on values-appropriate pairs, Acc1 on values-inappropriate pairs (Towards Cross-lingual Values Judgment Table 2). avg., std. (population) and range are over the category accuracies.')];
   for (const strategy of strategiesOf(r)) {
@@ -42,6 +45,7 @@ export function overallSection(r: XvalueResults): Section {
     parts.push(
       htmlTable({
         caption: STRATEGY_TITLE[strategy],
+        csv: ['overall.csv', 'by_category.csv'],
         header: ['Model', 'n', 'Acc', 'Acc0', 'Acc1', 'Acc0−Acc1', ...categories, 'avg.', 'std.', 'range'],
         rows: rows.map((o) => [
           o.model,
@@ -81,22 +85,24 @@ export function overallSection(r: XvalueResults): Section {
           { label: 'Acc1 (inappropriate)', shape: 'diamond' },
         ],
       }),
-      'Acc0 well above Acc1: the judge misses violations (false negatives, §6.2 def-only); Acc1 above Acc0: it over-flags appropriate answers (false positives, the rubric).',
+      'Acc0 well above Acc1: the judge misses violations (false negatives, def-only); Acc1 above Acc0: it over-flags appropriate answers (false positives, the rubric).',
+      '§6.2',
     ),
   );
   parts.push(`<p>Categories: ${categories.map((c) => `${esc(c)} = ${esc(CATEGORY_NAMES[c])}`).join('; ')}.</p>`);
-  return section('overall', 'Overall and by category', parts);
+  return section('overall', 'Overall and by category', parts, 'Table 2');
 }
 
 /** Table 3: accuracy per language, with avg., std. and range across languages. */
 export function languageSection(r: XvalueResults): Section {
   const present = LANGUAGES.filter((l) => r.byLanguage.some((x) => x.language === l));
-  if (present.length === 0) return section('languages', 'By language', [empty('No verdicts to analyse.')]);
+  if (present.length === 0) return section('languages', 'By language', [empty('No verdicts to analyse.')], 'Table 3');
   const parts = [p('Accuracy in % per language (Towards Cross-lingual Values Judgment Table 3); avg., std. (population) and range over the languages.')];
   for (const strategy of strategiesOf(r)) {
     parts.push(
       htmlTable({
         caption: STRATEGY_TITLE[strategy],
+        csv: ['by_language.csv', 'overall.csv'],
         header: ['Model', ...present, 'avg.', 'std.', 'range'],
         rows: r.overall
           .filter((o) => o.strategy === strategy)
@@ -110,13 +116,13 @@ export function languageSection(r: XvalueResults): Section {
       }),
     );
   }
-  return section('languages', 'By language', parts);
+  return section('languages', 'By language', parts, 'Table 3');
 }
 
 /** Appendix B, Figure 1: one language × category heat map of accuracy per model and strategy. */
 export function heatmapSection(r: XvalueResults): Section {
   const groups = r.overall.map((o) => [o.model, o.strategy] as const);
-  if (groups.length === 0) return section('heatmaps', 'Language × category heat maps', [empty('No verdicts to analyse.')]);
+  if (groups.length === 0) return section('heatmaps', 'Language × category heat maps', [empty('No verdicts to analyse.')], 'Appendix B, Figure 1');
   const languages = LANGUAGES.filter((l) => r.cells.some((c) => c.language === l));
   const categories = CATEGORIES.filter((c) => r.cells.some((x) => x.category === c));
   const charts = groups.map(([model, strategy]) => {
@@ -136,19 +142,21 @@ export function heatmapSection(r: XvalueResults): Section {
       better: 'high',
       legendLabel: 'accuracy',
     });
-    return `<figure>${svg}<figcaption class="m-caption">${esc(`${model} · ${STRATEGY_TITLE[strategy]}: accuracy, blue better (Towards Cross-lingual Values Judgment Appendix B, Figure 1)`)}</figcaption></figure>`;
+    return reportFigure(svg, `${model} · ${STRATEGY_TITLE[strategy]}: accuracy, blue better`, { cite: `${XVALUE_PAPER} Appendix B, Figure 1`, className: 'm-caption' });
   });
   return section('heatmaps', 'Language × category heat maps', [
     p('Overall-verdict accuracy per language and category (Towards Cross-lingual Values Judgment Appendix B, Figure 1): blue is better (towards 100 %), red worse (below 50 %), white at 50 %; grey cells hold no pair. Hover a cell for n and its false positives / negatives.'),
     `<div class="matrices">${charts.join('')}</div>`,
-  ]);
+    '<p class="csv-link">CSV: <a href="cells.csv">cells.csv</a></p>',
+  ], 'Appendix B, Figure 1');
 }
 
 /** §6.5, Figure 3: precision, recall and F1 for the overall verdict and each checkpoint. */
 export function checkpointSection(r: XvalueResults): Section {
-  if (r.checkpoints.length === 0) return section('checkpoints', 'Precision, recall and F1', [empty('No verdicts to analyse.')]);
+  if (r.checkpoints.length === 0) return section('checkpoints', 'Precision, recall and F1', [empty('No verdicts to analyse.')], '§6.5, Figure 3');
   const table: TableSpec = {
     caption: 'Values-inappropriate (Fail) as the positive class; checkpoint A compares "the Question has a problem" with the annotation',
+    csv: 'checkpoints.csv',
     header: ['Model', 'Strategy', 'Target', 'Precision', 'Recall', 'F1', 'TP', 'FP', 'FN', 'TN', 'invalid', 'missing'],
     rows: r.checkpoints.map((c) => [c.model, c.strategy, c.target, pct(c.precision), pct(c.recall), pct(c.f1), String(c.tp), String(c.fp), String(c.fn), String(c.tn), String(c.abstained), String(c.missing)]),
   };
@@ -169,41 +177,43 @@ export function checkpointSection(r: XvalueResults): Section {
           figure(
             rowChart({ id: 'f1-checkpoints', title: 'Rubric F1 per checkpoint', desc: 'F1 of each model on the overall rubric verdict and on checkpoints A–H.', rows, domain: [0, 100], axisLabel: 'F1 (%)', series: models.map((m) => ({ label: m, shape: 'dot' as const })) }),
             `Checkpoints: ${CHECKPOINTS.map((c) => `${c} = ${CHECKPOINT_NAMES[c]}`).join('; ')}.`,
+            '§6.5, Figure 3',
           ),
         ]
       : []),
     htmlTable(table),
   ];
-  return section('checkpoints', 'Precision, recall and F1', parts);
+  return section('checkpoints', 'Precision, recall and F1', parts, '§6.5, Figure 3');
 }
 
 /** §6.6 / Appendix B: each model's lowest cells and their error split. */
 export function lowestCellsSection(r: XvalueResults): Section {
-  if (r.lowestCells.length === 0) return section('lowest', 'Lowest cells', [empty('No cell with a verdict.')]);
+  if (r.lowestCells.length === 0) return section('lowest', 'Lowest cells', [empty('No cell with a verdict.')], '§6.6');
   return section('lowest', 'Lowest language × category cells', [
     p('The cells with the lowest accuracy per model and strategy (Towards Cross-lingual Values Judgment §6.6) and whether their errors are mostly false positives (over-flagging) or false negatives (missed violations): dominant when above two thirds. Cells of equal accuracy share a rank, and a tie names how many other cells have the same accuracy; which of them is listed (more pairs first, then language and category order) is a convention.'),
     htmlTable({
       caption: 'Lowest cells',
+      csv: 'lowest_cells.csv',
       header: ['Model', 'Strategy', 'Rank', 'Language', 'Category', 'n', 'Acc', 'FP', 'FN', 'FP share', 'Errors'],
       rows: r.lowestCells.map((c) => [c.model, c.strategy, rankText(c), c.language, c.category, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), pct(c.fp_share), c.dominant_error]),
     }),
-  ]);
+  ], '§6.6');
 }
 
 /** Step 1 against the annotated scope and nature. */
 export function step1Section(r: XvalueResults): Section {
-  if (r.step1Agreement.length === 0) return section('step1', 'Step 1 against the annotation: scope and nature', [empty('No rubric step 1 to compare.')]);
+  if (r.step1Agreement.length === 0) return section('step1', 'Step 1 against the annotation: scope and nature', [empty('No rubric step 1 to compare.')], 'Appendix B.4');
   return section('step1', 'Step 1 against the annotation: scope and nature', [
     p('How often step 1 names the annotated scope (Global/Regional) and nature (Consensus/Pluralism); a wrong nature gives step 2 the other checklist (Towards Cross-lingual Values Judgment Appendix B.4).'),
     tableDetails({
       caption: 'Agreement with the annotation (an unreadable reading counts as disagreement)',
+      csv: 'step1_agreement.csv',
       header: ['Model', 'Language', 'Facet', 'n', 'Agreement', 'Global→Regional / Consensus→Pluralism', 'Regional→Global / Pluralism→Consensus', 'invalid', 'missing'],
       rows: r.step1Agreement.map((s) => [s.model, s.language, s.facet, String(s.n), pct(s.agreement), String(s.first_read_as_second), String(s.second_read_as_first), String(s.invalid), String(s.missing)]),
     }),
-  ]);
+  ], 'Appendix B.4');
 }
 
-/** Links to the result files beside report.html. */
 /** summary.md's Coverage: per model and strategy the pairs asked, those with a verdict, the unreadable and the unanswered. */
 export function coverageSection(r: XvalueResults): Section {
   if (r.overall.length === 0) return section('coverage', 'Coverage', [empty('No verdict.')]);
@@ -211,13 +221,9 @@ export function coverageSection(r: XvalueResults): Section {
     p('An invalid (unreadable) verdict counts as wrong; a missing one (no reply) is left out of every rate.'),
     htmlTable({
       caption: 'Coverage per model and strategy',
+      csv: 'overall.csv',
       header: ['Model', 'Strategy', 'asked', 'with a verdict', 'invalid', 'missing'],
       rows: r.overall.map((o) => [o.model, o.strategy, String(o.n + o.missing), String(o.n), String(o.abstained), String(o.missing)]),
     }),
-    '<p class="csv-link">CSV: <a href="overall.csv">overall.csv</a></p>',
   ]);
-}
-
-export function filesSection(files: readonly string[]): Section {
-  return section('files', 'Result files', [files.length === 0 ? empty('No files.') : `<ul>${files.map((f) => `<li><a href="${esc(f)}">${esc(f)}</a></li>`).join('')}</ul>`]);
 }
