@@ -6,6 +6,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV, PREFIX } from '../../lib/config/index.js';
+import { WORKER_RETRY, WORKER_RETRYABLE_ERROR } from '../../lib/config/pipeline.js';
 import { FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import type { FunctionSizing } from '../../lib/config/sizing.js';
 import type { Analytics } from './Analytics.js';
@@ -329,6 +330,20 @@ export class Pipeline extends Construct {
       interval: Duration.seconds(5),
       backoffRate: 2,
       maxAttempts: 8,
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    // S3 or DynamoDB throttling, a server fault, a broken connection past the SDK's retries: the
+    // worker names it WORKER_RETRYABLE_ERROR only after its salvage committed what the failed shard
+    // journaled and released its reservations, so the batch, invoked again, asks nothing twice.
+    // A killed runtime (Runtime.ExitError, Runtime.OutOfMemory, Sandbox.Timedout) is not retried
+    // here: its reservations are held under this execution and its last part may be uploaded
+    // uncommitted; only the next execution (whose plan bills the one and whose worker adopts the
+    // other) can settle them without paying or counting twice. It goes to the give-up step.
+    invoke.addRetry({
+      errors: [WORKER_RETRYABLE_ERROR],
+      interval: Duration.seconds(WORKER_RETRY.intervalSeconds),
+      backoffRate: WORKER_RETRY.backoffRate,
+      maxAttempts: WORKER_RETRY.maxAttempts,
       jitterStrategy: sfn.JitterType.FULL,
     });
     const wait = new sfn.Wait(this, 'WaveWait', {
