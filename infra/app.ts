@@ -30,6 +30,7 @@ export function buildApp(app: App = new App(), options: BuildOptions = {}): { ap
     ...(env ? { env } : {}),
     ...(gpu ? { gpu: gpuContext(app) } : {}),
     ...workerContext(app),
+    ...athenaContext(app),
   });
   if (options.nag ?? true) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
@@ -44,6 +45,23 @@ function workerContext(app: App): Pick<SondageStackProps, 'workerConcurrency'> {
     throw new SondageError(`-c ${CONTEXT.workerConcurrency}=${String(raw)}: expected a whole number ≥ 0 (the worker's reserved concurrency; 0 reserves none)`);
   }
   return { workerConcurrency: n };
+}
+
+/** Athena's floor for BytesScannedCutoffPerQuery: 10 MB. */
+const ATHENA_MIN_CUTOFF_BYTES = 10_000_000;
+
+/** `-c sondage:athenaCutoffGiB=N`: the workgroup's per-query bytes-scanned cutoff, checked before anything is synthesized. */
+function athenaContext(app: App): Pick<SondageStackProps, 'bytesScannedCutoff'> {
+  const raw = app.node.tryGetContext(CONTEXT.athenaCutoffGiB) as unknown;
+  if (raw === undefined || raw === null || raw === '') return {};
+  const gib = typeof raw === 'number' ? raw : /^\s*\d+(\.\d+)?\s*$/.test(String(raw)) ? Number(raw) : NaN;
+  const bytes = Math.round(gib * 1024 ** 3);
+  if (!(Number.isFinite(bytes) && bytes >= ATHENA_MIN_CUTOFF_BYTES)) {
+    throw new SondageError(
+      `-c ${CONTEXT.athenaCutoffGiB}=${String(raw)}: expected the bytes one Athena query may scan, in GiB (a number ≥ 0.01; Athena's floor is 10 MB), e.g. -c ${CONTEXT.athenaCutoffGiB}=50`,
+    );
+  }
+  return { bytesScannedCutoff: bytes };
 }
 
 /** The GPU queues' settings from context (`-c sondage:gpuInstanceTypes=g6e.xlarge,g5.xlarge`, …); absent keys take the defaults. */

@@ -6,7 +6,7 @@ import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV, PREFIX } from '../../lib/config/index.js';
-import { WORKER_RETRY, WORKER_RETRYABLE_ERROR } from '../../lib/config/pipeline.js';
+import { WORKER_RETRY, WORKER_RETRYABLE_ERROR, WORKER_THROTTLE_RETRY } from '../../lib/config/pipeline.js';
 import { FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import type { FunctionSizing } from '../../lib/config/sizing.js';
 import type { Analytics } from './Analytics.js';
@@ -324,12 +324,17 @@ export class Pipeline extends Construct {
       retryOnServiceExceptions: true,
       resultPath: '$.result',
     });
-    // Reserved concurrency throttles a burst past it (a Map restarted while old children still run).
+    // Reserved concurrency throttles what runs past it: a Map restarted while old children still
+    // run, or two campaigns at once, each Map sized to the whole reservation (the plan cannot see
+    // the other execution). A throttled invocation never started, so waiting for a slot is always
+    // safe: up to a minute between tries, about 40 minutes in all, so the two share the reservation
+    // first come, first served, instead of failing batches (WORKER_THROTTLE_RETRY).
     invoke.addRetry({
       errors: ['Lambda.TooManyRequestsException'],
-      interval: Duration.seconds(5),
-      backoffRate: 2,
-      maxAttempts: 8,
+      interval: Duration.seconds(WORKER_THROTTLE_RETRY.intervalSeconds),
+      backoffRate: WORKER_THROTTLE_RETRY.backoffRate,
+      maxDelay: Duration.seconds(WORKER_THROTTLE_RETRY.maxDelaySeconds),
+      maxAttempts: WORKER_THROTTLE_RETRY.maxAttempts,
       jitterStrategy: sfn.JitterType.FULL,
     });
     // S3 or DynamoDB throttling, a server fault, a broken connection past the SDK's retries: the

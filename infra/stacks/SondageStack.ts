@@ -16,6 +16,7 @@ export interface SondageStackProps extends StackProps {
   readonly gpu?: Pick<GpuBatchProps, 'instanceTypes' | 'image' | 'maxInstances'>;
   /** The worker's reserved concurrency (context `sondage:workerConcurrency`; 0: none). Default FUNCTION_SIZING.worker's. */
   readonly workerConcurrency?: number;
+  /** Athena's per-query bytes-scanned cutoff (context `sondage:athenaCutoffGiB`). Default DEFAULT_BYTES_SCANNED_CUTOFF. */
   readonly bytesScannedCutoff?: number;
 }
 

@@ -96,6 +96,12 @@ export const CONTEXT = {
    * unreserved: there, 100 fails the deploy; `-c sondage:workerConcurrency=0` reserves none.
    */
   workerConcurrency: 'sondage:workerConcurrency',
+  /**
+   * Athena's per-query bytes-scanned cutoff of the stack's workgroup, in GiB (default
+   * DEFAULT_BYTES_SCANNED_CUTOFF, 10 GiB; Athena's floor is 10 MB). A query that would scan more is
+   * cancelled, and billed for what it scanned.
+   */
+  athenaCutoffGiB: 'sondage:athenaCutoffGiB',
 } as const;
 
 /** GPU queues a stack gets without `-c sondage:gpuInstanceTypes`: one 24 GB and one 48 GB single-GPU type. */

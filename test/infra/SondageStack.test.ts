@@ -224,7 +224,17 @@ describe('Pipeline', () => {
     expect(processor.StartAt).toBe('Run a batch of shards');
     expect(invoke).toMatchObject({ Type: 'Task', ResultPath: '$.result', Next: 'More work in this batch?' });
     const retried = (invoke.Retry as { ErrorEquals: string[] }[]).flatMap((r) => r.ErrorEquals);
-    expect(retried).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException']));
+    expect(retried).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException', 'TransientAwsError']));
+    // A killed runtime is not invoked again within the execution (its reservations and part are settled by the next one).
+    for (const killed of ['Runtime.ExitError', 'Runtime.OutOfMemory', 'Sandbox.Timedout', 'States.ALL', 'States.TaskFailed']) expect(retried).not.toContain(killed);
+    // Throttled at the reserved concurrency (a second campaign at once): wait for a slot, up to a minute apart, over half an hour in all.
+    const throttled = (invoke.Retry as { ErrorEquals: string[]; IntervalSeconds: number; BackoffRate: number; MaxAttempts: number; MaxDelaySeconds?: number }[]).find((r) =>
+      r.ErrorEquals.includes('Lambda.TooManyRequestsException'),
+    )!;
+    expect(throttled.MaxDelaySeconds).toBe(60);
+    let waited = 0;
+    for (let n = 0; n < throttled.MaxAttempts; n++) waited += Math.min(throttled.MaxDelaySeconds!, throttled.IntervalSeconds * throttled.BackoffRate ** n);
+    expect(waited).toBeGreaterThan(30 * 60);
     expect(processor.States['Wait before invoking again']).toEqual({ Type: 'Wait', SecondsPath: '$.BatchInput.pollSeconds', Next: 'Run a batch of shards' });
     expect(processor.States['Batch settled']).toEqual({ Type: 'Succeed', OutputPath: '$.result' });
   });
