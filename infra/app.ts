@@ -2,19 +2,30 @@
  * The CDK app (`npx cdk synth`; cdk.json runs it with tsx). Synthesizes with no AWS credentials and
  * no Docker: account and region stay unresolved unless CDK_DEFAULT_* are set; with
  * `-c sondage:gpu=true` the GPU queues name a probe image in the stack's ECR repository, which
- * batch-images/probe/build.sh builds and pushes apart from synth and deploy.
+ * batch-images/probe/build.sh builds and pushes apart from synth and deploy. The sondage:* keys
+ * given with -c are kept in sondage.deploy.json and used when not given (infra/deployContext.ts).
  */
+import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, VALIDATE_AGAINST_DEFAULT_RULES } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { CONTEXT } from '../lib/config/index.js';
 import { SondageError } from '../lib/errors.js';
+import { DEPLOY_CONTEXT_FILE, keepDeployContext, keptContextNotice } from './deployContext.js';
 import { SondageStack } from './stacks/SondageStack.js';
 import type { SondageStackProps } from './stacks/SondageStack.js';
 
 export interface BuildOptions {
   /** Register cdk-nag as a synth-time validation plugin (default true; tests run it once themselves). */
   readonly nag?: boolean;
+  /**
+   * Where the deployment's sondage:* context is kept (infra/deployContext.ts): the keys given are
+   * recorded there, the others taken from it. The CLI entry passes `sondage.deploy.json` in the
+   * folder cdk runs from; without it nothing is kept (tests).
+   */
+  readonly contextFile?: string;
+  /** Where the notice of kept keys goes (default stderr). */
+  readonly notice?: (line: string) => void;
 }
 
 /** Builds the app; tests call this with their own context. */
@@ -24,6 +35,11 @@ export function buildApp(app: App = new App(), options: BuildOptions = {}): { ap
   app.node.setContext(STEPFUNCTIONS_USE_DISTRIBUTED_MAP_RESULT_WRITER_V2, true);
   // CDK's built-in CloudFormation rules fail the synth instead of printing warnings.
   app.node.setContext(VALIDATE_AGAINST_DEFAULT_RULES, true);
+  if (options.contextFile !== undefined) {
+    const kept = keepDeployContext(app, options.contextFile);
+    const line = keptContextNotice(options.contextFile, kept);
+    if (line) (options.notice ?? ((l: string) => process.stderr.write(`${l}\n`)))(line);
+  }
   const gpu = String(app.node.tryGetContext(CONTEXT.gpu) ?? 'false') === 'true';
   const env = process.env.CDK_DEFAULT_ACCOUNT ? { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION } : undefined;
   const stack = new SondageStack(app, 'Sondage', {
@@ -81,5 +97,5 @@ function gpuContext(app: App): NonNullable<SondageStackProps['gpu']> {
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  buildApp().app.synth();
+  buildApp(new App(), { contextFile: join(process.cwd(), DEPLOY_CONTEXT_FILE) }).app.synth();
 }
