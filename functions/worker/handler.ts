@@ -24,6 +24,7 @@ import type { Shard, WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../l
 import { SondageError } from '../../lib/errors.js';
 import { ShardNotSalvagedError, giveUpShards, runShards } from '../../lib/run/runShards.js';
 import { isTransientAwsError } from '../../lib/store/transientAwsError.js';
+import { STALL_METRIC } from '../../lib/config/operations.js';
 import type { ShardRunnerDeps } from '../../lib/run/runShards.js';
 import { campaignCache } from '../../lib/run/campaignInput.js';
 import { jsParquetIo } from '../../lib/run/parquetIoJs.js';
@@ -195,6 +196,8 @@ export function createHandler(deps: WorkerDeps) {
       deps.metrics.addMetric('ItemsDone', MetricUnit.Count, out.done);
       deps.metrics.addMetric('ItemsFailed', MetricUnit.Count, out.failed);
       deps.metrics.addMetric('CostUsd', MetricUnit.NoUnit, out.costUsd);
+      // Nothing settled, nothing open at a provider, not the cap: the stalled-progress alarm reads it.
+      deps.metrics.addMetric(STALL_METRIC, MetricUnit.Count, out.done + out.failed === 0 && out.openBatches === 0 && out.stopped === undefined ? 1 : 0);
       if (out.keyBlocked) {
         deps.metrics.addMetric('ItemsKeyBlocked', MetricUnit.Count, out.keyBlocked);
         // A provider rejected a key: the next invocation in this container reads the secret again.

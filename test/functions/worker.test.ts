@@ -425,9 +425,13 @@ describe('worker handler', () => {
       });
       const { generate } = await plan(campaign, 'exec-1');
       const total = (await h.ledger.counts(campaign, 'generate')).pending;
-      const worker = createWorker(h.deps());
+      const deps = h.deps();
+      const worker = createWorker(deps);
+      const stalled = () => deps.logs.flatMap((l) => /"InvocationStalled":(\d)/.exec(l)?.[1] ?? []);
       const first = await worker(event(campaign, 'generate', 'exec-1', generate), lambdaContext());
       expect(first).toMatchObject({ done: 0, keyBlocked: total });
+      // nothing settled, no batch open, not the cap: the stalled-progress alarm's metric says 1
+      expect(stalled()).toEqual(['1']);
       // act: the key is fixed (and, for a new execution, `sondage start --aws` plans again); the same container is invoked again within the minute
       h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_FIX_KEY: good }));
       const shards = execution === 'exec-1' ? generate : (await plan(campaign, execution)).generate;
@@ -435,6 +439,7 @@ describe('worker handler', () => {
       // assess: every item answered with the fixed key
       expect(second).toMatchObject({ done: total, failed: 0, pending: 0 });
       expect(second.keyBlocked).toBeUndefined();
+      expect(stalled()).toEqual(['1', '0']);
       expect(await h.ledger.counts(campaign, 'generate')).toEqual({ pending: 0, done: total, failed: 0 });
     } finally {
       h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
