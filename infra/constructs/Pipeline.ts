@@ -1,6 +1,7 @@
 import { Aws, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
@@ -15,6 +16,34 @@ import type { GpuBatch } from './GpuBatch.js';
 import { Handler } from './Handler.js';
 import type { ProviderSecrets } from './ProviderSecrets.js';
 import { logicalId } from './logicalId.js';
+
+/**
+ * The Map's manifest reader, granted s3:GetObject on the bucket's `scratch/` only (the plan writes
+ * every manifest there); S3JsonItemReader's own grant is the whole bucket.
+ */
+class ScratchManifestReader extends sfn.S3JsonItemReader {
+  constructor(private readonly scratch: s3.IBucket, key: string) {
+    super({ bucket: scratch, key });
+  }
+  public override providePolicyStatements(): iam.PolicyStatement[] {
+    return [new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [this.scratch.arnForObjects(`${PREFIX.scratch}*`)] })];
+  }
+}
+
+/** The Map's result writer, granted what ResultWriterV2 asks for under its prefix only (its own grant is the whole bucket). */
+class ScratchResultWriter extends sfn.ResultWriterV2 {
+  constructor(private readonly scratch: s3.IBucket, private readonly under: string) {
+    super({ bucket: scratch, prefix: under });
+  }
+  public override providePolicyStatements(): iam.PolicyStatement[] {
+    return [
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject', 's3:GetObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'],
+        resources: [this.scratch.arnForObjects(`${this.under}*`)],
+      }),
+    ];
+  }
+}
 
 /** The worker's sizing with `reserved` concurrency; 0 reserves none (a reserved concurrency of 0 would stop the function). */
 function workerSizing(reserved: number): FunctionSizing {
@@ -143,7 +172,7 @@ export class Pipeline extends Construct {
 
     const map = new sfn.DistributedMap(this, 'WaveMap', {
       stateName: 'Run the wave\'s shards',
-      itemReader: new sfn.S3JsonItemReader({ bucket: data.bucket, key: sfn.JsonPath.stringAt('$.plan.wave.lambda.manifestKey') }),
+      itemReader: new ScratchManifestReader(data.bucket, sfn.JsonPath.stringAt('$.plan.wave.lambda.manifestKey')),
       maxConcurrencyPath: '$.plan.wave.lambda.maxConcurrency',
       toleratedFailurePercentagePath: '$.plan.wave.lambda.toleratedFailurePercentage',
       itemBatcher: new sfn.ItemBatcher({
@@ -160,7 +189,7 @@ export class Pipeline extends Construct {
           'copies.$': '$.plan.wave.lambda.maxConcurrency',
         },
       }),
-      resultWriterV2: new sfn.ResultWriterV2({ bucket: data.bucket, prefix: `${PREFIX.scratch}map-results/` }),
+      resultWriterV2: new ScratchResultWriter(data.bucket, `${PREFIX.scratch}map-results/`),
       resultPath: sfn.JsonPath.DISCARD,
     });
     map.itemProcessor(this.shardLoop());
@@ -297,8 +326,12 @@ export class Pipeline extends Construct {
         reason: 'Versions and aliases of this one function (the ":*" qualifier that LambdaInvoke grants), no other function.',
       })),
       {
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<${logicalId(data.bucket.node.defaultChild as CfnElement)}>/*]`,
-        reason: 'The Distributed Map ItemReader reads the shard manifest whose key the plan returns at run time: s3:GetObject on the one campaign bucket.',
+        id: `AwsSolutions-IAM5[Resource::<${logicalId(data.bucket.node.defaultChild as CfnElement)}.Arn>/${PREFIX.scratch}*]`,
+        reason: 'The Distributed Map ItemReader reads the shard manifest whose key the plan returns at run time, always under scratch/: s3:GetObject there only.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::<${logicalId(data.bucket.node.defaultChild as CfnElement)}.Arn>/${PREFIX.scratch}map-results/*]`,
+        reason: 'The Distributed Map ResultWriter writes its run results (object names chosen by Step Functions) under scratch/map-results/ only.',
       },
       ...['', '/*'].map((suffix) => ({
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${logicalId(this.stateMachine.node.defaultChild as CfnElement)}"}]}]}${suffix}:*]`,

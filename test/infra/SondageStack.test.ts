@@ -487,6 +487,20 @@ describe('IAM and cdk-nag', () => {
     expect(report.some((a) => a.startsWith('s3:PutObject') && a.includes('campaigns/*/results/*'))).toBe(true);
   });
 
+  it('grants the state machine the bucket under scratch/ (manifests, Map results) and what Athena reads and writes, never the whole bucket', () => {
+    const s3Of = iamStatements(s.template)
+      .filter((st) => st.policy.startsWith('PipelineStateMachineRole'))
+      .flatMap((st) => st.actions.filter((a) => a.startsWith('s3:')).flatMap((a) => st.resources.map((r) => ({ action: a, resource: tokenText(r) }))));
+    expect(s3Of.length).toBeGreaterThan(0);
+    // every object grant names a prefix: no "<bucket>/*"
+    expect(s3Of.filter(({ resource }) => /CampaignDataBucket[^/]*\/\*$/i.test(resource) || resource === '*')).toEqual([]);
+    expect(s3Of).toEqual(expect.arrayContaining([
+      { action: 's3:GetObject', resource: expect.stringMatching(/\/scratch\/\*$/) as unknown },
+      { action: 's3:PutObject', resource: expect.stringMatching(/\/scratch\/map-results\/\*$/) as unknown },
+    ]));
+    for (const { action, resource } of s3Of.filter((x) => x.action === 's3:PutObject')) expect(resource, action).toMatch(/\/scratch\/map-results\/\*$|athena-results/);
+  });
+
   it('has no unacknowledged AwsSolutions finding', () => {
     expect(s.nagFindings).toEqual([]);
   });
