@@ -8,12 +8,12 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { App } from 'aws-cdk-lib';
-import { CONTEXT } from '../lib/config/index.js';
+import { CONTEXT, DEPLOY_CONTEXT_FILE } from '../lib/config/index.js';
 import { OPS_CONTEXT } from '../lib/config/operations.js';
 import { SondageError } from '../lib/errors.js';
 
-/** The file the CDK app keeps the deployment's context in, in the folder `cdk` runs from. */
-export const DEPLOY_CONTEXT_FILE = 'sondage.deploy.json';
+/** The file the CDK app keeps the deployment's context in, in the folder `cdk` runs from (lib/config, as the CLI reads it too). */
+export { DEPLOY_CONTEXT_FILE };
 
 /** The keys kept: every `sondage:*` context key the app reads. */
 export const KEPT_CONTEXT_KEYS: readonly string[] = [...Object.values(CONTEXT), ...Object.values(OPS_CONTEXT)];

@@ -104,6 +104,12 @@ export const CONTEXT = {
   athenaCutoffGiB: 'sondage:athenaCutoffGiB',
 } as const;
 
+/**
+ * Where the CDK app keeps the deployment's sondage:* context (infra/deployContext.ts), in the
+ * folder `cdk` runs from; `sondage plan --aws` reads the worker's reserved concurrency from it.
+ */
+export const DEPLOY_CONTEXT_FILE = 'sondage.deploy.json';
+
 /** GPU queues a stack gets without `-c sondage:gpuInstanceTypes`: one 24 GB and one 48 GB single-GPU type. */
 export const DEFAULT_GPU_INSTANCE_TYPES: readonly string[] = ['g6e.xlarge', 'g5.xlarge'];
 /** The tag `batch-images/probe/build.sh` pushes when given none; pin a digest for a reproducible run. */
