@@ -87,7 +87,8 @@ export function createHandler(deps: PlanDeps) {
 
 async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<PlanOutput> {
   const { store, logger, metrics } = deps;
-  await deps.loadKeys();
+  // Read again at an execution's first plan: a key fixed since the last execution is checked as it is now.
+  await deps.loadKeys(e.execution);
   // /tmp outlives the invocation in a warm container: the copy is removed once loaded.
   const inputDir = join(deps.tmpDir, 'sondage-plan', executionToken(e.execution));
   const ctx = await downloadCampaign(store, e.campaign, inputDir).finally(() => rm(inputDir, { recursive: true, force: true }));

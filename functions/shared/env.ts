@@ -24,7 +24,8 @@ export function requiredEnv(name: string, handler: string): string {
 export interface EnvStores {
   readonly store: BlobStore;
   ledgerFor(runId: string): Ledger;
-  loadKeys(): Promise<void>;
+  loadKeys(execution?: string): Promise<void>;
+  forgetKeys(): void;
   recordFailure(failure: ExecutionFailure): Promise<void>;
   readonly tmpDir: string;
 }
@@ -46,11 +47,13 @@ export function storesFromEnv(handler: string, options: { readonly withKeys: boo
   const budgetTable = requiredEnv(ENV.budgetTable, handler);
   const secretArn = options.withKeys ? requiredEnv(ENV.providerSecretArn, handler) : undefined;
   const failures = new DynamoLedger({ ledgerTable, budgetTable, client });
+  const keys = secretArn ? providerKeyLoader({ client: new SecretsManagerClient({}), secretArn }) : undefined;
   return {
     store,
     ledgerFor: (runId) => new DynamoLedger({ ledgerTable, budgetTable, client, runId }),
     recordFailure: (failure) => failures.recordFailure(failure),
-    loadKeys: secretArn ? providerKeyLoader({ client: new SecretsManagerClient({}), secretArn }) : async () => {},
+    loadKeys: keys ?? (async () => {}),
+    forgetKeys: () => keys?.forget(),
     tmpDir: tmpdir(),
   };
 }

@@ -27,25 +27,44 @@ export interface KeyLoaderOptions {
 }
 
 /**
- * How long a warm container trusts the keys it read: past it, the next invocation reads the secret
- * again, so a key fixed in Secrets Manager is used within a minute ("fix the key and start again"),
- * for at most one GetSecretValue a minute per container.
+ * How long a warm container trusts the keys it read within one execution: past it, the next
+ * invocation reads the secret again, for at most one GetSecretValue a minute per container.
  */
 export const KEYS_FRESH_MS = 60_000;
 
 /**
- * A function that loads the keys at its first call, and again at a call more than KEYS_FRESH_MS
- * after the last load (a failed load is tried again at the next call). The error names the secret
- * and what is wrong with its shape, never a value from it.
+ * Loads the provider keys. Called with the execution's name, it reads the secret at the first call
+ * of every execution (a warm container of the previous one reads it again: "fix the key and start
+ * again" holds with no wait), at a call more than KEYS_FRESH_MS after the last read, and at the
+ * first call after `forget` (what the worker calls when a provider rejected a key: another read
+ * may find it fixed). A failed read is tried again at the next call.
  */
-export function providerKeyLoader(options: KeyLoaderOptions): () => Promise<void> {
+export interface KeyLoader {
+  (execution?: string): Promise<void>;
+  /** The next call reads the secret again (a provider rejected a key this container holds). */
+  forget(): void;
+}
+
+/**
+ * A KeyLoader over Secrets Manager. The error names the secret and what is wrong with its shape,
+ * never a value from it.
+ * @example const load = providerKeyLoader({ client, secretArn }); await load(execution);
+ */
+export function providerKeyLoader(options: KeyLoaderOptions): KeyLoader {
   const now = options.now ?? Date.now;
   let once: Promise<void> | undefined;
   let loadedAt = 0;
-  return () => {
-    if (once !== undefined && now() - loadedAt > KEYS_FRESH_MS) once = undefined;
-    once ??= load(options).then(
-      () => void (loadedAt = now()),
+  let loadedFor: string | undefined;
+  // The variables this loader set: a name taken out of the secret is unset at the next read.
+  const mine = new Set<string>();
+  const loader = (execution?: string): Promise<void> => {
+    const stale = now() - loadedAt > KEYS_FRESH_MS || (execution !== undefined && execution !== loadedFor);
+    if (once !== undefined && stale) once = undefined;
+    once ??= load(options, mine).then(
+      () => {
+        loadedAt = now();
+        loadedFor = execution;
+      },
       (err: unknown) => {
         once = undefined;
         throw err;
@@ -53,9 +72,14 @@ export function providerKeyLoader(options: KeyLoaderOptions): () => Promise<void
     );
     return once;
   };
+  return Object.assign(loader, {
+    forget: () => {
+      once = undefined;
+    },
+  });
 }
 
-async function load({ client, secretArn, env = process.env }: KeyLoaderOptions): Promise<void> {
+async function load({ client, secretArn, env = process.env }: KeyLoaderOptions, mine: Set<string>): Promise<void> {
   let text: string | undefined;
   try {
     text = (await client.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString;
@@ -82,8 +106,16 @@ async function load({ client, secretArn, env = process.env }: KeyLoaderOptions):
     else keys.push([name, value.trim()]);
   }
   if (problems.length > 0) throw new SondageError(`provider keys: secret ${secretArn}: ${problems.join('; ')}`);
+  // A name taken out of the secret leaves the environment too (its old value stays redacted).
+  const names = new Set(keys.map(([name]) => name));
+  for (const name of mine) {
+    if (names.has(name)) continue;
+    delete env[name];
+    mine.delete(name);
+  }
   for (const [name, value] of keys) {
     env[name] = value;
+    mine.add(name);
     loadedNames.add(name);
     if (value.length >= MIN_REDACT_LENGTH) loaded.add(value);
   }

@@ -13,8 +13,13 @@ export interface HandlerDeps {
   readonly metrics: Metrics;
   /** Local scratch folder (Lambda: /tmp); campaign files, journals and downloaded parts go under it. */
   readonly tmpDir: string;
-  /** Puts the provider keys into process.env before any provider is built (Secrets Manager at cold start). */
-  loadKeys(): Promise<void>;
+  /**
+   * Puts the provider keys into process.env before any provider is built: read from Secrets Manager
+   * at the first call of each execution (named), a minute after the last read, and after `forgetKeys`.
+   */
+  loadKeys(execution?: string): Promise<void>;
+  /** The next loadKeys reads the secret again: a provider rejected a key (it may have been fixed since). */
+  forgetKeys?(): void;
   /**
    * Records a failure that `sondage status --aws` shows (DynamoLedger.recordFailure): what the
    * worker hits but should not fail the Map for, such as a rejected provider key.

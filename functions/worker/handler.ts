@@ -19,10 +19,12 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
-import { MAX_WORKER_TURNS, executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
+import { MAX_WORKER_TURNS, WORKER_RETRYABLE_ERROR, executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import type { Shard, WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
-import { giveUpShards, runShards } from '../../lib/run/runShards.js';
+import { ShardNotSalvagedError, giveUpShards, runShards } from '../../lib/run/runShards.js';
+import { isTransientAwsError } from '../../lib/store/transientAwsError.js';
+import { STALL_METRIC } from '../../lib/config/operations.js';
 import type { ShardRunnerDeps } from '../../lib/run/runShards.js';
 import { campaignCache } from '../../lib/run/campaignInput.js';
 import { jsParquetIo } from '../../lib/run/parquetIoJs.js';
@@ -107,6 +109,27 @@ function tooManyTurns(e: WorkerEvent, max: number): SondageError {
   );
 }
 
+/**
+ * The error name the state machine invokes a batch again for (infra/constructs/Pipeline.ts,
+ * WORKER_RETRYABLE_ERROR): S3 or DynamoDB throttling, a server fault or a broken connection that
+ * outlasted the SDK's own retries, after the failed shard's salvage committed what it had
+ * journaled and handed its reservations back (runShards), so the next invocation finds its items
+ * either done or pending with nothing held: it asks nothing twice and pays nothing twice.
+ */
+export class TransientAwsError extends SondageError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = WORKER_RETRYABLE_ERROR;
+  }
+}
+
+/** `err` renamed TransientAwsError when invoking the batch again is safe and may help; otherwise `err`. */
+function retryable(err: unknown): unknown {
+  if (err instanceof ShardNotSalvagedError || !isTransientAwsError(err)) return err;
+  const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return new TransientAwsError(`worker: a transient AWS failure past the SDK's retries (${what}); what the batch journaled is committed and nothing is held, so the batch may be invoked again`, { cause: err });
+}
+
 /** The handler over its dependencies (tests pass stores on local servers and a context whose clock they drive). */
 export function createHandler(deps: WorkerDeps) {
   const campaigns = campaignCache(deps.store, deps.tmpDir);
@@ -114,7 +137,9 @@ export function createHandler(deps: WorkerDeps) {
     const e = parseEvent(event);
     try {
       // First, also for the give-up step: the keys are what every log line and error is redacted of.
-      await deps.loadKeys();
+      // Read again at this container's first invocation of an execution: a key fixed before
+      // `sondage start --aws` is used at once, however warm the container.
+      await deps.loadKeys(e.BatchInput.execution);
       const ctx = await campaigns(e.BatchInput.campaign, e.BatchInput.execution);
       const { execution } = e.BatchInput;
       // Reservations carry the execution as run id, so the next execution's plan releases the ones a
@@ -171,11 +196,17 @@ export function createHandler(deps: WorkerDeps) {
       deps.metrics.addMetric('ItemsDone', MetricUnit.Count, out.done);
       deps.metrics.addMetric('ItemsFailed', MetricUnit.Count, out.failed);
       deps.metrics.addMetric('CostUsd', MetricUnit.NoUnit, out.costUsd);
-      if (out.keyBlocked) deps.metrics.addMetric('ItemsKeyBlocked', MetricUnit.Count, out.keyBlocked);
+      // Nothing settled, nothing open at a provider, not the cap: the stalled-progress alarm reads it.
+      deps.metrics.addMetric(STALL_METRIC, MetricUnit.Count, out.done + out.failed === 0 && out.openBatches === 0 && out.stopped === undefined ? 1 : 0);
+      if (out.keyBlocked) {
+        deps.metrics.addMetric('ItemsKeyBlocked', MetricUnit.Count, out.keyBlocked);
+        // A provider rejected a key: the next invocation in this container reads the secret again.
+        deps.forgetKeys?.();
+      }
       await addSpendMetrics(deps.metrics, ledger, ctx.campaign.name, deps.logger);
       return { ...out, turns: turn };
     } catch (err) {
-      throw redactedError(err);
+      throw redactedError(e.failure === undefined ? retryable(err) : err);
     }
   };
   return middy(base).use(injectLambdaContext(deps.logger)).use(logMetrics(deps.metrics));

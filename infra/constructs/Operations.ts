@@ -3,6 +3,7 @@ import * as batch from 'aws-cdk-lib/aws-batch';
 import * as budgets from 'aws-cdk-lib/aws-budgets';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cwActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -15,10 +16,13 @@ import type { IConstruct } from 'constructs';
 import {
   ALARM_TOPIC_OUTPUT,
   COST_TAG,
+  DYNAMO_THROTTLE_PERIODS,
   METRICS_NAMESPACE,
   OPS_CONTEXT,
   SPEND_ALARM_SHARE,
   SPEND_METRICS,
+  STALL_METRIC,
+  STALL_PERIODS,
   WORKER_SERVICE,
 } from '../../lib/config/index.js';
 import { SondageError } from '../../lib/errors.js';
@@ -33,6 +37,8 @@ export interface OperationsProps {
   readonly alarmEmails?: readonly string[];
   /** Monthly AWS Budgets limit in USD on the stack's cost tag (COST_TAG). Default: no budget. */
   readonly monthlyBudgetUsd?: number;
+  /** DynamoDB tables whose sustained throttling is an alarm (the ledger and the budget). Default none. */
+  readonly tables?: readonly { readonly id: string; readonly table: dynamodb.ITable }[];
 }
 
 const FIVE_MINUTES = Duration.minutes(5);
@@ -184,6 +190,39 @@ export class Operations extends Construct {
         { periods: 3 },
       );
     }
+
+    // DynamoDB throttling: the SDK retries an isolated throttle and the state machine a batch that
+    // outlasts it; a quarter of an hour of them is a hot key or the account's table limits.
+    for (const { id, table } of props.tables ?? []) {
+      const events = (metricName: string) => table.metric(metricName, { period: FIVE_MINUTES, statistic: 'Sum' });
+      alarm(
+        `${id}Throttled`,
+        `${id.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}-throttled`,
+        `the ${id} DynamoDB table throttled reads or writes in each of ${DYNAMO_THROTTLE_PERIODS} consecutive 5-minute periods (workers slow down, then batches fail and are retried)`,
+        new cloudwatch.MathExpression({
+          expression: 'FILL(r, 0) + FILL(w, 0)',
+          usingMetrics: { r: events('ReadThrottleEvents'), w: events('WriteThrottleEvents') },
+          label: 'read + write throttle events',
+          period: FIVE_MINUTES,
+        }),
+        { periods: DYNAMO_THROTTLE_PERIODS },
+      );
+    }
+
+    // Stalled progress: every worker invocation for half an hour settled nothing with no provider
+    // batch open and no cap reached (a key rejected, a provider refusing or hanging, a retry-after
+    // of hours). MIN over every campaign's invocations: one progressing campaign keeps it quiet.
+    alarm(
+      'ProgressStalled',
+      'progress-stalled',
+      `workers ran for ${STALL_PERIODS * 5} minutes without settling an item (no provider batch open, cap not reached); \`sondage status <campaign> --aws\` shows the recorded failures`,
+      new cloudwatch.MathExpression({
+        expression: `SELECT MIN(${STALL_METRIC}) FROM SCHEMA("${METRICS_NAMESPACE}", campaign, service) WHERE service = '${WORKER_SERVICE}'`,
+        label: 'worker invocations without progress (1: all of them)',
+        period: FIVE_MINUTES,
+      }),
+      { periods: STALL_PERIODS },
+    );
 
     // Spend: the largest share of its cap any campaign has spent (CloudWatch Metrics Insights, so
     // one alarm covers every campaign, including those started after the deploy).

@@ -1,11 +1,13 @@
 import { Aws, Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as tasks from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ENV, PREFIX } from '../../lib/config/index.js';
+import { WORKER_RETRY, WORKER_RETRYABLE_ERROR, WORKER_THROTTLE_RETRY } from '../../lib/config/pipeline.js';
 import { FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import type { FunctionSizing } from '../../lib/config/sizing.js';
 import type { Analytics } from './Analytics.js';
@@ -14,6 +16,34 @@ import type { GpuBatch } from './GpuBatch.js';
 import { Handler } from './Handler.js';
 import type { ProviderSecrets } from './ProviderSecrets.js';
 import { logicalId } from './logicalId.js';
+
+/**
+ * The Map's manifest reader, granted s3:GetObject on the bucket's `scratch/` only (the plan writes
+ * every manifest there); S3JsonItemReader's own grant is the whole bucket.
+ */
+class ScratchManifestReader extends sfn.S3JsonItemReader {
+  constructor(private readonly scratch: s3.IBucket, key: string) {
+    super({ bucket: scratch, key });
+  }
+  public override providePolicyStatements(): iam.PolicyStatement[] {
+    return [new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [this.scratch.arnForObjects(`${PREFIX.scratch}*`)] })];
+  }
+}
+
+/** The Map's result writer, granted what ResultWriterV2 asks for under its prefix only (its own grant is the whole bucket). */
+class ScratchResultWriter extends sfn.ResultWriterV2 {
+  constructor(private readonly scratch: s3.IBucket, private readonly under: string) {
+    super({ bucket: scratch, prefix: under });
+  }
+  public override providePolicyStatements(): iam.PolicyStatement[] {
+    return [
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject', 's3:GetObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'],
+        resources: [this.scratch.arnForObjects(`${this.under}*`)],
+      }),
+    ];
+  }
+}
 
 /** The worker's sizing with `reserved` concurrency; 0 reserves none (a reserved concurrency of 0 would stop the function). */
 function workerSizing(reserved: number): FunctionSizing {
@@ -142,7 +172,7 @@ export class Pipeline extends Construct {
 
     const map = new sfn.DistributedMap(this, 'WaveMap', {
       stateName: 'Run the wave\'s shards',
-      itemReader: new sfn.S3JsonItemReader({ bucket: data.bucket, key: sfn.JsonPath.stringAt('$.plan.wave.lambda.manifestKey') }),
+      itemReader: new ScratchManifestReader(data.bucket, sfn.JsonPath.stringAt('$.plan.wave.lambda.manifestKey')),
       maxConcurrencyPath: '$.plan.wave.lambda.maxConcurrency',
       toleratedFailurePercentagePath: '$.plan.wave.lambda.toleratedFailurePercentage',
       itemBatcher: new sfn.ItemBatcher({
@@ -159,7 +189,7 @@ export class Pipeline extends Construct {
           'copies.$': '$.plan.wave.lambda.maxConcurrency',
         },
       }),
-      resultWriterV2: new sfn.ResultWriterV2({ bucket: data.bucket, prefix: `${PREFIX.scratch}map-results/` }),
+      resultWriterV2: new ScratchResultWriter(data.bucket, `${PREFIX.scratch}map-results/`),
       resultPath: sfn.JsonPath.DISCARD,
     });
     map.itemProcessor(this.shardLoop());
@@ -296,8 +326,12 @@ export class Pipeline extends Construct {
         reason: 'Versions and aliases of this one function (the ":*" qualifier that LambdaInvoke grants), no other function.',
       })),
       {
-        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::<${logicalId(data.bucket.node.defaultChild as CfnElement)}>/*]`,
-        reason: 'The Distributed Map ItemReader reads the shard manifest whose key the plan returns at run time: s3:GetObject on the one campaign bucket.',
+        id: `AwsSolutions-IAM5[Resource::<${logicalId(data.bucket.node.defaultChild as CfnElement)}.Arn>/${PREFIX.scratch}*]`,
+        reason: 'The Distributed Map ItemReader reads the shard manifest whose key the plan returns at run time, always under scratch/: s3:GetObject there only.',
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::<${logicalId(data.bucket.node.defaultChild as CfnElement)}.Arn>/${PREFIX.scratch}map-results/*]`,
+        reason: 'The Distributed Map ResultWriter writes its run results (object names chosen by Step Functions) under scratch/map-results/ only.',
       },
       ...['', '/*'].map((suffix) => ({
         id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${logicalId(this.stateMachine.node.defaultChild as CfnElement)}"}]}]}${suffix}:*]`,
@@ -323,12 +357,31 @@ export class Pipeline extends Construct {
       retryOnServiceExceptions: true,
       resultPath: '$.result',
     });
-    // Reserved concurrency throttles a burst past it (a Map restarted while old children still run).
+    // Reserved concurrency throttles what runs past it: a Map restarted while old children still
+    // run, or two campaigns at once, each Map sized to the whole reservation (the plan cannot see
+    // the other execution). A throttled invocation never started, so waiting for a slot is always
+    // safe: up to a minute between tries, about 40 minutes in all, so the two share the reservation
+    // first come, first served, instead of failing batches (WORKER_THROTTLE_RETRY).
     invoke.addRetry({
       errors: ['Lambda.TooManyRequestsException'],
-      interval: Duration.seconds(5),
-      backoffRate: 2,
-      maxAttempts: 8,
+      interval: Duration.seconds(WORKER_THROTTLE_RETRY.intervalSeconds),
+      backoffRate: WORKER_THROTTLE_RETRY.backoffRate,
+      maxDelay: Duration.seconds(WORKER_THROTTLE_RETRY.maxDelaySeconds),
+      maxAttempts: WORKER_THROTTLE_RETRY.maxAttempts,
+      jitterStrategy: sfn.JitterType.FULL,
+    });
+    // S3 or DynamoDB throttling, a server fault, a broken connection past the SDK's retries: the
+    // worker names it WORKER_RETRYABLE_ERROR only after its salvage committed what the failed shard
+    // journaled and released its reservations, so the batch, invoked again, asks nothing twice.
+    // A killed runtime (Runtime.ExitError, Runtime.OutOfMemory, Sandbox.Timedout) is not retried
+    // here: its reservations are held under this execution and its last part may be uploaded
+    // uncommitted; only the next execution (whose plan bills the one and whose worker adopts the
+    // other) can settle them without paying or counting twice. It goes to the give-up step.
+    invoke.addRetry({
+      errors: [WORKER_RETRYABLE_ERROR],
+      interval: Duration.seconds(WORKER_RETRY.intervalSeconds),
+      backoffRate: WORKER_RETRY.backoffRate,
+      maxAttempts: WORKER_RETRY.maxAttempts,
       jitterStrategy: sfn.JitterType.FULL,
     });
     const wait = new sfn.Wait(this, 'WaveWait', {

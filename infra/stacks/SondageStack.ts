@@ -16,6 +16,7 @@ export interface SondageStackProps extends StackProps {
   readonly gpu?: Pick<GpuBatchProps, 'instanceTypes' | 'image' | 'maxInstances'>;
   /** The worker's reserved concurrency (context `sondage:workerConcurrency`; 0: none). Default FUNCTION_SIZING.worker's. */
   readonly workerConcurrency?: number;
+  /** Athena's per-query bytes-scanned cutoff (context `sondage:athenaCutoffGiB`). Default DEFAULT_BYTES_SCANNED_CUTOFF. */
   readonly bytesScannedCutoff?: number;
 }
 
@@ -67,7 +68,15 @@ export class SondageStack extends Stack {
       });
     }
     // Alarms, dashboard, AWS Budgets; last, as it watches the functions and queues above.
-    this.operations = new Operations(this, 'Operations', { stateMachine: this.pipeline.stateMachine, athenaWorkgroup: this.analytics.workgroup.name, ...Operations.contextProps(this) });
+    this.operations = new Operations(this, 'Operations', {
+      stateMachine: this.pipeline.stateMachine,
+      athenaWorkgroup: this.analytics.workgroup.name,
+      tables: [
+        { id: 'LedgerTable', table: this.data.ledger },
+        { id: 'BudgetTable', table: this.data.budget },
+      ],
+      ...Operations.contextProps(this),
+    });
     // The cost allocation tag the AWS Budgets budget filters on (activate it once in the Billing console).
     Tags.of(this).add(COST_TAG, this.stackName);
   }

@@ -102,7 +102,19 @@ export const CONTEXT = {
    * line, paths separated by commas or a JSON array (infra/app.ts, docs/aws.md).
    */
   batteries: 'sondage:batteries',
+  /**
+   * Athena's per-query bytes-scanned cutoff of the stack's workgroup, in GiB (default
+   * DEFAULT_BYTES_SCANNED_CUTOFF, 10 GiB; Athena's floor is 10 MB). A query that would scan more is
+   * cancelled, and billed for what it scanned.
+   */
+  athenaCutoffGiB: 'sondage:athenaCutoffGiB',
 } as const;
+
+/**
+ * Where the CDK app keeps the deployment's sondage:* context (infra/deployContext.ts), in the
+ * folder `cdk` runs from; `sondage plan --aws` reads the worker's reserved concurrency from it.
+ */
+export const DEPLOY_CONTEXT_FILE = 'sondage.deploy.json';
 
 /** GPU queues a stack gets without `-c sondage:gpuInstanceTypes`: one 24 GB and one 48 GB single-GPU type. */
 export const DEFAULT_GPU_INSTANCE_TYPES: readonly string[] = ['g6e.xlarge', 'g5.xlarge'];

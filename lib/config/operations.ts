@@ -34,6 +34,18 @@ export const SPEND_METRICS = {
   share: 'SpentShareOfCap',
 } as const;
 
+/**
+ * Published by the worker after every invocation (dimensions `service`, `campaign`): 1 when it
+ * settled no item (none done, none failed), has no provider batch open and was not stopped by the
+ * cap, else 0. The stalled-progress alarm fires when every worker invocation of STALL_PERIODS
+ * five-minute periods in a row published 1.
+ */
+export const STALL_METRIC = 'InvocationStalled';
+/** Five-minute periods of workers making no progress before the stalled-progress alarm fires (30 minutes). */
+export const STALL_PERIODS = 6;
+/** Five-minute periods with DynamoDB throttle events, in a row, before a table's throttling alarm fires. */
+export const DYNAMO_THROTTLE_PERIODS = 3;
+
 /** The spend alarm fires when a campaign's spend reaches this share of its cap. */
 export const SPEND_ALARM_SHARE = 0.8;
 

@@ -60,6 +60,26 @@ export function executionToken(execution: string): string {
  */
 export const MAX_WORKER_TURNS = 1_000;
 
+/**
+ * The error name (errorType) of a worker invocation that failed on a transient S3 / DynamoDB /
+ * network fault after committing what it journaled and handing back its reservations: the state
+ * machine invokes the batch again for it (infra/constructs/Pipeline.ts). Any other failure goes
+ * to the give-up step.
+ */
+export const WORKER_RETRYABLE_ERROR = 'TransientAwsError';
+
+/**
+ * How the item processor waits for a worker slot when Lambda throttles it at the reserved
+ * concurrency (Lambda.TooManyRequestsException): 5 s doubling, at most 60 s apart, 40 tries, about
+ * 36 minutes in all (with full jitter, on average half). Two campaigns running at once each size
+ * their Map to the whole reservation; the one that comes second waits here for slots rather than
+ * failing batches.
+ */
+export const WORKER_THROTTLE_RETRY = { maxAttempts: 40, intervalSeconds: 5, backoffRate: 2, maxDelaySeconds: 60 } as const;
+
+/** How often, and how far apart, the state machine invokes a batch again after a WORKER_RETRYABLE_ERROR. */
+export const WORKER_RETRY = { maxAttempts: 4, intervalSeconds: 10, backoffRate: 2 } as const;
+
 /** Key of the uploaded campaign file; the files it names sit beside it, same relative paths. */
 export const CAMPAIGN_FILE_NAME = 'campaign.yaml';
 

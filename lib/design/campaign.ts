@@ -111,8 +111,15 @@ export interface AwsRunSettings {
   readonly tolerated_failure_percentage: number;
 }
 
-/** Default of `aws.tolerated_failure_percentage`: a failed batch of shards fails the wave, and the execution. */
-export const DEFAULT_TOLERATED_FAILURE_PERCENTAGE = 0;
+/**
+ * Default of `aws.tolerated_failure_percentage`: a wave goes on while at most 5 % of its shards are
+ * in batches that failed after their retries (a transient S3 / DynamoDB fault is retried first;
+ * Step Functions counts every shard of a failed batch failed). A wave of fewer than twenty shards
+ * still fails at its first failed batch; a wave of hundreds of batches is not failed by one bad
+ * one. The failed batches' items are recorded failed, the report counts them so, and the next
+ * `sondage start --aws` asks them again.
+ */
+export const DEFAULT_TOLERATED_FAILURE_PERCENTAGE = 5;
 
 const awsSettingsSchema = z
   .strictObject({
@@ -123,8 +130,9 @@ const awsSettingsSchema = z
       .default(DEFAULT_TOLERATED_FAILURE_PERCENTAGE)
       .meta({
         description:
-          `Percentage (0–100) of a wave's worker batches that may fail (after their retries) while the wave goes on; default ${DEFAULT_TOLERATED_FAILURE_PERCENTAGE}: ` +
-          'one failed batch fails the execution. The items of a failed batch are recorded failed in the ledger; `sondage start --aws` (with or without --retry-failed) asks them again',
+          `Percentage (0–100) of a wave's shards whose worker batches may fail (after their retries) while the wave goes on; default ${DEFAULT_TOLERATED_FAILURE_PERCENTAGE} ` +
+          '(a wave of fewer than 20 shards fails at its first failed batch; 0: any failed batch fails the execution). The items of a failed batch are recorded failed in the ledger and counted failed by the report; ' +
+          '`sondage start --aws` (with or without --retry-failed) asks them again',
       }),
   })
   .prefault({})

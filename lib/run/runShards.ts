@@ -241,8 +241,10 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
       try {
         out = batch ? await runBatchPartition({ ...spec, batch, pollMs: 0, once: true }) : await runPartition(spec);
       } catch (err) {
-        await salvage(err, { spec, batch: batch !== undefined, inflight, deps });
-        throw err;
+        if (await salvage(err, { spec, batch: batch !== undefined, inflight, deps })) throw err;
+        // What it journaled is lost or its reservations still held: invoking the batch again at
+        // once could ask and hold twice; the give-up step and the next execution settle it.
+        throw new ShardNotSalvagedError(`${shard.phase} ${shard.model}/${shard.language} [${shard.start}, ${shard.end}): ${deps.redact(String(err))}; its journal could not be committed, so the batch is not invoked again in this execution`, { cause: err });
       }
       const open = batch ? (await ledger.openBatches(campaign.name, phase.name, shard.model, shard.language)).length : 0;
       total.done += out.done + out.adopted;
@@ -477,24 +479,40 @@ const QUIET_MAX_MS = 30_000;
  * from the provider's results by the invocation that re-attaches, and its reservations stay with
  * its open batches. The runner's error is thrown by the caller either way.
  */
-async function salvage(err: unknown, s: { spec: PartitionSpec; batch: boolean; inflight: ShardWork; deps: ShardRunnerDeps }): Promise<void> {
+/**
+ * A shard failed and its salvage did not finish (its part commits did not end in time, or the
+ * adoption of its journals failed): the batch must not be invoked again within the execution, as
+ * its reservations may still be held and its replies in a part not committed.
+ */
+export class ShardNotSalvagedError extends SondageError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ShardNotSalvagedError';
+  }
+}
+
+/** Commits what a failed shard journaled and hands back its reservations; false when it could not (see ShardNotSalvagedError). */
+async function salvage(err: unknown, s: { spec: PartitionSpec; batch: boolean; inflight: ShardWork; deps: ShardRunnerDeps }): Promise<boolean> {
   const { spec, inflight, deps } = s;
   const where = { campaign: spec.campaign, phase: spec.phase, model: spec.model, language: spec.language, journalDir: spec.journalDir };
   const error = deps.redact(String(err));
   deps.deadline.abort();
-  if (s.batch) return;
+  // A provider batch's reservation stays with its batch row: the next poll collects it.
+  if (s.batch) return true;
   const quiet = await inflight.quiet(Math.min(QUIET_MAX_MS, Math.max(0, deps.remainingMs() - 10_000)));
   if (!quiet) {
     // Adopting while a commit of the same journal runs could store its replies twice.
     deps.log.error('shard failed and did not get quiet: its uncommitted replies are lost', { ...where, error });
-    return;
+    return false;
   }
   try {
     const adopted = await adoptJournals(spec, new Map(spec.items.map((i) => [i.item_id, i])));
     const held = inflight.reservations;
     for (const id of held) await spec.ledger.release(spec.campaign, id);
     deps.log.warn('shard failed; what it had journaled is committed', { ...where, adopted, released: held.length, error });
+    return true;
   } catch (adoptErr) {
     deps.log.error('shard failed and its journals could not be committed', { ...where, error, adoptError: deps.redact(String(adoptErr)) });
+    return false;
   }
 }

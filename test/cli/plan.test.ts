@@ -92,6 +92,8 @@ describe('sondage plan', () => {
     expect(stdout.startsWith(plain.stdout)).toBe(true);
     const aws = stdout.slice(plain.stdout.length);
     expect(aws).toContain('On AWS (one execution of the deployed stack');
+    // what the worker's reservation needs of the account (a deploy refused on a quota of 10)
+    expect(aws).toMatch(/^Worker concurrency: the stack reserves \d+ concurrent executions for the worker .*quota to be at least \d+/m);
     for (const service of ['Lambda', 'Step Functions', 'S3', 'DynamoDB', 'Athena', 'CloudWatch Logs']) expect(aws).toMatch(new RegExp(`^${service}\\s`, 'm'));
     // The rows add up to the total, and the share is the total over the plan's model cost.
     const rows = [...aws.matchAll(/^(?:Lambda|Step Functions|S3|DynamoDB|Athena|CloudWatch Logs)\s.*\$([\d.]+)$/gm)].map((m) => Number(m[1]));

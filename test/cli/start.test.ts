@@ -47,6 +47,28 @@ async function campaignFolder(name: string, edit: (doc: CampaignDoc) => void = (
 }
 
 describe('sondage start --aws', () => {
+  it('refuses a campaign started before on a bucket and tables the stack no longer names (a cdk destroy kept them, a new deploy made empty ones), naming the retained ones', async () => {
+    const file = await campaignFolder('start-redeployed');
+    const first = await runMain(['start', file, '--aws', '--outputs', aws.outputsFile]);
+    expect(first.code).toBe(0);
+    const record = JSON.parse(await readFile(path.join(path.dirname(file), 'sondage.aws.campaigns.json'), 'utf8')) as Record<string, Record<string, string>>;
+    expect(record['start-redeployed']).toEqual({ bucket: STACK.bucket, ledgerTable: STACK.ledgerTable, budgetTable: STACK.budgetTable });
+    // prepare: the outputs of a stack destroyed and deployed again (new generated names)
+    const outputs = JSON.parse(await readFile(aws.outputsFile, 'utf8')) as Record<string, Record<string, string>>;
+    const [stackName] = Object.keys(outputs);
+    const redeployed = path.join(path.dirname(file), 'redeployed.json');
+    await writeFile(redeployed, JSON.stringify({ [stackName!]: { ...outputs[stackName!], BucketName: 'sondage-databucket-new', LedgerTableName: 'Sondage-Ledger-NEW' } }));
+    const executions = aws.sfn.executions.length;
+    // act
+    const again = await runMain(['start', file, '--aws', '--outputs', redeployed]);
+    // assess: refused, nothing started, the retained names given
+    expect(again.code).not.toBe(0);
+    expect(aws.sfn.executions).toHaveLength(executions);
+    expect(again.stderr).toContain(`start-redeployed was started on bucket ${STACK.bucket}, ledger table ${STACK.ledgerTable} and budget table ${STACK.budgetTable}`);
+    expect(again.stderr).toContain('the stack now names bucket sondage-databucket-new, ledgerTable Sondage-Ledger-NEW');
+    expect(again.stderr).toContain('would ask, and pay for, every item again. Nothing was started');
+  });
+
   it('uploads the campaign and exactly the files it names, then starts one execution with the campaign as input', async () => {
     const file = await campaignFolder('start-ok');
     // A file beside the campaign that it does not name stays here.

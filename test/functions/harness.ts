@@ -79,6 +79,7 @@ export async function startHarness(): Promise<Harness> {
       Object.assign(logger as unknown as { console: unknown }, { console: sink });
       const metrics = new Metrics({ namespace: 'sondage-test', serviceName: 'test' });
       Object.assign(metrics as unknown as { console: unknown }, { console: sink });
+      const keys = providerKeyLoader({ client: secretsClient, secretArn: SECRET_ARN });
       return {
         store,
         ledgerFor: (runId: string) => {
@@ -89,7 +90,8 @@ export async function startHarness(): Promise<Harness> {
         logger,
         metrics,
         tmpDir: tmp.dir,
-        loadKeys: providerKeyLoader({ client: secretsClient, secretArn: SECRET_ARN }),
+        loadKeys: keys,
+        forgetKeys: () => keys.forget(),
         recordFailure: (failure) => ledger.recordFailure(failure),
         logs,
       };

@@ -60,7 +60,8 @@ describe('plan handler', () => {
     expect(prompts).toHaveLength(plan.partitions.length);
     // concurrency 32 over 16 calls per copy, and the RPM (6 < 30 per copy) holds it to one copy
     expect(out.wave.lambda.maxConcurrency).toBe(1);
-    expect(out.wave.lambda).toMatchObject({ toleratedFailurePercentage: 0, pollSeconds: 5 });
+    // no `aws:` in the campaign: the default tolerance, 5 % of the wave's shards
+    expect(out.wave.lambda).toMatchObject({ toleratedFailurePercentage: 5, pollSeconds: 5 });
     expect(out.expectedCostUsd).toBeCloseTo(plan.totals.costUsd, 12);
     expect(out.capUsd).toBe(5);
     // the Athena step runs the analysis's first query over the Glue tables, as the report renders it (so it adopts the results)

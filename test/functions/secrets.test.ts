@@ -51,6 +51,33 @@ describe('provider keys from Secrets Manager', () => {
     expect(env['SONDAGE_TEST_KEY_B']).toBe('sk-test-fixed-key-111111');
   });
 
+  it('reads the secret again at the first call of each execution and after forget, not at every call', async () => {
+    // prepare: a loader whose clock stands still (the minute never passes)
+    server.secrets.set('arn:keys-exec', JSON.stringify({ SONDAGE_TEST_KEY_C: 'sk-test-first-key-000000', SONDAGE_TEST_KEY_GONE: 'sk-test-gone-key-000000' }));
+    const env: NodeJS.ProcessEnv = {};
+    const load = providerKeyLoader({ client, secretArn: 'arn:keys-exec', env, now: () => 5_000_000 });
+    const before = server.reads;
+    await load('exec-1');
+    await load('exec-1');
+    expect(server.reads - before).toBe(1);
+    // act: the key is fixed (and a name taken out), then a new execution's first call
+    server.secrets.set('arn:keys-exec', JSON.stringify({ SONDAGE_TEST_KEY_C: 'sk-test-fixed-key-111111' }));
+    await load('exec-2');
+    // assess: read again, the new key in place, the removed name gone from the environment
+    expect(server.reads - before).toBe(2);
+    expect(env).toEqual({ SONDAGE_TEST_KEY_C: 'sk-test-fixed-key-111111' });
+    await load('exec-2');
+    expect(server.reads - before).toBe(2);
+    // act: a provider rejected a key; the next call, same execution, reads again
+    server.secrets.set('arn:keys-exec', JSON.stringify({ SONDAGE_TEST_KEY_C: 'sk-test-fixed-again-222222' }));
+    load.forget();
+    await load('exec-2');
+    expect(server.reads - before).toBe(3);
+    expect(env['SONDAGE_TEST_KEY_C']).toBe('sk-test-fixed-again-222222');
+    // the old keys stay redacted: a provider's message may still quote one
+    expect((redactedError(new Error('401 for sk-test-first-key-000000')) as Error).message).toBe('401 for [redacted]');
+  });
+
   it('names the secret and what is wrong with its shape, never a value from it', async () => {
     const secretText = 'sk-test-not-json-9876543210';
     server.secrets.set('arn:bad-json', secretText);

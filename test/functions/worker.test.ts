@@ -396,6 +396,58 @@ describe('worker handler', () => {
     }
   });
 
+  it.each([
+    { when: 'in the same execution, at its next invocation (the rejection makes it read the secret again)', execution: 'exec-1' },
+    { when: 'in the next execution, whatever the minute since the last read', execution: 'exec-2' },
+  ])('a key fixed in Secrets Manager after a rejection is used by the same warm container $when', async ({ execution }) => {
+    // prepare: an endpoint that takes only the fixed key; the secret holds the rejected one
+    const campaign = `w-fix-${execution}`;
+    const bad = 'sk-test-worker-rejected-0123456789';
+    const good = 'sk-test-worker-fixed-9876543210';
+    const server = await startWireServer([
+      {
+        from: (req) =>
+          req.headers['authorization'] === `Bearer ${good}`
+            ? chatCompletion(req, 'Yes.')
+            : { status: 401, json: { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } } },
+      },
+    ]);
+    h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_FIX_KEY: bad }));
+    try {
+      await uploadCampaign(h.store, campaign, (doc) => {
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain'];
+        doc.design['constraints'] = ['yesno'];
+        doc.design['story_limit'] = 1;
+        doc.models = [
+          { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_FIX_KEY', rpm: 100_000, price: { input_per_mtok: 1, output_per_mtok: 2 } },
+        ];
+      });
+      const { generate } = await plan(campaign, 'exec-1');
+      const total = (await h.ledger.counts(campaign, 'generate')).pending;
+      const deps = h.deps();
+      const worker = createWorker(deps);
+      const stalled = () => deps.logs.flatMap((l) => /"InvocationStalled":(\d)/.exec(l)?.[1] ?? []);
+      const first = await worker(event(campaign, 'generate', 'exec-1', generate), lambdaContext());
+      expect(first).toMatchObject({ done: 0, keyBlocked: total });
+      // nothing settled, no batch open, not the cap: the stalled-progress alarm's metric says 1
+      expect(stalled()).toEqual(['1']);
+      // act: the key is fixed (and, for a new execution, `sondage start --aws` plans again); the same container is invoked again within the minute
+      h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_FIX_KEY: good }));
+      const shards = execution === 'exec-1' ? generate : (await plan(campaign, execution)).generate;
+      const second = await worker(event(campaign, 'generate', execution, shards), lambdaContext(undefined, 0, 'req-2'));
+      // assess: every item answered with the fixed key
+      expect(second).toMatchObject({ done: total, failed: 0, pending: 0 });
+      expect(second.keyBlocked).toBeUndefined();
+      expect(stalled()).toEqual(['1', '0']);
+      expect(await h.ledger.counts(campaign, 'generate')).toEqual({ pending: 0, done: total, failed: 0 });
+    } finally {
+      h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
+      delete process.env['SONDAGE_TEST_FIX_KEY'];
+      await server.close();
+    }
+  });
+
   it('starts no call that its attempt timeout (models[].timeout_s) would carry past the deadline: the items stay pending, unpaid, for the next invocation', async () => {
     // prepare: an endpoint that answers at once; 100 s left before the deadline (60 s safety)
     const server = await startWireServer([{ from: (req) => chatCompletion(req, 'Yes.') }]);

@@ -13,10 +13,13 @@ import {
   ALARM_TOPIC_OUTPUT,
   CONTEXT,
   COST_TAG,
+  DYNAMO_THROTTLE_PERIODS,
   METRICS_NAMESPACE,
   OPS_CONTEXT,
   SPEND_ALARM_SHARE,
   SPEND_METRICS,
+  STALL_METRIC,
+  STALL_PERIODS,
   WORKER_SERVICE,
 } from '../../lib/config/index.js';
 import { REPO_ROOT } from '../helpers/campaigns.js';
@@ -168,6 +171,35 @@ describe('Operations: alarms', () => {
       ],
       Threshold: SPEND_ALARM_SHARE,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+
+  it.each([
+    ['LedgerTable', 'Sondage-ledger-table-throttled'],
+    ['BudgetTable', 'Sondage-budget-table-throttled'],
+  ])('fire when the %s DynamoDB table throttles in 3 consecutive 5-minute periods (read + write throttle events)', (id, name) => {
+    const table = Object.entries(resources(full, 'AWS::DynamoDB::GlobalTable')).find(([logical]) => logical.includes(id.replace('Table', '')))?.[0];
+    expect(table, `the ${id} table`).toBeDefined();
+    const events = (metric: string) =>
+      Match.objectLike({ MetricStat: Match.objectLike({ Metric: Match.objectLike({ Namespace: 'AWS/DynamoDB', MetricName: metric, Dimensions: [{ Name: 'TableName', Value: { Ref: table } }] }), Period: 300, Stat: 'Sum' }), ReturnData: false });
+    full.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: name,
+      Metrics: Match.arrayWith([Match.objectLike({ Expression: 'FILL(r, 0) + FILL(w, 0)', ReturnData: true }), events('ReadThrottleEvents'), events('WriteThrottleEvents')]),
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      EvaluationPeriods: DYNAMO_THROTTLE_PERIODS,
+      DatapointsToAlarm: DYNAMO_THROTTLE_PERIODS,
+    });
+  });
+
+  it(`fire when every worker invocation for ${STALL_PERIODS * 5} minutes settled nothing (the worker's ${STALL_METRIC}, minimum over campaigns)`, () => {
+    full.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmName: 'Sondage-progress-stalled',
+      Metrics: [Match.objectLike({ Expression: `SELECT MIN(${STALL_METRIC}) FROM SCHEMA("${METRICS_NAMESPACE}", campaign, service) WHERE service = '${WORKER_SERVICE}'`, Period: 300, ReturnData: true })],
+      Threshold: 1,
+      EvaluationPeriods: STALL_PERIODS,
+      DatapointsToAlarm: STALL_PERIODS,
+      TreatMissingData: 'notBreaching',
     });
   });
 

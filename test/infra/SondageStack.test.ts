@@ -224,7 +224,17 @@ describe('Pipeline', () => {
     expect(processor.StartAt).toBe('Run a batch of shards');
     expect(invoke).toMatchObject({ Type: 'Task', ResultPath: '$.result', Next: 'More work in this batch?' });
     const retried = (invoke.Retry as { ErrorEquals: string[] }[]).flatMap((r) => r.ErrorEquals);
-    expect(retried).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException']));
+    expect(retried).toEqual(expect.arrayContaining(['Lambda.ServiceException', 'Lambda.TooManyRequestsException', 'TransientAwsError']));
+    // A killed runtime is not invoked again within the execution (its reservations and part are settled by the next one).
+    for (const killed of ['Runtime.ExitError', 'Runtime.OutOfMemory', 'Sandbox.Timedout', 'States.ALL', 'States.TaskFailed']) expect(retried).not.toContain(killed);
+    // Throttled at the reserved concurrency (a second campaign at once): wait for a slot, up to a minute apart, over half an hour in all.
+    const throttled = (invoke.Retry as { ErrorEquals: string[]; IntervalSeconds: number; BackoffRate: number; MaxAttempts: number; MaxDelaySeconds?: number }[]).find((r) =>
+      r.ErrorEquals.includes('Lambda.TooManyRequestsException'),
+    )!;
+    expect(throttled.MaxDelaySeconds).toBe(60);
+    let waited = 0;
+    for (let n = 0; n < throttled.MaxAttempts; n++) waited += Math.min(throttled.MaxDelaySeconds!, throttled.IntervalSeconds * throttled.BackoffRate ** n);
+    expect(waited).toBeGreaterThan(30 * 60);
     expect(processor.States['Wait before invoking again']).toEqual({ Type: 'Wait', SecondsPath: '$.BatchInput.pollSeconds', Next: 'Run a batch of shards' });
     expect(processor.States['Batch settled']).toEqual({ Type: 'Succeed', OutputPath: '$.result' });
   });
@@ -475,6 +485,20 @@ describe('IAM and cdk-nag', () => {
     expect(report.filter((a) => a.startsWith('dynamodb:') || a.startsWith('s3:DeleteObject'))).toEqual([]);
     expect(report.filter((a) => a.startsWith('s3:PutObject') && !/campaigns\/\*\/results\/\*|athena-results/.test(a))).toEqual([]);
     expect(report.some((a) => a.startsWith('s3:PutObject') && a.includes('campaigns/*/results/*'))).toBe(true);
+  });
+
+  it('grants the state machine the bucket under scratch/ (manifests, Map results) and what Athena reads and writes, never the whole bucket', () => {
+    const s3Of = iamStatements(s.template)
+      .filter((st) => st.policy.startsWith('PipelineStateMachineRole'))
+      .flatMap((st) => st.actions.filter((a) => a.startsWith('s3:')).flatMap((a) => st.resources.map((r) => ({ action: a, resource: tokenText(r) }))));
+    expect(s3Of.length).toBeGreaterThan(0);
+    // every object grant names a prefix: no "<bucket>/*"
+    expect(s3Of.filter(({ resource }) => /CampaignDataBucket[^/]*\/\*$/i.test(resource) || resource === '*')).toEqual([]);
+    expect(s3Of).toEqual(expect.arrayContaining([
+      { action: 's3:GetObject', resource: expect.stringMatching(/\/scratch\/\*$/) as unknown },
+      { action: 's3:PutObject', resource: expect.stringMatching(/\/scratch\/map-results\/\*$/) as unknown },
+    ]));
+    for (const { action, resource } of s3Of.filter((x) => x.action === 's3:PutObject')) expect(resource, action).toMatch(/\/scratch\/map-results\/\*$|athena-results/);
   });
 
   it('has no unacknowledged AwsSolutions finding', () => {

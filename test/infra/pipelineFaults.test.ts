@@ -184,16 +184,39 @@ describe('the synthesized state machine under faults', () => {
     await expectIntact(pipeline, runs);
   });
 
-  it('Secrets Manager unavailable: at the plan\'s first read, then at a worker\'s cold start', async () => {
+  it.each([
+    { service: 'S3', what: 'a part upload answered 503 SlowDown past the SDK\'s three tries' },
+    { service: 'DynamoDB', what: 'DynamoDB throttling past the SDK\'s three tries' },
+  ] as const)('$what: the batch is invoked again within the execution, which succeeds without a rerun', async ({ service }) => {
+    const pipeline = await deploy();
+    pipeline.fleet.onInvoke = (fn, previous) => {
+      if (fn !== 'worker' || previous !== 0) return;
+      if (service === 'S3') pipeline.standIns.s3.injectFault({ times: 3, methods: ['PUT'], keyPrefix: `campaigns/${CAMPAIGN}/generate/replies/` });
+      // Workers run side by side: enough refusals that one of their calls is refused three times.
+      else pipeline.standIns.dynamo.injectFault({ times: 12, type: 'ProvisionedThroughputExceededException' });
+    };
+    // act: one execution, as `sondage start --aws`
+    const run = await pipeline.execute({ campaign: CAMPAIGN });
+    // assess: one worker invocation failed with the retryable error, and the execution went on to the end
+    const failed = pipeline.fleet.of('worker').filter((i) => i.outcome !== 'ok');
+    expect(failed.length).toBeGreaterThan(0);
+    for (const i of failed) expect(i.error).toMatch(/^TransientAwsError: worker: a transient AWS failure past the SDK's retries/);
+    expect(await pipeline.ledger.failures(CAMPAIGN)).toEqual([]);
+    await expectIntact(pipeline, [run]);
+  });
+
+  it('Secrets Manager unavailable: at the plan\'s first read (the execution fails), then at a worker\'s cold start (its batch is invoked again)', async () => {
     const pipeline = await deploy();
     pipeline.standIns.secrets.unavailable = 3;
     pipeline.fleet.onInvoke = (fn, previous) => {
       if (fn === 'worker' && previous === 0) pipeline.standIns.secrets.unavailable = 3;
     };
     const runs = await runToTheEnd(pipeline);
-    expect(runs.map((r) => r.result.status)).toEqual(['FAILED', 'FAILED', 'SUCCEEDED']);
-    // The plan's failure names the secret; the worker's is the Map's (a child's cause is not passed on).
-    await expectRecordedFailures(pipeline, runs, /cannot read secret|States.ExceedToleratedFailureThreshold/);
+    // The worker failed before it asked or reserved anything, on a 500 of Secrets Manager: a transient fault, retried in the execution.
+    expect(runs.map((r) => r.result.status)).toEqual(['FAILED', 'SUCCEEDED']);
+    expect(pipeline.fleet.of('worker').filter((i) => i.outcome !== 'ok').map((i) => i.error)).toEqual([expect.stringMatching(/^TransientAwsError: .*provider keys: cannot read secret/)]);
+    // The plan's failure names the secret.
+    await expectRecordedFailures(pipeline, runs, /cannot read secret/);
     expect((await pipeline.ledger.failures(CAMPAIGN)).some((f) => /provider keys: cannot read secret/.test(f.cause))).toBe(true);
     await expectIntact(pipeline, runs);
   });

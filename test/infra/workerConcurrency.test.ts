@@ -56,3 +56,22 @@ describe('the worker reserved concurrency from context', () => {
     expect(() => workerCopiesCeiling('ten')).toThrow('whole number ≥ 0');
   });
 });
+
+describe("Athena's per-query bytes-scanned cutoff from context", () => {
+  const cutoff = (value?: string) => {
+    const context: Record<string, unknown> = { [BUNDLING_STACKS]: [] };
+    if (value !== undefined) context[CONTEXT.athenaCutoffGiB] = value;
+    const t = Template.fromStack(buildApp(new App({ context }), { nag: false }).stack);
+    const wg = Object.values(t.findResources('AWS::Athena::WorkGroup'))[0]!.Properties as { WorkGroupConfiguration: { BytesScannedCutoffPerQuery: number } };
+    return wg.WorkGroupConfiguration.BytesScannedCutoffPerQuery;
+  };
+
+  // The default, 10 GiB, is asserted by SondageStack.test.ts.
+  it('is what -c sondage:athenaCutoffGiB=N says, in GiB', () => {
+    expect(cutoff('0.5')).toBe(512 * 1024 ** 2);
+  }, 120_000);
+
+  it.each(['0', '-3', 'lots', '0.001'])('%s is refused with the key, the unit and Athena\'s floor', (value) => {
+    expect(() => cutoff(value)).toThrow(`-c ${CONTEXT.athenaCutoffGiB}=${value}: expected the bytes one Athena query may scan, in GiB (a number ≥ 0.01; Athena's floor is 10 MB)`);
+  });
+});

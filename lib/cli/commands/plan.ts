@@ -4,6 +4,7 @@ import { estimateAcrossLatencies, estimateAwsCost, formatAwsCost } from '../../r
 import { estimateGpuCost, formatGpuCost } from '../../run/gpuCost.js';
 import { formatPlan, planCampaign } from '../../run/planCampaign.js';
 import type { CliArgs } from '../args.js';
+import { deployedWorkerConcurrency, workerQuotaNote } from '../workerQuotaNote.js';
 
 /** `sondage plan <campaign> [--aws]`: the inventory and its model cost; with --aws, what the AWS pipeline adds. */
 export async function planCommand(args: CliArgs): Promise<number> {
@@ -19,6 +20,7 @@ export async function planCommand(args: CliArgs): Promise<number> {
     process.stdout.write(`\nOn AWS (one execution of the deployed stack; the budget caps model calls only):\n${formatAwsCost(estimateAwsCost(plan, ctx), estimateAcrossLatencies(plan, ctx))}\n`);
     const gpu = estimateGpuCost(plan, ctx);
     if (gpu.lines.length > 0) process.stdout.write(`\nGPU models on AWS Batch (runs_on: gpu):\n${formatGpuCost(gpu)}\n`);
+    process.stdout.write(`\n${workerQuotaNote(await deployedWorkerConcurrency(process.cwd()))}\n`);
   }
   return 0;
 }

@@ -14,6 +14,7 @@ import { planCampaign } from '../../run/planCampaign.js';
 import { campaignPrefix } from '../../store/layout.js';
 import { assertAws, awsClients, campaignExecutions, executionConsoleUrl, executionName, resolveStack } from '../aws.js';
 import type { CliArgs } from '../args.js';
+import { checkSameStack, stackRecordFile } from '../stackRecord.js';
 
 /** One file to upload: where it is here and its key in the bucket. */
 export interface InputFile {
@@ -111,6 +112,8 @@ export async function startCommand(args: CliArgs): Promise<number> {
   const clients = awsClients(await resolveStack({ values: args.values }));
   try {
     const { stateMachineArn, bucket } = clients.stack;
+    // The retained resources of an earlier deployment are not these: refuse rather than pay again.
+    await checkSameStack(stackRecordFile(args.file), campaign.name, clients.stack);
     // Two executions would work the same items; the ledger keeps the money safe, not the time.
     const running = await campaignExecutions(clients.sfn, stateMachineArn, campaign.name, { status: 'RUNNING' });
     if (running.length > 0) {
