@@ -50,8 +50,9 @@ export function shardRunId(invocation: string, shard: Pick<Shard, 'phase' | 'sta
  */
 export function partRange(key: string): PartRange | undefined {
   const name = key.slice(key.lastIndexOf('/') + 1);
-  const m = /-([a-z][a-z0-9_-]*)-(\d+)-(\d+)-([a-z][a-z0-9_-]*)-\d{5}\.parquet$/.exec(name);
-  if (m === null || m[1] !== m[4]) return undefined;
+  // The phase twice around the range (a phase name may hold `-`, so the match is tied by the backreference).
+  const m = /-([a-z][a-z0-9_-]*?)-(\d+)-(\d+)-\1-\d{5}\.parquet$/.exec(name);
+  if (m === null) return undefined;
   const start = Number(m[2]);
   const end = Number(m[3]);
   return end >= start ? { writer: m[1]!, start, end } : undefined;
