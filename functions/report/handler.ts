@@ -7,9 +7,12 @@
  * No invocation waits on Athena past its deadline: it polls a query only while
  * more than REPORT_ROUNDS.reserveMs of its time is left, then answers ReportAgain — the queries it
  * started, by key, and the one still running — and the state machine waits and invokes it again
- * with that answer as `progress`. Each round replays the analysis from its first query, reading the
- * finished queries' results again and polling, never starting, the ones already started; so the
- * statistics see what one uninterrupted run sees. At `maxRounds` a query still running is stopped
+ * with that answer as `progress`. Each round replays the analysis from its first query, polling,
+ * never starting, the ones already started; so the statistics see what one uninterrupted run sees.
+ * A query's rows are read from its result file in the bucket (one GetObject, not GetQueryResults
+ * pages of 1,000 rows), and a query seen to succeed is carried to the next round as `finished`
+ * (its file and columns): no Athena call for it again, its rows from the container's cache or,
+ * in a fresh container, its file. At `maxRounds` a query still running is stopped
  * and the invocation fails naming it (AnalysisQueriesStillRunning), which the state machine records.
  *
  * Payload, from infra/constructs/Pipeline.ts: ReportEvent `{ campaign, queryExecutionId, maxRounds,
@@ -31,7 +34,8 @@ import { SondageError } from '../../lib/errors.js';
 import { campaignEntries } from '../../lib/design/campaign.js';
 import { campaignCache } from '../../lib/run/campaignInput.js';
 import { AthenaQueryable } from '../../lib/store/AthenaQueryable.js';
-import type { AthenaResume } from '../../lib/store/AthenaQueryable.js';
+import type { FinishedQuery, Value } from '../../lib/store/AthenaQueryable.js';
+import type { AthenaQueryableOptions, AthenaResume } from '../../lib/store/AthenaQueryable.js';
 import { campaignPrefix, isSafeSegment, resultsKey } from '../../lib/store/layout.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import type { BlobStore } from '../../lib/store/types.js';
@@ -45,8 +49,11 @@ import type { BlobStore } from '../../lib/store/types.js';
  */
 export const REPORT_ATHENA = { reuseMaxAgeMinutes: 0 } as const;
 export interface ReportDeps {
-  /** A fresh resumable Queryable per invocation (it remembers the executions it adopted and ran). */
-  readonly athena: (resume: AthenaResume) => AthenaQueryable;
+  /**
+   * A fresh resumable Queryable per invocation (it remembers the executions it adopted and ran),
+   * reading result files with `readResultFile` and keeping their rows in `resultCache`.
+   */
+  readonly athena: (resume: AthenaResume, files: Pick<AthenaQueryableOptions, 'readResultFile' | 'resultCache'>) => AthenaQueryable;
   /** Time kept after the last poll (default REPORT_ROUNDS.reserveMs). */
   readonly reserveMs?: number;
   /** The data bucket: the campaign's Parquet is listed from it, the results are written to it. */
@@ -85,6 +92,13 @@ function parseEvent(event: unknown): ReportEvent {
   ) {
     problems.push('progress: expected { round, queries } ({ round: 0, queries: {} } at first, then the previous answer)');
   }
+  const finished = progress?.finished as Record<string, Partial<FinishedQuery>> | undefined;
+  if (
+    finished !== undefined &&
+    (typeof finished !== 'object' || finished === null || !Object.values(finished).every((q) => typeof q?.id === 'string' && typeof q.output === 'string' && Array.isArray(q.columns)))
+  ) {
+    problems.push('progress.finished: expected { <key>: { id, output, columns } } (a previous answer\'s)');
+  }
   if (problems.length > 0) throw new SondageError(`report event: ${problems.join('; ')}; got ${JSON.stringify(event)}`);
   return e as ReportEvent;
 }
@@ -93,12 +107,22 @@ function parseEvent(event: unknown): ReportEvent {
 export function createHandler(deps: ReportDeps) {
   const campaigns = campaignCache(deps.store, deps.tmpDir);
   const reserveMs = deps.reserveMs ?? REPORT_ROUNDS.reserveMs;
+  // Rows of finished queries, kept while the container is warm (the rounds are 15 s apart).
+  const resultCache = new Map<string, Record<string, Value>[]>();
+  // Result files in the data bucket (the workgroup's location, athena-results/), read with the store.
+  const readResultFile = async (output: string): Promise<Uint8Array | undefined> => {
+    const prefix = `s3://${deps.bucket}/`;
+    return output.startsWith(prefix) ? deps.store.get(output.slice(prefix.length)) : undefined;
+  };
   const base = async (event: unknown, context: Context): Promise<ReportOutput | ReportAgain> => {
     const { campaign, queryExecutionId, maxRounds, progress } = parseEvent(event);
     const round = progress.round + 1;
     // The uploaded campaign names the battery whose analysis runs (the execution id keys the copy).
     const ctx = await campaigns(campaign, queryExecutionId);
-    const db = deps.athena({ started: progress.queries, remainingMs: () => context.getRemainingTimeInMillis(), reserveMs, tokenSeed: queryExecutionId });
+    const db = deps.athena(
+      { started: progress.queries, ...(progress.finished ? { finished: progress.finished } : {}), remainingMs: () => context.getRemainingTimeInMillis(), reserveMs, tokenSeed: queryExecutionId },
+      { readResultFile, resultCache },
+    );
     const run = await resumeAnalysisOnAthena({ db, store: deps.store, battery: ctx.battery, campaign: ctx.campaign, design: ctx.campaign.design, languages: ctx.design.languages, phases: ctx.graph.phases.map((p) => p.name), queryExecutionId });
     if (!run.done) {
       const r = run.stillRunning;
@@ -118,7 +142,7 @@ export function createHandler(deps: ReportDeps) {
       deps.logger.info('analysis queries still running', { campaign, round, maxRounds, running, started: Object.keys(db.started).length, remainingMs: context.getRemainingTimeInMillis() });
       deps.metrics.addDimension('campaign', campaign);
       deps.metrics.addMetric('ReportRounds', MetricUnit.Count, 1);
-      return { again: true, waitSeconds: REPORT_ROUNDS.waitSeconds, round, queries: db.started, running };
+      return { again: true, waitSeconds: REPORT_ROUNDS.waitSeconds, round, queries: db.started, finished: db.finished, running };
     }
     const files: string[] = [];
     const simulated = campaignEntries(ctx.campaign).some((m) => m.provider === 'simulated');
@@ -170,7 +194,7 @@ export const handler = (event: unknown, context: Context): Promise<ReportOutput 
     const database = required(ENV.glueDatabase);
     const s3Endpoint = process.env[ENV.s3Endpoint];
     cold = createHandler({
-      athena: (resume) => new AthenaQueryable({ workgroup, database, resume, ...REPORT_ATHENA }),
+      athena: (resume, files) => new AthenaQueryable({ workgroup, database, resume, ...files, ...REPORT_ATHENA }),
       store: new S3BlobStore({ bucket, clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {} }),
       bucket,
       tmpDir: '/tmp',

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, Stack, Stage, Validations } from 'aws-cdk-lib';
+import { Duration, Size, Stack, Stage, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -125,6 +125,7 @@ export class Handler extends Construct {
       role,
       architecture: sizing.architecture === 'arm64' ? lambda.Architecture.ARM_64 : lambda.Architecture.X86_64,
       memorySize: sizing.memoryMb,
+      ...(sizing.ephemeralStorageMb === undefined ? {} : { ephemeralStorageSize: Size.mebibytes(sizing.ephemeralStorageMb) }),
       timeout: Duration.seconds(sizing.timeoutSeconds),
       // No source map ships (below), so no --enable-source-maps: Node would parse ~10 MB of maps at
       // every cold start for nothing.

@@ -262,6 +262,11 @@ export interface ReportProgress {
   readonly round: number;
   /** The Athena executions the analysis started, by AthenaQueryable `queryKey`: polled and read, never started again. */
   readonly queries: Readonly<Record<string, string>>;
+  /**
+   * The executions seen to succeed, by the same key, with their result file and columns: the next
+   * round reads their rows from the file (or its container's cache), with no Athena call.
+   */
+  readonly finished?: Readonly<Record<string, { readonly id: string; readonly output: string; readonly columns: readonly { readonly name: string; readonly type: string }[] }>>;
 }
 
 /** `report` handler output while a query still runs: the state machine waits `waitSeconds` and invokes it again with this as `progress`. */

@@ -16,6 +16,53 @@ export interface FunctionSizing {
   readonly reservedConcurrency?: number;
   /** Carries DuckDB's native binding (@duckdb/node-api) beside the bundle. */
   readonly duckdb: boolean;
+  /** /tmp in MB (Lambda's default 512 when absent; 512 to 10,240). */
+  readonly ephemeralStorageMb?: number;
+}
+
+/**
+ * How a GPU job is sized and bounded (AWS Batch, functions/gpu). The stack's job definition and
+ * the plan's shard sizes both read these, and `sondage plan --aws` prices the same numbers.
+ */
+export const GPU_JOB = {
+  /** An attempt past this is stopped by Batch, and not retried: the worker stops itself before. */
+  attemptTimeoutSeconds: 4 * 3600,
+  /** The worker stops this long before the attempt's timeout, commits, and exits to be retried. */
+  deadlineMarginSeconds: 15 * 60,
+  /** Attempts per array child (Batch's most): Spot reclaims and self-stops each take one. */
+  attempts: 10,
+  /** Work one shard is cut to at the phase's throughput: well inside an attempt, one model load per hour of work. */
+  shardSeconds: 3600,
+  /** Bounds on a shard's items whatever the throughput. */
+  minShardItems: 10,
+  maxShardItems: 200_000,
+  /** AWS Batch's largest array. */
+  maxArraySize: 10_000,
+  /**
+   * Minutes a job spends before its first prompt: the instance starting, the image pulled, the
+   * weights loaded (an assumption for the cost estimate; a 10 GB image and an 8B model take about this).
+   */
+  startupMinutes: 10,
+} as const;
+
+/**
+ * What a dependent shard copies into the worker's /tmp, from the shard sizes the plan cuts
+ * (lib/run/shards.ts: at most 2,000 items a Lambda shard, GPU_JOB.maxShardItems a GPU shard). The
+ * shard copies only the parts whose writer shard meets its slice (lib/run/upstreamSlice.ts), one
+ * shard's at a time, removed once read. Parts written by Lambda shards: its slice and at most its
+ * two neighbours, ~6,000 rows. Parts written by one GPU shard (generate on a GPU, judged through an
+ * API) carry that shard's whole range: up to GPU_JOB.maxShardItems rows. A stored reply row is at
+ * most ~4 KB (a 1,024-token answer, its settings and usage; Parquet compresses it). So /tmp holds
+ * 200,000 × 4 KB ≈ 800 MB at worst, with the journals (one shard's replies) beside it. In memory
+ * the read keeps only the slice's rows (≤ 2,000) and one decoded part at a time (≤ 20,000 rows,
+ * the parts' size), which the worker's 1,024 MB holds.
+ */
+export const DEPENDENT_READ = { rowBytes: 4096, journalMb: 256 } as const;
+
+/** The worker's /tmp: the worst upstream copy of a dependent shard (DEPENDENT_READ), its journals, rounded up to 256 MB. */
+export function workerScratchMb(): number {
+  const upstreamMb = (GPU_JOB.maxShardItems * DEPENDENT_READ.rowBytes) / (1024 * 1024);
+  return Math.max(512, Math.ceil((upstreamMb + DEPENDENT_READ.journalMb) / 256) * 256);
 }
 
 export type FunctionName = 'plan' | 'worker' | 'report' | 'recordFailure';
@@ -36,7 +83,9 @@ export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
   // Mostly waiting on the provider: little CPU, enough memory for a part's rows (held in memory by
   // the JavaScript Parquet writer). Reserved concurrency caps provider load and the budget's race
   // window; the plan keeps each phase's Map concurrency at or below it.
-  worker: { memoryMb: 1024, timeoutSeconds: 900, architecture: 'x86_64', reservedConcurrency: 100, duckdb: false },
+  // Its /tmp holds a dependent shard's upstream copy (workerScratchMb: 1,280 MB, ~$0.00004 an
+  // invocation above the free 512 MB).
+  worker: { memoryMb: 1024, timeoutSeconds: 900, architecture: 'x86_64', reservedConcurrency: 100, duckdb: false, ephemeralStorageMb: workerScratchMb() },
   // Statistics over the Athena results: CPU-bound bootstrap (300 draws), so one full vCPU (1769 MB).
   report: { memoryMb: 1769, timeoutSeconds: 600, architecture: 'x86_64', duckdb: true },
   recordFailure: { memoryMb: 256, timeoutSeconds: 30, architecture: 'arm64', duckdb: false },
@@ -72,27 +121,3 @@ export const REPORT_ROUNDS = {
   maxRounds: 48,
 } as const;
 
-/**
- * How a GPU job is sized and bounded (AWS Batch, functions/gpu). The stack's job definition and
- * the plan's shard sizes both read these, and `sondage plan --aws` prices the same numbers.
- */
-export const GPU_JOB = {
-  /** An attempt past this is stopped by Batch, and not retried: the worker stops itself before. */
-  attemptTimeoutSeconds: 4 * 3600,
-  /** The worker stops this long before the attempt's timeout, commits, and exits to be retried. */
-  deadlineMarginSeconds: 15 * 60,
-  /** Attempts per array child (Batch's most): Spot reclaims and self-stops each take one. */
-  attempts: 10,
-  /** Work one shard is cut to at the phase's throughput: well inside an attempt, one model load per hour of work. */
-  shardSeconds: 3600,
-  /** Bounds on a shard's items whatever the throughput. */
-  minShardItems: 10,
-  maxShardItems: 200_000,
-  /** AWS Batch's largest array. */
-  maxArraySize: 10_000,
-  /**
-   * Minutes a job spends before its first prompt: the instance starting, the image pulled, the
-   * weights loaded (an assumption for the cost estimate; a 10 GB image and an 8B model take about this).
-   */
-  startupMinutes: 10,
-} as const;

@@ -10,12 +10,16 @@ import type { Upstream } from '../battery/types.js';
 import type { LanguageCode } from '../core/types.js';
 import type { PartWriter } from '../store/parquetParts.js';
 import type { UpstreamNeeds } from './upstreamNeeds.js';
+import type { UpstreamFilter } from './upstreamSlice.js';
 
 /** One invocation's Parquet: a part writer, and the reads of parts copied into its scratch folder. */
 export interface ParquetSession {
   readonly writer: PartWriter;
-  /** The upstream of one partition from its parts laid out like the bucket under `root` (lib/run/upstream.ts). */
-  upstream(root: string, campaign: string, needs: UpstreamNeeds, model: string, language: LanguageCode): Promise<Upstream>;
+  /**
+   * The upstream of one partition from its parts laid out like the bucket under `root`
+   * (lib/run/upstream.ts); with `only`, of the filter's phase only its items' rows (upstreamSlice.ts).
+   */
+  upstream(root: string, campaign: string, needs: UpstreamNeeds, model: string, language: LanguageCode, only?: UpstreamFilter): Promise<Upstream>;
   /**
    * A reply part turned back into the journal it was made from: one JSON object per line, the
    * partition columns (`model`, `language`) added, as runPartition's journals hold them.

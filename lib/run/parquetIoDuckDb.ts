@@ -11,7 +11,7 @@ export const duckdbParquetIo: ParquetIo = {
     const open = async () => (db ??= await DuckDb.open());
     return {
       writer,
-      upstream: async (root, campaign, needs, model, language) => loadUpstream(await open(), root, campaign, needs, model, language),
+      upstream: async (root, campaign, needs, model, language, only) => loadUpstream(await open(), root, campaign, needs, model, language, only),
       async partToJournal(partFile, journalFile, partition) {
         await (await open()).run(
           `COPY (SELECT *, ${sqlString(partition.model)} AS model, ${sqlString(partition.language)} AS language FROM read_parquet(${sqlString(partFile)})) TO ${sqlString(journalFile)} (FORMAT json)`,

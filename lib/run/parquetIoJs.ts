@@ -12,7 +12,7 @@ export const jsParquetIo: ParquetIo = {
     const writer = new JsParquetWriter();
     return {
       writer,
-      upstream: (root, campaign, needs, model, language) => loadUpstreamRows(root, campaign, needs, model, language),
+      upstream: (root, campaign, needs, model, language, only) => loadUpstreamRows(root, campaign, needs, model, language, only),
       async partToJournal(partFile, journalFile, partition) {
         const rows = await readParquetRows(partFile);
         await writeFile(journalFile, rows.map((r) => `${JSON.stringify({ ...r, model: partition.model, language: partition.language })}\n`).join(''));

@@ -15,8 +15,8 @@
  * invocation died half-way.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import type { PhaseSpec } from '../battery/types.js';
+import { join } from 'node:path';
+import type { PhaseSpec, Upstream } from '../battery/types.js';
 import { executionToken } from '../config/pipeline.js';
 import type { Shard, WorkerEvent, WorkerOutput } from '../config/pipeline.js';
 import type { PromptItem } from '../core/types.js';
@@ -41,7 +41,8 @@ import type { PartitionOutcome, PartitionSpec, StopState } from './runPartition.
 import { ShardWork } from './ShardWork.js';
 import { callsPerCopy, copyLimits, registeredDigest, registeredKey, shardDoneKey, waveCopies } from './shards.js';
 import type { ParquetIo, ParquetSession } from './parquetIo.js';
-import { upstreamNeeds } from './upstreamNeeds.js';
+import { shardUpstream } from './shardUpstream.js';
+import { shardRunId } from './upstreamSlice.js';
 import { holdLease } from './workerLease.js';
 
 /** Where a worker logs (Powertools' Logger on Lambda): a message and its structured fields. */
@@ -192,9 +193,12 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
       }
       const dependent = phase.after.length > 0;
       const entry = answererOf(ctx, phase, model);
-      const upstream = dependent
-        ? await io.upstream(await downloadInputs(ctx, store, join(deps.scratch, 'inputs'), phase, shard), campaign.name, upstreamNeeds(graph, phase), shard.model, shard.language)
-        : undefined;
+      let upstream: Upstream | undefined;
+      if (dependent) {
+        const read = await shardUpstream(ctx, store, io, join(deps.scratch, 'inputs', `${shard.start}-${shard.end}`), phase, model, shard);
+        log.info('upstream read', { campaign: campaign.name, phase: phase.name, model: shard.model, language: shard.language, start: shard.start, end: shard.end, parts: read.parts, partsListed: read.partsListed, bytes: read.bytes, sliceItems: read.sliceItems });
+        upstream = read.upstream;
+      }
       const partition = new PartitionItems(ctx, model, shard.language, upstream, sliceOf(phase, shard));
       const items = partition.items(phase.name);
       if (dependent) {
@@ -212,7 +216,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
       const batch = shard.mode === 'batch' ? await createBatchClient(entry, providerCtx) : undefined;
       const folder = graph.readingsFolder(phase);
       const spec = partitionSpec(
-        { ...shared, runId: `${deps.invocation}-${shard.phase}-${shard.start}` },
+        { ...shared, runId: shardRunId(deps.invocation, shard) },
         {
           phase: phase.name,
           readingsFolder: folder,
@@ -320,13 +324,7 @@ export async function giveUpShards(ctx: RunContext, e: WorkerEvent, failure: { r
       try {
         const upstream =
           phase.after.length > 0
-            ? await (io ??= await deps.parquet.session(join(deps.scratch, 'parquet'))).upstream(
-                await downloadInputs(ctx, deps.store, join(deps.scratch, 'inputs'), phase, shard),
-                campaign.name,
-                upstreamNeeds(ctx.graph, phase),
-                shard.model,
-                shard.language,
-              )
+            ? (await shardUpstream(ctx, deps.store, (io ??= await deps.parquet.session(join(deps.scratch, 'parquet'))), join(deps.scratch, 'inputs', `${shard.start}-${shard.end}`), phase, model, shard)).upstream
             : undefined;
         ids = new PartitionItems(ctx, model, shard.language, upstream, sliceOf(phase, shard)).items(phase.name).map((i) => i.item_id);
       } catch (err) {
@@ -359,28 +357,6 @@ export async function giveUpShards(ctx: RunContext, e: WorkerEvent, failure: { r
 }
 
 /**
- * Copies the stored parts a dependent phase reads for one partition (the replies and readings of
- * the phases it builds on) from the store into `root`, laid out like the bucket, for DuckDB.
- */
-async function downloadInputs(ctx: RunContext, store: BlobStore, root: string, phase: PhaseSpec, shard: Shard): Promise<string> {
-  const needs = upstreamNeeds(ctx.graph, phase);
-  const prefixes = [
-    ...[...needs.replies].map((p) => partitionPrefix(ctx.campaign.name, p, 'replies', shard.model, shard.language)),
-    ...[...needs.readings.keys()].map((p) => partitionPrefix(ctx.campaign.name, p, 'readings', shard.model, shard.language)),
-  ];
-  for (const prefix of prefixes) {
-    for (const key of await store.list(prefix)) {
-      if (!key.endsWith('.parquet')) continue;
-      const body = await store.get(key);
-      if (body === undefined) continue;
-      await mkdir(dirname(join(root, key)), { recursive: true });
-      await writeFile(join(root, key), body);
-    }
-  }
-  return root;
-}
-
-/**
  * Reply parts of this shard that an invocation of an earlier execution stored and never committed
  * (killed between a part's upload and its ledger commit; on Lambda its journal went with its
  * /tmp). Each is turned back into the journal it was made from, in the shard's journal folder, so
@@ -401,12 +377,12 @@ async function restoreOrphanParts(o: {
   readonly scratch: string;
 }): Promise<number> {
   const { store, ledger, shard } = o;
-  // runPartition names a part after its journal: part-<invocation>-<phase>-<shard start>-<phase>-<seq>.parquet
-  const ours = `-${shard.phase}-${shard.start}-${shard.phase}-`;
+  // runPartition names a part after its journal: part-<invocation>-<phase>-<shard start>[-<shard end>]-<phase>-<seq>.parquet (shardRunId; older parts lack the end)
+  const ours = new RegExp(`-${shard.phase}-${shard.start}(-\\d+)?-${shard.phase}-$`);
   const keys = (await store.list(partitionPrefix(o.campaign, shard.phase, 'replies', shard.model, shard.language))).filter((key) => {
     const name = key.slice(key.lastIndexOf('/') + 1);
     const m = /^part-(.+-)\d{5}\.parquet$/.exec(name);
-    return m !== null && m[1]!.endsWith(ours) && !name.startsWith('part-batch-') && !name.startsWith(`part-${executionToken(o.execution)}-`);
+    return m !== null && ours.test(m[1]!) && !name.startsWith('part-batch-') && !name.startsWith(`part-${executionToken(o.execution)}-`);
   });
   if (keys.length === 0) return 0;
   const committed = await ledger.committedParts(o.campaign, shard.phase);

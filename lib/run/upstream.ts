@@ -14,6 +14,7 @@ import type { DuckDb } from '../store/DuckDb.js';
 import { readParquetSql, sqlString } from '../store/DuckDb.js';
 import { partitionPrefix } from '../store/layout.js';
 import type { UpstreamNeeds } from './upstreamNeeds.js';
+import type { UpstreamFilter } from './upstreamSlice.js';
 
 export { NO_UPSTREAM, upstreamNeeds } from './upstreamNeeds.js';
 export type { UpstreamNeeds } from './upstreamNeeds.js';
@@ -24,9 +25,18 @@ function readerFilter(readers: readonly string[] | undefined): string {
   return `WHERE ${terms.join(' OR ')}`;
 }
 
+/** The rows of `source` the filter keeps when `phase` is its phase (all otherwise), as a subquery. */
+function onlySql(source: string, phase: string, only: UpstreamFilter | undefined): string {
+  if (only === undefined || only.phase !== phase) return source;
+  // An empty slice keeps nothing; IN () is not SQL.
+  const ids = only.ids.size === 0 ? 'NULL' : [...only.ids].map(sqlString).join(', ');
+  return `(SELECT * FROM ${source} src WHERE item_id IN (${ids}))`;
+}
+
 /**
- * Reads the upstream of one partition. A phase with no stored part yet gives no reply and no
- * reading (its items then yield nothing downstream).
+ * Reads the upstream of one partition; with `only`, of the filter's phase only the rows of its
+ * items (lib/run/upstreamSlice.ts). A phase with no stored part yet gives no reply and no reading
+ * (its items then yield nothing downstream).
  */
 export async function loadUpstream(
   db: DuckDb,
@@ -35,6 +45,7 @@ export async function loadUpstream(
   needs: UpstreamNeeds,
   model: string,
   language: LanguageCode,
+  only?: UpstreamFilter,
 ): Promise<Upstream> {
   const glob = (phase: string, table: 'replies' | 'readings') => `${join(root, partitionPrefix(campaign, phase, table, model, language))}*.parquet`;
   const replies = new Map<string, Map<string, ReplyView>>();
@@ -42,7 +53,7 @@ export async function loadUpstream(
     const byItem = new Map<string, ReplyView>();
     replies.set(phase, byItem);
     if (!(await db.hasFiles(glob(phase, 'replies')))) continue;
-    const source = readParquetSql(glob(phase, 'replies'));
+    const source = onlySql(readParquetSql(glob(phase, 'replies')), phase, only);
     const chosen = CORE_SQL.render('chosen_replies', { replies: source });
     const rows = await db.all<{ item_id: string; text: string | null; attempt: number; logprobs_json: string | null; finish_reason: string | null }>(
       `SELECT r.item_id, r.text, r.attempt, r.logprobs_json, r.finish_reason
@@ -66,7 +77,7 @@ export async function loadUpstream(
     if (!(await db.hasFiles(glob(folder, 'readings')))) continue;
     // Readings stored before facet and value existed read them as NULL.
     const have = await db.columnsOf(glob(folder, 'readings'));
-    const source = readParquetSql(glob(folder, 'readings'));
+    const source = onlySql(readParquetSql(glob(folder, 'readings')), folder, only);
     const readingsSource = have.has('facet') ? source : `(SELECT *, CAST(NULL AS VARCHAR) AS facet, CAST(NULL AS DOUBLE) AS value FROM ${source} old)`;
     const one = CORE_SQL.render('one_reading', { readings: readingsSource });
     const rows = await db.all<{ item_id: string; reader: string; facet: string | null; label: string; value: number | null; raw: string | null }>(

@@ -19,9 +19,14 @@ import type { TokenLogprob } from '../providers/types.js';
 import { readParquetRows } from '../store/JsParquet.js';
 import { partitionPrefix } from '../store/layout.js';
 import type { UpstreamNeeds } from './upstreamNeeds.js';
+import type { UpstreamFilter } from './upstreamSlice.js';
 
-/** The rows of every `*.parquet` file directly in `folder` (file names in order); none when there is no folder. */
-async function partRows(folder: string): Promise<Record<string, unknown>[]> {
+/**
+ * The rows of every `*.parquet` file directly in `folder` (file names in order); none when there
+ * is no folder. With `keep`, only the rows it accepts: a part is decoded, filtered and dropped
+ * before the next, so memory holds the kept rows and one part.
+ */
+async function partRows(folder: string, keep?: (row: Record<string, unknown>) => boolean): Promise<Record<string, unknown>[]> {
   let names: string[];
   try {
     names = (await readdir(folder)).filter((n) => n.endsWith('.parquet')).sort();
@@ -30,7 +35,7 @@ async function partRows(folder: string): Promise<Record<string, unknown>[]> {
     throw err;
   }
   const rows: Record<string, unknown>[] = [];
-  for (const name of names) for (const row of await readParquetRows(join(folder, name))) rows.push(row);
+  for (const name of names) for (const row of await readParquetRows(join(folder, name))) if (!keep || keep(row)) rows.push(row);
   return rows;
 }
 
@@ -57,13 +62,17 @@ function readerTest(readers: readonly string[] | undefined): (reader: string) =>
   return (reader) => tests.some((t) => t(reader));
 }
 
-/** loadUpstream's result from the partition's parts under `root`, read in JavaScript. */
-export async function loadUpstreamRows(root: string, campaign: string, needs: UpstreamNeeds, model: string, language: LanguageCode): Promise<Upstream> {
+/**
+ * loadUpstream's result from the partition's parts under `root`, read in JavaScript; with `only`,
+ * of the filter's phase only the rows of its items (lib/run/upstreamSlice.ts).
+ */
+export async function loadUpstreamRows(root: string, campaign: string, needs: UpstreamNeeds, model: string, language: LanguageCode, only?: UpstreamFilter): Promise<Upstream> {
   const folder = (phase: string, table: 'replies' | 'readings') => join(root, partitionPrefix(campaign, phase, table, model, language));
+  const keep = (phase: string) => (only === undefined || only.phase !== phase ? undefined : (row: Record<string, unknown>) => only.ids.has(row['item_id'] as string));
   const replies = new Map<string, Map<string, ReplyView>>();
   for (const phase of needs.replies) {
     const chosen = new Map<string, Record<string, unknown>>();
-    for (const r of await partRows(folder(phase, 'replies'))) {
+    for (const r of await partRows(folder(phase, 'replies'), keep(phase))) {
       if (r['status'] !== 'ok') continue;
       const id = r['item_id'] as string;
       const best = chosen.get(id);
@@ -86,7 +95,7 @@ export async function loadUpstreamRows(root: string, campaign: string, needs: Up
     const wanted = readerTest(readers);
     // One per item, reader and facet; readings stored before facet and value existed read them as NULL.
     const picked = new Map<string, Record<string, unknown>>();
-    for (const r of await partRows(folder(phaseFolder, 'readings'))) {
+    for (const r of await partRows(folder(phaseFolder, 'readings'), keep(phaseFolder))) {
       const key = JSON.stringify([r['item_id'], r['reader'], r['facet'] ?? null]);
       const best = picked.get(key);
       const order = best ? compareSql(r['judge_item_id'], best['judge_item_id']) || compareSql(r['label'], best['label']) : -1;

@@ -34,11 +34,14 @@ import type { QueryCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-
 import { SondageError } from '../errors.js';
 import { TTL_ATTRIBUTE } from '../config/index.js';
 import { PartCommittedError } from './errors.js';
+import { parsePartKey } from './layout.js';
 import { MAX_SCOPE_IDS } from './types.js';
 import type { BatchIntent, BatchRecord, BudgetState, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
 import { idsDigest, orphanBill } from './orphans.js';
 import { dropLease, liveLeases, putLease } from './dynamo/leases.js';
 import { readMarks, unmarkedKey, unmarkedParts, unmarkedPut, writeMarkChunks } from './dynamo/partMarks.js';
+import { addTransition, bumpCounters, counterUpdate, noDelta, readCounters } from './dynamo/counters.js';
+import type { CountedState, CounterDelta } from './dynamo/counters.js';
 
 /** Rounding slack of the cap check, as in EmbeddedLedger. */
 const CAP_TOLERANCE_USD = 1e-12;
@@ -612,11 +615,31 @@ export class DynamoLedger implements Ledger {
     if (known.Item?.digest === digest) return;
     await this.registerItems(campaign, partition, itemIds);
     const wanted = new Set(itemIds);
-    const rows = await this.queryItems(campaign, phase, { ProjectionExpression: 'sk, model, #l, retired', ExpressionAttributeNames: { '#l': 'language' } });
+    const rows = await this.queryItems(campaign, phase, { ProjectionExpression: 'sk, model, #l, retired, #s', ExpressionAttributeNames: { '#l': 'language', '#s': 'state' } });
+    // What the moves do to the partitions' counters (dynamo/counters.ts): an item without a
+    // partition yet was counted here by registerItems.
+    const deltas = new Map<string, { model: string; language: string; delta: CounterDelta }>();
+    const move = (m: string, l: string, state: unknown, sign: 1 | -1): void => {
+      const key = `${m}\u0000${l}`;
+      const d = deltas.get(key) ?? { model: m, language: l, delta: noDelta() };
+      deltas.set(key, d);
+      if (sign > 0) addTransition(d.delta, 'none', (state as CountedState | undefined) ?? 'pending');
+      else addTransition(d.delta, (state as CountedState | undefined) ?? 'pending', 'none');
+    };
     const changes = rows.flatMap((r) => {
       const id = r.sk as string;
-      if (wanted.has(id)) return r.model === model && r.language === language && r.retired !== true ? [] : [{ id, retired: false }];
-      return r.model === model && r.language === language && r.retired !== true ? [{ id, retired: true }] : [];
+      const here = r.model === model && r.language === language;
+      if (wanted.has(id)) {
+        if (here && r.retired !== true) return [];
+        if (r.model !== undefined) {
+          if (r.retired !== true) move(r.model as string, r.language as string, r.state, -1);
+          move(model, language, r.state, 1);
+        }
+        return [{ id, retired: false }];
+      }
+      if (!here || r.retired === true) return [];
+      move(model, language, r.state, -1);
+      return [{ id, retired: true }];
     });
     await inParallel(changes, WRITE_CONCURRENCY, async (c) => {
       await this.db.send(
@@ -629,6 +652,7 @@ export class DynamoLedger implements Ledger {
         }),
       );
     });
+    for (const d of deltas.values()) await bumpCounters(this.db, this.ledgerTable, campaign, phase, d.model, d.language, d.delta);
     await this.db.send(new PutCommand({ TableName: this.ledgerTable, Item: { ...key, phase, model, language, items: itemIds.length, digest } }));
   }
 
@@ -653,7 +677,7 @@ export class DynamoLedger implements Ledger {
    * Items are keyed by phase and id alone here (a key's place in DynamoDB is hashed: nothing to
    * gain from keeping a partition's ids together); the partition is noted by registerPartition.
    */
-  async registerItems(campaign: string, { phase }: LedgerPartition, itemIds: readonly string[]): Promise<void> {
+  async registerItems(campaign: string, { phase, model, language }: LedgerPartition, itemIds: readonly string[]): Promise<void> {
     const ids = [...new Set(itemIds)]; // BatchWriteItem refuses a request that names a key twice
     if (ids.length === 0) return;
     const known = await this.existingItems(campaign, phase, ids);
@@ -666,15 +690,22 @@ export class DynamoLedger implements Ledger {
         Key: { pk: `SEQ#${campaign}#${phase}`, sk: 'SEQ' },
         UpdateExpression: 'ADD next_seq :n',
         ExpressionAttributeValues: { ':n': fresh.length },
-        ReturnValues: 'UPDATED_NEW',
+        ReturnValues: 'ALL_OLD',
       }),
     );
-    const first = (counter.Attributes?.next_seq as number) - fresh.length;
+    const old = counter.Attributes;
+    const first = typeof old?.next_seq === 'number' ? old.next_seq : 0;
+    // The phase's first registration: its counters count from its first item (dynamo/counters.ts).
+    if (old === undefined) {
+      await this.db.send(new UpdateCommand({ TableName: this.ledgerTable, Key: { pk: `SEQ#${campaign}#${phase}`, sk: 'SEQ' }, UpdateExpression: 'SET counted = :t', ExpressionAttributeValues: { ':t': true } }));
+    }
     const batches: Record<string, unknown>[][] = [];
     for (let i = 0; i < fresh.length; i += BATCH_WRITE_ITEMS) {
       batches.push(fresh.slice(i, i + BATCH_WRITE_ITEMS).map((id, j) => ({ pk: itemPk(campaign, phase, id), sk: id, state: 'pending', seq: first + i + j })));
     }
     await inParallel(batches, REGISTER_CONCURRENCY, (items) => this.putAll(items));
+    // One counter write per registration, not per batch: the counter row is one key, ~1,000 writes/s.
+    await bumpCounters(this.db, this.ledgerTable, campaign, phase, model, language, { registered: fresh.length, done: 0, failed: 0 });
   }
 
   /** The ids among `ids` that have an item row (any state). */
@@ -810,7 +841,7 @@ export class DynamoLedger implements Ledger {
     const partItem: TxItem = {
       Put: {
         TableName: this.ledgerTable,
-        Item: { pk: partPk(campaign, phase), sk: partKey, cost_usd: commit.costUsd, marked: false, done_count: commit.done.length, failed_count: commit.failed.length + (commit.failedPermanently?.length ?? 0) },
+        Item: { pk: partPk(campaign, phase), sk: partKey, model: commit.model, language: commit.language, cost_usd: commit.costUsd, marked: false, done_count: commit.done.length, failed_count: commit.failed.length + (commit.failedPermanently?.length ?? 0) },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };
@@ -886,34 +917,82 @@ export class DynamoLedger implements Ledger {
     }
   }
 
-  private async markItems(commit: Pick<PartCommit, 'campaign' | 'phase' | 'partKey' | 'done' | 'failed' | 'failedPermanently'>): Promise<void> {
+  private async markItems(commit: Pick<PartCommit, 'campaign' | 'phase' | 'partKey' | 'done' | 'failed' | 'failedPermanently'> & Partial<Pick<PartCommit, 'model' | 'language'>>): Promise<void> {
     const { campaign, phase, partKey } = commit;
     await this.assertItemLayout(campaign, phase);
+    // What the marks move, for the partition's counters (dynamo/counters.ts): each item's state
+    // before this part first moved it, and the state this part leaves it in.
+    const moved = new Map<string, { from: CountedState; to: CountedState }>();
     // `permanent` as the embedded ledger's column: the last attempt decides whether a run asks again.
     const mark = (state: 'done' | 'failed', permanent = false) => async (id: string) => {
+      const key = { pk: itemPk(campaign, phase, id), sk: id };
+      const values = { ':done': 'done', ':state': state, ':part': partKey, ':perm': permanent };
       try {
-        await this.db.send(
+        const out = await this.db.send(
           new UpdateCommand({
             TableName: this.ledgerTable,
-            Key: { pk: itemPk(campaign, phase, id), sk: id },
-            // An item done in an earlier part keeps that part: its reply is already counted.
-            ConditionExpression: 'attribute_not_exists(#s) OR #s <> :done',
-            UpdateExpression: 'SET #s = :state, part_key = :part, permanent = :perm',
+            Key: key,
+            // An item done in an earlier part keeps that part: its reply is already counted. An
+            // item this part moved already is marked again below, keeping the state it came from.
+            // (`<>` is true of an absent attribute.)
+            ConditionExpression: '#s <> :done AND part_key <> :part',
+            UpdateExpression: 'SET #s = :state, part_key = :part, permanent = :perm, from_state = if_not_exists(#s, :none)',
             ExpressionAttributeNames: { '#s': 'state' },
-            ExpressionAttributeValues: { ':done': 'done', ':state': state, ':part': partKey, ':perm': permanent },
+            ExpressionAttributeValues: { ...values, ':none': 'none' },
+            ReturnValues: 'ALL_OLD',
           }),
         );
+        const before = out.Attributes;
+        if (before?.retired !== true) moved.set(id, { from: (before?.state as CountedState | undefined) ?? 'none', to: state });
       } catch (err) {
         if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+        // Done by another part (nothing moves), or moved by this part already: by this mark's
+        // earlier run (a mark finished again) or by its own other list (failed, then failed for good).
+        const got = (await this.db.send(new GetCommand({ TableName: this.ledgerTable, Key: key, ConsistentRead: true }))).Item;
+        if (got?.part_key !== partKey) return;
+        let to = got.state as CountedState;
+        if (to !== 'done') {
+          try {
+            await this.db.send(
+              new UpdateCommand({ TableName: this.ledgerTable, Key: key, ConditionExpression: '#s <> :done AND part_key = :part', UpdateExpression: 'SET #s = :state, permanent = :perm', ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: values }),
+            );
+            to = state;
+          } catch (again) {
+            if ((again as { name?: string }).name !== 'ConditionalCheckFailedException') throw again;
+            to = 'done';
+          }
+        }
+        if (got.retired !== true) moved.set(id, { from: (got.from_state as CountedState | undefined) ?? 'none', to });
       }
     };
     await inParallel(commit.done, WRITE_CONCURRENCY, mark('done'));
     await inParallel(commit.failed, WRITE_CONCURRENCY, mark('failed'));
     await inParallel(commit.failedPermanently ?? [], WRITE_CONCURRENCY, mark('failed', true));
-    await this.db.send(
-      new UpdateCommand({ TableName: this.ledgerTable, Key: { pk: partPk(campaign, phase), sk: partKey }, UpdateExpression: 'SET marked = :t', ExpressionAttributeValues: { ':t': true } }),
-    );
+    const delta = noDelta();
+    for (const { from, to } of moved.values()) addTransition(delta, from, to);
+    // The part marked and its counters added in one transaction, once: a part already marked adds nothing.
+    const where = commit.model !== undefined && commit.language !== undefined ? { model: commit.model, language: commit.language } : await this.partPartition(campaign, phase, partKey);
+    const counted = where ? counterUpdate(this.ledgerTable, campaign, phase, where.model, where.language, delta) : undefined;
+    const marked: TxItem = {
+      Update: {
+        TableName: this.ledgerTable,
+        Key: { pk: partPk(campaign, phase), sk: partKey },
+        UpdateExpression: 'SET marked = :t',
+        ConditionExpression: 'marked <> :t',
+        ExpressionAttributeValues: { ':t': true },
+      },
+    };
+    const codes = await this.transact(counted ? [marked, counted] : [marked]);
+    if (codes !== undefined && codes[0] !== 'ConditionalCheckFailed') throw new SondageError(`commitPart ${partKey}: marking its items was cancelled (${codes.join(', ')})`);
     await this.db.send(new DeleteCommand({ TableName: this.ledgerTable, Key: unmarkedKey(campaign, phase, partKey) }));
+  }
+
+  /** The partition of a committed part, as its record holds it (records of an older sondage: from its key). */
+  private async partPartition(campaign: string, phase: string, partKey: string): Promise<{ model: string; language: string } | undefined> {
+    const got = (await this.db.send(new GetCommand({ TableName: this.ledgerTable, Key: { pk: partPk(campaign, phase), sk: partKey }, ConsistentRead: true }))).Item;
+    if (typeof got?.model === 'string' && typeof got.language === 'string') return { model: got.model, language: got.language };
+    const parsed = parsePartKey(partKey);
+    return parsed ? { model: parsed.model, language: parsed.language } : undefined;
   }
 
   async committedParts(campaign: string, phase: string): Promise<Set<string>> {
@@ -921,7 +1000,28 @@ export class DynamoLedger implements Ledger {
     return new Set(rows.map((r) => r.sk as string));
   }
 
+  /**
+   * A phase's counts from its partitions' counters (dynamo/counters.ts): one GetItem and one Query
+   * of a row per partition, whatever the number of items; a phase registered before counters
+   * existed is counted from its item rows.
+   */
   async counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
+    await this.repairUnmarked(campaign, phase);
+    const seq = await this.db.send(new GetCommand({ TableName: this.ledgerTable, Key: { pk: `SEQ#${campaign}#${phase}`, sk: 'SEQ' }, ConsistentRead: true }));
+    if (seq.Item?.counted === true) {
+      const sum = { registered: 0, done: 0, failed: 0 };
+      for (const c of await readCounters(this.db, this.ledgerTable, campaign, phase)) {
+        sum.registered += c.registered;
+        sum.done += c.done;
+        sum.failed += c.failed;
+      }
+      return { pending: sum.registered - sum.done - sum.failed, done: sum.done, failed: sum.failed };
+    }
+    return this.countRows(campaign, phase);
+  }
+
+  /** Counts read from every item row of a phase (a phase without counters). */
+  async countRows(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
     const out = { pending: 0, done: 0, failed: 0 };
     for (const r of await this.items(campaign, phase)) {
       if (r.retired === true) continue;

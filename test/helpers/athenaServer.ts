@@ -53,6 +53,23 @@ export interface AthenaServerOptions {
   readonly beforeQuery?: () => Promise<void>;
   /** The server's clock, in ms (submission times, result reuse's age, `holdRunning`). Default Date.now. */
   readonly now?: () => number;
+  /**
+   * Where query results go, as the workgroup's result location does on Athena: a succeeded query's
+   * rows are written as `<location><QueryExecutionId>.csv` through `write` (the S3 stand-in), and
+   * GetQueryExecution names that file in ResultConfiguration.OutputLocation. Default: no file, and
+   * an OutputLocation under `s3://athena-results/`.
+   */
+  readonly results?: { readonly location: string; write(location: string, body: Buffer): Promise<void> };
+}
+
+/**
+ * A query's result file as Athena writes it (DML results are CSV, `<QueryExecutionId>.csv`): a
+ * header row of the column names, then one line per row, every value in double quotes with inner
+ * quotes doubled, NULL an empty field without quotes (so an empty string, `""`, stays apart from it).
+ */
+export function athenaCsv(columns: readonly { name: string }[], rows: readonly (readonly (string | undefined)[])[]): string {
+  const field = (v: string | undefined): string => (v === undefined ? '' : `"${v.replaceAll('"', '""')}"`);
+  return [columns.map((c) => field(c.name)).join(','), ...rows.map((r) => r.map(field).join(','))].map((line) => `${line}\n`).join('');
 }
 
 export type QueryState = 'QUEUED' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
@@ -67,6 +84,8 @@ export interface ServerExecution {
   readonly reuseRequested: { readonly enabled: boolean; readonly maxAgeMinutes: number | undefined };
   /** Answered from an earlier execution's results without running. */
   readonly reused: boolean;
+  /** The execution whose results (and result file) a reused one answers with. */
+  reusedFrom?: string;
   readonly submittedAt: number;
   /** The StartQueryExecution request's ClientRequestToken, if it sent one. */
   readonly token: string | undefined;
@@ -239,6 +258,7 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
       if (e.state === 'CANCELLED') return;
       e.columns = done.columns;
       e.rows = done.rows;
+      if (options.results) await options.results.write(outputOf(e), Buffer.from(athenaCsv(done.columns, done.rows), 'utf8'));
       e.state = 'SUCCEEDED';
     } catch (err) {
       if (e.state === 'CANCELLED') return;
@@ -254,6 +274,11 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
     return e;
   }
 
+  /** Where an execution's result file is (a reused one's is the run it reused, as Athena points to it). */
+  function outputOf(e: ServerExecution): string {
+    return `${options.results?.location ?? 's3://athena-results/'}${e.reusedFrom ?? e.id}.csv`;
+  }
+
   function describe(e: ServerExecution): Record<string, unknown> {
     return {
       QueryExecutionId: e.id,
@@ -261,7 +286,7 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
       StatementType: 'DML',
       WorkGroup: e.workgroup,
       QueryExecutionContext: e.database === undefined ? {} : { Database: e.database },
-      ResultConfiguration: { OutputLocation: `s3://athena-results/${e.id}.csv` },
+      ResultConfiguration: { OutputLocation: outputOf(e) },
       ResultReuseConfiguration: { ResultReuseByAgeConfiguration: { Enabled: e.reuseRequested.enabled, ...(e.reuseRequested.maxAgeMinutes === undefined ? {} : { MaxAgeInMinutes: e.reuseRequested.maxAgeMinutes }) } },
       Status: {
         State: e.state,
@@ -311,6 +336,7 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
           e.state = failure.state;
           e.reason = failure.reason;
         } else if (earlier) {
+          e.reusedFrom = earlier.reusedFrom ?? earlier.id;
           e.columns = earlier.columns;
           e.rows = earlier.rows;
           e.state = 'SUCCEEDED';

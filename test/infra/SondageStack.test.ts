@@ -337,6 +337,7 @@ describe('Pipeline', () => {
       Timeout: sizing.timeoutSeconds,
       Architectures: [sizing.architecture],
       ...(sizing.reservedConcurrency === undefined ? {} : { ReservedConcurrentExecutions: sizing.reservedConcurrency }),
+      ...(sizing.ephemeralStorageMb === undefined ? {} : { EphemeralStorage: { Size: sizing.ephemeralStorageMb } }),
     });
   });
 

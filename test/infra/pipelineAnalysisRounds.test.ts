@@ -105,6 +105,49 @@ describe('the report step waits on Athena through the state machine', () => {
     for (const [name, text] of results) expect(text === asRemote(localResults.get(name)!, CAMPAIGN, source), `${name} differs from the local run's`).toBe(true);
   });
 
+  it('reads each query\'s rows once, from its result file, never paging Athena nor reading a finished query again in a later round', async () => {
+    // prepare: queries slower than the report's deadline, and result pages of 2 rows (as 10 M rows are 10,000 pages of 1,000)
+    const pipeline = await deploy(700_000);
+    pipeline.standIns.athena.pageSize = 2;
+    // Where each report round's Athena calls begin.
+    const roundStarts: number[] = [];
+    const onInvoke = pipeline.fleet.onInvoke;
+    pipeline.fleet.onInvoke = (fn, previous) => {
+      onInvoke?.(fn, previous);
+      if (fn === 'report') roundStarts.push(pipeline.standIns.athena.calls.length);
+    };
+    // act
+    const run = await pipeline.execute({ campaign: CAMPAIGN });
+    // assess: the local run's files, through several rounds
+    expect(run.result.status, JSON.stringify(run.result).slice(0, 2000)).toBe('SUCCEEDED');
+    const reports = pipeline.fleet.of('report');
+    expect(reports.length).toBeGreaterThanOrEqual(3);
+    const results = await pipeline.results(CAMPAIGN);
+    const source = `s3://${pipeline.standIns.names.bucket}/campaigns/${CAMPAIGN}/`;
+    for (const [name, text] of results) expect(text === asRemote(localResults.get(name)!, CAMPAIGN, source), `${name} differs from the local run's`).toBe(true);
+    // One GetQueryResults of one row per query read (its columns), across all rounds; the rows came from its file.
+    const athena = pipeline.standIns.athena;
+    const resultsCalls = athena.calls.filter((c) => c.operation === 'GetQueryResults');
+    const perQuery = new Map<string, number>();
+    for (const c of resultsCalls) perQuery.set(c.body.QueryExecutionId as string, (perQuery.get(c.body.QueryExecutionId as string) ?? 0) + 1);
+    expect(perQuery.size).toBeGreaterThanOrEqual(2);
+    expect([...perQuery.values()].every((n) => n === 1)).toBe(true);
+    expect(resultsCalls.every((c) => c.body.MaxResults === 1 && c.body.NextToken === undefined)).toBe(true);
+    const rowsRead = [...perQuery.keys()].reduce((sum, id) => sum + (athena.executions.get(id)!.rows ?? []).length, 0);
+    expect(rowsRead).toBeGreaterThan(2 * perQuery.size);
+    // A query finished in one round is carried as such: the next rounds do not poll it.
+    const again = reports.slice(0, -1).map((r) => r.output as unknown as ReportAgain);
+    const finishedIds = new Set(again.flatMap((a) => Object.values(a.finished ?? {}).map((q) => q.id)));
+    expect(finishedIds.size).toBeGreaterThanOrEqual(1);
+    for (const a of again) for (const q of Object.values(a.finished ?? {})) expect(pipeline.standIns.s3.objects.has(q.output.slice('s3://'.length))).toBe(true);
+    expect(roundStarts).toHaveLength(reports.length);
+    for (let i = 1; i < reports.length; i++) {
+      const carried = Object.values((reports[i]!.payload as unknown as ReportEvent).progress.finished ?? {}).map((q) => q.id);
+      const calls = athena.calls.slice(roundStarts[i], roundStarts[i + 1] ?? athena.calls.length);
+      for (const id of carried) expect(calls.filter((c) => c.body.QueryExecutionId === id), `round ${i + 1} asked Athena about ${id}, finished before`).toEqual([]);
+    }
+  });
+
   it('sends the report exactly the payloads it parses: the first round from no progress, each next round the previous answer', async () => {
     // prepare
     const pipeline = await deploy(700_000);

@@ -5,6 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { duckdbParquetIo } from '../../lib/run/parquetIoDuckDb.js';
 import { jsParquetIo } from '../../lib/run/parquetIoJs.js';
 import type { UpstreamNeeds } from '../../lib/run/upstreamNeeds.js';
+import { partRange } from '../../lib/run/upstreamSlice.js';
+import type { UpstreamFilter } from '../../lib/run/upstreamSlice.js';
 import { JsParquetWriter } from '../../lib/store/JsParquet.js';
 import { LocalBlobStore, ParquetWriter } from '../../lib/store/index.js';
 import type { ReadingRow, ReplyRow } from '../../lib/store/index.js';
@@ -92,10 +94,10 @@ async function writeParts(dir: string, engine: 'duckdb' | 'js'): Promise<void> {
 }
 
 /** Everything an Upstream says about the items, readings in a fixed order. */
-async function snapshot(io: typeof jsParquetIo, dir: string, n: UpstreamNeeds) {
+async function snapshot(io: typeof jsParquetIo, dir: string, n: UpstreamNeeds, only?: UpstreamFilter) {
   const session = await io.session(path.join(dir, 'tmp'));
   try {
-    const up = await session.upstream(dir, P.campaign, n, P.model, P.language);
+    const up = await session.upstream(dir, P.campaign, n, P.model, P.language, only);
     const items = ['i1', 'i2', 'i3', 'i4', 'i5', 'i6'];
     return {
       replies: items.map((i) => [i, up.reply('generate', i) ?? null, up.reply('missing', i) ?? null]),
@@ -141,5 +143,27 @@ describe('the upstream read in JavaScript is the upstream DuckDB reads', () => {
     }
     expect(lines[1]).toEqual(lines[0]);
     expect(lines[1]).toEqual(replies.map((r) => ({ ...r })));
+  });
+
+  it("keeps only a slice's items of the filter's phase, as the whole read has them (a dependent shard's read)", async () => {
+    const dir = path.join(root, 'slice');
+    await writeParts(dir, 'js');
+    const whole = await snapshot(duckdbParquetIo, dir, needs);
+    for (const only of [{ phase: 'generate', ids: new Set(['i1', 'i3']) }, { phase: 'judge', ids: new Set(['i2']) }]) {
+      const expected = {
+        replies: whole.replies.map(([i, g, m]) => [i, only.phase === 'generate' && !only.ids.has(i as string) ? null : g, m]),
+        readings: whole.readings.map(([i, j, n]) => [i, only.phase === 'judge' && !only.ids.has(i as string) ? [] : j, n]),
+      };
+      expect(await snapshot(jsParquetIo, dir, needs, only)).toEqual(expected);
+      expect(await snapshot(duckdbParquetIo, dir, needs, only)).toEqual(expected);
+    }
+  });
+
+  it("reads a part's writer shard from its name", () => {
+    expect(partRange('campaigns/c/generate/replies/model=m/language=en/part-e1-i-generate-0-2000-generate-00000.parquet')).toEqual({ writer: 'generate', start: 0, end: 2000 });
+    expect(partRange('x/part-exec-1-req-audit-second-0-81-audit-second-00003.parquet')).toEqual({ writer: 'audit-second', start: 0, end: 81 });
+    // Before names carried the end, and a provider batch's part: no range, read whole.
+    expect(partRange('x/part-exec-1-req-generate-0-generate-00000.parquet')).toBeUndefined();
+    expect(partRange('x/part-batch-abc.parquet')).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { vi } from 'vitest';
-import { ENV } from '../../../lib/config/index.js';
+import { ENV, PREFIX } from '../../../lib/config/index.js';
 import { startDynamoServer } from '../../store/dynamoServer.js';
 import type { DynamoServer } from '../../store/dynamoServer.js';
 import { startS3Server } from '../../store/s3Server.js';
@@ -60,6 +60,13 @@ export async function startAwsStandIns(pipeline: SynthesizedPipeline, scratch: s
     workgroups: [names.athenaWorkgroup],
     pollsBeforeDone: 1,
     ...(now ? { now } : {}),
+    // The workgroup's result location (infra/constructs/Analytics.ts): athena-results/ in the data bucket.
+    results: {
+      location: `s3://${names.bucket}/${PREFIX.athenaResults}`,
+      write: async (location, body) => {
+        s3.objects.set(location.slice('s3://'.length), body);
+      },
+    },
     beforeQuery: async () => {
       await rm(path.join(dataDir, 'campaigns'), { recursive: true, force: true });
       for (const [id, body] of s3.objects) {

@@ -230,8 +230,8 @@ export class LambdaFleet {
         handler = createReport({
           // As the entry point builds it, polling briskly (the stand-in answers within a poll or two),
           // waiting on the fleet's clock.
-          athena: (resume) =>
-            new AthenaQueryable({ workgroup: names.athenaWorkgroup, database: names.glueDatabase, client, pollInitialMs: 1, pollMaxMs: 5, sleep: (ms) => this.clock.sleep(ms), resume, ...REPORT_ATHENA }),
+          athena: (resume, files) =>
+            new AthenaQueryable({ workgroup: names.athenaWorkgroup, database: names.glueDatabase, client, pollInitialMs: 1, pollMaxMs: 5, sleep: (ms) => this.clock.sleep(ms), resume, ...files, ...REPORT_ATHENA }),
           store: new S3BlobStore({ bucket: names.bucket, clientConfig: { endpoint: this.standIns.s3.url, forcePathStyle: true } }),
           bucket: names.bucket,
           tmpDir,
