@@ -120,6 +120,8 @@ clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage.rss(), process.resourceUsage().maxRSS * 1024);
 
 const bySubject = new Set(ctx.graph.phases.filter((p) => p.answeredBy === 'subject').map((p) => p.name));
+const cpu = process.cpuUsage();
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 const adopted = summary.phases.reduce((n, p) => n + p.adopted, 0);
 const modelReplies = summary.phases.filter((p) => bySubject.has(p.phase)).reduce((n, p) => n + p.done, 0);
 const roleCalls = summary.phases.filter((p) => !bySubject.has(p.phase)).reduce((n, p) => n + p.done, 0);
@@ -137,7 +139,8 @@ ${waveLines}
   peak RSS                  ${(peakRss / 2 ** 20).toFixed(0)} MiB  (${Object.entries(stagePeak)
     .map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`)
     .join(', ')})
-  peak JS heap used         ${(peakHeap / 2 ** 20).toFixed(0)} MiB${adopted > 0 ? `\n  resumed: ${adopted} replies adopted from a killed run's journals (the figures above are this run's)` : ''}
+  peak JS heap used         ${(peakHeap / 2 ** 20).toFixed(0)} MiB
+  CPU (user + system)       ${cpuSeconds.toFixed(1)} s  (every thread of the process; steadier than the time on a busy machine)${adopted > 0 ? `\n  resumed: ${adopted} replies adopted from a killed run's journals (the figures above are this run's)` : ''}
 `);
 if (values.json) {
   // One line for scripts that compare runs (bench/growth.ts).
@@ -149,6 +152,7 @@ if (values.json) {
       seconds: (tEnd - t0) / 1000,
       analyseSeconds: (tEnd - (waves.at(-1)?.end ?? t0)) / 1000,
       peakRssMiB: peakRss / 2 ** 20,
+      cpuSeconds,
       stopped: summary.stopped ?? null,
     }),
   );
