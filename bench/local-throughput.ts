@@ -8,12 +8,22 @@
  *   npm run bench:local-throughput -- --battery xvalue               # X-Value: 100,000 pairs, the rubric, 1 model
  *   npm run bench:local-throughput -- --battery xvalue --pairs 10000 --strategies defonly,rubric
  *   npm run bench:local-throughput -- --battery ptrue                # P(True): 300 items × 216 conditions, 3 models
+ *   npm run bench:local-throughput -- --battery ptrue --full         # P(True) at the paper's size (resumable)
+ *   npm run bench:local-throughput -- --battery ptrue --dir /tmp/x   # work in /tmp/x, keep it; run again to resume
+ *
+ * --full is P(True) at the size of Disentangling Question, Response, and Verifier Languages §3.2:
+ * 10 models × 2,880 base items (three 960-item benchmarks) × 6 question × 6 response languages =
+ * 1,036,800 replies, each probed in 6 verifier languages (6,220,800 probes). It works in a fixed
+ * folder under the OS temp folder (or --dir): killed at any point and run again with the same
+ * command, the run adopts what the killed one collected and ends with the results an
+ * uninterrupted run writes (test/bench/resumableBench.test.ts). That folder is removed once a run
+ * finishes, unless --keep; a folder given with --dir is kept.
  *
  * "Model replies" are the replies of the models under test (FAR-6's generate, X-Value's every
  * phase, P(True)'s generate and verify); a role's calls (the judges) are counted apart.
  * Target (issue "Performance"): ≥ 20,000 model replies/s end to end, < 2 GB peak RSS.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,10 +44,24 @@ const { values } = parseArgs({
     items: { type: 'string', default: '300' },
     keep: { type: 'boolean', default: false },
     threads: { type: 'string' },
+    full: { type: 'boolean', default: false },
+    dir: { type: 'string' },
+    json: { type: 'boolean', default: false },
   },
 });
 
-const dir = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-'));
+/** The paper's full P(True) panel (§3.2): 2,880 base items on 10 models. */
+const PTRUE_FULL = { items: 2880, models: 10 };
+if (values.full && values.battery === 'xvalue') throw new Error('--full: for --battery ptrue (FAR-6 runs at full size by default; X-Value has --pairs)');
+if (values.full && values.battery === 'ptrue') {
+  values.items = String(PTRUE_FULL.items);
+  values.models ??= String(PTRUE_FULL.models);
+}
+// A fixed folder (given, or the full size's) is kept until the run finishes, so that running the
+// same command again resumes the run instead of starting over.
+const fixedDir = values.dir ?? (values.full ? path.join(os.tmpdir(), `sondage-bench-${values.battery}-full`) : undefined);
+const dir = fixedDir ?? (await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-')));
+if (fixedDir) await mkdir(fixedDir, { recursive: true });
 let file: string;
 let what: string;
 if (values.battery === 'far6') {
@@ -96,6 +120,9 @@ clearInterval(sampler);
 peakRss = Math.max(peakRss, process.memoryUsage.rss(), process.resourceUsage().maxRSS * 1024);
 
 const bySubject = new Set(ctx.graph.phases.filter((p) => p.answeredBy === 'subject').map((p) => p.name));
+const cpu = process.cpuUsage();
+const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+const adopted = summary.phases.reduce((n, p) => n + p.adopted, 0);
 const modelReplies = summary.phases.filter((p) => bySubject.has(p.phase)).reduce((n, p) => n + p.done, 0);
 const roleCalls = summary.phases.filter((p) => !bySubject.has(p.phase)).reduce((n, p) => n + p.done, 0);
 const secs = (a: number, b: number) => ((b - a) / 1000).toFixed(1);
@@ -113,6 +140,23 @@ ${waveLines}
     .map(([k, v]) => `${k} ${(v / 2 ** 20).toFixed(0)}`)
     .join(', ')})
   peak JS heap used         ${(peakHeap / 2 ** 20).toFixed(0)} MiB
+  CPU (user + system)       ${cpuSeconds.toFixed(1)} s  (every thread of the process; steadier than the time on a busy machine)${adopted > 0 ? `\n  resumed: ${adopted} replies adopted from a killed run's journals (the figures above are this run's)` : ''}
 `);
-if (!values.keep) await rm(dir, { recursive: true, force: true });
+if (values.json) {
+  // One line for scripts that compare runs (bench/growth.ts).
+  console.log(
+    JSON.stringify({
+      battery: values.battery,
+      modelReplies,
+      roleCalls,
+      seconds: (tEnd - t0) / 1000,
+      analyseSeconds: (tEnd - (waves.at(-1)?.end ?? t0)) / 1000,
+      peakRssMiB: peakRss / 2 ** 20,
+      cpuSeconds,
+      stopped: summary.stopped ?? null,
+    }),
+  );
+}
+if (summary.stopped) process.exitCode = 1;
+if (summary.stopped === undefined && !values.keep && values.dir === undefined) await rm(dir, { recursive: true, force: true });
 else console.log(`data kept in ${dir}`);

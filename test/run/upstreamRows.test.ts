@@ -13,7 +13,7 @@ import type { ReadingRow, ReplyRow } from '../../lib/store/index.js';
 
 // The Lambda worker reads the upstream of a dependent phase and restores orphan
 // parts in JavaScript (lib/run/parquetIoJs.ts); the local run and the GPU job with DuckDB. Both
-// read the same parts, DuckDB-written (zstd) or JavaScript-written (snappy), to the same result.
+// read the same parts, DuckDB-written (zstd) or JavaScript-written (gzip), to the same result.
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'sondage-upstream-rows-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -110,7 +110,7 @@ async function snapshot(io: typeof jsParquetIo, dir: string, n: UpstreamNeeds, o
 
 describe('the upstream read in JavaScript is the upstream DuckDB reads', () => {
   for (const engine of ['duckdb', 'js'] as const) {
-    it(`over parts written by ${engine === 'duckdb' ? 'DuckDB (zstd)' : 'the JavaScript writer (snappy)'}`, async () => {
+    it(`over parts written by ${engine === 'duckdb' ? 'DuckDB (zstd)' : 'the JavaScript writer (gzip)'}`, async () => {
       const dir = path.join(root, engine);
       await writeParts(dir, engine);
       const viaDuck = await snapshot(duckdbParquetIo, dir, needs);
