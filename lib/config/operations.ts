@@ -24,14 +24,24 @@ export const METRICS_NAMESPACE = 'sondage';
 /** Service name (the Powertools `service` dimension) of the worker, which publishes the spend metrics. */
 export const WORKER_SERVICE = 'sondage-worker';
 
+/** Service name of the GPU job, which publishes the spend metrics too, and its instance time. */
+export const GPU_SERVICE = 'sondage-gpu';
+
 /**
- * Spend metrics the worker publishes per campaign (dimensions `service`, `campaign`) after every
- * invocation, read from the budget table: what the campaign has spent, its cap, and their ratio.
+ * Spend metrics the worker (after every invocation) and the GPU job (after every attempt) publish
+ * per campaign (dimensions `service`, `campaign`), read from the budget table: what the campaign
+ * has spent, API calls and GPU instance time together, its cap, and their ratio.
  */
 export const SPEND_METRICS = {
   spent: 'SpentUsd',
   cap: 'CapUsd',
   share: 'SpentShareOfCap',
+} as const;
+
+/** What the GPU job adds per attempt (dimensions `service`, `campaign`): the instance time it settled. */
+export const GPU_METRICS = {
+  seconds: 'GpuInstanceSeconds',
+  usd: 'GpuInstanceUsd',
 } as const;
 
 /** The spend alarm fires when a campaign's spend reaches this share of its cap. */
