@@ -12,10 +12,15 @@ import type { ExitCode, JobLog } from '../../lib/gpu/probeJob.js';
 import { requiredEnv, storesFromEnv } from '../shared/env.js';
 import { redactKeys } from '../shared/secrets.js';
 import { parseGpuEnv, runGpuJob } from './job.js';
+import { gpuSpendPublisher } from './spendMetrics.js';
 import { downloadPrefix } from './weights.js';
 
-/** Runs the job described by process.env to its exit code (a bad environment: `config`). */
-export async function runGpuJobFromEnv(log: JobLog): Promise<ExitCode> {
+/**
+ * Runs the job described by process.env to its exit code (a bad environment: `config`).
+ * `startedAtMs`: when the container started (its process's start in the image; a test running
+ * attempts in-process passes its own), from which the attempt's instance time is measured.
+ */
+export async function runGpuJobFromEnv(log: JobLog, startedAtMs: number = performance.timeOrigin): Promise<ExitCode> {
   let env;
   try {
     env = parseGpuEnv(process.env);
@@ -32,6 +37,8 @@ export async function runGpuJobFromEnv(log: JobLog): Promise<ExitCode> {
       ...stores,
       redact: redactKeys,
       log,
+      startedAtMs,
+      publishSpend: gpuSpendPublisher(log),
       downloadWeights: async (prefix, dir) => {
         const got = await downloadPrefix(s3, bucket, prefix, dir);
         log.info('weights', { ...got });

@@ -11,8 +11,10 @@ import { executionNameProblem, executionToken } from '../../lib/config/pipeline.
 import { GPU_JOB } from '../../lib/config/sizing.js';
 import type { ModelEntry } from '../../lib/design/campaign.js';
 import { CampaignFileError, SondageError } from '../../lib/errors.js';
+import { instanceBound, instanceCharge, instanceReservationId } from '../../lib/gpu/instanceTime.js';
 import { EXIT_CODES, runProbeJob } from '../../lib/gpu/probeJob.js';
 import type { ExitCode, JobLog, ServerSpec, SignalSource } from '../../lib/gpu/probeJob.js';
+import { watchSpotNotice } from '../../lib/gpu/spotNotice.js';
 import { VLLM_HOST, VLLM_PORT, vllmBaseUrl, vllmServeArgs } from '../../lib/gpu/vllmArgs.js';
 import { downloadCampaign } from '../../lib/run/campaignInput.js';
 import type { RunContext } from '../../lib/run/context.js';
@@ -104,8 +106,25 @@ export interface GpuJobDeps {
   redact(message: string): string;
   readonly log: JobLog;
   readonly signals?: SignalSource;
+  /** The instance metadata service read for the Spot notice (default AWS_EC2_METADATA_SERVICE_ENDPOINT or 169.254.169.254). */
+  readonly metadataEndpoint?: string;
   /** Where vLLM's own output goes (default stderr). */
   readonly serverOutput?: NodeJS.WritableStream;
+  /** When the container started (Date.now() ms; default when runGpuJob is called): the attempt's instance time counts from it. */
+  readonly startedAtMs?: number;
+  /** Publishes the campaign's spend once the attempt's instance time is settled (fromEnv.ts: CloudWatch metrics). */
+  publishSpend?(spend: GpuSpend): Promise<void>;
+}
+
+/** One attempt's instance time, as settled in the budget. */
+export interface GpuSpend {
+  readonly campaign: string;
+  readonly model: string;
+  /** Seconds charged: measured in the container, plus the assumed time before it. */
+  readonly seconds: number;
+  readonly usd: number;
+  /** The ledger it was settled in (its budget holds the campaign's spend, GPU and API together). */
+  readonly ledger: Ledger;
 }
 
 function entryOf(ctx: RunContext, id: string): ModelEntry {
@@ -122,15 +141,39 @@ const isConfigError = (err: unknown): boolean => err instanceof GpuJobConfigErro
  * inputs are wrong, `failed` (retried) when a service is.
  */
 export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitCode> {
+  const startedAt = deps.startedAtMs ?? Date.now();
   const { log } = deps;
   const scratch = join(deps.tmpDir, 'sondage-gpu', executionToken(`${env.execution}-${env.index}-${env.attempt}`));
+  const ledger = deps.ledgerFor(env.execution);
+  const reservationId = instanceReservationId(env.execution, env.jobId, env.attempt);
   let ctx: RunContext;
   let entry: ModelEntry;
   let weightsDir: string | undefined;
+  let reserved = false;
+  /** Settles the attempt's measured instance time (the reservation, or as spend where none was made) and publishes the spend. */
+  const settle = async (gpu: NonNullable<ModelEntry['gpu']>): Promise<void> => {
+    const charge = instanceCharge(gpu, (Date.now() - startedAt) / 1000);
+    try {
+      await ledger.settle(env.campaign, reservationId, charge.usd);
+      log.info('GPU instance time settled', { seconds: Math.round(charge.seconds), usd: charge.usd, reserved });
+      await deps.publishSpend?.({ campaign: env.campaign, model: env.model, seconds: charge.seconds, usd: charge.usd, ledger });
+    } catch (err) {
+      // The reservation, if any, stays held: counted against the cap, billed as possibly spent by the next plan.
+      log.error('GPU instance time not settled; its reservation stays counted', { error: deps.redact(String(err)) });
+    }
+  };
   try {
     await deps.loadKeys();
     ctx = await downloadCampaign(deps.store, env.campaign, join(scratch, 'input'));
     entry = entryOf(ctx, env.model);
+    // The attempt's most (the job definition's timeout, at on-demand) is held before anything is paid for.
+    const bound = instanceBound(entry.gpu!, GPU_JOB.attemptTimeoutSeconds);
+    reserved = await ledger.reserve(env.campaign, reservationId, bound.usd);
+    if (!reserved) {
+      log.error('the budget cannot hold this attempt\'s instance time; not started (the items stay pending)', { boundUsd: bound.usd, boundHours: bound.seconds / 3600 });
+      await settle(entry.gpu!);
+      return EXIT_CODES.ok;
+    }
     const prefix = entry.gpu!.weights_prefix;
     if (prefix !== undefined && entry.provider !== 'simulated') {
       weightsDir = join(scratch, 'weights');
@@ -141,6 +184,7 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
   } catch (err) {
     const config = isConfigError(err) || (err instanceof SondageError && /no .*campaign\.yaml in the bucket|uploaded as/.test(err.message));
     log.error(config ? 'the job is misconfigured; not retried' : 'the job could not prepare; Batch retries it', { error: deps.redact(String(err)) });
+    if (reserved) await settle(entry!.gpu!);
     return config ? EXIT_CODES.config : EXIT_CODES.failed;
   }
   const gpu = entry.gpu!;
@@ -160,36 +204,57 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
   const invocation = executionToken(`${env.execution}-gpu-${env.jobId}-${env.attempt}`);
   const deadlineSeconds = env.deadlineSeconds ?? GPU_JOB.attemptTimeoutSeconds - GPU_JOB.deadlineMarginSeconds;
   log.info('GPU job', { campaign: env.campaign, execution: env.execution, model: env.model, index: env.index, attempt: env.attempt, instance: gpu.instance_type });
-  return runProbeJob({
-    ...(server ? { server } : {}),
-    deadlineMs: deadlineSeconds * 1000,
-    log,
-    ...(deps.signals ? { signals: deps.signals } : {}),
-    isConfigError,
-    work: async (signal) => {
-      const controller = new AbortController();
-      if (signal.aborted) controller.abort();
-      else signal.addEventListener('abort', () => controller.abort(), { once: true });
-      const out = await runGpuShard(
-        ctx,
-        { campaign: env.campaign, execution: env.execution, manifestKey: env.manifestKey, index: env.index, model: env.model, retryFailed: env.retryFailed },
-        {
-          store: deps.store,
-          ledger: deps.ledgerFor(env.execution),
-          scratch: join(scratch, 'work'),
-          log,
-          recordFailure: deps.recordFailure,
-          redact: deps.redact,
-          deadline: { signal: controller.signal, check: () => {}, abort: () => controller.abort() },
-          // After a runner error the worker waits at most this for its calls to end (ECS gives 30 s after SIGTERM).
-          remainingMs: () => 40_000,
-          invocation,
-          inFlight: gpu.in_flight,
-          ...(server ? { baseUrl: vllmBaseUrl(port) } : {}),
-        },
-      );
-      log.info('shards', { shards: out.shards.length, done: out.done, failed: out.failed, pending: out.pending, costUsd: out.costUsd });
-      return { pending: out.pending, ...(out.stopped ? { stopped: out.stopped } : {}) };
-    },
-  });
+  const probe = (): Promise<ExitCode> =>
+    runProbeJob({
+      ...(server ? { server } : {}),
+      // From the container's start, as Batch's timeout counts (weights and the campaign took some already).
+      deadlineMs: Math.max(0, deadlineSeconds * 1000 - (Date.now() - startedAt)),
+      log,
+      ...(deps.signals ? { signals: deps.signals } : {}),
+      // On Spot, the two-minute notice stops the worker as SIGTERM would: Batch sends none before the instance goes.
+      ...(gpu.capacity === 'spot'
+        ? {
+            watchInterruption: (onWarning: (what: string) => void, until: AbortSignal) =>
+              void watchSpotNotice({
+                until,
+                ...(deps.metadataEndpoint !== undefined ? { endpoint: deps.metadataEndpoint } : {}),
+                onNotice: (n) => onWarning(`Spot interruption notice (${n.action} at ${n.time})`),
+                onUnavailable: (why) => log.info('Spot notice not watched', { why }),
+              }),
+          }
+        : {}),
+      isConfigError,
+      work: async (signal) => {
+        const controller = new AbortController();
+        if (signal.aborted) controller.abort();
+        else signal.addEventListener('abort', () => controller.abort(), { once: true });
+        const out = await runGpuShard(
+          ctx,
+          { campaign: env.campaign, execution: env.execution, manifestKey: env.manifestKey, index: env.index, model: env.model, retryFailed: env.retryFailed },
+          {
+            store: deps.store,
+            ledger,
+            scratch: join(scratch, 'work'),
+            log,
+            recordFailure: deps.recordFailure,
+            redact: deps.redact,
+            deadline: { signal: controller.signal, check: () => {}, abort: () => controller.abort() },
+            // After a runner error the worker waits at most this for its calls to end (Batch gives 30 s after SIGTERM;
+            // a Spot notice, two minutes).
+            remainingMs: () => 25_000,
+            invocation,
+            inFlight: gpu.in_flight,
+            ...(server ? { baseUrl: vllmBaseUrl(port) } : {}),
+          },
+        );
+        log.info('shards', { shards: out.shards.length, done: out.done, failed: out.failed, pending: out.pending, costUsd: out.costUsd });
+        return { pending: out.pending, ...(out.stopped ? { stopped: out.stopped } : {}) };
+      },
+    });
+  try {
+    return await probe();
+  } finally {
+    // Every attempt that got this far settles what it measured, whatever its exit.
+    await settle(gpu);
+  }
 }

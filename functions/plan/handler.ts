@@ -138,6 +138,8 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
     // Partitions left for the workers to register: the plan's time ran short (see PLAN_RESERVE_MS).
     unregisteredPartitions: result.unregistered,
     releasedReservations: result.released,
+    // GPU children the budget could not hold an attempt's bound for: their items stay pending.
+    gpuChildrenHeldBack: result.gpuHeldBack,
     done: out.done,
     expectedCostUsd: out.expectedCostUsd,
   });

@@ -1,11 +1,10 @@
 /**
  * The spend metrics behind the "spend near the cap" alarm and the dashboard's spend widgets
  * (infra/constructs/Operations.ts): the campaign's spend, its cap and their ratio, read from the
- * budget table after a worker invocation. They go out with the invocation's other metrics, under
+ * budget table after a worker invocation or a GPU job attempt (functions/gpu/spendMetrics.ts). They go out with the invocation's other metrics, under
  * the `campaign` dimension the handler has set.
  */
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { SPEND_METRICS } from '../../lib/config/index.js';
 import type { Ledger } from '../../lib/store/types.js';
@@ -17,7 +16,13 @@ import type { Ledger } from '../../lib/store/types.js';
  * committed by then, and a missing data point only leaves the alarm where it was.
  * @example await addSpendMetrics(deps.metrics, ledger, 'demo', deps.logger);
  */
-export async function addSpendMetrics(metrics: Metrics, ledger: Pick<Ledger, 'budget'>, campaign: string, logger: Pick<Logger, 'warn'>): Promise<void> {
+export async function addSpendMetrics(
+  metrics: Metrics,
+  ledger: Pick<Ledger, 'budget'>,
+  campaign: string,
+  // Powertools' Logger on Lambda, the GPU job's JSON-lines log in its container.
+  logger: { warn(message: string, fields: Record<string, unknown>): void },
+): Promise<void> {
   let budget;
   try {
     budget = await ledger.budget(campaign);

@@ -55,7 +55,8 @@ function pathId(scope: IConstruct): string {
  * - CloudWatch alarms: state machine executions failed, timed out or aborted; errors and sustained
  *   throttles of every Lambda function of the stack (every `Handler`, found in the stack, so a
  *   function added to the pipeline is watched without a change here); a campaign's spend at
- *   SPEND_ALARM_SHARE of its cap (the worker's `SpentShareOfCap` metric, maximum over campaigns);
+ *   SPEND_ALARM_SHARE of its cap (`SpentShareOfCap`, published by the worker and the GPU job,
+ *   maximum over campaigns);
  * - a message per failed AWS Batch job of any job queue in the stack (an EventBridge rule, so only
  *   the GPU route, when deployed, produces them; children of an array job are left out, their
  *   parent fails with them);
@@ -227,7 +228,8 @@ export class Operations extends Construct {
     // Spend: the largest share of its cap any campaign has spent (CloudWatch Metrics Insights, so
     // one alarm covers every campaign, including those started after the deploy).
     const spendShare = new cloudwatch.MathExpression({
-      expression: `SELECT MAX(${SPEND_METRICS.share}) FROM SCHEMA("${METRICS_NAMESPACE}", campaign, service) WHERE service = '${WORKER_SERVICE}'`,
+      // Every service that publishes it: the worker, and the GPU job with its instance time.
+      expression: `SELECT MAX(${SPEND_METRICS.share}) FROM SCHEMA("${METRICS_NAMESPACE}", campaign, service)`,
       label: 'largest share of its cap spent by a campaign',
       period: FIVE_MINUTES,
     });

@@ -24,9 +24,13 @@ export const METRICS_NAMESPACE = 'sondage';
 /** Service name (the Powertools `service` dimension) of the worker, which publishes the spend metrics. */
 export const WORKER_SERVICE = 'sondage-worker';
 
+/** Service name of the GPU job, which publishes the spend metrics too, and its instance time. */
+export const GPU_SERVICE = 'sondage-gpu';
+
 /**
- * Spend metrics the worker publishes per campaign (dimensions `service`, `campaign`) after every
- * invocation, read from the budget table: what the campaign has spent, its cap, and their ratio.
+ * Spend metrics the worker (after every invocation) and the GPU job (after every attempt) publish
+ * per campaign (dimensions `service`, `campaign`), read from the budget table: what the campaign
+ * has spent, API calls and GPU instance time together, its cap, and their ratio.
  */
 export const SPEND_METRICS = {
   spent: 'SpentUsd',
@@ -45,6 +49,12 @@ export const STALL_METRIC = 'InvocationStalled';
 export const STALL_PERIODS = 6;
 /** Five-minute periods with DynamoDB throttle events, in a row, before a table's throttling alarm fires. */
 export const DYNAMO_THROTTLE_PERIODS = 3;
+
+/** What the GPU job adds per attempt (dimensions `service`, `campaign`): the instance time it settled. */
+export const GPU_METRICS = {
+  seconds: 'GpuInstanceSeconds',
+  usd: 'GpuInstanceUsd',
+} as const;
 
 /** The spend alarm fires when a campaign's spend reaches this share of its cap. */
 export const SPEND_ALARM_SHARE = 0.8;

@@ -3,10 +3,12 @@
  * OpenAI-compatible server, wait for its /health with a timeout, run the worker over the job's
  * shard, stop the server, and exit with a code AWS Batch's retry strategy reads (EXIT_CODES).
  *
- * SIGTERM (a Spot reclaim: ECS gives the container 30 s) and the attempt's own deadline abort the
- * worker's signal: calls in flight are cut, the worker commits what it has journaled, and the job
- * exits `interrupted` to be retried, after which the worker asks only what is still pending. The
- * server is stopped last, so nothing in flight loses it before the worker has let go.
+ * SIGTERM (Batch stopping the job: TerminateJob or the attempt timeout, with 30 s before SIGKILL),
+ * the Spot interruption notice (two minutes before EC2 takes the instance back; Batch sends no
+ * SIGTERM then, spotNotice.ts) and the attempt's own deadline abort the worker's signal: calls in
+ * flight are cut, the worker commits what it has journaled, and the job exits `interrupted` to be
+ * retried, after which the worker asks only what is still pending. The server is stopped last, so
+ * nothing in flight loses it before the worker has let go.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -78,6 +80,11 @@ export interface ProbeJobOptions {
   /** Stop the worker this long after the start (before the attempt's timeout). */
   readonly deadlineMs?: number;
   readonly signals?: SignalSource;
+  /**
+   * Watches for a warning that the instance is going away (the Spot notice): `onWarning` stops the
+   * worker as SIGTERM does. Called once at the start; the watch ends when `until` aborts.
+   */
+  watchInterruption?(onWarning: (what: string) => void, until: AbortSignal): void;
   readonly log: JobLog;
 }
 
@@ -189,6 +196,12 @@ export async function runProbeJob(o: ProbeJobOptions): Promise<ExitCode> {
   const onInt = onSignal('SIGINT');
   signals.on('SIGTERM', onTerm);
   signals.on('SIGINT', onInt);
+  const finished = new AbortController();
+  o.watchInterruption?.((what) => {
+    if (stop.signal.aborted) return;
+    log.warn(`${what}: stopping the worker; it commits what it has`, {});
+    stop.abort(new Error(what));
+  }, finished.signal);
   const deadline =
     o.deadlineMs === undefined
       ? undefined
@@ -234,6 +247,7 @@ export async function runProbeJob(o: ProbeJobOptions): Promise<ExitCode> {
     if (result.pending > 0 && stop.signal.aborted && result.stopped !== 'budget') return EXIT_CODES.interrupted;
     return EXIT_CODES.ok;
   } finally {
+    finished.abort();
     if (deadline) clearTimeout(deadline);
     signals.off('SIGTERM', onTerm);
     signals.off('SIGINT', onInt);

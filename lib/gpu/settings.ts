@@ -15,6 +15,12 @@ export const WEIGHTS_PREFIX = 'weights/';
 
 /** Requests the GPU worker keeps in flight for vLLM's continuous batching (vLLM's own default batch is 256 sequences). */
 export const DEFAULT_IN_FLIGHT = 256;
+/**
+ * Minutes between a GPU job's part commits, full or not: a Spot instance reclaimed without the
+ * notice being seen, or a job killed outright, loses at most this much work (its replies are
+ * asked again by the retry). A commit is a Parquet part and one ledger transaction: cheap.
+ */
+export const DEFAULT_COMMIT_MINUTES = 5;
 /** Seconds the job waits for vLLM's /health before it gives up (loading a 70B model from S3 takes minutes). */
 export const DEFAULT_STARTUP_TIMEOUT_S = 1200;
 
@@ -65,6 +71,12 @@ export const gpuSettingsSchema = z
       .optional()
       .meta({ description: 'Measured or stated throughput (bench/gpu-probe.sh), per phase or for all; the plan and the budget price GPU hours with it' }),
     startup_timeout_s: z.int().min(30).default(DEFAULT_STARTUP_TIMEOUT_S),
+    commit_minutes: z
+      .number()
+      .positive()
+      .max(240)
+      .default(DEFAULT_COMMIT_MINUTES)
+      .meta({ description: 'Minutes between part commits: what a Spot reclaim or a hard kill can lose at most' }),
     extra_args: z.array(z.string()).optional().meta({ description: 'More `vllm serve` arguments, passed as given' }),
   })
   .meta({ description: 'Where and how a runs_on: gpu model is served (AWS Batch + vLLM)' });
@@ -84,6 +96,7 @@ export interface GpuSettings {
   readonly in_flight: number;
   readonly prompts_per_second?: number | Readonly<Record<string, number>>;
   readonly startup_timeout_s: number;
+  readonly commit_minutes: number;
   readonly extra_args?: readonly string[];
 }
 

@@ -22,6 +22,11 @@ export interface RunContext {
   readonly graph: PhaseGraph;
   /** Where the data goes (the campaign's data_dir unless overridden). */
   readonly dataDir: string;
+  /**
+   * Entries (by id) charged for instance time instead of per prompt: the model a GPU job serves on
+   * AWS, whose attempt reserves and settles its instance time (lib/gpu/instanceTime.ts).
+   */
+  readonly instanceBilled?: ReadonlySet<string>;
 }
 
 /**
@@ -81,11 +86,13 @@ export function settingsIn(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, 
 
 /**
  * The price an entry is charged in a phase: its list price, or for a runs_on: gpu model the GPU
- * time of one prompt at the phase's throughput (lib/gpu/gpuPrice.ts). The plan, the local run and
+ * time of one prompt at the phase's throughput (lib/gpu/gpuPrice.ts), or nothing inside the GPU
+ * job that serves it on AWS, where the attempt's instance time is charged instead. The plan, the local run and
  * both AWS workers all price through here.
  */
-export function priceIn(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpec, entry: ModelEntry): Price {
+export function priceIn(ctx: Pick<RunContext, 'campaign' | 'instanceBilled'>, phase: PhaseSpec, entry: ModelEntry): Price {
   if (entry.runs_on !== 'gpu' || !entry.gpu) return entry.price;
+  if (ctx.instanceBilled?.has(entry.id)) return { input_per_mtok: 0, output_per_mtok: 0, per_request_usd: 0 };
   return gpuPhasePrice(entry.gpu, phase.name, settingsIn(ctx, phase, entry).max_tokens).price;
 }
 

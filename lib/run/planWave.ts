@@ -13,10 +13,11 @@ import type { GpuJob, PlanOutput, Shard, WaveMap } from '../config/pipeline.js';
 import { GPU_JOB } from '../config/sizing.js';
 import type { ModelEntry } from '../design/campaign.js';
 import { jobResources } from '../gpu/instances.js';
+import { instanceBound } from '../gpu/instanceTime.js';
 import { athenaSources } from '../analysis/athena.js';
 import { SondageError } from '../errors.js';
 import type { ParquetWriter } from '../store/ParquetWriter.js';
-import type { BlobStore, Ledger } from '../store/types.js';
+import type { BlobStore, BudgetState, Ledger } from '../store/types.js';
 import { answererOf } from './context.js';
 import type { RunContext } from './context.js';
 import { assertWithinBudget, ensurePrompts } from './partitionSpec.js';
@@ -110,6 +111,8 @@ export interface PlanWaveResult {
   readonly unregistered: number;
   /** Reservations handed back (first wave only). */
   readonly released: number;
+  /** GPU job children not submitted: the budget's headroom does not hold their instance time's bound. */
+  readonly gpuHeldBack: number;
 }
 
 /**
@@ -164,12 +167,21 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   const lambdaKey = manifestKey(a.execution, n, 'lambda');
   await store.put(lambdaKey, JSON.stringify(shards));
   const jobs: GpuJob[] = [];
+  // Each child's first attempt reserves its instance time's bound when it starts (lib/gpu/instanceTime.ts):
+  // no more children are submitted than the budget's headroom holds bounds for. The rest stay pending.
+  let headroom = gpuShards.size > 0 ? headroomOf(await ledger.budget(campaign.name)) : 0;
+  let gpuHeldBack = 0;
   for (const [entry, list] of gpuShards) {
     const key = manifestKey(a.execution, n, 'gpu', entry.id);
     // One child per group of about an hour of work at each shard's phase throughput.
     const groups = packShards(list, (s) => gpuSeconds(ctx, ctx.graph.get(s.phase), entry, s.end - s.start), GPU_JOB.shardSeconds);
-    await store.put(key, JSON.stringify(groups));
-    jobs.push(gpuJob(a, entry, n, key, groups.length, list.length));
+    const bound = instanceBound(entry.gpu!, GPU_JOB.attemptTimeoutSeconds).usd;
+    const affordable = groups.slice(0, Math.max(0, Math.floor((headroom + CAP_SLACK_USD) / bound)));
+    gpuHeldBack += groups.length - affordable.length;
+    if (affordable.length === 0) continue;
+    headroom -= affordable.length * bound;
+    await store.put(key, JSON.stringify(affordable));
+    jobs.push(gpuJob(a, entry, n, key, affordable.length, affordable.reduce((sum, g) => sum + g.length, 0)));
   }
   const lambda: WaveMap = {
     manifestKey: lambdaKey,
@@ -196,7 +208,16 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
     shards: perPhase,
     unregistered,
     released,
+    gpuHeldBack,
   };
+}
+
+/** Float slack when a bound fits the headroom exactly. */
+const CAP_SLACK_USD = 1e-9;
+
+/** What the cap still holds: spend, reservations (orphaned ones among them) and possibly billed calls taken out. */
+function headroomOf(b: BudgetState): number {
+  return b.cap_usd - b.spent_usd - b.reserved_usd - b.possibly_billed_usd;
 }
 
 /**

@@ -88,17 +88,20 @@ export async function gpuShardsAt(deps: Pick<ShardRunnerDeps, 'store'>, manifest
 
 /**
  * The context with the served entry's `base_url` pointed at the job's own server: the models under
- * test and the roles, wherever the entry sits. Everything else (settings, prices, item ids) is
- * unchanged, so the replies are those `sondage run` would get from the same server.
+ * test and the roles, wherever the entry sits, and its prompts priced at nothing (the job's
+ * instance time is its charge). Everything else (settings, item ids) is unchanged, so the replies
+ * are those `sondage run` would get from the same server.
  */
 export function servedBy(ctx: RunContext, model: string, baseUrl: string | undefined): RunContext {
   const found = [...ctx.campaign.models, ...Object.values(ctx.campaign.roles)].find((e) => e.id === model);
   if (!found) throw new ManifestError(`GPU job: model ${JSON.stringify(model)} is not an entry of campaign ${ctx.campaign.name}`);
   if (found.runs_on !== 'gpu') throw new ManifestError(`GPU job: model ${model} of campaign ${ctx.campaign.name} does not run on a GPU (runs_on: lambda)`);
-  if (baseUrl === undefined || found.provider === 'simulated') return ctx;
+  // Its prompts cost nothing here: the job's instance time is reserved and settled instead (lib/gpu/instanceTime.ts).
+  const billed = { ...ctx, instanceBilled: new Set([...(ctx.instanceBilled ?? []), model]) };
+  if (baseUrl === undefined || found.provider === 'simulated') return billed;
   const swap = <E extends ModelEntry>(e: E): E => (e.id === model ? { ...e, base_url: baseUrl } : e);
   return {
-    ...ctx,
+    ...billed,
     campaign: {
       ...ctx.campaign,
       models: ctx.campaign.models.map(swap),
@@ -125,6 +128,19 @@ export async function runGpuShard(ctx: RunContext, e: GpuShardEvent, deps: GpuSh
     }
   }
   const served = servedBy(ctx, e.model, deps.baseUrl);
-  const out = await runShards(served, { Items: shards, BatchInput: { campaign: e.campaign, execution: e.execution, retryFailed: e.retryFailed, copies: 1 } }, { ...deps, parquet: deps.parquet ?? duckdbParquetIo });
+  const gpu = [...ctx.campaign.models, ...Object.values(ctx.campaign.roles)].find((m) => m.id === e.model)?.gpu;
+  // Parts are committed on a timer as well as when full: a job killed without warning loses at most gpu.commit_minutes of work.
+  const partMs = deps.partMs ?? (gpu ? gpu.commit_minutes * 60_000 : undefined);
+  const out = await runShards(
+    served,
+    { Items: shards, BatchInput: { campaign: e.campaign, execution: e.execution, retryFailed: e.retryFailed, copies: 1 } },
+    {
+      ...deps,
+      parquet: deps.parquet ?? duckdbParquetIo,
+      ...(partMs !== undefined ? { partMs } : {}),
+      // Four chunks fill the in-flight window; a part is sealed as a chunk ends, so the timer is kept to within a chunk.
+      chunkSize: deps.chunkSize ?? Math.max(1, Math.ceil((deps.inFlight ?? 64) / 4)),
+    },
+  );
   return { ...out, shards };
 }

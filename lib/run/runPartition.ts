@@ -101,6 +101,11 @@ export interface PartitionSpec {
   readonly chunkSize: number;
   /** Reply rows per Parquet part. */
   readonly partRows: number;
+  /**
+   * Seal the open part once it is this old (ms), whatever its rows: what a hard kill can lose is
+   * then at most this much work (the GPU job on Spot, gpu.commit_minutes). Checked as chunks end.
+   */
+  readonly partMs?: number;
   readonly signal?: AbortSignal;
   readonly onReply?: (row: ReplyRow) => void;
   /** Ask again the items whose last attempt failed permanently (`sondage run --retry-failed`). */
@@ -190,6 +195,8 @@ interface OpenPart {
   possiblyBilled: number;
   active: number;
   sealed: boolean;
+  /** Date.now() when the part was opened (PartitionSpec.partMs). */
+  readonly openedAt: number;
 }
 
 /**
@@ -236,6 +243,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       possiblyBilled: 0,
       active: 0,
       sealed: false,
+      openedAt: Date.now(),
     };
   };
 
@@ -308,7 +316,9 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
     } finally {
       part.reservations.push(reservationId);
       part.active--;
-      if (!part.sealed && part.rows.length >= spec.partRows && part === current) {
+      const full = part.rows.length >= spec.partRows;
+      const old = spec.partMs !== undefined && part.rows.length > 0 && Date.now() - part.openedAt >= spec.partMs;
+      if (!part.sealed && (full || old) && part === current) {
         part.sealed = true;
         current = openPart();
       }

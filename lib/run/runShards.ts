@@ -77,6 +77,8 @@ export interface ShardRunnerDeps {
   readonly invocation: string;
   readonly chunkSize?: number;
   readonly partRows?: number;
+  /** Seal a part this long after it opened, full or not (the GPU job's gpu.commit_minutes). */
+  readonly partMs?: number;
   /**
    * How parts are written and read: DuckDB (lib/run/parquetIoDuckDb.ts) where it is at hand, pure
    * JavaScript (parquetIoJs.ts) in the Lambda worker, which ships without DuckDB.
@@ -171,6 +173,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
     semaphore: inflight.semaphore(deps.inFlight ?? callsPerCopy(campaign, copies)),
     chunkSize: deps.chunkSize ?? 64,
     partRows: deps.partRows ?? 20_000,
+    ...(deps.partMs !== undefined ? { partMs: deps.partMs } : {}),
     signal: deps.deadline.signal,
     onReply: () => deps.deadline.check(),
     ...(deps.deadline.leftMs ? { mayStartCall: (attemptTimeoutMs: number) => deps.deadline.leftMs!() > attemptTimeoutMs } : {}),

@@ -15,20 +15,25 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { S3Client } from '@aws-sdk/client-s3';
 import { stringify } from 'yaml';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHandler as createPlan } from '../../functions/plan/handler.js';
 import { parseGpuEnv, runGpuJob } from '../../functions/gpu/job.js';
+import type { GpuSpend } from '../../functions/gpu/job.js';
 import { downloadPrefix } from '../../functions/gpu/weights.js';
 import { redactKeys } from '../../functions/shared/secrets.js';
 import { GPU_ENV, gpuQueueKey } from '../../lib/config/index.js';
 import type { GpuJob, PlanOutput } from '../../lib/config/pipeline.js';
+import { GPU_JOB } from '../../lib/config/sizing.js';
+import { PRE_CONTAINER_SECONDS, instanceBound, instanceCharge } from '../../lib/gpu/instanceTime.js';
 import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
 import type { JobLog } from '../../lib/gpu/probeJob.js';
-import { loadRunContext } from '../../lib/run/context.js';
+import { loadRunContext, priceIn } from '../../lib/run/context.js';
+import { downloadCampaign } from '../../lib/run/campaignInput.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { runBatchJob } from '../helpers/batchStandIn.js';
 import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+import { startFakeImds } from '../helpers/fakeImds.js';
 import { FAKE_VLLM, freePort } from '../helpers/gpu.js';
 import { SECRET_ARN, lambdaContext, stackEnv, startHarness, type Harness } from './harness.js';
 
@@ -50,6 +55,10 @@ beforeAll(async () => {
   ] as const) {
     await h.store.put(`weights/qwen3-8b/${file}`, body);
   }
+});
+beforeEach(() => {
+  // No instance metadata service here, unless a test gives its stand-in.
+  vi.stubEnv('AWS_EC2_METADATA_DISABLED', 'true');
 });
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -130,6 +139,20 @@ async function okReplies(name: string, phase: string): Promise<{ item_id: string
   return readParquet(path.join(local, '*.parquet'), `SELECT item_id, text, logprobs_json FROM parts WHERE status = 'ok' ORDER BY item_id`);
 }
 
+/** The uploaded campaign as the job loads it, with its generate phase and GPU entry. */
+async function loadJobContext(name: string) {
+  const { dir: local } = await tempDir('gpu-job-ctx');
+  const ctx = await downloadCampaign(h.store, name, local);
+  return { ctx, phase: ctx.graph.get('generate'), entry: ctx.campaign.models.find((m) => m.id === 'qwen')! };
+}
+
+/** cost_usd of every stored generate reply of a campaign. */
+async function readReplyCosts(name: string): Promise<number[]> {
+  const { dir: local } = await tempDir('gpu-job-cost');
+  for (const key of await h.store.list(`campaigns/${name}/generate/replies/`)) await writeFile(path.join(local, path.basename(key)), (await h.store.get(key))!);
+  return (await readParquet<{ cost_usd: number }>(path.join(local, '*.parquet'), 'SELECT cost_usd FROM parts')).map((r) => Number(r.cost_usd));
+}
+
 describe('the GPU job with a vLLM stand-in', () => {
   it('downloads the weights, serves them with the entry settings, probes the verify phase with candidate ids, several calls in flight', async () => {
     const name = 'ptrue-gpu';
@@ -139,7 +162,7 @@ describe('the GPU job with a vLLM stand-in', () => {
     const logFile = path.join(dir, 'vllm-a.log');
     // In this process the server inherits process.env (the job's own environment in a container).
     vi.stubEnv('FAKE_VLLM_LOG', logFile);
-    vi.stubEnv('FAKE_VLLM_LATENCY_MS', '20');
+    vi.stubEnv('FAKE_VLLM_LATENCY_MS', '50');
     const deps = jobDeps();
     const waves: PlanOutput[] = [await planWave(name, 'exec-a')];
     const runs = [];
@@ -171,11 +194,33 @@ describe('the GPU job with a vLLM stand-in', () => {
     const readings = await okReplies(name, 'verify');
     expect(readings.every((r) => r.logprobs_json !== null)).toBe(true);
     expect((await h.ledger.counts(name, 'verify')).pending).toBe(0);
-    // Continuous batching wants requests in flight: the worker keeps up to gpu.in_flight (4 here) at once.
+    // Continuous batching wants requests in flight: the worker keeps several, never more than gpu.in_flight (4 here).
     const stopped = events.filter((e) => e.stopped);
     expect(stopped).toHaveLength(starts.length);
-    expect(Math.max(...stopped.map((e) => e.maxInFlight ?? 0))).toBe(4);
-  });
+    const most = Math.max(...stopped.map((e) => e.maxInFlight ?? 0));
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(4);
+  }, 180_000);
+
+  /** The job's entry point as a child process, as the image runs it. */
+  const startEntry = (env: NodeJS.ProcessEnv) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'functions/gpu/entry.ts')], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
+    const code = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    return { child, code, output: () => output };
+  };
+  /** Until the fake vLLM holds a request: the job is mid-shard, past its handlers' set-up, whatever the machine's load. */
+  const untilHeld = async (port: number): Promise<void> => {
+    for (;;) {
+      const stats = await fetch(`http://127.0.0.1:${port}/stats`).then((r) => r.json() as Promise<{ held: number }>, () => ({ held: 0 }));
+      if (stats.held >= 1) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  const groupItems = async (job: GpuJob, index: number) =>
+    (JSON.parse(Buffer.from((await h.store.get(job.manifestKey))!).toString('utf8')) as { start: number; end: number }[][])[index]!.reduce((n, s) => n + s.end - s.start, 0);
 
   it('the entry point stopped by SIGTERM mid-shard commits what it has and exits 75; the retry asks only the rest', async () => {
     const name = 'ptrue-sigterm';
@@ -184,42 +229,22 @@ describe('the GPU job with a vLLM stand-in', () => {
     const job = out.wave.gpu.jobs[0]!;
     const port = await freePort();
     const logFile = path.join(dir, 'vllm-s.log');
-    const base = {
-      ...process.env,
-      ...childEnv(job, 0, 1, port, logFile, { FAKE_VLLM_LATENCY_MS: '150' }),
-      ...stackEnv(h),
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    };
-    const start = (env: NodeJS.ProcessEnv) => {
-      // The job's entry point as the image runs it (ENTRYPOINT: node --import tsx functions/gpu/entry.ts).
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'functions/gpu/entry.ts')], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
-      const code = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-      return { child, code, output: () => output };
-    };
+    // Two answers, then every call held: SIGTERM surely finds one in flight.
+    const env = { ...process.env, ...childEnv(job, 0, 1, port, logFile, { FAKE_VLLM_HOLD_AFTER: '2' }), ...stackEnv(h), AWS_EC2_METADATA_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
     const total = (await h.ledger.counts(name, 'generate')).pending;
-    const group = (JSON.parse(Buffer.from((await h.store.get(job.manifestKey))!).toString('utf8')) as { start: number; end: number }[][])[0]!;
-    const childItems = group.reduce((n, s) => n + s.end - s.start, 0);
+    const childItems = await groupItems(job, 0);
     expect(childItems).toBeGreaterThan(3);
 
-    // act: SIGTERM once two answers are in
-    const first = start(base);
-    for (let i = 0; i < 400; i++) {
-      const stats = await fetch(`http://127.0.0.1:${port}/stats`).then((r) => r.json() as Promise<{ completions: number }>, () => ({ completions: 0 }));
-      if (stats.completions >= 2) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    // act: SIGTERM while the third call is in flight
+    const first = startEntry(env);
+    await untilHeld(port);
     first.child.kill('SIGTERM');
     const code = await first.code;
 
-    // assess: interrupted (retried by Batch), what was answered committed, the rest pending
+    // assess: interrupted (retried by Batch), the two answers committed, the rest pending
     expect(code, first.output()).toBe(EXIT_CODES.interrupted);
-    const afterFirst = await h.ledger.counts(name, 'generate');
-    expect(afterFirst.done).toBeGreaterThanOrEqual(2);
-    expect(afterFirst.done).toBeLessThan(childItems);
-    expect((await okReplies(name, 'generate')).length).toBe(afterFirst.done);
+    expect((await h.ledger.counts(name, 'generate')).done).toBe(2);
+    expect((await okReplies(name, 'generate')).length).toBe(2);
     expect(first.output()).toContain('SIGTERM: stopping the worker');
     expect(await fetch(`http://127.0.0.1:${port}/health`).then(() => 'up', () => 'down')).toBe('down');
 
@@ -232,6 +257,159 @@ describe('the GPU job with a vLLM stand-in', () => {
     expect(replies.length).toBe(childItems);
     expect((await h.ledger.counts(name, 'generate')).pending).toBe(total - replies.length);
     expect((await h.ledger.budget(name)).reserved_usd).toBeCloseTo(0, 12);
+  }, 180_000);
+
+  it('on Spot, the two-minute interruption notice (instance metadata, IMDSv2) stops the job as SIGTERM does: what was answered is committed, exit 75', async () => {
+    const name = 'ptrue-spot';
+    await upload(name, campaignDoc(name, undefined, { in_flight: 1 }));
+    const job = (await planWave(name, 'exec-n')).wave.gpu.jobs[0]!;
+    const port = await freePort();
+    const imds = await startFakeImds();
+    const warnings: string[] = [];
+    const log: JobLog = { ...silent, warn: (m) => void warnings.push(m) };
+    try {
+      vi.stubEnv('FAKE_VLLM_HOLD_AFTER', '2');
+      const running = runGpuJob(parseGpuEnv(childEnv(job, 0, 1, port, path.join(dir, 'vllm-n.log'))), { ...jobDeps(), log, metadataEndpoint: imds.url });
+      await untilHeld(port);
+      // The watch has been reading the item (404: no notice) with its token.
+      expect(imds.reads.length).toBeGreaterThan(0);
+      imds.notify();
+      expect(await running).toBe(EXIT_CODES.interrupted);
+      expect(warnings.some((w) => w.startsWith('Spot interruption notice (terminate at '))).toBe(true);
+      expect(imds.reads.every((r) => r.withToken)).toBe(true);
+      expect((await h.ledger.counts(name, 'generate')).done).toBe(2);
+      expect((await h.ledger.budget(name)).reserved_usd).toBeCloseTo(0, 12);
+    } finally {
+      await imds.close();
+    }
+  });
+
+  it('parts are committed on the gpu.commit_minutes timer: a job killed outright (SIGKILL) keeps what it answered before, and the retry asks only the rest', async () => {
+    const name = 'ptrue-kill';
+    // A timer of 6 ms: every reply is committed as its chunk (one call: in_flight 1) ends.
+    await upload(name, campaignDoc(name, undefined, { in_flight: 1, commit_minutes: 0.0001 }));
+    const job = (await planWave(name, 'exec-k')).wave.gpu.jobs[0]!;
+    const port = await freePort();
+    const logFile = path.join(dir, 'vllm-k.log');
+    const env = { ...process.env, ...childEnv(job, 0, 1, port, logFile, { FAKE_VLLM_HOLD_AFTER: '2' }), ...stackEnv(h), AWS_EC2_METADATA_DISABLED: 'true', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+    const childItems = await groupItems(job, 0);
+    const first = startEntry(env);
+    try {
+      await untilHeld(port);
+      // The two answers' parts are committed (no signal asked for them): uploaded, and recorded by the ledger's transaction.
+      const committed = async () => {
+        const parts = await h.store.list(`campaigns/${name}/generate/replies/`);
+        const recorded = await h.ledger.committedParts(name, 'generate');
+        return parts.length > 0 && parts.every((k) => recorded.has(k)) && (await okReplies(name, 'generate')).length === 2;
+      };
+      // No bound but the test's own timeout: under load a commit may take seconds, and the kill must come after it.
+      while (!(await committed())) await new Promise((r) => setTimeout(r, 25));
+      first.child.kill('SIGKILL');
+      await first.code;
+    } finally {
+      // The killed job's server is orphaned, as on a lost instance: stop it (its pid is in its log).
+      for (const e of await lines(logFile)) {
+        const pid = (e as { pid?: number }).pid;
+        if (e.argv && pid) {
+          try {
+            process.kill(pid, 'SIGTERM');
+          } catch {
+            // already gone
+          }
+        }
+      }
+    }
+    expect((await h.ledger.counts(name, 'generate')).done).toBe(2);
+    expect((await okReplies(name, 'generate')).length).toBe(2);
+
+    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 2, await freePort(), logFile)), jobDeps())).toBe(EXIT_CODES.ok);
+    const replies = await okReplies(name, 'generate');
+    expect(new Set(replies.map((r) => r.item_id)).size).toBe(replies.length);
+    expect(replies.length).toBe(childItems);
+  }, 180_000);
+
+  it('a GPU job slower than assumed is charged its measured instance time: the bound held before vLLM starts, settled at the end, spend ≤ cap', async () => {
+    const name = 'ptrue-slow';
+    // Priced at 1,000 prompts/s, answered at about 3/s: per prompt, the budget would see almost nothing.
+    await upload(name, campaignDoc(name, undefined, { prompts_per_second: 1000, in_flight: 1 }));
+    const job = (await planWave(name, 'exec-slow')).wave.gpu.jobs[0]!;
+    const gpu = { instance_type: 'g5.xlarge', capacity: 'spot' as const };
+    const bound = instanceBound(gpu, GPU_JOB.attemptTimeoutSeconds).usd;
+    vi.stubEnv('FAKE_VLLM_LATENCY_MS', '300');
+    const held: Promise<number>[] = [];
+    const spends: GpuSpend[] = [];
+    // The moment vLLM is started, what the budget holds.
+    const log: JobLog = { ...silent, info: (m) => void (m === 'vLLM server starting' && held.push(h.ledger.budget(name).then((b) => b.reserved_usd))) };
+
+    const before = Date.now();
+    const code = await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-slow.log'))), {
+      ...jobDeps(),
+      log,
+      startedAtMs: before,
+      publishSpend: async (sp) => void spends.push(sp),
+    });
+    const elapsed = (Date.now() - before) / 1000;
+
+    expect(code).toBe(EXIT_CODES.ok);
+    expect(await Promise.all(held)).toEqual([expect.closeTo(bound, 9)]);
+    const budget = await h.ledger.budget(name);
+    expect(budget.reserved_usd).toBeCloseTo(0, 12);
+    // Settled at the measured time (and the assumed minutes before the container), not per prompt.
+    expect(spends).toHaveLength(1);
+    expect(spends[0]!.seconds - PRE_CONTAINER_SECONDS).toBeGreaterThan(0.3 * (await h.ledger.counts(name, 'generate')).done);
+    expect(spends[0]!.seconds - PRE_CONTAINER_SECONDS).toBeLessThanOrEqual(elapsed);
+    expect(budget.spent_usd).toBeCloseTo(spends[0]!.usd, 12);
+    expect(spends[0]!.usd).toBeCloseTo(instanceCharge(gpu, spends[0]!.seconds - PRE_CONTAINER_SECONDS).usd, 12);
+    const perPrompt = priceIn((await loadJobContext(name)).ctx, (await loadJobContext(name)).phase, (await loadJobContext(name)).entry).per_request_usd!;
+    expect(budget.spent_usd).toBeGreaterThan(100 * perPrompt * (await h.ledger.counts(name, 'generate')).done);
+    expect(budget.spent_usd).toBeLessThanOrEqual(budget.cap_usd);
+    // The replies themselves cost nothing on AWS: the instance time is their price.
+    const rows = await readReplyCosts(name);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((c) => c === 0)).toBe(true);
+  });
+
+  it('an attempt whose bound the budget cannot hold starts no vLLM, asks nothing, and is charged only the time it ran', async () => {
+    const name = 'ptrue-capped';
+    await upload(name, campaignDoc(name, undefined));
+    const job = (await planWave(name, 'exec-c')).wave.gpu.jobs[0]!;
+    // Lambda workers of the same wave took the headroom meanwhile.
+    const b = await h.ledger.budget(name);
+    expect(await h.ledger.reserve(name, 'lambda-meanwhile', b.cap_usd - b.spent_usd - b.reserved_usd - 1)).toBe(true);
+    const logFile = path.join(dir, 'vllm-capped.log');
+    const spends: GpuSpend[] = [];
+
+    const code = await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), logFile)), { ...jobDeps(), publishSpend: async (sp) => void spends.push(sp) });
+
+    expect(code).toBe(EXIT_CODES.ok);
+    expect(await lines(logFile)).toEqual([]);
+    expect((await h.ledger.counts(name, 'generate')).done).toBe(0);
+    expect(spends).toHaveLength(1);
+    const after = await h.ledger.budget(name);
+    expect(after.spent_usd).toBeCloseTo(spends[0]!.usd, 12);
+    expect(after.spent_usd + after.reserved_usd).toBeLessThanOrEqual(after.cap_usd);
+  });
+
+  it('the plan submits no more GPU children than the headroom holds bounds for; the rest stay pending', async () => {
+    const name = 'ptrue-headroom';
+    // generate at 0.002 prompts/s: several children of about an hour each.
+    await upload(name, campaignDoc(name, undefined));
+    const first = await planWave(name, 'exec-h');
+    const all = first.wave.gpu.jobs[0]!.children;
+    expect(all).toBeGreaterThanOrEqual(2);
+    const bound = instanceBound({ instance_type: 'g5.xlarge', capacity: 'spot' }, GPU_JOB.attemptTimeoutSeconds).usd;
+    const free = async () => {
+      const b = await h.ledger.budget(name);
+      return b.cap_usd - b.spent_usd - b.reserved_usd - b.possibly_billed_usd;
+    };
+    // Leave room for one bound and a half (what others hold counts, reserved or possibly billed).
+    expect(await h.ledger.reserve(name, 'elsewhere', (await free()) - 1.5 * bound)).toBe(true);
+
+    const again = await planWave(name, 'exec-h');
+
+    expect(again.wave.gpu.jobs.map((j) => j.children)).toEqual([1]);
+    expect(await h.ledger.reserve(name, 'elsewhere-2', (await free()) - 0.5 * bound)).toBe(true);
+    expect((await planWave(name, 'exec-h')).wave.gpu.jobs).toEqual([]);
   });
 
   it('`sondage run` on a vLLM at base_url stores the replies the GPU job stores: the same probe code on a workstation', async () => {

@@ -144,7 +144,7 @@ describe('the GPU arithmetic', () => {
     const p = gpuPhasePrice({ instance_type: 'g5.12xlarge', gpus: 2, capacity: 'on-demand', prompts_per_second: { verify: 50 } } as never, 'verify', 1);
     expect(p.price.per_request_usd).toBeCloseTo((5.672 / 2) / 3600 / 50, 12);
     expect(hourlyPrice('g5.xlarge', 'spot')).toBeCloseTo(1.006 * GPU_CATALOG.spot_fraction, 12);
-    const args = vllmServeArgs({ model: 'Qwen/Qwen3-8B', weightsDir: '/w', gpu: { instance_type: 'g6e.12xlarge', capacity: 'spot', dtype: 'int4', gpu_memory_utilization: 0.85, in_flight: 128, startup_timeout_s: 60, max_model_len: 4096, extra_args: ['--enforce-eager'] } });
+    const args = vllmServeArgs({ model: 'Qwen/Qwen3-8B', weightsDir: '/w', gpu: { instance_type: 'g6e.12xlarge', capacity: 'spot', dtype: 'int4', gpu_memory_utilization: 0.85, in_flight: 128, startup_timeout_s: 60, commit_minutes: 5, max_model_len: 4096, extra_args: ['--enforce-eager'] } });
     expect(args).toEqual([
       '/w', '--host', '127.0.0.1', '--port', '8000', '--served-model-name', 'Qwen/Qwen3-8B', '--tensor-parallel-size', '4',
       '--gpu-memory-utilization', '0.85', '--max-num-seqs', '128', '--generation-config', 'vllm', '--max-model-len', '4096', '--enforce-eager',

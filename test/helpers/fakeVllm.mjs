@@ -14,8 +14,10 @@
  *   FAKE_VLLM_EXIT_CODE    write a CUDA out-of-memory line and exit with this code at once
  *   FAKE_VLLM_LATENCY_MS   each completion answers after this long (default 0)
  *   FAKE_VLLM_DIE_AFTER    exit(1) after answering this many completions
+ *   FAKE_VLLM_HOLD_AFTER   answer this many completions, then hold every later one unanswered (a
+ *                          test then acts while a call is surely in flight, with no timing guess)
  *   FAKE_VLLM_LOG          append one JSON line per event: {argv}, then {body} per completion
- * GET /stats gives { completions, maxInFlight }.
+ * GET /stats gives { completions, maxInFlight, held }.
  */
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
@@ -46,7 +48,10 @@ const startedAt = Date.now();
 const startupMs = Number(env('FAKE_VLLM_STARTUP_MS', '0'));
 const latencyMs = Number(env('FAKE_VLLM_LATENCY_MS', '0'));
 const dieAfter = env('FAKE_VLLM_DIE_AFTER') === undefined ? Infinity : Number(env('FAKE_VLLM_DIE_AFTER'));
+const holdAfter = env('FAKE_VLLM_HOLD_AFTER') === undefined ? Infinity : Number(env('FAKE_VLLM_HOLD_AFTER'));
 let completions = 0;
+let answering = 0;
+let held = 0;
 let inFlight = 0;
 let maxInFlight = 0;
 
@@ -89,13 +94,18 @@ const server = createServer((req, res) => {
       res.end();
       return;
     }
-    if (req.method === 'GET' && req.url === '/stats') return send(200, { completions, maxInFlight });
+    if (req.method === 'GET' && req.url === '/stats') return send(200, { completions, maxInFlight, held });
     if (req.method === 'POST' && req.url === '/v1/chat/completions') {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
       if (body.model !== served) return send(404, { object: 'error', message: `The model \`${body.model}\` does not exist.`, type: 'NotFoundError', code: 404 });
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
       log({ body });
+      if (answering >= holdAfter) {
+        held++;
+        return;
+      }
+      answering++;
       setTimeout(() => {
         inFlight--;
         const a = answer(body);

@@ -9,7 +9,7 @@
  * with one simulated model on Lambda and one open-weight model `runs_on: gpu`. The same campaign
  * file runs locally (`runCampaign`, the open-weight model at base_url on the same fake vLLM): the
  * report's files must equal the local ones, every item of every phase answered exactly once, the
- * GPU prompts charged their GPU time through the ledger, spend ≤ cap. A GPU job that fails (its
+ * GPU jobs charged their measured instance time through the ledger, spend ≤ cap. A GPU job that fails (its
  * server dies mid-shard, then its retry cannot start vLLM) fails the execution through the
  * record-failure path; the rerun completes with nothing counted twice.
  */
@@ -134,8 +134,8 @@ async function storedReplies(pipeline: Pipeline): Promise<Reply[]> {
 
 /**
  * 0 lost, 0 counted twice: one ok reply per item of every phase, as many as the local run
- * answered; the ledger done, nothing pending or reserved; spend = the stored replies' cost = the
- * local run's ≤ cap; each GPU reply charged its prompt's GPU time; the report's files the local ones.
+ * answered; the ledger done, nothing pending or reserved; spend = the stored replies' cost + the GPU
+ * attempts' settled instance time ≤ cap, the API answers' cost the local run's; the report's files the local ones.
  */
 async function expectIntact(pipeline: Pipeline, runs: readonly ExecutionRecord[]): Promise<void> {
   expect(runs.at(-1)!.result.status, JSON.stringify(runs.map((r) => r.result)).slice(0, 2000)).toBe('SUCCEEDED');
@@ -147,20 +147,33 @@ async function expectIntact(pipeline: Pipeline, runs: readonly ExecutionRecord[]
     expect(phase.ledger, `${summary.phase}: ledger`).toEqual({ pending: 0, done: summary.done, failed: summary.failed });
   }
   expect(acc.budget.reserved_usd).toBeCloseTo(0, 12);
-  expect(acc.budget.spent_usd).toBeCloseTo(acc.storedCostUsd, 12);
-  expect(acc.budget.spent_usd).toBeCloseTo(local.spentUsd, 12);
+  // GPU time through the same ledger, as instance time: each attempt settled what it measured (its
+  // log says how much), and the GPU model's replies cost nothing of their own.
+  const settled = pipeline.gpu!.logs.map((l) => JSON.parse(l) as { message: string; usd?: number }).filter((l) => l.message === 'GPU instance time settled');
+  expect(settled.length).toBe(submitted(pipeline).reduce((n, j) => n + j.attempts.length, 0));
+  const gpuUsd = settled.reduce((sum, l) => sum + l.usd!, 0);
+  expect(gpuUsd).toBeGreaterThan(0);
+  expect(acc.budget.spent_usd).toBeCloseTo(acc.storedCostUsd + gpuUsd, 9);
   expect(acc.budget.spent_usd).toBeLessThanOrEqual(acc.budget.cap_usd);
-  // GPU time through the same ledger: each ok reply of the GPU model costs its phase's per-prompt GPU price.
-  const qwen = ctx.campaign.models.find((m) => m.id === 'qwen')!;
   // (the judge's rows about qwen's replies carry qwen's id too; the judge answers them, on Lambda, at its token price)
   const answeredByQwen = (phase: string) => ctx.graph.phases.find((ph) => ph.name === phase)!.answeredBy === 'subject';
-  const ok = (await storedReplies(pipeline)).filter((r) => r.status === 'ok' && r.model === 'qwen' && answeredByQwen(r.phase));
+  const rows = await storedReplies(pipeline);
+  const ok = rows.filter((r) => r.status === 'ok' && r.model === 'qwen' && answeredByQwen(r.phase));
   expect(new Set(ok.map((r) => r.phase))).toEqual(new Set(['generate', 'verify']));
-  for (const r of ok) {
-    const spec = ctx.graph.phases.find((ph) => ph.name === r.phase)!;
-    expect(r.cost_usd, `${r.phase} ${r.item_id}`).toBeCloseTo(priceIn(ctx, spec, qwen).per_request_usd!, 12);
+  expect(ok.every((r) => r.cost_usd === 0)).toBe(true);
+  // The API calls' answers cost what the local run paid for them (there the GPU prompts are priced per prompt instead).
+  const qwen = ctx.campaign.models.find((m) => m.id === 'qwen')!;
+  const api = (r: Reply) => r.status === 'ok' && !(r.model === 'qwen' && answeredByQwen(r.phase));
+  const localRows: Reply[] = [];
+  for (const { phase } of local.phases) {
+    localRows.push(...(await readParquet<Reply>(tableGlob(ctx.dataDir, CAMPAIGN, phase, 'replies'), `SELECT '${phase}' AS phase, item_id, model, status, cost_usd FROM parts`)));
   }
-  expect(ok.reduce((s, r) => s + r.cost_usd, 0)).toBeGreaterThan(0);
+  const sum = (list: Reply[]) => list.reduce((t, r) => t + Number(r.cost_usd), 0);
+  expect(sum(rows.filter(api))).toBeCloseTo(sum(localRows.filter(api)), 12);
+  // Locally each GPU prompt is priced at its share of GPU time at the stated throughput.
+  for (const r of localRows.filter((x) => x.status === 'ok' && x.model === 'qwen' && answeredByQwen(x.phase))) {
+    expect(Number(r.cost_usd)).toBeCloseTo(priceIn(ctx, ctx.graph.phases.find((ph) => ph.name === r.phase)!, qwen).per_request_usd!, 12);
+  }
   const results = await pipeline.results(CAMPAIGN);
   const source = `s3://${pipeline.standIns.names.bucket}/campaigns/${CAMPAIGN}/`;
   expect([...results.keys()].sort()).toEqual([...localResults.keys()].sort());

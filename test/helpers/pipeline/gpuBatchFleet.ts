@@ -126,12 +126,15 @@ export class GpuBatchFleet {
       [GPU_ENV.vllmCommand]: FAKE_VLLM,
       [GPU_ENV.vllmPort]: String(await freePort()),
       TMPDIR: tmp,
+      // No instance metadata here: the Spot notice is not watched (test/functions/gpuJob.test.ts does, on a stand-in).
+      AWS_EC2_METADATA_DISABLED: 'true',
       ...(this.vllmEnv?.(a) ?? {}),
     };
     const saved = new Map(Object.keys(env).map((k) => [k, process.env[k]]));
     Object.assign(process.env, env);
     try {
-      return await runGpuJobFromEnv(log);
+      // The container starts now: its instance time is measured from here.
+      return await runGpuJobFromEnv(log, Date.now());
     } finally {
       for (const [k, v] of saved) {
         if (v === undefined) delete process.env[k];
