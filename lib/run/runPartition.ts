@@ -129,6 +129,12 @@ export interface PartitionSpec {
   readonly mayStartCall?: (attemptTimeoutMs: number) => boolean;
   /** Sees the calls in flight and the waits before retries (the local run's progress line). */
   readonly watch?: CallWatch;
+  /**
+   * Told of each attempt sent and never answered, with the journal it is in and what it reserved:
+   * the Lambda worker's salvage counts it possibly billed when a runner that threw leaves that
+   * journal's part uncommitted (its commit would have counted it).
+   */
+  readonly onUnanswered?: (journalPath: string, reservedUsd: number) => void;
 }
 
 /** Why a run (or some of its partitions) stops starting calls; see `PartitionSpec.stop`. */
@@ -274,7 +280,10 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
                 part.rows.push(row);
                 part.cost += row.cost_usd;
                 // Sent and never answered: the provider may have billed it. Its reservation stays charged.
-                if (!a.ok && a.unanswered) part.possiblyBilled += reserved;
+                if (!a.ok && a.unanswered) {
+                  part.possiblyBilled += reserved;
+                  spec.onUnanswered?.(part.journal.path, reserved);
+                }
                 // Relative slack for float sums only: a real overrun is far above it.
                 if (row.cost_usd > reserved * (1 + 1e-9) + 1e-12) noteOverrun(spec.stop, spec.provider.id, row.cost_usd - reserved);
                 spec.onReply?.(row);

@@ -25,6 +25,7 @@ import { SondageError } from '../errors.js';
 import { PartCommittedError } from '../store/errors.js';
 import { createBatchClient, createProvider } from '../providers/registry.js';
 import { partitionPrefix } from '../store/layout.js';
+import { ledgerPartition } from '../store/types.js';
 import type { BlobStore, Ledger } from '../store/types.js';
 import { DEFAULT_RETRY } from './callWithRetry.js';
 import { answererOf, priceIn } from './context.js';
@@ -172,6 +173,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
     partRows: deps.partRows ?? 20_000,
     signal: deps.deadline.signal,
     onReply: () => deps.deadline.check(),
+    onUnanswered: (journalPath, reservedUsd) => inflight.noteUnanswered(journalPath, reservedUsd),
     ...(deps.deadline.leftMs ? { mayStartCall: (attemptTimeoutMs: number) => deps.deadline.leftMs!() > attemptTimeoutMs } : {}),
     stop,
     // Items failed permanently are asked again (`sondage start --aws --retry-failed`).
@@ -471,11 +473,14 @@ const QUIET_MAX_MS = 30_000;
 /**
  * After a shard's runner threw (a provider bug, an S3 or DynamoDB error): stops the calls still in
  * flight, waits for them and their part commits to end, then commits the journals they left in the
- * scratch folder, which does not outlive the invocation, and hands back the reservations of the
- * calls that commit counted. The replies paid for are kept, their items are not asked again, and
- * the money is not held until the next plan's releaseStale. A batch shard's journals are rebuilt
- * from the provider's results by the invocation that re-attaches, and its reservations stay with
- * its open batches. The runner's error is thrown by the caller either way.
+ * scratch folder, which does not outlive the invocation, and settles the reservations the shard
+ * still holds in one commit: the attempts that were sent and never answered (those the abort cut
+ * off among them) move to possibly billed at what they reserved, as a part's commit would have
+ * counted them, and the rest goes back. The replies paid for are kept, their items are not asked
+ * again, no call that may have been billed counts $0, and the money is not held until the next
+ * plan's orphanStale. A batch shard's journals are rebuilt from the provider's results by the
+ * invocation that re-attaches, and its reservations stay with its open batches. The runner's error
+ * is thrown by the caller either way.
  */
 async function salvage(err: unknown, s: { spec: PartitionSpec; batch: boolean; inflight: ShardWork; deps: ShardRunnerDeps }): Promise<void> {
   const { spec, inflight, deps } = s;
@@ -485,15 +490,30 @@ async function salvage(err: unknown, s: { spec: PartitionSpec; batch: boolean; i
   if (s.batch) return;
   const quiet = await inflight.quiet(Math.min(QUIET_MAX_MS, Math.max(0, deps.remainingMs() - 10_000)));
   if (!quiet) {
-    // Adopting while a commit of the same journal runs could store its replies twice.
+    // Adopting while a commit of the same journal runs could store its replies twice. The
+    // reservations stay held: the next plan counts them possibly billed (orphanStale).
     deps.log.error('shard failed and did not get quiet: its uncommitted replies are lost', { ...where, error });
     return;
   }
   try {
+    // Read before the adoption, whose commits (without it) clear it.
+    const possiblyBilledUsd = inflight.unansweredUsd;
     const adopted = await adoptJournals(spec, new Map(spec.items.map((i) => [i.item_id, i])));
     const held = inflight.reservations;
-    for (const id of held) await spec.ledger.release(spec.campaign, id);
-    deps.log.warn('shard failed; what it had journaled is committed', { ...where, adopted, released: held.length, error });
+    if (held.length > 0 || possiblyBilledUsd > 0) {
+      await spec.ledger.commitPart({
+        campaign: spec.campaign,
+        ...ledgerPartition(spec),
+        // No replies: the record of this settlement, once (a part key is committed once).
+        partKey: `salvage-${spec.runId}`,
+        done: [],
+        failed: [],
+        reservationIds: held,
+        costUsd: 0,
+        possiblyBilledUsd,
+      });
+    }
+    deps.log.warn('shard failed; what it had journaled is committed', { ...where, adopted, settled: held.length, possiblyBilledUsd, error });
   } catch (adoptErr) {
     deps.log.error('shard failed and its journals could not be committed', { ...where, error, adoptError: deps.redact(String(adoptErr)) });
   }
