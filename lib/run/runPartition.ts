@@ -270,6 +270,13 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
             // After a key error, items not yet sent stay pending: each call would fail the same way.
             if (spec.signal?.aborted || keyStopped() || waitStopped() || spec.stop.reason === 'overrun' || !mayStart()) return;
             const reserved = spec.maxCost(item);
+            // A retry the deadline leaves no time for leaves its item pending for the next invocation.
+            let tooLate = false;
+            const mayStartNow = (): boolean => {
+              if (mayStart()) return true;
+              tooLate = true;
+              return false;
+            };
             const final = await callWithRetry(
               spec.provider,
               { messages: item.messages, settings: item.settings, item },
@@ -292,15 +299,18 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
               1,
               // A retry after an unanswered attempt is a new call that may be billed: it reserves again.
               async (failed) => {
-                if (!mayStart()) return false;
+                if (!mayStartNow()) return false;
                 if (!failed.unanswered) return true;
                 const id = `${reservationId}:${item.item_id}:${failed.attempt + 1}`;
                 if (!(await spec.ledger.reserve(spec.campaign, id, reserved, { ...ledgerPartition(spec), itemIds: [item.item_id] }))) return false;
                 part.reservations.push(id);
                 return true;
               },
-              { watch: spec.watch, waitSignal },
+              // Checked again right before each attempt: a turn behind the rate limit or a backoff may have used the time.
+              { watch: spec.watch, waitSignal, mayStart: mayStartNow },
             );
+            // An attempt the deadline refused (the first: nothing was sent): the item is pending.
+            if (!final.ok && tooLate) return;
             if (!final.ok && final.waitTooLongMs !== undefined && spec.retry.maxWaitMs !== undefined) {
               noteWaitStop(spec.stop, keyScope(spec), { providerId: spec.provider.id, phase: spec.phase, endpoint: spec.provider.endpoint }, final.waitTooLongMs, spec.retry.maxWaitMs);
             }

@@ -512,6 +512,42 @@ describe('worker handler', () => {
     }
   });
 
+  it('sends no retry whose attempt could not end before the deadline once its backoff is over: the items stay pending for the next invocation', async () => {
+    // prepare: an endpoint that answers 503 with Retry-After: 8 s; attempts of 5 s; 12 s left
+    // before the deadline (60 s safety), in real time: every first attempt fits (sent within 4 s),
+    // no retry does (before, the retry was sent after the backoff, to be aborted by the deadline)
+    const server = await startWireServer([{ status: 503, headers: { 'retry-after': '8' }, json: { error: { message: 'overloaded', type: 'server_error' } } }]);
+    process.env['SONDAGE_TEST_BACKOFF_KEY'] = 'sk-test-local-0000000000000000';
+    try {
+      await uploadCampaign(h.store, 'w-backoff', (doc) => {
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain'];
+        doc.design['constraints'] = ['yesno'];
+        doc.design['story_limit'] = 2;
+        doc.concurrency = 64;
+        doc.models = [
+          { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_BACKOFF_KEY', rpm: 100_000, timeout_s: 5, price: { input_per_mtok: 1, output_per_mtok: 2 } },
+        ];
+      });
+      const shard = (await plan('w-backoff', 'exec-1')).generate[0]!;
+      const total = shard.end - shard.start;
+      const started = Date.now();
+      const context = { ...lambdaContext(), getRemainingTimeInMillis: () => 72_000 - (Date.now() - started) } as ReturnType<typeof lambdaContext>;
+      // act
+      const input = event('w-backoff', 'generate', 'exec-1', [shard]);
+      // One copy of the worker: all of the campaign's concurrency, every first attempt at once.
+      const out = await createWorker(h.deps())({ ...input, BatchInput: { ...input.BatchInput, copies: 1 } }, context);
+      // assess: one request an item, none after the backoff; every item pending (not failed), and the worker asks to run again
+      expect(server.requests).toHaveLength(total);
+      expect(out).toMatchObject({ done: 0, failed: 0, pending: total, again: true });
+      expect(await h.ledger.counts('w-backoff', 'generate')).toMatchObject({ done: 0, failed: 0 });
+      expect((await h.ledger.budget('w-backoff')).reserved_usd).toBeCloseTo(0, 12);
+    } finally {
+      delete process.env['SONDAGE_TEST_BACKOFF_KEY'];
+      await server.close();
+    }
+  });
+
   it('asks an item that failed for good again only when BatchInput.retryFailed is set', async () => {
     // prepare: every item of the first shard settled, its first item failed for good
     await upload('w-retry');
