@@ -27,7 +27,7 @@ import { createBatchClient, createProvider } from '../providers/registry.js';
 import { partitionPrefix } from '../store/layout.js';
 import { ledgerPartition } from '../store/types.js';
 import type { BlobStore, Ledger } from '../store/types.js';
-import { DEFAULT_RETRY } from './callWithRetry.js';
+import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY } from './callWithRetry.js';
 import { answererOf, priceIn } from './context.js';
 import type { RunContext } from './context.js';
 import { ensurePrompts, partitionSpec, rateLimited } from './partitionSpec.js';
@@ -113,6 +113,7 @@ interface Totals {
   openBatches: number;
   costUsd: number;
   keyBlocked: number;
+  waitBlocked: number;
 }
 
 /** A manifest shard checked against the campaign: its phase, model and language exist. */
@@ -159,6 +160,8 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   // An overrun seen here stops every worker of the campaign: the ledger's flag moves its fence.
   const flagged: Promise<void>[] = [];
   const stop: StopState = {
+    // A Retry-After above the ceiling stops that model's calls; the failure recorded says how to resume.
+    resumeWith: '`sondage start --aws` again',
     overruns: new OverrunsMap((model, excessUsd) => {
       if (!deps.ledger.flagOverrun) return;
       flagged.push(deps.ledger.flagOverrun(campaign.name, model, excessUsd).catch((err: unknown) => log.error('overrun flag not written', { campaign: campaign.name, model, error: deps.redact(String(err)) })));
@@ -166,7 +169,8 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   };
   const shared: Omit<SharedPartitionFields, 'runId'> = {
     campaign: campaign.name,
-    retry: DEFAULT_RETRY,
+    // Waits past the ceiling are not sat out here either: a worker has minutes, a Retry-After may say a day.
+    retry: { ...DEFAULT_RETRY, maxWaitMs: DEFAULT_MAX_WAIT_MS },
     ledger,
     semaphore: inflight.semaphore(deps.inFlight ?? callsPerCopy(campaign, copies)),
     chunkSize: deps.chunkSize ?? 64,
@@ -179,7 +183,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
     // Items failed permanently are asked again (`sondage start --aws --retry-failed`).
     ...(retryFailed ? { retryFailed: true } : {}),
   };
-  const total: Totals = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0 };
+  const total: Totals = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0, waitBlocked: 0 };
   // Messages of rejected keys already recorded by this invocation (one record per provider).
   const keyRecorded = new Set<string>();
   // Held while this invocation may reserve: a plan that moves the fence waits for it to end.
@@ -263,6 +267,16 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
           await deps.recordFailure({ campaign: campaign.name, execution, at: new Date().toISOString(), error: 'ProviderKeyRejected', cause: `${phase.name}: ${message}` });
         }
       }
+      if (out.waitStop !== undefined) {
+        // Like a rejected key: not in `pending`, since invoking again before the provider's time meets the same wait.
+        total.waitBlocked += out.waitBlocked ?? 0;
+        if (!keyRecorded.has(out.waitStop)) {
+          keyRecorded.add(out.waitStop);
+          const message = deps.redact(out.waitStop);
+          log.error('provider asked for a longer wait than a worker waits', { campaign: campaign.name, phase: phase.name, execution, model: shard.model, detail: message });
+          await deps.recordFailure({ campaign: campaign.name, execution, at: new Date().toISOString(), error: 'ProviderWaitTooLong', cause: `${phase.name}: ${message}` });
+        }
+      }
       if (dependent && out.pending === 0 && open === 0) await markSettled(ctx, ledger, store, phase, shard, partition, items);
     }
   } finally {
@@ -275,10 +289,11 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   // and, through the ledger's flag, every other worker of the campaign at its next chunk.
   if (stop.overruns && stop.overruns.size > 0) for (const [model, usd] of stop.overruns) log.error('provider reported usage above the reservation', { campaign: campaign.name, execution, model, excessUsd: usd });
   const stopped = stop.reason === 'budget' || stop.reason === 'overrun' ? 'budget' : undefined;
-  const { keyBlocked, ...counts } = total;
+  const { keyBlocked, waitBlocked, ...counts } = total;
   return {
     ...counts,
     ...(keyBlocked > 0 ? { keyBlocked } : {}),
+    ...(waitBlocked > 0 ? { waitBlocked } : {}),
     ...(stopped ? { stopped } : {}),
     // Out of budget, pending items wait for a larger cap and a re-started execution, not a Wait loop.
     again: total.openBatches > 0 || (total.pending > 0 && !stopped),

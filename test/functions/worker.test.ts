@@ -548,6 +548,41 @@ describe('worker handler', () => {
     }
   });
 
+  it('stops the calls of a model whose provider asks to wait a day (Retry-After), records when to resume, and does not ask to be invoked again', async () => {
+    // prepare: an endpoint that answers 429 with Retry-After: 86400; 10 s before the deadline
+    const server = await startWireServer([{ status: 429, headers: { 'retry-after': '86400' }, json: { error: { message: 'rate limited', type: 'rate_limit_error' } } }]);
+    process.env['SONDAGE_TEST_LONGWAIT_KEY'] = 'sk-test-local-0000000000000000';
+    try {
+      await uploadCampaign(h.store, 'w-longwait', (doc) => {
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain'];
+        doc.design['constraints'] = ['yesno'];
+        doc.design['story_limit'] = 2;
+        doc.models = [
+          { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_LONGWAIT_KEY', rpm: 100_000, timeout_s: 5, price: { input_per_mtok: 1, output_per_mtok: 2 } },
+        ];
+      });
+      const shard = (await plan('w-longwait', 'exec-1')).generate[0]!;
+      const total = shard.end - shard.start;
+      const before = Date.now();
+      // act
+      const out = await createWorker(h.deps())(event('w-longwait', 'generate', 'exec-1', [shard]), lambdaContext(70_000));
+      // assess: no retry waited for; the items are pending in the ledger but blocked, so the batch
+      // loop ends; the failure status --aws shows says when to resume and how
+      expect(Date.now() - before).toBeLessThan(8_000);
+      expect(server.requests.length).toBeLessThanOrEqual(total);
+      expect(out).toMatchObject({ done: 0, failed: 0, pending: 0, waitBlocked: total, again: false });
+      expect(await h.ledger.counts('w-longwait', 'generate')).toMatchObject({ done: 0, failed: 0, pending: total });
+      const failures = (await h.ledger.failures('w-longwait')).filter((f) => f.error === 'ProviderWaitTooLong');
+      expect(failures).toHaveLength(1);
+      expect(failures[0]!.cause).toMatch(/asked to wait 24h00m .*\(Retry-After\).*Run `sondage start --aws` again after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ to resume/);
+      expect((await h.ledger.budget('w-longwait')).reserved_usd).toBeCloseTo(0, 12);
+    } finally {
+      delete process.env['SONDAGE_TEST_LONGWAIT_KEY'];
+      await server.close();
+    }
+  });
+
   it('asks an item that failed for good again only when BatchInput.retryFailed is set', async () => {
     // prepare: every item of the first shard settled, its first item failed for good
     await upload('w-retry');
