@@ -233,6 +233,12 @@ export interface WorkerOutput {
    * ledger): not in `pending`, since invoking again cannot help until the key is fixed.
    */
   readonly keyBlocked?: number;
+  /**
+   * Items left pending because a provider asked to wait longer than a worker waits (Retry-After
+   * above DEFAULT_MAX_WAIT_MS; recorded as a failure saying when to resume): not in `pending`,
+   * since invoking again before then meets the same wait.
+   */
+  readonly waitBlocked?: number;
   readonly stopped?: 'budget';
   /**
    * Invocations of the worker in this batch's loop so far, this one included (the next invocation

@@ -6,6 +6,7 @@
  * whose cost that commit now counts, all in the same invocation.
  */
 import type { Ledger } from '../store/types.js';
+import { partNameOf } from './runPartition.js';
 import { Semaphore } from './Semaphore.js';
 import { sleep } from './sleep.js';
 
@@ -18,6 +19,8 @@ export class ShardWork {
   /** Reservations granted to this shard and neither settled by a commit nor released. */
   private readonly held = new Set<string>();
   private registered = false;
+  /** Reservations of attempts sent and never answered, by the part their journal becomes, until that part is committed. */
+  private readonly unanswered = new Map<string, number>();
 
   /**
    * Starts a new shard: what an earlier shard still holds (an open provider batch's reservation) is
@@ -26,11 +29,29 @@ export class ShardWork {
    */
   reset(registered: boolean): void {
     this.held.clear();
+    this.unanswered.clear();
     this.registered = registered;
   }
 
   get reservations(): readonly string[] {
     return [...this.held];
+  }
+
+  /**
+   * An attempt sent and never answered (runPartition's `onUnanswered`): the part made from
+   * `journalPath` counts `reservedUsd` as possibly billed when it is committed; until then, this
+   * shard does.
+   */
+  noteUnanswered(journalPath: string, reservedUsd: number): void {
+    const part = partNameOf(journalPath);
+    this.unanswered.set(part, (this.unanswered.get(part) ?? 0) + reservedUsd);
+  }
+
+  /** What attempts sent and never answered reserved, in parts not committed with it (their journals are adopted without it). */
+  get unansweredUsd(): number {
+    let sum = 0;
+    for (const usd of this.unanswered.values()) sum += usd;
+    return sum;
   }
 
   /** Counts a promise while it runs. */
@@ -68,9 +89,10 @@ export class ShardWork {
         const v: unknown = Reflect.get(t, prop, t);
         if (prop === 'registerItems' && this.registered) return async () => {};
         if (prop === 'reserve') {
-          return async (campaign: string, id: string, amount: number) => {
-            const ok = await (v as Ledger['reserve'])(campaign, id, amount);
-            if (ok) this.held.add(id);
+          // The scope goes through: it is what `status --aws` counts as calls in flight.
+          return async (...args: Parameters<Ledger['reserve']>) => {
+            const ok = await (v as Ledger['reserve'])(...args);
+            if (ok) this.held.add(args[1]);
             return ok;
           };
         }
@@ -78,6 +100,7 @@ export class ShardWork {
           return async (commit: Parameters<Ledger['commitPart']>[0]) => {
             await (v as Ledger['commitPart'])(commit);
             for (const id of commit.reservationIds ?? []) this.held.delete(id);
+            this.unanswered.delete(commit.partKey.slice(commit.partKey.lastIndexOf('/') + 1));
           };
         }
         if (prop === 'release') {

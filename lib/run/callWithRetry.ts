@@ -22,6 +22,13 @@ export interface CallHooks {
   readonly watch?: CallWatch | undefined;
   /** Aborts the call's waits (rate-limit turn, backoff), not a request in flight. Defaults to the run's signal. */
   readonly waitSignal?: AbortSignal | undefined;
+  /**
+   * Asked right before each attempt is sent, after its waits (a turn behind the rate limit, a
+   * backoff): false sends nothing more (the Lambda worker: the attempt could not end before the
+   * deadline aborts it). The call then ends with its last attempt, or, when none was sent, with a
+   * `notStarted` one.
+   */
+  readonly mayStart?: (() => boolean) | undefined;
 }
 
 /** The local run's ceiling on a provider's Retry-After (`sondage run --max-wait`): five minutes. */
@@ -45,6 +52,8 @@ export type Attempt =
       readonly unanswered?: boolean;
       /** The provider asked to wait this long before a retry, more than the policy's `maxWaitMs`: no retry was made. */
       readonly waitTooLongMs?: number;
+      /** Nothing was sent: `hooks.mayStart` refused the first attempt (its item is untouched). */
+      readonly notStarted?: boolean;
     };
 
 
@@ -84,6 +93,7 @@ export async function callWithRetry(
         return last ?? notSent(attempt, err);
       }
     }
+    if (hooks.mayStart?.() === false) return last ?? { ...notSent(attempt, 'too near the deadline to start'), notStarted: true };
     const started = performance.now();
     const call = callSignal(signal, policy.timeoutMs);
     let failed: Extract<Attempt, { ok: false }>;
@@ -135,7 +145,7 @@ export function backoffMs(policy: RetryPolicy, retry: number, retryAfterMs?: num
   return Math.max(retryAfterMs ?? 0, Math.random() * cap);
 }
 
-function notSent(attempt: number, reason: unknown): Attempt {
+function notSent(attempt: number, reason: unknown): Extract<Attempt, { ok: false }> {
   const message = `aborted before the request was sent: ${reason instanceof Error ? reason.message : String(reason)}`;
   return { attempt, ok: false, errorClass: 'aborted', message, retryable: true, latencyMs: 0 };
 }

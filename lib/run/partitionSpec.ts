@@ -27,7 +27,7 @@ import type { PartSink, PartitionSpec } from './runPartition.js';
 /** The fields every partition of one run shares (ledger, bounds, retry policy, stop flag). */
 export type SharedPartitionFields = Pick<
   PartitionSpec,
-  'campaign' | 'runId' | 'retry' | 'ledger' | 'semaphore' | 'chunkSize' | 'partRows' | 'partMs' | 'signal' | 'onReply' | 'stop' | 'retryFailed' | 'mayStartCall' | 'watch'
+  'campaign' | 'runId' | 'retry' | 'ledger' | 'semaphore' | 'chunkSize' | 'partRows' | 'partMs' | 'signal' | 'onReply' | 'stop' | 'retryFailed' | 'mayStartCall' | 'watch' | 'onUnanswered'
 >;
 
 export interface PartitionSetup {

@@ -134,6 +134,12 @@ export interface PartitionSpec {
   readonly mayStartCall?: (attemptTimeoutMs: number) => boolean;
   /** Sees the calls in flight and the waits before retries (the local run's progress line). */
   readonly watch?: CallWatch;
+  /**
+   * Told of each attempt sent and never answered, with the journal it is in and what it reserved:
+   * the Lambda worker's salvage counts it possibly billed when a runner that threw leaves that
+   * journal's part uncommitted (its commit would have counted it).
+   */
+  readonly onUnanswered?: (journalPath: string, reservedUsd: number) => void;
 }
 
 /** Why a run (or some of its partitions) stops starting calls; see `PartitionSpec.stop`. */
@@ -272,6 +278,13 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
             // After a key error, items not yet sent stay pending: each call would fail the same way.
             if (spec.signal?.aborted || keyStopped() || waitStopped() || spec.stop.reason === 'overrun' || !mayStart()) return;
             const reserved = spec.maxCost(item);
+            // A retry the deadline leaves no time for leaves its item pending for the next invocation.
+            let tooLate = false;
+            const mayStartNow = (): boolean => {
+              if (mayStart()) return true;
+              tooLate = true;
+              return false;
+            };
             const final = await callWithRetry(
               spec.provider,
               { messages: item.messages, settings: item.settings, item },
@@ -282,7 +295,10 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
                 part.rows.push(row);
                 part.cost += row.cost_usd;
                 // Sent and never answered: the provider may have billed it. Its reservation stays charged.
-                if (!a.ok && a.unanswered) part.possiblyBilled += reserved;
+                if (!a.ok && a.unanswered) {
+                  part.possiblyBilled += reserved;
+                  spec.onUnanswered?.(part.journal.path, reserved);
+                }
                 // Relative slack for float sums only: a real overrun is far above it.
                 if (row.cost_usd > reserved * (1 + 1e-9) + 1e-12) noteOverrun(spec.stop, spec.provider.id, row.cost_usd - reserved);
                 spec.onReply?.(row);
@@ -291,15 +307,18 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
               1,
               // A retry after an unanswered attempt is a new call that may be billed: it reserves again.
               async (failed) => {
-                if (!mayStart()) return false;
+                if (!mayStartNow()) return false;
                 if (!failed.unanswered) return true;
                 const id = `${reservationId}:${item.item_id}:${failed.attempt + 1}`;
                 if (!(await spec.ledger.reserve(spec.campaign, id, reserved, { ...ledgerPartition(spec), itemIds: [item.item_id] }))) return false;
                 part.reservations.push(id);
                 return true;
               },
-              { watch: spec.watch, waitSignal },
+              // Checked again right before each attempt: a turn behind the rate limit or a backoff may have used the time.
+              { watch: spec.watch, waitSignal, mayStart: mayStartNow },
             );
+            // An attempt the deadline refused (the first: nothing was sent): the item is pending.
+            if (!final.ok && tooLate) return;
             if (!final.ok && final.waitTooLongMs !== undefined && spec.retry.maxWaitMs !== undefined) {
               noteWaitStop(spec.stop, keyScope(spec), { providerId: spec.provider.id, phase: spec.phase, endpoint: spec.provider.endpoint }, final.waitTooLongMs, spec.retry.maxWaitMs);
             }

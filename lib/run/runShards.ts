@@ -25,8 +25,9 @@ import { SondageError } from '../errors.js';
 import { PartCommittedError } from '../store/errors.js';
 import { createBatchClient, createProvider } from '../providers/registry.js';
 import { partitionPrefix } from '../store/layout.js';
+import { ledgerPartition } from '../store/types.js';
 import type { BlobStore, Ledger } from '../store/types.js';
-import { DEFAULT_RETRY } from './callWithRetry.js';
+import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY } from './callWithRetry.js';
 import { answererOf, priceIn } from './context.js';
 import type { RunContext } from './context.js';
 import { ensurePrompts, partitionSpec, rateLimited } from './partitionSpec.js';
@@ -115,6 +116,7 @@ interface Totals {
   openBatches: number;
   costUsd: number;
   keyBlocked: number;
+  waitBlocked: number;
 }
 
 /** A manifest shard checked against the campaign: its phase, model and language exist. */
@@ -161,6 +163,8 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   // An overrun seen here stops every worker of the campaign: the ledger's flag moves its fence.
   const flagged: Promise<void>[] = [];
   const stop: StopState = {
+    // A Retry-After above the ceiling stops that model's calls; the failure recorded says how to resume.
+    resumeWith: '`sondage start --aws` again',
     overruns: new OverrunsMap((model, excessUsd) => {
       if (!deps.ledger.flagOverrun) return;
       flagged.push(deps.ledger.flagOverrun(campaign.name, model, excessUsd).catch((err: unknown) => log.error('overrun flag not written', { campaign: campaign.name, model, error: deps.redact(String(err)) })));
@@ -168,7 +172,8 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   };
   const shared: Omit<SharedPartitionFields, 'runId'> = {
     campaign: campaign.name,
-    retry: DEFAULT_RETRY,
+    // Waits past the ceiling are not sat out here either: a worker has minutes, a Retry-After may say a day.
+    retry: { ...DEFAULT_RETRY, maxWaitMs: DEFAULT_MAX_WAIT_MS },
     ledger,
     semaphore: inflight.semaphore(deps.inFlight ?? callsPerCopy(campaign, copies)),
     chunkSize: deps.chunkSize ?? 64,
@@ -176,12 +181,13 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
     ...(deps.partMs !== undefined ? { partMs: deps.partMs } : {}),
     signal: deps.deadline.signal,
     onReply: () => deps.deadline.check(),
+    onUnanswered: (journalPath, reservedUsd) => inflight.noteUnanswered(journalPath, reservedUsd),
     ...(deps.deadline.leftMs ? { mayStartCall: (attemptTimeoutMs: number) => deps.deadline.leftMs!() > attemptTimeoutMs } : {}),
     stop,
     // Items failed permanently are asked again (`sondage start --aws --retry-failed`).
     ...(retryFailed ? { retryFailed: true } : {}),
   };
-  const total: Totals = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0 };
+  const total: Totals = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0, waitBlocked: 0 };
   // Messages of rejected keys already recorded by this invocation (one record per provider).
   const keyRecorded = new Set<string>();
   // Held while this invocation may reserve: a plan that moves the fence waits for it to end.
@@ -270,6 +276,16 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
           await deps.recordFailure({ campaign: campaign.name, execution, at: new Date().toISOString(), error: 'ProviderKeyRejected', cause: `${phase.name}: ${message}` });
         }
       }
+      if (out.waitStop !== undefined) {
+        // Like a rejected key: not in `pending`, since invoking again before the provider's time meets the same wait.
+        total.waitBlocked += out.waitBlocked ?? 0;
+        if (!keyRecorded.has(out.waitStop)) {
+          keyRecorded.add(out.waitStop);
+          const message = deps.redact(out.waitStop);
+          log.error('provider asked for a longer wait than a worker waits', { campaign: campaign.name, phase: phase.name, execution, model: shard.model, detail: message });
+          await deps.recordFailure({ campaign: campaign.name, execution, at: new Date().toISOString(), error: 'ProviderWaitTooLong', cause: `${phase.name}: ${message}` });
+        }
+      }
       if (dependent && out.pending === 0 && open === 0) await markSettled(ctx, ledger, store, phase, shard, partition, items);
     }
   } finally {
@@ -282,10 +298,11 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   // and, through the ledger's flag, every other worker of the campaign at its next chunk.
   if (stop.overruns && stop.overruns.size > 0) for (const [model, usd] of stop.overruns) log.error('provider reported usage above the reservation', { campaign: campaign.name, execution, model, excessUsd: usd });
   const stopped = stop.reason === 'budget' || stop.reason === 'overrun' ? 'budget' : undefined;
-  const { keyBlocked, ...counts } = total;
+  const { keyBlocked, waitBlocked, ...counts } = total;
   return {
     ...counts,
     ...(keyBlocked > 0 ? { keyBlocked } : {}),
+    ...(waitBlocked > 0 ? { waitBlocked } : {}),
     ...(stopped ? { stopped } : {}),
     // Out of budget, pending items wait for a larger cap and a re-started execution, not a Wait loop.
     again: total.openBatches > 0 || (total.pending > 0 && !stopped),
@@ -446,18 +463,6 @@ async function pendingOfShard(ctx: RunContext, ledger: Ledger, phase: PhaseSpec,
   return (await ledger.pendingAmong(ctx.campaign.name, { phase: phase.name, model: shard.model, language: shard.language }, items.map((i) => i.item_id), { retryFailed })).size;
 }
 
-/** How long a failed shard waits for its calls and commits to end before it adopts its journals. */
-const QUIET_MAX_MS = 30_000;
-
-/**
- * After a shard's runner threw (a provider bug, an S3 or DynamoDB error): stops the calls still in
- * flight, waits for them and their part commits to end, then commits the journals they left in the
- * scratch folder, which does not outlive the invocation, and hands back the reservations of the
- * calls that commit counted. The replies paid for are kept, their items are not asked again, and
- * the money is not held until the next plan's releaseStale. A batch shard's journals are rebuilt
- * from the provider's results by the invocation that re-attaches, and its reservations stay with
- * its open batches. The runner's error is thrown by the caller either way.
- */
 /**
  * A shard failed and its salvage did not finish (its part commits did not end in time, or the
  * adoption of its journals failed): the batch must not be invoked again within the execution, as
@@ -470,7 +475,21 @@ export class ShardNotSalvagedError extends SondageError {
   }
 }
 
-/** Commits what a failed shard journaled and hands back its reservations; false when it could not (see ShardNotSalvagedError). */
+/** How long a failed shard waits for its calls and commits to end before it adopts its journals. */
+const QUIET_MAX_MS = 30_000;
+
+/**
+ * After a shard's runner threw (a provider bug, an S3 or DynamoDB error): stops the calls still in
+ * flight, waits for them and their part commits to end, then commits the journals they left in the
+ * scratch folder, which does not outlive the invocation, and settles the reservations the shard
+ * still holds in one commit: the attempts that were sent and never answered (those the abort cut
+ * off among them) move to possibly billed at what they reserved, as a part's commit would have
+ * counted them, and the rest goes back. The replies paid for are kept, their items are not asked
+ * again, no call that may have been billed counts $0, and the money is not held until the next
+ * plan's orphanStale. A batch shard's journals are rebuilt from the provider's results by the
+ * invocation that re-attaches, and its reservations stay with its open batches. The runner's error
+ * is thrown by the caller either way. False when the salvage could not finish (ShardNotSalvagedError).
+ */
 async function salvage(err: unknown, s: { spec: PartitionSpec; batch: boolean; inflight: ShardWork; deps: ShardRunnerDeps }): Promise<boolean> {
   const { spec, inflight, deps } = s;
   const where = { campaign: spec.campaign, phase: spec.phase, model: spec.model, language: spec.language, journalDir: spec.journalDir };
@@ -480,15 +499,30 @@ async function salvage(err: unknown, s: { spec: PartitionSpec; batch: boolean; i
   if (s.batch) return true;
   const quiet = await inflight.quiet(Math.min(QUIET_MAX_MS, Math.max(0, deps.remainingMs() - 10_000)));
   if (!quiet) {
-    // Adopting while a commit of the same journal runs could store its replies twice.
+    // Adopting while a commit of the same journal runs could store its replies twice. The
+    // reservations stay held: the next plan counts them possibly billed (orphanStale).
     deps.log.error('shard failed and did not get quiet: its uncommitted replies are lost', { ...where, error });
     return false;
   }
   try {
+    // Read before the adoption, whose commits (without it) clear it.
+    const possiblyBilledUsd = inflight.unansweredUsd;
     const adopted = await adoptJournals(spec, new Map(spec.items.map((i) => [i.item_id, i])));
     const held = inflight.reservations;
-    for (const id of held) await spec.ledger.release(spec.campaign, id);
-    deps.log.warn('shard failed; what it had journaled is committed', { ...where, adopted, released: held.length, error });
+    if (held.length > 0 || possiblyBilledUsd > 0) {
+      await spec.ledger.commitPart({
+        campaign: spec.campaign,
+        ...ledgerPartition(spec),
+        // No replies: the record of this settlement, once (a part key is committed once).
+        partKey: `salvage-${spec.runId}`,
+        done: [],
+        failed: [],
+        reservationIds: held,
+        costUsd: 0,
+        possiblyBilledUsd,
+      });
+    }
+    deps.log.warn('shard failed; what it had journaled is committed', { ...where, adopted, settled: held.length, possiblyBilledUsd, error });
     return true;
   } catch (adoptErr) {
     deps.log.error('shard failed and its journals could not be committed', { ...where, error, adoptError: deps.redact(String(adoptErr)) });

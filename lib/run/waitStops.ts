@@ -10,6 +10,8 @@ export interface WaitStopState {
   waitStops?: Map<string, string>;
   /** keyScope → the controller that aborts that scope's waiting calls (scopeSignal). */
   scopeAborts?: Map<string, AbortController>;
+  /** How the message says to resume, where not by running the same command again (the Lambda worker: `sondage start --aws`). */
+  readonly resumeWith?: string;
 }
 
 /**
@@ -51,8 +53,8 @@ export function noteWaitStop(
     stops.set(
       scope,
       `${at.providerId}: the provider asked to wait ${formatDuration(waitMs)} before the next call (Retry-After)${where}, ` +
-        `longer than the ${formatDuration(maxWaitMs)} a run waits (--max-wait SECONDS); the ${at.phase} calls of this model stopped, ` +
-        `what was collected is kept and its unanswered items stay pending. Run the same command again after ${resume} to resume.`,
+        `longer than the ${formatDuration(maxWaitMs)} a ${stop.resumeWith === undefined ? 'run waits (--max-wait SECONDS)' : 'worker waits'}; the ${at.phase} calls of this model stopped, ` +
+        `what was collected is kept and its unanswered items stay pending. ${stop.resumeWith === undefined ? 'Run the same command again' : `Run ${stop.resumeWith}`} after ${resume} to resume.`,
     );
   }
   stop.scopeAborts?.get(scope)?.abort(new Error('the provider asked for a longer wait than the run allows'));

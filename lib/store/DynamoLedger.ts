@@ -349,6 +349,15 @@ export class DynamoLedger implements Ledger {
     );
   }
 
+  /** The overrun flagOverrun recorded (the last model, the excess added up, when): what `status --aws` shows. */
+  async overrunOf(campaign: string): Promise<{ readonly model: string; readonly excessUsd: number; readonly at: string } | undefined> {
+    const out = await this.db.send(
+      new GetCommand({ TableName: this.budgetTable, Key: budgetKey(campaign), ConsistentRead: true, ProjectionExpression: 'overrun_model, overrun_usd, overrun_at' }),
+    );
+    const i = out.Item;
+    return typeof i?.overrun_model === 'string' ? { model: i.overrun_model, excessUsd: num(i.overrun_usd), at: String(i.overrun_at ?? '') } : undefined;
+  }
+
   /** The campaign's fence: the run allowed to reserve, or a stop's token; undefined before any plan set one. */
   async fenceOf(campaign: string): Promise<string | undefined> {
     const out = await this.db.send(new GetCommand({ TableName: this.budgetTable, Key: budgetKey(campaign), ConsistentRead: true, ProjectionExpression: 'fence' }));

@@ -9,7 +9,8 @@ import { executionName } from '../../lib/cli/aws.js';
 import { registeredKey } from '../../lib/run/shards.js';
 import { jsonLineLog } from '../../functions/shared/jsonLog.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
-import type { LedgerPartition } from '../../lib/store/types.js';
+import type { LedgerPartition, ReservationScope } from '../../lib/store/types.js';
+import { sleep } from '../../lib/run/sleep.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
 import { tempDir } from '../helpers/campaigns.js';
 import { startOpenAIBatchServer } from '../run/batchServers.js';
@@ -268,7 +269,7 @@ describe('worker handler', () => {
     await expect(worker(event('w-s3', 'generate', 'exec-1', [shard]), lambdaContext())).rejects.toThrow(/internal error/);
     // assess: every item answered is done in the ledger and stored once, its cost counted once,
     // nothing left reserved. Calls still unanswered when the error stopped the shard (how many
-    // depends on timing) were cut short unpaid: their items stay pending.
+    // depends on timing) were cut short: their items stay pending.
     expect(refused).toBeGreaterThan(1);
     const replies = await storedReplies(await localCopy('w-s3'), 'w-s3', 'generate');
     const answered = okCounts(replies).size;
@@ -323,6 +324,75 @@ describe('worker handler', () => {
     const again = await createWorker(h.deps())(event('w-ddb', 'generate', 'exec-1', [shard]), lambdaContext(undefined, 0, 'req-2'));
     expect(again.done).toBe(shard.end - shard.start - counts.done);
     expect(okCounts(await storedReplies(await localCopy('w-ddb'), 'w-ddb', 'generate')).size).toBe(shard.end - shard.start);
+  });
+
+  it('counts the calls a failed shard cut off as possibly billed at their reservations, in the salvage, never released at $0', async () => {
+    // prepare: an endpoint that answers the first 4 requests and never the rest; one item per
+    // reservation; the 11th reservation fails as DynamoDB would after the SDK's retries, once 10
+    // calls are on the wire (4 answered, 6 waiting for a reply)
+    const answer = { from: (req: Parameters<typeof chatCompletion>[0]) => chatCompletion(req, 'Yes.') };
+    const server = await startWireServer([answer, answer, answer, answer, { hang: true }]);
+    process.env['SONDAGE_TEST_SALVAGE_KEY'] = 'sk-test-local-0000000000000000';
+    try {
+      await uploadCampaign(h.store, 'w-salvage', (doc) => {
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain', 'negint'];
+        doc.design['constraints'] = ['yesno', 'label'];
+        doc.design['story_limit'] = 2;
+        doc.concurrency = 64;
+        doc.models = [
+          { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_SALVAGE_KEY', rpm: 100_000, price: { input_per_mtok: 1, output_per_mtok: 2 } },
+        ];
+      });
+      const { generate } = await plan('w-salvage', 'exec-1');
+      const shard = generate[0]!;
+      expect(shard.end - shard.start).toBeGreaterThan(10);
+      const base = h.deps();
+      const reservedFor = new Map<string, number>();
+      let reservations = 0;
+      let inFlightAtFailure: Map<string, number> | undefined;
+      const ledgerFor = (runId: string) => {
+        const inner = base.ledgerFor(runId);
+        return new Proxy(inner, {
+          get: (t, prop) =>
+            prop === 'reserve'
+              ? async (c: string, id: string, amount: number, scope?: ReservationScope) => {
+                  if (++reservations === 11) {
+                    while (server.requests.length < 10) await sleep(5);
+                    inFlightAtFailure = await t.inFlight(c);
+                    throw Object.assign(new Error('Throughput exceeds the current capacity of your table'), { name: 'ThrottlingException' });
+                  }
+                  for (const item of scope?.itemIds ?? []) reservedFor.set(item, amount);
+                  return t.reserve(c, id, amount, scope);
+                }
+              : (Reflect.get(t, prop, t) as unknown),
+        });
+      };
+      const worker = createWorker({ ...base, ledgerFor, chunkSize: 1 });
+      // act
+      await expect(worker(event('w-salvage', 'generate', 'exec-1', [shard]), lambdaContext())).rejects.toThrow(/Throughput exceeds/);
+      // assess: the salvage ran; the worker's reservations carried their items, so the ledger saw
+      // the 10 calls in flight
+      expect(base.logs.some((l) => l.includes('what it had journaled is committed'))).toBe(true);
+      expect(inFlightAtFailure?.get('generate')).toBe(10);
+      expect(reservedFor.size).toBe(10);
+      // assess: the 4 answered are done and paid; the 6 cut off are stored as unanswered attempts,
+      // pending, and possibly billed at exactly what each reserved; nothing is left reserved
+      const replies = await storedReplies(await localCopy('w-salvage'), 'w-salvage', 'generate');
+      const cutOff = replies.filter((r) => r.status !== 'ok').map((r) => r.item_id);
+      expect(okCounts(replies).size).toBe(4);
+      expect(cutOff).toHaveLength(6);
+      const counts = await h.ledger.counts('w-salvage', 'generate');
+      expect(counts.done).toBe(4);
+      const budget = await h.ledger.budget('w-salvage');
+      expect(budget.reserved_usd).toBeCloseTo(0, 12);
+      expect(budget.spent_usd).toBeCloseTo(replies.reduce((sum, r) => sum + r.cost_usd, 0), 12);
+      expect(budget.possibly_billed_usd).toBeGreaterThan(0);
+      expect(budget.possibly_billed_usd).toBeCloseTo(cutOff.reduce((sum, id) => sum + reservedFor.get(id)!, 0), 12);
+    } finally {
+      delete process.env['SONDAGE_TEST_SALVAGE_KEY'];
+      await server.close();
+    }
   });
 
   it('registers the shards of partitions a plan short of time left unregistered, and a later plan skips what they finished', async () => {
@@ -490,6 +560,77 @@ describe('worker handler', () => {
       expect(server.requests).toHaveLength(total);
     } finally {
       delete process.env['SONDAGE_TEST_DEADLINE_KEY'];
+      await server.close();
+    }
+  });
+
+  it('sends no retry whose attempt could not end before the deadline once its backoff is over: the items stay pending for the next invocation', async () => {
+    // prepare: an endpoint that answers 503 with Retry-After: 8 s; attempts of 5 s; 12 s left
+    // before the deadline (60 s safety), in real time: every first attempt fits (sent within 4 s),
+    // no retry does (before, the retry was sent after the backoff, to be aborted by the deadline)
+    const server = await startWireServer([{ status: 503, headers: { 'retry-after': '8' }, json: { error: { message: 'overloaded', type: 'server_error' } } }]);
+    process.env['SONDAGE_TEST_BACKOFF_KEY'] = 'sk-test-local-0000000000000000';
+    try {
+      await uploadCampaign(h.store, 'w-backoff', (doc) => {
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain'];
+        doc.design['constraints'] = ['yesno'];
+        doc.design['story_limit'] = 2;
+        doc.concurrency = 64;
+        doc.models = [
+          { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_BACKOFF_KEY', rpm: 100_000, timeout_s: 5, price: { input_per_mtok: 1, output_per_mtok: 2 } },
+        ];
+      });
+      const shard = (await plan('w-backoff', 'exec-1')).generate[0]!;
+      const total = shard.end - shard.start;
+      const started = Date.now();
+      const context = { ...lambdaContext(), getRemainingTimeInMillis: () => 72_000 - (Date.now() - started) } as ReturnType<typeof lambdaContext>;
+      // act
+      const input = event('w-backoff', 'generate', 'exec-1', [shard]);
+      // One copy of the worker: all of the campaign's concurrency, every first attempt at once.
+      const out = await createWorker(h.deps())({ ...input, BatchInput: { ...input.BatchInput, copies: 1 } }, context);
+      // assess: one request an item, none after the backoff; every item pending (not failed), and the worker asks to run again
+      expect(server.requests).toHaveLength(total);
+      expect(out).toMatchObject({ done: 0, failed: 0, pending: total, again: true });
+      expect(await h.ledger.counts('w-backoff', 'generate')).toMatchObject({ done: 0, failed: 0 });
+      expect((await h.ledger.budget('w-backoff')).reserved_usd).toBeCloseTo(0, 12);
+    } finally {
+      delete process.env['SONDAGE_TEST_BACKOFF_KEY'];
+      await server.close();
+    }
+  });
+
+  it('stops the calls of a model whose provider asks to wait a day (Retry-After), records when to resume, and does not ask to be invoked again', async () => {
+    // prepare: an endpoint that answers 429 with Retry-After: 86400; 10 s before the deadline
+    const server = await startWireServer([{ status: 429, headers: { 'retry-after': '86400' }, json: { error: { message: 'rate limited', type: 'rate_limit_error' } } }]);
+    process.env['SONDAGE_TEST_LONGWAIT_KEY'] = 'sk-test-local-0000000000000000';
+    try {
+      await uploadCampaign(h.store, 'w-longwait', (doc) => {
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain'];
+        doc.design['constraints'] = ['yesno'];
+        doc.design['story_limit'] = 2;
+        doc.models = [
+          { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_LONGWAIT_KEY', rpm: 100_000, timeout_s: 5, price: { input_per_mtok: 1, output_per_mtok: 2 } },
+        ];
+      });
+      const shard = (await plan('w-longwait', 'exec-1')).generate[0]!;
+      const total = shard.end - shard.start;
+      const before = Date.now();
+      // act
+      const out = await createWorker(h.deps())(event('w-longwait', 'generate', 'exec-1', [shard]), lambdaContext(70_000));
+      // assess: no retry waited for; the items are pending in the ledger but blocked, so the batch
+      // loop ends; the failure status --aws shows says when to resume and how
+      expect(Date.now() - before).toBeLessThan(8_000);
+      expect(server.requests.length).toBeLessThanOrEqual(total);
+      expect(out).toMatchObject({ done: 0, failed: 0, pending: 0, waitBlocked: total, again: false });
+      expect(await h.ledger.counts('w-longwait', 'generate')).toMatchObject({ done: 0, failed: 0, pending: total });
+      const failures = (await h.ledger.failures('w-longwait')).filter((f) => f.error === 'ProviderWaitTooLong');
+      expect(failures).toHaveLength(1);
+      expect(failures[0]!.cause).toMatch(/asked to wait 24h00m .*\(Retry-After\).*Run `sondage start --aws` again after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ to resume/);
+      expect((await h.ledger.budget('w-longwait')).reserved_usd).toBeCloseTo(0, 12);
+    } finally {
+      delete process.env['SONDAGE_TEST_LONGWAIT_KEY'];
       await server.close();
     }
   });

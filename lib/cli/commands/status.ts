@@ -102,6 +102,8 @@ export interface CampaignStatus {
   readonly gpuJobs?: readonly GpuJobState[];
   /** What the failures are: failed items' last errors locally, failed execution steps on AWS. */
   readonly failuresKind: string;
+  /** A provider's usage above what its calls reserved, as the AWS workers recorded it on the budget (the last model, the excess added up). */
+  readonly overrun?: { readonly model: string; readonly excessUsd: number; readonly at: string };
 }
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : '–');
@@ -136,7 +138,14 @@ export function formatStatus(s: CampaignStatus): string {
   // Only a provider that reported more usage than a call reserved can bring spend past the cap
   // (every reservation is a bound); the run that met it stopped and named the model.
   if (b && b.spent_usd + b.possibly_billed_usd > b.cap_usd) {
-    lines.push(`  PAST THE CAP by ${usd(b.spent_usd + b.possibly_billed_usd - b.cap_usd)}: a provider reported more usage than its calls reserved (the run that met it named the model)`);
+    const who = s.overrun ? `${s.overrun.model} reported more usage than its calls reserved` : 'a provider reported more usage than its calls reserved (the run that met it named the model)';
+    lines.push(`  PAST THE CAP by ${usd(b.spent_usd + b.possibly_billed_usd - b.cap_usd)}: ${who}`);
+  }
+  if (s.overrun) {
+    lines.push(
+      `  OVERRUN: ${s.overrun.model} reported usage ${usd(s.overrun.excessUsd)} past what its calls reserved (last at ${s.overrun.at.replace(/\.\d{3}Z$/, 'Z')}); ` +
+        'every worker stopped at its next chunk. Check its price, max_tokens and what the provider counts before `sondage start --aws` again',
+    );
   }
   if (s.gpuJobs) lines.push(...formatGpuJobs(s.gpuJobs));
   lines.push(`open provider batches: ${s.openBatches.length}`);
@@ -357,6 +366,7 @@ async function awsStatus(args: CliArgs, target: CampaignTarget, shown: number): 
     const plan = await campaignPlan(clients.blobs, target);
     const counts = await ledgerStatus(clients.ledger, target.name, plan);
     const recorded = (await clients.ledger.failures(target.name)).reverse();
+    const overrun = await clients.ledger.overrunOf(target.name);
     // The latest execution's GPU jobs, on a stack with GPU queues (lib/cli/gpuJobs.ts loads the Batch SDK).
     const queues = await resolveGpuQueues({ values: args.values });
     let gpuJobs: GpuJobState[] | undefined;
@@ -378,6 +388,7 @@ async function awsStatus(args: CliArgs, target: CampaignTarget, shown: number): 
       failuresTotal: recorded.length,
       failuresKind: 'failed execution steps recorded in the ledger',
       ...(gpuJobs ? { gpuJobs } : {}),
+      ...(overrun ? { overrun } : {}),
     };
   } finally {
     await clients.close();

@@ -1,0 +1,75 @@
+/**
+ * ShardWork, what a Lambda worker's shard has in flight: its ledger passes every reservation on
+ * whole (with the partition and items it covers), and follows the reservations and the
+ * unanswered attempts a failed shard must still settle.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ShardWork } from '../../lib/run/ShardWork.js';
+import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import { startDynamoServer } from '../store/dynamoServer.js';
+import type { DynamoServer } from '../store/dynamoServer.js';
+
+let server: DynamoServer;
+beforeAll(async () => {
+  server = await startDynamoServer();
+});
+afterAll(() => server.close());
+
+const dynamo = (runId: string): DynamoLedger =>
+  new DynamoLedger({
+    ledgerTable: 'ledger',
+    budgetTable: 'budget',
+    runId,
+    clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
+  });
+
+describe('ShardWork', () => {
+  it('reserves through its ledger with the scope: the ledger (and status --aws) sees the calls in flight', async () => {
+    // prepare
+    const inner = dynamo('exec-1');
+    await inner.initCampaign('sw-scope', 10, 'exec-1');
+    const work = new ShardWork();
+    work.reset(false);
+    const ledger = work.ledger(inner);
+    // act
+    const ok = await ledger.reserve('sw-scope', 'r-1', 0.5, { phase: 'generate', model: 'm', language: 'en', itemIds: ['a', 'b', 'c'] });
+    // assess: the ledger knows the three calls in flight, and the shard holds the reservation
+    expect(ok).toBe(true);
+    expect(await inner.inFlight('sw-scope')).toEqual(new Map([['generate', 3]]));
+    expect(work.reservations).toEqual(['r-1']);
+  });
+
+  it('counts unanswered attempts until the part of their journal is committed', async () => {
+    // prepare
+    const inner = dynamo('exec-1');
+    await inner.initCampaign('sw-unanswered', 10, 'exec-1');
+    const work = new ShardWork();
+    work.reset(false);
+    const ledger = work.ledger(inner);
+    await ledger.reserve('sw-unanswered', 'r-1', 0.5, { phase: 'generate', model: 'm', language: 'en', itemIds: ['a', 'b'] });
+    // act: two attempts of one journal and one of another go unanswered; the first journal's part is committed
+    work.noteUnanswered('/tmp/j/inv-generate-0-generate-00000.ndjson', 0.2);
+    work.noteUnanswered('/tmp/j/inv-generate-0-generate-00000.ndjson', 0.1);
+    work.noteUnanswered('/tmp/j/inv-generate-0-generate-00001.ndjson', 0.25);
+    expect(work.unansweredUsd).toBeCloseTo(0.55, 12);
+    await ledger.commitPart({
+      campaign: 'sw-unanswered',
+      phase: 'generate',
+      model: 'm',
+      language: 'en',
+      partKey: 'campaigns/sw-unanswered/generate/replies/model=m/language=en/part-inv-generate-0-generate-00000.parquet',
+      done: ['a'],
+      failed: [],
+      reservationIds: ['r-1'],
+      costUsd: 0.05,
+      possiblyBilledUsd: 0.3,
+    });
+    // assess: only the uncommitted journal's attempt is left to the salvage; the reservation is settled
+    expect(work.unansweredUsd).toBeCloseTo(0.25, 12);
+    expect(work.reservations).toEqual([]);
+    expect(await inner.budget('sw-unanswered')).toMatchObject({ reserved_usd: 0 });
+    // act: a new shard starts
+    work.reset(false);
+    expect(work.unansweredUsd).toBe(0);
+  });
+});
