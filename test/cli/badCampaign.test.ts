@@ -52,7 +52,7 @@ const CASES: readonly BadCase[] = [
     edit: (doc) => {
       doc.models[0]!['simulation'] = { latency: 5, error_rate: 2 };
     },
-    messages: ['{campaign}: models[alpha].simulation: Unrecognized key: "latency"', '{campaign}: models[alpha].simulation.error_rate:'],
+    messages: ['{campaign}: models[0].simulation.latency: unknown key; known keys here:', '{campaign}: models[0].simulation.error_rate: must be at most 1, got 2'],
     commands: ['run'],
   },
 ];

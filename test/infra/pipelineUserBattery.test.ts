@@ -60,7 +60,7 @@ describe('the synthesized state machine with a battery of the user\'s own', () =
     const folder = path.join(ctx.dataDir, layout.campaignPrefix(campaign), 'results');
     const names = (await readdir(folder)).sort();
     expect([...aws.keys()].sort()).toEqual(names);
-    expect(names).toEqual(['scores.csv', 'simulation_truth.json', 'summary.md']);
+    expect(names).toEqual(['report.html', 'scores.csv', 'simulation_truth.json', 'summary.md']);
     expect(aws.get('scores.csv')).toMatch(/^careful,en,/m);
     const source = `s3://${p.standIns.names.bucket}/campaigns/${campaign}/`;
     for (const name of names) {
