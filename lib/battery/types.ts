@@ -252,22 +252,9 @@ export interface AnalysisContext {
   readonly design?: unknown;
 }
 
-/** How results are labelled: the campaign, whether any reply was simulated, where the data came from. */
-export interface ReportMeta {
-  readonly campaign: string;
-  readonly simulated?: boolean;
-  /**
-   * Where the data came from, shown in the summary: `<data folder>/campaigns/<c>/`, an S3 prefix,
-   * a replies file. Never an absolute local path: summaries are sent to others.
-   */
-  readonly source?: string;
-  readonly generatedAt?: string;
-  /**
-   * What the campaign spent against its cap (`budget_usd`): the cost of every stored reply, every
-   * phase and attempt. Absent where no cap applies (replies brought from elsewhere).
-   */
-  readonly spend?: { readonly spentUsd: number; readonly capUsd: number };
-}
+/** How results are labelled (campaign, simulated, source, spend): one type with the report shell that draws it. */
+export type { ReportMeta } from '../report/html/shell.js';
+import type { ReportMeta } from '../report/html/shell.js';
 
 /** A battery's SQL stage, estimators and result files. */
 export interface BatteryAnalysis<R = unknown> {

@@ -12,6 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { sleep } from '../run/sleep.js';
 
 /**
  * How a job ends; the job definition's retry strategy (infra/constructs/GpuBatch.ts) maps them:
@@ -124,19 +125,6 @@ function startServer(spec: ServerSpec, log: JobLog): Running {
   });
   log.info('vLLM server starting', { command: spec.command, args: spec.args, pid: child.pid });
   return { child, died: died.signal, exited, tail: () => tail };
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**

@@ -11,6 +11,8 @@
  * so the metadata service answers the container with the instance's own hop limit of 1.
  */
 
+import { sleep } from '../run/sleep.js';
+
 /** The metadata service's address; the AWS SDKs read the same variable to move it. */
 export const METADATA_ENDPOINT_ENV = 'AWS_EC2_METADATA_SERVICE_ENDPOINT';
 /** Set to `true` to turn the metadata service off, as for the AWS SDKs. */
@@ -43,18 +45,6 @@ export function metadataEndpoint(env: NodeJS.ProcessEnv): string | undefined {
   if ((env[METADATA_DISABLED_ENV] ?? '').toLowerCase() === 'true') return undefined;
   return (env[METADATA_ENDPOINT_ENV] || DEFAULT_ENDPOINT).replace(/\/+$/, '');
 }
-
-const delay = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /**
  * Reads the notice every `pollMs` until `until` aborts, and calls `onNotice` once when it appears.
@@ -95,6 +85,6 @@ export async function watchSpotNotice(o: SpotNoticeOptions): Promise<void> {
         return;
       }
     }
-    await delay(pollMs, o.until);
+    await sleep(pollMs, o.until);
   }
 }

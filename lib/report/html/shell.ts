@@ -11,8 +11,8 @@ import { tableDetails } from './table.js';
 import type { TableSpec } from './types.js';
 
 /**
- * What the page says of where its numbers come from: the battery contract's `ReportMeta`, written
- * out here because the report layer sits below the battery layer.
+ * What the page says of where its numbers come from. Defined here, below the battery layer, and
+ * re-exported by the battery contract (lib/battery/types.ts), so both name one type.
  */
 export interface ReportMeta {
   readonly campaign: string;
