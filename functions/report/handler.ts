@@ -27,6 +27,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { resumeAnalysisOnAthena } from '../../lib/analysis/athena.js';
 import { simulationTruthFile } from '../../lib/analysis/simulationTruth.js';
+import { awsReportSpend } from '../../lib/analysis/storedSpend.js';
 import { ENV } from '../../lib/config/index.js';
 import type { ReportAgain, ReportEvent, ReportOutput } from '../../lib/config/pipeline.js';
 import { REPORT_ROUNDS } from '../../lib/config/sizing.js';
@@ -146,7 +147,7 @@ export function createHandler(deps: ReportDeps) {
     }
     const files: string[] = [];
     const simulated = campaignEntries(ctx.campaign).some((m) => m.provider === 'simulated');
-    for (const [name, content] of ctx.battery.analysis.files(run.results, { campaign, simulated, source: `s3://${deps.bucket}/${campaignPrefix(campaign)}` })) {
+    for (const [name, content] of ctx.battery.analysis.files(run.results, { campaign, simulated, source: `s3://${deps.bucket}/${campaignPrefix(campaign)}`, spend: awsReportSpend(ctx.campaign, run.spentUsd) })) {
       const key = resultsKey(campaign, name);
       await deps.store.put(key, content);
       files.push(key);

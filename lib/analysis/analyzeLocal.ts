@@ -10,6 +10,7 @@ import { campaignEntries } from '../design/campaign.js';
 import type { PhaseGraph } from '../battery/phaseGraph.js';
 import { DuckDb, tableGlob } from '../store/DuckDb.js';
 import { parquetSource } from '../query/sql.js';
+import { storedSpend } from './storedSpend.js';
 import { layout } from '../store/index.js';
 import { LocalBlobStore } from '../store/LocalBlobStore.js';
 import { storedPartitions } from './athena.js';
@@ -58,17 +59,11 @@ async function dropStaleResults(store: LocalBlobStore, campaign: string, written
   await store.put(key, `${JSON.stringify([...written].sort(), null, 1)}\n`);
 }
 
-/**
- * What the campaign spent, for the report's header: the cost of every stored reply, every phase,
- * attempt, model and language (those the design has dropped too: they were paid for), so the
- * figure is read from the data and reproduced by a second analysis.
- */
-async function storedSpend(db: DuckDb, glob: (phase: string) => string, phases: readonly string[]): Promise<number> {
+/** The campaign's stored replies, every phase that has any, as one source (undefined: none). */
+async function storedReplies(db: DuckDb, glob: (phase: string) => string, phases: readonly string[]): Promise<string | undefined> {
   const globs: string[] = [];
   for (const phase of phases) if (await db.hasFiles(glob(phase))) globs.push(glob(phase));
-  if (globs.length === 0) return 0;
-  const [row] = await db.all<{ usd: number | null }>(`SELECT sum(cost_usd) AS usd FROM ${parquetSource(globs)}`);
-  return Number(row?.usd ?? 0);
+  return globs.length === 0 ? undefined : parquetSource(globs);
 }
 
 /** Runs the battery's analysis on the campaign's data in `dataDir` and writes its result files there. */
@@ -92,7 +87,7 @@ export async function analyzeLocal(
       await store.put(layout.resultsKey(campaign.name, name), content);
       files.push(name);
     };
-    const spend = { spentUsd: await storedSpend(db, (phase) => tableGlob(dataDir, campaign.name, phase, 'replies'), phases), capUsd: campaign.budget_usd };
+    const spend = { spentUsd: await storedSpend(db, await storedReplies(db, (phase) => tableGlob(dataDir, campaign.name, phase, 'replies'), phases)), capUsd: campaign.budget_usd };
     for (const [name, content] of battery.analysis.files(results, { campaign: campaign.name, simulated, source: `<data folder>/${layout.campaignPrefix(campaign.name)}`, spend })) await out(name, content);
     const truth = simulationTruthFile(ctx);
     if (truth !== undefined) await out(...truth);

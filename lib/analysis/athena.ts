@@ -11,6 +11,7 @@ import type { QueryStillRunning } from '../query/errors.js';
 import type { AthenaQueryable } from '../store/AthenaQueryable.js';
 import { assertSafeSegment, parsePartKey, phasePrefix, tablePrefix } from '../store/layout.js';
 import type { BlobStore } from '../store/types.js';
+import { storedSpend } from './storedSpend.js';
 
 function quote(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
@@ -98,6 +99,8 @@ export interface AthenaAnalysis {
   readonly adopted: boolean;
   /** Athena executions whose results the analysis read, in order. */
   readonly queryExecutionIds: readonly string[];
+  /** The cost of every stored reply of the campaign (lib/analysis/storedSpend.ts), as the local analysis sums it. */
+  readonly spentUsd: number;
 }
 
 /** Where a resumable analysis stopped: the query still running when the Queryable's time ran short. */
@@ -148,7 +151,14 @@ export async function resumeAnalysisOnAthena(options: AthenaAnalysisOptions): Pr
   }
   // A battery that caught the signal and went on has results without the query's rows: not done.
   if (db.stillRunning) return { done: false, stillRunning: db.stillRunning, models };
+  // Every stored model and language, not only the current ones: what was dropped was paid for.
+  const withReplies = phases.filter((p) => stored.tables.has(`${p}/replies`));
+  const spentUsd = await storedSpend(db, withReplies.length === 0 ? undefined : athenaSources(db.database, battery.name, campaign.name, stored.models, stored.tables).table('replies', withReplies)).catch((err: unknown) => {
+    if (db.stillRunning) return undefined;
+    throw err;
+  });
+  if (spentUsd === undefined || db.stillRunning) return { done: false, stillRunning: db.stillRunning!, models };
   // Adopted only if the execution's text was one of the analysis queries (its rows were read).
   const adopted = first !== undefined && db.queryExecutionIds.includes(first);
-  return { done: true, results, models, adopted, queryExecutionIds: db.queryExecutionIds };
+  return { done: true, results, models, adopted, queryExecutionIds: db.queryExecutionIds, spentUsd };
 }

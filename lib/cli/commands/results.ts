@@ -7,6 +7,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { awsReportSpend } from '../../analysis/storedSpend.js';
 import { analyzeOnAthena } from '../../analysis/athena.js';
 import { ANALYTICS_NAMES, resolveStack } from '../aws.js';
 import { ENV } from '../../config/index.js';
@@ -85,7 +86,7 @@ export async function resultsCommand(args: ResultsArgs, options: ResultsOptions 
   if (out !== undefined) {
     const source = `s3://${names.bucket}/${campaignPrefix(campaign)}`;
     const simulated = campaignEntries(ctx.campaign).some((m) => m.provider === 'simulated');
-    for (const [name, content] of battery.analysis.files(run.results, { campaign, simulated, source })) {
+    for (const [name, content] of battery.analysis.files(run.results, { campaign, simulated, source, spend: awsReportSpend(ctx.campaign, run.spentUsd) })) {
       const file = path.join(out, ...name.split('/'));
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, content);
