@@ -1,5 +1,5 @@
 /**
- * The GPU job's entry point (batch-images/probe's ENTRYPOINT runs it with tsx): the job from its
+ * The GPU job's entry point (batch-images/probe's ENTRYPOINT runs it compiled, dist/functions/gpu/entry.js): the job from its
  * environment (fromEnv.ts: the stores as the Lambda handlers build theirs, the weights downloader
  * on the bucket), a JSON-lines log on stdout (CloudWatch through the awslogs driver), and the exit
  * code of runGpuJob, which AWS Batch's retry strategy reads.

@@ -77,6 +77,29 @@ describe('the installed package', () => {
     expect((await sh(process.execPath, [probe], project)).trim()).toBe('function function function');
   }, 5 * MINUTES);
 
+  it('holds the GPU job entry point the probe image runs, compiled by the same build, which starts without tsx', async () => {
+    // The image (batch-images/probe) builds with scripts/build.mjs and runs the compiled entry, as the Lambdas do.
+    const image = path.join(REPO_ROOT, 'batch-images', 'probe');
+    const dockerfile = await readFile(path.join(image, 'Dockerfile'), 'utf8');
+    const entry = /^ENTRYPOINT \["node", "\/opt\/sondage\/(dist\/[^"]+\.js)"\]$/m.exec(dockerfile);
+    expect(entry, 'the image runs compiled JavaScript, not TypeScript through a loader').not.toBeNull();
+    expect(dockerfile).toMatch(/^RUN node scripts\/build\.mjs/m);
+    // Everything the image copies from the build context gets through its .dockerignore.
+    const allowed = (await readFile(path.join(image, 'Dockerfile.dockerignore'), 'utf8')).split('\n').filter((l) => l.startsWith('!')).map((l) => l.slice(1));
+    const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(' '));
+    expect(copied.length).toBeGreaterThan(5);
+    expect(copied.filter((c) => !allowed.includes(c))).toEqual([]);
+    // act: the packaged entry with no job environment
+    const file = path.join(project, 'node_modules', 'sondage', entry![1]!);
+    const started = await run(process.execPath, [file], { cwd: project, env: { PATH: process.env.PATH ?? '' } }).then(
+      () => ({ code: 0, stdout: '' }),
+      (err: { code?: number; stdout?: string }) => ({ code: err.code, stdout: err.stdout ?? '' }),
+    );
+    // assess: every module loaded (a .ts import would fail before), then the configuration error and its exit code
+    expect(started.code).toBe(2);
+    expect(started.stdout).toMatch(/"level":"ERROR".*is not set \(the plan's job environment sets it\)/);
+  }, 2 * MINUTES);
+
   it('scaffolds a battery that plans, runs, analyses and passes its own test against the simulated truth', async () => {
     expect(await sondage(['new', 'battery', 'quiz'])).toContain('quiz.test.mjs');
     const quiz = path.join(project, 'quiz');
