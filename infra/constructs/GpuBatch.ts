@@ -42,7 +42,7 @@ const ROOT_VOLUME_GIB = 200;
 const SHARED_MEMORY_GIB = 4;
 
 /**
- * Open-weight models on AWS Batch (issue "Open-weight models on AWS Batch GPU"): for each
+ * Open-weight models on AWS Batch (docs/gpu.md): for each
  * instance type, a Spot and an on-demand compute environment (the NVIDIA ECS AMI on Amazon Linux
  * 2023, scaling to zero) with a queue each, so that a model runs on exactly the instance type its
  * campaign entry names and is priced as the plan priced it; one job definition whose container is

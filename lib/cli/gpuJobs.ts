@@ -1,6 +1,5 @@
 /**
- * The campaign's GPU jobs on AWS Batch, for `status --aws` and `stop --aws` (issue "Open-weight
- * models on AWS Batch GPU"): listed per queue of the stack with ListJobs' JOB_NAME filter on each
+ * The campaign's GPU jobs on AWS Batch, for `status --aws` and `stop --aws` (docs/gpu.md): listed per queue of the stack with ListJobs' JOB_NAME filter on each
  * execution's job-name prefix (lib/run/planWave.ts gpuJobNamePrefix), described for their array
  * children's states, and terminated. Loaded only by those commands, as lib/cli/aws.ts is.
  *

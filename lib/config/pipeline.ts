@@ -166,7 +166,7 @@ export interface GpuJob {
   readonly environment: readonly BatchNameValue[];
 }
 
-/** The GPU half of a wave, at `$.plan.wave.gpu` (issue "Open-weight models on AWS Batch GPU"). */
+/** The GPU half of a wave, at `$.plan.wave.gpu` (docs/gpu.md). */
 export interface WaveGpu {
   /** Shards over every job (its children run them). */
   readonly shardCount: number;

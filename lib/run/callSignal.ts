@@ -40,7 +40,7 @@ const SPARE_MAX = 4096;
 /**
  * `AbortSignal.any([run, AbortSignal.timeout(ms)])` without either: both build weak references
  * and a dependent-signal registry per call, ~7 % of a partition thread's time with fast models
- * (CPU profile, issue "Performance"). One controller and one timer (unreferenced, as
+ * (CPU profile of a FAR-6 run). One controller and one timer (unreferenced, as
  * AbortSignal.timeout's) per call do the same, and are freed as soon as the call settles.
  */
 export function callSignal(run: AbortSignal | undefined, timeoutMs: number): CallSignal {

@@ -1,6 +1,5 @@
 /**
- * What changed in a campaign's design since its last plan (issue "Reliability and operations",
- * item 5): the run says so before it asks anything. The run re-plans cleanly either way — new
+ * What changed in a campaign's design since its last plan: the run says so before it asks anything. The run re-plans cleanly either way — new
  * items are asked, items the design dropped keep their replies and leave the analysis — so this is
  * information, not a refusal.
  */

@@ -1,6 +1,5 @@
 /**
- * A ledger lost or deleted while a campaign's replies remain (issue "Reliability and operations",
- * item 5): rebuilt from the stored replies before any call, so that nothing is asked or paid for
+ * A ledger lost or deleted while a campaign's replies remain: rebuilt from the stored replies before any call, so that nothing is asked or paid for
  * again and the cap keeps counting what earlier runs spent. Each stored reply part is committed
  * as it is: its items done (an ok attempt) or failed (the last attempt's class decides whether for
  * good), its cost added to the spend once.

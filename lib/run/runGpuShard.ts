@@ -1,5 +1,5 @@
 /**
- * The GPU worker (issue "Open-weight models on AWS Batch GPU"): one AWS Batch array child runs
+ * The GPU worker (docs/gpu.md): one AWS Batch array child runs
  * the group of shards at its array index in its job's manifest, against the vLLM server the job
  * started for its model. It is the Lambda worker's runShards with three differences: the model's
  * `base_url` is the job's own server; hundreds of calls stay in flight (continuous batching wants

@@ -1,5 +1,5 @@
 /**
- * Dependencies point down (issue "Batteries as plug-ins", item 7; README "Layout"): the core
+ * Dependencies point down (docs/architecture.md, "Layout of the code"): the core
  * never reaches into a battery, a battery never into another, `lib/` carries no Lambda, CDK or
  * CLI glue, and there is no import cycle, type-only imports included.
  */

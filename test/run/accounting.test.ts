@@ -1,5 +1,5 @@
 /**
- * Exact accounting (issue "Reliability and operations", item 1): at every moment — during a run,
+ * Exact accounting (docs/guarantees.md): at every moment — during a run,
  * after a stop at a random point, after a stop at the cap, after the resume — `status` counts
  * planned = done + failed + in flight + pending for every phase, and a phase whose partitions were
  * all expanded is counted exactly (no estimate).

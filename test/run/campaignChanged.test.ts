@@ -1,6 +1,5 @@
 /**
- * A campaign that changed between runs, and a ledger that was lost (issue "Reliability and
- * operations", item 5). Editing the file (a language dropped, more repeats, another seed) and
+ * A campaign that changed between runs, and a ledger that was lost. Editing the file (a language dropped, more repeats, another seed) and
  * running again re-plans cleanly: the run says what changed, asks only the new items, keeps every
  * collected reply, and analyses exactly the design the file has now — the same results as a fresh
  * run of the edited file. A deleted ledger is rebuilt from the stored replies: nothing asked again,

@@ -12,7 +12,7 @@ import type { RunOptions } from '../../lib/run/runCampaign.js';
 import { loadContext, simulateOnModels, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { costOf, filesUnder, ledgerSnapshot, okCounts, readResult, storedReplies } from '../helpers/runData.js';
 
-// Partition threads (issue "Performance"): a run whose partitions run in threads asks, stores,
+// Partition threads (lib/run/partitionThreads.ts): a run whose partitions run in threads asks, stores,
 // charges and concludes exactly what the one-thread run does, stops as it does, and resumes.
 
 const CAMPAIGN = 'run-small';

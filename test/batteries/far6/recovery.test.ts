@@ -13,7 +13,7 @@ import type { RunContext } from '../../../lib/run/runCampaign.js';
 import type { Far6DesignSpec } from '../../../lib/batteries/far6/design.js';
 
 /**
- * Parameter recovery (issue "What must hold"; Same Judgment, Different Yes §3, §6, §7 and "Estimation steps"): the whole
+ * Parameter recovery (Same Judgment, Different Yes §3, §6, §7 and "Estimation steps"): the whole
  * local pipeline — expansion, simulated replies, token rule, sentence judge, SQL stage, estimators —
  * run on simulated respondents whose judgments π and answer habits are known, then compared with
  * `simulationTruth`. The campaign (fixtures/recovery/recovery.yaml) fixes each language's keying

@@ -1,6 +1,6 @@
 /**
  * The simulator through the battery's expand and read functions, and the analysis against the
- * simulator's known truth (issue item 8). 150 base items (75 multiple choice, 75 short answer)
+ * simulator's known truth. 150 base items (75 multiple choice, 75 short answer)
  * × 3 models × 6 × 6 × 6 conditions: 16,200 replies and 97,200 verifier copies.
  *
  * Stated errors (each about 3–4 standard errors at these counts; the run is seeded, so it passes or

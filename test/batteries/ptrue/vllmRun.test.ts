@@ -1,6 +1,6 @@
 /**
  * P(True) through the core on a local server speaking vLLM's OpenAI-compatible wire format
- * (issue "The P(True) battery", "What must hold"): generate asks with thinking switched off through
+ * (docs/studies/ptrue.md): generate asks with thinking switched off through
  * the chat template, verify asks one token with the candidate ids of Qwen3's label variants; a
  * server that dies mid-phase leaves the rest pending, and the next run asks exactly the rest — one
  * ok reply per item, cost counted once. (Labels outside the top-k and multi-token labels, through

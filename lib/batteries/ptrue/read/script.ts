@@ -1,5 +1,5 @@
 /**
- * The writing system of a reply, and what it settles about its language (issue item 3): among the
+ * The writing system of a reply, and what it settles about its language: among the
  * six languages of Disentangling Question, Response, and Verifier Languages, Korean (Hangul), Hindi (Devanagari) and Japanese (kana) are told by
  * their script alone; English and French share Latin, Chinese and Japanese share Han, and only
  * there is a statistical identifier needed (languageId.ts). Measured in bench/ptrue/languageId.ts.
