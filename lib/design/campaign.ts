@@ -109,6 +109,8 @@ export interface Campaign extends CampaignCore {
 export interface AwsRunSettings {
   /** Percentage of a wave's worker batches that may fail without failing the wave (Distributed Map ToleratedFailurePercentage). */
   readonly tolerated_failure_percentage: number;
+  /** Longest Retry-After a worker sits out before a retry, in seconds; a longer one stops that model's calls until the next start. */
+  readonly max_wait_seconds: number;
 }
 
 /**
@@ -120,6 +122,15 @@ export interface AwsRunSettings {
  * `sondage start --aws` asks them again.
  */
 export const DEFAULT_TOLERATED_FAILURE_PERCENTAGE = 5;
+
+/**
+ * Default and ceiling of `aws.max_wait_seconds`, a worker's `--max-wait`: five minutes, as the local
+ * run. No more than ten: a worker lives 15 minutes and stops a minute before, and a wait past that
+ * is Lambda time paid for nothing — a longer Retry-After stops the model's calls, records when to
+ * resume, and the next `sondage start --aws` picks them up.
+ */
+export const DEFAULT_AWS_MAX_WAIT_SECONDS = 300;
+export const MAX_AWS_MAX_WAIT_SECONDS = 600;
 
 const awsSettingsSchema = z
   .strictObject({
@@ -133,6 +144,17 @@ const awsSettingsSchema = z
           `Percentage (0–100) of a wave's shards whose worker batches may fail (after their retries) while the wave goes on; default ${DEFAULT_TOLERATED_FAILURE_PERCENTAGE} ` +
           '(a wave of fewer than 20 shards fails at its first failed batch; 0: any failed batch fails the execution). The items of a failed batch are recorded failed in the ledger and counted failed by the report; ' +
           '`sondage start --aws` (with or without --retry-failed) asks them again',
+      }),
+    max_wait_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_AWS_MAX_WAIT_SECONDS)
+      .default(DEFAULT_AWS_MAX_WAIT_SECONDS)
+      .meta({
+        description:
+          `Longest wait, in whole seconds (0–${MAX_AWS_MAX_WAIT_SECONDS}), that a worker sits out when a provider asks for one (Retry-After) before retrying; default ${DEFAULT_AWS_MAX_WAIT_SECONDS}, as \`sondage run --max-wait\` locally. ` +
+          "A longer wait stops that model's calls in the execution and records when to resume; its items stay pending for the next `sondage start --aws`",
       }),
   })
   .prefault({})

@@ -27,7 +27,7 @@ import { createBatchClient, createProvider } from '../providers/registry.js';
 import { partitionPrefix } from '../store/layout.js';
 import { ledgerPartition } from '../store/types.js';
 import type { BlobStore, Ledger } from '../store/types.js';
-import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY } from './callWithRetry.js';
+import { DEFAULT_RETRY } from './callWithRetry.js';
 import { answererOf, priceIn } from './context.js';
 import type { RunContext } from './context.js';
 import { ensurePrompts, partitionSpec, rateLimited } from './partitionSpec.js';
@@ -172,8 +172,8 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   };
   const shared: Omit<SharedPartitionFields, 'runId'> = {
     campaign: campaign.name,
-    // Waits past the ceiling are not sat out here either: a worker has minutes, a Retry-After may say a day.
-    retry: { ...DEFAULT_RETRY, maxWaitMs: DEFAULT_MAX_WAIT_MS },
+    // Waits past the campaign's ceiling (aws.max_wait_seconds) are not sat out: a worker has minutes, a Retry-After may say a day.
+    retry: { ...DEFAULT_RETRY, maxWaitMs: campaign.aws.max_wait_seconds * 1000 },
     ledger,
     semaphore: inflight.semaphore(deps.inFlight ?? callsPerCopy(campaign, copies)),
     chunkSize: deps.chunkSize ?? 64,
