@@ -208,7 +208,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
         log.info('upstream read', { campaign: campaign.name, phase: phase.name, model: shard.model, language: shard.language, start: shard.start, end: shard.end, parts: read.parts, partsListed: read.partsListed, bytes: read.bytes, sliceItems: read.sliceItems });
         upstream = read.upstream;
       }
-      const partition = new PartitionItems(ctx, model, shard.language, upstream, sliceOf(phase, shard));
+      const partition = new PartitionItems({ ctx, model, language: shard.language, upstream, slice: sliceOf(phase, shard) });
       const items = partition.items(phase.name);
       if (dependent) {
         // A dependent phase's prompts depend on the stored replies: rewritten whenever they differ
@@ -346,7 +346,7 @@ export async function giveUpShards(ctx: RunContext, e: WorkerEvent, failure: { r
           phase.after.length > 0
             ? (await shardUpstream(ctx, deps.store, (io ??= await deps.parquet.session(join(deps.scratch, 'parquet'))), join(deps.scratch, 'inputs', `${shard.start}-${shard.end}`), phase, model, shard)).upstream
             : undefined;
-        ids = new PartitionItems(ctx, model, shard.language, upstream, sliceOf(phase, shard)).items(phase.name).map((i) => i.item_id);
+        ids = new PartitionItems({ ctx, model, language: shard.language, upstream, slice: sliceOf(phase, shard) }).items(phase.name).map((i) => i.item_id);
       } catch (err) {
         deps.log.error('gave up on a shard whose items could not be built: the next start plans it again', { campaign: campaign.name, execution, shard: label, error: deps.redact(String(err)) });
         continue;
@@ -430,7 +430,7 @@ async function registered(ctx: RunContext, store: BlobStore, phase: PhaseSpec, m
   const body = await store.get(registeredKey(ctx.campaign.name, phase.name, shard));
   if (body === undefined) return false;
   // The marker is of the whole partition: expand it unsliced to compare.
-  const whole = new PartitionItems(ctx, model, shard.language).items(phase.name);
+  const whole = new PartitionItems({ ctx, model, language: shard.language }).items(phase.name);
   return Buffer.from(body).toString('utf8') === registeredDigest(whole.map((i) => i.item_id));
 }
 
@@ -454,7 +454,7 @@ async function markSettled(ctx: RunContext, ledger: Ledger, store: BlobStore, ph
  * (its items are built from the replies only when it runs).
  */
 async function pendingOfShard(ctx: RunContext, ledger: Ledger, phase: PhaseSpec, model: ModelEntry, shard: Shard, retryFailed: boolean): Promise<number> {
-  const partition = new PartitionItems(ctx, model, shard.language, undefined, sliceOf(phase, shard));
+  const partition = new PartitionItems({ ctx, model, language: shard.language, slice: sliceOf(phase, shard) });
   if (phase.after.length > 0) {
     const sources = partition.items(phase.after[0]!.phase);
     return sources.filter((i) => phase.consumes?.(i) ?? true).length;
