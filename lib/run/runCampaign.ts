@@ -18,7 +18,7 @@ import { silentProgress, type ProgressSink } from './progress.js';
 import { rebuildLedger, retireDroppedPartitions } from './rebuildLedger.js';
 import { completeReplies, designFingerprint, recordIfComplete } from './completeCampaign.js';
 import { refreshCampaignReadings } from './refreshCampaignReadings.js';
-import type { StopState } from './runPartition.js';
+import type { StopState } from './stopState.js';
 import { RateLimiters } from './RateLimiter.js';
 import { Semaphore } from './Semaphore.js';
 import { runWavePartition, type BatchRunOptions, type PartitionEnv } from './wavePartition.js';

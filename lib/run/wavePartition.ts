@@ -21,7 +21,7 @@ import { readingRows } from './readings.js';
 import { refreshReadings } from './refreshReadings.js';
 import { runBatchPartition } from './runBatchPartition.js';
 import { runPartition } from './runPartition.js';
-import type { PartitionOutcome } from './runPartition.js';
+import type { PartitionOutcome } from './partitionTypes.js';
 import { loadUpstream, upstreamNeeds } from './upstream.js';
 
 /** Batches take minutes to hours: polling more often than this only spends API calls. */
