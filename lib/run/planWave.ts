@@ -190,7 +190,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
     // A failed worker batch is an infrastructure failure (a failed call is a stored reply, not an
     // exception). With the default 0 the Map fails, the failure is recorded, and a re-started
     // execution resumes; a campaign may tolerate some (`aws.tolerated_failure_percentage`), whose
-    // items the worker's give-up step records failed (lib/run/runShards.ts giveUpShards).
+    // items the worker's give-up step records failed (lib/run/giveUpShards.ts).
     toleratedFailurePercentage: campaign.aws.tolerated_failure_percentage,
     pollSeconds: pollSeconds(ctx, ready),
   };
