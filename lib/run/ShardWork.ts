@@ -6,7 +6,7 @@
  * whose cost that commit now counts, all in the same invocation.
  */
 import type { Ledger } from '../store/types.js';
-import { partNameOf } from './runPartition.js';
+import { partNameOf } from './adoptJournals.js';
 import { Semaphore } from './Semaphore.js';
 import { sleep } from './sleep.js';
 

@@ -17,18 +17,37 @@ export interface ItemSlice {
   readonly end: number;
 }
 
+/** What one partition's items are expanded from: `new PartitionItems({ ctx, model, language })`. */
+export interface PartitionItemsOptions {
+  readonly ctx: Pick<RunContext, 'campaign' | 'graph'>;
+  /** The model under test: the partition's subject. */
+  readonly model: ModelEntry;
+  readonly language: LanguageCode;
+  /** The stored outputs a dependent phase consumes (lib/run/upstream.ts); none by default, which is all a root phase needs. */
+  readonly upstream?: Upstream | undefined;
+  /** Only this slice of one phase's items (a shard); the whole partition by default. */
+  readonly slice?: ItemSlice | undefined;
+  /** Items for the plan only (PartitionContext.planning). */
+  readonly planning?: boolean | undefined;
+}
+
 export class PartitionItems {
   private readonly cache = new Map<string, readonly PromptItem[]>();
+  private readonly ctx: Pick<RunContext, 'campaign' | 'graph'>;
+  readonly subject: ModelEntry;
+  readonly language: LanguageCode;
+  private readonly upstream: Upstream;
+  private readonly slice: ItemSlice | undefined;
+  private readonly planning: boolean;
 
-  constructor(
-    private readonly ctx: Pick<RunContext, 'campaign' | 'graph'>,
-    readonly subject: ModelEntry,
-    readonly language: LanguageCode,
-    private readonly upstream: Upstream = NO_UPSTREAM,
-    private readonly slice?: ItemSlice,
-    /** Items for the plan only (PartitionContext.planning). */
-    private readonly planning = false,
-  ) {}
+  constructor(opts: PartitionItemsOptions) {
+    this.ctx = opts.ctx;
+    this.subject = opts.model;
+    this.language = opts.language;
+    this.upstream = opts.upstream ?? NO_UPSTREAM;
+    this.slice = opts.slice;
+    this.planning = opts.planning ?? false;
+  }
 
   /** The items of a phase in this partition, in expansion order (the slice's phase: only its slice). */
   items(name: string): readonly PromptItem[] {

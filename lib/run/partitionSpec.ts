@@ -22,7 +22,7 @@ import type { Plan } from './planCampaign.js';
 import { itemMaxCost } from './cost.js';
 import type { RateLimiters } from './RateLimiter.js';
 import { withRateLimit } from './RateLimiter.js';
-import type { PartSink, PartitionSpec } from './runPartition.js';
+import type { PartSink, PartitionSpec } from './partitionTypes.js';
 
 /** The fields every partition of one run shares (ledger, bounds, retry policy, stop flag). */
 export type SharedPartitionFields = Pick<

@@ -10,7 +10,7 @@ import { DuckDb, LocalBlobStore, ParquetWriter } from '../store/index.js';
 import { createAnswerers } from './answerers.js';
 import { contextFor } from './context.js';
 import { RateLimiters } from './RateLimiter.js';
-import type { StopState } from './runPartition.js';
+import type { StopState } from './stopState.js';
 import { Semaphore } from './Semaphore.js';
 import { ThreadLedger } from './threadLedger.js';
 import { mergeStop, snapshotOf, threadError } from './threadMessages.js';

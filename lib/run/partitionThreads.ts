@@ -7,7 +7,8 @@
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { EmbeddedLedger } from '../store/EmbeddedLedger.js';
-import type { PartitionOutcome, StopState } from './runPartition.js';
+import type { PartitionOutcome } from './partitionTypes.js';
+import type { StopState } from './stopState.js';
 import { serveLedgerCall } from './threadLedger.js';
 import { mergeStop, rebuiltError, snapshotOf } from './threadMessages.js';
 import type { FromThread, ThreadInit, ToThread } from './threadMessages.js';

@@ -12,7 +12,6 @@ import { priceIn } from './context.js';
 import type { RunContext } from './context.js';
 import { itemInputTokens, itemMaxCost } from './cost.js';
 import { PartitionItems } from './partitionItems.js';
-import { NO_UPSTREAM } from './upstreamNeeds.js';
 
 export { itemInputTokens, itemMaxCost } from './cost.js';
 
@@ -106,7 +105,7 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
     const accs = new Map(graph.phases.map((p) => [p.name, emptyAcc()]));
     const answerers = new Map<string, ModelEntry>();
     for (const language of ctx.design.languages) {
-      const partition = new PartitionItems(ctx, model, language, NO_UPSTREAM, undefined, true);
+      const partition = new PartitionItems({ ctx, model, language, planning: true });
       const counts: Record<string, number> = {};
       for (const phase of graph.phases) {
         const acc = accs.get(phase.name)!;

@@ -190,7 +190,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
     // A failed worker batch is an infrastructure failure (a failed call is a stored reply, not an
     // exception). With the default 0 the Map fails, the failure is recorded, and a re-started
     // execution resumes; a campaign may tolerate some (`aws.tolerated_failure_percentage`), whose
-    // items the worker's give-up step records failed (lib/run/runShards.ts giveUpShards).
+    // items the worker's give-up step records failed (lib/run/giveUpShards.ts).
     toleratedFailurePercentage: campaign.aws.tolerated_failure_percentage,
     pollSeconds: pollSeconds(ctx, ready),
   };
@@ -237,7 +237,7 @@ async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Pr
   for (const model of campaign.models) {
     const entry = answererOf(ctx, phase, model);
     for (const language of ctx.design.languages) {
-      const items = new PartitionItems(ctx, model, language).items(phase.name);
+      const items = new PartitionItems({ ctx, model, language }).items(phase.name);
       const ids = items.map((i) => i.item_id);
       await ensurePrompts(a.writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, ctx.battery.prompts);
       const marker = registeredKey(campaign.name, phase.name, { model: model.id, language });
@@ -283,7 +283,7 @@ async function dependentShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number
   for (const model of campaign.models) {
     const entry = answererOf(ctx, phase, model);
     for (const language of ctx.design.languages) {
-      const sources = new PartitionItems(ctx, model, language).items(source);
+      const sources = new PartitionItems({ ctx, model, language }).items(source);
       const consumed = sources.map((i) => phase.consumes?.(i) ?? true);
       const gpu = entry.runs_on === 'gpu' ? entry : undefined;
       const size =

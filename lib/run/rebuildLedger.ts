@@ -10,7 +10,7 @@ import { DuckDb, sqlString, tableGlob } from '../store/DuckDb.js';
 import { parsePartKey } from '../store/layout.js';
 import type { Ledger, ReplyRow } from '../store/types.js';
 import type { Plan } from './planCampaign.js';
-import { permanentlyFailed } from './runPartition.js';
+import { permanentlyFailed } from './attemptVerdict.js';
 
 interface StoredAttempt {
   item_id: string;

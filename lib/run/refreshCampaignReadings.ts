@@ -36,7 +36,7 @@ export async function refreshCampaignReadings(ctx: RunContext, dataDir: string):
       for (const model of campaign.models) {
         for (const language of ctx.design.languages) {
           const upstream = phase.after.length > 0 ? await loadUpstream((db ??= await DuckDb.open()), dataDir, campaign.name, upstreamNeeds(graph, phase), model.id, language) : undefined;
-          const items = new PartitionItems(ctx, model, language, upstream).items(phase.name);
+          const items = new PartitionItems({ ctx, model, language, upstream }).items(phase.name);
           const r = await refreshReadings({
             store,
             writer,

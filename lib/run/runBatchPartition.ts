@@ -6,17 +6,10 @@ import type { BatchIntent, BatchRecord, ReplyRow } from '../store/types.js';
 import { ledgerPartition } from '../store/types.js';
 import { backoffMs } from './callWithRetry.js';
 import { Journal } from './Journal.js';
-import {
-  BATCH_JOURNAL_PREFIX,
-  KEY_ERROR_CLASSES,
-  registerAndAdopt,
-  partNameOf,
-  readingsOf,
-  replyRow,
-  type PartitionOutcome,
-  type PartitionSpec,
-  type ReplySource,
-} from './runPartition.js';
+import { BATCH_JOURNAL_PREFIX, partNameOf, readingsOf, registerAndAdopt } from './adoptJournals.js';
+import { KEY_ERROR_CLASSES } from './attemptVerdict.js';
+import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
+import { replyRow, type ReplySource } from './replyRow.js';
 import { sleep } from './sleep.js';
 
 /** How often a partition that the cap holds back looks whether other partitions have settled. */

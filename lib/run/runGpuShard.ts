@@ -19,7 +19,7 @@ import type { RunContext } from './context.js';
 import type { ParquetIo } from './parquetIo.js';
 import { duckdbParquetIo } from './parquetIoDuckDb.js';
 import { runShards } from './runShards.js';
-import type { ShardRunnerDeps } from './runShards.js';
+import type { ShardRunnerDeps } from './shardRunnerDeps.js';
 
 /** What one array child is told (GPU_ENV, AWS_BATCH_JOB_ARRAY_INDEX). */
 export interface GpuShardEvent {

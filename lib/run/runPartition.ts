@@ -1,191 +1,25 @@
-import { rename, rm, writeFile } from 'node:fs/promises';
-import { basename } from 'node:path';
-import type { LanguageCode, PromptItem } from '../core/types.js';
-import type { TokenUsage } from '../pricing/pricing.js';
-import type { GenerateResult, ModelProvider, Price } from '../providers/types.js';
-import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
+/**
+ * The synchronous runner of one (phase, model, language) partition: chunks of calls reserved
+ * against the budget, journaled as they come back, committed part by part. What it takes and
+ * returns is in partitionTypes.ts; what an attempt means for the ledger in attemptVerdict.ts; the
+ * reply row in replyRow.ts; the adoption of a killed run's journals in adoptJournals.ts.
+ */
+import { rm } from 'node:fs/promises';
+import type { PromptItem } from '../core/types.js';
+import type { ReplyRow } from '../store/types.js';
 import { ledgerPartition } from '../store/types.js';
-import { callWithRetry, type RetryPolicy } from './callWithRetry.js';
-import type { CallWatch } from './CallWatch.js';
-import { noteWaitStop, scopeSignal, type WaitStopState } from './waitStops.js';
-import { Journal, listJournals, readJournal } from './Journal.js';
+import { partNameOf, readingsOf, registerAndAdopt } from './adoptJournals.js';
+import { attemptVerdict } from './attemptVerdict.js';
+import { callWithRetry } from './callWithRetry.js';
+import { Journal } from './Journal.js';
+import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
+import { replyRow, type ReplySource } from './replyRow.js';
 import { sleep } from './sleep.js';
-import type { Semaphore } from './Semaphore.js';
-
-/** Journals of batch results are named `batch-<batch id>.ndjson` (lib/run/runBatchPartition.ts). */
-export const BATCH_JOURNAL_PREFIX = 'batch-';
+import { keyScope, noteKeyFailure, noteOverrun } from './stopState.js';
+import { noteWaitStop, scopeSignal } from './waitStops.js';
 
 /** How often a partition that the cap holds back looks whether other partitions have settled. */
 const RESERVED_POLL_MS = 20;
-
-/**
- * Error classes about the API key or the account, not the item: every further call with
- * the key fails the same way, so the partition stops and its items stay pending for the next run.
- */
-export const KEY_ERROR_CLASSES: ReadonlySet<string> = new Set(['auth', 'permission', 'payment_required']);
-
-/**
- * Error classes that a journal row (which does not keep the retry decision) shows to be permanent:
- * the item's request itself is refused. Used when adopting a killed run's journal.
- */
-const PERMANENT_ERROR_CLASSES: ReadonlySet<string> = new Set(['bad_request', 'not_found', 'refusal', 'content_filter', 'simulated_bad_request']);
-
-/**
- * A reply that says nothing: no text (or only white space) and no logprobs. It is paid for and
- * stored as `empty`, never scored as an answer nor sent on to a judge or verifier, and recorded
- * failed for good like a refusal (`--retry-failed` asks it again). A one-token probe whose token is
- * end-of-text still has logprobs, and stays `ok`.
- */
-export function isEmptyReply(r: Pick<GenerateResult, 'text' | 'logprobs'>): boolean {
-  return (r.text ?? '').trim() === '' && (r.logprobs === undefined || r.logprobs === null || Object.keys(r.logprobs).length === 0);
-}
-
-/** What an item's last attempt means for the ledger. */
-export type AttemptVerdict = 'done' | 'failed' | 'failed_permanently' | 'key' | 'pending';
-
-/**
- * The ledger state an item's final attempt leads to ("permanent errors … recorded once,
- * not retried forever"): a success is done; a key or account error leaves the item pending (the
- * key is at fault, not the item); any other error a retry cannot fix fails the item for good
- * (`--retry-failed` asks it again); a transient error after the last retry fails it until the next
- * run; an attempt cut short by an abort leaves it pending.
- */
-export function attemptVerdict(
-  final: { readonly ok: boolean; readonly errorClass?: string; readonly retryable?: boolean; readonly result?: Pick<GenerateResult, 'text' | 'logprobs'> },
-  aborted: boolean,
-): AttemptVerdict {
-  if (final.ok) return final.result !== undefined && isEmptyReply(final.result) ? 'failed_permanently' : 'done';
-  if (aborted) return 'pending';
-  if (final.errorClass !== undefined && KEY_ERROR_CLASSES.has(final.errorClass)) return 'key';
-  // A call cut short without the run being stopped says nothing about the item: asked again.
-  if (final.errorClass === 'aborted') return 'failed';
-  return final.retryable === false ? 'failed_permanently' : 'failed';
-}
-
-/** Where the rows of one partition go once a part is complete. */
-export interface PartSink {
-  /**
-   * Writes the replies part `partName`; returns its key. From `rows` when the caller still holds
-   * the journal's rows (the part's own run: the journal is not read back), else by converting the
-   * journal (NDJSON reply rows: a killed run's, or a batch's).
-   */
-  writeReplies(journalPath: string, partName: string, rows?: readonly ReplyRow[]): Promise<string>;
-  /** The key `writeReplies` gives the part `partName` (to ask the ledger whether it is committed). */
-  partKey(partName: string): string;
-  /** Writes reading rows as a readings part. */
-  writeReadings(rows: readonly ReadingRow[], partName: string): Promise<void>;
-}
-
-export interface PartitionSpec {
-  readonly campaign: string;
-  readonly phase: string;
-  /** Partition keys: the model whose replies these are (for the judge phase, the judged model). */
-  readonly model: string;
-  readonly language: LanguageCode;
-  readonly runId: string;
-  readonly items: readonly PromptItem[];
-  readonly provider: ModelProvider;
-  readonly price: Price;
-  readonly retry: RetryPolicy;
-  /** Readings of one successful reply (rule readings, or the judge's label of the source item). */
-  readReply(item: PromptItem, reply: ReplyRow): ReadingRow[];
-  /** Reservation amount (USD) for one call to this item: prompt + max_tokens at list price. */
-  maxCost(item: PromptItem): number;
-  /** USD of one reply; `cached_input_tokens`, when present, at the cached-input price. */
-  cost(usage: TokenUsage): number;
-  readonly journalDir: string;
-  readonly sink: PartSink;
-  readonly ledger: Ledger;
-  readonly semaphore: Semaphore;
-  /** Items per reservation (halved near the cap, down to one). */
-  readonly chunkSize: number;
-  /** Reply rows per Parquet part. */
-  readonly partRows: number;
-  /**
-   * Seal the open part once it is this old (ms), whatever its rows: what a hard kill can lose is
-   * then at most this much work (the GPU job on Spot, gpu.commit_minutes). Checked as chunks end.
-   */
-  readonly partMs?: number;
-  readonly signal?: AbortSignal;
-  readonly onReply?: (row: ReplyRow) => void;
-  /** Ask again the items whose last attempt failed permanently (`sondage run --retry-failed`). */
-  readonly retryFailed?: boolean;
-  /** The environment variable holding the provider's API key, named when the provider rejects it. */
-  readonly keyEnv?: string;
-  /**
-   * The items are the whole partition for the current design (the local run), not a shard of it
-   * (the Lambda worker): registered with `registerPartition`, so that ids the design dropped are
-   * retired, and a killed run's held reservations of the partition resolved once its journals
-   * are adopted.
-   */
-  readonly wholePartition?: boolean;
-  /**
-   * Shared by the partitions of a run. `reason`: the budget could not cover even one more call, or
-   * the run was aborted: no new chunk starts anywhere. `keyFailures`: keyScope (provider model,
-   * endpoint, key variable) → message, for keys a provider rejected: no partition of that scope
-   * starts a new call; the same model at another endpoint goes on.
-   */
-  readonly stop: StopState;
-  /**
-   * Whether a call whose attempt may take `attemptTimeoutMs` can still start (the Lambda worker:
-   * only while it can end before the deadline aborts it). A call not started leaves its item
-   * pending, unpaid; absent, every call may start.
-   */
-  readonly mayStartCall?: (attemptTimeoutMs: number) => boolean;
-  /** Sees the calls in flight and the waits before retries (the local run's progress line). */
-  readonly watch?: CallWatch;
-  /**
-   * Told of each attempt sent and never answered, with the journal it is in and what it reserved:
-   * the Lambda worker's salvage counts it possibly billed when a runner that threw leaves that
-   * journal's part uncommitted (its commit would have counted it).
-   */
-  readonly onUnanswered?: (journalPath: string, reservedUsd: number) => void;
-}
-
-/** Why a run (or some of its partitions) stops starting calls; see `PartitionSpec.stop`. */
-export interface StopState extends WaitStopState {
-  reason?: 'budget' | 'aborted' | 'overrun';
-  keyFailures?: Map<string, string>;
-  /**
-   * Calls whose provider reported more usage than the call reserved (a reservation is a bound for
-   * any honest byte-level tokenizer, so this is a provider counting something else): the answering
-   * model → USD spent past what its calls reserved. The first one stops every partition (`overrun`).
-   */
-  overruns?: Map<string, number>;
-}
-
-/**
- * Records a call that cost more than it reserved, and stops the campaign's new calls at once: the
- * cap holds only while each call costs at most its reservation. The cost is kept as reported.
- */
-export function noteOverrun(stop: StopState, model: string, excessUsd: number): void {
-  stop.reason ??= 'overrun';
-  const overruns = (stop.overruns ??= new Map<string, number>());
-  overruns.set(model, (overruns.get(model) ?? 0) + excessUsd);
-}
-
-export interface PartitionOutcome {
-  readonly done: number;
-  readonly failed: number;
-  readonly adopted: number;
-  readonly costUsd: number;
-  readonly pending: number;
-  /** Set when the provider rejected the API key: the message naming the model and the key's variable. */
-  readonly keyFailure?: string;
-  /**
-   * Items left pending because the provider rejected the key: not in `pending`, which counts what
-   * another pass of this run could still do (the Lambda worker asks to be invoked again for it;
-   * for these only a new key helps).
-   */
-  readonly keyBlocked?: number;
-  /** Set when the provider asked to wait longer than the run waits: the message says when to resume. */
-  readonly waitStop?: string;
-  /** Items left pending by that stop (not in `pending`, as `keyBlocked`). */
-  readonly waitBlocked?: number;
-  /** Stored readings read again because the design's reading inputs changed (lib/run/refreshReadings.ts), and how many of them changed. */
-  readonly reread?: number;
-  readonly rereadChanged?: number;
-}
 
 /** A part in the making: the journal its chunks append to, and what the commit will record. */
 interface OpenPart {
@@ -414,114 +248,13 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   return { done, failed, adopted, costUsd, pending: left };
 }
 
-/**
- * What a rejected key stops: the provider model at its endpoint with its key variable. Two
- * entries of one model at different base URLs (two vLLM servers, a proxy and the vendor) have
- * different keys: one rejected stops only its own calls. The model is part of it, as in the
- * provider id, because a 403 may refuse one model and not another on the same key.
- * @example keyScope({ provider: { id: 'openai/gpt-4.1-mini', endpoint: 'https://api.openai.com/v1' }, keyEnv: 'OPENAI_API_KEY' })
- */
-export function keyScope(spec: { readonly provider: Pick<ModelProvider, 'id' | 'endpoint'>; readonly keyEnv?: string | undefined }): string {
-  return `${spec.provider.id} ${spec.provider.endpoint ?? ''} ${spec.keyEnv ?? ''}`;
-}
-
-/**
- * Records that the provider rejected the API key (once per keyScope, for every partition of the
- * run). The message names the provider model, its endpoint and the variable, never the key:
- * adapters redact the key from their messages.
- */
-function noteKeyFailure(spec: PartitionSpec, errorClass: string, message: string): void {
-  const failures = (spec.stop.keyFailures ??= new Map<string, string>());
-  const scope = keyScope(spec);
-  if (failures.has(scope)) return;
-  // Adapter messages start with the provider id, which the message names already.
-  const detail = (message.startsWith(`${spec.provider.id}: `) ? message.slice(spec.provider.id.length + 2) : message).slice(0, 200);
-  const where = spec.keyEnv !== undefined ? `the environment variable ${spec.keyEnv}` : "the environment variable the model's api_key_env names";
-  const at = spec.provider.endpoint !== undefined ? ` at ${spec.provider.endpoint}` : '';
-  failures.set(
-    scope,
-    `${spec.provider.id}: the provider rejected the API key (${errorClass}: ${detail})${at}; ` +
-      `the ${spec.phase} calls of this model${at ? ' at this endpoint' : ''} stopped and its unanswered items stay pending. ` +
-      `Check the key in ${where} (valid, allowed to use this model, with credit), then run again.`,
-  );
-}
-
 // Items of a partition share one settings object: serialize it once, not once per reply.
 const settingsJson = new WeakMap<object, string>();
+
 function jsonOf(value: object): string {
   let json = settingsJson.get(value);
   if (json === undefined) settingsJson.set(value, (json = JSON.stringify(value)));
   return json;
-}
-
-// One ISO string per millisecond rather than one Date per reply.
-let stampMs = 0;
-let stamp = '';
-function now(): string {
-  const ms = Date.now();
-  if (ms !== stampMs) {
-    stampMs = ms;
-    stamp = new Date(ms).toISOString();
-  }
-  return stamp;
-}
-
-/** What a stored reply row says about where it came from and how it is priced. */
-export interface ReplySource {
-  readonly campaign: string;
-  readonly phase: string;
-  readonly model: string;
-  readonly language: LanguageCode;
-  readonly providerId: string;
-  readonly simulated: boolean;
-  /** USD of one reply; `cached_input_tokens`, when present, at the cached-input price. */
-  cost(usage: TokenUsage): number;
-}
-
-/** A call's outcome: a synchronous attempt and a batch result have this same shape. */
-export type ReplyOutcome =
-  | { readonly ok: true; readonly result: GenerateResult }
-  | { readonly ok: false; readonly errorClass: string; readonly message: string };
-
-/**
- * The stored row of one attempt, for the synchronous runner and the batch runner alike. One object
- * literal with a fixed key order for both outcomes: a million of these are built, and a single
- * shape keeps V8 on its fast path (spreading a base object was the hot spot).
- */
-export function replyRow(
-  src: ReplySource,
-  item: PromptItem,
-  o: ReplyOutcome,
-  attempt: number,
-  latencyMs: number,
-  settingsJson: string,
-): ReplyRow {
-  const r = o.ok ? o.result : undefined;
-  return {
-    item_id: item.item_id,
-    campaign: src.campaign,
-    phase: src.phase,
-    model: src.model,
-    language: src.language,
-    attempt,
-    status: r ? (isEmptyReply(r) ? 'empty' : 'ok') : 'error',
-    text: r ? r.text : null,
-    finish_reason: r ? r.finish_reason : null,
-    input_tokens: r ? r.usage.input_tokens : 0,
-    output_tokens: r ? r.usage.output_tokens : 0,
-    cached_input_tokens: r?.usage.cached_input_tokens ?? null,
-    // The whole usage, cached tokens included: they are priced at the cached-input price.
-    cost_usd: r ? src.cost(r.usage) : 0,
-    latency_ms: latencyMs,
-    logprobs_json: r?.logprobs ? JSON.stringify(r.logprobs) : null,
-    logprobs_exact: r?.logprobs ? Object.values(r.logprobs).every((l) => l.exact) : null,
-    error_class: o.ok ? null : o.errorClass,
-    error_message: o.ok ? null : o.message.slice(0, 500),
-    settings_json: settingsJson,
-    provider: src.providerId,
-    simulated: src.simulated,
-    created_at: now(),
-  };
 }
 
 async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void> {
@@ -548,117 +281,4 @@ async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void
     ...(part.possiblyBilled > 0 ? { possiblyBilledUsd: part.possiblyBilled } : {}),
   });
   await rm(part.journal.path, { force: true });
-}
-
-export function readingsOf(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, rows: readonly ReplyRow[]): ReadingRow[] {
-  const out: ReadingRow[] = [];
-  for (const row of rows) {
-    if (row.status !== 'ok') continue;
-    const item = byId.get(row.item_id);
-    if (item) out.push(...spec.readReply(item, row));
-  }
-  return out;
-}
-
-/**
- * A part is named after the journal it is made from, whichever run makes it: a killed run may have
- * written the part file and died before the ledger commit, and the run that adopts the journal
- * must replace that file, not add a second copy of its replies beside it.
- */
-export function partNameOf(journalPath: string): string {
-  return `part-${basename(journalPath, '.ndjson')}.parquet`;
-}
-
-/**
- * Journals of a killed run hold replies that were paid for but never committed. They become a part
- * now: their items are marked done (or failed) and their cost is counted once, the dead run's
- * reservations having been released when this run started.
- */
-export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, replied: Set<string> = new Set()): Promise<number> {
-  const journals = await listJournals(spec.journalDir);
-  if (journals.length === 0) return 0;
-  const committed = await spec.ledger.committedParts(spec.campaign, spec.phase);
-  let adopted = 0;
-  for (const path of journals) {
-    const partName = partNameOf(path);
-    // Killed after the ledger commit, before the journal was removed: its replies are counted.
-    if (committed.has(spec.sink.partKey(partName))) {
-      await rm(path, { force: true });
-      continue;
-    }
-    // A batch's journal is rebuilt from the provider's results file by the run that re-attaches
-    // to the batch (still open in the ledger): adopting it too would store its replies twice.
-    if (basename(path).startsWith(BATCH_JOURNAL_PREFIX)) {
-      await rm(path, { force: true });
-      continue;
-    }
-    const rows = (await readJournal<ReplyRow>(path)).filter((r) => byId.has(r.item_id) && r.phase === spec.phase);
-    // A call with a row in the journal came back: its cost is the row's, not a guess.
-    for (const r of rows) replied.add(r.item_id);
-    // Attempts at permanently failed items too: they were paid for, and are stored as data.
-    const pending = await spec.ledger.pendingAmong(spec.campaign, ledgerPartition(spec), rows.map((r) => r.item_id), { retryFailed: true });
-    const fresh = rows.filter((r) => pending.has(r.item_id));
-    if (fresh.length === 0) {
-      await rm(path, { force: true });
-      continue;
-    }
-    // Items with only failed attempts in the journal stay pending and are asked again, unless the
-    // last one failed permanently (the dead run would have recorded that): a refusal is paid once.
-    const done = [...new Set(fresh.filter((r) => r.status === 'ok').map((r) => r.item_id))];
-    const failedPermanently = permanentlyFailed(fresh, new Set(done));
-    // Rewritten without a torn last line, which DuckDB's reader would reject. Through a rename, so
-    // that a kill now leaves the old journal or the new one, never half of either.
-    await writeFile(`${path}.tmp`, `${fresh.map((r) => JSON.stringify(r)).join('\n')}\n`);
-    await rename(`${path}.tmp`, path);
-    const repliesKey = await spec.sink.writeReplies(path, partName);
-    await spec.sink.writeReadings(readingsOf(spec, byId, fresh), partName);
-    await spec.ledger.commitPart({
-      campaign: spec.campaign,
-      ...ledgerPartition(spec),
-      partKey: repliesKey,
-      done,
-      failed: [],
-      failedPermanently,
-      costUsd: fresh.reduce((s, r) => s + r.cost_usd, 0),
-    });
-    await rm(path, { force: true });
-    adopted += done.length;
-  }
-  return adopted;
-}
-
-/**
- * Registers a partition's items and adopts the journals a killed run left. For a whole partition
- * (the local run) the registration retires ids the design dropped, and the killed run's held
- * reservations of the partition are resolved: the calls its journals show came back are counted
- * from the journal, the others (no reply, maybe billed) count as possibly billed.
- */
-export async function registerAndAdopt(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>): Promise<number> {
-  const partition = ledgerPartition(spec);
-  if (spec.wholePartition) await spec.ledger.registerPartition(spec.campaign, partition, [...byId.keys()]);
-  else await spec.ledger.registerItems(spec.campaign, partition, [...byId.keys()]);
-  const replied = new Set<string>();
-  const adopted = await adoptJournals(spec, byId, replied);
-  if (spec.wholePartition) {
-    await spec.ledger.resolveOrphans(spec.campaign, partition, replied, (id) => {
-      const item = byId.get(id);
-      return item === undefined ? undefined : spec.maxCost(item);
-    });
-  }
-  return adopted;
-}
-
-/** Items (not done) whose last journaled attempt failed with a permanent error class. */
-export function permanentlyFailed(rows: readonly Pick<ReplyRow, "item_id" | "attempt" | "status" | "error_class">[], done: ReadonlySet<string>): string[] {
-  const last = new Map<string, (typeof rows)[number]>();
-  for (const r of rows) {
-    const seen = last.get(r.item_id);
-    if (!seen || r.attempt >= seen.attempt) last.set(r.item_id, r);
-  }
-  const out: string[] = [];
-  for (const [id, r] of last) {
-    if (done.has(id)) continue;
-    if (r.status === 'empty' || (r.status === 'error' && r.error_class !== null && PERMANENT_ERROR_CLASSES.has(r.error_class))) out.push(id);
-  }
-  return out;
 }

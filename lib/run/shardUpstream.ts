@@ -43,7 +43,7 @@ export async function shardUpstream(
   shard: Shard,
 ): Promise<UpstreamRead> {
   const needs = upstreamNeeds(ctx.graph, phase);
-  const slice = upstreamSliceOf(ctx.graph, phase, shard, () => new PartitionItems(ctx, model, shard.language, undefined, { phase: phase.after[0]!.phase, start: shard.start, end: shard.end }).items(phase.after[0]!.phase));
+  const slice = upstreamSliceOf(ctx.graph, phase, shard, () => new PartitionItems({ ctx, model, language: shard.language, slice: { phase: phase.after[0]!.phase, start: shard.start, end: shard.end } }).items(phase.after[0]!.phase));
   const folders: { folder: string; table: 'replies' | 'readings' }[] = [
     ...[...needs.replies].map((folder) => ({ folder, table: 'replies' as const })),
     ...[...needs.readings.keys()].map((folder) => ({ folder, table: 'readings' as const })),

@@ -6,7 +6,8 @@ import type { Campaign } from '../design/campaign.js';
 import { SondageError } from '../errors.js';
 import { StorageError } from '../store/storageErrors.js';
 import type { RetryPolicy } from './callWithRetry.js';
-import type { PartitionOutcome, StopState } from './runPartition.js';
+import type { PartitionOutcome } from './partitionTypes.js';
+import type { StopState } from './stopState.js';
 
 /** What a partition thread is started with (its workerData). */
 export interface ThreadInit {

@@ -1,7 +1,7 @@
 import { formatDuration } from './CallWatch.js';
 import { onAbort } from './sleep.js';
 
-/** The part of a run's StopState (runPartition.ts) that the wait stops fill. */
+/** The part of a run's StopState (stopState.ts) that the wait stops fill. */
 export interface WaitStopState {
   /**
    * keyScope → message, for providers that asked to wait longer than the run's `maxWaitMs`: no

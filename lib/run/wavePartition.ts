@@ -21,7 +21,7 @@ import { readingRows } from './readings.js';
 import { refreshReadings } from './refreshReadings.js';
 import { runBatchPartition } from './runBatchPartition.js';
 import { runPartition } from './runPartition.js';
-import type { PartitionOutcome } from './runPartition.js';
+import type { PartitionOutcome } from './partitionTypes.js';
 import { loadUpstream, upstreamNeeds } from './upstream.js';
 
 /** Batches take minutes to hours: polling more often than this only spends API calls. */
@@ -60,7 +60,7 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   const { ctx, dataDir, store, writer } = env;
   const { campaign, graph, battery } = ctx;
   const upstream = phase.after.length > 0 ? await loadUpstream(await env.upstreamDb(), dataDir, campaign.name, upstreamNeeds(graph, phase), model.id, language) : undefined;
-  const partition = new PartitionItems(ctx, model, language, upstream);
+  const partition = new PartitionItems({ ctx, model, language, upstream });
   const items = partition.items(phase.name);
   // Root prompts are a pure function of the design: written once. A dependent phase's depend on
   // the replies it reads, which a later run may have completed: rewritten. Written while the calls

@@ -62,5 +62,5 @@ export function loadContext(file: string, dataDir?: string): Promise<RunContext>
 
 /** The items of a root phase (default `generate`) of one model and language, as the run expands them. */
 export function rootItems(ctx: RunContext, model: RunContext['campaign']['models'][number], language: string, phase = 'generate'): readonly PromptItem[] {
-  return new PartitionItems(ctx, model, language).items(phase);
+  return new PartitionItems({ ctx, model, language }).items(phase);
 }

@@ -5,7 +5,7 @@ import { toWireRequest as toAnthropicWireRequest } from '../../lib/providers/ant
 import { candidateLogprobs, toWireRequest } from '../../lib/providers/openai/OpenAIChatProvider.js';
 import { createProvider } from '../../lib/providers/registry.js';
 import type { GenerateRequest } from '../../lib/providers/types.js';
-import { replyRow } from '../../lib/run/runPartition.js';
+import { replyRow } from '../../lib/run/replyRow.js';
 import { startWireServer, type WireReply, type WireServer } from './helpers/wireServer.js';
 
 const YES = 7414;

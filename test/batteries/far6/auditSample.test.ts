@@ -109,7 +109,7 @@ describe('audit phases and items', () => {
     const { campaign } = ctx;
     const model = campaign.models[0]!;
     const judge = { id: 'judge', settings: campaign.roles['judge']!.settings };
-    const source = new PartitionItems(ctx, model, 'en').items('generate').find((i) => i.factors['constraint'] === 'free') as Far6Item;
+    const source = new PartitionItems({ ctx, model, language: 'en' }).items('generate').find((i) => i.factors['constraint'] === 'free') as Far6Item;
     const reply = { text: 'It was wrong.', attempt: 1 };
     const primary = makeJudgeItem(source, reply, judge);
     const retest = auditItem(source, reply, judge, AUDIT_RETEST_PHASE);
@@ -133,7 +133,7 @@ describe('audit phases and items', () => {
     for (const model of campaign.models)
       for (const language of ctx.design.languages) {
         const judged = new Map<string, number>();
-        for (const item of new PartitionItems(ctx, model, language).items('generate'))
+        for (const item of new PartitionItems({ ctx, model, language }).items('generate'))
           if (needsJudge(item as Far6Item, campaign.seed, sampleRate)) judged.set(String(item.factors['constraint']), (judged.get(String(item.factors['constraint'])) ?? 0) + 1);
         const audited = [...judged.values()].reduce((s, n) => s + Math.min(3, n), 0);
         const partition = plan.partitions.find((p) => p.model === model.id && p.language === language);

@@ -23,7 +23,7 @@ export function goldenCampaignExpansion(ctx: RunContext): string[] {
   const lines: string[] = [];
   for (const model of ctx.campaign.models) {
     for (const language of ctx.design.languages) {
-      for (const item of new PartitionItems(ctx, model, language).items('generate')) {
+      for (const item of new PartitionItems({ ctx, model, language }).items('generate')) {
         lines.push(`${item.phase}|${item.model}|${item.language}|${item.item_id}|${item.prompt_key}`);
       }
     }
