@@ -12,6 +12,7 @@ import type { ChartRow, RowMark } from '../../../../report/html/types.js';
 import { chartValues, empty, figure, NO_IDENTITY, NO_IDENTITY_READOUT, p, section, uniqueSorted } from './section.js';
 import type { Section } from './section.js';
 
+/** The identity metrics as charts and tables name them. */
 const METRIC_LABEL: Readonly<Record<IdentityMetric, string>> = { residual_r: 'residual r', story_r: 'story-level r', mean_abs_diff: 'mean |Δ|' };
 
 const CONTRASTS: readonly { key: ClassEstimate['contrast']; label: string }[] = [
