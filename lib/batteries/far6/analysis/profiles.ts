@@ -154,6 +154,9 @@ export function pairIndices(m: ProfileMatrix, mask?: Uint8Array): PairIndex[] {
   return out;
 }
 
+// The kernels below each write out their weighted loop over `idx`: they are the story bootstrap's
+// inner loop (every cell pair, every draw), where a shared callback per story would cost time.
+
 /**
  * Weighted Pearson r of rows a and b of `values` over the stories `idx`, each story weighted by
  * `w` (bootstrap multiplicity; all 1 when absent). Null when the total weight is below `minCommon`

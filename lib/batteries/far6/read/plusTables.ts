@@ -48,6 +48,7 @@ export interface PlusLanguageTable {
   };
 }
 
+// One table per language, alike in shape only: each holds its own language's words, so nothing here is shared.
 export const PLUS_TABLES: Readonly<Record<Language, PlusLanguageTable>> = {
   en: {
     negators: [

@@ -6,6 +6,7 @@ import { toCsv } from '../../../report/csv.js';
 import { HEADLINE_PAIRS, matchesReadout as matches } from './html/headline.js';
 import { renderReportHtml } from './html/renderReport.js';
 import { fmtNumber, mdTable } from '../../../report/markdown.js';
+import { REPLIES_READ_HEADER, repliesReadRows } from './repliesRead.js';
 import { STUDY_FILE_LINES, STUDY_FILES, studyCsvFiles, studySummarySections } from './studyReport.js';
 import type {
   AnalysisResults,
@@ -103,27 +104,8 @@ export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): str
   ].filter((l): l is string => l !== null);
   parts.push('## What was run', run.join('\n'));
 
-  // Replies per readout, pooled over cells.
-  const perReadout = new Map<string, { replies: number; decisive: number; p: number }>();
-  for (const c of results.cellSummary) {
-    const key = `${c.form}/${c.constraint}/${c.reader}`;
-    const acc = perReadout.get(key) ?? { replies: 0, decisive: 0, p: 0 };
-    acc.replies += c.replies;
-    acc.decisive += c.decisive;
-    acc.p += c.n_p;
-    perReadout.set(key, acc);
-  }
-  if (perReadout.size > 0) {
-    parts.push(
-      '## Replies read',
-      mdTable(
-        ['readout', 'replies', 'decisive share', 'P share'],
-        [...perReadout.entries()]
-          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-          .map(([k, v]) => [k, String(v.replies), fmt(v.replies ? v.decisive / v.replies : null), fmt(v.decisive ? v.p / v.decisive : null)]),
-      ),
-    );
-  }
+  const repliesRead = repliesReadRows(results.cellSummary);
+  if (repliesRead.length > 0) parts.push('## Replies read', mdTable([...REPLIES_READ_HEADER], repliesRead));
 
   const conv = results.convergence.filter((c) => c.n_cells > 0);
   parts.push(

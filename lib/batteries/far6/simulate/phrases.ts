@@ -22,6 +22,7 @@ export interface LanguagePhrases {
   readonly bothSides: readonly string[];
 }
 
+// One entry per language, alike in shape only: each holds its own language's wording, so nothing here is shared.
 export const PHRASES: Readonly<Record<Language, LanguagePhrases>> = {
   en: {
     latin: true,

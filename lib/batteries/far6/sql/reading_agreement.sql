@@ -6,6 +6,9 @@
 -- One reply per item (chosen_replies.sql) and one reading per item and reader (the first by
 -- judge_item_id, then label), as in item_shares.sql. Reader pairs are ordered (reader_a < reader_b)
 -- so each pair appears once. Portable SQL (DuckDB and Athena); no statement terminator.
+--
+-- The inputs are named as in same_replies_shares.sql (decisive readings, used twice); a query of
+-- their own would be one more Athena named query for three aliases.
 WITH prompt_items AS (
   SELECT * FROM {{query:prompt_items}} pi
 ),
@@ -32,13 +35,4 @@ FROM prompt_items p
 JOIN chosen c ON c.item_id = p.item_id
 JOIN one_reading a ON a.item_id = p.item_id
 JOIN one_reading b ON b.item_id = p.item_id AND a.reader < b.reader
-GROUP BY
-  p.model,
-  p.language,
-  p.form,
-  p."constraint",
-  p.concept_pair,
-  p.construction,
-  p.named,
-  a.reader,
-  b.reader
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9

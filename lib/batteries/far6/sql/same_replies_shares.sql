@@ -7,6 +7,10 @@
 -- The reader column names the pair: `rule [with judge:j]` is the rule's reading and
 -- `judge:j [with rule]` the judge's, of the same replies. n_both, n_none and n_invalid are 0 by
 -- construction. Portable SQL (DuckDB and Athena); no statement terminator.
+--
+-- The columns and counts repeat item_shares.sql's on purpose: a query the library includes reads its
+-- includer's sources and cannot be handed these paired readings instead, and one query for both
+-- would pair every rule with every judge on each item_shares run.
 WITH prompt_items AS (
   SELECT * FROM {{query:prompt_items}} pi
 ),
@@ -50,19 +54,7 @@ SELECT
 FROM prompt_items p
 JOIN chosen c ON c.item_id = p.item_id
 JOIN both_read r ON r.item_id = p.item_id
-GROUP BY
-  p.model,
-  p.language,
-  r.reader,
-  p.form,
-  p."constraint",
-  p.story,
-  p.story_group,
-  p.concept_pair,
-  p.construction,
-  p.named,
-  p.option_order,
-  p.prompt_key
+GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12
 -- Rows in a fixed order: the estimators add floating-point shares in row order, and DuckDB's
 -- parallel GROUP BY returns groups in any order, which moved results in the last digits from run to run.
 ORDER BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12

@@ -4,8 +4,7 @@ import { analyzeCampaign } from '../../../../lib/batteries/far6/analysis/analyze
 import { writeResults } from '../../../../lib/batteries/far6/report/report.js';
 import type { AnalysisResults, ReadingAgreementRow } from '../../../../lib/batteries/far6/analysis/types.js';
 import { CampaignFileError } from '../../../../lib/errors.js';
-import { ParquetFixture } from './fixtures.js';
-import type { PromptSpec, ReadingSpec, ReplySpec } from './fixtures.js';
+import { fixtureRows, ParquetFixture } from './fixtures.js';
 
 /**
  * By hand. alpha/en, negative interrogative, yes/no: wrong-right named P (evaluative adjective):
@@ -21,9 +20,8 @@ describe('reading_agreement.sql on Parquet', () => {
 
   beforeAll(async () => {
     fx = await ParquetFixture.create();
-    const prompts: PromptSpec[] = [];
-    const replies: ReplySpec[] = [];
-    const readings: ReadingSpec[] = [];
+    const input = fixtureRows();
+    const { prompts, replies, readings } = input;
     let n = 0;
     const item = (
       model: string,
@@ -56,9 +54,7 @@ describe('reading_agreement.sql on Parquet', () => {
     item('beta', 'negint', ...adj, 'P', ['notP'], 'notP');
     item('beta', 'negint', ...adj, 'P', ['notP'], 'P', false);
     item('beta', 'negint', ...adj, 'P', ['P', 'notP'], 'P');
-    await fx.prompts(prompts);
-    await fx.replies(replies);
-    await fx.readings(readings);
+    await fx.writeAll(input);
     rows = await runReadingAgreement(fx.db, fx.tables);
     results = await analyzeCampaign(fx.db, fx.tables);
   });

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeCampaign } from '../../../../lib/batteries/far6/analysis/analyzeCampaign.js';
 import { writeResults } from '../../../../lib/batteries/far6/report/report.js';
 import type { AnalysisResults } from '../../../../lib/batteries/far6/analysis/types.js';
-import { ParquetFixture } from './fixtures.js';
-import type { PromptSpec, ReadingSpec, ReplySpec } from './fixtures.js';
+import { fixtureRows, ParquetFixture } from './fixtures.js';
 
 /**
  * Ten stories in one cell, read by the rule and by a judge, with plain yes/no items in both keyings
@@ -19,9 +18,8 @@ describe('analyzeCampaign on Parquet', () => {
 
   beforeAll(async () => {
     fx = await ParquetFixture.create();
-    const prompts: PromptSpec[] = [];
-    const replies: ReplySpec[] = [];
-    const readings: ReadingSpec[] = [];
+    const input = fixtureRows();
+    const { prompts, replies, readings } = input;
     for (let j = 0; j < 10; j++) {
       const story = `s${j}`;
       for (const named of ['P', 'notP'] as const) {
@@ -44,9 +42,7 @@ describe('analyzeCampaign on Parquet', () => {
         }
       }
     }
-    await fx.prompts(prompts);
-    await fx.replies(replies);
-    await fx.readings(readings);
+    await fx.writeAll(input);
     results = await analyzeCampaign(fx.db, fx.tables);
   });
 

@@ -78,6 +78,18 @@ function literal(v: Value): string {
   return `'${v.replaceAll("'", "''")}'`;
 }
 
+/** The rows of the three tables that a test builds by hand before it writes them. */
+export interface FixtureRows {
+  readonly prompts: PromptSpec[];
+  readonly replies: ReplySpec[];
+  readonly readings: ReadingSpec[];
+}
+
+/** Empty tables for a test to fill, then write with {@link ParquetFixture.writeAll}. */
+export function fixtureRows(): FixtureRows {
+  return { prompts: [], replies: [], readings: [] };
+}
+
 export class ParquetFixture {
   private constructor(
     readonly dir: string,
@@ -124,6 +136,13 @@ export class ParquetFixture {
       const file = join(folder, `part-${n++}.parquet`);
       await this.conn.run(`COPY (SELECT ${select} FROM (VALUES ${values}) AS t(${cols})) TO '${file}' (FORMAT parquet)`);
     }
+  }
+
+  /** Writes the three tables a test built. */
+  async writeAll(rows: FixtureRows): Promise<void> {
+    await this.prompts(rows.prompts);
+    await this.replies(rows.replies);
+    await this.readings(rows.readings);
   }
 
   async prompts(specs: readonly PromptSpec[]): Promise<void> {

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeCampaign } from '../../../../lib/batteries/far6/analysis/analyzeCampaign.js';
 import { sameReplyPairs } from '../../../../lib/batteries/far6/analysis/sameReplies.js';
 import type { AnalysisResults } from '../../../../lib/batteries/far6/analysis/types.js';
-import { ParquetFixture } from './fixtures.js';
-import type { PromptSpec, ReadingSpec, ReplySpec } from './fixtures.js';
+import { fixtureRows, ParquetFixture } from './fixtures.js';
 
 /**
  * By hand. One cell, ten stories, negative-interrogative yes/no items in both keyings, two repeats.
@@ -18,9 +17,8 @@ describe('the same replies read twice, identical weights (Same Judgment, Differe
 
   beforeAll(async () => {
     fx = await ParquetFixture.create();
-    const prompts: PromptSpec[] = [];
-    const replies: ReplySpec[] = [];
-    const readings: ReadingSpec[] = [];
+    const input = fixtureRows();
+    const { prompts, replies, readings } = input;
     const cell = { model: 'alpha', language: 'en' };
     for (let j = 0; j < 10; j++) {
       for (const named of ['P', 'notP'] as const) {
@@ -35,9 +33,7 @@ describe('the same replies read twice, identical weights (Same Judgment, Differe
         }
       }
     }
-    await fx.prompts(prompts);
-    await fx.replies(replies);
-    await fx.readings(readings);
+    await fx.writeAll(input);
     results = await analyzeCampaign(fx.db, fx.tables);
   });
 

@@ -9,17 +9,13 @@ import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
 import { domainOf, matrixChart, rowChart } from '../../../../report/html/svg.js';
 import { tableDetails } from '../../../../report/html/table.js';
 import type { ChartRow } from '../../../../report/html/types.js';
-import { section } from './sections.js';
-import type { Section } from './sections.js';
+import { pct, section } from './section.js';
+import type { Section } from './section.js';
 
 const GROUP_LABEL: Readonly<Record<string, string>> = { all: 'pooled', constraint: 'by answer constraint', model: 'by model', language: 'by language' };
 
 function keyOf(r: JudgeAuditRow): string {
   return r.level === 'all' ? 'all replies' : r.level === 'model' ? r.model : r.level === 'language' ? r.language : r.level === 'constraint' ? r.constraint : `${r.model}/${r.language}/${r.constraint}`;
-}
-
-function pct(x: number | null): string {
-  return x === null ? '–' : `${(x * 100).toFixed(1)} %`;
 }
 
 /** The "Judge audit" section; call it only where the results carry an audit. */
