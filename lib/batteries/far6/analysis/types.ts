@@ -7,7 +7,7 @@
  */
 import type { AnswerConstraint, Proposition, QuestionForm } from '../types.js';
 
-export type { Queryable, TableSources } from '../../../query/types.js';
+export type { Queryable, TableSources } from '../../../api/battery.js';
 
 /** `form/constraint/reader`. */
 export type Readout = string;

@@ -3,7 +3,8 @@
  * the item rows of one model × q × r × v; summary tables weight listed cells or units equally across
  * models and verifier languages).
  */
-import { summarizeConfidence, type ScoredOutcome } from '../../../metrics/calibration.js';
+import { summarizeConfidence } from '../../../api/battery.js';
+import type { ScoredOutcome } from '../../../api/battery.js';
 import type { CellMetrics, MetricName, MetricSet, PtrueRow } from './types.js';
 
 /** Accuracy over every row; the confidence metrics over the rows with a valid P(True). */

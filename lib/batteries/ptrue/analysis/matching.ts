@@ -14,10 +14,8 @@
  * percentile interval from resampling models with replacement (seeded), so an effect carried by a
  * few models shows a wide interval.
  */
-import { seededRandom } from '../../../core/hash.js';
-import { resampleIndices } from '../../../metrics/rank.js';
-import { fitRandomIntercept, ols, type Coefficient } from '../../../metrics/regression.js';
-import { quantile } from '../../../metrics/stats.js';
+import { fitRandomIntercept, ols, quantile, resampleIndices, seededRandom } from '../../../api/battery.js';
+import type { Coefficient } from '../../../api/battery.js';
 import { groupBy } from './cells.js';
 import type { CellMetrics, MetricName } from './types.js';
 

@@ -10,9 +10,8 @@
  * accuracy and recall, never as a flag; a missing one (no reply) is left out and counted apart.
  * Groups are sorted (model, strategy, then the paper's category and language orders).
  */
-import { confusionOf, ratesOf } from '../../../metrics/classification.js';
-import type { BinaryCase, Confusion } from '../../../metrics/classification.js';
-import { spreadOf } from '../../../metrics/spread.js';
+import { confusionOf, ratesOf, spreadOf } from '../../../api/battery.js';
+import type { BinaryCase, Confusion } from '../../../api/battery.js';
 import type { ReadVerdict } from '../veto.js';
 import { CATEGORIES, CHECKPOINTS, LANGUAGES, STRATEGIES } from '../types.js';
 import type { Category, Checkpoint, Language, Strategy, Verdict } from '../types.js';

@@ -1,5 +1,5 @@
-import { stableId } from '../../../core/hash.js';
-import type { ChatMessage } from '../../../core/types.js';
+import { stableId } from '../../../api/battery.js';
+import type { ChatMessage } from '../../../api/battery.js';
 import type { PhaseName, QaPair, XvalueFactors, XvalueItem } from '../types.js';
 import type { ItemContext } from './types.js';
 

@@ -3,8 +3,8 @@
  * category, Table 3 by language, Figure 3's precision / recall / F1, §6.6's lowest cells) and
  * step 1's agreement with the annotation. Percentages with two decimals, "–" for undefined.
  */
-import type { ReportMeta } from '../../../battery/types.js';
-import { mdTable } from '../../../report/markdown.js';
+import { mdTable } from '../../../api/battery.js';
+import type { ReportMeta } from '../../../api/battery.js';
 import type { XvalueResults } from '../analysis/types.js';
 import { CATEGORIES, CHECKPOINTS, LANGUAGES, STRATEGIES } from '../types.js';
 import { STRATEGY_TITLE, pct, rankText } from './format.js';

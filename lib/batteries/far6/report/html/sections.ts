@@ -5,7 +5,20 @@
  * negative-interrogative token (§7, Figure 5b/5c). Each returns the HTML of one <section>; a
  * section whose analysis is absent or empty says so instead of drawing an empty chart.
  */
-import { fmtNumber as fmt } from '../../../../report/markdown.js';
+import {
+  domainOf,
+  escapeHtml as esc,
+  fmtNumber as fmt,
+  htmlTable,
+  matrixChart,
+  reportFigure,
+  rowChart,
+  scatterChart,
+  slug,
+  stackedChart,
+  tableDetails,
+} from '../../../../api/battery.js';
+import type { ChartRow, HtmlReportOptions, MarkShape, ReportSection, RowMark, TableSpec } from '../../../../api/battery.js';
 import type {
   AnalysisResults,
   CellHabit,
@@ -15,13 +28,7 @@ import type {
   ProfilePair,
   ReplyTotalsRow,
 } from '../../analysis/types.js';
-import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
-import { reportFigure } from '../../../../api/battery.js';
-import type { ReportSection } from '../../../../api/battery.js';
 import { headlineIndex } from './headline.js';
-import { domainOf, matrixChart, rowChart, scatterChart, stackedChart } from '../../../../report/html/svg.js';
-import { htmlTable, tableDetails } from '../../../../report/html/table.js';
-import type { ChartRow, HtmlReportOptions, MarkShape, RowMark, TableSpec } from '../../../../report/html/types.js';
 
 export type Section = ReportSection;
 

@@ -4,12 +4,8 @@
  * Figure 1), precision / recall / F1 per checkpoint (Figure 3), the lowest cells (§6.6) and step
  * 1's agreement. Every chart has its numbers in a table beside it; a section without data says so.
  */
-import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
-import { reportFigure } from '../../../../api/battery.js';
-import type { ReportSection } from '../../../../api/battery.js';
-import { matrixChart, rowChart } from '../../../../report/html/svg.js';
-import { htmlTable, tableDetails } from '../../../../report/html/table.js';
-import type { ChartRow, TableSpec } from '../../../../report/html/types.js';
+import { escapeHtml as esc, htmlTable, matrixChart, reportFigure, rowChart, slug, tableDetails } from '../../../../api/battery.js';
+import type { ChartRow, ReportSection, TableSpec } from '../../../../api/battery.js';
 import type { XvalueResults } from '../../analysis/types.js';
 import { CATEGORIES, CATEGORY_NAMES, CHECKPOINTS, CHECKPOINT_NAMES, LANGUAGES, STRATEGIES } from '../../types.js';
 import type { Strategy } from '../../types.js';
