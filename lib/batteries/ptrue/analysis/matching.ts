@@ -14,9 +14,8 @@
  * percentile interval from resampling models with replacement (seeded), so an effect carried by a
  * few models shows a wide interval.
  */
-import { fitRandomIntercept, ols, quantile, resampleIndices, seededRandom } from '../../../api/battery.js';
+import { fitRandomIntercept, groupBy, ols, quantile, resampleIndices, seededRandom } from '../../../api/battery.js';
 import type { Coefficient } from '../../../api/battery.js';
-import { groupBy } from './cells.js';
 import type { CellMetrics, MetricName } from './types.js';
 
 export const MATCH_TERMS = ['(intercept)', 'Q=R', 'R=V', 'Q=V', 'Q=R=V'] as const;

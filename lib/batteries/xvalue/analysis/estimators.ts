@@ -10,7 +10,7 @@
  * accuracy and recall, never as a flag; a missing one (no reply) is left out and counted apart.
  * Groups are sorted (model, strategy, then the paper's category and language orders).
  */
-import { confusionOf, ratesOf, spreadOf } from '../../../api/battery.js';
+import { confusionOf, groupBy, ratesOf, spreadOf } from '../../../api/battery.js';
 import type { BinaryCase, Confusion } from '../../../api/battery.js';
 import type { ReadVerdict } from '../veto.js';
 import { CATEGORIES, CHECKPOINTS, LANGUAGES, STRATEGIES } from '../types.js';
@@ -51,17 +51,6 @@ function count(rows: readonly { readonly gold: Verdict; readonly predicted: Read
     else cases.push(c);
   }
   return { confusion: confusionOf(cases), missing };
-}
-
-function groupBy<T>(rows: readonly T[], keyOf: (r: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const r of rows) {
-    const k = keyOf(r);
-    const list = out.get(k);
-    if (list) list.push(r);
-    else out.set(k, [r]);
-  }
-  return out;
 }
 
 const order = <T extends string>(list: readonly T[]) => (a: T, b: T) => list.indexOf(a) - list.indexOf(b);
