@@ -14,6 +14,8 @@ export interface ImportEdge {
   readonly to: string;
   readonly typeOnly: boolean;
   readonly line: number;
+  /** An `import('…')` expression: the module loads when the code first runs it, not with the importer. */
+  readonly dynamic?: true;
 }
 
 function walk(dir: string, out: string[]): void {
@@ -47,7 +49,7 @@ export function importGraph(root: string, folders: readonly string[]): ImportEdg
       const typeOnly = m[2] !== undefined;
       edges.push({ from, to: resolve(root, file, m[3]!), typeOnly, line: lineOf(m.index) });
     }
-    for (const m of text.matchAll(DYNAMIC)) edges.push({ from, to: resolve(root, file, m[1]!), typeOnly: false, line: lineOf(m.index) });
+    for (const m of text.matchAll(DYNAMIC)) edges.push({ from, to: resolve(root, file, m[1]!), typeOnly: false, line: lineOf(m.index), dynamic: true });
   }
   return edges;
 }

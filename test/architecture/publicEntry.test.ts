@@ -1,72 +1,83 @@
 /**
  * A battery imports sondage through one entry, `sondage/battery` (lib/api/battery.ts): a battery of
- * one's own can reach nothing else, and the built-in three should prove that the entry is enough.
- * The test battery `relay` and the scaffold already import only the entry. The built-in three still
- * reach the modules listed in NOT_YET_THROUGH_THE_ENTRY directly; the list may shrink (move a module's
- * helpers into the entry, then drop it here) but never grow: a built-in battery that reaches a module
- * of lib/ outside its own folder and outside this list fails.
+ * one's own can reach nothing else, and the built-in three prove that the entry is enough — each
+ * reaches lib/ outside its own folder only through it. The test battery `relay` and the scaffold
+ * import only the entry too. What the entry pulls in is a battery's whole view of sondage, so it
+ * must not drag the CLI, the run, the analysis driver or AWS code into a battery's process.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/campaigns.js';
-import { importGraph } from './importGraph.js';
+import { importGraph, type ImportEdge } from './importGraph.js';
 
 const ENTRY = 'lib/api/battery.ts';
 
-/** Modules the built-in batteries still import directly rather than through the entry. */
-const NOT_YET_THROUGH_THE_ENTRY: readonly string[] = [
-  'lib/battery/byoIssues.ts',
-  'lib/battery/defineBattery.ts',
-  'lib/battery/readers/firstTokenProbability.ts',
-  'lib/battery/readoutHealth.ts',
-  'lib/battery/schemas.ts',
-  'lib/battery/types.ts',
-  'lib/core/fileText.ts',
-  'lib/core/hash.ts',
-  'lib/core/languages.ts',
-  'lib/core/settings.ts',
-  'lib/core/types.ts',
-  'lib/errors.ts',
-  'lib/metrics/calibration.ts',
-  'lib/metrics/classification.ts',
-  'lib/metrics/rank.ts',
-  'lib/metrics/regression.ts',
-  'lib/metrics/spread.ts',
-  'lib/metrics/stats.ts',
-  'lib/metrics/variance.ts',
-  'lib/pricing/pricing.ts',
-  'lib/providers/errors.ts',
-  'lib/providers/simulated/approximateTokens.ts',
-  'lib/providers/simulated/types.ts',
-  'lib/providers/types.ts',
-  'lib/query/errors.ts',
-  'lib/query/rowReader.ts',
-  'lib/query/sql.ts',
-  'lib/query/types.ts',
-  'lib/report/csv.ts',
-  'lib/report/html/escape.ts',
-  'lib/report/html/page.ts',
-  'lib/report/html/svg.ts',
-  'lib/report/html/table.ts',
-  'lib/report/html/types.ts',
-  'lib/report/markdown.ts',
-  'lib/store/DuckDb.ts',
-  'lib/store/duckdbApi.ts',
-  'lib/store/layout.ts',
-  'lib/store/schemas.ts',
-  'lib/store/types.ts',
-];
+/** Imports by a battery's module (any folder under lib/batteries/) of lib/ outside that folder, other than the entry. */
+function pastTheEntry(edges: readonly ImportEdge[]): string[] {
+  return edges
+    .filter((e) => {
+      const own = /^lib\/batteries\/([^/]+)\//.exec(e.from);
+      return own && e.to.startsWith('lib/') && !e.to.startsWith(`lib/batteries/${own[1]}/`) && e.to !== ENTRY;
+    })
+    .map((e) => `${e.from}:${e.line} imports ${e.to}`);
+}
+
+/** The modules reachable from the entry along the edges `follow` accepts. */
+function fromTheEntry(edges: readonly ImportEdge[], follow: (e: ImportEdge) => boolean = () => true): string[] {
+  const seen = new Set<string>();
+  const todo = [ENTRY];
+  while (todo.length > 0) {
+    const file = todo.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const e of edges) if (e.from === file && follow(e)) todo.push(e.to);
+  }
+  return [...seen].sort();
+}
+
+/** What the entry loads with it: static value imports only (a type-only import vanishes, an `import()` waits for first use). */
+const atLoad = (e: ImportEdge): boolean => !e.typeOnly && !e.dynamic;
+
+/** What a battery must not depend on through the entry, not even for a type. */
+const NOT_FOR_BATTERIES = /^(lib\/(cli|run|analysis|design|batteries)\/|functions\/|infra\/|@aws-sdk\/|aws-cdk-lib|constructs$|@middy\/|aws-lambda$|@aws-lambda-powertools\/)/;
 
 describe('batteries import sondage through the public entry', () => {
-  it('a built-in battery reaches lib/ outside its folder only through the entry or a module not yet moved behind it', () => {
-    const outside = importGraph(REPO_ROOT, ['lib']).filter((e) => {
-      const own = /^lib\/batteries\/(far6|xvalue|ptrue)\//.exec(e.from);
-      return own && e.to.startsWith('lib/') && !e.to.startsWith(`lib/batteries/${own[1]}/`) && e.to !== ENTRY;
-    });
-    expect(outside.length).toBeGreaterThan(0);
-    const stray = outside.filter((e) => !NOT_YET_THROUGH_THE_ENTRY.includes(e.to)).map((e) => `${e.from}:${e.line} imports ${e.to}`);
-    expect(stray, 'import it from lib/api/battery.ts (add it to the entry if a battery needs it)').toEqual([]);
+  const lib = importGraph(REPO_ROOT, ['lib']);
+
+  it('a built-in battery reaches lib/ outside its own folder only through the entry', () => {
+    for (const b of ['far6', 'xvalue', 'ptrue']) expect(lib.some((e) => e.from.startsWith(`lib/batteries/${b}/`) && e.to === ENTRY), b).toBe(true);
+    expect(pastTheEntry(lib), 'import it from lib/api/battery.ts (add it to the entry if a battery needs it)').toEqual([]);
+  });
+
+  it('a deep import is caught, a battery-internal one and one through the entry are not', () => {
+    const planted: ImportEdge[] = [
+      { from: 'lib/batteries/xvalue/x.ts', to: 'lib/metrics/stats.ts', typeOnly: false, line: 1 },
+      { from: 'lib/batteries/ptrue/y.ts', to: 'lib/core/types.ts', typeOnly: true, line: 2 },
+      { from: 'lib/batteries/far6/z.ts', to: 'lib/batteries/xvalue/types.ts', typeOnly: true, line: 3 },
+      { from: 'lib/batteries/xvalue/x.ts', to: 'lib/batteries/xvalue/types.ts', typeOnly: false, line: 4 },
+      { from: 'lib/batteries/xvalue/x.ts', to: ENTRY, typeOnly: false, line: 5 },
+    ];
+    expect(pastTheEntry(planted)).toEqual([
+      'lib/batteries/xvalue/x.ts:1 imports lib/metrics/stats.ts',
+      'lib/batteries/ptrue/y.ts:2 imports lib/core/types.ts',
+      'lib/batteries/far6/z.ts:3 imports lib/batteries/xvalue/types.ts',
+    ]);
+  });
+
+  it('the entry depends on no CLI, run, analysis, campaign-parser, battery or AWS code, and loads DuckDB only on first use', () => {
+    expect(fromTheEntry(lib)).toContain('lib/store/DuckDb.ts');
+    expect(fromTheEntry(lib).filter((m) => NOT_FOR_BATTERIES.test(m))).toEqual([]);
+    expect(fromTheEntry(lib)).toContain('@duckdb/node-api');
+    expect(fromTheEntry(lib, atLoad).filter((m) => m.startsWith('@duckdb/'))).toEqual([]);
+    // The walks do see what a planted import would bring.
+    const planted: ImportEdge[] = [
+      ...lib,
+      { from: 'lib/metrics/stats.ts', to: 'lib/run/planted.ts', typeOnly: true, line: 1 },
+      { from: 'lib/report/csv.ts', to: '@duckdb/node-api', typeOnly: false, line: 1 },
+    ];
+    expect(fromTheEntry(planted).filter((m) => NOT_FOR_BATTERIES.test(m))).toEqual(['lib/run/planted.ts']);
+    expect(fromTheEntry(planted, atLoad).filter((m) => m.startsWith('@duckdb/'))).toEqual(['@duckdb/node-api']);
   });
 
   it('the test battery relay imports lib/ only through the entry', () => {

@@ -3,8 +3,7 @@
  * generate phase's tables, the estimators, and the judge audit over the generate and audit
  * readings; the result files of report/.
  */
-import type { AnalysisSources, BatteryAnalysis } from '../../battery/types.js';
-import type { TableSources } from '../../query/types.js';
+import type { AnalysisSources, BatteryAnalysis, TableSources } from '../../api/battery.js';
 import { analyzeCampaign } from './analysis/analyzeCampaign.js';
 import type { AnalysisResults } from './analysis/types.js';
 import type { Far6DesignSpec } from './design.js';

@@ -5,7 +5,7 @@
  * judge itself (`audit-retest`, test–retest). Both read the same sample. They are phases of the
  * battery like any other (phases.ts), so the budget, the ledger and resumption apply.
  */
-import { stableId, uniformFromKey } from '../../core/hash.js';
+import { stableId, uniformFromKey } from '../../api/battery.js';
 import { AUDIT_PHASE_PREFIX } from './analysis/judgeAudit.js';
 import { makeJudgeItem } from './read/index.js';
 import type { JudgeSpec, JudgedReply } from './read/index.js';

@@ -1,4 +1,4 @@
-import type { ByoTablesSpec } from '../../battery/types.js';
+import type { ByoTablesSpec } from '../../api/battery.js';
 import { BOOTSTRAP_DRAWS, BOOTSTRAP_SEED } from './analysis/identity.js';
 import { importReplies } from './byo/analyzeReplies.js';
 

@@ -5,9 +5,8 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { fromField } from '../../core/fileText.js';
-import { enumOf, modelEntrySchema, relativePath, uniqueList } from '../../battery/schemas.js';
-import type { CampaignCore, RoleEntry, RoleSpec } from '../../battery/types.js';
+import { enumOf, fromField, modelEntrySchema, relativePath, uniqueList } from '../../api/battery.js';
+import type { CampaignCore, RoleEntry, RoleSpec } from '../../api/battery.js';
 import { loadConceptPairs, loadStories } from './design/index.js';
 import type { ConceptPair } from './design/index.js';
 import { BOOTSTRAP_DRAWS, DEFAULT_IDENTITY_READOUTS } from './analysis/identity.js';

@@ -5,7 +5,7 @@
  * readout convergence, model identity, answer habits and polarity shares. README.md beside this
  * file goes through the paper section by section.
  */
-import { defineBattery } from '../../battery/defineBattery.js';
+import { defineBattery } from '../../api/battery.js';
 import { far6Analysis } from './analysisSpec.js';
 import { far6Byo } from './byoSpec.js';
 import { far6DataFiles, far6DesignSchema, FAR6_ROLES, loadFar6Data } from './design.js';

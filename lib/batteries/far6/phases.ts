@@ -5,9 +5,8 @@
  * readings); with a judge audit, `audit-second` and `audit-retest` have the second judge and the
  * judge itself read a seeded sample of the judged replies again, in their own readings folders.
  */
-import type { CampaignCore, PartitionContext, PhaseEstimate, PhaseSpec, ReadingDraft, ReplyView } from '../../battery/types.js';
-import type { PromptItem } from '../../core/types.js';
-import { estimatePromptTokens } from '../../pricing/pricing.js';
+import { estimatePromptTokens } from '../../api/battery.js';
+import type { CampaignCore, PartitionContext, PhaseEstimate, PhaseSpec, PromptItem, ReadingDraft, ReplyView } from '../../api/battery.js';
 import { CODEBOOK_LABELS } from './analysis/judgeAudit.js';
 import { AUDIT_RETEST_PHASE, AUDIT_SECOND_PHASE, auditItem, drawAuditSample } from './audit.js';
 import type { Far6Data } from './design.js';

@@ -1,6 +1,5 @@
-import { cachedCanonicalJson } from '../../core/hash.js';
-import { columnDefs } from '../../store/schemas.js';
-import type { PromptColumns } from '../../store/schemas.js';
+import { cachedCanonicalJson, columnDefs } from '../../api/battery.js';
+import type { PromptColumns } from '../../api/battery.js';
 import type { Far6Item } from './types.js';
 
 /**

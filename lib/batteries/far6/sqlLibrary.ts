@@ -1,4 +1,4 @@
-import { CORE_SQL, SqlLibrary } from '../../query/sql.js';
+import { CORE_SQL, SqlLibrary } from '../../api/battery.js';
 
 /**
  * The FAR-6 queries (Same Judgment, Different Yes "Estimation steps"), in the order the analysis runs them; they

@@ -2,7 +2,7 @@
  * The FAR-6 design (Same Judgment, Different Yes, §3 and "Answer instructions"): its languages, factors, reading maps
  * and stories, and the PromptItem it expands into.
  */
-import type { PromptItem } from '../../core/types.js';
+import type { PromptItem } from '../../api/battery.js';
 
 /** Same Judgment, Different Yes: the six languages the battery renders (templates written per language, not translated). */
 export const LANGUAGES = ['en', 'zh', 'de', 'ja', 'ko', 'fr'] as const;

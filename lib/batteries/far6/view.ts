@@ -3,7 +3,7 @@
  * replies of `generate`, narrowed by the row's model, language and factors, and by the readout
  * (`form/constraint/reader`) where the row names one.
  */
-import type { BatteryView, ReplySelection } from '../../battery/types.js';
+import type { BatteryView, ReplySelection } from '../../api/battery.js';
 
 /** Result columns that are prompt columns of `generate` under the same name. */
 const FACTORS = ['story', 'story_group', 'concept_pair', 'form', 'constraint', 'construction'] as const;

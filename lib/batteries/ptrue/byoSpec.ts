@@ -1,5 +1,5 @@
-import type { ByoRowsSpec } from '../../battery/types.js';
-import { NOTICE_KIND } from '../../battery/byoIssues.js';
+import { NOTICE_KIND } from '../../api/battery.js';
+import type { ByoRowsSpec } from '../../api/battery.js';
 import { analyzePtrueRows } from './analysis/analyzeRows.js';
 import { DEFAULT_DRAWS } from './analysis/ptrueAnalysis.js';
 import { BYO_FORMAT, completeReplies, readByoFile } from './byo/index.js';

@@ -3,7 +3,7 @@
  * here, in the parser, only. Paths are relative to the campaign file.
  */
 import { z } from 'zod';
-import { isLanguageCode } from '../../core/languages.js';
+import { isLanguageCode } from '../../api/battery.js';
 import { DEFAULT_LABELS } from './read/labels.js';
 import { PTRUE_LANGUAGES } from './types.js';
 

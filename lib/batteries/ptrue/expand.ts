@@ -14,10 +14,8 @@
  * under test and language), the factors, the messages, the settings and the source item — so a
  * rerun gives the same ids and two subjects' equal replies stay two judge items.
  */
-import { stableId } from '../../core/hash.js';
-import { mergeSettings } from '../../core/settings.js';
-import type { GenerationSettings, LanguageCode } from '../../core/types.js';
-import type { ReplyView } from '../../battery/types.js';
+import { mergeSettings, stableId } from '../../api/battery.js';
+import type { GenerationSettings, LanguageCode, ReplyView } from '../../api/battery.js';
 import { itemIndex, type PtruePlan } from './plan.js';
 import { generateMessages, judgeMessages, referenceFor, verifyMessages } from './prompts/messages.js';
 import { PHASES, stratumOf, type BaseItem, type PtrueFactors, type PtrueItem } from './types.js';

@@ -6,7 +6,7 @@
  * regimes, variance shares, rank changes and matching regressions. README.md beside this file
  * goes through the paper section by section.
  */
-import { defineBattery } from '../../battery/defineBattery.js';
+import { defineBattery } from '../../api/battery.js';
 import { createPtrueAnalysis } from './analysis/ptrueAnalysis.js';
 import { ptrueByo } from './byoSpec.js';
 import { ptrueDesignSchema, type PtrueDesign } from './design.js';

@@ -4,9 +4,8 @@
  * names the file and the field.
  */
 import { isAbsolute, join } from 'node:path';
-import type { CampaignCore, LoadedDesign } from '../../battery/types.js';
-import { fromField } from '../../core/fileText.js';
-import { CampaignFileError } from '../../errors.js';
+import { CampaignFileError, fromField } from '../../api/battery.js';
+import type { CampaignCore, LoadedDesign } from '../../api/battery.js';
 import { loadItems } from './data/loadItems.js';
 import type { PtrueDesign } from './design.js';
 import { ptruePhases } from './phases.js';

@@ -3,9 +3,8 @@
  * 1–5 judge after generate"), as PhaseSpecs over a loaded plan. Expansion and reading are the pure
  * functions of expand.ts and read/; this file only wires them to the battery contract.
  */
-import type { PartitionContext, PhaseEstimate, PhaseSpec } from '../../battery/types.js';
-import type { PromptItem } from '../../core/types.js';
-import { approximateTokens, approximateTokensOf } from '../../providers/simulated/approximateTokens.js';
+import { approximateTokens, approximateTokensOf } from '../../api/battery.js';
+import type { PartitionContext, PhaseEstimate, PhaseSpec, PromptItem } from '../../api/battery.js';
 import { expandGenerate, expandJudge, expandVerify, isJudged, type ExpandContext } from './expand.js';
 import type { PtruePlan } from './plan.js';
 import { readGenerate, readJudge, readVerify } from './read/readers.js';

@@ -2,7 +2,7 @@
  * What the phases of one campaign need, once its design is read: the base items, the languages,
  * the templates and each model's probe (built by load.ts; pure data, so expansion stays pure).
  */
-import type { GenerationSettings, LanguageCode } from '../../core/types.js';
+import type { GenerationSettings, LanguageCode } from '../../api/battery.js';
 import type { PromptTemplates } from './prompts/resolveTemplates.js';
 import type { IdentifyLanguage } from './read/languageId.js';
 import type { BaseItem } from './types.js';

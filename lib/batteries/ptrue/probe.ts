@@ -9,8 +9,8 @@
  * - Any other model (an API without candidate logprobs): the first token's top-k (`top_logprobs`),
  *   read by surface form; a label outside the top-k is then missing and the reading `invalid`.
  */
-import { CampaignFileError, formatIssues, type FileIssue } from '../../errors.js';
-import type { ModelRef } from '../../battery/types.js';
+import { CampaignFileError, formatIssues } from '../../api/battery.js';
+import type { FileIssue, ModelRef } from '../../api/battery.js';
 import type { ProbeDesign } from './design.js';
 import type { ModelProbe } from './plan.js';
 import { probeCandidates, TOKENIZER_TABLES, tokenizerFor } from './read/labels.js';

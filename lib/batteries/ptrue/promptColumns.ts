@@ -1,4 +1,5 @@
-import { columnDefs, type PromptColumns } from '../../store/schemas.js';
+import { columnDefs } from '../../api/battery.js';
+import type { PromptColumns } from '../../api/battery.js';
 import type { PtrueItem } from './types.js';
 
 /**

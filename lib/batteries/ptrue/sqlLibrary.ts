@@ -1,4 +1,4 @@
-import { CORE_SQL, SqlLibrary } from '../../query/sql.js';
+import { CORE_SQL, SqlLibrary } from '../../api/battery.js';
 
 /**
  * The P(True) queries: `ptrue_rows`, the item-level rows of the estimators (analysis/types.ts), and

@@ -2,7 +2,7 @@
  * The P(True) battery's vocabulary of types (Disentangling Question, Response, and Verifier Languages §3): base items of parallel multilingual
  * benchmarks, the factors of its prompt items, and its phases' names.
  */
-import type { FactorRecord, LanguageCode, PromptItem } from '../../core/types.js';
+import type { FactorRecord, LanguageCode, PromptItem } from '../../api/battery.js';
 
 /** The six languages of Disentangling Question, Response, and Verifier Languages §3.1, in the paper's order. */
 export const PTRUE_LANGUAGES = ['en', 'zh', 'fr', 'ja', 'ko', 'hi'] as const;

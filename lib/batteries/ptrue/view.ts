@@ -4,7 +4,7 @@
  * Question, Response, and Verifier Languages §3); compliance and scorer rows are about the
  * responses themselves, the `generate` replies.
  */
-import type { BatteryView, ReplySelection } from '../../battery/types.js';
+import type { BatteryView, ReplySelection } from '../../api/battery.js';
 
 /** Result columns → prompt columns of the P(True) phases. */
 const AXES: Readonly<Record<string, string>> = { q: 'question_language', r: 'response_language', v: 'verifier_language', benchmark: 'benchmark' };

@@ -2,7 +2,7 @@
  * X-Value's analysis as the core runs it (BatteryAnalysis): the SQL stage over the phases that
  * stored something, the estimators, and the result files of report/.
  */
-import type { BatteryAnalysis } from '../../battery/types.js';
+import type { BatteryAnalysis } from '../../api/battery.js';
 import { runXvalueAnalysis, storedPhases, xvalueTables } from './analysis/runAnalysis.js';
 import type { XvalueCampaignResults } from './analysis/runAnalysis.js';
 import { xvalueConsoleTable, xvalueResultFiles } from './report/resultFiles.js';

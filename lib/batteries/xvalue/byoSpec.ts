@@ -1,6 +1,5 @@
-import type { ByoRowsSpec } from '../../battery/types.js';
-import { missingCells, type ByoIssue } from '../../battery/byoIssues.js';
-import type { FileIssue } from '../../errors.js';
+import { missingCells } from '../../api/battery.js';
+import type { ByoIssue, ByoRowsSpec, FileIssue } from '../../api/battery.js';
 import { analyzeXvalueRows } from './analysis/estimators.js';
 import type { XvalueCampaignResults } from './analysis/runAnalysis.js';
 import { byoToRows, findByoFiles, readByoFiles, XVALUE_BYO_FORMAT } from './byo/index.js';

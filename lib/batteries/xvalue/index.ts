@@ -5,7 +5,7 @@
  * §6.2); verdicts against the gold annotations, accuracy per language and category, checkpoint
  * metrics and step-1 agreement. README.md beside this file goes through the paper section by section.
  */
-import { defineBattery } from '../../battery/defineBattery.js';
+import { defineBattery } from '../../api/battery.js';
 import { xvalueAnalysis } from './analysisSpec.js';
 import { xvalueByo } from './byoSpec.js';
 import { loadXvalueDesign, xvalueDataFiles, xvalueDesignSchema } from './design/index.js';

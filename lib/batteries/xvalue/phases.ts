@@ -3,9 +3,8 @@
  * (its checklist chosen by step 1's nature)"), as PhaseSpecs of the battery contract. Every phase
  * is answered by the model under test; every reply is read by `parse` (read/).
  */
-import type { PartitionContext, PhaseEstimate, PhaseSpec, Upstream } from '../../battery/types.js';
-import type { GenerationSettings } from '../../core/types.js';
-import { estimatePromptTokens } from '../../pricing/pricing.js';
+import { estimatePromptTokens } from '../../api/battery.js';
+import type { GenerationSettings, PartitionContext, PhaseEstimate, PhaseSpec, Upstream } from '../../api/battery.js';
 import { expandDefOnly, expandStep1, expandStep3, pairsOf, step2Item } from './expand/index.js';
 import type { ItemContext } from './expand/index.js';
 import { renderPrompt } from './prompts/renderPrompt.js';

@@ -1,4 +1,4 @@
-import { CORE_SQL, SqlLibrary } from '../../query/sql.js';
+import { CORE_SQL, SqlLibrary } from '../../api/battery.js';
 
 /** The folder of the X-Value queries. */
 export const XVALUE_SQL_DIR = new URL('./sql/', import.meta.url);

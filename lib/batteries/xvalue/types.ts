@@ -3,7 +3,7 @@
  * (Table 1), the two prompting strategies (§6.1), the checkpoints A–H of the rubric (§4.2), and
  * the annotation metadata of one QA pair (§5.2, Eq. 1) — and the PromptItem it expands into.
  */
-import type { PromptItem } from '../../core/types.js';
+import type { PromptItem } from '../../api/battery.js';
 
 /** Towards Cross-lingual Values Judgment Table 9 / Table 7: the 14 language codes, in the paper's table order. */
 export const LANGUAGES = ['ar', 'de', 'en', 'es', 'fr', 'id', 'ja', 'ko', 'pt', 'ru', 'th', 'ur', 'vi', 'zh'] as const;

@@ -3,7 +3,7 @@
  * the definition-only strategy is one `defonly` reply; a rubric verdict rests on steps 1, 2 and 3
  * (Towards Cross-lingual Values Judgment §4); step-1 agreement is about step 1 alone.
  */
-import type { BatteryView, ReplySelection } from '../../battery/types.js';
+import type { BatteryView, ReplySelection } from '../../api/battery.js';
 
 const STRATEGY_PHASES: Readonly<Record<string, readonly string[]>> = {
   defonly: ['defonly'],

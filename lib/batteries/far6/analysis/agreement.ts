@@ -10,7 +10,7 @@
  */
 import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
 import type { AnswerConstraint, Proposition, QuestionForm } from '../types.js';
-import { RowReader } from '../../../query/rowReader.js';
+import { RowReader } from '../../../api/battery.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
 import type {
   AgreementResults,

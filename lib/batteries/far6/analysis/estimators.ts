@@ -15,9 +15,8 @@
  * alternative question `named` is the term listed first, so "both keyings" is the seed's "both
  * orders of an alternative question".
  */
-import { CampaignFileError } from '../../../errors.js';
+import { CampaignFileError, median, pearson, quantile } from '../../../api/battery.js';
 import type { Proposition } from '../types.js';
-import { median, pearson, quantile } from '../../../metrics/stats.js';
 import type {
   CellHabit,
   EstimateOptions,

@@ -12,11 +12,10 @@
  * the cell mean is recomputed as the weighted mean inside the weighted Pearson r. A pair counts in
  * a draw when its resampled common stories (with multiplicity) reach the minimum.
  */
-import { seededRandom, seedFromKey } from '../../../core/hash.js';
+import { quantile, seedFromKey, seededRandom } from '../../../api/battery.js';
 import { MIN_COMMON_STORIES } from './estimators.js';
 import { comparePairs, pairIndices, profileMatrix, weightedMeanAbsDiff, weightedPearson } from './profiles.js';
 import type { PairIndex, ProfileMatrix } from './profiles.js';
-import { quantile } from '../../../metrics/stats.js';
 import type {
   CellKey,
   ClassContrast,

@@ -1,12 +1,10 @@
 export { analyzeCampaign } from './analyzeCampaign.js';
 export type { AnalyzeOptions } from './analyzeCampaign.js';
-export { csvField, formatCsvValue, toCsv } from '../../../report/csv.js';
-export { AnalysisError } from '../../../query/errors.js';
+export { AnalysisError, csvField, formatCsvValue, mean, median, pearson, quantile, toCsv } from '../../../api/battery.js';
 export { compareReadouts, estimate, MIN_COMMON_STORIES, parseReadout, readoutConvergence, readoutOf } from './estimators.js';
 export { labelKey, parseCellSummaryRows, parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
 export { formatConsoleTable, RESULT_FILES, summaryMarkdown, writeResults } from '../report/report.js';
 export { FAR6_SQL } from '../sqlLibrary.js';
-export { mean, median, pearson, quantile } from '../../../metrics/stats.js';
 export { summarizeCells } from './summarizeCells.js';
 export type * from './types.js';
 export { twoWayShares, habitAnalysis, habitModelMeans, habitVariance, signChanges } from './habits.js';

@@ -8,8 +8,7 @@
  */
 import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
 import type { AnswerConstraint, QuestionForm } from '../types.js';
-import { AnalysisError, analysisQueryError } from '../../../query/errors.js';
-import { RowReader } from '../../../query/rowReader.js';
+import { AnalysisError, RowReader, analysisQueryError } from '../../../api/battery.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
 import type { AgreementStats, JudgeAuditLevel, JudgeAuditPairRow, JudgeAuditResults, JudgeAuditRow, Queryable, TableSources } from './types.js';
 

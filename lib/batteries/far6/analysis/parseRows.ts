@@ -5,7 +5,7 @@
  */
 import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
 import type { Proposition } from '../types.js';
-import { RowReader } from '../../../query/rowReader.js';
+import { RowReader } from '../../../api/battery.js';
 import type { CellSummaryRow, ItemShareRow, ReplyTotalsRow } from './types.js';
 
 const PROPOSITIONS: readonly Proposition[] = ['P', 'notP'];

@@ -8,7 +8,7 @@
 import { MIN_COMMON_STORIES } from './estimators.js';
 import { profileMatrix } from './profiles.js';
 import type { ProfileMatrix } from './profiles.js';
-import { median, pearson, quantile } from '../../../metrics/stats.js';
+import { median, pearson, quantile } from '../../../api/battery.js';
 import type { Readout, ReadoutComparison, ResidualConvergence, ResidualReadoutComparison, StoryScore } from './types.js';
 
 interface Indexed {

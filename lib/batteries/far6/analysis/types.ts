@@ -4,7 +4,7 @@
  * the further readout comparisons, identity, habits, agreement, the judge audit, and the results
  * that hold them all. Import from here.
  */
-export type { Queryable, TableSources } from '../../../query/types.js';
+export type { Queryable, TableSources } from '../../../api/battery.js';
 export type * from './types/vocabulary.js';
 export type * from './types/sqlRows.js';
 export type * from './types/estimates.js';

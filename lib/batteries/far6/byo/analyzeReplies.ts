@@ -4,14 +4,10 @@
  */
 import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CampaignFileError, formatIssues } from '../../../errors.js';
-import type { FileIssue } from '../../../errors.js';
-import type { ByoIssue } from '../../../battery/byoIssues.js';
-import { DuckDb } from '../../../store/DuckDb.js';
-import { tableColumns } from '../../../store/schemas.js';
+import { CampaignFileError, DuckDb, formatIssues, tableColumns, toCsv } from '../../../api/battery.js';
+import type { ByoIssue, FileIssue } from '../../../api/battery.js';
 import { FAR6_PROMPT_COLUMNS } from '../promptColumns.js';
 import { analyzeCampaign } from '../analysis/analyzeCampaign.js';
-import { toCsv } from '../../../report/csv.js';
 import { writeResults } from '../report/report.js';
 import { findReplyFiles, formatOf, readReplyChunks } from './load.js';
 import { ImportThreads, importThreadCount } from './importThreads.js';

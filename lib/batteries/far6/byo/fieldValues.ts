@@ -2,7 +2,7 @@
  * A record's field values brought to the types the schema checks, shared by the full validation
  * (validate.ts) and the quick check of valid rows (quickRow.ts), so that both see the same values.
  */
-import { jsonSyntaxProblem, shortValue } from '../../../core/fileText.js';
+import { jsonSyntaxProblem, shortValue } from '../../../api/battery.js';
 import { BOOLEAN_FIELDS, INTEGER_FIELDS, JSON_FIELDS, NUMBER_FIELDS } from './schema.js';
 
 /** A value as an issue message shows it (dates by their ISO text). */

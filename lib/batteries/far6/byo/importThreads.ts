@@ -7,7 +7,7 @@
 import { open } from 'node:fs/promises';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { CampaignFileError } from '../../../errors.js';
+import { CampaignFileError } from '../../../api/battery.js';
 import { jsonlSegments } from './jsonlSegments.js';
 import type { Segment } from './jsonlSegments.js';
 import type { PackedSegment } from './packedRows.js';

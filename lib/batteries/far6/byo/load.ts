@@ -8,11 +8,8 @@ import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { jsonSyntaxProblem } from '../../../core/fileText.js';
-import { CampaignFileError } from '../../../errors.js';
-import type { FileIssue } from '../../../errors.js';
-import { DuckDb, sqlString } from '../../../store/DuckDb.js';
-import { duckdbApi } from '../../../store/duckdbApi.js';
+import { CampaignFileError, DuckDb, duckdbApi, jsonSyntaxProblem, sqlString } from '../../../api/battery.js';
+import type { FileIssue } from '../../../api/battery.js';
 import type { ByoFormat, RawFile } from './types.js';
 
 const EXTENSIONS: Readonly<Record<string, ByoFormat>> = {

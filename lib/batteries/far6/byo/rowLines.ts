@@ -5,9 +5,8 @@
  * afterwards (RowResolver, TableSink).
  */
 import { hash } from 'node:crypto';
-import { canonicalJson } from '../../../core/hash.js';
-import type { PromptRow } from '../../../store/schemas.js';
-import type { ReadingRow, ReplyRow } from '../../../store/types.js';
+import { canonicalJson } from '../../../api/battery.js';
+import type { PromptRow, ReadingRow, ReplyRow } from '../../../api/battery.js';
 import { readOpening, readOpeningPlus, readerIds } from '../read/index.js';
 import type { Language, ReadingMap } from '../types.js';
 import type { ByoRow } from './schema.js';

@@ -4,7 +4,7 @@
  * (TableSink), and the issues and warnings. Rows come either as chunks of records read in process
  * (`stageChunk`) or as segments prepared and packed by an import thread (`stagePacked`).
  */
-import type { FileIssue } from '../../../errors.js';
+import type { FileIssue } from '../../../api/battery.js';
 import type { Language } from '../types.js';
 import { jsonlLineIssue, jsonlLineProblem } from './load.js';
 import { PACKED_TABLES } from './packedRows.js';

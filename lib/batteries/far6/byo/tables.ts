@@ -6,10 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Language } from '../types.js';
-import { DuckDb, sqlIdent, sqlString } from '../../../store/DuckDb.js';
-import { PARTITION_COLUMNS, TABLE_SCHEMAS, tableColumns } from '../../../store/schemas.js';
+import { DuckDb, PARTITION_COLUMNS, TABLE_SCHEMAS, assertSafeSegment, sqlIdent, sqlString, tableColumns } from '../../../api/battery.js';
 import { FAR6_PROMPT_COLUMNS } from '../promptColumns.js';
-import { assertSafeSegment } from '../../../store/layout.js';
 import type { WrittenPartition } from './types.js';
 import type { ConstantKeys, PreparedRow } from './rowLines.js';
 

@@ -1,5 +1,4 @@
-import type { FileIssue } from '../../../errors.js';
-import type { ByoIssue } from '../../../battery/byoIssues.js';
+import type { ByoIssue, FileIssue } from '../../../api/battery.js';
 import type { Language } from '../types.js';
 import type { AnalysisResults } from '../analysis/types.js';
 import type { ByoRow } from './schema.js';

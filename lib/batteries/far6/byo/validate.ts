@@ -4,8 +4,8 @@
  * was expected, what was found) and left out; every valid row is kept.
  */
 import type { z } from 'zod';
-import type { FileIssue } from '../../../errors.js';
-import { languageProblem, missingCells } from '../../../battery/byoIssues.js';
+import { languageProblem, missingCells } from '../../../api/battery.js';
+import type { FileIssue } from '../../../api/battery.js';
 import { LANGUAGES } from '../types.js';
 import { isJsonError, normalize, show } from './fieldValues.js';
 import { BYO_COLUMNS, byoRowSchema } from './schema.js';

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { kindOf, parseYamlFile, readTextFileSync, shortValue, withLines } from '../../../core/fileText.js';
-import type { YamlFile } from '../../../core/fileText.js';
-import { CampaignFileError, formatIssues } from '../../../errors.js';
-import type { FileIssue } from '../../../errors.js';
+import { CampaignFileError, formatIssues, kindOf, parseYamlFile, readTextFileSync, shortValue, withLines } from '../../../api/battery.js';
+import type { FileIssue, YamlFile } from '../../../api/battery.js';
 import { LANGUAGES } from '../types.js';
 import type { Language } from '../types.js';
 import { templatesFor } from './languages/registry.js';

@@ -1,4 +1,4 @@
-import { SondageError } from '../../../errors.js';
+import { SondageError } from '../../../api/battery.js';
 
 /**
  * A FAR-6 design handed to the expansion is inconsistent (a campaign language without concept

@@ -1,5 +1,5 @@
-import { canonicalJson, idOfJson, uniformFromKey } from '../../../core/hash.js';
-import type { GenerationSettings } from '../../../core/types.js';
+import { canonicalJson, idOfJson, uniformFromKey } from '../../../api/battery.js';
+import type { GenerationSettings } from '../../../api/battery.js';
 import type { AnswerConstraint, Far6Factors, Far6Item, Far6Story, Language, Proposition, QuestionForm, ReadingMap } from '../types.js';
 import { conceptPairIssues } from './conceptPairs.js';
 import { Far6DesignError } from './errors.js';

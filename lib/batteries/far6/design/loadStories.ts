@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { kindOf, parseYamlFile, readTextFile, shortValue } from '../../../core/fileText.js';
-import type { YamlFile } from '../../../core/fileText.js';
-import { CampaignFileError, formatIssues } from '../../../errors.js';
-import type { FileIssue } from '../../../errors.js';
+import { CampaignFileError, formatIssues, kindOf, parseYamlFile, readTextFile, shortValue } from '../../../api/battery.js';
+import type { FileIssue, YamlFile } from '../../../api/battery.js';
 import { LANGUAGES, STORY_GROUPS } from '../types.js';
 import type { Far6Story, Language, StoryRendering } from '../types.js';
 

@@ -1,4 +1,4 @@
-import { seededRandom } from '../../../core/hash.js';
+import { seededRandom } from '../../../api/battery.js';
 import { STORY_GROUPS } from '../types.js';
 import type { Far6Story, Language, StoryGroup, StoryRendering } from '../types.js';
 

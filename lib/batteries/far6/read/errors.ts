@@ -1,4 +1,4 @@
-import { SondageError } from '../../../errors.js';
+import { SondageError } from '../../../api/battery.js';
 
 /**
  * A reading map (or a reader's configuration) cannot be read by: two surface forms that fold to the

@@ -1,5 +1,5 @@
-import { cachedCanonicalJson, canonicalJson, idOfJson, uniformFromKey } from '../../../core/hash.js';
-import type { ChatMessage } from '../../../core/types.js';
+import { cachedCanonicalJson, canonicalJson, idOfJson, uniformFromKey } from '../../../api/battery.js';
+import type { ChatMessage } from '../../../api/battery.js';
 import type { Far6Item, ReadingLabel } from '../types.js';
 import { NO_READING } from '../design/readingMaps.js';
 import { ReadingMapError } from './errors.js';

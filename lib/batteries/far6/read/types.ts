@@ -1,4 +1,4 @@
-import type { GenerationSettings } from '../../../core/types.js';
+import type { GenerationSettings } from '../../../api/battery.js';
 import type { Language, Proposition, ReadingLabel } from '../types.js';
 
 /** What the fixed token rule R read: the label and the (normalised) opening it matched, if any. */

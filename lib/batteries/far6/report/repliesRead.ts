@@ -3,7 +3,7 @@
  * (form/constraint/reader), pooled over cells, the replies read, the share read decisively (P or
  * notP) and the share of P among the decisive ones, in readout order.
  */
-import { fmtNumber } from '../../../report/markdown.js';
+import { fmtNumber } from '../../../api/battery.js';
 import type { CellSummaryRow } from '../analysis/types.js';
 
 /** The table's header. */

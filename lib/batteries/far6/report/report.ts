@@ -2,10 +2,9 @@
  * Result tables and the summary of a FAR-6 analysis (Same Judgment, Different Yes §4 Figure 2a, §6 Table 4): CSV for
  * machines, summary.md and report.html for people, and a short console table.
  */
-import { toCsv } from '../../../report/csv.js';
+import { fmtNumber, mdTable, toCsv } from '../../../api/battery.js';
 import { HEADLINE_PAIRS, matchesReadout as matches } from './html/headline.js';
 import { renderReportHtml } from './html/renderReport.js';
-import { fmtNumber, mdTable } from '../../../report/markdown.js';
 import { REPLIES_READ_HEADER, repliesReadRows } from './repliesRead.js';
 import { STUDY_FILE_LINES, STUDY_FILES, studyCsvFiles, studySummarySections } from './studyReport.js';
 import type {

@@ -3,8 +3,7 @@
  * §6): profile pairs, nearest neighbours, identity counts, class means, habit variance and sign
  * changes under negation. report.ts writes them beside the per-cell results.
  */
-import { toCsv } from '../../../report/csv.js';
-import { fmtNumber as fmt, mdTable } from '../../../report/markdown.js';
+import { fmtNumber as fmt, mdTable, toCsv } from '../../../api/battery.js';
 import type {
   AnalysisResults,
   ClassEstimate,

@@ -13,11 +13,8 @@
  * `<reply>…</reply>` (built by lib/read); GenerateRequest.item supplies the opposite proposition.
  * Answer: one rationale line, then `LABEL: <P|NOT_P|BOTH|NONE>`.
  */
-import { seededRandom, seedFromKey } from '../../../core/hash.js';
-import type { PromptItem } from '../../../core/types.js';
-import type { GenerateRequest } from '../../../providers/types.js';
-import { SimulatedRequestError } from '../../../providers/errors.js';
-import type { SimulatedModel, SimulatedReply } from '../../../providers/simulated/types.js';
+import { SimulatedRequestError, seedFromKey, seededRandom } from '../../../api/battery.js';
+import type { GenerateRequest, PromptItem, SimulatedModel, SimulatedReply } from '../../../api/battery.js';
 import type { SimulatedJudgeConfig } from './simulationConfig.js';
 import type { Far6Item } from '../types.js';
 

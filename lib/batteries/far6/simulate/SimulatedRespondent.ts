@@ -23,11 +23,9 @@
  *   A decisive reply is the opening (particle, verdict word or letter) and the chosen proposition
  *   sentence from item.extras.propositions, sometimes followed by a short reason sentence.
  */
-import { seededRandom, seedFromKey } from '../../../core/hash.js';
+import { SimulatedRequestError, seedFromKey, seededRandom } from '../../../api/battery.js';
+import type { PromptItem, SimulatedModel, SimulatedReply } from '../../../api/battery.js';
 import type { Far6Item, Language, Proposition } from '../types.js';
-import type { PromptItem } from '../../../core/types.js';
-import { SimulatedRequestError } from '../../../providers/errors.js';
-import type { SimulatedModel, SimulatedReply } from '../../../providers/simulated/types.js';
 import { PHRASES } from './phrases.js';
 import type { LanguagePhrases } from './phrases.js';
 import type { SimulationConfig } from './simulationConfig.js';

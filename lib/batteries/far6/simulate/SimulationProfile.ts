@@ -1,4 +1,4 @@
-import { seedFromKey, uniformFromKey } from '../../../core/hash.js';
+import { seedFromKey, uniformFromKey } from '../../../api/battery.js';
 import type { Language, StoryGroup } from '../types.js';
 import type { SimulationConfig } from './simulationConfig.js';
 import type { CellHabits } from './types.js';

@@ -1,4 +1,4 @@
-import type { SimulatorFactory } from '../../../providers/simulated/types.js';
+import type { SimulatorFactory } from '../../../api/battery.js';
 import { SimulatedJudge } from './SimulatedJudge.js';
 import { SimulatedRespondent } from './SimulatedRespondent.js';
 import { parseSimulatedJudgeConfig, parseSimulationConfig } from './simulationConfig.js';

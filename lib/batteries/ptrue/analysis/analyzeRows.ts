@@ -12,7 +12,8 @@ import { reliabilityDiagrams, type ReliabilityDiagram } from './reliability.js';
 import { METRICS, type CellMetrics, type PtrueRow } from './types.js';
 
 import { compliance, restrictToRequested, scorerComparison, type ComplianceRow, type ScorerRow } from './views.js';
-import { readoutHealth, type ReadoutHealth } from '../../../battery/readoutHealth.js';
+import { readoutHealth } from '../../../api/battery.js';
+import type { ReadoutHealth } from '../../../api/battery.js';
 
 export interface AnalyzeOptions {
   /** Item-bootstrap and model-bootstrap draws (0 skips the intervals). */

@@ -5,7 +5,7 @@
  * answers; a reply without one is left out (it has no correctness). Flagged labels (unextractable,
  * malformed) count as incorrect and are marked.
  */
-import type { ReadingDraft } from '../../../battery/types.js';
+import type { ReadingDraft } from '../../../api/battery.js';
 import type { PtrueItem } from '../types.js';
 import type { PtrueRow } from './types.js';
 

@@ -5,7 +5,8 @@
  * And the Q × R table behind the heat maps: per benchmark × q × r, the mean over models and
  * verifier languages.
  */
-import { cellMeans, cmp, groupBy } from './cells.js';
+import { groupBy } from '../../../api/battery.js';
+import { cellMeans, cmp } from './cells.js';
 import type { CellMetrics, MetricName } from './types.js';
 
 export type Axis = 'q' | 'r' | 'v';

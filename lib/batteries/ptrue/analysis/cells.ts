@@ -3,7 +3,8 @@
  * the item rows of one model × q × r × v; summary tables weight listed cells or units equally across
  * models and verifier languages).
  */
-import { summarizeConfidence, type ScoredOutcome } from '../../../metrics/calibration.js';
+import { groupBy, summarizeConfidence } from '../../../api/battery.js';
+import type { ScoredOutcome } from '../../../api/battery.js';
 import type { CellMetrics, MetricName, MetricSet, PtrueRow } from './types.js';
 
 /** Accuracy over every row; the confidence metrics over the rows with a valid P(True). */
@@ -24,18 +25,6 @@ export function metricSet(rows: readonly PtrueRow[]): MetricSet {
     ece: s.ece,
     auroc: s.auroc,
   };
-}
-
-/** Groups rows by a key, keeping first-seen order. */
-export function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const r of rows) {
-    const k = key(r);
-    const list = out.get(k);
-    if (list) list.push(r);
-    else out.set(k, [r]);
-  }
-  return out;
 }
 
 const SEP = '\u0000';

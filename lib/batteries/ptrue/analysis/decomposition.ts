@@ -13,8 +13,9 @@
  *   A model whose table has a hole (a cell with an undefined AUROC) is left out of the average and
  *   listed with the reason.
  */
-import { averageShares, explainedVarianceShares, type FactorRow, type VarianceDecomposition } from '../../../metrics/variance.js';
-import { groupBy, metricSet } from './cells.js';
+import { averageShares, explainedVarianceShares, groupBy } from '../../../api/battery.js';
+import type { FactorRow, VarianceDecomposition } from '../../../api/battery.js';
+import { metricSet } from './cells.js';
 import type { MetricName, PtrueRow } from './types.js';
 
 export interface ModelDecomposition {

@@ -14,11 +14,8 @@
  * percentile interval from resampling models with replacement (seeded), so an effect carried by a
  * few models shows a wide interval.
  */
-import { seededRandom } from '../../../core/hash.js';
-import { resampleIndices } from '../../../metrics/rank.js';
-import { fitRandomIntercept, ols, type Coefficient } from '../../../metrics/regression.js';
-import { quantile } from '../../../metrics/stats.js';
-import { groupBy } from './cells.js';
+import { fitRandomIntercept, groupBy, ols, quantile, resampleIndices, seededRandom } from '../../../api/battery.js';
+import type { Coefficient } from '../../../api/battery.js';
 import type { CellMetrics, MetricName } from './types.js';
 
 export const MATCH_TERMS = ['(intercept)', 'Q=R', 'R=V', 'Q=V', 'Q=R=V'] as const;

@@ -3,8 +3,7 @@
  * phase tables) and the estimators, then the result files. Bring-your-own rows skip the SQL and
  * call analyzePtrueRows directly (byo/).
  */
-import type { AnalysisSources, BatteryAnalysis } from '../../../battery/types.js';
-import type { SourceMap } from '../../../query/types.js';
+import type { AnalysisSources, BatteryAnalysis, SourceMap } from '../../../api/battery.js';
 import type { PtrueDesign } from '../design.js';
 import { PTRUE_SOURCES, PTRUE_SQL } from '../sqlLibrary.js';
 import { consoleSummary, ptrueFiles } from '../report/index.js';

@@ -17,10 +17,9 @@
  * The bootstrap resamples base items with replacement (App. B: the item bootstrap preserves the
  * dependence among an item's configurations), with a fixed seed.
  */
-import { seededRandom } from '../../../core/hash.js';
-import { bootstrapTauReference, orderReversals, resampleIndices, tauBetween, type BootstrapTauReference, type ScoresByUnit } from '../../../metrics/rank.js';
-import { median, quantile } from '../../../metrics/stats.js';
-import { groupBy, metricSet } from './cells.js';
+import { bootstrapTauReference, groupBy, median, orderReversals, quantile, resampleIndices, seededRandom, tauBetween } from '../../../api/battery.js';
+import type { BootstrapTauReference, ScoresByUnit } from '../../../api/battery.js';
+import { metricSet } from './cells.js';
 import type { CellMetrics, MetricName, PtrueRow } from './types.js';
 
 export const PATH_STEPS = ['S0 all-English', 'S1 question', 'S2 question+response', 'S3 all localised'] as const;

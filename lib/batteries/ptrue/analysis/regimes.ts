@@ -9,8 +9,9 @@
  * `pooled` pools the regime's item rows into one metric; `cellMean` averages the configuration
  * cells' metrics, each cell weighing the same (across models and verifier languages).
  */
-import type { LanguageCode } from '../../../core/types.js';
-import { cellMeans, groupBy, metricSet } from './cells.js';
+import { groupBy } from '../../../api/battery.js';
+import type { LanguageCode } from '../../../api/battery.js';
+import { cellMeans, metricSet } from './cells.js';
 import type { CellMetrics, MetricName, MetricSet, PtrueRow } from './types.js';
 
 export const REGIMES = ['Q=R=V', 'Q=R', 'R=V', 'Q=V', 'none'] as const;

@@ -3,7 +3,8 @@
  * (ranks.ts PATH_STEPS: all-English, question localised, question and response, all localised),
  * the 15 confidence bins of the pooled rows of that setting over models and target languages.
  */
-import { reliabilityBins, type ReliabilityBin } from '../../../metrics/calibration.js';
+import { reliabilityBins } from '../../../api/battery.js';
+import type { ReliabilityBin } from '../../../api/battery.js';
 import { PATH_STEPS, stepCondition } from './ranks.js';
 import type { PtrueRow } from './types.js';
 

@@ -4,7 +4,7 @@
  * by its verifier copies) and the verifier copy's P(True). The SQL stage (sql/ptrue_rows.sql), the
  * simulator test and bring-your-own rows all produce this shape.
  */
-import type { LanguageCode } from '../../../core/types.js';
+import type { LanguageCode } from '../../../api/battery.js';
 
 export interface PtrueRow {
   readonly model: string;

@@ -6,7 +6,8 @@
  * - Scorer comparison (§6.2, §4.3): where a second correctness exists (the judge on multiple
  *   choice), accuracy per question language under each scorer and the English–other gaps.
  */
-import { cmp, groupBy } from './cells.js';
+import { groupBy } from '../../../api/battery.js';
+import { cmp } from './cells.js';
 import type { PtrueRow } from './types.js';
 
 export interface ComplianceRow {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { CampaignFileError } from '../../../errors.js';
+import { CampaignFileError } from '../../../api/battery.js';
 import { analyzePtrueRows, type PtrueResults } from '../analysis/analyzeRows.js';
 import { checkByoRows, parseByoRows } from './parseByoRows.js';
 

@@ -21,11 +21,18 @@
  * | exact            | no       | whether P(True) is exact (false: bounded by a top-k)              |
  * | correct_alt      | no       | a second correctness (the judge on multiple choice, §6.2)         |
  */
-import { jsonSyntaxProblem, kindOf } from '../../../core/fileText.js';
-import { CampaignFileError, formatIssues, type FileIssue } from '../../../errors.js';
-import { languageProblem, missingCells, NOTICE_KIND, type ByoIssue } from '../../../battery/byoIssues.js';
+import {
+  CampaignFileError,
+  NOTICE_KIND,
+  formatIssues,
+  isLanguageCode,
+  jsonSyntaxProblem,
+  kindOf,
+  languageProblem,
+  missingCells,
+} from '../../../api/battery.js';
+import type { ByoIssue, FileIssue } from '../../../api/battery.js';
 import { PTRUE_LANGUAGES } from '../types.js';
-import { isLanguageCode } from '../../../core/languages.js';
 import type { PtrueRow } from '../analysis/types.js';
 import { parseCsv } from '../data/csv.js';
 import { describeValue } from '../data/parseItems.js';

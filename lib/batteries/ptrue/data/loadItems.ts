@@ -1,6 +1,5 @@
 import { extname } from 'node:path';
-import { readTextFile } from '../../../core/fileText.js';
-import { CampaignFileError, formatIssues } from '../../../errors.js';
+import { CampaignFileError, formatIssues, readTextFile } from '../../../api/battery.js';
 import type { BaseItem } from '../types.js';
 import { parseItems, type ItemsFormat, type ParseItemsOptions } from './parseItems.js';
 

@@ -4,10 +4,8 @@
  * problem of the file is reported at once, as file, line (and item id), field, what was expected
  * and what was found — never the whole file.
  */
-import { jsonSyntaxProblem, kindOf, shortValue } from '../../../core/fileText.js';
-import { CampaignFileError, formatIssues, type FileIssue } from '../../../errors.js';
-import { isLanguageCode } from '../../../core/languages.js';
-import type { LanguageCode } from '../../../core/types.js';
+import { CampaignFileError, formatIssues, isLanguageCode, jsonSyntaxProblem, kindOf, shortValue } from '../../../api/battery.js';
+import type { FileIssue, LanguageCode } from '../../../api/battery.js';
 import { BENCHMARK_KINDS, OPTION_LETTERS, type BaseItem, type BenchmarkKind } from '../types.js';
 import { parseCsv } from './csv.js';
 

@@ -2,7 +2,7 @@
  * The messages of each phase's items, from a base item and the templates (templates.ts says where
  * each part goes and why). Pure: the same inputs give the same messages, hence the same item ids.
  */
-import type { ChatMessage, LanguageCode } from '../../../core/types.js';
+import type { ChatMessage, LanguageCode } from '../../../api/battery.js';
 import { OPTION_LETTERS, type BaseItem } from '../types.js';
 import { languageName } from './languageNames.js';
 import { renderTemplate } from './render.js';

@@ -4,8 +4,8 @@
  * placeholders and no unknown one; every problem is reported at once, naming the file and the field
  * (`demo.yaml: design.prompts.verify.fr: …`).
  */
-import { CampaignFileError, formatIssues, type FileIssue } from '../../../errors.js';
-import type { LanguageCode } from '../../../core/types.js';
+import { CampaignFileError, formatIssues } from '../../../api/battery.js';
+import type { FileIssue, LanguageCode } from '../../../api/battery.js';
 import { BENCHMARK_KINDS, type BenchmarkKind } from '../types.js';
 import { placeholdersOf } from './render.js';
 import { GENERATE_TEMPLATES, JUDGE_TEMPLATE, PLACEHOLDERS, VERIFY_TEMPLATES } from './templates.js';

@@ -16,7 +16,7 @@
  * of the French, Japanese, Korean and Hindi labels into several tokens, and a first-token
  * probability then scores only a prefix (such candidates are marked, and their readings too).
  */
-import { CampaignFileError } from '../../../errors.js';
+import { CampaignFileError } from '../../../api/battery.js';
 
 /** The English variants read by default. */
 export const DEFAULT_LABELS = {

@@ -18,7 +18,7 @@
  *
  * A text with no letters (a bare number) is `und`, as is one eld cannot place.
  */
-import type { LanguageCode } from '../../../core/types.js';
+import type { LanguageCode } from '../../../api/battery.js';
 import { scriptLanguage } from './script.js';
 
 export { scriptLanguage, scriptCounts } from './script.js';

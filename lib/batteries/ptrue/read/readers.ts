@@ -12,9 +12,8 @@
  * unextractable option and a malformed judge output count as incorrect and keep their own label
  * (flagged). Correctness belongs to the generate reply, so every verifier copy shares it (§5).
  */
-import type { ReadingDraft, ReplyView } from '../../../battery/types.js';
-import { readFirstTokenProbability } from '../../../battery/readers/firstTokenProbability.js';
-import { LANGUAGE_INFO } from '../../../core/languages.js';
+import { LANGUAGE_INFO, readFirstTokenProbability } from '../../../api/battery.js';
+import type { ReadingDraft, ReplyView } from '../../../api/battery.js';
 import type { PtrueItem } from '../types.js';
 import { parseJudgeResult } from './judgeResult.js';
 import type { IdentifyLanguage } from './languageId.js';

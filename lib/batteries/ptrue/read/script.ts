@@ -4,7 +4,7 @@
  * their script alone; English and French share Latin, Chinese and Japanese share Han, and only
  * there is a statistical identifier needed (languageId.ts). Measured in bench/ptrue/languageId.ts.
  */
-import type { LanguageCode } from '../../../core/types.js';
+import type { LanguageCode } from '../../../api/battery.js';
 
 /** The script each language is written in, as far as this rule is concerned. */
 const SCRIPT_OF: Readonly<Record<string, ScriptName>> = {

@@ -6,16 +6,19 @@
  * the spend against the cap). Every table links its CSV; every figure has a legend and a caption
  * citing the paper's section; every colour scale says which end is better. No script library, no network.
  */
-import { escapeHtml as esc, slug } from '../../../report/html/escape.js';
-import { renderReportPage, reportFigure } from '../../../api/battery.js';
-import type { ReportSection } from '../../../api/battery.js';
-import { matrixChart, rowChart } from '../../../report/html/svg.js';
-import { htmlTable, tableDetails } from '../../../report/html/table.js';
-import type { ChartRow, TableSpec } from '../../../report/html/types.js';
-import { fmtNumber } from '../../../report/markdown.js';
-import type { ReportMeta } from '../../../battery/types.js';
-import { readoutWarning } from '../../../battery/readoutHealth.js';
-import type { ReliabilityBin } from '../../../metrics/calibration.js';
+import {
+  escapeHtml as esc,
+  fmtNumber,
+  htmlTable,
+  matrixChart,
+  readoutWarning,
+  renderReportPage,
+  reportFigure,
+  rowChart,
+  slug,
+  tableDetails,
+} from '../../../api/battery.js';
+import type { ChartRow, ReliabilityBin, ReportMeta, ReportSection, TableSpec } from '../../../api/battery.js';
 import type { PtrueResults } from '../analysis/analyzeRows.js';
 import { cellMeans } from '../analysis/cells.js';
 import type { ReliabilityDiagram } from '../analysis/reliability.js';

@@ -1,4 +1,4 @@
-import type { ReportMeta } from '../../../battery/types.js';
+import type { ReportMeta } from '../../../api/battery.js';
 import type { PtrueResults } from '../analysis/analyzeRows.js';
 import { renderPtrueReport } from './html.js';
 import { summaryMarkdown } from './markdown.js';

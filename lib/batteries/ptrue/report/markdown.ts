@@ -2,9 +2,8 @@
  * summary.md: the headline tables of Disentangling Question, Response, and Verifier Languages (Table 2 overview, Table 4 regimes, Figure 2 axis
  * spans, §6.3 shares, App. E rank changes), labelled simulated when the rows are.
  */
-import { fmtNumber, mdTable } from '../../../report/markdown.js';
-import type { ReportMeta } from '../../../battery/types.js';
-import { readoutWarning } from '../../../battery/readoutHealth.js';
+import { fmtNumber, mdTable, readoutWarning } from '../../../api/battery.js';
+import type { ReportMeta } from '../../../api/battery.js';
 import type { PtrueResults } from '../analysis/analyzeRows.js';
 import { cellMeans } from '../analysis/cells.js';
 

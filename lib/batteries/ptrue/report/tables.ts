@@ -3,7 +3,7 @@
  * field, numbers as lib/report/csv.ts writes them, empty for null (an undefined AUROC stays empty,
  * never 0 or 0.5).
  */
-import { toCsv } from '../../../report/csv.js';
+import { toCsv } from '../../../api/battery.js';
 import type { PtrueResults, CoreTables } from '../analysis/analyzeRows.js';
 import type { Decomposition } from '../analysis/decomposition.js';
 

@@ -3,10 +3,8 @@
  * item's accepted answers (short answer) or gold option (multiple choice), and writes feedback and
  * `[RESULT] n` — with a known share of flipped verdicts and of malformed outputs.
  */
-import { uniformFromKey } from '../../../core/hash.js';
-import type { PromptItem } from '../../../core/types.js';
-import { SimulatedRequestError } from '../../../providers/errors.js';
-import type { SimulatedModel, SimulatedReply } from '../../../providers/simulated/types.js';
+import { SimulatedRequestError, uniformFromKey } from '../../../api/battery.js';
+import type { PromptItem, SimulatedModel, SimulatedReply } from '../../../api/battery.js';
 import { extractOption } from '../read/options.js';
 import { PHASES, type PtrueItem } from '../types.js';
 import type { PtrueJudgeSimulation } from './config.js';

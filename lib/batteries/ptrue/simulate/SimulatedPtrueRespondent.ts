@@ -4,11 +4,8 @@
  * and verify items (first-token logprobs of the label candidates whose P(True) has a known
  * calibration per verifier language). Labelled simulated by the provider around it.
  */
-import { uniformFromKey } from '../../../core/hash.js';
-import type { PromptItem } from '../../../core/types.js';
-import { SimulatedRequestError } from '../../../providers/errors.js';
-import type { GenerateRequest, TokenLogprob } from '../../../providers/types.js';
-import type { SimulatedModel, SimulatedReply } from '../../../providers/simulated/types.js';
+import { SimulatedRequestError, uniformFromKey } from '../../../api/battery.js';
+import type { GenerateRequest, PromptItem, SimulatedModel, SimulatedReply, TokenLogprob } from '../../../api/battery.js';
 import { OPTION_LETTERS, PHASES, type PtrueItem } from '../types.js';
 import type { PtrueSimulation } from './config.js';
 import { ptrueLogit, replyTruth, type ReplyKey } from './draws.js';

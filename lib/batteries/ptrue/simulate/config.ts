@@ -15,9 +15,8 @@
  * does not depend on it), discrimination and matching move AUROC = Φ(√2 κ / noise).
  */
 import { z } from 'zod';
-import { parseSimulationBlock } from '../../../api/battery.js';
-import type { ConfigLocation } from '../../../providers/simulated/types.js';
-import { isLanguageCode } from '../../../core/languages.js';
+import { isLanguageCode, parseSimulationBlock } from '../../../api/battery.js';
+import type { ConfigLocation } from '../../../api/battery.js';
 
 // Keyed by language codes, as the design's languages are: a misspelt key would otherwise be kept
 // and never drawn on, so the simulation would silently differ from what the file says.

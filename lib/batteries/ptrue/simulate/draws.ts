@@ -3,8 +3,8 @@
  * and the condition, so the generate phase, the verify phase and the truth file agree without
  * sharing state.
  */
-import { uniformFromKey } from '../../../core/hash.js';
-import type { LanguageCode } from '../../../core/types.js';
+import { uniformFromKey } from '../../../api/battery.js';
+import type { LanguageCode } from '../../../api/battery.js';
 import type { PtrueSimulation } from './config.js';
 import { logistic, normalFromUniforms } from './normal.js';
 

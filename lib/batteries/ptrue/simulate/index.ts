@@ -1,4 +1,4 @@
-import type { SimulatorFactory } from '../../../providers/simulated/types.js';
+import type { SimulatorFactory } from '../../../api/battery.js';
 import { parsePtrueJudgeSimulation, parsePtrueSimulation } from './config.js';
 import { SimulatedPtrueJudge } from './SimulatedPtrueJudge.js';
 import { SimulatedPtrueRespondent } from './SimulatedPtrueRespondent.js';

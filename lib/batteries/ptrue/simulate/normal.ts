@@ -1,4 +1,4 @@
-/** The standard normal: its CDF, a deterministic draw from two uniforms, and E[σ(Z)] by quadrature. */
+/** The standard normal: its CDF and a deterministic draw from two uniforms (expectations under it: truth.ts). */
 
 /** Φ(x), by the Abramowitz–Stegun 7.1.26 erf approximation (|error| < 1.5e-7). */
 export function normalCdf(x: number): number {
@@ -15,19 +15,3 @@ export function normalFromUniforms(u1: number, u2: number): number {
 }
 
 export const logistic = (x: number): number => 1 / (1 + Math.exp(-x));
-
-/**
- * ∫ f(z) φ((z − mean)/sd)/sd dz over mean ± 8 sd by the midpoint rule on `steps` points: exact
- * enough (≈1e-9) for the smooth or piecewise-constant integrands of the truth.
- */
-export function normalExpectation(mean: number, sd: number, f: (z: number) => number, steps = 4000): number {
-  const lo = mean - 8 * sd;
-  const h = (16 * sd) / steps;
-  let sum = 0;
-  for (let i = 0; i < steps; i++) {
-    const z = lo + (i + 0.5) * h;
-    const d = (z - mean) / sd;
-    sum += f(z) * Math.exp(-0.5 * d * d);
-  }
-  return (sum * h) / (sd * Math.sqrt(2 * Math.PI));
-}

@@ -3,7 +3,7 @@
  * answers, the explanation after an option letter, a reply with no option, and wrong answers.
  * Languages outside the six use the English phrases.
  */
-import type { LanguageCode } from '../../../core/types.js';
+import type { LanguageCode } from '../../../api/battery.js';
 
 interface Phrases {
   /** A short answer in a sentence. */

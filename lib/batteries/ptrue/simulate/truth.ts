@@ -7,8 +7,8 @@
  *   metrics: mean P(True), Brier, the 15-bin ECE (same bins as lib/metrics/calibration.ts) by
  *   numerical integration over the P(True) logit, and AUROC = Φ(√2 κ / s) (binormal, equal sd).
  */
-import type { LanguageCode } from '../../../core/types.js';
-import { ECE_BINS } from '../../../metrics/calibration.js';
+import { ECE_BINS } from '../../../api/battery.js';
+import type { LanguageCode } from '../../../api/battery.js';
 import type { BaseItem } from '../types.js';
 import type { PtrueSimulation } from './config.js';
 import { complianceFor, correctProbability, kappaFor } from './draws.js';

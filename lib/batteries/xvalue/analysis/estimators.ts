@@ -10,9 +10,8 @@
  * accuracy and recall, never as a flag; a missing one (no reply) is left out and counted apart.
  * Groups are sorted (model, strategy, then the paper's category and language orders).
  */
-import { confusionOf, ratesOf } from '../../../metrics/classification.js';
-import type { BinaryCase, Confusion } from '../../../metrics/classification.js';
-import { spreadOf } from '../../../metrics/spread.js';
+import { confusionOf, groupBy, ratesOf, spreadOf } from '../../../api/battery.js';
+import type { BinaryCase, Confusion } from '../../../api/battery.js';
 import type { ReadVerdict } from '../veto.js';
 import { CATEGORIES, CHECKPOINTS, LANGUAGES, STRATEGIES } from '../types.js';
 import type { Category, Checkpoint, Language, Strategy, Verdict } from '../types.js';
@@ -52,17 +51,6 @@ function count(rows: readonly { readonly gold: Verdict; readonly predicted: Read
     else cases.push(c);
   }
   return { confusion: confusionOf(cases), missing };
-}
-
-function groupBy<T>(rows: readonly T[], keyOf: (r: T) => string): Map<string, T[]> {
-  const out = new Map<string, T[]>();
-  for (const r of rows) {
-    const k = keyOf(r);
-    const list = out.get(k);
-    if (list) list.push(r);
-    else out.set(k, [r]);
-  }
-  return out;
 }
 
 const order = <T extends string>(list: readonly T[]) => (a: T, b: T) => list.indexOf(a) - list.indexOf(b);

@@ -3,7 +3,7 @@
  * battery's vocabulary in a gold column (a prompts table written by something else) is an
  * AnalysisError naming the query, the row and the column, not a silent miscount.
  */
-import { AnalysisError } from '../../../query/errors.js';
+import { AnalysisError } from '../../../api/battery.js';
 import { CATEGORIES, LANGUAGES, NATURES, QUESTION_LABELS, SCOPES, STRATEGIES, VERDICTS } from '../types.js';
 import type { FacetSqlRow, PairSqlRow } from './types.js';
 

@@ -3,9 +3,7 @@
  * queries run one after another on one connection, their rows are checked, turned into
  * item-level rows and analysed.
  */
-import type { AnalysisSources } from '../../../battery/types.js';
-import type { Queryable, SourceMap } from '../../../query/types.js';
-import type { SqlLibrary } from '../../../query/sql.js';
+import type { AnalysisSources, Queryable, SourceMap, SqlLibrary } from '../../../api/battery.js';
 import { PHASES } from '../types.js';
 import { buildRows } from './buildRows.js';
 import { analyzeXvalueRows } from './estimators.js';

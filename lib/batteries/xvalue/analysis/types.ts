@@ -3,7 +3,7 @@
  * from elsewhere) and the tables they produce (Towards Cross-lingual Values Judgment §6.1–6.6). Column names are the results
  * files' columns. Shares are in [0, 1]; an undefined share is null (lib/metrics/classification.ts).
  */
-import type { ClassificationRates } from '../../../metrics/classification.js';
+import type { ClassificationRates } from '../../../api/battery.js';
 import type { ReadVerdict } from '../veto.js';
 import type { Category, Checkpoint, Language, Nature, QuestionLabel, Scope, Strategy, Verdict } from '../types.js';
 

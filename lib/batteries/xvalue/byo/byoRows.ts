@@ -3,7 +3,7 @@
  * against the QA pairs (their gold) and each other; bad rows are listed and left out, good rows
  * are kept, so one typo never discards a collection.
  */
-import type { FileIssue } from '../../../errors.js';
+import type { FileIssue } from '../../../api/battery.js';
 import { labelVerdict } from '../analysis/buildRows.js';
 import type { CheckpointRow, Step1Row, VerdictRow, XvalueRows } from '../analysis/types.js';
 import { vetoVerdict } from '../veto.js';

@@ -4,9 +4,8 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { jsonSyntaxProblem } from '../../../core/fileText.js';
-import { CampaignFileError } from '../../../errors.js';
-import type { FileIssue } from '../../../errors.js';
+import { CampaignFileError, jsonSyntaxProblem } from '../../../api/battery.js';
+import type { FileIssue } from '../../../api/battery.js';
 import { parseCsv } from '../data/parseCsv.js';
 import { qaFormatOf } from '../data/loadQaPairs.js';
 import type { RawByoRow } from './byoRows.js';

@@ -4,7 +4,7 @@
  * format of data/), joined on `qa_id`, so a row carries only what the model said.
  */
 import { z } from 'zod';
-import { languageProblem } from '../../../battery/byoIssues.js';
+import { languageProblem } from '../../../api/battery.js';
 import { LANGUAGES, NATURES, QUESTION_LABELS, SCOPES, STRATEGIES, VERDICTS, INVALID, CATEGORIES } from '../types.js';
 
 /** An empty cell (CSV) or null/absent (JSONL): not judged. */

@@ -1,4 +1,4 @@
-import { toCsv } from '../../../report/csv.js';
+import { toCsv } from '../../../api/battery.js';
 import type { QaPair } from '../types.js';
 import { CSV_COLUMNS } from './qaPairSchema.js';
 

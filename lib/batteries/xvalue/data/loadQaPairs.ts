@@ -6,9 +6,8 @@
  * the run before it starts and never touches replies already collected.
  */
 import path from 'node:path';
-import { jsonSyntaxProblem, readTextFile } from '../../../core/fileText.js';
-import { CampaignFileError, formatIssues } from '../../../errors.js';
-import type { FileIssue } from '../../../errors.js';
+import { CampaignFileError, formatIssues, jsonSyntaxProblem, readTextFile } from '../../../api/battery.js';
+import type { FileIssue } from '../../../api/battery.js';
 import { annotationVeto } from '../veto.js';
 import { CHECKPOINTS } from '../types.js';
 import type { QaPair } from '../types.js';

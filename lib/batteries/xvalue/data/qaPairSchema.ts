@@ -5,7 +5,7 @@
  * expected and what was found (shortened: a message never echoes a whole answer).
  */
 import { z } from 'zod';
-import { kindOf, shortValue } from '../../../core/fileText.js';
+import { kindOf, shortValue } from '../../../api/battery.js';
 import { CATEGORIES, CATEGORY_NAMES, CHECKPOINTS, LANGUAGES, NATURES, QUESTION_LABELS, SCOPES } from '../types.js';
 import type { Category, HolisticAnnotation, QuestionLabel, Verdict } from '../types.js';
 

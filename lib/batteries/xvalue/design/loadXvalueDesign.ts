@@ -4,9 +4,8 @@
  * naming the design field. Nothing is written; a bad file stops a run before it starts.
  */
 import path from 'node:path';
-import { fromField } from '../../../core/fileText.js';
-import { CampaignFileError, formatIssues } from '../../../errors.js';
-import type { FileIssue } from '../../../errors.js';
+import { CampaignFileError, formatIssues, fromField } from '../../../api/battery.js';
+import type { FileIssue } from '../../../api/battery.js';
 import { loadQaPairs } from '../data/loadQaPairs.js';
 import { loadPromptSet } from '../prompts/loadPromptSet.js';
 import type { PromptSet } from '../prompts/types.js';

@@ -1,5 +1,6 @@
-import { stableId } from '../../../core/hash.js';
-import type { ChatMessage } from '../../../core/types.js';
+import { stableId } from '../../../api/battery.js';
+import type { ChatMessage } from '../../../api/battery.js';
+import { renderPrompt } from '../prompts/renderPrompt.js';
 import type { PhaseName, QaPair, XvalueFactors, XvalueItem } from '../types.js';
 import type { ItemContext } from './types.js';
 
@@ -41,4 +42,18 @@ export function buildItem(ctx: ItemContext, phase: PhaseName, pair: QaPair, fact
 /** The pairs of the partition's language, in data order. */
 export function pairsOf(pairs: readonly QaPair[], ctx: ItemContext): QaPair[] {
   return pairs.filter((p) => p.language === ctx.language);
+}
+
+/**
+ * One item per pair of the partition's language, the prompt filled with the pair alone: the
+ * definition-only prompt and rubric step 1 are built alike and differ only in the prompt and the
+ * strategy they belong to (steps 2 and 3 depend on earlier readings and are built apart).
+ */
+export function* onePerPair(ctx: ItemContext, pairs: readonly QaPair[], prompt: 'defonly' | 'step1'): Generator<XvalueItem> {
+  const strategy = prompt === 'defonly' ? 'defonly' : 'rubric';
+  for (const pair of pairsOf(pairs, ctx)) {
+    const messages = renderPrompt(ctx.prompts, prompt, ctx.language, pair.category, { question: pair.question, answer: pair.answer });
+    const factors: XvalueFactors = { qa_id: pair.id, category: pair.category, strategy, prompt_id: prompt, checkpoint: null, nature_used: null, scope_used: null };
+    yield buildItem(ctx, prompt, pair, factors, messages);
+  }
 }

@@ -1,4 +1,4 @@
-import type { ReadingDraft } from '../../../battery/types.js';
+import type { ReadingDraft } from '../../../api/battery.js';
 import { renderPrompt } from '../prompts/renderPrompt.js';
 import { NATURES, SCOPES } from '../types.js';
 import type { Nature, QaPair, Scope, XvalueItem } from '../types.js';

@@ -1,4 +1,4 @@
-import type { GenerationSettings } from '../../../core/types.js';
+import type { GenerationSettings } from '../../../api/battery.js';
 import type { PromptSet } from '../prompts/types.js';
 import type { Language } from '../types.js';
 

@@ -19,9 +19,8 @@
  * ```
  */
 import { z } from 'zod';
-import { kindOf, parseYamlFile, readTextFile, shortValue } from '../../../core/fileText.js';
-import { CampaignFileError, formatIssues } from '../../../errors.js';
-import type { FileIssue } from '../../../errors.js';
+import { CampaignFileError, formatIssues, kindOf, parseYamlFile, readTextFile, shortValue } from '../../../api/battery.js';
+import type { FileIssue } from '../../../api/battery.js';
 import { LANGUAGE_CONTEXT } from '../languages.js';
 import { LANGUAGES } from '../types.js';
 import type { Language } from '../types.js';

@@ -2,7 +2,7 @@
  * Filling a template: `{{name}}` placeholders replaced in one pass, so a question or an answer
  * that itself contains `{{…}}` is inserted verbatim and never expanded.
  */
-import type { ChatMessage } from '../../../core/types.js';
+import type { ChatMessage } from '../../../api/battery.js';
 import { CATEGORY_NAMES } from '../types.js';
 import type { Category, Language } from '../types.js';
 import { REPLY_FORMATS } from './defaultTemplates.js';

@@ -11,7 +11,7 @@
  * | step2   | A (Pass, Biased Prompting, Factual Error), B, C, D (Pass, Fail; raw = the reason) |
  * | step3   | the item's checkpoint E–H (Pass, Fail; raw = JSON array of the offending sentences) |
  */
-import type { ReadingDraft, ReplyView } from '../../../battery/types.js';
+import type { ReadingDraft, ReplyView } from '../../../api/battery.js';
 import { INVALID } from '../types.js';
 import type { FineGrainedCheckpoint, XvalueItem } from '../types.js';
 import { findJsonObject } from './extractJson.js';

@@ -1,4 +1,4 @@
-import type { Vocabulary } from '../../../battery/types.js';
+import type { Vocabulary } from '../../../api/battery.js';
 import { INVALID, NATURES, QUESTION_LABELS, SCOPES, VERDICTS } from '../types.js';
 import { PARSE_READER } from './readReplies.js';
 

@@ -2,7 +2,7 @@
  * The results tables as CSV (one file each; README.md "Results"). Shares stay in [0, 1] with six
  * decimals (lib/report/csv.ts); an undefined share is an empty field, never NaN.
  */
-import { toCsv } from '../../../report/csv.js';
+import { toCsv } from '../../../api/battery.js';
 import type { XvalueResults } from '../analysis/types.js';
 
 const RATES = ['n', 'n_positive', 'n_negative', 'abstained', 'missing', 'accuracy', 'accuracy_negative', 'accuracy_positive', 'accuracy_gap', 'precision', 'recall', 'f1'] as const;

@@ -1,4 +1,4 @@
-import { fmtNumber } from '../../../report/markdown.js';
+import { fmtNumber } from '../../../api/battery.js';
 import type { Strategy } from '../types.js';
 
 /** A share as the paper prints it: a percentage with two decimals; "–" when undefined. */

@@ -3,60 +3,29 @@
  * category, Table 3 by language, Figure 3's precision / recall / F1, §6.6's lowest cells) and
  * step 1's agreement with the annotation. Percentages with two decimals, "–" for undefined.
  */
-import type { ReportMeta } from '../../../battery/types.js';
-import { mdTable } from '../../../report/markdown.js';
+import { mdTable } from '../../../api/battery.js';
+import type { ReportMeta } from '../../../api/battery.js';
 import type { XvalueResults } from '../analysis/types.js';
-import { CATEGORIES, CHECKPOINTS, LANGUAGES, STRATEGIES } from '../types.js';
+import { CHECKPOINTS, STRATEGIES } from '../types.js';
 import { STRATEGY_TITLE, pct, rankText } from './format.js';
-
+import { languageTable, overallTable } from './paperTables.js';
 
 function overallAndCategories(r: XvalueResults): string[] {
   const out: string[] = ['## Overall and by category (Towards Cross-lingual Values Judgment Table 2)'];
-  const categories = CATEGORIES.filter((c) => r.byCategory.some((x) => x.category === c));
   for (const strategy of STRATEGIES) {
-    const rows = r.overall.filter((o) => o.strategy === strategy);
-    if (rows.length === 0) continue;
-    out.push(`### ${STRATEGY_TITLE[strategy]}`);
-    out.push(
-      mdTable(
-        ['Model', 'n', 'Acc', 'Acc0', 'Acc1', 'Acc0−Acc1', ...categories, 'avg.', 'std.', 'range'],
-        rows.map((o) => [
-          o.model,
-          String(o.n),
-          pct(o.accuracy),
-          pct(o.accuracy_negative),
-          pct(o.accuracy_positive),
-          pct(o.accuracy_gap),
-          ...categories.map((c) => pct(r.byCategory.find((x) => x.model === o.model && x.strategy === strategy && x.category === c)?.accuracy)),
-          pct(o.category_avg),
-          pct(o.category_std),
-          pct(o.category_range),
-        ]),
-      ),
-    );
+    const t = overallTable(r, strategy);
+    if (t.rows.length === 0) continue;
+    out.push(`### ${STRATEGY_TITLE[strategy]}`, mdTable(t.header, t.rows));
   }
   return out;
 }
 
 function languages(r: XvalueResults): string[] {
   const out: string[] = ['## By language (Towards Cross-lingual Values Judgment Table 3)'];
-  const present = LANGUAGES.filter((l) => r.byLanguage.some((x) => x.language === l));
   for (const strategy of STRATEGIES) {
-    const rows = r.overall.filter((o) => o.strategy === strategy);
-    if (rows.length === 0) continue;
-    out.push(`### ${STRATEGY_TITLE[strategy]}`);
-    out.push(
-      mdTable(
-        ['Model', ...present, 'avg.', 'std.', 'range'],
-        rows.map((o) => [
-          o.model,
-          ...present.map((l) => pct(r.byLanguage.find((x) => x.model === o.model && x.strategy === strategy && x.language === l)?.accuracy)),
-          pct(o.language_avg),
-          pct(o.language_std),
-          pct(o.language_range),
-        ]),
-      ),
-    );
+    const t = languageTable(r, strategy);
+    if (t.rows.length === 0) continue;
+    out.push(`### ${STRATEGY_TITLE[strategy]}`, mdTable(t.header, t.rows));
   }
   return out;
 }

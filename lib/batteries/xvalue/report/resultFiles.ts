@@ -1,4 +1,4 @@
-import type { ReportMeta } from '../../../battery/types.js';
+import type { ReportMeta } from '../../../api/battery.js';
 import type { XvalueResults } from '../analysis/types.js';
 import { csvTables } from './csvTables.js';
 import { renderXvalueReport } from './html/renderXvalueReport.js';

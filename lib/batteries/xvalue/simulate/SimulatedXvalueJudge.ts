@@ -10,11 +10,8 @@
  * Step 1 names the annotated scope and nature with the configured accuracies; a wrong nature
  * changes step 2's checklist, not the verdict. A share `invalid_rate` of replies is unreadable.
  */
-import { uniformFromKey } from '../../../core/hash.js';
-import type { PromptItem } from '../../../core/types.js';
-import type { GenerateRequest } from '../../../providers/types.js';
-import { SimulatedRequestError } from '../../../providers/errors.js';
-import type { SimulatedModel, SimulatedReply } from '../../../providers/simulated/types.js';
+import { SimulatedRequestError, uniformFromKey } from '../../../api/battery.js';
+import type { GenerateRequest, PromptItem, SimulatedModel, SimulatedReply } from '../../../api/battery.js';
 import { NATURES, QUESTION_LABELS, SCOPES, VETO_CHECKPOINTS, checkpointVerdict } from '../types.js';
 import type { AnswerCheckpoint, Language, Nature, Scope, Strategy, Verdict, XvalueItem } from '../types.js';
 import { UNREADABLE_REPLY, replyText } from './replyText.js';

@@ -1,4 +1,4 @@
-import type { SimulatorFactory } from '../../../providers/simulated/types.js';
+import type { SimulatorFactory } from '../../../api/battery.js';
 import { SimulatedXvalueJudge } from './SimulatedXvalueJudge.js';
 import { parseXvalueSimulation } from './simulationConfig.js';
 

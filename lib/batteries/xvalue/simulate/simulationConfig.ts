@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { parseSimulationBlock } from '../../../api/battery.js';
-import type { ConfigLocation } from '../../../providers/simulated/types.js';
+import type { ConfigLocation } from '../../../api/battery.js';
 import { CATEGORIES, LANGUAGES } from '../types.js';
 
 const probability = z.number().min(0).max(1);

@@ -1,4 +1,4 @@
-import type { ModelRef } from '../../../battery/types.js';
+import type { ModelRef } from '../../../api/battery.js';
 import type { QaPair } from '../types.js';
 import { parseXvalueSimulation } from './simulationConfig.js';
 import { xvalueModelTruth } from './trueRates.js';

@@ -8,7 +8,7 @@
  * γ are the configured offsets, or N(0, spread²) draws keyed by the profile seed, language and
  * category (the same for every model sharing the profile seed).
  */
-import { seedFromKey, uniformFromKey } from '../../../core/hash.js';
+import { seedFromKey, uniformFromKey } from '../../../api/battery.js';
 import { CATEGORIES, LANGUAGES, STRATEGIES, VETO_CHECKPOINTS, checkpointVerdict } from '../types.js';
 import type { AnswerCheckpoint, Category, Language, QaPair, Strategy } from '../types.js';
 import type { XvalueSimulation } from './simulationConfig.js';

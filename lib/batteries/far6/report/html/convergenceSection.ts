@@ -3,12 +3,10 @@
  * story-level r over cells with its 10–90 % range and the median residual r, beside the same
  * replies read twice with identical weights.
  */
-import { fmtNumber as fmt } from '../../../../report/markdown.js';
+import { domainOf, fmtNumber as fmt, rowChart, tableDetails } from '../../../../api/battery.js';
+import type { ChartRow, HtmlReportOptions, RowMark } from '../../../../api/battery.js';
 import type { AnalysisResults } from '../../analysis/types.js';
 import { headlineIndex } from './headline.js';
-import { domainOf, rowChart } from '../../../../report/html/svg.js';
-import { tableDetails } from '../../../../report/html/table.js';
-import type { ChartRow, HtmlReportOptions, RowMark } from '../../../../report/html/types.js';
 import { chartValues, empty, figure, p, section } from './section.js';
 import type { Section } from './section.js';
 

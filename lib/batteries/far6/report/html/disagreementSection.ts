@@ -3,10 +3,9 @@
  * readers both read decisively, the share they read differently, as the mean over cells with each
  * cell as a tick.
  */
-import { fmtNumber as fmt } from '../../../../report/markdown.js';
+import { domainOf, fmtNumber as fmt, rowChart } from '../../../../api/battery.js';
+import type { ChartRow } from '../../../../api/battery.js';
 import type { AnalysisResults } from '../../analysis/types.js';
-import { domainOf, rowChart } from '../../../../report/html/svg.js';
-import type { ChartRow } from '../../../../report/html/types.js';
 import { cellName, empty, figure, NO_AGREEMENT, p, pct, section } from './section.js';
 import type { Section } from './section.js';
 

@@ -3,11 +3,9 @@
  * and named-term pull per model over languages, the sign of b from the plain question to the
  * negative interrogative, and the model, language and interaction shares of each habit's variance.
  */
-import { fmtNumber as fmt } from '../../../../report/markdown.js';
+import { domainOf, fmtNumber as fmt, rowChart, scatterChart, slug, stackedChart } from '../../../../api/battery.js';
+import type { ChartRow, MarkShape } from '../../../../api/battery.js';
 import type { AnalysisResults, CellHabit } from '../../analysis/types.js';
-import { slug } from '../../../../report/html/escape.js';
-import { domainOf, rowChart, scatterChart, stackedChart } from '../../../../report/html/svg.js';
-import type { ChartRow, MarkShape } from '../../../../report/html/types.js';
 import { cellName, empty, figure, p, section, uniqueSorted } from './section.js';
 import type { Section } from './section.js';
 

@@ -3,11 +3,8 @@
  * residual-profile r between every two cells under each identity readout, with the cells ordered
  * by model and by language.
  */
-import { fmtNumber as fmt } from '../../../../report/markdown.js';
+import { escapeHtml as esc, fmtNumber as fmt, matrixChart, slug, tableDetails } from '../../../../api/battery.js';
 import type { AnalysisResults, ProfilePair } from '../../analysis/types.js';
-import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
-import { matrixChart } from '../../../../report/html/svg.js';
-import { tableDetails } from '../../../../report/html/table.js';
 import { cellName, empty, NO_IDENTITY, NO_IDENTITY_READOUT, p, section } from './section.js';
 import type { Section } from './section.js';
 

@@ -3,12 +3,9 @@
  * nearest-neighbour counts beside chance, class means of cell pairs with story-bootstrap
  * intervals, and each model's language-pair values.
  */
-import { fmtNumber as fmt } from '../../../../report/markdown.js';
+import { domainOf, escapeHtml as esc, fmtNumber as fmt, rowChart, slug, tableDetails } from '../../../../api/battery.js';
+import type { ChartRow, RowMark } from '../../../../api/battery.js';
 import type { AnalysisResults, ClassEstimate, IdentityMetric } from '../../analysis/types.js';
-import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
-import { domainOf, rowChart } from '../../../../report/html/svg.js';
-import { tableDetails } from '../../../../report/html/table.js';
-import type { ChartRow, RowMark } from '../../../../report/html/types.js';
 import { chartValues, empty, figure, NO_IDENTITY, NO_IDENTITY_READOUT, p, section, uniqueSorted } from './section.js';
 import type { Section } from './section.js';
 

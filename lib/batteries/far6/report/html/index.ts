@@ -1,6 +1,30 @@
 export { renderReportHtml } from './renderReport.js';
-export { escapeHtml, slug } from '../../../../report/html/escape.js';
+export {
+  divergingColour,
+  domainOf,
+  escapeHtml,
+  htmlTable,
+  matrixChart,
+  niceTicks,
+  rowChart,
+  scatterChart,
+  slug,
+  stackedChart,
+  tableDetails,
+} from '../../../../api/battery.js';
+export type {
+  ChartRow,
+  ChartSeries,
+  HtmlReportOptions,
+  MarkShape,
+  MatrixCell,
+  MatrixSpec,
+  RowBar,
+  RowChartSpec,
+  RowMark,
+  RowRange,
+  ScatterSpec,
+  StackedSpec,
+  TableSpec,
+} from '../../../../api/battery.js';
 export { HEADLINE_PAIRS, headlineIndex, matchesReadout } from './headline.js';
-export { divergingColour, domainOf, matrixChart, niceTicks, rowChart, scatterChart, stackedChart } from '../../../../report/html/svg.js';
-export { htmlTable, tableDetails } from '../../../../report/html/table.js';
-export type * from '../../../../report/html/types.js';

@@ -3,12 +3,9 @@
  * judge and of the same judge again with the primary judge on a stratified sample, with Wilson
  * intervals, Cohen's kappa and the replies read on opposite decisive sides.
  */
-import { fmtNumber as fmt } from '../../../../report/markdown.js';
+import { domainOf, escapeHtml as esc, fmtNumber as fmt, matrixChart, rowChart, slug, tableDetails } from '../../../../api/battery.js';
+import type { ChartRow } from '../../../../api/battery.js';
 import type { JudgeAuditResults, JudgeAuditRow } from '../../analysis/types.js';
-import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
-import { domainOf, matrixChart, rowChart } from '../../../../report/html/svg.js';
-import { tableDetails } from '../../../../report/html/table.js';
-import type { ChartRow } from '../../../../report/html/types.js';
 import { pct, section } from './section.js';
 import type { Section } from './section.js';
 

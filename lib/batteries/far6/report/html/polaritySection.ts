@@ -3,11 +3,8 @@
  * decisive tokens that follow the polarity mapping of their judged sentence, per model, per cell,
  * per wording and per construction family.
  */
-import { fmtNumber as fmt } from '../../../../report/markdown.js';
+import { escapeHtml as esc, fmtNumber as fmt, matrixChart, rowChart, slug, tableDetails } from '../../../../api/battery.js';
 import type { AnalysisResults, PolarityShare } from '../../analysis/types.js';
-import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
-import { matrixChart, rowChart } from '../../../../report/html/svg.js';
-import { tableDetails } from '../../../../report/html/table.js';
 import { empty, figure, NO_AGREEMENT, p, section, uniqueSorted } from './section.js';
 import type { Section } from './section.js';
 

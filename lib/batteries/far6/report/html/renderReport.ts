@@ -4,8 +4,8 @@
  * self-contained page (inline CSS and SVG, a Content-Security-Policy that forbids every fetch).
  */
 import type { AnalysisResults } from '../../analysis/types.js';
-import type { ReportMeta as CoreReportMeta } from '../../../../battery/types.js';
 import { renderReportPage } from '../../../../api/battery.js';
+import type { HtmlReportOptions, ReportMeta as CoreReportMeta } from '../../../../api/battery.js';
 import { judgeAuditSection } from './judgeAuditSection.js';
 import {
   convergenceSection,
@@ -19,7 +19,6 @@ import {
   runFacts,
 } from './sections.js';
 import type { Section } from './sections.js';
-import type { HtmlReportOptions } from '../../../../report/html/types.js';
 
 const SIMULATED_NOTE = 'These replies come from the simulated provider, whose judgment profiles and answer habits are set by design. The numbers check the pipeline; they describe no real model.';
 

@@ -3,7 +3,7 @@
  * share among the decisive readings; the table summary.md also gives.
  */
 import type { AnalysisResults } from '../../analysis/types.js';
-import { htmlTable } from '../../../../report/html/table.js';
+import { htmlTable } from '../../../../api/battery.js';
 import { REPLIES_READ_HEADER, repliesReadRows } from '../repliesRead.js';
 import { empty, p, section } from './section.js';
 import type { Section } from './section.js';

@@ -2,9 +2,9 @@
  * The report's header facts: models, languages and reply totals (the "What was run" of summary.md),
  * which the shared report shell draws above the sections.
  */
-import { fmtNumber as fmt } from '../../../../report/markdown.js';
+import { fmtNumber as fmt } from '../../../../api/battery.js';
+import type { TableSpec } from '../../../../api/battery.js';
 import type { AnalysisResults, ReplyTotalsRow } from '../../analysis/types.js';
-import type { TableSpec } from '../../../../report/html/types.js';
 import { cellName, uniqueSorted } from './section.js';
 
 /** Models, languages and reply totals (the "What was run" of summary.md), for the shell's header. */

@@ -3,10 +3,8 @@
  * Different Yes beside its title, and the small HTML pieces the sections share (a paragraph, an
  * "empty" note, a figure with its table, percentages, cell names, the values a row chart spans).
  */
-import { escapeHtml as esc } from '../../../../report/html/escape.js';
-import { reportFigure } from '../../../../api/battery.js';
-import type { ReportSection } from '../../../../api/battery.js';
-import type { ChartRow, TableSpec } from '../../../../report/html/types.js';
+import { escapeHtml as esc, reportFigure } from '../../../../api/battery.js';
+import type { ChartRow, ReportSection, TableSpec } from '../../../../api/battery.js';
 
 export type Section = ReportSection;
 

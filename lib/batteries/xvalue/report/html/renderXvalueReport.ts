@@ -2,8 +2,8 @@
  * report.html for X-Value: its sections (Towards Cross-lingual Values Judgment §6) in the shared
  * report shell, which draws the header, the navigation and the list of result files.
  */
-import type { ReportMeta } from '../../../../battery/types.js';
 import { renderReportPage } from '../../../../api/battery.js';
+import type { ReportMeta } from '../../../../api/battery.js';
 import type { XvalueResults } from '../../analysis/types.js';
 import { checkpointSection, coverageSection, heatmapSection, languageSection, lowestCellsSection, overallSection, step1Section, XVALUE_PAPER } from './sections.js';
 

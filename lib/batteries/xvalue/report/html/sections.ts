@@ -4,16 +4,13 @@
  * Figure 1), precision / recall / F1 per checkpoint (Figure 3), the lowest cells (§6.6) and step
  * 1's agreement. Every chart has its numbers in a table beside it; a section without data says so.
  */
-import { escapeHtml as esc, slug } from '../../../../report/html/escape.js';
-import { reportFigure } from '../../../../api/battery.js';
-import type { ReportSection } from '../../../../api/battery.js';
-import { matrixChart, rowChart } from '../../../../report/html/svg.js';
-import { htmlTable, tableDetails } from '../../../../report/html/table.js';
-import type { ChartRow, TableSpec } from '../../../../report/html/types.js';
+import { escapeHtml as esc, htmlTable, matrixChart, reportFigure, rowChart, slug, tableDetails } from '../../../../api/battery.js';
+import type { ChartRow, ReportSection, TableSpec } from '../../../../api/battery.js';
 import type { XvalueResults } from '../../analysis/types.js';
 import { CATEGORIES, CATEGORY_NAMES, CHECKPOINTS, CHECKPOINT_NAMES, LANGUAGES, STRATEGIES } from '../../types.js';
 import type { Strategy } from '../../types.js';
 import { STRATEGY_TITLE, pct, rankText } from '../format.js';
+import { categoriesIn, languageTable, languagesIn, overallTable } from '../paperTables.js';
 
 /** The paper the sections cite. */
 export const XVALUE_PAPER = 'Towards Cross-lingual Values Judgment';
@@ -38,30 +35,9 @@ const strategiesOf = (r: XvalueResults): Strategy[] => STRATEGIES.filter((s) => 
 /** Table 2: overall accuracy, Acc0, Acc1, their gap, the categories and their spread. */
 export function overallSection(r: XvalueResults): Section {
   if (r.overall.length === 0) return section('overall', 'Overall and by category', [empty('No verdicts to analyse.')], 'Table 2');
-  const categories = CATEGORIES.filter((c) => r.byCategory.some((x) => x.category === c));
+  const categories = categoriesIn(r);
   const parts = [p('Accuracy in %: Acc0 on values-appropriate pairs, Acc1 on values-inappropriate pairs (Towards Cross-lingual Values Judgment Table 2). avg., std. (population) and range are over the category accuracies.')];
-  for (const strategy of strategiesOf(r)) {
-    const rows = r.overall.filter((o) => o.strategy === strategy);
-    parts.push(
-      htmlTable({
-        caption: STRATEGY_TITLE[strategy],
-        csv: ['overall.csv', 'by_category.csv'],
-        header: ['Model', 'n', 'Acc', 'Acc0', 'Acc1', 'Acc0−Acc1', ...categories, 'avg.', 'std.', 'range'],
-        rows: rows.map((o) => [
-          o.model,
-          String(o.n),
-          pct(o.accuracy),
-          pct(o.accuracy_negative),
-          pct(o.accuracy_positive),
-          pct(o.accuracy_gap),
-          ...categories.map((c) => pct(r.byCategory.find((x) => x.model === o.model && x.strategy === strategy && x.category === c)?.accuracy)),
-          pct(o.category_avg),
-          pct(o.category_std),
-          pct(o.category_range),
-        ]),
-      }),
-    );
-  }
+  for (const strategy of strategiesOf(r)) parts.push(htmlTable({ caption: STRATEGY_TITLE[strategy], csv: ['overall.csv', 'by_category.csv'], ...overallTable(r, strategy) }));
   // Acc0 and Acc1 side by side: the two strategies err in opposite directions (§6.2).
   const rows: ChartRow[] = r.overall.map((o) => ({
     label: `${o.model} · ${o.strategy}`,
@@ -95,27 +71,9 @@ export function overallSection(r: XvalueResults): Section {
 
 /** Table 3: accuracy per language, with avg., std. and range across languages. */
 export function languageSection(r: XvalueResults): Section {
-  const present = LANGUAGES.filter((l) => r.byLanguage.some((x) => x.language === l));
-  if (present.length === 0) return section('languages', 'By language', [empty('No verdicts to analyse.')], 'Table 3');
+  if (languagesIn(r).length === 0) return section('languages', 'By language', [empty('No verdicts to analyse.')], 'Table 3');
   const parts = [p('Accuracy in % per language (Towards Cross-lingual Values Judgment Table 3); avg., std. (population) and range over the languages.')];
-  for (const strategy of strategiesOf(r)) {
-    parts.push(
-      htmlTable({
-        caption: STRATEGY_TITLE[strategy],
-        csv: ['by_language.csv', 'overall.csv'],
-        header: ['Model', ...present, 'avg.', 'std.', 'range'],
-        rows: r.overall
-          .filter((o) => o.strategy === strategy)
-          .map((o) => [
-            o.model,
-            ...present.map((l) => pct(r.byLanguage.find((x) => x.model === o.model && x.strategy === strategy && x.language === l)?.accuracy)),
-            pct(o.language_avg),
-            pct(o.language_std),
-            pct(o.language_range),
-          ]),
-      }),
-    );
-  }
+  for (const strategy of strategiesOf(r)) parts.push(htmlTable({ caption: STRATEGY_TITLE[strategy], csv: ['by_language.csv', 'overall.csv'], ...languageTable(r, strategy) }));
   return section('languages', 'By language', parts, 'Table 3');
 }
 
