@@ -5,6 +5,7 @@
  * lib/gpu/probeJob.ts, the shard to lib/run/runGpuShard.ts. Tests run it with local stores and a
  * fake vLLM; entry.ts builds the AWS ones.
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { GPU_ENV } from '../../lib/config/index.js';
 import { executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
@@ -201,7 +202,12 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
           startupTimeoutMs: gpu.startup_timeout_s * 1000,
           ...(deps.serverOutput ? { output: deps.serverOutput } : {}),
         };
-  const invocation = executionToken(`${env.execution}-gpu-${env.jobId}-${env.attempt}`);
+  // Part names and the lease carry the invocation, so it is unique per process, not only per
+  // attempt: an attempt started again on a host that kept its /tmp (by hand, or a test's machine)
+  // adopts the journals the first process left and adds its own parts beside that process's
+  // committed ones. Named per attempt alone, its first part took the name of the first process's
+  // part 00000, overwrote the committed replies in the bucket and failed on the ledger's commit.
+  const invocation = executionToken(`${env.execution}-gpu-${env.jobId}-${env.attempt}-${randomBytes(3).toString('hex')}`);
   const deadlineSeconds = env.deadlineSeconds ?? GPU_JOB.attemptTimeoutSeconds - GPU_JOB.deadlineMarginSeconds;
   log.info('GPU job', { campaign: env.campaign, execution: env.execution, model: env.model, index: env.index, attempt: env.attempt, instance: gpu.instance_type });
   const probe = (): Promise<ExitCode> =>

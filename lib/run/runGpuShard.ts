@@ -138,7 +138,7 @@ export async function runGpuShard(ctx: RunContext, e: GpuShardEvent, deps: GpuSh
       ...deps,
       parquet: deps.parquet ?? duckdbParquetIo,
       ...(partMs !== undefined ? { partMs } : {}),
-      // Four chunks fill the in-flight window; a part is sealed as a chunk ends, so the timer is kept to within a chunk.
+      // Four chunks fill the in-flight window; a timed part is committed when its timer fires, whatever its chunks still have in flight.
       chunkSize: deps.chunkSize ?? Math.max(1, Math.ceil((deps.inFlight ?? 64) / 4)),
     },
   );

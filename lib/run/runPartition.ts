@@ -33,6 +33,7 @@ interface OpenPart {
   cost: number;
   /** Reservations of attempts sent and never answered (timeout, abort): counted as possibly billed at commit. */
   possiblyBilled: number;
+  /** Chunks attached to the part and not ended (parts that follow the open part do not count them). */
   active: number;
   sealed: boolean;
   /** Date.now() when the part was opened (PartitionSpec.partMs). */
@@ -101,10 +102,37 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   };
 
   let current = openPart();
+  /**
+   * With a timer (`partMs`, the GPU job) outcomes go to the part open when they arrive, and a
+   * chunk's reservations to the part open when the chunk ends (later than its replies' cost, so
+   * the budget over-counts for a moment, never under-counts): a sealed part is committed at once,
+   * not when the chunks that wrote to it end. It waited for them, and one call held for minutes
+   * kept every reply of its part uncommitted, which a job killed outright then lost, whatever the
+   * timer said. Without a timer a part holds whole chunks, their replies with their reservations.
+   */
+  const follow = spec.partMs !== undefined;
+  const seal = (part: OpenPart) => {
+    part.sealed = true;
+    if (part === current) current = openPart();
+    if (follow || part.active === 0) flush(part);
+  };
+  /** The part a row goes to (the timer armed when an open part gets its first row). */
+  const partForRow = (chunkPart: OpenPart): OpenPart => {
+    if (!follow) return chunkPart;
+    const part = current;
+    if (part.rows.length === 0) {
+      setTimeout(() => {
+        if (part === current && !part.sealed && part.rows.length > 0) seal(part);
+      }, spec.partMs).unref();
+    }
+    return part;
+  };
   let next = 0;
   let chunk = spec.chunkSize;
 
-  const runChunk = async (part: OpenPart, items: readonly PromptItem[], reservationId: string) => {
+  const runChunk = async (chunkPart: OpenPart, items: readonly PromptItem[], reservationId: string) => {
+    // The chunk's reservations (its own, and retries' of unanswered attempts): settled with its part, or the part open when it ends.
+    const reservations = [reservationId];
     try {
       await Promise.all(
         items.map((item) =>
@@ -114,6 +142,8 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
             const reserved = spec.maxCost(item);
             // A retry the deadline leaves no time for leaves its item pending for the next invocation.
             let tooLate = false;
+            // The part this item's last row went to: its verdict goes there while it is open.
+            let rowPart = chunkPart;
             const mayStartNow = (): boolean => {
               if (mayStart()) return true;
               tooLate = true;
@@ -125,6 +155,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
               spec.retry,
               (a) => {
                 const row = replyRow(source, item, a, a.attempt, a.latencyMs, jsonOf(a.ok ? (a.result.settings_sent ?? item.settings) : item.settings));
+                const part = (rowPart = partForRow(chunkPart));
                 part.journal.append(row);
                 part.rows.push(row);
                 part.cost += row.cost_usd;
@@ -145,7 +176,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
                 if (!failed.unanswered) return true;
                 const id = `${reservationId}:${item.item_id}:${failed.attempt + 1}`;
                 if (!(await spec.ledger.reserve(spec.campaign, id, reserved, { ...ledgerPartition(spec), itemIds: [item.item_id] }))) return false;
-                part.reservations.push(id);
+                reservations.push(id);
                 return true;
               },
               // Checked again right before each attempt: a turn behind the rate limit or a backoff may have used the time.
@@ -159,6 +190,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
             // A call the wait stop cut short (or refused a retry) says nothing about its item: pending.
             if (!final.ok && waitStopped()) return;
             const verdict = attemptVerdict(final, spec.signal?.aborted === true);
+            const part = rowPart.sealed && follow ? current : rowPart;
             if (verdict === 'done') part.done.push(item.item_id);
             else if (verdict === 'failed') part.failed.push(item.item_id);
             else if (verdict === 'failed_permanently') part.failedPermanently.push(item.item_id);
@@ -167,15 +199,13 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
         ),
       );
     } finally {
-      part.reservations.push(reservationId);
-      part.active--;
+      const part = follow ? current : chunkPart;
+      part.reservations.push(...reservations);
+      if (!follow) part.active--;
       const full = part.rows.length >= spec.partRows;
-      const old = spec.partMs !== undefined && part.rows.length > 0 && Date.now() - part.openedAt >= spec.partMs;
-      if (!part.sealed && (full || old) && part === current) {
-        part.sealed = true;
-        current = openPart();
-      }
-      if (part.sealed && part.active === 0) flush(part);
+      const old = follow && part.rows.length > 0 && Date.now() - part.openedAt >= spec.partMs!;
+      if (!part.sealed && (full || old) && part === current) seal(part);
+      else if (part.sealed && part.active === 0 && !follow) flush(part);
     }
   };
 
@@ -208,9 +238,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       // Settle this partition's reservations at their actual cost (a part without rows hands its
       // reservations back), so that only other partitions' calls can still hold budget.
       if ((current.rows.length > 0 || current.reservations.length > 0) && !current.sealed) {
-        current.sealed = true;
-        if (current.active === 0) flush(current);
-        current = openPart();
+        seal(current);
         await flushing;
         continue;
       }
@@ -228,7 +256,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
       break;
     }
     next += size;
-    current.active++;
+    if (!follow) current.active++;
     const p = runChunk(current, items, reservationId).finally(() => inFlight.delete(p));
     inFlight.add(p);
     if (inFlight.size >= maxInFlight) await Promise.race(inFlight);
@@ -236,7 +264,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   await Promise.all(inFlight);
   if (!current.sealed) {
     current.sealed = true;
-    if (current.active === 0) flush(current);
+    if (follow || current.active === 0) flush(current);
   }
   await flushing;
   if (flushErrors.length > 0) throw flushErrors[0];
