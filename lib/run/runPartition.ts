@@ -57,6 +57,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   const waitSignal = spec.retry.maxWaitMs !== undefined ? scopeSignal(spec.stop, keyScope(spec), spec.signal) : spec.signal;
   // A simulated call is answered in-process and billed by no one: the deadline cannot cut it short.
   const mayStart = (): boolean => spec.provider.simulated || (spec.mayStartCall?.(spec.retry.timeoutMs) ?? true);
+  const calls: PartitionCalls = { spec, source, waitSignal, keyStopped, waitStopped, mayStart };
 
   let done = 0;
   let failed = 0;
@@ -106,66 +107,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
 
   const runChunk = async (part: OpenPart, items: readonly PromptItem[], reservationId: string) => {
     try {
-      await Promise.all(
-        items.map((item) =>
-          spec.semaphore.run(async () => {
-            // After a key error, items not yet sent stay pending: each call would fail the same way.
-            if (spec.signal?.aborted || keyStopped() || waitStopped() || spec.stop.reason === 'overrun' || !mayStart()) return;
-            const reserved = spec.maxCost(item);
-            // A retry the deadline leaves no time for leaves its item pending for the next invocation.
-            let tooLate = false;
-            const mayStartNow = (): boolean => {
-              if (mayStart()) return true;
-              tooLate = true;
-              return false;
-            };
-            const final = await callWithRetry(
-              spec.provider,
-              { messages: item.messages, settings: item.settings, item },
-              spec.retry,
-              (a) => {
-                const row = replyRow(source, item, a, a.attempt, a.latencyMs, jsonOf(a.ok ? (a.result.settings_sent ?? item.settings) : item.settings));
-                part.journal.append(row);
-                part.rows.push(row);
-                part.cost += row.cost_usd;
-                // Sent and never answered: the provider may have billed it. Its reservation stays charged.
-                if (!a.ok && a.unanswered) {
-                  part.possiblyBilled += reserved;
-                  spec.onUnanswered?.(part.journal.path, reserved);
-                }
-                // Relative slack for float sums only: a real overrun is far above it.
-                if (row.cost_usd > reserved * (1 + 1e-9) + 1e-12) noteOverrun(spec.stop, spec.provider.id, row.cost_usd - reserved);
-                spec.onReply?.(row);
-              },
-              spec.signal,
-              1,
-              // A retry after an unanswered attempt is a new call that may be billed: it reserves again.
-              async (failed) => {
-                if (!mayStartNow()) return false;
-                if (!failed.unanswered) return true;
-                const id = `${reservationId}:${item.item_id}:${failed.attempt + 1}`;
-                if (!(await spec.ledger.reserve(spec.campaign, id, reserved, { ...ledgerPartition(spec), itemIds: [item.item_id] }))) return false;
-                part.reservations.push(id);
-                return true;
-              },
-              // Checked again right before each attempt: a turn behind the rate limit or a backoff may have used the time.
-              { watch: spec.watch, waitSignal, mayStart: mayStartNow },
-            );
-            // An attempt the deadline refused (the first: nothing was sent): the item is pending.
-            if (!final.ok && tooLate) return;
-            if (!final.ok && final.waitTooLongMs !== undefined && spec.retry.maxWaitMs !== undefined) {
-              noteWaitStop(spec.stop, keyScope(spec), { providerId: spec.provider.id, phase: spec.phase, endpoint: spec.provider.endpoint }, final.waitTooLongMs, spec.retry.maxWaitMs);
-            }
-            // A call the wait stop cut short (or refused a retry) says nothing about its item: pending.
-            if (!final.ok && waitStopped()) return;
-            const verdict = attemptVerdict(final, spec.signal?.aborted === true);
-            if (verdict === 'done') part.done.push(item.item_id);
-            else if (verdict === 'failed') part.failed.push(item.item_id);
-            else if (verdict === 'failed_permanently') part.failedPermanently.push(item.item_id);
-            else if (verdict === 'key' && !final.ok) noteKeyFailure(spec, final.errorClass, final.message);
-          }),
-        ),
-      );
+      await Promise.all(items.map((item) => spec.semaphore.run(() => callItem(calls, part, item, reservationId))));
     } finally {
       part.reservations.push(reservationId);
       part.active--;
@@ -246,6 +188,78 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   const waitStop = spec.stop.waitStops?.get(keyScope(spec));
   if (waitStop !== undefined) return { done, failed, adopted, costUsd, pending: 0, waitStop, waitBlocked: left };
   return { done, failed, adopted, costUsd, pending: left };
+}
+
+/** What every call of one partition shares: the spec, where its replies come from, and the checks that stop new calls. */
+interface PartitionCalls {
+  readonly spec: PartitionSpec;
+  readonly source: ReplySource;
+  readonly waitSignal: AbortSignal | undefined;
+  keyStopped(): boolean;
+  waitStopped(): boolean;
+  mayStart(): boolean;
+}
+
+/**
+ * One item of a chunk, under the shared concurrency bound: called with retries, every attempt
+ * journaled into the open part as it comes back, and the item's verdict recorded in the part.
+ */
+async function callItem(calls: PartitionCalls, part: OpenPart, item: PromptItem, reservationId: string): Promise<void> {
+  const { spec } = calls;
+  // After a key error, items not yet sent stay pending: each call would fail the same way.
+  if (spec.signal?.aborted || calls.keyStopped() || calls.waitStopped() || spec.stop.reason === 'overrun' || !calls.mayStart()) return;
+  const reserved = spec.maxCost(item);
+  // A retry the deadline leaves no time for leaves its item pending for the next invocation.
+  let tooLate = false;
+  const mayStartNow = (): boolean => {
+    if (calls.mayStart()) return true;
+    tooLate = true;
+    return false;
+  };
+  const final = await callWithRetry(
+    spec.provider,
+    { messages: item.messages, settings: item.settings, item },
+    spec.retry,
+    (a) => {
+      const row = replyRow(calls.source, item, a, a.attempt, a.latencyMs, jsonOf(a.ok ? (a.result.settings_sent ?? item.settings) : item.settings));
+      part.journal.append(row);
+      part.rows.push(row);
+      part.cost += row.cost_usd;
+      // Sent and never answered: the provider may have billed it. Its reservation stays charged.
+      if (!a.ok && a.unanswered) {
+        part.possiblyBilled += reserved;
+        spec.onUnanswered?.(part.journal.path, reserved);
+      }
+      // Relative slack for float sums only: a real overrun is far above it.
+      if (row.cost_usd > reserved * (1 + 1e-9) + 1e-12) noteOverrun(spec.stop, spec.provider.id, row.cost_usd - reserved);
+      spec.onReply?.(row);
+    },
+    spec.signal,
+    1,
+    // A retry after an unanswered attempt is a new call that may be billed: it reserves again.
+    async (failed) => {
+      if (!mayStartNow()) return false;
+      if (!failed.unanswered) return true;
+      const id = `${reservationId}:${item.item_id}:${failed.attempt + 1}`;
+      if (!(await spec.ledger.reserve(spec.campaign, id, reserved, { ...ledgerPartition(spec), itemIds: [item.item_id] }))) return false;
+      part.reservations.push(id);
+      return true;
+    },
+    // Checked again right before each attempt: a turn behind the rate limit or a backoff may have used the time.
+    { watch: spec.watch, waitSignal: calls.waitSignal, mayStart: mayStartNow },
+  );
+  // An attempt the deadline refused (the first: nothing was sent): the item is pending.
+  if (!final.ok && tooLate) return;
+  if (!final.ok && final.waitTooLongMs !== undefined && spec.retry.maxWaitMs !== undefined) {
+    noteWaitStop(spec.stop, keyScope(spec), { providerId: spec.provider.id, phase: spec.phase, endpoint: spec.provider.endpoint }, final.waitTooLongMs, spec.retry.maxWaitMs);
+  }
+  // A call the wait stop cut short (or refused a retry) says nothing about its item: pending.
+  if (!final.ok && calls.waitStopped()) return;
+  const verdict = attemptVerdict(final, spec.signal?.aborted === true);
+  if (verdict === 'done') part.done.push(item.item_id);
+  else if (verdict === 'failed') part.failed.push(item.item_id);
+  else if (verdict === 'failed_permanently') part.failedPermanently.push(item.item_id);
+  else if (verdict === 'key' && !final.ok) noteKeyFailure(spec, final.errorClass, final.message);
 }
 
 // Items of a partition share one settings object: serialize it once, not once per reply.
