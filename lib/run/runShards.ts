@@ -16,16 +16,22 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Upstream } from '../battery/types.js';
-import type { WorkerEvent, WorkerOutput } from '../config/pipeline.js';
+import type { PhaseSpec, Upstream } from '../battery/types.js';
+import type { Shard, WorkerEvent, WorkerOutput } from '../config/pipeline.js';
+import type { PromptItem } from '../core/types.js';
+import type { ModelEntry } from '../design/campaign.js';
+import type { BatchClient } from '../providers/batchTypes.js';
+import type { ProviderContext } from '../providers/entry.js';
 import { createBatchClient, createProvider } from '../providers/registry.js';
+import type { Ledger } from '../store/types.js';
 import { DEFAULT_RETRY } from './callWithRetry.js';
 import { answererOf, priceIn } from './context.js';
 import type { RunContext } from './context.js';
 import { ensurePrompts, partitionSpec, rateLimited } from './partitionSpec.js';
 import type { SharedPartitionFields } from './partitionSpec.js';
 import { PartitionItems } from './partitionItems.js';
-import type { PartitionOutcome } from './partitionTypes.js';
+import type { ParquetSession } from './parquetIo.js';
+import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
 import { RateLimiters } from './RateLimiter.js';
 import { readingRows } from './readings.js';
 import { restoreOrphanParts } from './restoreOrphanParts.js';
@@ -77,6 +83,22 @@ interface Totals {
   waitBlocked: number;
 }
 
+/** What every shard of one invocation shares. */
+interface Invocation {
+  readonly ctx: RunContext;
+  readonly deps: ShardRunnerDeps;
+  readonly execution: string;
+  readonly io: ParquetSession;
+  /** The invocation's ledger, counted (ShardWork): a failed shard knows what it still holds. */
+  readonly ledger: Ledger;
+  readonly inflight: ShardWork;
+  readonly limiters: RateLimiters;
+  readonly providerCtx: ProviderContext;
+  /** Copies of the worker that may call the same model at once (their shares of the limits). */
+  readonly copies: number;
+  readonly shared: Omit<SharedPartitionFields, 'runId'>;
+}
+
 /**
  * Runs the shards of one invocation. Each shard's partition is expanded again (deterministic); a
  * dependent phase's items are built from the stored outputs of the phases it consumes, copied
@@ -90,40 +112,14 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   const inflight = new ShardWork();
   const ledger = inflight.ledger(deps.ledger);
   const io = await deps.parquet.session(join(deps.scratch, 'parquet'));
-  const { writer } = io;
-
   // Each copy takes its share of the rate limits: every copy of the wave may call the same model.
   const phasesHere = graph.phases.filter((p) => e.Items.some((s) => s.phase === p.name));
   const copies = e.BatchInput.copies ?? waveCopies(ctx, phasesHere);
   const limiters = new RateLimiters();
   const providerCtx = { seed: campaign.seed, file: campaign.file, onRateLimitHints: limiters.observe, ...(battery.simulator ? { simulator: battery.simulator } : {}) };
-  // An overrun seen here stops every worker of the campaign: the ledger's flag moves its fence.
-  const flagged: Promise<void>[] = [];
-  const stop: StopState = {
-    // A Retry-After above the ceiling stops that model's calls; the failure recorded says how to resume.
-    resumeWith: '`sondage start --aws` again',
-    overruns: new OverrunsMap((model, excessUsd) => {
-      if (!deps.ledger.flagOverrun) return;
-      flagged.push(deps.ledger.flagOverrun(campaign.name, model, excessUsd).catch((err: unknown) => log.error('overrun flag not written', { campaign: campaign.name, model, error: deps.redact(String(err)) })));
-    }),
-  };
-  const shared: Omit<SharedPartitionFields, 'runId'> = {
-    campaign: campaign.name,
-    // Waits past the campaign's ceiling (aws.max_wait_seconds) are not sat out: a worker has minutes, a Retry-After may say a day.
-    retry: { ...DEFAULT_RETRY, maxWaitMs: campaign.aws.max_wait_seconds * 1000 },
-    ledger,
-    semaphore: inflight.semaphore(deps.inFlight ?? callsPerCopy(campaign, copies)),
-    chunkSize: deps.chunkSize ?? 64,
-    partRows: deps.partRows ?? 20_000,
-    ...(deps.partMs !== undefined ? { partMs: deps.partMs } : {}),
-    signal: deps.deadline.signal,
-    onReply: () => deps.deadline.check(),
-    onUnanswered: (journalPath, reservedUsd) => inflight.noteUnanswered(journalPath, reservedUsd),
-    ...(deps.deadline.leftMs ? { mayStartCall: (attemptTimeoutMs: number) => deps.deadline.leftMs!() > attemptTimeoutMs } : {}),
-    stop,
-    // Items failed permanently are asked again (`sondage start --aws --retry-failed`).
-    ...(retryFailed ? { retryFailed: true } : {}),
-  };
+  const { stop, flagged } = workerStop(ctx, deps);
+  const shared = sharedFields({ ctx, deps, inflight, ledger, copies, stop, retryFailed });
+  const inv: Invocation = { ctx, deps, execution, io, ledger, inflight, limiters, providerCtx, copies, shared };
   const total: Totals = { done: 0, failed: 0, pending: 0, openBatches: 0, costUsd: 0, keyBlocked: 0, waitBlocked: 0 };
   // Messages of rejected keys and too long waits already recorded by this invocation (one record per provider).
   const recorded = new Set<string>();
@@ -144,66 +140,9 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
         total.pending += await pendingOfShard(ctx, ledger, phase, model, shard, retryFailed);
         continue;
       }
-      const dependent = phase.after.length > 0;
-      const entry = answererOf(ctx, phase, model);
-      let upstream: Upstream | undefined;
-      if (dependent) {
-        const read = await shardUpstream(ctx, store, io, join(deps.scratch, 'inputs', `${shard.start}-${shard.end}`), phase, model, shard);
-        log.info('upstream read', { campaign: campaign.name, phase: phase.name, model: shard.model, language: shard.language, start: shard.start, end: shard.end, parts: read.parts, partsListed: read.partsListed, bytes: read.bytes, sliceItems: read.sliceItems });
-        upstream = read.upstream;
-      }
-      const partition = new PartitionItems({ ctx, model, language: shard.language, upstream, slice: sliceOf(phase, shard) });
-      const items = partition.items(phase.name);
-      if (dependent) {
-        // A dependent phase's prompts depend on the stored replies: rewritten whenever they differ
-        // (a later invocation may read replies an earlier one did not have).
-        await ensurePrompts(
-          writer,
-          store,
-          { campaign: campaign.name, phase: phase.name, model: shard.model, language: shard.language, partName: `part-plan-${shard.start}-${shard.end}.parquet` },
-          items,
-          battery.prompts,
-        );
-      }
-      const provider = rateLimited(limiters, await createProvider({ ...entry, role: phase.answeredBy === 'subject' ? 'subject' : phase.answeredBy.role }, providerCtx), copyLimits(entry, copies));
-      const batch = shard.mode === 'batch' ? await createBatchClient(entry, providerCtx) : undefined;
-      const folder = graph.readingsFolder(phase);
-      const spec = partitionSpec(
-        { ...shared, runId: shardRunId(deps.invocation, shard) },
-        {
-          phase: phase.name,
-          readingsFolder: folder,
-          model: shard.model,
-          language: shard.language,
-          items,
-          provider,
-          price: priceIn(ctx, phase, entry),
-          batch,
-          readReply: (item, reply) => readingRows(phase, folder, battery.vocabulary, item, reply),
-          // Counted, so that a failed shard can wait for its part commits to end before it adopts.
-          store: inflight.counted(store),
-          writer: inflight.counted(writer),
-          // One folder per shard: two shards of a partition in one container must not adopt each other's journals.
-          journalDir: join(deps.scratch, 'journal', phase.name, `model=${shard.model}`, `language=${shard.language}`, `shard=${shard.start}-${shard.end}`),
-          // Named in the message when the provider rejects the key (the variable, never the key).
-          keyEnv: entry.api_key_env,
-          timeoutS: entry.timeout_s,
-        },
-      );
-      inflight.reset(!dependent && (await registered(ctx, store, phase, model, shard)));
-      if (!batch) {
-        await restoreOrphanParts({ store, ledger, partToJournal: io.partToJournal, campaign: campaign.name, execution, shard, journalDir: spec.journalDir, scratch: join(deps.scratch, 'orphans') });
-      }
-      let out: PartitionOutcome;
-      try {
-        out = batch ? await runBatchPartition({ ...spec, batch, pollMs: 0, once: true }) : await runPartition(spec);
-      } catch (err) {
-        if (await salvage(err, { spec, batch: batch !== undefined, inflight, deps })) throw err;
-        // What it journaled is lost or its reservations still held: invoking the batch again at
-        // once could ask and hold twice; the give-up step and the next execution settle it.
-        throw new ShardNotSalvagedError(`${shard.phase} ${shard.model}/${shard.language} [${shard.start}, ${shard.end}): ${deps.redact(String(err))}; its journal could not be committed, so the batch is not invoked again in this execution`, { cause: err });
-      }
-      const open = batch ? (await ledger.openBatches(campaign.name, phase.name, shard.model, shard.language)).length : 0;
+      const ready = await prepareShard(inv, phase, model, shard);
+      const out = await runPrepared(inv, phase, model, shard, ready);
+      const open = ready.batch ? (await ledger.openBatches(campaign.name, phase.name, shard.model, shard.language)).length : 0;
       total.done += out.done + out.adopted;
       total.failed += out.failed;
       total.pending += out.pending;
@@ -220,7 +159,7 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
         total.waitBlocked += out.waitBlocked ?? 0;
         await recordUserStop(out.waitStop, WAIT_TOO_LONG, phase.name, shard.model);
       }
-      if (dependent && out.pending === 0 && open === 0) await markSettled(ctx, ledger, store, phase, shard, partition, items);
+      if (phase.after.length > 0 && out.pending === 0 && open === 0) await markSettled(ctx, ledger, store, phase, shard, ready.partition, ready.items);
     }
   } finally {
     await Promise.all(flagged);
@@ -241,4 +180,136 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
     // Out of budget, pending items wait for a larger cap and a re-started execution, not a Wait loop.
     again: total.openBatches > 0 || (total.pending > 0 && !stopped),
   };
+}
+
+/** The invocation's stop flag; an overrun seen here stops every worker of the campaign: the ledger's flag moves its fence. */
+function workerStop(ctx: RunContext, deps: ShardRunnerDeps): { stop: StopState; flagged: Promise<void>[] } {
+  const { campaign } = ctx;
+  const flagged: Promise<void>[] = [];
+  const stop: StopState = {
+    // A Retry-After above the ceiling stops that model's calls; the failure recorded says how to resume.
+    resumeWith: '`sondage start --aws` again',
+    overruns: new OverrunsMap((model, excessUsd) => {
+      if (!deps.ledger.flagOverrun) return;
+      flagged.push(deps.ledger.flagOverrun(campaign.name, model, excessUsd).catch((err: unknown) => deps.log.error('overrun flag not written', { campaign: campaign.name, model, error: deps.redact(String(err)) })));
+    }),
+  };
+  return { stop, flagged };
+}
+
+/** The fields the shards of one invocation share: the counted ledger, the deadline, the invocation's share of the concurrency. */
+function sharedFields(o: {
+  readonly ctx: RunContext;
+  readonly deps: ShardRunnerDeps;
+  readonly inflight: ShardWork;
+  readonly ledger: Ledger;
+  readonly copies: number;
+  readonly stop: StopState;
+  readonly retryFailed: boolean;
+}): Omit<SharedPartitionFields, 'runId'> {
+  const { ctx, deps, inflight } = o;
+  return {
+    campaign: ctx.campaign.name,
+    // Waits past the campaign's ceiling (aws.max_wait_seconds) are not sat out: a worker has minutes, a Retry-After may say a day.
+    retry: { ...DEFAULT_RETRY, maxWaitMs: ctx.campaign.aws.max_wait_seconds * 1000 },
+    ledger: o.ledger,
+    semaphore: inflight.semaphore(deps.inFlight ?? callsPerCopy(ctx.campaign, o.copies)),
+    chunkSize: deps.chunkSize ?? 64,
+    partRows: deps.partRows ?? 20_000,
+    ...(deps.partMs !== undefined ? { partMs: deps.partMs } : {}),
+    signal: deps.deadline.signal,
+    onReply: () => deps.deadline.check(),
+    onUnanswered: (journalPath, reservedUsd) => inflight.noteUnanswered(journalPath, reservedUsd),
+    ...(deps.deadline.leftMs ? { mayStartCall: (attemptTimeoutMs: number) => deps.deadline.leftMs!() > attemptTimeoutMs } : {}),
+    stop: o.stop,
+    // Items failed permanently are asked again (`sondage start --aws --retry-failed`).
+    ...(o.retryFailed ? { retryFailed: true } : {}),
+  };
+}
+
+/** A shard ready to run: its items, its provider (or batch client) and its partition spec. */
+interface PreparedShard {
+  readonly partition: PartitionItems;
+  readonly items: readonly PromptItem[];
+  readonly spec: PartitionSpec;
+  readonly batch: BatchClient | undefined;
+}
+
+/**
+ * Expands a shard's items (a dependent phase's from the stored outputs of the phases it consumes,
+ * its prompts part rewritten) and builds its provider and its partition spec.
+ */
+async function prepareShard(inv: Invocation, phase: PhaseSpec, model: ModelEntry, shard: Shard): Promise<PreparedShard> {
+  const { ctx, deps, io } = inv;
+  const { campaign, battery, graph } = ctx;
+  const { store, log } = deps;
+  const dependent = phase.after.length > 0;
+  const entry = answererOf(ctx, phase, model);
+  let upstream: Upstream | undefined;
+  if (dependent) {
+    const read = await shardUpstream(ctx, store, io, join(deps.scratch, 'inputs', `${shard.start}-${shard.end}`), phase, model, shard);
+    log.info('upstream read', { campaign: campaign.name, phase: phase.name, model: shard.model, language: shard.language, start: shard.start, end: shard.end, parts: read.parts, partsListed: read.partsListed, bytes: read.bytes, sliceItems: read.sliceItems });
+    upstream = read.upstream;
+  }
+  const partition = new PartitionItems({ ctx, model, language: shard.language, upstream, slice: sliceOf(phase, shard) });
+  const items = partition.items(phase.name);
+  if (dependent) {
+    // A dependent phase's prompts depend on the stored replies: rewritten whenever they differ
+    // (a later invocation may read replies an earlier one did not have).
+    await ensurePrompts(
+      io.writer,
+      store,
+      { campaign: campaign.name, phase: phase.name, model: shard.model, language: shard.language, partName: `part-plan-${shard.start}-${shard.end}.parquet` },
+      items,
+      battery.prompts,
+    );
+  }
+  const provider = rateLimited(inv.limiters, await createProvider({ ...entry, role: phase.answeredBy === 'subject' ? 'subject' : phase.answeredBy.role }, inv.providerCtx), copyLimits(entry, inv.copies));
+  const batch = shard.mode === 'batch' ? await createBatchClient(entry, inv.providerCtx) : undefined;
+  const folder = graph.readingsFolder(phase);
+  const spec = partitionSpec(
+    { ...inv.shared, runId: shardRunId(deps.invocation, shard) },
+    {
+      phase: phase.name,
+      readingsFolder: folder,
+      model: shard.model,
+      language: shard.language,
+      items,
+      provider,
+      price: priceIn(ctx, phase, entry),
+      batch,
+      readReply: (item, reply) => readingRows(phase, folder, battery.vocabulary, item, reply),
+      // Counted, so that a failed shard can wait for its part commits to end before it adopts.
+      store: inv.inflight.counted(store),
+      writer: inv.inflight.counted(io.writer),
+      // One folder per shard: two shards of a partition in one container must not adopt each other's journals.
+      journalDir: join(deps.scratch, 'journal', phase.name, `model=${shard.model}`, `language=${shard.language}`, `shard=${shard.start}-${shard.end}`),
+      // Named in the message when the provider rejects the key (the variable, never the key).
+      keyEnv: entry.api_key_env,
+      timeoutS: entry.timeout_s,
+    },
+  );
+  return { partition, items, spec, batch };
+}
+
+/**
+ * Runs a prepared shard through runPartition (runBatchPartition for `mode: batch`), after the parts
+ * an earlier execution left uncommitted are turned back into journals. A runner that throws is
+ * salvaged first (salvageShard.ts); its error propagates either way.
+ */
+async function runPrepared(inv: Invocation, phase: PhaseSpec, model: ModelEntry, shard: Shard, ready: PreparedShard): Promise<PartitionOutcome> {
+  const { ctx, deps, inflight } = inv;
+  const { spec, batch } = ready;
+  inflight.reset(phase.after.length === 0 && (await registered(ctx, deps.store, phase, model, shard)));
+  if (!batch) {
+    await restoreOrphanParts({ store: deps.store, ledger: inv.ledger, partToJournal: inv.io.partToJournal, campaign: ctx.campaign.name, execution: inv.execution, shard, journalDir: spec.journalDir, scratch: join(deps.scratch, 'orphans') });
+  }
+  try {
+    return batch ? await runBatchPartition({ ...spec, batch, pollMs: 0, once: true }) : await runPartition(spec);
+  } catch (err) {
+    if (await salvage(err, { spec, batch: batch !== undefined, inflight, deps })) throw err;
+    // What it journaled is lost or its reservations still held: invoking the batch again at
+    // once could ask and hold twice; the give-up step and the next execution settle it.
+    throw new ShardNotSalvagedError(`${shard.phase} ${shard.model}/${shard.language} [${shard.start}, ${shard.end}): ${deps.redact(String(err))}; its journal could not be committed, so the batch is not invoked again in this execution`, { cause: err });
+  }
 }
