@@ -21,8 +21,17 @@ import { num, queryAll, runIdOf, transact } from './context.js';
 import type { DynamoContext, TxItem } from './context.js';
 import { batchPk, budgetKey, reservationKey } from './keys.js';
 
+// Not in ledgerRules.ts with the other refusals: each backend names where it looked (a table here, a file there).
 export function noBudget(ctx: DynamoContext, campaign: string): SondageError {
   return new SondageError(`campaign ${JSON.stringify(campaign)} has no budget in table ${ctx.budgetTable}; call initCampaign first`);
+}
+
+/**
+ * The transaction item that deletes a reservation only while it still holds the amount read, so
+ * that a concurrent release or settle of the same reservation cannot be counted twice.
+ */
+function reservationDelete(ctx: DynamoContext, campaign: string, id: string, amount: number): TxItem {
+  return { Delete: { TableName: ctx.budgetTable, Key: reservationKey(campaign, id), ConditionExpression: 'amount_usd = :a', ExpressionAttributeValues: { ':a': amount } } };
 }
 
 async function reservationAmount(ctx: DynamoContext, campaign: string, id: string): Promise<number | undefined> {
@@ -191,14 +200,7 @@ async function settleItems(ctx: DynamoContext, campaign: string, reservationIds:
     const amount = await reservationAmount(ctx, campaign, id);
     if (amount === undefined) continue; // released as stale: the money was still spent, below
     released += amount;
-    items.push({
-      Delete: {
-        TableName: ctx.budgetTable,
-        Key: reservationKey(campaign, id),
-        ConditionExpression: 'amount_usd = :a',
-        ExpressionAttributeValues: { ':a': amount },
-      },
-    });
+    items.push(reservationDelete(ctx, campaign, id, amount));
   }
   items.push({
     Update: {
@@ -236,14 +238,7 @@ export async function release(ctx: DynamoContext, campaign: string, reservationI
     const amount = await reservationAmount(ctx, campaign, reservationId);
     if (amount === undefined) return;
     const codes = await transact(ctx, [
-      {
-        Delete: {
-          TableName: ctx.budgetTable,
-          Key: reservationKey(campaign, reservationId),
-          ConditionExpression: 'amount_usd = :a',
-          ExpressionAttributeValues: { ':a': amount },
-        },
-      },
+      reservationDelete(ctx, campaign, reservationId, amount),
       {
         Update: {
           TableName: ctx.budgetTable,
@@ -270,14 +265,7 @@ async function reservationRows(ctx: DynamoContext, campaign: string): Promise<Re
 /** Removes one reservation and moves its amount out of reserved: `billed` of it to possibly billed, the rest back to headroom. */
 async function dropReservation(ctx: DynamoContext, campaign: string, id: string, amount: number, billed: number, orphaned: boolean): Promise<void> {
   const codes = await transact(ctx, [
-    {
-      Delete: {
-        TableName: ctx.budgetTable,
-        Key: reservationKey(campaign, id),
-        ConditionExpression: 'amount_usd = :a',
-        ExpressionAttributeValues: { ':a': amount },
-      },
-    },
+    reservationDelete(ctx, campaign, id, amount),
     {
       Update: {
         TableName: ctx.budgetTable,
@@ -374,11 +362,7 @@ export async function mergeReservations(ctx: DynamoContext, campaign: string, pa
       if (present.length === 0) break;
       const sum = present.reduce((s, [, a]) => s + a, 0);
       const codes = await transact(ctx, [
-        ...present.map(
-          ([id, a]): TxItem => ({
-            Delete: { TableName: ctx.budgetTable, Key: reservationKey(campaign, id), ConditionExpression: 'amount_usd = :a', ExpressionAttributeValues: { ':a': a } },
-          }),
-        ),
+        ...present.map(([id, a]) => reservationDelete(ctx, campaign, id, a)),
         {
           Update: {
             TableName: ctx.budgetTable,

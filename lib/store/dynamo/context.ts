@@ -80,13 +80,18 @@ export async function transact(ctx: DynamoContext, items: TxItem[]): Promise<rea
   }
 }
 
-export async function queryAll(ctx: DynamoContext, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+/** Every row a Query matches, page after page (leases.ts, counters.ts and partMarks.ts, which take a client and a table, use it too). */
+export async function queryPages(db: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await ctx.db.send(new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }));
+    const page = await db.send(new QueryCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) }));
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
   return items;
+}
+
+export async function queryAll(ctx: DynamoContext, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  return queryPages(ctx.db, input);
 }

@@ -112,6 +112,7 @@ export class EmbeddedBudget {
     );
   }
 
+  // Not in ledgerRules.ts with the other refusals: each backend names where it looked (a file here, a table there).
   private noBudget(campaign: string): SondageError {
     return new SondageError(`campaign ${JSON.stringify(campaign)} has no budget in ${this.file}; call initCampaign first`);
   }
