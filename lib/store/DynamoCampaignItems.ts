@@ -7,6 +7,7 @@ import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, ScanCommand } 
 import type { ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import { SondageError } from '../errors.js';
 import type { PurgeCount, PurgeSource, PurgeSurvey } from './purge.js';
+import { backoff } from './dynamo/context.js';
 
 /** Parallel Scan segments of the ledger table. */
 const SCAN_SEGMENTS = 4;
@@ -43,10 +44,6 @@ interface DynamoPlan {
 export function ledgerKeyCampaign(pk: string): string | undefined {
   const m = /^[A-Z][A-Z0-9_]*#([^#]+)(?:#|$)/.exec(pk);
   return m?.[1];
-}
-
-async function backoff(attempt: number): Promise<void> {
-  await new Promise((r) => setTimeout(r, Math.random() * Math.min(5000, 50 * 2 ** attempt)));
 }
 
 function tallyKinds(keys: readonly Key[], kindOf: (k: Key) => string, labels: Readonly<Record<string, string>>): PurgeCount[] {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { SondageError } from '../errors.js';
 import type { PurgeCount, PurgeSource, PurgeSurvey } from './purge.js';
 
-/** What the embedded ledger's tables hold, for people (EmbeddedLedger's SCHEMA); another table shows its own name. */
+/** What the embedded ledger's tables hold, for people (the SCHEMA of embedded/schema.ts); another table shows its own name. */
 const LABELS: Readonly<Record<string, string>> = {
   campaigns: 'budget (cap and spend)',
   reservations: 'reservations',

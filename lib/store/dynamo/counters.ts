@@ -12,13 +12,13 @@
  * numbers, and the transaction's condition keeps them from being added twice.
  *
  * A phase counts only if its counting began with its first registered item (`counted` on its
- * registration counter, lib/store/DynamoLedger.ts): items of a phase registered by a sondage
+ * registration counter, written by items.ts registerItems): items of a phase registered by a sondage
  * without counters are counted by reading their rows, as before.
  */
-import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-
-type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { num, queryPages } from './context.js';
+import type { TxItem } from './context.js';
 
 /** What a change adds to a partition's counters (negative: takes away). */
 export interface CounterDelta {
@@ -70,15 +70,6 @@ export async function bumpCounters(db: DynamoDBDocumentClient, table: string, ca
 
 /** Every partition's counters of a phase: one Query of at most one row per partition. */
 export async function readCounters(db: DynamoDBDocumentClient, table: string, campaign: string, phase: string): Promise<{ model: string; language: string; registered: number; done: number; failed: number }[]> {
-  const out: { model: string; language: string; registered: number; done: number; failed: number }[] = [];
-  let start: Record<string, unknown> | undefined;
-  const n = (v: unknown): number => (typeof v === 'number' ? v : 0);
-  do {
-    const page = await db.send(
-      new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': counterPk(campaign, phase) }, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
-    );
-    for (const r of page.Items ?? []) out.push({ model: r.model as string, language: r.language as string, registered: n(r.registered), done: n(r.done_count), failed: n(r.failed_count) });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const rows = await queryPages(db, { TableName: table, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': counterPk(campaign, phase) }, ConsistentRead: true });
+  return rows.map((r) => ({ model: r.model as string, language: r.language as string, registered: num(r.registered), done: num(r.done_count), failed: num(r.failed_count) }));
 }

@@ -7,9 +7,10 @@
  * asked by two generations. A killed worker stops beating and its lease lapses within one lease
  * length: a dead worker cannot be told from a live one but by time.
  */
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TTL_ATTRIBUTE } from '../../config/index.js';
+import { queryPages } from './context.js';
 
 const leasePk = (campaign: string): string => `LEASE#${campaign}`;
 
@@ -25,15 +26,7 @@ export async function dropLease(db: DynamoDBDocumentClient, table: string, campa
 
 /** Leases of runs other than `exceptRunId` still live at `nowMs`: how many, and when the last lapses. */
 export async function liveLeases(db: DynamoDBDocumentClient, table: string, campaign: string, exceptRunId: string, nowMs: number): Promise<{ count: number; untilMs: number; runs: string[] }> {
-  const rows: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': leasePk(campaign) }, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }),
-    );
-    rows.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const rows = await queryPages(db, { TableName: table, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': leasePk(campaign) }, ConsistentRead: true });
   const live = rows.filter((r) => r.run_id !== exceptRunId && typeof r.until_ms === 'number' && r.until_ms > nowMs);
   return { count: live.length, untilMs: Math.max(0, ...live.map((r) => r.until_ms as number)), runs: [...new Set(live.map((r) => r.run_id as string))] };
 }

@@ -13,12 +13,12 @@
  * died in between. Chunks of a commit that never happened are never read (no row names them) and
  * expire with the table's TTL.
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBDocumentClient, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TTL_ATTRIBUTE } from '../../config/index.js';
 import { SondageError } from '../../errors.js';
-
-type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+import { queryPages } from './context.js';
+import type { TxItem } from './context.js';
 
 /** Item ids per chunk: 2,000 ids of 32 hex characters are ~70 KB of JSON, well below DynamoDB's 400 KB an item. */
 export const MARK_CHUNK_IDS = 2_000;
@@ -65,22 +65,8 @@ export function unmarkedPut(table: string, campaign: string, phase: string, part
 
 /** Parts of a phase committed and not yet (known to be) marked: part key and chunk count. */
 export async function unmarkedParts(db: DynamoDBDocumentClient, table: string, campaign: string, phase: string): Promise<{ partKey: string; chunks: number }[]> {
-  const out: { partKey: string; chunks: number }[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :p',
-        ExpressionAttributeValues: { ':p': unmarkedPk(campaign, phase) },
-        ConsistentRead: true,
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const r of page.Items ?? []) out.push({ partKey: r.sk as string, chunks: r.chunks as number });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const rows = await queryPages(db, { TableName: table, KeyConditionExpression: 'pk = :p', ExpressionAttributeValues: { ':p': unmarkedPk(campaign, phase) }, ConsistentRead: true });
+  return rows.map((r) => ({ partKey: r.sk as string, chunks: r.chunks as number }));
 }
 
 /** The marks of a committed part, read back from its chunks. */
