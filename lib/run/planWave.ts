@@ -34,7 +34,7 @@ import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, r
  * ~1M items, ~21,000 a partition) one partition is 840 BatchWriteItem and 210 BatchGetItem
  * requests: ~1 s of round trips, and at DynamoDB's 1,000 WRU/s and 3,000 RRU/s per partition key
  * (a cold table, not yet split for heat) over the ledger's 16 item keys (ITEM_SHARDS in
- * lib/store/DynamoLedger.ts) ~1.3 s of writes and ~0.5 s of reads. The whole registration is then
+ * lib/store/dynamo/keys.ts) ~1.3 s of writes and ~0.5 s of reads. The whole registration is then
  * ~65 s of writes and ~40 s of reads on a cold table (under one key it was ~1,000 s and ~670 s,
  * past the 900 s the plan has). Should it still run short, 120 s before its timeout the plan stops
  * registering, and the partitions left are listed whole for their workers to register (shard by

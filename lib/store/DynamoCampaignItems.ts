@@ -37,7 +37,7 @@ interface DynamoPlan {
  * The campaign a ledger-table partition key belongs to. DynamoLedger keys every ledger row
  * `<KIND>#<campaign>` or `<KIND>#<campaign>#<more>` (ITEM#c#phase, PART#c#phase, SEQ#c#phase,
  * BATCH#c, FAILURE#c), and campaign names cannot hold `#` (layout.ts safe segments), so the second
- * field is the campaign whatever follows it (a phase, a shard). test/store/purgeAws.test.ts fills
+ * field is the campaign whatever follows it (a phase, a shard). test/store/purge.test.ts fills
  * a ledger through DynamoLedger's own methods and checks that this finds every row.
  * @example ledgerKeyCampaign('ITEM#demo#generate') // 'demo'
  */

@@ -12,7 +12,7 @@ export interface ReplyRow {
   /**
    * `empty`: the provider answered (and billed) with no text and no logprobs (an OpenAI-compatible
    * `content: null`, an Anthropic reply without a text block). Never read as an answer, never handed
-   * to a dependent phase, and recorded once like a refusal (lib/run/runPartition.ts `isEmptyReply`).
+   * to a dependent phase, and recorded once like a refusal (lib/run/attemptVerdict.ts `isEmptyReply`).
    */
   readonly status: 'ok' | 'error' | 'empty';
   readonly text: string | null;
