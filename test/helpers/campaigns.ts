@@ -82,6 +82,20 @@ export function simulateOnModels(doc: CampaignDoc, settings: Record<string, unkn
   for (const m of doc.models) m['simulation'] = { ...(m['simulation'] as Record<string, unknown> | undefined), ...settings };
 }
 
+/**
+ * Narrows a FAR-6 campaign document to the small factorial most tests run: the given forms,
+ * constraints and number of stories, in English unless `languages` says otherwise.
+ */
+export function narrowDesign(
+  doc: CampaignDoc,
+  cut: { forms: readonly string[]; constraints: readonly string[]; stories: number; languages?: readonly string[] },
+): void {
+  doc.design['languages'] = [...(cut.languages ?? ['en'])];
+  doc.design['forms'] = [...cut.forms];
+  doc.design['constraints'] = [...cut.constraints];
+  doc.design['story_limit'] = cut.stories;
+}
+
 /** The campaign and its battery, loaded as `sondage run` loads them. */
 export function loadContext(file: string, dataDir?: string): Promise<RunContext> {
   return loadRunContext(file, dataDir);
