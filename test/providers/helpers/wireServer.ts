@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal, closeServer } from '../../helpers/localServer.js';
 
 /** One scripted reply. Replies are served in order; the last one repeats when the script runs out. */
 export type WireReply =
@@ -82,17 +82,14 @@ export async function startWireServer(script: readonly WireReply[]): Promise<Wir
       res.end(computed?.raw ?? reply.raw ?? JSON.stringify(computed?.json ?? reply.json ?? {}));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of hanging) res.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      for (const res of hanging) res.destroy();
+      return closeServer(server);
+    },
   };
 }
 
