@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { afterEach } from 'vitest';
 import { listenLocal, closeServer } from '../../helpers/localServer.js';
 
 /** One scripted reply. Replies are served in order; the last one repeats when the script runs out. */
@@ -89,6 +90,32 @@ export async function startWireServer(script: readonly WireReply[]): Promise<Wir
     close: () => {
       for (const res of hanging) res.destroy();
       return closeServer(server);
+    },
+  };
+}
+
+/**
+ * The wire server of the running test: `start` starts it (a test starts one at a time), `current`
+ * is the one started last, and it is closed after each test.
+ *
+ * @example
+ * const wire = useWireServer();
+ * it('…', async () => { const server = await wire.start([{ json: body }]); …; expect(wire.current.requests).toHaveLength(1); });
+ */
+export function useWireServer(): { start(script: readonly WireReply[]): Promise<WireServer>; readonly current: WireServer } {
+  let server: WireServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return {
+    async start(script) {
+      server = await startWireServer(script);
+      return server;
+    },
+    get current() {
+      if (server === undefined) throw new Error('useWireServer: no wire server started in this test');
+      return server;
     },
   };
 }
