@@ -1,24 +1,19 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RESULT_FILES } from '../../lib/batteries/far6/analysis/index.js';
-import { REPO_ROOT, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { REPO_ROOT, useTempDir, writeCampaign } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
 // `sondage analyze --replies <file-or-dir> --out <dir>`, beside the campaign form it extends.
 
 const FIXTURES = path.join(REPO_ROOT, 'test/fixtures/byo');
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir('cli-byo'));
-});
-afterEach(() => cleanup());
+const tmp = useTempDir('cli-byo');
 
 describe('sondage analyze --replies', () => {
   it('analyses a folder of replies and writes the results files of a run', async () => {
-    const out = path.join(dir, 'results');
+    const out = path.join(tmp.dir, 'results');
 
     const { code, stdout, stderr } = await runMain(['analyze', '--battery', 'far6', '--replies', FIXTURES, '--out', out]);
 
@@ -37,14 +32,14 @@ describe('sondage analyze --replies', () => {
   });
 
   it('refuses a file with a bad row, naming file, row and field, in import_issues.csv too; --drop-bad-rows analyses the rest', async () => {
-    const replies = path.join(dir, 'replies');
+    const replies = path.join(tmp.dir, 'replies');
     const { mkdir } = await import('node:fs/promises');
     await mkdir(replies);
     const good = await readFile(path.join(FIXTURES, 'sample.jsonl'), 'utf8');
     await writeFile(path.join(replies, 'good.jsonl'), good);
     const bad = good.split('\n')[0]!.replace('"language":"en"', '"language":"english"').replace('"story":"s1"', '"story":"s2"');
     await writeFile(path.join(replies, 'bad.jsonl'), `${bad}\n`);
-    const out = path.join(dir, 'out');
+    const out = path.join(tmp.dir, 'out');
 
     const refused = await runMain(['analyze', '--battery', 'far6', '--replies', replies, '--out', out]);
 
@@ -70,7 +65,7 @@ describe('sondage analyze --replies', () => {
     const missingOut = await runMain(['analyze', '--replies', FIXTURES]);
     expect(missingOut.code).toBe(1);
     expect(missingOut.stderr).toContain('sondage analyze: --replies and --out go together');
-    const both = await runMain(['analyze', 'campaign.yaml', '--replies', FIXTURES, '--out', dir]);
+    const both = await runMain(['analyze', 'campaign.yaml', '--replies', FIXTURES, '--out', tmp.dir]);
     expect(both.code).toBe(1);
     expect(both.stderr).toContain('give either a campaign file or --replies, not both');
     const onRun = await runMain(['run', 'campaign.yaml', '--replies', FIXTURES]);
@@ -79,20 +74,20 @@ describe('sondage analyze --replies', () => {
   });
 
   it('an unreadable replies file is an error naming it', async () => {
-    const file = path.join(dir, 'r.jsonl');
+    const file = path.join(tmp.dir, 'r.jsonl');
     await writeFile(file, '{"model": \n');
-    const { code, stderr } = await runMain(['analyze', '--battery', 'far6', '--replies', file, '--out', path.join(dir, 'out')]);
+    const { code, stderr } = await runMain(['analyze', '--battery', 'far6', '--replies', file, '--out', path.join(tmp.dir, 'out')]);
     expect(code).toBe(1);
     expect(stderr).toContain(`${file}: line 1: not valid JSON (the JSON ends too early)`);
     expect(stderr).toContain('refused: 1 problem in the rows; nothing analysed');
   });
 
   it('sondage analyze <campaign.yaml> still analyses a collected campaign', async () => {
-    const file = await writeCampaign(dir, 'small.yaml');
+    const file = await writeCampaign(tmp.dir, 'small.yaml');
     expect((await runMain(['run', file, '--quiet'])).code).toBe(0);
     const { code, stdout } = await runMain(['analyze', file]);
     expect(code).toBe(0);
-    expect(stdout).toContain(`results: ${path.relative(process.cwd(), path.join(dir, 'data', 'campaigns', 'run-small', 'results'))}`);
+    expect(stdout).toContain(`results: ${path.relative(process.cwd(), path.join(tmp.dir, 'data', 'campaigns', 'run-small', 'results'))}`);
   }, 60_000);
 });
 
@@ -100,7 +95,7 @@ describe('sondage analyze --replies for batteries whose rows go straight to the 
   const XVALUE = path.join(REPO_ROOT, 'examples/xvalue');
 
   it('X-Value verdicts, scored against the QA pairs given with --input, write the tables of a run', async () => {
-    const out = path.join(dir, 'xv');
+    const out = path.join(tmp.dir, 'xv');
     const { code, stdout, stderr } = await runMain(['analyze', '--battery', 'xvalue', '--replies', path.join(XVALUE, 'byo-verdicts.csv'), '--out', out, '--input', `qa_pairs=${path.join(XVALUE, 'qa-pairs.jsonl')}`]);
     expect(stderr).toBe('');
     expect(code).toBe(0);
@@ -110,10 +105,10 @@ describe('sondage analyze --replies for batteries whose rows go straight to the 
   });
 
   it('a bad X-Value row refuses the file, listed in import_issues.csv; --drop-bad-rows analyses the rest', async () => {
-    const file = path.join(dir, 'v.csv');
+    const file = path.join(tmp.dir, 'v.csv');
     const text = await readFile(path.join(XVALUE, 'byo-verdicts.csv'), 'utf8');
     await writeFile(file, `${text.trimEnd()}\nmy-model,xv-nope-01,defonly,Pass,,,,,,,,,,,,\n`);
-    const out = path.join(dir, 'xv-bad');
+    const out = path.join(tmp.dir, 'xv-bad');
     const pairs = `qa_pairs=${path.join(XVALUE, 'qa-pairs.jsonl')}`;
     const { code, stderr } = await runMain(['analyze', '--battery', 'xvalue', '--replies', file, '--out', out, '--input', pairs]);
     expect(code).toBe(1);
@@ -128,24 +123,24 @@ describe('sondage analyze --replies for batteries whose rows go straight to the 
 
   it('--input is checked against what the battery takes', async () => {
     const replies = path.join(XVALUE, 'byo-verdicts.csv');
-    const missing = await runMain(['analyze', '--battery', 'xvalue', '--replies', replies, '--out', dir]);
+    const missing = await runMain(['analyze', '--battery', 'xvalue', '--replies', replies, '--out', tmp.dir]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('--input qa_pairs=FILE is required');
-    const unknown = await runMain(['analyze', '--battery', 'far6', '--replies', FIXTURES, '--out', dir, '--input', 'pairs=x.jsonl']);
+    const unknown = await runMain(['analyze', '--battery', 'far6', '--replies', FIXTURES, '--out', tmp.dir, '--input', 'pairs=x.jsonl']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('--input pairs: battery far6 takes no other input');
-    const malformed = await runMain(['analyze', '--battery', 'xvalue', '--replies', replies, '--out', dir, '--input', 'qa_pairs']);
+    const malformed = await runMain(['analyze', '--battery', 'xvalue', '--replies', replies, '--out', tmp.dir, '--input', 'qa_pairs']);
     expect(malformed.code).toBe(1);
     expect(malformed.stderr).toContain('--input qa_pairs: expected NAME=PATH');
-    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(tmp.dir)).toEqual([]);
   });
 
   it('P(True) rows are analysed by the estimators; a file with a bad row is refused whole, every problem named', async () => {
     const rows = ['item,model,q,r,v,correct,p_true,benchmark'];
     for (const item of ['i1', 'i2', 'i3', 'i4']) for (const q of ['en', 'fr']) for (const v of ['en', 'fr']) rows.push(`${item},m1,${q},${q},${v},${item === 'i1' || item === 'i3' ? 1 : 0},${item === 'i1' ? 0.9 : 0.4},triv`);
-    const file = path.join(dir, 'rows.csv');
+    const file = path.join(tmp.dir, 'rows.csv');
     await writeFile(file, `${rows.join('\n')}\n`);
-    const out = path.join(dir, 'pt');
+    const out = path.join(tmp.dir, 'pt');
     const ok = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', out]);
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
@@ -154,9 +149,9 @@ describe('sondage analyze --replies for batteries whose rows go straight to the 
     expect(await readdir(out)).toEqual(expect.arrayContaining(['cells.csv', 'regimes.csv', 'summary.md', 'report.html']));
 
     await writeFile(file, `${rows.join('\n')}\ni5,m1,en,en,en,maybe,0.5,triv\n`);
-    const bad = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', path.join(dir, 'pt-bad')]);
+    const bad = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', path.join(tmp.dir, 'pt-bad')]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(`${file}: line 18: correct: expected 1/0 or true/false, got "maybe"`);
-    expect(await readdir(path.join(dir, 'pt-bad'))).toEqual(['byo_manifest.json', 'import_issues.csv']);
+    expect(await readdir(path.join(tmp.dir, 'pt-bad'))).toEqual(['byo_manifest.json', 'import_issues.csv']);
   });
 });

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { RUN_FIXTURES, tempDir, writeCampaign, type CampaignDoc } from '../helpers/campaigns.js';
+import { describe, expect, it } from 'vitest';
+import { RUN_FIXTURES, useTempDir, writeCampaign, type CampaignDoc } from '../helpers/campaigns.js';
 import { exited, runMain, spawnCli } from '../helpers/cli.js';
 
 // A wrong campaign file stops `sondage plan` and `sondage run` with exit code 1 and a message that
@@ -57,34 +57,29 @@ const CASES: readonly BadCase[] = [
   },
 ];
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir('cli-bad'));
-});
-afterEach(() => cleanup());
+const tmp = useTempDir('cli-bad');
 
 describe('a bad campaign file', () => {
   const runs = CASES.flatMap((c) => c.commands.map((command) => ({ ...c, command })));
   it.each(runs)('$command refuses $name: exit 1, the file, the path and the expectation, nothing written', async ({ command, edit, messages }) => {
-    const file = await writeCampaign(dir, 'small.yaml', edit);
+    const file = await writeCampaign(tmp.dir, 'small.yaml', edit);
 
     const { code, stderr } = await runMain([command, file]);
 
     expect(code).toBe(1);
     for (const m of messages) expect(stderr).toContain(m.replace('{campaign}', file));
     // No data folder (data_dir: data beside the file), nothing else either.
-    expect(await readdir(dir)).toEqual(['campaign.yaml']);
+    expect(await readdir(tmp.dir)).toEqual(['campaign.yaml']);
   });
 
   it('the real binary: `sondage run` on a bad file exits 1 with the message and writes nothing', async () => {
-    const file = await writeCampaign(dir, 'small.yaml', (doc) => {
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
       doc.design['languages'] = ['en', 'xx'];
     });
-    const child = spawnCli(['run', file, '--data-dir', path.join(dir, 'elsewhere')]);
+    const child = spawnCli(['run', file, '--data-dir', path.join(tmp.dir, 'elsewhere')]);
 
     expect(await exited(child)).toBe(1);
     expect(child.output().stderr).toContain(`${file}: design.languages[1]: "xx" is not a known language`);
-    expect(await readdir(dir)).toEqual(['campaign.yaml']);
+    expect(await readdir(tmp.dir)).toEqual(['campaign.yaml']);
   });
 });

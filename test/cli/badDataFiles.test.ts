@@ -1,8 +1,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { REPO_ROOT, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { REPO_ROOT, useTempDir, writeCampaign } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
 // A campaign file, or a data file it names, that is not what it should be: the error names the
@@ -13,14 +13,9 @@ import { runMain } from '../helpers/cli.js';
 const SECRET = `sk-live-${'Q7'.repeat(40)}`;
 const ENV = `OPENAI_API_KEY=${SECRET}\nOTHER=1\n`;
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir('cli-bad-data'));
-});
-afterEach(() => cleanup());
+const tmp = useTempDir('cli-bad-data');
 
-/** examples/<battery>/demo.yaml copied into `dir`, its data files absolute, `data_dir: data`, then edited. */
+/** examples/<battery>/demo.yaml copied into `tmp.dir`, its data files absolute, `data_dir: data`, then edited. */
 async function exampleCampaign(battery: 'xvalue' | 'ptrue', edit: (design: Record<string, unknown>) => void): Promise<string> {
   const folder = path.join(REPO_ROOT, 'examples', battery);
   const doc = parse(await readFile(path.join(folder, 'demo.yaml'), 'utf8')) as Record<string, unknown> & { design: Record<string, unknown> };
@@ -30,7 +25,7 @@ async function exampleCampaign(battery: 'xvalue' | 'ptrue', edit: (design: Recor
   }
   doc['data_dir'] = 'data';
   edit(doc.design);
-  const file = path.join(dir, 'campaign.yaml');
+  const file = path.join(tmp.dir, 'campaign.yaml');
   await writeFile(file, stringify(doc));
   return file;
 }
@@ -43,15 +38,15 @@ async function expectRefused(argv: string[], fragments: readonly string[], shown
   // No stack trace, no content of the file, nothing written beside the campaign.
   expect(stderr).not.toMatch(/\n\s+at /);
   expect(stderr + stdout).not.toContain(shownPrefix ? SECRET.slice(0, 58) : SECRET.slice(0, 12));
-  expect((await readdir(dir)).filter((n) => n === 'data')).toEqual([]);
+  expect((await readdir(tmp.dir)).filter((n) => n === 'data')).toEqual([]);
   return stderr;
 }
 
 describe('a data file that is not one: named, never printed', () => {
   it('FAR-6 design.stories pointed at a .env: the campaign field, the file and what was expected; no key', async () => {
-    const env = path.join(dir, '.env');
+    const env = path.join(tmp.dir, '.env');
     await writeFile(env, ENV);
-    const file = await writeCampaign(dir, 'small.yaml', (doc) => {
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
       doc.design['stories'] = env;
     });
 
@@ -62,13 +57,13 @@ describe('a data file that is not one: named, never printed', () => {
   });
 
   it('FAR-6 design.concept_pairs with a misspelt key and a wrong value: each at its path and line', async () => {
-    const pairs = path.join(dir, 'pairs.yaml');
+    const pairs = path.join(tmp.dir, 'pairs.yaml');
     const source = await readFile(path.join(REPO_ROOT, 'examples/far6/concept-pairs.yaml'), 'utf8');
     const lines = source.split('\n');
     const at = lines.findIndex((l) => l.trim() === 'verdict: wrong');
     lines[at] = lines[at]!.replace('verdict:', 'verdikt:');
     await writeFile(pairs, lines.join('\n').replace('construction: attitude_verb', `construction: ${'x'.repeat(90)}`));
-    const file = await writeCampaign(dir, 'small.yaml', (doc) => {
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
       doc.design['concept_pairs'] = pairs;
     });
 
@@ -82,17 +77,17 @@ describe('a data file that is not one: named, never printed', () => {
   });
 
   it('a campaign file that is a .env, or binary: the kind of content, never the content', async () => {
-    const env = path.join(dir, '.env');
+    const env = path.join(tmp.dir, '.env');
     await writeFile(env, ENV);
     await expectRefused(['plan', env], [`${env}: expected a campaign mapping with name, seed, budget_usd, battery, design, models, got text; is this the campaign file?`]);
 
-    const binary = path.join(dir, 'binary.yaml');
+    const binary = path.join(tmp.dir, 'binary.yaml');
     await writeFile(binary, Buffer.from([0x00, 0xff, 0xfe, 0x10, ...Buffer.from(SECRET)]));
     await expectRefused(['run', binary], [`${binary}: is not a text file (it holds binary data); expected a campaign YAML file`]);
   });
 
   it('X-Value design.qa_pairs: a line that is not JSON and one that is a string are named by line, not quoted', async () => {
-    const qa = path.join(dir, 'pairs.jsonl');
+    const qa = path.join(tmp.dir, 'pairs.jsonl');
     await writeFile(qa, `OPENAI_API_KEY=${SECRET}\n${JSON.stringify(SECRET)}\n`);
     const file = await exampleCampaign('xvalue', (design) => {
       design['qa_pairs'] = qa;
@@ -106,7 +101,7 @@ describe('a data file that is not one: named, never printed', () => {
   });
 
   it('P(True) design.items: a long id is cut to 60 characters, a header cell that is no column is named by place', async () => {
-    const items = path.join(dir, 'items.jsonl');
+    const items = path.join(tmp.dir, 'items.jsonl');
     await writeFile(items, `${JSON.stringify({ id: SECRET, benchmark: 'mmmlu' })}\nOPENAI_API_KEY=${SECRET}\n`);
     const file = await exampleCampaign('ptrue', (design) => {
       design['items'] = items;
@@ -114,7 +109,7 @@ describe('a data file that is not one: named, never printed', () => {
     const stderr = await expectRefused(['plan', file], [`${file}: design.items names a file that cannot be used:`, `line 1 ("${SECRET.slice(0, 57)}…"): kind:`, 'line 2: not valid JSON (unexpected character "O")'], true);
     expect(stderr).not.toContain(SECRET);
 
-    const csv = path.join(dir, 'items.csv');
+    const csv = path.join(tmp.dir, 'items.csv');
     await writeFile(csv, `OPENAI_API_KEY=${SECRET.slice(0, 20)}!,id\nx,y\n`);
     const csvCampaign = await exampleCampaign('ptrue', (design) => {
       design['items'] = csv;

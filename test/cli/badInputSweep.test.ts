@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+import { REPO_ROOT, useTempDir } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
 // What a newcomer gets wrong first, on each battery's example campaign and through each command
@@ -11,14 +11,9 @@ import { runMain } from '../helpers/cli.js';
 
 const BATTERIES = ['far6', 'xvalue', 'ptrue'] as const;
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir('sweep'));
-});
-afterAll(() => cleanup());
+const tmp = useTempDir('sweep', 'all');
 
-/** examples/<battery>/demo.yaml in its own folder under `dir`, data files absolute, `data_dir: data`, edited. */
+/** examples/<battery>/demo.yaml in its own folder under `tmp.dir`, data files absolute, `data_dir: data`, edited. */
 async function example(battery: string, name: string, edit: (doc: Record<string, unknown> & { models: Record<string, unknown>[] }) => void): Promise<string> {
   const source = path.join(REPO_ROOT, 'examples', battery);
   const doc = parse(await readFile(path.join(source, 'demo.yaml'), 'utf8')) as Record<string, unknown> & { design: Record<string, unknown>; models: Record<string, unknown>[] };
@@ -28,7 +23,7 @@ async function example(battery: string, name: string, edit: (doc: Record<string,
   }
   doc['data_dir'] = 'data';
   edit(doc);
-  const folder = path.join(dir, `${battery}-${name}`);
+  const folder = path.join(tmp.dir, `${battery}-${name}`);
   await mkdir(folder, { recursive: true });
   const file = path.join(folder, 'campaign.yaml');
   await writeFile(file, stringify(doc));
@@ -53,7 +48,7 @@ describe('a campaign file that is not one', () => {
   ];
   const runs = cases.flatMap(([name, make, says]) => ['plan', 'run', 'analyze', 'status', 'stop'].map((command) => ({ name, make, says, command })));
   it.each(runs)('$command on $name: exit 1, the file and what was expected, never its content', async ({ name, make, says, command }) => {
-    const folder = path.join(dir, `file-${command}-${name.replace(/\W+/g, '-')}`);
+    const folder = path.join(tmp.dir, `file-${command}-${name.replace(/\W+/g, '-')}`);
     await mkdir(folder, { recursive: true });
     const file = path.join(folder, 'campaign.yaml');
     await make(file);

@@ -1,7 +1,7 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, useTempDir } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
 // The same five hostile files in each study give the same kind of answer (docs/byo.md "One rule
@@ -9,12 +9,7 @@ import { runMain } from '../helpers/cli.js';
 // in a summary and in import_issues.csv; a missing cell is a notice; a .env given by mistake is
 // refused without one character of it echoed.
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir('cli-byo-hostile'));
-});
-afterEach(() => cleanup());
+const tmp = useTempDir('cli-byo-hostile');
 
 const jsonl = (rows: readonly object[]): string => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
 
@@ -89,7 +84,7 @@ const STUDIES: readonly Study[] = [
 ];
 
 async function analyze(study: Study, file: string, ...flags: string[]) {
-  const out = path.join(dir, 'out');
+  const out = path.join(tmp.dir, 'out');
   const result = await runMain(['analyze', '--battery', study.battery, '--replies', file, '--out', out, ...study.extra, ...flags]);
   const issuesCsv = await readFile(path.join(out, 'import_issues.csv'), 'utf8').catch(() => '');
   const manifest = JSON.parse(await readFile(path.join(out, 'byo_manifest.json'), 'utf8')) as Record<string, unknown>;
@@ -98,7 +93,7 @@ async function analyze(study: Study, file: string, ...flags: string[]) {
 
 describe.each(STUDIES)('bring your own $battery: the five hostile files', (study) => {
   it('a good file is analysed, exit 0, its settings in byo_manifest.json', async () => {
-    const file = path.join(dir, 'good.jsonl');
+    const file = path.join(tmp.dir, 'good.jsonl');
     await writeFile(file, jsonl(await study.good()));
     const r = await analyze(study, file);
     expect(r.stderr).toBe('');
@@ -111,10 +106,10 @@ describe.each(STUDIES)('bring your own $battery: the five hostile files', (study
   it('an unknown language is refused with file, line, field, the allowed codes and the close match', async () => {
     const rows = await study.good();
     rows.push(study.unknownLanguage(rows[0]!));
-    const file = path.join(dir, 'lang.jsonl');
+    const file = path.join(tmp.dir, 'lang.jsonl');
     await writeFile(file, jsonl(rows));
-    await writeFile(path.join(dir, 'good.jsonl'), jsonl(rows.slice(0, -1)));
-    expect((await analyze(study, path.join(dir, 'good.jsonl'))).files).toContain(study.resultFile);
+    await writeFile(path.join(tmp.dir, 'good.jsonl'), jsonl(rows.slice(0, -1)));
+    expect((await analyze(study, path.join(tmp.dir, 'good.jsonl'))).files).toContain(study.resultFile);
     const r = await analyze(study, file);
     expect(r.code).toBe(1);
     // The earlier import's results are gone: none is left beside the refusal looking like its own.
@@ -128,7 +123,7 @@ describe.each(STUDIES)('bring your own $battery: the five hostile files', (study
   });
 
   it('a missing cell is a notice: listed, the rest analysed, exit 0', async () => {
-    const file = path.join(dir, 'cell.jsonl');
+    const file = path.join(tmp.dir, 'cell.jsonl');
     await writeFile(file, jsonl(study.missingCell(await study.good())));
     const r = await analyze(study, file);
     expect(r.code).toBe(0);
@@ -141,7 +136,7 @@ describe.each(STUDIES)('bring your own $battery: the five hostile files', (study
   it('a broken line is refused, named by its line; --drop-bad-rows analyses the rest', async () => {
     const rows = (await study.good()).map((row) => JSON.stringify(row));
     rows.splice(1, 0, '{"model": "m1", ');
-    const file = path.join(dir, 'broken.jsonl');
+    const file = path.join(tmp.dir, 'broken.jsonl');
     await writeFile(file, `${rows.join('\n')}\n`);
     const r = await analyze(study, file);
     expect(r.code).toBe(1);
@@ -158,7 +153,7 @@ describe.each(STUDIES)('bring your own $battery: the five hostile files', (study
   it('a value of the wrong type is refused, naming the field and what was expected', async () => {
     const rows = await study.good();
     rows.push(study.wrongType(rows[0]!));
-    const file = path.join(dir, 'type.jsonl');
+    const file = path.join(tmp.dir, 'type.jsonl');
     await writeFile(file, jsonl(rows));
     const r = await analyze(study, file);
     expect(r.code).toBe(1);
@@ -168,7 +163,7 @@ describe.each(STUDIES)('bring your own $battery: the five hostile files', (study
   });
 
   it('a .env given by mistake is refused, and no character of a key is echoed', async () => {
-    const file = path.join(dir, 'env.csv');
+    const file = path.join(tmp.dir, 'env.csv');
     await writeFile(file, 'OPENAI_API_KEY=sk-test-SECRET123\nANTHROPIC_API_KEY=sk-ant-SECRET456\n');
     const r = await analyze(study, file);
     expect(r.code).toBe(1);
@@ -185,7 +180,7 @@ describe('bring your own: what differs by study is said where it matters', () =>
 
   it('P(True): a reply missing one verifier copy is refused; --drop-bad-rows leaves its other copy out too', async () => {
     const rows = (await ptrue.good()).filter((r) => !(r['item'] === 'i3' && r['q'] === 'en' && r['v'] === 'fr'));
-    const file = path.join(dir, 'copy.jsonl');
+    const file = path.join(tmp.dir, 'copy.jsonl');
     await writeFile(file, jsonl(rows));
     const r = await analyze(ptrue, file);
     expect(r.code).toBe(1);
@@ -199,7 +194,7 @@ describe('bring your own: what differs by study is said where it matters', () =>
   it('P(True): a language of the design is refused in v too (de is no verifier language of the study)', async () => {
     const rows = await ptrue.good();
     rows.push({ ...rows[0]!, item: 'i7', v: 'de' });
-    const file = path.join(dir, 'de.jsonl');
+    const file = path.join(tmp.dir, 'de.jsonl');
     await writeFile(file, jsonl(rows));
     const r = await analyze(ptrue, file);
     expect(r.code).toBe(1);
@@ -209,7 +204,7 @@ describe('bring your own: what differs by study is said where it matters', () =>
   it('a file with thousands of bad rows prints a summary of a screen; import_issues.csv holds them all', async () => {
     const rows = await ptrue.good();
     for (let i = 0; i < 3000; i++) rows.push({ ...rows[0]!, item: `x${i}`, p_true: 2, q: i % 2 === 0 ? 'xx' : 'en' });
-    const file = path.join(dir, 'many.jsonl');
+    const file = path.join(tmp.dir, 'many.jsonl');
     await writeFile(file, jsonl(rows));
     const r = await analyze(ptrue, file);
     expect(r.code).toBe(1);
@@ -220,7 +215,7 @@ describe('bring your own: what differs by study is said where it matters', () =>
   });
 
   it('result CSVs keep 6 decimals, said in byo_manifest.json; --full-precision writes every digit', async () => {
-    const file = path.join(dir, 'good.jsonl');
+    const file = path.join(tmp.dir, 'good.jsonl');
     await writeFile(file, jsonl(await ptrue.good()));
     const decimals = (csv: string) => Math.max(...[...csv.matchAll(/\.(\d+)/g)].map((m) => m[1]!.length));
     const rounded = await analyze(ptrue, file, '--draws', '0');
@@ -231,19 +226,19 @@ describe('bring your own: what differs by study is said where it matters', () =>
   });
 
   it('--draws and --seed set the bootstrap, and byo_manifest.json says which were used', async () => {
-    const file = path.join(dir, 'good.jsonl');
+    const file = path.join(tmp.dir, 'good.jsonl');
     await writeFile(file, jsonl(await ptrue.good()));
     const r = await analyze(ptrue, file, '--draws', '20', '--seed', '7');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('settings: draws 20, seed 7 (byo_manifest.json)');
     expect(r.manifest).toMatchObject({ settings: { draws: 20, seed: 7 } });
-    const xvalue = await runMain(['analyze', '--battery', 'xvalue', '--replies', file, '--out', path.join(dir, 'x'), ...STUDIES[1]!.extra, '--draws', '20']);
+    const xvalue = await runMain(['analyze', '--battery', 'xvalue', '--replies', file, '--out', path.join(tmp.dir, 'x'), ...STUDIES[1]!.extra, '--draws', '20']);
     expect(xvalue.code).toBe(1);
     expect(xvalue.stderr).toContain('--draws: its analysis has no bootstrap, so no draws or seed to set');
-    const far6 = await runMain(['analyze', '--battery', 'far6', '--replies', file, '--out', path.join(dir, 'f'), '--draws', '0']);
+    const far6 = await runMain(['analyze', '--battery', 'far6', '--replies', file, '--out', path.join(tmp.dir, 'f'), '--draws', '0']);
     expect(far6.code).toBe(1);
     expect(far6.stderr).toContain('--draws expected a whole number of draws, 1 or more, got 0');
-    const bad = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', path.join(dir, 'p'), '--seed', 'abc']);
+    const bad = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', path.join(tmp.dir, 'p'), '--seed', 'abc']);
     expect(bad.stderr).toContain('--seed "abc": expected an integer seed');
     const onCampaign = await runMain(['analyze', 'campaign.yaml', '--draws', '20', '--drop-bad-rows']);
     expect(onCampaign.code).toBe(1);

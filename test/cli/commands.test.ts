@@ -1,22 +1,17 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { describe, expect, it } from 'vitest';
+import { useTempDir, writeCampaign } from '../helpers/campaigns.js';
 import { exited, runMain, spawnCli } from '../helpers/cli.js';
 import { ledgerSnapshot } from '../helpers/runData.js';
 
 // `sondage run` refuses a campaign whose expected cost passes its budget unless told
 // --allow-partial, and then stops at the cap; unknown commands and options are usage errors.
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir('cli-cmd'));
-});
-afterEach(() => cleanup());
+const tmp = useTempDir('cli-cmd');
 
 const overBudget = () =>
-  writeCampaign(dir, 'small.yaml', (doc) => {
+  writeCampaign(tmp.dir, 'small.yaml', (doc) => {
     doc.budget_usd = 0.05;
   });
 
@@ -29,12 +24,12 @@ describe('sondage run and the budget', () => {
     expect(code).toBe(1);
     expect(stderr).toMatch(/run-small: the expected cost \$\d+\.\d{4} exceeds budget_usd \$0\.05; raise budget_usd, shrink the design, or pass --allow-partial/);
     expect(stdout).toBe('');
-    expect(await readdir(dir)).toEqual(['campaign.yaml']);
+    expect(await readdir(tmp.dir)).toEqual(['campaign.yaml']);
   });
 
   it('with --allow-partial runs until the cap and exits 3', async () => {
     const file = await overBudget();
-    const dataDir = path.join(dir, 'out');
+    const dataDir = path.join(tmp.dir, 'out');
 
     const { code, stderr } = await runMain(['run', file, '--data-dir', dataDir, '--allow-partial', '--quiet']);
 
@@ -46,7 +41,7 @@ describe('sondage run and the budget', () => {
     expect(ledger.budget.reserved_usd).toBe(0);
     expect(ledger.generate.pending).toBeGreaterThan(0);
     // --data-dir wins over the file's data_dir.
-    expect((await readdir(dir)).sort()).toEqual(['campaign.yaml', 'out']);
+    expect((await readdir(tmp.dir)).sort()).toEqual(['campaign.yaml', 'out']);
   });
 });
 
@@ -63,19 +58,19 @@ describe('usage errors', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('sondage: missing the campaign file');
 
-    const file = await writeCampaign(dir, 'small.yaml');
+    const file = await writeCampaign(tmp.dir, 'small.yaml');
     const option = await runMain(['plan', file, '--dry']);
     expect(option.code).toBe(1);
     expect(option.stderr).toContain("Unknown option '--dry'");
-    expect(await readdir(dir)).toEqual(['campaign.yaml']);
+    expect(await readdir(tmp.dir)).toEqual(['campaign.yaml']);
   });
 
   it('a campaign file that does not exist exits 1 naming it', async () => {
-    const file = path.join(dir, 'nope.yaml');
+    const file = path.join(tmp.dir, 'nope.yaml');
     const { code, stderr } = await runMain(['run', file]);
     expect(code).toBe(1);
     expect(stderr).toContain(`${file}: no such campaign file; check the path`);
-    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(tmp.dir)).toEqual([]);
   });
 
   it('help exits 0, no command exits 1, both print the usage', async () => {

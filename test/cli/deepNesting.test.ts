@@ -4,19 +4,15 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
-import { tempDir } from '../helpers/campaigns.js';
+import { useTempDir } from '../helpers/campaigns.js';
 
-let root: { dir: string; cleanup: () => Promise<void> };
-beforeAll(async () => {
-  root = await tempDir('deep-nesting');
-});
-afterAll(async () => root.cleanup());
+const tmp = useTempDir('deep-nesting', 'all');
 
 describe('deeply nested input', () => {
   it('100,000 nested [ in a campaign file: a few lines, exit 1, no stack overflow shown', async () => {
-    const file = path.join(root.dir, 'nested.yaml');
+    const file = path.join(tmp.dir, 'nested.yaml');
     await writeFile(file, `${'['.repeat(100_000)}\n`);
     const out = await runMain(['plan', file]);
     expect(out.code).toBe(1);

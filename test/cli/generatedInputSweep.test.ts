@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+import { REPO_ROOT, useTempDir } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
 // Bad inputs that nobody wrote by hand: every field of each study's example campaign, and of the
@@ -45,12 +45,7 @@ const ACCEPTED: readonly RegExp[] = [
   /^xvalue qa-pairs\.jsonl 0\.annotation\.checkpoints\.[E-H] a list$/, // "None", or the offending sentences (§4.2)
 ];
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir('generated-sweep'));
-});
-afterAll(() => cleanup());
+const tmp = useTempDir('generated-sweep', 'all');
 
 interface Case {
   readonly name: string;
@@ -129,7 +124,7 @@ describe('generated bad inputs: every field given a value of the wrong kind', ()
     const wrong: string[] = [];
     let refused = 0;
     for (const [i, c] of cases.entries()) {
-      const folder = path.join(dir, String(i));
+      const folder = path.join(tmp.dir, String(i));
       await mkdir(folder, { recursive: true });
       const before = new Set(await readdir(folder));
       const file = await c.write(folder);

@@ -10,34 +10,29 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { executionName } from '../../lib/cli/aws.js';
 import { GPU_STACK_OUTPUTS, STACK_OUTPUTS } from '../../lib/config/index.js';
 import { gpuJobName } from '../../lib/run/planWave.js';
-import { startAwsFakes, STACK } from '../helpers/awsFakes.js';
-import type { AwsFakes } from '../helpers/awsFakes.js';
+import { STACK, useAwsFakes } from '../helpers/awsFakes.js';
 import { startBatchServer } from '../helpers/batchServer.js';
 import type { BatchServer } from '../helpers/batchServer.js';
-import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+import { REPO_ROOT } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
 const SPOT = 'arn:aws:batch:us-east-1:123456789012:job-queue/SondageGpuBatchQueueg6exlargespot-AbC';
 const ON_DEMAND = 'arn:aws:batch:us-east-1:123456789012:job-queue/SondageGpuBatchQueueg6exlargeondemand-DeF';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-let aws: AwsFakes;
+const aws = useAwsFakes('cli-gpu-jobs');
 let batch: BatchServer;
 let outputs: string;
 beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir('cli-gpu-jobs'));
-  [aws, batch] = await Promise.all([startAwsFakes(dir), startBatchServer()]);
+  batch = await startBatchServer();
   vi.stubEnv('AWS_ENDPOINT_URL_BATCH', batch.url);
   vi.stubEnv('SONDAGE_GPU_JOB_QUEUES', undefined);
   batch.pageSize = 2;
-  outputs = path.join(dir, 'gpu.aws.json');
+  outputs = path.join(aws.dir, 'gpu.aws.json');
   const stack = JSON.parse(await (await import('node:fs/promises')).readFile(aws.outputsFile, 'utf8')) as { Sondage: Record<string, string> };
   await writeFile(outputs, JSON.stringify({ Sondage: { ...stack.Sondage, [GPU_STACK_OUTPUTS.gpuJobQueues]: `${SPOT},${ON_DEMAND}` } }));
 });
 afterAll(async () => {
-  await Promise.all([aws.close(), batch.close()]);
-  await cleanup();
+  await batch.close();
 });
 
 describe('GPU jobs on the deployed stack', () => {
@@ -90,8 +85,8 @@ describe('GPU jobs on the deployed stack', () => {
   });
 
   it("start --aws refuses a GPU model whose weights are not in the bucket: nothing uploaded, no execution", async () => {
-    const file = path.join(dir, 'gpu-start.yaml');
-    await writeFile(path.join(dir, 'items.jsonl'), await (await import('node:fs/promises')).readFile(path.join(REPO_ROOT, 'examples/ptrue/items.jsonl')));
+    const file = path.join(aws.dir, 'gpu-start.yaml');
+    await writeFile(path.join(aws.dir, 'items.jsonl'), await (await import('node:fs/promises')).readFile(path.join(REPO_ROOT, 'examples/ptrue/items.jsonl')));
     await writeFile(
       file,
       stringify({

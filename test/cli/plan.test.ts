@@ -1,17 +1,12 @@
 import { readdir } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { costUsd } from '../../lib/pricing/pricing.js';
-import { loadContext, tempDir, writeCampaign, rootItems } from '../helpers/campaigns.js';
+import { loadContext, useTempDir, writeCampaign, rootItems } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
 // `sondage plan` prints the inventory and the cost per model and phase, and writes nothing.
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir('cli-plan'));
-});
-afterEach(() => cleanup());
+const tmp = useTempDir('cli-plan');
 
 interface PlanRow {
   readonly items: number;
@@ -30,7 +25,7 @@ function row(stdout: string, label: string, phase: string): PlanRow {
 
 describe('sondage plan', () => {
   it('prints the inventory size and the cost per model and phase, and writes nothing', async () => {
-    const file = await writeCampaign(dir, 'small.yaml');
+    const file = await writeCampaign(tmp.dir, 'small.yaml');
     const ctx = await loadContext(file);
 
     const { code, stdout, stderr } = await runMain(['plan', file]);
@@ -63,11 +58,11 @@ describe('sondage plan', () => {
     expect(stdout).toContain('budget: $5.00 (hard cap');
     expect(stdout).not.toContain('exceeds the budget');
     // Nothing written: no data folder (data_dir: data beside the file), no other file.
-    expect(await readdir(dir)).toEqual(['campaign.yaml']);
+    expect(await readdir(tmp.dir)).toEqual(['campaign.yaml']);
   });
 
   it('says when `sondage run` would refuse to start, and still writes nothing', async () => {
-    const file = await writeCampaign(dir, 'small.yaml', (doc) => {
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
       doc.budget_usd = 0.1;
     });
 
@@ -76,11 +71,11 @@ describe('sondage plan', () => {
     expect(code).toBe(0);
     expect(stdout).toContain('budget: $0.1000');
     expect(stdout).toContain('the expected cost exceeds the budget: `sondage run` will refuse to start without --allow-partial');
-    expect(await readdir(dir)).toEqual(['campaign.yaml']);
+    expect(await readdir(tmp.dir)).toEqual(['campaign.yaml']);
   });
 
   it('with --aws adds what one execution on the deployed stack costs, beside the model cost and as a share of it', async () => {
-    const file = await writeCampaign(dir, 'small.yaml');
+    const file = await writeCampaign(tmp.dir, 'small.yaml');
 
     const plain = await runMain(['plan', file]);
     const { code, stdout, stderr } = await runMain(['plan', file, '--aws']);
@@ -105,6 +100,6 @@ describe('sondage plan', () => {
     expect(modelUsd).toBeCloseTo(Number(planTotal![1]), 4);
     expect(share).toBeCloseTo((awsUsd / modelUsd) * 100, 1);
     expect(aws).toMatch(/prices: us-east-1, version \d{4}-\d{2}-\d{2} \(unverified/);
-    expect(await readdir(dir)).toEqual(['campaign.yaml']);
+    expect(await readdir(tmp.dir)).toEqual(['campaign.yaml']);
   });
 });

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileSizes } from '../helpers/runData.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { executionName } from '../../lib/cli/aws.js';
 import { PURGE_USAGE, purgeCommand } from '../../lib/cli/commands/purge.js';
 import type { PurgeIo } from '../../lib/cli/commands/purge.js';
@@ -9,16 +9,13 @@ import { runCampaign } from '../../lib/run/runCampaign.js';
 import { EmbeddedLedger, LocalBlobStore, acquireRunLock } from '../../lib/store/index.js';
 import type { BlobStore, Ledger } from '../../lib/store/types.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
-import { startAwsFakes, STACK } from '../helpers/awsFakes.js';
-import type { AwsFakes } from '../helpers/awsFakes.js';
-import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { STACK, useAwsFakes } from '../helpers/awsFakes.js';
+import { loadContext, writeCampaign } from '../helpers/campaigns.js';
 import type { CampaignDoc } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
-let dir: string;
+const aws = useAwsFakes('cli-purge');
 let dataDir: string;
-let cleanup: () => Promise<void>;
-let aws: AwsFakes;
 /** Campaign files of the two campaigns run for real into `dataDir`. */
 const files: Record<string, string> = {};
 
@@ -33,17 +30,11 @@ const tiny = (name: string) => (doc: CampaignDoc) => {
 };
 
 beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir('cli-purge'));
-  aws = await startAwsFakes(dir);
   for (const name of ['p-one', 'p-two']) {
-    files[name] = await writeCampaign(dir, 'small.yaml', tiny(name), `${name}.yaml`);
+    files[name] = await writeCampaign(aws.dir, 'small.yaml', tiny(name), `${name}.yaml`);
     await runCampaign(await loadContext(files[name]!), {});
   }
-  dataDir = path.join(dir, 'data');
-});
-afterAll(async () => {
-  await aws.close();
-  await cleanup();
+  dataDir = path.join(aws.dir, 'data');
 });
 
 const tree = fileSizes;

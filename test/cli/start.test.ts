@@ -1,26 +1,15 @@
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { parse, stringify } from 'yaml';
 import { campaignExecutions, executionName } from '../../lib/cli/aws.js';
-import { REPO_ROOT, tempDir, RUN_FIXTURES } from '../helpers/campaigns.js';
+import { REPO_ROOT, RUN_FIXTURES } from '../helpers/campaigns.js';
 import type { CampaignDoc } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
-import { startAwsFakes, STACK } from '../helpers/awsFakes.js';
-import type { AwsFakes } from '../helpers/awsFakes.js';
+import { STACK, useAwsFakes } from '../helpers/awsFakes.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-let aws: AwsFakes;
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir('cli-start'));
-  aws = await startAwsFakes(dir);
-});
-afterAll(async () => {
-  await aws.close();
-  await cleanup();
-});
+const aws = useAwsFakes('cli-start');
 afterEach(() => {
   aws.s3.objects.clear();
   aws.sfn.executions.length = 0;
@@ -32,7 +21,7 @@ afterEach(() => {
  * subfolder, named relative to the campaign file.
  */
 async function campaignFolder(name: string, edit: (doc: CampaignDoc) => void = () => {}): Promise<string> {
-  const folder = path.join(dir, name);
+  const folder = path.join(aws.dir, name);
   await mkdir(path.join(folder, 'design'), { recursive: true });
   await copyFile(path.join(REPO_ROOT, 'examples/far6/stories.yaml'), path.join(folder, 'design/stories.yaml'));
   await copyFile(path.join(REPO_ROOT, 'examples/far6/concept-pairs.yaml'), path.join(folder, 'design/pairs.yaml'));
@@ -234,7 +223,7 @@ describe('sondage start --aws', () => {
 
   it('a missing outputs file is an error naming it and the flags that would do instead', async () => {
     const file = await campaignFolder('start-no-outputs');
-    const missing = path.join(dir, 'nope.json');
+    const missing = path.join(aws.dir, 'nope.json');
     const { code, stderr } = await runMain(['start', file, '--aws', '--outputs', missing]);
     expect(code).toBe(1);
     expect(stderr).toContain(`${missing}: no such stack outputs file`);

@@ -1,26 +1,15 @@
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Plan } from '../../lib/run/planCampaign.js';
 import { EmbeddedLedger, LocalBlobStore, ParquetWriter, layout } from '../../lib/store/index.js';
 import type { Ledger, ReplyRow } from '../../lib/store/types.js';
-import { startAwsFakes, STACK } from '../helpers/awsFakes.js';
-import type { AwsFakes } from '../helpers/awsFakes.js';
-import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { STACK, useAwsFakes } from '../helpers/awsFakes.js';
+import { loadContext, writeCampaign } from '../helpers/campaigns.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import { runMain } from '../helpers/cli.js';
 import { executionName } from '../../lib/cli/aws.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-let aws: AwsFakes;
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir('cli-status'));
-  aws = await startAwsFakes(dir);
-});
-afterAll(async () => {
-  await aws.close();
-  await cleanup();
-});
+const aws = useAwsFakes('cli-status');
 
 /** What the run would have planned: 10 generate items over two partitions, 3 judge items. */
 function planOf(campaign: string): Plan {
@@ -95,7 +84,7 @@ describe('sondage status', () => {
 
   it('local: counts per phase against the plan, spend, open batches and the failed items with their last error', async () => {
     const campaign = 'status-local';
-    const dataDir = path.join(dir, 'data');
+    const dataDir = path.join(aws.dir, 'data');
     const store = new LocalBlobStore(dataDir);
     await store.put(layout.planKey(campaign), JSON.stringify(planOf(campaign)));
     const ledger = new EmbeddedLedger(dataDir);
@@ -104,7 +93,7 @@ describe('sondage status', () => {
     } finally {
       await ledger.close();
     }
-    const writer = await ParquetWriter.create({ tmpDir: path.join(dir, 'tmp') });
+    const writer = await ParquetWriter.create({ tmpDir: path.join(aws.dir, 'tmp') });
     try {
       await writer.writePart(store, { campaign, phase: 'generate', table: 'replies', model: 'alpha', language: 'en', partName: 'part-0001.parquet' }, [
         reply(campaign, 'g1', 1, '2026-11-30T07:00:01.000Z', ['rate_limit', 'slow down']),
@@ -183,7 +172,7 @@ describe('sondage status', () => {
   });
 
   it('aws, by campaign file before any execution: the plan comes from the file, nothing spent yet', async () => {
-    const file = await writeCampaign(dir, 'small.yaml', (doc) => {
+    const file = await writeCampaign(aws.dir, 'small.yaml', (doc) => {
       doc['name'] = 'status-fresh';
     }, 'fresh.yaml');
     const ctx = await loadContext(file);
@@ -206,7 +195,7 @@ describe('sondage status', () => {
   });
 
   it('a campaign that never ran here is reported, and no ledger is created', async () => {
-    const dataDir = path.join(dir, 'empty');
+    const dataDir = path.join(aws.dir, 'empty');
     const { code, stderr } = await runMain(['status', 'never-ran', '--data-dir', dataDir]);
     expect(code).toBe(1);
     expect(stderr).toContain('never-ran has not run in');
@@ -223,7 +212,7 @@ describe('sondage status', () => {
   });
 
   it.each(['lots', '', '1e3', '-0', '2.0'])('a bad --failures (%j) is an error', async (value) => {
-    const { code, stderr } = await runMain(['status', 'x', '--data-dir', dir, `--failures=${value}`]);
+    const { code, stderr } = await runMain(['status', 'x', '--data-dir', aws.dir, `--failures=${value}`]);
     expect(code).toBe(1);
     expect(stderr).toContain(`--failures ${value} is not a whole number`);
   });

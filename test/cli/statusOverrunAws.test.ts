@@ -3,23 +3,11 @@
  * overrun the workers recorded on the DynamoDB budget (the model and the excess) and how far past
  * the cap spend went.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAwsFakes } from '../helpers/awsFakes.js';
-import type { AwsFakes } from '../helpers/awsFakes.js';
-import { tempDir } from '../helpers/campaigns.js';
+import { describe, expect, it } from 'vitest';
+import { useAwsFakes } from '../helpers/awsFakes.js';
 import { runMain } from '../helpers/cli.js';
 
-let aws: AwsFakes;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  const made = await tempDir('cli-status-overrun');
-  cleanup = made.cleanup;
-  aws = await startAwsFakes(made.dir);
-});
-afterAll(async () => {
-  await aws.close();
-  await cleanup();
-});
+const aws = useAwsFakes('cli-status-overrun');
 
 describe('status --aws after an overrun', () => {
   it('names the model that overran, by how much past its reservations, and how far spend is past the cap', async () => {

@@ -2,28 +2,17 @@ import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { EmbeddedLedger, layout } from '../../lib/store/index.js';
 import { startOpenAIBatchServer } from '../run/batchServers.js';
-import { startAwsFakes, STACK } from '../helpers/awsFakes.js';
-import type { AwsFakes } from '../helpers/awsFakes.js';
-import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { STACK, useAwsFakes } from '../helpers/awsFakes.js';
+import { loadContext, writeCampaign } from '../helpers/campaigns.js';
 import { exited, runMain } from '../helpers/cli.js';
 import { executionName } from '../../lib/cli/aws.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-let aws: AwsFakes;
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir('cli-stop'));
-  aws = await startAwsFakes(dir);
-});
-afterAll(async () => {
-  await aws.close();
-  await cleanup();
-});
+const aws = useAwsFakes('cli-stop');
 
 describe('sondage stop --aws', () => {
   it("stops this campaign's running executions only, and says nothing collected is lost", async () => {
@@ -84,7 +73,7 @@ describe('sondage stop --aws', () => {
     process.env['SONDAGE_BUDGET_TABLE'] = STACK.budgetTable;
     try {
       const { code, stderr } = await runMain([
-        'stop', 'stop-flags', '--aws', '--outputs', path.join(dir, 'absent.json'),
+        'stop', 'stop-flags', '--aws', '--outputs', path.join(aws.dir, 'absent.json'),
         '--bucket', STACK.bucket, '--state-machine', STACK.stateMachineArn,
       ]);
       expect(stderr).toBe('');
@@ -97,12 +86,12 @@ describe('sondage stop --aws', () => {
   });
 
   it('an outputs file without the stack is an error naming the file and what it lacks', async () => {
-    const file = path.join(dir, 'other.aws.json');
+    const file = path.join(aws.dir, 'other.aws.json');
     await writeFile(file, JSON.stringify({ Other: { BucketName: 'x' } }));
     const { code, stderr } = await runMain(['stop', 'stop-aws', '--aws', '--outputs', file]);
     expect(code).toBe(1);
     expect(stderr).toContain(`${file}: no stack has a StateMachineArn output (stacks: Other)`);
-    const partial = path.join(dir, 'partial.aws.json');
+    const partial = path.join(aws.dir, 'partial.aws.json');
     await writeFile(partial, JSON.stringify({ Sondage: { StateMachineArn: STACK.stateMachineArn, BucketName: STACK.bucket, LedgerTableName: 'l' } }));
     const missing = await runMain(['stop', 'stop-aws', '--aws', '--outputs', partial]);
     expect(missing.code).toBe(1);
@@ -117,7 +106,7 @@ describe('sondage stop: open provider batches', () => {
     const server = await startOpenAIBatchServer({ runningPolls: 5 });
     process.env['SONDAGE_STOP_KEY'] = KEY;
     try {
-      const file = await writeCampaign(dir, 'small.yaml', (doc) => {
+      const file = await writeCampaign(aws.dir, 'small.yaml', (doc) => {
         doc['name'] = 'stop-batches';
         doc.design['languages'] = ['en', 'de'];
         doc.design['forms'] = ['plain'];
@@ -188,8 +177,8 @@ describe('sondage stop: open provider batches', () => {
 
 describe('sondage stop (local)', () => {
   it('asks the run holding the lock to stop as Ctrl-C does', async () => {
-    const dataDir = path.join(dir, 'data');
-    const marker = path.join(dir, 'got-sigterm');
+    const dataDir = path.join(aws.dir, 'data');
+    const marker = path.join(aws.dir, 'got-sigterm');
     // Stands in for `sondage run`: holds the lock, writes what it was sent and exits.
     const child = spawn(
       process.execPath,
@@ -214,7 +203,7 @@ describe('sondage stop (local)', () => {
   });
 
   it('a lock held on another machine is named, not signalled', async () => {
-    const dataDir = path.join(dir, 'data2');
+    const dataDir = path.join(aws.dir, 'data2');
     const lock = path.join(dataDir, layout.runLockKey('stop-remote'));
     await mkdir(path.dirname(lock), { recursive: true });
     await writeFile(lock, JSON.stringify({ pid: 4242, host: 'elsewhere', run_id: 'r', started_at: '' }));

@@ -2,20 +2,16 @@
  * After a stop, `run`'s per-phase lines and `sondage status` agree on what is pending: the
  * partitions the stopped run never reached and the phases it never started count too.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runMain } from '../helpers/cli.js';
-import { tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { useTempDir, writeCampaign } from '../helpers/campaigns.js';
 
-let root: { dir: string; cleanup: () => Promise<void> };
-beforeAll(async () => {
-  root = await tempDir('stop-counts');
-});
-afterAll(async () => root.cleanup());
+const tmp = useTempDir('stop-counts', 'all');
 
 describe('pending after a stop', () => {
   it('run and status give the same pending count for every phase', async () => {
     // A cap far below the plan: the run stops at it with most of generate, and all of judge, left.
-    const file = await writeCampaign(root.dir, 'small.yaml', (doc) => {
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
       doc['budget_usd'] = 0.02;
       doc.concurrency = 2;
     });

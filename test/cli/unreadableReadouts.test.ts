@@ -7,17 +7,13 @@
  */
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readoutHealth, readoutWarning } from '../../lib/battery/readoutHealth.js';
 import { runMain } from '../helpers/cli.js';
-import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+import { REPO_ROOT, useTempDir } from '../helpers/campaigns.js';
 import { chatCompletion, startWireServer, type RecordedRequest } from '../providers/helpers/wireServer.js';
 
-let root: { dir: string; cleanup: () => Promise<void> };
-beforeAll(async () => {
-  root = await tempDir('unreadable');
-});
-afterAll(async () => root.cleanup());
+const tmp = useTempDir('unreadable', 'all');
 
 async function results(folder: string): Promise<{ summary: string; report: string }> {
   return { summary: await readFile(path.join(folder, 'summary.md'), 'utf8'), report: await readFile(path.join(folder, 'report.html'), 'utf8') };
@@ -31,9 +27,9 @@ describe('unreadable readouts', () => {
       for (const item of ['i1', 'i2', 'i3', 'i4']) for (const q of ['en', 'fr']) for (const v of ['en', 'fr']) out.push(`${item},m1,${q},${q},${v},${item === 'i1' || item === 'i3' ? 1 : 0},${empty(i++) ? '' : item === 'i1' ? 0.9 : 0.4},triv`);
       return `${out.join('\n')}\n`;
     };
-    const file = path.join(root.dir, 'rows.csv');
+    const file = path.join(tmp.dir, 'rows.csv');
     await writeFile(file, rows(() => true));
-    const out = path.join(root.dir, 'byo-all');
+    const out = path.join(tmp.dir, 'byo-all');
     const all = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', out]);
     expect(all.code).toBe(7);
     const warning = 'WARNING: P(True) unreadable for 16 of 16 verifier rows (100 %) — 16: p_true is empty. Every figure resting on P(True) is "–".';
@@ -44,7 +40,7 @@ describe('unreadable readouts', () => {
     expect(files.report).toContain('WARNING: P(True) unreadable for 16 of 16 verifier rows (100 %)');
 
     await writeFile(file, rows((i) => i % 4 === 0));
-    const half = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', path.join(root.dir, 'byo-some')]);
+    const half = await runMain(['analyze', '--battery', 'ptrue', '--replies', file, '--out', path.join(tmp.dir, 'byo-some')]);
     expect(half.code).toBe(0);
     expect(half.stdout).toContain('WARNING: P(True) unreadable for 4 of 16 verifier rows (25 %) — 4: p_true is empty. Figures resting on P(True) use the 12 readable verifier rows only.');
   });
@@ -69,7 +65,7 @@ describe('unreadable readouts', () => {
       },
     ]);
     try {
-      const folder = path.join(root.dir, `ptrue-${mode}`);
+      const folder = path.join(tmp.dir, `ptrue-${mode}`);
       await cp(path.join(REPO_ROOT, 'examples', 'ptrue'), folder, { recursive: true });
       const file = path.join(folder, 'demo.yaml');
       const text = (await readFile(file, 'utf8'))

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCampaign, closest, formatPath, parseCampaign } from '../../lib/design/campaign.js';
 import { CampaignFileError } from '../../lib/errors.js';
+import { campaignFileError } from '../helpers/fileErrors.js';
 
 const CWD = '/work/camp';
 
@@ -37,13 +38,7 @@ function edit(change: (doc: Doc) => void): Doc {
 
 /** The lines of the one CampaignFileError that parsing `raw` throws. */
 function errorLines(raw: unknown): string[] {
-  try {
-    parseCampaign(raw, 'demo.yaml', { cwd: CWD });
-  } catch (err) {
-    expect(err).toBeInstanceOf(CampaignFileError);
-    return (err as CampaignFileError).message.split('\n');
-  }
-  throw new Error('expected a CampaignFileError');
+  return campaignFileError(() => parseCampaign(raw, 'demo.yaml', { cwd: CWD })).message.split('\n');
 }
 
 describe('parseCampaign: defaults and resolution', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as planHandler } from '../../functions/plan/handler.js';
 import { handler as workerHandler } from '../../functions/worker/handler.js';
-import type { Shard } from '../../lib/config/pipeline.js';
-import { SECRET_ARN, lambdaContext, stackEnv, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { narrowDesign } from '../helpers/campaigns.js';
+import { SECRET_ARN, lambdaContext, stackEnv, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
 
 let h: Harness;
 const saved = new Map<string, string | undefined>();
@@ -37,15 +37,12 @@ describe('Lambda entry points', () => {
   it('build the bucket, ledger and keys from the environment the stack sets, and run a plan and a shard', async () => {
     // prepare
     await uploadCampaign(h.store, 'entry', (doc) => {
-      doc.design['languages'] = ['en'];
-      doc.design['forms'] = ['plain'];
-      doc.design['constraints'] = ['label'];
-      doc.design['story_limit'] = 1;
+      narrowDesign(doc, { forms: ['plain'], constraints: ['label'], stories: 1 });
       doc.models = doc.models.slice(0, 1);
     });
     // act
     const planned = await planHandler({ campaign: 'entry', execution: 'exec-env' }, lambdaContext());
-    const shards = JSON.parse(Buffer.from((await h.store.get(planned.wave.lambda.manifestKey))!).toString('utf8')) as Shard[];
+    const shards = await readShards(h.store, planned.wave.lambda.manifestKey);
     const out = await workerHandler({ Items: shards, BatchInput: { campaign: 'entry', execution: 'exec-env' } }, lambdaContext());
     // assess
     expect(process.env['SONDAGE_TEST_ENTRY_KEY']).toBe('sk-test-entry-0123456789');

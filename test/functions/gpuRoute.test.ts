@@ -24,7 +24,7 @@ import type { BlobStore } from '../../lib/store/types.js';
 import { jobOfSubmitJob, runBatchJob } from '../helpers/batchStandIn.js';
 import type { StandInResult } from '../helpers/batchStandIn.js';
 import { tempDir } from '../helpers/campaigns.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
 
 const QUEUES = {
   [gpuQueueKey('g5.xlarge', 'spot')]: 'arn:aws:batch:us-east-1:123456789012:job-queue/g5-xlarge-spot',
@@ -100,7 +100,7 @@ async function drive(h: Harness, execution: string, options: { readonly failChil
     const out = await plan({ campaign: CAMPAIGN, execution, phasesRun }, lambdaContext());
     waves.push(out);
     if (out.done) return { waves, jobs };
-    const lambdaShards = JSON.parse(Buffer.from((await h.store.get(out.wave.lambda.manifestKey))!).toString('utf8')) as Shard[];
+    const lambdaShards = await readShards(h.store, out.wave.lambda.manifestKey);
     for (let i = 0; i < lambdaShards.length; i += 4) {
       let prev = await worker({ Items: lambdaShards.slice(i, i + 4), BatchInput: { campaign: CAMPAIGN, execution } }, lambdaContext());
       while (prev.again) prev = await worker({ Items: lambdaShards.slice(i, i + 4), BatchInput: { campaign: CAMPAIGN, execution }, result: prev }, lambdaContext());

@@ -4,8 +4,6 @@
  * `sondage start --aws` does, handlers built over real S3BlobStore / DynamoLedger / Secrets Manager
  * clients, and Powertools output collected instead of printed.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 // eslint-disable-next-line no-restricted-imports -- the handler's own Context type; lib/ still may not import it
 import type { Context } from 'aws-lambda';
@@ -15,12 +13,15 @@ import { parse, stringify } from 'yaml';
 import { providerKeyLoader } from '../../functions/shared/secrets.js';
 import { ENV } from '../../lib/config/index.js';
 import type { HandlerDeps } from '../../functions/shared/types.js';
+import type { Shard } from '../../lib/config/pipeline.js';
+import type { BlobStore } from '../../lib/store/types.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import { REPO_ROOT, RUN_FIXTURES, tempDir, type CampaignDoc } from '../helpers/campaigns.js';
 import { startDynamoServer, type DynamoServer } from '../store/dynamoServer.js';
 import { startS3Server, type S3Server } from '../store/s3Server.js';
 import { startSecretsServer, type SecretsServer } from './secretsServer.js';
+import { collectingPowertools } from '../helpers/powertools.js';
 
 const CREDENTIALS = { accessKeyId: 'test', secretAccessKey: 'test' };
 export const SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:sondage-provider-keys-AbCdEf';
@@ -72,13 +73,7 @@ export async function startHarness(): Promise<Harness> {
     store,
     ledger,
     deps() {
-      const logs: string[] = [];
-      const sink = { error: (l: string) => logs.push(l), info: (l: string) => logs.push(l), log: (l: string) => logs.push(l), warn: (l: string) => logs.push(l), debug: (l: string) => logs.push(l), trace: () => {} };
-      const logger = new Logger({ serviceName: 'test', logLevel: 'DEBUG' });
-      // Powertools writes to its console; collect the lines instead of printing them.
-      Object.assign(logger as unknown as { console: unknown }, { console: sink });
-      const metrics = new Metrics({ namespace: 'sondage-test', serviceName: 'test' });
-      Object.assign(metrics as unknown as { console: unknown }, { console: sink });
+      const { logger, metrics, logs } = collectingPowertools({ logLevel: 'DEBUG', keepDebug: true });
       const keys = providerKeyLoader({ client: secretsClient, secretArn: SECRET_ARN });
       return {
         store,
@@ -121,6 +116,13 @@ export async function uploadCampaign(store: S3BlobStore, name: string, edit: (do
   for (const file of ['stories.yaml', 'concept-pairs.yaml']) {
     await store.put(`${prefix}${file}`, await readFile(path.join(REPO_ROOT, 'examples/far6', file)));
   }
+}
+
+/** The shards a plan wrote to a manifest (the JSON the state machine's Distributed Map reads). */
+export async function readShards(store: BlobStore, key: string): Promise<Shard[]> {
+  const body = await store.get(key);
+  if (body === undefined) throw new Error(`no manifest at ${key}`);
+  return JSON.parse(Buffer.from(body).toString('utf8')) as Shard[];
 }
 
 /**

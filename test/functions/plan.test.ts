@@ -6,7 +6,8 @@ import type { PlanOutput, Shard } from '../../lib/config/pipeline.js';
 import type { Plan } from '../../lib/run/planCampaign.js';
 import { shardDoneKey } from '../../lib/run/shards.js';
 import { layout } from '../../lib/store/index.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { narrowDesign } from '../helpers/campaigns.js';
+import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ afterAll(async () => {
 const planWith = (deps = h.deps()) => ({ handler: createHandler({ ...deps, glueDatabase: 'sondage_db' }), logs: deps.logs });
 
 async function manifest(key: string): Promise<Shard[]> {
-  return JSON.parse(Buffer.from((await h.store.get(key))!).toString('utf8')) as Shard[];
+  return await readShards(h.store, key);
 }
 
 describe('plan handler', () => {
@@ -87,10 +88,7 @@ describe('plan handler', () => {
   it('lists the shards of items failed for good, and dependent shards marked done, only with retryFailed', async () => {
     // prepare: every generate item settled, the first one failed for good; every judge shard marked done
     await uploadCampaign(h.store, 'plan-rf', (doc) => {
-      doc.design['languages'] = ['en'];
-      doc.design['forms'] = ['plain'];
-      doc.design['constraints'] = ['yesno', 'label'];
-      doc.design['story_limit'] = 2;
+      narrowDesign(doc, { forms: ['plain'], constraints: ['yesno', 'label'], stories: 2 });
       doc.models = doc.models.slice(0, 1);
       doc.models[0]!['rpm'] = 6;
       doc.judge['sample_rate'] = 1;

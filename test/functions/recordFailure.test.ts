@@ -1,39 +1,17 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 // eslint-disable-next-line no-restricted-imports -- the handler's own Context type; lib/ still may not import it
 import type { Context } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHandler } from '../../functions/record-failure/handler.js';
-import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
-import { startDynamoServer } from '../store/dynamoServer.js';
-import type { DynamoServer } from '../store/dynamoServer.js';
+import { useLocalDynamoLedger } from '../helpers/localDynamoLedger.js';
+import { collectingPowertools } from '../helpers/powertools.js';
 
-let server: DynamoServer;
-let ledger: DynamoLedger;
-beforeAll(async () => {
-  server = await startDynamoServer();
-  ledger = new DynamoLedger({
-    ledgerTable: 'ledger',
-    budgetTable: 'budget',
-    clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
-  });
-});
-afterAll(async () => {
-  await ledger.close();
-  await server.close();
-});
+const dynamo = useLocalDynamoLedger();
 
 const context = { functionName: 'record-failure', awsRequestId: 'req-1', invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:rf' } as Context;
 
 function handlerFor() {
-  const logs: string[] = [];
-  const logger = new Logger({ serviceName: 'test', logLevel: 'ERROR' });
-  // Powertools writes to its console; collect the lines instead of printing them.
-  const sink = { error: (l: string) => logs.push(l), info: (l: string) => logs.push(l), log: (l: string) => logs.push(l), warn: (l: string) => logs.push(l), debug: () => {}, trace: () => {} };
-  Object.assign(logger as unknown as { console: unknown }, { console: sink });
-  const metrics = new Metrics({ namespace: 'sondage-test', serviceName: 'test' });
-  Object.assign(metrics as unknown as { console: unknown }, { console: sink });
-  const handler = createHandler({ ledger, logger, metrics, now: () => new Date('2026-11-30T06:00:00.000Z') });
+  const { logger, metrics, logs } = collectingPowertools({ logLevel: 'ERROR' });
+  const handler = createHandler({ ledger: dynamo.ledger, logger, metrics, now: () => new Date('2026-11-30T06:00:00.000Z') });
   return { handler, logs };
 }
 
@@ -50,7 +28,7 @@ describe('record-failure handler', () => {
     const out = await handler(event, context);
     // assess
     expect(out).toEqual({ recorded: true });
-    expect(await ledger.failures('far6-demo')).toEqual([
+    expect(await dynamo.ledger.failures('far6-demo')).toEqual([
       { campaign: 'far6-demo', execution: event.execution, at: '2026-11-30T06:00:00.000Z', error: 'States.TaskFailed', cause: event.failure.Cause },
     ]);
     expect(logs.some((l) => l.includes('"campaign step failed"') && l.includes('"far6-demo"'))).toBe(true);

@@ -1,7 +1,5 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { AthenaClient, GetQueryExecutionCommand, StartQueryExecutionCommand } from '@aws-sdk/client-athena';
 // eslint-disable-next-line no-restricted-imports -- the handler's own Context type; lib/ still may not import it
 import type { Context } from 'aws-lambda';
@@ -21,6 +19,7 @@ import { filesUnder, readResult } from '../helpers/runData.js';
 import { startS3Server } from '../store/s3Server.js';
 import type { S3Server } from '../store/s3Server.js';
 import { asRemote } from '../helpers/localSource.js';
+import { collectingPowertools } from '../helpers/powertools.js';
 
 // The report handler invoked with the payload the definition produces
 // for it, against S3 and Athena servers on 127.0.0.1, and its results compared with the local run's.
@@ -86,13 +85,7 @@ const firstRound = { maxRounds: REPORT_ROUNDS.maxRounds, progress: { round: 0, q
 
 /** Each poll's wait takes `pollMs` of the fake clock (default: none). */
 function handlerFor(pollMs = 0) {
-  const logs: string[] = [];
-  const logger = new Logger({ serviceName: 'test', logLevel: 'INFO' });
-  // Powertools writes to its console; collect the lines instead of printing them.
-  const sink = { error: (l: string) => logs.push(l), info: (l: string) => logs.push(l), log: (l: string) => logs.push(l), warn: (l: string) => logs.push(l), debug: () => {}, trace: () => {} };
-  Object.assign(logger as unknown as { console: unknown }, { console: sink });
-  const metrics = new Metrics({ namespace: 'sondage-test', serviceName: 'test' });
-  Object.assign(metrics as unknown as { console: unknown }, { console: sink });
+  const { logger, metrics, logs } = collectingPowertools({ logLevel: 'INFO' });
   const handler = createHandler({
     athena: (resume) =>
       new AthenaQueryable({

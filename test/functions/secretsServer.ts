@@ -4,7 +4,7 @@
  * ResourceNotFoundException, as the service does.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal, closeServer } from '../helpers/localServer.js';
 
 export interface SecretsServer {
   readonly url: string;
@@ -41,10 +41,9 @@ export async function startSecretsServer(): Promise<SecretsServer> {
       reply(200, { ARN: SecretId, Name: SecretId, SecretString: value, VersionId: 'v1', VersionStages: ['AWSCURRENT'] });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     secrets,
     get reads() {
       return state.reads;
@@ -58,6 +57,6 @@ export async function startSecretsServer(): Promise<SecretsServer> {
     set unavailable(n: number) {
       state.unavailable = n;
     },
-    close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
+    close: () => closeServer(server),
   };
 }

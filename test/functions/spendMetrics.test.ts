@@ -1,13 +1,14 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHandler as createPlan } from '../../functions/plan/handler.js';
 import { addSpendMetrics } from '../../functions/shared/spend.js';
 import { createHandler as createWorker } from '../../functions/worker/handler.js';
 import { SPEND_METRICS } from '../../lib/config/index.js';
-import type { Shard } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { narrowDesign } from '../helpers/campaigns.js';
+import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
+import { collectingPowertools } from '../helpers/powertools.js';
 
 interface Emf {
   readonly _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
@@ -18,13 +19,8 @@ interface Emf {
 const emf = (lines: readonly string[]): Emf[] => lines.filter((l) => l.includes('"_aws"')).map((l) => JSON.parse(l) as Emf);
 
 function collecting(): { metrics: Metrics; logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const sink = { error: (l: string) => lines.push(l), info: (l: string) => lines.push(l), log: (l: string) => lines.push(l), warn: (l: string) => lines.push(l), debug: () => {}, trace: () => {} };
-  const metrics = new Metrics({ namespace: 'sondage-test', serviceName: 'test' });
-  const logger = new Logger({ serviceName: 'test' });
-  Object.assign(metrics as unknown as { console: unknown }, { console: sink });
-  Object.assign(logger as unknown as { console: unknown }, { console: sink });
-  return { metrics, logger, lines };
+  const { metrics, logger, logs } = collectingPowertools();
+  return { metrics, logger, lines: logs };
 }
 
 describe('addSpendMetrics', () => {
@@ -63,14 +59,11 @@ describe('worker handler: spend metrics', () => {
   it("publishes the campaign's spend and share of its cap from the budget table after each invocation", async () => {
     // prepare: a small campaign, planned
     await uploadCampaign(h.store, 'w-spend', (doc) => {
-      doc.design['languages'] = ['en'];
-      doc.design['forms'] = ['plain'];
-      doc.design['constraints'] = ['yesno'];
-      doc.design['story_limit'] = 1;
+      narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 1 });
       doc.models = doc.models.slice(0, 1);
     });
     const out = await createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w-spend', execution: 'exec-1' }, lambdaContext());
-    const shards = JSON.parse(Buffer.from((await h.store.get(out.wave.lambda.manifestKey))!).toString('utf8')) as Shard[];
+    const shards = await readShards(h.store, out.wave.lambda.manifestKey);
     const deps = h.deps();
     // act
     await createWorker(deps)({ Items: shards.slice(0, 1), BatchInput: { campaign: 'w-spend', execution: 'exec-1' } }, lambdaContext());

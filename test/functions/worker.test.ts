@@ -12,10 +12,10 @@ import { readParquet, tableGlob } from '../../lib/store/index.js';
 import type { LedgerPartition, ReservationScope } from '../../lib/store/types.js';
 import { sleep } from '../../lib/run/sleep.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
-import { tempDir } from '../helpers/campaigns.js';
+import { tempDir, narrowDesign } from '../helpers/campaigns.js';
 import { startOpenAIBatchServer } from '../run/batchServers.js';
 import { chatCompletion, startWireServer } from '../providers/helpers/wireServer.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -29,10 +29,7 @@ afterAll(async () => {
 /** One language, two forms, two constraints, two stories; shards of 20 items (rpm 6: the smallest shard). */
 async function upload(name: string): Promise<void> {
   await uploadCampaign(h.store, name, (doc) => {
-    doc.design['languages'] = ['en'];
-    doc.design['forms'] = ['plain', 'negint'];
-    doc.design['constraints'] = ['yesno', 'label'];
-    doc.design['story_limit'] = 2;
+    narrowDesign(doc, { forms: ['plain', 'negint'], constraints: ['yesno', 'label'], stories: 2 });
     doc.models = doc.models.slice(0, 1);
     doc.models[0]!['rpm'] = 6;
     doc.judge['sample_rate'] = 1;
@@ -45,7 +42,7 @@ async function upload(name: string): Promise<void> {
  */
 async function plan(campaign: string, execution: string): Promise<{ out: PlanOutput; generate: Shard[]; judge: Shard[] }> {
   const handler = createPlan({ ...h.deps(), glueDatabase: 'db' });
-  const read = async (key: string) => JSON.parse(Buffer.from((await h.store.get(key))!).toString('utf8')) as Shard[];
+  const read = async (key: string) => await readShards(h.store, key);
   const out = await handler({ campaign, execution }, lambdaContext());
   const next = await handler({ campaign, execution, phasesRun: out.phasesRun }, lambdaContext());
   return { out, generate: await read(out.wave.lambda.manifestKey), judge: await read(next.wave.lambda.manifestKey) };
@@ -209,10 +206,7 @@ describe('worker handler', () => {
     h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_BATCH_KEY: key }));
     try {
       await uploadCampaign(h.store, 'w-batch', (doc) => {
-        doc.design['languages'] = ['en'];
-        doc.design['forms'] = ['plain'];
-        doc.design['constraints'] = ['yesno', 'label'];
-        doc.design['story_limit'] = 2;
+        narrowDesign(doc, { forms: ['plain'], constraints: ['yesno', 'label'], stories: 2 });
         doc.models = [
           { id: 'batched', provider: 'openai', model: 'gpt-4.1-mini', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_BATCH_KEY', mode: 'batch', price: { input_per_mtok: 1, output_per_mtok: 2, batch_discount: 0.5 } },
         ];
@@ -335,10 +329,7 @@ describe('worker handler', () => {
     process.env['SONDAGE_TEST_SALVAGE_KEY'] = 'sk-test-local-0000000000000000';
     try {
       await uploadCampaign(h.store, 'w-salvage', (doc) => {
-        doc.design['languages'] = ['en'];
-        doc.design['forms'] = ['plain', 'negint'];
-        doc.design['constraints'] = ['yesno', 'label'];
-        doc.design['story_limit'] = 2;
+        narrowDesign(doc, { forms: ['plain', 'negint'], constraints: ['yesno', 'label'], stories: 2 });
         doc.concurrency = 64;
         doc.models = [
           { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_SALVAGE_KEY', rpm: 100_000, price: { input_per_mtok: 1, output_per_mtok: 2 } },
@@ -399,7 +390,7 @@ describe('worker handler', () => {
     // prepare: the plan starts with less than its reserve left, so it registers nothing
     await upload('w-late');
     const late = await createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w-late', execution: 'exec-1' }, lambdaContext(PLAN_RESERVE_MS - 1));
-    const generate = JSON.parse(Buffer.from((await h.store.get(late.wave.lambda.manifestKey))!).toString('utf8')) as Shard[];
+    const generate = await readShards(h.store, late.wave.lambda.manifestKey);
     expect(await h.ledger.counts('w-late', 'generate')).toEqual({ pending: 0, done: 0, failed: 0 });
     expect(await h.store.list('campaigns/w-late/generate/_registered/')).toEqual([]);
     const total = generate.reduce((n, sh) => n + sh.end - sh.start, 0);
@@ -436,10 +427,7 @@ describe('worker handler', () => {
     h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_WORKER_KEY: key }));
     try {
       await uploadCampaign(h.store, 'w-key', (doc) => {
-        doc.design['languages'] = ['en'];
-        doc.design['forms'] = ['plain'];
-        doc.design['constraints'] = ['yesno', 'label'];
-        doc.design['story_limit'] = 2;
+        narrowDesign(doc, { forms: ['plain'], constraints: ['yesno', 'label'], stories: 2 });
         doc.models = [
           { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_WORKER_KEY', rpm: 100_000, price: { input_per_mtok: 1, output_per_mtok: 2 } },
         ];
@@ -485,10 +473,7 @@ describe('worker handler', () => {
     h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_FIX_KEY: bad }));
     try {
       await uploadCampaign(h.store, campaign, (doc) => {
-        doc.design['languages'] = ['en'];
-        doc.design['forms'] = ['plain'];
-        doc.design['constraints'] = ['yesno'];
-        doc.design['story_limit'] = 1;
+        narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 1 });
         doc.models = [
           { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_FIX_KEY', rpm: 100_000, price: { input_per_mtok: 1, output_per_mtok: 2 } },
         ];
@@ -524,10 +509,7 @@ describe('worker handler', () => {
     process.env['SONDAGE_TEST_DEADLINE_KEY'] = 'sk-test-local-0000000000000000';
     const campaignWith = (name: string, timeoutS?: number) =>
       uploadCampaign(h.store, name, (doc) => {
-        doc.design['languages'] = ['en'];
-        doc.design['forms'] = ['plain'];
-        doc.design['constraints'] = ['yesno'];
-        doc.design['story_limit'] = 2;
+        narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 2 });
         doc.models = [
           {
             id: 'local',
@@ -572,10 +554,7 @@ describe('worker handler', () => {
     process.env['SONDAGE_TEST_BACKOFF_KEY'] = 'sk-test-local-0000000000000000';
     try {
       await uploadCampaign(h.store, 'w-backoff', (doc) => {
-        doc.design['languages'] = ['en'];
-        doc.design['forms'] = ['plain'];
-        doc.design['constraints'] = ['yesno'];
-        doc.design['story_limit'] = 2;
+        narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 2 });
         doc.concurrency = 64;
         doc.models = [
           { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_BACKOFF_KEY', rpm: 100_000, timeout_s: 5, price: { input_per_mtok: 1, output_per_mtok: 2 } },
@@ -606,10 +585,7 @@ describe('worker handler', () => {
     process.env['SONDAGE_TEST_LONGWAIT_KEY'] = 'sk-test-local-0000000000000000';
     try {
       await uploadCampaign(h.store, 'w-longwait', (doc) => {
-        doc.design['languages'] = ['en'];
-        doc.design['forms'] = ['plain'];
-        doc.design['constraints'] = ['yesno'];
-        doc.design['story_limit'] = 2;
+        narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 2 });
         doc.models = [
           { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_LONGWAIT_KEY', rpm: 100_000, timeout_s: 5, price: { input_per_mtok: 1, output_per_mtok: 2 } },
         ];

@@ -10,7 +10,8 @@ import { handler as planHandler } from '../../functions/plan/handler.js';
 import type { Shard } from '../../lib/config/pipeline.js';
 import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
 import { DuckDb, sqlString } from '../../lib/store/DuckDb.js';
-import { SECRET_ARN, lambdaContext, stackEnv, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { narrowDesign } from '../helpers/campaigns.js';
+import { SECRET_ARN, lambdaContext, stackEnv, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
 
 // The worker's deployed bundle (esbuild, as the Handler construct bundles it) runs a
 // shard in a node process of its own, from a folder holding only the bundle and the SDK the Lambda
@@ -55,14 +56,11 @@ describe('the bundled worker', () => {
     let shards: Shard[];
     try {
       await uploadCampaign(h.store, 'bundled', (doc) => {
-        doc.design['languages'] = ['en'];
-        doc.design['forms'] = ['plain'];
-        doc.design['constraints'] = ['label'];
-        doc.design['story_limit'] = 1;
+        narrowDesign(doc, { forms: ['plain'], constraints: ['label'], stories: 1 });
         doc.models = doc.models.slice(0, 1);
       });
       const planned = await planHandler({ campaign: 'bundled', execution: 'exec-bundle' }, lambdaContext());
-      shards = JSON.parse(Buffer.from((await h.store.get(planned.wave.lambda.manifestKey))!).toString('utf8')) as Shard[];
+      shards = await readShards(h.store, planned.wave.lambda.manifestKey);
     } finally {
       for (const [k, v] of Object.entries(saved)) {
         if (v === undefined) delete process.env[k];

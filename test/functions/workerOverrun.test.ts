@@ -11,7 +11,8 @@ import { createHandler as createWorker } from '../../functions/worker/handler.js
 import type { Shard, WorkerEvent } from '../../lib/config/pipeline.js';
 import { chatCompletion, startWireServer } from '../providers/helpers/wireServer.js';
 import type { WireServer } from '../providers/helpers/wireServer.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { narrowDesign } from '../helpers/campaigns.js';
+import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
 
 let h: Harness;
 let server: WireServer;
@@ -32,16 +33,13 @@ describe('an overrun on AWS', () => {
     // prepare: a cap far above the overrun, so that only the flag (not the headroom) can stop the others
     await uploadCampaign(h.store, 'w-overrun', (doc) => {
       doc.budget_usd = 1_000;
-      doc.design['languages'] = ['en'];
-      doc.design['forms'] = ['plain'];
-      doc.design['constraints'] = ['yesno', 'label'];
-      doc.design['story_limit'] = 4;
+      narrowDesign(doc, { forms: ['plain'], constraints: ['yesno', 'label'], stories: 4 });
       doc.models = [
         { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_OVERRUN_KEY', rpm: 100_000, price: { input_per_mtok: 10, output_per_mtok: 30 } },
       ];
     });
     const planned = await createPlan({ ...h.deps(), glueDatabase: 'db' })({ campaign: 'w-overrun', execution: 'exec-1' }, lambdaContext());
-    const listed = JSON.parse(Buffer.from((await h.store.get(planned.wave.lambda.manifestKey))!).toString('utf8')) as Shard[];
+    const listed = await readShards(h.store, planned.wave.lambda.manifestKey);
     // Two Lambda copies' shards: the first listed one cut in two.
     const whole = listed[0]!;
     const mid = whole.start + Math.floor((whole.end - whole.start) / 2);

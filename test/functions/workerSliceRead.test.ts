@@ -13,7 +13,8 @@ import type { Shard, WorkerEvent } from '../../lib/config/pipeline.js';
 import { partRange } from '../../lib/run/upstreamSlice.js';
 import { partitionPrefix } from '../../lib/store/layout.js';
 import type { BlobStore } from '../../lib/store/types.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { narrowDesign } from '../helpers/campaigns.js';
+import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -50,17 +51,14 @@ describe('a dependent shard on the worker', () => {
   it('copies only the upstream parts that meet its slice, at the 10 M shape of a partition', async () => {
     // prepare: one partition, generate and judge cut into shards of 20 (rpm 6), every reply judged
     await uploadCampaign(h.store, CAMPAIGN, (doc) => {
-      doc.design['languages'] = ['en'];
-      doc.design['forms'] = ['plain', 'negint'];
-      doc.design['constraints'] = ['yesno', 'label'];
-      doc.design['story_limit'] = 2;
+      narrowDesign(doc, { forms: ['plain', 'negint'], constraints: ['yesno', 'label'], stories: 2 });
       doc.models = doc.models.slice(0, 1);
       doc.models[0]!['rpm'] = 6;
       doc.judge['rpm'] = 6;
       doc.judge['sample_rate'] = 1;
     });
     const plan = createPlan({ ...h.deps(), glueDatabase: 'db' });
-    const read = async (key: string) => JSON.parse(Buffer.from((await h.store.get(key))!).toString('utf8')) as Shard[];
+    const read = async (key: string) => await readShards(h.store, key);
     const first = await plan({ campaign: CAMPAIGN, execution: 'exec-1' }, lambdaContext());
     const generate = await read(first.wave.lambda.manifestKey);
     const event = (items: readonly Shard[]): WorkerEvent => ({ Items: items, BatchInput: { campaign: CAMPAIGN, execution: 'exec-1' } });

@@ -26,7 +26,6 @@
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBType, JS } from '@duckdb/node-api';
@@ -34,6 +33,7 @@ import { glueTableName } from '../../lib/analysis/athena.js';
 import { allBatteries } from '../../lib/batteries/index.js';
 import { tableColumns } from '../../lib/store/schemas.js';
 import type { TableName } from '../../lib/store/types.js';
+import { listenLocal, closeServer } from './localServer.js';
 
 export interface AthenaServerOptions {
   /** Folder holding `campaigns/…` (a local run's data directory). */
@@ -438,10 +438,9 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     calls,
     executions,
     ranQueries: () => state.ran,
@@ -462,7 +461,7 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
     },
     async close() {
       await Promise.allSettled([...work.values(), queue]);
-      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      await closeServer(server);
       connection.closeSync();
       instance.closeSync();
     },

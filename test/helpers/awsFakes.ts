@@ -6,13 +6,14 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { vi } from 'vitest';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { STACK_OUTPUTS } from '../../lib/config/index.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { startDynamoServer } from '../store/dynamoServer.js';
 import type { DynamoServer } from '../store/dynamoServer.js';
 import { startS3Server } from '../store/s3Server.js';
 import type { S3Server } from '../store/s3Server.js';
+import { tempDir } from './campaigns.js';
 import { startSfnServer } from './sfnServer.js';
 import type { SfnServer } from './sfnServer.js';
 
@@ -89,5 +90,56 @@ export async function startAwsFakes(dir: string): Promise<AwsFakes> {
       vi.unstubAllEnvs();
       await Promise.all([s3.close(), dynamo.close(), sfn.close()]);
     },
+  };
+}
+
+/** The fakes of {@link startAwsFakes} and the temp folder they were started in. */
+export interface AwsFakesInTempDir extends Omit<AwsFakes, 'close'> {
+  readonly dir: string;
+}
+
+/**
+ * Starts the fakes in a fresh temp folder before the file's (or describe block's) tests and closes
+ * both after them: the set-up every `--aws` CLI test repeated. Read its fields inside tests and
+ * hooks only; a `beforeAll` registered after this call sees them started.
+ *
+ * @example
+ * const aws = useAwsFakes('cli-stop');
+ * it('…', async () => { await runMain(['stop', '--aws', aws.outputsFile]); });
+ */
+export function useAwsFakes(prefix: string): AwsFakesInTempDir {
+  let made: { dir: string; cleanup: () => Promise<void> } | undefined;
+  let fakes: AwsFakes | undefined;
+  beforeAll(async () => {
+    made = await tempDir(prefix);
+    fakes = await startAwsFakes(made.dir);
+  });
+  afterAll(async () => {
+    await fakes?.close();
+    await made?.cleanup();
+    fakes = made = undefined;
+  });
+  const live = (): { fakes: AwsFakes; dir: string } => {
+    if (fakes === undefined || made === undefined) throw new Error(`useAwsFakes('${prefix}'): read outside a test or hook`);
+    return { fakes, dir: made.dir };
+  };
+  return {
+    get dir() {
+      return live().dir;
+    },
+    get s3() {
+      return live().fakes.s3;
+    },
+    get dynamo() {
+      return live().fakes.dynamo;
+    },
+    get sfn() {
+      return live().fakes.sfn;
+    },
+    get outputsFile() {
+      return live().fakes.outputsFile;
+    },
+    ledger: () => live().fakes.ledger(),
+    objects: (under?: string) => live().fakes.objects(under),
   };
 }

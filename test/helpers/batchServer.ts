@@ -6,7 +6,7 @@
  * wants, as test/helpers/sfnServer.ts does for executions. Unknown operations answer 400.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal, closeServer } from './localServer.js';
 
 export type JobStatus = 'SUBMITTED' | 'PENDING' | 'RUNNABLE' | 'STARTING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 
@@ -123,10 +123,9 @@ export async function startBatchServer(): Promise<BatchServer> {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     jobs,
     calls,
     get pageSize() {
@@ -140,10 +139,6 @@ export async function startBatchServer(): Promise<BatchServer> {
       jobs.push(j);
       return j;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { loadRunContext } from '../../lib/run/context.js';
 import type { RunContext } from '../../lib/run/runCampaign.js';
@@ -24,6 +25,32 @@ export type CampaignDoc = Record<string, unknown> & {
 export async function tempDir(prefix: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), `sondage-${prefix}-`));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A fresh temp folder for each test of the file or describe block it is called in (`'each'`, the
+ * default), or one for all of them (`'all'`), removed after them: it registers the hooks that
+ * every test file would otherwise repeat. Read `.dir` inside tests and hooks only.
+ *
+ * @example
+ * const tmp = useTempDir('cli-plan');
+ * it('…', async () => { await writeCampaign(tmp.dir, 'small.yaml'); });
+ */
+export function useTempDir(prefix: string, scope: 'each' | 'all' = 'each'): { readonly dir: string } {
+  let made: { dir: string; cleanup: () => Promise<void> } | undefined;
+  (scope === 'each' ? beforeEach : beforeAll)(async () => {
+    made = await tempDir(prefix);
+  });
+  (scope === 'each' ? afterEach : afterAll)(async () => {
+    await made?.cleanup();
+    made = undefined;
+  });
+  return {
+    get dir(): string {
+      if (made === undefined) throw new Error(`useTempDir('${prefix}'): .dir read outside a test or hook`);
+      return made.dir;
+    },
+  };
 }
 
 /**
@@ -53,6 +80,20 @@ export async function writeCampaign(
 /** Sets a `simulation:` key on every respondent of the campaign. */
 export function simulateOnModels(doc: CampaignDoc, settings: Record<string, unknown>): void {
   for (const m of doc.models) m['simulation'] = { ...(m['simulation'] as Record<string, unknown> | undefined), ...settings };
+}
+
+/**
+ * Narrows a FAR-6 campaign document to the small factorial most tests run: the given forms,
+ * constraints and number of stories, in English unless `languages` says otherwise.
+ */
+export function narrowDesign(
+  doc: CampaignDoc,
+  cut: { forms: readonly string[]; constraints: readonly string[]; stories: number; languages?: readonly string[] },
+): void {
+  doc.design['languages'] = [...(cut.languages ?? ['en'])];
+  doc.design['forms'] = [...cut.forms];
+  doc.design['constraints'] = [...cut.constraints];
+  doc.design['story_limit'] = cut.stories;
 }
 
 /** The campaign and its battery, loaded as `sondage run` loads them. */

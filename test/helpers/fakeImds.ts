@@ -5,7 +5,7 @@
  * the test calls `notify()`, then `{"action": "terminate", "time": …}` as EC2 publishes it.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal, closeServer } from './localServer.js';
 
 export interface FakeImds {
   readonly url: string;
@@ -37,12 +37,11 @@ export async function startFakeImds(): Promise<FakeImds> {
       res.writeHead(404).end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     notify: () => void (notice = { action: 'terminate', time: new Date(Date.now() + 120_000).toISOString().replace(/\.\d+Z$/, 'Z') }),
     reads,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => closeServer(server),
   };
 }

@@ -6,7 +6,7 @@
  * so a CLI change that needs more fails loudly here.
  */
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal, closeServer } from './localServer.js';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
@@ -135,10 +135,9 @@ export async function startSfnServer(): Promise<SfnServer> {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     executions,
     calls,
     get pageSize() {
@@ -155,10 +154,6 @@ export async function startSfnServer(): Promise<SfnServer> {
       if (error !== undefined) e.error = error;
       if (cause !== undefined) e.cause = cause;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    close: () => closeServer(server),
   };
 }

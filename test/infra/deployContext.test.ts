@@ -11,38 +11,33 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 // eslint-disable-next-line no-restricted-imports -- the infra tests inspect the CDK app; lib/ still may not import it
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildApp, stackBatterySources } from '../../infra/app.js';
 import { keepDeployContext } from '../../infra/deployContext.js';
 import { CONTEXT } from '../../lib/config/index.js';
 import { OPS_CONTEXT } from '../../lib/config/operations.js';
-import { tempDir } from '../helpers/campaigns.js';
+import { useTempDir } from '../helpers/campaigns.js';
 
-let dir: string;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  ({ dir, cleanup } = await tempDir('deploy-context'));
-});
-afterAll(() => cleanup());
+const tmp = useTempDir('deploy-context', 'all');
 
 /** A fresh App as `cdk` builds it: the -c keys given, bundling off. */
 const app = (given: Record<string, string> = {}) => new App({ context: { [BUNDLING_STACKS]: [], ...given } });
 
 describe('the deployment context kept in sondage.deploy.json', () => {
   it('a list of batteries from cdk.json is kept as JSON, and a plain deploy reads the same sources back', async () => {
-    const file = path.join(dir, 'batteries', 'sondage.deploy.json');
+    const file = path.join(tmp.dir, 'batteries', 'sondage.deploy.json');
     await mkdir(path.dirname(file), { recursive: true });
     const first = new App({ context: { [BUNDLING_STACKS]: [], [CONTEXT.batteries]: ['./likert/', { module: '@lab/sondage-x' }] } });
     keepDeployContext(first, file);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ [CONTEXT.batteries]: '["./likert/",{"module":"@lab/sondage-x"}]' });
     const plain = app();
     keepDeployContext(plain, file);
-    expect(stackBatterySources(plain, dir)).toEqual(stackBatterySources(first, dir));
+    expect(stackBatterySources(plain, tmp.dir)).toEqual(stackBatterySources(first, tmp.dir));
   });
 
   it('a plain deploy after `-c sondage:gpu=true -c sondage:alarmEmail=…` keeps the GPU queues and the alarm subscription, and says so', async () => {
     // prepare: the first deploy, with the flags
-    const file = path.join(dir, 'plain', 'sondage.deploy.json');
+    const file = path.join(tmp.dir, 'plain', 'sondage.deploy.json');
     await mkdir(path.dirname(file), { recursive: true });
     keepDeployContext(app({ [CONTEXT.gpu]: 'true', [OPS_CONTEXT.alarmEmail]: 'ops@example.com' }), file);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ [OPS_CONTEXT.alarmEmail]: 'ops@example.com', [CONTEXT.gpu]: 'true' });
@@ -57,7 +52,7 @@ describe('the deployment context kept in sondage.deploy.json', () => {
   }, 300_000);
 
   it('a key given wins and is recorded; `-c KEY=` clears one; keys never given stay unset', async () => {
-    const file = path.join(dir, 'change.json');
+    const file = path.join(tmp.dir, 'change.json');
     keepDeployContext(app({ [CONTEXT.gpu]: 'true', [OPS_CONTEXT.monthlyBudgetUsd]: '200', [OPS_CONTEXT.alarmEmail]: 'ops@example.com' }), file);
     // act: turn the GPU queues off, clear the e-mail, leave the budget alone
     const next = app({ [CONTEXT.gpu]: 'false', [OPS_CONTEXT.alarmEmail]: '' });
@@ -79,7 +74,7 @@ describe('the deployment context kept in sondage.deploy.json', () => {
     ['an unknown key', JSON.stringify({ 'sondage:gpus': 'true' }), /"sondage:gpus" is not a sondage context key; expected one of sondage:gpu, /],
     ['a value that is not a string', JSON.stringify({ 'sondage:gpu': true }), /sondage:gpu: expected a string, as -c gives it, got boolean/],
   ])('a file holding %s is refused naming the file and the key', async (_what, text, message) => {
-    const file = path.join(dir, 'change-bad.json');
+    const file = path.join(tmp.dir, 'change-bad.json');
     await writeFile(file, text);
     expect(() => keepDeployContext(app(), file)).toThrow(message);
   });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnthropicMessagesProvider, fromWireResponse, toWireRequest } from '../../lib/providers/anthropic/index.js';
 import { ProviderCallError } from '../../lib/providers/errors.js';
 import type { RateLimitHints } from '../../lib/providers/rateLimits.js';
@@ -8,8 +8,8 @@ import messageThinking from '../fixtures/providers/anthropic-message-thinking.js
 import messageRefusal from '../fixtures/providers/anthropic-message-refusal.json' with { type: 'json' };
 import error429 from '../fixtures/providers/anthropic-error-429.json' with { type: 'json' };
 import error529 from '../fixtures/providers/anthropic-error-529.json' with { type: 'json' };
-import { startWireServer } from './helpers/wireServer.js';
-import type { WireReply, WireServer } from './helpers/wireServer.js';
+import { useWireServer } from './helpers/wireServer.js';
+import type { WireReply } from './helpers/wireServer.js';
 
 const KEY = 'test-anthropic-key-0123456789abcdef';
 const REQ: GenerateRequest = {
@@ -20,14 +20,20 @@ const REQ: GenerateRequest = {
   settings: { max_tokens: 64, temperature: 0, seed: 7, thinking: 'off', logprobs: true },
 };
 
-let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+/** REQ as the Messages API receives it: the system message moved out, thinking off said as disabled, the seed and logprobs dropped. */
+const REQ_ON_THE_WIRE = {
+  model: 'claude-haiku-4-5',
+  max_tokens: 64,
+  system: 'Answer in one sentence.',
+  messages: [{ role: 'user', content: 'War das, was Finn getan hat, falsch?' }],
+  temperature: 0,
+  thinking: { type: 'disabled' },
+};
+
+const wire = useWireServer();
 
 async function provider(script: readonly WireReply[], hints?: RateLimitHints[]): Promise<AnthropicMessagesProvider> {
-  server = await startWireServer(script);
+  const server = await wire.start(script);
   return new AnthropicMessagesProvider({
     model: 'claude-haiku-4-5',
     apiKey: KEY,
@@ -47,14 +53,7 @@ async function failure(p: AnthropicMessagesProvider): Promise<ProviderCallError>
 
 describe('toWireRequest / fromWireResponse (anthropic)', () => {
   it('moves system messages to `system`, sends thinking off as disabled, and drops what Messages lacks', () => {
-    expect(toWireRequest(REQ, 'claude-haiku-4-5')).toEqual({
-      model: 'claude-haiku-4-5',
-      max_tokens: 64,
-      system: 'Answer in one sentence.',
-      messages: [{ role: 'user', content: 'War das, was Finn getan hat, falsch?' }],
-      temperature: 0,
-      thinking: { type: 'disabled' },
-    });
+    expect(toWireRequest(REQ, 'claude-haiku-4-5')).toEqual(REQ_ON_THE_WIRE);
   });
 
   it('sends a thinking budget, and refuses one that is not below max_tokens', () => {
@@ -113,21 +112,14 @@ describe('AnthropicMessagesProvider against a local wire server', () => {
       hints,
     );
     const r = await p.generate(REQ);
-    const [sent] = server!.requests;
+    const [sent] = wire.current.requests;
     expect(sent?.url).toBe('/v1/messages');
     expect(sent?.headers['anthropic-version']).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     // the SDK sends the key in exactly one auth header
     expect([sent?.headers['x-api-key'], sent?.headers.authorization].filter(Boolean)).toHaveLength(1);
     expect(JSON.stringify(sent?.headers)).toContain(KEY);
     expect(sent?.headers['x-stainless-retry-count']).toBe('0');
-    expect(sent?.body).toEqual({
-      model: 'claude-haiku-4-5',
-      max_tokens: 64,
-      system: 'Answer in one sentence.',
-      messages: [{ role: 'user', content: 'War das, was Finn getan hat, falsch?' }],
-      temperature: 0,
-      thinking: { type: 'disabled' },
-    });
+    expect(sent?.body).toEqual(REQ_ON_THE_WIRE);
     expect(r.settings_sent).toEqual({ model: 'claude-haiku-4-5', max_tokens: 64, temperature: 0, thinking: { type: 'disabled' } });
     expect(r.usage).toEqual({ input_tokens: 73, output_tokens: 19, cached_input_tokens: 12 });
     expect(hints).toHaveLength(1);

@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AnthropicBatchClient, fromBatchResult, toBatchRequest } from '../../lib/providers/anthropic/AnthropicBatchClient.js';
 import type { BatchHandle, BatchRequest } from '../../lib/providers/batchTypes.js';
 import message from '../fixtures/providers/anthropic-message.json' with { type: 'json' };
 import messageRefusal from '../fixtures/providers/anthropic-message-refusal.json' with { type: 'json' };
-import { startWireServer } from './helpers/wireServer.js';
-import type { RecordedRequest, WireServer } from './helpers/wireServer.js';
+import { useWireServer } from './helpers/wireServer.js';
+import type { RecordedRequest } from './helpers/wireServer.js';
 
 const KEY = 'test-anthropic-batch-key-0123456789abcdef';
 const req = (customId: string, content: string): BatchRequest => ({
@@ -14,11 +14,7 @@ const req = (customId: string, content: string): BatchRequest => ({
 const REQS = [req('item-a', 'Was it wrong?'), req('item-b', 'Was it right?'), req('item-c', 'Was it fair?'), req('item-d', 'Was it kind?')];
 const ID = 'msgbatch_013Zva2CMHLNnXjNJJKqJ2EF';
 
-let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const wire = useWireServer();
 
 const counts = (c: Partial<Record<'processing' | 'succeeded' | 'errored' | 'canceled' | 'expired', number>>) => ({
   processing: 0,
@@ -48,7 +44,7 @@ function batchObject(status: 'in_progress' | 'canceling' | 'ended', requestCount
 async function client(states: readonly ((base: string) => unknown)[], resultsBody = ''): Promise<AnthropicBatchClient> {
   let polls = 0;
   let base = '';
-  server = await startWireServer([
+  const server = await wire.start([
     {
       from: (r: RecordedRequest) => {
         if (r.method === 'POST' && r.url === '/v1/messages/batches') return { json: batchObject('in_progress', counts({ processing: 4 })) };
@@ -107,7 +103,7 @@ describe('AnthropicBatchClient against a local Message Batches server', () => {
     );
     const h = await c.submit(REQS);
     expect(h).toEqual(handle);
-    const [create] = server!.requests;
+    const [create] = wire.current.requests;
     expect(create?.url).toBe('/v1/messages/batches');
     expect(create?.body).toEqual({ requests: REQS.map((r) => toBatchRequest(r, 'claude-haiku-4-5')) });
     expect(JSON.stringify(create?.headers)).toContain(KEY);
@@ -145,8 +141,8 @@ describe('AnthropicBatchClient against a local Message Batches server', () => {
     const c = await client([() => batchObject('canceling', counts({ processing: 4 }))]);
     await expect(c.submit([req('has space', 'x')])).rejects.toThrow(/custom id "has space" is not 1-64 letters, digits, _ or -/);
     await expect(c.submit([REQS[0]!, REQS[0]!])).rejects.toThrow(/repeats a custom id/);
-    expect(server!.requests).toHaveLength(0);
+    expect(wire.current.requests).toHaveLength(0);
     await c.cancel(handle);
-    expect(server!.requests.map((r) => `${r.method} ${r.url}`)).toEqual([`POST /v1/messages/batches/${ID}/cancel`]);
+    expect(wire.current.requests.map((r) => `${r.method} ${r.url}`)).toEqual([`POST /v1/messages/batches/${ID}/cancel`]);
   });
 });

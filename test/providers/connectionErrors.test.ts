@@ -1,10 +1,9 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { AnthropicMessagesProvider } from '../../lib/providers/anthropic/AnthropicMessagesProvider.js';
 import { OpenAIChatProvider } from '../../lib/providers/openai/OpenAIChatProvider.js';
 import { endpointOf, redactUrlCredentials } from '../../lib/providers/sdkErrors.js';
 import type { GenerateRequest, ModelProvider } from '../../lib/providers/types.js';
+import { freePort } from '../helpers/localServer.js';
 
 // A call that never reaches a server says which server (the base URL, credentials removed) and
 // why; a URL fetch refuses outright (credentials in it, a blocked port) fails for good at once
@@ -13,14 +12,6 @@ import type { GenerateRequest, ModelProvider } from '../../lib/providers/types.j
 const KEY = 'sk-test-connection-0000000000';
 const REQ: GenerateRequest = { messages: [{ role: 'user', content: 'hi' }], settings: { max_tokens: 5 } };
 
-/** A port on 127.0.0.1 that nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function failure(provider: ModelProvider): Promise<{ message: string; decision: ReturnType<ModelProvider['classifyError']>; all: string }> {
   const err = await provider.generate(REQ).then(
@@ -38,20 +29,20 @@ const chat = (baseURL: string) => new OpenAIChatProvider({ model: 'qwen3-8b', ap
 
 describe('connection errors name the endpoint', () => {
   it('nothing listening: the base URL and ECONNREFUSED, retryable', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const url = `http://127.0.0.1:${await freePort()}/v1`;
     const { message, decision } = await failure(chat(url));
     expect(message).toBe(`openai-compatible/qwen3-8b: connection to ${url} failed (nothing listens there, ECONNREFUSED); retry the call`);
     expect(decision).toMatchObject({ retry: true, errorClass: 'connection' });
   });
 
   it('Anthropic too: the base URL it was given', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const { message } = await failure(new AnthropicMessagesProvider({ model: 'claude-test', apiKey: KEY, baseURL: url }));
     expect(message).toContain(`anthropic/claude-test: connection to ${url} failed (nothing listens there, ECONNREFUSED)`);
   });
 
   it('a URL with a user name and password: the host without them, failed for good at the first call, the password nowhere in the error', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { message, decision, all } = await failure(chat(`http://alice:hunter2-secret@127.0.0.1:${port}/v1`));
     expect(message).toBe(
       `openai-compatible/qwen3-8b: cannot send to http://127.0.0.1:${port}/v1: its URL holds a user name or password, which fetch refuses to send; remove them from base_url (the key goes in api_key_env)`,

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ProviderCallError } from '../../lib/providers/errors.js';
 import { OpenAIChatProvider, fromWireResponse, toWireRequest } from '../../lib/providers/openai/index.js';
 import { costUsd, priceFor } from '../../lib/pricing/pricing.js';
@@ -10,8 +10,8 @@ import chatCompletion from '../fixtures/providers/openai-chat-completion.json' w
 import error401 from '../fixtures/providers/openai-error-401.json' with { type: 'json' };
 import error429 from '../fixtures/providers/openai-error-429.json' with { type: 'json' };
 import contentFilter from '../fixtures/providers/openai-error-content-filter.json' with { type: 'json' };
-import { startWireServer } from './helpers/wireServer.js';
-import type { WireReply, WireServer } from './helpers/wireServer.js';
+import { useWireServer } from './helpers/wireServer.js';
+import type { WireReply } from './helpers/wireServer.js';
 
 const KEY = 'sk-test-openai-0123456789abcdef';
 const REQ: GenerateRequest = {
@@ -22,14 +22,10 @@ const REQ: GenerateRequest = {
   settings: { max_tokens: 64, temperature: 0, seed: 7, logprobs: true, top_logprobs: 5 },
 };
 
-let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const wire = useWireServer();
 
 async function provider(script: readonly WireReply[], hints?: RateLimitHints[]): Promise<OpenAIChatProvider> {
-  server = await startWireServer(script);
+  const server = await wire.start(script);
   return new OpenAIChatProvider({
     model: 'gpt-4.1-mini',
     apiKey: KEY,
@@ -146,7 +142,7 @@ describe('OpenAIChatProvider against a local wire server', () => {
       hints,
     );
     const r = await p.generate(REQ);
-    const [sent] = server!.requests;
+    const [sent] = wire.current.requests;
     expect(sent?.method).toBe('POST');
     expect(sent?.url).toBe('/v1/chat/completions');
     expect(sent?.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -238,14 +234,14 @@ describe('OpenAIChatProvider against a local wire server', () => {
     const final = await callWithRetry(p, REQ, { ...FAST, maxAttempts: 2, timeoutMs: 150 }, (a) => attempts.push(a));
     expect(final).toMatchObject({ ok: false, errorClass: 'timeout', retryable: true });
     expect(attempts.map((a) => (a.ok ? 'ok' : a.errorClass))).toEqual(['timeout', 'timeout']);
-    expect(server!.requests).toHaveLength(2);
+    expect(wire.current.requests).toHaveLength(2);
   });
 
   it('an abort by the caller is not retried', async () => {
     const p = await provider([{ hang: true }]);
     const controller = new AbortController();
     const pending = failure(p, controller.signal);
-    while (server!.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    while (wire.current.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     controller.abort();
     expect(p.classifyError(await pending)).toEqual({ retry: false, errorClass: 'aborted' });
   });
@@ -260,12 +256,12 @@ describe('OpenAIChatProvider against a local wire server', () => {
     const final = await callWithRetry(p, REQ, FAST, (a) => attempts.push(a));
     expect(final.ok).toBe(true);
     expect(attempts.map((a) => (a.ok ? 'ok' : a.errorClass))).toEqual(['rate_limit', 'server_error', 'ok']);
-    await server!.close();
+    await wire.current.close();
 
     const q = await provider([{ status: 401, json: error401 }]);
     const once: Attempt[] = [];
     expect(await callWithRetry(q, REQ, FAST, (a) => once.push(a))).toMatchObject({ ok: false, errorClass: 'auth', retryable: false });
     expect(once).toHaveLength(1);
-    expect(server!.requests).toHaveLength(1);
+    expect(wire.current.requests).toHaveLength(1);
   });
 });

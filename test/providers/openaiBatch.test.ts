@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OpenAIBatchClient, completeResults, parseBatchOutput, toBatchLine } from '../../lib/providers/openai/OpenAIBatchClient.js';
 import { splitBatch } from '../../lib/providers/splitBatch.js';
 import type { BatchHandle, BatchRequest } from '../../lib/providers/batchTypes.js';
 import chatCompletion from '../fixtures/providers/openai-chat-completion.json' with { type: 'json' };
-import { startWireServer } from './helpers/wireServer.js';
-import type { RecordedRequest, WireServer } from './helpers/wireServer.js';
+import { useWireServer } from './helpers/wireServer.js';
+import type { RecordedRequest } from './helpers/wireServer.js';
 
 const KEY = 'sk-test-batch-0123456789abcdef';
 const req = (customId: string, content: string): BatchRequest => ({
@@ -48,14 +48,10 @@ function openaiBatchRoutes(statuses: readonly Record<string, unknown>[], files: 
   };
 }
 
-let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const wire = useWireServer();
 
 async function client(statuses: readonly Record<string, unknown>[], files: Readonly<Record<string, string>> = {}): Promise<OpenAIBatchClient> {
-  server = await startWireServer([openaiBatchRoutes(statuses, files)]);
+  const server = await wire.start([openaiBatchRoutes(statuses, files)]);
   return new OpenAIBatchClient({ model: 'gpt-4.1-mini', apiKey: KEY, baseURL: `${server.url}/v1`, metadata: { campaign: 'far6-demo' } });
 }
 
@@ -127,7 +123,7 @@ describe('OpenAIBatchClient against a local Files + Batches server', () => {
     // a handle is plain JSON: the ledger stores it and a restarted run re-attaches with it
     expect(JSON.parse(JSON.stringify(handle))).toEqual(handle);
 
-    const [upload, create] = server!.requests;
+    const [upload, create] = wire.current.requests;
     expect(upload?.url).toBe('/v1/files');
     expect(String(upload?.headers['content-type'])).toMatch(/^multipart\/form-data/);
     const multipart = String(upload?.body);
@@ -185,9 +181,9 @@ describe('OpenAIBatchClient against a local Files + Batches server', () => {
   it('refuses a batch with repeated custom ids, and cancels', async () => {
     const c = await client([batchObject('cancelling')]);
     await expect(c.submit([REQS[0]!, REQS[0]!])).rejects.toThrow(/repeats a custom id/);
-    expect(server!.requests).toHaveLength(0);
+    expect(wire.current.requests).toHaveLength(0);
     await c.cancel({ provider: 'openai/gpt-4.1-mini', batchId: 'batch_abc123', customIds: [] });
-    expect(server!.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/batches/batch_abc123/cancel']);
+    expect(wire.current.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1/batches/batch_abc123/cancel']);
     expect(c.split(REQS)).toEqual([REQS]);
   });
 });

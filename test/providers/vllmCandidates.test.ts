@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generationSettingsSchema } from '../../lib/battery/schemas.js';
 import type { Far6Item } from '../../lib/batteries/far6/types.js';
 import { toWireRequest as toAnthropicWireRequest } from '../../lib/providers/anthropic/AnthropicMessagesProvider.js';
@@ -6,7 +6,7 @@ import { candidateLogprobs, toWireRequest } from '../../lib/providers/openai/Ope
 import { createProvider } from '../../lib/providers/registry.js';
 import type { GenerateRequest } from '../../lib/providers/types.js';
 import { replyRow } from '../../lib/run/replyRow.js';
-import { startWireServer, type WireReply, type WireServer } from './helpers/wireServer.js';
+import { useWireServer, type WireReply } from './helpers/wireServer.js';
 
 const YES = 7414;
 const NO = 2360;
@@ -47,14 +47,10 @@ const request = (method: 'logprob_token_ids' | 'allowed_token_ids', top_logprobs
   settings: { max_tokens: 1, temperature: 0, ...(top_logprobs !== undefined ? { top_logprobs } : {}), candidate_logprobs: { tokens: TOKENS, method } },
 });
 
-let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const wire = useWireServer();
 
 async function vllm(script: readonly WireReply[]) {
-  server = await startWireServer(script);
+  const server = await wire.start(script);
   return createProvider({ id: 'q', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1` }, { seed: 1, env: {} });
 }
 
@@ -64,7 +60,7 @@ describe('vLLM candidate-token logprobs (openai-compatible)', () => {
 
     const r = await p.generate(request('logprob_token_ids'));
 
-    expect(server!.requests[0]!.body).toEqual({
+    expect(wire.current.requests[0]!.body).toEqual({
       model: 'qwen3-8b',
       messages: [{ role: 'user', content: 'Was what Finn did wrong? Answer yes or no.' }],
       max_tokens: 1,
@@ -83,8 +79,8 @@ describe('vLLM candidate-token logprobs (openai-compatible)', () => {
 
     const r = await p.generate(request('allowed_token_ids', 3));
 
-    expect(server!.requests[0]!.body).toMatchObject({ logprobs: true, top_logprobs: 3, return_tokens_as_token_ids: true, allowed_token_ids: [YES, NO] });
-    expect(server!.requests[0]!.body).not.toHaveProperty('logprob_token_ids');
+    expect(wire.current.requests[0]!.body).toMatchObject({ logprobs: true, top_logprobs: 3, return_tokens_as_token_ids: true, allowed_token_ids: [YES, NO] });
+    expect(wire.current.requests[0]!.body).not.toHaveProperty('logprob_token_ids');
     expect(r.logprobs).toEqual({ ' Yes': { logprob: -0.31, exact: true }, ' No': { logprob: -3.2, exact: false } });
   });
 

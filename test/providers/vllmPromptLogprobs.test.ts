@@ -1,9 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generationSettingsSchema } from '../../lib/battery/schemas.js';
 import { promptLogprobOf, toPromptLogprobsRequests, toWireRequest } from '../../lib/providers/openai/OpenAIChatProvider.js';
 import { createProvider } from '../../lib/providers/registry.js';
 import type { GenerateRequest } from '../../lib/providers/types.js';
-import { startWireServer, type RecordedRequest, type WireServer } from './helpers/wireServer.js';
+import { useWireServer, type RecordedRequest } from './helpers/wireServer.js';
 
 const YES = 7414;
 const NO = 2360;
@@ -53,15 +53,11 @@ function answer(req: RecordedRequest) {
   };
 }
 
-let server: WireServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const wire = useWireServer();
 
 describe('vLLM candidate logprobs by prompt_logprobs', () => {
   it('scores each candidate in a request of its own and stores the logprobs as exact', async () => {
-    server = await startWireServer([{ from: answer }]);
+    const server = await wire.start([{ from: answer }]);
     const p = await createProvider({ id: 'q', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1` }, { seed: 1, env: {} });
 
     const r = await p.generate(request);
@@ -90,7 +86,7 @@ describe('vLLM candidate logprobs by prompt_logprobs', () => {
       [YES]: { logprob: -0.12, rank: 1, decoded_token: ' Yes' },
       '2822': { logprob: -5.5, rank: 9, decoded_token: 'No' },
     });
-    server = await startWireServer([{ from: (req) => ((req.body as { prompt_logprobs?: number }).prompt_logprobs === undefined ? { json: generated } : { json: split }) }]);
+    const server = await wire.start([{ from: (req) => ((req.body as { prompt_logprobs?: number }).prompt_logprobs === undefined ? { json: generated } : { json: split }) }]);
     const p = await createProvider({ id: 'q', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1` }, { seed: 1, env: {} });
 
     await expect(p.generate(request)).rejects.toThrow(

@@ -4,19 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeByoFile, parseByoRows } from '../../../lib/batteries/ptrue/byo/index.js';
 import { analyzePtrueRows } from '../../../lib/batteries/ptrue/analysis/analyzeRows.js';
-import { CampaignFileError, type FileIssue } from '../../../lib/errors.js';
+import type { FileIssue } from '../../../lib/errors.js';
+import { campaignFileError } from '../../helpers/fileErrors.js';
 
 const csv = ['item,model,q,r,v,correct,p_true,benchmark,realised', 'i1,m1,en,en,en,1,0.9,triv,en', 'i1,m1,en,en,fr,1,0.7,triv,en', 'i2,m1,en,ko,en,0,,triv,en', 'i2,m1,en,ko,fr,0,0.2,triv,en'].join('\n');
 
-function issuesOf(f: () => unknown): FileIssue[] {
-  try {
-    f();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CampaignFileError);
-    return [...(err as CampaignFileError).issues];
-  }
-  throw new Error('expected a CampaignFileError');
-}
+const issuesOf = (f: () => unknown): FileIssue[] => [...campaignFileError(f).issues];
 
 describe('bring-your-own P(True) rows', () => {
   it('converts CSV and JSONL rows to analysis rows, an empty P(True) being an invalid reading', () => {

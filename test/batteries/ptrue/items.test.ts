@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseItems } from '../../../lib/batteries/ptrue/data/index.js';
-import { CampaignFileError, type FileIssue } from '../../../lib/errors.js';
+import type { FileIssue } from '../../../lib/errors.js';
+import { campaignFileError } from '../../helpers/fileErrors.js';
 
 const LANGS = { languages: ['en', 'ko'] };
 const mc = {
@@ -23,15 +24,7 @@ const sa = {
 };
 const jsonl = (...rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n');
 
-function issuesOf(f: () => unknown): FileIssue[] {
-  try {
-    f();
-  } catch (err) {
-    expect(err).toBeInstanceOf(CampaignFileError);
-    return [...(err as CampaignFileError).issues];
-  }
-  throw new Error('expected a CampaignFileError');
-}
+const issuesOf = (f: () => unknown): FileIssue[] => [...campaignFileError(f).issues];
 
 describe('items file (JSONL)', () => {
   it('reads multiple-choice and short-answer items', () => {

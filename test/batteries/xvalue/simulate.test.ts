@@ -92,18 +92,20 @@ describe('the simulated X-Value judge', () => {
   });
 });
 
+/** The judge profile both recovery checks simulate: error rates far apart, languages and categories spread. */
+const RECOVERY_PROFILE = {
+  profile_seed: 42,
+  defonly: { fnr: 0.4, fpr: 0.08 },
+  rubric: { fnr: 0.12, fpr: 0.32 },
+  language_offsets: { en: -0.6, zh: 0.2, es: 0, ar: 0.7, ja: 0.4 },
+  category_spread: 0.4,
+} satisfies Omit<XvalueSimulationInput, 'invalid_rate'>;
+
 describe('recovering the simulated truth through expand, simulate, read and the estimators', () => {
   // 150 replicate models share one profile (the same true rates) and draw independently: pooled,
   // every strategy has 150 × 70 = 10 500 verdicts, every language 2 100, every category 1 500.
   const REPLICATES = 150;
-  const CONFIG: XvalueSimulationInput = {
-    profile_seed: 42,
-    defonly: { fnr: 0.4, fpr: 0.08 },
-    rubric: { fnr: 0.12, fpr: 0.32 },
-    language_offsets: { en: -0.6, zh: 0.2, es: 0, ar: 0.7, ja: 0.4 },
-    category_spread: 0.4,
-    invalid_rate: 0,
-  };
+  const CONFIG: XvalueSimulationInput = { ...RECOVERY_PROFILE, invalid_rate: 0 };
   const config = parseXvalueSimulation(CONFIG, where);
   const seed = profileSeedOf(config, 'r000');
 
@@ -179,14 +181,7 @@ describe('simulation_truth.json describes the replies the simulator wrote, unrea
   // 7 000 verdicts pooled. The rubric verdict rests on six replies, so unreadable replies cost it
   // far more than the def-only verdict — the truth must count them, or the check cannot pass.
   const REPLICATES = 100;
-  const CONFIG: XvalueSimulationInput = {
-    profile_seed: 42,
-    defonly: { fnr: 0.4, fpr: 0.08 },
-    rubric: { fnr: 0.12, fpr: 0.32 },
-    language_offsets: { en: -0.6, zh: 0.2, es: 0, ar: 0.7, ja: 0.4 },
-    category_spread: 0.4,
-    invalid_rate: 0.1,
-  };
+  const CONFIG: XvalueSimulationInput = { ...RECOVERY_PROFILE, invalid_rate: 0.1 };
   const config = parseXvalueSimulation(CONFIG, where);
 
   it('recovers accuracy, Acc0, Acc1, abstention and every language and category within 4 standard errors; the all-readable truth is far off', async () => {

@@ -16,8 +16,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 // eslint-disable-next-line no-restricted-imports -- the handlers' own Context type; lib/ still may not import it
@@ -36,6 +34,7 @@ import { StatesError } from '../asl/errors.js';
 import type { Json, LambdaFunction } from '../asl/types.js';
 import type { AwsStandIns } from './awsStandIns.js';
 import type { PipelineFunction, SynthesizedPipeline } from './synthesizedPipeline.js';
+import { collectingPowertools } from '../powertools.js';
 
 /**
  * How the next worker invocation crashes: after `after` parts went through, at the next reply
@@ -94,15 +93,6 @@ class ContainerKilled extends Error {
     super('the container was killed (injected crash); this call never left it');
     this.name = 'ContainerKilled';
   }
-}
-
-function quietLogger(service: string, logs: string[]): { logger: Logger; metrics: Metrics } {
-  const sink = { error: (l: string) => logs.push(l), info: (l: string) => logs.push(l), log: (l: string) => logs.push(l), warn: (l: string) => logs.push(l), debug: () => {}, trace: () => {} };
-  const logger = new Logger({ serviceName: service, logLevel: 'INFO' });
-  Object.assign(logger as unknown as { console: unknown }, { console: sink });
-  const metrics = new Metrics({ namespace: 'sondage-test', serviceName: service });
-  Object.assign(metrics as unknown as { console: unknown }, { console: sink });
-  return { logger, metrics };
 }
 
 export class LambdaFleet {
@@ -207,7 +197,7 @@ export class LambdaFleet {
     const id = ++this.nextContainer;
     const tmpDir = path.join(this.scratch, `lambda-${fn}-${id}`);
     await mkdir(tmpDir, { recursive: true });
-    const { logger, metrics } = quietLogger(`sondage-${fn}`, this.logs);
+    const { logger, metrics } = collectingPowertools({ serviceName: `sondage-${fn}`, logLevel: 'INFO', into: this.logs });
     const names = this.standIns.names;
     const container: Container = { id, busy: false, dead: false, handler: undefined as unknown as Handler };
     let handler: Handler;

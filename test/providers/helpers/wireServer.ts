@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
+import { listenLocal, closeServer } from '../../helpers/localServer.js';
 
 /** One scripted reply. Replies are served in order; the last one repeats when the script runs out. */
 export type WireReply =
@@ -82,17 +83,40 @@ export async function startWireServer(script: readonly WireReply[]): Promise<Wir
       res.end(computed?.raw ?? reply.raw ?? JSON.stringify(computed?.json ?? reply.json ?? {}));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const res of hanging) res.destroy();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      for (const res of hanging) res.destroy();
+      return closeServer(server);
+    },
+  };
+}
+
+/**
+ * The wire server of the running test: `start` starts it (a test starts one at a time), `current`
+ * is the one started last, and it is closed after each test.
+ *
+ * @example
+ * const wire = useWireServer();
+ * it('…', async () => { const server = await wire.start([{ json: body }]); …; expect(wire.current.requests).toHaveLength(1); });
+ */
+export function useWireServer(): { start(script: readonly WireReply[]): Promise<WireServer>; readonly current: WireServer } {
+  let server: WireServer | undefined;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return {
+    async start(script) {
+      server = await startWireServer(script);
+      return server;
+    },
+    get current() {
+      if (server === undefined) throw new Error('useWireServer: no wire server started in this test');
+      return server;
+    },
   };
 }
 
