@@ -1,6 +1,7 @@
 /**
- * `relay`: a battery made only for the tests, to prove the contract with nothing of FAR-6, X-Value
- * or P(True) in it. Two phases: `guess` asks the model under test for a whole number per slot;
+ * `relay`: a test fixture, not a template (the template is `sondage new battery`'s output): a battery
+ * that proves the contract's dependent phases with nothing of FAR-6, X-Value or P(True) in it.
+ * Two phases: `guess` asks the model under test for a whole number per slot;
  * `double` is built from guess's numeric readings (one item per number read) and asks for twice the
  * number. Its analysis joins the two phases' readings in its own SQL and scores the doubling; its
  * simulated models double wrongly at a known rate, so a test can check the estimate against the truth.
