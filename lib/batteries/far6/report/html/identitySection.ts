@@ -86,7 +86,8 @@ export function identitySection(results: AnalysisResults): Section {
           title: `${readout}: ${METRIC_LABEL[metric]} by class of cell pair, with 95 % bootstrap intervals`,
           desc: rows.map((r) => `${r.label} ${r.marks?.[0]?.title ?? ''}`).join('; '),
           rows,
-          domain: domainOf(values, [0], metric === 'mean_abs_diff' ? [-1, 1] : [-1, 1]),
+          // Correlations and differences of the contrasts both lie in [-1, 1], whatever the metric.
+          domain: domainOf(values, [0], [-1, 1]),
           axisLabel: METRIC_LABEL[metric],
           series: [{ label: 'estimate, whisker 95 % interval', shape: 'dot' }],
           references: [{ x: 0, label: '0' }],
