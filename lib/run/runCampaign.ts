@@ -11,7 +11,8 @@ import { createAnswerers } from './answerers.js';
 import { phaseEntries } from './context.js';
 import type { RunContext } from './context.js';
 import { assertWithinBudget } from './partitionSpec.js';
-import { PartitionThreads, threadsForWave } from './partitionThreads.js';
+import { PartitionThreads, runMemory, threadsForWave } from './partitionThreads.js';
+import type { RunMemory } from './partitionThreads.js';
 import { describePlanChange } from './planChange.js';
 import { planCampaign, plannedItems, type Plan } from './planCampaign.js';
 import { silentProgress, type ProgressSink } from './progress.js';
@@ -62,7 +63,7 @@ export interface RunOptions {
   /**
    * Threads that run the partitions of simulated models (partitionThreads.ts; `sondage run
    * --threads`): 1 keeps everything on the main thread; by default the cores, up to 4, for a
-   * wave of at least 20,000 calls, as many as fit 1 GiB with a copy of the design each.
+   * wave of at least 20,000 calls, as many as fit the run's memory budget (threadsForWave).
    */
   readonly threads?: number;
 }
@@ -150,7 +151,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   const hooks = opts.onReply !== undefined || opts.batch?.onSubmitted !== undefined;
   /** Threads started while the plan runs (below), until the first wave takes them or the run ends. */
   let early: { readonly count: number; readonly threads: Promise<PartitionThreads> } | undefined;
-  let earlyRss = 0;
+  let earlyMemory: RunMemory | undefined;
   const closeEarly = async (): Promise<void> => {
     const booting = early?.threads;
     early = undefined;
@@ -170,16 +171,16 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
       // it disagrees. The estimate: the first partition's calls, times the partitions.
       onPartition: (first, index, total) => {
         if (index > 0) return;
-        const rssBytes = process.memoryUsage.rss();
+        const memory = runMemory();
         const n = threadsForWave(opts.threads, {
           calls: firstWave.reduce((s, p) => s + (first.items[p.name] ?? 0), 0) * total,
           simulatedOnly: firstWave.every((p) => phaseEntries(ctx, p).every((e) => e.provider === 'simulated' && e.mode !== 'batch')),
           hooks,
-          rssBytes,
+          ...memory,
         });
         const count = Math.min(n, campaign.concurrency);
         if (count <= 1) return;
-        earlyRss = rssBytes;
+        earlyMemory = memory;
         const booting = startThreads(count);
         // Awaited (and its error reported) by the first wave; a run that stops before it closes them.
         booting.catch(() => undefined);
@@ -269,7 +270,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
         simulatedOnly: wave.every((p) => phaseEntries(ctx, p).every((e) => providers.get(e.id)?.simulated === true && !batchClients.has(e.id))),
         hooks,
         // The threads started during the plan count in the RSS now: measured as it was then.
-        rssBytes: early ? earlyRss : process.memoryUsage.rss(),
+        ...(early && earlyMemory ? earlyMemory : runMemory()),
         ...(threads ? { running: threads.size } : {}),
       });
       const count = Math.min(n, campaign.concurrency);
