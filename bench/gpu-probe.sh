@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prompts per second of sondage's GPU path against vLLM's own offline throughput, for one model and
-# the same prompts (issue "Open-weight models on AWS Batch GPU", item 6). Numbers, not pass/fail.
+# the same prompts. Numbers, not pass/fail.
 #
 #   bench/gpu-probe.sh MODEL [N]        e.g. bench/gpu-probe.sh Qwen/Qwen3-8B 2000
 #

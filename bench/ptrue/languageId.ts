@@ -1,5 +1,5 @@
 /**
- * Which offline language identifier the P(True) battery keeps (issue item 3): accuracy on the short
+ * Which offline language identifier the P(True) battery keeps: accuracy on the short
  * answers of `shortAnswers.ts` (30 per language, en zh fr ja ko hi), each candidate asked for one of
  * the six languages where it can be restricted, with and without the battery's script rule
  * (lib/batteries/ptrue/read/languageId.ts: a reply in Hangul, kana or Devanagari is Korean,
