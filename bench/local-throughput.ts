@@ -21,7 +21,7 @@
  *
  * "Model replies" are the replies of the models under test (FAR-6's generate, X-Value's every
  * phase, P(True)'s generate and verify); a role's calls (the judges) are counted apart.
- * Target (issue "Performance"): ≥ 20,000 model replies/s end to end, < 2 GB peak RSS.
+ * Target: ≥ 20,000 model replies/s end to end, < 2 GB peak RSS.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -98,6 +98,8 @@ const waves: { label: string; start: number; end?: number }[] = [];
 const bar = new ProgressBar();
 const summary = await runCampaign(ctx, {
   ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
+  // The run's own lines (how many partition threads it chose, and why not more).
+  log: (line) => console.error(line),
   progress: {
     start(label, total) {
       waves.push({ label, start: performance.now() });

@@ -1,8 +1,9 @@
 /**
- * Partition threads of the local run (issue "Performance": both cores busy). With simulated
- * models the run is bound by its own bookkeeping on one JS thread (building items, hashing ids,
- * staging Parquet rows, the ledger); partitions are independent, so N threads each run whole
- * partitions (partitionThreadMain.ts) and the main thread only hands them out and adds up.
+ * Partition threads of the local run. With simulated models the run is bound by its own
+ * bookkeeping on one JS thread (building items, hashing ids, staging Parquet rows, the ledger);
+ * partitions are independent, so N threads each run whole partitions (partitionThreadMain.ts) and
+ * the main thread only hands them out, serves their ledger calls and adds up. How many threads a
+ * run gets by default is weighed against what each costs in memory (threadsForWave).
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -25,32 +26,69 @@ const YOUNG_GENERATION_MB = 64;
 const PARTITIONS_PER_THREAD = 2;
 
 /**
- * What the run and its threads may hold together when the number is chosen for the user: each
- * thread loads its own copy of the campaign's design (X-Value's 100,000 pairs, P(True)'s items:
- * ~300–500 MB each), so threads that fit FAR-6 twice over would take a large design past 2 GB
- * (X-Value at 100,000 pairs in two threads: 3.0 GB peak RSS against 1.9 GB on one).
+ * What the run and its threads may hold together, in RSS, when the number is chosen for the user:
+ * under the 2 GB that a run of any battery at the papers' sizes is held to, with room for the
+ * partitions' own rows, which grow after the choice is made.
  */
-export const THREAD_MEMORY_BUDGET_BYTES = 1024 * 2 ** 20;
+export const RUN_MEMORY_BUDGET_BYTES = 1792 * 2 ** 20;
+
+/**
+ * What a thread costs beyond the heap it loads (the code, the battery's modules, the design): its
+ * young generation, its DuckDB (capped at 200 MB in partitionThreadMain.ts), its Parquet writer and
+ * the rows of the partitions it runs. Measured: P(True) at 100 items, 3 models, 185 MB of heap on
+ * the main thread after the plan, peaked 673 MiB on one thread and 1,469 MiB with two (~400 MB a
+ * thread); X-Value at 100,000 pairs, ~290 MB of heap, 1.9 GB on one thread and 3.0 GB with two.
+ */
+export const THREAD_OVERHEAD_BYTES = 256 * 2 ** 20;
+
+/** What threadsForWave weighs a thread's cost against. */
+export interface RunMemory {
+  /** The run's RSS now (its design loaded and planned; DuckDB's native memory included). */
+  readonly rssBytes: number;
+  /**
+   * The main thread's JS heap in use: what a thread loads again (the code, the battery's modules
+   * such as P(True)'s language-identification tables, the design). RSS is not that measure: most of
+   * it after a plan is the plan's garbage and native memory, which a thread does not copy.
+   */
+  readonly heapBytes: number;
+  /** The machine's free memory now (os.freemem()). */
+  readonly freeBytes: number;
+}
+
+/** The run's memory now, as threadsForWave reads it. */
+export function runMemory(): RunMemory {
+  return { rssBytes: process.memoryUsage.rss(), heapBytes: process.memoryUsage().heapUsed, freeBytes: os.freemem() };
+}
 
 /**
  * How many threads run a wave's partitions: `requested` when given (1: all on the main thread);
  * otherwise the machine's cores, up to 4, for a wave of at least THREAD_MIN_CALLS calls, and no
- * more than keep (threads + 1) × the run's memory (`rssBytes`, its design loaded and planned)
- * within THREAD_MEMORY_BUDGET_BYTES. Only waves answered by simulated models run in threads: a
- * real provider's rate limits and its batch API are kept per process (RateLimiters), and its
- * calls wait on the network, not the CPU. Threads started for an earlier wave (`running`) run
- * every later wave they may: their memory is spent already, and the run's RSS now counts their
- * heaps, so measuring it again would wrongly keep the later waves on one thread.
+ * more than fit: each thread costs the main thread's heap (it loads the same code, modules and
+ * design) plus THREAD_OVERHEAD_BYTES, and the run's RSS, as much again as its heap for its own
+ * growth, and the threads stay within RUN_MEMORY_BUDGET_BYTES and within the memory the machine
+ * has free. P(True), even at the paper's size (~170 MB of heap, mostly its language-identification
+ * tables; its design is a few MB), gets two threads; X-Value at 100,000 pairs, whose one-thread run
+ * already peaks at 1.9 GB, stays on one. Only waves answered by simulated models
+ * run in threads: a real provider's rate limits and its batch API are kept per process
+ * (RateLimiters), and its calls wait on the network, not the CPU. Threads started for an earlier
+ * wave (`running`) run every later wave they may: their memory is spent already, and the run's
+ * memory now counts their heaps, so measuring it again would wrongly keep the later waves on one
+ * thread.
  */
 export function threadsForWave(
   requested: number | undefined,
-  wave: { readonly calls: number; readonly simulatedOnly: boolean; readonly hooks: boolean; readonly rssBytes: number; readonly running?: number },
+  wave: RunMemory & { readonly calls: number; readonly simulatedOnly: boolean; readonly hooks: boolean; readonly running?: number },
 ): number {
   if (!wave.simulatedOnly || wave.hooks) return 1;
   if (requested !== undefined) return requested;
   if (wave.running !== undefined && wave.running > 1) return wave.running;
   if (wave.calls < THREAD_MIN_CALLS) return 1;
-  const fit = Math.floor(THREAD_MEMORY_BUDGET_BYTES / Math.max(1, wave.rssBytes)) - 1;
+  const perThread = wave.heapBytes + THREAD_OVERHEAD_BYTES;
+  // The main thread's heap grows too once partitions run and the analysis reads them: as much again
+  // is kept for it. Without this, X-Value at 100,000 pairs (434 MiB RSS, 293 MiB heap when chosen)
+  // got two threads and peaked at 3.0 GB.
+  const room = Math.min(RUN_MEMORY_BUDGET_BYTES - wave.rssBytes - wave.heapBytes, wave.freeBytes);
+  const fit = Math.floor(room / perThread);
   return Math.max(1, Math.min(4, os.availableParallelism(), fit));
 }
 

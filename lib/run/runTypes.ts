@@ -41,7 +41,7 @@ export interface RunOptions {
   /**
    * Threads that run the partitions of simulated models (partitionThreads.ts; `sondage run
    * --threads`): 1 keeps everything on the main thread; by default the cores, up to 4, for a
-   * wave of at least 20,000 calls, as many as fit 1 GiB with a copy of the design each.
+   * wave of at least 20,000 calls, as many as fit the run's memory budget (threadsForWave).
    */
   readonly threads?: number;
 }

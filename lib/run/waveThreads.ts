@@ -9,7 +9,8 @@ import type { EmbeddedLedger } from '../store/index.js';
 import type { Answerers } from './answerers.js';
 import { phaseEntries } from './context.js';
 import type { RunContext } from './context.js';
-import { PartitionThreads, threadsForWave } from './partitionThreads.js';
+import { PartitionThreads, runMemory, threadsForWave } from './partitionThreads.js';
+import type { RunMemory } from './partitionThreads.js';
 import { plannedItems, type Plan, type PlanPartition } from './planCampaign.js';
 import type { StopState } from './stopState.js';
 import type { ThreadInit } from './threadMessages.js';
@@ -32,7 +33,7 @@ export interface WaveThreadsOptions {
 export class WaveThreads {
   /** Threads started while the plan runs, until the first wave takes them or the run ends. */
   private early: { readonly count: number; readonly threads: Promise<PartitionThreads> } | undefined;
-  private earlyRss = 0;
+  private earlyMemory: RunMemory | undefined;
   private running: PartitionThreads | undefined;
   private failed = false;
 
@@ -48,16 +49,16 @@ export class WaveThreads {
     if (index > 0) return;
     const { ctx } = this.o;
     const firstWave = ctx.graph.waves[0] ?? [];
-    const rssBytes = process.memoryUsage.rss();
+    const memory = runMemory();
     const n = threadsForWave(this.o.requested, {
       calls: firstWave.reduce((s, p) => s + (first.items[p.name] ?? 0), 0) * total,
       simulatedOnly: firstWave.every((p) => phaseEntries(ctx, p).every((e) => e.provider === 'simulated' && e.mode !== 'batch')),
       hooks: this.o.hooks,
-      rssBytes,
+      ...memory,
     });
     const count = Math.min(n, ctx.campaign.concurrency);
     if (count <= 1) return;
-    this.earlyRss = rssBytes;
+    this.earlyMemory = memory;
     const booting = this.start(count);
     // Awaited (and its error reported) by the first wave; a run that stops before it closes them.
     booting.catch(() => undefined);
@@ -72,8 +73,8 @@ export class WaveThreads {
       calls: wave.reduce((s, p) => s + plannedItems(plan, p.name), 0),
       simulatedOnly: wave.every((p) => phaseEntries(ctx, p).every((e) => providers.get(e.id)?.simulated === true && !batchClients.has(e.id))),
       hooks: this.o.hooks,
-      // The threads started during the plan count in the RSS now: measured as it was then.
-      rssBytes: this.early ? this.earlyRss : process.memoryUsage.rss(),
+      // The threads started during the plan count in the memory now: measured as it was then.
+      ...(this.early && this.earlyMemory ? this.earlyMemory : runMemory()),
       ...(this.running ? { running: this.running.size } : {}),
     });
     const count = Math.min(n, ctx.campaign.concurrency);
