@@ -7,6 +7,7 @@
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 // eslint-disable-next-line no-restricted-imports -- the handler's own Context type; lib/ still may not import it
 import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -56,6 +57,28 @@ export function stackEnv(h: Harness): Record<string, string> {
     AWS_ACCESS_KEY_ID: 'test',
     AWS_SECRET_ACCESS_KEY: 'test',
   };
+}
+
+/**
+ * The harness of a test file: started before its first test with `secret` as the provider secret,
+ * closed after its last. The value returned stands for the started harness (its fields are read
+ * when a test runs), so a file writes `const h = useHarness();` instead of the hooks.
+ */
+export function useHarness(secret: Readonly<Record<string, string>> = {}): Harness {
+  let started: Harness | undefined;
+  beforeAll(async () => {
+    started = await startHarness();
+    started.secrets.secrets.set(SECRET_ARN, JSON.stringify(secret));
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return new Proxy({} as Harness, {
+    get: (_target, key) => {
+      if (!started) throw new Error('the harness starts in beforeAll: read it inside a test or hook');
+      return Reflect.get(started, key) as unknown;
+    },
+  });
 }
 
 export async function startHarness(): Promise<Harness> {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHandler, manifestKey } from '../../functions/plan/handler.js';
 import { athenaSources } from '../../lib/analysis/athena.js';
 import { far6 } from '../../lib/batteries/far6/index.js';
@@ -7,16 +7,9 @@ import type { Plan } from '../../lib/run/planCampaign.js';
 import { shardDoneKey } from '../../lib/run/shards.js';
 import { layout } from '../../lib/store/index.js';
 import { narrowDesign } from '../helpers/campaigns.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
+import { lambdaContext, uploadCampaign, useHarness, readShards } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  h.secrets.secrets.set(SECRET_ARN, JSON.stringify({ SONDAGE_TEST_OPENAI_KEY: 'sk-test-plan-secret-0123456789' }));
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness({ SONDAGE_TEST_OPENAI_KEY: 'sk-test-plan-secret-0123456789' });
 
 const planWith = (deps = h.deps()) => ({ handler: createHandler({ ...deps, glueDatabase: 'sondage_db' }), logs: deps.logs });
 

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PLAN_RESERVE_MS, createHandler as createPlan } from '../../functions/plan/handler.js';
 import { createHandler as createWorker } from '../../functions/worker/handler.js';
 import { MAX_WORKER_TURNS } from '../../lib/config/pipeline.js';
@@ -15,16 +15,9 @@ import { okCounts, storedReplies } from '../helpers/runData.js';
 import { tempDir, narrowDesign } from '../helpers/campaigns.js';
 import { startOpenAIBatchServer } from '../run/batchServers.js';
 import { chatCompletion, startWireServer } from '../providers/helpers/wireServer.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
+import { SECRET_ARN, lambdaContext, readShards, uploadCampaign, useHarness } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 /** One language, two forms, two constraints, two stories; shards of 20 items (rpm 6: the smallest shard). */
 async function upload(name: string): Promise<void> {

@@ -3,21 +3,14 @@
  * local run's `--max-wait`): a wait at or under it is sat out and the call retried; a longer one
  * stops that model's calls in the execution at once, its items pending, with when to resume.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHandler as createPlan } from '../../functions/plan/handler.js';
 import { createHandler as createWorker } from '../../functions/worker/handler.js';
 import type { Shard } from '../../lib/config/pipeline.js';
 import { chatCompletion, startWireServer } from '../providers/helpers/wireServer.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness } from './harness.js';
+import { lambdaContext, uploadCampaign, useHarness } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 /** The first generate shard of a one-model FAR-6 campaign (two stories, English, plain, yes/no) answered by `baseUrl`. */
 async function firstShard(campaign: string, baseUrl: string, maxWaitSeconds: number): Promise<Shard> {

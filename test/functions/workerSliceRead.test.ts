@@ -6,7 +6,7 @@
  * the workers name them, for the shards past the real ones, hold bytes no Parquet reader takes, so
  * a worker that copied or read them would count them and fail on them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHandler as createPlan } from '../../functions/plan/handler.js';
 import { createHandler as createWorker } from '../../functions/worker/handler.js';
 import type { Shard, WorkerEvent } from '../../lib/config/pipeline.js';
@@ -14,16 +14,9 @@ import { partRange } from '../../lib/run/upstreamSlice.js';
 import { partitionPrefix } from '../../lib/store/layout.js';
 import type { BlobStore } from '../../lib/store/types.js';
 import { narrowDesign } from '../helpers/campaigns.js';
-import { SECRET_ARN, lambdaContext, startHarness, uploadCampaign, type Harness, readShards } from './harness.js';
+import { lambdaContext, uploadCampaign, useHarness, readShards } from './harness.js';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-  h.secrets.secrets.set(SECRET_ARN, JSON.stringify({}));
-});
-afterAll(async () => {
-  await h.close();
-});
+const h = useHarness();
 
 const CAMPAIGN = 'w-slice';
 /** The 10 M shape of one partition: generate rows and the shards of 2,000 that wrote them. */
