@@ -26,7 +26,7 @@ function registerSql(rows: number, restoreRetired: boolean): string {
 export class EmbeddedItems {
   private readonly stmt;
   /** Registers ids of one partition in one transaction; with `restore`, retired ids come back (partitions.ts runs it inside its own). */
-  readonly registerTx;
+  readonly registerTx: Database.Transaction<(campaign: string, part: LedgerPartition, ids: readonly string[], restore: boolean) => void>;
   private readonly commitTx;
 
   constructor(db: Database.Database, budget: EmbeddedBudget, batches: EmbeddedBatches) {
