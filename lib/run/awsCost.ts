@@ -305,7 +305,8 @@ export function estimateAwsCost(
   const replies = plan.lines.reduce((s, l) => s + l.items, 0);
   const athenaBytesPerQuery = replies * a.parquetBytesPerReply;
   const billedPerQuery = Math.max(athenaBytesPerQuery, prices.athena.minimum_megabytes_per_query * 1e6);
-  const queries = ctx.battery.analysis.sql.allQueries().length;
+  // The battery's queries, and the stored replies' cost for the report's spend (lib/analysis/storedSpend.ts).
+  const queries = ctx.battery.analysis.sql.allQueries().length + 1;
   add('Athena', 'analysis', queries * billedPerQuery, 'bytes', ((queries * billedPerQuery) / 1e12) * prices.athena.per_terabyte_scanned);
   // Each query reads every part file's footer and row groups (~3 GETs a file) and writes its result.
   const partFiles = modelLanguages * 3 + stages.reduce((s, w) => s + 2 * w.shards, 0);
