@@ -6,7 +6,7 @@
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isBadRow, issuesCsv, kindOf } from '../battery/byoIssues.js';
+import { isBadRow, issuesCsv, issueKindOf } from '../battery/byoIssues.js';
 import type { ByoIssue } from '../battery/byoIssues.js';
 import type { Battery, BootstrapSettings, ByoReadResult, ByoSpec } from '../battery/types.js';
 import { CampaignFileError, SondageError } from '../errors.js';
@@ -130,7 +130,7 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
     if (read.issues.length > 0) await writeFile(issuesPath, issuesCsv(read.issues));
     else await rm(issuesPath, { force: true });
     const kinds: Record<string, number> = {};
-    for (const i of read.issues) kinds[kindOf(i)] = (kinds[kindOf(i)] ?? 0) + 1;
+    for (const i of read.issues) kinds[issueKindOf(i)] = (kinds[issueKindOf(i)] ?? 0) + 1;
     const manifest = {
       battery: battery.name,
       replies: shownSource(opts.replies),

@@ -43,7 +43,7 @@ export function locate(path: string): { readonly location: string; readonly fiel
 }
 
 /** The kind of an issue: as the battery named it, else read from its message. */
-export function kindOf(issue: ByoIssue): ByoIssueKind {
+export function issueKindOf(issue: ByoIssue): ByoIssueKind {
   if (issue.kind) return issue.kind;
   const m = issue.message;
   if (/not valid JSON|not a JSON|cannot be read|unsupported file type|no such file|expected a header|fields as in the header|the folder holds no/i.test(m)) return 'unreadable';
@@ -56,14 +56,14 @@ export function kindOf(issue: ByoIssue): ByoIssueKind {
 
 /** Whether an issue refuses the file (every kind but the missing-cell notice). */
 export function isBadRow(issue: ByoIssue): boolean {
-  return kindOf(issue) !== NOTICE_KIND;
+  return issueKindOf(issue) !== NOTICE_KIND;
 }
 
 /** The rows of `import_issues.csv`, in the order given. */
 export function issuesCsv(issues: readonly ByoIssue[]): string {
   return toCsv(
     ISSUE_COLUMNS,
-    issues.map((i) => ({ file: i.file, ...locate(i.path), kind: kindOf(i), message: i.message })),
+    issues.map((i) => ({ file: i.file, ...locate(i.path), kind: issueKindOf(i), message: i.message })),
   );
 }
 
@@ -77,7 +77,7 @@ export function summarizeIssues(issues: readonly ByoIssue[], perKind = 3): strin
   const groups = new Map<string, ByoIssue[]>();
   for (const i of issues) {
     const { field } = locate(i.path);
-    const key = `${kindOf(i)}${field ? ` in "${field}"` : ''}`;
+    const key = `${issueKindOf(i)}${field ? ` in "${field}"` : ''}`;
     const list = groups.get(key) ?? [];
     list.push(i);
     groups.set(key, list);

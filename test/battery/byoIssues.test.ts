@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closeLanguage, issuesCsv, kindOf, languageProblem, locate, missingCells, summarizeIssues } from '../../lib/battery/byoIssues.js';
+import { closeLanguage, issuesCsv, issueKindOf, languageProblem, locate, missingCells, summarizeIssues } from '../../lib/battery/byoIssues.js';
 
 // The words every battery uses for a bad file brought from elsewhere (lib/battery/byoIssues.ts).
 
@@ -40,14 +40,14 @@ describe('issues: place, field, kind, summary and CSV', () => {
   });
 
   it('names the kind from the message where the battery gave none', () => {
-    const k = (message: string) => kindOf({ file: 'f', path: 'line 1', message });
+    const k = (message: string) => issueKindOf({ file: 'f', path: 'line 1', message });
     expect(k('not valid JSON (the JSON ends too early)')).toBe('unreadable');
     expect(k('unknown language "xx"; expected one of en')).toBe('unknown language');
     expect(k('missing; expected string')).toBe('missing field');
     expect(k('unexpected field; a row has item, model')).toBe('unknown field');
     expect(k('duplicate row: line 4 has the same model')).toBe('duplicate or conflict');
     expect(k('expected 1/0 or true/false, got "maybe"')).toBe('wrong value');
-    expect(kindOf({ file: 'f', path: '', message: 'x', kind: 'missing cell' })).toBe('missing cell');
+    expect(issueKindOf({ file: 'f', path: '', message: 'x', kind: 'missing cell' })).toBe('missing cell');
   });
 
   it('summarises by kind and field, the largest group first, three of each', () => {
