@@ -61,6 +61,8 @@ export interface BedrockServer {
   readonly jobs: Map<string, StandInJob>;
   /** Answers a Converse call; a text echo of the last user message by default. */
   converse: (req: BedrockRequest, modelId: string) => BedrockAnswer;
+  /** When set, a job is run with it at its first GetModelInvocationJob (a run's first poll). */
+  autoRun: ((record: { recordId: string; modelInput: unknown }, index: number) => RecordAnswer) | undefined;
   /** Runs a job: each input record answered by `answer`, the job left in `status` (Completed by default). */
   runJob(jobArn: string, answer: (record: { recordId: string; modelInput: unknown }, index: number) => RecordAnswer, status?: string): void;
   close(): Promise<void>;
@@ -87,7 +89,8 @@ export async function startBedrockServer(): Promise<BedrockServer> {
   const requests: BedrockRequest[] = [];
   const jobs = new Map<string, StandInJob>();
   let seq = 0;
-  const state: { converse: BedrockServer['converse'] } = {
+  const state: { converse: BedrockServer['converse']; autoRun: BedrockServer['autoRun']; runJob?: BedrockServer['runJob'] } = {
+    autoRun: undefined,
     converse: (req) => {
       const messages = (req.body as { messages?: { content: { text?: string }[] }[] }).messages ?? [];
       return { json: converseReply(`echo: ${messages.at(-1)?.content[0]?.text ?? ''}`) };
@@ -164,7 +167,10 @@ export async function startBedrockServer(): Promise<BedrockServer> {
       if (one) {
         const job = jobs.get(decodeURIComponent(one[1]!));
         if (!job) return send(res, { error: 'ResourceNotFoundException', status: 404, message: 'The specified job was not found.' });
-        if (req.method === 'GET' && !one[2]) return send(res, { json: jobView(job) });
+        if (req.method === 'GET' && !one[2]) {
+          if (state.autoRun && job.status === 'Submitted') state.runJob!(job.jobArn, state.autoRun);
+          return send(res, { json: jobView(job) });
+        }
         if (req.method === 'POST' && one[2]) {
           if (!['Completed', 'PartiallyCompleted', 'Failed', 'Stopped', 'Expired'].includes(job.status)) job.status = 'Stopped';
           return send(res, { json: {} });
@@ -189,11 +195,17 @@ export async function startBedrockServer(): Promise<BedrockServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  return {
+  const api: BedrockServer = {
     url,
     requests,
     s3,
     jobs,
+    get autoRun() {
+      return state.autoRun;
+    },
+    set autoRun(fn) {
+      state.autoRun = fn;
+    },
     get converse() {
       return state.converse;
     },
@@ -242,4 +254,6 @@ export async function startBedrockServer(): Promise<BedrockServer> {
       await s3.close();
     },
   };
+  state.runJob = (arn, answer, status) => api.runJob(arn, answer, status);
+  return api;
 }
