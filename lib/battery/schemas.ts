@@ -176,7 +176,7 @@ export const modelShape = {
     .strictObject({
       s3_uri: z
         .string()
-        .regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/, { error: 'expected s3://bucket/prefix, where the batch jobs keep their input and output JSONL' })
+        .regex(/^s3:\/\/[a-z0-9.-]{3,63}(\/.*)?$/, { error: 'expected s3://bucket/prefix, where the batch jobs keep their input and output JSONL' })
         .meta({ description: 'Where the jobs keep their files: s3://bucket/prefix' }),
       role_arn: z
         .string()
