@@ -83,6 +83,21 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(JSON.stringify(stored)).not.toContain(ACCESS_KEY);
   });
 
+  it('credentials AWS refuses stop the model\'s calls with a sentence about AWS credentials, not an API key variable; the items stay pending', async () => {
+    const ctx = await setup(1, {});
+    server!.converse = () => ({ error: 'AccessDeniedException', status: 403, message: 'You don\'t have access to the model with the specified model ID.' });
+
+    const summary = await runCampaign(ctx, { retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 10_000 }, skipAnalysis: true });
+
+    expect(summary.keyFailures).toHaveLength(1);
+    expect(summary.keyFailures![0]).toMatch(/^bedrock\/anthropic\.claude-3-5-haiku-20241022-v1:0: AWS refused the call \(permission: AccessDeniedException/);
+    expect(summary.keyFailures![0]).toContain('may call bedrock:InvokeModel on this model');
+    expect(summary.keyFailures![0]).not.toMatch(/api_key_env|API key/);
+    const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
+    expect(ledger.generate.done).toBe(0);
+    expect(ledger.generate.pending).toBeGreaterThan(0);
+  });
+
   it('mode: batch: one job for the partition, every item answered exactly once at the batch price, the ledger agrees to the cent', async () => {
     // Prepare: 2 stories in English make 128 items, above Bedrock's 100-record minimum for one job.
     const ctx = await setup(2, { mode: 'batch', bedrock_batch: { s3_uri: 's3://sondage-batch/jobs', role_arn: 'arn:aws:iam::123456789012:role/sondage-bedrock-batch' } });
