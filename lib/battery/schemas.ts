@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { gpuSettingsSchema } from '../gpu/settings.js';
 import { modelPriceSchema } from '../pricing/pricing.js';
 
-export const PROVIDERS = ['openai', 'anthropic', 'openai-compatible', 'simulated'] as const;
+export const PROVIDERS = ['openai', 'anthropic', 'openai-compatible', 'bedrock', 'simulated'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 const SAFE_ID = /^[a-z0-9][a-z0-9._-]*$/;
@@ -167,6 +167,24 @@ export const modelShape = {
     .regex(ENV_NAME, { error: 'expected the name of an environment variable such as OPENAI_API_KEY, not the key itself' })
     .optional()
     .meta({ description: 'Environment variable holding the API key' }),
+  region: z
+    .string({ error: 'expected an AWS region such as us-east-1' })
+    .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, { error: 'expected an AWS region such as us-east-1' })
+    .optional()
+    .meta({ description: 'Provider bedrock only: the AWS region where the model is enabled; AWS_REGION when absent' }),
+  bedrock_batch: z
+    .strictObject({
+      s3_uri: z
+        .string()
+        .regex(/^s3:\/\/[a-z0-9.-]{3,63}(\/.*)?$/, { error: 'expected s3://bucket/prefix, where the batch jobs keep their input and output JSONL' })
+        .meta({ description: 'Where the jobs keep their files: s3://bucket/prefix' }),
+      role_arn: z
+        .string()
+        .regex(/^arn:aws[a-z-]*:iam::\d{12}:role\/.+$/, { error: 'expected an IAM role ARN, arn:aws:iam::123456789012:role/…' })
+        .meta({ description: 'The service role Bedrock assumes to read the input and write the output' }),
+    })
+    .optional()
+    .meta({ description: 'Provider bedrock with mode: batch only: the S3 location and service role of its batch inference jobs' }),
   rpm: z.int().min(1).optional().meta({ description: 'Requests per minute' }),
   tpm: z.int().min(1).optional().meta({ description: 'Tokens per minute' }),
   timeout_s: z

@@ -56,6 +56,10 @@ export interface ModelEntry extends ModelRef {
   readonly base_url?: string;
   /** Name of the environment variable holding the API key; never the key itself. */
   readonly api_key_env?: string;
+  /** Provider bedrock: the AWS region (AWS_REGION when absent). */
+  readonly region?: string;
+  /** Provider bedrock with mode: batch: where its jobs keep their files, and the service role Bedrock uses. */
+  readonly bedrock_batch?: { readonly s3_uri: string; readonly role_arn: string };
   readonly rpm?: number;
   readonly tpm?: number;
   /** Seconds one attempt may take (lib/run/callWithRetry.ts `timeoutMs`); the run's default when absent. */
@@ -318,6 +322,8 @@ function buildCampaign(data: Record<string, unknown>, battery: Battery, file: st
       mode: m.mode,
       base_url: m.base_url,
       api_key_env: m.api_key_env ?? DEFAULT_API_KEY_ENV[m.provider],
+      region: m.region,
+      bedrock_batch: m.bedrock_batch,
       rpm: m.rpm,
       tpm: m.tpm,
       timeout_s: m.timeout_s,

@@ -10,11 +10,12 @@ import { mergeSettings } from '../core/settings.js';
 import { checkGpuEntry } from '../gpu/checkGpuEntry.js';
 import type { GenerationSettings } from '../core/types.js';
 import { modelPriceSchema, PRICE_TABLE, priceFor } from '../pricing/pricing.js';
+import { logprobsUnsupported } from '../battery/providerCapabilities.js';
 import { formatPath } from './issues.js';
 import type { LocatedIssue } from './issues.js';
 
 /** Providers with a batch API at a discount; `mode: batch` is refused elsewhere. */
-const BATCH_PROVIDERS: readonly ProviderName[] = ['openai', 'anthropic'];
+const BATCH_PROVIDERS: readonly ProviderName[] = ['openai', 'anthropic', 'bedrock'];
 
 /**
  * The lowest layer of generation settings, under the campaign's `defaults` and each model's
@@ -102,6 +103,16 @@ export function crossFieldIssues(raw: unknown, battery: Battery | undefined): Lo
         if (m[key] !== undefined) add(at(key), `a simulated model makes no network calls; remove ${key}`);
       if (battery && !battery.simulator) add(at('provider'), `battery ${battery.name} has no simulated respondents; use a real provider`);
     }
+    // Bedrock signs its calls with AWS credentials; its own fields mean nothing elsewhere.
+    if (provider === 'bedrock' && m.api_key_env !== undefined)
+      add(at('api_key_env'), 'provider bedrock uses AWS credentials (the SDK default chain: the Lambda role, or your profile or environment), not an API key; remove api_key_env');
+    if (provider !== 'bedrock')
+      for (const key of ['region', 'bedrock_batch'])
+        if (m[key] !== undefined) add(at(key), `only provider bedrock takes ${key}; remove it (provider is ${provider})`);
+    if (provider === 'bedrock' && m.mode === 'batch' && m.bedrock_batch === undefined)
+      add(at('bedrock_batch'), 'is required for mode: batch on bedrock: { s3_uri: s3://bucket/prefix, role_arn: arn:aws:iam::…:role/… }, where its jobs keep their files and the role Bedrock reads and writes them with');
+    if (provider === 'bedrock' && m.mode !== 'batch' && m.bedrock_batch !== undefined)
+      add(at('bedrock_batch'), 'is read only with mode: batch; remove it or set mode: batch');
     // A runs_on: gpu model is served by its job's own vLLM on AWS; base_url is then only for `sondage run`.
     if (provider === 'openai-compatible' && m.base_url === undefined && !onGpu)
       add(at('base_url'), "is required for provider openai-compatible; the server's URL, e.g. http://localhost:8000/v1");
@@ -144,6 +155,13 @@ export function crossFieldIssues(raw: unknown, battery: Battery | undefined): Lo
       else candidatesFromDefaults.push(`${formatPath(segments)} (${provider})`);
     }
     thinkingFits(base, at('settings'));
+    const noLogprobs = logprobsUnsupported(provider);
+    const logprobsFit = (settings: GenerationSettings, where: (string | number)[]): void => {
+      // candidate_logprobs has its own message above.
+      if (noLogprobs !== undefined && (settings.logprobs === true || (settings.top_logprobs ?? 0) > 0))
+        add(where, `asks for logprobs, but ${noLogprobs}; remove logprobs and top_logprobs for this model (provider is ${provider})`);
+    };
+    logprobsFit(base, at('settings'));
     if (isRecord(m.phase_settings)) {
       for (const [phase, value] of Object.entries(m.phase_settings)) {
         const parsed = generationSettingsSchema.safeParse(value);
@@ -151,6 +169,7 @@ export function crossFieldIssues(raw: unknown, battery: Battery | undefined): Lo
         const where = [...segments, 'phase_settings', phase];
         if (parsed.data.candidate_logprobs !== undefined && provider !== 'openai-compatible') noCandidates(where);
         thinkingFits(mergeSettings(base, parsed.data), where);
+        logprobsFit(parsed.data, where);
       }
     }
   }

@@ -24,6 +24,10 @@ export interface ProviderEntry {
   readonly base_url?: string;
   /** Real providers: the environment variable holding the API key; never the key itself. */
   readonly api_key_env?: string;
+  /** Bedrock: the AWS region of the model (AWS_REGION when absent). */
+  readonly region?: string;
+  /** Bedrock with `mode: batch`: where its jobs keep their JSONL files, and the service role Bedrock uses for them. */
+  readonly bedrock_batch?: { readonly s3_uri: string; readonly role_arn: string };
 }
 
 export interface ProviderContext {

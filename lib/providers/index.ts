@@ -7,6 +7,6 @@ export { parseRateLimitHeaders, retryAfterMs } from './rateLimits.js';
 export type { RateLimitHints } from './rateLimits.js';
 export type * from './batchTypes.js';
 export { splitBatch } from './splitBatch.js';
-// The real adapters (./openai, ./anthropic, ./openaiCompatible) are not re-exported here: the
+// The real adapters (./openai, ./anthropic, ./openaiCompatible, ./bedrock) are not re-exported here: the
 // registry loads them lazily, so a run only imports the SDKs its campaign uses.
 export * from './simulated/index.js';

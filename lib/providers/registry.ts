@@ -14,6 +14,7 @@ const FACTORIES: Readonly<Record<string, () => Promise<ProviderFactory>>> = {
   openai: async () => (await import('./openai/createOpenAIProvider.js')).createOpenAIProvider,
   anthropic: async () => (await import('./anthropic/createAnthropicProvider.js')).createAnthropicProvider,
   'openai-compatible': async () => (await import('./openaiCompatible/createOpenAICompatibleProvider.js')).createOpenAICompatibleProvider,
+  bedrock: async () => (await import('./bedrock/createBedrockProvider.js')).createBedrockProvider,
 };
 
 /** The provider names a campaign may use. */
@@ -44,6 +45,7 @@ type BatchFactory = (entry: ProviderEntry, ctx: ProviderContext) => BatchClient;
 const BATCH_FACTORIES: Readonly<Record<string, () => Promise<BatchFactory>>> = {
   openai: async () => (await import('./openai/createOpenAIProvider.js')).createOpenAIBatchClient,
   anthropic: async () => (await import('./anthropic/createAnthropicProvider.js')).createAnthropicBatchClient,
+  bedrock: async () => (await import('./bedrock/createBedrockProvider.js')).createBedrockBatchClient,
 };
 
 /** The provider names that take `mode: batch`. */

@@ -7,13 +7,14 @@ import type { PhaseGraph } from '../battery/phaseGraph.js';
 import type { Battery, LoadedDesign, PhaseSpec } from '../battery/types.js';
 import { batteryNamed } from '../batteries/index.js';
 import { loadExternalBattery } from '../batteries/external.js';
-import type { Campaign, ModelEntry } from '../design/campaign.js';
+import type { Campaign, ModelEntry, RoleModelEntry } from '../design/campaign.js';
 import { phaseSettings } from '../design/campaign.js';
 import { loadCampaign } from '../design/loadCampaign.js';
 import { CampaignFileError, formatIssues, SondageError } from '../errors.js';
 import type { GenerationSettings } from '../core/types.js';
 import { gpuPhasePrice } from '../gpu/gpuPrice.js';
 import type { Price } from '../providers/types.js';
+import { asksForLogprobs, logprobsUnsupported } from '../battery/providerCapabilities.js';
 
 export interface RunContext {
   readonly campaign: Campaign;
@@ -46,7 +47,26 @@ export async function contextFor(campaign: Campaign, dataDir: string = campaign.
       : [],
   );
   if (missing.length > 0) throw new CampaignFileError(formatIssues(missing), missing);
+  checkLogprobs(campaign, graph.phases);
   return { campaign, battery, design, graph, dataDir };
+}
+
+/**
+ * Refuses a phase that is read from logprobs (its settings ask for them: P(True)'s verify) when
+ * one of its answering models' providers cannot return any: every reply would be unreadable, and
+ * paid for. Checked here, so that `sondage plan` refuses it before anything is spent.
+ */
+function checkLogprobs(campaign: Campaign, phases: readonly PhaseSpec[]): void {
+  const issues = phases.flatMap((phase) =>
+    phaseEntries({ campaign }, phase).flatMap((entry) => {
+      const why = logprobsUnsupported(entry.provider);
+      if (why === undefined || !asksForLogprobs(settingsIn({ campaign }, phase, entry))) return [];
+      const i = campaign.models.indexOf(entry);
+      const at = i >= 0 ? `models[${i}]` : ((entry as Partial<RoleModelEntry>).at ?? [entry.id]).join('.');
+      return [{ file: campaign.file, path: `${at}.provider`, message: `phase "${phase.name}" is read from token logprobs, but ${why}; answer it with a model whose provider returns logprobs (openai, openai-compatible)` }];
+    }),
+  );
+  if (issues.length > 0) throw new CampaignFileError(formatIssues(issues), issues);
 }
 
 /**

@@ -61,6 +61,15 @@ export function noteKeyFailure(spec: KeyFailureScope, errorClass: string, messag
   const detail = (message.startsWith(`${spec.provider.id}: `) ? message.slice(spec.provider.id.length + 2) : message).slice(0, 200);
   const where = spec.keyEnv !== undefined ? `the environment variable ${spec.keyEnv}` : "the environment variable the model's api_key_env names";
   const at = spec.provider.endpoint !== undefined ? ` at ${spec.provider.endpoint}` : '';
+  if (spec.provider.id.startsWith('bedrock/')) {
+    // Bedrock has no API key: the AWS SDK's default chain found the credentials it signed with.
+    failures.set(
+      scope,
+      `${spec.provider.id}: AWS refused the call (${errorClass}: ${detail})${at}; the ${spec.phase} calls of this model at this endpoint stopped and its unanswered items stay pending. ` +
+        'Check the AWS credentials the SDK finds (AWS_PROFILE or AWS_ACCESS_KEY_ID locally, the worker role on AWS), that they may call bedrock:InvokeModel on this model, and that the model is enabled in this region, then run again.',
+    );
+    return;
+  }
   failures.set(
     scope,
     `${spec.provider.id}: the provider rejected the API key (${errorClass}: ${detail})${at}; ` +

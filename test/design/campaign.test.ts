@@ -176,7 +176,7 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
     [
       'unknown provider',
       (d) => (d.models[2] = { ...d.models[2], provider: 'open-ai' }),
-      ['demo.yaml: models[2].provider: "open-ai" is not a known provider; use one of openai, anthropic, openai-compatible, simulated'],
+      ['demo.yaml: models[2].provider: "open-ai" is not a known provider; use one of openai, anthropic, openai-compatible, bedrock, simulated'],
     ],
     [
       'duplicate model ids',
@@ -305,7 +305,7 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
     [
       'batch mode without a batch API',
       (d) => (d.models[0] = { ...d.models[0], mode: 'batch' }),
-      ['demo.yaml: models[0].mode: batch needs a provider with a batch API (openai, anthropic); use sync for simulated'],
+      ['demo.yaml: models[0].mode: batch needs a provider with a batch API (openai, anthropic, bedrock); use sync for simulated'],
     ],
     [
       'batch mode with a price lacking a batch discount',

@@ -73,7 +73,7 @@ describe('loadCampaign', () => {
       `${file}: name: "Bad Name" is not a safe id; use ${rule} (line 2)`,
       `${file}: budget_usd: must be greater than 0, got -1 (line 4)`,
       `${file}: design.languages[1]: "es" is not a known language; use one of en, zh, de, ja, ko, fr (line 9)`,
-      `${file}: models[0].provider: "open-ai" is not a known provider; use one of openai, anthropic, openai-compatible, simulated (line 12)`,
+      `${file}: models[0].provider: "open-ai" is not a known provider; use one of openai, anthropic, openai-compatible, bedrock, simulated (line 12)`,
       `${file}: models[0].settings: unknown key "temprature"; did you mean "temperature"? (line 15)`,
       `${file}: judge.id: "alpha" is already the id of models[0]; give every model and role its own id (line 17)`,
     ]);

@@ -463,6 +463,18 @@ describe('ProviderSecrets', () => {
   });
 });
 
+describe('provider bedrock', () => {
+  it('lets only the worker call Converse (bedrock:InvokeModel), on foundation models and this account\'s inference profiles, nothing else of Bedrock', () => {
+    const bedrock = iamStatements(s.template).filter((st) => st.actions.some((a) => a.startsWith('bedrock:')));
+    expect(bedrock.map((st) => st.policy.replace(/RoleDefaultPolicy.*$/, ''))).toEqual(['PipelineWorker']);
+    expect(bedrock[0]!.actions).toEqual(['bedrock:InvokeModel']);
+    expect(bedrock[0]!.resources.map((r) => tokenText(r))).toEqual([
+      expect.stringMatching(/^arn:.*:bedrock:\*::foundation-model\/\*$/),
+      'arn:aws:bedrock:us-east-1:123456789012:inference-profile/*',
+    ]);
+  });
+});
+
 describe('IAM and cdk-nag', () => {
   it('grants no wildcard action, and no data action on every resource', () => {
     const statements = iamStatements(s.template);

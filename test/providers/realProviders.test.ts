@@ -132,11 +132,11 @@ describe('an API key never leaves the adapter', () => {
 describe('registry: batch clients', () => {
   it('builds the batch client of openai and anthropic entries and refuses providers without a batch API', async () => {
     const env = { OPENAI_API_KEY: KEY, ANTHROPIC_API_KEY: 'sk-ant-other-key-000' };
-    expect(BATCH_PROVIDERS).toEqual(['anthropic', 'openai']);
+    expect(BATCH_PROVIDERS).toEqual(['anthropic', 'bedrock', 'openai']);
     expect(await createBatchClient({ id: 'g', provider: 'openai', model: 'gpt-4.1-mini' }, { seed: 1, env })).toBeInstanceOf(OpenAIBatchClient);
     expect(await createBatchClient({ id: 'c', provider: 'anthropic', model: 'claude-haiku-4-5' }, { seed: 1, env })).toBeInstanceOf(AnthropicBatchClient);
     await expect(createBatchClient({ id: 'q', provider: 'openai-compatible', model: 'qwen3-8b', base_url: 'http://127.0.0.1:9/v1' }, { seed: 1, file: 'demo.yaml', env })).rejects.toThrow(
-      'demo.yaml: model "q": provider "openai-compatible" has no batch API; use mode: sync, or one of anthropic, openai',
+      'demo.yaml: model "q": provider "openai-compatible" has no batch API; use mode: sync, or one of anthropic, bedrock, openai',
     );
     await expect(createBatchClient({ id: 'g', provider: 'openai', model: 'gpt-4.1-mini' }, { seed: 1, file: 'demo.yaml', env: {} })).rejects.toThrow(
       /^demo\.yaml: models\[g\]\.api_key_env: environment variable OPENAI_API_KEY is not set/,

@@ -18,10 +18,10 @@ describe('createProvider', () => {
     const err = await createProvider({ id: 'm2', provider: 'open-ai', model: 'gpt' }, { seed: 7, file: 'demo.yaml' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SondageError);
     expect(err).toBeInstanceOf(UnknownProviderError);
-    expect((err as Error).message).toBe('demo.yaml: model "m2": provider "open-ai" is not a known provider; use one of anthropic, openai, openai-compatible, simulated');
+    expect((err as Error).message).toBe('demo.yaml: model "m2": provider "open-ai" is not a known provider; use one of anthropic, bedrock, openai, openai-compatible, simulated');
     expect((err as UnknownProviderError).known).toEqual(KNOWN_PROVIDERS);
     // a name inherited from Object.prototype is not a provider
-    await expect(createProvider({ id: 'm', provider: 'toString', model: 'x' }, { seed: 7 })).rejects.toThrow(/use one of anthropic, openai, openai-compatible, simulated/);
+    await expect(createProvider({ id: 'm', provider: 'toString', model: 'x' }, { seed: 7 })).rejects.toThrow(/use one of anthropic, bedrock, openai, openai-compatible, simulated/);
   });
 
   it('refuses a simulated model when the battery has no simulator', async () => {

@@ -108,7 +108,7 @@ describe('a campaign on an OpenAI-compatible endpoint', () => {
       ];
     });
 
-    await expect(loadContext(file)).rejects.toThrow(/campaign\.yaml: models\[0\]\.mode: batch needs a provider with a batch API \(openai, anthropic\); use sync for openai-compatible/);
+    await expect(loadContext(file)).rejects.toThrow(/campaign\.yaml: models\[0\]\.mode: batch needs a provider with a batch API \(openai, anthropic, bedrock\); use sync for openai-compatible/);
     expect(existsSync(join(tmp.dir, 'data'))).toBe(false);
   });
 });

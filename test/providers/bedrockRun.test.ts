@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import { readParquet, tableGlob } from '../../lib/store/index.js';
+import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
+import { converseReply, startBedrockServer } from '../helpers/bedrockServer.js';
+import type { BedrockAnswer, BedrockServer } from '../helpers/bedrockServer.js';
+
+const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+// Fake static credentials for the SDK's default chain (its environment provider): signed with, never stored.
+const ACCESS_KEY = 'AKIAFAKESTANDIN00003';
+const SECRET = 'fake-run-secret-never-stored-00000000';
+const PRICE = { input_per_mtok: 0.8, output_per_mtok: 4, batch_discount: 0.5 };
+const USAGE = { inputTokens: 120, outputTokens: 12 };
+
+/** Answers letter items with a letter and the others yes-first, as FAR-6's reading map expects. */
+function reply(text: string): Record<string, unknown> {
+  return converseReply(/A:|B:/.test(text) ? 'A' : 'Yes. I think so, because it hurt someone.', USAGE);
+}
+const promptOf = (modelInput: unknown): string => (modelInput as { messages: { content: { text: string }[] }[] }).messages.at(-1)?.content[0]?.text ?? '';
+
+let server: BedrockServer | undefined;
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await cleanup?.();
+  cleanup = undefined;
+  delete process.env['AWS_ACCESS_KEY_ID'];
+  delete process.env['AWS_SECRET_ACCESS_KEY'];
+});
+
+/** The small FAR-6 campaign in English with one Bedrock respondent on the stand-in. */
+async function setup(stories: number, model: Record<string, unknown>) {
+  server = await startBedrockServer();
+  process.env['AWS_ACCESS_KEY_ID'] = ACCESS_KEY;
+  process.env['AWS_SECRET_ACCESS_KEY'] = SECRET;
+  const tmp = await tempDir('bedrock-run');
+  cleanup = tmp.cleanup;
+  const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
+    doc.design['languages'] = ['en'];
+    doc.design['story_limit'] = stories;
+    doc.models = [{ id: 'haiku', provider: 'bedrock', model: MODEL, region: 'us-east-1', base_url: server!.url, rpm: 100_000, price: PRICE, ...model }];
+  });
+  return loadContext(file);
+}
+
+describe('a campaign on Bedrock, against the wire-format stand-in', () => {
+  it('sync (Converse): one ok reply per item through throttling and a model not ready, cost counted once, no credential stored', async () => {
+    // Prepare: every 4th call throttled, every 7th a model still loading.
+    const ctx = await setup(1, {});
+    let n = 0;
+    server!.converse = (req): BedrockAnswer => {
+      n++;
+      if (n % 4 === 0) return { error: 'ThrottlingException', status: 429, message: 'Too many requests, please wait before trying again.' };
+      if (n % 7 === 0) return { error: 'ModelNotReadyException', status: 429, message: 'Model is not ready for inference.' };
+      return { json: reply(promptOf(req.body)) };
+    };
+
+    // Act
+    const summary = await runCampaign(ctx, { retry: { maxAttempts: 12, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 10_000 }, skipAnalysis: true });
+
+    // Assess: every item once, the failures stored as errors beside them.
+    const generate = summary.phases.find((p) => p.phase === 'generate')!;
+    expect(generate.failed).toBe(0);
+    expect(generate.done).toBe(generate.items);
+    const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
+    const ok = okCounts(rows);
+    expect(ok.size).toBe(generate.items);
+    expect([...ok.values()].every((c) => c === 1)).toBe(true);
+    expect(rows.filter((r) => r.status === 'error').length).toBeGreaterThan(0);
+    // Settlement: Converse's usage at the list price, once per ok reply; nothing left reserved.
+    expect(generate.costUsd).toBeCloseTo((ok.size * (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok)) / 1e6, 9);
+    const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
+    expect(ledger.budget.spent_usd).toBeCloseTo(summary.phases.reduce((s, p) => s + p.costUsd, 0), 9);
+    expect(ledger.budget.reserved_usd).toBe(0);
+    const stored = await readParquet<{ provider: string; settings_json: string; status: string }>(tableGlob(ctx.dataDir, ctx.campaign.name, 'generate', 'replies'));
+    expect(stored.every((r) => r.provider === `bedrock/${MODEL}`)).toBe(true);
+    expect(JSON.parse(stored.find((r) => r.status === 'ok')!.settings_json)).toEqual({ inferenceConfig: { maxTokens: 120, temperature: 1 } });
+    // The calls were signed with the environment's key; neither key nor secret was stored.
+    expect(server!.requests.every((r) => String(r.headers.authorization).includes(`Credential=${ACCESS_KEY}/`))).toBe(true);
+    expect(JSON.stringify(stored)).not.toContain(SECRET);
+    expect(JSON.stringify(stored)).not.toContain(ACCESS_KEY);
+  });
+
+  it('credentials AWS refuses stop the model\'s calls with a sentence about AWS credentials, not an API key variable; the items stay pending', async () => {
+    const ctx = await setup(1, {});
+    server!.converse = () => ({ error: 'AccessDeniedException', status: 403, message: 'You don\'t have access to the model with the specified model ID.' });
+
+    const summary = await runCampaign(ctx, { retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 10_000 }, skipAnalysis: true });
+
+    expect(summary.keyFailures).toHaveLength(1);
+    expect(summary.keyFailures![0]).toMatch(/^bedrock\/anthropic\.claude-3-5-haiku-20241022-v1:0: AWS refused the call \(permission: AccessDeniedException/);
+    expect(summary.keyFailures![0]).toContain('may call bedrock:InvokeModel on this model');
+    expect(summary.keyFailures![0]).not.toMatch(/api_key_env|API key/);
+    const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
+    expect(ledger.generate.done).toBe(0);
+    expect(ledger.generate.pending).toBeGreaterThan(0);
+  });
+
+  it('mode: batch: one job for the partition, every item answered exactly once at the batch price, the ledger agrees to the cent', async () => {
+    // Prepare: 2 stories in English make 128 items, above Bedrock's 100-record minimum for one job.
+    const ctx = await setup(2, { mode: 'batch', bedrock_batch: { s3_uri: 's3://sondage-batch/jobs', role_arn: 'arn:aws:iam::123456789012:role/sondage-bedrock-batch' } });
+    server!.autoRun = (r) => ({ modelOutput: reply(promptOf(r.modelInput)) });
+
+    // Act
+    const summary = await runCampaign(ctx, { skipAnalysis: true, batch: { pollMs: 1 } });
+
+    // Assess
+    const generate = summary.phases.find((p) => p.phase === 'generate')!;
+    expect(generate.items).toBeGreaterThanOrEqual(100);
+    expect(generate.done).toBe(generate.items);
+    expect(server!.jobs.size).toBe(1);
+    const job = [...server!.jobs.values()][0]!;
+    expect(job).toMatchObject({ modelId: MODEL, modelInvocationType: 'Converse', status: 'Completed' });
+    const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
+    const ok = okCounts(rows);
+    expect(ok.size).toBe(generate.items);
+    expect([...ok.values()].every((c) => c === 1)).toBe(true);
+    const perReply = ((USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) * PRICE.batch_discount) / 1e6;
+    const okCost = rows.filter((r) => r.status === 'ok').reduce((s, r) => s + r.cost_usd, 0);
+    expect(okCost).toBeCloseTo(generate.items * perReply, 12);
+    const judgeCost = (await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge')).filter((r) => r.status === 'ok').reduce((s, r) => s + r.cost_usd, 0);
+    const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
+    expect(ledger.budget.spent_usd).toBeCloseTo(okCost + judgeCost, 12);
+    expect(ledger.budget.reserved_usd).toBe(0);
+    expect(ledger.generate).toEqual({ pending: 0, done: generate.items, failed: 0 });
+    // No Converse call was made: the batch route carried every item.
+    expect(server!.requests.some((r) => r.path.endsWith('/converse'))).toBe(false);
+  });
+});
