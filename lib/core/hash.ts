@@ -53,6 +53,46 @@ export function cachedCanonicalJson(value: object): string {
   return json;
 }
 
+// Digests of objects that many items share (see cachedDigest).
+const digestCache = new WeakMap<object, string>();
+
+/** A value inside a digested object: a primitive as its JSON, an object as its own digest (`#` cannot open JSON). */
+function digestPart(value: unknown): string {
+  return value !== null && typeof value === 'object' ? `#${cachedDigest(value)}` : (JSON.stringify(value) ?? 'null');
+}
+
+/**
+ * A digest of an object's canonical value (32 hex digits of SHA-256), computed once per object: an
+ * object inside it counts as its own digest, so an item's extras that hold a shared reading map
+ * hash a few dozen bytes, not the map's JSON again for every item. Equal values give equal
+ * digests, whatever the key order or which objects are shared; as with cachedCanonicalJson, an
+ * object must not change once digested (design data is built once per run and never edited).
+ * @example cachedDigest({ a: 1, b: [2] }) === cachedDigest({ b: [2], a: 1 })
+ */
+export function cachedDigest(value: object): string {
+  let digest = digestCache.get(value);
+  if (digest === undefined) {
+    let body: string;
+    if (Array.isArray(value)) {
+      body = '[';
+      for (let i = 0; i < value.length; i++) body += (i === 0 ? '' : ',') + digestPart(value[i]);
+      body += ']';
+    } else {
+      const obj = value as Record<string, unknown>;
+      body = '{';
+      for (const k of Object.keys(obj).sort()) {
+        const v = obj[k];
+        if (v === undefined) continue;
+        body += `${body.length === 1 ? '' : ','}${JSON.stringify(k)}:${digestPart(v)}`;
+      }
+      body += '}';
+    }
+    digest = hash('sha256', body, 'hex').slice(0, 32);
+    digestCache.set(value, digest);
+  }
+  return digest;
+}
+
 // The JSON of frozen, flat objects (a prompt's messages): such an object cannot change, so neither can its JSON.
 const frozenJson = new WeakMap<object, string>();
 

@@ -4,9 +4,7 @@
  * read, where its parts go (a BlobStore through a ParquetWriter) and where its journals live.
  * One builder, so that the two paths cannot drift in what they charge or store.
  */
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { cachedCanonicalJson } from '../core/hash.js';
 import type { Campaign } from '../design/campaign.js';
 import type { LanguageCode, PromptItem } from '../core/types.js';
 import { BudgetError } from '../errors.js';
@@ -22,6 +20,7 @@ import type { Plan } from './planCampaign.js';
 import { itemMaxCost } from './cost.js';
 import type { RateLimiters } from './RateLimiter.js';
 import { withRateLimit } from './RateLimiter.js';
+import { itemsDigest } from './readings.js';
 import type { PartSink, PartitionSpec } from './partitionTypes.js';
 
 /** The fields every partition of one run shares (ledger, bounds, retry policy, stop flag). */
@@ -113,9 +112,7 @@ export function promptsDigestKey(campaign: string, phase: string, model: string,
 
 /** A digest of what a prompts part holds that can change: each item's id (which hashes the request) and extras. */
 function promptsDigest(items: readonly PromptItem[]): string {
-  // Joined first, hashed once: the same digest as an update per field, without four native calls per item.
-  const lines = items.map((item) => `${item.item_id}\u0000${item.extras === undefined || item.extras === null ? '' : cachedCanonicalJson(item.extras as object)}\n`);
-  return createHash('sha256').update(lines.join('')).digest('hex');
+  return itemsDigest(items);
 }
 
 /**

@@ -3,9 +3,9 @@
  * reply, the core adds the partition and the item the reading names, and checks each label
  * against the battery's vocabulary.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { PhaseSpec, ReadingDraft, ReplyView, Vocabulary } from '../battery/types.js';
-import { cachedCanonicalJson } from '../core/hash.js';
+import { cachedDigest } from '../core/hash.js';
 import type { PromptItem } from '../core/types.js';
 import type { TokenLogprob } from '../providers/types.js';
 import type { ReadingRow, ReplyRow } from '../store/types.js';
@@ -20,24 +20,33 @@ export function replyView(reply: ReplyRow): ReplyView {
   };
 }
 
-/** An item's fingerprint, kept with the reader it was made for (an item belongs to one phase; the check costs nothing). */
-const fingerprints = new WeakMap<PromptItem, { readonly reader: string; readonly digest: string }>();
+/** Fingerprints by the extras object they were made from (FAR-6's repeats share one), with the reader they were made for. */
+const fingerprints = new WeakMap<object, { readonly reader: string; readonly digest: string }>();
 
 /**
  * What a reading of `item` in `phase` is read with, as a short digest: the phase, its reader version
- * and the item's design data (`extras`: a P(True) gold letter, a FAR-6 reading map; `factors`).
- * The request itself is the item id, which the reading row names already. A phase's `read` is a
- * pure function of the item and the reply, so two readings of one reply with the same fingerprint
- * are the same reading; a design corrected between runs changes the fingerprint of exactly the
- * items it touched (lib/run/refreshReadings.ts reads those again).
+ * and the item's design data (`extras`: a P(True) gold letter, a FAR-6 reading map). The request
+ * itself, factors included, is the item id, which the reading row names already (every battery's
+ * item id hashes its factors, and a judge's the item it judges), so the fingerprint need not hash
+ * it again. A phase's `read` is a pure function of the item and the reply, so two readings of one
+ * reply with the same item id and fingerprint are the same reading; a design corrected between
+ * runs changes the fingerprint of exactly the items whose extras it touched
+ * (lib/run/refreshReadings.ts reads those again). Computed once per extras object and reader, from
+ * the extras' digest (core/hash `cachedDigest`), not per item from their JSON.
  */
 export function readingFingerprint(phase: Pick<PhaseSpec, 'name' | 'readerVersion'>, item: PromptItem): string {
   const reader = readerOf(phase);
-  const known = fingerprints.get(item);
+  const extras = item.extras;
+  if (extras === null || typeof extras !== 'object') return fingerprintOf(reader, readingInputs(item));
+  const known = fingerprints.get(extras);
   if (known !== undefined && known.reader === reader) return known.digest;
-  const digest = createHash('sha256').update(`${reader}\u0000${readingInputs(item)}`).digest('hex').slice(0, 16);
-  fingerprints.set(item, { reader, digest });
+  const digest = fingerprintOf(reader, readingInputs(item));
+  fingerprints.set(extras, { reader, digest });
   return digest;
+}
+
+function fingerprintOf(reader: string, inputs: string): string {
+  return hash('sha256', `${reader}\u0000${inputs}`, 'hex').slice(0, 16);
 }
 
 /** The phase and its reader version, as fingerprints name them. */
@@ -45,10 +54,31 @@ export function readerOf(phase: Pick<PhaseSpec, 'name' | 'readerVersion'>): stri
   return `${phase.name}\u0000${phase.readerVersion ?? ''}`;
 }
 
-/** The design data of an item that a reader may consult: its extras and factors, as canonical JSON. */
+/**
+ * The design data of an item that a reader may consult beyond its id: its extras, as their digest
+ * (an object's is kept with the object, so many items sharing one cost one hash).
+ */
 export function readingInputs(item: PromptItem): string {
-  const extras = item.extras === undefined || item.extras === null ? '' : typeof item.extras === 'object' ? cachedCanonicalJson(item.extras) : JSON.stringify(item.extras);
-  return `${extras}\u0000${item.factors ? cachedCanonicalJson(item.factors) : ''}`;
+  const extras = item.extras;
+  if (extras === undefined || extras === null) return '';
+  return typeof extras === 'object' ? `#${cachedDigest(extras)}` : JSON.stringify(extras);
+}
+
+/**
+ * A digest of a list of items' ids and reading inputs, in order: what a prompts part holds that can
+ * change (lib/run/partitionSpec.ts) and, with the reader, what a partition's readings were read
+ * with (lib/run/refreshReadings.ts), one hash for both. A line per item of its id and its extras'
+ * digest, joined in slices and hashed once per slice: a native call per item would cost more than
+ * the hash.
+ */
+export function itemsDigest(items: readonly PromptItem[]): string {
+  const h = createHash('sha256');
+  for (let i = 0; i < items.length; i += 4096) {
+    let lines = '';
+    for (let j = i; j < Math.min(i + 4096, items.length); j++) lines += `${items[j]!.item_id}\u0000${readingInputs(items[j]!)}\n`;
+    h.update(lines);
+  }
+  return h.digest('hex');
 }
 
 /** The labels a vocabulary allows for a reader (and facet); undefined when it says nothing about them. */

@@ -25,7 +25,7 @@ import { readParquetRows } from '../store/JsParquet.js';
 import { partKey, partitionPrefix } from '../store/layout.js';
 import type { PartWriter } from '../store/parquetParts.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
-import { readerOf, readingInputs } from './readings.js';
+import { itemsDigest, readerOf } from './readings.js';
 
 /** One partition of a phase, with its current items and how one reply is read. */
 export interface ReadingsRefreshTarget {
@@ -56,18 +56,14 @@ export function readingsDigestKey(campaign: string, phase: string, model: string
   return prefix.replace(`/${phase}/readings/`, `/${phase}/_readings/`) + 'read_with.digest';
 }
 
+/**
+ * The partition's reading inputs as one digest: its reader and the digest of its items' ids and
+ * extras, the one its prompts part is kept with (readings.ts `itemsDigest`). Its format names the
+ * fingerprints' version: a campaign whose readings were fingerprinted from the items' JSON (an
+ * earlier sondage) has every part read again once, and rewritten with the same labels.
+ */
 function inputsDigest(phase: ReadingsRefreshTarget['phase'], items: readonly PromptItem[]): string {
-  const hash = createHash('sha256').update(readerOf(phase));
-  // Joined in slices, hashed once per slice: one native call per item would cost more than the hash.
-  for (let i = 0; i < items.length; i += 4096) {
-    hash.update(
-      items
-        .slice(i, i + 4096)
-        .map((item) => `\n${item.item_id}\u0000${readingInputs(item)}`)
-        .join(''),
-    );
-  }
-  return hash.digest('hex');
+  return createHash('sha256').update(`read_with 2\u0000${readerOf(phase)}\u0000${itemsDigest(items)}`).digest('hex');
 }
 
 /** A reading as compared: every stored column but the fingerprint. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, listCanonicalJson } from '../../lib/core/hash.js';
+import { cachedDigest, canonicalJson, listCanonicalJson } from '../../lib/core/hash.js';
 
 describe('listCanonicalJson', () => {
   const text = 'War es falsch, was Finn getan hat? „ja“ 不是 😀 "q" \\ \n';
@@ -35,5 +35,30 @@ describe('listCanonicalJson', () => {
     expect(listCanonicalJson(nested)).toBe('[{"content":{"text":"a"},"role":"user"}]');
     parts.text = 'b';
     expect(listCanonicalJson(nested)).toBe('[{"content":{"text":"b"},"role":"user"}]');
+  });
+});
+
+describe('cachedDigest', () => {
+  it('gives equal values one digest, whatever the key order or which objects are shared', () => {
+    const map = { 'Ja': 'P', 'Nein': 'notP', nested: [1, null, { x: 'y' }] };
+    const shared = { reading_map: map, propositions: { P: 'a', notP: 'b' } };
+    const copy = { propositions: { notP: 'b', P: 'a' }, reading_map: JSON.parse(JSON.stringify(map)) as typeof map };
+    expect(cachedDigest(copy)).toBe(cachedDigest(shared));
+    expect(cachedDigest(shared)).toMatch(/^[0-9a-f]{32}$/);
+    // Undefined fields are absent, as in canonicalJson.
+    expect(cachedDigest({ a: 1, b: undefined })).toBe(cachedDigest({ a: 1 }));
+  });
+
+  it('tells apart values that differ anywhere, down to a nested field or a type', () => {
+    const base = cachedDigest({ gold: 'B', labels: { prefix: ['A', 'B'] } });
+    for (const other of [
+      { gold: 'C', labels: { prefix: ['A', 'B'] } },
+      { gold: 'B', labels: { prefix: ['A', 'C'] } },
+      { gold: 'B', labels: { prefix: ['A', 'B', null] } },
+      { gold: 'B', labels: { prefix: 'A,B' } },
+      { gold: 'B', labels: '#' + cachedDigest({ prefix: ['A', 'B'] }) },
+      { gold: ['B'], labels: { prefix: ['A', 'B'] } },
+    ]) expect(cachedDigest(other)).not.toBe(base);
+    expect(cachedDigest([1, 2])).not.toBe(cachedDigest({ 0: 1, 1: 2 }));
   });
 });
