@@ -177,8 +177,9 @@ export interface PhaseSpec {
   /**
    * Changes when `read` makes something else of the same item and reply (a new rule, a fixed
    * parser): readings stored under another version are read again from their replies, for free,
-   * by the next run or analysis. Changes to the item's design data (its `extras` and `factors`:
-   * a gold letter, a reading map) are noticed without it. Default ''.
+   * by the next run or analysis. Changes to the item's `extras` (a gold letter, a reading map) are
+   * noticed without it; its `factors` are part of the request, so `item_id` hashes them (a changed
+   * factor is a new item, asked anew). Default ''.
    */
   readonly readerVersion?: string;
   /** Root phases: the expected reply length of an item for the cost estimate (default: its max_tokens). */

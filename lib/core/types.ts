@@ -62,7 +62,11 @@ export type FactorRecord = Readonly<Record<string, FactorValue>>;
  * simulator need beyond the factors, e.g. FAR-6's reading map).
  */
 export interface PromptItem<F extends FactorRecord = FactorRecord, X = unknown> {
-  /** Stable hash of everything that defines the request (the battery decides the identity object). */
+  /**
+   * Stable hash of everything that defines the request, its factors included (the battery decides
+   * the identity object). Stored replies, prompts parts and readings' fingerprints rely on it: what
+   * the id does not cover, only `extras` may change without a new item (lib/run/readings.ts).
+   */
   readonly item_id: string;
   /** The same without repeat-like factors: repeats share it. */
   readonly prompt_key: string;
