@@ -3,7 +3,9 @@
  * the next wave of the battery's phase graph (lib/run/planWave.ts): the first wave refuses a
  * campaign above its cap, checks every provider and key, sets the budget and registers the root
  * items; every wave writes one shard manifest for its Distributed Map. A re-started execution
- * resumes from the ledger and the done markers.
+ * resumes from the ledger and the done markers. After an edit of the uploaded design, each wave
+ * first reads again the stored readings of its phases that the design would read otherwise
+ * (lib/run/rereadStoredReadings.ts); what it says of them is logged and kept for `status --aws`.
  * Payload (infra/constructs/Pipeline.ts): `{ campaign: $.campaign, execution: $$.Execution.Name, retryFailed: $.retryFailed, allowPartial: $.allowPartial, phasesRun: $.phasesRun }`.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
@@ -22,6 +24,7 @@ import { createBatchClient, createProvider } from '../../lib/providers/registry.
 import { answeringEntries } from '../../lib/run/context.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import { planWave } from '../../lib/run/planWave.js';
+import { recordRereadNotice } from '../../lib/run/rereadStoredReadings.js';
 import { workerCopiesCeiling } from '../../lib/run/shards.js';
 import { ParquetWriter } from '../../lib/store/ParquetWriter.js';
 import { downloadCampaign } from '../../lib/run/campaignInput.js';
@@ -120,6 +123,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
       writer,
       remainingMs: () => context.getRemainingTimeInMillis(),
       glueDatabase: deps.glueDatabase,
+      scratch: join(deps.tmpDir, 'sondage-plan', `${executionToken(e.execution)}-reread`),
       ...(deps.gpuQueues ? { gpuQueues: deps.gpuQueues } : {}),
       ...(deps.maxWorkerCopies !== undefined ? { maxWorkerCopies: deps.maxWorkerCopies } : {}),
     });
@@ -127,6 +131,9 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
     await writer.close();
   }
   const out = result.output;
+  // What was read again under an edited design, and the settled shards listed again: logged, and kept for `sondage status --aws`.
+  for (const line of result.notices) logger.info('stored readings', { campaign: campaign.name, execution: e.execution, notice: line });
+  await recordRereadNotice(store, campaign.name, e.execution, result.notices, phasesRun.length === 0);
   logger.info('wave planned', {
     campaign: campaign.name,
     execution: e.execution,

@@ -20,12 +20,17 @@ interface CompleteRecord {
 
 const recordKey = (campaign: string): string => `${layout.campaignPrefix(campaign)}_complete.json`;
 
-/** A digest of everything the items are built from: the campaign, its loaded design data, the plan. */
-export function designFingerprint(ctx: Pick<RunContext, 'campaign' | 'design'>, plan: Plan): string {
+/**
+ * A digest of everything the items are built from: the campaign, its loaded design, the plan, and
+ * the bytes of the design's data files (`data`: lib/run/designDataDigest.ts), which the loaded
+ * design keeps out of sight of JSON.
+ */
+export function designFingerprint(ctx: Pick<RunContext, 'campaign' | 'design'>, plan: Plan, data: string): string {
   const replacer = (_key: string, value: unknown): unknown =>
     value instanceof Map ? [...value] : value instanceof Set ? [...value] : typeof value === 'bigint' ? String(value) : value;
   const hash = createHash('sha256');
   for (const part of [ctx.campaign, ctx.design, plan]) hash.update(JSON.stringify(part, replacer) ?? '').update('\0');
+  hash.update(data);
   return hash.digest('hex');
 }
 

@@ -6,6 +6,8 @@
  * manifest for the wave's Distributed Map. A re-started execution resumes: the ledger holds the
  * done items of root phases, done markers those of dependent phases.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { PhaseSpec } from '../battery/types.js';
 import { GPU_ENV, gpuQueueKey, PREFIX } from '../config/index.js';
 import { executionToken } from '../config/pipeline.js';
@@ -26,7 +28,9 @@ import { PartitionItems } from './partitionItems.js';
 import { waitForFencedWorkers } from './workerLease.js';
 import type { Plan } from './planCampaign.js';
 import { checkGpuQueues, checkGpuWeights } from './gpuChecks.js';
-import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, slices, waveCopies } from './shards.js';
+import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, shardOfDoneKey, slices, waveCopies } from './shards.js';
+import { designDigest } from './designDigest.js';
+import { rereadLines, rereadStoredReadings, type StoredReread } from './rereadStoredReadings.js';
 
 /**
  * Time the plan keeps for what follows registration (the manifest, the output) and for the
@@ -98,6 +102,8 @@ export interface PlanWaveArgs {
   readonly maxWorkerCopies?: number;
   /** How often the first wave looks again for fenced workers still running (default 1 s). */
   readonly fencePollMs?: number;
+  /** A folder of the plan's own for upstream parts it copies to read stored readings again (default: the system's temporary folder). */
+  readonly scratch?: string;
 }
 
 /** Of the plan's time, what waiting for fenced workers leaves for the plan itself. */
@@ -113,6 +119,8 @@ export interface PlanWaveResult {
   readonly released: number;
   /** GPU job children not submitted: the budget's headroom does not hold their instance time's bound. */
   readonly gpuHeldBack: number;
+  /** What the wave read again of the stored readings under an edited design, and the settled shards it listed again (rereadLines). */
+  readonly notices: readonly string[];
 }
 
 /**
@@ -151,11 +159,18 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   const gpuShards = new Map<ModelEntry, Shard[]>();
   const perPhase: Record<string, number> = {};
   let unregistered = 0;
+  const design = await designDigest(store, ctx);
+  const rereads: StoredReread[] = [];
+  const relisted: Record<string, number> = {};
   for (const phase of ready) {
+    // Stored readings the edited design would read otherwise, read again before anything is listed (free).
+    const reread = await rereadStoredReadings({ ctx, store, writer: a.writer, phase, design, scratch: join(a.scratch ?? tmpdir(), 'sondage-reread'), mayStart: () => a.remainingMs() > PLAN_RESERVE_MS });
+    if (reread) rereads.push(reread);
     const listed =
       phase.after.length === 0
         ? await rootShards(a, phase, copies)
-        : await dependentShards(a, phase, copies);
+        : await dependentShards(a, phase, copies, design);
+    if (listed.relisted) relisted[phase.name] = listed.relisted;
     unregistered += listed.unregistered;
     perPhase[phase.name] = listed.shards.length;
     for (const { shard, gpu } of listed.shards) {
@@ -209,6 +224,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
     unregistered,
     released,
     gpuHeldBack,
+    notices: rereadLines(rereads, relisted),
   };
 }
 
@@ -229,7 +245,7 @@ function headroomOf(b: BudgetState): number {
  * written once. With less than PLAN_RESERVE_MS left, a partition not yet registered is listed
  * whole and left unmarked. With `retryFailed`, items failed permanently count as pending.
  */
-async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Promise<{ shards: RoutedShard[]; unregistered: number }> {
+async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Promise<{ shards: RoutedShard[]; unregistered: number; relisted?: number }> {
   const { ctx, store, ledger } = a;
   const { campaign } = ctx;
   const shards: RoutedShard[] = [];
@@ -270,15 +286,20 @@ async function rootShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Pr
  * A dependent phase's shards: slices of each partition's items of its first input phase that hold
  * at least one item the phase builds on (`consumes`), cut by the answering model's shard size, or
  * the whole partition for a phase cut by partition; without those a previous execution finished
- * (shardDoneKey). Its items depend on the stored replies, so the worker builds them. With
+ * (shardDoneKey, under the design as uploaded now: a shard settled under another design is listed
+ * again, since the edit may have changed its items). Its items depend on the stored replies, so the worker builds them. With
  * `retryFailed` the done markers are passed over: a marker leaves items failed permanently behind,
  * and an input item asked again may bring a reply this phase has not read; the worker finds the rest done.
  */
-async function dependentShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number): Promise<{ shards: RoutedShard[]; unregistered: number }> {
+async function dependentShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number, design: string): Promise<{ shards: RoutedShard[]; unregistered: number; relisted: number }> {
   const { ctx, store } = a;
   const { campaign } = ctx;
   const source = phase.after[0]!.phase;
-  const done = new Set(a.retryFailed ? [] : await store.list(`${PREFIX.campaigns}${campaign.name}/${phase.name}/_shards/`));
+  const markers = a.retryFailed ? [] : await store.list(`${PREFIX.campaigns}${campaign.name}/${phase.name}/_shards/`);
+  const done = new Set(markers);
+  // Shards settled under another design (or before markers named one): listed again, and counted for the notice.
+  const settledBefore = new Set(markers.map(shardOfDoneKey));
+  let relisted = 0;
   const shards: RoutedShard[] = [];
   for (const model of campaign.models) {
     const entry = answererOf(ctx, phase, model);
@@ -294,11 +315,15 @@ async function dependentShards(a: PlanWaveArgs, phase: PhaseSpec, copies: number
             : shardItems(entry, copies);
       for (const { start, end } of slices(sources.length, size)) {
         const shard: Shard = { phase: phase.name, model: model.id, language, start, end, mode: entry.mode };
-        if (consumed.slice(start, end).some(Boolean) && !done.has(shardDoneKey(campaign.name, phase.name, shard))) shards.push({ shard, ...(gpu ? { gpu } : {}) });
+        const key = shardDoneKey(campaign.name, phase.name, shard, design);
+        if (consumed.slice(start, end).some(Boolean) && !done.has(key)) {
+          shards.push({ shard, ...(gpu ? { gpu } : {}) });
+          if (settledBefore.has(shardOfDoneKey(key))) relisted++;
+        }
       }
     }
   }
-  return { shards, unregistered: 0 };
+  return { shards, unregistered: 0, relisted };
 }
 
 /**

@@ -103,10 +103,15 @@ export async function refreshReadings(t: ReadingsRefreshTarget): Promise<Reading
     const stored = await t.store.get(readingsKey);
     const old = stored === undefined ? [] : await readParquetRows(stored);
     // Readings of items the design no longer has stay as they were: no query joins them to a prompt.
+    // But a judge's readings name the item it judged (readingsOf 'source'), whose readings the
+    // analysis picks one of per reader: those of judge items the design replaced (an edited
+    // reference answer makes new ones) would compete with the new ones, so they go, as a fresh
+    // reading never makes them. Their replies stay; putting the design back reads them again.
     const producer = (r: Record<string, unknown>) => (ofSource ? r['judge_item_id'] : r['item_id']) as string;
-    const kept = old.filter((r) => !byId.has(producer(r)));
+    const kept = ofSource ? [] : old.filter((r) => !byId.has(producer(r)));
     const current = old.filter((r) => byId.has(producer(r)));
     const same =
+      kept.length + current.length === old.length &&
       current.length === fresh.length &&
       current.every((r) => typeof r['read_with'] === 'string') &&
       sameMultiset(current.map((r) => `${contentKey(r)}${r['read_with'] as string}`), fresh.map((r) => `${contentKey(r as unknown as Record<string, unknown>)}${r.read_with}`));

@@ -14,6 +14,7 @@ import { createAnswerers, type Answerers } from './answerers.js';
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
 import { CallWatch } from './CallWatch.js';
 import { completeReplies, designFingerprint, recordIfComplete } from './completeCampaign.js';
+import { designDataDigest } from './designDataDigest.js';
 import type { RunContext } from './context.js';
 import { assertWithinBudget } from './partitionSpec.js';
 import { planCampaign } from './planCampaign.js';
@@ -82,7 +83,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 
     // ---- waves of phases, each a set of partitions; none when every reply is in ------------
     const phaseNames = ctx.graph.phases.map((p) => p.name);
-    const fingerprint = designFingerprint(ctx, plan);
+    const fingerprint = designFingerprint(ctx, plan, await designDataDigest(ctx));
     const complete = orphaned.count === 0 ? await completeReplies(store, ledger, campaign.name, phaseNames, fingerprint) : undefined;
     const phases =
       complete !== undefined

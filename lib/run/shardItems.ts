@@ -11,6 +11,7 @@ import type { ModelEntry } from '../design/campaign.js';
 import { SondageError } from '../errors.js';
 import type { BlobStore, Ledger } from '../store/types.js';
 import type { RunContext } from './context.js';
+import { designDigest } from './designDigest.js';
 import { PartitionItems } from './partitionItems.js';
 import type { ItemSlice } from './partitionItems.js';
 import { registeredDigest, registeredKey, shardDoneKey } from './shards.js';
@@ -46,8 +47,8 @@ export async function registered(ctx: RunContext, store: BlobStore, phase: Phase
 }
 
 /**
- * Leaves a dependent shard's done marker (shardDoneKey) once its slice can change no more: every
- * source item settled in its phase, and every item of this phase settled.
+ * Leaves a dependent shard's done marker (shardDoneKey, under the uploaded design) once its slice
+ * can change no more: every source item settled in its phase, and every item of this phase settled.
  */
 export async function markSettled(ctx: RunContext, ledger: Ledger, store: BlobStore, phase: PhaseSpec, shard: Shard, partition: PartitionItems, items: readonly PromptItem[]): Promise<void> {
   const name = ctx.campaign.name;
@@ -56,7 +57,7 @@ export async function markSettled(ctx: RunContext, ledger: Ledger, store: BlobSt
     if ((await ledger.pendingAmong(name, { phase: ref.phase, model: shard.model, language: shard.language }, sources.map((i) => i.item_id))).size > 0) return;
   }
   if ((await ledger.pendingAmong(name, { phase: phase.name, model: shard.model, language: shard.language }, items.map((i) => i.item_id))).size > 0) return;
-  await store.put(shardDoneKey(name, phase.name, shard), new Date().toISOString());
+  await store.put(shardDoneKey(name, phase.name, shard, await designDigest(store, ctx)), new Date().toISOString());
 }
 
 /**

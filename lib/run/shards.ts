@@ -126,9 +126,17 @@ export function pollSeconds(ctx: Pick<RunContext, 'campaign'>, phases: readonly 
  * settled and its own items too: its items depend on the chosen replies, so a re-started plan
  * cannot ask the ledger which of its shards are pending without downloading the replies; it looks
  * for this marker. Outside the tables' locations (`campaigns/<c>/<phase>/_shards/…`), so no query reads it.
+ * The key names the design it was settled under (lib/run/designDigest.ts): an edit can change the
+ * shard's items (a judge's prompt holds the reference answer), so a marker of another design is
+ * not one, and the plan lists the shard again.
  */
-export function shardDoneKey(campaign: string, phase: string, shard: { readonly model: string; readonly language: string; readonly start: number; readonly end: number }): string {
-  return `campaigns/${campaign}/${phase}/_shards/model=${shard.model}/language=${shard.language}/${shard.start}-${shard.end}.done`;
+export function shardDoneKey(campaign: string, phase: string, shard: { readonly model: string; readonly language: string; readonly start: number; readonly end: number }, design: string): string {
+  return `campaigns/${campaign}/${phase}/_shards/design=${design}/model=${shard.model}/language=${shard.language}/${shard.start}-${shard.end}.done`;
+}
+
+/** A done marker's key without the design it names: the same shard under any design (markers written before keys named one included). */
+export function shardOfDoneKey(key: string): string {
+  return key.replace(/\/_shards\/design=[^/]+\//, '/_shards/');
 }
 
 /**

@@ -1,8 +1,11 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createHandler, manifestKey } from '../../functions/plan/handler.js';
 import { athenaSources } from '../../lib/analysis/athena.js';
 import { far6 } from '../../lib/batteries/far6/index.js';
 import type { PlanOutput, Shard } from '../../lib/config/pipeline.js';
+import { downloadCampaign } from '../../lib/run/campaignInput.js';
+import { designDigest } from '../../lib/run/designDigest.js';
 import type { Plan } from '../../lib/run/planCampaign.js';
 import { shardDoneKey } from '../../lib/run/shards.js';
 import { layout } from '../../lib/store/index.js';
@@ -95,7 +98,9 @@ describe('plan handler', () => {
     const ids = [...(await h.ledger.pendingItems('plan-rf', 'generate'))];
     // Ids of several partitions in one part: DynamoLedger keys items by phase and id alone.
     await h.ledger.commitPart({ campaign: 'plan-rf', phase: 'generate', model: 'any', language: 'en', partKey: 'part-rf', done: ids.slice(1), failed: [], failedPermanently: ids.slice(0, 1), costUsd: 0 });
-    for (const shard of judge) await h.store.put(shardDoneKey('plan-rf', 'judge', shard), 'done');
+    // Markers under the design as uploaded: a marker of another design would not be one (test/infra/pipelineRereads.test.ts).
+    const design = await designDigest(h.store, await downloadCampaign(h.store, 'plan-rf', path.join(h.deps().tmpDir, 'plan-rf-input')));
+    for (const shard of judge) await h.store.put(shardDoneKey('plan-rf', 'judge', shard, design), 'done');
     // act
     const plain = await handler({ campaign: 'plan-rf', execution: 'exec-2', retryFailed: false }, lambdaContext());
     const plainJudge = await handler({ campaign: 'plan-rf', execution: 'exec-2', retryFailed: false, phasesRun: ['generate'] }, lambdaContext());

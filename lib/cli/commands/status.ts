@@ -7,6 +7,7 @@ import { loadCampaign } from '../../design/loadCampaign.js';
 import { SondageError } from '../../errors.js';
 import { planCampaign } from '../../run/planCampaign.js';
 import type { Plan } from '../../run/planCampaign.js';
+import { rereadNoticeOf } from '../../run/rereadStoredReadings.js';
 import { readParquet, tableGlob } from '../../store/DuckDb.js';
 import { isProcessAlive } from '../../store/lock.js';
 import { assertSafeSegment, planKey, runLockKey } from '../../store/layout.js';
@@ -104,6 +105,8 @@ export interface CampaignStatus {
   readonly failuresKind: string;
   /** A provider's usage above what its calls reserved, as the AWS workers recorded it on the budget (the last model, the excess added up). */
   readonly overrun?: { readonly model: string; readonly excessUsd: number; readonly at: string };
+  /** What the latest execution's plans read again of the stored readings under an edited design (AWS; lib/run/rereadStoredReadings.ts). */
+  readonly rereads?: { readonly execution: string; readonly lines: readonly string[] };
 }
 
 const pct = (part: number, whole: number): string => (whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : '–');
@@ -115,7 +118,9 @@ const oneLine = (s: string, max = 200): string => {
 
 /** The status as text: run line, a per-phase table, spend, open batches, recent failures. */
 export function formatStatus(s: CampaignStatus): string {
-  const lines = [`campaign ${s.campaign} (${s.where})`, `run: ${s.run}`, ''];
+  const lines = [`campaign ${s.campaign} (${s.where})`, `run: ${s.run}`];
+  if (s.rereads && s.rereads.lines.length > 0) lines.push(`design edited (execution ${s.rereads.execution}):`, ...s.rereads.lines.map((l) => `  ${l}`));
+  lines.push('');
   const header = ['phase', 'done', 'failed', 'in flight', 'pending', 'planned', 'progress'];
   const rows = s.phases.map((p) => {
     // Without a plan, progress is over the items the ledger knows so far.
@@ -367,6 +372,7 @@ async function awsStatus(args: CliArgs, target: CampaignTarget, shown: number): 
     const counts = await ledgerStatus(clients.ledger, target.name, plan);
     const recorded = (await clients.ledger.failures(target.name)).reverse();
     const overrun = await clients.ledger.overrunOf(target.name);
+    const rereads = await rereadNoticeOf(clients.blobs, target.name);
     // The latest execution's GPU jobs, on a stack with GPU queues (lib/cli/gpuJobs.ts loads the Batch SDK).
     const queues = await resolveGpuQueues({ values: args.values });
     let gpuJobs: GpuJobState[] | undefined;
@@ -389,6 +395,7 @@ async function awsStatus(args: CliArgs, target: CampaignTarget, shown: number): 
       failuresKind: 'failed execution steps recorded in the ledger',
       ...(gpuJobs ? { gpuJobs } : {}),
       ...(overrun ? { overrun } : {}),
+      ...(rereads ? { rereads } : {}),
     };
   } finally {
     await clients.close();
