@@ -24,6 +24,8 @@ export interface ProviderEntry {
   readonly base_url?: string;
   /** Real providers: the environment variable holding the API key; never the key itself. */
   readonly api_key_env?: string;
+  /** Seconds one attempt may take (`timeout_s`): the SDK's own timeout is set a little above it. */
+  readonly timeout_s?: number | undefined;
 }
 
 export interface ProviderContext {
@@ -38,7 +40,7 @@ export interface ProviderContext {
    * (`openai/gpt-4.1-mini`), for lib/run/RateLimiter.ts to refine its buckets.
    */
   readonly onRateLimitHints?: (providerId: string, hints: RateLimitHints) => void;
-  /** Real providers: the SDK's own per-request timeout, a backstop behind callWithRetry's. */
+  /** Real providers: the SDK's own per-request timeout, a backstop behind callWithRetry's (default: above the entry's `timeout_s`). */
   readonly timeoutMs?: number;
   /** Simulated models: the campaign's battery builds them (lib/battery `Battery.simulator`). */
   readonly simulator?: SimulatorFactory;
