@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { gpuSettingsSchema } from '../gpu/settings.js';
 import { modelPriceSchema } from '../pricing/pricing.js';
+import { DEFAULT_ATTEMPT_TIMEOUT_S, MAX_ATTEMPT_TIMEOUT_S } from '../providers/attemptTimeouts.js';
 
 export const PROVIDERS = ['openai', 'anthropic', 'openai-compatible', 'bedrock', 'simulated'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -190,10 +191,10 @@ export const modelShape = {
   timeout_s: z
     .number()
     .gt(0)
-    // The SDKs' own timeout (10 minutes) is the backstop behind this one: above it, it would end the attempt first.
-    .max(600)
+    // The SDK's timeout and its transport's follow this one, a little above it (lib/providers/attemptTimeouts.ts).
+    .max(MAX_ATTEMPT_TIMEOUT_S)
     .optional()
-    .meta({ description: 'Seconds one attempt of a call may take before it is abandoned and counted as possibly billed (at most 600, the SDKs\' own timeout); 120 when absent' }),
+    .meta({ description: `Seconds one attempt of a call may take before it is abandoned and counted as possibly billed; ${DEFAULT_ATTEMPT_TIMEOUT_S} when absent (above the OpenAI and Anthropic SDKs' own 600). On AWS the worker's deadline may end an attempt earlier` }),
   // Loose here: each battery owns its simulation schema. The campaign loader checks the block
   // with the battery's own simulator (lib/design/simulationIssues.ts), so plan refuses it too.
   simulation: z

@@ -115,6 +115,8 @@ export interface AwsRunSettings {
   readonly tolerated_failure_percentage: number;
   /** Longest Retry-After a worker sits out before a retry, in seconds; a longer one stops that model's calls until the next start. */
   readonly max_wait_seconds: number;
+  /** Least time, in seconds, that must be left before a worker's deadline for a call (or a retry) to start (lib/run/runShards.ts). */
+  readonly min_call_seconds: number;
 }
 
 /**
@@ -135,6 +137,17 @@ export const DEFAULT_TOLERATED_FAILURE_PERCENTAGE = 5;
  */
 export const DEFAULT_AWS_MAX_WAIT_SECONDS = 300;
 export const MAX_AWS_MAX_WAIT_SECONDS = 600;
+
+/**
+ * Default and ceiling of `aws.min_call_seconds`. A worker aborts its calls in flight at its deadline
+ * (a minute before its 15-minute timeout) and counts each possibly billed at its reservation; so it
+ * starts a call only while its attempt timeout, or this window where shorter, is left. 120 s, the
+ * former default attempt timeout: a call that ends within two minutes is never cut, as before the
+ * default went above the SDKs' 600 s, while a worker still starts calls until two minutes before
+ * its deadline. No more than ten minutes: a worker has fourteen in which to call.
+ */
+export const DEFAULT_AWS_MIN_CALL_SECONDS = 120;
+export const MAX_AWS_MIN_CALL_SECONDS = 600;
 
 const awsSettingsSchema = z
   .strictObject({
@@ -159,6 +172,17 @@ const awsSettingsSchema = z
         description:
           `Longest wait, in whole seconds (0–${MAX_AWS_MAX_WAIT_SECONDS}), that a worker sits out when a provider asks for one (Retry-After) before retrying; default ${DEFAULT_AWS_MAX_WAIT_SECONDS}, as \`sondage run --max-wait\` locally. ` +
           "A longer wait stops that model's calls in the execution and records when to resume; its items stay pending for the next `sondage start --aws`",
+      }),
+    min_call_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_AWS_MIN_CALL_SECONDS)
+      .default(DEFAULT_AWS_MIN_CALL_SECONDS)
+      .meta({
+        description:
+          `Least time, in whole seconds (1–${MAX_AWS_MIN_CALL_SECONDS}), left before a worker's deadline for a call or a retry to start; default ${DEFAULT_AWS_MIN_CALL_SECONDS}. ` +
+          "A model whose `timeout_s` is shorter needs only that much. A call still running at the deadline is cut and counted possibly billed at its reservation; its item is asked again by the next invocation, which reserves again",
       }),
   })
   .prefault({})

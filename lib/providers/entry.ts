@@ -28,6 +28,8 @@ export interface ProviderEntry {
   readonly region?: string;
   /** Bedrock with `mode: batch`: where its jobs keep their JSONL files, and the service role Bedrock uses for them. */
   readonly bedrock_batch?: { readonly s3_uri: string; readonly role_arn: string };
+  /** Seconds one attempt may take (`timeout_s`): the SDK's own timeout is set a little above it. */
+  readonly timeout_s?: number | undefined;
 }
 
 export interface ProviderContext {
@@ -42,7 +44,7 @@ export interface ProviderContext {
    * (`openai/gpt-4.1-mini`), for lib/run/RateLimiter.ts to refine its buckets.
    */
   readonly onRateLimitHints?: (providerId: string, hints: RateLimitHints) => void;
-  /** Real providers: the SDK's own per-request timeout, a backstop behind callWithRetry's. */
+  /** Real providers: the SDK's own per-request timeout, a backstop behind callWithRetry's (default: above the entry's `timeout_s`). */
   readonly timeoutMs?: number;
   /** Simulated models: the campaign's battery builds them (lib/battery `Battery.simulator`). */
   readonly simulator?: SimulatorFactory;

@@ -1,3 +1,4 @@
+import { attemptTimeoutMs } from '../providers/attemptTimeouts.js';
 import { callSignal } from './callSignal.js';
 import { sleep } from './sleep.js';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../providers/types.js';
@@ -34,7 +35,8 @@ export interface CallHooks {
 /** The local run's ceiling on a provider's Retry-After (`sondage run --max-wait`): five minutes. */
 export const DEFAULT_MAX_WAIT_MS = 300_000;
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 60_000, timeoutMs: 120_000 };
+/** The run's retry policy; an attempt's timeout is the model's `timeout_s`, else DEFAULT_ATTEMPT_TIMEOUT_S (660 s, above the SDKs' own). */
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 6, baseDelayMs: 500, maxDelayMs: 60_000, timeoutMs: attemptTimeoutMs(undefined) };
 
 export type Attempt =
   | { readonly attempt: number; readonly ok: true; readonly result: GenerateResult; readonly latencyMs: number }
@@ -116,7 +118,9 @@ export async function callWithRetry(
         message: err instanceof Error ? err.message : String(err),
         retryable: decision.retry,
         latencyMs: Math.round(performance.now() - started),
-        ...(call.timedOut() || call.signal.aborted ? { unanswered: true } : {}),
+        // A timeout from below (the SDK's, or Node's fetch waiting 300 s for headers) is a request sent
+        // and never answered as much as ours: possibly billed too, whichever timer fired first.
+        ...(call.timedOut() || call.signal.aborted || decision.errorClass === 'timeout' ? { unanswered: true } : {}),
       };
     } finally {
       settled?.();

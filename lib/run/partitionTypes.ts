@@ -80,8 +80,8 @@ export interface PartitionSpec {
   readonly stop: StopState;
   /**
    * Whether a call whose attempt may take `attemptTimeoutMs` can still start (the Lambda worker:
-   * only while it can end before the deadline aborts it). A call not started leaves its item
-   * pending, unpaid; absent, every call may start.
+   * while that, or the campaign's call window where shorter, is left before the deadline). A call
+   * not started leaves its item pending, unpaid; absent, every call may start.
    */
   readonly mayStartCall?: (attemptTimeoutMs: number) => boolean;
   /** Sees the calls in flight and the waits before retries (the local run's progress line). */

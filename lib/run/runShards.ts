@@ -220,11 +220,22 @@ function sharedFields(o: {
     signal: deps.deadline.signal,
     onReply: () => deps.deadline.check(),
     onUnanswered: (journalPath, reservedUsd) => inflight.noteUnanswered(journalPath, reservedUsd),
-    ...(deps.deadline.leftMs ? { mayStartCall: (attemptTimeoutMs: number) => deps.deadline.leftMs!() > attemptTimeoutMs } : {}),
+    ...(deps.deadline.leftMs ? { mayStartCall: startsBefore(deps.deadline.leftMs, ctx.campaign.aws.min_call_seconds * 1000) } : {}),
     stop: o.stop,
     // Items failed permanently are asked again (`sondage start --aws --retry-failed`).
     ...(o.retryFailed ? { retryFailed: true } : {}),
   };
+}
+
+/**
+ * Whether a call may start with `leftMs()` to the deadline: while its attempt timeout is left, or
+ * the campaign's call window (`aws.min_call_seconds`) where that is shorter. A call that the
+ * deadline still cuts is aborted, counted possibly billed at its reservation, and its item asked
+ * again by the next invocation under a reservation of its own: the attempt ends at the earlier of
+ * its timeout and the deadline.
+ */
+export function startsBefore(leftMs: () => number, windowMs: number): (attemptTimeoutMs: number) => boolean {
+  return (attemptTimeoutMs) => leftMs() > Math.min(attemptTimeoutMs, windowMs);
 }
 
 /** A shard ready to run: its items, its provider (or batch client) and its partition spec. */

@@ -30,7 +30,7 @@ export interface ShardRunnerDeps {
     readonly signal: AbortSignal;
     check(): void;
     abort(): void;
-    /** Time left until the deadline fires: a call starts only if its attempt timeout ends before (calls in flight at the deadline are aborted). */
+    /** Time left until the deadline fires: a call starts only while its attempt timeout, or the call window where shorter, is left (runShards startsBefore; calls in flight at the deadline are aborted). */
     leftMs?(): number;
   };
   /** Time left in ms (salvage waits at most that long, less a margin). */

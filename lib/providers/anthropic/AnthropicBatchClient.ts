@@ -7,6 +7,7 @@ import { endpointOf, toProviderCallError, urlSecrets } from '../sdkErrors.js';
 import { splitBatch } from '../splitBatch.js';
 import { completeResults } from '../openai/OpenAIBatchClient.js';
 import { fromWireResponse, settingsSent, toWireRequest } from './AnthropicMessagesProvider.js';
+import { sdkTransport } from '../transportTimeouts.js';
 
 /** Anthropic's documented limits for one Message Batch: 100,000 requests or 256 MB. */
 export const ANTHROPIC_BATCH_LIMITS: BatchLimits = { maxRequests: 100_000, maxBytes: 256 * 1024 * 1024 };
@@ -103,8 +104,7 @@ export class AnthropicBatchClient implements BatchClient {
       apiKey: options.apiKey,
       baseURL: options.baseURL ?? 'https://api.anthropic.com',
       maxRetries: 0,
-      timeout: options.timeoutMs ?? 600_000,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...sdkTransport(options.timeoutMs, options.fetch),
     });
   }
 

@@ -6,6 +6,7 @@ import { ProviderCallError } from '../errors.js';
 import type { RateLimitHints } from '../rateLimits.js';
 import { classifyProviderError, endpointOf, urlSecrets } from '../sdkErrors.js';
 import { parseWire, sendForJson } from '../wire.js';
+import { sdkTransport } from '../transportTimeouts.js';
 
 /**
  * The Messages API requires `max_tokens`; a campaign always resolves one (DEFAULT_GENERATION_SETTINGS),
@@ -116,7 +117,7 @@ export interface AnthropicMessagesProviderOptions {
   readonly apiKey: string;
   /** Without the `/v1` suffix (the SDK adds it); Anthropic's API when absent. */
   readonly baseURL?: string;
-  /** The SDK's own per-request timeout, a backstop behind callWithRetry's signal. Default 10 minutes. */
+  /** The SDK's own per-request timeout, a backstop behind callWithRetry's signal (connectionOptions: above the attempt timeout). */
   readonly timeoutMs?: number;
   readonly onRateLimitHints?: (hints: RateLimitHints) => void;
   readonly fetch?: typeof fetch;
@@ -146,8 +147,8 @@ export class AnthropicMessagesProvider implements ModelProvider {
       // An explicit URL keeps ANTHROPIC_BASE_URL in the environment from redirecting a campaign.
       baseURL: options.baseURL ?? 'https://api.anthropic.com',
       maxRetries: 0,
-      timeout: options.timeoutMs ?? 600_000,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      // The SDK's timeout and its transport's follow the attempt timeout, above it (transportTimeouts.ts).
+      ...sdkTransport(options.timeoutMs, options.fetch),
     });
   }
 

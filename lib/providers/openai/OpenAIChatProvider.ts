@@ -7,6 +7,7 @@ import { ProviderCallError } from '../errors.js';
 import type { RateLimitHints } from '../rateLimits.js';
 import { classifyProviderError, endpointOf, urlSecrets } from '../sdkErrors.js';
 import { parseWire, sendForJson } from '../wire.js';
+import { sdkTransport } from '../transportTimeouts.js';
 
 /**
  * `openai` sends `max_completion_tokens` (OpenAI deprecated `max_tokens`, and its reasoning models
@@ -32,8 +33,8 @@ export function createOpenAIClient(options: {
     apiKey: options.apiKey,
     baseURL: options.baseURL ?? OPENAI_BASE_URL,
     maxRetries: 0,
-    timeout: options.timeoutMs ?? 600_000,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    // The SDK's timeout and its transport's follow the attempt timeout, above it (transportTimeouts.ts).
+    ...sdkTransport(options.timeoutMs, options.fetch),
   });
 }
 
@@ -340,7 +341,7 @@ export interface OpenAIChatProviderOptions {
   readonly flavour?: ChatFlavour;
   /**
    * The SDK's own per-request timeout, a backstop: `callWithRetry` aborts through the signal
-   * first. Default 10 minutes.
+   * first. connectionOptions sets it above the model's attempt timeout; absent, above the default one.
    */
   readonly timeoutMs?: number;
   /** Called with the rate-limit headers of every response, 429s included. */

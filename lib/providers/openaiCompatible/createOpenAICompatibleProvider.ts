@@ -2,6 +2,7 @@ import type { ModelProvider } from '../types.js';
 import type { ProviderContext, ProviderEntry } from '../entry.js';
 import { CampaignFileError, formatIssues } from '../../errors.js';
 import { entryPath, resolveApiKey } from '../apiKey.js';
+import { sdkTimeoutOf } from '../connectionOptions.js';
 import { OpenAIChatProvider } from '../openai/OpenAIChatProvider.js';
 
 /**
@@ -28,7 +29,7 @@ export function createOpenAICompatibleProvider(entry: ProviderEntry, ctx: Provid
     apiKey,
     baseURL: entry.base_url,
     flavour: 'openai-compatible',
-    ...(ctx.timeoutMs !== undefined ? { timeoutMs: ctx.timeoutMs } : {}),
+    timeoutMs: sdkTimeoutOf(entry, ctx),
     ...(onHints ? { onRateLimitHints: (h) => onHints(id, h) } : {}),
   });
 }
