@@ -7,6 +7,7 @@ import { STACK, useAwsFakes } from '../helpers/awsFakes.js';
 import { loadContext, writeCampaign } from '../helpers/campaigns.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import { runMain } from '../helpers/cli.js';
+import { replyRow } from '../helpers/replyRow.js';
 import { executionName } from '../../lib/cli/aws.js';
 
 const aws = useAwsFakes('cli-status');
@@ -49,28 +50,7 @@ async function fill(ledger: Ledger, campaign: string): Promise<void> {
 }
 
 function reply(campaign: string, item: string, attempt: number, at: string, error?: [string, string]): ReplyRow {
-  return {
-    item_id: item,
-    campaign,
-    phase: 'generate',
-    model: 'alpha',
-    language: 'en',
-    attempt,
-    status: error ? 'error' : 'ok',
-    text: error ? null : 'Yes.',
-    finish_reason: error ? null : 'stop',
-    input_tokens: 10,
-    output_tokens: error ? 0 : 2,
-    cost_usd: 0,
-    latency_ms: 5,
-    logprobs_json: null,
-    error_class: error?.[0] ?? null,
-    error_message: error?.[1] ?? null,
-    settings_json: '{}',
-    provider: 'simulated/alpha',
-    simulated: true,
-    created_at: at,
-  };
+  return replyRow({ campaign, item_id: item, attempt, created_at: at }, error);
 }
 
 /** The lines both modes share: the phase table, spend and open batches. */

@@ -3,8 +3,7 @@
  * (`X-Amz-Target: secretsmanager.GetSecretValue`), nothing more. Unknown secrets answer
  * ResourceNotFoundException, as the service does.
  */
-import { createServer } from 'node:http';
-import { listenLocal, closeServer } from '../helpers/localServer.js';
+import { closeServer, createBodyServer, jsonBody, listenLocal, sendJson } from '../helpers/localServer.js';
 
 export interface SecretsServer {
   readonly url: string;
@@ -20,26 +19,19 @@ export interface SecretsServer {
 export async function startSecretsServer(): Promise<SecretsServer> {
   const secrets = new Map<string, string>();
   const state = { reads: 0, unavailable: 0 };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const target = String(req.headers['x-amz-target'] ?? '');
-      const reply = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
-        res.end(JSON.stringify(body));
-      };
-      if (target !== 'secretsmanager.GetSecretValue') return reply(400, { __type: 'UnknownOperationException', message: `${target} is not served by the test server` });
-      if (state.unavailable > 0) {
-        state.unavailable--;
-        return reply(500, { __type: 'InternalServiceError', message: 'An error occurred on the server side.' });
-      }
-      state.reads++;
-      const { SecretId } = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as { SecretId?: string };
-      const value = SecretId === undefined ? undefined : secrets.get(SecretId);
-      if (value === undefined) return reply(400, { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." });
-      reply(200, { ARN: SecretId, Name: SecretId, SecretString: value, VersionId: 'v1', VersionStages: ['AWSCURRENT'] });
-    });
+  const server = createBodyServer((req, res, body) => {
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const reply = (status: number, payload: unknown) => sendJson(res, status, payload, { 'content-type': 'application/x-amz-json-1.1' });
+    if (target !== 'secretsmanager.GetSecretValue') return reply(400, { __type: 'UnknownOperationException', message: `${target} is not served by the test server` });
+    if (state.unavailable > 0) {
+      state.unavailable--;
+      return reply(500, { __type: 'InternalServiceError', message: 'An error occurred on the server side.' });
+    }
+    state.reads++;
+    const { SecretId } = jsonBody(body) as { SecretId?: string };
+    const value = SecretId === undefined ? undefined : secrets.get(SecretId);
+    if (value === undefined) return reply(400, { __type: 'ResourceNotFoundException', message: "Secrets Manager can't find the specified secret." });
+    reply(200, { ARN: SecretId, Name: SecretId, SecretString: value, VersionId: 'v1', VersionStages: ['AWSCURRENT'] });
   });
   const { url } = await listenLocal(server);
   return {

@@ -24,8 +24,6 @@
  * …
  * await athena.close();
  */
-import { createServer } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBType, JS } from '@duckdb/node-api';
@@ -33,7 +31,7 @@ import { glueTableName } from '../../lib/analysis/athena.js';
 import { allBatteries } from '../../lib/batteries/index.js';
 import { tableColumns } from '../../lib/store/schemas.js';
 import type { TableName } from '../../lib/store/types.js';
-import { listenLocal, closeServer } from './localServer.js';
+import { closeServer, createBodyServer, jsonBody, listenLocal, sendJson } from './localServer.js';
 
 export interface AthenaServerOptions {
   /** Folder holding `campaigns/…` (a local run's data directory). */
@@ -411,33 +409,28 @@ export async function startAthenaServer(options: AthenaServerOptions): Promise<A
     }
   }
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const target = String(req.headers['x-amz-target'] ?? '');
-      const operation = target.startsWith('AmazonAthena.') ? target.slice('AmazonAthena.'.length) : target;
-      let body: Record<string, unknown> = {};
-      const reply = (status: number, payload: unknown): void => {
-        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': `req-${calls.length}` });
-        res.end(JSON.stringify(payload));
-      };
-      try {
-        body = chunks.length ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
-      } catch {
-        reply(400, { __type: 'SerializationException', Message: 'body is not JSON' });
-        return;
-      }
-      calls.push({ operation, body });
-      handle(operation, body).then(
-        (payload) => reply(200, payload),
-        (err: unknown) => {
-          if (err instanceof AthenaException) reply(400, { __type: err.type, Message: err.message });
-          else reply(500, { __type: 'InternalServerException', Message: (err as Error).message });
-        },
-      );
-    });
+  const server = createBodyServer((req, res, raw) => {
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const operation = target.startsWith('AmazonAthena.') ? target.slice('AmazonAthena.'.length) : target;
+    const reply = (status: number, payload: unknown): void =>
+      sendJson(res, status, payload, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': `req-${calls.length}` });
+    let body: Record<string, unknown>;
+    try {
+      body = jsonBody(raw);
+    } catch {
+      reply(400, { __type: 'SerializationException', Message: 'body is not JSON' });
+      return;
+    }
+    calls.push({ operation, body });
+    handle(operation, body).then(
+      (payload) => reply(200, payload),
+      (err: unknown) => {
+        if (err instanceof AthenaException) reply(400, { __type: err.type, Message: err.message });
+        else reply(500, { __type: 'InternalServerException', Message: (err as Error).message });
+      },
+    );
   });
+
   const { url } = await listenLocal(server);
   return {
     url,

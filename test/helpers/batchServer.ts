@@ -5,8 +5,7 @@
  * DescribeJobs and TerminateJob. Jobs never advance on their own: a test adds them in the state it
  * wants, as test/helpers/sfnServer.ts does for executions. Unknown operations answer 400.
  */
-import { createServer } from 'node:http';
-import { listenLocal, closeServer } from './localServer.js';
+import { closeServer, createBodyServer, jsonBody, listenLocal, sendJson } from './localServer.js';
 
 export type JobStatus = 'SUBMITTED' | 'PENDING' | 'RUNNABLE' | 'STARTING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED';
 
@@ -103,25 +102,19 @@ export async function startBatchServer(): Promise<BatchServer> {
     },
   };
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const op = (req.url ?? '').replace(/^\/v1\//, '').split('?')[0]!;
-      calls.set(op, (calls.get(op) ?? 0) + 1);
-      const send = (status: number, body: unknown, type?: string): void => {
-        res.writeHead(status, { 'content-type': 'application/json', ...(type ? { 'x-amzn-errortype': type } : {}) });
-        res.end(JSON.stringify(body));
-      };
-      try {
-        const handler = req.method === 'POST' ? operations[op] : undefined;
-        if (!handler) throw new ClientError(`operation ${req.method} ${req.url} is not served by this fake`);
-        send(200, handler(chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {}));
-      } catch (err) {
-        if (err instanceof ClientError) send(400, { message: err.message }, 'ClientException');
-        else send(500, { message: String(err) }, 'ServerException');
-      }
-    });
+  const server = createBodyServer((req, res, body) => {
+    const op = (req.url ?? '').replace(/^\/v1\//, '').split('?')[0]!;
+    calls.set(op, (calls.get(op) ?? 0) + 1);
+    const send = (status: number, payload: unknown, type?: string): void =>
+      sendJson(res, status, payload, { 'content-type': 'application/json', ...(type ? { 'x-amzn-errortype': type } : {}) });
+    try {
+      const handler = req.method === 'POST' ? operations[op] : undefined;
+      if (!handler) throw new ClientError(`operation ${req.method} ${req.url} is not served by this fake`);
+      send(200, handler(jsonBody(body)));
+    } catch (err) {
+      if (err instanceof ClientError) send(400, { message: err.message }, 'ClientException');
+      else send(500, { message: String(err) }, 'ServerException');
+    }
   });
   const { url } = await listenLocal(server);
   return {

@@ -1,9 +1,11 @@
 /**
  * The listen and close steps every stand-in server on 127.0.0.1 shares (S3, Step Functions, Batch,
  * Athena, Secrets Manager, IMDS, the provider wire servers): a free port, and a close that does not
- * wait on kept-alive connections.
+ * wait on kept-alive connections; for the AWS JSON protocols, the whole request body before the
+ * answer, and a JSON answer.
  */
-import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
+import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 
@@ -31,4 +33,24 @@ export async function freePort(): Promise<number> {
   const { port } = await listenLocal(server);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** An HTTP server that hands `handle` each request with its whole body, once it has arrived. */
+export function createBodyServer(handle: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): HttpServer {
+  return createHttpServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => handle(req, res, Buffer.concat(chunks)));
+  });
+}
+
+/** A JSON request body as an object; an empty body (a call without parameters) is `{}`. Malformed JSON throws. */
+export function jsonBody(body: Buffer): Record<string, unknown> {
+  return body.length > 0 ? (JSON.parse(body.toString('utf8')) as Record<string, unknown>) : {};
+}
+
+/** Answers with `body` as JSON; `headers` name the protocol's content type and any other header. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>>): void {
+  res.writeHead(status, headers);
+  res.end(JSON.stringify(body));
 }

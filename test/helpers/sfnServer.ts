@@ -5,8 +5,7 @@
  * so every state the CLI reads is one the test set. Unknown operations answer 400 UnknownOperation,
  * so a CLI change that needs more fails loudly here.
  */
-import { createServer } from 'node:http';
-import { listenLocal, closeServer } from './localServer.js';
+import { closeServer, createBodyServer, jsonBody, listenLocal, sendJson } from './localServer.js';
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
@@ -113,27 +112,19 @@ export async function startSfnServer(): Promise<SfnServer> {
     },
   };
 
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const target = String(req.headers['x-amz-target'] ?? '');
-      const op = target.startsWith('AWSStepFunctions.') ? target.slice('AWSStepFunctions.'.length) : '';
-      calls.set(op, (calls.get(op) ?? 0) + 1);
-      const send = (status: number, body: unknown): void => {
-        res.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
-        res.end(JSON.stringify(body));
-      };
-      try {
-        const handler = operations[op];
-        if (!handler) throw new Failed('UnknownOperationException', `operation ${JSON.stringify(target)} is not served by this fake`);
-        const body = chunks.length > 0 ? (JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>) : {};
-        send(200, handler(body));
-      } catch (err) {
-        if (err instanceof Failed) send(400, { __type: err.type, message: err.message });
-        else send(500, { __type: 'InternalFailure', message: String(err) });
-      }
-    });
+  const server = createBodyServer((req, res, body) => {
+    const target = String(req.headers['x-amz-target'] ?? '');
+    const op = target.startsWith('AWSStepFunctions.') ? target.slice('AWSStepFunctions.'.length) : '';
+    calls.set(op, (calls.get(op) ?? 0) + 1);
+    const send = (status: number, payload: unknown): void => sendJson(res, status, payload, { 'content-type': 'application/x-amz-json-1.0' });
+    try {
+      const handler = operations[op];
+      if (!handler) throw new Failed('UnknownOperationException', `operation ${JSON.stringify(target)} is not served by this fake`);
+      send(200, handler(jsonBody(body)));
+    } catch (err) {
+      if (err instanceof Failed) send(400, { __type: err.type, message: err.message });
+      else send(500, { __type: 'InternalFailure', message: String(err) });
+    }
   });
   const { url } = await listenLocal(server);
   return {

@@ -8,6 +8,8 @@ import { startWireServer, type WireReply, type WireServer } from '../providers/h
 import { tempDir, writeCampaign, type CampaignDoc } from './campaigns.js';
 
 export const WIRE_KEY_ENV = 'SONDAGE_TEST_KEY';
+/** The key the model entry reads: tests assert it goes on the wire and nowhere else. */
+export const WIRE_KEY = 'sk-test-local-0000000000000000';
 
 export interface WireCampaign {
   readonly server: WireServer;
@@ -28,7 +30,7 @@ export async function wireCampaign(
 ): Promise<WireCampaign> {
   const server = await startWireServer(script);
   const tmp = await tempDir('wire-campaign');
-  process.env[WIRE_KEY_ENV] = 'sk-test-local-0000000000000000';
+  process.env[WIRE_KEY_ENV] = WIRE_KEY;
   const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
     doc.models = [{ id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: WIRE_KEY_ENV, ...model }];
     edit(doc);

@@ -1,53 +1,46 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { onAbort, sleep } from '../../lib/run/sleep.js';
-import { chatCompletion, startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
-import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { chatCompletion, type RecordedRequest } from '../providers/helpers/wireServer.js';
+import { loadContext } from '../helpers/campaigns.js';
+import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
 
 // At concurrency 256 on a real provider, hundreds of calls wait on the run's one abort signal at
 // once — in the rate limiter's queue, in backoff sleeps — and one listener each set off Node's
 // MaxListenersExceededWarning (a leak warning for what was no leak). One listener per signal now.
 
-const KEY = 'sk-test-local-0000000000000000';
-
 const completion = (req: RecordedRequest) => chatCompletion(req, 'Yes.', { prompt_tokens: 100, completion_tokens: 5 });
 
 describe('a run at concurrency 256', () => {
-  let server: WireServer | undefined;
-  let cleanup: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await server?.close();
-    await cleanup?.();
-    delete process.env['SONDAGE_TEST_KEY'];
-  });
+  let wire: WireCampaign | undefined;
+  afterEach(async () => wire?.close());
 
   it('queues and retries hundreds of calls on one signal without a MaxListenersExceededWarning', async () => {
     // Each item's first request gets a 503 (a backoff sleep on the run's signal for every item at
     // once); the RPM makes the rest queue in the rate limiter.
     const seen = new Set<string>();
-    server = await startWireServer([
-      {
-        from: (req) => {
-          const key = JSON.stringify((req.body as { messages: unknown }).messages);
-          if (!seen.has(key)) {
-            seen.add(key);
-            return { status: 503, json: { error: { message: 'overloaded', type: 'server_error' } } };
-          }
-          return completion(req);
+    wire = await wireCampaign(
+      [
+        {
+          from: (req) => {
+            const key = JSON.stringify((req.body as { messages: unknown }).messages);
+            if (!seen.has(key)) {
+              seen.add(key);
+              return { status: 503, json: { error: { message: 'overloaded', type: 'server_error' } } };
+            }
+            return completion(req);
+          },
         },
+      ],
+      { rpm: 12_000, price: { input_per_mtok: 1, output_per_mtok: 2 } },
+      (doc) => {
+        doc.concurrency = 256;
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain', 'negint'];
+        doc.design['constraints'] = ['yesno', 'label'];
       },
-    ]);
-    process.env['SONDAGE_TEST_KEY'] = KEY;
-    const tmp = await tempDir('concurrency');
-    cleanup = tmp.cleanup;
-    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
-      doc.concurrency = 256;
-      doc.design['languages'] = ['en'];
-      doc.design['forms'] = ['plain', 'negint'];
-      doc.design['constraints'] = ['yesno', 'label'];
-      doc.models = [{ id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server!.url}/v1`, api_key_env: 'SONDAGE_TEST_KEY', rpm: 12_000, price: { input_per_mtok: 1, output_per_mtok: 2 } }];
-    });
-    const ctx = await loadContext(file);
+    );
+    const ctx = await loadContext(wire.file);
     const warnings: Error[] = [];
     const onWarning = (w: Error) => warnings.push(w);
     process.on('warning', onWarning);

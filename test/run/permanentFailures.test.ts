@@ -16,6 +16,7 @@ import { Semaphore } from '../../lib/run/Semaphore.js';
 import { EmbeddedLedger } from '../../lib/store/index.js';
 import type { ReadingRow, ReplyRow } from '../../lib/store/types.js';
 import { loadContext, RUN_FIXTURES, tempDir, rootItems } from '../helpers/campaigns.js';
+import { replyRow } from '../helpers/replyRow.js';
 
 // A resume re-asks items whose
 // retries ran out on a transient error, never those the provider refused for good (unless
@@ -228,28 +229,19 @@ describe('runPartition and failures on resume', () => {
     const journalDir = path.join(dir, 'journal');
     await mkdir(journalDir, { recursive: true });
     const [a, b, c] = items;
-    const row = (item: PromptItem, attempt: number, errorClass: string | null): ReplyRow => ({
-      item_id: item.item_id,
-      campaign: CAMPAIGN,
-      phase: 'generate',
-      model: 'alpha',
-      language: 'en',
-      attempt,
-      status: errorClass ? 'error' : 'ok',
-      text: errorClass ? null : 'an earlier reply',
-      finish_reason: errorClass ? null : 'stop',
-      input_tokens: errorClass ? 0 : 100,
-      output_tokens: errorClass ? 0 : 20,
-      cost_usd: errorClass ? 0 : 0.0004,
-      latency_ms: 5,
-      logprobs_json: null,
-      error_class: errorClass,
-      error_message: errorClass,
-      settings_json: '{}',
-      provider: 'openai/gpt-test',
-      simulated: false,
-      created_at: '2026-11-30T00:00:00.000Z',
-    });
+    const row = (item: PromptItem, attempt: number, errorClass: string | null): ReplyRow =>
+      replyRow(
+        {
+          item_id: item.item_id,
+          campaign: CAMPAIGN,
+          attempt,
+          provider: 'openai/gpt-test',
+          simulated: false,
+          created_at: '2026-11-30T00:00:00.000Z',
+          ...(errorClass ? { input_tokens: 0 } : { text: 'an earlier reply', input_tokens: 100, output_tokens: 20, cost_usd: 0.0004 }),
+        },
+        errorClass ? [errorClass, errorClass] : undefined,
+      );
     // a answered, b refused (after a rate limit), c rate limited (the run died mid-retry).
     const journal = [row(a!, 1, null), row(b!, 1, 'rate_limit'), row(b!, 2, 'refusal'), row(c!, 1, 'rate_limit')];
     await writeFile(path.join(journalDir, 'run-0-generate-00000.ndjson'), `${journal.map((r) => JSON.stringify(r)).join('\n')}\n`);

@@ -2,12 +2,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCampaign } from '../../lib/run/runCampaign.js';
-import { chatCompletion, startWireServer, type RecordedRequest, type WireServer } from '../providers/helpers/wireServer.js';
+import { chatCompletion, type RecordedRequest } from '../providers/helpers/wireServer.js';
+import { WIRE_KEY as KEY, WIRE_KEY_ENV, wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
-
-const KEY = 'sk-test-local-0000000000000000';
 
 /** Answers yes/no-first and letter items the way the reading map expects. */
 function completion(req: RecordedRequest) {
@@ -16,48 +15,37 @@ function completion(req: RecordedRequest) {
 }
 
 describe('a campaign on an OpenAI-compatible endpoint', () => {
-  let server: WireServer | undefined;
+  let wire: WireCampaign | undefined;
   let cleanup: (() => Promise<void>) | undefined;
   afterEach(async () => {
-    await server?.close();
+    await wire?.close();
     await cleanup?.();
-    delete process.env['SONDAGE_TEST_KEY'];
+    delete process.env[WIRE_KEY_ENV];
   });
 
   it('stores one ok reply per item through 503s and 429s, counts cost once, and never stores the key', async () => {
     // Prepare: every 5th request fails with 503, every 7th with 429 + retry-after 0 (about 3 in 10
     // attempts fail; 12 attempts make a run of failures that exhausts them vanishingly rare).
     let n = 0;
-    server = await startWireServer([
-      {
-        from: (req) => {
-          n++;
-          if (n % 5 === 0) return { status: 503, json: { error: { message: 'overloaded', type: 'server_error' } } };
-          if (n % 7 === 0) return { status: 429, headers: { 'retry-after': '0' }, json: { error: { message: 'slow down', type: 'rate_limit' } } };
-          return completion(req);
-        },
-      },
-    ]);
-    process.env['SONDAGE_TEST_KEY'] = KEY;
-    const tmp = await tempDir('real-provider');
-    cleanup = tmp.cleanup;
-    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
-      doc.design['languages'] = ['en'];
-      doc.design['forms'] = ['plain'];
-      doc.design['constraints'] = ['yesno', 'label'];
-      doc.models = [
+    wire = await wireCampaign(
+      [
         {
-          id: 'local',
-          provider: 'openai-compatible',
-          model: 'qwen3-8b',
-          base_url: `${server!.url}/v1`,
-          api_key_env: 'SONDAGE_TEST_KEY',
-          rpm: 100_000,
-          price: { input_per_mtok: 1, output_per_mtok: 2 },
+          from: (req) => {
+            n++;
+            if (n % 5 === 0) return { status: 503, json: { error: { message: 'overloaded', type: 'server_error' } } };
+            if (n % 7 === 0) return { status: 429, headers: { 'retry-after': '0' }, json: { error: { message: 'slow down', type: 'rate_limit' } } };
+            return completion(req);
+          },
         },
-      ];
-    });
-    const ctx = await loadContext(file);
+      ],
+      { rpm: 100_000, price: { input_per_mtok: 1, output_per_mtok: 2 } },
+      (doc) => {
+        doc.design['languages'] = ['en'];
+        doc.design['forms'] = ['plain'];
+        doc.design['constraints'] = ['yesno', 'label'];
+      },
+    );
+    const ctx = await loadContext(wire.file);
 
     // Act
     const summary = await runCampaign(ctx, { retry: { maxAttempts: 12, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 10_000 }, skipAnalysis: true });
@@ -86,12 +74,12 @@ describe('a campaign on an OpenAI-compatible endpoint', () => {
     expect(ledger.budget.spent_usd).toBeCloseTo(summary.phases.reduce((sum, p) => sum + p.costUsd, 0), 9);
     expect(ledger.budget.reserved_usd).toBe(0);
     // The key went on the wire, and nowhere else.
-    expect(server!.requests.some((r) => String(r.headers['authorization']).includes(KEY))).toBe(true);
+    expect(wire.server.requests.some((r) => String(r.headers['authorization']).includes(KEY))).toBe(true);
     expect(JSON.stringify(all)).not.toContain(KEY);
   });
 
   it('refuses mode: batch on a provider without a batch API before anything is written, naming the file and the entry', async () => {
-    process.env['SONDAGE_TEST_KEY'] = KEY;
+    process.env[WIRE_KEY_ENV] = KEY;
     const tmp = await tempDir('batch-refused');
     cleanup = tmp.cleanup;
     const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
@@ -101,7 +89,7 @@ describe('a campaign on an OpenAI-compatible endpoint', () => {
           provider: 'openai-compatible',
           model: 'qwen3-8b',
           base_url: 'http://127.0.0.1:9/v1',
-          api_key_env: 'SONDAGE_TEST_KEY',
+          api_key_env: WIRE_KEY_ENV,
           mode: 'batch',
           price: { input_per_mtok: 0.4, output_per_mtok: 1.6, batch_discount: 0.5 },
         },

@@ -13,6 +13,7 @@ import { partKey } from '../../lib/store/layout.js';
 import type { PartWriter } from '../../lib/store/parquetParts.js';
 import type { ReplyRow } from '../../lib/store/types.js';
 import { tempDir } from '../helpers/campaigns.js';
+import { replyRow } from '../helpers/replyRow.js';
 
 /** A phase whose reader marks a reply correct when it opens with the item's gold letter. */
 const phase = {
@@ -31,11 +32,7 @@ function item(id: string, gold: string): PromptItem {
 }
 
 function reply(id: string, text: string, attempt = 1): ReplyRow {
-  return {
-    item_id: id, campaign: 'c', phase: 'generate', model: 'm', language: 'en', attempt, status: 'ok', text, finish_reason: 'stop',
-    input_tokens: 1, output_tokens: 1, cached_input_tokens: null, cost_usd: 0, latency_ms: 1, logprobs_json: null, logprobs_exact: null,
-    error_class: null, error_message: null, settings_json: '{}', provider: 'simulated/m', simulated: true, created_at: '2026-01-01T00:00:00.000Z',
-  };
+  return replyRow({ item_id: id, model: 'm', attempt, text, input_tokens: 1, output_tokens: 1, cached_input_tokens: null, latency_ms: 1, logprobs_exact: null, provider: 'simulated/m' });
 }
 
 let dir: { dir: string; cleanup: () => Promise<void> };

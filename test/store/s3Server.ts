@@ -10,8 +10,7 @@
  * error (503 SlowDown by default, S3's "reduce your request rate") instead of being served; a
  * refused request changes nothing, as on S3.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createBodyServer, listenLocal } from '../helpers/localServer.js';
 
 /** Requests to refuse: the next `times` requests of these methods (all: any) on keys starting with `keyPrefix`. */
 export interface S3Fault {
@@ -65,125 +64,120 @@ export async function startS3Server(): Promise<S3Server> {
     state.faultsServed++;
     return hit.fault;
   };
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const [, bucket, ...rest] = url.pathname.split('/');
-      const key = rest.map(decodeURIComponent).join('/');
-      const id = `${bucket}/${key}`;
-      const listing = req.method === 'GET' && url.searchParams.get('list-type') === '2';
-      const fault = faultFor(req.method ?? '', listing ? (url.searchParams.get('prefix') ?? '') : key, listing);
-      if (fault) {
-        const code = fault.code ?? 'SlowDown';
-        res.writeHead(fault.status ?? 503, { 'content-type': 'application/xml' });
-        res.end(req.method === 'HEAD' ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${xml(code)}</Code><Message>${code === 'SlowDown' ? 'Please reduce your request rate.' : xml(code)}</Message></Error>`);
+  const server = createBodyServer((req, res, sent) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const [, bucket, ...rest] = url.pathname.split('/');
+    const key = rest.map(decodeURIComponent).join('/');
+    const id = `${bucket}/${key}`;
+    const listing = req.method === 'GET' && url.searchParams.get('list-type') === '2';
+    const fault = faultFor(req.method ?? '', listing ? (url.searchParams.get('prefix') ?? '') : key, listing);
+    if (fault) {
+      const code = fault.code ?? 'SlowDown';
+      res.writeHead(fault.status ?? 503, { 'content-type': 'application/xml' });
+      res.end(req.method === 'HEAD' ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${xml(code)}</Code><Message>${code === 'SlowDown' ? 'Please reduce your request rate.' : xml(code)}</Message></Error>`);
+      return;
+    }
+    const notFound = (): void => {
+      res.writeHead(404, { 'content-type': 'application/xml' });
+      res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>');
+    };
+    if (req.method === 'PUT' && key !== '') {
+      objects.set(id, sent);
+      res.writeHead(200, { etag: '"x"' });
+      res.end();
+    } else if ((req.method === 'GET' || req.method === 'HEAD') && key !== '') {
+      const body = objects.get(id);
+      if (!body) return notFound();
+      res.writeHead(200, { 'content-length': String(body.length), 'content-type': 'application/octet-stream', etag: '"x"' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    } else if (req.method === 'DELETE' && key !== '') {
+      objects.delete(id);
+      res.writeHead(204);
+      res.end();
+    } else if (req.method === 'GET' && url.searchParams.get('list-type') === '2') {
+      const prefix = url.searchParams.get('prefix') ?? '';
+      const after = url.searchParams.get('continuation-token') ?? '';
+      const all = [...objects.keys()]
+        .filter((k) => k.startsWith(`${bucket}/${prefix}`))
+        .map((k) => k.slice(bucket!.length + 1))
+        .sort()
+        .filter((k) => k > after);
+      const page = all.slice(0, state.pageSize);
+      const truncated = all.length > page.length;
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(
+        `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>${xml(bucket!)}</Name><Prefix>${xml(prefix)}</Prefix><KeyCount>${page.length}</KeyCount>` +
+          `<IsTruncated>${truncated}</IsTruncated>${truncated ? `<NextContinuationToken>${xml(page.at(-1)!)}</NextContinuationToken>` : ''}` +
+          page.map((k) => `<Contents><Key>${xml(k)}</Key><Size>${objects.get(`${bucket}/${k}`)!.length}</Size></Contents>`).join('') +
+          '</ListBucketResult>',
+      );
+    } else if (req.method === 'GET' && key === '' && url.searchParams.has('versions')) {
+      // Every version of every key under the prefix, keys in order, each key's newest first.
+      const prefix = url.searchParams.get('prefix') ?? '';
+      const ids = [...new Set([...objects.keys(), ...versions.keys()])].filter((id) => id.startsWith(`${bucket}/${prefix}`)).sort();
+      const entries = ids.flatMap((id) => {
+        const k = id.slice(bucket!.length + 1);
+        const current = objects.get(id);
+        const older = (versions.get(id) ?? []).map((v, i) => ({ key: k, versionId: v.versionId, body: v.body, latest: current === undefined && i === 0 }));
+        return [...(current ? [{ key: k, versionId: 'null', body: current as Buffer | undefined, latest: true }] : []), ...older];
+      });
+      const markerKey = url.searchParams.get('key-marker');
+      const markerVersion = url.searchParams.get('version-id-marker');
+      const from = markerKey === null ? 0 : entries.findIndex((e) => e.key === markerKey && e.versionId === markerVersion) + 1;
+      const page = entries.slice(from, from + state.pageSize);
+      const truncated = from + page.length < entries.length;
+      const last = page.at(-1);
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(
+        `<?xml version="1.0" encoding="UTF-8"?><ListVersionsResult><Name>${xml(bucket!)}</Name><Prefix>${xml(prefix)}</Prefix><IsTruncated>${truncated}</IsTruncated>` +
+          (truncated && last ? `<NextKeyMarker>${xml(last.key)}</NextKeyMarker><NextVersionIdMarker>${xml(last.versionId)}</NextVersionIdMarker>` : '') +
+          page
+            .map((e) =>
+              e.body === undefined
+                ? `<DeleteMarker><Key>${xml(e.key)}</Key><VersionId>${xml(e.versionId)}</VersionId><IsLatest>${e.latest}</IsLatest></DeleteMarker>`
+                : `<Version><Key>${xml(e.key)}</Key><VersionId>${xml(e.versionId)}</VersionId><IsLatest>${e.latest}</IsLatest><Size>${e.body.length}</Size></Version>`,
+            )
+            .join('') +
+          '</ListVersionsResult>',
+      );
+    } else if (req.method === 'POST' && key === '' && url.searchParams.has('delete')) {
+      const body = sent.toString('utf8');
+      const quiet = /<Quiet>true<\/Quiet>/.test(body);
+      const wanted = [...body.matchAll(/<Object>([\s\S]*?)<\/Object>/g)].map((m) => ({
+        key: unxml(/<Key>([\s\S]*?)<\/Key>/.exec(m[1]!)?.[1] ?? ''),
+        versionId: /<VersionId>([\s\S]*?)<\/VersionId>/.exec(m[1]!)?.[1],
+      }));
+      if (wanted.length > 1000) {
+        res.writeHead(400, { 'content-type': 'application/xml' });
+        res.end('<Error><Code>MalformedXML</Code><Message>more than 1000 objects</Message></Error>');
         return;
       }
-      const notFound = (): void => {
-        res.writeHead(404, { 'content-type': 'application/xml' });
-        res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>');
-      };
-      if (req.method === 'PUT' && key !== '') {
-        objects.set(id, Buffer.concat(chunks));
-        res.writeHead(200, { etag: '"x"' });
-        res.end();
-      } else if ((req.method === 'GET' || req.method === 'HEAD') && key !== '') {
-        const body = objects.get(id);
-        if (!body) return notFound();
-        res.writeHead(200, { 'content-length': String(body.length), 'content-type': 'application/octet-stream', etag: '"x"' });
-        res.end(req.method === 'HEAD' ? undefined : body);
-      } else if (req.method === 'DELETE' && key !== '') {
-        objects.delete(id);
-        res.writeHead(204);
-        res.end();
-      } else if (req.method === 'GET' && url.searchParams.get('list-type') === '2') {
-        const prefix = url.searchParams.get('prefix') ?? '';
-        const after = url.searchParams.get('continuation-token') ?? '';
-        const all = [...objects.keys()]
-          .filter((k) => k.startsWith(`${bucket}/${prefix}`))
-          .map((k) => k.slice(bucket!.length + 1))
-          .sort()
-          .filter((k) => k > after);
-        const page = all.slice(0, state.pageSize);
-        const truncated = all.length > page.length;
-        res.writeHead(200, { 'content-type': 'application/xml' });
-        res.end(
-          `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><Name>${xml(bucket!)}</Name><Prefix>${xml(prefix)}</Prefix><KeyCount>${page.length}</KeyCount>` +
-            `<IsTruncated>${truncated}</IsTruncated>${truncated ? `<NextContinuationToken>${xml(page.at(-1)!)}</NextContinuationToken>` : ''}` +
-            page.map((k) => `<Contents><Key>${xml(k)}</Key><Size>${objects.get(`${bucket}/${k}`)!.length}</Size></Contents>`).join('') +
-            '</ListBucketResult>',
-        );
-      } else if (req.method === 'GET' && key === '' && url.searchParams.has('versions')) {
-        // Every version of every key under the prefix, keys in order, each key's newest first.
-        const prefix = url.searchParams.get('prefix') ?? '';
-        const ids = [...new Set([...objects.keys(), ...versions.keys()])].filter((id) => id.startsWith(`${bucket}/${prefix}`)).sort();
-        const entries = ids.flatMap((id) => {
-          const k = id.slice(bucket!.length + 1);
-          const current = objects.get(id);
-          const older = (versions.get(id) ?? []).map((v, i) => ({ key: k, versionId: v.versionId, body: v.body, latest: current === undefined && i === 0 }));
-          return [...(current ? [{ key: k, versionId: 'null', body: current as Buffer | undefined, latest: true }] : []), ...older];
-        });
-        const markerKey = url.searchParams.get('key-marker');
-        const markerVersion = url.searchParams.get('version-id-marker');
-        const from = markerKey === null ? 0 : entries.findIndex((e) => e.key === markerKey && e.versionId === markerVersion) + 1;
-        const page = entries.slice(from, from + state.pageSize);
-        const truncated = from + page.length < entries.length;
-        const last = page.at(-1);
-        res.writeHead(200, { 'content-type': 'application/xml' });
-        res.end(
-          `<?xml version="1.0" encoding="UTF-8"?><ListVersionsResult><Name>${xml(bucket!)}</Name><Prefix>${xml(prefix)}</Prefix><IsTruncated>${truncated}</IsTruncated>` +
-            (truncated && last ? `<NextKeyMarker>${xml(last.key)}</NextKeyMarker><NextVersionIdMarker>${xml(last.versionId)}</NextVersionIdMarker>` : '') +
-            page
-              .map((e) =>
-                e.body === undefined
-                  ? `<DeleteMarker><Key>${xml(e.key)}</Key><VersionId>${xml(e.versionId)}</VersionId><IsLatest>${e.latest}</IsLatest></DeleteMarker>`
-                  : `<Version><Key>${xml(e.key)}</Key><VersionId>${xml(e.versionId)}</VersionId><IsLatest>${e.latest}</IsLatest><Size>${e.body.length}</Size></Version>`,
-              )
-              .join('') +
-            '</ListVersionsResult>',
-        );
-      } else if (req.method === 'POST' && key === '' && url.searchParams.has('delete')) {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const quiet = /<Quiet>true<\/Quiet>/.test(body);
-        const wanted = [...body.matchAll(/<Object>([\s\S]*?)<\/Object>/g)].map((m) => ({
-          key: unxml(/<Key>([\s\S]*?)<\/Key>/.exec(m[1]!)?.[1] ?? ''),
-          versionId: /<VersionId>([\s\S]*?)<\/VersionId>/.exec(m[1]!)?.[1],
-        }));
-        if (wanted.length > 1000) {
-          res.writeHead(400, { 'content-type': 'application/xml' });
-          res.end('<Error><Code>MalformedXML</Code><Message>more than 1000 objects</Message></Error>');
-          return;
+      let out = '';
+      for (const w of wanted) {
+        const vid = w.versionId === undefined ? '' : `<VersionId>${xml(w.versionId)}</VersionId>`;
+        if (refuseDeletes.has(w.key)) {
+          out += `<Error><Key>${xml(w.key)}</Key>${vid}<Code>AccessDenied</Code><Message>Access Denied</Message></Error>`;
+          continue;
         }
-        let out = '';
-        for (const w of wanted) {
-          const vid = w.versionId === undefined ? '' : `<VersionId>${xml(w.versionId)}</VersionId>`;
-          if (refuseDeletes.has(w.key)) {
-            out += `<Error><Key>${xml(w.key)}</Key>${vid}<Code>AccessDenied</Code><Message>Access Denied</Message></Error>`;
-            continue;
-          }
-          const oid = `${bucket}/${w.key}`;
-          if (w.versionId === undefined || w.versionId === 'null') objects.delete(oid);
-          else {
-            const left = (versions.get(oid) ?? []).filter((v) => v.versionId !== w.versionId);
-            if (left.length > 0) versions.set(oid, left);
-            else versions.delete(oid);
-          }
-          if (!quiet) out += `<Deleted><Key>${xml(w.key)}</Key>${vid}</Deleted>`;
+        const oid = `${bucket}/${w.key}`;
+        if (w.versionId === undefined || w.versionId === 'null') objects.delete(oid);
+        else {
+          const left = (versions.get(oid) ?? []).filter((v) => v.versionId !== w.versionId);
+          if (left.length > 0) versions.set(oid, left);
+          else versions.delete(oid);
         }
-        res.writeHead(200, { 'content-type': 'application/xml' });
-        res.end(`<?xml version="1.0" encoding="UTF-8"?><DeleteResult>${out}</DeleteResult>`);
-      } else {
-        res.writeHead(400, { 'content-type': 'application/xml' });
-        res.end(`<Error><Code>NotImplemented</Code><Message>${xml(`${req.method} ${req.url}`)} is not served by the test server</Message></Error>`);
+        if (!quiet) out += `<Deleted><Key>${xml(w.key)}</Key>${vid}</Deleted>`;
       }
-    });
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?><DeleteResult>${out}</DeleteResult>`);
+    } else {
+      res.writeHead(400, { 'content-type': 'application/xml' });
+      res.end(`<Error><Code>NotImplemented</Code><Message>${xml(`${req.method} ${req.url}`)} is not served by the test server</Message></Error>`);
+    }
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     objects,
     versions,
     refuseDeletes,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeXvalueRows, buildRows, lowestCells } from '../../../lib/batteries/xvalue/analysis/index.js';
+import { analyzeXvalueRows, buildRows, lowestCells, parsePairRows, parseReplyTotals } from '../../../lib/batteries/xvalue/analysis/index.js';
 import type { CellRow, FacetSqlRow, PairSqlRow, VerdictRow } from '../../../lib/batteries/xvalue/analysis/index.js';
 import type { Category, Language } from '../../../lib/batteries/xvalue/types.js';
 import { vetoVerdict } from '../../../lib/batteries/xvalue/veto.js';
@@ -188,6 +188,15 @@ describe('rubric rows from the SQL stage, and checkpoint metrics', () => {
       { model: 'm', language: 'all', facet: 'nature', n: 5, agree: 3, agreement: 0.6, invalid: 1, missing: 1, first_read_as_second: 0, second_read_as_first: 1 },
     ]);
     expect(r.step1Agreement.filter((s) => s.language === 'en')).toHaveLength(2);
+  });
+
+  it('refuses SQL rows outside the vocabulary, naming the query, the row and the column; reads DuckDB bigints and a null cost', () => {
+    const ok: Record<string, unknown> = { ...gold({ qa_id: 'q1' }) };
+    expect(parsePairRows([ok])).toEqual([ok]);
+    expect(() => parsePairRows([ok, { ...ok, gold_f: 'Maybe' }])).toThrow(/xvalue_pairs\.sql[\s\S]*rows\[1\]\.gold_f[\s\S]*one of Pass, Fail[\s\S]*"Maybe"/);
+    const totals = { model: 'm', language: 'en', phase: 'defonly', attempts: 3n, ok_attempts: 2n, items_ok: 2n, simulated_attempts: 0n, cost_usd: null };
+    expect(parseReplyTotals([totals])).toEqual([{ ...totals, attempts: 3, ok_attempts: 2, items_ok: 2, simulated_attempts: 0, cost_usd: 0 }]);
+    expect(() => parseReplyTotals([{ ...totals, attempts: 'three' }])).toThrow(/xvalue_reply_totals\.sql[\s\S]*rows\[0\]\.attempts/);
   });
 
   it('keeps the first reading of a facet a pair has twice, in query order', () => {

@@ -12,7 +12,7 @@ export type WireReply =
       readonly json?: unknown;
       /** Sent verbatim (malformed bodies). */
       readonly raw?: string;
-      /** Computed from the request (echo tests); `drop` closes the socket without an answer. */
+      /** Computed from the request (echo tests); `drop` closes the socket without an answer, `hang` never answers. */
       readonly from?: (req: RecordedRequest) =>
         | {
             readonly status?: number;
@@ -20,7 +20,8 @@ export type WireReply =
             readonly json?: unknown;
             readonly raw?: string;
           }
-        | { readonly drop: true };
+        | { readonly drop: true }
+        | { readonly hang: true };
     }
   /** Never answers: the client must give up through its AbortSignal. */
   | { readonly hang: true }
@@ -64,16 +65,12 @@ export async function startWireServer(script: readonly WireReply[]): Promise<Wir
       requests.push(recorded);
       const reply = script[Math.min(next++, script.length - 1)];
       if (reply === undefined) throw new Error('startWireServer: empty script');
-      if ('hang' in reply) {
+      const computed = 'from' in reply ? reply.from?.(recorded) : undefined;
+      if ('hang' in reply || (computed && 'hang' in computed)) {
         hanging.add(res);
         return;
       }
-      if ('drop' in reply) {
-        req.socket.destroy();
-        return;
-      }
-      const computed = reply.from?.(recorded);
-      if (computed && 'drop' in computed) {
+      if ('drop' in reply || (computed && 'drop' in computed)) {
         req.socket.destroy();
         return;
       }
@@ -83,6 +80,9 @@ export async function startWireServer(script: readonly WireReply[]): Promise<Wir
       res.end(computed?.raw ?? reply.raw ?? JSON.stringify(computed?.json ?? reply.json ?? {}));
     });
   });
+  // An idle keep-alive socket that the server closed (Node's default: after 5 s) while the client
+  // reuses it would fail a call the server never saw, and break a test's count of what it served.
+  server.keepAliveTimeout = 60_000;
   const { url } = await listenLocal(server);
   return {
     url,

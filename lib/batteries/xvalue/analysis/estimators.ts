@@ -224,27 +224,21 @@ export function step1Agreement(rows: readonly Step1Row[]): Step1AgreementRow[] {
     for (const language of ['all' as const, ...languages]) {
       const group = language === 'all' ? mine : mine.filter((r) => r.language === language);
       for (const facet of ['scope', 'nature'] as const) {
-        const [first, second] = facet === 'scope' ? (['Global', 'Regional'] as const) : (['Consensus', 'Pluralism'] as const);
-        let n = 0;
-        let agree = 0;
-        let invalid = 0;
+        // The facet's first class (Global, Consensus) is the positive one: a first read as second is a
+        // false negative. An invalid reading is an abstention; a missing one is left out and counted.
+        const first = facet === 'scope' ? 'Global' : 'Consensus';
+        const cases: BinaryCase[] = [];
         let missing = 0;
-        let firstAsSecond = 0;
-        let secondAsFirst = 0;
         for (const r of group) {
           const gold: string = facet === 'scope' ? r.gold_scope : r.gold_nature;
           const read: string = facet === 'scope' ? r.predicted_scope : r.predicted_nature;
-          if (read === 'missing') {
-            missing++;
-            continue;
-          }
-          n++;
-          if (read === 'invalid') invalid++;
-          else if (read === gold) agree++;
-          else if (gold === first) firstAsSecond++;
-          else if (gold === second) secondAsFirst++;
+          if (read === 'missing') missing++;
+          else cases.push({ gold: gold === first, predicted: read === 'invalid' ? null : read === first });
         }
-        out.push({ model, language, facet, n, agree, agreement: n > 0 ? agree / n : null, invalid, missing, first_read_as_second: firstAsSecond, second_read_as_first: secondAsFirst });
+        const c = confusionOf(cases);
+        const n = cases.length;
+        const agree = c.tp + c.tn;
+        out.push({ model, language, facet, n, agree, agreement: n > 0 ? agree / n : null, invalid: c.abstainPositive + c.abstainNegative, missing, first_read_as_second: c.fn, second_read_as_first: c.fp });
       }
     }
   }
