@@ -38,6 +38,8 @@ export interface S3Server {
   injectFault(fault: S3Fault): void;
   /** Requests refused by injected faults so far. */
   readonly faultsServed: number;
+  /** Every request served, in order: its method, key and, for a CopyObject, its source. */
+  readonly requests: readonly { readonly method: string; readonly key: string; readonly copySource?: string }[];
   close(): Promise<void>;
 }
 
@@ -56,6 +58,7 @@ export async function startS3Server(): Promise<S3Server> {
   const refuseDeletes = new Set<string>();
   const state = { pageSize: 1000, faultsServed: 0 };
   const faults: { left: number; fault: S3Fault }[] = [];
+  const requests: { method: string; key: string; copySource?: string }[] = [];
   /** The injected fault this request meets, if any (counted down). */
   const faultFor = (method: string, key: string, list: boolean): S3Fault | undefined => {
     const kind = list ? 'LIST' : method;
@@ -85,7 +88,16 @@ export async function startS3Server(): Promise<S3Server> {
         res.writeHead(404, { 'content-type': 'application/xml' });
         res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>');
       };
-      if (req.method === 'PUT' && key !== '') {
+      const copySource = req.headers['x-amz-copy-source'];
+      requests.push({ method: req.method ?? '', key, ...(typeof copySource === 'string' ? { copySource: decodeURIComponent(copySource) } : {}) });
+      if (req.method === 'PUT' && key !== '' && typeof copySource === 'string') {
+        // CopyObject: `<bucket>/<key>` (URL-encoded), copied inside the server.
+        const body = objects.get(decodeURIComponent(copySource.replace(/^\//, '')));
+        if (!body) return notFound();
+        objects.set(id, Buffer.from(body));
+        res.writeHead(200, { 'content-type': 'application/xml' });
+        res.end(`<?xml version="1.0" encoding="UTF-8"?><CopyObjectResult><ETag>"x"</ETag><LastModified>${new Date().toISOString()}</LastModified></CopyObjectResult>`);
+      } else if (req.method === 'PUT' && key !== '') {
         objects.set(id, Buffer.concat(chunks));
         res.writeHead(200, { etag: '"x"' });
         res.end();
@@ -199,6 +211,7 @@ export async function startS3Server(): Promise<S3Server> {
     get faultsServed() {
       return state.faultsServed;
     },
+    requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

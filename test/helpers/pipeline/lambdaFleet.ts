@@ -43,8 +43,11 @@ import { collectingPowertools } from '../powertools.js';
  */
 export interface WorkerCrash {
   readonly kind: 'throw' | 'kill';
-  /** `mark`: right after a part's commit transaction reached DynamoDB, before its items are marked. */
-  readonly at: 'upload' | 'commit' | 'mark';
+  /**
+   * `mark`: right after a part's commit transaction reached DynamoDB, before its items are marked;
+   * `publish`: after the commit, before the part's move out of staging into the table.
+   */
+  readonly at: 'upload' | 'commit' | 'mark' | 'publish';
   readonly after: number;
 }
 
@@ -271,6 +274,12 @@ export class LambdaFleet {
       exists: async (key) => (alive(), store.exists(key)),
       list: async (prefix) => (alive(), store.list(prefix)),
       delete: async (key) => (alive(), store.delete(key)),
+      // A committed part's move out of staging (lib/store/stagedParts.ts): the publish crash point.
+      move: async (from, to) => {
+        alive();
+        if (/\/_staged\/.*\/replies\/.*\.parquet$/.test(from)) this.crashPoint(container, 'publish', `the move of ${from}`);
+        return store.move ? store.move(from, to) : Promise.reject(new Error('the stand-in store has no move'));
+      },
     };
   }
 
