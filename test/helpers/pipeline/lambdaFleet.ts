@@ -121,6 +121,12 @@ export class LambdaFleet {
   /** Awaited before each reservation of a worker (the execution it works for): a test holds workers here. */
   onReserve: ((execution: string) => Promise<void>) | undefined;
 
+  /**
+   * Every write the workers sent to DynamoDB (PutItem, UpdateItem, DeleteItem, BatchWriteItem,
+   * TransactWriteItems), as sent: what the worker's IAM policy must allow (dynamoWrites.ts).
+   */
+  readonly workerDynamoWrites: { readonly command: string; readonly input: unknown }[] = [];
+
   /** The next worker invocation crashes as `crash` says. */
   crashNextWorker(crash: WorkerCrash): void {
     this.armed = crash;
@@ -293,6 +299,9 @@ export class LambdaFleet {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         if (container.dead) throw new ContainerKilled();
+        if (/^(Put|Update|Delete)ItemCommand$|^(BatchWrite|TransactWrite)ItemsCommand$/.test(context.commandName ?? '')) {
+          this.workerDynamoWrites.push({ command: context.commandName!, input: args.input });
+        }
         const out = await next(args);
         if (context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes('"PART#')) this.crashPoint(container, 'mark', 'the item marks of a committed part');
         return out;
