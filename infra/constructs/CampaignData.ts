@@ -6,6 +6,12 @@ import { Construct } from 'constructs';
 import type { IConstruct } from 'constructs';
 import { logicalId } from './logicalId.js';
 import { ATHENA_RESULTS_EXPIRY_DAYS, PREFIX, SCRATCH_EXPIRY_DAYS, TTL_ATTRIBUTE } from '../../lib/config/index.js';
+import { COMPUTE_BUDGET_ATTRIBUTES } from '../../lib/store/dynamo/budgetAttributes.js';
+
+/** Item reads of a table (ConditionCheckItem: the condition-only action of a transaction). */
+const ITEM_READS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:ConditionCheckItem'] as const;
+/** Item writes of a table. */
+const ITEM_WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'] as const;
 
 export interface CampaignDataProps {
   /** RETAIN by default: replies cost money to regenerate. */
@@ -80,26 +86,45 @@ export class CampaignData extends Construct {
     });
   }
 
-  /** Least privilege for a worker: campaign and scratch objects, the two tables' item operations. */
+  /**
+   * Least privilege for the plan: campaign and scratch objects, the two tables' item operations.
+   * The plan alone writes the cap (initCampaign, for `sondage start --aws`).
+   */
+  public grantPlan(grantee: iam.IGrantable): void {
+    this.grantObjects(grantee);
+    this.ledger.grant(grantee, ...ITEM_READS, ...ITEM_WRITES);
+    this.budget.grant(grantee, ...ITEM_READS, ...ITEM_WRITES);
+  }
+
+  /**
+   * Least privilege for a worker Lambda and the GPU job: campaign and scratch objects, the ledger
+   * table's item operations, and the budget table's reads and only the writes whose attributes are
+   * all in COMPUTE_BUDGET_ATTRIBUTES (lib/store/dynamo/budgetAttributes.ts), so that neither can
+   * write the cap. DynamoDB checks `dynamodb:Attributes` on each PutItem, UpdateItem and DeleteItem,
+   * inside a TransactWriteItems too (its actions are governed by those permissions); it cannot
+   * check an update's arithmetic, so a role that settles spend can still move the headroom
+   * (docs/aws-security.md says what that leaves).
+   */
   public grantWorker(grantee: iam.IGrantable): void {
+    this.grantObjects(grantee);
+    this.ledger.grant(grantee, ...ITEM_READS, ...ITEM_WRITES);
+    this.budget.grant(grantee, ...ITEM_READS);
+    iam.Grant.addToPrincipal({
+      grantee,
+      // No BatchWriteItem: the budget table is written one item, or one transaction, at a time.
+      actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      resourceArns: [this.budget.tableArn],
+      conditions: { 'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...COMPUTE_BUDGET_ATTRIBUTES] } },
+    });
+  }
+
+  private grantObjects(grantee: iam.IGrantable): void {
     iam.Grant.addToPrincipal({
       grantee,
       actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
       resourceArns: [this.bucket.arnForObjects(`${PREFIX.campaigns}*`), this.bucket.arnForObjects(`${PREFIX.scratch}*`)],
     });
     iam.Grant.addToPrincipal({ grantee, actions: ['s3:ListBucket'], resourceArns: [this.bucket.bucketArn] });
-    const itemActions = [
-      'dynamodb:GetItem',
-      'dynamodb:BatchGetItem',
-      'dynamodb:Query',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:BatchWriteItem',
-      'dynamodb:ConditionCheckItem',
-    ];
-    this.ledger.grant(grantee, ...itemActions);
-    this.budget.grant(grantee, ...itemActions);
   }
 
   /**

@@ -125,7 +125,9 @@ export class Pipeline extends Construct {
     });
 
     // Each function is granted what its handler calls, no more (test/infra/SondageStack.test.ts).
-    for (const h of [this.plan, this.worker]) data.grantWorker(h.fn);
+    // The plan writes the cap; the worker's budget writes cannot (CampaignData.grantWorker).
+    data.grantPlan(this.plan.fn);
+    data.grantWorker(this.worker.fn);
     props.secrets.grantRead(this.plan.fn);
     props.secrets.grantRead(this.worker.fn);
     this.grantBedrockConverse(this.worker.fn);

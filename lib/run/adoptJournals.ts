@@ -48,8 +48,10 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
   let adopted = 0;
   for (const path of journals) {
     const partName = partNameOf(path);
-    // Killed after the ledger commit, before the journal was removed: its replies are counted.
+    // Killed after the ledger commit, before the journal was removed: its replies are counted,
+    // and its parts may still wait in staging.
     if (committed.has(spec.sink.partKey(partName))) {
+      await spec.sink.publish?.(partName);
       await rm(path, { force: true });
       continue;
     }
@@ -88,6 +90,7 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
       failedPermanently,
       costUsd: fresh.reduce((s, r) => s + r.cost_usd, 0),
     });
+    await spec.sink.publish?.(partName);
     await rm(path, { force: true });
     adopted += done.length;
   }

@@ -12,7 +12,8 @@ import type { BatchClient } from '../providers/batchTypes.js';
 import { costUsd, estimatePromptTokens } from '../pricing/pricing.js';
 import type { ModelProvider, Price } from '../providers/types.js';
 import { partKey } from '../store/layout.js';
-import type { PartWriter } from '../store/parquetParts.js';
+import type { PartTarget, PartWriter } from '../store/parquetParts.js';
+import { moveObject, stagedKey } from '../store/stagedParts.js';
 import { promptColumns, promptRow } from '../store/schemas.js';
 import type { PromptColumns } from '../store/schemas.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
@@ -84,20 +85,30 @@ export function journalDir(root: string, campaign: string, phase: string, model:
 
 /**
  * Parts of one partition written through `writer` into `store`, under the layout's keys; readings
- * go to `readingsFolder` (a judge's beside the readings of the replies it reads).
+ * go to `readingsFolder` (a judge's beside the readings of the replies it reads). Both wait under
+ * the phase's `_staged/` folder, outside every table, until the part's ledger commit; `publish`
+ * then moves them into the tables (lib/store/stagedParts.ts), so that no query counts a reply the
+ * ledger has not.
  */
 export function partSink(writer: PartWriter, store: BlobStore, campaign: string, phase: string, readingsFolder: string, model: string, language: LanguageCode): PartSink {
+  const replies = (partName: string): PartTarget => ({ campaign, phase, table: 'replies', model, language, partName, stagedFor: phase });
+  const readings = (partName: string): PartTarget => ({ campaign, phase: readingsFolder, table: 'readings', model, language, partName, stagedFor: phase });
   return {
     writeReplies: async (journalPath, partName, rows) => {
-      const target = { campaign, phase, table: 'replies', model, language, partName } as const;
       // The rows the journal holds, still in memory: appended as they are, not parsed back from it.
-      return rows ? (await writer.writePart(store, target, rows, { trusted: true })).key : writer.convertPart(store, target, journalPath);
+      if (rows) await writer.writePart(store, replies(partName), rows, { trusted: true });
+      else await writer.convertPart(store, replies(partName), journalPath);
+      // The key the ledger commits, and the part will have once published.
+      return partKey(campaign, phase, 'replies', model, language, partName);
     },
     partKey: (partName) => partKey(campaign, phase, 'replies', model, language, partName),
     writeReadings: async (rows, partName) => {
-      if (rows.length > 0) {
-        await writer.writePart(store, { campaign, phase: readingsFolder, table: 'readings', model, language, partName }, rows, { trusted: true });
-      }
+      if (rows.length > 0) await writer.writePart(store, readings(partName), rows, { trusted: true });
+    },
+    publish: async (partName) => {
+      // A move cut short (a kill) is finished by publishCommitted, which finds the staged objects left.
+      const finals = [partKey(campaign, readingsFolder, 'readings', model, language, partName), partKey(campaign, phase, 'replies', model, language, partName)];
+      for (const key of finals) await moveObject(store, stagedKey(phase, key), key);
     },
   };
 }

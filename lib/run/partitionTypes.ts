@@ -26,6 +26,11 @@ export interface PartSink {
   partKey(partName: string): string;
   /** Writes reading rows as a readings part. */
   writeReadings(rows: readonly ReadingRow[], partName: string): Promise<void>;
+  /**
+   * After the part's ledger commit: moves its replies and readings from staging into the tables
+   * (lib/store/stagedParts.ts). Idempotent. Absent where parts are written in place (test sinks).
+   */
+  publish?(partName: string): Promise<void>;
 }
 
 export interface PartitionSpec {

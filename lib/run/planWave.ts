@@ -26,6 +26,7 @@ import { assertWithinBudget, ensurePrompts } from './partitionSpec.js';
 import { retireDroppedPartitions } from './rebuildLedger.js';
 import { PartitionItems } from './partitionItems.js';
 import { waitForFencedWorkers } from './workerLease.js';
+import { publishCommitted } from '../store/stagedParts.js';
 import type { Plan } from './planCampaign.js';
 import { checkGpuQueues, checkGpuWeights } from './gpuChecks.js';
 import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, shardOfDoneKey, slices, waveCopies } from './shards.js';
@@ -153,6 +154,9 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   }
   const ran = new Set(a.phasesRun);
   const ready = graph.phases.filter((p) => !ran.has(p.name) && p.after.every((ref) => ran.has(ref.phase)));
+  // Parts committed by a worker killed before it moved them out of staging: into the tables at the
+  // start, and again before the SQL stage reads them (lib/store/stagedParts.ts).
+  if (first || ready.length === 0) await publishCommitted(store, ledger, campaign.name, graph.phases.map((p) => p.name));
   const waveIndex = graph.waves.findIndex((w) => w.some((p) => ready.includes(p)));
   const copies = waveCopies(ctx, ready, a.maxWorkerCopies);
   const shards: Shard[] = [];

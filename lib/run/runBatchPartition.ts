@@ -358,6 +358,7 @@ async function collect(
     costUsd: cost,
     closeBatches: [b.record.batchId],
   });
+  await spec.sink.publish?.(partNameOf(journal.path));
   await rm(journal.path, { force: true });
   for (const id of [...done, ...failed, ...failedPermanently]) finished.add(id);
   out.done += done.length;

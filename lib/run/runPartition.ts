@@ -308,5 +308,6 @@ async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promise<void
     costUsd: part.cost,
     ...(part.possiblyBilled > 0 ? { possiblyBilledUsd: part.possiblyBilled } : {}),
   });
+  await spec.sink.publish?.(partName);
   await rm(part.journal.path, { force: true });
 }

@@ -21,9 +21,8 @@ import { decompress as zstdDecompress } from 'fzstd';
 import { parquetReadObjects } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { SondageError } from '../errors.js';
-import { partKey } from './layout.js';
 import { tempSibling } from './LocalBlobStore.js';
-import { columnsOf, rowChecker } from './parquetParts.js';
+import { columnsOf, rowChecker, targetKey } from './parquetParts.js';
 import type { PartitionCheck, PartTarget, PartWriter, Rows, WriteOptions, WrittenPart } from './parquetParts.js';
 import type { ColumnDef, ColumnType } from './schemas.js';
 import { StorageError, storageCode, writeFailure } from './storageErrors.js';
@@ -109,7 +108,7 @@ export class JsParquetWriter implements PartWriter {
 
   async writePart<T extends TableName>(store: BlobStore, target: PartTarget<T>, rows: Rows<T>, options: WriteOptions = {}): Promise<WrittenPart> {
     this.open();
-    const key = partKey(target.campaign, target.phase, target.table, target.model, target.language, target.partName);
+    const key = targetKey(target);
     const columns = columnsOf(target.table, options.columns);
     const all = await collect(rows, rowChecker(target.table, columns, target, options.trusted));
     const body = parquetBytes(columns, all);
@@ -121,7 +120,7 @@ export class JsParquetWriter implements PartWriter {
 
   async convertPart(store: BlobStore, target: PartTarget, ndjsonPath: string): Promise<string> {
     this.open();
-    const key = partKey(target.campaign, target.phase, target.table, target.model, target.language, target.partName);
+    const key = targetKey(target);
     const text = await readFile(ndjsonPath, 'utf8');
     const rows: Record<string, unknown>[] = [];
     let line = 0;

@@ -125,6 +125,19 @@ export class LocalBlobStore implements BlobStore {
     return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
+  /** A rename: a reader sees the file at `from` or at `to`, whole, never both or half. */
+  async move(from: string, to: string): Promise<boolean> {
+    const target = this.localPath(to);
+    await mkdir(path.dirname(target), { recursive: true });
+    try {
+      await rename(this.localPath(from), target);
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
   async delete(key: string): Promise<void> {
     try {
       await unlink(this.localPath(key));

@@ -5,11 +5,10 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
-import { partKey } from './layout.js';
 import { tempSibling } from './LocalBlobStore.js';
 import { sqlIdent, sqlString } from './DuckDb.js';
 import { appendRow, cellsOf, sharedColumns, tableColumnsSql } from './duckdbAppend.js';
-import { columnsOf, rowChecker } from './parquetParts.js';
+import { columnsOf, rowChecker, targetKey } from './parquetParts.js';
 import type { PartitionCheck, PartTarget, PartWriter, Rows, WriteOptions, WrittenPart } from './parquetParts.js';
 import { isProcessAlive } from './lock.js';
 import { StorageError, storageCode, writeFailure } from './storageErrors.js';
@@ -187,9 +186,9 @@ export class ParquetWriter implements PartWriter {
     }
   }
 
-  /** `convert` into a store at `partKey(target…)`; returns the key. */
+  /** `convert` into a store at `targetKey(target)`; returns the key. */
   async convertPart(store: BlobStore, target: PartTarget, ndjsonPath: string): Promise<string> {
-    const key = partKey(target.campaign, target.phase, target.table, target.model, target.language, target.partName);
+    const key = targetKey(target);
     const local = store.localPath?.(key);
     if (local !== undefined) {
       await this.convert(target.table, ndjsonPath, local);
@@ -206,7 +205,7 @@ export class ParquetWriter implements PartWriter {
   }
 
   /**
-   * Writes one part into a store, at `partKey(target…)`: in place where the store is a directory,
+   * Writes one part into a store, at `targetKey(target)`: in place where the store is a directory,
    * otherwise through a local temporary file and `put`.
    */
   async writePart<T extends TableName>(
@@ -215,7 +214,7 @@ export class ParquetWriter implements PartWriter {
     rows: Rows<T>,
     options: WriteOptions = {},
   ): Promise<WrittenPart> {
-    const key = partKey(target.campaign, target.phase, target.table, target.model, target.language, target.partName);
+    const key = targetKey(target);
     const local = store.localPath?.(key);
     if (local !== undefined) {
       const count = await this.writeFile(target.table, rows, local, target, options);

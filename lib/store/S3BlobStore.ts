@@ -3,7 +3,7 @@
  * workers and the CLI's `--aws` commands. Loaded lazily by its users, not re-exported from
  * lib/store/index.ts, so the local CLI never loads the AWS SDK.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3ClientConfig } from '@aws-sdk/client-s3';
 import { assertKey } from './LocalBlobStore.js';
 import type { BlobStore } from './types.js';
@@ -79,6 +79,24 @@ export class S3BlobStore implements BlobStore {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return keys.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  }
+
+  /**
+   * CopyObject (inside S3, atomic: a reader sees no object at `to` or all of it), then DeleteObject
+   * of `from`; false when `from` is not there (moved already).
+   */
+  async move(from: string, to: string): Promise<boolean> {
+    const source = this.key(from);
+    try {
+      // CopySource is `<bucket>/<key>`, the key URL-encoded but for its slashes (`=` is encoded).
+      const copySource = `${this.bucket}/${encodeURIComponent(source).replace(/%2F/g, '/')}`;
+      await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.key(to), CopySource: copySource }));
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: source }));
+    return true;
   }
 
   /** Deleting a missing key is not an error (S3 semantics, and LocalBlobStore's). */

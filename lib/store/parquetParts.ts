@@ -6,7 +6,9 @@
  */
 import { SondageError } from '../errors.js';
 import type { LanguageCode } from '../core/types.js';
+import { partKey } from './layout.js';
 import { tableColumns } from './schemas.js';
+import { stagedKey } from './stagedParts.js';
 import type { ColumnDef, TableRows } from './schemas.js';
 import type { BlobStore, TableName } from './types.js';
 
@@ -19,6 +21,17 @@ export interface PartTarget<T extends TableName = TableName> {
   readonly language: LanguageCode;
   /** `part-<…>.parquet`, unique within the partition. */
   readonly partName: string;
+  /**
+   * Written under this phase's `_staged/` folder rather than into the table, until the phase's
+   * ledger commit of the part publishes it (lib/store/stagedParts.ts).
+   */
+  readonly stagedFor?: string;
+}
+
+/** Where a writer puts `target`: its part key, or its staged key when it waits for a commit. */
+export function targetKey(target: PartTarget): string {
+  const key = partKey(target.campaign, target.phase, target.table, target.model, target.language, target.partName);
+  return target.stagedFor === undefined ? key : stagedKey(target.stagedFor, key);
 }
 
 /** The fields every row must share with the file it goes into. */
@@ -120,7 +133,7 @@ export function rowChecker(
 
 /** Writes parts of the campaign tables into a store: what the runners and the worker need of a writer. */
 export interface PartWriter {
-  /** Writes one part at `partKey(target…)`: in place where the store is a directory, else through `put`. */
+  /** Writes one part at `targetKey(target)`: in place where the store is a directory, else through `put`. */
   writePart<T extends TableName>(store: BlobStore, target: PartTarget<T>, rows: Rows<T>, options?: WriteOptions): Promise<WrittenPart>;
   /** Turns a reply journal (NDJSON sondage wrote itself; keys outside the schema ignored) into a part; returns its key. */
   convertPart(store: BlobStore, target: PartTarget, ndjsonPath: string): Promise<string>;

@@ -82,6 +82,11 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Local path of a key where the backend is a directory (DuckDB reads it in place). */
   localPath?(key: string): string;
+  /**
+   * Moves `from` to `to` inside the store (a rename on disk, CopyObject then DeleteObject on S3);
+   * false when `from` is not there. Without it, stagedParts.ts moves through get, put and delete.
+   */
+  move?(from: string, to: string): Promise<boolean>;
 }
 
 export interface BudgetState {

@@ -11,13 +11,17 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AthenaClient } from '@aws-sdk/client-athena';
 import { runCampaign } from '../../lib/run/runCampaign.js';
+import { AthenaQueryable } from '../../lib/store/AthenaQueryable.js';
+import { stagingPrefix } from '../../lib/store/stagedParts.js';
 import type { RunSummary } from '../../lib/run/runCampaign.js';
 import { loadContext, tempDir } from '../helpers/campaigns.js';
 import { readResults } from '../helpers/runData.js';
 import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
 import type { CampaignDoc } from '../helpers/campaigns.js';
 import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
+import { CREDENTIALS, REGION } from '../helpers/pipeline/awsStandIns.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
 import { asRemote } from '../helpers/localSource.js';
@@ -32,6 +36,7 @@ let local: RunSummary;
 let localResults: Map<string, string>;
 let p: Pipeline | undefined;
 let tolerantFile: string;
+let models: string[];
 
 /** One language, one story: shards of 20 items (rpm 6), so a batch holds several shards and parts. */
 function shape(doc: CampaignDoc): void {
@@ -57,6 +62,7 @@ beforeAll(async () => {
   });
   const ctx = await loadContext(file);
   dataDir = ctx.dataDir;
+  models = ctx.campaign.models.map((m) => m.id);
   local = await runCampaign(ctx, { dataDir });
   expect(local.stopped).toBeUndefined();
   localResults = await readResults(dataDir, CAMPAIGN);
@@ -99,10 +105,28 @@ async function expectIntact(pipeline: Pipeline, runs: readonly ExecutionRecord[]
   expect(acc.budget.spent_usd).toBeCloseTo(acc.storedCostUsd, 12);
   expect(acc.budget.spent_usd).toBeCloseTo(local.spentUsd, 12);
   expect(acc.budget.spent_usd).toBeLessThanOrEqual(acc.budget.cap_usd);
+  // Nothing left in staging: every part stored was committed and moved into its table.
+  for (const summary of local.phases) expect(await pipeline.store.list(stagingPrefix(CAMPAIGN, summary.phase)), `${summary.phase}: staged parts`).toEqual([]);
   const results = await pipeline.results(CAMPAIGN);
   const source = `s3://${pipeline.standIns.names.bucket}/campaigns/${CAMPAIGN}/`;
   expect([...results.keys()].sort()).toEqual([...localResults.keys()].sort());
   for (const [name, text] of results) expect(text === asRemote(localResults.get(name)!, CAMPAIGN, source), `${name} differs from the local run's`).toBe(true);
+}
+
+/** What Athena (the stand-in, over the bucket as it is now) sums of a phase's replies: items answered, and their cost. */
+async function athenaSums(pipeline: Pipeline, phase: string): Promise<{ okItems: number; costUsd: number }> {
+  const { names, athena } = pipeline.standIns;
+  const client = new AthenaClient({ endpoint: athena.url, region: REGION, credentials: CREDENTIALS });
+  try {
+    const q = new AthenaQueryable({ workgroup: names.athenaWorkgroup, database: names.glueDatabase, client, reuseMaxAgeMinutes: 0, pollInitialMs: 1, pollMaxMs: 5 });
+    const [row] = await q.all<Record<string, unknown>>(
+      `SELECT count(DISTINCT CASE WHEN status = 'ok' THEN item_id END) AS ok_items, coalesce(sum(cost_usd), 0) AS cost_usd FROM "${names.glueDatabase}"."replies" ` +
+        `WHERE campaign_key = '${CAMPAIGN}' AND phase_key = '${phase}' AND model IN (${models.map((m) => `'${m}'`).join(', ')})`,
+    );
+    return { okItems: Number(row!['ok_items']), costUsd: Number(row!['cost_usd']) };
+  } finally {
+    client.destroy();
+  }
 }
 
 /**
@@ -130,6 +154,7 @@ describe('the synthesized state machine under faults', () => {
     { kind: 'throw', at: 'commit', what: 'a worker that throws committing its second part, stored (its handler salvages it)' },
     { kind: 'kill', at: 'commit', what: 'a worker killed after storing its second part, before committing it (the next execution adopts the part)' },
     { kind: 'kill', at: 'mark', what: 'a worker killed between its second part\'s commit and the marks of its items (the next reader marks them; none is asked twice)' },
+    { kind: 'kill', at: 'publish', what: 'a worker killed between its second part\'s commit and its move out of staging (the next start publishes it, once)' },
   ] as const)('$what', async ({ kind, at }) => {
     const pipeline = await deploy();
     pipeline.fleet.crashNextWorker({ kind, at, after: 1 });
@@ -138,6 +163,43 @@ describe('the synthesized state machine under faults', () => {
     expect(pipeline.fleet.of('worker').filter((i) => i.outcome !== 'ok')).toHaveLength(1);
     await expectRecordedFailures(pipeline, runs, kind === 'kill' ? /Runtime\.ExitError|ExceedToleratedFailureThreshold/ : /ExceedToleratedFailureThreshold/);
     await expectIntact(pipeline, runs);
+  });
+
+  it.each([
+    ['commit', 'between a part\'s upload and its ledger commit: Athena\'s sums leave the part out, as the ledger does, until the next execution adopts it'],
+    ['publish', 'between a part\'s ledger commit and its move into the table: the next execution publishes it, and Athena counts it once'],
+  ] as const)('a worker killed at %s, %s', async (at, _what) => {
+    const pipeline = await deploy();
+    pipeline.fleet.crashNextWorker({ kind: 'kill', at, after: 1 });
+    // act: the execution the kill fails
+    const first = await pipeline.execute({ campaign: CAMPAIGN });
+    expect(first.result.status).toBe('FAILED');
+    // assess: the killed part is in the bucket, staged, outside the replies table
+    const staged = await pipeline.store.list(stagingPrefix(CAMPAIGN, 'generate'));
+    expect(staged.filter((k) => k.includes('/replies/'))).toHaveLength(1);
+    const ledger = await pipeline.ledger.counts(CAMPAIGN, 'generate');
+    const budget = await pipeline.ledger.budget(CAMPAIGN);
+    const sums = await athenaSums(pipeline, 'generate');
+    if (at === 'commit') {
+      // Uncommitted: Athena counts exactly what the ledger counts, no reply of the killed part.
+      expect(sums.okItems).toBe(ledger.done);
+      expect(sums.costUsd).toBeCloseTo(budget.spent_usd, 12);
+    } else {
+      // Committed, not yet moved: counted by the ledger, not yet seen by Athena.
+      expect(sums.okItems).toBeLessThan(ledger.done);
+      expect(sums.costUsd).toBeLessThan(budget.spent_usd);
+    }
+    // act: `sondage start --aws --retry-failed`
+    const second = await pipeline.execute({ campaign: CAMPAIGN, retryFailed: true });
+    // assess: nothing lost or twice in the tables, Athena's sums are the ledger's
+    await expectIntact(pipeline, [first, second]);
+    let athenaCost = 0;
+    for (const summary of local.phases) {
+      const phase = await athenaSums(pipeline, summary.phase);
+      expect(phase.okItems, summary.phase).toBe(summary.done);
+      athenaCost += phase.costUsd;
+    }
+    expect(athenaCost).toBeCloseTo((await pipeline.ledger.budget(CAMPAIGN)).spent_usd, 12);
   });
 
   it('aws.tolerated_failure_percentage: the wave goes on past a failed batch, whose items are recorded failed and named, and --retry-failed asks them again', async () => {

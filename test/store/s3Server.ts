@@ -37,6 +37,8 @@ export interface S3Server {
   injectFault(fault: S3Fault): void;
   /** Requests refused by injected faults so far. */
   readonly faultsServed: number;
+  /** Every request served, in order: its method, key and, for a CopyObject, its source. */
+  readonly requests: readonly { readonly method: string; readonly key: string; readonly copySource?: string }[];
   close(): Promise<void>;
 }
 
@@ -51,6 +53,7 @@ const xml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;'
 
 export async function startS3Server(): Promise<S3Server> {
   const objects = new Map<string, Buffer>();
+  const requests: { method: string; key: string; copySource?: string }[] = [];
   const versions = new Map<string, StoredVersion[]>();
   const refuseDeletes = new Set<string>();
   const state = { pageSize: 1000, faultsServed: 0 };
@@ -81,7 +84,16 @@ export async function startS3Server(): Promise<S3Server> {
       res.writeHead(404, { 'content-type': 'application/xml' });
       res.end(req.method === 'HEAD' ? undefined : '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message></Error>');
     };
-    if (req.method === 'PUT' && key !== '') {
+    const copySource = req.headers['x-amz-copy-source'];
+    requests.push({ method: req.method ?? '', key, ...(typeof copySource === 'string' ? { copySource: decodeURIComponent(copySource) } : {}) });
+    if (req.method === 'PUT' && key !== '' && typeof copySource === 'string') {
+      // CopyObject: `<bucket>/<key>` (URL-encoded), copied inside the server.
+      const body = objects.get(decodeURIComponent(copySource.replace(/^\//, '')));
+      if (!body) return notFound();
+      objects.set(id, Buffer.from(body));
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?><CopyObjectResult><ETag>"x"</ETag><LastModified>${new Date().toISOString()}</LastModified></CopyObjectResult>`);
+    } else if (req.method === 'PUT' && key !== '') {
       objects.set(id, sent);
       res.writeHead(200, { etag: '"x"' });
       res.end();
@@ -181,6 +193,7 @@ export async function startS3Server(): Promise<S3Server> {
     objects,
     versions,
     refuseDeletes,
+    requests,
     get pageSize() {
       return state.pageSize;
     },

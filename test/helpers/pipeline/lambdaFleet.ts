@@ -43,8 +43,11 @@ import { collectingPowertools } from '../powertools.js';
  */
 export interface WorkerCrash {
   readonly kind: 'throw' | 'kill';
-  /** `mark`: right after a part's commit transaction reached DynamoDB, before its items are marked. */
-  readonly at: 'upload' | 'commit' | 'mark';
+  /**
+   * `mark`: right after a part's commit transaction reached DynamoDB, before its items are marked;
+   * `publish`: after the commit, before the part's move out of staging into the table.
+   */
+  readonly at: 'upload' | 'commit' | 'mark' | 'publish';
   readonly after: number;
 }
 
@@ -117,6 +120,12 @@ export class LambdaFleet {
 
   /** Awaited before each reservation of a worker (the execution it works for): a test holds workers here. */
   onReserve: ((execution: string) => Promise<void>) | undefined;
+
+  /**
+   * Every write the workers sent to DynamoDB (PutItem, UpdateItem, DeleteItem, BatchWriteItem,
+   * TransactWriteItems), as sent: what the worker's IAM policy must allow (dynamoWrites.ts).
+   */
+  readonly workerDynamoWrites: { readonly command: string; readonly input: unknown }[] = [];
 
   /** The next worker invocation crashes as `crash` says. */
   crashNextWorker(crash: WorkerCrash): void {
@@ -271,6 +280,12 @@ export class LambdaFleet {
       exists: async (key) => (alive(), store.exists(key)),
       list: async (prefix) => (alive(), store.list(prefix)),
       delete: async (key) => (alive(), store.delete(key)),
+      // A committed part's move out of staging (lib/store/stagedParts.ts): the publish crash point.
+      move: async (from, to) => {
+        alive();
+        if (/\/_staged\/.*\/replies\/.*\.parquet$/.test(from)) this.crashPoint(container, 'publish', `the move of ${from}`);
+        return store.move ? store.move(from, to) : Promise.reject(new Error('the stand-in store has no move'));
+      },
     };
   }
 
@@ -284,6 +299,9 @@ export class LambdaFleet {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         if (container.dead) throw new ContainerKilled();
+        if (/^(Put|Update|Delete)ItemCommand$|^(BatchWrite|TransactWrite)ItemsCommand$/.test(context.commandName ?? '')) {
+          this.workerDynamoWrites.push({ command: context.commandName!, input: args.input });
+        }
         const out = await next(args);
         if (context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes('"PART#')) this.crashPoint(container, 'mark', 'the item marks of a committed part');
         return out;
