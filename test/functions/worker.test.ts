@@ -520,7 +520,7 @@ describe('worker handler', () => {
       await campaignWith('w-deadline');
       const lateShards = await plan('w-deadline', 'exec-1');
       const total = (await h.ledger.counts('w-deadline', 'generate')).pending;
-      // act: the default attempt timeout (120 s) does not fit in the 100 s left
+      // act: neither the default attempt timeout (660 s) nor the call window (aws.min_call_seconds, 120 s) fits in the 100 s left
       const out = await createWorker(h.deps())(event('w-deadline', 'generate', 'exec-1', lateShards.generate), lambdaContext(160_000));
       // assess: nothing sent, nothing reserved, spent or possibly billed, every item pending, and the worker asks to run again
       expect(server.requests).toHaveLength(0);
