@@ -62,10 +62,11 @@ describe('bench/local-throughput in a folder of its own', () => {
     const dataDir = path.join(killedDir, 'data');
     const child = bench(killedDir);
     const exit = exited(child);
-    // Killed once a verify partition is committed and the phase is not over.
+    // Killed once a verify part is written (staged under verify/_staged/ until its commit, then
+    // moved into verify/replies/) and the phase is not over.
     let killed = false;
     while (child.exitCode === null) {
-      const parts = await filesUnder(path.join(dataDir, 'campaigns', CAMPAIGN, 'verify', 'replies'), (f) => f.endsWith('.parquet'));
+      const parts = (await filesUnder(path.join(dataDir, 'campaigns', CAMPAIGN, 'verify'), (f) => f.endsWith('.parquet'))).filter((f) => f.includes(`${path.sep}replies${path.sep}`));
       if (parts.length >= 1) {
         killed = child.kill('SIGKILL');
         break;

@@ -43,7 +43,7 @@ const CASES: readonly BadCase[] = [
     },
     messages: [
       "{campaign}: models[0].model: is required; the provider's model name",
-      '{campaign}: models[1].provider: "simulatd" is not a known provider; use one of openai, anthropic, openai-compatible, simulated',
+      '{campaign}: models[1].provider: "simulatd" is not a known provider; use one of openai, anthropic, openai-compatible, bedrock, simulated',
     ],
     commands: ['plan', 'run'],
   },

@@ -81,7 +81,7 @@ describe('judge.audit', () => {
     ]);
     expect(errorLines(doc({ per_stratum: 0, second_judge: { id: 'j2', provider: 'open-ai', model: 'x' } }))).toEqual([
       'demo.yaml: judge.audit.per_stratum: must be at least 1, got 0',
-      'demo.yaml: judge.audit.second_judge.provider: "open-ai" is not a known provider; use one of openai, anthropic, openai-compatible, simulated',
+      'demo.yaml: judge.audit.second_judge.provider: "open-ai" is not a known provider; use one of openai, anthropic, openai-compatible, bedrock, simulated',
     ]);
     expect(errorLines(doc({ per_stratm: 5 }))).toEqual(['demo.yaml: judge.audit: unknown key "per_stratm"; did you mean "per_stratum"?']);
   });
