@@ -12,7 +12,7 @@ import type { BedrockAnswer, BedrockServer } from '../helpers/bedrockServer.js';
 
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 // Fake static credentials: the SDK signs with them; the secret must never reach a message.
-const CREDENTIALS = { accessKeyId: 'AKIAFAKESTANDIN00001', secretAccessKey: 'fake-secret-never-printed-0123456789' };
+const CREDENTIALS = { accessKeyId: 'STANDINTESTKEY00001', secretAccessKey: 'fake-secret-never-printed-0123456789' };
 const FAST = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 5_000 };
 const REQ: GenerateRequest = {
   messages: [
@@ -61,7 +61,7 @@ describe('Bedrock Converse through the AWS SDK, against a wire-format stand-in',
       system: [{ text: 'Answer in one word.' }],
       inferenceConfig: { maxTokens: 16, temperature: 0, topP: 0.9, stopSequences: ['\n'] },
     });
-    expect(sent.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAFAKESTANDIN00001\/\d{8}\/eu-west-3\/bedrock\/aws4_request/);
+    expect(sent.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=STANDINTESTKEY00001\/\d{8}\/eu-west-3\/bedrock\/aws4_request/);
     expect(result).toEqual({
       text: 'No.',
       finish_reason: 'end_turn',

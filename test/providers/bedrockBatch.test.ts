@@ -8,7 +8,7 @@ import { converseReply, startBedrockServer } from '../helpers/bedrockServer.js';
 import type { BedrockServer, RecordAnswer } from '../helpers/bedrockServer.js';
 
 const MODEL = 'us.anthropic.claude-3-5-haiku-20241022-v1:0';
-const CREDENTIALS = { accessKeyId: 'AKIAFAKESTANDIN00002', secretAccessKey: 'fake-batch-secret-never-printed-0000' };
+const CREDENTIALS = { accessKeyId: 'STANDINTESTKEY00002', secretAccessKey: 'fake-batch-secret-never-printed-0000' };
 const ROLE = 'arn:aws:iam::123456789012:role/sondage-bedrock-batch';
 
 let server: BedrockServer | undefined;
@@ -61,7 +61,7 @@ describe('Bedrock batch inference through the AWS SDK, against a wire-format sta
       inputDataConfig: { s3InputDataConfig: { s3Uri: `s3://sondage-batch/jobs/${jobName}/input.jsonl`, s3InputFormat: 'JSONL' } },
       outputDataConfig: { s3OutputDataConfig: { s3Uri: `s3://sondage-batch/jobs/${jobName}/output/` } },
     });
-    expect(create.headers.authorization).toMatch(/Credential=AKIAFAKESTANDIN00002\/\d{8}\/us-west-2\/bedrock\/aws4_request/);
+    expect(create.headers.authorization).toMatch(/Credential=STANDINTESTKEY00002\/\d{8}\/us-west-2\/bedrock\/aws4_request/);
     expect(handle).toEqual({ provider: `bedrock/${MODEL}`, batchId: server!.jobs.keys().next().value, customIds: reqs.map((r) => r.customId) });
     expect(before).toMatchObject({ phase: 'pending', status: 'Submitted', done: false });
     await expect(c.results(handle)).rejects.toThrow(/is Submitted; poll until it has ended/);

@@ -8,7 +8,7 @@ import type { BedrockAnswer, BedrockServer } from '../helpers/bedrockServer.js';
 
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 // Fake static credentials for the SDK's default chain (its environment provider): signed with, never stored.
-const ACCESS_KEY = 'AKIAFAKESTANDIN00003';
+const ACCESS_KEY = 'STANDINTESTKEY00003';
 const SECRET = 'fake-run-secret-never-stored-00000000';
 const PRICE = { input_per_mtok: 0.8, output_per_mtok: 4, batch_discount: 0.5 };
 const USAGE = { inputTokens: 120, outputTokens: 12 };
