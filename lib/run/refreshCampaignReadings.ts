@@ -9,9 +9,7 @@ import { DuckDb } from '../store/DuckDb.js';
 import { LocalBlobStore } from '../store/LocalBlobStore.js';
 import { ParquetWriter } from '../store/ParquetWriter.js';
 import type { RunContext } from './context.js';
-import { PartitionItems } from './partitionItems.js';
-import { readingRows } from './readings.js';
-import { refreshReadings } from './refreshReadings.js';
+import { refreshPartitionReadings } from './refreshPartitionReadings.js';
 import { loadUpstream, upstreamNeeds } from './upstream.js';
 
 /** What was read again in one phase: readings, and how many of them changed. */
@@ -23,31 +21,19 @@ export interface PhaseReread {
 
 /** Reads again the stored readings of a local campaign whose design data changed; one entry per phase that had any. */
 export async function refreshCampaignReadings(ctx: RunContext, dataDir: string): Promise<PhaseReread[]> {
-  const { campaign, graph, battery } = ctx;
+  const { campaign, graph } = ctx;
   const store = new LocalBlobStore(dataDir);
   const writer = await ParquetWriter.create({ tmpDir: join(dataDir, '.tmp'), threads: 1 });
   let db: DuckDb | undefined;
   const out: PhaseReread[] = [];
   try {
     for (const phase of graph.waves.flat()) {
-      const folder = graph.readingsFolder(phase);
       let reread = 0;
       let rereadChanged = 0;
       for (const model of campaign.models) {
         for (const language of ctx.design.languages) {
           const upstream = phase.after.length > 0 ? await loadUpstream((db ??= await DuckDb.open()), dataDir, campaign.name, upstreamNeeds(graph, phase), model.id, language) : undefined;
-          const items = new PartitionItems({ ctx, model, language, upstream }).items(phase.name);
-          const r = await refreshReadings({
-            store,
-            writer,
-            campaign: campaign.name,
-            phase,
-            folder,
-            model: model.id,
-            language,
-            items,
-            readReply: (item, reply) => readingRows(phase, folder, battery.vocabulary, item, reply),
-          });
+          const r = await refreshPartitionReadings({ ctx, store, writer, phase, model, language, upstream });
           reread += r.reread;
           rereadChanged += r.changed;
         }

@@ -27,9 +27,7 @@ import { partitionPrefix } from '../store/layout.js';
 import type { PartWriter } from '../store/parquetParts.js';
 import type { BlobStore } from '../store/types.js';
 import type { RunContext } from './context.js';
-import { PartitionItems } from './partitionItems.js';
-import { readingRows } from './readings.js';
-import { refreshReadings } from './refreshReadings.js';
+import { refreshPartitionReadings } from './refreshPartitionReadings.js';
 import { upstreamNeeds } from './upstreamNeeds.js';
 import { loadUpstreamRows } from './upstreamRows.js';
 
@@ -68,11 +66,10 @@ export function designCheckedKey(campaign: string, phase: string): string {
  */
 export async function rereadStoredReadings(a: RereadArgs): Promise<StoredReread | undefined> {
   const { ctx, store, phase } = a;
-  const { campaign, graph, battery } = ctx;
+  const { campaign } = ctx;
   const marker = designCheckedKey(campaign.name, phase.name);
   const held = await store.get(marker);
   if (held !== undefined && Buffer.from(held).toString('utf8') === a.design) return undefined;
-  const folder = graph.readingsFolder(phase);
   let reread = 0;
   let rereadChanged = 0;
   let unchecked = 0;
@@ -83,18 +80,7 @@ export async function rereadStoredReadings(a: RereadArgs): Promise<StoredReread 
         continue;
       }
       const upstream = phase.after.length > 0 ? await partitionUpstream(a, model.id, language) : undefined;
-      const items = new PartitionItems({ ctx, model, language, upstream }).items(phase.name);
-      const r = await refreshReadings({
-        store,
-        writer: a.writer,
-        campaign: campaign.name,
-        phase,
-        folder,
-        model: model.id,
-        language,
-        items,
-        readReply: (item, reply) => readingRows(phase, folder, battery.vocabulary, item, reply),
-      });
+      const r = await refreshPartitionReadings({ ctx, store, writer: a.writer, phase, model, language, upstream });
       reread += r.reread;
       rereadChanged += r.changed;
     }
