@@ -57,6 +57,7 @@ export function buildApp(app: App = new App(), options: BuildOptions = {}): { ap
   const stack = new SondageStack(app, 'Sondage', {
     ...(env ? { env } : {}),
     ...(gpu ? { gpu: gpuContext(app) } : {}),
+    ...(String(app.node.tryGetContext(CONTEXT.bedrockBatch) ?? 'false') === 'true' ? { bedrockBatch: true } : {}),
     ...workerContext(app),
     ...athenaContext(app),
   });

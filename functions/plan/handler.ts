@@ -17,11 +17,13 @@ import type { Context } from 'aws-lambda';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENV } from '../../lib/config/index.js';
+import type { BedrockBatchSettings } from '../../lib/config/index.js';
 import { executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import type { PlanEvent, PlanOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
 import { createBatchClient, createProvider } from '../../lib/providers/registry.js';
 import { answeringEntries } from '../../lib/run/context.js';
+import { parseBedrockBatchEnv } from '../../lib/run/bedrockBatchChecks.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import { planWave } from '../../lib/run/planWave.js';
 import { recordRereadNotice } from '../../lib/run/rereadStoredReadings.js';
@@ -39,6 +41,8 @@ export interface PlanDeps extends HandlerDeps {
   readonly glueDatabase: string;
   /** The stack's GPU queues (ENV.gpuQueues), undefined on a stack without them. */
   readonly gpuQueues?: Readonly<Record<string, string>>;
+  /** The stack's Bedrock batch role and prefix (ENV.bedrockBatch), undefined on a stack without them. */
+  readonly bedrockBatch?: BedrockBatchSettings;
   /** Ceiling on worker copies (ENV.workerCopies: the worker's reserved concurrency as deployed). */
   readonly maxWorkerCopies?: number;
 }
@@ -125,6 +129,7 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
       glueDatabase: deps.glueDatabase,
       scratch: join(deps.tmpDir, 'sondage-plan', `${executionToken(e.execution)}-reread`),
       ...(deps.gpuQueues ? { gpuQueues: deps.gpuQueues } : {}),
+      ...(deps.bedrockBatch ? { bedrockBatch: deps.bedrockBatch } : {}),
       ...(deps.maxWorkerCopies !== undefined ? { maxWorkerCopies: deps.maxWorkerCopies } : {}),
     });
   } finally {
@@ -165,6 +170,7 @@ export const handler = (event: unknown, context: Context): Promise<PlanOutput> =
       ...stores,
       glueDatabase: requiredEnv(ENV.glueDatabase, 'plan'),
       ...(process.env[ENV.gpuQueues] ? { gpuQueues: parseGpuQueues(process.env[ENV.gpuQueues])! } : {}),
+      ...(process.env[ENV.bedrockBatch] ? { bedrockBatch: parseBedrockBatchEnv(process.env[ENV.bedrockBatch])! } : {}),
       maxWorkerCopies: workerCopiesCeiling(process.env[ENV.workerCopies]),
       logger: new Logger({ serviceName: 'sondage-plan' }),
       metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-plan' }),

@@ -5,7 +5,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { IConstruct } from 'constructs';
 import { logicalId } from './logicalId.js';
-import { ATHENA_RESULTS_EXPIRY_DAYS, PREFIX, SCRATCH_EXPIRY_DAYS, TTL_ATTRIBUTE } from '../../lib/config/index.js';
+import { ATHENA_RESULTS_EXPIRY_DAYS, BEDROCK_BATCH_EXPIRY_DAYS, PREFIX, SCRATCH_EXPIRY_DAYS, TTL_ATTRIBUTE } from '../../lib/config/index.js';
 import { COMPUTE_BUDGET_ATTRIBUTES } from '../../lib/store/dynamo/budgetAttributes.js';
 
 /** Item reads of a table (ConditionCheckItem: the condition-only action of a transaction). */
@@ -56,6 +56,14 @@ export class CampaignData extends Construct {
           id: 'expire-athena-results',
           prefix: PREFIX.athenaResults,
           expiration: Duration.days(ATHENA_RESULTS_EXPIRY_DAYS),
+          noncurrentVersionExpiration: Duration.days(1),
+        },
+        {
+          // Bedrock batch jobs' input and output JSONL (infra/constructs/BedrockBatch.ts): the replies
+          // are stored as Parquet once a job is read, so its files are only worth keeping until then.
+          id: 'expire-bedrock-batch',
+          prefix: PREFIX.bedrockBatch,
+          expiration: Duration.days(BEDROCK_BATCH_EXPIRY_DAYS),
           noncurrentVersionExpiration: Duration.days(1),
         },
         // Versioning guards replies against an overwrite; old versions need not live forever.

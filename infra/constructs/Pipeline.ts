@@ -11,6 +11,7 @@ import { WORKER_RETRY, WORKER_RETRYABLE_ERROR, WORKER_THROTTLE_RETRY } from '../
 import { FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import type { FunctionSizing } from '../../lib/config/sizing.js';
 import type { Analytics } from './Analytics.js';
+import type { BedrockBatch } from './BedrockBatch.js';
 import type { CampaignData } from './CampaignData.js';
 import type { GpuBatch } from './GpuBatch.js';
 import { Handler } from './Handler.js';
@@ -63,6 +64,8 @@ export interface PipelineProps {
   readonly workerConcurrency?: number;
   /** When present, the GPU shards of each wave (`$.plan.wave.gpu`) run as a Batch array job beside the Map. */
   readonly gpuBatch?: GpuBatch;
+  /** When present, the worker may run Bedrock batch inference jobs as its service role (`-c sondage:bedrockBatch=true`). */
+  readonly bedrockBatch?: BedrockBatch;
   /** Provider keys; read by the plan (to check them) and the worker, nothing else. */
   readonly secrets: ProviderSecrets;
 }
@@ -95,7 +98,9 @@ export class Pipeline extends Construct {
     };
     const withKeys = { ...environment, [ENV.providerSecretArn]: props.secrets.secret.secretArn };
     // The plan fans out no more worker copies than the worker may run at once.
-    const planEnv = props.workerConcurrency === undefined ? withKeys : { ...withKeys, [ENV.workerCopies]: String(props.workerConcurrency) };
+    const copiesEnv = props.workerConcurrency === undefined ? withKeys : { ...withKeys, [ENV.workerCopies]: String(props.workerConcurrency) };
+    // The Bedrock batch role and prefix: the plan refuses a campaign's bedrock_batch that names others.
+    const planEnv = props.bedrockBatch ? { ...copiesEnv, [ENV.bedrockBatch]: Stack.of(this).toJsonString(props.bedrockBatch.settings) } : copiesEnv;
 
     this.plan = new Handler(this, 'Plan', {
       name: 'plan',
@@ -131,6 +136,7 @@ export class Pipeline extends Construct {
     props.secrets.grantRead(this.plan.fn);
     props.secrets.grantRead(this.worker.fn);
     this.grantBedrockConverse(this.worker.fn);
+    props.bedrockBatch?.grantSubmit(this.worker.fn);
     // The report reads the uploaded campaign and the Parquet listing, writes its result files, no ledger.
     data.grantReadCampaigns(this.report.fn);
     data.grantWriteResults(this.report.fn);

@@ -1,9 +1,10 @@
 import { CfnOutput, Fn, Stack, Tags } from 'aws-cdk-lib';
 import type { RemovalPolicy, StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { COST_TAG, GPU_STACK_OUTPUTS, STACK_OUTPUTS } from '../../lib/config/index.js';
+import { BEDROCK_BATCH_STACK_OUTPUTS, COST_TAG, GPU_STACK_OUTPUTS, STACK_OUTPUTS } from '../../lib/config/index.js';
 import { Analytics } from '../constructs/Analytics.js';
 import { CampaignData } from '../constructs/CampaignData.js';
+import { BedrockBatch } from '../constructs/BedrockBatch.js';
 import { GpuBatch } from '../constructs/GpuBatch.js';
 import type { GpuBatchProps } from '../constructs/GpuBatch.js';
 import { Operations } from '../constructs/Operations.js';
@@ -18,6 +19,8 @@ export interface SondageStackProps extends StackProps {
   readonly workerConcurrency?: number;
   /** Athena's per-query bytes-scanned cutoff (context `sondage:athenaCutoffGiB`). Default DEFAULT_BYTES_SCANNED_CUTOFF. */
   readonly bytesScannedCutoff?: number;
+  /** Adds the Bedrock batch inference service role and the worker's grants (context `sondage:bedrockBatch=true`). */
+  readonly bedrockBatch?: boolean;
 }
 
 /** The whole deployment: the stack only composes constructs (STYLE.md "CDK constructs"). */
@@ -26,6 +29,7 @@ export class SondageStack extends Stack {
   public readonly analytics: Analytics;
   public readonly pipeline: Pipeline;
   public readonly gpuBatch?: GpuBatch;
+  public readonly bedrockBatch?: BedrockBatch;
   public readonly secrets: ProviderSecrets;
   public readonly operations: Operations;
 
@@ -38,8 +42,10 @@ export class SondageStack extends Stack {
     });
     this.secrets = new ProviderSecrets(this, 'ProviderSecrets');
     if (props.gpu) this.gpuBatch = new GpuBatch(this, 'GpuBatch', { data: this.data, secrets: this.secrets, ...props.gpu });
+    if (props.bedrockBatch) this.bedrockBatch = new BedrockBatch(this, 'BedrockBatch', { data: this.data });
     this.pipeline = new Pipeline(this, 'Pipeline', {
       data: this.data,
+      ...(this.bedrockBatch ? { bedrockBatch: this.bedrockBatch } : {}),
       analytics: this.analytics,
       secrets: this.secrets,
       ...(this.gpuBatch ? { gpuBatch: this.gpuBatch } : {}),
@@ -65,6 +71,16 @@ export class SondageStack extends Stack {
       new CfnOutput(this, GPU_STACK_OUTPUTS.probeRepository, {
         value: this.gpuBatch.repository.repositoryUri,
         description: 'sondage probe image repository (batch-images/probe/build.sh pushes here)',
+      });
+    }
+    if (this.bedrockBatch) {
+      new CfnOutput(this, BEDROCK_BATCH_STACK_OUTPUTS.roleArn, {
+        value: this.bedrockBatch.settings.role_arn,
+        description: "sondage Bedrock batch service role: a campaign's bedrock_batch.role_arn on this stack",
+      });
+      new CfnOutput(this, BEDROCK_BATCH_STACK_OUTPUTS.s3Uri, {
+        value: this.bedrockBatch.settings.s3_uri,
+        description: "sondage Bedrock batch files: a campaign's bedrock_batch.s3_uri on this stack (this prefix or below it)",
       });
     }
     // Alarms, dashboard, AWS Budgets; last, as it watches the functions and queues above.

@@ -27,6 +27,12 @@ export const ENV = {
    * (GPU_QUEUE_KEY); absent on a stack without GPU queues.
    */
   gpuQueues: 'SONDAGE_GPU_QUEUES',
+  /**
+   * The plan function's Bedrock batch settings, JSON `{"role_arn": "<service role ARN>", "s3_uri":
+   * "s3://<bucket>/bedrock-batch"}` (BedrockBatchSettings); absent on a stack deployed without
+   * CONTEXT.bedrockBatch, which then refuses `mode: batch` on a Bedrock model.
+   */
+  bedrockBatch: 'SONDAGE_BEDROCK_BATCH',
   /** The plan function's ceiling on worker copies (the worker's reserved concurrency as deployed, CONTEXT.workerConcurrency). */
   workerCopies: 'SONDAGE_WORKER_COPIES',
 } as const;
@@ -68,11 +74,15 @@ export const PREFIX = {
   athenaResults: 'athena-results/',
   /** Open-weight model files for runs_on: gpu models (`gpu.weights_prefix`); GPU jobs read them. */
   weights: 'weights/',
+  /** Bedrock batch inference jobs' input and output JSONL (CONTEXT.bedrockBatch); expired by lifecycle. */
+  bedrockBatch: 'bedrock-batch/',
 } as const;
 
 /** Days before lifecycle deletes temporary objects. */
 export const SCRATCH_EXPIRY_DAYS = 7;
 export const ATHENA_RESULTS_EXPIRY_DAYS = 30;
+/** Longer than a Bedrock batch job may run (up to 7 days) and the worker's reading of its output after. */
+export const BEDROCK_BATCH_EXPIRY_DAYS = 30;
 
 /** TTL attribute (epoch seconds) of temporary ledger entries (provider batch ids). */
 export const TTL_ATTRIBUTE = 'expires_at';
@@ -108,6 +118,11 @@ export const CONTEXT = {
    * cancelled, and billed for what it scanned.
    */
   athenaCutoffGiB: 'sondage:athenaCutoffGiB',
+  /**
+   * `true`: the stack gets a Bedrock batch inference service role and the worker may submit jobs
+   * that run as it, on the data bucket's PREFIX.bedrockBatch (infra/constructs/BedrockBatch.ts).
+   */
+  bedrockBatch: 'sondage:bedrockBatch',
 } as const;
 
 /**
@@ -147,6 +162,21 @@ export const GPU_STACK_OUTPUTS = {
   gpuJobQueues: 'GpuJobQueues',
   probeRepository: 'ProbeImageRepository',
 } as const;
+
+/**
+ * Outputs only a stack with Bedrock batch has (`-c sondage:bedrockBatch=true`): what a campaign's
+ * `bedrock_batch` names on AWS (`role_arn`, and `s3_uri` at or below the prefix).
+ */
+export const BEDROCK_BATCH_STACK_OUTPUTS = {
+  roleArn: 'BedrockBatchRoleArn',
+  s3Uri: 'BedrockBatchS3Uri',
+} as const;
+
+/** A stack's Bedrock batch settings, as ENV.bedrockBatch carries them to the plan function. */
+export interface BedrockBatchSettings {
+  readonly role_arn: string;
+  readonly s3_uri: string;
+}
 
 /** Default path of the outputs file the CLI reads (`cdk deploy --outputs-file`). */
 export const DEFAULT_OUTPUTS_FILE = 'sondage.aws.json';

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PhaseSpec } from '../battery/types.js';
 import { GPU_ENV, gpuQueueKey, PREFIX } from '../config/index.js';
+import type { BedrockBatchSettings } from '../config/index.js';
 import { executionToken } from '../config/pipeline.js';
 import type { GpuJob, PlanOutput, Shard, WaveMap } from '../config/pipeline.js';
 import { GPU_JOB } from '../config/sizing.js';
@@ -29,6 +30,7 @@ import { waitForFencedWorkers } from './workerLease.js';
 import { publishCommitted } from '../store/stagedParts.js';
 import type { Plan } from './planCampaign.js';
 import { checkGpuQueues, checkGpuWeights } from './gpuChecks.js';
+import { checkBedrockBatch } from './bedrockBatchChecks.js';
 import { gpuSeconds, gpuShardItems, packShards, pollSeconds, registeredDigest, registeredKey, shardDoneKey, shardItems, shardOfDoneKey, slices, waveCopies } from './shards.js';
 import { designDigest } from './designDigest.js';
 import { rereadLines, rereadStoredReadings, type StoredReread } from './rereadStoredReadings.js';
@@ -99,6 +101,11 @@ export interface PlanWaveArgs {
    * stack without them, which then refuses a campaign with a runs_on: gpu model.
    */
   readonly gpuQueues?: Readonly<Record<string, string>>;
+  /**
+   * The stack's Bedrock batch role and prefix (the plan function's ENV.bedrockBatch); undefined on a
+   * stack without them, which then refuses a campaign with `mode: batch` on a Bedrock model.
+   */
+  readonly bedrockBatch?: BedrockBatchSettings;
   /** Ceiling on worker copies: the worker's reserved concurrency as deployed (default MAX_WORKER_COPIES). */
   readonly maxWorkerCopies?: number;
   /** How often the first wave looks again for fenced workers still running (default 1 s). */
@@ -136,6 +143,7 @@ export async function planWave(a: PlanWaveArgs): Promise<PlanWaveResult> {
   let released = 0;
   // Before anything is registered or spent: every GPU model has a queue, and its weights are there.
   checkGpuQueues(ctx, a.gpuQueues);
+  checkBedrockBatch(ctx, a.bedrockBatch);
   if (first) {
     await checkGpuWeights(ctx, store);
     assertWithinBudget(campaign, plan, a.allowPartial === true);
