@@ -177,3 +177,41 @@ describe('plan handler', () => {
     }
   });
 });
+
+describe('plan handler, Bedrock batch against the stack', () => {
+  const STACK = { role_arn: 'arn:aws:iam::123456789012:role/Sondage-BedrockBatchServiceRole-ABC', s3_uri: 's3://sondage-bucket-xyz/bedrock-batch' };
+  const upload = (name: string) =>
+    uploadCampaign(h.store, name, (doc) => {
+      doc.design['story_limit'] = 2;
+      doc.design['languages'] = ['en'];
+      doc.models = [
+        {
+          id: 'nova',
+          provider: 'bedrock',
+          model: 'amazon.nova-lite-v1:0',
+          region: 'us-east-1',
+          mode: 'batch',
+          price: { input_per_mtok: 0.06, output_per_mtok: 0.24, batch_discount: 0.5 },
+          bedrock_batch: { ...STACK, s3_uri: `${STACK.s3_uri}/${name}` },
+        },
+      ];
+    });
+
+  it('refuses, before anything is registered, a mode: batch Bedrock model on a stack deployed without -c sondage:bedrockBatch=true', async () => {
+    await upload('bedrock-off');
+    const { handler } = planWith();
+    await expect(handler({ campaign: 'bedrock-off', execution: 'exec-1', retryFailed: false, phasesRun: [] }, lambdaContext())).rejects.toThrow(
+      /models\[0\]\.bedrock_batch: the deployed stack has no Bedrock batch role; deploy it with `npx cdk deploy -c sondage:bedrockBatch=true`/,
+    );
+    expect(await h.ledger.counts('bedrock-off', 'generate')).toEqual({ pending: 0, done: 0, failed: 0 });
+  });
+
+  it('plans batch shards for it when the stack\'s role and prefix are the campaign\'s', async () => {
+    await upload('bedrock-on');
+    const handler = createHandler({ ...h.deps(), glueDatabase: 'sondage_db', bedrockBatch: STACK });
+    const out = await handler({ campaign: 'bedrock-on', execution: 'exec-1', retryFailed: false, phasesRun: [] }, lambdaContext());
+    const shards = await manifest(out.wave.lambda.manifestKey);
+    expect(shards.length).toBeGreaterThan(0);
+    expect(shards.every((s) => s.model === 'nova' && s.mode === 'batch')).toBe(true);
+  });
+});
