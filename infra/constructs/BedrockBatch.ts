@@ -6,6 +6,7 @@ import type { IConstruct } from 'constructs';
 import { PREFIX } from '../../lib/config/index.js';
 import type { BedrockBatchSettings } from '../../lib/config/index.js';
 import type { CampaignData } from './CampaignData.js';
+import { acknowledgeBedrockModels, bedrockModelArns } from './bedrockModels.js';
 import { logicalId } from './logicalId.js';
 
 export interface BedrockBatchProps {
@@ -49,9 +50,9 @@ export class BedrockBatch extends Construct {
       new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn], conditions: { StringLike: { 's3:prefix': [`${PREFIX.bedrockBatch}*`] } } }),
     );
     // A job whose model id is a cross-region inference profile invokes it as this role.
-    this.serviceRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: modelArns() }));
+    this.serviceRole.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['bedrock:InvokeModel'], resources: bedrockModelArns() }));
     this.acknowledgeObjects(this.serviceRole, 'Bedrock reads the job input and writes its output');
-    acknowledgeModels(this.serviceRole, 'the service role of batch jobs: a job invokes the model, or the inference profile, the campaign names when it runs');
+    acknowledgeBedrockModels(this.serviceRole, 'the service role of batch jobs: a job invokes the model, or the inference profile, the campaign names when it runs');
     this.settings = { role_arn: this.serviceRole.roleArn, s3_uri: `s3://${bucket.bucketName}/${PREFIX.bedrockBatch.replace(/\/$/, '')}` };
   }
 
@@ -64,7 +65,7 @@ export class BedrockBatch extends Construct {
     const grantee = fn.role;
     if (!grantee) throw new Error('the worker has no role to grant Bedrock batch inference to');
     const jobs = `arn:${Aws.PARTITION}:bedrock:${Aws.REGION}:${Aws.ACCOUNT_ID}:model-invocation-job/*`;
-    iam.Grant.addToPrincipal({ grantee, actions: ['bedrock:CreateModelInvocationJob'], resourceArns: [...modelArns(), jobs] });
+    iam.Grant.addToPrincipal({ grantee, actions: ['bedrock:CreateModelInvocationJob'], resourceArns: [...bedrockModelArns(), jobs] });
     iam.Grant.addToPrincipal({ grantee, actions: ['bedrock:GetModelInvocationJob', 'bedrock:StopModelInvocationJob'], resourceArns: [jobs] });
     // ListModelInvocationJobs (finding a crashed submission's job by name) names no resource type.
     iam.Grant.addToPrincipal({ grantee, actions: ['bedrock:ListModelInvocationJobs'], resourceArns: ['*'] });
@@ -76,7 +77,7 @@ export class BedrockBatch extends Construct {
     });
     iam.Grant.addToPrincipal({ grantee, actions: ['s3:GetObject', 's3:PutObject'], resourceArns: [this.#data.bucket.arnForObjects(`${PREFIX.bedrockBatch}*`)] });
     this.acknowledgeObjects(grantee, 'the worker uploads a job input and reads its output');
-    acknowledgeModels(grantee, 'bedrock:CreateModelInvocationJob only: the campaign names the model, or the inference profile, when it runs');
+    acknowledgeBedrockModels(grantee, 'bedrock:CreateModelInvocationJob only: the campaign names the model, or the inference profile, when it runs');
     Validations.of(grantee).acknowledge(
       {
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:model-invocation-job/*]',
@@ -92,16 +93,4 @@ export class BedrockBatch extends Construct {
       reason: `Objects under the ${PREFIX.bedrockBatch} prefix of the campaign bucket only: ${why}; one folder per job, named when it is submitted.`,
     });
   }
-}
-
-/** Foundation models in any region (a cross-region profile routes to another) and this account's inference profiles here. */
-function modelArns(): string[] {
-  return [`arn:${Aws.PARTITION}:bedrock:*::foundation-model/*`, `arn:${Aws.PARTITION}:bedrock:${Aws.REGION}:${Aws.ACCOUNT_ID}:inference-profile/*`];
-}
-
-function acknowledgeModels(scope: IConstruct, why: string): void {
-  Validations.of(scope).acknowledge(
-    { id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/*]', reason: why },
-    { id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/*]', reason: why },
-  );
 }

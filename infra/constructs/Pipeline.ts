@@ -12,6 +12,7 @@ import { FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/conf
 import type { FunctionSizing } from '../../lib/config/sizing.js';
 import type { Analytics } from './Analytics.js';
 import type { BedrockBatch } from './BedrockBatch.js';
+import { grantBedrockConverse } from './bedrockModels.js';
 import type { CampaignData } from './CampaignData.js';
 import type { GpuBatch } from './GpuBatch.js';
 import { Handler } from './Handler.js';
@@ -135,7 +136,7 @@ export class Pipeline extends Construct {
     data.grantWorker(this.worker.fn);
     props.secrets.grantRead(this.plan.fn);
     props.secrets.grantRead(this.worker.fn);
-    this.grantBedrockConverse(this.worker.fn);
+    grantBedrockConverse(this.worker.fn);
     props.bedrockBatch?.grantSubmit(this.worker.fn);
     // The report reads the uploaded campaign and the Parquet listing, writes its result files, no ledger.
     data.grantReadCampaigns(this.report.fn);
@@ -469,33 +470,4 @@ export class Pipeline extends Construct {
     this.stateMachine.grantRead(grantee);
     this.stateMachine.grantExecution(grantee, 'states:StopExecution');
   }
-
-  /**
-   * Provider bedrock: Converse is bedrock:InvokeModel, and nothing else, on foundation models (in
-   * any region: a cross-region inference profile routes to the model in another one) and on this
-   * account's inference profiles in this region. Which models a campaign names is known only when
-   * it runs, so the model id is the wildcard; the action is not.
-   */
-  private grantBedrockConverse(fn: { readonly role?: iam.IRole }): void {
-    const role = fn.role;
-    if (!role) throw new Error('the worker has no role to grant bedrock:InvokeModel to');
-    const partition = Aws.PARTITION;
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['bedrock:InvokeModel'],
-        resources: [`arn:${partition}:bedrock:*::foundation-model/*`, `arn:${partition}:bedrock:${Aws.REGION}:${Aws.ACCOUNT_ID}:inference-profile/*`],
-      }),
-    );
-    Validations.of(role).acknowledge(
-      {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/*]',
-        reason: 'bedrock:InvokeModel only (Converse, provider bedrock): the campaign names its models when it runs, in any region a cross-region inference profile routes to.',
-      },
-      {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/*]',
-        reason: "bedrock:InvokeModel only, on this account's inference profiles in this region: the campaign names the profile when it runs.",
-      },
-    );
-  }
 }
-
