@@ -6,7 +6,8 @@
  * exits with its code; the pipeline tests call it in-process, as the container would.
  */
 import { S3Client } from '@aws-sdk/client-s3';
-import { ENV } from '../../lib/config/index.js';
+import os from 'node:os';
+import { ENV, GPU_ENV } from '../../lib/config/index.js';
 import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
 import type { ExitCode, JobLog } from '../../lib/gpu/probeJob.js';
 import { requiredEnv, storesFromEnv } from '../shared/env.js';
@@ -18,9 +19,10 @@ import { downloadPrefix } from './weights.js';
 /**
  * Runs the job described by process.env to its exit code (a bad environment: `config`).
  * `startedAtMs`: when the container started (its process's start in the image; a test running
- * attempts in-process passes its own), from which the attempt's instance time is measured.
+ * attempts in-process passes its own), from which the attempt's instance time is measured;
+ * `uptimeSeconds`: the host's uptime (a test stands in for an instance booted when it says).
  */
-export async function runGpuJobFromEnv(log: JobLog, startedAtMs: number = performance.timeOrigin): Promise<ExitCode> {
+export async function runGpuJobFromEnv(log: JobLog, startedAtMs: number = performance.timeOrigin, uptimeSeconds: () => number = () => os.uptime()): Promise<ExitCode> {
   let env;
   try {
     env = parseGpuEnv(process.env);
@@ -38,6 +40,8 @@ export async function runGpuJobFromEnv(log: JobLog, startedAtMs: number = perfor
       redact: redactKeys,
       log,
       startedAtMs,
+      // The host's uptime (containers share its kernel) and the folder the job definition mounts from it.
+      ...(process.env[GPU_ENV.instanceDir] ? { instanceClock: { uptimeSeconds, dir: process.env[GPU_ENV.instanceDir] } } : {}),
       publishSpend: gpuSpendPublisher(log),
       downloadWeights: async (prefix, dir) => {
         const got = await downloadPrefix(s3, bucket, prefix, dir);

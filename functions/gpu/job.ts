@@ -12,6 +12,8 @@ import { executionNameProblem, executionToken } from '../../lib/config/pipeline.
 import { GPU_JOB } from '../../lib/config/sizing.js';
 import type { ModelEntry } from '../../lib/design/campaign.js';
 import { CampaignFileError, SondageError } from '../../lib/errors.js';
+import { preContainerSeconds, recordChargedUntil } from '../../lib/gpu/instanceClock.js';
+import type { InstanceClock } from '../../lib/gpu/instanceClock.js';
 import { instanceBound, instanceCharge, instanceReservationId } from '../../lib/gpu/instanceTime.js';
 import { EXIT_CODES, runProbeJob } from '../../lib/gpu/probeJob.js';
 import type { ExitCode, JobLog, ServerSpec, SignalSource } from '../../lib/gpu/probeJob.js';
@@ -113,6 +115,11 @@ export interface GpuJobDeps {
   readonly serverOutput?: NodeJS.WritableStream;
   /** When the container started (Date.now() ms; default when runGpuJob is called): the attempt's instance time counts from it. */
   readonly startedAtMs?: number;
+  /**
+   * The host's uptime and the instance folder (fromEnv.ts: os.uptime() and GPU_ENV.instanceDir), from
+   * which the time before the container is measured (lib/gpu/instanceClock.ts); absent: assumed.
+   */
+  readonly instanceClock?: InstanceClock;
   /** Publishes the campaign's spend once the attempt's instance time is settled (fromEnv.ts: CloudWatch metrics). */
   publishSpend?(spend: GpuSpend): Promise<void>;
 }
@@ -121,7 +128,7 @@ export interface GpuJobDeps {
 export interface GpuSpend {
   readonly campaign: string;
   readonly model: string;
-  /** Seconds charged: measured in the container, plus the assumed time before it. */
+  /** Seconds charged: measured in the container, plus the time before it (measured on the instance, or assumed). */
   readonly seconds: number;
   readonly usd: number;
   /** The ledger it was settled in (its budget holds the campaign's spend, GPU and API together). */
@@ -151,9 +158,13 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
   let entry: ModelEntry;
   let weightsDir: string | undefined;
   let reserved = false;
+  // The instance's time before this container: its boot and image pull, or the gap since the last job on it.
+  const pre = await preContainerSeconds(deps.instanceClock, startedAt);
+  log.info('GPU instance time before the container', { seconds: Math.round(pre.seconds), measured: pre.measured, ...(pre.from ? { from: pre.from } : {}) });
   /** Settles the attempt's measured instance time (the reservation, or as spend where none was made) and publishes the spend. */
   const settle = async (gpu: NonNullable<ModelEntry['gpu']>): Promise<void> => {
-    const charge = instanceCharge(gpu, (Date.now() - startedAt) / 1000);
+    const end = Date.now();
+    const charge = instanceCharge(gpu, (end - startedAt) / 1000, pre.seconds);
     try {
       await ledger.settle(env.campaign, reservationId, charge.usd);
       log.info('GPU instance time settled', { seconds: Math.round(charge.seconds), usd: charge.usd, reserved });
@@ -162,13 +173,15 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
       // The reservation, if any, stays held: counted against the cap, billed as possibly spent by the next plan.
       log.error('GPU instance time not settled; its reservation stays counted', { error: deps.redact(String(err)) });
     }
+    // The next job on this instance is charged from here (its reservation, if unsettled, covers up to here too).
+    await recordChargedUntil(deps.instanceClock, end).catch((err: unknown) => log.error('instance charge end not recorded; the next job here counts from the boot', { error: String(err) }));
   };
   try {
     await deps.loadKeys();
     ctx = await downloadCampaign(deps.store, env.campaign, join(scratch, 'input'));
     entry = entryOf(ctx, env.model);
     // The attempt's most (the job definition's timeout, at on-demand) is held before anything is paid for.
-    const bound = instanceBound(entry.gpu!, GPU_JOB.attemptTimeoutSeconds);
+    const bound = instanceBound(entry.gpu!, GPU_JOB.attemptTimeoutSeconds, pre.seconds);
     reserved = await ledger.reserve(env.campaign, reservationId, bound.usd);
     if (!reserved) {
       log.error('the budget cannot hold this attempt\'s instance time; not started (the items stay pending)', { boundUsd: bound.usd, boundHours: bound.seconds / 3600 });

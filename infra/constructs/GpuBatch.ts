@@ -38,6 +38,8 @@ export interface GpuQueue {
 
 /** Root volume of a GPU instance: the probe image (~10 GB compressed), the weights and vLLM's caches. */
 const ROOT_VOLUME_GIB = 200;
+/** The instance folder every job mounts at the same path (GPU_ENV.instanceDir). */
+const INSTANCE_DIR = '/var/lib/sondage-instance';
 /** /dev/shm of the container: PyTorch and NCCL share tensors through it across tensor-parallel workers. */
 const SHARED_MEMORY_GIB = 4;
 
@@ -159,7 +161,11 @@ export class GpuBatch extends Construct {
         [ENV.budgetTable]: props.data.budget.tableName,
         [ENV.providerSecretArn]: props.secrets.secret.secretArn,
         [GPU_ENV.deadlineSeconds]: String(GPU_JOB.attemptTimeoutSeconds - GPU_JOB.deadlineMarginSeconds),
+        [GPU_ENV.instanceDir]: INSTANCE_DIR,
       },
+      // A folder of the instance, shared by the jobs it runs one after another: each records up to when
+      // the instance was charged, so the next is charged from there, not from the boot (lib/gpu/instanceClock.ts).
+      volumes: [batch.EcsVolume.host({ name: 'instance', hostPath: INSTANCE_DIR, containerPath: INSTANCE_DIR })],
       // tini as PID 1 hands SIGTERM to the worker, which commits before the 30 s ECS gives it.
       linuxParameters: new batch.LinuxParameters(this, 'Linux', { initProcessEnabled: true, sharedMemorySize: Size.gibibytes(SHARED_MEMORY_GIB) }),
       logging: ecs.LogDriver.awsLogs({ streamPrefix: 'gpu', logGroup: jobLogs }),

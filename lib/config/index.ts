@@ -58,6 +58,11 @@ export const GPU_ENV = {
   vllmCommand: 'SONDAGE_VLLM_COMMAND',
   /** The loopback port vLLM listens on (default 8000). */
   vllmPort: 'SONDAGE_VLLM_PORT',
+  /**
+   * The folder every GPU job's container mounts from its instance (the job definition sets it): where
+   * each attempt records up to when the instance was charged (lib/gpu/instanceClock.ts).
+   */
+  instanceDir: 'SONDAGE_INSTANCE_DIR',
 } as const;
 
 /** Key of a GPU queue in ENV.gpuQueues: instance type and capacity. */

@@ -6,3 +6,4 @@ export * from './gpuPrice.js';
 export * from './vllmArgs.js';
 export * from './spotNotice.js';
 export * from './instanceTime.js';
+export * from './instanceClock.js';

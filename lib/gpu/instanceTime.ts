@@ -7,7 +7,9 @@
  *
  * The bound is an attempt's whole life: AWS Batch stops an attempt at the job definition's
  * timeout (SIGTERM, then SIGKILL 30 s later), and before the container starts the instance boots
- * and pulls the image (GPU_JOB.startupMinutes, assumed: the container cannot see it). It is
+ * and pulls the image. The plan, before submitting, can only assume that time
+ * (GPU_JOB.startupMinutes); the attempt itself measures it on the instance (instanceClock.ts) and
+ * reserves and settles with what it measured. It is
  * priced at on-demand, which a Spot price never exceeds (a Spot request's default maximum); the
  * settlement is at the capacity's catalog price.
  */
@@ -25,7 +27,7 @@ function share(gpu: Priced): number {
   return (gpu.gpus ?? inst.gpus) / inst.gpus;
 }
 
-/** Seconds of an attempt before its container starts (instance, image): assumed, the container cannot see them. */
+/** Seconds of an attempt before its container starts (instance, image), as the plan assumes them; an attempt on AWS measures its own (instanceClock.ts). */
 export const PRE_CONTAINER_SECONDS = GPU_JOB.startupMinutes * 60;
 
 /**
@@ -33,18 +35,19 @@ export const PRE_CONTAINER_SECONDS = GPU_JOB.startupMinutes * 60;
  * grace + the time before the container, at the on-demand price of the GPUs it uses.
  * @example instanceBound({ instance_type: 'g5.xlarge', capacity: 'spot' }, 4 * 3600).usd // (14400 + 30 + 600) s at $1.006/h
  */
-export function instanceBound(gpu: Priced, attemptSeconds: number): { readonly seconds: number; readonly usd: number } {
-  const seconds = attemptSeconds + BATCH_KILL_GRACE_SECONDS + PRE_CONTAINER_SECONDS;
+export function instanceBound(gpu: Priced, attemptSeconds: number, preContainerSeconds: number = PRE_CONTAINER_SECONDS): { readonly seconds: number; readonly usd: number } {
+  const seconds = attemptSeconds + BATCH_KILL_GRACE_SECONDS + preContainerSeconds;
   return { seconds, usd: (seconds / 3600) * hourlyPrice(gpu.instance_type, 'on-demand') * share(gpu) };
 }
 
 /**
  * What an attempt that ran `containerSeconds` (measured from its container's start to its end)
- * is charged: those seconds plus the time before the container, at the capacity's price.
+ * is charged: those seconds plus the time before the container (measured, or assumed), at the
+ * capacity's price.
  * @example instanceCharge({ instance_type: 'g5.xlarge', capacity: 'on-demand' }, 3000).usd // (3000 + 600) s at $1.006/h
  */
-export function instanceCharge(gpu: Priced, containerSeconds: number): { readonly seconds: number; readonly usd: number } {
-  const seconds = Math.max(0, containerSeconds) + PRE_CONTAINER_SECONDS;
+export function instanceCharge(gpu: Priced, containerSeconds: number, preContainerSeconds: number = PRE_CONTAINER_SECONDS): { readonly seconds: number; readonly usd: number } {
+  const seconds = Math.max(0, containerSeconds) + preContainerSeconds;
   return { seconds, usd: (seconds / 3600) * hourlyPrice(gpu.instance_type, gpu.capacity) * share(gpu) };
 }
 

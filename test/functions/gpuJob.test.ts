@@ -409,6 +409,44 @@ describe('the GPU job with a vLLM stand-in', () => {
     expect(rows.every((c) => c === 0)).toBe(true);
   });
 
+  it('the time before the container is measured on the instance: a fresh one is charged its boot, the next job on it only the gap since the first ended', async () => {
+    const name = 'ptrue-instance';
+    await upload(name, campaignDoc(name, undefined, { in_flight: 4 }));
+    const job = (await planWave(name, 'exec-i')).wave.gpu.jobs[0]!;
+    const gpu = { instance_type: 'g5.xlarge', capacity: 'spot' as const };
+    const { dir: instanceDir } = await tempDir('gpu-instance');
+    // An instance that booted and pulled the image for 30 minutes: more than the 10 the plan assumes.
+    const bootedAt = Date.now() - 1800_000;
+    const clock = { uptimeSeconds: () => (Date.now() - bootedAt) / 1000, dir: instanceDir };
+    const held: Promise<number>[] = [];
+    const spends: GpuSpend[] = [];
+    const log: JobLog = { ...silent, info: (m) => void (m === 'vLLM server starting' && held.push(h.ledger.budget(name).then((b) => b.reserved_usd))) };
+
+    const froms: unknown[] = [];
+    const clockLog: JobLog = { ...log, info: (m, f) => void (m === 'GPU instance time before the container' ? froms.push(f?.['from']) : log.info(m, f)) };
+    const first = Date.now();
+    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-i1.log'))), { ...jobDeps(), log: clockLog, startedAtMs: first, instanceClock: clock, publishSpend: async (sp) => void spends.push(sp) })).toBe(EXIT_CODES.ok);
+    const firstEnd = Date.now();
+    // The next job's container starts on the same instance once the first has ended.
+    const second = Date.now();
+    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 2, await freePort(), path.join(dir, 'vllm-i2.log'))), { ...jobDeps(), log: clockLog, startedAtMs: second, instanceClock: clock, publishSpend: async (sp) => void spends.push(sp) })).toBe(EXIT_CODES.ok);
+    const secondEnd = Date.now();
+
+    expect(spends).toHaveLength(2);
+    expect(froms).toEqual(['boot', 'last-job']);
+    // The first: its 30 minutes before the container, measured, and the bound it held counted them.
+    const firstPre = (first - bootedAt) / 1000;
+    expect(spends[0]!.seconds).toBeGreaterThanOrEqual(firstPre);
+    expect(spends[0]!.seconds).toBeLessThanOrEqual(firstPre + (firstEnd - first) / 1000 + 1);
+    expect((await Promise.all(held))[0]).toBeCloseTo(instanceBound(gpu, GPU_JOB.attemptTimeoutSeconds, firstPre).usd, 4);
+    // The second: only since the first's settlement, not the boot again, nor the plan's assumed 10 minutes.
+    expect(spends[1]!.seconds).toBeLessThanOrEqual((secondEnd - firstEnd) / 1000 + 1);
+    expect(spends[1]!.usd).toBeLessThan(instanceCharge(gpu, 0).usd);
+    const budget = await h.ledger.budget(name);
+    expect(budget.spent_usd).toBeCloseTo(spends[0]!.usd + spends[1]!.usd, 12);
+    expect(budget.reserved_usd).toBeCloseTo(0, 12);
+  });
+
   it('an attempt whose bound the budget cannot hold starts no vLLM, asks nothing, and is charged only the time it ran', async () => {
     const name = 'ptrue-capped';
     await upload(name, campaignDoc(name, undefined));

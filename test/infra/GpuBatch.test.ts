@@ -43,7 +43,7 @@ describe('GpuBatch (context sondage:gpu=true)', () => {
     });
   });
 
-  it('asks for a GPU, passes bucket, tables, secret and deadline, and retries a Spot reclaim or a worker failure but not a bad job', () => {
+  it('asks for a GPU, passes bucket, tables, secret, deadline and the instance folder, and retries a Spot reclaim or a worker failure but not a bad job', () => {
     s.template.hasResourceProperties('AWS::Batch::JobDefinition', {
       Type: 'container',
       ContainerProperties: Match.objectLike({
@@ -54,7 +54,11 @@ describe('GpuBatch (context sondage:gpu=true)', () => {
           { Name: ENV.budgetTable, Value: Match.anyValue() },
           { Name: ENV.providerSecretArn, Value: Match.anyValue() },
           { Name: GPU_ENV.deadlineSeconds, Value: String(GPU_JOB.attemptTimeoutSeconds - GPU_JOB.deadlineMarginSeconds) },
+          { Name: GPU_ENV.instanceDir, Value: '/var/lib/sondage-instance' },
         ]),
+        // The instance's own folder, where each attempt records up to when the instance was charged (lib/gpu/instanceClock.ts).
+        Volumes: [{ Name: 'instance', Host: { SourcePath: '/var/lib/sondage-instance' } }],
+        MountPoints: [{ SourceVolume: 'instance', ContainerPath: '/var/lib/sondage-instance' }],
         LinuxParameters: { InitProcessEnabled: true, SharedMemorySize: 4096 },
         Image: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('@sha256:abab')])] }),
       }),

@@ -54,6 +54,12 @@ export class GpuBatchFleet {
   /** Extra variables for one attempt's environment (read by the fake vLLM), or none. */
   vllmEnv: ((a: GpuAttempt) => Record<string, string> | undefined) | undefined;
   private lock: Promise<unknown> = Promise.resolve();
+  /**
+   * The one instance every attempt runs on, one after another: booted this long before the fleet
+   * was made (its boot and image pull), with the host folder the job definition mounts.
+   */
+  static readonly BOOT_SECONDS = 240;
+  private readonly bootedAtMs = Date.now() - GpuBatchFleet.BOOT_SECONDS * 1000;
 
   constructor(
     private readonly gpu: SynthesizedGpuBatch,
@@ -128,13 +134,15 @@ export class GpuBatchFleet {
       TMPDIR: tmp,
       // No instance metadata here: the Spot notice is not watched (test/functions/gpuJob.test.ts does, on a stand-in).
       AWS_EC2_METADATA_DISABLED: 'true',
+      // The instance's folder, where the job definition mounts it from the host: here, the fleet's.
+      ...(this.gpu.environment[GPU_ENV.instanceDir] !== undefined ? { [GPU_ENV.instanceDir]: path.join(this.scratch, 'instance') } : {}),
       ...(this.vllmEnv?.(a) ?? {}),
     };
     const saved = new Map(Object.keys(env).map((k) => [k, process.env[k]]));
     Object.assign(process.env, env);
     try {
       // The container starts now: its instance time is measured from here.
-      return await runGpuJobFromEnv(log, Date.now());
+      return await runGpuJobFromEnv(log, Date.now(), () => (Date.now() - this.bootedAtMs) / 1000);
     } finally {
       for (const [k, v] of saved) {
         if (v === undefined) delete process.env[k];
