@@ -223,7 +223,7 @@ function connectionCause(err: Error, secrets: readonly string[]): { text: string
     UND_ERR_SOCKET: 'the server closed the connection',
     UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
   };
-  if (code !== undefined) return { text: `${words[code] ?? 'network error'}, ${code}`, permanent: false, code };
+  if (code !== undefined) return { text: `${words[code] ?? (TLS_CODE.test(code) ? 'the TLS handshake failed' : 'network error')}, ${code}`, permanent: false, code };
   return { text: redactSecret(redactUrlCredentials(message), secrets).slice(0, 200), permanent: false };
 }
 

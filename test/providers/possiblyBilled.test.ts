@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProvider } from '../../lib/providers/registry.js';
+import { neverDelivered } from '../../lib/providers/sdkErrors.js';
 import type { GenerateRequest, ModelProvider } from '../../lib/providers/types.js';
 import { callWithRetry } from '../../lib/run/callWithRetry.js';
 import type { Attempt } from '../../lib/run/callWithRetry.js';
@@ -106,6 +107,24 @@ describe.each(ADAPTERS)('%s: an attempt delivered and not usably answered is pos
     }
   });
 
+  it('a 200 whose body does not parse (a proxy cut it short): counted unanswered, and retried', async () => {
+    const server = await wire.start([{ raw: '{"id": "cut-', headers: { 'content-type': 'application/json' } }, { from: SUCCESS[name]! }]);
+    const { attempts, final } = await attemptsAgainst(await adapter(name, server.url));
+    expect(final.ok).toBe(true);
+    expect(attempts[0]).toMatchObject({ ok: false, errorClass: 'malformed_response', retryable: true, unanswered: true });
+  });
+
+  it('a TLS handshake that fails (https to a plain HTTP port): nothing was sent, not counted', async () => {
+    const server = await wire.start([{ from: SUCCESS[name]! }]);
+    const { attempts } = await attemptsAgainst(await adapter(name, server.url.replace('http:', 'https:')));
+    expect(attempts).toHaveLength(FAST.maxAttempts);
+    for (const a of attempts) {
+      expect(a).toMatchObject({ ok: false, errorClass: 'connection', retryable: true, message: expect.stringMatching(/the TLS handshake failed/) });
+      expect(a).not.toHaveProperty('unanswered');
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('a closed port (connection refused): never delivered, not counted', async () => {
     const url = `http://127.0.0.1:${await freePort()}`;
     const { attempts } = await attemptsAgainst(await adapter(name, url));
@@ -124,6 +143,15 @@ describe.each(ADAPTERS)('%s: an attempt delivered and not usably answered is pos
     const { attempts } = await attemptsAgainst(await adapter(name, server.url));
     expect(attempts.map((a) => (a.ok ? 'ok' : a.errorClass))).toEqual(['rate_limit', 'bad_request']);
     for (const a of attempts) expect(a).not.toHaveProperty('unanswered');
+  });
+});
+
+describe('which socket codes show a request never left', () => {
+  it('refused, unresolved, unreachable and TLS failures did not leave; a reset, a closed socket, a timeout or no code at all may have', () => {
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'])
+      expect(neverDelivered(code), code).toBe(true);
+    for (const code of ['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'ETIMEDOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ERR_HTTP2_STREAM_ERROR', undefined])
+      expect(neverDelivered(code), String(code)).toBe(false);
   });
 });
 
