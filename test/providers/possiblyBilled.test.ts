@@ -44,6 +44,22 @@ const SUCCESS: Record<string, (req: RecordedRequest) => { json: unknown }> = {
   }),
 };
 
+/** A 200 in which the model refused: it ran, and was billed. */
+const REFUSAL: Record<string, (req: RecordedRequest) => { json: unknown }> = {
+  'openai-compatible': (req) => refusal(chatCompletion(req, '')),
+  openai: (req) => refusal(chatCompletion(req, '')),
+  anthropic: (req) => {
+    const { json } = SUCCESS['anthropic']!(req);
+    return { json: { ...(json as object), content: [{ type: 'text', text: 'I cannot help with that.' }], stop_reason: 'refusal' } };
+  },
+};
+
+function refusal({ json }: { json: unknown }): { json: unknown } {
+  const body = json as { choices: { message: Record<string, unknown> }[] };
+  body.choices[0]!.message = { role: 'assistant', content: null, refusal: 'I cannot help with that.' };
+  return { json: body };
+}
+
 const ADAPTERS = Object.keys(SUCCESS);
 
 /** The adapter a campaign builds for `name`, at `url` (the API prefix added where the SDK expects it). */
@@ -112,6 +128,13 @@ describe.each(ADAPTERS)('%s: an attempt delivered and not usably answered is pos
     const { attempts, final } = await attemptsAgainst(await adapter(name, server.url));
     expect(final.ok).toBe(true);
     expect(attempts[0]).toMatchObject({ ok: false, errorClass: 'malformed_response', retryable: true, unanswered: true });
+  });
+
+  it('a 200 in which the model refused (it ran; its usage goes unread): counted unanswered, at its reservation, and not retried', async () => {
+    const server = await wire.start([{ from: REFUSAL[name]! }]);
+    const { attempts } = await attemptsAgainst(await adapter(name, server.url));
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ ok: false, errorClass: 'refusal', retryable: false, unanswered: true });
   });
 
   it('a TLS handshake that fails (https to a plain HTTP port): nothing was sent, not counted', async () => {
@@ -186,6 +209,12 @@ describe('bedrock: an AWS error after the request was sent', () => {
       { ok: false, errorClass: 'server_error', unanswered: true },
       { ok: false, errorClass: 'server_error', unanswered: true },
     ]);
+  });
+
+  it('a reply withheld by a guardrail (the model ran): counted unanswered, and not retried', async () => {
+    const { attempts } = await converse([{ json: converseReply('', { inputTokens: 12, outputTokens: 0 }, 'guardrail_intervened') }]);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ ok: false, errorClass: 'content_filter', retryable: false, unanswered: true });
   });
 
   it('a ThrottlingException (the service refused the request): not counted', async () => {
