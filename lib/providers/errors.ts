@@ -53,11 +53,25 @@ export type ProviderErrorClass =
   | 'http_error';
 
 /**
+ * Classes of a request that reached the provider and got no usable answer, whoever threw them: a
+ * timeout (sent, never answered) and a body that did not parse or lacked the fields read (the
+ * provider answered, and billed, but nothing of it could be read).
+ */
+const DELIVERED_CLASSES: ReadonlySet<ProviderErrorClass> = new Set(['timeout', 'malformed_response']);
+
+/**
  * A failed call to a real provider, already classified by its adapter: `errorClass`, whether a
  * retry can help and, for 429 and 503, how long the provider asked to wait. The message never
  * holds the API key (adapters redact it, and the SDK error kept as `cause`, before throwing).
+ *
+ * `possiblyBilled`: the request was delivered (or may have been) and no usable answer came, so the
+ * provider may have run it and billed it; the run counts the attempt at its reservation against
+ * the cap (callWithRetry's `unanswered`). True by default for a timeout or a malformed answer; the
+ * adapters' error mappings (sdkErrors.ts, bedrockErrors.ts) say it for the other classes.
  */
 export class ProviderCallError extends ProviderError {
+  readonly possiblyBilled: boolean;
+
   constructor(
     message: string,
     provider: string,
@@ -65,9 +79,10 @@ export class ProviderCallError extends ProviderError {
     public readonly retryable: boolean,
     status?: number,
     public readonly retryAfterMs?: number,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { readonly possiblyBilled?: boolean },
   ) {
     super(message, provider, status, options);
     this.name = 'ProviderCallError';
+    this.possiblyBilled = options?.possiblyBilled ?? DELIVERED_CLASSES.has(errorClass);
   }
 }

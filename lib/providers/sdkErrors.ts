@@ -82,6 +82,48 @@ export function classifyStatus(status: number, code: string | undefined): { erro
   return { errorClass: 'http_error', retryable: false };
 }
 
+/**
+ * Whether an HTTP error status means the request may have been run, and billed, upstream: any 5xx
+ * may come from a gateway or proxy (a 504 above all) after the request went through, and nothing in
+ * the answer tells which. When in doubt an attempt counts possibly billed: the budget cap must be a
+ * bound, so over-counting is safe and under-counting is not. The one 5xx left out is Anthropic's
+ * own 529 `overloaded_error`, which turns the request away before running it. A 4xx is the
+ * provider's own refusal (a 408 is classed `timeout`, which counts anyway).
+ */
+export function statusPossiblyBilled(status: number, code: string | undefined): boolean {
+  if (status === 529 && code === 'overloaded_error') return false;
+  return status >= 500;
+}
+
+/**
+ * Socket and resolver codes of a request that never left this machine: nothing listens, no such
+ * host, no route, the connection (TCP or TLS, before any byte of the request) was never made.
+ * Every other code, ECONNRESET, EPIPE, UND_ERR_SOCKET ("other side closed") and ETIMEDOUT among
+ * them, may come after the request was written, so it counts possibly billed: when in doubt, the
+ * cap must stay a bound.
+ */
+const NEVER_DELIVERED_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** A TLS failure: the handshake comes before the request, so nothing was sent. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_)|CERT|^DEPTH_ZERO_SELF_SIGNED|^UNABLE_TO_(GET|VERIFY)_/;
+
+/** True when `code` (a socket, resolver or TLS code) shows that the request never left. */
+export function neverDelivered(code: string | undefined): boolean {
+  return code !== undefined && (NEVER_DELIVERED_CODES.has(code) || TLS_CODE.test(code));
+}
+
 export interface SdkErrorContext {
   /** Provider id for messages, e.g. `openai/gpt-4.1-mini`. */
   readonly provider: string;
@@ -102,8 +144,8 @@ export function toProviderCallError(err: unknown, ctx: SdkErrorContext): Provide
   const { provider, sdk, secrets } = ctx;
   const cause = err instanceof Error ? scrubError(err, secrets) : undefined;
   const detail = redactSecret(redactUrlCredentials(err instanceof Error ? err.message : String(err)), secrets).slice(0, 300);
-  const make = (errorClass: ProviderErrorClass, retryable: boolean, text: string, status?: number, wait?: number) =>
-    new ProviderCallError(`${provider}: ${text}`, provider, errorClass, retryable, status, wait, { cause });
+  const make = (errorClass: ProviderErrorClass, retryable: boolean, text: string, status?: number, wait?: number, possiblyBilled?: boolean) =>
+    new ProviderCallError(`${provider}: ${text}`, provider, errorClass, retryable, status, wait, { cause, ...(possiblyBilled !== undefined ? { possiblyBilled } : {}) });
   // Order matters: the timeout and abort errors are subclasses of the connection / API error.
   if (err instanceof sdk.APIUserAbortError) return make('aborted', false, 'request aborted by the caller');
   if (err instanceof sdk.APIConnectionTimeoutError) return make('timeout', true, `request to ${ctx.endpoint ?? 'the provider'} timed out (${detail})`);
@@ -112,20 +154,23 @@ export function toProviderCallError(err: unknown, ctx: SdkErrorContext): Provide
     const to = ctx.endpoint ?? 'the provider';
     // fetch refuses some URLs before any connection: no retry can change that (a URL with a user
     // name or password was retried for minutes as a "connection error").
-    if (why.permanent) return make('bad_request', false, `cannot send to ${to}: ${why.text}`);
-    return make('connection', true, `connection to ${to} failed (${why.text}); retry the call`);
+    if (why.permanent) return make('bad_request', false, `cannot send to ${to}: ${why.text}`, undefined, undefined, false);
+    // A connection reset or closed once the request was out may leave it run and billed.
+    return make('connection', true, `connection to ${to} failed (${why.text}); retry the call`, undefined, undefined, !neverDelivered(why.code));
   }
   if (err instanceof sdk.APIError) {
     const { status, headers, error } = err as Error & { status?: number; headers?: HeaderSource; error?: unknown };
     if (typeof status === 'number') {
-      const { errorClass, retryable } = classifyStatus(status, bodyCode(error));
+      const code = bodyCode(error);
+      const { errorClass, retryable } = classifyStatus(status, code);
       const wait = retryable ? retryAfterMs(headers, ctx.now?.() ?? Date.now()) : undefined;
-      return make(errorClass, retryable, `HTTP ${status} ${errorClass}: ${detail}`, status, wait);
+      return make(errorClass, retryable, `HTTP ${status} ${errorClass}: ${detail}`, status, wait, errorClass === 'timeout' || statusPossiblyBilled(status, code));
     }
   }
   if (err instanceof Error && err.name === 'AbortError') return make('aborted', false, 'request aborted by the caller');
-  // Anything else (a programming error in the adapter) is not worth retrying.
-  return make('http_error', false, `unexpected error: ${detail}`);
+  // Anything else (a programming error in the adapter) is not worth retrying. Whether the request
+  // left is unknown: counted possibly billed, as every doubt is.
+  return make('http_error', false, `unexpected error: ${detail}`, undefined, undefined, true);
 }
 
 /** `http://user:pass@host/…` → `http://[redacted]@host/…`: credentials in a URL never reach a message. */
@@ -159,7 +204,7 @@ export function endpointOf(baseURL: string): string {
 }
 
 /** Why fetch could not reach the server: undici's code (ECONNREFUSED, ENOTFOUND, …) or its reason. */
-function connectionCause(err: Error, secrets: readonly string[]): { text: string; permanent: boolean } {
+function connectionCause(err: Error, secrets: readonly string[]): { text: string; permanent: boolean; code?: string } {
   const causes: unknown[] = [];
   for (let c: unknown = err.cause, i = 0; c !== undefined && c !== null && i < 5; c = (c as { cause?: unknown }).cause, i++) causes.push(c);
   const code = causes.map((c) => (c as { code?: unknown }).code).find((c): c is string => typeof c === 'string');
@@ -178,7 +223,7 @@ function connectionCause(err: Error, secrets: readonly string[]): { text: string
     UND_ERR_SOCKET: 'the server closed the connection',
     UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
   };
-  if (code !== undefined) return { text: `${words[code] ?? 'network error'}, ${code}`, permanent: false };
+  if (code !== undefined) return { text: `${words[code] ?? (TLS_CODE.test(code) ? 'the TLS handshake failed' : 'network error')}, ${code}`, permanent: false, code };
   return { text: redactSecret(redactUrlCredentials(message), secrets).slice(0, 200), permanent: false };
 }
 
@@ -188,11 +233,12 @@ function connectionCause(err: Error, secrets: readonly string[]): { text: string
  */
 export function classifyProviderError(err: unknown): RetryDecision {
   if (err instanceof ProviderCallError) {
-    if (!err.retryable) return { retry: false, errorClass: err.errorClass };
+    const billed = err.possiblyBilled ? ({ possiblyBilled: true } as const) : {};
+    if (!err.retryable) return { retry: false, errorClass: err.errorClass, ...billed };
     const kind = err.errorClass === 'rate_limit' ? 'rate_limit' : 'transient';
     return err.retryAfterMs === undefined
-      ? { retry: true, kind, errorClass: err.errorClass }
-      : { retry: true, kind, retryAfterMs: err.retryAfterMs, errorClass: err.errorClass };
+      ? { retry: true, kind, errorClass: err.errorClass, ...billed }
+      : { retry: true, kind, retryAfterMs: err.retryAfterMs, errorClass: err.errorClass, ...billed };
   }
   if (err instanceof Error && err.name === 'AbortError') return { retry: false, errorClass: 'aborted' };
   return { retry: false, errorClass: err instanceof Error ? err.name : 'unknown' };

@@ -30,9 +30,18 @@ export interface GenerateResult {
   readonly settings_sent?: Readonly<Record<string, unknown>>;
 }
 
-export type RetryDecision =
+export type RetryDecision = (
   | { readonly retry: false; readonly errorClass: string }
-  | { readonly retry: true; readonly kind: 'rate_limit' | 'transient'; readonly retryAfterMs?: number; readonly errorClass: string };
+  | { readonly retry: true; readonly kind: 'rate_limit' | 'transient'; readonly retryAfterMs?: number; readonly errorClass: string }
+) & {
+  /**
+   * The request was delivered, or may have been, and got no usable answer (a gateway's 5xx, a
+   * connection closed after sending, a body cut short): the provider may have billed it, and the
+   * run counts it possibly billed at its reservation, as a timed-out attempt. Absent: nothing was
+   * delivered, or the provider answered with a refusal of its own (429, 4xx).
+   */
+  readonly possiblyBilled?: true;
+};
 
 export interface ModelProvider {
   /** e.g. `simulated/alpha`, `openai-compatible/qwen3-8b`. */

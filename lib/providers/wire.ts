@@ -72,6 +72,29 @@ export async function sendForJson(
   try {
     return await readJsonBody(response, ctx.provider, ctx.secrets);
   } catch (err) {
-    throw toProviderCallError(err, ctx);
+    throw bodyCutOff(err, response.status, ctx) ?? toProviderCallError(err, ctx);
   }
+}
+
+/**
+ * A body that stopped coming once the answer had begun (undici's "terminated", caused by the
+ * socket closing: "other side closed", ECONNRESET): the request was delivered and the provider may
+ * have run it and billed it, so it is a retryable `connection` failure counted possibly billed.
+ * Undefined for what is not one (an abort, a body that did not parse), left to the usual mapping.
+ */
+function bodyCutOff(err: unknown, status: number, ctx: SdkErrorContext): ProviderCallError | undefined {
+  if (err instanceof ProviderCallError || !(err instanceof Error) || err.name === 'AbortError') return undefined;
+  const cause = scrubError(err, ctx.secrets);
+  const inner = err.cause instanceof Error ? err.cause : undefined;
+  const code = (inner as { code?: unknown } | undefined)?.code;
+  const why = redactSecret([err.message, inner?.message, typeof code === 'string' ? code : undefined].filter((w) => w !== undefined && w !== '').join(', '), ctx.secrets).slice(0, 200);
+  return new ProviderCallError(
+    `${ctx.provider}: the HTTP ${status} answer from ${ctx.endpoint ?? 'the provider'} was cut off while reading it (${why}); retry the call`,
+    ctx.provider,
+    'connection',
+    true,
+    undefined,
+    undefined,
+    { cause, possiblyBilled: true },
+  );
 }

@@ -48,8 +48,11 @@ export type Attempt =
       readonly retryable: boolean;
       readonly latencyMs: number;
       /**
-       * Sent, and no reply came: the attempt timed out or was aborted in flight. The provider may
-       * have run it and billed it, so the caller counts it as possibly billed at its reservation.
+       * Sent, and no usable reply came: the attempt timed out or was aborted in flight, or the
+       * adapter says it was (or may have been) delivered and not usably answered (a gateway's 5xx,
+       * a connection closed after sending, a body cut short: RetryDecision `possiblyBilled`). The
+       * provider may have run it and billed it, so the caller counts it as possibly billed at its
+       * reservation. When in doubt an attempt is counted: the cap must be a bound.
        */
       readonly unanswered?: boolean;
       /** The provider asked to wait this long before a retry, more than the policy's `maxWaitMs`: no retry was made. */
@@ -119,8 +122,9 @@ export async function callWithRetry(
         retryable: decision.retry,
         latencyMs: Math.round(performance.now() - started),
         // A timeout from below (the SDK's, or Node's fetch waiting 300 s for headers) is a request sent
-        // and never answered as much as ours: possibly billed too, whichever timer fired first.
-        ...(call.timedOut() || call.signal.aborted || decision.errorClass === 'timeout' ? { unanswered: true } : {}),
+        // and never answered as much as ours: possibly billed too, whichever timer fired first. So is
+        // one the adapter saw delivered and not usably answered (a 504, a connection reset after sending).
+        ...(call.timedOut() || call.signal.aborted || decision.errorClass === 'timeout' || decision.possiblyBilled === true ? { unanswered: true } : {}),
       };
     } finally {
       settled?.();

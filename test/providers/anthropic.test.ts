@@ -140,8 +140,9 @@ describe('AnthropicMessagesProvider against a local wire server', () => {
     for (let i = 0; i < 5; i++) decisions.push(p.classifyError(await failure(p)));
     expect(decisions).toEqual([
       { retry: true, kind: 'rate_limit', retryAfterMs: 3000, errorClass: 'rate_limit' },
+      // Its own 529 overloaded_error turns the request away; a 500 may come after it ran (possiblyBilled.test.ts).
       { retry: true, kind: 'transient', errorClass: 'server_error' },
-      { retry: true, kind: 'transient', errorClass: 'server_error' },
+      { retry: true, kind: 'transient', errorClass: 'server_error', possiblyBilled: true },
       { retry: false, errorClass: 'auth' },
       { retry: false, errorClass: 'bad_request' },
     ]);
@@ -153,7 +154,7 @@ describe('AnthropicMessagesProvider against a local wire server', () => {
     expect(bad.errorClass).toBe('malformed_response');
     expect(bad.cause).toBeInstanceOf(SyntaxError);
     const refused = await failure(p);
-    expect(p.classifyError(refused)).toEqual({ retry: false, errorClass: 'refusal' });
+    expect(p.classifyError(refused)).toEqual({ retry: false, errorClass: 'refusal', possiblyBilled: true });
     expect(refused.message).toMatch(/refused: I can't help with that/);
   });
 

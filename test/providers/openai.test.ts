@@ -203,8 +203,9 @@ describe('OpenAIChatProvider against a local wire server', () => {
     const decisions = [];
     for (let i = 0; i < 7; i++) decisions.push(p.classifyError(await failure(p)));
     expect(decisions).toEqual([
-      { retry: true, kind: 'transient', errorClass: 'server_error' },
-      { retry: true, kind: 'transient', retryAfterMs: 2000, errorClass: 'server_error' },
+      // A 5xx may come from a gateway after the request ran upstream: possibly billed (possiblyBilled.test.ts).
+      { retry: true, kind: 'transient', errorClass: 'server_error', possiblyBilled: true },
+      { retry: true, kind: 'transient', retryAfterMs: 2000, errorClass: 'server_error', possiblyBilled: true },
       { retry: false, errorClass: 'auth' },
       { retry: false, errorClass: 'permission' },
       { retry: false, errorClass: 'not_found' },
@@ -219,13 +220,13 @@ describe('OpenAIChatProvider against a local wire server', () => {
     expect(err.errorClass).toBe('malformed_response');
     expect(err.cause).toBeInstanceOf(SyntaxError);
     expect(err.message).toMatch(/body is not JSON/);
-    expect(p.classifyError(err)).toEqual({ retry: true, kind: 'transient', errorClass: 'malformed_response' });
+    expect(p.classifyError(err)).toEqual({ retry: true, kind: 'transient', errorClass: 'malformed_response', possiblyBilled: true });
   });
 
   it('reports a dropped connection as transient', async () => {
     const p = await provider([{ drop: true }]);
     const err = await failure(p);
-    expect(p.classifyError(err)).toEqual({ retry: true, kind: 'transient', errorClass: 'connection' });
+    expect(p.classifyError(err)).toEqual({ retry: true, kind: 'transient', errorClass: 'connection', possiblyBilled: true });
   });
 
   it('gives up on a hanging response through the AbortSignal; callWithRetry records a timeout and retries', async () => {

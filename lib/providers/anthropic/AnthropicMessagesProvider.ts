@@ -96,7 +96,8 @@ export function fromWireResponse(body: unknown, provider = 'anthropic'): Generat
     .map((b) => b.text ?? '')
     .join('');
   if (wire.stop_reason === 'refusal') {
-    throw new ProviderCallError(`${provider}: the model refused${text ? `: ${text.slice(0, 200)}` : ''}`, provider, 'refusal', false);
+    // Answered, and billed, but its usage is not kept with the error: counted at its reservation.
+    throw new ProviderCallError(`${provider}: the model refused${text ? `: ${text.slice(0, 200)}` : ''}`, provider, 'refusal', false, undefined, undefined, { possiblyBilled: true });
   }
   const u = wire.usage;
   return {

@@ -6,7 +6,7 @@
  */
 import { ProviderCallError } from '../errors.js';
 import type { ProviderErrorClass } from '../errors.js';
-import { classifyStatus, redactSecret, scrubError } from '../sdkErrors.js';
+import { classifyStatus, neverDelivered, redactSecret, scrubError, statusPossiblyBilled } from '../sdkErrors.js';
 
 /**
  * Bedrock's error types → class and whether a retry can help. ModelNotReadyException is a model
@@ -75,19 +75,26 @@ export function toBedrockCallError(err: unknown, ctx: BedrockErrorContext): Prov
   const name = typeof e.name === 'string' ? e.name : 'Error';
   const detail = redactSecret(typeof e.message === 'string' ? e.message : String(err), secrets).slice(0, 300);
   const status = typeof e.$metadata?.httpStatusCode === 'number' ? e.$metadata.httpStatusCode : undefined;
-  const make = (errorClass: ProviderErrorClass, retryable: boolean, text: string) =>
-    new ProviderCallError(`${provider}: ${text}`, provider, errorClass, retryable, status, undefined, { cause });
+  // Delivered and not usably answered, so possibly billed: a 5xx or a fault AWS calls the server's
+  // (a gateway's 504 as much as the service's own), or a model that ran and failed. When in doubt
+  // an attempt is counted: the cap must be a bound.
+  const serverSide = (status !== undefined && statusPossiblyBilled(status, undefined)) || e.$fault === 'server' || name === 'ModelErrorException';
+  const make = (errorClass: ProviderErrorClass, retryable: boolean, text: string, possiblyBilled?: boolean) =>
+    new ProviderCallError(`${provider}: ${text}`, provider, errorClass, retryable, status, undefined, { cause, ...(possiblyBilled !== undefined ? { possiblyBilled } : {}) });
   if (name === 'AbortError') return make('aborted', false, 'request aborted by the caller');
   if (name === 'TimeoutError' || e.code === 'ETIMEDOUT' && status === undefined) return make('timeout', true, `request to ${ctx.endpoint} timed out (${detail})`);
   const known = TYPES[name];
-  if (known) return make(known.errorClass, known.retryable, `${name}${status !== undefined ? ` (HTTP ${status})` : ''}: ${detail}`);
-  // The SDK could not parse a body it was given (a proxy that cut the answer short).
-  if (name === 'SyntaxError') return make('malformed_response', true, `the answer did not parse (${detail.split('\n')[0]})`);
+  if (known) return make(known.errorClass, known.retryable, `${name}${status !== undefined ? ` (HTTP ${status})` : ''}: ${detail}`, known.errorClass === 'timeout' || serverSide);
+  // The SDK could not parse a body it was given (a proxy that cut the answer short); an error
+  // status with a body that is not AWS's JSON (a gateway's HTML page) is classed by its status below.
+  if (name === 'SyntaxError' && !(status !== undefined && status >= 400)) return make('malformed_response', true, `the answer did not parse (${detail.split('\n')[0]})`);
   const code = networkCode(err);
-  if (code !== undefined) return make('connection', true, `connection to ${ctx.endpoint} failed (${code}); retry the call`);
+  // A reset or a closed stream may come after the request went out: possibly billed unless the code shows it never left.
+  if (code !== undefined) return make('connection', true, `connection to ${ctx.endpoint} failed (${code}); retry the call`, !neverDelivered(code));
   if (status !== undefined) {
     const { errorClass, retryable } = classifyStatus(status, undefined);
-    return make(errorClass, retryable, `${name} (HTTP ${status}): ${detail}`);
+    return make(errorClass, retryable, `${name} (HTTP ${status}): ${detail}`, errorClass === 'timeout' || serverSide);
   }
-  return make('http_error', false, `unexpected error: ${name}: ${detail}`);
+  // Whether the request left is unknown: counted possibly billed, as every doubt is.
+  return make('http_error', false, `unexpected error: ${name}: ${detail}`, true);
 }

@@ -92,7 +92,8 @@ export function fromWireResponse(body: unknown, provider: string): GenerateResul
   const wire = parseWire(converseResponseSchema, body, provider, 'Converse response');
   const text = wire.output.message.content.map((b) => b.text ?? '').join('');
   if (wire.stopReason === 'content_filtered' || wire.stopReason === 'guardrail_intervened') {
-    throw new ProviderCallError(`${provider}: the reply was withheld by Bedrock (${wire.stopReason})`, provider, 'content_filter', false);
+    // Answered, and billed, but its usage is not kept with the error: counted at its reservation.
+    throw new ProviderCallError(`${provider}: the reply was withheld by Bedrock (${wire.stopReason})`, provider, 'content_filter', false, undefined, undefined, { possiblyBilled: true });
   }
   const u = wire.usage;
   return {

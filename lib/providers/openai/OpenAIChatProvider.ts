@@ -312,10 +312,11 @@ export function fromWireResponse(body: unknown, provider = 'openai', candidates?
   const choice = wire.choices[0]!;
   const refusal = choice.message.refusal;
   if (typeof refusal === 'string' && refusal.length > 0) {
-    throw new ProviderCallError(`${provider}: the model refused: ${refusal.slice(0, 200)}`, provider, 'refusal', false);
+    // Answered, and billed, but its usage is not kept with the error: counted at its reservation.
+    throw new ProviderCallError(`${provider}: the model refused: ${refusal.slice(0, 200)}`, provider, 'refusal', false, undefined, undefined, { possiblyBilled: true });
   }
   if (choice.finish_reason === 'content_filter') {
-    throw new ProviderCallError(`${provider}: the reply was withheld by the provider's content filter`, provider, 'content_filter', false);
+    throw new ProviderCallError(`${provider}: the reply was withheld by the provider's content filter`, provider, 'content_filter', false, undefined, undefined, { possiblyBilled: true });
   }
   const logprobs = candidates ? candidateLogprobs(choice.logprobs?.content, candidates) : firstTokenLogprobs(choice.logprobs?.content);
   const cached = wire.usage.prompt_tokens_details?.cached_tokens;
