@@ -44,7 +44,15 @@ export interface BatchState {
  */
 export type BatchItemResult =
   | { readonly customId: string; readonly ok: true; readonly result: GenerateResult }
-  | { readonly customId: string; readonly ok: false; readonly errorClass: string; readonly message: string; readonly retryable: boolean };
+  | {
+      readonly customId: string;
+      readonly ok: false;
+      readonly errorClass: string;
+      readonly message: string;
+      readonly retryable: boolean;
+      /** The usage of an answer that is not a reply (a refusal, a filtered reply): billed, so the row is priced by it. */
+      readonly usage?: GenerateResult['usage'];
+    };
 
 /** What a run knows of a batch it may have created without recording it (a ledger intent). */
 export interface BatchLookup {

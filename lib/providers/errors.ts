@@ -1,4 +1,5 @@
 import { ProviderError, SondageError } from '../errors.js';
+import type { GenerateResult } from './types.js';
 
 /**
  * A call the simulated provider failed on purpose (`error_rate`), standing in for a 5xx or a
@@ -71,6 +72,11 @@ const DELIVERED_CLASSES: ReadonlySet<ProviderErrorClass> = new Set(['timeout', '
  */
 export class ProviderCallError extends ProviderError {
   readonly possiblyBilled: boolean;
+  /**
+   * What the provider reported it used for an answer that is not a reply (a refusal, a reply its
+   * filter withheld): billed like any answer, so the attempt's stored row is priced by it.
+   */
+  readonly usage: GenerateResult['usage'] | undefined;
 
   constructor(
     message: string,
@@ -79,10 +85,12 @@ export class ProviderCallError extends ProviderError {
     public readonly retryable: boolean,
     status?: number,
     public readonly retryAfterMs?: number,
-    options?: ErrorOptions & { readonly possiblyBilled?: boolean },
+    options?: ErrorOptions & { readonly possiblyBilled?: boolean; readonly usage?: GenerateResult['usage'] },
   ) {
     super(message, provider, status, options);
     this.name = 'ProviderCallError';
-    this.possiblyBilled = options?.possiblyBilled ?? DELIVERED_CLASSES.has(errorClass);
+    this.usage = options?.usage;
+    // An answer whose usage came with it (a refusal, a filtered reply) is priced by that usage, not possibly billed.
+    this.possiblyBilled = options?.possiblyBilled ?? (this.usage === undefined && DELIVERED_CLASSES.has(errorClass));
   }
 }

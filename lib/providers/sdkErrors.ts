@@ -233,7 +233,7 @@ function connectionCause(err: Error, secrets: readonly string[]): { text: string
  */
 export function classifyProviderError(err: unknown): RetryDecision {
   if (err instanceof ProviderCallError) {
-    const billed = err.possiblyBilled ? ({ possiblyBilled: true } as const) : {};
+    const billed = { ...(err.possiblyBilled ? ({ possiblyBilled: true } as const) : {}), ...(err.usage ? { usage: err.usage } : {}) };
     if (!err.retryable) return { retry: false, errorClass: err.errorClass, ...billed };
     const kind = err.errorClass === 'rate_limit' ? 'rate_limit' : 'transient';
     return err.retryAfterMs === undefined

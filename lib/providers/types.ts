@@ -41,6 +41,8 @@ export type RetryDecision = (
    * delivered, or the provider answered with a refusal of its own (429, 4xx).
    */
   readonly possiblyBilled?: true;
+  /** The usage the provider reported for an answer that is not a reply (a refusal, a filtered reply): the attempt is priced by it. */
+  readonly usage?: GenerateResult['usage'];
 };
 
 export interface ModelProvider {

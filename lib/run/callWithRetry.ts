@@ -55,6 +55,8 @@ export type Attempt =
        * reservation. When in doubt an attempt is counted: the cap must be a bound.
        */
       readonly unanswered?: boolean;
+      /** What the provider reported it used for an answer that is not a reply (a refusal, a filtered reply): the row is priced by it. */
+      readonly usage?: GenerateResult['usage'];
       /** The provider asked to wait this long before a retry, more than the policy's `maxWaitMs`: no retry was made. */
       readonly waitTooLongMs?: number;
       /** Nothing was sent: `hooks.mayStart` refused the first attempt (its item is untouched). */
@@ -125,6 +127,7 @@ export async function callWithRetry(
         // and never answered as much as ours: possibly billed too, whichever timer fired first. So is
         // one the adapter saw delivered and not usably answered (a 504, a connection reset after sending).
         ...(call.timedOut() || call.signal.aborted || decision.errorClass === 'timeout' || decision.possiblyBilled === true ? { unanswered: true } : {}),
+        ...(decision.usage ? { usage: decision.usage } : {}),
       };
     } finally {
       settled?.();

@@ -36,7 +36,13 @@ export interface ReplySource {
 /** A call's outcome: a synchronous attempt and a batch result have this same shape. */
 export type ReplyOutcome =
   | { readonly ok: true; readonly result: GenerateResult }
-  | { readonly ok: false; readonly errorClass: string; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly errorClass: string;
+      readonly message: string;
+      /** What the provider reported it used for an answer that is not a reply (a refusal, a filtered reply): billed, so priced. */
+      readonly usage?: GenerateResult['usage'];
+    };
 
 /**
  * The stored row of one attempt, for the synchronous runner and the batch runner alike. One object
@@ -52,6 +58,7 @@ export function replyRow(
   settingsJson: string,
 ): ReplyRow {
   const r = o.ok ? o.result : undefined;
+  const usage = o.ok ? o.result.usage : o.usage;
   return {
     item_id: item.item_id,
     campaign: src.campaign,
@@ -62,11 +69,11 @@ export function replyRow(
     status: r ? (isEmptyReply(r) ? 'empty' : 'ok') : 'error',
     text: r ? r.text : null,
     finish_reason: r ? r.finish_reason : null,
-    input_tokens: r ? r.usage.input_tokens : 0,
-    output_tokens: r ? r.usage.output_tokens : 0,
-    cached_input_tokens: r?.usage.cached_input_tokens ?? null,
+    input_tokens: usage ? usage.input_tokens : 0,
+    output_tokens: usage ? usage.output_tokens : 0,
+    cached_input_tokens: usage?.cached_input_tokens ?? null,
     // The whole usage, cached tokens included: they are priced at the cached-input price.
-    cost_usd: r ? src.cost(r.usage) : 0,
+    cost_usd: usage ? src.cost(usage) : 0,
     latency_ms: latencyMs,
     logprobs_json: r?.logprobs ? JSON.stringify(r.logprobs) : null,
     logprobs_exact: r?.logprobs ? Object.values(r.logprobs).every((l) => l.exact) : null,

@@ -154,7 +154,7 @@ describe('AnthropicMessagesProvider against a local wire server', () => {
     expect(bad.errorClass).toBe('malformed_response');
     expect(bad.cause).toBeInstanceOf(SyntaxError);
     const refused = await failure(p);
-    expect(p.classifyError(refused)).toEqual({ retry: false, errorClass: 'refusal', possiblyBilled: true });
+    expect(p.classifyError(refused)).toEqual({ retry: false, errorClass: 'refusal', usage: { input_tokens: 40, output_tokens: 7 } });
     expect(refused.message).toMatch(/refused: I can't help with that/);
   });
 

@@ -130,11 +130,13 @@ describe.each(ADAPTERS)('%s: an attempt delivered and not usably answered is pos
     expect(attempts[0]).toMatchObject({ ok: false, errorClass: 'malformed_response', retryable: true, unanswered: true });
   });
 
-  it('a 200 in which the model refused (it ran; its usage goes unread): counted unanswered, at its reservation, and not retried', async () => {
+  it('a 200 in which the model refused (it ran and was billed): priced by the usage it came with, not counted unanswered, and not retried', async () => {
     const server = await wire.start([{ from: REFUSAL[name]! }]);
     const { attempts } = await attemptsAgainst(await adapter(name, server.url));
     expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ ok: false, errorClass: 'refusal', retryable: false, unanswered: true });
+    expect(attempts[0]).toMatchObject({ ok: false, errorClass: 'refusal', retryable: false, usage: { input_tokens: expect.any(Number), output_tokens: expect.any(Number) } });
+    expect((attempts[0] as { usage: { input_tokens: number } }).usage.input_tokens).toBeGreaterThan(0);
+    expect(attempts[0]).not.toHaveProperty('unanswered');
   });
 
   it('a TLS handshake that fails (https to a plain HTTP port): nothing was sent, not counted', async () => {
@@ -211,10 +213,11 @@ describe('bedrock: an AWS error after the request was sent', () => {
     ]);
   });
 
-  it('a reply withheld by a guardrail (the model ran): counted unanswered, and not retried', async () => {
+  it('a reply withheld by a guardrail (the model ran): priced by its usage, not counted unanswered, and not retried', async () => {
     const { attempts } = await converse([{ json: converseReply('', { inputTokens: 12, outputTokens: 0 }, 'guardrail_intervened') }]);
     expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ ok: false, errorClass: 'content_filter', retryable: false, unanswered: true });
+    expect(attempts[0]).toMatchObject({ ok: false, errorClass: 'content_filter', retryable: false, usage: { input_tokens: 12, output_tokens: 0 } });
+    expect(attempts[0]).not.toHaveProperty('unanswered');
   });
 
   it('a ThrottlingException (the service refused the request): not counted', async () => {

@@ -43,12 +43,25 @@ const SUCCESS: Record<string, (req: RecordedRequest, usage: Usage) => { json: un
   }),
 };
 
+/** A 200 in which the model refused, in each adapter's wire format, with the usage it was billed for. */
+const REFUSAL: Record<string, (req: RecordedRequest, usage: Usage) => { json: unknown }> = {
+  'openai-compatible': (req, usage) => {
+    const { json } = chatCompletion(req, '', usage) as { json: { choices: { message: Record<string, unknown> }[] } };
+    json.choices[0]!.message = { role: 'assistant', content: null, refusal: 'I cannot help with that.' };
+    return { json };
+  },
+  anthropic: (req, usage) => {
+    const { json } = SUCCESS['anthropic']!(req, usage) as { json: Record<string, unknown> };
+    return { json: { ...json, content: [{ type: 'text', text: 'I cannot help with that.' }], stop_reason: 'refusal' } };
+  },
+};
+
 /**
  * One story in English, plain yes/no, one generation each, through the `name` adapter: each prompt
  * answered by a 504 or a dropped connection (`first`) the first time it arrives, by a reply after
  * that; or sent to a port where nothing listens (`refused`).
  */
-async function run(name: string, first: 'gateway_timeout' | 'drop' | 'refused', opts: { usage?: Usage; capOverMaxCost?: number } = {}) {
+async function run(name: string, first: 'gateway_timeout' | 'drop' | 'refused' | 'refusal', opts: { usage?: Usage; capOverMaxCost?: number } = {}) {
   const usage = opts.usage ?? { prompt_tokens: 40, completion_tokens: 2 };
   const seen = new Set<string>();
   const reply: WireReply = {
@@ -56,6 +69,7 @@ async function run(name: string, first: 'gateway_timeout' | 'drop' | 'refused', 
       const key = JSON.stringify((req.body as { messages?: unknown }).messages);
       if (seen.has(key)) return SUCCESS[name]!(req, usage);
       seen.add(key);
+      if (first === 'refusal') return REFUSAL[name]!(req, usage);
       return first === 'drop' ? { drop: true } : { status: 504, headers: { 'content-type': 'text/html' }, raw: '<html><body><h1>504 Gateway Time-out</h1></body></html>' };
     },
   };
@@ -123,6 +137,20 @@ describe.each(Object.keys(SUCCESS))('%s: attempts delivered and not usably answe
     // The cap held retries back: not every item was answered.
     expect(generate.done).toBeGreaterThan(0);
     expect(generate.done).toBeLessThan(items.length);
+  });
+
+  it('a refusal (answered and billed, not a reply): its row is priced by the usage it came with, the ledger spends it, nothing is possibly billed, and it is not asked again', async () => {
+    const usage = { prompt_tokens: 40, completion_tokens: 7 };
+    const { ctx, items, dataDir } = await run(name, 'refusal', { usage });
+    const { budget, generate } = await ledgerSnapshot(dataDir, ctx.campaign.name);
+    const rows = await storedReplies(dataDir, ctx.campaign.name, 'generate');
+    expect(rows).toHaveLength(items.length);
+    expect(generate.failed).toBe(items.length);
+    const each = (usage.prompt_tokens * PRICE.input_per_mtok + usage.completion_tokens * PRICE.output_per_mtok) / 1e6;
+    for (const r of rows) expect(r).toMatchObject({ status: 'error', error_class: 'refusal', cost_usd: expect.closeTo(each, 15) });
+    expect(budget.spent_usd).toBeCloseTo(each * items.length, 12);
+    expect(budget.possibly_billed_usd).toBe(0);
+    expect(budget.reserved_usd).toBe(0);
   });
 
   it('a closed port (the request never left): nothing is possibly billed', async () => {

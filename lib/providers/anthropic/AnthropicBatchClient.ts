@@ -55,7 +55,7 @@ export function fromBatchResult(line: unknown, provider: string): BatchItemResul
         return { customId, ok: true, result: fromWireResponse(result.message, provider) };
       } catch (err) {
         const e = err as ProviderCallError;
-        return { customId, ok: false, errorClass: e.errorClass, message: e.message, retryable: e.retryable };
+        return { customId, ok: false, errorClass: e.errorClass, message: e.message, retryable: e.retryable, ...(e.usage ? { usage: e.usage } : {}) };
       }
     case 'errored': {
       const inner = (result.error as { error?: { type?: unknown; message?: unknown } } | undefined)?.error;

@@ -95,22 +95,19 @@ export function fromWireResponse(body: unknown, provider = 'anthropic'): Generat
     .filter((b) => b.type === 'text')
     .map((b) => b.text ?? '')
     .join('');
-  if (wire.stop_reason === 'refusal') {
-    // Answered, and billed, but its usage is not kept with the error: counted at its reservation.
-    throw new ProviderCallError(`${provider}: the model refused${text ? `: ${text.slice(0, 200)}` : ''}`, provider, 'refusal', false, undefined, undefined, { possiblyBilled: true });
-  }
   const u = wire.usage;
-  return {
-    text,
-    finish_reason: wire.stop_reason ?? 'unknown',
-    usage: {
-      input_tokens: u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0),
-      output_tokens: u.output_tokens,
-      // Cache reads are the cheap part; cache writes stay at the input price (a 1.25x write
-      // premium is not modelled: sondage sets no cache breakpoints, so it writes none).
-      ...(typeof u.cache_read_input_tokens === 'number' ? { cached_input_tokens: u.cache_read_input_tokens } : {}),
-    },
+  const usage = {
+    input_tokens: u.input_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0),
+    output_tokens: u.output_tokens,
+    // Cache reads are the cheap part; cache writes stay at the input price (a 1.25x write
+    // premium is not modelled: sondage sets no cache breakpoints, so it writes none).
+    ...(typeof u.cache_read_input_tokens === 'number' ? { cached_input_tokens: u.cache_read_input_tokens } : {}),
   };
+  if (wire.stop_reason === 'refusal') {
+    // Answered and billed, but not a reply: the attempt is priced by the usage that came with it.
+    throw new ProviderCallError(`${provider}: the model refused${text ? `: ${text.slice(0, 200)}` : ''}`, provider, 'refusal', false, undefined, undefined, { usage });
+  }
+  return { text, finish_reason: wire.stop_reason ?? 'unknown', usage };
 }
 
 export interface AnthropicMessagesProviderOptions {

@@ -83,7 +83,7 @@ export function fromBatchRecord(line: unknown, handle: BatchHandle): BatchItemRe
     return { customId, ok: true, result: fromWireResponse(modelOutput, provider) };
   } catch (err) {
     const e = err as ProviderCallError;
-    return { customId, ok: false, errorClass: e.errorClass, message: e.message, retryable: e.retryable };
+    return { customId, ok: false, errorClass: e.errorClass, message: e.message, retryable: e.retryable, ...(e.usage ? { usage: e.usage } : {}) };
   }
 }
 

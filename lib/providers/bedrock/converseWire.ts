@@ -91,18 +91,15 @@ const converseResponseSchema = z.object({
 export function fromWireResponse(body: unknown, provider: string): GenerateResult {
   const wire = parseWire(converseResponseSchema, body, provider, 'Converse response');
   const text = wire.output.message.content.map((b) => b.text ?? '').join('');
-  if (wire.stopReason === 'content_filtered' || wire.stopReason === 'guardrail_intervened') {
-    // Answered, and billed, but its usage is not kept with the error: counted at its reservation.
-    throw new ProviderCallError(`${provider}: the reply was withheld by Bedrock (${wire.stopReason})`, provider, 'content_filter', false, undefined, undefined, { possiblyBilled: true });
-  }
   const u = wire.usage;
-  return {
-    text,
-    finish_reason: wire.stopReason ?? 'unknown',
-    usage: {
-      input_tokens: u.inputTokens + (u.cacheReadInputTokens ?? 0) + (u.cacheWriteInputTokens ?? 0),
-      output_tokens: u.outputTokens,
-      ...(typeof u.cacheReadInputTokens === 'number' ? { cached_input_tokens: u.cacheReadInputTokens } : {}),
-    },
+  const usage = {
+    input_tokens: u.inputTokens + (u.cacheReadInputTokens ?? 0) + (u.cacheWriteInputTokens ?? 0),
+    output_tokens: u.outputTokens,
+    ...(typeof u.cacheReadInputTokens === 'number' ? { cached_input_tokens: u.cacheReadInputTokens } : {}),
   };
+  if (wire.stopReason === 'content_filtered' || wire.stopReason === 'guardrail_intervened') {
+    // Answered and billed, but not a reply: the attempt is priced by the usage that came with it.
+    throw new ProviderCallError(`${provider}: the reply was withheld by Bedrock (${wire.stopReason})`, provider, 'content_filter', false, undefined, undefined, { usage });
+  }
+  return { text, finish_reason: wire.stopReason ?? 'unknown', usage };
 }

@@ -62,7 +62,7 @@ export function parseBatchOutput(text: string, provider: string): BatchItemResul
         out.push({ customId, ok: true, result: fromWireResponse(res.body, provider) });
       } catch (err) {
         const e = err as ProviderCallError;
-        out.push({ customId, ok: false, errorClass: e.errorClass, message: e.message, retryable: e.retryable });
+        out.push({ customId, ok: false, errorClass: e.errorClass, message: e.message, retryable: e.retryable, ...(e.usage ? { usage: e.usage } : {}) });
       }
     } else if (res) {
       const { errorClass, retryable } = classifyStatus(res.status_code, bodyCode(res.body));

@@ -310,25 +310,26 @@ export function promptLogprobOf(body: unknown, provider: string, surface: string
 export function fromWireResponse(body: unknown, provider = 'openai', candidates?: CandidateLogprobs): GenerateResult {
   const wire = parseWire(chatCompletionSchema, body, provider, 'chat completion');
   const choice = wire.choices[0]!;
+  const cached = wire.usage.prompt_tokens_details?.cached_tokens;
+  const usage = {
+    input_tokens: wire.usage.prompt_tokens,
+    output_tokens: wire.usage.completion_tokens,
+    // A subset of prompt_tokens; capped so a provider that over-reports cannot price a reply below its cached cost.
+    ...(typeof cached === 'number' ? { cached_input_tokens: Math.min(cached, wire.usage.prompt_tokens) } : {}),
+  };
+  // Answered and billed, but not a reply: the attempt is priced by the usage that came with it.
   const refusal = choice.message.refusal;
   if (typeof refusal === 'string' && refusal.length > 0) {
-    // Answered, and billed, but its usage is not kept with the error: counted at its reservation.
-    throw new ProviderCallError(`${provider}: the model refused: ${refusal.slice(0, 200)}`, provider, 'refusal', false, undefined, undefined, { possiblyBilled: true });
+    throw new ProviderCallError(`${provider}: the model refused: ${refusal.slice(0, 200)}`, provider, 'refusal', false, undefined, undefined, { usage });
   }
   if (choice.finish_reason === 'content_filter') {
-    throw new ProviderCallError(`${provider}: the reply was withheld by the provider's content filter`, provider, 'content_filter', false, undefined, undefined, { possiblyBilled: true });
+    throw new ProviderCallError(`${provider}: the reply was withheld by the provider's content filter`, provider, 'content_filter', false, undefined, undefined, { usage });
   }
   const logprobs = candidates ? candidateLogprobs(choice.logprobs?.content, candidates) : firstTokenLogprobs(choice.logprobs?.content);
-  const cached = wire.usage.prompt_tokens_details?.cached_tokens;
   return {
     text: choice.message.content ?? '',
     finish_reason: choice.finish_reason ?? 'unknown',
-    usage: {
-      input_tokens: wire.usage.prompt_tokens,
-      output_tokens: wire.usage.completion_tokens,
-      // A subset of prompt_tokens; capped so a provider that over-reports cannot price a reply below its cached cost.
-      ...(typeof cached === 'number' ? { cached_input_tokens: Math.min(cached, wire.usage.prompt_tokens) } : {}),
-    },
+    usage,
     ...(logprobs ? { logprobs } : {}),
   };
 }
