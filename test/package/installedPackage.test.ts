@@ -113,7 +113,9 @@ describe('the installed package', () => {
     expect(await sh(process.execPath, ['--test'], quiz)).toMatch(/# pass 1\n# fail 0/);
   }, 8 * MINUTES);
 
-  it('synthesizes the AWS stack from the installed package with the scaffolded battery, as `cdk deploy` would (cdk.json of docs/aws.md)', async () => {
+  // The stack's synthesis and the FAR-6 runs share nothing (their own files under the user's
+  // folder): they run side by side, after the scaffold above that the synthesis names.
+  it.concurrent('synthesizes the AWS stack from the installed package with the scaffolded battery, as `cdk deploy` would (cdk.json of docs/aws.md)', async ({ expect }) => {
     // prepare: the cdk.json docs/aws.md shows, in the user's folder, naming the battery scaffolded above
     await writeFile(
       path.join(project, 'cdk.json'),
@@ -137,7 +139,7 @@ describe('the installed package', () => {
     expect(carrying).toHaveLength(3);
   }, 10 * MINUTES);
 
-  it('runs a FAR-6 campaign to the same result files as the TypeScript sources', async () => {
+  it.concurrent('runs a FAR-6 campaign to the same result files as the TypeScript sources', async ({ expect }) => {
     const examples = path.join(project, 'node_modules', 'sondage', 'examples', 'far6');
     const campaign = (dataDir: string) => `name: far6-small
 seed: 20261130
@@ -158,8 +160,8 @@ judge: { id: judge, provider: simulated, model: judge, price: { input_per_mtok: 
 `;
     await writeFile(path.join(project, 'far6.yaml'), campaign('installed-data'));
     await writeFile(path.join(dir, 'far6-source.yaml'), campaign('source-data'));
-    await sondage(['run', 'far6.yaml']);
-    await sh(process.execPath, [path.join(REPO_ROOT, 'bin', 'sondage.mjs'), 'run', path.join(dir, 'far6-source.yaml')], dir);
+    // The two runs share nothing (their own folders, data and processes): run side by side.
+    await Promise.all([sondage(['run', 'far6.yaml']), sh(process.execPath, [path.join(REPO_ROOT, 'bin', 'sondage.mjs'), 'run', path.join(dir, 'far6-source.yaml')], dir)]);
     const results = (root: string) => path.join(root, 'campaigns', 'far6-small', 'results');
     const installed = (await readdir(results(path.join(project, 'installed-data')))).filter((f) => f.endsWith('.csv')).sort();
     expect(installed.length).toBeGreaterThan(10);
