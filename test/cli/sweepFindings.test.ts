@@ -1,0 +1,36 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, useTempDir } from '../helpers/campaigns.js';
+import { exited, runMain, spawnCli } from '../helpers/cli.js';
+
+// Inputs the hostile sweep (scripts/hostile-sweep.ts, docs/troubleshooting.md) found mishandled,
+// one test each: each failed before its fix.
+
+const tmp = useTempDir('cli-sweep-findings');
+const PTRUE_ROWS = path.join(REPO_ROOT, 'examples/ptrue/byo-rows.csv');
+
+
+describe('analyze --replies (P(True)) on a file that is no regular file', () => {
+  it('refuses a named pipe at once instead of waiting for a writer forever', async () => {
+    const fifo = path.join(tmp.dir, 'rows.csv');
+    execFileSync('mkfifo', [fifo]);
+    const child = spawnCli(['analyze', '--battery', 'ptrue', '--replies', fifo, '--out', path.join(tmp.dir, 'out')]);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await exited(child);
+    clearTimeout(timer);
+    expect(code).toBe(1);
+    expect(child.output().stderr).toContain(`${fifo}: not a regular file`);
+  }, 40_000);
+
+  it('says that a folder is a folder, not a file of the wrong type', async () => {
+    const folder = path.join(tmp.dir, 'in');
+    await mkdir(folder);
+    await writeFile(path.join(folder, 'rows.csv'), await readFile(PTRUE_ROWS));
+    const r = await runMain(['analyze', '--battery', 'ptrue', '--replies', folder, '--out', path.join(tmp.dir, 'out')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${folder}: is a folder; P(True) reads its rows from one file`);
+    expect(r.stderr).not.toContain('unsupported file type');
+  });
+});
