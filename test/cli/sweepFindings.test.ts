@@ -11,6 +11,16 @@ import { exited, runMain, spawnCli } from '../helpers/cli.js';
 const tmp = useTempDir('cli-sweep-findings');
 const PTRUE_ROWS = path.join(REPO_ROOT, 'examples/ptrue/byo-rows.csv');
 
+/** The example rows with one cell of the first data row replaced. */
+async function withCell(source: string, column: string, value: string): Promise<string> {
+  const [header, first, ...rest] = (await readFile(source, 'utf8')).split('\n');
+  const i = header!.split(',').indexOf(column);
+  const cells = first!.split(',');
+  cells[i] = value;
+  const file = path.join(tmp.dir, `rows${path.extname(source)}`);
+  await writeFile(file, [header, cells.join(','), ...rest].join('\n'));
+  return file;
+}
 
 describe('analyze --replies (P(True)) on a file that is no regular file', () => {
   it('refuses a named pipe at once instead of waiting for a writer forever', async () => {
@@ -32,5 +42,13 @@ describe('analyze --replies (P(True)) on a file that is no regular file', () => 
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${folder}: is a folder; P(True) reads its rows from one file`);
     expect(r.stderr).not.toContain('unsupported file type');
+  });
+});
+
+describe('analyze --replies (P(True)): p_true is a decimal number', () => {
+  it.each(['0x1', '0b1', 'true'])('refuses p_true %s, which Number() would read as 1', async (cell) => {
+    const r = await runMain(['analyze', '--battery', 'ptrue', '--replies', await withCell(PTRUE_ROWS, 'p_true', cell), '--out', path.join(tmp.dir, 'out'), '--draws', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/line 2: p_true: expected a probability in \[0, 1\]/);
   });
 });
