@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, useTempDir } from '../helpers/campaigns.js';
@@ -10,6 +10,8 @@ import { exited, runMain, spawnCli } from '../helpers/cli.js';
 
 const tmp = useTempDir('cli-sweep-findings');
 const PTRUE_ROWS = path.join(REPO_ROOT, 'examples/ptrue/byo-rows.csv');
+const FAR6_ROWS = path.join(REPO_ROOT, 'test/fixtures/byo/sample.csv');
+const KEY = 'sk-proj-Zq3vT8wLmN4pR7sK2xY9bC6dF1gH5jA0eU';
 
 /** The example rows with one cell of the first data row replaced. */
 async function withCell(source: string, column: string, value: string): Promise<string> {
@@ -51,4 +53,38 @@ describe('analyze --replies (P(True)): p_true is a decimal number', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/line 2: p_true: expected a probability in \[0, 1\]/);
   });
+});
+
+describe('a key pasted into a cell is never echoed by the refusal', () => {
+  it.each([
+    ['ptrue', PTRUE_ROWS, ['--draws', '0']],
+    ['far6', FAR6_ROWS, ['--draws', '1']],
+  ] as const)('%s: a model cell OPENAI_API_KEY=… is named as a secret, not shown', async (battery, source, extra) => {
+    const out = path.join(tmp.dir, 'out');
+    const r = await runMain(['analyze', '--battery', battery, '--replies', await withCell(source, 'model', `OPENAI_API_KEY=${KEY}`), '--out', out, ...extra]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('model');
+    expect(r.stderr).toContain('looks like a secret');
+    const issues = await readFile(path.join(out, 'import_issues.csv'), 'utf8');
+    for (const text of [r.stdout, r.stderr, issues]) expect(text).not.toContain(KEY.slice(8, 20));
+  });
+});
+
+describe('plan with a design data file that is a named pipe', () => {
+  it.each([
+    ['far6', 'stories.yaml'],
+    ['xvalue', 'qa-pairs.jsonl'],
+    ['ptrue', 'items.jsonl'],
+  ])('%s: %s as a pipe is refused at once, named, instead of hanging', async (study, data) => {
+    const dir = path.join(tmp.dir, study);
+    await cp(path.join(REPO_ROOT, 'examples', study), dir, { recursive: true });
+    await rm(path.join(dir, data));
+    execFileSync('mkfifo', [path.join(dir, data)]);
+    const child = spawnCli(['plan', path.join(dir, 'demo.yaml')]);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const code = await exited(child);
+    clearTimeout(timer);
+    expect(code).toBe(1);
+    expect(child.output().stderr).toContain(`${data}: is not a regular file (a named pipe or a device)`);
+  }, 40_000);
 });
