@@ -32,8 +32,8 @@ const DOCUMENTED_EXITS = new Set([0, 1, 2, 3, 4, 5, 6, 7, 130]);
 const GROUPS = ['yaml', 'design', 'byo', 'flags'] as const;
 type Group = (typeof GROUPS)[number];
 
-/** What an exit 0 must show: `refuse` (exit 0 is wrong), `same` (output equal to the baseline's), `either`. */
-type Expect = 'refuse' | 'same' | 'either';
+/** What an exit 0 must show: `refuse` (exit 0 is wrong), `same` (output equal to the baseline's), `same-or-refuse` (a refusal, or the baseline's output), `either`. */
+type Expect = 'refuse' | 'same' | 'same-or-refuse' | 'either';
 
 interface Case {
   readonly group: Group;
@@ -353,7 +353,7 @@ function byoCases(): Case[] {
     add('crlf', 'same', async (dir) => editText(rows(dir), (t) => t.replace(/\r?\n/g, '\r\n')));
     add('trailing-blank-lines', 'same', async (dir) => editText(rows(dir), (t) => `${t}\n\n`));
     add('columns-reordered', 'same', table((t) => { for (const r of t) r.reverse(); }));
-    add('jsonl', 'same', async (dir) => {
+    add('jsonl', 'same-or-refuse', async (dir) => {
       const t = await csv(dir);
       const [head, ...body] = t;
       await writeFile(path.join(dir, 'rows.jsonl'), body.map((r) => JSON.stringify(Object.fromEntries(head!.map((h, i) => [h, r[i]])))).join('\n') + '\n');
@@ -365,19 +365,19 @@ function byoCases(): Case[] {
       await cp(rows(dir), path.join(dir, 'in', 'rows.csv'));
       await writeFile(path.join(dir, 'in', 'README.txt'), 'notes\n');
       return args(dir, 'in');
-    }, 'README.txt');
+    }, study === 'ptrue' ? 'in' : 'README.txt');
     add('folder-same-file-twice', 'refuse', async (dir) => {
       await mkdir(path.join(dir, 'in'));
       await cp(rows(dir), path.join(dir, 'in', 'a.csv'));
       await cp(rows(dir), path.join(dir, 'in', 'b.csv'));
       return args(dir, 'in');
-    }, 'b.csv');
+    }, study === 'ptrue' ? 'in' : 'b.csv');
     add('duplicated-row', 'refuse', table((t) => t.push([...t[1]!])));
     add('whole-file-twice', 'refuse', table((t) => t.push(...t.slice(1).map((r) => [...r]))));
     add('column-renamed', 'refuse', table((t) => (t[0]![1] = `${t[0]![1]}_x`)));
     add('column-dropped', 'refuse', table((t) => { for (const r of t) r.splice(1, 1); }));
     add('column-extra', 'either', table((t) => t.forEach((r, i) => r.push(i === 0 ? 'extra' : 'x'))));
-    add('header-duplicate-column', 'refuse', table((t) => t.forEach((r) => r.push(r[1]!))));
+    add('header-duplicate-column', 'same-or-refuse', table((t) => t.forEach((r) => r.push(r[1]!))));
     add('header-only', 'refuse', table((t) => t.splice(1)));
     add('empty-file', 'refuse', async (dir) => writeFile(rows(dir), ''));
     add('ragged-row', 'refuse', table((t) => t[1]!.pop()));
@@ -473,7 +473,7 @@ function flagCases(): Case[] {
     add(`${c}/-h`, 'either', () => [c, '-h']);
     add(`${c}/unknown-flag`, 'refuse', () => [c, 'demo.yaml', '--bogus-flag'], 'bogus-flag');
     add(`${c}/secret-as-flag`, 'refuse', () => [c, `--api-key=${SECRET}`]);
-    add(`${c}/empty-flag-name`, 'refuse', () => [c, 'demo.yaml', '--']);
+    add(`${c}/end-of-options`, 'either', () => [c, 'demo.yaml', '--']);
   }
   const run = (...flags: string[]) => (): string[] => ['run', 'demo.yaml', '--quiet', '--data-dir', 'data', ...flags];
   for (const [flag, values] of [['--threads', ['0', '-1', 'abc', '1.5', '', '1e9', 'Infinity']], ['--max-wait', ['-1', 'abc', '', 'NaN', 'Infinity']], ['--poll-interval', ['0', '-1', 'abc', '', 'NaN']]] as const) {
@@ -487,7 +487,8 @@ function flagCases(): Case[] {
   add('run/campaign-is-folder', 'refuse', () => ['run', '.']);
   add('run/ok', 'either', run('--threads', '1'));
   const byo = (...flags: string[]) => (): string[] => ['analyze', '--battery', 'ptrue', '--replies', path.join(ROOT, 'examples/ptrue/byo-rows.csv'), '--out', 'out', ...flags];
-  for (const v of ['0', '-5', 'abc', '1.5', '', '1e12', '99999999999999999999']) add(`analyze/--draws=${v || 'empty'}`, 'refuse', byo(`--draws=${v}`), 'draws');
+  // P(True) takes 0 draws (no bootstrap; its settings' minDraws).
+  for (const v of ['0', '-5', 'abc', '1.5', '', '1e12', '99999999999999999999']) add(`analyze/--draws=${v || 'empty'}`, v === '0' ? 'either' : 'refuse', byo(`--draws=${v}`), 'draws');
   for (const v of ['abc', '', '1e400', '-1.5', 'NaN']) add(`analyze/--seed=${v || 'empty'}`, 'refuse', byo('--draws', '20', `--seed=${v}`), 'seed');
   add('analyze/battery-unknown', 'refuse', () => ['analyze', '--battery', 'far7', '--replies', 'x.csv', '--out', 'out'], 'far7');
   add('analyze/battery-empty', 'refuse', () => ['analyze', '--battery=', '--replies', path.join(ROOT, 'examples/ptrue/byo-rows.csv'), '--out', 'out']);
@@ -567,7 +568,7 @@ async function judge(c: Case, dir: string, timeoutMs: number, baselines: Map<str
   if (r.code === 0) {
     if (c.expect === 'refuse') return o('wrong', `accepted (exit 0) where a refusal was due: ${r.stdout.trim().split('\n')[0]?.slice(0, 160) ?? ''}`);
     const fingerprint = await resultFingerprint(dir, c, r.stdout);
-    if (c.expect === 'same' && c.baseline && c.baseline !== c.name) {
+    if ((c.expect === 'same' || c.expect === 'same-or-refuse') && c.baseline && c.baseline !== c.name) {
       const want = baselines.get(c.baseline);
       if (want === undefined) return o('wrong', `no baseline ${c.baseline} to compare with`);
       if (want !== fingerprint) return o('wrong', `exit 0, results differ from ${c.baseline}`, fingerprint);
