@@ -88,3 +88,16 @@ describe('plan with a design data file that is a named pipe', () => {
     expect(child.output().stderr).toContain(`${data}: is not a regular file (a named pipe or a device)`);
   }, 40_000);
 });
+
+describe('plan with a key pasted into a campaign field', () => {
+  it('names models[0].provider without quoting the key', async () => {
+    const dir = path.join(tmp.dir, 'xvalue');
+    await cp(path.join(REPO_ROOT, 'examples/xvalue'), dir, { recursive: true });
+    const file = path.join(dir, 'demo.yaml');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('provider: simulated', `provider: ${KEY}`));
+    const r = await runMain(['plan', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('models[0].provider: text that looks like a secret');
+    expect(`${r.stdout}${r.stderr}`).not.toContain(KEY.slice(8, 20));
+  });
+});
