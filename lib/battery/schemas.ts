@@ -5,6 +5,7 @@
  * extras from these, so that every campaign reads and fails the same way.
  */
 import { z } from 'zod';
+import { looksLikeSecret } from '../core/fileText.js';
 import { gpuSettingsSchema } from '../gpu/settings.js';
 import { modelPriceSchema } from '../pricing/pricing.js';
 import { DEFAULT_ATTEMPT_TIMEOUT_S, MAX_ATTEMPT_TIMEOUT_S } from '../providers/attemptTimeouts.js';
@@ -22,6 +23,8 @@ export function show(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'null';
   if (typeof value === 'string') {
+    // A key pasted into the wrong field (provider: sk-…) is never quoted back, not even cut.
+    if (looksLikeSecret(value)) return `text that looks like a secret (${value.length} characters, not shown)`;
     const s = JSON.stringify(value);
     return s.length > 42 ? `${s.slice(0, 40)}…"` : s;
   }

@@ -5,8 +5,8 @@
  * most {@link SHOWN_CHARS} characters long, a file's top-level value only by its kind, and JSON
  * and YAML syntax errors without the excerpt of the input their parsers put in their messages.
  */
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
 import { CampaignFileError, formatIssues } from '../errors.js';
@@ -22,6 +22,7 @@ export const SHOWN_CHARS = 60;
  */
 export function shortValue(value: unknown): string {
   if (typeof value === 'string') {
+    if (looksLikeSecret(value)) return `text that looks like a secret (${value.length} characters, not shown)`;
     const quoted = JSON.stringify(value);
     return quoted.length > SHOWN_CHARS ? `${quoted.slice(0, SHOWN_CHARS - 2)}…"` : quoted;
   }
@@ -30,6 +31,16 @@ export function shortValue(value: unknown): string {
     return s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS - 1)}…` : s;
   }
   return kindOf(value);
+}
+
+/**
+ * A cell or field that holds a key rather than data: an environment assignment
+ * (`OPENAI_API_KEY=…`, `export AWS_SECRET_ACCESS_KEY=…`) or a provider key's shape (`sk-…`,
+ * `AKIA…`, `ghp_…`). Cutting it to SHOWN_CHARS would still print most of a short key.
+ * @example looksLikeSecret('OPENAI_API_KEY=sk-proj-abc') // true
+ */
+export function looksLikeSecret(value: string): boolean {
+  return /^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_]*\s*=/.test(value) || /\b(sk-[A-Za-z0-9_-]{12,}|sk_(live|test)_[A-Za-z0-9]{8,}|A[KS]IA[A-Z0-9]{12,}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,})/.test(value);
 }
 
 /**
@@ -88,6 +99,14 @@ function readError(file: string, what: string, expected: string, err: unknown): 
   return issueError([{ file, path: '', message }], err);
 }
 
+/**
+ * A named pipe or a device is refused before it is opened: opening a pipe waits for a writer, so
+ * `sondage plan` would hang with no message. A folder and a missing file are left to readError.
+ */
+function checkRegular(file: string, expected: string, info: { isFile(): boolean; isDirectory(): boolean } | undefined): void {
+  if (info && !info.isFile() && !info.isDirectory()) throw issueError([{ file, path: '', message: `is not a regular file (a named pipe or a device); expected ${expected}` }]);
+}
+
 function checkedText(file: string, expected: string, text: string): string {
   if (looksBinary(text)) throw issueError([{ file, path: '', message: `is not a text file (it holds binary data); expected ${expected}` }]);
   return text;
@@ -100,6 +119,7 @@ function checkedText(file: string, expected: string, text: string): string {
  * @example const text = await readTextFile('stories.yaml', 'stories file', 'a YAML file with a "stories" list');
  */
 export async function readTextFile(file: string, what: string, expected: string): Promise<string> {
+  checkRegular(file, expected, await stat(file).catch(() => undefined));
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -111,6 +131,7 @@ export async function readTextFile(file: string, what: string, expected: string)
 
 /** `readTextFile`, synchronously (loaders that are synchronous themselves). */
 export function readTextFileSync(file: string, what: string, expected: string): string {
+  checkRegular(file, expected, statSync(file, { throwIfNoEntry: false }));
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

@@ -100,13 +100,13 @@ describe('a data file that is not one: named, never printed', () => {
     ]);
   });
 
-  it('P(True) design.items: a long id is cut to 60 characters, a header cell that is no column is named by place', async () => {
+  it('P(True) design.items: an id that is a key is named as one, not shown; a header cell that is no column is named by place', async () => {
     const items = path.join(tmp.dir, 'items.jsonl');
     await writeFile(items, `${JSON.stringify({ id: SECRET, benchmark: 'mmmlu' })}\nOPENAI_API_KEY=${SECRET}\n`);
     const file = await exampleCampaign('ptrue', (design) => {
       design['items'] = items;
     });
-    const stderr = await expectRefused(['plan', file], [`${file}: design.items names a file that cannot be used:`, `line 1 ("${SECRET.slice(0, 57)}…"): kind:`, 'line 2: not valid JSON (unexpected character "O")'], true);
+    const stderr = await expectRefused(['plan', file], [`${file}: design.items names a file that cannot be used:`, `line 1 (text that looks like a secret (${SECRET.length} characters, not shown)): kind:`, 'line 2: not valid JSON (unexpected character "O")'], true);
     expect(stderr).not.toContain(SECRET);
 
     const csv = path.join(tmp.dir, 'items.csv');

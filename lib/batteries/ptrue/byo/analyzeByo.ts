@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { CampaignFileError } from '../../../api/battery.js';
 import { analyzePtrueRows, type PtrueResults } from '../analysis/analyzeRows.js';
@@ -23,6 +23,11 @@ export async function readByoFile(file: string): Promise<ReturnType<typeof check
 }
 
 async function readByoText(file: string): Promise<{ text: string; format: 'csv' | 'jsonl' }> {
+  // Checked before reading: a named pipe would block readFile forever, and a folder would be
+  // reported as a file of the wrong type (P(True) reads one file; `format` says so).
+  const info = await stat(file).catch(() => undefined);
+  if (info?.isDirectory()) throw new CampaignFileError(`${file}: is a folder; P(True) reads its rows from one file (.jsonl, .ndjson or .csv)`);
+  if (info && !info.isFile()) throw new CampaignFileError(`${file}: not a regular file (a pipe or a device); expected rows as .jsonl, .ndjson or .csv`);
   const ext = extname(file).toLowerCase();
   const format = ext === '.csv' ? 'csv' : ext === '.jsonl' || ext === '.ndjson' ? 'jsonl' : null;
   if (!format) throw new CampaignFileError(`${file}: unsupported file type; expected .jsonl, .ndjson or .csv`);

@@ -37,6 +37,9 @@ import type { PtrueRow } from '../analysis/types.js';
 import { parseCsv } from '../data/csv.js';
 import { describeValue } from '../data/parseItems.js';
 
+/** A probability as a CSV or JSON text writes it: 0.67, .5, 1, 6.7e-1. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 export const BYO_FIELDS = ['item', 'model', 'q', 'r', 'v', 'correct', 'p_true', 'benchmark', 'stratum', 'content_language', 'realised', 'exact', 'correct_alt'] as const;
 const REQUIRED = ['item', 'model', 'q', 'r', 'v', 'correct', 'p_true'] as const;
 const SEGMENT = /^[A-Za-z0-9._-]+$/;
@@ -70,7 +73,9 @@ function checkRow(file: string, line: number, rec: Record<string, unknown>, issu
   const rawP = rec.p_true;
   let p: number | null = null;
   if (rawP !== null && rawP !== undefined && rawP !== '') {
-    p = typeof rawP === 'number' ? rawP : Number(rawP);
+    // A decimal number only: Number() also reads "0x1", "0b1" and "1e0" forms and " " as 0, and a
+    // hexadecimal cell taken as P(True) = 1 would be a silently wrong reading.
+    p = typeof rawP === 'number' ? rawP : typeof rawP === 'string' && DECIMAL.test(rawP.trim()) ? Number(rawP) : NaN;
     if (!Number.isFinite(p) || p < 0 || p > 1) at('p_true', `expected a probability in [0, 1] (empty for an invalid reading), got ${describeValue(rawP)}`);
   }
   for (const k of ['exact', 'correct_alt'] as const) if (boolOf(rec[k]) === undefined) at(k, `expected 1/0 or true/false, got ${describeValue(rec[k])}`);
