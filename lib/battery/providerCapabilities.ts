@@ -9,6 +9,8 @@ import type { GenerationSettings } from '../core/types.js';
  */
 const NO_LOGPROBS: Readonly<Record<string, string>> = {
   bedrock: 'Bedrock Converse returns no token log-probabilities',
+  // The Messages API has no logprobs parameter and no logprobs in its response (Messages reference).
+  anthropic: 'the Anthropic Messages API returns no token log-probabilities',
 };
 
 /** Why `provider` cannot return logprobs, or undefined when it can. */

@@ -79,6 +79,12 @@ export type BatchLookupResult =
 export interface BatchLimits {
   readonly maxRequests: number;
   readonly maxBytes: number;
+  /**
+   * The fewest requests the provider accepts in one batch (Bedrock: 100 records per job); absent
+   * where there is no minimum (OpenAI, Anthropic). A smaller remainder is asked synchronously
+   * (lib/run/runBatchPartition.ts).
+   */
+  readonly minRequests?: number;
 }
 
 /**

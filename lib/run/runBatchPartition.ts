@@ -4,12 +4,15 @@ import type { PromptItem } from '../core/types.js';
 import type { BatchClient, BatchHandle, BatchItemResult, BatchLookupResult, BatchRequest } from '../providers/batchTypes.js';
 import type { BatchIntent, BatchRecord, ReplyRow } from '../store/types.js';
 import { ledgerPartition } from '../store/types.js';
+import { costUsd } from '../pricing/pricing.js';
 import { backoffMs } from './callWithRetry.js';
+import { itemMaxCost } from './cost.js';
 import { Journal } from './Journal.js';
 import { BATCH_JOURNAL_PREFIX, partNameOf, readingsOf, registerAndAdopt } from './adoptJournals.js';
 import { KEY_ERROR_CLASSES } from './attemptVerdict.js';
 import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
 import { replyRow, type ReplySource } from './replyRow.js';
+import { runPartition } from './runPartition.js';
 import { sleep } from './sleep.js';
 
 /** How often a partition that the cap holds back looks whether other partitions have settled. */
@@ -55,7 +58,7 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
   const byId = new Map(spec.items.map((i) => [i.item_id, i]));
   const adopted = await registerAndAdopt(spec, byId);
 
-  const out = { done: 0, failed: 0, costUsd: 0 };
+  const out: RunTally = { done: 0, failed: 0, costUsd: 0, blocked: 0 };
   const attempts = new Map<string, number>();
   // Items settled in this run (done, or failed for good): never submitted again by it.
   const finished = new Set<string>();
@@ -66,7 +69,7 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
   for (const b of open) for (const id of b.handle.customIds) attempts.set(id, (attempts.get(id) ?? 0) + 1);
   // A killed run's batches that may exist at the provider without a record: looked up, not resubmitted.
   const intents: BatchIntent[] = (await ledger.batchIntents(campaign, phase, model, language)).filter((i) => i.provider === batch.id);
-  const state: SubmitState = { open, intents, attempts, finished, deferred: new Set() };
+  const state: SubmitState = { open, intents, attempts, finished, deferred: new Set(), out };
   const initiallyPending = (await ledger.pendingAmong(campaign, ledgerPartition(spec), [...byId.keys()], { retryFailed: spec.retryFailed === true })).size;
   let seq = 0;
 
@@ -95,7 +98,27 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
       await sleep(spec.pollMs, spec.signal);
     }
   }
-  return { ...out, adopted, pending: Math.max(0, initiallyPending - out.done - out.failed) };
+  const { blocked, keyFailure, keyBlocked, waitStop, waitBlocked, ...counts } = out;
+  return {
+    ...counts,
+    adopted,
+    pending: Math.max(0, initiallyPending - out.done - out.failed - blocked),
+    ...(keyFailure !== undefined ? { keyFailure, keyBlocked } : {}),
+    ...(waitStop !== undefined ? { waitStop, waitBlocked } : {}),
+  };
+}
+
+/** What one run of a partition has settled, batches and synchronous remainders together. */
+interface RunTally {
+  done: number;
+  failed: number;
+  costUsd: number;
+  /** Items the synchronous remainder left pending behind a rejected key or a too-long wait. */
+  blocked: number;
+  keyFailure?: string;
+  keyBlocked?: number;
+  waitStop?: string;
+  waitBlocked?: number;
 }
 
 /** What the submission side of a partition tracks within one run. */
@@ -108,6 +131,7 @@ interface SubmitState {
   readonly finished: ReadonlySet<string>;
   /** Items whose batch could not be created within the retry policy: left pending for a later run. */
   readonly deferred: Set<string>;
+  readonly out: RunTally;
 }
 
 /**
@@ -190,8 +214,16 @@ async function submitPending(spec: BatchPartitionSpec, byId: ReadonlyMap<string,
     requests.push({ customId: id, request: { messages: item.messages, settings: item.settings, item } });
   }
   if (requests.length === 0) return false;
-  const queue = batch.split(requests).flatMap((g) => chunks(g, spec.maxBatchRequests ?? g.length));
+  const groups = batch.split(requests).flatMap((g) => chunks(g, spec.maxBatchRequests ?? g.length));
+  // A provider with a minimum per batch (Bedrock: 100 records) refuses a smaller one: those items are asked synchronously.
+  const min = batch.limits.minRequests ?? 0;
+  const queue = groups.filter((g) => g.length >= min);
+  const small = groups.filter((g) => g.length < min).flat();
   let any = false;
+  if (small.length > 0) {
+    await askSynchronously(spec, small.map((r) => byId.get(r.customId)!), state, nextSeq());
+    any = true;
+  }
   while (queue.length > 0) {
     if (spec.signal?.aborted || spec.stop.reason) break;
     const group = queue.shift()!;
@@ -232,6 +264,40 @@ async function submitPending(spec: BatchPartitionSpec, byId: ReadonlyMap<string,
     any = true;
   }
   return any;
+}
+
+/**
+ * Asks `items` through the model's synchronous route (runPartition, the same provider's direct
+ * call: Converse for Bedrock) because they are fewer than one batch may hold: reserved and settled
+ * at the synchronous price (no batch discount applies), chunk by chunk, under the same
+ * exactly-once commit as any synchronous call. Whatever they end as, this run asks them no more:
+ * runPartition has already retried them under the run's policy.
+ */
+async function askSynchronously(spec: BatchPartitionSpec, items: readonly PromptItem[], state: SubmitState, seq: number): Promise<void> {
+  const ran = await runPartition({
+    ...spec,
+    // Its own journals, parts and reservation ids: a later remainder of this run must not reuse them.
+    runId: `${spec.runId}-sync${seq}`,
+    items,
+    // Only a part of the partition: the batch run registered the whole of it.
+    wholePartition: false,
+    maxCost: (item) => itemMaxCost(item, spec.price),
+    cost: (usage) => costUsd(spec.price, usage),
+  });
+  for (const item of items) state.deferred.add(item.item_id);
+  const { out } = state;
+  out.done += ran.done;
+  out.failed += ran.failed;
+  out.costUsd += ran.costUsd;
+  out.blocked += (ran.keyBlocked ?? 0) + (ran.waitBlocked ?? 0);
+  if (ran.keyFailure !== undefined) {
+    out.keyFailure = ran.keyFailure;
+    out.keyBlocked = (out.keyBlocked ?? 0) + (ran.keyBlocked ?? 0);
+  }
+  if (ran.waitStop !== undefined) {
+    out.waitStop = ran.waitStop;
+    out.waitBlocked = (out.waitBlocked ?? 0) + (ran.waitBlocked ?? 0);
+  }
 }
 
 /**

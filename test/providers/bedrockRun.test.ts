@@ -12,6 +12,7 @@ const ACCESS_KEY = 'STANDINTESTKEY00003';
 const SECRET = 'fake-run-secret-never-stored-00000000';
 const PRICE = { input_per_mtok: 0.8, output_per_mtok: 4, batch_discount: 0.5 };
 const USAGE = { inputTokens: 120, outputTokens: 12 };
+const BATCH = { s3_uri: 's3://sondage-batch/jobs', role_arn: 'arn:aws:iam::123456789012:role/sondage-bedrock-batch' };
 
 /** Answers letter items with a letter and the others yes-first, as FAR-6's reading map expects. */
 function reply(text: string): Record<string, unknown> {
@@ -127,5 +128,62 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(ledger.generate).toEqual({ pending: 0, done: generate.items, failed: 0 });
     // No Converse call was made: the batch route carried every item.
     expect(server!.requests.some((r) => r.path.endsWith('/converse'))).toBe(false);
+  });
+
+  it('mode: batch with fewer items than Bedrock\'s 100-record minimum: every item asked once through Converse at the sync price, the run finishes, the ledger agrees to the cent', async () => {
+    // Prepare: 1 story in English makes 64 items, below the minimum of one job.
+    const ctx = await setup(1, { mode: 'batch', bedrock_batch: BATCH });
+    server!.converse = (req): BedrockAnswer => ({ json: reply(promptOf(req.body)) });
+
+    // Act
+    const summary = await runCampaign(ctx, { skipAnalysis: true, batch: { pollMs: 1 } });
+
+    // Assess: no job, one Converse call per item, each answered once at the on-demand price.
+    const generate = summary.phases.find((p) => p.phase === 'generate')!;
+    expect(generate.items).toBeLessThan(100);
+    expect(generate.done).toBe(generate.items);
+    expect(server!.jobs.size).toBe(0);
+    expect(server!.requests.filter((r) => r.path.endsWith('/converse')).length).toBe(generate.items);
+    const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
+    const ok = okCounts(rows);
+    expect(ok.size).toBe(generate.items);
+    expect([...ok.values()].every((c) => c === 1)).toBe(true);
+    const perReply = (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) / 1e6;
+    const cost = rows.reduce((s, r) => s + r.cost_usd, 0);
+    expect(cost).toBeCloseTo(generate.items * perReply, 12);
+    const judgeCost = (await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge')).reduce((s, r) => s + r.cost_usd, 0);
+    const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
+    expect(ledger.budget.spent_usd).toBeCloseTo(cost + judgeCost, 12);
+    expect(ledger.budget.reserved_usd).toBe(0);
+    expect(ledger.generate).toEqual({ pending: 0, done: generate.items, failed: 0 });
+  });
+
+  it('mode: batch: the few records a job failed transiently are asked through Converse, not a job below the minimum, and the run finishes', async () => {
+    // Prepare: 128 items; the job answers all but 5, which come back as server errors (re-queued).
+    const ctx = await setup(2, { mode: 'batch', bedrock_batch: BATCH });
+    server!.autoRun = (r, i) => (i < 5 ? { error: { errorCode: 500, errorMessage: 'Internal server error' } } : { modelOutput: reply(promptOf(r.modelInput)) });
+    server!.converse = (req): BedrockAnswer => ({ json: reply(promptOf(req.body)) });
+
+    // Act
+    const summary = await runCampaign(ctx, { skipAnalysis: true, batch: { pollMs: 1 } });
+
+    // Assess: one job, then 5 Converse calls; every item has exactly one ok reply.
+    const generate = summary.phases.find((p) => p.phase === 'generate')!;
+    expect(generate.items).toBeGreaterThanOrEqual(100);
+    expect(generate.done).toBe(generate.items);
+    expect(server!.jobs.size).toBe(1);
+    expect(server!.requests.filter((r) => r.path.endsWith('/converse')).length).toBe(5);
+    const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
+    const ok = okCounts(rows);
+    expect(ok.size).toBe(generate.items);
+    expect([...ok.values()].every((c) => c === 1)).toBe(true);
+    const perReply = (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) / 1e6;
+    const okCost = rows.filter((r) => r.status === 'ok').reduce((s, r) => s + r.cost_usd, 0);
+    expect(okCost).toBeCloseTo((generate.items - 5) * perReply * PRICE.batch_discount + 5 * perReply, 12);
+    const judgeCost = (await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge')).reduce((s, r) => s + r.cost_usd, 0);
+    const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
+    expect(ledger.budget.spent_usd).toBeCloseTo(rows.reduce((s, r) => s + r.cost_usd, 0) + judgeCost, 12);
+    expect(ledger.budget.reserved_usd).toBe(0);
+    expect(ledger.generate).toEqual({ pending: 0, done: generate.items, failed: 0 });
   });
 });
