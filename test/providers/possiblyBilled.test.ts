@@ -9,7 +9,7 @@ import { closeServer, freePort, listenLocal } from '../helpers/localServer.js';
 import { BedrockConverseProvider } from '../../lib/providers/bedrock/BedrockConverseProvider.js';
 import { converseReply, startBedrockServer } from '../helpers/bedrockServer.js';
 import type { BedrockAnswer, BedrockServer } from '../helpers/bedrockServer.js';
-import { chatCompletion, useWireServer } from './helpers/wireServer.js';
+import { anthropicMessage, chatCompletion, chatRefusal, useWireServer } from './helpers/wireServer.js';
 import type { RecordedRequest } from './helpers/wireServer.js';
 
 // A request that reached the provider (or a gateway in front of it) and got no usable answer may
@@ -30,35 +30,15 @@ const wire = useWireServer();
 const SUCCESS: Record<string, (req: RecordedRequest) => { json: unknown }> = {
   'openai-compatible': (req) => chatCompletion(req, 'Yes.'),
   openai: (req) => chatCompletion(req, 'Yes.'),
-  anthropic: () => ({
-    json: {
-      id: 'msg_local',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-haiku-4-5',
-      content: [{ type: 'text', text: 'Yes.' }],
-      stop_reason: 'end_turn',
-      stop_sequence: null,
-      usage: { input_tokens: 14, output_tokens: 2 },
-    },
-  }),
+  anthropic: () => anthropicMessage('Yes.', { input_tokens: 14, output_tokens: 2 }),
 };
 
 /** A 200 in which the model refused: it ran, and was billed. */
 const REFUSAL: Record<string, (req: RecordedRequest) => { json: unknown }> = {
-  'openai-compatible': (req) => refusal(chatCompletion(req, '')),
-  openai: (req) => refusal(chatCompletion(req, '')),
-  anthropic: (req) => {
-    const { json } = SUCCESS['anthropic']!(req);
-    return { json: { ...(json as object), content: [{ type: 'text', text: 'I cannot help with that.' }], stop_reason: 'refusal' } };
-  },
+  'openai-compatible': (req) => chatRefusal(req),
+  openai: (req) => chatRefusal(req),
+  anthropic: () => anthropicMessage('I cannot help with that.', { input_tokens: 14, output_tokens: 2 }, 'refusal'),
 };
-
-function refusal({ json }: { json: unknown }): { json: unknown } {
-  const body = json as { choices: { message: Record<string, unknown> }[] };
-  body.choices[0]!.message = { role: 'assistant', content: null, refusal: 'I cannot help with that.' };
-  return { json: body };
-}
 
 const ADAPTERS = Object.keys(SUCCESS);
 

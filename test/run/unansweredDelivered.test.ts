@@ -7,7 +7,7 @@ import { loadContext, rootItems, type CampaignDoc } from '../helpers/campaigns.j
 import { freePort } from '../helpers/localServer.js';
 import { ledgerSnapshot, storedReplies } from '../helpers/runData.js';
 import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
-import { chatCompletion, type RecordedRequest, type WireReply } from '../providers/helpers/wireServer.js';
+import { anthropicMessage, chatCompletion, chatRefusal, type RecordedRequest, type WireReply } from '../providers/helpers/wireServer.js';
 
 // A request delivered and not usably answered (a gateway's 504, a connection the server closed
 // after reading the request) may have been run and billed upstream: each such attempt keeps its
@@ -29,31 +29,13 @@ interface Usage {
 /** A reply in each adapter's wire format. */
 const SUCCESS: Record<string, (req: RecordedRequest, usage: Usage) => { json: unknown }> = {
   'openai-compatible': (req, usage) => chatCompletion(req, 'Yes.', usage),
-  anthropic: (_req, usage) => ({
-    json: {
-      id: 'msg_local',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-haiku-4-5',
-      content: [{ type: 'text', text: 'Yes.' }],
-      stop_reason: 'end_turn',
-      stop_sequence: null,
-      usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens },
-    },
-  }),
+  anthropic: (_req, usage) => anthropicMessage('Yes.', { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens }),
 };
 
 /** A 200 in which the model refused, in each adapter's wire format, with the usage it was billed for. */
 const REFUSAL: Record<string, (req: RecordedRequest, usage: Usage) => { json: unknown }> = {
-  'openai-compatible': (req, usage) => {
-    const { json } = chatCompletion(req, '', usage) as { json: { choices: { message: Record<string, unknown> }[] } };
-    json.choices[0]!.message = { role: 'assistant', content: null, refusal: 'I cannot help with that.' };
-    return { json };
-  },
-  anthropic: (req, usage) => {
-    const { json } = SUCCESS['anthropic']!(req, usage) as { json: Record<string, unknown> };
-    return { json: { ...json, content: [{ type: 'text', text: 'I cannot help with that.' }], stop_reason: 'refusal' } };
-  },
+  'openai-compatible': (req, usage) => chatRefusal(req, usage),
+  anthropic: (_req, usage) => anthropicMessage('I cannot help with that.', { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens }, 'refusal'),
 };
 
 /**

@@ -137,3 +137,24 @@ export function chatCompletion(req: RecordedRequest, content: string, usage = { 
     },
   };
 }
+
+/**
+ * An OpenAI chat completion in which the model refused (`message.refusal`), billed at `usage`.
+ * @example startWireServer([(req) => chatRefusal(req)])
+ */
+export function chatRefusal(req: RecordedRequest, usage?: { prompt_tokens: number; completion_tokens: number }): { json: unknown } {
+  const { json } = chatCompletion(req, '', usage);
+  const body = json as { choices: { message: Record<string, unknown> }[] };
+  body.choices[0]!.message = { role: 'assistant', content: null, refusal: 'I cannot help with that.' };
+  return { json: body };
+}
+
+/**
+ * An Anthropic Messages body with `text`, `usage` and `stop_reason` (`refusal` for a refused request).
+ * @example startWireServer([() => anthropicMessage('Yes.', { input_tokens: 14, output_tokens: 2 })])
+ */
+export function anthropicMessage(text: string, usage: { input_tokens: number; output_tokens: number }, stopReason = 'end_turn'): { json: unknown } {
+  return {
+    json: { id: 'msg_local', type: 'message', role: 'assistant', model: 'claude-haiku-4-5', content: [{ type: 'text', text }], stop_reason: stopReason, stop_sequence: null, usage },
+  };
+}
