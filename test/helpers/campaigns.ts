@@ -1,31 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { parse, stringify } from 'yaml';
-import { loadRunContext } from '../../lib/run/context.js';
-import type { RunContext } from '../../lib/run/runCampaign.js';
-import { PartitionItems } from '../../lib/run/partitionItems.js';
-import type { PromptItem } from '../../lib/core/types.js';
+import { tempDir } from './campaignFiles.js';
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const RUN_FIXTURES = path.join(REPO_ROOT, 'test/fixtures/run');
-
-/** A campaign document as YAML gives it back: edited in place by tests. */
-export type CampaignDoc = Record<string, unknown> & {
-  budget_usd: number;
-  concurrency?: number;
-  design: Record<string, unknown>;
-  models: Record<string, unknown>[];
-  judge: Record<string, unknown>;
-};
-
-/** A fresh folder under the OS temp dir, and a function that removes it. */
-export async function tempDir(prefix: string): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), `sondage-${prefix}-`));
-  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
-}
+export * from './campaignFiles.js';
 
 /**
  * A fresh temp folder for each test of the file or describe block it is called in (`'each'`, the
@@ -53,55 +29,3 @@ export function useTempDir(prefix: string, scope: 'each' | 'all' = 'each'): { re
   };
 }
 
-/**
- * Copies a campaign fixture of test/fixtures/run into `dir` as `name`, with its design files made
- * absolute (they are relative to the fixture's folder), `data_dir: data` (inside `dir`) and the
- * caller's edits. Returns the new file's path.
- */
-export async function writeCampaign(
-  dir: string,
-  fixture: string,
-  edit: (doc: CampaignDoc) => void = () => {},
-  name = 'campaign.yaml',
-): Promise<string> {
-  const source = path.join(RUN_FIXTURES, fixture);
-  const doc = parse(await readFile(source, 'utf8')) as CampaignDoc;
-  for (const key of ['stories', 'concept_pairs']) {
-    const value = doc.design[key];
-    if (typeof value === 'string') doc.design[key] = path.resolve(path.dirname(source), value);
-  }
-  doc['data_dir'] = 'data';
-  edit(doc);
-  const file = path.join(dir, name);
-  await writeFile(file, stringify(doc));
-  return file;
-}
-
-/** Sets a `simulation:` key on every respondent of the campaign. */
-export function simulateOnModels(doc: CampaignDoc, settings: Record<string, unknown>): void {
-  for (const m of doc.models) m['simulation'] = { ...(m['simulation'] as Record<string, unknown> | undefined), ...settings };
-}
-
-/**
- * Narrows a FAR-6 campaign document to the small factorial most tests run: the given forms,
- * constraints and number of stories, in English unless `languages` says otherwise.
- */
-export function narrowDesign(
-  doc: CampaignDoc,
-  cut: { forms: readonly string[]; constraints: readonly string[]; stories: number; languages?: readonly string[] },
-): void {
-  doc.design['languages'] = [...(cut.languages ?? ['en'])];
-  doc.design['forms'] = [...cut.forms];
-  doc.design['constraints'] = [...cut.constraints];
-  doc.design['story_limit'] = cut.stories;
-}
-
-/** The campaign and its battery, loaded as `sondage run` loads them. */
-export function loadContext(file: string, dataDir?: string): Promise<RunContext> {
-  return loadRunContext(file, dataDir);
-}
-
-/** The items of a root phase (default `generate`) of one model and language, as the run expands them. */
-export function rootItems(ctx: RunContext, model: RunContext['campaign']['models'][number], language: string, phase = 'generate'): readonly PromptItem[] {
-  return new PartitionItems({ ctx, model, language }).items(phase);
-}

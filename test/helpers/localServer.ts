@@ -35,13 +35,23 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * Idle keep-alive sockets stay open this long (Node's default is 5 s). A client that reuses a socket
+ * the server has just closed fails a request the server never saw; AWS endpoints keep idle
+ * connections far longer, so a stand-in that closes them after 5 s fails callers (a worker whose
+ * provider calls take 6 s) that AWS would not.
+ */
+export const STAND_IN_KEEP_ALIVE_MS = 60_000;
+
 /** An HTTP server that hands `handle` each request with its whole body, once it has arrived. */
 export function createBodyServer(handle: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void): HttpServer {
-  return createHttpServer((req, res) => {
+  const server = createHttpServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => handle(req, res, Buffer.concat(chunks)));
   });
+  server.keepAliveTimeout = STAND_IN_KEEP_ALIVE_MS;
+  return server;
 }
 
 /** A JSON request body as an object; an empty body (a call without parameters) is `{}`. Malformed JSON throws. */

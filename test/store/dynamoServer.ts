@@ -15,6 +15,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, STAND_IN_KEEP_ALIVE_MS } from '../helpers/localServer.js';
 import { DYNAMODB_RESERVED_WORDS } from './dynamoReservedWords.js';
 
 type AttributeValue = { S: string } | { N: string } | { BOOL: boolean } | { NULL: true };
@@ -427,6 +428,7 @@ export async function startDynamoServer(): Promise<DynamoServer> {
       res.end(JSON.stringify(out));
     });
   });
+  server.keepAliveTimeout = STAND_IN_KEEP_ALIVE_MS;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const out = Object.assign(state, {
@@ -436,7 +438,7 @@ export async function startDynamoServer(): Promise<DynamoServer> {
     },
     calls,
     items: (t: string) => [...table(t).values()],
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => closeServer(server),
   });
   // A getter, not a copy: Object.assign would read it once.
   return Object.defineProperty(out, 'faultsServed', { get: () => faultsServed, enumerable: true }) as typeof out & { readonly faultsServed: number };
