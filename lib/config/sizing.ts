@@ -72,7 +72,8 @@ export type FunctionName = 'plan' | 'worker' | 'report' | 'recordFailure';
  * x86_64 because that is the binding a Linux x86_64 `npm ci` installs (infra/constructs/Handler.ts
  * copies it beside the bundle, 68 MB). The worker only writes and reads parts, which it does in
  * JavaScript (lib/run/parquetIoJs.ts): no DuckDB, a bundle of ~6.5 MB (bench/lambda-bundles.ts).
- * The record-failure function has no native code: arm64, 20 % cheaper per GB-second.
+ * The worker and the record-failure function have no native code: arm64, 20 % cheaper per
+ * GB-second (the worker's bundle is pure JavaScript: test/infra/bundling.test.ts).
  */
 export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
   // Expands the campaign and registers the generate items in the ledger: the longest timeout Lambda
@@ -85,7 +86,7 @@ export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = {
   // window; the plan keeps each phase's Map concurrency at or below it.
   // Its /tmp holds a dependent shard's upstream copy (workerScratchMb: 1,280 MB, ~$0.00004 an
   // invocation above the free 512 MB).
-  worker: { memoryMb: 1024, timeoutSeconds: 900, architecture: 'x86_64', reservedConcurrency: 100, duckdb: false, ephemeralStorageMb: workerScratchMb() },
+  worker: { memoryMb: 1024, timeoutSeconds: 900, architecture: 'arm64', reservedConcurrency: 100, duckdb: false, ephemeralStorageMb: workerScratchMb() },
   // Statistics over the Athena results: CPU-bound bootstrap (300 draws), so one full vCPU (1769 MB).
   report: { memoryMb: 1769, timeoutSeconds: 600, architecture: 'x86_64', duckdb: true },
   recordFailure: { memoryMb: 256, timeoutSeconds: 30, architecture: 'arm64', duckdb: false },

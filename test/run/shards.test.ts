@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PhaseSpec } from '../../lib/battery/types.js';
 import type { Campaign, ModelEntry } from '../../lib/design/campaign.js';
 import { FUNCTION_SIZING } from '../../lib/config/sizing.js';
-import { MAX_WORKER_COPIES, registeredDigest, workerReservedConcurrency, MIN_SHARD_ITEMS, SHARD_MINUTES, UNLIMITED_SHARD_ITEMS, callsPerCopy, copyLimits, pollSeconds, shardItems, slices, waveCopies } from '../../lib/run/shards.js';
+import { CALLS_PER_COPY, MAX_WORKER_COPIES, registeredDigest, workerReservedConcurrency, MIN_SHARD_ITEMS, SHARD_MINUTES, UNLIMITED_SHARD_ITEMS, callsPerCopy, copyLimits, pollSeconds, shardItems, slices, waveCopies } from '../../lib/run/shards.js';
 
 /** The fields the shard rules read; the rest of a campaign does not matter to them. */
 function campaign(concurrency: number, models: Partial<ModelEntry>[], judge: Partial<ModelEntry> = {}): { campaign: Campaign } {
@@ -14,15 +14,16 @@ const generate = { name: 'generate', after: [], answeredBy: 'subject' } as unkno
 const judge = { name: 'judge', after: [{ phase: 'generate', take: ['reply'] }], answeredBy: { role: 'judge' } } as unknown as PhaseSpec;
 
 describe('shards and worker copies', () => {
-  it('spreads the campaign concurrency over copies of 16 calls, capped by the reserved concurrency and the slowest RPM', () => {
-    expect(waveCopies(campaign(64, [{}]), [generate])).toBe(4);
-    expect(waveCopies(campaign(1024, [{}]), [generate])).toBe(Math.min(MAX_WORKER_COPIES, 64));
-    expect(waveCopies(campaign(64, [{ rpm: 3000 }, { rpm: 90 }]), [generate])).toBe(3); // 90 rpm feeds 3 copies of 30
-    expect(waveCopies(campaign(64, [{ rpm: 10 }]), [generate])).toBe(1);
-    expect(waveCopies(campaign(64, [{ rpm: 10 }], { rpm: 6000 }), [judge])).toBe(4); // the judge phase reads the judge's RPM only
+  it('spreads the campaign concurrency over copies of CALLS_PER_COPY calls, capped by the reserved concurrency and the slowest RPM', () => {
+    const c = CALLS_PER_COPY;
+    expect(waveCopies(campaign(4 * c, [{}]), [generate])).toBe(4);
+    expect(waveCopies(campaign(64 * c, [{}]), [generate])).toBe(Math.min(MAX_WORKER_COPIES, 64));
+    expect(waveCopies(campaign(4 * c, [{ rpm: 3000 }, { rpm: 90 }]), [generate])).toBe(3); // 90 rpm feeds 3 copies of 30
+    expect(waveCopies(campaign(4 * c, [{ rpm: 10 }]), [generate])).toBe(1);
+    expect(waveCopies(campaign(4 * c, [{ rpm: 10 }], { rpm: 6000 }), [judge])).toBe(4); // the judge phase reads the judge's RPM only
     // A wave of several phases holds to the slowest model answering any of them.
-    expect(waveCopies(campaign(64, [{}], { rpm: 60 }), [generate, judge])).toBe(2);
-    expect(callsPerCopy({ concurrency: 64 }, waveCopies(campaign(64, [{ rpm: 90 }]), [generate]))).toBe(22);
+    expect(waveCopies(campaign(4 * c, [{}], { rpm: 60 }), [generate, judge])).toBe(2);
+    expect(callsPerCopy({ concurrency: 4 * c }, waveCopies(campaign(4 * c, [{ rpm: 90 }]), [generate]))).toBe(Math.ceil((4 * c) / 3));
   });
 
   it("gives each copy its share of a model's limits, and sizes a shard to SHARD_MINUTES of that share", () => {
