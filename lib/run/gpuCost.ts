@@ -193,7 +193,7 @@ export function formatGpuCost(est: GpuCostEstimate): string {
     `On AWS the budget charges each attempt's measured instance time; max (reserved) = what the children's attempts hold before they start ` +
       `(${GPU_JOB.attemptTimeoutSeconds / 3600} h timeout + 30 s + ${GPU_JOB.startupMinutes} min + ${IDLE_TAIL_SECONDS / 60} min at on-demand each; ${usd(est.reservedUsd)} in all), ` +
       `and no attempt is charged more than it held (one that measures a longer start holds that much more; a retry holds again). ` +
-      `A local run against a vLLM server charges the prompts' part, per prompt (${usd(est.budgetedUsd)}).`,
+      `The plan's table above prices these models per prompt, as a local run against a vLLM server charges them (${usd(est.budgetedUsd)}); on AWS their max is this one.`,
     `NAT gateway: ${usd(est.nat.perMonthUsd)} a month while the GPU stack is deployed (${usd(est.nat.perMonthUsd / MONTH_HOURS)} an hour, ` +
       `about ${hours(est.nat.campaignHours)} h of GPU jobs here, one after another), and ${usd(est.nat.dataUsd)} of data processing` +
       (est.nat.dataBytes > 0 ? ` (${(est.nat.dataBytes / 1e9).toFixed(1)} GB of weights from the Hugging Face Hub)` : ' (weights come from the bucket through the S3 endpoint, free)') +

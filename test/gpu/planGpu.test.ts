@@ -110,6 +110,8 @@ describe('sondage plan --aws with a GPU model', () => {
     expect(gen.reservedUsd).toBeCloseTo(gen.shards * instanceBound({ instance_type: 'g6e.xlarge', capacity: 'spot' }, GPU_JOB.attemptTimeoutSeconds).usd, 9);
     expect(gen.reservedUsd).toBeGreaterThan(gen.usdBy['on-demand']);
     expect(stdout).toMatch(/spot \| on-demand\s+max \(reserved\)/);
+    expect(stdout).toContain(`$${est.reservedUsd.toFixed(2)} in all`);
+    expect(stdout).toContain("The plan's table above prices these models per prompt, as a local run against a vLLM server charges them");
     // The plan's model cost for qwen's generate is the budgeted part: its compute hours at the Spot price.
     const planLine = plan.lines.find((l) => l.model === 'qwen' && l.phase === 'generate')!;
     expect(planLine.costUsd).toBeCloseTo(gen.budgetedUsd, 9);
