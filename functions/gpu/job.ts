@@ -12,7 +12,7 @@ import { executionNameProblem, executionToken } from '../../lib/config/pipeline.
 import { GPU_JOB } from '../../lib/config/sizing.js';
 import type { ModelEntry } from '../../lib/design/campaign.js';
 import { CampaignFileError, SondageError } from '../../lib/errors.js';
-import { preContainerSeconds, recordChargedUntil } from '../../lib/gpu/instanceClock.js';
+import { chargedSpan, preContainerSeconds, recordChargedUntil } from '../../lib/gpu/instanceClock.js';
 import type { InstanceClock } from '../../lib/gpu/instanceClock.js';
 import { instanceBound, instanceCharge, instanceReservationId } from '../../lib/gpu/instanceTime.js';
 import { EXIT_CODES, runProbeJob } from '../../lib/gpu/probeJob.js';
@@ -128,7 +128,7 @@ export interface GpuJobDeps {
 export interface GpuSpend {
   readonly campaign: string;
   readonly model: string;
-  /** Seconds charged: measured in the container, plus the time before it (measured on the instance, or assumed). */
+  /** Seconds of the whole instance charged: from what it had been charged up to (measured on the instance, or assumed) to the attempt's end and Batch's idle tail. */
   readonly seconds: number;
   readonly usd: number;
   /** The ledger it was settled in (its budget holds the campaign's spend, GPU and API together). */
@@ -164,17 +164,19 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
   /** Settles the attempt's measured instance time (the reservation, or as spend where none was made) and publishes the spend. */
   const settle = async (gpu: NonNullable<ModelEntry['gpu']>): Promise<void> => {
     const end = Date.now();
-    const charge = instanceCharge(gpu, (end - startedAt) / 1000, pre.seconds);
+    // From what the instance was charged up to (read again: a neighbour may have charged past it) to the end and Batch's idle tail.
+    const span = await chargedSpan(deps.instanceClock, startedAt, pre, end);
+    const charge = instanceCharge(gpu, span.seconds);
     try {
       await ledger.settle(env.campaign, reservationId, charge.usd);
-      log.info('GPU instance time settled', { seconds: Math.round(charge.seconds), usd: charge.usd, reserved });
+      log.info('GPU instance time settled', { seconds: Math.round(charge.seconds), usd: charge.usd, reserved, ...(span.from ? { from: span.from } : {}) });
       await deps.publishSpend?.({ campaign: env.campaign, model: env.model, seconds: charge.seconds, usd: charge.usd, ledger });
     } catch (err) {
       // The reservation, if any, stays held: counted against the cap, billed as possibly spent by the next plan.
       log.error('GPU instance time not settled; its reservation stays counted', { error: deps.redact(String(err)) });
     }
     // The next job on this instance is charged from here (its reservation, if unsettled, covers up to here too).
-    await recordChargedUntil(deps.instanceClock, end).catch((err: unknown) => log.error('instance charge end not recorded; the next job here counts from the boot', { error: String(err) }));
+    await recordChargedUntil(deps.instanceClock, span.untilMs).catch((err: unknown) => log.error('instance charge end not recorded; the next job here counts from the boot', { error: String(err) }));
   };
   try {
     await deps.loadKeys();

@@ -122,6 +122,11 @@ export class GpuBatch extends Construct {
           minvCpus: 0,
           maxvCpus: maxInstances * inst.vcpus,
         });
+        // A stated idle time: Batch terminates an instance this long after its last job (ComputeScalingPolicy),
+        // and each job charges up to it (lib/gpu/instanceTime.ts IDLE_TAIL_SECONDS). The L2 construct does not expose it.
+        (compute.node.defaultChild as batch.CfnComputeEnvironment).addPropertyOverride('ComputeResources.ScalingPolicy', {
+          MinScaleDownDelayMinutes: GPU_JOB.scaleDownDelayMinutes,
+        });
         Validations.of(compute).acknowledge({
           id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonEC2ContainerServiceforEC2Role]',
           reason:

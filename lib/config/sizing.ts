@@ -43,6 +43,21 @@ export const GPU_JOB = {
    * weights loaded (an assumption for the cost estimate; a 10 GB image and an 8B model take about this).
    */
   startupMinutes: 10,
+  /**
+   * Minutes AWS Batch keeps an instance after its last job ends before it terminates it: the
+   * stack sets its compute environments' scale-down delay to this (AWS Batch API Reference,
+   * ComputeScalingPolicy.minScaleDownDelayMinutes: "For each instance, the delay period begins when
+   * the last job finishes. If no new jobs are placed on the instance during this delay, AWS Batch
+   * terminates the instance once the delay expires"; 20 is the least it accepts). Without it the
+   * delay is Batch's own, which AWS does not document; with it the idle time is one AWS states.
+   */
+  scaleDownDelayMinutes: 20,
+  /**
+   * Minutes allowed past that delay for the scale-in to act: AWS says the instance is terminated
+   * "once the delay expires", not within how long (EC2 stops billing an instance once it is
+   * shutting down). An allowance, not a documented figure.
+   */
+  scaleInAllowanceMinutes: 5,
 } as const;
 
 /**

@@ -2,9 +2,12 @@
  * What the runs_on: gpu models of a campaign cost on AWS Batch, before anything is deployed or
  * spent (`sondage plan --aws`): GPU hours and dollars per model and phase on the chosen instance
  * type and capacity, at the throughput the campaign states (or the default assumption, said so),
- * the time each array child spends starting (instance, image, weights), the other capacity's
- * price beside the chosen one, and the NAT gateway the GPU VPC keeps with what it carries. Pure
- * arithmetic over the plan, cut as the plan handler cuts GPU shards (lib/run/planWave.ts).
+ * the time each array child spends starting (instance, image, weights) and the idle minutes Batch
+ * keeps its instance after it, the other capacity's price beside the chosen one, what the children's
+ * attempts reserve before they start (the most the budget can be charged for them), and the NAT
+ * gateway the GPU VPC keeps with what it carries. The whole instance is priced, whatever `gpu.gpus`
+ * asks, as the job is charged (lib/gpu/instanceTime.ts). Pure arithmetic over the plan, cut as the
+ * plan handler cuts GPU shards (lib/run/planWave.ts).
  */
 import type { PhaseSpec } from '../battery/types.js';
 import { GPU_JOB } from '../config/sizing.js';
@@ -12,6 +15,7 @@ import type { ModelEntry } from '../design/campaign.js';
 import { GPU_CATALOG, gpuInstance, hourlyPrice } from '../gpu/instances.js';
 import type { GpuCapacity } from '../gpu/instances.js';
 import { DTYPE_BYTES, paramsFromName } from '../gpu/memory.js';
+import { IDLE_TAIL_SECONDS, instanceBound } from '../gpu/instanceTime.js';
 import { promptsPerSecond } from '../gpu/settings.js';
 import type { AwsPrices } from './awsCost.js';
 import { loadAwsPrices } from './awsCost.js';
@@ -37,19 +41,28 @@ export interface GpuCostLine {
   readonly shards: number;
   /** items / prompts per second: what the budget charges. */
   readonly computeHours: number;
-  /** shards × GPU_JOB.startupMinutes: instance, image and weights before the first prompt; outside the budget. */
+  /** shards × GPU_JOB.startupMinutes: instance, image and weights before the first prompt. */
   readonly startupHours: number;
+  /** shards × the idle tail (IDLE_TAIL_SECONDS): the minutes Batch keeps a child's instance after it, charged by the child. */
+  readonly idleHours: number;
   /** USD for both at the chosen capacity, and at each capacity. */
   readonly usd: number;
   readonly usdBy: Readonly<Record<GpuCapacity, number>>;
-  /** Of `usd`, what the ledger charges (the compute hours). */
+  /** Of `usd`, the compute hours: what a local run against a vLLM server charges per prompt. */
   readonly budgetedUsd: number;
+  /**
+   * What the children's first attempts reserve on AWS before anything runs: shards × the attempt's
+   * bound (the 4-hour timeout, the kill grace, the assumed start-up and the idle tail, at on-demand).
+   * No attempt is charged more than it reserved; a retry reserves again, as a retried API call does.
+   */
+  readonly reservedUsd: number;
 }
 
 export interface GpuCostEstimate {
   readonly lines: readonly GpuCostLine[];
   readonly totalUsd: number;
   readonly budgetedUsd: number;
+  readonly reservedUsd: number;
   readonly nat: {
     /** The NAT gateway is billed every hour the stack is deployed, GPU jobs or not. */
     readonly perMonthUsd: number;
@@ -99,12 +112,14 @@ export function estimateGpuCost(plan: Plan, ctx: CostContext, prices: AwsPrices 
     const gpu = entry.gpu!;
     const inst = gpuInstance(gpu.instance_type);
     const gpus = gpu.gpus ?? inst.gpus;
-    const share = gpus / inst.gpus;
     const t = promptsPerSecond(gpu, phase.name, settingsIn(ctx, phase, entry).max_tokens);
     const computeHours = items / t.promptsPerSecond / 3600;
     const startupHours = (shards * GPU_JOB.startupMinutes) / 60;
-    const at = (c: GpuCapacity) => hourlyPrice(gpu.instance_type, c) * share;
-    const usdBy = { spot: (computeHours + startupHours) * at('spot'), 'on-demand': (computeHours + startupHours) * at('on-demand') };
+    const idleHours = (shards * IDLE_TAIL_SECONDS) / 3600;
+    // The whole instance, as the job is charged: GPUs the model leaves free are billed all the same.
+    const at = (c: GpuCapacity) => hourlyPrice(gpu.instance_type, c);
+    const hours = computeHours + startupHours + idleHours;
+    const usdBy = { spot: hours * at('spot'), 'on-demand': hours * at('on-demand') };
     lines.push({
       model: entry.id,
       phase: phase.name,
@@ -117,16 +132,18 @@ export function estimateGpuCost(plan: Plan, ctx: CostContext, prices: AwsPrices 
       shards,
       computeHours,
       startupHours,
+      idleHours,
       usd: usdBy[gpu.capacity],
       usdBy,
       budgetedUsd: computeHours * at(gpu.capacity),
+      reservedUsd: shards * instanceBound(gpu, GPU_JOB.attemptTimeoutSeconds).usd,
     });
     if (gpu.hub && entry.provider !== 'simulated') {
       const paramsB = gpu.params_b ?? paramsFromName(entry.model) ?? 0;
       hubBytes += shards * paramsB * 1e9 * DTYPE_BYTES[gpu.dtype];
     }
   }
-  const campaignHours = lines.reduce((s, l) => s + l.computeHours + l.startupHours, 0);
+  const campaignHours = lines.reduce((s, l) => s + l.computeHours + l.startupHours + l.idleHours, 0);
   const nat = {
     perMonthUsd: lines.length > 0 ? MONTH_HOURS * prices.nat_gateway.per_hour : 0,
     campaignHours,
@@ -137,6 +154,7 @@ export function estimateGpuCost(plan: Plan, ctx: CostContext, prices: AwsPrices 
     lines,
     totalUsd: lines.reduce((s, l) => s + l.usd, 0) + nat.dataUsd + campaignHours * prices.nat_gateway.per_hour,
     budgetedUsd: lines.reduce((s, l) => s + l.budgetedUsd, 0),
+    reservedUsd: lines.reduce((s, l) => s + l.reservedUsd, 0),
     nat,
     catalog: { version: GPU_CATALOG.version, verified: GPU_CATALOG.verified, spotFraction: GPU_CATALOG.spot_fraction },
     prices: { version: prices.version, region: prices.region, verified: prices.verified },
@@ -149,7 +167,7 @@ export function formatGpuCost(est: GpuCostEstimate): string {
   const usd = (x: number): string => `$${x.toFixed(x < 1 ? 4 : 2)}`;
   const hours = (h: number): string => (h < 10 ? h.toFixed(2) : h.toFixed(1));
   const rows = [
-    ['model', 'phase', 'instance', 'capacity', 'items', 'prompts/s', 'children', 'GPU h', 'cost', 'spot | on-demand'],
+    ['model', 'phase', 'instance', 'capacity', 'items', 'prompts/s', 'children', 'GPU h', 'cost', 'spot | on-demand', 'max (reserved)'],
     ...est.lines.map((l) => [
       l.model,
       l.phase,
@@ -158,9 +176,10 @@ export function formatGpuCost(est: GpuCostEstimate): string {
       String(l.items),
       `${l.promptsPerSecond}${l.stated ? '' : ' (assumed)'}`,
       String(l.shards),
-      `${hours(l.computeHours)} + ${hours(l.startupHours)}`,
+      `${hours(l.computeHours)} + ${hours(l.startupHours)} + ${hours(l.idleHours)}`,
       usd(l.usd),
       `${usd(l.usdBy.spot)} | ${usd(l.usdBy['on-demand'])}`,
+      usd(l.reservedUsd),
     ]),
   ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
@@ -169,7 +188,12 @@ export function formatGpuCost(est: GpuCostEstimate): string {
   const out = [
     table,
     'GPU h = prompts at prompts/s + one start-up per array child (instance, image, weights: ' +
-      `${GPU_JOB.startupMinutes} min assumed); the budget charges the first part, per prompt, at the chosen capacity's price (${usd(est.budgetedUsd)}).`,
+      `${GPU_JOB.startupMinutes} min assumed) + the idle minutes Batch keeps its instance after it (${IDLE_TAIL_SECONDS / 60} min), ` +
+      "each at the whole instance's price, whatever share of its GPUs the model uses.",
+    `On AWS the budget charges each attempt's measured instance time; max (reserved) = what the children's attempts hold before they start ` +
+      `(${GPU_JOB.attemptTimeoutSeconds / 3600} h timeout + 30 s + ${GPU_JOB.startupMinutes} min + ${IDLE_TAIL_SECONDS / 60} min at on-demand each; ${usd(est.reservedUsd)} in all), ` +
+      `and no attempt is charged more than it held (one that measures a longer start holds that much more; a retry holds again). ` +
+      `The plan's table above prices these models per prompt, as a local run against a vLLM server charges them (${usd(est.budgetedUsd)}); on AWS their max is this one.`,
     `NAT gateway: ${usd(est.nat.perMonthUsd)} a month while the GPU stack is deployed (${usd(est.nat.perMonthUsd / MONTH_HOURS)} an hour, ` +
       `about ${hours(est.nat.campaignHours)} h of GPU jobs here, one after another), and ${usd(est.nat.dataUsd)} of data processing` +
       (est.nat.dataBytes > 0 ? ` (${(est.nat.dataBytes / 1e9).toFixed(1)} GB of weights from the Hugging Face Hub)` : ' (weights come from the bucket through the S3 endpoint, free)') +

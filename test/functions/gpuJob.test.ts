@@ -25,7 +25,9 @@ import { redactKeys } from '../../functions/shared/secrets.js';
 import { GPU_ENV, gpuQueueKey } from '../../lib/config/index.js';
 import type { GpuJob, PlanOutput } from '../../lib/config/pipeline.js';
 import { GPU_JOB } from '../../lib/config/sizing.js';
-import { PRE_CONTAINER_SECONDS, instanceBound, instanceCharge } from '../../lib/gpu/instanceTime.js';
+import { CHARGED_UNTIL_FILE } from '../../lib/gpu/instanceClock.js';
+import { GPU_CATALOG, gpuInstance } from '../../lib/gpu/instances.js';
+import { IDLE_TAIL_SECONDS, PRE_CONTAINER_SECONDS, instanceBound, instanceCharge } from '../../lib/gpu/instanceTime.js';
 import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
 import type { JobLog } from '../../lib/gpu/probeJob.js';
 import { loadRunContext, priceIn } from '../../lib/run/context.js';
@@ -96,8 +98,8 @@ async function upload(name: string, doc: object): Promise<void> {
   await h.store.put(`${prefix}items.jsonl`, await readFile(path.join(REPO_ROOT, 'examples/ptrue/items.jsonl')));
 }
 
-async function planWave(name: string, execution: string, phasesRun: readonly string[] = []): Promise<PlanOutput> {
-  const plan = createPlan({ ...h.deps(), glueDatabase: 'db', gpuQueues: { [gpuQueueKey('g5.xlarge', 'spot')]: QUEUE } });
+async function planWave(name: string, execution: string, phasesRun: readonly string[] = [], instanceType = 'g5.xlarge'): Promise<PlanOutput> {
+  const plan = createPlan({ ...h.deps(), glueDatabase: 'db', gpuQueues: { [gpuQueueKey(instanceType, 'spot')]: QUEUE } });
   return plan({ campaign: name, execution, phasesRun }, lambdaContext());
 }
 
@@ -394,12 +396,13 @@ describe('the GPU job with a vLLM stand-in', () => {
     expect(await Promise.all(held)).toEqual([expect.closeTo(bound, 9)]);
     const budget = await h.ledger.budget(name);
     expect(budget.reserved_usd).toBeCloseTo(0, 12);
-    // Settled at the measured time (and the assumed minutes before the container), not per prompt.
+    // Settled at the measured time (with the assumed minutes before the container and Batch's idle tail after it), not per prompt.
     expect(spends).toHaveLength(1);
-    expect(spends[0]!.seconds - PRE_CONTAINER_SECONDS).toBeGreaterThan(0.3 * (await h.ledger.counts(name, 'generate')).done);
-    expect(spends[0]!.seconds - PRE_CONTAINER_SECONDS).toBeLessThanOrEqual(elapsed);
+    const measured = spends[0]!.seconds - PRE_CONTAINER_SECONDS - IDLE_TAIL_SECONDS;
+    expect(measured).toBeGreaterThan(0.3 * (await h.ledger.counts(name, 'generate')).done);
+    expect(measured).toBeLessThanOrEqual(elapsed);
     expect(budget.spent_usd).toBeCloseTo(spends[0]!.usd, 12);
-    expect(spends[0]!.usd).toBeCloseTo(instanceCharge(gpu, spends[0]!.seconds - PRE_CONTAINER_SECONDS).usd, 12);
+    expect(spends[0]!.usd).toBeCloseTo(instanceCharge(gpu, spends[0]!.seconds).usd, 12);
     const perPrompt = priceIn((await loadJobContext(name)).ctx, (await loadJobContext(name)).phase, (await loadJobContext(name)).entry).per_request_usd!;
     expect(budget.spent_usd).toBeGreaterThan(100 * perPrompt * (await h.ledger.counts(name, 'generate')).done);
     expect(budget.spent_usd).toBeLessThanOrEqual(budget.cap_usd);
@@ -409,7 +412,7 @@ describe('the GPU job with a vLLM stand-in', () => {
     expect(rows.every((c) => c === 0)).toBe(true);
   });
 
-  it('the time before the container is measured on the instance: a fresh one is charged its boot, the next job on it only the gap since the first ended', async () => {
+  it('the instance time is measured on the instance: a fresh one is charged its boot, each job Batch\'s idle tail after it, the next job placed within that tail only its own time', async () => {
     const name = 'ptrue-instance';
     await upload(name, campaignDoc(name, undefined, { in_flight: 4 }));
     const job = (await planWave(name, 'exec-i')).wave.gpu.jobs[0]!;
@@ -436,14 +439,64 @@ describe('the GPU job with a vLLM stand-in', () => {
     expect(froms).toEqual(['boot', 'last-job']);
     // The first: its 30 minutes before the container, measured, and the bound it held counted them.
     const firstPre = (first - bootedAt) / 1000;
-    expect(spends[0]!.seconds).toBeGreaterThanOrEqual(firstPre);
-    expect(spends[0]!.seconds).toBeLessThanOrEqual(firstPre + (firstEnd - first) / 1000 + 1);
-    expect((await Promise.all(held))[0]).toBeCloseTo(instanceBound(gpu, GPU_JOB.attemptTimeoutSeconds, firstPre).usd, 4);
-    // The second: only since the first's settlement, not the boot again, nor the plan's assumed 10 minutes.
+    // The first: its 30 minutes before the container, measured, and the idle tail after it; the bound it held counted both.
+    expect(spends[0]!.seconds).toBeGreaterThanOrEqual(firstPre + IDLE_TAIL_SECONDS);
+    expect(spends[0]!.seconds).toBeLessThanOrEqual(firstPre + (firstEnd - first) / 1000 + IDLE_TAIL_SECONDS + 1);
+    const firstHeld = (await Promise.all(held))[0]!;
+    expect(firstHeld).toBeCloseTo(instanceBound(gpu, GPU_JOB.attemptTimeoutSeconds, firstPre).usd, 4);
+    expect(firstHeld).toBeGreaterThan(instanceBound(gpu, GPU_JOB.attemptTimeoutSeconds, firstPre, 0).usd);
+    // The second started within the first's idle tail: charged from where the first's charge ended, not the boot again, nor the plan's 10 minutes.
     expect(spends[1]!.seconds).toBeLessThanOrEqual((secondEnd - firstEnd) / 1000 + 1);
-    expect(spends[1]!.usd).toBeLessThan(instanceCharge(gpu, 0).usd);
+    expect(spends[1]!.usd).toBeLessThan(instanceCharge(gpu, PRE_CONTAINER_SECONDS).usd);
+    // Together: the instance from its boot to the second's end and its idle tail, each second once; the mark says so for a third.
+    const life = (secondEnd - bootedAt) / 1000 + IDLE_TAIL_SECONDS;
+    expect(spends[0]!.seconds + spends[1]!.seconds).toBeGreaterThanOrEqual(life - 2);
+    expect(spends[0]!.seconds + spends[1]!.seconds).toBeLessThanOrEqual(life);
+    const mark = Number(await readFile(path.join(instanceDir, CHARGED_UNTIL_FILE), 'utf8'));
+    expect(mark).toBeGreaterThanOrEqual(secondEnd - 1000 + IDLE_TAIL_SECONDS * 1000);
+    expect(mark).toBeLessThanOrEqual(secondEnd + IDLE_TAIL_SECONDS * 1000);
     const budget = await h.ledger.budget(name);
     expect(budget.spent_usd).toBeCloseTo(spends[0]!.usd + spends[1]!.usd, 12);
+    expect(budget.reserved_usd).toBeCloseTo(0, 12);
+  });
+
+  it('a model on 1 GPU of a 4-GPU instance holds and is charged the whole instance: the GPUs it leaves free are billed whether or not another job takes them', async () => {
+    const name = 'ptrue-share';
+    await upload(name, campaignDoc(name, undefined, { instance_type: 'g5.12xlarge', gpus: 1 }));
+    const job = (await planWave(name, 'exec-share', [], 'g5.12xlarge')).wave.gpu.jobs[0]!;
+    expect(job.resources).toEqual(expect.arrayContaining([{ Type: 'GPU', Value: '1' }]));
+    const gpu = { instance_type: 'g5.12xlarge', capacity: 'spot' as const };
+    const { dir: instanceDir } = await tempDir('gpu-instance-share');
+    const bootedAt = Date.now() - 600_000;
+    const clock = { uptimeSeconds: () => (Date.now() - bootedAt) / 1000, dir: instanceDir };
+    const held: Promise<number>[] = [];
+    const spends: GpuSpend[] = [];
+    const log: JobLog = { ...silent, info: (m) => void (m === 'vLLM server starting' && held.push(h.ledger.budget(name).then((b) => b.reserved_usd))) };
+
+    const start = Date.now();
+    const code = await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-share.log'))), {
+      ...jobDeps(),
+      log,
+      startedAtMs: start,
+      instanceClock: clock,
+      publishSpend: async (sp) => void spends.push(sp),
+    });
+
+    expect(code).toBe(EXIT_CODES.ok);
+    // Held: the attempt's bound at the whole instance's on-demand price, not a quarter of it.
+    const wholeOnDemand = gpuInstance('g5.12xlarge').on_demand_per_hour;
+    const heldUsd = (await Promise.all(held))[0]!;
+    expect(heldUsd).toBeCloseTo(instanceBound(gpu, GPU_JOB.attemptTimeoutSeconds, (start - bootedAt) / 1000).usd, 4);
+    expect(heldUsd).toBeGreaterThan(((GPU_JOB.attemptTimeoutSeconds + IDLE_TAIL_SECONDS) / 3600) * wholeOnDemand);
+    // Charged: every second of the instance at its whole Spot price.
+    expect(spends).toHaveLength(1);
+    expect(spends[0]!.usd).toBeCloseTo((spends[0]!.seconds / 3600) * wholeOnDemand * GPU_CATALOG.spot_fraction, 12);
+    expect(spends[0]!.seconds).toBeGreaterThanOrEqual((start - bootedAt) / 1000 + IDLE_TAIL_SECONDS);
+    // A prompt is priced as the AWS route charges it, locally and in the plan: the whole instance's hour.
+    const { ctx, phase, entry } = await loadJobContext(name);
+    expect(priceIn(ctx, phase, entry).per_request_usd).toBeCloseTo((wholeOnDemand * GPU_CATALOG.spot_fraction) / 3600 / 0.002, 12);
+    const budget = await h.ledger.budget(name);
+    expect(budget.spent_usd).toBeCloseTo(spends[0]!.usd, 12);
     expect(budget.reserved_usd).toBeCloseTo(0, 12);
   });
 

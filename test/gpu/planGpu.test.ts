@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPU_CATALOG, gpuInstance, hourlyPrice, jobResources } from '../../lib/gpu/instances.js';
 import { estimateGpuMemory, paramsFromName } from '../../lib/gpu/memory.js';
 import { gpuPhasePrice } from '../../lib/gpu/gpuPrice.js';
+import { IDLE_TAIL_SECONDS, instanceBound } from '../../lib/gpu/instanceTime.js';
+import { GPU_JOB } from '../../lib/config/sizing.js';
 import { vllmServeArgs } from '../../lib/gpu/vllmArgs.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import { loadRunContext } from '../../lib/run/context.js';
@@ -82,6 +84,7 @@ describe('sondage plan --aws with a GPU model', () => {
   it('gives GPU hours and dollars per model and phase, the throughput assumption, Spot beside on-demand, and the NAT gateway', async () => {
     const file = await campaign('plan-gpu', { ...QWEN, gpu: { instance_type: 'g6e.xlarge', weights_prefix: 'weights/qwen3-8b/', prompts_per_second: { generate: 4 } } }, [
       { id: 'big', provider: 'openai-compatible', model: 'meta-llama/Llama-3.1-70B-Instruct', runs_on: 'gpu', gpu: { instance_type: 'g6e.12xlarge', capacity: 'on-demand', hub: true, prompts_per_second: 1 } },
+      { id: 'quarter', provider: 'openai-compatible', model: 'Qwen/Qwen3-8B', runs_on: 'gpu', gpu: { instance_type: 'g5.12xlarge', gpus: 1, weights_prefix: 'weights/qwen3-8b/' } },
     ]);
     const ctx = await loadRunContext(file);
     const plan = planCampaign(ctx);
@@ -99,14 +102,28 @@ describe('sondage plan --aws with a GPU model', () => {
     expect(verify).toMatchObject({ promptsPerSecond: 20, stated: false });
     expect(gen.items).toBe(plan.partitions.filter((p) => p.model === 'qwen').reduce((s, p) => s + p.items['generate']!, 0));
     expect(gen.computeHours).toBeCloseTo(gen.items / 4 / 3600, 12);
-    expect(gen.usd).toBeCloseTo((gen.computeHours + gen.startupHours) * 1.861 * GPU_CATALOG.spot_fraction, 9);
-    expect(gen.usdBy['on-demand']).toBeCloseTo((gen.computeHours + gen.startupHours) * 1.861, 9);
+    // Each child: its start-up, and the idle minutes Batch keeps its instance after it, which the child is charged.
+    expect(gen.idleHours).toBeCloseTo((gen.shards * IDLE_TAIL_SECONDS) / 3600, 12);
+    expect(gen.usd).toBeCloseTo((gen.computeHours + gen.startupHours + gen.idleHours) * 1.861 * GPU_CATALOG.spot_fraction, 9);
+    expect(gen.usdBy['on-demand']).toBeCloseTo((gen.computeHours + gen.startupHours + gen.idleHours) * 1.861, 9);
+    // max (reserved): what the children's attempts hold before they start, the bound each settles within.
+    expect(gen.reservedUsd).toBeCloseTo(gen.shards * instanceBound({ instance_type: 'g6e.xlarge', capacity: 'spot' }, GPU_JOB.attemptTimeoutSeconds).usd, 9);
+    expect(gen.reservedUsd).toBeGreaterThan(gen.usdBy['on-demand']);
+    expect(stdout).toMatch(/spot \| on-demand\s+max \(reserved\)/);
+    expect(stdout).toContain(`$${est.reservedUsd.toFixed(2)} in all`);
+    expect(stdout).toContain("The plan's table above prices these models per prompt, as a local run against a vLLM server charges them");
     // The plan's model cost for qwen's generate is the budgeted part: its compute hours at the Spot price.
     const planLine = plan.lines.find((l) => l.model === 'qwen' && l.phase === 'generate')!;
     expect(planLine.costUsd).toBeCloseTo(gen.budgetedUsd, 9);
     expect(stdout).toMatch(new RegExp(`qwen\\s+generate\\s+g6e\\.xlarge\\s+spot\\s+${gen.items}\\s+4\\s+\\d+`));
     expect(stdout).toMatch(/qwen\s+verify\s+g6e\.xlarge\s+spot\s+\d+\s+20 \(assumed\)/);
     expect(stdout).toMatch(/big\s+generate\s+g6e\.12xlarge\s+on-demand/);
+    // A model on 1 GPU of a 4-GPU instance is priced, and bounded, at the whole instance: the other 3 are billed all the same.
+    const quarter = est.lines.find((l) => l.model === 'quarter' && l.phase === 'generate')!;
+    expect(quarter).toMatchObject({ instanceType: 'g5.12xlarge', gpus: 1 });
+    expect(quarter.usdBy['on-demand']).toBeCloseTo((quarter.computeHours + quarter.startupHours + quarter.idleHours) * 5.672, 9);
+    expect(quarter.reservedUsd).toBeCloseTo(quarter.shards * instanceBound({ instance_type: 'g5.12xlarge', capacity: 'spot' }, GPU_JOB.attemptTimeoutSeconds).usd, 9);
+    expect(stdout).toMatch(/quarter\s+generate\s+g5\.12xlarge \(1 GPU\)/);
     // Hub weights go through the NAT gateway: 70 B × 2 bytes per job.
     const bigJobs = est.lines.filter((l) => l.model === 'big').reduce((s, l) => s + l.shards, 0);
     expect(est.nat.dataBytes).toBeCloseTo(bigJobs * 70e9 * 2, 0);
@@ -142,7 +159,8 @@ describe('the GPU arithmetic', () => {
     expect(jobResources('g5.12xlarge', 2)).toEqual({ gpus: 2, vcpus: 24, memoryMib: (192 * 1024 - 1536) / 2 });
     expect(() => jobResources('g5.xlarge', 2)).toThrow(/g5\.xlarge has 1 GPU/);
     const p = gpuPhasePrice({ instance_type: 'g5.12xlarge', gpus: 2, capacity: 'on-demand', prompts_per_second: { verify: 50 } } as never, 'verify', 1);
-    expect(p.price.per_request_usd).toBeCloseTo((5.672 / 2) / 3600 / 50, 12);
+    // The whole instance's hour, whatever share of its GPUs the model uses: what the AWS route charges.
+    expect(p.price.per_request_usd).toBeCloseTo(5.672 / 3600 / 50, 12);
     expect(hourlyPrice('g5.xlarge', 'spot')).toBeCloseTo(1.006 * GPU_CATALOG.spot_fraction, 12);
     const args = vllmServeArgs({ model: 'Qwen/Qwen3-8B', weightsDir: '/w', gpu: { instance_type: 'g6e.12xlarge', capacity: 'spot', dtype: 'int4', gpu_memory_utilization: 0.85, in_flight: 128, startup_timeout_s: 60, commit_minutes: 5, max_model_len: 4096, extra_args: ['--enforce-eager'] } });
     expect(args).toEqual([

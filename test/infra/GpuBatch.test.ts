@@ -4,6 +4,7 @@ import aslValidator from 'asl-validator';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT, ENV, GPU_ENV, GPU_STACK_OUTPUTS } from '../../lib/config/index.js';
 import { GPU_JOB } from '../../lib/config/sizing.js';
+import { IDLE_TAIL_SECONDS } from '../../lib/gpu/instanceTime.js';
 import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
 import { allStates, iamStatements, synthesize, tokenText } from './synth.js';
 import type { Statement, Synthesized } from './synth.js';
@@ -21,7 +22,7 @@ function statementsOf(prefix: string): Statement[] {
 }
 
 describe('GpuBatch (context sondage:gpu=true)', () => {
-  it('runs each instance type on Spot and on-demand, the NVIDIA ECS AMI on Amazon Linux 2023, scaling to zero', () => {
+  it('runs each instance type on Spot and on-demand, the NVIDIA ECS AMI on Amazon Linux 2023, scaling to zero after the stated scale-down delay', () => {
     const envs = s.template.findResources('AWS::Batch::ComputeEnvironment');
     const resources = Object.values(envs).map((e) => (e as { Properties: { ComputeResources: Record<string, unknown> } }).Properties.ComputeResources);
     expect(resources.map((r) => `${(r.InstanceTypes as string[]).join()}/${String(r.Type)}`).sort()).toEqual([
@@ -32,7 +33,10 @@ describe('GpuBatch (context sondage:gpu=true)', () => {
     ]);
     for (const r of resources) {
       expect(r).toMatchObject({ MinvCpus: 0, Ec2Configuration: [{ ImageType: 'ECS_AL2023_NVIDIA' }], LaunchTemplate: expect.anything() as unknown });
+      // A stated idle time after an instance's last job, the one each job charges (lib/gpu/instanceTime.ts IDLE_TAIL_SECONDS).
+      expect(r.ScalingPolicy).toEqual({ MinScaleDownDelayMinutes: GPU_JOB.scaleDownDelayMinutes });
     }
+    expect(IDLE_TAIL_SECONDS).toBeGreaterThanOrEqual(GPU_JOB.scaleDownDelayMinutes * 60);
     // One queue per compute environment: a model runs on exactly the instance type it names.
     expect(Object.keys(s.template.findResources('AWS::Batch::JobQueue'))).toHaveLength(4);
     s.template.hasResourceProperties('AWS::EC2::LaunchTemplate', {
