@@ -176,7 +176,7 @@ export async function runGpuJob(env: GpuJobEnv, deps: GpuJobDeps): Promise<ExitC
       log.error('GPU instance time not settled; its reservation stays counted', { error: deps.redact(String(err)) });
     }
     // The next job on this instance is charged from here (its reservation, if unsettled, covers up to here too).
-    await recordChargedUntil(deps.instanceClock, span.untilMs).catch((err: unknown) => log.error('instance charge end not recorded; the next job here counts from the boot', { error: String(err) }));
+    await recordChargedUntil(deps.instanceClock, span.untilMs).catch((err: unknown) => log.error('instance charge end not recorded; the next job here counts from the point recorded before, or from the boot', { error: String(err) }));
   };
   try {
     await deps.loadKeys();
