@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type * as FsPromisesModule from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { REPO_ROOT, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { exited, runMain, spawnCli } from '../helpers/cli.js';
 import { ledgerSnapshot } from '../helpers/runData.js';
@@ -173,24 +173,35 @@ describe('a data folder inside another campaign folder, or none', () => {
   });
   afterEach(async () => cleanup2());
 
-  it.each([['its own folder', 'campaigns/run-small'], ['its results/', 'campaigns/run-small/results']])(
-    'run --data-dir at a campaign folder (%s) is refused, naming the data folder, and nothing runs again nested',
-    async (_what, inner) => {
-      const file = await writeCampaign(dir2, 'small.yaml');
-      const data = path.join(dir2, 'data');
+  describe('of a completed campaign', () => {
+    // One completed run serves both cases: each refused run must leave its ledger as it was.
+    let done: { dir: string; cleanup: () => Promise<void> } | undefined;
+    let file: string;
+    let data: string;
+    beforeAll(async () => {
+      done = await tempDir('cli-nested-campaign');
+      file = await writeCampaign(done.dir, 'small.yaml');
+      data = path.join(done.dir, 'data');
       expect((await runMain(['run', file, '--quiet'])).code).toBe(0);
-      const before = await ledgerSnapshot(data, 'run-small');
-      const nested = path.join(data, inner);
+    }, 300_000);
+    afterAll(async () => done?.cleanup());
 
-      const { code, stderr } = await runMain(['run', file, '--quiet', '--data-dir', nested]);
+    it.each([['its own folder', 'campaigns/run-small'], ['its results/', 'campaigns/run-small/results']])(
+      'run --data-dir at a campaign folder (%s) is refused, naming the data folder, and nothing runs again nested',
+      async (_what, inner) => {
+        const before = await ledgerSnapshot(data, 'run-small');
+        const nested = path.join(data, inner);
 
-      expect(code).toBe(1);
-      expect(stderr).toContain(`--data-dir ${nested} is inside the data folder ${data} (campaign run-small's own folder)`);
-      expect(existsSync(path.join(nested, 'ledger.sqlite'))).toBe(false);
-      expect(existsSync(path.join(nested, 'campaigns'))).toBe(false);
-      expect(await ledgerSnapshot(data, 'run-small')).toEqual(before);
-    },
-  );
+        const { code, stderr } = await runMain(['run', file, '--quiet', '--data-dir', nested]);
+
+        expect(code).toBe(1);
+        expect(stderr).toContain(`--data-dir ${nested} is inside the data folder ${data} (campaign run-small's own folder)`);
+        expect(existsSync(path.join(nested, 'ledger.sqlite'))).toBe(false);
+        expect(existsSync(path.join(nested, 'campaigns'))).toBe(false);
+        expect(await ledgerSnapshot(data, 'run-small')).toEqual(before);
+      },
+    );
+  });
 
   it.each(['run', 'status', 'analyze', 'stop', 'purge'])('%s --data-dir= (empty) is refused instead of falling back to data_dir', async (command) => {
     const file = await writeCampaign(dir2, 'small.yaml');
