@@ -127,16 +127,11 @@ export async function startSfnServer(): Promise<SfnServer> {
     }
   });
   const { url } = await listenLocal(server);
-  return {
+  // The handle is the state the handlers read: a test sets pageSize on it and the next request obeys.
+  return Object.assign<typeof state, Omit<SfnServer, keyof typeof state>>(state, {
     url,
     executions,
     calls,
-    get pageSize() {
-      return state.pageSize;
-    },
-    set pageSize(n: number) {
-      state.pageSize = n;
-    },
     add,
     finish(executionArn, status, error, cause) {
       const e = find(executionArn);
@@ -146,5 +141,5 @@ export async function startSfnServer(): Promise<SfnServer> {
       if (cause !== undefined) e.cause = cause;
     },
     close: () => closeServer(server),
-  };
+  });
 }
