@@ -47,3 +47,45 @@ export function useLocalDynamoLedger(): LocalDynamoLedger {
     },
   };
 }
+
+export interface DynamoLedgers {
+  readonly server: DynamoServer;
+  /** A new DynamoLedger on the server (tables `ledger` and `budget`), as run `runId` when given; the caller closes it. */
+  open(runId?: string): DynamoLedger;
+}
+
+/**
+ * The DynamoDB-speaking server for all the tests of a file, and fresh ledgers on it: for tests that
+ * open several ledgers (one per run, or one per backend of an `it.each`). Registers the hooks; call
+ * `open` and read `server` inside tests and hooks only.
+ *
+ * @example
+ * const dynamo = useDynamoLedgers();
+ * it('…', async () => { const ledger = dynamo.open('exec-1'); … await ledger.close(); });
+ */
+export function useDynamoLedgers(): DynamoLedgers {
+  let server: DynamoServer | undefined;
+  beforeAll(async () => {
+    server = await startDynamoServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  const live = (): DynamoServer => {
+    if (server === undefined) throw new Error('useDynamoLedgers: read outside a test or hook');
+    return server;
+  };
+  return {
+    get server() {
+      return live();
+    },
+    open: (runId) =>
+      new DynamoLedger({
+        ledgerTable: 'ledger',
+        budgetTable: 'budget',
+        ...(runId === undefined ? {} : { runId }),
+        clientConfig: { endpoint: live().url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
+      }),
+  };
+}

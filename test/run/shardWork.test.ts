@@ -3,25 +3,13 @@
  * whole (with the partition and items it covers), and follows the reservations and the
  * unanswered attempts a failed shard must still settle.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ShardWork } from '../../lib/run/ShardWork.js';
-import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
-import { startDynamoServer } from '../store/dynamoServer.js';
-import type { DynamoServer } from '../store/dynamoServer.js';
+import type { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import { useDynamoLedgers } from '../helpers/localDynamoLedger.js';
 
-let server: DynamoServer;
-beforeAll(async () => {
-  server = await startDynamoServer();
-});
-afterAll(() => server.close());
-
-const dynamo = (runId: string): DynamoLedger =>
-  new DynamoLedger({
-    ledgerTable: 'ledger',
-    budgetTable: 'budget',
-    runId,
-    clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
-  });
+const local = useDynamoLedgers();
+const dynamo = (runId: string): DynamoLedger => local.open(runId);
 
 describe('ShardWork', () => {
   it('reserves through its ledger with the scope: the ledger (and status --aws) sees the calls in flight', async () => {
