@@ -66,6 +66,13 @@ export async function startSfnServer(): Promise<SfnServer> {
     return e;
   };
   const state = { pageSize: 100 };
+  const finish: SfnServer['finish'] = (executionArn, status, error, cause) => {
+    const e = find(executionArn);
+    e.status = status;
+    e.stopDate = now();
+    if (error !== undefined) e.error = error;
+    if (cause !== undefined) e.cause = cause;
+  };
 
   const operations: Record<string, (body: Record<string, unknown>) => unknown> = {
     StartExecution(b) {
@@ -128,18 +135,5 @@ export async function startSfnServer(): Promise<SfnServer> {
   });
   const { url } = await listenLocal(server);
   // The handle is the state the handlers read: a test sets pageSize on it and the next request obeys.
-  return Object.assign<typeof state, Omit<SfnServer, keyof typeof state>>(state, {
-    url,
-    executions,
-    calls,
-    add,
-    finish(executionArn, status, error, cause) {
-      const e = find(executionArn);
-      e.status = status;
-      e.stopDate = now();
-      if (error !== undefined) e.error = error;
-      if (cause !== undefined) e.cause = cause;
-    },
-    close: () => closeServer(server),
-  });
+  return Object.assign(state, { url, executions, calls, add, finish, close: () => closeServer(server) });
 }
