@@ -19,31 +19,19 @@ export interface LocalDynamoLedger {
  * it('…', async () => { await dynamo.ledger.registerItems(…); });
  */
 export function useLocalDynamoLedger(): LocalDynamoLedger {
-  let made: LocalDynamoLedger | undefined;
-  beforeAll(async () => {
-    const server = await startDynamoServer();
-    const ledger = new DynamoLedger({
-      ledgerTable: 'ledger',
-      budgetTable: 'budget',
-      clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
-    });
-    made = { server, ledger };
-  });
+  const dynamo = useDynamoLedgers();
+  let ledger: DynamoLedger | undefined;
   afterAll(async () => {
-    await made?.ledger.close();
-    await made?.server.close();
-    made = undefined;
+    await ledger?.close();
+    ledger = undefined;
   });
-  const live = (): LocalDynamoLedger => {
-    if (made === undefined) throw new Error('useLocalDynamoLedger: read outside a test or hook');
-    return made;
-  };
   return {
     get server() {
-      return live().server;
+      return dynamo.server;
     },
     get ledger() {
-      return live().ledger;
+      ledger ??= dynamo.open();
+      return ledger;
     },
   };
 }
