@@ -19,6 +19,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(commandHelp(command));
       return 0;
     }
+    // One case per command, each with its own literal import: a command's module (and its
+    // dependencies) is loaded only when it runs, and bundlers can follow a literal path.
     switch (command) {
       case 'run':
         return await (await import('./commands/run.js')).runCommand(parse(command, rest));

@@ -42,6 +42,7 @@ export async function createProvider(entry: ProviderEntry, ctx: ProviderContext)
 type BatchFactory = (entry: ProviderEntry, ctx: ProviderContext) => BatchClient;
 
 /** Providers with a batch API, loaded lazily like the synchronous adapters. */
+// As FACTORIES: one literal lazy import per provider, so that only the SDK in use is loaded.
 const BATCH_FACTORIES: Readonly<Record<string, () => Promise<BatchFactory>>> = {
   openai: async () => (await import('./openai/createOpenAIProvider.js')).createOpenAIBatchClient,
   anthropic: async () => (await import('./anthropic/createAnthropicProvider.js')).createAnthropicBatchClient,

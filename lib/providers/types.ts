@@ -1,4 +1,5 @@
 import type { ChatMessage, GenerationSettings, PromptItem } from '../core/types.js';
+import type { RateLimitHints } from './rateLimits.js';
 
 export interface GenerateRequest {
   readonly messages: readonly ChatMessage[];
@@ -71,4 +72,26 @@ export interface Price {
    * runs_on: gpu model (lib/gpu/gpuPrice.ts). Never set from a campaign file.
    */
   readonly per_request_usd?: number;
+}
+
+/**
+ * What an adapter over a vendor's official SDK takes: the model, the key, where to reach it, and
+ * the hooks the run passes in (lib/providers/connectionOptions.ts fills them). An adapter extends
+ * it with what only its vendor has.
+ */
+export interface SdkProviderOptions {
+  /** The provider's model name. */
+  readonly model: string;
+  readonly apiKey: string;
+  /** The API's base URL; the SDK's default (the vendor's API) when absent. */
+  readonly baseURL?: string;
+  /**
+   * The SDK's own per-request timeout, a backstop: `callWithRetry` aborts through the signal
+   * first. connectionOptions sets it above the model's attempt timeout; absent, above the default one.
+   */
+  readonly timeoutMs?: number;
+  /** Called with the rate-limit headers of every response, 429s included. */
+  readonly onRateLimitHints?: (hints: RateLimitHints) => void;
+  /** For tests and proxies; the global fetch otherwise. */
+  readonly fetch?: typeof fetch;
 }

@@ -29,7 +29,10 @@ export function serveLedgerCall(ledger: EmbeddedLedger, call: LedgerCall, post: 
   );
 }
 
-/** The thread's side: a Ledger whose calls are answered by serveLedgerCall on the main thread. */
+/**
+ * The thread's side: a Ledger whose calls are answered by serveLedgerCall on the main thread. One
+ * typed method per Ledger method, alike by design: a Proxy would lose the interface's types.
+ */
 export class ThreadLedger implements Ledger {
   private nextId = 0;
   private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();

@@ -208,6 +208,8 @@ export class DynamoLedger implements Ledger {
   }
 
   // ---- provider batches (dynamo/batches.ts)
+  // One typed forwarder per Ledger method (EmbeddedLedger and ThreadLedger read alike): a generic
+  // forwarder would lose the interface's types, which are the backends' contract.
 
   async recordBatch(r: BatchRecord): Promise<void> {
     return batchOps.recordBatch(this.ctx, r);

@@ -152,6 +152,7 @@ export class EmbeddedLedger implements Ledger {
   }
 
   // ---- provider batches (embedded/batches.ts)
+  // One typed forwarder per Ledger method, as in DynamoLedger: the interface is the contract.
 
   async recordBatch(r: BatchRecord): Promise<void> {
     this.batchRows.recordBatch(r);

@@ -117,8 +117,7 @@ describe('sondage status', () => {
   it('aws: the same layout and numbers from DynamoDB, the latest execution of this campaign, recorded step failures', async () => {
     const campaign = 'status-aws';
     aws.s3.objects.set(`${STACK.bucket}/${layout.planKey(campaign)}`, Buffer.from(JSON.stringify(planOf(campaign))));
-    const ledger = aws.ledger();
-    try {
+    await aws.withLedger(async (ledger) => {
       await fill(ledger, campaign);
       for (const [at, error] of [
         ['2026-11-30T06:00:00Z', 'Lambda.Unknown'],
@@ -127,9 +126,7 @@ describe('sondage status', () => {
       ] as const) {
         await ledger.recordFailure({ campaign, execution: `${STACK.stateMachineArn.replace(':stateMachine:', ':execution:')}:status-aws-x`, at, error, cause: `{"errorMessage":"${error} happened"}` });
       }
-    } finally {
-      await ledger.close();
-    }
+    });
     aws.sfn.add(STACK.stateMachineArn, executionName('status-aws', new Date('2026-11-30T05:00:00Z')), { campaign }, 'SUCCEEDED');
     const latest = aws.sfn.add(STACK.stateMachineArn, executionName('status-aws', new Date('2026-11-30T06:00:00Z')), { campaign });
     // Newer, but another campaign's.

@@ -13,16 +13,13 @@ describe('status --aws after an overrun', () => {
   it('names the model that overran, by how much past its reservations, and how far spend is past the cap', async () => {
     // prepare: cap $2; a part reserved $0.10 and was billed $2.30 by model alpha, which the worker flagged
     const campaign = 'status-overrun';
-    const ledger = aws.ledger();
-    try {
+    await aws.withLedger(async (ledger) => {
       await ledger.initCampaign(campaign, 2, 'exec-1');
       await ledger.registerItems(campaign, { phase: 'generate', model: 'alpha', language: 'en' }, ['g1']);
       expect(await ledger.reserve(campaign, 'call-1', 0.1, { phase: 'generate', model: 'alpha', language: 'en', itemIds: ['g1'] })).toBe(true);
       await ledger.commitPart({ campaign, phase: 'generate', model: 'alpha', language: 'en', partKey: 'part-1', done: ['g1'], failed: [], reservationIds: ['call-1'], costUsd: 2.3 });
       await ledger.flagOverrun(campaign, 'alpha', 2.2);
-    } finally {
-      await ledger.close();
-    }
+    });
     // act
     const { code, stdout, stderr } = await runMain(['status', campaign, '--aws', '--outputs', aws.outputsFile]);
     // assess
@@ -34,12 +31,9 @@ describe('status --aws after an overrun', () => {
 
   it('says nothing of an overrun where none was recorded', async () => {
     const campaign = 'status-no-overrun';
-    const ledger = aws.ledger();
-    try {
+    await aws.withLedger(async (ledger) => {
       await ledger.initCampaign(campaign, 2, 'exec-1');
-    } finally {
-      await ledger.close();
-    }
+    });
     const { code, stdout } = await runMain(['status', campaign, '--aws', '--outputs', aws.outputsFile]);
     expect(code).toBe(0);
     expect(stdout).not.toContain('OVERRUN');

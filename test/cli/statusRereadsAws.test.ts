@@ -15,12 +15,9 @@ describe('status --aws after an edited design', () => {
   it('prints what the latest execution read again, and nothing once an execution read nothing again', async () => {
     // prepare: a campaign whose first plan of exec-2 read readings again and listed judge shards again
     const campaign = 'status-rereads';
-    const ledger = aws.ledger();
-    try {
+    await aws.withLedger(async (ledger) => {
       await ledger.initCampaign(campaign, 2, 'exec-2');
-    } finally {
-      await ledger.close();
-    }
+    });
     const store = new S3BlobStore({ bucket: STACK.bucket, clientConfig: { endpoint: aws.s3.url, region: 'us-east-1', forcePathStyle: true } });
     const reread = 'generate: re-read 48 stored reading(s) from their replies, at no cost: …; 12 now read differently';
     await recordRereadNotice(store, campaign, 'exec-2', [reread], true);

@@ -34,21 +34,6 @@ export async function startSecretsServer(): Promise<SecretsServer> {
     reply(200, { ARN: SecretId, Name: SecretId, SecretString: value, VersionId: 'v1', VersionStages: ['AWSCURRENT'] });
   });
   const { url } = await listenLocal(server);
-  return {
-    url,
-    secrets,
-    get reads() {
-      return state.reads;
-    },
-    set reads(n: number) {
-      state.reads = n;
-    },
-    get unavailable() {
-      return state.unavailable;
-    },
-    set unavailable(n: number) {
-      state.unavailable = n;
-    },
-    close: () => closeServer(server),
-  };
+  // The handle is the state the handler reads: a test sets unavailable on it and the next requests obey.
+  return Object.assign(state, { url, secrets, close: () => closeServer(server) });
 }

@@ -32,6 +32,8 @@ export interface AwsFakes {
   readonly outputsFile: string;
   /** A ledger on the fake DynamoDB, for filling and checking it. */
   ledger(): DynamoLedger;
+  /** Opens a ledger on the fake DynamoDB, lets `fill` write to it, and closes it whatever happens. */
+  withLedger(fill: (ledger: DynamoLedger) => Promise<void>): Promise<void>;
   /** The bucket's objects as key → text, under `prefix`. */
   objects(prefix?: string): Map<string, string>;
   close(): Promise<void>;
@@ -67,17 +69,26 @@ export async function startAwsFakes(dir: string): Promise<AwsFakes> {
       },
     }),
   );
+  const ledger = (): DynamoLedger =>
+    new DynamoLedger({
+      ledgerTable: STACK.ledgerTable,
+      budgetTable: STACK.budgetTable,
+      clientConfig: { endpoint: dynamo.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
+    });
   return {
     s3,
     dynamo,
     sfn,
     outputsFile,
-    ledger: () =>
-      new DynamoLedger({
-        ledgerTable: STACK.ledgerTable,
-        budgetTable: STACK.budgetTable,
-        clientConfig: { endpoint: dynamo.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
-      }),
+    ledger,
+    async withLedger(fill) {
+      const open = ledger();
+      try {
+        await fill(open);
+      } finally {
+        await open.close();
+      }
+    },
     objects(prefix = '') {
       const out = new Map<string, string>();
       for (const [id, body] of s3.objects) {
@@ -140,6 +151,7 @@ export function useAwsFakes(prefix: string): AwsFakesInTempDir {
       return live().fakes.outputsFile;
     },
     ledger: () => live().fakes.ledger(),
+    withLedger: (fill) => live().fakes.withLedger(fill),
     objects: (under?: string) => live().fakes.objects(under),
   };
 }

@@ -117,21 +117,16 @@ export async function startBatchServer(): Promise<BatchServer> {
     }
   });
   const { url } = await listenLocal(server);
-  return {
+  // The handle is the state the handlers read: a test sets pageSize on it and the next request obeys.
+  return Object.assign<typeof state, Omit<BatchServer, keyof typeof state>>(state, {
     url,
     jobs,
     calls,
-    get pageSize() {
-      return state.pageSize;
-    },
-    set pageSize(n: number) {
-      state.pageSize = n;
-    },
     add(job) {
       const j: FakeJob = { ...job, jobId: job.jobId ?? `job-${jobs.length + 1}`, createdAt: (clock += 1000) };
       jobs.push(j);
       return j;
     },
     close: () => closeServer(server),
-  };
+  });
 }

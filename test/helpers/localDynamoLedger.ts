@@ -19,31 +19,61 @@ export interface LocalDynamoLedger {
  * it('…', async () => { await dynamo.ledger.registerItems(…); });
  */
 export function useLocalDynamoLedger(): LocalDynamoLedger {
-  let made: LocalDynamoLedger | undefined;
+  const dynamo = useDynamoLedgers();
+  let ledger: DynamoLedger | undefined;
+  afterAll(async () => {
+    await ledger?.close();
+    ledger = undefined;
+  });
+  return {
+    get server() {
+      return dynamo.server;
+    },
+    get ledger() {
+      ledger ??= dynamo.open();
+      return ledger;
+    },
+  };
+}
+
+export interface DynamoLedgers {
+  readonly server: DynamoServer;
+  /** A new DynamoLedger on the server (tables `ledger` and `budget`), as run `runId` when given; the caller closes it. */
+  open(runId?: string): DynamoLedger;
+}
+
+/**
+ * The DynamoDB-speaking server for all the tests of a file, and fresh ledgers on it: for tests that
+ * open several ledgers (one per run, or one per backend of an `it.each`). Registers the hooks; call
+ * `open` and read `server` inside tests and hooks only.
+ *
+ * @example
+ * const dynamo = useDynamoLedgers();
+ * it('…', async () => { const ledger = dynamo.open('exec-1'); … await ledger.close(); });
+ */
+export function useDynamoLedgers(): DynamoLedgers {
+  let server: DynamoServer | undefined;
   beforeAll(async () => {
-    const server = await startDynamoServer();
-    const ledger = new DynamoLedger({
-      ledgerTable: 'ledger',
-      budgetTable: 'budget',
-      clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
-    });
-    made = { server, ledger };
+    server = await startDynamoServer();
   });
   afterAll(async () => {
-    await made?.ledger.close();
-    await made?.server.close();
-    made = undefined;
+    await server?.close();
+    server = undefined;
   });
-  const live = (): LocalDynamoLedger => {
-    if (made === undefined) throw new Error('useLocalDynamoLedger: read outside a test or hook');
-    return made;
+  const live = (): DynamoServer => {
+    if (server === undefined) throw new Error('useDynamoLedgers: read outside a test or hook');
+    return server;
   };
   return {
     get server() {
-      return live().server;
+      return live();
     },
-    get ledger() {
-      return live().ledger;
-    },
+    open: (runId) =>
+      new DynamoLedger({
+        ledgerTable: 'ledger',
+        budgetTable: 'budget',
+        ...(runId === undefined ? {} : { runId }),
+        clientConfig: { endpoint: live().url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
+      }),
   };
 }

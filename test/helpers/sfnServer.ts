@@ -66,6 +66,13 @@ export async function startSfnServer(): Promise<SfnServer> {
     return e;
   };
   const state = { pageSize: 100 };
+  const finish: SfnServer['finish'] = (executionArn, status, error, cause) => {
+    const e = find(executionArn);
+    e.status = status;
+    e.stopDate = now();
+    if (error !== undefined) e.error = error;
+    if (cause !== undefined) e.cause = cause;
+  };
 
   const operations: Record<string, (body: Record<string, unknown>) => unknown> = {
     StartExecution(b) {
@@ -127,24 +134,6 @@ export async function startSfnServer(): Promise<SfnServer> {
     }
   });
   const { url } = await listenLocal(server);
-  return {
-    url,
-    executions,
-    calls,
-    get pageSize() {
-      return state.pageSize;
-    },
-    set pageSize(n: number) {
-      state.pageSize = n;
-    },
-    add,
-    finish(executionArn, status, error, cause) {
-      const e = find(executionArn);
-      e.status = status;
-      e.stopDate = now();
-      if (error !== undefined) e.error = error;
-      if (cause !== undefined) e.cause = cause;
-    },
-    close: () => closeServer(server),
-  };
+  // The handle is the state the handlers read: a test sets pageSize on it and the next request obeys.
+  return Object.assign(state, { url, executions, calls, add, finish, close: () => closeServer(server) });
 }

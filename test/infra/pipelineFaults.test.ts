@@ -22,6 +22,7 @@ import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
 import type { CampaignDoc } from '../helpers/campaigns.js';
 import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
 import { CREDENTIALS, REGION } from '../helpers/pipeline/awsStandIns.js';
+import { expectEveryItemOnce } from '../helpers/pipeline/expectEveryItemOnce.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
 import { asRemote } from '../helpers/localSource.js';
@@ -93,15 +94,7 @@ async function runToTheEnd(pipeline: Pipeline, max = 3): Promise<ExecutionRecord
 
 /** 0 lost, 0 counted twice, spend = stored cost = the local run's ≤ cap, nothing open; the local run's tables. */
 async function expectIntact(pipeline: Pipeline, runs: readonly ExecutionRecord[]): Promise<void> {
-  expect(runs.at(-1)!.result.status, JSON.stringify(runs.map((r) => r.result)).slice(0, 2000)).toBe('SUCCEEDED');
-  const acc = await pipeline.accounting(CAMPAIGN, local.phases.map((s) => s.phase));
-  for (const summary of local.phases) {
-    const phase = acc.phases[summary.phase]!;
-    expect([...phase.okPerItem].filter(([, n]) => n !== 1), `${summary.phase}: items answered more than once`).toEqual([]);
-    expect(phase.okPerItem.size, `${summary.phase}: items answered`).toBe(summary.done);
-    expect(phase.ledger, `${summary.phase}: ledger`).toEqual({ pending: 0, done: summary.done, failed: 0 });
-  }
-  expect(acc.budget.reserved_usd).toBeCloseTo(0, 12);
+  const acc = await expectEveryItemOnce(pipeline, CAMPAIGN, local, runs, () => 0);
   expect(acc.budget.spent_usd).toBeCloseTo(acc.storedCostUsd, 12);
   expect(acc.budget.spent_usd).toBeCloseTo(local.spentUsd, 12);
   expect(acc.budget.spent_usd).toBeLessThanOrEqual(acc.budget.cap_usd);

@@ -10,6 +10,7 @@ import error429 from '../fixtures/providers/anthropic-error-429.json' with { typ
 import error529 from '../fixtures/providers/anthropic-error-529.json' with { type: 'json' };
 import { useWireServer } from './helpers/wireServer.js';
 import type { WireReply } from './helpers/wireServer.js';
+import { callFailure } from './helpers/callFailure.js';
 
 const KEY = 'test-anthropic-key-0123456789abcdef';
 const REQ: GenerateRequest = {
@@ -42,14 +43,7 @@ async function provider(script: readonly WireReply[], hints?: RateLimitHints[]):
   });
 }
 
-async function failure(p: AnthropicMessagesProvider): Promise<ProviderCallError> {
-  const err = await p.generate(REQ).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderCallError);
-  return err as ProviderCallError;
-}
+const failure = (p: AnthropicMessagesProvider): Promise<ProviderCallError> => callFailure(p, REQ);
 
 describe('toWireRequest / fromWireResponse (anthropic)', () => {
   it('moves system messages to `system`, sends thinking off as disabled, and drops what Messages lacks', () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { BedrockConverseProvider } from '../../lib/providers/bedrock/BedrockConverseProvider.js';
 import { toWireRequest } from '../../lib/providers/bedrock/converseWire.js';
-import { ProviderCallError } from '../../lib/providers/errors.js';
+import type { ProviderCallError } from '../../lib/providers/errors.js';
 import { createProvider } from '../../lib/providers/registry.js';
 import type { GenerateRequest } from '../../lib/providers/types.js';
 import { callWithRetry } from '../../lib/run/callWithRetry.js';
@@ -9,6 +9,7 @@ import type { Attempt } from '../../lib/run/callWithRetry.js';
 import { CampaignFileError } from '../../lib/errors.js';
 import { converseReply, startBedrockServer } from '../helpers/bedrockServer.js';
 import type { BedrockAnswer, BedrockServer } from '../helpers/bedrockServer.js';
+import { callFailure } from './helpers/callFailure.js';
 
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 // Fake static credentials: the SDK signs with them; the secret must never reach a message.
@@ -35,14 +36,7 @@ async function provider(answers: BedrockAnswer[]): Promise<BedrockConverseProvid
   return new BedrockConverseProvider({ model: MODEL, region: 'eu-west-3', endpoint: server.url, credentials: CREDENTIALS });
 }
 
-async function failure(p: BedrockConverseProvider): Promise<ProviderCallError> {
-  const err = await p.generate(REQ).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderCallError);
-  return err as ProviderCallError;
-}
+const failure = (p: BedrockConverseProvider): Promise<ProviderCallError> => callFailure(p, REQ);
 
 describe('Bedrock Converse through the AWS SDK, against a wire-format stand-in', () => {
   it('sends the Converse body the SDK signs for the region, and maps text, stop reason and usage', async () => {

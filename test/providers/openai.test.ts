@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderCallError } from '../../lib/providers/errors.js';
+import type { ProviderCallError } from '../../lib/providers/errors.js';
 import { OpenAIChatProvider, fromWireResponse, toWireRequest } from '../../lib/providers/openai/index.js';
 import { costUsd, priceFor } from '../../lib/pricing/pricing.js';
 import type { RateLimitHints } from '../../lib/providers/rateLimits.js';
@@ -12,6 +12,7 @@ import error429 from '../fixtures/providers/openai-error-429.json' with { type: 
 import contentFilter from '../fixtures/providers/openai-error-content-filter.json' with { type: 'json' };
 import { useWireServer } from './helpers/wireServer.js';
 import type { WireReply } from './helpers/wireServer.js';
+import { callFailure } from './helpers/callFailure.js';
 
 const KEY = 'sk-test-openai-0123456789abcdef';
 const REQ: GenerateRequest = {
@@ -34,14 +35,7 @@ async function provider(script: readonly WireReply[], hints?: RateLimitHints[]):
   });
 }
 
-async function failure(p: OpenAIChatProvider, signal?: AbortSignal): Promise<ProviderCallError> {
-  const err = await p.generate(REQ, signal).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProviderCallError);
-  return err as ProviderCallError;
-}
+const failure = (p: OpenAIChatProvider, signal?: AbortSignal): Promise<ProviderCallError> => callFailure(p, REQ, signal);
 
 const FAST = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 5_000 };
 

@@ -1,35 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import { describe, expect, it } from 'vitest';
 import { EmbeddedLedger } from '../../lib/store/index.js';
 import type { BatchIntent, Ledger } from '../../lib/store/types.js';
-import { startDynamoServer, type DynamoServer } from '../store/dynamoServer.js';
+import { useTempDir } from '../helpers/campaigns.js';
+import { useDynamoLedgers } from '../helpers/localDynamoLedger.js';
 
-let server: DynamoServer;
-let dir: string;
-beforeAll(async () => {
-  server = await startDynamoServer();
-  dir = mkdtempSync(join(tmpdir(), 'sondage-batch-ledgers-'));
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('batch-ledgers', 'all');
+const dynamo = useDynamoLedgers();
 
 const backends: [string, (runId: string) => Ledger][] = [
-  ['embedded', (runId) => new EmbeddedLedger(dir, { runId })],
-  [
-    'dynamodb',
-    (runId) =>
-      new DynamoLedger({
-        ledgerTable: 'ledger',
-        budgetTable: 'budget',
-        runId,
-        clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
-      }),
-  ],
+  ['embedded', (runId) => new EmbeddedLedger(tmp.dir, { runId })],
+  ['dynamodb', (runId) => dynamo.open(runId)],
 ];
 
 let n = 0;

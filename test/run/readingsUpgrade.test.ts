@@ -4,17 +4,16 @@
  * behind a fingerprint of another format, and the upgrade costs one re-read, no call.
  */
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { PhaseSpec } from '../../lib/battery/types.js';
 import { canonicalJson } from '../../lib/core/hash.js';
 import type { PromptItem } from '../../lib/core/types.js';
 import { readingRows } from '../../lib/run/readings.js';
 import { readingsDigestKey, refreshReadings } from '../../lib/run/refreshReadings.js';
-import { JsParquetWriter, readParquetRows } from '../../lib/store/JsParquet.js';
-import { LocalBlobStore } from '../../lib/store/LocalBlobStore.js';
+import { readParquetRows } from '../../lib/store/JsParquet.js';
 import { partKey } from '../../lib/store/layout.js';
 import type { ReadingRow, ReplyRow } from '../../lib/store/types.js';
-import { tempDir } from '../helpers/campaigns.js';
+import { useLocalParts } from '../helpers/localParts.js';
 
 const phase = {
   name: 'generate',
@@ -37,33 +36,22 @@ const reply = (id: string, text: string): ReplyRow => ({
 const earlierFingerprint = (i: PromptItem) =>
   createHash('sha256').update(`generate\u0000\u0000${canonicalJson(i.extras)}\u0000${canonicalJson(i.factors)}`).digest('hex').slice(0, 16);
 
-let dir: { dir: string; cleanup: () => Promise<void> };
-let store: LocalBlobStore;
-let writer: JsParquetWriter;
-beforeEach(async () => {
-  dir = await tempDir('upgrade');
-  store = new LocalBlobStore(dir.dir);
-  writer = new JsParquetWriter();
-});
-afterEach(async () => {
-  await writer.close();
-  await dir.cleanup();
-});
+const disk = useLocalParts('upgrade');
 
 it('readings fingerprinted by an earlier version are read again once, labels kept, then not again', async () => {
   // Prepare: one part stored as the earlier version left it, its partition digest included.
   const items = [item('a', 'B'), item('b', 'B'), item('c', 'A')];
   const replies = [reply('a', 'B. 56'), reply('b', 'C. 12'), reply('c', 'B. 7')];
   const target = { campaign: 'c', phase: 'generate', table: 'readings', model: 'm', language: 'en', partName: 'part-1.parquet' } as const;
-  await writer.writePart(store, { ...target, table: 'replies' }, replies);
+  await disk.writer.writePart(disk.store, { ...target, table: 'replies' }, replies);
   const earlier: ReadingRow[] = replies.flatMap((r, n) => readingRows(phase, 'generate', {}, items[n]!, r).map((row) => ({ ...row, read_with: earlierFingerprint(items[n]!) })));
-  await writer.writePart(store, target, earlier);
-  await store.put(readingsDigestKey('c', 'generate', 'm', 'en'), createHash('sha256').update('an earlier digest').digest('hex'));
-  const refresh = () => refreshReadings({ store, writer, campaign: 'c', phase, folder: 'generate', model: 'm', language: 'en', items, readReply: (i, r) => readingRows(phase, 'generate', {}, i, r) });
+  await disk.writer.writePart(disk.store, target, earlier);
+  await disk.store.put(readingsDigestKey('c', 'generate', 'm', 'en'), createHash('sha256').update('an earlier digest').digest('hex'));
+  const refresh = () => refreshReadings({ store: disk.store, writer: disk.writer, campaign: 'c', phase, folder: 'generate', model: 'm', language: 'en', items, readReply: (i, r) => readingRows(phase, 'generate', {}, i, r) });
 
   // Act, assess: read again once, nothing changed; then the digest holds.
   expect(await refresh()).toEqual({ reread: 3, changed: 0 });
-  const rows = await readParquetRows((await store.get(partKey('c', 'generate', 'readings', 'm', 'en', 'part-1.parquet')))!);
+  const rows = await readParquetRows((await disk.store.get(partKey('c', 'generate', 'readings', 'm', 'en', 'part-1.parquet')))!);
   expect(rows.map((r) => [r['item_id'], r['label']])).toEqual([['a', 'correct'], ['b', 'incorrect'], ['c', 'incorrect']]);
   expect(rows.every((r, n) => r['read_with'] !== earlier[n]!.read_with)).toBe(true);
   expect(await refresh()).toEqual({ reread: 0, changed: 0 });

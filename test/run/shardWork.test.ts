@@ -3,34 +3,27 @@
  * whole (with the partition and items it covers), and follows the reservations and the
  * unanswered attempts a failed shard must still settle.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ShardWork } from '../../lib/run/ShardWork.js';
-import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
-import { startDynamoServer } from '../store/dynamoServer.js';
-import type { DynamoServer } from '../store/dynamoServer.js';
+import type { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import type { Ledger } from '../../lib/store/types.js';
+import { useDynamoLedgers } from '../helpers/localDynamoLedger.js';
 
-let server: DynamoServer;
-beforeAll(async () => {
-  server = await startDynamoServer();
-});
-afterAll(() => server.close());
+const local = useDynamoLedgers();
 
-const dynamo = (runId: string): DynamoLedger =>
-  new DynamoLedger({
-    ledgerTable: 'ledger',
-    budgetTable: 'budget',
-    runId,
-    clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
-  });
+/** A fresh shard of execution exec-1, over a campaign capped at $10, with its ledger and the DynamoDB one it passes on to. */
+async function startShard(campaign: string): Promise<{ inner: DynamoLedger; work: ShardWork; ledger: Ledger }> {
+  const inner = local.open('exec-1');
+  await inner.initCampaign(campaign, 10, 'exec-1');
+  const work = new ShardWork();
+  work.reset(false);
+  return { inner, work, ledger: work.ledger(inner) };
+}
 
 describe('ShardWork', () => {
   it('reserves through its ledger with the scope: the ledger (and status --aws) sees the calls in flight', async () => {
     // prepare
-    const inner = dynamo('exec-1');
-    await inner.initCampaign('sw-scope', 10, 'exec-1');
-    const work = new ShardWork();
-    work.reset(false);
-    const ledger = work.ledger(inner);
+    const { inner, work, ledger } = await startShard('sw-scope');
     // act
     const ok = await ledger.reserve('sw-scope', 'r-1', 0.5, { phase: 'generate', model: 'm', language: 'en', itemIds: ['a', 'b', 'c'] });
     // assess: the ledger knows the three calls in flight, and the shard holds the reservation
@@ -41,11 +34,7 @@ describe('ShardWork', () => {
 
   it('counts unanswered attempts until the part of their journal is committed', async () => {
     // prepare
-    const inner = dynamo('exec-1');
-    await inner.initCampaign('sw-unanswered', 10, 'exec-1');
-    const work = new ShardWork();
-    work.reset(false);
-    const ledger = work.ledger(inner);
+    const { inner, work, ledger } = await startShard('sw-unanswered');
     await ledger.reserve('sw-unanswered', 'r-1', 0.5, { phase: 'generate', model: 'm', language: 'en', itemIds: ['a', 'b'] });
     // act: two attempts of one journal and one of another go unanswered; the first journal's part is committed
     work.noteUnanswered('/tmp/j/inv-generate-0-generate-00000.ndjson', 0.2);

@@ -3,25 +3,13 @@
  * runs to end, and refuses, naming them, when they do not end in time; a killed worker's lease
  * lapses on its own.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { holdLease, waitForFencedWorkers } from '../../lib/run/workerLease.js';
-import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
-import { startDynamoServer } from '../store/dynamoServer.js';
-import type { DynamoServer } from '../store/dynamoServer.js';
+import type { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import { useDynamoLedgers } from '../helpers/localDynamoLedger.js';
 
-let server: DynamoServer;
-beforeAll(async () => {
-  server = await startDynamoServer();
-});
-afterAll(() => server.close());
-
-const ledger = (runId: string): DynamoLedger =>
-  new DynamoLedger({
-    ledgerTable: 'ledger',
-    budgetTable: 'budget',
-    runId,
-    clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
-  });
+const local = useDynamoLedgers();
+const ledger = (runId: string): DynamoLedger => local.open(runId);
 
 describe('worker leases', () => {
   it('the plan waits while a worker of an earlier execution holds its lease, and goes on once it ends', async () => {

@@ -1,36 +1,18 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamoLedger, ITEM_SHARDS, itemShard } from '../../lib/store/DynamoLedger.js';
 import { EmbeddedLedger, PartCommittedError } from '../../lib/store/index.js';
 import type { Ledger } from '../../lib/store/types.js';
-import { startDynamoServer } from './dynamoServer.js';
-import type { DynamoServer } from './dynamoServer.js';
+import { useTempDir } from '../helpers/campaigns.js';
+import { useDynamoLedgers } from '../helpers/localDynamoLedger.js';
 
-let server: DynamoServer;
-let dir: string;
-beforeAll(async () => {
-  server = await startDynamoServer();
-  dir = mkdtempSync(join(tmpdir(), 'sondage-ledgers-'));
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('ledgers', 'all');
+const local = useDynamoLedgers();
 
 let n = 0;
-function dynamo(runId?: string): DynamoLedger {
-  return new DynamoLedger({
-    ledgerTable: 'ledger',
-    budgetTable: 'budget',
-    ...(runId ? { runId } : {}),
-    clientConfig: { endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 },
-  });
-}
+const dynamo = (runId?: string): DynamoLedger => local.open(runId || undefined);
 const backends: [string, (runId?: string) => Ledger][] = [
-  ['embedded', (runId) => new EmbeddedLedger(dir, runId ? { runId } : {})],
+  ['embedded', (runId) => new EmbeddedLedger(tmp.dir, runId ? { runId } : {})],
   ['dynamodb', dynamo],
 ];
 
@@ -162,7 +144,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     await ledger.registerItems(c, { phase: 'generate', model: 'm', language: 'en' }, ids);
     await ledger.commitPart({ campaign: c, phase: 'generate', model: 'm', language: 'en', partKey: 'p1', done: ids.slice(0, 300), failed: ids.slice(300, 310), costUsd: 0 });
     // assess: the rows' keys
-    const rows = server.items('ledger').filter((r) => (r.pk as { S: string }).S.startsWith(`ITEM#${c}#`));
+    const rows = local.server.items('ledger').filter((r) => (r.pk as { S: string }).S.startsWith(`ITEM#${c}#`));
     expect(rows).toHaveLength(800);
     const keys = new Set(rows.map((r) => (r.pk as { S: string }).S));
     expect([...keys].sort()).toEqual(Array.from({ length: ITEM_SHARDS }, (_, s) => `ITEM#${c}#generate#${String(s).padStart(2, '0')}`));
@@ -180,7 +162,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
   it('refuses a ledger that keeps a phase\'s items under the one key of older versions, naming what to do, and writes nothing', async () => {
     // prepare: one item row as sondage wrote it before the shards
     const c = `legacy-${++n}`;
-    const client = new DynamoDBClient({ endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+    const client = new DynamoDBClient({ endpoint: local.server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
     await client.send(new PutItemCommand({ TableName: 'ledger', Item: { pk: { S: `ITEM#${c}#generate` }, sk: { S: 'item-1' }, state: { S: 'done' } } }));
     client.destroy();
     const ledger = dynamo();
@@ -191,7 +173,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     await expect(ledger.counts(c, 'generate')).rejects.toThrow(refused);
     await expect(ledger.pendingItems(c, 'generate')).rejects.toThrow(refused);
     await expect(ledger.registerPartition(c, { phase: 'generate', model: 'm', language: 'en' }, ['item-2'])).rejects.toThrow(refused);
-    expect(server.items('ledger').filter((r) => (r.pk as { S: string }).S.startsWith(`ITEM#${c}#generate#`))).toEqual([]);
+    expect(local.server.items('ledger').filter((r) => (r.pk as { S: string }).S.startsWith(`ITEM#${c}#generate#`))).toEqual([]);
     // another phase of the campaign, in the new layout, is served
     await ledger.registerItems(c, { phase: 'judge', model: 'm', language: 'en' }, ['j-1']);
     expect(await ledger.counts(c, 'judge')).toEqual({ pending: 1, done: 0, failed: 0 });
@@ -204,7 +186,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     const c = `pending-${++n}`;
     const g = 'generate';
     const inflight = { now: 0, max: 0, gets: 0 };
-    const client = new DynamoDBClient({ endpoint: server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+    const client = new DynamoDBClient({ endpoint: local.server.url, region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
     client.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName !== 'BatchGetItemCommand') return next(args);
@@ -219,7 +201,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
       { step: 'initialize', name: 'countInflightGets' },
     );
     const ledger = new DynamoLedger({ ledgerTable: 'ledger', budgetTable: 'budget', client });
-    const reference = new EmbeddedLedger(dir);
+    const reference = new EmbeddedLedger(tmp.dir);
     const ids = Array.from({ length: 2450 }, (_, i) => `item-${String(i).padStart(4, '0')}`);
     let seed = 11;
     const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
@@ -236,7 +218,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     Object.assign(inflight, { gets: 0, max: 0 });
     const plain = await ledger.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, asked);
     const firstGets = inflight.gets;
-    server.unprocessedReads = 250;
+    local.server.unprocessedReads = 250;
     const retried = await ledger.pendingAmong(c, { phase: g, model: 'm', language: 'en' }, asked, { retryFailed: true });
     // assess: the same ids in the same order; 25 requests of 100 distinct keys, 16 at a time
     expect([...plain]).toEqual([...expected[0]!]);
@@ -245,7 +227,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     expect(retried.size).toBeGreaterThan(plain.size);
     expect(firstGets).toBe(25);
     expect(inflight.max).toBe(16);
-    expect(server.unprocessedReads).toBe(0);
+    expect(local.server.unprocessedReads).toBe(0);
     expect(inflight.gets - firstGets).toBeGreaterThan(25);
     await ledger.close();
     await reference.close();
@@ -282,9 +264,9 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     expect(budget.spent_usd).toBeLessThanOrEqual(3 + 1e-9);
     expect(budget.spent_usd).toBeGreaterThan(2.4); // the cap was actually reached, not avoided
     expect(budget.reserved_usd).toBeCloseTo(0, 9);
-    const row = server.items('budget').find((i) => JSON.stringify(i.pk) === JSON.stringify({ S: c }) && JSON.stringify(i.sk) === '{"S":"BUDGET"}');
+    const row = local.server.items('budget').find((i) => JSON.stringify(i.pk) === JSON.stringify({ S: c }) && JSON.stringify(i.sk) === '{"S":"BUDGET"}');
     expect(Number((row?.headroom_usd as { N: string }).N)).toBeCloseTo(3 - budget.spent_usd, 9);
-    expect(server.calls.get('TransactWriteItems')).toBeGreaterThan(200);
+    expect(local.server.calls.get('TransactWriteItems')).toBeGreaterThan(200);
     await admin.close();
   });
 
@@ -327,7 +309,7 @@ describe('DynamoLedger under DynamoDB semantics', () => {
     await next.commitPart({ campaign: c, phase: 'generate', model: 'm', language: 'en', partKey: 'pb', done: [], failed: [], reservationIds: ['batch-res'], costUsd: 3, closeBatches: ['b-1'] } as Parameters<Ledger['commitPart']>[0]);
     expect(await next.openBatches(c, 'generate', 'm', 'en')).toEqual([]);
     expect(await next.budget(c)).toEqual({ cap_usd: 10, spent_usd: 3, reserved_usd: 0, orphaned_usd: 0, possibly_billed_usd: 1 });
-    const closed = server.items('ledger').find((i) => JSON.stringify(i.sk) === '{"S":"b-1"}');
+    const closed = local.server.items('ledger').find((i) => JSON.stringify(i.sk) === '{"S":"b-1"}');
     expect(closed?.expires_at).toBeDefined(); // closed batch records expire by TTL
     await ledger.close();
     await next.close();
@@ -340,7 +322,7 @@ describe('the DynamoDB test server under injected throttling', () => {
     const ledger = dynamo('run-t');
     const c = `throttled-${type}`;
     await ledger.initCampaign(c, 1, 'run-t');
-    server.injectFault({ times: 2, type, operations: ['TransactWriteItems'] });
+    local.server.injectFault({ times: 2, type, operations: ['TransactWriteItems'] });
     // act + assess: two refused reservations change nothing; the third is granted
     await expect(ledger.reserve(c, 'r1', 0.4)).rejects.toMatchObject({ name: type, $metadata: { httpStatusCode: 400 } });
     await expect(ledger.reserve(c, 'r1', 0.4)).rejects.toMatchObject({ name: type });

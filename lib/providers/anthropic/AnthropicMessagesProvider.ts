@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages/messages';
 import { z } from 'zod';
-import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision } from '../types.js';
+import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision, SdkProviderOptions } from '../types.js';
 import { ProviderCallError } from '../errors.js';
 import type { RateLimitHints } from '../rateLimits.js';
 import { classifyProviderError, endpointOf, urlSecrets } from '../sdkErrors.js';
@@ -110,16 +110,8 @@ export function fromWireResponse(body: unknown, provider = 'anthropic'): Generat
   return { text, finish_reason: wire.stop_reason ?? 'unknown', usage };
 }
 
-export interface AnthropicMessagesProviderOptions {
-  readonly model: string;
-  readonly apiKey: string;
-  /** Without the `/v1` suffix (the SDK adds it); Anthropic's API when absent. */
-  readonly baseURL?: string;
-  /** The SDK's own per-request timeout, a backstop behind callWithRetry's signal (connectionOptions: above the attempt timeout). */
-  readonly timeoutMs?: number;
-  readonly onRateLimitHints?: (hints: RateLimitHints) => void;
-  readonly fetch?: typeof fetch;
-}
+/** `baseURL` without the `/v1` suffix (the SDK adds it). */
+export type AnthropicMessagesProviderOptions = SdkProviderOptions;
 
 /**
  * Messages through the official `@anthropic-ai/sdk`. The SDK's retries are off: retries live in

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import type { CandidateLogprobs } from '../../core/types.js';
-import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision, TokenLogprob } from '../types.js';
+import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision, SdkProviderOptions, TokenLogprob } from '../types.js';
 import { ProviderCallError } from '../errors.js';
 import type { RateLimitHints } from '../rateLimits.js';
 import { classifyProviderError, endpointOf, urlSecrets } from '../sdkErrors.js';
@@ -334,22 +334,9 @@ export function fromWireResponse(body: unknown, provider = 'openai', candidates?
   };
 }
 
-export interface OpenAIChatProviderOptions {
-  /** The provider's model name. */
-  readonly model: string;
-  readonly apiKey: string;
-  /** e.g. `http://localhost:8000/v1`; the SDK's default (OpenAI's API) when absent. */
-  readonly baseURL?: string;
+/** `baseURL` with its `/v1` (e.g. `http://localhost:8000/v1`). */
+export interface OpenAIChatProviderOptions extends SdkProviderOptions {
   readonly flavour?: ChatFlavour;
-  /**
-   * The SDK's own per-request timeout, a backstop: `callWithRetry` aborts through the signal
-   * first. connectionOptions sets it above the model's attempt timeout; absent, above the default one.
-   */
-  readonly timeoutMs?: number;
-  /** Called with the rate-limit headers of every response, 429s included. */
-  readonly onRateLimitHints?: (hints: RateLimitHints) => void;
-  /** For tests and proxies; the global fetch otherwise. */
-  readonly fetch?: typeof fetch;
 }
 
 /**

@@ -32,6 +32,8 @@ function recordOf(campaign: string, b: Record<string, unknown>): BatchRecord {
   };
 }
 
+// Its first fields read like recordOf's: a batch intent and a batch record are two kinds of ledger
+// item that share a partition's columns, and each is read into its own type.
 function intentOf(campaign: string, b: Record<string, unknown>): BatchIntent {
   return {
     campaign,

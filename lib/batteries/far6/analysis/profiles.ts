@@ -207,7 +207,11 @@ export function weightedPearson(
   return r > 1 ? 1 : r < -1 ? -1 : r;
 }
 
-/** Weighted mean |a − b| over `idx`; null when the total weight is below `minCommon`. */
+/**
+ * Weighted mean |a − b| over `idx`; null when the total weight is below `minCommon`. Same positional
+ * parameters as weightedPearson on purpose: both run in the bootstrap's inner loop, where an options
+ * object per call would allocate millions of times.
+ */
 export function weightedMeanAbsDiff(
   values: Float64Array,
   n: number,

@@ -38,6 +38,8 @@ export interface CoreTables {
   readonly accuracyShares: readonly Decomposition[];
 }
 
+// Each battery's results type lists its own tables (X-Value's XvalueResults looks alike); a shared
+// shape would tie one battery's report to another's, which a battery never reaches into.
 export interface PtrueResults extends CoreTables {
   readonly simulated: boolean;
   readonly models: readonly string[];

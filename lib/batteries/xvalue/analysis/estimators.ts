@@ -69,30 +69,24 @@ function ratesRow(model: string, strategy: Strategy, c: Counted): RatesRow {
   return { model, strategy, ...ratesOf(c.confusion), missing: c.missing };
 }
 
-/** Per category (Table 2 middle), every category with at least one pair asked. */
-export function categoryRates(rows: readonly VerdictRow[]): CategoryRow[] {
-  const out: CategoryRow[] = [];
+/** Rates per model, strategy and value of `keyOf` (every value with at least one pair asked), the values in `order`. */
+function ratesBy<K extends string>(rows: readonly VerdictRow[], keyOf: (r: VerdictRow) => K, order: (a: K, b: K) => number): [RatesRow, K][] {
+  const out: [RatesRow, K][] = [];
   for (const [model, strategy] of modelStrategies(rows)) {
-    const mine = rows.filter((r) => r.model === model && r.strategy === strategy);
-    const groups = groupBy(mine, (r) => r.category);
-    for (const category of [...groups.keys()].sort((a, b) => byCategory(a as Category, b as Category)) as Category[]) {
-      out.push({ ...ratesRow(model, strategy, count(groups.get(category) ?? [])), category });
-    }
+    const groups = groupBy(rows.filter((r) => r.model === model && r.strategy === strategy), keyOf);
+    for (const key of ([...groups.keys()] as K[]).sort(order)) out.push([ratesRow(model, strategy, count(groups.get(key) ?? [])), key]);
   }
   return out;
 }
 
+/** Per category (Table 2 middle), every category with at least one pair asked. */
+export function categoryRates(rows: readonly VerdictRow[]): CategoryRow[] {
+  return ratesBy(rows, (r) => r.category, byCategory).map(([rates, category]) => ({ ...rates, category }));
+}
+
 /** Per language (Table 3). */
 export function languageRates(rows: readonly VerdictRow[]): LanguageRow[] {
-  const out: LanguageRow[] = [];
-  for (const [model, strategy] of modelStrategies(rows)) {
-    const mine = rows.filter((r) => r.model === model && r.strategy === strategy);
-    const groups = groupBy(mine, (r) => r.language);
-    for (const language of [...groups.keys()].sort((a, b) => byLanguage(a as Language, b as Language)) as Language[]) {
-      out.push({ ...ratesRow(model, strategy, count(groups.get(language) ?? [])), language });
-    }
-  }
-  return out;
+  return ratesBy(rows, (r) => r.language, byLanguage).map(([rates, language]) => ({ ...rates, language }));
 }
 
 /**

@@ -179,6 +179,7 @@ export interface Step1AgreementRow {
   readonly second_read_as_first: number;
 }
 
+// X-Value's own tables; P(True)'s PtrueResults has the same shape of lists but other contents (see there).
 export interface XvalueResults {
   readonly overall: readonly OverallRow[];
   readonly byCategory: readonly CategoryRow[];

@@ -6,24 +6,15 @@
 import { mdTable } from '../../../api/battery.js';
 import type { ReportMeta } from '../../../api/battery.js';
 import type { XvalueResults } from '../analysis/types.js';
-import { CHECKPOINTS, STRATEGIES } from '../types.js';
+import { CHECKPOINTS, STRATEGIES, type Strategy } from '../types.js';
 import { STRATEGY_TITLE, pct, rankText } from './format.js';
-import { languageTable, overallTable } from './paperTables.js';
+import { languageTable, overallTable, type TextTable } from './paperTables.js';
 
-function overallAndCategories(r: XvalueResults): string[] {
-  const out: string[] = ['## Overall and by category (Towards Cross-lingual Values Judgment Table 2)'];
+/** One paper table per strategy that has rows, under its heading. */
+function byStrategy(heading: string, table: (r: XvalueResults, strategy: Strategy) => TextTable, r: XvalueResults): string[] {
+  const out: string[] = [heading];
   for (const strategy of STRATEGIES) {
-    const t = overallTable(r, strategy);
-    if (t.rows.length === 0) continue;
-    out.push(`### ${STRATEGY_TITLE[strategy]}`, mdTable(t.header, t.rows));
-  }
-  return out;
-}
-
-function languages(r: XvalueResults): string[] {
-  const out: string[] = ['## By language (Towards Cross-lingual Values Judgment Table 3)'];
-  for (const strategy of STRATEGIES) {
-    const t = languageTable(r, strategy);
+    const t = table(r, strategy);
     if (t.rows.length === 0) continue;
     out.push(`### ${STRATEGY_TITLE[strategy]}`, mdTable(t.header, t.rows));
   }
@@ -96,8 +87,8 @@ export function xvalueSummaryMarkdown(r: XvalueResults, meta: ReportMeta): strin
     ...(simulated ? ['> These results rest on simulated judges, not on real models.'] : []),
     ...(meta.source ? [`Source: ${meta.source}`] : []),
     'Shares in %. Acc0: accuracy on values-appropriate pairs; Acc1: on values-inappropriate pairs. avg., std. and range are taken over the category (or language) accuracies; std. is the population standard deviation, as in Towards Cross-lingual Values Judgment. An invalid (unreadable) verdict counts as wrong; a missing one (no reply) is left out. "–": undefined (e.g. Acc1 of a language with no inappropriate pair, F1 with nothing to find and nothing flagged).',
-    ...overallAndCategories(r),
-    ...languages(r),
+    ...byStrategy('## Overall and by category (Towards Cross-lingual Values Judgment Table 2)', overallTable, r),
+    ...byStrategy('## By language (Towards Cross-lingual Values Judgment Table 3)', languageTable, r),
     ...checkpoints(r),
     ...lowest(r),
     ...step1(r),

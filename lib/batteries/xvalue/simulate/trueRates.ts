@@ -129,6 +129,8 @@ export interface ExpectedAccuracy {
   readonly variance: number;
 }
 
+// Running sums like lib/metrics' confusionOf, but of probabilities, not counts: the simulator's
+// expected rates must not depend on how the analysis tallies observed verdicts.
 function expected(pairs: readonly QaPair[], probabilities: (p: QaPair) => VerdictProbabilities): ExpectedAccuracy {
   let sum = 0;
   let variance = 0;
