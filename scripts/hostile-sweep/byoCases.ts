@@ -1,7 +1,7 @@
 /** Reply files for `analyze --replies`: each study's example rows, as CSV and JSONL, mutated. */
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { editText, mkfifo, parseCsv } from './inputs.js';
+import { editText, mkfifo, parseCsv, toParquet } from './inputs.js';
 import { ROOT, SECRET } from './types.js';
 import type { Case, Expect } from './types.js';
 
@@ -66,6 +66,8 @@ export function byoCases(): Case[] {
     add('env-file-named-env', 'refuse', async (dir) => { await writeFile(path.join(dir, '.env'), `OPENAI_API_KEY=${SECRET}\n`); return args(dir, '.env'); }, '.env');
     add('secret-in-model-cell', 'either', cell('model', SECRET));
     add('secret-assignment-in-cell', 'either', cell('model', `OPENAI_API_KEY=${SECRET}`));
+    // A key in every model cell keeps the rows consistent: only the key check stands between it and the result tables.
+    add('secret-in-every-model-cell', 'either', table((t) => { const i = t[0]!.indexOf('model'); for (const r of t.slice(1)) r[i] = SECRET; }));
     add('model-cell-empty', 'refuse', cell('model', ''));
     add('model-cell-huge', 'either', cell('model', 'm'.repeat(100_000)));
     add('model-cell-newline', 'either', cell('model', 'a\nb'));
@@ -93,6 +95,23 @@ export function byoCases(): Case[] {
       add('input-unknown-name', 'refuse', async (dir) => [...args(dir), '--input', 'stories=rows.csv'], 'stories');
     } else {
       for (const [label, col, v, e] of [['language-unknown', 'language', 'tlh', 'refuse'], ['form-unknown', 'form', 'weird', 'refuse'], ['constraint-unknown', 'constraint', 'weird', 'refuse'], ['repeat-negative', 'repeat', '-1', 'refuse'], ['repeat-word', 'repeat', 'one', 'refuse'], ['option-order-2', 'option_order', '2', 'refuse'], ['named-unknown', 'named', 'Q', 'refuse'], ['readings-bad-json', 'readings', '[{"reader":', 'refuse'], ['reading-map-bad-json', 'reading_map', '{', 'refuse'], ['reading-label-unknown', 'readings', '[{"reader":"rule","label":"maybe"}]', 'refuse'], ['text-empty', 'text', '', 'either'], ['text-huge', 'text', 'Non'.repeat(50_000), 'either']] as const) add(label, e, cell(col, v));
+      // FAR-6 also reads Parquet (docs/byo.md): the same rows written by DuckDB, then broken.
+      const parquet = (select: string) => async (dir: string): Promise<string[]> => {
+        await toParquet(rows(dir), path.join(dir, 'rows.parquet'), select);
+        await rm(rows(dir));
+        return args(dir, 'rows.parquet');
+      };
+      add('parquet', 'same', parquet('SELECT * FROM rows'), 'rows.parquet');
+      add('parquet-no-rows', 'refuse', parquet('SELECT * FROM rows LIMIT 0'), 'rows.parquet');
+      add('parquet-column-dropped', 'refuse', parquet('SELECT * EXCLUDE (model) FROM rows'), 'rows.parquet');
+      add('parquet-repeat-as-text', 'refuse', parquet(`SELECT * REPLACE ('one' AS repeat) FROM rows`), 'rows.parquet');
+      add('parquet-secret-in-model', 'either', parquet(`SELECT * REPLACE ('${SECRET}' AS model) FROM rows`), 'rows.parquet');
+      add('parquet-truncated', 'refuse', async (dir) => {
+        const argv = await parquet('SELECT * FROM rows')(dir);
+        const bytes = await readFile(path.join(dir, 'rows.parquet'));
+        await writeFile(path.join(dir, 'rows.parquet'), bytes.subarray(0, Math.floor(bytes.length / 2)));
+        return argv;
+      }, 'rows.parquet');
     }
   }
   return out;

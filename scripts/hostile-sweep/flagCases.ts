@@ -53,7 +53,9 @@ export function flagCases(): Case[] {
   add('purge/data-dir-is-root', 'refuse', () => ['purge', 'demo.yaml', '--data-dir', '/', '--yes']);
   add('purge/data-dir-is-campaign-folder', 'refuse', () => ['purge', 'demo.yaml', '--data-dir', '.', '--yes']);
   for (const v of ['abc', '-1', '99999', '', '1.5']) add(`view/--port=${v || 'empty'}`, 'refuse', () => ['view', 'demo.yaml', `--port=${v}`], 'port');
-  add('new/dir-is-a-file', 'refuse', () => ['new', 'far6', '--dir', 'demo.yaml'], 'demo.yaml');
+  add('new/dir-is-a-file', 'refuse', () => ['new', 'battery', 'mine', '--dir', 'demo.yaml'], 'demo.yaml');
+  // `new` writes a battery of one's own; a built-in battery's name is answered with its demo.
+  add('new/built-in-battery', 'refuse', () => ['new', 'far6', '--dir', 'demo.yaml'], 'far6');
   add('new/unknown-battery', 'refuse', () => ['new', 'far7', '--dir', 'n'], 'far7');
   add('new/no-battery', 'either', () => ['new']);
   add('results/without-aws-stack', 'refuse', () => ['results', 'demo.yaml', '--outputs', 'nowhere.json']);

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { parse as parseYaml, stringify } from 'yaml';
 import { ROOT } from './types.js';
 
@@ -83,4 +84,18 @@ export async function tinyCampaign(dir: string): Promise<void> {
     (d.design as Doc).languages = ['en'];
     d.models = (d.models as Doc[]).slice(0, 1);
   });
+}
+
+/** Writes the rows of a CSV file as Parquet through DuckDB, as a user's pipeline would: `select` reads from `rows` (the types DuckDB detects). */
+export async function toParquet(csv: string, parquet: string, select: string): Promise<void> {
+  const db = await DuckDBInstance.create(':memory:');
+  const connection = await db.connect();
+  try {
+    const quote = (p: string): string => `'${p.replace(/'/g, "''")}'`;
+    await connection.run(`CREATE TABLE rows AS SELECT * FROM read_csv(${quote(csv)}, header = true)`);
+    await connection.run(`COPY (${select}) TO ${quote(parquet)} (FORMAT parquet)`);
+  } finally {
+    connection.closeSync();
+    db.closeSync();
+  }
 }

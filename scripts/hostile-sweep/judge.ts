@@ -34,6 +34,17 @@ async function resultFingerprint(dir: string, c: Case, stdout: string): Promise<
   return parts.join('\n');
 }
 
+/** The first file under `folder` (results, tables) whose name or text holds the planted secret. */
+async function secretWritten(folder: string): Promise<string | undefined> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
+  for (const e of entries) {
+    const file = path.join(e.parentPath, e.name);
+    if (file.includes('SWEEPSECRET')) return path.relative(folder, file);
+    if (e.isFile() && /\.(csv|md|html|json|txt)$/.test(e.name) && (await readFile(file, 'utf8')).includes('SWEEPSECRET')) return path.relative(folder, file);
+  }
+  return undefined;
+}
+
 export async function judge(c: Case, dir: string, timeoutMs: number, baselines: Map<string, string>): Promise<Outcome> {
   let argv: string[];
   try {
@@ -46,6 +57,8 @@ export async function judge(c: Case, dir: string, timeoutMs: number, baselines: 
   const o = (verdict: Outcome['verdict'], why: string, fingerprint = ''): Outcome => ({ c, verdict, code: r.code, why, argv, dir, fingerprint });
   if (r.code === 'timeout') return o('hang', `still running after ${timeoutMs / 1000} s`);
   if (all.includes('SWEEPSECRET')) return o('secret', 'a planted secret is in the output');
+  const written = c.compare ? await secretWritten(path.join(dir, c.compare)) : undefined;
+  if (written) return o('secret', `a planted secret is in a file written: ${written}`);
   if (STACK.test(all)) return o('crash', `stack trace: ${(all.match(STACK)?.[0] ?? '').trim().slice(0, 120)}`);
   if (typeof r.code !== 'number' || !DOCUMENTED_EXITS.has(r.code)) return o('crash', `undocumented exit ${r.code}: ${r.stderr.trim().split('\n')[0]?.slice(0, 160) ?? ''}`);
   if (r.code === 0) {
