@@ -98,7 +98,7 @@ export function parse(command: string, args: readonly string[]): CliArgs {
   }
   if (command === 'new') {
     const [what, name, ...more] = parsed.positionals;
-    // Another word than `battery` (`sondage new far6`) is answered by the command, which knows the batteries.
+    // Another word than `battery` (a built-in battery's name) is answered by the command, which knows the batteries.
     if (what === undefined || (what === 'battery' && (!name || more.length > 0))) throw new SondageError(`sondage new: expected \`sondage new battery <name>\`\n\n${commandHelp(command)}`);
     return { ...common, file: name ?? '', create: what };
   }

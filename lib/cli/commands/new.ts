@@ -37,7 +37,7 @@ export async function newCommand(args: Pick<CliArgs, 'file' | 'values' | 'create
 }
 
 /**
- * `sondage new far6` or `sondage new far7`: new writes only a battery of one's own. A built-in
+ * `sondage new <a built-in battery>` or `sondage new <a typo>`: new writes only a battery of one's own. A built-in
  * battery is started from its demo campaign; an unknown word is answered with the known batteries.
  */
 function notABattery(word: string): string {
