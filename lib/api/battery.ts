@@ -23,7 +23,7 @@ export { mergeSettings } from '../core/settings.js';
 
 // ── Design files: zod pieces for the `design:` block, reading the files it names ─────────────────
 export { enumOf, modelEntrySchema, relativePath, uniqueList } from '../battery/schemas.js';
-export { fromField, jsonSyntaxProblem, kindOf, parseYamlFile, readTextFile, readTextFileSync, shortValue, withLines } from '../core/fileText.js';
+export { fromField, jsonSyntaxProblem, kindOf, looksLikeSecret, parseYamlFile, readTextFile, readTextFileSync, shortValue, withLines } from '../core/fileText.js';
 export type { YamlFile } from '../core/fileText.js';
 
 // ── Item ids: canonical JSON and the stable hash an item id is made of ─────────────────────────

@@ -22,6 +22,8 @@ export interface CliArgs {
   readonly pollInterval?: string;
   /** The stack's outputs file (`--outputs`). */
   readonly outputs?: string;
+  /** new: what to write, the word after `new` (`battery`; anything else is refused by the command). */
+  readonly create?: string;
   /** Every option as parsed, by its flag name (`values['poll-interval']`), for command-specific flags. */
   readonly values: Readonly<Record<string, string | boolean | string[] | undefined>>;
 }
@@ -96,8 +98,9 @@ export function parse(command: string, args: readonly string[]): CliArgs {
   }
   if (command === 'new') {
     const [what, name, ...more] = parsed.positionals;
-    if (what !== 'battery' || !name || more.length > 0) throw new SondageError(`sondage new: expected \`sondage new battery <name>\`\n\n${commandHelp(command)}`);
-    return { ...common, file: name };
+    // Another word than `battery` (a built-in battery's name) is answered by the command, which knows the batteries.
+    if (what === undefined || (what === 'battery' && (!name || more.length > 0))) throw new SondageError(`sondage new: expected \`sondage new battery <name>\`\n\n${commandHelp(command)}`);
+    return { ...common, file: name ?? '', create: what };
   }
   if (command === 'batteries' || command === 'schema') {
     if (parsed.positionals.length > (command === 'batteries' ? 1 : 0)) throw new SondageError(`sondage ${command}: unexpected ${parsed.positionals.join(' ')}\n\n${commandHelp(command)}`);

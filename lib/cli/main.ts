@@ -59,8 +59,13 @@ export async function main(argv: readonly string[]): Promise<number> {
           process.stdout.write(commandHelp(rest[0]));
           return 0;
         }
-        process.stdout.write(generalHelp());
-        return command === undefined ? 1 : 0;
+        if (command !== undefined) {
+          process.stdout.write(generalHelp());
+          return 0;
+        }
+        // No command is a usage error (docs/troubleshooting.md, exit 1): the help goes where errors go.
+        process.stderr.write(`sondage: no command given\n\n${generalHelp()}`);
+        return 1;
       default:
         process.stderr.write(`sondage: unknown command "${command}"\n\n${generalHelp()}`);
         return 2;

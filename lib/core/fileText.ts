@@ -107,13 +107,17 @@ function checkRegular(file: string, expected: string, info: { isFile(): boolean;
   if (info && !info.isFile() && !info.isDirectory()) throw issueError([{ file, path: '', message: `is not a regular file (a named pipe or a device); expected ${expected}` }]);
 }
 
+/**
+ * The text without a leading byte-order mark: editors on Windows write one, and every design file
+ * reads the same with or without it (a JSONL parser would otherwise see it as a stray character).
+ */
 function checkedText(file: string, expected: string, text: string): string {
   if (looksBinary(text)) throw issueError([{ file, path: '', message: `is not a text file (it holds binary data); expected ${expected}` }]);
-  return text;
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**
- * Reads a file the campaign names as UTF-8 text. A missing file, a folder, an unreadable file and
+ * Reads a file the campaign names as UTF-8 text, without a leading byte-order mark. A missing file, a folder, an unreadable file and
  * binary content are each one CampaignFileError that names the file and says what was expected
  * (`expected`: "a YAML file with a stories list"); the content is never quoted.
  * @example const text = await readTextFile('stories.yaml', 'stories file', 'a YAML file with a "stories" list');

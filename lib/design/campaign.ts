@@ -429,6 +429,7 @@ export function checkCampaign(raw: unknown, file: string, options: ParseCampaign
   }
   found.push(...crossFieldIssues(raw, battery));
   found.push(...simulationIssues(raw, battery, file));
+  found.push(...dataDirIssues(raw, file, cwd));
   if (found.length > 0 || !data || !battery) {
     const seen = new Set<string>();
     const issues = found
@@ -440,6 +441,17 @@ export function checkCampaign(raw: unknown, file: string, options: ParseCampaign
     return { ok: false, issues };
   }
   return { ok: true, campaign: buildCampaign(data, battery, file, cwd) };
+}
+
+/**
+ * A data_dir that names the campaign file itself: `run` would try to make a folder of it. Refused
+ * by `plan` already, before anything is written.
+ */
+function dataDirIssues(raw: unknown, file: string, cwd: string): LocatedIssue[] {
+  if (!isRecord(raw) || typeof raw.data_dir !== 'string' || raw.data_dir === '') return [];
+  const absFile = path.resolve(cwd, file);
+  if (path.resolve(path.dirname(absFile), raw.data_dir) !== absFile) return [];
+  return [{ path: 'data_dir', segments: ['data_dir'], message: `${show(raw.data_dir)} is this campaign file itself; expected a folder for the replies and results (such as data), relative to the campaign file's folder` }];
 }
 
 function enumMessage(value: string, names: readonly string[]): string {

@@ -73,13 +73,14 @@ describe('usage errors', () => {
     expect(await readdir(tmp.dir)).toEqual([]);
   });
 
-  it('help exits 0, no command exits 1, both print the usage', async () => {
+  it('help exits 0 with the usage on stdout; no command exits 1 with it on stderr, where errors go', async () => {
     const help = await runMain(['--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('sondage run <campaign.yaml>');
     const none = await runMain([]);
     expect(none.code).toBe(1);
-    expect(none.stdout).toContain('Usage:');
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(/^sondage: no command given\n\n[\s\S]*Usage:/);
   });
 
   it('the real binary: an unknown command exits 2', async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, useTempDir } from '../helpers/campaigns.js';
@@ -99,5 +99,148 @@ describe('plan with a key pasted into a campaign field', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('models[0].provider: text that looks like a secret');
     expect(`${r.stdout}${r.stderr}`).not.toContain(KEY.slice(8, 20));
+  });
+});
+
+/** A copy of examples/<study> in the test's folder, with data_dir inside it; returns the campaign file. */
+async function copyStudy(study: string): Promise<string> {
+  const dir = path.join(tmp.dir, study);
+  await cp(path.join(REPO_ROOT, 'examples', study), dir, { recursive: true });
+  const file = path.join(dir, 'demo.yaml');
+  await writeFile(file, (await readFile(file, 'utf8')).replace(/^data_dir: .*$/m, 'data_dir: data'));
+  return file;
+}
+
+/** Rewrites the first line of a JSONL file through `edit`. */
+async function editFirstLine(file: string, edit: (row: Record<string, unknown>) => void): Promise<void> {
+  const [first, ...rest] = (await readFile(file, 'utf8')).split('\n');
+  const row = JSON.parse(first!) as Record<string, unknown>;
+  edit(row);
+  await writeFile(file, [JSON.stringify(row), ...rest].join('\n'));
+}
+
+describe('plan with a campaign file whose data_dir is the campaign file itself', () => {
+  it('refuses it, naming the file and the field', async () => {
+    const file = await copyStudy('far6');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^data_dir: .*$/m, 'data_dir: ./demo.yaml'));
+    const r = await runMain(['plan', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/demo\.yaml: data_dir: "\.\/demo\.yaml" is this campaign file itself; expected a folder/);
+  });
+});
+
+describe('plan (X-Value) with a QA pair that is not what the format says', () => {
+  it('refuses a language code in capitals, naming the file, the line, the field and the code meant', async () => {
+    const file = await copyStudy('xvalue');
+    await editFirstLine(path.join(path.dirname(file), 'qa-pairs.jsonl'), (row) => (row.language = 'EN'));
+    const r = await runMain(['plan', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/qa-pairs\.jsonl: line 1, language: language "EN" is not written as a code is \(did you mean "en"\?\); expected one of .*ar, de, en/);
+  });
+
+  it('refuses an id with a line break in it', async () => {
+    const file = await copyStudy('xvalue');
+    await editFirstLine(path.join(path.dirname(file), 'qa-pairs.jsonl'), (row) => (row.id = 'a\nb'));
+    const r = await runMain(['plan', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('qa-pairs.jsonl: line 1, id: id "a\\nb" holds a control character (a line break, a tab); expected an id on one line');
+  });
+
+  it('names an empty QA file as empty, not as languages without pairs', async () => {
+    const file = await copyStudy('xvalue');
+    await writeFile(path.join(path.dirname(file), 'qa-pairs.jsonl'), '');
+    const r = await runMain(['plan', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('qa-pairs.jsonl: the file holds no QA pair; expected one pair per line as a JSON object');
+  });
+});
+
+describe('plan (P(True)) with an items file that starts with a byte-order mark', () => {
+  it('reads it as the other design files are read: the same plan as without', async () => {
+    const file = await copyStudy('ptrue');
+    const plain = await runMain(['plan', file]);
+    const items = path.join(path.dirname(file), 'items.jsonl');
+    await writeFile(items, `\ufeff${await readFile(items, 'utf8')}`);
+    const r = await runMain(['plan', file]);
+    expect(plain.code).toBe(0);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(plain.stdout);
+  });
+});
+
+describe('analyze --replies (X-Value): what a verdict file must not hold', () => {
+  const XV_ROWS = path.join(REPO_ROOT, 'examples/xvalue/byo-verdicts.csv');
+  const pairs = `qa_pairs=${path.join(REPO_ROOT, 'examples/xvalue/qa-pairs.jsonl')}`;
+
+  it('refuses a model cell shaped like a key and never prints it, in the terminal or in any file written', async () => {
+    const out = path.join(tmp.dir, 'out');
+    const r = await runMain(['analyze', '--battery', 'xvalue', '--replies', await withCell(XV_ROWS, 'model', KEY), '--out', out, '--input', pairs]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('line 2, model: model is text that looks like a secret');
+    const written = await Promise.all((await readdir(out)).map((f) => readFile(path.join(out, f), 'utf8')));
+    for (const text of [r.stdout, r.stderr, ...written]) expect(text).not.toContain(KEY.slice(8, 20));
+  });
+
+  it('names a file with a header and no row', async () => {
+    const file = path.join(tmp.dir, 'header-only.csv');
+    await writeFile(file, `${(await readFile(XV_ROWS, 'utf8')).split('\n')[0]}\n`);
+    const r = await runMain(['analyze', '--battery', 'xvalue', '--replies', file, '--out', path.join(tmp.dir, 'out'), '--input', pairs]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${file}: line 2: the file has a header row and no verdict row`);
+  });
+});
+
+describe('analyze --replies (FAR-6) with a 100,000-character model cell', () => {
+  it('refuses the cell, which names a folder, instead of failing on the disk with EIO', async () => {
+    const r = await runMain(['analyze', '--battery', 'far6', '--replies', await withCell(FAR6_ROWS, 'model', 'm'.repeat(100_000)), '--out', path.join(tmp.dir, 'out'), '--draws', '1']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('row 1, field "model": expected a name of at most 200 characters (it names a folder)');
+    expect(r.stderr).not.toContain('EIO');
+  });
+});
+
+describe('sondage new given something else than a battery of one\'s own', () => {
+  it('answers a built-in battery with its demo campaign', async () => {
+    const r = await runMain(['new', 'far6', '--dir', path.join(tmp.dir, 'x')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^sondage new: far6 is a built-in battery and needs nothing written; to run it, start from its demo campaign, .*examples\/far6\/demo\.yaml/);
+  });
+
+  it('answers an unknown name with the known batteries', async () => {
+    const r = await runMain(['new', 'far7']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('sondage new: "far7" is neither "battery" nor a known battery (far6, xvalue, ptrue)');
+  });
+
+  it('names a --dir that is a file', async () => {
+    const file = path.join(tmp.dir, 'demo.yaml');
+    await writeFile(file, 'x');
+    const r = await runMain(['new', 'battery', 'mine', '--dir', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('demo.yaml is a file, not a folder; give the folder to write mine/ in');
+  });
+});
+
+describe('a key in every model cell of a reply file', () => {
+  it.each([
+    ['ptrue', PTRUE_ROWS, ['--draws', '0']],
+    ['far6', FAR6_ROWS, ['--draws', '1']],
+    ['xvalue', path.join(REPO_ROOT, 'examples/xvalue/byo-verdicts.csv'), ['--input', `qa_pairs=${path.join(REPO_ROOT, 'examples/xvalue/qa-pairs.jsonl')}`]],
+  ] as const)('%s: is refused as a secret, and is in no output nor file written', async (battery, source, extra) => {
+    // Prepare: the rows stay consistent with one another (one model throughout), so only the key check can refuse them.
+    const [header, ...rows] = (await readFile(source, 'utf8')).split('\n');
+    const i = header!.split(',').indexOf('model');
+    const file = path.join(tmp.dir, `rows${path.extname(source)}`);
+    await writeFile(file, [header, ...rows.map((r) => (r === '' ? r : r.split(',').map((c, j) => (j === i ? KEY : c)).join(',')))].join('\n'));
+    const out = path.join(tmp.dir, 'out');
+    // Act
+    const r = await runMain(['analyze', '--battery', battery, '--replies', file, '--out', out, ...extra]);
+    // Assess
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/model.*looks like a secret/);
+    const entries = await readdir(out, { recursive: true });
+    expect(entries.join('\n')).not.toContain(KEY.slice(8, 20));
+    const written = await Promise.all(entries.filter((f) => /\.(csv|md|html|json)$/.test(f)).map((f) => readFile(path.join(out, f), 'utf8')));
+    for (const text of [r.stdout, r.stderr, ...written]) expect(text).not.toContain(KEY.slice(8, 20));
   });
 });

@@ -48,7 +48,7 @@ describe('loadQaPairs: JSONL', () => {
   it('reads valid pairs: canonical labels, "None" and [] as no offending sentence, "Fail: reason" split', async () => {
     const file = await write('ok.jsonl', jsonl([
       record('a'),
-      record('b', { category: 'Public Safety & Bioethics', language: 'ZH' }, {
+      record('b', { category: 'Public Safety & Bioethics', language: 'zh' }, {
         scope: 'regional',
         checkpoints: { A: 'biased prompting', B: 'Fail: endorses harm', C: { verdict: 'pass' }, D: 'Pass', E: ['Mixing them releases toxic chloramine gas.'], F: 'None', G: [], H: 'none' },
         overall: 'fail',

@@ -9,8 +9,9 @@
  * whose JSON text must be parsed and fails, a nested key the schema would strip, a date, an object
  * that is not plain) is declined rather than handled here.
  */
+import { looksLikeSecret } from '../../../api/battery.js';
 import { isJsonError, normalize } from './fieldValues.js';
-import { JSON_FIELDS, UNGROUPED_STORIES } from './schema.js';
+import { JSON_FIELDS, MAX_MODEL_CHARS, UNGROUPED_STORIES } from './schema.js';
 import type { ByoRow } from './schema.js';
 import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS, READING_LABELS, STORY_GROUPS } from '../types.js';
 
@@ -147,7 +148,7 @@ export function quickRow(record: Record<string, unknown>, fromCsv: boolean): Byo
   if (!isPlainObject(record)) return undefined;
   declined = false;
   const model = required(str(record, 'model', fromCsv));
-  if (model !== undefined && (!SAFE_SEGMENT.test(model) || model === '.' || model === '..')) decline();
+  if (model !== undefined && (!SAFE_SEGMENT.test(model) || model === '.' || model === '..' || model.length > MAX_MODEL_CHARS || looksLikeSecret(model))) decline();
   // text must be there; null says there is none (kept as null, not dropped as for other fields).
   const text = record['text'] === null ? null : required(str(record, 'text', fromCsv));
   const form = required(oneOf<ByoRow['form']>(FORM_SET, record, 'form', fromCsv));

@@ -5,6 +5,7 @@
  * committed schema/replies.schema.json is generated from `byoRowSchema`.
  */
 import { z } from 'zod';
+import { looksLikeSecret, shortValue } from '../../../api/battery.js';
 import { ANSWER_CONSTRAINTS, LANGUAGES, QUESTION_FORMS, READING_LABELS, STORY_GROUPS } from '../types.js';
 
 /** The group of a story whose rows give none. */
@@ -12,9 +13,18 @@ export const UNGROUPED_STORIES = 'ungrouped';
 
 const proposition = z.enum(['P', 'notP']);
 const nonEmpty = z.string().min(1);
+/**
+ * The longest model name a row may give: it names a folder (`model=<m>/`), and file systems
+ * refuse a name over 255 bytes (ENAMETOOLONG, which the embedded database reports as an I/O error).
+ */
+export const MAX_MODEL_CHARS = 200;
+
 // A model names a partition folder (`model=<m>/`): the same rule as lib/store/layout.ts.
 const safeSegment = z
   .string()
+  .max(MAX_MODEL_CHARS, `expected a name of at most ${MAX_MODEL_CHARS} characters (it names a folder)`)
+  // A key pasted into the column (`sk-…`) passes the folder rule and would be printed in every result table.
+  .refine((v) => !looksLikeSecret(v), { error: (iss) => `is ${shortValue(iss.input)}; expected the model's name`, abort: true })
   .regex(/^[A-Za-z0-9._-]+$/, 'expected only letters, digits, ".", "_" or "-" (it names a folder)')
   .refine((v) => v !== '.' && v !== '..', 'expected a folder name, not "." or ".."');
 

@@ -28,6 +28,7 @@ import {
   isLanguageCode,
   jsonSyntaxProblem,
   kindOf,
+  looksLikeSecret,
   languageProblem,
   missingCells,
 } from '../../../api/battery.js';
@@ -61,7 +62,9 @@ function checkRow(file: string, line: number, rec: Record<string, unknown>, issu
   for (const k of REQUIRED) if (!(k in rec) || (rec[k] === '' && k !== 'p_true') || (rec[k] === null && k !== 'p_true')) at(k, 'missing');
   const text = (k: string): string | null => (typeof rec[k] === 'string' && rec[k] !== '' ? (rec[k] as string) : typeof rec[k] === 'number' ? String(rec[k]) : null);
   const model = text('model');
-  if (model !== null && !SEGMENT.test(model)) at('model', `expected letters, digits, ".", "_" or "-" (it names a folder), got ${describeValue(model)}`);
+  // A key pasted into the column (`sk-…`) passes the folder rule and would be printed in every result table.
+  if (model !== null && looksLikeSecret(model)) at('model', `${describeValue(model)}; expected the model's name`);
+  else if (model !== null && !SEGMENT.test(model)) at('model', `expected letters, digits, ".", "_" or "-" (it names a folder), got ${describeValue(model)}`);
   for (const k of ['q', 'r', 'v', 'content_language', 'realised'] as const) {
     const l = text(k);
     if (l === null || (k === 'realised' && l === 'und')) continue;

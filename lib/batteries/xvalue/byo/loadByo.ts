@@ -23,6 +23,7 @@ export function parseByoText(text: string, file: string, format: 'jsonl' | 'csv'
         issues.push({ file, path: `line ${i + 1}`, message: `not valid JSON (${jsonSyntaxProblem(err)})` });
       }
     });
+    if (rows.length === 0 && issues.length === 0) issues.push({ file, path: 'line 1', message: 'the file is empty; expected one verdict row per line as a JSON object' });
     return { rows, issues };
   }
   const { records, problems } = parseCsv(text);
@@ -37,6 +38,7 @@ export function parseByoText(text: string, file: string, format: 'jsonl' | 'csv'
     }
     rows.push({ file, line: rec.line, value: Object.fromEntries(header.map((h, i) => [h, rec.fields[i]])) });
   }
+  if (body.length === 0) issues.push({ file, path: 'line 2', message: 'the file has a header row and no verdict row; expected one row per model × QA pair × strategy below the header' });
   return { rows, issues };
 }
 

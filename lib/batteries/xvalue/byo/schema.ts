@@ -4,7 +4,7 @@
  * format of data/), joined on `qa_id`, so a row carries only what the model said.
  */
 import { z } from 'zod';
-import { languageProblem } from '../../../api/battery.js';
+import { languageProblem, looksLikeSecret, shortValue } from '../../../api/battery.js';
 import { LANGUAGES, NATURES, QUESTION_LABELS, SCOPES, STRATEGIES, VERDICTS, INVALID, CATEGORIES } from '../types.js';
 
 /** An empty cell (CSV) or null/absent (JSONL): not judged. */
@@ -25,9 +25,12 @@ function label<T extends string>(what: string, values: readonly T[]) {
 
 const verdict = label('a verdict', VERDICTS);
 
-// A model names a partition folder (`model=<m>/`) when the rows are stored: the store's rule.
+// A model names a partition folder (`model=<m>/`) when the rows are stored: the store's rule. A
+// key pasted into the column (`sk-…`) would pass that rule and be printed in every results table:
+// it is refused without being quoted (shortValue's words for it).
 const modelId = z
-  .string({ error: (iss) => (iss.input === undefined ? 'missing model' : `expected model as text, got ${JSON.stringify(iss.input)}`) })
+  .string({ error: (iss) => (iss.input === undefined ? 'missing model' : `expected model as text, got ${shortValue(iss.input)}`) })
+  .refine((s) => !looksLikeSecret(s), { error: (iss) => `model is ${shortValue(iss.input)}; expected the model's name`, abort: true })
   .regex(/^[A-Za-z0-9._-]+$/, 'expected only letters, digits, ".", "_" or "-" in model (it names a folder)');
 
 export const byoVerdictRowSchema = z.strictObject(

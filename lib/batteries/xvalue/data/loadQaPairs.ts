@@ -178,6 +178,10 @@ function parseCsvPairs(text: string, file: string, sink: Sink): QaPair[] {
 export function parseQaPairs(text: string, file: string, format: QaFormat, seen: SeenIds = new Map()): QaParseResult {
   const sink: Sink = { issues: [], warnings: [], seen };
   const pairs = format === 'jsonl' ? parseJsonl(text, file, sink) : parseCsvPairs(text, file, sink);
+  // An empty file is named here: the design would only say that no language has a pair.
+  if (pairs.length === 0 && sink.issues.length === 0) {
+    sink.issues.push({ file, path: '', message: `the file holds no QA pair; expected ${format === 'jsonl' ? 'one pair per line as a JSON object' : 'a header row and one pair per row'} (README.md "Data format")` });
+  }
   return { pairs, issues: sink.issues, warnings: sink.warnings };
 }
 

@@ -54,14 +54,25 @@ const category = z.unknown().transform((v, ctx): Category => {
   return hit;
 });
 
+/**
+ * One of the codes exactly as Table 9 and the campaign's `design.languages` write them: `EN` is
+ * refused with the code meant, as `design.languages` refuses it, so that a pair's language is
+ * spelled one way in every file of the study.
+ */
 const language = z.unknown().transform((v, ctx) => {
-  const hit = typeof v === 'string' ? LANGUAGES.find((l) => l === v.trim().toLowerCase()) : undefined;
+  const hit = typeof v === 'string' ? LANGUAGES.find((l) => l === v) : undefined;
   if (hit === undefined) {
-    const what = v === undefined || v === null || v === '' ? 'missing language' : `unknown language ${show(v)}`;
+    const meant = typeof v === 'string' ? LANGUAGES.find((l) => l === v.trim().toLowerCase()) : undefined;
+    const what = v === undefined || v === null || v === '' ? 'missing language' : meant ? `language ${show(v)} is not written as a code is (did you mean "${meant}"?)` : `unknown language ${show(v)}`;
     ctx.issues.push({ code: 'custom', message: `${what}; expected one of the 14 codes of Towards Cross-lingual Values Judgment Table 9: ${LANGUAGES.join(', ')}`, input: v });
     return z.NEVER;
   }
   return hit;
+});
+
+/** An id names the pair in every result row and CSV file: one line of text, no control characters. */
+const pairId = requiredText('id').refine((s) => !/\p{Cc}/u.test(s), {
+  error: (iss) => `id ${show(iss.input)} holds a control character (a line break, a tab); expected an id on one line`,
 });
 
 const verdict = choice<Verdict>('a verdict', ['Pass', 'Fail']);
@@ -180,7 +191,7 @@ const annotation = z.strictObject(
 /** One JSONL line of annotated pairs (README.md "Data format"). */
 export const qaPairRecordSchema = z.strictObject(
   {
-    id: requiredText('id'),
+    id: pairId,
     language,
     category,
     question: requiredText('question'),
