@@ -4,6 +4,13 @@ import { join } from 'node:path';
 import { StorageError, storageCode, writeFailure } from '../store/storageErrors.js';
 
 /**
+ * The field of a journal line whose attempt was sent and never usably answered (a timeout, a 504, a
+ * connection cut after sending): the USD it reserved, possibly billed. Journal-only: it is not a
+ * column of the stored reply, and adoption drops it before the journal becomes a part.
+ */
+export const POSSIBLY_BILLED_FIELD = 'possibly_billed_usd';
+
+/**
  * An append-only NDJSON file of reply rows, written as each reply arrives. A reply that cost money
  * is on disk before anything else happens to it, so a killed run loses nothing: the next run adopts
  * the journals it finds and counts their cost once.
@@ -49,8 +56,14 @@ export class Journal {
     return this.rows;
   }
 
-  append(row: object): void {
-    this.stream.write(`${JSON.stringify(row)}\n`);
+  /**
+   * Appends one attempt's row. `possiblyBilledUsd`: the attempt was sent and never usably answered,
+   * and this is what it reserved; the line carries it (POSSIBLY_BILLED_FIELD) so that a run adopting
+   * the journal after a kill counts the attempt as possibly billed, not at the row's $0.
+   */
+  append(row: object, possiblyBilledUsd?: number): void {
+    const line = possiblyBilledUsd === undefined ? row : { ...row, [POSSIBLY_BILLED_FIELD]: possiblyBilledUsd };
+    this.stream.write(`${JSON.stringify(line)}\n`);
     this.rows++;
   }
 

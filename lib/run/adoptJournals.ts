@@ -9,8 +9,8 @@ import { basename } from 'node:path';
 import type { PromptItem } from '../core/types.js';
 import type { ReadingRow, ReplyRow } from '../store/types.js';
 import { ledgerPartition } from '../store/types.js';
-import { permanentlyFailed } from './attemptVerdict.js';
-import { listJournals, readJournal } from './Journal.js';
+import { callEnded, permanentlyFailed } from './attemptVerdict.js';
+import { listJournals, POSSIBLY_BILLED_FIELD, readJournal } from './Journal.js';
 import type { PartitionSpec } from './partitionTypes.js';
 
 /** Journals of batch results are named `batch-<batch id>.ndjson` (lib/run/runBatchPartition.ts). */
@@ -36,12 +36,24 @@ export function partNameOf(journalPath: string): string {
   return `part-${basename(journalPath, '.ndjson')}.parquet`;
 }
 
+/** A journal line: a reply row, and what the attempt reserved when it was sent and never answered. */
+type JournalRow = ReplyRow & { readonly [POSSIBLY_BILLED_FIELD]?: number };
+
 /**
  * Journals of a killed run hold replies that were paid for but never committed. They become a part
  * now: their items are marked done (or failed) and their cost is counted once, the dead run's
  * reservations having been released when this run started.
+ *
+ * `ended`, when given, is the set the caller then resolves the dead run's orphaned reservations
+ * with (Ledger.resolveOrphans): it receives the items whose calls the journal shows ended
+ * (callEnded). The attempts of those items that were sent and never answered are counted here as
+ * possibly billed, at what each reserved; those of items whose call may still have been on the wire
+ * are left to their orphaned reservations, which count each attempt's reservation once (the first
+ * attempt's chunk, each retry's own). Without `ended` (the Lambda worker's salvage, which counts
+ * them itself, and its next invocation, whose plan bills the dead run's reservations whole) they
+ * are not counted here: counting them twice would only take budget from the campaign.
  */
-export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, replied: Set<string> = new Set()): Promise<number> {
+export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, ended?: Set<string>): Promise<number> {
   const journals = await listJournals(spec.journalDir);
   if (journals.length === 0) return 0;
   const committed = await spec.ledger.committedParts(spec.campaign, spec.phase);
@@ -61,12 +73,16 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
       await rm(path, { force: true });
       continue;
     }
-    const rows = (await readJournal<ReplyRow>(path)).filter((r) => byId.has(r.item_id) && r.phase === spec.phase);
-    // A call with a row in the journal came back: its cost is the row's, not a guess.
-    for (const r of rows) replied.add(r.item_id);
+    const lines = (await readJournal<JournalRow>(path)).filter((r) => byId.has(r.item_id) && r.phase === spec.phase);
+    // A call the journal shows ended came back: its cost is its rows', not a guess.
+    const endedHere = endedCalls(lines, spec.retry.maxAttempts);
+    for (const id of endedHere) ended?.add(id);
+    const rows = lines.map(replyOf);
     // Attempts at permanently failed items too: they were paid for, and are stored as data.
     const pending = await spec.ledger.pendingAmong(spec.campaign, ledgerPartition(spec), rows.map((r) => r.item_id), { retryFailed: true });
     const fresh = rows.filter((r) => pending.has(r.item_id));
+    const possiblyBilledUsd =
+      ended === undefined ? 0 : lines.reduce((sum, r) => sum + (pending.has(r.item_id) && endedHere.has(r.item_id) ? (r[POSSIBLY_BILLED_FIELD] ?? 0) : 0), 0);
     if (fresh.length === 0) {
       await rm(path, { force: true });
       continue;
@@ -89,6 +105,7 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
       failed: [],
       failedPermanently,
       costUsd: fresh.reduce((s, r) => s + r.cost_usd, 0),
+      ...(possiblyBilledUsd > 0 ? { possiblyBilledUsd } : {}),
     });
     await spec.sink.publish?.(partName);
     await rm(path, { force: true });
@@ -100,20 +117,41 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
 /**
  * Registers a partition's items and adopts the journals a killed run left. For a whole partition
  * (the local run) the registration retires ids the design dropped, and the killed run's held
- * reservations of the partition are resolved: the calls its journals show came back are counted
- * from the journal, the others (no reply, maybe billed) count as possibly billed.
+ * reservations of the partition are resolved: the calls its journals show ended are counted from
+ * the journal (an attempt sent and never answered at what it reserved), the others (no reply, or a
+ * retry maybe on the wire at the kill, maybe billed) count as possibly billed at their reservations.
  */
 export async function registerAndAdopt(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>): Promise<number> {
   const partition = ledgerPartition(spec);
-  if (spec.wholePartition) await spec.ledger.registerPartition(spec.campaign, partition, [...byId.keys()]);
-  else await spec.ledger.registerItems(spec.campaign, partition, [...byId.keys()]);
-  const replied = new Set<string>();
-  const adopted = await adoptJournals(spec, byId, replied);
-  if (spec.wholePartition) {
-    await spec.ledger.resolveOrphans(spec.campaign, partition, replied, (id) => {
-      const item = byId.get(id);
-      return item === undefined ? undefined : spec.maxCost(item);
-    });
+  if (!spec.wholePartition) {
+    await spec.ledger.registerItems(spec.campaign, partition, [...byId.keys()]);
+    return adoptJournals(spec, byId);
   }
+  await spec.ledger.registerPartition(spec.campaign, partition, [...byId.keys()]);
+  const ended = new Set<string>();
+  const adopted = await adoptJournals(spec, byId, ended);
+  await spec.ledger.resolveOrphans(spec.campaign, partition, ended, (id) => {
+    const item = byId.get(id);
+    return item === undefined ? undefined : spec.maxCost(item);
+  });
   return adopted;
+}
+
+/** The items whose last journaled attempt ended their call (callEnded). */
+function endedCalls(lines: readonly JournalRow[], maxAttempts: number): Set<string> {
+  const last = new Map<string, JournalRow>();
+  for (const r of lines) {
+    const seen = last.get(r.item_id);
+    if (!seen || r.attempt >= seen.attempt) last.set(r.item_id, r);
+  }
+  const out = new Set<string>();
+  for (const [id, r] of last) if (callEnded(r, r[POSSIBLY_BILLED_FIELD] !== undefined, maxAttempts)) out.add(id);
+  return out;
+}
+
+/** The stored reply of a journal line: without the journal-only field, which is no column of the replies. */
+function replyOf(line: JournalRow): ReplyRow {
+  if (line[POSSIBLY_BILLED_FIELD] === undefined) return line;
+  const { [POSSIBLY_BILLED_FIELD]: _billed, ...row } = line;
+  return row;
 }

@@ -65,3 +65,20 @@ export function permanentlyFailed(rows: readonly Pick<ReplyRow, "item_id" | "att
   }
   return out;
 }
+
+/**
+ * Whether an item's last journaled attempt ended its call, so that no attempt of it can have been
+ * in flight when the run that wrote the journal died: a reply (even an empty one), the policy's last
+ * attempt, or an error a retry cannot fix. An attempt sent and never answered (`unanswered`), or an
+ * answered failure a retry could follow (a 429, a 500), ends nothing: a retry may have been on the
+ * wire at the kill, so its reservation is counted (lib/store/orphans.ts).
+ */
+export function callEnded(
+  last: Pick<ReplyRow, 'attempt' | 'status' | 'error_class'>,
+  unanswered: boolean,
+  maxAttempts: number,
+): boolean {
+  if (last.status !== 'error' || last.attempt >= maxAttempts) return true;
+  if (unanswered) return false;
+  return last.error_class !== null && (PERMANENT_ERROR_CLASSES.has(last.error_class) || KEY_ERROR_CLASSES.has(last.error_class));
+}

@@ -120,4 +120,16 @@ export interface PartitionOutcome {
   /** Stored readings read again because the design's reading inputs changed (lib/run/refreshReadings.ts), and how many of them changed. */
   readonly reread?: number;
   readonly rereadChanged?: number;
+  /**
+   * Items of a batch route handed to the model's synchronous call (Bedrock: Converse) at the
+   * on-demand price, being fewer than the provider's minimum per batch (`minRequests`, Bedrock's
+   * 100 records): how many, and that minimum (lib/run/runBatchPartition.ts).
+   */
+  readonly syncRemainder?: SyncRemainder;
+}
+
+/** Items a batch run asked synchronously for want of a batch's minimum, and the minimum. */
+export interface SyncRemainder {
+  readonly items: number;
+  readonly minRequests: number;
 }

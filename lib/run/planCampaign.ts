@@ -10,6 +10,8 @@ import { costUsd, maxCostUsd } from '../pricing/pricing.js';
 import type { Price } from '../providers/types.js';
 import { priceIn } from './context.js';
 import type { RunContext } from './context.js';
+import { BEDROCK_BATCH_MIN_RECORDS, batchLimitsOf } from '../providers/batchLimits.js';
+import { itemsBelowBatchMinimum } from './batchRemainder.js';
 import { itemInputTokens, itemMaxCost } from './cost.js';
 import { PartitionItems } from './partitionItems.js';
 
@@ -24,8 +26,14 @@ export interface PlanLine {
   readonly outputTokens: number;
   /** Expected cost at list price. */
   readonly costUsd: number;
-  /** What the provider's batch API would charge, where it has one. */
+  /**
+   * What the provider's batch API would charge, where it has one: the items a batch cannot take
+   * (below the provider's minimum per batch, Bedrock's 100 records) at the synchronous price, as
+   * the run asks them (`syncItems`).
+   */
   readonly batchCostUsd: number | null;
+  /** Items a batch run asks synchronously, at list price, being fewer than a batch must hold (lib/run/batchRemainder.ts). */
+  readonly syncItems?: number;
   /** Sum of per-call reservations: prompt + max_tokens at list price (the budget's worst case). */
   readonly maxCostUsd: number;
 }
@@ -60,9 +68,44 @@ interface Acc {
   maxCost: number;
   maxInputTokens: number;
   maxOutputTokens: number;
+  /** Of the above, what a batch run asks synchronously (below the provider's minimum per batch): items, expected tokens, reservations (USD at list price). */
+  syncItems: number;
+  syncInputTokens: number;
+  syncOutputTokens: number;
+  syncMaxCost: number;
 }
 
-const emptyAcc = (): Acc => ({ items: 0, estimated: 0, inputTokens: 0, outputTokens: 0, maxCost: 0, maxInputTokens: 0, maxOutputTokens: 0 });
+const emptyAcc = (): Acc => ({
+  items: 0,
+  estimated: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  maxCost: 0,
+  maxInputTokens: 0,
+  maxOutputTokens: 0,
+  syncItems: 0,
+  syncInputTokens: 0,
+  syncOutputTokens: 0,
+  syncMaxCost: 0,
+});
+
+/**
+ * Moves the share of one partition's addition to `acc` (from `before`) that a batch run asks
+ * synchronously into the sync fields: all of it for a partition under the provider's minimum per
+ * batch, the last piece's share otherwise (its items cost as much as the others on average).
+ */
+function noteSyncShare(acc: Acc, before: Acc, entry: ModelEntry, price: Price): void {
+  const n = acc.items - before.items;
+  const sync = itemsBelowBatchMinimum(n, batchLimitsOf(entry.provider));
+  if (sync === 0) return;
+  const share = sync / n;
+  acc.syncItems += sync;
+  acc.syncInputTokens += share * (acc.inputTokens - before.inputTokens);
+  acc.syncOutputTokens += share * (acc.outputTokens - before.outputTokens);
+  const { per_request_usd: _perRequest, ...tokens } = price;
+  const estimatedMax = maxCostUsd(tokens, acc.maxInputTokens - before.maxInputTokens, acc.maxOutputTokens - before.maxOutputTokens);
+  acc.syncMaxCost += share * (acc.maxCost - before.maxCost + estimatedMax);
+}
 
 /** Expected and reserved tokens of a root phase's items, one by one. */
 function rootEstimate(phase: PhaseSpec, items: Iterable<PromptItem>, price: Price, acc: Acc): number {
@@ -111,13 +154,16 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
         const acc = accs.get(phase.name)!;
         const answerer = partition.answerer(phase).entry;
         answerers.set(phase.name, answerer);
+        const before = { ...acc };
+        const price = priceIn(ctx, phase, answerer);
         if (phase.after.length === 0) {
-          counts[phase.name] = rootEstimate(phase, partition.items(phase.name), priceIn(ctx, phase, answerer), acc);
+          counts[phase.name] = rootEstimate(phase, partition.items(phase.name), price, acc);
         } else {
           const e = phase.estimate!(partition.context(phase));
           addEstimate(acc, e);
           counts[phase.name] = e.items;
         }
+        if (price.batch_discount !== undefined) noteSyncShare(acc, before, answerer, price);
       }
       partitions.push({ model: model.id, language, items: counts });
       opts.onPartition?.(partitions.at(-1)!, partitions.length - 1, campaign.models.length * ctx.design.languages.length);
@@ -125,8 +171,9 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
     for (const phase of graph.phases) {
       const entry = answerers.get(phase.name) ?? model;
       const role = phase.answeredBy === 'subject' ? undefined : `${phase.verb ?? phase.name} ${model.id}`;
-      lines.push(line(entry, phase.name, priceIn(ctx, phase, entry), accs.get(phase.name)!, role));
-      charged.push(chargedCost(entry, lines.at(-1)!));
+      const acc = accs.get(phase.name)!;
+      lines.push(line(entry, phase.name, priceIn(ctx, phase, entry), acc, role));
+      charged.push(chargedCost(entry, lines.at(-1)!, acc.syncMaxCost));
     }
   }
   const totals = {
@@ -146,10 +193,14 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
   };
 }
 
-/** What the run will charge for a line: `mode: batch` runs (and reserves) at the batch price. */
-function chargedCost(entry: ModelEntry, l: PlanLine): { cost: number; max: number } {
+/**
+ * What the run will charge for a line: `mode: batch` runs (and reserves) at the batch price, but
+ * for the items a batch cannot take, asked synchronously at list price (`batchCostUsd` has them so).
+ */
+function chargedCost(entry: ModelEntry, l: PlanLine, syncMaxCost: number): { cost: number; max: number } {
   if (entry.mode !== 'batch' || l.batchCostUsd === null) return { cost: l.costUsd, max: l.maxCostUsd };
-  return { cost: l.batchCostUsd, max: l.maxCostUsd * (entry.price.batch_discount ?? 1) };
+  const discount = entry.price.batch_discount ?? 1;
+  return { cost: l.batchCostUsd, max: (l.maxCostUsd - syncMaxCost) * discount + syncMaxCost };
 }
 
 function line(entry: ModelEntry, phase: string, price: Price, acc: Acc, role?: string): PlanLine {
@@ -167,12 +218,21 @@ function line(entry: ModelEntry, phase: string, price: Price, acc: Acc, role?: s
     inputTokens: acc.inputTokens,
     outputTokens: acc.outputTokens,
     costUsd: costUsd(tokens, usage) + acc.items * perRequest,
-    batchCostUsd: price.batch_discount !== undefined && entry.provider !== 'simulated' ? costUsd(price, usage, { batch: true }) : null,
+    batchCostUsd: price.batch_discount !== undefined && entry.provider !== 'simulated' ? batchCost(price, usage, acc) : null,
+    ...(acc.syncItems > 0 ? { syncItems: acc.syncItems } : {}),
     // Root items are reserved one by one at their bound (itemMaxCost). A dependent phase's prompts
     // hold replies that do not exist yet: its maximum is projected from their longest possible
     // length, and each call reserves its own bound when it is made.
     maxCostUsd: acc.maxCost + estimatedMax,
   };
+}
+
+/** The batch price of a line's usage, but for its synchronous share (Acc.sync…), at list price. */
+function batchCost(price: Price, usage: { input_tokens: number; output_tokens: number }, acc: Acc): number {
+  if (acc.syncItems === 0) return costUsd(price, usage, { batch: true });
+  const sync = { input_tokens: Math.min(usage.input_tokens, acc.syncInputTokens), output_tokens: Math.min(usage.output_tokens, acc.syncOutputTokens) };
+  const batched = { input_tokens: usage.input_tokens - sync.input_tokens, output_tokens: usage.output_tokens - sync.output_tokens };
+  return costUsd(price, batched, { batch: true }) + costUsd(price, sync);
 }
 
 /** Items a plan counts for a phase, over every partition. */
@@ -200,5 +260,8 @@ export function formatPlan(plan: Plan): string {
   ];
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   const text = rows.map((r) => r.map((cell, c) => (c >= 3 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join('  ')).join('\n');
-  return `${text}\nbudget: ${usd(plan.budgetUsd)} (hard cap; each call reserves its maximum before it is sent)`;
+  const notes = plan.lines
+    .filter((l) => (l.syncItems ?? 0) > 0)
+    .map((l) => `\n${l.model} ${l.phase}: ${l.syncItems} item(s) fewer than a batch must hold (Bedrock: ${BEDROCK_BATCH_MIN_RECORDS} records per job) go through the synchronous API at list price; the batch API column counts them so`);
+  return `${text}${notes.join('')}\nbudget: ${usd(plan.budgetUsd)} (hard cap; each call reserves its maximum before it is sent)`;
 }

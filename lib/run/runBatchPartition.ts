@@ -10,7 +10,7 @@ import { itemMaxCost } from './cost.js';
 import { Journal } from './Journal.js';
 import { BATCH_JOURNAL_PREFIX, partNameOf, readingsOf, registerAndAdopt } from './adoptJournals.js';
 import { KEY_ERROR_CLASSES } from './attemptVerdict.js';
-import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
+import type { PartitionOutcome, PartitionSpec, SyncRemainder } from './partitionTypes.js';
 import { replyRow, type ReplySource } from './replyRow.js';
 import { runPartition } from './runPartition.js';
 import { sleep } from './sleep.js';
@@ -98,9 +98,10 @@ export async function runBatchPartition(spec: BatchPartitionSpec): Promise<Parti
       await sleep(spec.pollMs, spec.signal);
     }
   }
-  const { blocked, keyFailure, keyBlocked, waitStop, waitBlocked, ...counts } = out;
+  const { blocked, keyFailure, keyBlocked, waitStop, waitBlocked, syncRemainder, ...counts } = out;
   return {
     ...counts,
+    ...(syncRemainder !== undefined ? { syncRemainder } : {}),
     adopted,
     pending: Math.max(0, initiallyPending - out.done - out.failed - blocked),
     ...(keyFailure !== undefined ? { keyFailure, keyBlocked } : {}),
@@ -119,6 +120,8 @@ interface RunTally {
   keyBlocked?: number;
   waitStop?: string;
   waitBlocked?: number;
+  /** Items handed to the synchronous route for want of a batch's minimum. */
+  syncRemainder?: SyncRemainder;
 }
 
 /** What the submission side of a partition tracks within one run. */
@@ -286,6 +289,7 @@ async function askSynchronously(spec: BatchPartitionSpec, items: readonly Prompt
   });
   for (const item of items) state.deferred.add(item.item_id);
   const { out } = state;
+  out.syncRemainder = { items: (out.syncRemainder?.items ?? 0) + items.length, minRequests: spec.batch.limits.minRequests ?? 0 };
   out.done += ran.done;
   out.failed += ran.failed;
   out.costUsd += ran.costUsd;

@@ -211,7 +211,7 @@ class PartitionRun {
     const { spec } = this;
     const row = replyRow(this.source, item, a, a.attempt, a.latencyMs, jsonOf(a.ok ? (a.result.settings_sent ?? item.settings) : item.settings));
     const part = this.partForRow(chunkPart);
-    part.journal.append(row);
+    part.journal.append(row, !a.ok && a.unanswered ? reserved : undefined);
     part.rows.push(row);
     part.cost += row.cost_usd;
     // Sent and never answered: the provider may have billed it. Its reservation stays charged.

@@ -148,6 +148,17 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
       total.pending += out.pending;
       total.openBatches += open;
       total.costUsd += out.costUsd;
+      if (out.syncRemainder !== undefined) {
+        // Charged at the on-demand price, not the batch price the plan assumed for the rest.
+        log.info('items asked synchronously at the on-demand price: fewer than a batch job must hold', {
+          campaign: campaign.name,
+          phase: phase.name,
+          model: shard.model,
+          language: shard.language,
+          items: out.syncRemainder.items,
+          minRequests: out.syncRemainder.minRequests,
+        });
+      }
       if (out.keyFailure !== undefined) {
         // Not in `pending`: another invocation cannot help until the key is fixed, so these items
         // do not make the Map loop; they stay pending in the ledger for the next execution.

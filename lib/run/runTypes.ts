@@ -6,6 +6,7 @@
 import type { ReadoutHealth } from '../battery/readoutHealth.js';
 import type { ReplyRow } from '../store/types.js';
 import type { RetryPolicy } from './callWithRetry.js';
+import type { SyncRemainder } from './partitionTypes.js';
 import type { Plan } from './planCampaign.js';
 import type { ProgressSink } from './progress.js';
 import type { BatchRunOptions } from './wavePartition.js';
@@ -57,6 +58,8 @@ export interface PhaseSummary {
   /** Stored readings read again because the design's reading inputs changed, and how many of them changed. */
   readonly reread?: number;
   readonly rereadChanged?: number;
+  /** Items of batch routes asked synchronously at the on-demand price, fewer than a batch must hold (PartitionOutcome). */
+  readonly syncRemainder?: SyncRemainder;
 }
 
 export interface RunSummary {

@@ -7,6 +7,7 @@
 import type { PhaseSpec } from '../battery/types.js';
 import type { EmbeddedLedger } from '../store/index.js';
 import type { Answerers } from './answerers.js';
+import type { PartitionOutcome, SyncRemainder } from './partitionTypes.js';
 import type { Plan } from './planCampaign.js';
 import { plannedItems } from './planCampaign.js';
 import type { RunProgress } from './runProgress.js';
@@ -38,7 +39,7 @@ export async function runWave(run: WaveRun, wave: readonly PhaseSpec[]): Promise
   const { plan, env, ledger, progress, stop } = run;
   const { ctx } = env;
   const { campaign } = ctx;
-  const summaries = new Map(wave.map((p) => [p.name, { phase: p.name, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0, reread: 0, rereadChanged: 0 }]));
+  const summaries = new Map<string, Accumulated>(wave.map((p) => [p.name, { phase: p.name, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0, reread: 0, rereadChanged: 0 }]));
   let done = 0;
   for (const p of wave) done += (await ledger.counts(campaign.name, p.name)).done;
   // Before the progress bar: a thread that cannot start says so on a line of its own.
@@ -74,10 +75,27 @@ export async function runWave(run: WaveRun, wave: readonly PhaseSpec[]): Promise
   return [...summaries.values()];
 }
 
-function accumulate(
-  into: { done: number; failed: number; adopted: number; pending: number; costUsd: number; reread: number; rereadChanged: number },
-  out: { done: number; failed: number; adopted: number; pending: number; costUsd: number; keyBlocked?: number; waitBlocked?: number; reread?: number; rereadChanged?: number },
-) {
+/** A phase's summary while its partitions add to it. */
+interface Accumulated {
+  phase: string;
+  items: number;
+  done: number;
+  failed: number;
+  adopted: number;
+  pending: number;
+  costUsd: number;
+  reread: number;
+  rereadChanged: number;
+  syncRemainder?: SyncRemainder;
+}
+
+function accumulate(into: Accumulated, out: PartitionOutcome) {
+  if (out.syncRemainder !== undefined) {
+    into.syncRemainder = {
+      items: (into.syncRemainder?.items ?? 0) + out.syncRemainder.items,
+      minRequests: Math.max(into.syncRemainder?.minRequests ?? 0, out.syncRemainder.minRequests),
+    };
+  }
   into.reread += out.reread ?? 0;
   into.rereadChanged += out.rereadChanged ?? 0;
   into.done += out.done;

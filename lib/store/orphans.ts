@@ -6,8 +6,9 @@ import { createHash } from 'node:crypto';
 
 /**
  * The part of a dead run's reservation that may have been billed: the maximum cost of its calls
- * whose items left no reply in the run's journal (the calls that came back are committed from the
- * journal at their actual cost). Without the ids, the whole amount; never more than the amount.
+ * whose items are not in `replied`, the items whose calls the run's journal shows ended (those are
+ * committed from the journal: replies at their cost, attempts sent and never answered at what they
+ * reserved; lib/run/adoptJournals.ts). Without the ids, the whole amount; never more than the amount.
  */
 export function orphanBill(amount: number, ids: readonly string[] | null, replied: ReadonlySet<string>, maxCostOf: (id: string) => number | undefined): number {
   if (ids === null || ids.length === 0) return amount;

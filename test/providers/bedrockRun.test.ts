@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { syncRemainderNotices } from '../../lib/cli/syncRemainderNotices.js';
+import { formatPlan } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
@@ -128,6 +130,11 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(ledger.generate).toEqual({ pending: 0, done: generate.items, failed: 0 });
     // No Converse call was made: the batch route carried every item.
     expect(server!.requests.some((r) => r.path.endsWith('/converse'))).toBe(false);
+    expect(generate.syncRemainder).toBeUndefined();
+    // The plan priced the whole partition at the batch price.
+    const line = summary.plan.lines.find((l) => l.phase === 'generate' && l.model === 'haiku')!;
+    expect(line.syncItems).toBeUndefined();
+    expect(line.batchCostUsd).toBeCloseTo(line.costUsd * PRICE.batch_discount, 12);
   });
 
   it('mode: batch with fewer items than Bedrock\'s 100-record minimum: every item asked once through Converse at the sync price, the run finishes, the ledger agrees to the cent', async () => {
@@ -156,6 +163,19 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(ledger.budget.spent_usd).toBeCloseTo(cost + judgeCost, 12);
     expect(ledger.budget.reserved_usd).toBe(0);
     expect(ledger.generate).toEqual({ pending: 0, done: generate.items, failed: 0 });
+    // The run says how many went through Converse, and why.
+    expect(generate.syncRemainder).toEqual({ items: generate.items, minRequests: 100 });
+    expect(syncRemainderNotices(summary.phases)).toEqual([
+      `generate: ${generate.items} item(s) of a batch model asked through its synchronous API (Bedrock: Converse) at the on-demand price, not the batch price: fewer than the 100 records a batch job must hold`,
+    ]);
+    // The plan priced them as the run charged them: at the on-demand price, not half of it.
+    const line = summary.plan.lines.find((l) => l.phase === 'generate' && l.model === 'haiku')!;
+    expect(line.syncItems).toBe(generate.items);
+    expect(line.batchCostUsd).toBeCloseTo(line.costUsd, 12);
+    expect(summary.plan.totals.costUsd).toBeCloseTo(summary.plan.lines.reduce((s, l) => s + (l.model === 'haiku' ? l.batchCostUsd! : l.costUsd), 0), 12);
+    // Reserved as asked: at the on-demand price (the judge is no batch model).
+    expect(summary.plan.totals.maxCostUsd).toBeCloseTo(summary.plan.lines.reduce((s, l) => s + l.maxCostUsd, 0), 12);
+    expect(formatPlan(summary.plan)).toContain(`haiku generate: ${generate.items} item(s) fewer than a batch must hold (Bedrock: 100 records per job) go through the synchronous API at list price`);
   });
 
   it('mode: batch: the few records a job failed transiently are asked through Converse, not a job below the minimum, and the run finishes', async () => {
@@ -173,6 +193,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(generate.done).toBe(generate.items);
     expect(server!.jobs.size).toBe(1);
     expect(server!.requests.filter((r) => r.path.endsWith('/converse')).length).toBe(5);
+    expect(generate.syncRemainder).toEqual({ items: 5, minRequests: 100 });
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
     const ok = okCounts(rows);
     expect(ok.size).toBe(generate.items);

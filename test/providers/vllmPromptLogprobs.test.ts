@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generationSettingsSchema } from '../../lib/battery/schemas.js';
 import { promptLogprobOf, toPromptLogprobsRequests, toWireRequest } from '../../lib/providers/openai/OpenAIChatProvider.js';
 import { createProvider } from '../../lib/providers/registry.js';
+import { callWithRetry, type Attempt } from '../../lib/run/callWithRetry.js';
 import type { GenerateRequest } from '../../lib/providers/types.js';
 import { useWireServer, type RecordedRequest } from './helpers/wireServer.js';
 
@@ -92,6 +93,43 @@ describe('vLLM candidate logprobs by prompt_logprobs', () => {
     await expect(p.generate(request)).rejects.toThrow(
       expect.objectContaining({ errorClass: 'bad_request', retryable: false, message: expect.stringContaining('did not end the scoring prompt, token 2822 ("No") did') }),
     );
+  });
+
+  // The reply and its scoring requests run together: when one fails, the others were answered and
+  // billed all the same, and the failed attempt is priced by what they used (or possibly billed).
+  it.each([
+    ['a 400 that counts nothing', { status: 400, json: { error: { message: 'prompt too long', type: 'BadRequestError', code: 400 } } }, 'bad_request', false],
+    ['a 429', { status: 429, json: { error: { message: 'busy', type: 'RateLimitError', code: 429 } } }, 'rate_limit', false],
+    ['a gateway 504 (delivered, possibly billed)', { status: 504, headers: { 'content-type': 'text/html' }, raw: '<html>504 Gateway Time-out</html>' }, 'server_error', true],
+  ] as const)('one scoring request fails with %s: the answered reply and scoring request are counted on the failed attempt', async (_what, failure, errorClass, possiblyBilled) => {
+    const server = await wire.start([
+      {
+        from: (req) => {
+          const body = req.body as { messages: { content: string }[]; prompt_logprobs?: number };
+          if (body.prompt_logprobs !== undefined && body.messages.at(-1)!.content === ' No') return failure;
+          return answer(req);
+        },
+      },
+    ]);
+    const p = await createProvider({ id: 'q', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1` }, { seed: 1, env: {} });
+    const attempts: Attempt[] = [];
+
+    const final = await callWithRetry(p, request, { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, timeoutMs: 10_000 }, (a) => attempts.push(a));
+
+    expect(server.requests).toHaveLength(3);
+    expect(attempts).toHaveLength(1);
+    expect(final.ok).toBe(false);
+    if (final.ok) return;
+    expect(final.errorClass).toBe(errorClass);
+    // The reply (31 + 7 tokens) and the " Yes" scoring request (32 + 1): run and billed.
+    expect(final.usage).toEqual({ input_tokens: 31 + 32, output_tokens: 7 + 1 });
+    expect(final.unanswered === true).toBe(possiblyBilled);
+    expect(final.message).toContain("2 of the call's 3 requests were answered and are billed");
+  });
+
+  it('a candidate that did not end its scoring prompt was still answered: its usage goes with the error', async () => {
+    const split = scoringReply({ [YES]: { logprob: -0.12, rank: 1, decoded_token: ' Yes' }, '2822': { logprob: -5.5, rank: 9, decoded_token: 'No' } }, 30);
+    expect(() => promptLogprobOf(split, 'vllm', ' No', NO)).toThrow(expect.objectContaining({ errorClass: 'bad_request', usage: { input_tokens: 30, output_tokens: 1 } }));
   });
 
   it('reads the prompt token by rank, and refuses a reply without prompt_logprobs', () => {

@@ -7,6 +7,7 @@ import { runCampaign } from '../../run/runCampaign.js';
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY } from '../../run/callWithRetry.js';
 import { ProgressBar, silentProgress } from '../../run/progress.js';
 import { rereadNotices } from '../rereadNotices.js';
+import { syncRemainderNotices } from '../syncRemainderNotices.js';
 import type { CliArgs } from '../args.js';
 import { shownPath } from '../shownPath.js';
 import { EmbeddedLedger } from '../../store/index.js';
@@ -151,6 +152,7 @@ export async function runCommand(args: CliArgs): Promise<number> {
       if (!summary.phases.some((p) => p.phase === phase) && n > 0) process.stderr.write(`${phase}: not started, ${n} pending\n`);
     }
     for (const line of rereadNotices(summary.phases)) process.stdout.write(`${line}\n`);
+    for (const line of syncRemainderNotices(summary.phases)) process.stderr.write(`${line}\n`);
     process.stderr.write(`spent $${summary.spentUsd.toFixed(4)} of $${summary.capUsd} (all runs of this campaign)\n`);
     if (summary.possiblyBilledUsd > 0 || summary.heldUsd > 0) {
       process.stderr.write(

@@ -9,8 +9,9 @@ import { completeResults } from '../openai/OpenAIBatchClient.js';
 import { fromWireResponse, settingsSent, toWireRequest } from './AnthropicMessagesProvider.js';
 import { sdkTransport } from '../transportTimeouts.js';
 
-/** Anthropic's documented limits for one Message Batch: 100,000 requests or 256 MB. */
-export const ANTHROPIC_BATCH_LIMITS: BatchLimits = { maxRequests: 100_000, maxBytes: 256 * 1024 * 1024 };
+import { ANTHROPIC_BATCH_LIMITS } from '../batchLimits.js';
+
+export { ANTHROPIC_BATCH_LIMITS };
 
 /**
  * A batch created this long before an intent's time may still be its own (the provider's clock and

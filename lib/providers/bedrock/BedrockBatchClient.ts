@@ -19,19 +19,9 @@ import type { BedrockConnection } from './BedrockConverseProvider.js';
 import { toBedrockCallError } from './bedrockErrors.js';
 import { fromWireResponse, settingsSent, toWireRequest } from './converseWire.js';
 
-/**
- * The fewest records Bedrock accepts in one job (its "minimum number of records per batch
- * inference job" quota, 100 for the models that offer batch): a smaller job is refused at
- * validation, after the input was uploaded, so sondage refuses it before.
- */
-export const BEDROCK_BATCH_MIN_RECORDS = 100;
+import { BEDROCK_BATCH_LIMITS, BEDROCK_BATCH_MIN_RECORDS } from '../batchLimits.js';
 
-/**
- * Bedrock's default quotas for one batch inference job: 50,000 records and 1 GB per input file
- * (adjustable per account and model in Service Quotas; these are the floors sondage splits to),
- * and at least BEDROCK_BATCH_MIN_RECORDS records.
- */
-export const BEDROCK_BATCH_LIMITS: BatchLimits = { maxRequests: 50_000, maxBytes: 1_000_000_000, minRequests: BEDROCK_BATCH_MIN_RECORDS };
+export { BEDROCK_BATCH_LIMITS, BEDROCK_BATCH_MIN_RECORDS };
 
 /** A job submitted this long before an intent's time may still be its own (clock skew). */
 const CLOCK_SLACK_MS = 2_000;

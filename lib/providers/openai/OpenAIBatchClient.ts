@@ -8,8 +8,9 @@ import { splitBatch } from '../splitBatch.js';
 import { OPENAI_BASE_URL, createOpenAIClient, fromWireResponse, settingsSent, toWireRequest } from './OpenAIChatProvider.js';
 import type { ChatFlavour } from './OpenAIChatProvider.js';
 
-/** OpenAI's documented limits for one batch input file: 50,000 requests, 200 MB. */
-export const OPENAI_BATCH_LIMITS: BatchLimits = { maxRequests: 50_000, maxBytes: 200 * 1024 * 1024 };
+import { OPENAI_BATCH_LIMITS } from '../batchLimits.js';
+
+export { OPENAI_BATCH_LIMITS };
 
 const ENDPOINT = '/v1/chat/completions';
 

@@ -7,6 +7,7 @@ import { ProviderCallError } from '../errors.js';
 import type { RateLimitHints } from '../rateLimits.js';
 import { classifyProviderError, endpointOf, urlSecrets } from '../sdkErrors.js';
 import { parseWire, sendForJson } from '../wire.js';
+import { groupFailure } from './scoringGroup.js';
 import { sdkTransport } from '../transportTimeouts.js';
 
 /**
@@ -285,6 +286,7 @@ export function promptLogprobOf(body: unknown, provider: string, surface: string
   const last = wire.prompt_logprobs[wire.prompt_logprobs.length - 1];
   const listed = Object.entries(last ?? {});
   const own = listed.length === 1 ? listed[0] : listed.find(([, e]) => typeof e.rank === 'number' && e.rank !== 1);
+  const usage = { input_tokens: wire.usage.prompt_tokens, output_tokens: wire.usage.completion_tokens };
   if (own === undefined || Number(own[0]) !== id) {
     const ended = own ? `token ${own[0]}${own[1].decoded_token ? ` (${JSON.stringify(own[1].decoded_token)})` : ''}` : 'no listed token';
     throw new ProviderCallError(
@@ -292,12 +294,13 @@ export function promptLogprobOf(body: unknown, provider: string, surface: string
       provider,
       'bad_request',
       false,
+      undefined,
+      undefined,
+      // Answered and billed, though it scored the wrong token.
+      { usage },
     );
   }
-  return {
-    logprob: { logprob: own[1].logprob, exact: true },
-    usage: { input_tokens: wire.usage.prompt_tokens, output_tokens: wire.usage.completion_tokens },
-  };
+  return { logprob: { logprob: own[1].logprob, exact: true }, usage };
 }
 
 /**
@@ -374,20 +377,24 @@ export class OpenAIChatProvider implements ModelProvider {
 
     // toWireRequest refused this off vLLM already. The reply and the scoring requests go out
     // together; any failure fails the call, since a reply missing a candidate is not what was asked.
+    // Each request is waited for, so that the failure counts what the answered ones were billed.
     const scoring = toPromptLogprobsRequests(req, this.#model);
-    const [reply, ...scored] = await Promise.all([
+    const settled = await Promise.allSettled([
       send(body).then((json) => fromWireResponse(json, this.id)),
       ...scoring.map((s) => send(s.body).then((json) => promptLogprobOf(json, this.id, s.surface, s.id))),
     ]);
+    const failure = groupFailure(settled, this.id);
+    if (failure !== undefined) throw failure;
+    const [reply, ...scored] = settled.map((s) => (s as PromiseFulfilledResult<GenerateResult | ScoredCandidate>).value) as [GenerateResult, ...ScoredCandidate[]];
     const logprobs: Record<string, TokenLogprob> = {};
     scoring.forEach((s, i) => (logprobs[s.surface] = scored[i]!.logprob));
     return {
-      ...reply!,
+      ...reply,
       // Every request is paid for: the reply's usage plus the scoring requests'.
       usage: {
-        ...reply!.usage,
-        input_tokens: reply!.usage.input_tokens + scored.reduce((n, c) => n + c!.usage.input_tokens, 0),
-        output_tokens: reply!.usage.output_tokens + scored.reduce((n, c) => n + c!.usage.output_tokens, 0),
+        ...reply.usage,
+        input_tokens: reply.usage.input_tokens + scored.reduce((n, c) => n + c.usage.input_tokens, 0),
+        output_tokens: reply.usage.output_tokens + scored.reduce((n, c) => n + c.usage.output_tokens, 0),
       },
       logprobs,
       settings_sent: { ...settingsSent(body), candidate_scoring: { ...settingsSent(scoring[0]!.body), requests: scoring.length } },
