@@ -12,7 +12,7 @@ import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../../infra/app.js';
 import { CONTEXT, ENV } from '../../lib/config/index.js';
-import { MAX_WORKER_COPIES, UNRESERVED_WORKER_COPIES, waveCopies, workerCopiesCeiling } from '../../lib/run/shards.js';
+import { CALLS_PER_COPY, MAX_WORKER_COPIES, UNRESERVED_WORKER_COPIES, waveCopies, workerCopiesCeiling } from '../../lib/run/shards.js';
 
 function template(value?: string): Template {
   const context: Record<string, unknown> = { [BUNDLING_STACKS]: [] };
@@ -50,7 +50,7 @@ describe('the worker reserved concurrency from context', () => {
 
   it('the plan never fans out more copies than the ceiling it is given', () => {
     const ctx = { campaign: { concurrency: 1024, models: [] } } as unknown as Parameters<typeof waveCopies>[0];
-    expect(waveCopies(ctx, [])).toBe(Math.min(MAX_WORKER_COPIES, 1024 / 16));
+    expect(waveCopies(ctx, [])).toBe(Math.min(MAX_WORKER_COPIES, 1024 / CALLS_PER_COPY));
     expect(waveCopies(ctx, [], workerCopiesCeiling('8'))).toBe(8);
     expect(workerCopiesCeiling(undefined)).toBe(MAX_WORKER_COPIES);
     expect(() => workerCopiesCeiling('ten')).toThrow('whole number ≥ 0');
