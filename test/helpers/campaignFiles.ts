@@ -73,6 +73,12 @@ export function narrowDesign(
   doc.design['story_limit'] = cut.stories;
 }
 
+/** FAR-6 at its smallest: English, the plain form, yes/no, two stories, no repeats (a handful of calls). */
+export function smallestDesign(doc: CampaignDoc): void {
+  narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 2 });
+  doc.design['repeats'] = { count: 1, fraction: 0 };
+}
+
 /** The campaign and its battery, loaded as `sondage run` loads them. */
 export function loadContext(file: string, dataDir?: string): Promise<RunContext> {
   return loadRunContext(file, dataDir);

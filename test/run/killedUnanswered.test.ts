@@ -5,7 +5,7 @@ import { POSSIBLY_BILLED_FIELD, readJournal } from '../../lib/run/Journal.js';
 import { itemMaxCost } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { ReplyRow } from '../../lib/store/types.js';
-import { loadContext, rootItems, type CampaignDoc } from '../helpers/campaigns.js';
+import { loadContext, rootItems, smallestDesign, type CampaignDoc } from '../helpers/campaigns.js';
 import { exited, spawnCli } from '../helpers/cli.js';
 import { filesUnder, ledgerSnapshot, storedReplies } from '../helpers/runData.js';
 import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
@@ -45,11 +45,7 @@ describe('a run killed with attempts sent and unanswered', () => {
       },
     };
     wire = await wireCampaign([reply], { rpm: 100_000, price: PRICE }, (doc: CampaignDoc) => {
-      doc.design['languages'] = ['en'];
-      doc.design['forms'] = ['plain'];
-      doc.design['constraints'] = ['yesno'];
-      doc.design['story_limit'] = 2;
-      doc.design['repeats'] = { count: 1, fraction: 0 };
+      smallestDesign(doc);
     });
     const ctx = await loadContext(wire.file);
     const items = rootItems(ctx, ctx.campaign.models[0]!, 'en');

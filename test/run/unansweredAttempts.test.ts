@@ -4,7 +4,7 @@ import { itemMaxCost } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { PromptItem } from '../../lib/core/types.js';
 import type { RunContext } from '../../lib/run/context.js';
-import { loadContext, rootItems, type CampaignDoc } from '../helpers/campaigns.js';
+import { loadContext, rootItems, smallestDesign, type CampaignDoc } from '../helpers/campaigns.js';
 import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
 import { ledgerSnapshot } from '../helpers/runData.js';
 import type { WireReply, WireServer } from '../providers/helpers/wireServer.js';
@@ -34,11 +34,7 @@ async function silentCampaign(
     },
   };
   wire = await wireCampaign([silent], { rpm: 100_000, price: PRICE, ...model }, (doc: CampaignDoc) => {
-    doc.design['languages'] = ['en'];
-    doc.design['forms'] = ['plain'];
-    doc.design['constraints'] = ['yesno'];
-    doc.design['story_limit'] = 2;
-    doc.design['repeats'] = { count: 1, fraction: 0 };
+    smallestDesign(doc);
   });
   const ctx = await loadContext(wire.file);
   return { server: wire.server, ctx, items: rootItems(ctx, ctx.campaign.models[0]!, 'en'), dataDir: path.join(wire.dir, 'data') };

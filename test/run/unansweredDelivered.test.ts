@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { itemMaxCost } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
-import { loadContext, rootItems, type CampaignDoc } from '../helpers/campaigns.js';
+import { loadContext, rootItems, smallestDesign, type CampaignDoc } from '../helpers/campaigns.js';
 import { freePort } from '../helpers/localServer.js';
 import { ledgerSnapshot, storedReplies } from '../helpers/runData.js';
 import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
@@ -57,11 +57,7 @@ async function run(name: string, first: 'gateway_timeout' | 'drop' | 'refused' |
   };
   const closedPort = await freePort();
   wire = await wireCampaign([reply], { rpm: 100_000, price: PRICE }, (doc: CampaignDoc) => {
-    doc.design['languages'] = ['en'];
-    doc.design['forms'] = ['plain'];
-    doc.design['constraints'] = ['yesno'];
-    doc.design['story_limit'] = 2;
-    doc.design['repeats'] = { count: 1, fraction: 0 };
+    smallestDesign(doc);
     const entry = doc.models[0]!;
     const origin = first === 'refused' ? `http://127.0.0.1:${closedPort}` : String(entry['base_url']).replace(/\/v1$/, '');
     // Anthropic's SDK adds /v1 itself; the OpenAI one expects it in the base URL.
