@@ -127,6 +127,18 @@ function jobDeps() {
   };
 }
 
+/**
+ * Watches a GPU job's budget: `held` gets what the budget reserved at the moment vLLM is started
+ * (the attempt's bound must already be held then), `spends` what the job published. Pass `log`
+ * and `publishSpend` to runGpuJob.
+ */
+function budgetWatch(campaign: string) {
+  const held: Promise<number>[] = [];
+  const spends: GpuSpend[] = [];
+  const log: JobLog = { ...silent, info: (m) => void (m === 'vLLM server starting' && held.push(h.ledger.budget(campaign).then((b) => b.reserved_usd))) };
+  return { held, spends, log, publishSpend: async (sp: GpuSpend) => void spends.push(sp) };
+}
+
 const lines = async (file: string) =>
   (await readFile(file, 'utf8').catch(() => ''))
     .split('\n')
@@ -378,17 +390,15 @@ describe('the GPU job with a vLLM stand-in', () => {
     const gpu = { instance_type: 'g5.xlarge', capacity: 'spot' as const };
     const bound = instanceBound(gpu, GPU_JOB.attemptTimeoutSeconds).usd;
     vi.stubEnv('FAKE_VLLM_LATENCY_MS', '300');
-    const held: Promise<number>[] = [];
-    const spends: GpuSpend[] = [];
     // The moment vLLM is started, what the budget holds.
-    const log: JobLog = { ...silent, info: (m) => void (m === 'vLLM server starting' && held.push(h.ledger.budget(name).then((b) => b.reserved_usd))) };
+    const { held, spends, log, publishSpend } = budgetWatch(name);
 
     const before = Date.now();
     const code = await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-slow.log'))), {
       ...jobDeps(),
       log,
       startedAtMs: before,
-      publishSpend: async (sp) => void spends.push(sp),
+      publishSpend,
     });
     const elapsed = (Date.now() - before) / 1000;
 
@@ -421,18 +431,16 @@ describe('the GPU job with a vLLM stand-in', () => {
     // An instance that booted and pulled the image for 30 minutes: more than the 10 the plan assumes.
     const bootedAt = Date.now() - 1800_000;
     const clock = { uptimeSeconds: () => (Date.now() - bootedAt) / 1000, dir: instanceDir };
-    const held: Promise<number>[] = [];
-    const spends: GpuSpend[] = [];
-    const log: JobLog = { ...silent, info: (m) => void (m === 'vLLM server starting' && held.push(h.ledger.budget(name).then((b) => b.reserved_usd))) };
+    const { held, spends, log, publishSpend } = budgetWatch(name);
 
     const froms: unknown[] = [];
     const clockLog: JobLog = { ...log, info: (m, f) => void (m === 'GPU instance time before the container' ? froms.push(f?.['from']) : log.info(m, f)) };
     const first = Date.now();
-    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-i1.log'))), { ...jobDeps(), log: clockLog, startedAtMs: first, instanceClock: clock, publishSpend: async (sp) => void spends.push(sp) })).toBe(EXIT_CODES.ok);
+    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-i1.log'))), { ...jobDeps(), log: clockLog, startedAtMs: first, instanceClock: clock, publishSpend })).toBe(EXIT_CODES.ok);
     const firstEnd = Date.now();
     // The next job's container starts on the same instance once the first has ended.
     const second = Date.now();
-    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 2, await freePort(), path.join(dir, 'vllm-i2.log'))), { ...jobDeps(), log: clockLog, startedAtMs: second, instanceClock: clock, publishSpend: async (sp) => void spends.push(sp) })).toBe(EXIT_CODES.ok);
+    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 2, await freePort(), path.join(dir, 'vllm-i2.log'))), { ...jobDeps(), log: clockLog, startedAtMs: second, instanceClock: clock, publishSpend })).toBe(EXIT_CODES.ok);
     const secondEnd = Date.now();
 
     expect(spends).toHaveLength(2);
@@ -469,9 +477,7 @@ describe('the GPU job with a vLLM stand-in', () => {
     const { dir: instanceDir } = await tempDir('gpu-instance-share');
     const bootedAt = Date.now() - 600_000;
     const clock = { uptimeSeconds: () => (Date.now() - bootedAt) / 1000, dir: instanceDir };
-    const held: Promise<number>[] = [];
-    const spends: GpuSpend[] = [];
-    const log: JobLog = { ...silent, info: (m) => void (m === 'vLLM server starting' && held.push(h.ledger.budget(name).then((b) => b.reserved_usd))) };
+    const { held, spends, log, publishSpend } = budgetWatch(name);
 
     const start = Date.now();
     const code = await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-share.log'))), {
@@ -479,7 +485,7 @@ describe('the GPU job with a vLLM stand-in', () => {
       log,
       startedAtMs: start,
       instanceClock: clock,
-      publishSpend: async (sp) => void spends.push(sp),
+      publishSpend,
     });
 
     expect(code).toBe(EXIT_CODES.ok);

@@ -4,7 +4,7 @@ import { formatPlan } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
-import { ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
+import { costOf, ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
 import { converseReply, startBedrockServer } from '../helpers/bedrockServer.js';
 import type { BedrockAnswer, BedrockServer } from '../helpers/bedrockServer.js';
 
@@ -121,9 +121,9 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(ok.size).toBe(generate.items);
     expect([...ok.values()].every((c) => c === 1)).toBe(true);
     const perReply = ((USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) * PRICE.batch_discount) / 1e6;
-    const okCost = rows.filter((r) => r.status === 'ok').reduce((s, r) => s + r.cost_usd, 0);
+    const okCost = costOf(rows.filter((r) => r.status === 'ok'));
     expect(okCost).toBeCloseTo(generate.items * perReply, 12);
-    const judgeCost = (await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge')).filter((r) => r.status === 'ok').reduce((s, r) => s + r.cost_usd, 0);
+    const judgeCost = costOf((await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge')).filter((r) => r.status === 'ok'));
     const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
     expect(ledger.budget.spent_usd).toBeCloseTo(okCost + judgeCost, 12);
     expect(ledger.budget.reserved_usd).toBe(0);
@@ -156,9 +156,9 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(ok.size).toBe(generate.items);
     expect([...ok.values()].every((c) => c === 1)).toBe(true);
     const perReply = (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) / 1e6;
-    const cost = rows.reduce((s, r) => s + r.cost_usd, 0);
+    const cost = costOf(rows);
     expect(cost).toBeCloseTo(generate.items * perReply, 12);
-    const judgeCost = (await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge')).reduce((s, r) => s + r.cost_usd, 0);
+    const judgeCost = costOf(await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge'));
     const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
     expect(ledger.budget.spent_usd).toBeCloseTo(cost + judgeCost, 12);
     expect(ledger.budget.reserved_usd).toBe(0);
@@ -199,11 +199,11 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(ok.size).toBe(generate.items);
     expect([...ok.values()].every((c) => c === 1)).toBe(true);
     const perReply = (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) / 1e6;
-    const okCost = rows.filter((r) => r.status === 'ok').reduce((s, r) => s + r.cost_usd, 0);
+    const okCost = costOf(rows.filter((r) => r.status === 'ok'));
     expect(okCost).toBeCloseTo((generate.items - 5) * perReply * PRICE.batch_discount + 5 * perReply, 12);
-    const judgeCost = (await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge')).reduce((s, r) => s + r.cost_usd, 0);
+    const judgeCost = costOf(await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge'));
     const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
-    expect(ledger.budget.spent_usd).toBeCloseTo(rows.reduce((s, r) => s + r.cost_usd, 0) + judgeCost, 12);
+    expect(ledger.budget.spent_usd).toBeCloseTo(costOf(rows) + judgeCost, 12);
     expect(ledger.budget.reserved_usd).toBe(0);
     expect(ledger.generate).toEqual({ pending: 0, done: generate.items, failed: 0 });
   });

@@ -7,7 +7,7 @@ import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { ReplyRow } from '../../lib/store/types.js';
 import { loadContext, rootItems, smallestDesign, type CampaignDoc } from '../helpers/campaigns.js';
 import { exited, spawnCli } from '../helpers/cli.js';
-import { filesUnder, ledgerSnapshot, storedReplies } from '../helpers/runData.js';
+import { costOf, filesUnder, ledgerSnapshot, storedReplies } from '../helpers/runData.js';
 import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
 import { chatCompletion, type WireReply } from '../providers/helpers/wireServer.js';
 
@@ -103,7 +103,7 @@ describe('a run killed with attempts sent and unanswered', () => {
     expect(after.generate.done).toBe(items.length);
     const rows = await storedReplies(dataDir, ctx.campaign.name, 'generate');
     const judged = await storedReplies(dataDir, ctx.campaign.name, 'judge');
-    expect(after.budget.spent_usd).toBeCloseTo([...rows, ...judged].reduce((s, r) => s + r.cost_usd, 0), 12);
+    expect(after.budget.spent_usd).toBeCloseTo(costOf([...rows, ...judged]), 12);
     expect(after.budget.spent_usd + after.budget.possibly_billed_usd).toBeLessThanOrEqual(after.budget.cap_usd);
     // The flag is the journal's: the stored replies have no such column.
     expect(rows.every((r) => !(POSSIBLY_BILLED_FIELD in r))).toBe(true);
