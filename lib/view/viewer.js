@@ -10,6 +10,10 @@
 
 const app = document.getElementById('app');
 let refreshTimer;
+/** Bumped by each route: an answer that arrives for an earlier route (the overview's refresh still on
+ * the wire when the reader clicks on) is dropped rather than drawn over the page asked for since. */
+let generation = 0;
+class Stale extends Error {}
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -26,9 +30,11 @@ function el(tag, attrs, ...children) {
 }
 
 async function get(path, params) {
+  const asked = generation;
   const qs = params ? `?${params.toString()}` : '';
   const res = await fetch(`/api/${path}${qs}`);
   const body = await res.json();
+  if (asked !== generation) throw new Stale();
   if (!res.ok) throw new Error(body.error || res.statusText);
   return body;
 }
@@ -199,10 +205,21 @@ async function replies(name, params) {
     return `#/c/${enc(name)}/r?${q}`;
   };
   const count = el('span', { id: 'count' }, 'counting…');
+  // The links come before the count: the count arrives later and changes width, and a link after it
+  // would move under a reader's pointer between aiming and clicking.
   show(
     crumbs([name, `#/c/${enc(name)}`], ['replies']),
     form,
-    el('p', { id: 'pager' }, offset > 0 ? el('a', { href: pageTo(Math.max(0, offset - page.limit)), id: 'prev' }, '← previous') : null, ` replies ${page.rows.length === 0 ? 0 : offset + 1}–${offset + page.rows.length} of `, count, ` (${page.ms.toFixed(0)} ms) `, page.more ? el('a', { href: pageTo(offset + page.limit, page.next), id: 'next' }, 'next →') : null),
+    el(
+      'p',
+      { id: 'pager' },
+      offset > 0 ? el('a', { href: pageTo(Math.max(0, offset - page.limit)), id: 'prev' }, '← previous') : null,
+      ' ',
+      page.more ? el('a', { href: pageTo(offset + page.limit, page.next), id: 'next' }, 'next →') : null,
+      ` replies ${page.rows.length === 0 ? 0 : offset + 1}–${offset + page.rows.length} of `,
+      count,
+      ` (${page.ms.toFixed(0)} ms)`,
+    ),
     table(
       ['phase', 'model', 'language', 'item', 'attempt', 'status', 'cost', 'readings', 'reply'],
       page.rows.map((r) => {
@@ -250,6 +267,7 @@ function fail(err) {
 
 function route() {
   clearTimeout(refreshTimer);
+  const mine = ++generation;
   const hash = location.hash.replace(/^#/, '') || '/';
   const [pathPart, query] = hash.split('?');
   const params = new URLSearchParams(query || '');
@@ -261,7 +279,10 @@ function route() {
   else if (parts[0] === 'c' && parts[2] === 'r') work = replies(parts[1], params);
   else if (parts[0] === 'c' && parts[2] === 'reply') work = reply(parts[1], params);
   else work = Promise.reject(new Error('no such page'));
-  work.then(() => document.body.setAttribute('data-ready', hash), fail);
+  work.then(
+    () => mine === generation && document.body.setAttribute('data-ready', hash),
+    (err) => mine === generation && !(err instanceof Stale) && fail(err),
+  );
 }
 
 window.addEventListener('hashchange', route);

@@ -31,6 +31,8 @@ let browser: Browser;
 let page: Page;
 const consoleErrors: string[] = [];
 const foreign: string[] = [];
+/** Requests to hold instead of answering, by the start of their path (to answer one late). */
+const held = { prefix: '', requests: [] as { continue(): Promise<void> }[] };
 
 /** Waits until the page has rendered the route whose hash starts with `prefix`. */
 async function ready(prefix: string): Promise<void> {
@@ -74,6 +76,7 @@ beforeAll(async () => {
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
   await page.setRequestInterception(true);
   page.on('request', (req) => {
+    if (held.prefix && req.url().startsWith(new URL(held.prefix, server.url).href)) return void held.requests.push(req);
     if (req.url().startsWith(server.url)) return void req.continue();
     foreign.push(req.url());
     void req.abort('blockedbyclient');
@@ -151,6 +154,14 @@ describe('sondage view in chromium', () => {
     await visit(`/c/${DEMO}/r?phase=defonly&model=alpha`);
     const one = await rowsOf('replies');
     expect(one).toHaveLength(50);
+    // The count arrives after the page: the link to the next page must not move when it does.
+    const nextAt = () => page.$eval('#next', (a) => {
+      const { x, y } = (a as unknown as { getBoundingClientRect(): { x: number; y: number } }).getBoundingClientRect();
+      return { x, y };
+    });
+    const before = await nextAt();
+    await page.evaluate(() => ((document.querySelector('#count') as unknown as { textContent: string }).textContent = '1,234,567'));
+    expect(await nextAt()).toEqual(before);
     await go('#next', `/c/${DEMO}/r?`);
     const two = await rowsOf('replies');
     expect(two.length).toBeGreaterThan(0);
@@ -164,6 +175,21 @@ describe('sondage view in chromium', () => {
     await visit(`/c/${DEMO}/r?${new URLSearchParams({ q: piece.toUpperCase() })}`);
     const found = await rowsOf('replies');
     expect(found.map((r) => r[3])).toContain(two[0]![3]);
+  });
+
+  it('draws the page asked for last, when the answer for an earlier one arrives after it', async () => {
+    held.prefix = `/api/campaigns/${DEMO}/overview`;
+    await forget();
+    await page.evaluate((h: string) => ((globalThis as unknown as { location: { hash: string } }).location.hash = h), `/c/${DEMO}`);
+    while (held.requests.length === 0) await new Promise((r) => setTimeout(r, 20));
+    held.prefix = '';
+    await visit(`/c/${DEMO}/r?phase=defonly`);
+    for (const req of held.requests.splice(0)) await req.continue();
+    // The overview's answer has come back; give the page time to (wrongly) draw it.
+    await page.waitForNetworkIdle({ idleTime: 300 });
+    expect(await page.$('#replies')).not.toBeNull();
+    expect(await page.$('#progress')).toBeNull();
+    expect(await page.evaluate(() => document.body.getAttribute('data-ready'))).toBe(`/c/${DEMO}/r?phase=defonly`);
   });
 
   it('met no console error and asked nothing beyond the viewer', () => {
