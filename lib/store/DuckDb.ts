@@ -1,8 +1,8 @@
 import type { DuckDBConnection, DuckDBInstance, DuckDBResult, DuckDBValueConverter, JS } from '@duckdb/node-api';
-import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { duckdbApi } from './duckdbApi.js';
+import { ownSpillFolder, removeSpillFolder } from './duckdbSpill.js';
 import type { DuckDbApi } from './duckdbApi.js';
 import { tablePrefix } from './layout.js';
 import { PARTITION_COLUMNS, tableColumns } from './schemas.js';
@@ -62,6 +62,7 @@ export class DuckDb {
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
     private readonly toJs: DuckDBValueConverter<JS>,
+    private readonly spillFolder: string,
   ) {}
 
   /** Opens an in-memory database. `threads` defaults to DuckDB's (all cores). */
@@ -71,11 +72,16 @@ export class DuckDb {
     // DuckDB would otherwise take up to 80 % of RAM for its buffers and keep what it took; the
     // local run shares the machine with its own JS heap (bench/local-throughput measures RSS).
     config['memory_limit'] = options.memoryLimit ?? '400MB';
-    // Spills past the limit go to the OS temp folder, not to a .tmp folder in the user's cwd.
-    config['temp_directory'] = path.join(os.tmpdir(), 'sondage-duckdb');
+    const spillFolder = await ownSpillFolder();
+    config['temp_directory'] = spillFolder;
     const api = await duckdbApi();
-    const instance = await api.DuckDBInstance.create(':memory:', config);
-    return new DuckDb(instance, await instance.connect(), numbersConverter(api));
+    try {
+      const instance = await api.DuckDBInstance.create(':memory:', config);
+      return new DuckDb(instance, await instance.connect(), numbersConverter(api), spillFolder);
+    } catch (err) {
+      removeSpillFolder(spillFolder);
+      throw err;
+    }
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -190,6 +196,7 @@ export class DuckDb {
     this.closed = true;
     this.connection.closeSync();
     this.instance.closeSync();
+    removeSpillFolder(this.spillFolder);
   }
 }
 

@@ -1,25 +1,25 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { tempSibling } from './LocalBlobStore.js';
 import { sqlIdent, sqlString } from './DuckDb.js';
+import { ownSpillFolder, removeSpillFolder } from './duckdbSpill.js';
 import { appendRow, cellsOf, sharedColumns, tableColumnsSql } from './duckdbAppend.js';
 import { columnsOf, rowChecker, targetKey } from './parquetParts.js';
 import type { PartitionCheck, PartTarget, PartWriter, Rows, WriteOptions, WrittenPart } from './parquetParts.js';
-import { isProcessAlive } from './lock.js';
+import { makeOwnedFolder, removeAbandonedFolders } from './ownedFolders.js';
 import { StorageError, storageCode, writeFailure } from './storageErrors.js';
 import type { ColumnDef, TableRows } from './schemas.js';
 import type { BlobStore, TableName } from './types.js';
 
 export type { PartitionCheck, PartTarget, PartWriter, WriteOptions, WrittenPart } from './parquetParts.js';
 
-/** Staging folders are `sondage-parquet-<pid>@<host>-XXXXXX`: whose they are is in the name. */
+/** Staging folders are owned folders (ownedFolders.ts): `sondage-parquet-<pid>@<host>-XXXXXX`. */
 const STAGING_PREFIX = 'sondage-parquet-';
-const STAGING_NAME = /^sondage-parquet-(\d+)@(.+)-[A-Za-z0-9]{6}$/;
 /** Before pid@host names: `sondage-parquet-XXXXXX`, removed only when empty and this old. */
 const LEGACY_NAME = /^sondage-parquet-[A-Za-z0-9]{6}$/;
 const LEGACY_AGE_MS = 3_600_000;
@@ -30,24 +30,13 @@ const LEGACY_AGE_MS = 3_600_000;
  * old. A live writer's folder — another run on the same data folder — is never touched.
  */
 export async function removeAbandonedStaging(base: string): Promise<number> {
-  let names: string[];
-  try {
-    names = await readdir(base);
-  } catch {
-    return 0;
-  }
-  let removed = 0;
-  for (const name of names) {
-    const owner = STAGING_NAME.exec(name);
+  let removed = await removeAbandonedFolders(base, STAGING_PREFIX);
+  const names = await readdir(base).catch(() => [] as string[]);
+  for (const name of names.filter((n) => LEGACY_NAME.test(n))) {
     const folder = path.join(base, name);
-    if (owner) {
-      if (owner[2] !== os.hostname() || isProcessAlive(Number(owner[1]))) continue;
-      await rm(folder, { recursive: true, force: true }).then(() => removed++, () => undefined);
-    } else if (LEGACY_NAME.test(name)) {
-      const old = await stat(folder).then((s) => s.isDirectory() && Date.now() - s.mtimeMs > LEGACY_AGE_MS, () => false);
-      // rmdir refuses a folder that is not empty: a writer still staging keeps it.
-      if (old) await rmdir(folder).then(() => removed++, () => undefined);
-    }
+    const old = await stat(folder).then((s) => s.isDirectory() && Date.now() - s.mtimeMs > LEGACY_AGE_MS, () => false);
+    // rmdir refuses a folder that is not empty: a writer still staging keeps it.
+    if (old) await rmdir(folder).then(() => removed++, () => undefined);
   }
   return removed;
 }
@@ -73,22 +62,28 @@ export class ParquetWriter implements PartWriter {
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly tmpDir: string,
+    private readonly spillFolder: string,
   ) {}
 
   /** `tmpDir`: where parts bound for a store without local paths are staged (default: a fresh folder in the OS temp dir). */
   static async create(options: { readonly tmpDir?: string; readonly threads?: number; readonly memoryLimit?: string } = {}): Promise<ParquetWriter> {
     const base = options.tmpDir ?? os.tmpdir();
-    await mkdir(base, { recursive: true });
     await removeAbandonedStaging(base);
-    const tmpDir = await mkdtemp(path.join(base, `${STAGING_PREFIX}${process.pid}@${os.hostname()}-`));
+    const tmpDir = await makeOwnedFolder(base, STAGING_PREFIX);
     const config: Record<string, string> = {};
     if (options.threads !== undefined) config['threads'] = String(options.threads);
     // DuckDB would otherwise take up to 80 % of RAM for its buffers and keep what it took; the
     // local run shares the machine with its own JS heap (bench/local-throughput measures RSS).
     config['memory_limit'] = options.memoryLimit ?? '256MB';
-    // Spills past the limit go to the OS temp folder, not to a .tmp folder in the user's cwd.
-    config['temp_directory'] = path.join(os.tmpdir(), 'sondage-duckdb');
-    return new ParquetWriter(await DuckDBInstance.create(':memory:', config), tmpDir);
+    const spillFolder = await ownSpillFolder();
+    config['temp_directory'] = spillFolder;
+    try {
+      return new ParquetWriter(await DuckDBInstance.create(':memory:', config), tmpDir, spillFolder);
+    } catch (err) {
+      removeSpillFolder(spillFolder);
+      await rm(tmpDir, { recursive: true, force: true });
+      throw err;
+    }
   }
 
   /**
@@ -236,6 +231,7 @@ export class ParquetWriter implements PartWriter {
     if (this.closed) return;
     this.closed = true;
     this.instance.closeSync();
+    removeSpillFolder(this.spillFolder);
     await rm(this.tmpDir, { recursive: true, force: true });
   }
 }

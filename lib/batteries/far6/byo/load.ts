@@ -6,9 +6,8 @@
 import type { DuckDBValueConverter, JS } from '@duckdb/node-api';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import { CampaignFileError, DuckDb, duckdbApi, jsonSyntaxProblem, sqlString } from '../../../api/battery.js';
+import { CampaignFileError, DuckDb, duckdbApi, jsonSyntaxProblem, ownSpillFolder, removeSpillFolder, sqlString } from '../../../api/battery.js';
 import type { FileIssue } from '../../../api/battery.js';
 import type { ByoFormat, RawFile } from './types.js';
 
@@ -129,11 +128,15 @@ async function* readDuckDbChunks(file: string, format: Exclude<ByoFormat, 'jsonl
   // Its own small instance: a streamed query holds its connection until the last chunk is taken.
   const { DuckDBInstance } = await duckdbApi();
   const toJs = await jsConverter();
+  const spillFolder = await ownSpillFolder();
   const instance = await DuckDBInstance.create(':memory:', {
     memory_limit: '256MB',
-    temp_directory: path.join(os.tmpdir(), 'sondage-duckdb'),
+    temp_directory: spillFolder,
     // File order is row order: the record number is the row number in every issue.
     preserve_insertion_order: 'true',
+  }).catch((err: unknown) => {
+    removeSpillFolder(spillFolder);
+    throw err;
   });
   const connection = await instance.connect();
   try {
@@ -171,6 +174,7 @@ async function* readDuckDbChunks(file: string, format: Exclude<ByoFormat, 'jsonl
   } finally {
     connection.closeSync();
     instance.closeSync();
+    removeSpillFolder(spillFolder);
   }
 }
 
