@@ -1,7 +1,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
@@ -39,6 +39,42 @@ export async function removeAbandonedStaging(base: string): Promise<number> {
     if (old) await rmdir(folder).then(() => removed++, () => undefined);
   }
   return removed;
+}
+
+/**
+ * Bytes of rows a Parquet row group holds. DuckDB's writer gathers a whole row group in memory
+ * before it compresses it, and that memory cannot spill: at its default of 122,880 rows a part of
+ * long rows (a judge partition's prompts at three times FAR-6's full design, ~5 KB each) asked for
+ * 128 MiB at once and failed under the writer's 256 MB limit. An eighth of the limit leaves room
+ * for the column being compressed and for the other threads' writers.
+ */
+const ROW_GROUP_BYTES = 32 * 1024 * 1024;
+/** DuckDB's bounds: a row group holds at least one vector (2,048 rows); its default is the most. */
+const ROW_GROUP_MIN_ROWS = 2_048;
+const ROW_GROUP_MAX_ROWS = 122_880;
+/** The rows whose size sets a part's row group (the first ones: a part's rows are alike). */
+const SIZE_SAMPLE_ROWS = 256;
+/** The start of a journal whose lines set its row group. */
+const SIZE_SAMPLE_BYTES = 1024 * 1024;
+
+/** Rows a row group of rows of `bytesPerRow` holds (ROW_GROUP_BYTES), within DuckDB's bounds. */
+export function rowGroupRows(bytesPerRow: number): number {
+  const rows = Math.floor(ROW_GROUP_BYTES / Math.max(1, bytesPerRow));
+  return Math.min(ROW_GROUP_MAX_ROWS, Math.max(ROW_GROUP_MIN_ROWS, rows));
+}
+
+/** Mean bytes of a line over the first megabyte of an NDJSON file (a file of one long line: its size). */
+async function lineBytes(ndjsonPath: string): Promise<number> {
+  const file = await open(ndjsonPath, 'r');
+  try {
+    const buffer = Buffer.alloc(SIZE_SAMPLE_BYTES);
+    const { bytesRead } = await file.read(buffer, 0, SIZE_SAMPLE_BYTES, 0);
+    let lines = 0;
+    for (let i = buffer.indexOf(10); i !== -1 && i < bytesRead; i = buffer.indexOf(10, i + 1)) lines++;
+    return lines === 0 ? (await file.stat()).size : bytesRead / lines;
+  } finally {
+    await file.close();
+  }
 }
 
 /**
@@ -113,10 +149,12 @@ export class ParquetWriter implements PartWriter {
       await connection.run(`CREATE TABLE ${staging} (${tableColumnsSql(staged, sqlIdent)})`);
       const appender = await connection.createAppender(stagingName);
       let count = 0;
+      let sampledBytes = 0;
       try {
         const add = (row: TableRows[T]): void => {
           const r = row as unknown as Record<string, unknown>;
           check?.(r, count);
+          if (count < SIZE_SAMPLE_ROWS) sampledBytes += Buffer.byteLength(JSON.stringify(r));
           appendRow(appender, table, staged, cells, r, count++);
         };
         // `for await` over an array would cost a promise per row: iterate sync sources synchronously.
@@ -134,7 +172,7 @@ export class ParquetWriter implements PartWriter {
         }
       }
       const select = constants.size === 0 ? '*' : columns.map((c) => `${constants.get(c.name) ?? sqlIdent(c.name)} AS ${sqlIdent(c.name)}`).join(', ');
-      await this.copyInto(connection, `SELECT ${select} FROM ${staging}`, filePath);
+      await this.copyInto(connection, `SELECT ${select} FROM ${staging}`, filePath, rowGroupRows(sampledBytes / Math.max(1, Math.min(count, SIZE_SAMPLE_ROWS))));
       return count;
     } finally {
       try {
@@ -157,19 +195,19 @@ export class ParquetWriter implements PartWriter {
     const select = schema.map((c) => sqlIdent(c.name)).join(', ');
     const connection = await this.instance.connect();
     try {
-      await this.copyInto(connection, `SELECT ${select} FROM read_ndjson(${sqlString(ndjsonPath)}, columns = {${types}}, format = 'newline_delimited')`, filePath);
+      await this.copyInto(connection, `SELECT ${select} FROM read_ndjson(${sqlString(ndjsonPath)}, columns = {${types}}, format = 'newline_delimited')`, filePath, rowGroupRows(await lineBytes(ndjsonPath)));
     } finally {
       connection.closeSync();
     }
   }
 
   /** Writes what `select` gives to the Parquet file at `filePath`, whole or not at all. */
-  private async copyInto(connection: DuckDBConnection, select: string, filePath: string): Promise<void> {
+  private async copyInto(connection: DuckDBConnection, select: string, filePath: string, rowGroupSize: number): Promise<void> {
     const target = path.resolve(filePath);
     const tmpTarget = tempSibling(target);
     try {
       await mkdir(path.dirname(target), { recursive: true });
-      await connection.run(`COPY (${select}) TO ${sqlString(tmpTarget)} (FORMAT parquet, COMPRESSION zstd)`);
+      await connection.run(`COPY (${select}) TO ${sqlString(tmpTarget)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSize})`);
       await rename(tmpTarget, target);
     } catch (err) {
       // DuckDB says "IO Error: … No space left on device" in its message only: named as the disk.
