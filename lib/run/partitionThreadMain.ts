@@ -34,6 +34,8 @@ try {
   const controller = new AbortController();
   const stop: StopState = {};
   let db: DuckDb | undefined;
+  /** The partitions running here, waited for before the thread closes its stores. */
+  const running = new Set<Promise<void>>();
   let ok = 0;
   let costUsd = 0;
   const report = (): void => {
@@ -78,7 +80,7 @@ try {
     } else if (m.type === 'run') {
       const phase = ctx.graph.get(m.phase);
       const model = ctx.campaign.models.find((e) => e.id === m.model)!;
-      runWavePartition(env, phase, model, m.language).then(
+      const partition = runWavePartition(env, phase, model, m.language).then(
         ({ items, outcome }) => {
           report();
           post({ type: 'done', id: m.id, items, outcome, stop: snapshotOf(stop) });
@@ -88,14 +90,22 @@ try {
           post({ type: 'failed', id: m.id, error: threadError(err) });
         },
       );
+      running.add(partition);
+      void partition.finally(() => running.delete(partition));
     } else {
-      clearInterval(timer);
-      report();
-      db?.close();
-      void writer.close().finally(() => {
-          post({ type: 'closed' });
-          port.close();
-        });
+      // A run that fails closes its threads while other partitions still run here. Their DuckDB
+      // work must end before the instances close and the thread exits: a query that finishes
+      // while Node tears the thread down throws where nothing can catch it, and the process
+      // aborts before the run says why it failed.
+      controller.abort();
+      void Promise.allSettled([...running]).then(async () => {
+        clearInterval(timer);
+        report();
+        db?.close();
+        await writer.close().catch(() => undefined);
+        post({ type: 'closed' });
+        port.close();
+      });
     }
   });
   post({ type: 'ready' });
