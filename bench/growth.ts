@@ -45,7 +45,7 @@ function runSize(stories: number): Promise<Figures> {
     child.on('error', reject);
     child.on('exit', (code) => {
       const line = out.trimEnd().split('\n').reverse().find((l) => l.startsWith('{'));
-      if (code !== 0 || line === undefined) reject(new Error(`bench/local-throughput --stories ${stories} failed (exit ${code})`));
+      if (code !== 0 || line === undefined) reject(new Error(`exit ${code ?? 'by signal'}`));
       else resolve(JSON.parse(line) as Figures);
     });
   });
@@ -54,7 +54,12 @@ function runSize(stories: number): Promise<Figures> {
 const rows: string[][] = [];
 for (const size of sizes) {
   const stories = Math.max(1, Math.round(FULL_STORIES * size));
-  const f = await runSize(stories);
+  // A size that fails (a heap that runs out) is a row of the curve too, not the end of the table.
+  const f = await runSize(stories).catch((err: unknown) => (err instanceof Error ? err.message : String(err)));
+  if (typeof f === 'string') {
+    rows.push([`${size}× (${stories} stories)`, `failed: ${f}`, '', '', '', '', '', '']);
+    continue;
+  }
   rows.push([
     `${size}× (${stories} stories)`,
     f.modelReplies.toLocaleString('en-US'),
