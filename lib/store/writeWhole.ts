@@ -23,6 +23,8 @@ export async function writeWhole(filePath: string, write: (tmpPath: string) => P
     if (code === undefined) throw err;
     throw new StorageError(writeFailure(target, code), target, code, { cause: err });
   } finally {
-    await rm(tmp, { force: true });
+    // Where the folder could not be made (a file stands in its place) the temporary file's path
+    // is unusable too, and rm's own ENOTDIR must not hide the error that says so.
+    await rm(tmp, { force: true }).catch(() => undefined);
   }
 }

@@ -31,6 +31,15 @@ describe('writeWhole', () => {
     expect(await readdir(dir)).toEqual(['part-0.parquet']);
   });
 
+  it('a file where the part\'s folder should be is named (mkdir\'s EEXIST), not hidden by the clean-up\'s ENOTDIR', async () => {
+    await writeFile(path.join(dir, 'model=m'), 'a file where a folder should be');
+    const target = path.join(dir, 'model=m', 'part-0.parquet');
+    const err = await writeWhole(target, (tmp) => writeFile(tmp, 'rows')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageError);
+    expect((err as StorageError).message).toMatch(/^could not write .*part-0\.parquet: it already exists \(EEXIST\)/);
+    expect(await readdir(dir)).toEqual(['model=m']);
+  });
+
   it('a DuckDB I/O error (its code only in the message) is named as the disk; the half-written file is removed', async () => {
     const target = path.join(dir, 'part-0.parquet');
     const err = await writeWhole(target, async (tmp) => {
