@@ -18,7 +18,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENV } from '../../lib/config/index.js';
 import type { BedrockBatchSettings } from '../../lib/config/index.js';
-import { executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
+import { PHASE_NAME, executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import type { PlanEvent, PlanOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
 import { createBatchClient, createProvider } from '../../lib/providers/registry.js';
@@ -61,8 +61,6 @@ export function parseGpuQueues(value: string | undefined): Readonly<Record<strin
   }
   return parsed as Record<string, string>;
 }
-
-const PHASE_NAME = /^[a-z][a-z0-9_-]*$/;
 
 function parseEvent(event: unknown): PlanEvent {
   const e = event as Partial<PlanEvent> | null;
