@@ -20,6 +20,7 @@ import { ENV } from '../../lib/config/index.js';
 import type { BedrockBatchSettings } from '../../lib/config/index.js';
 import { PHASE_NAME, executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import type { PlanEvent, PlanOutput } from '../../lib/config/pipeline.js';
+import { stackEnvJson } from '../../lib/config/stackEnv.js';
 import { SondageError } from '../../lib/errors.js';
 import { createBatchClient, createProvider } from '../../lib/providers/registry.js';
 import { answeringEntries } from '../../lib/run/context.js';
@@ -49,13 +50,8 @@ export interface PlanDeps extends HandlerDeps {
 
 /** ENV.gpuQueues as the stack sets it: a JSON object of gpuQueueKey → queue ARN. */
 export function parseGpuQueues(value: string | undefined): Readonly<Record<string, string>> | undefined {
-  if (value === undefined || value === '') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    throw new SondageError(`plan: ${ENV.gpuQueues} is not JSON (the stack sets it): ${(err as Error).message}`, { cause: err });
-  }
+  const parsed = stackEnvJson('plan', ENV.gpuQueues, value);
+  if (parsed === undefined) return undefined;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
     throw new SondageError(`plan: ${ENV.gpuQueues} must map "<instance type>/<capacity>" to a queue ARN (the stack sets it)`);
   }
