@@ -8,9 +8,8 @@
  * (lib/run/rereadStoredReadings.ts); what it says of them is logged and kept for `status --aws`.
  * Payload (infra/constructs/Pipeline.ts): `{ campaign: $.campaign, execution: $$.Execution.Name, retryFailed: $.retryFailed, allowPartial: $.allowPartial, phasesRun: $.phasesRun }`.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -34,6 +33,7 @@ import { downloadCampaign } from '../../lib/run/campaignInput.js';
 import { requiredEnv, storesFromEnv } from '../shared/env.js';
 import { redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
+import { powertools } from '../shared/powertools.js';
 
 export { PLAN_RESERVE_MS, manifestKey } from '../../lib/run/planWave.js';
 
@@ -166,8 +166,7 @@ export const handler = (event: unknown, context: Context): Promise<PlanOutput> =
       ...(process.env[ENV.gpuQueues] ? { gpuQueues: parseGpuQueues(process.env[ENV.gpuQueues])! } : {}),
       ...(process.env[ENV.bedrockBatch] ? { bedrockBatch: parseBedrockBatchEnv(process.env[ENV.bedrockBatch])! } : {}),
       maxWorkerCopies: workerCopiesCeiling(process.env[ENV.workerCopies]),
-      logger: new Logger({ serviceName: 'sondage-plan' }),
-      metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-plan' }),
+      ...powertools('plan'),
     });
   }
   return cold(event, context);

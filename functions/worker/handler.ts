@@ -12,9 +12,8 @@
  * asks nothing twice, even when the first invocation died half-way, which a cached response (what
  * Powertools Idempotency stores) could not express.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -34,6 +33,7 @@ import { storesFromEnv } from '../shared/env.js';
 import { addSpendMetrics } from '../shared/spend.js';
 import { redactFields, redactKeys, redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
+import { powertools } from '../shared/powertools.js';
 
 /** Stop this long before the Lambda's timeout: the last chunk's calls end and their part is committed. */
 export const DEFAULT_SAFETY_MS = 60_000;
@@ -211,8 +211,7 @@ export const handler = (event: unknown, context: Context): Promise<WorkerOutput>
     const stores = storesFromEnv('worker', { withKeys: true });
     cold = createHandler({
       ...stores,
-      logger: new Logger({ serviceName: 'sondage-worker' }),
-      metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-worker' }),
+      ...powertools('worker'),
     });
   }
   return cold(event, context);
