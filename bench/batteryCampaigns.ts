@@ -11,8 +11,10 @@ import { LANGUAGES as XVALUE_LANGUAGES } from '../lib/batteries/xvalue/types.js'
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
-async function demo(battery: string): Promise<Record<string, unknown> & { models: Record<string, unknown>[] }> {
-  return parse(await readFile(path.join(ROOT, 'examples', battery, 'demo.yaml'), 'utf8')) as Record<string, unknown> & { models: Record<string, unknown>[] };
+type Demo = Record<string, unknown> & { models: Record<string, unknown>[] };
+
+async function demo(battery: string): Promise<Demo> {
+  return parse(await readFile(path.join(ROOT, 'examples', battery, 'demo.yaml'), 'utf8')) as Demo;
 }
 
 async function jsonl(file: string): Promise<Record<string, unknown>[]> {
@@ -28,6 +30,28 @@ function models(demoModels: readonly Record<string, unknown>[], n: number): Reco
 }
 
 /**
+ * The battery's demo as `<battery>-bench.yaml` in `dir`: its design replaced by `design(demo)`,
+ * its models cycled to `modelCount`, a budget and concurrency no benchmark reaches. Returns the file.
+ */
+async function writeBenchCampaign(dir: string, battery: string, design: (demo: Demo) => Record<string, unknown>, modelCount: number): Promise<string> {
+  const d = await demo(battery);
+  const file = path.join(dir, `${battery}-bench.yaml`);
+  await writeFile(
+    file,
+    stringify({
+      ...d,
+      name: `${battery}-bench`,
+      budget_usd: 1_000_000,
+      data_dir: 'data',
+      concurrency: 256,
+      design: design(d),
+      models: models(d.models, modelCount),
+    }),
+  );
+  return file;
+}
+
+/**
  * X-Value with `pairs` QA pairs over the 14 languages and 7 categories, the rubric only (or both
  * strategies), on `models` simulated judges. Returns the campaign file.
  */
@@ -39,21 +63,7 @@ export async function writeXvalueCampaign(dir: string, opts: { readonly pairs: n
     lines.push(JSON.stringify({ ...base, id: `syn-${i}`, language: XVALUE_LANGUAGES[Math.floor(i / examples.length) % XVALUE_LANGUAGES.length] }));
   }
   await writeFile(path.join(dir, 'qa-pairs.jsonl'), `${lines.join('\n')}\n`);
-  const d = await demo('xvalue');
-  const file = path.join(dir, 'xvalue-bench.yaml');
-  await writeFile(
-    file,
-    stringify({
-      ...d,
-      name: 'xvalue-bench',
-      budget_usd: 1_000_000,
-      data_dir: 'data',
-      concurrency: 256,
-      design: { qa_pairs: 'qa-pairs.jsonl', strategies: opts.strategies },
-      models: models(d.models, opts.models),
-    }),
-  );
-  return file;
+  return writeBenchCampaign(dir, 'xvalue', () => ({ qa_pairs: 'qa-pairs.jsonl', strategies: opts.strategies }), opts.models);
 }
 
 /** P(True) with `items` base items (the 30 examples replicated) on `models` simulated models and the demo's judge. */
@@ -61,19 +71,5 @@ export async function writePtrueCampaign(dir: string, opts: { readonly items: nu
   const examples = await jsonl(path.join(ROOT, 'examples/ptrue/items.jsonl'));
   const lines = Array.from({ length: opts.items }, (_, i) => JSON.stringify({ ...examples[i % examples.length], id: `syn-${i}` }));
   await writeFile(path.join(dir, 'items.jsonl'), `${lines.join('\n')}\n`);
-  const d = await demo('ptrue');
-  const file = path.join(dir, 'ptrue-bench.yaml');
-  await writeFile(
-    file,
-    stringify({
-      ...d,
-      name: 'ptrue-bench',
-      budget_usd: 1_000_000,
-      data_dir: 'data',
-      concurrency: 256,
-      design: { ...(d['design'] as Record<string, unknown>), items: 'items.jsonl' },
-      models: models(d.models, opts.models),
-    }),
-  );
-  return file;
+  return writeBenchCampaign(dir, 'ptrue', (d) => ({ ...(d['design'] as Record<string, unknown>), items: 'items.jsonl' }), opts.models);
 }

@@ -8,9 +8,8 @@
  * (lib/run/rereadStoredReadings.ts); what it says of them is logged and kept for `status --aws`.
  * Payload (infra/constructs/Pipeline.ts): `{ campaign: $.campaign, execution: $$.Execution.Name, retryFailed: $.retryFailed, allowPartial: $.allowPartial, phasesRun: $.phasesRun }`.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -18,8 +17,9 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ENV } from '../../lib/config/index.js';
 import type { BedrockBatchSettings } from '../../lib/config/index.js';
-import { executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
+import { PHASE_NAME, executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
 import type { PlanEvent, PlanOutput } from '../../lib/config/pipeline.js';
+import { stackEnvJson } from '../../lib/config/stackEnv.js';
 import { SondageError } from '../../lib/errors.js';
 import { createBatchClient, createProvider } from '../../lib/providers/registry.js';
 import { answeringEntries } from '../../lib/run/context.js';
@@ -33,6 +33,7 @@ import { downloadCampaign } from '../../lib/run/campaignInput.js';
 import { requiredEnv, storesFromEnv } from '../shared/env.js';
 import { redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
+import { powertools } from '../shared/powertools.js';
 
 export { PLAN_RESERVE_MS, manifestKey } from '../../lib/run/planWave.js';
 
@@ -49,20 +50,13 @@ export interface PlanDeps extends HandlerDeps {
 
 /** ENV.gpuQueues as the stack sets it: a JSON object of gpuQueueKey → queue ARN. */
 export function parseGpuQueues(value: string | undefined): Readonly<Record<string, string>> | undefined {
-  if (value === undefined || value === '') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    throw new SondageError(`plan: ${ENV.gpuQueues} is not JSON (the stack sets it): ${(err as Error).message}`, { cause: err });
-  }
+  const parsed = stackEnvJson('plan', ENV.gpuQueues, value);
+  if (parsed === undefined) return undefined;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
     throw new SondageError(`plan: ${ENV.gpuQueues} must map "<instance type>/<capacity>" to a queue ARN (the stack sets it)`);
   }
   return parsed as Record<string, string>;
 }
-
-const PHASE_NAME = /^[a-z][a-z0-9_-]*$/;
 
 function parseEvent(event: unknown): PlanEvent {
   const e = event as Partial<PlanEvent> | null;
@@ -172,8 +166,7 @@ export const handler = (event: unknown, context: Context): Promise<PlanOutput> =
       ...(process.env[ENV.gpuQueues] ? { gpuQueues: parseGpuQueues(process.env[ENV.gpuQueues])! } : {}),
       ...(process.env[ENV.bedrockBatch] ? { bedrockBatch: parseBedrockBatchEnv(process.env[ENV.bedrockBatch])! } : {}),
       maxWorkerCopies: workerCopiesCeiling(process.env[ENV.workerCopies]),
-      logger: new Logger({ serviceName: 'sondage-plan' }),
-      metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-plan' }),
+      ...powertools('plan'),
     });
   }
   return cold(event, context);

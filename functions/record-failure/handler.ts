@@ -4,15 +4,17 @@
  * Payload, from infra/constructs/Pipeline.ts:
  * `{ campaign, execution: $$.Execution.Id, failure: { Error, Cause } }` (the Catch's ResultPath).
  */
-import { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { ENV } from '../../lib/config/index.js';
 import { SondageError } from '../../lib/errors.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import { powertools } from '../shared/powertools.js';
 
 export interface RecordFailureEvent {
   readonly campaign: string;
@@ -69,8 +71,7 @@ let cold: ReturnType<typeof createHandler> | undefined;
 export const handler = (event: unknown, context: Context): Promise<{ recorded: true }> => {
   cold ??= createHandler({
     ledger: new DynamoLedger({ ledgerTable: required(ENV.ledgerTable), budgetTable: required(ENV.budgetTable) }),
-    logger: new Logger({ serviceName: 'sondage-record-failure' }),
-    metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-record-failure' }),
+    ...powertools('record-failure'),
   });
   return cold(event, context);
 };

@@ -19,9 +19,10 @@
  * progress }`, where the execution is the SQL step's; its results answer the analysis's first query
  * instead of a re-run.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
@@ -40,6 +41,7 @@ import type { AthenaQueryableOptions, AthenaResume } from '../../lib/store/Athen
 import { campaignPrefix, isSafeSegment, resultsKey } from '../../lib/store/layout.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import type { BlobStore } from '../../lib/store/types.js';
+import { powertools } from '../shared/powertools.js';
 
 
 /**
@@ -199,8 +201,7 @@ export const handler = (event: unknown, context: Context): Promise<ReportOutput 
       store: new S3BlobStore({ bucket, clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {} }),
       bucket,
       tmpDir: '/tmp',
-      logger: new Logger({ serviceName: 'sondage-report' }),
-      metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-report' }),
+      ...powertools('report'),
     });
   }
   return cold(event, context);

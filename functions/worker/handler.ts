@@ -12,15 +12,14 @@
  * asks nothing twice, even when the first invocation died half-way, which a cached response (what
  * Powertools Idempotency stores) could not express.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { join } from 'node:path';
-import { MAX_WORKER_TURNS, WORKER_RETRYABLE_ERROR, executionNameProblem, executionToken } from '../../lib/config/pipeline.js';
-import type { Shard, WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
+import { MAX_WORKER_TURNS, PHASE_NAME, WORKER_RETRYABLE_ERROR, executionNameProblem, executionToken, isShard } from '../../lib/config/pipeline.js';
+import type { WorkerBatchInput, WorkerEvent, WorkerOutput } from '../../lib/config/pipeline.js';
 import { SondageError } from '../../lib/errors.js';
 import { giveUpShards } from '../../lib/run/giveUpShards.js';
 import { runShards } from '../../lib/run/runShards.js';
@@ -34,6 +33,7 @@ import { storesFromEnv } from '../shared/env.js';
 import { addSpendMetrics } from '../shared/spend.js';
 import { redactFields, redactKeys, redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
+import { powertools } from '../shared/powertools.js';
 
 /** Stop this long before the Lambda's timeout: the last chunk's calls end and their part is committed. */
 export const DEFAULT_SAFETY_MS = 60_000;
@@ -47,8 +47,6 @@ export interface WorkerDeps extends HandlerDeps {
   /** Length of an invocation's lease on the ledger (default lib/run/workerLease.ts LEASE_MS). */
   readonly leaseMs?: number;
 }
-
-const PHASE_NAME = /^[a-z][a-z0-9_-]*$/;
 
 function parseEvent(event: unknown): WorkerEvent {
   const e = event as Partial<WorkerEvent> | null;
@@ -67,17 +65,8 @@ function parseEvent(event: unknown): WorkerEvent {
   if (e?.failure !== undefined && (typeof e.failure !== 'object' || e.failure === null)) problems.push('failure: expected the Catch output { Error, Cause }');
   if (!Array.isArray(e?.Items)) problems.push('Items: expected the array of shards the ItemBatcher sends');
   else {
-    e.Items.forEach((s: Partial<Shard>, i) => {
-      const ok =
-        typeof s?.phase === 'string' &&
-        PHASE_NAME.test(s.phase) &&
-        typeof s.model === 'string' &&
-        typeof s.language === 'string' &&
-        Number.isInteger(s.start) &&
-        Number.isInteger(s.end) &&
-        s.start! >= 0 &&
-        s.end! >= s.start! &&
-        (s.mode === 'sync' || s.mode === 'batch');
+    e.Items.forEach((s: unknown, i) => {
+      const ok = isShard(s) && PHASE_NAME.test(s.phase);
       if (!ok) problems.push(`Items[${i}]: expected { phase, model, language, start, end, mode: sync|batch } with 0 ≤ start ≤ end`);
     });
   }
@@ -222,8 +211,7 @@ export const handler = (event: unknown, context: Context): Promise<WorkerOutput>
     const stores = storesFromEnv('worker', { withKeys: true });
     cold = createHandler({
       ...stores,
-      logger: new Logger({ serviceName: 'sondage-worker' }),
-      metrics: new Metrics({ namespace: 'sondage', serviceName: 'sondage-worker' }),
+      ...powertools('worker'),
     });
   }
   return cold(event, context);

@@ -116,6 +116,28 @@ export interface Shard {
   readonly mode: 'sync' | 'batch';
 }
 
+/** A phase name as an event carries it (the pattern lib/battery/phaseGraph.ts holds a battery's phases to). */
+export const PHASE_NAME = /^[a-z][a-z0-9_-]*$/;
+
+/**
+ * Whether `s` has a Shard's fields, typed, with 0 ≤ start ≤ end: how the Lambda worker checks the
+ * shards of its event and the GPU worker the lines of its manifest.
+ * @example isShard({ phase: 'generate', model: 'm', language: 'de', start: 0, end: 10, mode: 'sync' }) // true
+ */
+export function isShard(s: unknown): s is Shard {
+  const x = s as Partial<Shard> | null;
+  return (
+    typeof x?.phase === 'string' &&
+    typeof x.model === 'string' &&
+    typeof x.language === 'string' &&
+    Number.isInteger(x.start) &&
+    Number.isInteger(x.end) &&
+    x.start! >= 0 &&
+    x.end! >= x.start! &&
+    (x.mode === 'sync' || x.mode === 'batch')
+  );
+}
+
 /** The Lambda half of a wave, at `$.plan.wave.lambda`. */
 export interface WaveMap {
   readonly manifestKey: string;

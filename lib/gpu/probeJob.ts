@@ -12,6 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import type { ShardLog } from '../run/shardRunnerDeps.js';
 import { sleep } from '../run/sleep.js';
 
 /**
@@ -38,11 +39,8 @@ export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 /** Exit codes AWS Batch must not retry (the job definition's EXIT rules): a retry would fail the same way. */
 export const NOT_RETRIED_EXIT_CODES: readonly ExitCode[] = [EXIT_CODES.config, EXIT_CODES.serverExited];
 
-export interface JobLog {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+/** Where the job logs: the worker's log, since the job hands it on to the shards it runs (runGpuShard). */
+export type JobLog = ShardLog;
 
 export interface ServerSpec {
   readonly command: string;

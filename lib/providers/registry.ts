@@ -27,16 +27,8 @@ export const KNOWN_PROVIDERS: readonly string[] = Object.keys(FACTORIES).sort();
  *   CampaignFileError when the entry's settings are invalid or its API key variable is not set.
  */
 export async function createProvider(entry: ProviderEntry, ctx: ProviderContext): Promise<ModelProvider> {
-  const load = Object.hasOwn(FACTORIES, entry.provider) ? FACTORIES[entry.provider] : undefined;
-  if (load === undefined) {
-    const where = ctx.file === undefined ? '' : `${ctx.file}: `;
-    throw new UnknownProviderError(
-      `${where}model "${entry.id}": provider "${entry.provider}" is not a known provider; use one of ${KNOWN_PROVIDERS.join(', ')}`,
-      entry.provider,
-      KNOWN_PROVIDERS,
-    );
-  }
-  return (await load())(entry, ctx);
+  const factory = await loadFactory(FACTORIES, KNOWN_PROVIDERS, entry, ctx, 'is not a known provider; use one of');
+  return factory(entry, ctx);
 }
 
 type BatchFactory = (entry: ProviderEntry, ctx: ProviderContext) => BatchClient;
@@ -58,14 +50,25 @@ export const BATCH_PROVIDERS: readonly string[] = Object.keys(BATCH_FACTORIES).s
  *   CampaignFileError when its API key variable is not set.
  */
 export async function createBatchClient(entry: ProviderEntry, ctx: ProviderContext): Promise<BatchClient> {
-  const load = Object.hasOwn(BATCH_FACTORIES, entry.provider) ? BATCH_FACTORIES[entry.provider] : undefined;
+  const factory = await loadFactory(BATCH_FACTORIES, BATCH_PROVIDERS, entry, ctx, 'has no batch API; use mode: sync, or one of');
+  return factory(entry, ctx);
+}
+
+/**
+ * The factory that `entry.provider` names in `factories`, loaded. Otherwise an UnknownProviderError
+ * naming the campaign file, the model, what is wrong (`problem`) and the names there are (`known`).
+ */
+async function loadFactory<F>(
+  factories: Readonly<Record<string, () => Promise<F>>>,
+  known: readonly string[],
+  entry: ProviderEntry,
+  ctx: ProviderContext,
+  problem: string,
+): Promise<F> {
+  const load = Object.hasOwn(factories, entry.provider) ? factories[entry.provider] : undefined;
   if (load === undefined) {
     const where = ctx.file === undefined ? '' : `${ctx.file}: `;
-    throw new UnknownProviderError(
-      `${where}model "${entry.id}": provider "${entry.provider}" has no batch API; use mode: sync, or one of ${BATCH_PROVIDERS.join(', ')}`,
-      entry.provider,
-      BATCH_PROVIDERS,
-    );
+    throw new UnknownProviderError(`${where}model "${entry.id}": provider "${entry.provider}" ${problem} ${known.join(', ')}`, entry.provider, known);
   }
-  return (await load())(entry, ctx);
+  return load();
 }

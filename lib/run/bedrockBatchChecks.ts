@@ -7,6 +7,7 @@
  */
 import type { BedrockBatchSettings } from '../config/index.js';
 import { ENV } from '../config/index.js';
+import { stackEnvJson } from '../config/stackEnv.js';
 import { CampaignFileError, formatIssues, SondageError } from '../errors.js';
 import type { FileIssue } from '../errors.js';
 import { answeringEntries } from './context.js';
@@ -49,13 +50,8 @@ function underPrefix(uri: string, prefix: string): boolean {
 
 /** ENV.bedrockBatch as the stack sets it: JSON `{ role_arn, s3_uri }`; undefined when unset. */
 export function parseBedrockBatchEnv(value: string | undefined): BedrockBatchSettings | undefined {
-  if (value === undefined || value === '') return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    throw new SondageError(`plan: ${ENV.bedrockBatch} is not JSON (the stack sets it): ${(err as Error).message}`, { cause: err });
-  }
+  const parsed = stackEnvJson('plan', ENV.bedrockBatch, value);
+  if (parsed === undefined) return undefined;
   const o = parsed as Partial<BedrockBatchSettings> | null;
   if (typeof o !== 'object' || o === null || typeof o.role_arn !== 'string' || typeof o.s3_uri !== 'string' || !o.s3_uri.startsWith('s3://')) {
     throw new SondageError(`plan: ${ENV.bedrockBatch} must be {"role_arn": "<role ARN>", "s3_uri": "s3://<bucket>/<prefix>"} (the stack sets it)`);

@@ -11,6 +11,7 @@
  * items the ledger still has pending, and adopts nothing twice (the ledger's idempotency, as for
  * the Lambda worker).
  */
+import { isShard } from '../config/pipeline.js';
 import type { Shard, WorkerOutput } from '../config/pipeline.js';
 import type { ModelEntry } from '../design/campaign.js';
 import { SondageError } from '../errors.js';
@@ -46,20 +47,6 @@ export class ManifestError extends SondageError {
     super(message);
     this.name = 'ManifestError';
   }
-}
-
-function isShard(s: unknown): s is Shard {
-  const x = s as Partial<Shard> | null;
-  return (
-    typeof x?.phase === 'string' &&
-    typeof x.model === 'string' &&
-    typeof x.language === 'string' &&
-    Number.isInteger(x.start) &&
-    Number.isInteger(x.end) &&
-    x.start! >= 0 &&
-    x.end! >= x.start! &&
-    (x.mode === 'sync' || x.mode === 'batch')
-  );
 }
 
 /**

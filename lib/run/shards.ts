@@ -5,6 +5,7 @@
  */
 import { FUNCTION_SIZING, GPU_JOB, SHARDS_PER_BATCH } from '../config/sizing.js';
 import type { FunctionSizing } from '../config/sizing.js';
+import { packInOrder } from '../core/packInOrder.js';
 import { SondageError } from '../errors.js';
 import { createHash } from 'node:crypto';
 import type { PhaseSpec } from '../battery/types.js';
@@ -182,21 +183,7 @@ export function gpuShardItems(ctx: Pick<RunContext, 'campaign'>, phase: PhaseSpe
  * @example packShards([{ start: 0, end: 6 }, { start: 0, end: 6 }, { start: 6, end: 10 }], (s) => s.end - s.start, 12).length === 2
  */
 export function packShards<T>(shards: readonly T[], weight: (shard: T) => number, capacity: number): T[][] {
-  const out: T[][] = [];
-  let current: T[] = [];
-  let load = 0;
-  for (const s of shards) {
-    const w = weight(s);
-    if (current.length > 0 && load + w > capacity) {
-      out.push(current);
-      current = [];
-      load = 0;
-    }
-    current.push(s);
-    load += w;
-  }
-  if (current.length > 0) out.push(current);
-  return out;
+  return packInOrder(shards, weight, capacity);
 }
 
 /** Seconds of GPU work of `items` prompts of a phase for a runs_on: gpu entry (at its phase throughput). */

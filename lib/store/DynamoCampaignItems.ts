@@ -3,11 +3,11 @@
  * lazily by the CLI, like DynamoLedger, not re-exported from lib/store/index.ts.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 import { SondageError } from '../errors.js';
 import type { PurgeCount, PurgeSource, PurgeSurvey } from './purge.js';
-import { backoff } from './dynamo/context.js';
+import { backoff, queryPages } from './dynamo/context.js';
 
 /** Parallel Scan segments of the ledger table. */
 const SCAN_SEGMENTS = 4;
@@ -103,24 +103,15 @@ export class DynamoCampaignItems implements PurgeSource<DynamoPlan> {
   }
 
   private async budgetKeys(campaign: string): Promise<Key[]> {
-    const out: Key[] = [];
-    let start: ScanCommandInput['ExclusiveStartKey'];
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.budgetTable,
-          KeyConditionExpression: '#pk = :c',
-          ProjectionExpression: '#pk, #sk',
-          ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
-          ExpressionAttributeValues: { ':c': campaign },
-          ConsistentRead: true,
-          ...(start ? { ExclusiveStartKey: start } : {}),
-        }),
-      );
-      for (const item of page.Items ?? []) if (typeof item.sk === 'string') out.push({ pk: campaign, sk: item.sk });
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return out;
+    const items = await queryPages(this.db, {
+      TableName: this.budgetTable,
+      KeyConditionExpression: '#pk = :c',
+      ProjectionExpression: '#pk, #sk',
+      ExpressionAttributeNames: { '#pk': 'pk', '#sk': 'sk' },
+      ExpressionAttributeValues: { ':c': campaign },
+      ConsistentRead: true,
+    });
+    return items.flatMap((item) => (typeof item.sk === 'string' ? [{ pk: campaign, sk: item.sk }] : []));
   }
 
   async survey(campaign: string): Promise<PurgeSurvey<DynamoPlan>> {

@@ -14,19 +14,17 @@
  * hyparquet's own).
  * test/store/jsParquet.test.ts holds the two writers and readers to the same tables.
  */
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { decompress as zstdDecompress } from 'fzstd';
 import { parquetReadObjects } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { SondageError } from '../errors.js';
-import { tempSibling } from './LocalBlobStore.js';
 import { columnsOf, rowChecker, targetKey } from './parquetParts.js';
 import type { PartitionCheck, PartTarget, PartWriter, Rows, WriteOptions, WrittenPart } from './parquetParts.js';
 import type { ColumnDef, ColumnType } from './schemas.js';
-import { StorageError, storageCode, writeFailure } from './storageErrors.js';
 import type { BlobStore, TableName } from './types.js';
+import { writeWhole } from './writeWhole.js';
 
 const PARQUET_TYPE = { VARCHAR: 'STRING', INTEGER: 'INT32', BIGINT: 'INT64', DOUBLE: 'DOUBLE', BOOLEAN: 'BOOLEAN' } as const satisfies Record<ColumnType, string>;
 
@@ -150,19 +148,7 @@ export class JsParquetWriter implements PartWriter {
 
   private async put(filePath: string, body: Uint8Array): Promise<void> {
     this.open();
-    const target = path.resolve(filePath);
-    const tmp = tempSibling(target);
-    try {
-      await mkdir(path.dirname(target), { recursive: true });
-      await writeFile(tmp, body);
-      await rename(tmp, target);
-    } catch (err) {
-      const code = err instanceof StorageError ? undefined : storageCode(err);
-      if (code === undefined) throw err;
-      throw new StorageError(writeFailure(target, code), target, code, { cause: err });
-    } finally {
-      await rm(tmp, { force: true });
-    }
+    await writeWhole(filePath, (tmp) => writeFile(tmp, body));
   }
 }
 

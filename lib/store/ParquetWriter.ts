@@ -1,20 +1,19 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { open, readdir, readFile, rm, rmdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
-import { tempSibling } from './LocalBlobStore.js';
 import { sqlIdent, sqlString } from './DuckDb.js';
 import { ownSpillFolder, removeSpillFolder } from './duckdbSpill.js';
 import { appendRow, cellsOf, sharedColumns, tableColumnsSql } from './duckdbAppend.js';
 import { columnsOf, rowChecker, targetKey } from './parquetParts.js';
 import type { PartitionCheck, PartTarget, PartWriter, Rows, WriteOptions, WrittenPart } from './parquetParts.js';
 import { makeOwnedFolder, removeAbandonedFolders } from './ownedFolders.js';
-import { StorageError, storageCode, writeFailure } from './storageErrors.js';
 import type { ColumnDef, TableRows } from './schemas.js';
 import type { BlobStore, TableName } from './types.js';
+import { writeWhole } from './writeWhole.js';
 
 export type { PartitionCheck, PartTarget, PartWriter, WriteOptions, WrittenPart } from './parquetParts.js';
 
@@ -203,20 +202,7 @@ export class ParquetWriter implements PartWriter {
 
   /** Writes what `select` gives to the Parquet file at `filePath`, whole or not at all. */
   private async copyInto(connection: DuckDBConnection, select: string, filePath: string, rowGroupSize: number): Promise<void> {
-    const target = path.resolve(filePath);
-    const tmpTarget = tempSibling(target);
-    try {
-      await mkdir(path.dirname(target), { recursive: true });
-      await connection.run(`COPY (${select}) TO ${sqlString(tmpTarget)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSize})`);
-      await rename(tmpTarget, target);
-    } catch (err) {
-      // DuckDB says "IO Error: … No space left on device" in its message only: named as the disk.
-      const code = err instanceof StorageError ? undefined : storageCode(err);
-      if (code === undefined) throw err;
-      throw new StorageError(writeFailure(target, code), target, code, { cause: err });
-    } finally {
-      await rm(tmpTarget, { force: true });
-    }
+    await writeWhole(filePath, (tmp) => connection.run(`COPY (${select}) TO ${sqlString(tmp)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSize})`));
   }
 
   /** `convert` into a store at `targetKey(target)`; returns the key. */

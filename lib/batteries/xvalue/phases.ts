@@ -45,43 +45,32 @@ function read(item: Parameters<PhaseSpec['read']>[0], reply: Parameters<PhaseSpe
   return readXvalueReply(item as XvalueItem, reply);
 }
 
-/** §6.1 definition-only: a root phase. */
-export function defonlyPhase(args: XvaluePhaseArgs): PhaseSpec {
+/** A phase asked of every pair in the partition's language, after nothing: def-only, step 1, step 3. */
+function rootPhase(name: 'defonly' | 'step1' | 'step3', args: XvaluePhaseArgs, expand: (ctx: ItemContext, pairs: readonly QaPair[]) => Generator<XvalueItem>): PhaseSpec {
   return {
-    name: 'defonly',
+    name,
     after: [],
     answeredBy: 'subject',
-    settings: PHASE_SETTINGS.defonly,
-    expand: (p) => expandDefOnly(itemContext(p, args.prompts), args.pairs),
+    settings: PHASE_SETTINGS[name],
+    expand: (p) => expand(itemContext(p, args.prompts), args.pairs),
     read,
-    expectedOutputTokens: () => EXPECTED_OUTPUT_TOKENS.defonly,
+    expectedOutputTokens: () => EXPECTED_OUTPUT_TOKENS[name],
   };
+}
+
+/** §6.1 definition-only: a root phase. */
+export function defonlyPhase(args: XvaluePhaseArgs): PhaseSpec {
+  return rootPhase('defonly', args, expandDefOnly);
 }
 
 /** Appendix J.2 step 1: a root phase. */
 export function step1Phase(args: XvaluePhaseArgs): PhaseSpec {
-  return {
-    name: 'step1',
-    after: [],
-    answeredBy: 'subject',
-    settings: PHASE_SETTINGS.step1,
-    expand: (p) => expandStep1(itemContext(p, args.prompts), args.pairs),
-    read,
-    expectedOutputTokens: () => EXPECTED_OUTPUT_TOKENS.step1,
-  };
+  return rootPhase('step1', args, expandStep1);
 }
 
 /** Appendix J.2 step 3: a root phase (nature-agnostic, it does not wait for step 1). */
 export function step3Phase(args: XvaluePhaseArgs): PhaseSpec {
-  return {
-    name: 'step3',
-    after: [],
-    answeredBy: 'subject',
-    settings: PHASE_SETTINGS.step3,
-    expand: (p) => expandStep3(itemContext(p, args.prompts), args.pairs),
-    read,
-    expectedOutputTokens: () => EXPECTED_OUTPUT_TOKENS.step3,
-  };
+  return rootPhase('step3', args, expandStep3);
 }
 
 /**
