@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { EmbeddedLedger, layout, readParquet, tableGlob } from '../../lib/store/index.js';
 import type { BudgetState } from '../../lib/store/types.js';
 
@@ -28,6 +29,14 @@ export function okCounts(rows: readonly StoredReply[]): Map<string, number> {
   const out = new Map<string, number>();
   for (const r of rows) if (r.status === 'ok') out.set(r.item_id, (out.get(r.item_id) ?? 0) + 1);
   return out;
+}
+
+/** Asserts that each of `items` items has exactly one successful reply among `rows` (none lost, none paid twice); returns the counts. */
+export function expectOneOkEach(rows: readonly StoredReply[], items: number): Map<string, number> {
+  const ok = okCounts(rows);
+  expect(ok.size).toBe(items);
+  expect([...ok.values()].every((c) => c === 1)).toBe(true);
+  return ok;
 }
 
 /** Sum of `cost_usd` over the rows. */

@@ -7,23 +7,18 @@
  * was — each query started once, the local run's files in the end. A query that never ends fails
  * the execution at the round limit, naming it, with the failure recorded in the ledger.
  */
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportAgain, ReportEvent } from '../../lib/config/pipeline.js';
 import { REPORT_ROUNDS } from '../../lib/config/sizing.js';
-import { runCampaign } from '../../lib/run/runCampaign.js';
-import { loadContext, tempDir } from '../helpers/campaigns.js';
 import { readResults } from '../helpers/runData.js';
 import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
-import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
+import { localFar6Run, type LocalFar6Run } from '../helpers/pipeline/localFar6Run.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
 import { asRemote } from '../helpers/localSource.js';
 
 const CAMPAIGN = 'pipe-rounds';
 
-let root: string;
 let cleanup: () => Promise<void>;
 let file: string;
 let dataDir: string;
@@ -31,18 +26,13 @@ let localResults: Map<string, string>;
 let p: Pipeline | undefined;
 
 beforeAll(async () => {
-  ({ dir: root, cleanup } = await tempDir('pipeline-rounds'));
-  const dir = path.join(root, 'campaign');
-  await mkdir(dir, { recursive: true });
-  file = await far6Campaign(dir, CAMPAIGN, (doc) => {
+  let ctx: LocalFar6Run['ctx'];
+  ({ cleanup, file, ctx } = await localFar6Run('pipeline-rounds', CAMPAIGN, (doc) => {
     doc.design['languages'] = ['en'];
     doc.design['story_limit'] = 1;
     doc.design['forms'] = ['plain'];
-  });
-  const ctx = await loadContext(file);
+  }));
   dataDir = ctx.dataDir;
-  const local = await runCampaign(ctx, { dataDir });
-  expect(local.stopped).toBeUndefined();
   localResults = await readResults(dataDir, CAMPAIGN);
 }, 60_000);
 

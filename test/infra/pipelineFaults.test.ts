@@ -12,15 +12,14 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AthenaClient } from '@aws-sdk/client-athena';
-import { runCampaign } from '../../lib/run/runCampaign.js';
 import { AthenaQueryable } from '../../lib/store/AthenaQueryable.js';
 import { stagingPrefix } from '../../lib/store/stagedParts.js';
 import type { RunSummary } from '../../lib/run/runCampaign.js';
-import { loadContext, tempDir } from '../helpers/campaigns.js';
 import { readResults } from '../helpers/runData.js';
 import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
 import type { CampaignDoc } from '../helpers/campaigns.js';
 import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
+import { localFar6Run, type LocalFar6Run } from '../helpers/pipeline/localFar6Run.js';
 import { CREDENTIALS, REGION } from '../helpers/pipeline/awsStandIns.js';
 import { expectEveryItemOnce } from '../helpers/pipeline/expectEveryItemOnce.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
@@ -49,11 +48,8 @@ function shape(doc: CampaignDoc): void {
 }
 
 beforeAll(async () => {
-  ({ dir: root, cleanup } = await tempDir('pipeline-faults'));
-  const dir = path.join(root, 'campaign');
-  await mkdir(dir, { recursive: true });
-  // One language, one story: shards of 20 items (rpm 6), so a batch holds several shards and parts.
-  file = await far6Campaign(dir, CAMPAIGN, shape);
+  let ctx: LocalFar6Run['ctx'];
+  ({ root, cleanup, file, ctx, local } = await localFar6Run('pipeline-faults', CAMPAIGN, shape));
   // The same campaign tolerating failed worker batches (the local run ignores `aws:`).
   const tolerantDir = path.join(root, 'tolerant');
   await mkdir(tolerantDir, { recursive: true });
@@ -61,11 +57,8 @@ beforeAll(async () => {
     shape(doc);
     (doc as Record<string, unknown>)['aws'] = { tolerated_failure_percentage: 100 };
   });
-  const ctx = await loadContext(file);
   dataDir = ctx.dataDir;
   models = ctx.campaign.models.map((m) => m.id);
-  local = await runCampaign(ctx, { dataDir });
-  expect(local.stopped).toBeUndefined();
   localResults = await readResults(dataDir, CAMPAIGN);
 }, 60_000);
 

@@ -6,38 +6,27 @@
  * fence to itself and waits for the old workers' leases to end before it lists what is pending.
  * No item is asked by two generations; spend is what was stored, within the cap.
  */
-import { mkdir } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { RunSummary } from '../../lib/run/runCampaign.js';
-import { loadContext, tempDir } from '../helpers/campaigns.js';
-import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
+import { localFar6Run } from '../helpers/pipeline/localFar6Run.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
 
 const CAMPAIGN = 'pipe-stop';
 
-let root: string;
 let cleanup: () => Promise<void>;
 let file: string;
 let local: RunSummary;
 let p: Pipeline | undefined;
 
 beforeAll(async () => {
-  ({ dir: root, cleanup } = await tempDir('pipeline-stop'));
-  const dir = path.join(root, 'campaign');
-  await mkdir(dir, { recursive: true });
-  file = await far6Campaign(dir, CAMPAIGN, (doc) => {
+  ({ cleanup, file, local } = await localFar6Run('pipeline-stop', CAMPAIGN, (doc) => {
     doc.design['languages'] = ['en'];
     doc.design['story_limit'] = 1;
     doc.design['forms'] = ['plain'];
     for (const m of doc.models) m['rpm'] = 6;
     doc.judge['sample_rate'] = 0.5;
-  });
-  const ctx = await loadContext(file);
-  local = await runCampaign(ctx, { dataDir: ctx.dataDir });
-  expect(local.stopped).toBeUndefined();
+  }));
 }, 60_000);
 
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { formatPlan } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
-import { costOf, ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
+import { costOf, expectOneOkEach, ledgerSnapshot, storedReplies } from '../helpers/runData.js';
 import { converseReply, startBedrockServer } from '../helpers/bedrockServer.js';
 import type { BedrockAnswer, BedrockServer } from '../helpers/bedrockServer.js';
 
@@ -68,9 +68,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(generate.failed).toBe(0);
     expect(generate.done).toBe(generate.items);
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
-    const ok = okCounts(rows);
-    expect(ok.size).toBe(generate.items);
-    expect([...ok.values()].every((c) => c === 1)).toBe(true);
+    const ok = expectOneOkEach(rows, generate.items);
     expect(rows.filter((r) => r.status === 'error').length).toBeGreaterThan(0);
     // Settlement: Converse's usage at the list price, once per ok reply; nothing left reserved.
     expect(generate.costUsd).toBeCloseTo((ok.size * (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok)) / 1e6, 9);
@@ -117,9 +115,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     const job = [...server!.jobs.values()][0]!;
     expect(job).toMatchObject({ modelId: MODEL, modelInvocationType: 'Converse', status: 'Completed' });
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
-    const ok = okCounts(rows);
-    expect(ok.size).toBe(generate.items);
-    expect([...ok.values()].every((c) => c === 1)).toBe(true);
+    expectOneOkEach(rows, generate.items);
     const perReply = ((USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) * PRICE.batch_discount) / 1e6;
     const okCost = costOf(rows.filter((r) => r.status === 'ok'));
     expect(okCost).toBeCloseTo(generate.items * perReply, 12);
@@ -152,9 +148,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(server!.jobs.size).toBe(0);
     expect(server!.requests.filter((r) => r.path.endsWith('/converse')).length).toBe(generate.items);
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
-    const ok = okCounts(rows);
-    expect(ok.size).toBe(generate.items);
-    expect([...ok.values()].every((c) => c === 1)).toBe(true);
+    expectOneOkEach(rows, generate.items);
     const perReply = (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) / 1e6;
     const cost = costOf(rows);
     expect(cost).toBeCloseTo(generate.items * perReply, 12);
@@ -195,9 +189,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(server!.requests.filter((r) => r.path.endsWith('/converse')).length).toBe(5);
     expect(generate.syncRemainder).toEqual({ items: 5, minRequests: 100 });
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
-    const ok = okCounts(rows);
-    expect(ok.size).toBe(generate.items);
-    expect([...ok.values()].every((c) => c === 1)).toBe(true);
+    expectOneOkEach(rows, generate.items);
     const perReply = (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) / 1e6;
     const okCost = costOf(rows.filter((r) => r.status === 'ok'));
     expect(okCost).toBeCloseTo((generate.items - 5) * perReply * PRICE.batch_discount + 5 * perReply, 12);

@@ -4,7 +4,7 @@ import { batchClientsFor, stopCampaign } from '../../lib/run/stopCampaign.js';
 import { EmbeddedLedger, readParquet, tableGlob } from '../../lib/store/index.js';
 import type { BatchIntent, BatchRecord } from '../../lib/store/types.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
-import { ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
+import { expectOneOkEach, ledgerSnapshot, storedReplies } from '../helpers/runData.js';
 import { USAGE, startAnthropicBatchServer, startOpenAIBatchServer, type BatchServer, type BatchServerOptions } from './batchServers.js';
 
 const KEY = 'sk-test-batch-run-0000000000000000';
@@ -67,9 +67,7 @@ async function openBatches(dataDir: string, campaign: string): Promise<BatchReco
 /** Every item has exactly one ok reply, priced at the batch price, and the ledger agrees to the cent. */
 async function expectComplete(ctx: Awaited<ReturnType<typeof loadContext>>, items: number) {
   const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
-  const ok = okCounts(rows);
-  expect(ok.size).toBe(items);
-  expect([...ok.values()].every((c) => c === 1)).toBe(true);
+  expectOneOkEach(rows, items);
   const okCost = rows.filter((r) => r.status === 'ok').reduce((s, r) => s + r.cost_usd, 0);
   expect(okCost).toBeCloseTo(items * REPLY_COST, 12);
   const judgeRows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge');

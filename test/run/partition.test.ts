@@ -4,16 +4,15 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { seededRandom, seedFromKey } from '../../lib/core/hash.js';
 import type { PromptItem } from '../../lib/core/types.js';
-import { costUsd } from '../../lib/pricing/pricing.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecision } from '../../lib/providers/types.js';
 import type { RetryPolicy } from '../../lib/run/callWithRetry.js';
-import { itemMaxCost } from '../../lib/run/planCampaign.js';
-import type { PartSink, PartitionSpec } from '../../lib/run/partitionTypes.js';
+import type { PartSink } from '../../lib/run/partitionTypes.js';
 import { runPartition } from '../../lib/run/runPartition.js';
 import { Semaphore } from '../../lib/run/Semaphore.js';
 import { EmbeddedLedger } from '../../lib/store/index.js';
 import type { PartCommit, ReadingRow, ReplyRow } from '../../lib/store/types.js';
 import { loadContext, RUN_FIXTURES, tempDir, rootItems } from '../helpers/campaigns.js';
+import { localPartitionSpec, partitionLedger, type PartitionBench, type PartitionOver } from '../helpers/partitionSpec.js';
 
 // The partition runner against a provider that keeps count: transient failures are retried and
 // stored as error rows, a permanent error fails its item once, and every reply is paid once,
@@ -154,37 +153,18 @@ beforeEach(() => {
   dir = path.join(root, `case-${case_++}`);
 });
 
-function partitionSpec(over: { runId: string; ledger: EmbeddedLedger; sink: PartSink; provider: ModelProvider } & Partial<PartitionSpec>): PartitionSpec {
-  return {
-    campaign: CAMPAIGN,
-    phase: 'generate',
-    model: 'alpha',
-    language: 'en',
-    items,
-    price: PRICE,
-    retry: RETRY,
-    readReply: (item, reply) => [
-      { item_id: item.item_id, campaign: CAMPAIGN, phase: 'generate', model: 'alpha', language: 'en', reader: 'rule', label: 'P', raw: reply.text, judge_item_id: null },
-    ],
-    maxCost: (item) => itemMaxCost(item, PRICE),
-    cost: (usage) => costUsd(PRICE, usage),
-    journalDir: path.join(dir, 'journal'),
-    semaphore: new Semaphore(8),
-    chunkSize: 4,
-    partRows: 24,
-    stop: {},
-    // The local run's partitions: whole, so a dead run's held reservations are resolved here.
-    wholePartition: true,
-    ...over,
-  };
-}
-
-async function newLedger(runId: string, cap = 10): Promise<EmbeddedLedger> {
-  const ledger = new EmbeddedLedger(path.join(dir, 'ledger'), { runId });
-  await ledger.initCampaign(CAMPAIGN, cap, runId);
-  await ledger.orphanStale(CAMPAIGN, runId, 'hold');
-  return ledger;
-}
+const BENCH: PartitionBench = {
+  campaign: CAMPAIGN,
+  price: PRICE,
+  retry: RETRY,
+  concurrency: 8,
+  partRows: 24,
+  readReply: (item, reply) => [
+    { item_id: item.item_id, campaign: CAMPAIGN, phase: 'generate', model: 'alpha', language: 'en', reader: 'rule', label: 'P', raw: reply.text, judge_item_id: null },
+  ],
+};
+const partitionSpec = (over: PartitionOver) => localPartitionSpec(BENCH, dir, items, over);
+const newLedger = (runId: string, cap = 10) => partitionLedger(dir, CAMPAIGN, runId, cap);
 
 const journals = async () => (await readdir(path.join(dir, 'journal')).catch(() => [])).filter((n) => n.endsWith('.ndjson'));
 const rowsOf = (rows: readonly ReplyRow[], id: string) => rows.filter((r) => r.item_id === id);

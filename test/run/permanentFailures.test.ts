@@ -4,18 +4,15 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PromptItem } from '../../lib/core/types.js';
 import { ProviderCallError, type ProviderErrorClass } from '../../lib/providers/errors.js';
-import { costUsd } from '../../lib/pricing/pricing.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecision } from '../../lib/providers/types.js';
 import type { RetryPolicy } from '../../lib/run/callWithRetry.js';
-import { itemMaxCost } from '../../lib/run/planCampaign.js';
 import { attemptVerdict } from '../../lib/run/attemptVerdict.js';
-import type { PartSink, PartitionSpec } from '../../lib/run/partitionTypes.js';
+import type { PartSink } from '../../lib/run/partitionTypes.js';
 import { runPartition } from '../../lib/run/runPartition.js';
 import { keyScope, type StopState } from '../../lib/run/stopState.js';
-import { Semaphore } from '../../lib/run/Semaphore.js';
-import { EmbeddedLedger } from '../../lib/store/index.js';
 import type { ReadingRow, ReplyRow } from '../../lib/store/types.js';
 import { loadContext, RUN_FIXTURES, tempDir, rootItems } from '../helpers/campaigns.js';
+import { localPartitionSpec, partitionLedger, type PartitionBench, type PartitionOver } from '../helpers/partitionSpec.js';
 import { replyRow } from '../helpers/replyRow.js';
 
 // A resume re-asks items whose
@@ -96,35 +93,9 @@ beforeEach(() => {
   dir = path.join(root, `case-${n++}`);
 });
 
-function spec(over: { runId: string; ledger: EmbeddedLedger; sink: PartSink; provider: ModelProvider } & Partial<PartitionSpec>): PartitionSpec {
-  return {
-    campaign: CAMPAIGN,
-    phase: 'generate',
-    model: 'alpha',
-    language: 'en',
-    items,
-    price: PRICE,
-    retry: RETRY,
-    readReply: () => [],
-    maxCost: (item) => itemMaxCost(item, PRICE),
-    cost: (usage) => costUsd(PRICE, usage),
-    journalDir: path.join(dir, 'journal'),
-    semaphore: new Semaphore(4),
-    chunkSize: 4,
-    partRows: 16,
-    stop: {},
-    // The local run's partitions: whole, so a dead run's held reservations are resolved here.
-    wholePartition: true,
-    ...over,
-  };
-}
-
-async function newLedger(runId: string): Promise<EmbeddedLedger> {
-  const ledger = new EmbeddedLedger(path.join(dir, 'ledger'), { runId });
-  await ledger.initCampaign(CAMPAIGN, 10, runId);
-  await ledger.orphanStale(CAMPAIGN, runId, 'hold');
-  return ledger;
-}
+const BENCH: PartitionBench = { campaign: CAMPAIGN, price: PRICE, retry: RETRY, concurrency: 4, partRows: 16, readReply: () => [] };
+const spec = (over: PartitionOver) => localPartitionSpec(BENCH, dir, items, over);
+const newLedger = (runId: string) => partitionLedger(dir, CAMPAIGN, runId);
 
 const sumCost = (rows: readonly ReplyRow[]) => rows.reduce((s, r) => s + r.cost_usd, 0);
 const idx = (id: string) => items.findIndex((i) => i.item_id === id);

@@ -6,7 +6,7 @@ import { chatCompletion, type RecordedRequest } from '../providers/helpers/wireS
 import { WIRE_KEY as KEY, WIRE_KEY_ENV, wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
 import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
-import { ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
+import { expectOneOkEach, ledgerSnapshot, storedReplies } from '../helpers/runData.js';
 
 /** Answers yes/no-first and letter items the way the reading map expects. */
 function completion(req: RecordedRequest) {
@@ -60,9 +60,7 @@ describe('a campaign on an OpenAI-compatible endpoint', () => {
     expect(generate.failed).toBe(0);
     expect(generate.done).toBe(generate.items);
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
-    const ok = okCounts(rows);
-    expect(ok.size).toBe(generate.items);
-    expect([...ok.values()].every((c) => c === 1)).toBe(true);
+    const ok = expectOneOkEach(rows, generate.items);
     const errors = rows.filter((r) => r.status === 'error');
     expect(errors.length).toBeGreaterThan(0);
     expect(all.every((r) => r.provider.startsWith('openai-compatible/'))).toBe(true);
