@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // eslint-disable-next-line no-restricted-imports -- the infra tests inspect the CDK app; lib/ still may not import it
@@ -9,6 +10,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Operations } from '../../infra/constructs/Operations.js';
+import { powertools } from '../../functions/shared/powertools.js';
 import {
   ALARM_TOPIC_OUTPUT,
   CONTEXT,
@@ -206,8 +208,16 @@ describe('Operations: alarms', () => {
 
   it('watch the namespace and service the handlers publish under (the spend alarm reads the worker)', () => {
     for (const name of ['plan', 'worker', 'report', 'record-failure']) {
+      // Each entry point builds its metrics with powertools(name) (functions/shared/powertools.ts)...
       const source = readFileSync(join(REPO_ROOT, 'functions', name, 'handler.ts'), 'utf8');
-      expect(source, name).toContain(`new Metrics({ namespace: '${METRICS_NAMESPACE}', serviceName: 'sondage-${name}' })`);
+      expect(source, name).toContain(`powertools('${name}')`);
+      // ...which publishes in the namespace, under the service, the alarms and dashboard read.
+      const { metrics } = powertools(name);
+      metrics.addMetric('Probe', MetricUnit.Count, 1);
+      const emf = metrics.serializeMetrics() as unknown as { _aws: { CloudWatchMetrics: { Namespace: string }[] }; service: string };
+      metrics.clearMetrics();
+      expect(emf._aws.CloudWatchMetrics[0]?.Namespace, name).toBe(METRICS_NAMESPACE);
+      expect(emf.service, name).toBe(`sondage-${name}`);
     }
     expect(WORKER_SERVICE).toBe('sondage-worker');
   });
