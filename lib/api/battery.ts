@@ -101,7 +101,7 @@ export type { ReadingRow, ReplyRow } from '../store/types.js';
 export { assertSafeSegment } from '../store/layout.js';
 export { DuckDb, sqlIdent, sqlString } from '../store/DuckDb.js';
 export { duckdbApi } from '../store/duckdbApi.js';
-export { ownSpillFolder, removeSpillFolder } from '../store/duckdbSpill.js';
+export { spillingInstance } from '../store/duckdbSpill.js';
 
 // ── Errors: one base class, file errors that name the file, field and what was expected ─────────
 export { SondageError, CampaignFileError, formatIssues } from '../errors.js';

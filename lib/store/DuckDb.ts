@@ -1,8 +1,8 @@
-import type { DuckDBConnection, DuckDBInstance, DuckDBResult, DuckDBValueConverter, JS } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBResult, DuckDBValueConverter, JS } from '@duckdb/node-api';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { duckdbApi } from './duckdbApi.js';
-import { ownSpillFolder, removeSpillFolder } from './duckdbSpill.js';
+import { spillingInstance } from './duckdbSpill.js';
 import type { DuckDbApi } from './duckdbApi.js';
 import { tablePrefix } from './layout.js';
 import { PARTITION_COLUMNS, tableColumns } from './schemas.js';
@@ -59,10 +59,10 @@ export class DuckDb {
   private closed = false;
 
   private constructor(
-    private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
     private readonly toJs: DuckDBValueConverter<JS>,
-    private readonly spillFolder: string,
+    /** Closes the instance and removes its spill folder. */
+    private readonly closeInstance: () => void,
   ) {}
 
   /** Opens an in-memory database. `threads` defaults to DuckDB's (all cores). */
@@ -72,14 +72,12 @@ export class DuckDb {
     // DuckDB would otherwise take up to 80 % of RAM for its buffers and keep what it took; the
     // local run shares the machine with its own JS heap (bench/local-throughput measures RSS).
     config['memory_limit'] = options.memoryLimit ?? '400MB';
-    const spillFolder = await ownSpillFolder();
-    config['temp_directory'] = spillFolder;
     const api = await duckdbApi();
+    const { instance, close } = await spillingInstance(config, (c) => api.DuckDBInstance.create(':memory:', c));
     try {
-      const instance = await api.DuckDBInstance.create(':memory:', config);
-      return new DuckDb(instance, await instance.connect(), numbersConverter(api), spillFolder);
+      return new DuckDb(await instance.connect(), numbersConverter(api), close);
     } catch (err) {
-      removeSpillFolder(spillFolder);
+      close();
       throw err;
     }
   }
@@ -195,8 +193,7 @@ export class DuckDb {
     if (this.closed) return;
     this.closed = true;
     this.connection.closeSync();
-    this.instance.closeSync();
-    removeSpillFolder(this.spillFolder);
+    this.closeInstance();
   }
 }
 

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { sqlIdent, sqlString } from './DuckDb.js';
-import { ownSpillFolder, removeSpillFolder } from './duckdbSpill.js';
+import { spillingInstance } from './duckdbSpill.js';
 import { appendRow, cellsOf, sharedColumns, tableColumnsSql } from './duckdbAppend.js';
 import { columnsOf, rowChecker, targetKey } from './parquetParts.js';
 import type { PartitionCheck, PartTarget, PartWriter, Rows, WriteOptions, WrittenPart } from './parquetParts.js';
@@ -66,7 +66,7 @@ export function rowGroupRows(bytesPerRow: number): number {
 async function lineBytes(ndjsonPath: string): Promise<number> {
   const file = await open(ndjsonPath, 'r');
   try {
-    const buffer = Buffer.alloc(SIZE_SAMPLE_BYTES);
+    const buffer = Buffer.allocUnsafe(SIZE_SAMPLE_BYTES);
     const { bytesRead } = await file.read(buffer, 0, SIZE_SAMPLE_BYTES, 0);
     let lines = 0;
     for (let i = buffer.indexOf(10); i !== -1 && i < bytesRead; i = buffer.indexOf(10, i + 1)) lines++;
@@ -97,7 +97,8 @@ export class ParquetWriter implements PartWriter {
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly tmpDir: string,
-    private readonly spillFolder: string,
+    /** Closes the instance and removes its spill folder. */
+    private readonly closeInstance: () => void,
   ) {}
 
   /** `tmpDir`: where parts bound for a store without local paths are staged (default: a fresh folder in the OS temp dir). */
@@ -110,12 +111,10 @@ export class ParquetWriter implements PartWriter {
     // DuckDB would otherwise take up to 80 % of RAM for its buffers and keep what it took; the
     // local run shares the machine with its own JS heap (bench/local-throughput measures RSS).
     config['memory_limit'] = options.memoryLimit ?? '256MB';
-    const spillFolder = await ownSpillFolder();
-    config['temp_directory'] = spillFolder;
     try {
-      return new ParquetWriter(await DuckDBInstance.create(':memory:', config), tmpDir, spillFolder);
+      const { instance, close } = await spillingInstance(config, (c) => DuckDBInstance.create(':memory:', c));
+      return new ParquetWriter(instance, tmpDir, close);
     } catch (err) {
-      removeSpillFolder(spillFolder);
       await rm(tmpDir, { recursive: true, force: true });
       throw err;
     }
@@ -254,8 +253,7 @@ export class ParquetWriter implements PartWriter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.instance.closeSync();
-    removeSpillFolder(this.spillFolder);
+    this.closeInstance();
     await rm(this.tmpDir, { recursive: true, force: true });
   }
 }

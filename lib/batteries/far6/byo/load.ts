@@ -7,7 +7,7 @@ import type { DuckDBValueConverter, JS } from '@duckdb/node-api';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { CampaignFileError, DuckDb, duckdbApi, jsonSyntaxProblem, ownSpillFolder, removeSpillFolder, sqlString } from '../../../api/battery.js';
+import { CampaignFileError, DuckDb, duckdbApi, jsonSyntaxProblem, spillingInstance, sqlString } from '../../../api/battery.js';
 import type { FileIssue } from '../../../api/battery.js';
 import type { ByoFormat, RawFile } from './types.js';
 
@@ -128,16 +128,14 @@ async function* readDuckDbChunks(file: string, format: Exclude<ByoFormat, 'jsonl
   // Its own small instance: a streamed query holds its connection until the last chunk is taken.
   const { DuckDBInstance } = await duckdbApi();
   const toJs = await jsConverter();
-  const spillFolder = await ownSpillFolder();
-  const instance = await DuckDBInstance.create(':memory:', {
-    memory_limit: '256MB',
-    temp_directory: spillFolder,
-    // File order is row order: the record number is the row number in every issue.
-    preserve_insertion_order: 'true',
-  }).catch((err: unknown) => {
-    removeSpillFolder(spillFolder);
-    throw err;
-  });
+  const { instance, close } = await spillingInstance(
+    {
+      memory_limit: '256MB',
+      // File order is row order: the record number is the row number in every issue.
+      preserve_insertion_order: 'true',
+    },
+    (c) => DuckDBInstance.create(':memory:', c),
+  );
   const connection = await instance.connect();
   try {
     let records: unknown[] = [];
@@ -173,8 +171,7 @@ async function* readDuckDbChunks(file: string, format: Exclude<ByoFormat, 'jsonl
     if (records.length > 0) yield { file, format, records, firstRow };
   } finally {
     connection.closeSync();
-    instance.closeSync();
-    removeSpillFolder(spillFolder);
+    close();
   }
 }
 
