@@ -1,4 +1,4 @@
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StorageError, storageCode, writeFailure } from '../store/storageErrors.js';
@@ -16,12 +16,24 @@ export const POSSIBLY_BILLED_FIELD = 'possibly_billed_usd';
  * the journals it finds and counts their cost once.
  */
 export class Journal {
-  private readonly stream: WriteStream;
+  /** Undefined when the file could not be opened: `failed` says why, and appends go nowhere. */
+  private readonly stream: WriteStream | undefined;
   private rows = 0;
   #error: Error | undefined;
 
   private constructor(public readonly path: string) {
-    this.stream = createWriteStream(path, { flags: 'a' });
+    // Opened here, synchronously: a journal that cannot be created (a full disk, a read-only
+    // folder, a folder in its place) is known before the first call whose reply it would keep,
+    // so the partition stops starting calls at once. A stream opening the file itself reports
+    // that only after the thread pool has run the open, and calls go on meanwhile.
+    let fd: number;
+    try {
+      fd = openSync(path, 'a');
+    } catch (err) {
+      this.#error = err as Error;
+      return;
+    }
+    this.stream = createWriteStream(path, { fd });
     // A full disk or a file-size limit fails a write here, later than `append` returned: kept and
     // reported (`failed`, and by `close`), not left to crash the process as an unhandled 'error'.
     this.stream.on('error', (err) => {
@@ -63,15 +75,16 @@ export class Journal {
    */
   append(row: object, possiblyBilledUsd?: number): void {
     const line = possiblyBilledUsd === undefined ? row : { ...row, [POSSIBLY_BILLED_FIELD]: possiblyBilledUsd };
-    this.stream.write(`${JSON.stringify(line)}\n`);
+    this.stream?.write(`${JSON.stringify(line)}\n`);
     this.rows++;
   }
 
   /** Flushes buffered writes to the file and closes it; rejects with `failed` when a write failed. */
   async close(): Promise<void> {
-    if (!this.stream.destroyed) {
+    const stream = this.stream;
+    if (stream !== undefined && !stream.destroyed) {
       await new Promise<void>((resolve) =>
-        this.stream.end((err?: Error | null) => {
+        stream.end((err?: Error | null) => {
           if (err) this.#error ??= err;
           resolve();
         }),

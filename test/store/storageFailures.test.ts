@@ -32,6 +32,16 @@ describe('the reply journal on a disk that fails', () => {
     expect((err as Error).message).toContain(`could not write ${path.join(dir, 'part.ndjson')}: it is a folder, not a file (EISDIR)`);
     expect(journal.failed).toBeInstanceOf(StorageError);
   });
+
+  it('a journal that cannot be created is known as it is opened, before a call could be made for it', async () => {
+    // A partition checks `failed` before it starts each chunk. Known only once the thread pool had
+    // run the open, a busy machine let every remaining call go out first (test/run/storageStop.test.ts).
+    await mkdir(path.join(dir, 'part.ndjson'));
+    const journal = Journal.openSync(dir, 'part.ndjson');
+
+    expect(journal.failed?.message).toContain('(EISDIR)');
+    await expect(journal.close()).rejects.toBeInstanceOf(StorageError);
+  });
 });
 
 describe('staging folders left by a kill', () => {
