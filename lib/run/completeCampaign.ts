@@ -26,12 +26,18 @@ const recordKey = (campaign: string): string => `${layout.campaignPrefix(campaig
  * design keeps out of sight of JSON.
  */
 export function designFingerprint(ctx: Pick<RunContext, 'campaign' | 'design'>, plan: Plan, data: string): string {
-  const replacer = (_key: string, value: unknown): unknown =>
-    value instanceof Map ? [...value] : value instanceof Set ? [...value] : typeof value === 'bigint' ? String(value) : value;
   const hash = createHash('sha256');
-  for (const part of [ctx.campaign, ctx.design, plan]) hash.update(JSON.stringify(part, replacer) ?? '').update('\0');
+  for (const part of [ctx.campaign, ctx.design, plan]) hash.update(designJson(part)).update('\0');
   hash.update(data);
   return hash.digest('hex');
+}
+
+const replacer = (_key: string, value: unknown): unknown =>
+  value instanceof Map ? [...value] : value instanceof Set ? [...value] : typeof value === 'bigint' ? String(value) : value;
+
+/** A loaded design (or campaign, or plan) as JSON for a digest: Maps and Sets as arrays, bigints as strings. */
+export function designJson(value: unknown): string {
+  return JSON.stringify(value, replacer) ?? '';
 }
 
 /** Done items per phase when every item of every phase is done (none pending, none failed); else undefined. */

@@ -2,13 +2,15 @@
  * Stored readings brought in line with the design before an analysis (`sondage analyze`): every
  * partition of every phase, in the order of the phase graph, through refreshReadings — what a run
  * does before it asks anything, without asking anything. A dependent phase's items are built from
- * the stored outputs of the phases before it, as the run builds them.
+ * the stored outputs of the phases before it, as the run builds them. A campaign checked before and
+ * not touched since is passed over (readingsChecked.ts).
  */
 import { join } from 'node:path';
 import { DuckDb } from '../store/DuckDb.js';
 import { LocalBlobStore } from '../store/LocalBlobStore.js';
 import { ParquetWriter } from '../store/ParquetWriter.js';
 import type { RunContext } from './context.js';
+import { readingsCheckDigest, readingsCheckedAlready, readingsCheckedKey } from './readingsChecked.js';
 import { refreshPartitionReadings } from './refreshPartitionReadings.js';
 import { loadUpstream, upstreamNeeds } from './upstream.js';
 
@@ -23,6 +25,7 @@ export interface PhaseReread {
 export async function refreshCampaignReadings(ctx: RunContext, dataDir: string): Promise<PhaseReread[]> {
   const { campaign, graph } = ctx;
   const store = new LocalBlobStore(dataDir);
+  if (await readingsCheckedAlready(store, campaign.name, await readingsCheckDigest(ctx, dataDir))) return [];
   const writer = await ParquetWriter.create({ tmpDir: join(dataDir, '.tmp'), threads: 1 });
   let db: DuckDb | undefined;
   const out: PhaseReread[] = [];
@@ -40,6 +43,8 @@ export async function refreshCampaignReadings(ctx: RunContext, dataDir: string):
       }
       if (reread > 0) out.push({ phase: phase.name, reread, rereadChanged });
     }
+    // With the listing as the check leaves it: the parts it rewrote are the ones now in line.
+    await store.put(readingsCheckedKey(campaign.name), await readingsCheckDigest(ctx, dataDir));
   } finally {
     db?.close();
     await writer.close();
