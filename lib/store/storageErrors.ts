@@ -47,6 +47,9 @@ const REASONS: Readonly<Record<string, string>> = {
 /** Codes that mean the disk or the folder, not the input: running again after the fix resumes. */
 const SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG', 'SQLITE_FULL']);
 
+/** Codes that mean something else stands where the file goes (a folder for a file, a file for a folder). */
+const IN_THE_WAY = new Set(['EISDIR', 'ENOTDIR', 'EEXIST']);
+
 /** The code of a file-system or SQLite error (`SQLITE_IOERR_WRITE` → `SQLITE_IOERR`), or undefined. */
 export function storageCode(err: unknown): string | undefined {
   if (err instanceof StorageError) return err.code;
@@ -74,7 +77,7 @@ function duckDbCode(err: unknown): string | undefined {
  * journals are adopted by the next run).
  */
 export function writeFailure(file: string, code: string, what = 'nothing of this part was committed'): string {
-  const fix = SPACE.has(code) ? 'free some space (or raise the limit)' : 'make the folder writable';
+  const fix = SPACE.has(code) ? 'free some space (or raise the limit)' : IN_THE_WAY.has(code) ? 'move aside what stands at that path' : 'make the folder writable';
   return `could not write ${file}: ${storageReason(code)} (${code}); ${what}. ${fix[0]!.toUpperCase()}${fix.slice(1)}, then run the same command again: what was committed before is kept and the run resumes from it`;
 }
 

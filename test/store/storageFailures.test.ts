@@ -30,6 +30,8 @@ describe('the reply journal on a disk that fails', () => {
 
     expect(err).toBeInstanceOf(StorageError);
     expect((err as Error).message).toContain(`could not write ${path.join(dir, 'part.ndjson')}: it is a folder, not a file (EISDIR)`);
+    // Not "make the folder writable": it is, and something stands in the file's place.
+    expect((err as Error).message).toContain('Move aside what stands at that path, then run the same command again');
     expect(journal.failed).toBeInstanceOf(StorageError);
   });
 
