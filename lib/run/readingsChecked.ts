@@ -16,7 +16,10 @@
  *   every partition again, as it did before this digest existed.
  *
  * The digest is written after the check has rewritten what it had to, with the listing as the
- * check leaves it; a check killed halfway writes none, and the next analysis checks again. What
+ * check leaves it; a check killed halfway writes none, and the next analysis checks again. A run
+ * writes it too when it ran every partition of every wave (each partition's readings are brought
+ * in line before its calls start, wavePartition.ts) and stopped for nothing: a budget stop, an
+ * abort or a failure leaves partitions unvisited, and the digest unwritten. What
  * it does not see: a change of how sondage builds items that keeps the readers' versions (such a
  * change bumps CHECK_FORMAT).
  */
@@ -68,6 +71,15 @@ export async function readingsCheckDigest(ctx: Pick<RunContext, 'campaign' | 'de
   for (const phase of ctx.graph.phases) hash.update(`${readerOf(phase)}\u0000${ctx.graph.readingsFolder(phase)}\u0000`);
   for (const line of await tableListing(dataDir, ctx.campaign.name)) hash.update(`${line}\n`);
   return hash.digest('hex');
+}
+
+/**
+ * Records that every stored reading of the campaign is in line with the design: after a full
+ * check (refreshCampaignReadings), or a run that brought each partition in line before it asked
+ * anything and stopped for nothing. Computed with the listing as it stands now, after their writes.
+ */
+export async function markReadingsChecked(store: LocalBlobStore, ctx: Parameters<typeof readingsCheckDigest>[0], dataDir: string): Promise<void> {
+  await store.put(readingsCheckedKey(ctx.campaign.name), await readingsCheckDigest(ctx, dataDir));
 }
 
 /** True when the marker holds `digest`: every stored reading was checked, and nothing changed since. */

@@ -10,7 +10,7 @@ import { DuckDb } from '../store/DuckDb.js';
 import { LocalBlobStore } from '../store/LocalBlobStore.js';
 import { ParquetWriter } from '../store/ParquetWriter.js';
 import type { RunContext } from './context.js';
-import { readingsCheckDigest, readingsCheckedAlready, readingsCheckedKey } from './readingsChecked.js';
+import { markReadingsChecked, readingsCheckDigest, readingsCheckedAlready } from './readingsChecked.js';
 import { refreshPartitionReadings } from './refreshPartitionReadings.js';
 import { loadUpstream, upstreamNeeds } from './upstream.js';
 
@@ -44,7 +44,7 @@ export async function refreshCampaignReadings(ctx: RunContext, dataDir: string):
       if (reread > 0) out.push({ phase: phase.name, reread, rereadChanged });
     }
     // With the listing as the check leaves it: the parts it rewrote are the ones now in line.
-    await store.put(readingsCheckedKey(campaign.name), await readingsCheckDigest(ctx, dataDir));
+    await markReadingsChecked(store, ctx, dataDir);
   } finally {
     db?.close();
     await writer.close();

@@ -20,6 +20,7 @@ import { assertWithinBudget } from './partitionSpec.js';
 import { planCampaign } from './planCampaign.js';
 import { silentProgress } from './progress.js';
 import { RateLimiters } from './RateLimiter.js';
+import { markReadingsChecked } from './readingsChecked.js';
 import { refreshCampaignReadings } from './refreshCampaignReadings.js';
 import { RunProgress } from './runProgress.js';
 import { RunStores, prepareLedger, recordPlan } from './runStores.js';
@@ -91,6 +92,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
         : await runWaves({ plan, env, answerers, ledger, progress, threads, stop, partitionPool: opts.partitionConcurrency ?? 2, signal: opts.signal }, ctx.graph.waves);
     // The next run of this same design knows at once whether anything is left to ask.
     if (!opts.signal?.aborted) await recordIfComplete(store, ledger, campaign.name, phaseNames, fingerprint);
+    // Every partition brought its readings in line before it ran: the next analysis need not check them.
+    if (complete === undefined && !stop.reason && !opts.signal?.aborted) await markReadingsChecked(store, ctx, dataDir);
     // Their heaps and DuckDB instances are freed before the analysis takes its share of memory.
     await threads.closeRunning();
     const summary = await runSummary(ledger, { campaign: campaign.name, runId, dataDir, plan, phases }, stop);

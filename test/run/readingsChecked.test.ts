@@ -2,11 +2,13 @@
  * A campaign whose readings were checked against the design and which nothing touched since is not
  * checked again (lib/run/readingsChecked.ts); anything the check depends on — the design's data,
  * a part added, a readings part rewritten — makes the next analysis check every partition again.
+ * A run that visited every partition counts as a check; one stopped by the budget does not.
  */
 import { cp, readdir, readFile, rename, rm, writeFile, copyFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readingsCheckDigest } from '../../lib/run/readingsChecked.js';
+import { readingsCheckDigest, readingsCheckedAlready } from '../../lib/run/readingsChecked.js';
+import { LocalBlobStore } from '../../lib/store/LocalBlobStore.js';
 import { loadContext, REPO_ROOT, useTempDir } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
@@ -15,13 +17,26 @@ let folder: string;
 let file: string;
 const CAMPAIGN = 'ptrue-demo';
 
-beforeAll(async () => {
-  folder = path.join(tmp.dir, 'ptrue');
-  await cp(path.join(REPO_ROOT, 'examples', 'ptrue'), folder, { recursive: true });
-  file = path.join(folder, 'demo.yaml');
-  const text = (await readFile(file, 'utf8')).replace(/^data_dir: .*$/m, 'data_dir: ./data').replace(/languages: \[en, zh, fr, ja, ko, hi\]/g, 'languages: [en, fr]');
+/** A copy of the P(True) example in `name`, on two languages, its data inside the copy; returns the campaign file. */
+async function example(name: string, budget?: number): Promise<string> {
+  const dir = path.join(tmp.dir, name);
+  await cp(path.join(REPO_ROOT, 'examples', 'ptrue'), dir, { recursive: true });
+  const campaignFile = path.join(dir, 'demo.yaml');
+  let text = (await readFile(campaignFile, 'utf8')).replace(/^data_dir: .*$/m, 'data_dir: ./data').replace(/languages: \[en, zh, fr, ja, ko, hi\]/g, 'languages: [en, fr]');
+  if (budget !== undefined) text = text.replace(/^budget_usd: .*$/m, `budget_usd: ${budget}`);
   expect(text).toContain('languages: [en, fr]');
-  await writeFile(file, text);
+  await writeFile(campaignFile, text);
+  return campaignFile;
+}
+
+async function checked(campaignFile: string): Promise<boolean> {
+  const dataDir = path.join(path.dirname(campaignFile), 'data');
+  return readingsCheckedAlready(new LocalBlobStore(dataDir), CAMPAIGN, await readingsCheckDigest(await loadContext(campaignFile), dataDir));
+}
+
+beforeAll(async () => {
+  file = await example('ptrue');
+  folder = path.dirname(file);
   expect((await runMain(['run', file, '--quiet'])).code).toBe(0);
 }, 120_000);
 
@@ -41,6 +56,16 @@ async function firstPart(table: 'replies' | 'readings'): Promise<string> {
 }
 
 describe('an analysis of a campaign checked before', () => {
+  it('a run that visited every partition counts as a check; one the budget stopped does not', async () => {
+    expect(await checked(file)).toBe(true);
+    const stopped = await example('ptrue-stopped', 0.002);
+    const run = await runMain(['run', stopped, '--quiet', '--allow-partial']);
+    // Exit 3: stopped at the cap, the judge phase never visited.
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/stopped at the budget cap/);
+    expect(await checked(stopped)).toBe(false);
+  }, 120_000);
+
   it('checks nothing while nothing changed, and every partition again once the design data is corrected', async () => {
     expect((await runMain(['analyze', file])).code).toBe(0);
     const digests = await partitionDigests();
