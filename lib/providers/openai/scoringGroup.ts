@@ -35,9 +35,12 @@ export function groupFailure(settled: readonly PromiseSettledResult<GroupAnswer>
   const possiblyBilled = failures.some((f) => f instanceof ProviderCallError && f.possiblyBilled);
   if (used.length === 0) return possiblyBilled === first.possiblyBilled ? first : rebuilt(first, provider, first.message, undefined, possiblyBilled);
   const answered = settled.filter((s) => s.status === 'fulfilled').length;
+  // Cached prompt tokens are billed at their lower price: kept, as the answered group's usage keeps them.
+  const cached = used.filter((u) => u.cached_input_tokens !== undefined);
   const usage: Usage = {
     input_tokens: used.reduce((n, u) => n + u.input_tokens, 0),
     output_tokens: used.reduce((n, u) => n + u.output_tokens, 0),
+    ...(cached.length > 0 ? { cached_input_tokens: cached.reduce((n, u) => n + u.cached_input_tokens!, 0) } : {}),
   };
   const message = `${first.message} (${answered} of the call's ${settled.length} requests were answered and are billed)`;
   return rebuilt(first, provider, message, usage, possiblyBilled);
