@@ -33,6 +33,7 @@ import { downloadCampaign } from '../../lib/run/campaignInput.js';
 import { requiredEnv, storesFromEnv } from '../shared/env.js';
 import { redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
+import { builtOnFirstCall } from '../shared/builtOnFirstCall.js';
 import { powertools } from '../shared/powertools.js';
 
 export { PLAN_RESERVE_MS, manifestKey } from '../../lib/run/planWave.js';
@@ -154,20 +155,14 @@ async function plan(deps: PlanDeps, e: PlanEvent, context: Context): Promise<Pla
   return out;
 }
 
-let cold: ReturnType<typeof createHandler> | undefined;
-
 /** The Lambda entry point: dependencies built once per container, at the first invocation. */
-export const handler = (event: unknown, context: Context): Promise<PlanOutput> => {
-  if (!cold) {
-    const stores = storesFromEnv('plan', { withKeys: true });
-    cold = createHandler({
-      ...stores,
-      glueDatabase: requiredEnv(ENV.glueDatabase, 'plan'),
-      ...(process.env[ENV.gpuQueues] ? { gpuQueues: parseGpuQueues(process.env[ENV.gpuQueues])! } : {}),
-      ...(process.env[ENV.bedrockBatch] ? { bedrockBatch: parseBedrockBatchEnv(process.env[ENV.bedrockBatch])! } : {}),
-      maxWorkerCopies: workerCopiesCeiling(process.env[ENV.workerCopies]),
-      ...powertools('plan'),
-    });
-  }
-  return cold(event, context);
-};
+export const handler = builtOnFirstCall<PlanOutput>(() =>
+  createHandler({
+    ...storesFromEnv('plan', { withKeys: true }),
+    glueDatabase: requiredEnv(ENV.glueDatabase, 'plan'),
+    ...(process.env[ENV.gpuQueues] ? { gpuQueues: parseGpuQueues(process.env[ENV.gpuQueues])! } : {}),
+    ...(process.env[ENV.bedrockBatch] ? { bedrockBatch: parseBedrockBatchEnv(process.env[ENV.bedrockBatch])! } : {}),
+    maxWorkerCopies: workerCopiesCeiling(process.env[ENV.workerCopies]),
+    ...powertools('plan'),
+  }),
+);

@@ -14,6 +14,7 @@ import type { Context } from 'aws-lambda';
 import { ENV } from '../../lib/config/index.js';
 import { SondageError } from '../../lib/errors.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
+import { builtOnFirstCall } from '../shared/builtOnFirstCall.js';
 import { powertools } from '../shared/powertools.js';
 
 export interface RecordFailureEvent {
@@ -65,13 +66,10 @@ function required(name: string): string {
   return value;
 }
 
-let cold: ReturnType<typeof createHandler> | undefined;
-
 /** The Lambda entry point: dependencies built once per container, at the first invocation. */
-export const handler = (event: unknown, context: Context): Promise<{ recorded: true }> => {
-  cold ??= createHandler({
+export const handler = builtOnFirstCall<{ recorded: true }>(() =>
+  createHandler({
     ledger: new DynamoLedger({ ledgerTable: required(ENV.ledgerTable), budgetTable: required(ENV.budgetTable) }),
     ...powertools('record-failure'),
-  });
-  return cold(event, context);
-};
+  }),
+);

@@ -41,6 +41,7 @@ import type { AthenaQueryableOptions, AthenaResume } from '../../lib/store/Athen
 import { campaignPrefix, isSafeSegment, resultsKey } from '../../lib/store/layout.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import type { BlobStore } from '../../lib/store/types.js';
+import { builtOnFirstCall } from '../shared/builtOnFirstCall.js';
 import { powertools } from '../shared/powertools.js';
 
 
@@ -184,25 +185,20 @@ function required(name: string): string {
   return value;
 }
 
-let cold: ReturnType<typeof createHandler> | undefined;
-
 /**
  * The Lambda entry point: dependencies built once per container, at the first invocation. The
  * endpoints follow the SDK's AWS_ENDPOINT_URL_ATHENA / AWS_ENDPOINT_URL_S3 (or SONDAGE_S3_ENDPOINT).
  */
-export const handler = (event: unknown, context: Context): Promise<ReportOutput | ReportAgain> => {
-  if (!cold) {
-    const bucket = required(ENV.bucket);
-    const workgroup = required(ENV.athenaWorkgroup);
-    const database = required(ENV.glueDatabase);
-    const s3Endpoint = process.env[ENV.s3Endpoint];
-    cold = createHandler({
-      athena: (resume, files) => new AthenaQueryable({ workgroup, database, resume, ...files, ...REPORT_ATHENA }),
-      store: new S3BlobStore({ bucket, clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {} }),
-      bucket,
-      tmpDir: '/tmp',
-      ...powertools('report'),
-    });
-  }
-  return cold(event, context);
-};
+export const handler = builtOnFirstCall<ReportOutput | ReportAgain>(() => {
+  const bucket = required(ENV.bucket);
+  const workgroup = required(ENV.athenaWorkgroup);
+  const database = required(ENV.glueDatabase);
+  const s3Endpoint = process.env[ENV.s3Endpoint];
+  return createHandler({
+    athena: (resume, files) => new AthenaQueryable({ workgroup, database, resume, ...files, ...REPORT_ATHENA }),
+    store: new S3BlobStore({ bucket, clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {} }),
+    bucket,
+    tmpDir: '/tmp',
+    ...powertools('report'),
+  });
+});

@@ -33,6 +33,7 @@ import { storesFromEnv } from '../shared/env.js';
 import { addSpendMetrics } from '../shared/spend.js';
 import { redactFields, redactKeys, redactedError } from '../shared/secrets.js';
 import type { HandlerDeps } from '../shared/types.js';
+import { builtOnFirstCall } from '../shared/builtOnFirstCall.js';
 import { powertools } from '../shared/powertools.js';
 
 /** Stop this long before the Lambda's timeout: the last chunk's calls end and their part is committed. */
@@ -203,16 +204,5 @@ export function createHandler(deps: WorkerDeps) {
   return middy(base).use(injectLambdaContext(deps.logger)).use(logMetrics(deps.metrics));
 }
 
-let cold: ReturnType<typeof createHandler> | undefined;
-
 /** The Lambda entry point: dependencies (and the provider keys, at the first call) once per container. */
-export const handler = (event: unknown, context: Context): Promise<WorkerOutput> => {
-  if (!cold) {
-    const stores = storesFromEnv('worker', { withKeys: true });
-    cold = createHandler({
-      ...stores,
-      ...powertools('worker'),
-    });
-  }
-  return cold(event, context);
-};
+export const handler = builtOnFirstCall<WorkerOutput>(() => createHandler({ ...storesFromEnv('worker', { withKeys: true }), ...powertools('worker') }));

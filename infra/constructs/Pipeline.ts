@@ -149,34 +149,22 @@ export class Pipeline extends Construct {
     for (const h of [this.plan, this.worker]) data.acknowledgePrefixGrants(h);
 
     const failed = new sfn.Fail(this, 'Failed', { error: 'SondageFailed', causePath: '$.failure.Cause' });
-    const record = new tasks.LambdaInvoke(this, 'RecordFailureStep', {
-      stateName: 'Record failure',
-      lambdaFunction: this.recordFailure.fn,
-      payload: sfn.TaskInput.fromObject({
-        campaign: sfn.JsonPath.stringAt('$.campaign'),
-        execution: sfn.JsonPath.stringAt('$$.Execution.Id'),
-        failure: sfn.JsonPath.objectAt('$.failure'),
-      }),
-      payloadResponseOnly: true,
-      resultPath: sfn.JsonPath.DISCARD,
+    const record = this.invoke('RecordFailureStep', 'Record failure', this.recordFailure.fn, sfn.JsonPath.DISCARD, {
+      campaign: sfn.JsonPath.stringAt('$.campaign'),
+      execution: sfn.JsonPath.stringAt('$$.Execution.Id'),
+      failure: sfn.JsonPath.objectAt('$.failure'),
     });
     record.addCatch(failed, { resultPath: sfn.JsonPath.DISCARD });
     record.next(failed);
     const onFailure = { resultPath: '$.failure' };
 
-    const planStep = new tasks.LambdaInvoke(this, 'PlanStep', {
-      stateName: 'Plan wave',
-      lambdaFunction: this.plan.fn,
-      payload: sfn.TaskInput.fromObject({
-        campaign: sfn.JsonPath.stringAt('$.campaign'),
-        execution: sfn.JsonPath.stringAt('$$.Execution.Name'),
-        // A boolean at run time (the path is only read; stringAt writes the ".$" key).
-        retryFailed: sfn.JsonPath.stringAt('$.retryFailed'),
-        allowPartial: sfn.JsonPath.stringAt('$.allowPartial'),
-        phasesRun: sfn.JsonPath.listAt('$.phasesRun'),
-      }),
-      payloadResponseOnly: true,
-      resultPath: '$.plan',
+    const planStep = this.invoke('PlanStep', 'Plan wave', this.plan.fn, '$.plan', {
+      campaign: sfn.JsonPath.stringAt('$.campaign'),
+      execution: sfn.JsonPath.stringAt('$$.Execution.Name'),
+      // A boolean at run time (the path is only read; stringAt writes the ".$" key).
+      retryFailed: sfn.JsonPath.stringAt('$.retryFailed'),
+      allowPartial: sfn.JsonPath.stringAt('$.allowPartial'),
+      phasesRun: sfn.JsonPath.listAt('$.phasesRun'),
     });
     planStep.addCatch(record, onFailure);
 
@@ -244,17 +232,11 @@ export class Pipeline extends Construct {
       result: sfn.Result.fromObject({ round: 0, queries: {} }),
       resultPath: '$.report',
     });
-    const reportStep = new tasks.LambdaInvoke(this, 'ReportStep', {
-      stateName: 'Report',
-      lambdaFunction: this.report.fn,
-      payload: sfn.TaskInput.fromObject({
-        campaign: sfn.JsonPath.stringAt('$.campaign'),
-        queryExecutionId: sfn.JsonPath.stringAt('$.sql.QueryExecution.QueryExecutionId'),
-        maxRounds: REPORT_ROUNDS.maxRounds,
-        progress: sfn.JsonPath.objectAt('$.report'),
-      }),
-      payloadResponseOnly: true,
-      resultPath: '$.report',
+    const reportStep = this.invoke('ReportStep', 'Report', this.report.fn, '$.report', {
+      campaign: sfn.JsonPath.stringAt('$.campaign'),
+      queryExecutionId: sfn.JsonPath.stringAt('$.sql.QueryExecution.QueryExecutionId'),
+      maxRounds: REPORT_ROUNDS.maxRounds,
+      progress: sfn.JsonPath.objectAt('$.report'),
     });
     reportStep.addCatch(record, onFailure);
     const reportWait = new sfn.Wait(this, 'ReportWait', {
@@ -351,6 +333,22 @@ export class Pipeline extends Construct {
   }
 
   /**
+   * A state that invokes `fn` (with `payload`, or else the state's input) and keeps only the
+   * function's answer, at `resultPath`. Lambda's service errors (throttling, a function still
+   * starting) are retried as LambdaInvoke does by default.
+   */
+  private invoke(id: string, stateName: string, fn: tasks.LambdaInvokeProps['lambdaFunction'], resultPath: string, payload?: Record<string, unknown>): tasks.LambdaInvoke {
+    return new tasks.LambdaInvoke(this, id, {
+      stateName,
+      lambdaFunction: fn,
+      ...(payload !== undefined ? { payload: sfn.TaskInput.fromObject(payload) } : {}),
+      payloadResponseOnly: true,
+      retryOnServiceExceptions: true,
+      resultPath,
+    });
+  }
+
+  /**
    * The item processor of a wave's Map: invoke the worker with the
    * batch of shards; while it answers `again` (items left when its time ran short, or provider
    * batches submitted and not yet collected) wait the plan's `pollSeconds` and invoke it again with
@@ -360,13 +358,7 @@ export class Pipeline extends Construct {
    * take up to 24 h, past Express's 5 minutes.
    */
   private shardLoop(): sfn.IChainable {
-    const invoke = new tasks.LambdaInvoke(this, 'WaveShards', {
-      stateName: 'Run a batch of shards',
-      lambdaFunction: this.worker.fn,
-      payloadResponseOnly: true,
-      retryOnServiceExceptions: true,
-      resultPath: '$.result',
-    });
+    const invoke = this.invoke('WaveShards', 'Run a batch of shards', this.worker.fn, '$.result');
     // Reserved concurrency throttles what runs past it: a Map restarted while old children still
     // run, or two campaigns at once, each Map sized to the whole reservation (the plan cannot see
     // the other execution). A throttled invocation never started, so waiting for a slot is always
@@ -404,13 +396,7 @@ export class Pipeline extends Construct {
     // failure (WorkerEvent.failure), records the batch's pending items failed and the failure in
     // the ledger; then the child fails, and the Map's tolerance (aws.tolerated_failure_percentage) decides.
     const shardFailed = new sfn.Fail(this, 'WaveShardsFailed', { stateName: 'Batch failed', error: 'ShardFailed', causePath: '$.failure.Cause' });
-    const giveUp = new tasks.LambdaInvoke(this, 'WaveGiveUp', {
-      stateName: 'Record the batch failed',
-      lambdaFunction: this.worker.fn,
-      payloadResponseOnly: true,
-      retryOnServiceExceptions: true,
-      resultPath: sfn.JsonPath.DISCARD,
-    });
+    const giveUp = this.invoke('WaveGiveUp', 'Record the batch failed', this.worker.fn, sfn.JsonPath.DISCARD);
     giveUp.addCatch(shardFailed, { resultPath: sfn.JsonPath.DISCARD });
     giveUp.next(shardFailed);
     invoke.addCatch(giveUp, { resultPath: '$.failure' });

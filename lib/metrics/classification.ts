@@ -41,41 +41,30 @@ export interface BinaryCase {
 
 export const EMPTY_CONFUSION: Confusion = { tp: 0, fp: 0, tn: 0, fn: 0, abstainPositive: 0, abstainNegative: 0 };
 
+/** The cells of a table, in EMPTY_CONFUSION's order. */
+const CELLS = Object.keys(EMPTY_CONFUSION) as (keyof Confusion)[];
+
+/** The cell one case counts in. */
+function cellOf(c: BinaryCase): keyof Confusion {
+  if (c.predicted === null) return c.gold ? 'abstainPositive' : 'abstainNegative';
+  if (c.gold) return c.predicted ? 'tp' : 'fn';
+  return c.predicted ? 'fp' : 'tn';
+}
+
 /**
  * The confusion table of a list of cases (`true` is the positive class).
  * @example confusionOf([{ gold: true, predicted: true }, { gold: false, predicted: null }]) // { tp: 1, …, abstainNegative: 1 }
  */
 export function confusionOf(cases: Iterable<BinaryCase>): Confusion {
-  let tp = 0;
-  let fp = 0;
-  let tn = 0;
-  let fn = 0;
-  let abstainPositive = 0;
-  let abstainNegative = 0;
-  for (const c of cases) {
-    if (c.predicted === null) {
-      if (c.gold) abstainPositive++;
-      else abstainNegative++;
-    } else if (c.gold) {
-      if (c.predicted) tp++;
-      else fn++;
-    } else if (c.predicted) fp++;
-    else tn++;
-  }
-  return { tp, fp, tn, fn, abstainPositive, abstainNegative };
+  const out: Record<keyof Confusion, number> = { ...EMPTY_CONFUSION };
+  for (const c of cases) out[cellOf(c)]++;
+  return out;
 }
 
 /** The sum of several tables (pooling groups). */
 export function addConfusions(tables: Iterable<Confusion>): Confusion {
-  const out = { ...EMPTY_CONFUSION };
-  for (const t of tables) {
-    out.tp += t.tp;
-    out.fp += t.fp;
-    out.tn += t.tn;
-    out.fn += t.fn;
-    out.abstainPositive += t.abstainPositive;
-    out.abstainNegative += t.abstainNegative;
-  }
+  const out: Record<keyof Confusion, number> = { ...EMPTY_CONFUSION };
+  for (const t of tables) for (const cell of CELLS) out[cell] += t[cell];
   return out;
 }
 

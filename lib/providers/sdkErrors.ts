@@ -136,6 +136,20 @@ export interface SdkErrorContext {
 }
 
 /**
+ * The error context of an adapter over a vendor SDK, the same for every call it makes: the
+ * endpoint its options name (`defaultBaseURL`, the vendor's API, when they name none), and as
+ * secrets the key and any credentials written into the URL.
+ */
+export function sdkErrorContext(
+  provider: string,
+  sdk: SdkErrorClasses,
+  options: { readonly apiKey: string; readonly baseURL?: string },
+  defaultBaseURL: string,
+): SdkErrorContext & { readonly endpoint: string } {
+  return { provider, endpoint: endpointOf(options.baseURL ?? defaultBaseURL), sdk, secrets: [options.apiKey, ...urlSecrets(options.baseURL)] };
+}
+
+/**
  * Turns whatever an SDK call threw into a classified ProviderCallError, with the secrets redacted
  * from the message and from the SDK error kept as `cause`. A ProviderCallError passes through.
  */

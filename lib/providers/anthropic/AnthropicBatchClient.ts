@@ -3,10 +3,11 @@ import type { GenerateRequest } from '../types.js';
 import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchLookup, BatchLookupResult, BatchRequest, BatchState } from '../batchTypes.js';
 import { ProviderCallError } from '../errors.js';
 import type { ProviderErrorClass } from '../errors.js';
-import { endpointOf, toProviderCallError, urlSecrets } from '../sdkErrors.js';
+import { sdkErrorContext, toProviderCallError } from '../sdkErrors.js';
+import type { SdkErrorContext } from '../sdkErrors.js';
 import { splitBatch } from '../splitBatch.js';
 import { completeResults } from '../openai/OpenAIBatchClient.js';
-import { fromWireResponse, settingsSent, toWireRequest } from './AnthropicMessagesProvider.js';
+import { ANTHROPIC_BASE_URL, fromWireResponse, settingsSent, toWireRequest } from './AnthropicMessagesProvider.js';
 import { sdkTransport } from '../transportTimeouts.js';
 
 import { ANTHROPIC_BATCH_LIMITS } from '../batchLimits.js';
@@ -92,18 +93,16 @@ export class AnthropicBatchClient implements BatchClient {
   readonly id: string;
   readonly limits: BatchLimits = ANTHROPIC_BATCH_LIMITS;
   readonly #client: Anthropic;
-  readonly #secrets: readonly string[];
-  readonly #endpoint: string;
+  readonly #errors: SdkErrorContext;
   readonly #model: string;
 
   constructor(options: AnthropicBatchClientOptions) {
     this.#model = options.model;
     this.id = `anthropic/${options.model}`;
-    this.#secrets = [options.apiKey, ...urlSecrets(options.baseURL)];
-    this.#endpoint = endpointOf(options.baseURL ?? 'https://api.anthropic.com');
+    this.#errors = sdkErrorContext(this.id, Anthropic, options, ANTHROPIC_BASE_URL);
     this.#client = new Anthropic({
       apiKey: options.apiKey,
-      baseURL: options.baseURL ?? 'https://api.anthropic.com',
+      baseURL: options.baseURL ?? ANTHROPIC_BASE_URL,
       maxRetries: 0,
       ...sdkTransport(options.timeoutMs, options.fetch),
     });
@@ -138,7 +137,7 @@ export class AnthropicBatchClient implements BatchClient {
       );
       return { provider: this.id, batchId: batch.id, customIds: ids };
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: Anthropic, secrets: this.#secrets });
+      throw toProviderCallError(err, this.#errors);
     }
   }
 
@@ -174,7 +173,7 @@ export class AnthropicBatchClient implements BatchClient {
       if (err instanceof SyntaxError) {
         throw new ProviderCallError(`${this.id}: batch results are not JSONL; look again`, this.id, 'malformed_response', true, undefined, undefined, { cause: err });
       }
-      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: Anthropic, secrets: this.#secrets });
+      throw toProviderCallError(err, this.#errors);
     }
     return running > 0
       ? { status: 'undetermined', reason: `${running} batch(es) of ${wanted.size} requests created since the intent are still running; their ids can be read once they end` }
@@ -193,7 +192,7 @@ export class AnthropicBatchClient implements BatchClient {
         counts: { total: c.processing + c.succeeded + c.errored + c.canceled + c.expired, succeeded: c.succeeded, failed: c.errored + c.canceled + c.expired },
       };
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: Anthropic, secrets: this.#secrets });
+      throw toProviderCallError(err, this.#errors);
     }
   }
 
@@ -221,7 +220,7 @@ export class AnthropicBatchClient implements BatchClient {
           cause: err,
         });
       }
-      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: Anthropic, secrets: this.#secrets });
+      throw toProviderCallError(err, this.#errors);
     }
   }
 
@@ -229,7 +228,7 @@ export class AnthropicBatchClient implements BatchClient {
     try {
       await this.#client.messages.batches.cancel(handle.batchId, null, signal ? { signal } : {});
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: Anthropic, secrets: this.#secrets });
+      throw toProviderCallError(err, this.#errors);
     }
   }
 }

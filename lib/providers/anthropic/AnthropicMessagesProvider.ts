@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision, SdkProviderOptions } from '../types.js';
 import { ProviderCallError } from '../errors.js';
 import type { RateLimitHints } from '../rateLimits.js';
-import { classifyProviderError, endpointOf, urlSecrets } from '../sdkErrors.js';
+import { classifyProviderError, sdkErrorContext } from '../sdkErrors.js';
+import type { SdkErrorContext } from '../sdkErrors.js';
 import { parseWire, sendForJson } from '../wire.js';
 import { sdkTransport } from '../transportTimeouts.js';
 
@@ -13,6 +14,9 @@ import { sdkTransport } from '../transportTimeouts.js';
  * this covers a request built without the campaign defaults.
  */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 256;
+
+/** The API's base URL, without the `/v1` the SDK adds. */
+export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 
 /**
  * The Messages body. `temperature` and `top_p` left the SDK's types (1.x marks them deprecated for
@@ -122,20 +126,20 @@ export class AnthropicMessagesProvider implements ModelProvider {
   readonly simulated = false;
   readonly endpoint: string;
   readonly #client: Anthropic;
-  readonly #secrets: readonly string[];
+  readonly #errors: SdkErrorContext & { readonly endpoint: string };
   readonly #model: string;
   readonly #onHints: ((hints: RateLimitHints) => void) | undefined;
 
   constructor(options: AnthropicMessagesProviderOptions) {
     this.#model = options.model;
     this.id = `anthropic/${options.model}`;
-    this.endpoint = endpointOf(options.baseURL ?? 'https://api.anthropic.com');
-    this.#secrets = [options.apiKey, ...urlSecrets(options.baseURL)];
+    this.#errors = sdkErrorContext(this.id, Anthropic, options, ANTHROPIC_BASE_URL);
+    this.endpoint = this.#errors.endpoint;
     this.#onHints = options.onRateLimitHints;
     this.#client = new Anthropic({
       apiKey: options.apiKey,
       // An explicit URL keeps ANTHROPIC_BASE_URL in the environment from redirecting a campaign.
-      baseURL: options.baseURL ?? 'https://api.anthropic.com',
+      baseURL: options.baseURL ?? ANTHROPIC_BASE_URL,
       maxRetries: 0,
       // The SDK's timeout and its transport's follow the attempt timeout, above it (transportTimeouts.ts).
       ...sdkTransport(options.timeoutMs, options.fetch),
@@ -144,8 +148,7 @@ export class AnthropicMessagesProvider implements ModelProvider {
 
   async generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
     const body = toWireRequest(req, this.#model);
-    const sdk = { provider: this.id, endpoint: this.endpoint, sdk: Anthropic, secrets: this.#secrets };
-    const json = await sendForJson(() => this.#client.messages.create(body, signal ? { signal } : {}).asResponse(), sdk, this.#onHints);
+    const json = await sendForJson(() => this.#client.messages.create(body, signal ? { signal } : {}).asResponse(), this.#errors, this.#onHints);
     return { ...fromWireResponse(json, this.id), settings_sent: settingsSent(body) };
   }
 

@@ -11,12 +11,13 @@ import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } fr
 import type { GenerateRequest } from '../types.js';
 import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchLookup, BatchLookupResult, BatchPhase, BatchRequest, BatchState } from '../batchTypes.js';
 import { ProviderCallError } from '../errors.js';
-import { classifyStatus, endpointOf } from '../sdkErrors.js';
+import { classifyStatus } from '../sdkErrors.js';
 import { splitBatch } from '../splitBatch.js';
 import { completeResults } from '../openai/OpenAIBatchClient.js';
-import { awsClientConfig, credentialSecrets } from './BedrockConverseProvider.js';
+import { awsClientConfig, bedrockErrorContext } from './BedrockConverseProvider.js';
 import type { BedrockConnection } from './BedrockConverseProvider.js';
 import { toBedrockCallError } from './bedrockErrors.js';
+import type { BedrockErrorContext } from './bedrockErrors.js';
 import { fromWireResponse, settingsSent, toWireRequest } from './converseWire.js';
 
 import { BEDROCK_BATCH_LIMITS, BEDROCK_BATCH_MIN_RECORDS } from '../batchLimits.js';
@@ -121,16 +122,14 @@ export class BedrockBatchClient implements BatchClient {
   readonly #roleArn: string;
   readonly #bucket: string;
   readonly #prefix: string;
-  readonly #endpoint: string;
-  readonly #secrets: readonly string[];
+  readonly #errors: BedrockErrorContext;
 
   constructor(options: BedrockBatchClientOptions) {
     this.#model = options.model;
     this.id = `bedrock/${options.model}`;
     this.#roleArn = options.roleArn;
     ({ bucket: this.#bucket, prefix: this.#prefix } = parseS3Uri(options.s3Uri));
-    this.#endpoint = endpointOf(options.endpoint ?? `https://bedrock.${options.region}.amazonaws.com`);
-    this.#secrets = credentialSecrets(options.credentials);
+    this.#errors = bedrockErrorContext(this.id, options, 'bedrock');
     const config = awsClientConfig(options);
     this.#bedrock = new BedrockClient(config);
     this.#s3 = new S3Client({ ...config, ...(options.endpoint !== undefined ? { forcePathStyle: true } : {}) });
@@ -151,7 +150,7 @@ export class BedrockBatchClient implements BatchClient {
   }
 
   #fail(err: unknown): ProviderCallError {
-    return toBedrockCallError(err, { provider: this.id, endpoint: this.#endpoint, secrets: this.#secrets });
+    return toBedrockCallError(err, this.#errors);
   }
 
   /**

@@ -3,6 +3,7 @@ import type { BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime
 import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision } from '../types.js';
 import { classifyProviderError, endpointOf } from '../sdkErrors.js';
 import { toBedrockCallError } from './bedrockErrors.js';
+import type { BedrockErrorContext } from './bedrockErrors.js';
 import { fromWireResponse, settingsSent, toWireRequest } from './converseWire.js';
 
 /** What every Bedrock client of sondage is built from. */
@@ -42,6 +43,14 @@ export function credentialSecrets(credentials: BedrockConnection['credentials'])
 }
 
 /**
+ * The error context of a Bedrock client: where its calls go (the connection's endpoint, or the
+ * Region's endpoint of the AWS `service`) and the static credentials to redact.
+ */
+export function bedrockErrorContext(provider: string, c: BedrockConnection, service: 'bedrock' | 'bedrock-runtime'): BedrockErrorContext {
+  return { provider, endpoint: endpointOf(c.endpoint ?? `https://${service}.${c.region}.amazonaws.com`), secrets: credentialSecrets(c.credentials) };
+}
+
+/**
  * Amazon Bedrock's Converse API through `@aws-sdk/client-bedrock-runtime`, one adapter for every
  * model Bedrock serves. Converse returns no logprobs (declared in lib/battery/providerCapabilities.ts,
  * so a phase that reads them is refused at plan time). The SDK's retries are off: retries live in
@@ -53,13 +62,13 @@ export class BedrockConverseProvider implements ModelProvider {
   readonly endpoint: string;
   readonly #client: BedrockRuntimeClient;
   readonly #model: string;
-  readonly #secrets: readonly string[];
+  readonly #errors: BedrockErrorContext;
 
   constructor(options: BedrockConnection) {
     this.#model = options.model;
     this.id = `bedrock/${options.model}`;
-    this.endpoint = endpointOf(options.endpoint ?? `https://bedrock-runtime.${options.region}.amazonaws.com`);
-    this.#secrets = credentialSecrets(options.credentials);
+    this.#errors = bedrockErrorContext(this.id, options, 'bedrock-runtime');
+    this.endpoint = this.#errors.endpoint;
     this.#client = new BedrockRuntimeClient(awsClientConfig(options));
   }
 
@@ -69,7 +78,7 @@ export class BedrockConverseProvider implements ModelProvider {
     try {
       out = await this.#client.send(new ConverseCommand({ modelId: this.#model, ...body }), signal ? { abortSignal: signal } : {});
     } catch (err) {
-      throw toBedrockCallError(err, { provider: this.id, endpoint: this.endpoint, secrets: this.#secrets });
+      throw toBedrockCallError(err, this.#errors);
     }
     return { ...fromWireResponse(out, this.id), settings_sent: settingsSent(body) };
   }

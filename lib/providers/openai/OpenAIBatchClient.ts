@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { GenerateRequest } from '../types.js';
 import type { BatchClient, BatchHandle, BatchItemResult, BatchLimits, BatchLookup, BatchLookupResult, BatchRequest, BatchState } from '../batchTypes.js';
 import { ProviderCallError } from '../errors.js';
-import { bodyCode, classifyStatus, endpointOf, redactSecret, toProviderCallError, urlSecrets } from '../sdkErrors.js';
+import { bodyCode, classifyStatus, redactSecret, sdkErrorContext, toProviderCallError } from '../sdkErrors.js';
+import type { SdkErrorContext } from '../sdkErrors.js';
 import { splitBatch } from '../splitBatch.js';
 import { OPENAI_BASE_URL, createOpenAIClient, fromWireResponse, settingsSent, toWireRequest } from './OpenAIChatProvider.js';
 import type { ChatFlavour } from './OpenAIChatProvider.js';
@@ -110,8 +111,7 @@ export class OpenAIBatchClient implements BatchClient {
   readonly id: string;
   readonly limits: BatchLimits = OPENAI_BATCH_LIMITS;
   readonly #client: OpenAI;
-  readonly #secrets: readonly string[];
-  readonly #endpoint: string;
+  readonly #errors: SdkErrorContext;
   readonly #model: string;
   readonly #flavour: ChatFlavour;
   readonly #metadata: Readonly<Record<string, string>> | undefined;
@@ -120,8 +120,7 @@ export class OpenAIBatchClient implements BatchClient {
     this.#flavour = options.flavour ?? 'openai';
     this.#model = options.model;
     this.id = `${this.#flavour}/${options.model}`;
-    this.#secrets = [options.apiKey, ...urlSecrets(options.baseURL)];
-    this.#endpoint = endpointOf(options.baseURL ?? OPENAI_BASE_URL);
+    this.#errors = sdkErrorContext(this.id, OpenAI, options, OPENAI_BASE_URL);
     this.#metadata = options.metadata;
     this.#client = createOpenAIClient(options);
   }
@@ -161,7 +160,7 @@ export class OpenAIBatchClient implements BatchClient {
       );
       return { provider: this.id, batchId: batch.id, inputFileId: file.id, customIds: ids };
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: OpenAI, secrets: this.#secrets });
+      throw toProviderCallError(err, this.#errors);
     }
   }
 
@@ -178,7 +177,7 @@ export class OpenAIBatchClient implements BatchClient {
       }
       return { status: 'absent' };
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: OpenAI, secrets: this.#secrets });
+      throw toProviderCallError(err, this.#errors);
     }
   }
 
@@ -193,10 +192,10 @@ export class OpenAIBatchClient implements BatchClient {
         status: b.status,
         done: phase === 'ended',
         counts: { total: counts.total, succeeded: counts.completed, failed: counts.failed },
-        ...(error ? { error: redactSecret(error, this.#secrets) } : {}),
+        ...(error ? { error: redactSecret(error, this.#errors.secrets) } : {}),
       };
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: OpenAI, secrets: this.#secrets });
+      throw toProviderCallError(err, this.#errors);
     }
   }
 
@@ -221,14 +220,14 @@ export class OpenAIBatchClient implements BatchClient {
       const failure =
         b.status === 'failed'
           ? {
-              message: redactSecret(b.errors?.data?.map((e) => `${e.code ?? 'error'}: ${e.message ?? ''}`).join('; ') || 'no reason given', this.#secrets),
+              message: redactSecret(b.errors?.data?.map((e) => `${e.code ?? 'error'}: ${e.message ?? ''}`).join('; ') || 'no reason given', this.#errors.secrets),
               // a full enqueued-token queue clears; a file that fails validation will fail again
               retryable: b.errors?.data?.some((e) => (e.code ?? '').includes('limit')) ?? false,
             }
           : undefined;
       return completeResults(handle, found, b.status, failure);
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: OpenAI, secrets: this.#secrets });
+      throw toProviderCallError(err, this.#errors);
     }
   }
 
@@ -236,7 +235,7 @@ export class OpenAIBatchClient implements BatchClient {
     try {
       await this.#client.batches.cancel(handle.batchId, signal ? { signal } : {});
     } catch (err) {
-      throw toProviderCallError(err, { provider: this.id, endpoint: this.#endpoint, sdk: OpenAI, secrets: this.#secrets });
+      throw toProviderCallError(err, this.#errors);
     }
   }
 }

@@ -5,7 +5,8 @@ import type { CandidateLogprobs } from '../../core/types.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision, SdkProviderOptions, TokenLogprob } from '../types.js';
 import { ProviderCallError } from '../errors.js';
 import type { RateLimitHints } from '../rateLimits.js';
-import { classifyProviderError, endpointOf, urlSecrets } from '../sdkErrors.js';
+import { classifyProviderError, sdkErrorContext } from '../sdkErrors.js';
+import type { SdkErrorContext } from '../sdkErrors.js';
 import { parseWire, sendForJson } from '../wire.js';
 import { groupFailure } from './scoringGroup.js';
 import { sdkTransport } from '../transportTimeouts.js';
@@ -351,7 +352,7 @@ export class OpenAIChatProvider implements ModelProvider {
   readonly simulated = false;
   readonly endpoint: string;
   readonly #client: OpenAI;
-  readonly #secrets: readonly string[];
+  readonly #errors: SdkErrorContext & { readonly endpoint: string };
   readonly #model: string;
   readonly #flavour: ChatFlavour;
   readonly #onHints: ((hints: RateLimitHints) => void) | undefined;
@@ -360,17 +361,16 @@ export class OpenAIChatProvider implements ModelProvider {
     this.#flavour = options.flavour ?? 'openai';
     this.#model = options.model;
     this.id = `${this.#flavour}/${options.model}`;
-    this.endpoint = endpointOf(options.baseURL ?? OPENAI_BASE_URL);
-    this.#secrets = [options.apiKey, ...urlSecrets(options.baseURL)];
+    this.#errors = sdkErrorContext(this.id, OpenAI, options, OPENAI_BASE_URL);
+    this.endpoint = this.#errors.endpoint;
     this.#onHints = options.onRateLimitHints;
     this.#client = createOpenAIClient(options);
   }
 
   async generate(req: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
     const body = toWireRequest(req, this.#model, this.#flavour);
-    const sdk = { provider: this.id, endpoint: this.endpoint, sdk: OpenAI, secrets: this.#secrets };
     const send = (b: ChatWireBody): Promise<unknown> =>
-      sendForJson(() => this.#client.chat.completions.create(b, signal ? { signal } : {}).asResponse(), sdk, this.#onHints);
+      sendForJson(() => this.#client.chat.completions.create(b, signal ? { signal } : {}).asResponse(), this.#errors, this.#onHints);
     const candidates = req.settings.candidate_logprobs;
     if (candidates?.method !== 'prompt_logprobs')
       return { ...fromWireResponse(await send(body), this.id, candidates), settings_sent: settingsSent(body) };

@@ -18,12 +18,14 @@ import { INTENT_PREFIX, batchPk } from './keys.js';
 /** Closed batch records are kept this long, then expire (TTL). */
 const CLOSED_BATCH_TTL_S = 30 * 24 * 3600;
 
+/** The partition columns a batch record and a batch intent share, read from either kind of item. */
+function partitionOf(campaign: string, b: Record<string, unknown>): Pick<BatchRecord, 'campaign' | 'phase' | 'model' | 'language'> {
+  return { campaign, phase: b.phase as string, model: b.model as string, language: b.language as string };
+}
+
 function recordOf(campaign: string, b: Record<string, unknown>): BatchRecord {
   return {
-    campaign,
-    phase: b.phase as string,
-    model: b.model as string,
-    language: b.language as string,
+    ...partitionOf(campaign, b),
     batchId: b.sk as string,
     handleJson: b.handle_json as string,
     reservationId: b.reservation_id as string,
@@ -32,14 +34,9 @@ function recordOf(campaign: string, b: Record<string, unknown>): BatchRecord {
   };
 }
 
-// Its first fields read like recordOf's: a batch intent and a batch record are two kinds of ledger
-// item that share a partition's columns, and each is read into its own type.
 function intentOf(campaign: string, b: Record<string, unknown>): BatchIntent {
   return {
-    campaign,
-    phase: b.phase as string,
-    model: b.model as string,
-    language: b.language as string,
+    ...partitionOf(campaign, b),
     provider: b.provider as string,
     submissionKey: (b.sk as string).slice(INTENT_PREFIX.length),
     customIds: JSON.parse(b.custom_ids_json as string) as string[],
