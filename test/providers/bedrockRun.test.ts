@@ -21,6 +21,8 @@ function reply(text: string): Record<string, unknown> {
   return converseReply(/A:|B:/.test(text) ? 'A' : 'Yes. I think so, because it hurt someone.', USAGE);
 }
 const promptOf = (modelInput: unknown): string => (modelInput as { messages: { content: { text: string }[] }[] }).messages.at(-1)?.content[0]?.text ?? '';
+/** What one reply of USAGE costs at the on-demand (list) price. */
+const LIST_PRICE_PER_REPLY = (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) / 1e6;
 
 let server: BedrockServer | undefined;
 let cleanup: (() => Promise<void>) | undefined;
@@ -47,6 +49,24 @@ async function setup(stories: number, model: Record<string, unknown>) {
   });
   return loadContext(file);
 }
+type Context = Awaited<ReturnType<typeof setup>>;
+
+/** Runs the campaign without analysis, batches polled at once; returns the summary and its generate phase. */
+async function runBatchMode(ctx: Context) {
+  const summary = await runCampaign(ctx, { skipAnalysis: true, batch: { pollMs: 1 } });
+  return { summary, generate: summary.phases.find((p) => p.phase === 'generate')! };
+}
+
+const converseCalls = () => server!.requests.filter((r) => r.path.endsWith('/converse')).length;
+const judgeReplies = (ctx: Context) => storedReplies(ctx.dataDir, ctx.campaign.name, 'judge');
+
+/** The ledger spent `spentUsd` to the cent, holds nothing reserved, and has every one of `items` generate items done. */
+async function expectLedgerSettled(ctx: Context, spentUsd: number, items: number): Promise<void> {
+  const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
+  expect(ledger.budget.spent_usd).toBeCloseTo(spentUsd, 12);
+  expect(ledger.budget.reserved_usd).toBe(0);
+  expect(ledger.generate).toEqual({ pending: 0, done: items, failed: 0 });
+}
 
 describe('a campaign on Bedrock, against the wire-format stand-in', () => {
   it('sync (Converse): one ok reply per item through throttling and a model not ready, cost counted once, no credential stored', async () => {
@@ -71,7 +91,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     const ok = expectOneOkEach(rows, generate.items);
     expect(rows.filter((r) => r.status === 'error').length).toBeGreaterThan(0);
     // Settlement: Converse's usage at the list price, once per ok reply; nothing left reserved.
-    expect(generate.costUsd).toBeCloseTo((ok.size * (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok)) / 1e6, 9);
+    expect(generate.costUsd).toBeCloseTo(ok.size * LIST_PRICE_PER_REPLY, 9);
     const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
     expect(ledger.budget.spent_usd).toBeCloseTo(summary.phases.reduce((s, p) => s + p.costUsd, 0), 9);
     expect(ledger.budget.reserved_usd).toBe(0);
@@ -101,14 +121,13 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
 
   it('mode: batch: one job for the partition, every item answered exactly once at the batch price, the ledger agrees to the cent', async () => {
     // Prepare: 2 stories in English make 128 items, above Bedrock's 100-record minimum for one job.
-    const ctx = await setup(2, { mode: 'batch', bedrock_batch: { s3_uri: 's3://sondage-batch/jobs', role_arn: 'arn:aws:iam::123456789012:role/sondage-bedrock-batch' } });
+    const ctx = await setup(2, { mode: 'batch', bedrock_batch: BATCH });
     server!.autoRun = (r) => ({ modelOutput: reply(promptOf(r.modelInput)) });
 
     // Act
-    const summary = await runCampaign(ctx, { skipAnalysis: true, batch: { pollMs: 1 } });
+    const { summary, generate } = await runBatchMode(ctx);
 
     // Assess
-    const generate = summary.phases.find((p) => p.phase === 'generate')!;
     expect(generate.items).toBeGreaterThanOrEqual(100);
     expect(generate.done).toBe(generate.items);
     expect(server!.jobs.size).toBe(1);
@@ -116,16 +135,12 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(job).toMatchObject({ modelId: MODEL, modelInvocationType: 'Converse', status: 'Completed' });
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
     expectOneOkEach(rows, generate.items);
-    const perReply = ((USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) * PRICE.batch_discount) / 1e6;
     const okCost = costOf(rows.filter((r) => r.status === 'ok'));
-    expect(okCost).toBeCloseTo(generate.items * perReply, 12);
-    const judgeCost = costOf((await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge')).filter((r) => r.status === 'ok'));
-    const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
-    expect(ledger.budget.spent_usd).toBeCloseTo(okCost + judgeCost, 12);
-    expect(ledger.budget.reserved_usd).toBe(0);
-    expect(ledger.generate).toEqual({ pending: 0, done: generate.items, failed: 0 });
+    expect(okCost).toBeCloseTo(generate.items * LIST_PRICE_PER_REPLY * PRICE.batch_discount, 12);
+    const judgeCost = costOf((await judgeReplies(ctx)).filter((r) => r.status === 'ok'));
+    await expectLedgerSettled(ctx, okCost + judgeCost, generate.items);
     // No Converse call was made: the batch route carried every item.
-    expect(server!.requests.some((r) => r.path.endsWith('/converse'))).toBe(false);
+    expect(converseCalls()).toBe(0);
     expect(generate.syncRemainder).toBeUndefined();
     // The plan priced the whole partition at the batch price.
     const line = summary.plan.lines.find((l) => l.phase === 'generate' && l.model === 'haiku')!;
@@ -139,24 +154,18 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     server!.converse = (req): BedrockAnswer => ({ json: reply(promptOf(req.body)) });
 
     // Act
-    const summary = await runCampaign(ctx, { skipAnalysis: true, batch: { pollMs: 1 } });
+    const { summary, generate } = await runBatchMode(ctx);
 
     // Assess: no job, one Converse call per item, each answered once at the on-demand price.
-    const generate = summary.phases.find((p) => p.phase === 'generate')!;
     expect(generate.items).toBeLessThan(100);
     expect(generate.done).toBe(generate.items);
     expect(server!.jobs.size).toBe(0);
-    expect(server!.requests.filter((r) => r.path.endsWith('/converse')).length).toBe(generate.items);
+    expect(converseCalls()).toBe(generate.items);
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
     expectOneOkEach(rows, generate.items);
-    const perReply = (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) / 1e6;
     const cost = costOf(rows);
-    expect(cost).toBeCloseTo(generate.items * perReply, 12);
-    const judgeCost = costOf(await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge'));
-    const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
-    expect(ledger.budget.spent_usd).toBeCloseTo(cost + judgeCost, 12);
-    expect(ledger.budget.reserved_usd).toBe(0);
-    expect(ledger.generate).toEqual({ pending: 0, done: generate.items, failed: 0 });
+    expect(cost).toBeCloseTo(generate.items * LIST_PRICE_PER_REPLY, 12);
+    await expectLedgerSettled(ctx, cost + costOf(await judgeReplies(ctx)), generate.items);
     // The run says how many went through Converse, and why.
     expect(generate.syncRemainder).toEqual({ items: generate.items, minRequests: 100 });
     expect(syncRemainderNotices(summary.phases)).toEqual([
@@ -179,24 +188,18 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     server!.converse = (req): BedrockAnswer => ({ json: reply(promptOf(req.body)) });
 
     // Act
-    const summary = await runCampaign(ctx, { skipAnalysis: true, batch: { pollMs: 1 } });
+    const { generate } = await runBatchMode(ctx);
 
     // Assess: one job, then 5 Converse calls; every item has exactly one ok reply.
-    const generate = summary.phases.find((p) => p.phase === 'generate')!;
     expect(generate.items).toBeGreaterThanOrEqual(100);
     expect(generate.done).toBe(generate.items);
     expect(server!.jobs.size).toBe(1);
-    expect(server!.requests.filter((r) => r.path.endsWith('/converse')).length).toBe(5);
+    expect(converseCalls()).toBe(5);
     expect(generate.syncRemainder).toEqual({ items: 5, minRequests: 100 });
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
     expectOneOkEach(rows, generate.items);
-    const perReply = (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) / 1e6;
     const okCost = costOf(rows.filter((r) => r.status === 'ok'));
-    expect(okCost).toBeCloseTo((generate.items - 5) * perReply * PRICE.batch_discount + 5 * perReply, 12);
-    const judgeCost = costOf(await storedReplies(ctx.dataDir, ctx.campaign.name, 'judge'));
-    const ledger = await ledgerSnapshot(ctx.dataDir, ctx.campaign.name);
-    expect(ledger.budget.spent_usd).toBeCloseTo(costOf(rows) + judgeCost, 12);
-    expect(ledger.budget.reserved_usd).toBe(0);
-    expect(ledger.generate).toEqual({ pending: 0, done: generate.items, failed: 0 });
+    expect(okCost).toBeCloseTo((generate.items - 5) * LIST_PRICE_PER_REPLY * PRICE.batch_discount + 5 * LIST_PRICE_PER_REPLY, 12);
+    await expectLedgerSettled(ctx, costOf(rows) + costOf(await judgeReplies(ctx)), generate.items);
   });
 });
