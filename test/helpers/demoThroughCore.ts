@@ -1,14 +1,13 @@
+import path from 'node:path';
 import { expect } from 'vitest';
 import type { RunContext } from '../../lib/run/context.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
-import { loadContext } from './campaigns.js';
+import { loadContext, tempDir } from './campaigns.js';
 import { readResult } from './runData.js';
 
 /** A battery's simulated demo campaign, and what its run through the core must give. */
 export interface DemoThroughCore {
   readonly demo: string;
-  readonly campaign: string;
-  readonly dataDir: string;
   /** The phase names of each wave, in the order the battery's graph runs them. */
   readonly waves: readonly (readonly string[])[];
   /** `[phase, items, failed]` for each phase, in run order. */
@@ -22,24 +21,31 @@ export interface DemoThroughCore {
 }
 
 /**
- * Runs a battery's demo through the core (plan, run loop, Parquet, the SQL stage, the report) and holds
- * it to the battery run in memory: the same tables, a summary marked SIMULATED, the simulation truth,
- * and a second run that asks nothing and spends nothing more.
+ * Runs a battery's demo through the core (plan, run loop, Parquet, the SQL stage, the report) into a
+ * fresh data folder, removed after, and holds it to the battery run in memory: the same tables, a
+ * summary marked SIMULATED, the simulation truth, and a second run that asks nothing and spends
+ * nothing more.
  */
 export async function expectDemoThroughCore(d: DemoThroughCore): Promise<void> {
-  const ctx = await loadContext(d.demo, d.dataDir);
-  expect(ctx.graph.waves.map((w) => w.map((p) => p.name))).toEqual(d.waves);
-  const summary = await runCampaign(ctx, { dataDir: d.dataDir });
-  expect(summary.stopped).toBeUndefined();
-  expect(summary.phases.map((p) => [p.phase, p.items, p.failed])).toEqual(d.phases);
+  const { dir: dataDir, cleanup } = await tempDir(`core-${path.basename(path.dirname(d.demo))}`);
+  try {
+    const ctx = await loadContext(d.demo, dataDir);
+    const campaign = ctx.campaign.name;
+    expect(ctx.graph.waves.map((w) => w.map((p) => p.name))).toEqual(d.waves);
+    const summary = await runCampaign(ctx, { dataDir });
+    expect(summary.stopped).toBeUndefined();
+    expect(summary.phases.map((p) => [p.phase, p.items, p.failed])).toEqual(d.phases);
 
-  const expected = await d.inMemory(ctx);
-  for (const name of d.tables) expect(await readResult(d.dataDir, d.campaign, name), name).toBe(expected.get(name));
-  expect(await readResult(d.dataDir, d.campaign, 'summary.md')).toContain('SIMULATED');
-  const truth = JSON.parse(await readResult(d.dataDir, d.campaign, 'simulation_truth.json')) as { models: { model: string }[] };
-  expect(truth.models.map((m) => m.model)).toEqual(d.truthModels);
+    const expected = await d.inMemory(ctx);
+    for (const name of d.tables) expect(await readResult(dataDir, campaign, name), name).toBe(expected.get(name));
+    expect(await readResult(dataDir, campaign, 'summary.md')).toContain('SIMULATED');
+    const truth = JSON.parse(await readResult(dataDir, campaign, 'simulation_truth.json')) as { models: { model: string }[] };
+    expect(truth.models.map((m) => m.model)).toEqual(d.truthModels);
 
-  const again = await runCampaign(await loadContext(d.demo, d.dataDir), { dataDir: d.dataDir });
-  expect(again.phases.map((p) => p.done)).toEqual(d.phases.map(() => 0));
-  expect(again.spentUsd).toBe(summary.spentUsd);
+    const again = await runCampaign(await loadContext(d.demo, dataDir), { dataDir });
+    expect(again.phases.map((p) => p.done)).toEqual(d.phases.map(() => 0));
+    expect(again.spentUsd).toBe(summary.spentUsd);
+  } finally {
+    await cleanup();
+  }
 }

@@ -9,26 +9,18 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { analyzePtrueRows } from '../../../lib/batteries/ptrue/analysis/analyzeRows.js';
 import { ptrueDesignSchema } from '../../../lib/batteries/ptrue/design.js';
 import { loadPtruePlan } from '../../../lib/batteries/ptrue/load.js';
 import { ptrueFiles } from '../../../lib/batteries/ptrue/report/index.js';
 import { parsePtrueJudgeSimulation, parsePtrueSimulation } from '../../../lib/batteries/ptrue/simulate/index.js';
 import type { RunContext } from '../../../lib/run/context.js';
-import { tempDir } from '../../helpers/campaigns.js';
 import { expectDemoThroughCore } from '../../helpers/demoThroughCore.js';
 import { runSimulated } from './simulatedRun.js';
 
 const DEMO = join(dirname(fileURLToPath(import.meta.url)), '../../../examples/ptrue/demo.yaml');
 const TABLES = ['cells.csv', 'regimes.csv', 'axes.csv', 'axis_spans.csv', 'qr.csv', 'accuracy_shares.csv', 'configuration_shares.csv', 'reliability.csv', 'compliance.csv', 'scorers.csv', 'rank_changes.csv', 'rank_reference.csv', 'matching_effects.csv', 'restricted_cells.csv'];
-
-let dataDir: string;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  ({ dir: dataDir, cleanup } = await tempDir('ptrue-core'));
-});
-afterAll(() => cleanup());
 
 /** The tables of the battery's own functions run in memory on the demo's simulated models (simulatedRun.ts). */
 async function inMemoryFiles(ctx: RunContext): Promise<Map<string, string>> {
@@ -45,8 +37,6 @@ describe('sondage run examples/ptrue/demo.yaml', () => {
   it('runs generate → verify and judge through the core to the tables computed in memory; a second run asks nothing', async () => {
     await expectDemoThroughCore({
       demo: DEMO,
-      campaign: 'ptrue-demo',
-      dataDir,
       waves: [['generate'], ['verify', 'judge']],
       // 3 models × 30 items × 6 × 6 languages; six verifier copies each; the short answers judged.
       phases: [

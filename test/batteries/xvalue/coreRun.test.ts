@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { analyzeXvalueRows, buildRows } from '../../../lib/batteries/xvalue/analysis/index.js';
 import { loadXvalueDesign, xvalueDesignSchema } from '../../../lib/batteries/xvalue/design/index.js';
 import { xvalueResultFiles } from '../../../lib/batteries/xvalue/report/index.js';
@@ -16,20 +16,12 @@ import type { XvalueItem } from '../../../lib/batteries/xvalue/types.js';
 import type { PartitionContext, PhaseSpec } from '../../../lib/battery/types.js';
 import type { PromptItem } from '../../../lib/core/types.js';
 import { settingsIn, type RunContext } from '../../../lib/run/context.js';
-import { tempDir } from '../../helpers/campaigns.js';
 import { expectDemoThroughCore } from '../../helpers/demoThroughCore.js';
 import { chainSqlRows, runChain, type ChainRecord } from './fixtures.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../../examples/xvalue');
 const DEMO = join(EXAMPLES, 'demo.yaml');
 const TABLES = ['overall.csv', 'by_category.csv', 'by_language.csv', 'cells.csv', 'lowest_cells.csv', 'checkpoints.csv', 'step1_agreement.csv'];
-
-let dataDir: string;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  ({ dir: dataDir, cleanup } = await tempDir('xvalue-core'));
-});
-afterAll(() => cleanup());
 
 /** The demo's partitions as the core builds them: campaign name, per-phase settings of each model. */
 function corePartitions(ctx: RunContext) {
@@ -61,8 +53,6 @@ describe('sondage run examples/xvalue/demo.yaml', () => {
   it('runs through the core to the tables the battery computes in memory; a second run asks nothing', async () => {
     await expectDemoThroughCore({
       demo: DEMO,
-      campaign: 'xvalue-demo',
-      dataDir,
       waves: [['defonly', 'step1', 'step3'], ['step2']],
       phases: [
         ['defonly', 210, 0],
