@@ -3,10 +3,10 @@ import { syncRemainderNotices } from '../../lib/cli/syncRemainderNotices.js';
 import { formatPlan } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
-import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { loadContext, useTempDir, writeCampaign } from '../helpers/campaigns.js';
 import { costOf, expectOneOkEach, ledgerSnapshot, storedReplies } from '../helpers/runData.js';
-import { converseReply, startBedrockServer } from '../helpers/bedrockServer.js';
-import type { BedrockAnswer, BedrockServer } from '../helpers/bedrockServer.js';
+import { converseReply, useBedrockServer } from '../helpers/bedrockServer.js';
+import type { BedrockAnswer } from '../helpers/bedrockServer.js';
 
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 // Fake static credentials for the SDK's default chain (its environment provider): signed with, never stored.
@@ -24,28 +24,22 @@ const promptOf = (modelInput: unknown): string => (modelInput as { messages: { c
 /** What one reply of USAGE costs at the on-demand (list) price. */
 const LIST_PRICE_PER_REPLY = (USAGE.inputTokens * PRICE.input_per_mtok + USAGE.outputTokens * PRICE.output_per_mtok) / 1e6;
 
-let server: BedrockServer | undefined;
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanup?.();
-  cleanup = undefined;
+const bedrock = useBedrockServer();
+const tmp = useTempDir('bedrock-run');
+afterEach(() => {
   delete process.env['AWS_ACCESS_KEY_ID'];
   delete process.env['AWS_SECRET_ACCESS_KEY'];
 });
 
 /** The small FAR-6 campaign in English with one Bedrock respondent on the stand-in. */
 async function setup(stories: number, model: Record<string, unknown>) {
-  server = await startBedrockServer();
+  const server = await bedrock.start();
   process.env['AWS_ACCESS_KEY_ID'] = ACCESS_KEY;
   process.env['AWS_SECRET_ACCESS_KEY'] = SECRET;
-  const tmp = await tempDir('bedrock-run');
-  cleanup = tmp.cleanup;
   const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
     doc.design['languages'] = ['en'];
     doc.design['story_limit'] = stories;
-    doc.models = [{ id: 'haiku', provider: 'bedrock', model: MODEL, region: 'us-east-1', base_url: server!.url, rpm: 100_000, price: PRICE, ...model }];
+    doc.models = [{ id: 'haiku', provider: 'bedrock', model: MODEL, region: 'us-east-1', base_url: server.url, rpm: 100_000, price: PRICE, ...model }];
   });
   return loadContext(file);
 }
@@ -57,7 +51,7 @@ async function runBatchMode(ctx: Context) {
   return { summary, generate: summary.phases.find((p) => p.phase === 'generate')! };
 }
 
-const converseCalls = () => server!.requests.filter((r) => r.path.endsWith('/converse')).length;
+const converseCalls = () => bedrock.current.requests.filter((r) => r.path.endsWith('/converse')).length;
 const judgeReplies = (ctx: Context) => storedReplies(ctx.dataDir, ctx.campaign.name, 'judge');
 
 /** The ledger spent `spentUsd` to the cent, holds nothing reserved, and has every one of `items` generate items done. */
@@ -73,7 +67,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     // Prepare: every 4th call throttled, every 7th a model still loading.
     const ctx = await setup(1, {});
     let n = 0;
-    server!.converse = (req): BedrockAnswer => {
+    bedrock.current.converse = (req): BedrockAnswer => {
       n++;
       if (n % 4 === 0) return { error: 'ThrottlingException', status: 429, message: 'Too many requests, please wait before trying again.' };
       if (n % 7 === 0) return { error: 'ModelNotReadyException', status: 429, message: 'Model is not ready for inference.' };
@@ -99,14 +93,14 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     expect(stored.every((r) => r.provider === `bedrock/${MODEL}`)).toBe(true);
     expect(JSON.parse(stored.find((r) => r.status === 'ok')!.settings_json)).toEqual({ inferenceConfig: { maxTokens: 120, temperature: 1 } });
     // The calls were signed with the environment's key; neither key nor secret was stored.
-    expect(server!.requests.every((r) => String(r.headers.authorization).includes(`Credential=${ACCESS_KEY}/`))).toBe(true);
+    expect(bedrock.current.requests.every((r) => String(r.headers.authorization).includes(`Credential=${ACCESS_KEY}/`))).toBe(true);
     expect(JSON.stringify(stored)).not.toContain(SECRET);
     expect(JSON.stringify(stored)).not.toContain(ACCESS_KEY);
   });
 
   it('credentials AWS refuses stop the model\'s calls with a sentence about AWS credentials, not an API key variable; the items stay pending', async () => {
     const ctx = await setup(1, {});
-    server!.converse = () => ({ error: 'AccessDeniedException', status: 403, message: 'You don\'t have access to the model with the specified model ID.' });
+    bedrock.current.converse = () => ({ error: 'AccessDeniedException', status: 403, message: 'You don\'t have access to the model with the specified model ID.' });
 
     const summary = await runCampaign(ctx, { retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5, timeoutMs: 10_000 }, skipAnalysis: true });
 
@@ -122,7 +116,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
   it('mode: batch: one job for the partition, every item answered exactly once at the batch price, the ledger agrees to the cent', async () => {
     // Prepare: 2 stories in English make 128 items, above Bedrock's 100-record minimum for one job.
     const ctx = await setup(2, { mode: 'batch', bedrock_batch: BATCH });
-    server!.autoRun = (r) => ({ modelOutput: reply(promptOf(r.modelInput)) });
+    bedrock.current.autoRun = (r) => ({ modelOutput: reply(promptOf(r.modelInput)) });
 
     // Act
     const { summary, generate } = await runBatchMode(ctx);
@@ -130,8 +124,8 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     // Assess
     expect(generate.items).toBeGreaterThanOrEqual(100);
     expect(generate.done).toBe(generate.items);
-    expect(server!.jobs.size).toBe(1);
-    const job = [...server!.jobs.values()][0]!;
+    expect(bedrock.current.jobs.size).toBe(1);
+    const job = [...bedrock.current.jobs.values()][0]!;
     expect(job).toMatchObject({ modelId: MODEL, modelInvocationType: 'Converse', status: 'Completed' });
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
     expectOneOkEach(rows, generate.items);
@@ -151,7 +145,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
   it('mode: batch with fewer items than Bedrock\'s 100-record minimum: every item asked once through Converse at the sync price, the run finishes, the ledger agrees to the cent', async () => {
     // Prepare: 1 story in English makes 64 items, below the minimum of one job.
     const ctx = await setup(1, { mode: 'batch', bedrock_batch: BATCH });
-    server!.converse = (req): BedrockAnswer => ({ json: reply(promptOf(req.body)) });
+    bedrock.current.converse = (req): BedrockAnswer => ({ json: reply(promptOf(req.body)) });
 
     // Act
     const { summary, generate } = await runBatchMode(ctx);
@@ -159,7 +153,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     // Assess: no job, one Converse call per item, each answered once at the on-demand price.
     expect(generate.items).toBeLessThan(100);
     expect(generate.done).toBe(generate.items);
-    expect(server!.jobs.size).toBe(0);
+    expect(bedrock.current.jobs.size).toBe(0);
     expect(converseCalls()).toBe(generate.items);
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
     expectOneOkEach(rows, generate.items);
@@ -184,8 +178,8 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
   it('mode: batch: the few records a job failed transiently are asked through Converse, not a job below the minimum, and the run finishes', async () => {
     // Prepare: 128 items; the job answers all but 5, which come back as server errors (re-queued).
     const ctx = await setup(2, { mode: 'batch', bedrock_batch: BATCH });
-    server!.autoRun = (r, i) => (i < 5 ? { error: { errorCode: 500, errorMessage: 'Internal server error' } } : { modelOutput: reply(promptOf(r.modelInput)) });
-    server!.converse = (req): BedrockAnswer => ({ json: reply(promptOf(req.body)) });
+    bedrock.current.autoRun = (r, i) => (i < 5 ? { error: { errorCode: 500, errorMessage: 'Internal server error' } } : { modelOutput: reply(promptOf(r.modelInput)) });
+    bedrock.current.converse = (req): BedrockAnswer => ({ json: reply(promptOf(req.body)) });
 
     // Act
     const { generate } = await runBatchMode(ctx);
@@ -193,7 +187,7 @@ describe('a campaign on Bedrock, against the wire-format stand-in', () => {
     // Assess: one job, then 5 Converse calls; every item has exactly one ok reply.
     expect(generate.items).toBeGreaterThanOrEqual(100);
     expect(generate.done).toBe(generate.items);
-    expect(server!.jobs.size).toBe(1);
+    expect(bedrock.current.jobs.size).toBe(1);
     expect(converseCalls()).toBe(5);
     expect(generate.syncRemainder).toEqual({ items: 5, minRequests: 100 });
     const rows = await storedReplies(ctx.dataDir, ctx.campaign.name, 'generate');
