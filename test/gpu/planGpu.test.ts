@@ -9,7 +9,6 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPU_CATALOG, gpuInstance, hourlyPrice, jobResources } from '../../lib/gpu/instances.js';
 import { estimateGpuMemory, paramsFromName } from '../../lib/gpu/memory.js';
@@ -23,7 +22,7 @@ import { checkGpuQueues, checkGpuWeights } from '../../lib/run/gpuChecks.js';
 import { estimateGpuCost } from '../../lib/run/gpuCost.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import { LocalBlobStore } from '../../lib/store/index.js';
-import { REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+import { REPO_ROOT, tempDir, writeCampaignDoc } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 
 let dir: string;
@@ -36,20 +35,15 @@ afterAll(() => cleanup());
 
 const QWEN = { id: 'qwen', provider: 'openai-compatible', model: 'Qwen/Qwen3-8B', runs_on: 'gpu' };
 
-async function campaign(name: string, model: Record<string, unknown>, more: Record<string, unknown>[] = []): Promise<string> {
-  const file = path.join(dir, `${name}.yaml`);
-  await writeFile(
-    file,
-    stringify({
-      name,
-      seed: 1,
-      budget_usd: 100,
-      battery: 'ptrue',
-      design: { items: 'items.jsonl', languages: ['en', 'fr'], verifier_languages: ['en', 'fr'], item_limit: 4 },
-      models: [model, ...more],
-    }),
-  );
-  return file;
+function campaign(name: string, model: Record<string, unknown>, more: Record<string, unknown>[] = []): Promise<string> {
+  return writeCampaignDoc(dir, {
+    name,
+    seed: 1,
+    budget_usd: 100,
+    battery: 'ptrue',
+    design: { items: 'items.jsonl', languages: ['en', 'fr'], verifier_languages: ['en', 'fr'], item_limit: 4 },
+    models: [model, ...more],
+  });
 }
 
 describe('bad GPU settings at plan: one error naming the file, the field and the line', () => {

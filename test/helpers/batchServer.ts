@@ -36,6 +36,18 @@ class ClientError extends Error {}
 
 const ACTIVE: readonly JobStatus[] = ['SUBMITTED', 'PENDING', 'RUNNABLE', 'STARTING', 'RUNNING'];
 
+/** What ListJobs' summaries and DescribeJobs' details both say of a job. */
+function jobFields(j: FakeJob): Record<string, unknown> {
+  return {
+    jobArn: `arn:aws:batch:us-east-1:123456789012:job/${j.jobId}`,
+    jobId: j.jobId,
+    jobName: j.jobName,
+    createdAt: j.createdAt,
+    status: j.status,
+    ...(j.statusReason ? { statusReason: j.statusReason } : {}),
+  };
+}
+
 export async function startBatchServer(): Promise<BatchServer> {
   const jobs: FakeJob[] = [];
   const calls = new Map<string, number>();
@@ -55,15 +67,7 @@ export async function startBatchServer(): Promise<BatchServer> {
       const start = typeof b.nextToken === 'string' ? Number(b.nextToken) : 0;
       const page = all.slice(start, start + state.pageSize);
       return {
-        jobSummaryList: page.map((j) => ({
-          jobArn: `arn:aws:batch:us-east-1:123456789012:job/${j.jobId}`,
-          jobId: j.jobId,
-          jobName: j.jobName,
-          createdAt: j.createdAt,
-          status: j.status,
-          ...(j.statusReason ? { statusReason: j.statusReason } : {}),
-          ...(j.arraySize ? { arrayProperties: { size: j.arraySize } } : {}),
-        })),
+        jobSummaryList: page.map((j) => ({ ...jobFields(j), ...(j.arraySize ? { arrayProperties: { size: j.arraySize } } : {}) })),
         ...(start + state.pageSize < all.length ? { nextToken: String(start + state.pageSize) } : {}),
       };
     },
@@ -75,13 +79,8 @@ export async function startBatchServer(): Promise<BatchServer> {
           if (!j) return [];
           return [
             {
-              jobArn: `arn:aws:batch:us-east-1:123456789012:job/${j.jobId}`,
-              jobId: j.jobId,
-              jobName: j.jobName,
+              ...jobFields(j),
               jobQueue: j.jobQueue,
-              status: j.status,
-              ...(j.statusReason ? { statusReason: j.statusReason } : {}),
-              createdAt: j.createdAt,
               jobDefinition: 'arn:aws:batch:us-east-1:123456789012:job-definition/probe:3',
               ...(j.arraySize ? { arrayProperties: { size: j.arraySize, statusSummary: j.statusSummary ?? {} } } : {}),
             },

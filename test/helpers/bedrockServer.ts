@@ -25,6 +25,7 @@ import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { startS3Server } from '../store/s3Server.js';
 import type { S3Server } from '../store/s3Server.js';
+import { useServer } from './useServer.js';
 
 export interface BedrockRequest {
   readonly method: string;
@@ -256,4 +257,24 @@ export async function startBedrockServer(): Promise<BedrockServer> {
   };
   state.runJob = (arn, answer, status) => api.runJob(arn, answer, status);
   return api;
+}
+
+/**
+ * The Bedrock stand-in of the running test: `start` starts it (a test starts one at a time), answering
+ * Converse with `answers` in turn, the last one again once they run out, when given; `current` is the
+ * one started last, and it is closed after each test.
+ *
+ * @example
+ * const bedrock = useBedrockServer();
+ * it('…', async () => { const server = await bedrock.start([{ json: converseReply('Yes.') }]); …; expect(bedrock.current.requests).toHaveLength(1); });
+ */
+export function useBedrockServer(): { start(answers?: readonly BedrockAnswer[]): Promise<BedrockServer>; readonly current: BedrockServer } {
+  return useServer('useBedrockServer', async (answers?: readonly BedrockAnswer[]) => {
+    const server = await startBedrockServer();
+    if (answers !== undefined) {
+      let n = 0;
+      server.converse = () => answers[Math.min(n++, answers.length - 1)]!;
+    }
+    return server;
+  });
 }

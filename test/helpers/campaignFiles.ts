@@ -54,6 +54,13 @@ export async function writeCampaign(
   return file;
 }
 
+/** Writes a campaign written out in full by the test as `<name>.yaml` in `dir`. Returns the file's path. */
+export async function writeCampaignDoc(dir: string, doc: Record<string, unknown> & { name: string }): Promise<string> {
+  const file = path.join(dir, `${doc.name}.yaml`);
+  await writeFile(file, stringify(doc));
+  return file;
+}
+
 /** Sets a `simulation:` key on every respondent of the campaign. */
 export function simulateOnModels(doc: CampaignDoc, settings: Record<string, unknown>): void {
   for (const m of doc.models) m['simulation'] = { ...(m['simulation'] as Record<string, unknown> | undefined), ...settings };

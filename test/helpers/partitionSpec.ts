@@ -1,4 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { beforeAll, beforeEach } from 'vitest';
+import type { PromptItem } from '../../lib/core/types.js';
 import { costUsd } from '../../lib/pricing/pricing.js';
 import type { ModelProvider, Price } from '../../lib/providers/types.js';
 import type { RetryPolicy } from '../../lib/run/callWithRetry.js';
@@ -6,6 +9,8 @@ import type { PartSink, PartitionSpec } from '../../lib/run/partitionTypes.js';
 import { itemMaxCost } from '../../lib/run/planCampaign.js';
 import { Semaphore } from '../../lib/run/Semaphore.js';
 import { EmbeddedLedger } from '../../lib/store/index.js';
+import type { ReadingRow, ReplyRow } from '../../lib/store/types.js';
+import { loadContext, RUN_FIXTURES, rootItems, useTempDir } from './campaigns.js';
 
 /** What a partition test fixes once for all its cases: the campaign, what a call costs and how often it is tried. */
 export interface PartitionBench {
@@ -50,4 +55,58 @@ export async function partitionLedger(dir: string, campaign: string, runId: stri
   await ledger.initCampaign(campaign, cap, runId);
   await ledger.orphanStale(campaign, runId, 'hold');
   return ledger;
+}
+
+/**
+ * The first `count` English items of model `alpha` in the small run fixture, loaded once, and a fresh
+ * folder for each test under one temp folder for the file: it registers the hooks every partition test
+ * file would otherwise repeat. Read `.items` and `.dir` inside tests and hooks only.
+ */
+export function usePartitionCases(prefix: string, count: number): { readonly items: PromptItem[]; readonly dir: string } {
+  const root = useTempDir(prefix, 'all');
+  let items: PromptItem[] | undefined;
+  let dir: string | undefined;
+  let n = 0;
+  beforeAll(async () => {
+    const ctx = await loadContext(path.join(RUN_FIXTURES, 'small.yaml'));
+    items = [...rootItems(ctx, ctx.campaign.models[0]!, 'en')].slice(0, count);
+  });
+  beforeEach(() => {
+    dir = path.join(root.dir, `case-${n++}`);
+  });
+  return {
+    get items(): PromptItem[] {
+      if (items === undefined) throw new Error(`usePartitionCases('${prefix}'): .items read outside a test or hook`);
+      return items;
+    },
+    get dir(): string {
+      if (dir === undefined) throw new Error(`usePartitionCases('${prefix}'): .dir read outside a test or hook`);
+      return dir;
+    },
+  };
+}
+
+/** Parts kept in memory by name; a part written again under its name replaces the old one. */
+export class MemoryPartSink implements PartSink {
+  readonly replies = new Map<string, ReplyRow[]>();
+  readonly readings = new Map<string, ReadingRow[]>();
+
+  async writeReplies(journalPath: string, partName: string): Promise<string> {
+    const text = await readFile(journalPath, 'utf8');
+    const rows = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as ReplyRow);
+    this.replies.set(this.partKey(partName), rows);
+    return this.partKey(partName);
+  }
+
+  async writeReadings(rows: readonly ReadingRow[], partName: string): Promise<void> {
+    this.readings.set(partName, [...rows]);
+  }
+
+  partKey(partName: string): string {
+    return `replies/${partName}`;
+  }
+
+  rows(): ReplyRow[] {
+    return [...this.replies.values()].flat();
+  }
 }

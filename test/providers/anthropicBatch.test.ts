@@ -3,6 +3,7 @@ import { AnthropicBatchClient, fromBatchResult, toBatchRequest } from '../../lib
 import type { BatchHandle, BatchRequest } from '../../lib/providers/batchTypes.js';
 import message from '../fixtures/providers/anthropic-message.json' with { type: 'json' };
 import messageRefusal from '../fixtures/providers/anthropic-message-refusal.json' with { type: 'json' };
+import { outcome, outcomes } from './helpers/batchOutcome.js';
 import { useWireServer } from './helpers/wireServer.js';
 import type { RecordedRequest } from './helpers/wireServer.js';
 
@@ -74,7 +75,7 @@ describe('Anthropic batch: pure parts', () => {
     const p = 'anthropic/claude-haiku-4-5';
     const cls = (l: unknown) => {
       const r = fromBatchResult(JSON.parse(JSON.stringify(l)), p);
-      return r === undefined ? undefined : r.ok ? 'ok' : `${r.errorClass}/${r.retryable}`;
+      return r === undefined ? undefined : outcome(r);
     };
     expect(cls({ custom_id: 'a', result: { type: 'succeeded', message } })).toBe('ok');
     expect(cls({ custom_id: 'a', result: { type: 'succeeded', message: messageRefusal } })).toBe('refusal/false');
@@ -116,7 +117,7 @@ describe('AnthropicBatchClient against a local Message Batches server', () => {
       ['ended', true, 1, 2],
     ]);
     const out = await c.results(h);
-    expect(out.map((r) => [r.customId, r.ok ? 'ok' : `${r.errorClass}/${r.retryable}`])).toEqual([
+    expect(outcomes(out)).toEqual([
       ['item-a', 'ok'],
       ['item-b', 'server_error/true'],
       ['item-c', 'batch_expired/true'],

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BedrockConverseProvider } from '../../lib/providers/bedrock/BedrockConverseProvider.js';
 import { toWireRequest } from '../../lib/providers/bedrock/converseWire.js';
 import type { ProviderCallError } from '../../lib/providers/errors.js';
@@ -7,8 +7,8 @@ import type { GenerateRequest } from '../../lib/providers/types.js';
 import { callWithRetry } from '../../lib/run/callWithRetry.js';
 import type { Attempt } from '../../lib/run/callWithRetry.js';
 import { CampaignFileError } from '../../lib/errors.js';
-import { converseReply, startBedrockServer } from '../helpers/bedrockServer.js';
-import type { BedrockAnswer, BedrockServer } from '../helpers/bedrockServer.js';
+import { converseReply, useBedrockServer } from '../helpers/bedrockServer.js';
+import type { BedrockAnswer } from '../helpers/bedrockServer.js';
 import { callFailure } from './helpers/callFailure.js';
 
 const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
@@ -23,16 +23,10 @@ const REQ: GenerateRequest = {
   settings: { max_tokens: 16, temperature: 0, top_p: 0.9, stop: ['\n'], seed: 7 },
 };
 
-let server: BedrockServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const bedrock = useBedrockServer();
 
 async function provider(answers: BedrockAnswer[]): Promise<BedrockConverseProvider> {
-  server = await startBedrockServer();
-  let n = 0;
-  server.converse = () => answers[Math.min(n++, answers.length - 1)]!;
+  const server = await bedrock.start(answers);
   return new BedrockConverseProvider({ model: MODEL, region: 'eu-west-3', endpoint: server.url, credentials: CREDENTIALS });
 }
 
@@ -47,7 +41,7 @@ describe('Bedrock Converse through the AWS SDK, against a wire-format stand-in',
     const result = await p.generate(REQ);
 
     // Assess: the path carries the model id; system messages travel apart; only the set settings are sent (no seed: Converse has none).
-    const sent = server!.requests[0]!;
+    const sent = bedrock.current.requests[0]!;
     expect(sent.method).toBe('POST');
     expect(sent.path).toBe(`/model/${MODEL}/converse`);
     expect(sent.body).toEqual({
@@ -80,7 +74,7 @@ describe('Bedrock Converse through the AWS SDK, against a wire-format stand-in',
     const final = await callWithRetry(p, REQ, FAST, (a) => attempts.push(a));
     expect(final.ok).toBe(true);
     expect(attempts.map((a) => (a.ok ? 'ok' : a.errorClass))).toEqual(['rate_limit', 'server_error', 'ok']);
-    expect(server!.requests).toHaveLength(3);
+    expect(bedrock.current.requests).toHaveLength(3);
   });
 
   it('ValidationException is a permanent bad_request: one attempt, no retry', async () => {
@@ -125,10 +119,9 @@ describe('Bedrock Converse through the AWS SDK, against a wire-format stand-in',
   });
 
   it('nothing listening is a retryable connection error naming the endpoint', async () => {
-    server = await startBedrockServer();
-    const url = server.url;
-    await server.close();
-    server = undefined;
+    const stopped = await bedrock.start();
+    const url = stopped.url;
+    await stopped.close();
     const p = new BedrockConverseProvider({ model: MODEL, region: 'us-east-1', endpoint: url, credentials: CREDENTIALS });
     const err = await failure(p);
     expect(err).toMatchObject({ errorClass: 'connection', retryable: true });

@@ -1,21 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BEDROCK_BATCH_MIN_RECORDS, BedrockBatchClient, recordIdOf } from '../../lib/providers/bedrock/BedrockBatchClient.js';
 import { ProviderCallError } from '../../lib/providers/errors.js';
 import { createBatchClient } from '../../lib/providers/registry.js';
 import type { BatchItemResult, BatchRequest } from '../../lib/providers/batchTypes.js';
 import { CampaignFileError } from '../../lib/errors.js';
-import { converseReply, startBedrockServer } from '../helpers/bedrockServer.js';
-import type { BedrockServer, RecordAnswer } from '../helpers/bedrockServer.js';
+import { converseReply, useBedrockServer } from '../helpers/bedrockServer.js';
+import type { RecordAnswer } from '../helpers/bedrockServer.js';
 
 const MODEL = 'us.anthropic.claude-3-5-haiku-20241022-v1:0';
 const CREDENTIALS = { accessKeyId: 'STANDINTESTKEY00002', secretAccessKey: 'fake-batch-secret-never-printed-0000' };
 const ROLE = 'arn:aws:iam::123456789012:role/sondage-bedrock-batch';
 
-let server: BedrockServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const bedrock = useBedrockServer();
 
 /** `n` requests whose custom ids look like sondage item ids (not Bedrock's record id form). */
 function requests(n: number): BatchRequest[] {
@@ -26,7 +22,7 @@ function requests(n: number): BatchRequest[] {
 }
 
 async function client(): Promise<BedrockBatchClient> {
-  server = await startBedrockServer();
+  const server = await bedrock.start();
   return new BedrockBatchClient({ model: MODEL, region: 'us-west-2', endpoint: server.url, credentials: CREDENTIALS, s3Uri: 's3://sondage-batch/jobs/', roleArn: ROLE });
 }
 
@@ -48,10 +44,10 @@ describe('Bedrock batch inference through the AWS SDK, against a wire-format sta
 
     // Assess the submission: one input file with a record per request, the same Converse body as the synchronous call.
     const jobName = c.jobNameOf('intent-a');
-    const input = server!.s3.objects.get(`sondage-batch/jobs/${jobName}/input.jsonl`)!.toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const input = bedrock.current.s3.objects.get(`sondage-batch/jobs/${jobName}/input.jsonl`)!.toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown);
     expect(input).toHaveLength(120);
     expect(input[7]).toEqual({ recordId: 'R0000000007', modelInput: { messages: [{ role: 'user', content: [{ text: 'question 7' }] }], inferenceConfig: { maxTokens: 8, temperature: 0 } } });
-    const create = server!.requests.find((r) => r.path === '/model-invocation-job')!;
+    const create = bedrock.current.requests.find((r) => r.path === '/model-invocation-job')!;
     expect(create.body).toEqual({
       jobName,
       clientRequestToken: jobName.slice('sondage-'.length),
@@ -62,12 +58,12 @@ describe('Bedrock batch inference through the AWS SDK, against a wire-format sta
       outputDataConfig: { s3OutputDataConfig: { s3Uri: `s3://sondage-batch/jobs/${jobName}/output/` } },
     });
     expect(create.headers.authorization).toMatch(/Credential=STANDINTESTKEY00002\/\d{8}\/us-west-2\/bedrock\/aws4_request/);
-    expect(handle).toEqual({ provider: `bedrock/${MODEL}`, batchId: server!.jobs.keys().next().value, customIds: reqs.map((r) => r.customId) });
+    expect(handle).toEqual({ provider: `bedrock/${MODEL}`, batchId: bedrock.current.jobs.keys().next().value, customIds: reqs.map((r) => r.customId) });
     expect(before).toMatchObject({ phase: 'pending', status: 'Submitted', done: false });
     await expect(c.results(handle)).rejects.toThrow(/is Submitted; poll until it has ended/);
 
     // Act: the job runs.
-    server!.runJob(handle.batchId, answerAll);
+    bedrock.current.runJob(handle.batchId, answerAll);
     const after = await c.poll(handle);
     const results = await c.results(handle);
 
@@ -82,7 +78,7 @@ describe('Bedrock batch inference through the AWS SDK, against a wire-format sta
     const c = await client();
     const reqs = requests(110);
     const handle = await c.submit(reqs, undefined, 'intent-b');
-    server!.runJob(
+    bedrock.current.runJob(
       handle.batchId,
       (r, i) => {
         if (i === 0) return { error: { errorCode: 400, errorMessage: 'Malformed input request' } };
@@ -115,10 +111,10 @@ describe('Bedrock batch inference through the AWS SDK, against a wire-format sta
     const c = await client();
     const reqs = requests(100);
     const handle = await c.submit(reqs, undefined, 'intent-c');
-    server!.runJob(handle.batchId, answerAll);
+    bedrock.current.runJob(handle.batchId, answerAll);
     // A stray line, as from a file that does not belong to this job's records.
-    const out = [...server!.s3.objects.keys()].find((k) => k.endsWith('input.jsonl.out'))!;
-    server!.s3.objects.set(out, Buffer.concat([server!.s3.objects.get(out)!, Buffer.from(`${JSON.stringify({ recordId: recordIdOf(100), modelOutput: converseReply('stray') })}\n`)]));
+    const out = [...bedrock.current.s3.objects.keys()].find((k) => k.endsWith('input.jsonl.out'))!;
+    bedrock.current.s3.objects.set(out, Buffer.concat([bedrock.current.s3.objects.get(out)!, Buffer.from(`${JSON.stringify({ recordId: recordIdOf(100), modelOutput: converseReply('stray') })}\n`)]));
     const results = await c.results(handle);
     expect(results).toHaveLength(100);
     expect(results.some((r) => r.ok && r.result.text === 'stray')).toBe(false);
@@ -131,7 +127,7 @@ describe('Bedrock batch inference through the AWS SDK, against a wire-format sta
     const first = await c.submit(reqs, undefined, 'intent-d');
     const again = await c.submit(reqs, undefined, 'intent-d');
     expect(again.batchId).toBe(first.batchId);
-    expect(server!.jobs.size).toBe(1);
+    expect(bedrock.current.jobs.size).toBe(1);
 
     expect(await c.find({ submissionKey: 'intent-d', customIds: first.customIds, createdAt })).toEqual({ status: 'found', handle: first });
     expect(await c.find({ submissionKey: 'intent-e', customIds: first.customIds, createdAt })).toEqual({ status: 'absent' });
@@ -143,29 +139,29 @@ describe('Bedrock batch inference through the AWS SDK, against a wire-format sta
     await expect(c.submit(requests(BEDROCK_BATCH_MIN_RECORDS - 1))).rejects.toThrow(/takes at least 100 records and this one has 99; use mode: sync/);
     const twice = [...requests(100), requests(1)[0]!];
     await expect(c.submit(twice)).rejects.toMatchObject({ errorClass: 'bad_request', retryable: false });
-    expect(server!.s3.objects.size).toBe(0);
-    expect(server!.jobs.size).toBe(0);
+    expect(bedrock.current.s3.objects.size).toBe(0);
+    expect(bedrock.current.jobs.size).toBe(0);
   });
 
   it('a job that failed as a whole gives batch_failed for every id; a stopped one batch_missing; cancel stops it', async () => {
     const c = await client();
     const failed = await c.submit(requests(100), undefined, 'intent-f');
-    server!.jobs.get(failed.batchId)!.status = 'Failed';
-    server!.jobs.get(failed.batchId)!.message = 'The input file has an invalid record.';
+    bedrock.current.jobs.get(failed.batchId)!.status = 'Failed';
+    bedrock.current.jobs.get(failed.batchId)!.message = 'The input file has an invalid record.';
     expect(await c.poll(failed)).toMatchObject({ phase: 'ended', done: true, error: 'The input file has an invalid record.' });
     const r = await c.results(failed);
     expect(r.every((x) => !x.ok && x.errorClass === 'batch_failed' && !x.retryable)).toBe(true);
 
     const stopped = await c.submit(requests(100), undefined, 'intent-g');
     await c.cancel(stopped);
-    expect(server!.jobs.get(stopped.batchId)!.status).toBe('Stopped');
+    expect(bedrock.current.jobs.get(stopped.batchId)!.status).toBe('Stopped');
     const s = await c.results(stopped);
     expect(s.every((x) => !x.ok && x.errorClass === 'batch_missing' && x.retryable)).toBe(true);
   });
 
   it('S3 throttling the input upload (SlowDown) is a retryable rate_limit: the run looks the job up before submitting again', async () => {
     const c = await client();
-    server!.s3.injectFault({ times: 1, status: 503, code: 'SlowDown', methods: ['PUT'] });
+    bedrock.current.s3.injectFault({ times: 1, status: 503, code: 'SlowDown', methods: ['PUT'] });
     const err = await c.submit(requests(100), undefined, 'intent-h').then(
       () => undefined,
       (e: unknown) => e,

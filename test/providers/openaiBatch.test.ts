@@ -3,6 +3,7 @@ import { OpenAIBatchClient, completeResults, parseBatchOutput, toBatchLine } fro
 import { splitBatch } from '../../lib/providers/splitBatch.js';
 import type { BatchHandle, BatchRequest } from '../../lib/providers/batchTypes.js';
 import chatCompletion from '../fixtures/providers/openai-chat-completion.json' with { type: 'json' };
+import { outcome, outcomes } from './helpers/batchOutcome.js';
 import { useWireServer } from './helpers/wireServer.js';
 import type { RecordedRequest } from './helpers/wireServer.js';
 
@@ -81,7 +82,7 @@ describe('OpenAI batch: pure parts', () => {
       outLine('item-e', 429, { error: { message: 'Rate limit', code: 'rate_limit_exceeded' } }),
     ].join('\n');
     const results = parseBatchOutput(text, 'openai/gpt-4.1-mini');
-    expect(results.map((r) => [r.customId, r.ok ? 'ok' : `${r.errorClass}/${r.retryable}`])).toEqual([
+    expect(outcomes(results)).toEqual([
       ['item-a', 'ok'],
       ['item-b', 'bad_request/false'],
       ['item-c', 'batch_expired/true'],
@@ -144,7 +145,7 @@ describe('OpenAIBatchClient against a local Files + Batches server', () => {
     expect(phases[3]?.counts).toEqual({ total: 3, succeeded: 1, failed: 1 });
 
     const results = await c.results(handle);
-    expect(results.map((r) => [r.customId, r.ok ? 'ok' : `${r.errorClass}/${r.retryable}`])).toEqual([
+    expect(outcomes(results)).toEqual([
       ['item-a', 'ok'],
       ['item-b', 'server_error/true'],
       ['item-c', 'batch_missing/true'],
@@ -165,7 +166,7 @@ describe('OpenAIBatchClient against a local Files + Batches server', () => {
     const handle: BatchHandle = { provider: 'openai/gpt-4.1-mini', batchId: 'batch_abc123', inputFileId: 'file-in-1', customIds: ['item-a', 'item-b', 'item-c'] };
     expect((await c.poll(handle)).done).toBe(true);
     const results = await c.results(handle);
-    expect(results.map((r) => (r.ok ? 'ok' : `${r.errorClass}/${r.retryable}`))).toEqual(['ok', 'batch_expired/true', 'batch_expired/true']);
+    expect(results.map(outcome)).toEqual(['ok', 'batch_expired/true', 'batch_expired/true']);
   });
 
   it('a failed batch reports its reason on every request; results before the end are refused', async () => {

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createProvider } from '../../lib/providers/registry.js';
 import { neverDelivered } from '../../lib/providers/sdkErrors.js';
 import type { GenerateRequest, ModelProvider } from '../../lib/providers/types.js';
@@ -7,8 +7,8 @@ import { callWithRetry } from '../../lib/run/callWithRetry.js';
 import type { Attempt } from '../../lib/run/callWithRetry.js';
 import { closeServer, freePort, listenLocal } from '../helpers/localServer.js';
 import { BedrockConverseProvider } from '../../lib/providers/bedrock/BedrockConverseProvider.js';
-import { converseReply, startBedrockServer } from '../helpers/bedrockServer.js';
-import type { BedrockAnswer, BedrockServer } from '../helpers/bedrockServer.js';
+import { converseReply, useBedrockServer } from '../helpers/bedrockServer.js';
+import type { BedrockAnswer } from '../helpers/bedrockServer.js';
 import { anthropicMessage, chatCompletion, chatRefusal, useWireServer } from './helpers/wireServer.js';
 import type { RecordedRequest } from './helpers/wireServer.js';
 
@@ -172,16 +172,10 @@ describe('anthropic: its own overloaded answer', () => {
 describe('bedrock: an AWS error after the request was sent', () => {
   const CREDENTIALS = { accessKeyId: 'STANDINTESTKEY00002', secretAccessKey: 'fake-secret-never-printed-0123456789' };
   const MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
-  let bedrock: BedrockServer | undefined;
-  afterEach(async () => {
-    await bedrock?.close();
-    bedrock = undefined;
-  });
+  const bedrock = useBedrockServer();
   async function converse(answers: BedrockAnswer[]): Promise<{ attempts: Attempt[]; final: Attempt }> {
-    bedrock = await startBedrockServer();
-    let n = 0;
-    bedrock.converse = () => answers[Math.min(n++, answers.length - 1)]!;
-    return attemptsAgainst(new BedrockConverseProvider({ model: MODEL, region: 'eu-west-3', endpoint: bedrock.url, credentials: CREDENTIALS }));
+    const server = await bedrock.start(answers);
+    return attemptsAgainst(new BedrockConverseProvider({ model: MODEL, region: 'eu-west-3', endpoint: server.url, credentials: CREDENTIALS }));
   }
 
   it('a 504 without an AWS error type (a gateway), and a ServiceUnavailableException: both counted unanswered', async () => {

@@ -7,24 +7,19 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ledgerStatus } from '../../lib/cli/commands/status.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { EmbeddedLedger, readParquet, tableGlob } from '../../lib/store/index.js';
 import type { CampaignDoc } from '../helpers/campaigns.js';
-import { loadContext, tempDir, writeCampaign } from '../helpers/campaigns.js';
+import { loadContext, useTempDir, writeCampaign } from '../helpers/campaigns.js';
 import { runMain } from '../helpers/cli.js';
 import { costOf, okCounts, readResult, storedReplies } from '../helpers/runData.js';
 
 const CAMPAIGN = 'run-small';
 const RESULTS = ['story_scores.csv', 'cell_summary.csv', 'identity_counts.csv', 'readout_comparisons.csv'];
 
-let root: string;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  ({ dir: root, cleanup } = await tempDir('changed'));
-});
-afterAll(() => cleanup());
+const tmp = useTempDir('changed', 'all');
 
 async function results(dataDir: string): Promise<Record<string, string>> {
   return Object.fromEntries(await Promise.all(RESULTS.map(async (n) => [n, await readResult(dataDir, CAMPAIGN, n)] as const)));
@@ -51,14 +46,14 @@ describe('a campaign edited between runs', () => {
     ],
     ['another seed', (doc: CampaignDoc): void => void (doc['seed'] = 99), [/generate: \d+ → \d+ items|^$/]],
   ] as const)('%s: says what changed, asks only the new items, analyses the file as it is now', async (name, edit, said) => {
-    const dir = path.join(root, name.replace(/\W+/g, '-'));
+    const dir = path.join(tmp.dir, name.replace(/\W+/g, '-'));
     const dataDir = path.join(dir, 'data');
-    const file = await writeCampaign(root, 'small.yaml', (doc) => void (doc['data_dir'] = dataDir), `${name.replace(/\W+/g, '-')}.yaml`);
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => void (doc['data_dir'] = dataDir), `${name.replace(/\W+/g, '-')}.yaml`);
     await runCampaign(await loadContext(file), { dataDir });
     const before = await storedReplies(dataDir, CAMPAIGN, 'generate');
 
     // Edit the file and run again.
-    const edited = await writeCampaign(root, 'small.yaml', (doc) => {
+    const edited = await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
       doc['data_dir'] = dataDir;
       edit(doc);
     }, `${name.replace(/\W+/g, '-')}.yaml`);
@@ -94,10 +89,10 @@ describe('a campaign edited between runs', () => {
   }, 120_000);
 
   it('`sondage analyze` names the stored partitions it leaves out', async () => {
-    const dataDir = path.join(root, 'analyze', 'data');
-    const file = await writeCampaign(root, 'small.yaml', (doc) => void (doc['data_dir'] = dataDir), 'analyze.yaml');
+    const dataDir = path.join(tmp.dir, 'analyze', 'data');
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => void (doc['data_dir'] = dataDir), 'analyze.yaml');
     await runCampaign(await loadContext(file), { dataDir, skipAnalysis: true });
-    await writeCampaign(root, 'small.yaml', (doc) => {
+    await writeCampaign(tmp.dir, 'small.yaml', (doc) => {
       doc['data_dir'] = dataDir;
       doc.design['languages'] = ['de'];
     }, 'analyze.yaml');
@@ -110,8 +105,8 @@ describe('a campaign edited between runs', () => {
 
 describe('a ledger lost while replies remain', () => {
   it('is rebuilt from the stored replies before any call: nothing asked again, the spend still counted', async () => {
-    const dataDir = path.join(root, 'lost', 'data');
-    const file = await writeCampaign(root, 'small.yaml', (doc) => void (doc['data_dir'] = dataDir), 'lost.yaml');
+    const dataDir = path.join(tmp.dir, 'lost', 'data');
+    const file = await writeCampaign(tmp.dir, 'small.yaml', (doc) => void (doc['data_dir'] = dataDir), 'lost.yaml');
     const first = await runCampaign(await loadContext(file), { dataDir });
     const scores = await readResult(dataDir, CAMPAIGN, 'story_scores.csv');
     for (const f of ['ledger.sqlite', 'ledger.sqlite-wal', 'ledger.sqlite-shm']) await rm(path.join(dataDir, f), { force: true });

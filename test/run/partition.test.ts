@@ -1,18 +1,15 @@
-import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seededRandom, seedFromKey } from '../../lib/core/hash.js';
-import type { PromptItem } from '../../lib/core/types.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecision } from '../../lib/providers/types.js';
 import type { RetryPolicy } from '../../lib/run/callWithRetry.js';
-import type { PartSink } from '../../lib/run/partitionTypes.js';
 import { runPartition } from '../../lib/run/runPartition.js';
 import { Semaphore } from '../../lib/run/Semaphore.js';
 import { EmbeddedLedger } from '../../lib/store/index.js';
-import type { PartCommit, ReadingRow, ReplyRow } from '../../lib/store/types.js';
-import { loadContext, RUN_FIXTURES, tempDir, rootItems } from '../helpers/campaigns.js';
-import { localPartitionSpec, partitionLedger, type PartitionBench, type PartitionOver } from '../helpers/partitionSpec.js';
+import type { PartCommit, ReplyRow } from '../../lib/store/types.js';
+import { localPartitionSpec, MemoryPartSink, partitionLedger, usePartitionCases, type PartitionBench, type PartitionOver } from '../helpers/partitionSpec.js';
 
 // The partition runner against a provider that keeps count: transient failures are retried and
 // stored as error rows, a permanent error fails its item once, and every reply is paid once,
@@ -85,31 +82,6 @@ class GatedProvider implements ModelProvider {
   }
 }
 
-/** Parts kept in memory by name; a part written again under its name replaces the old one. */
-class MemorySink implements PartSink {
-  readonly replies = new Map<string, ReplyRow[]>();
-  readonly readings = new Map<string, ReadingRow[]>();
-
-  async writeReplies(journalPath: string, partName: string): Promise<string> {
-    const text = await readFile(journalPath, 'utf8');
-    const rows = text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as ReplyRow);
-    this.replies.set(this.partKey(partName), rows);
-    return this.partKey(partName);
-  }
-
-  async writeReadings(rows: readonly ReadingRow[], partName: string): Promise<void> {
-    this.readings.set(partName, [...rows]);
-  }
-
-  partKey(partName: string): string {
-    return `replies/${partName}`;
-  }
-
-  rows(): ReplyRow[] {
-    return [...this.replies.values()].flat();
-  }
-}
-
 /** Dies (throws) in commitPart as a killed process would: before it, or just after it. */
 class DyingLedger extends EmbeddedLedger {
   commits = 0;
@@ -137,21 +109,7 @@ class DyingLedger extends EmbeddedLedger {
   }
 }
 
-let root: string;
-let cleanup: () => Promise<void>;
-let items: PromptItem[];
-let case_ = 0;
-let dir: string;
-
-beforeAll(async () => {
-  ({ dir: root, cleanup } = await tempDir('partition'));
-  const ctx = await loadContext(path.join(RUN_FIXTURES, 'small.yaml'));
-  items = [...rootItems(ctx, ctx.campaign.models[0]!, 'en')].slice(0, 80);
-});
-afterAll(() => cleanup?.());
-beforeEach(() => {
-  dir = path.join(root, `case-${case_++}`);
-});
+const cases = usePartitionCases('partition', 80);
 
 const BENCH: PartitionBench = {
   campaign: CAMPAIGN,
@@ -163,10 +121,10 @@ const BENCH: PartitionBench = {
     { item_id: item.item_id, campaign: CAMPAIGN, phase: 'generate', model: 'alpha', language: 'en', reader: 'rule', label: 'P', raw: reply.text, judge_item_id: null },
   ],
 };
-const partitionSpec = (over: PartitionOver) => localPartitionSpec(BENCH, dir, items, over);
-const newLedger = (runId: string, cap = 10) => partitionLedger(dir, CAMPAIGN, runId, cap);
+const partitionSpec = (over: PartitionOver) => localPartitionSpec(BENCH, cases.dir, cases.items, over);
+const newLedger = (runId: string, cap = 10) => partitionLedger(cases.dir, CAMPAIGN, runId, cap);
 
-const journals = async () => (await readdir(path.join(dir, 'journal')).catch(() => [])).filter((n) => n.endsWith('.ndjson'));
+const journals = async () => (await readdir(path.join(cases.dir, 'journal')).catch(() => [])).filter((n) => n.endsWith('.ndjson'));
 const rowsOf = (rows: readonly ReplyRow[], id: string) => rows.filter((r) => r.item_id === id);
 const okPerItem = (rows: readonly ReplyRow[]) => {
   const out = new Map<string, number>();
@@ -174,6 +132,12 @@ const okPerItem = (rows: readonly ReplyRow[]) => {
   return out;
 };
 const sumCost = (rows: readonly ReplyRow[]) => rows.reduce((s, r) => s + r.cost_usd, 0);
+
+/** A counting provider that refuses `cases.items[at]` for good, and an empty sink for its parts. */
+function countingRun(at: number): { permanent: string; provider: FakeProvider; sink: MemoryPartSink } {
+  const permanent = cases.items[at]!.item_id;
+  return { permanent, provider: new FakeProvider(permanent), sink: new MemoryPartSink() };
+}
 
 /** Calls an item needs under RETRY on a fresh provider, and whether the last one succeeds. */
 function expectedCalls(id: string, permanent: string): { calls: number; ok: boolean } {
@@ -184,22 +148,20 @@ function expectedCalls(id: string, permanent: string): { calls: number; ok: bool
 
 describe('runPartition with a counting provider', () => {
   it('stores every retry as an error row, fails a permanent error once, and counts each cost once', async () => {
-    const permanent = items[7]!.item_id;
-    const provider = new FakeProvider(permanent);
-    const sink = new MemorySink();
+    const { permanent, provider, sink } = countingRun(7);
     const ledger = await newLedger('run-1');
     const replied: ReplyRow[] = [];
 
     const out = await runPartition(partitionSpec({ runId: 'run-1', ledger, sink, provider, onReply: (r) => replied.push(r) }));
 
     const rows = sink.rows();
-    const expected = new Map(items.map((i) => [i.item_id, expectedCalls(i.item_id, permanent)]));
+    const expected = new Map(cases.items.map((i) => [i.item_id, expectedCalls(i.item_id, permanent)]));
     const failedIds = [...expected].filter(([, e]) => !e.ok).map(([id]) => id);
-    expect(out).toMatchObject({ done: items.length - failedIds.length, failed: failedIds.length, adopted: 0, pending: 0 });
+    expect(out).toMatchObject({ done: cases.items.length - failedIds.length, failed: failedIds.length, adopted: 0, pending: 0 });
     // About a fifth of the calls failed transiently, so retries happened.
     expect(rows.filter((r) => r.error_class === 'fake_transient').length).toBeGreaterThan(8);
 
-    for (const item of items) {
+    for (const item of cases.items) {
       const e = expected.get(item.item_id)!;
       const mine = rowsOf(rows, item.item_id);
       // One row per call: nothing asked without a record, nothing recorded twice.
@@ -211,14 +173,14 @@ describe('runPartition with a counting provider', () => {
     const perm = rowsOf(rows, permanent);
     expect(perm).toHaveLength(1);
     expect(perm[0]).toMatchObject({ status: 'error', error_class: 'fake_permanent', attempt: 1, text: null });
-    expect(await ledger.counts(CAMPAIGN, 'generate')).toEqual({ pending: 0, done: items.length - failedIds.length, failed: failedIds.length });
+    expect(await ledger.counts(CAMPAIGN, 'generate')).toEqual({ pending: 0, done: cases.items.length - failedIds.length, failed: failedIds.length });
 
     // Every journaled row reached exactly one part; parts are the ledger's committed parts.
     expect(rows.length).toBe(replied.length);
     expect(rows.length).toBe(provider.totalCalls());
     expect(sink.replies.size).toBeGreaterThan(1);
     expect(await ledger.committedParts(CAMPAIGN, 'generate')).toEqual(new Set(sink.replies.keys()));
-    expect([...sink.readings.values()].flat().length).toBe(items.length - failedIds.length);
+    expect([...sink.readings.values()].flat().length).toBe(cases.items.length - failedIds.length);
 
     const budget = await ledger.budget(CAMPAIGN);
     expect(budget.reserved_usd).toBe(0);
@@ -232,9 +194,9 @@ describe('runPartition with a counting provider', () => {
     // Every call waits at a gate until the four chunks of the first part are all in flight; then
     // they finish together: the first to finish seals the part, the last one commits it.
     const provider = new GatedProvider();
-    const sink = new MemorySink();
+    const sink = new MemoryPartSink();
     const ledger = await newLedger('run-1');
-    const few = items.slice(0, 24);
+    const few = cases.items.slice(0, 24);
     const running = runPartition(partitionSpec({ runId: 'run-1', ledger, sink, provider, items: few, chunkSize: 4, partRows: 4, semaphore: new Semaphore(16) }));
     while (provider.waiting < 16) await tick();
     provider.open();
@@ -253,9 +215,7 @@ describe('runPartition with a counting provider', () => {
   });
 
   it('a second run asks only the items that failed transiently; --retry-failed also the permanent failure', async () => {
-    const permanent = items[3]!.item_id;
-    const provider = new FakeProvider(permanent);
-    const sink = new MemorySink();
+    const { permanent, provider, sink } = countingRun(3);
     const first = await newLedger('run-1');
     await runPartition(partitionSpec({ runId: 'run-1', ledger: first, sink, provider }));
     await first.close();
@@ -284,11 +244,9 @@ describe('runPartition with a counting provider', () => {
 
 describe('runPartition after a run died in the middle of a commit', () => {
   it('killed after writing parts but before committing them: the next run replaces those parts, asks nothing again', async () => {
-    const permanent = items[5]!.item_id;
-    const provider = new FakeProvider(permanent);
-    const sink = new MemorySink();
+    const { permanent, provider, sink } = countingRun(5);
     // The first part commits; every later commit dies after its Parquet file was written.
-    const dying = new DyingLedger(path.join(dir, 'ledger'), 'run-1', (_, n) => (n > 1 ? 'before' : undefined), path.join(dir, 'journal'), '');
+    const dying = new DyingLedger(path.join(cases.dir, 'ledger'), 'run-1', (_, n) => (n > 1 ? 'before' : undefined), path.join(cases.dir, 'journal'), '');
     await dying.initCampaign(CAMPAIGN, 10, 'run-1');
     await expect(runPartition(partitionSpec({ runId: 'run-1', ledger: dying, sink, provider }))).rejects.toThrow('killed');
     await dying.close();
@@ -306,7 +264,7 @@ describe('runPartition after a run died in the middle of a commit', () => {
     expect(sink.replies.size).toBe(orphans + 1 + (out.done + out.failed > 0 ? 1 : 0));
     const rows = sink.rows();
     expect([...okPerItem(rows).values()].every((n) => n === 1)).toBe(true);
-    expect(okPerItem(rows).size).toBe(items.filter((i) => expectedCalls(i.item_id, permanent).ok).length);
+    expect(okPerItem(rows).size).toBe(cases.items.filter((i) => expectedCalls(i.item_id, permanent).ok).length);
     // Only items without a reply on disk were asked again.
     const okOnDisk = new Set(onDisk.filter((r) => r.status === 'ok').map((r) => r.item_id));
     for (const [id, n] of provider.calls) if (okOnDisk.has(id)) expect(n, id).toBe(callsAfterKill.get(id));
@@ -321,12 +279,10 @@ describe('runPartition after a run died in the middle of a commit', () => {
   });
 
   it('killed after the commit but before the journal was removed: the journal is dropped, not adopted again', async () => {
-    const permanent = items[2]!.item_id;
-    const provider = new FakeProvider(permanent);
-    const sink = new MemorySink();
-    const keep = path.join(dir, 'kept');
-    const journalDir = path.join(dir, 'journal');
-    const dying = new DyingLedger(path.join(dir, 'ledger'), 'run-1', () => 'after-keep-journal', journalDir, keep);
+    const { permanent, provider, sink } = countingRun(2);
+    const keep = path.join(cases.dir, 'kept');
+    const journalDir = path.join(cases.dir, 'journal');
+    const dying = new DyingLedger(path.join(cases.dir, 'ledger'), 'run-1', () => 'after-keep-journal', journalDir, keep);
     await dying.initCampaign(CAMPAIGN, 10, 'run-1');
     await runPartition(partitionSpec({ runId: 'run-1', ledger: dying, sink, provider }));
     await dying.close();

@@ -1,18 +1,16 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PromptItem } from '../../lib/core/types.js';
 import { ProviderCallError, type ProviderErrorClass } from '../../lib/providers/errors.js';
 import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecision } from '../../lib/providers/types.js';
 import type { RetryPolicy } from '../../lib/run/callWithRetry.js';
 import { attemptVerdict } from '../../lib/run/attemptVerdict.js';
-import type { PartSink } from '../../lib/run/partitionTypes.js';
 import { runPartition } from '../../lib/run/runPartition.js';
 import { keyScope, type StopState } from '../../lib/run/stopState.js';
-import type { ReadingRow, ReplyRow } from '../../lib/store/types.js';
-import { loadContext, RUN_FIXTURES, tempDir, rootItems } from '../helpers/campaigns.js';
-import { localPartitionSpec, partitionLedger, type PartitionBench, type PartitionOver } from '../helpers/partitionSpec.js';
+import type { ReplyRow } from '../../lib/store/types.js';
+import { localPartitionSpec, MemoryPartSink, partitionLedger, usePartitionCases, type PartitionBench, type PartitionOver } from '../helpers/partitionSpec.js';
 import { replyRow } from '../helpers/replyRow.js';
 
 // A resume re-asks items whose
@@ -61,44 +59,14 @@ class ScriptedProvider implements ModelProvider {
   }
 }
 
-class MemorySink implements PartSink {
-  readonly replies = new Map<string, ReplyRow[]>();
-  async writeReplies(journalPath: string, partName: string): Promise<string> {
-    const text = await readFile(journalPath, 'utf8');
-    this.replies.set(this.partKey(partName), text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as ReplyRow));
-    return this.partKey(partName);
-  }
-  async writeReadings(_rows: readonly ReadingRow[], _partName: string): Promise<void> {}
-  partKey(partName: string): string {
-    return `replies/${partName}`;
-  }
-  rows(): ReplyRow[] {
-    return [...this.replies.values()].flat();
-  }
-}
-
-let root: string;
-let cleanup: () => Promise<void>;
-let items: PromptItem[];
-let dir: string;
-let n = 0;
-
-beforeAll(async () => {
-  ({ dir: root, cleanup } = await tempDir('permanent'));
-  const ctx = await loadContext(path.join(RUN_FIXTURES, 'small.yaml'));
-  items = [...rootItems(ctx, ctx.campaign.models[0]!, 'en')].slice(0, 60);
-});
-afterAll(() => cleanup?.());
-beforeEach(() => {
-  dir = path.join(root, `case-${n++}`);
-});
+const cases = usePartitionCases('permanent', 60);
 
 const BENCH: PartitionBench = { campaign: CAMPAIGN, price: PRICE, retry: RETRY, concurrency: 4, partRows: 16, readReply: () => [] };
-const spec = (over: PartitionOver) => localPartitionSpec(BENCH, dir, items, over);
-const newLedger = (runId: string) => partitionLedger(dir, CAMPAIGN, runId);
+const spec = (over: PartitionOver) => localPartitionSpec(BENCH, cases.dir, cases.items, over);
+const newLedger = (runId: string) => partitionLedger(cases.dir, CAMPAIGN, runId);
 
 const sumCost = (rows: readonly ReplyRow[]) => rows.reduce((s, r) => s + r.cost_usd, 0);
-const idx = (id: string) => items.findIndex((i) => i.item_id === id);
+const idx = (id: string) => cases.items.findIndex((i) => i.item_id === id);
 
 describe('attemptVerdict', () => {
   it('sorts a final attempt into done, failed (asked again), failed for good, key error or pending', () => {
@@ -120,21 +88,21 @@ describe('runPartition and failures on resume', () => {
       return i < 6 ? 'refusal' : i < 9 ? 'content_filter' : i < 14 ? 'rate_limit' : undefined;
     };
     const provider = new ScriptedProvider('openai/gpt-test', classOf);
-    const sink = new MemorySink();
+    const sink = new MemoryPartSink();
     const ledger = await newLedger('run-1');
 
     const first = await runPartition(spec({ runId: 'run-1', ledger, sink, provider }));
-    expect(first).toMatchObject({ done: items.length - 14, failed: 14, pending: 0 });
-    expect(await ledger.counts(CAMPAIGN, 'generate')).toEqual({ pending: 0, done: items.length - 14, failed: 14 });
+    expect(first).toMatchObject({ done: cases.items.length - 14, failed: 14, pending: 0 });
+    expect(await ledger.counts(CAMPAIGN, 'generate')).toEqual({ pending: 0, done: cases.items.length - 14, failed: 14 });
     // Permanent errors are asked once, transient ones up to the retry policy.
-    for (const item of items.slice(0, 9)) expect(provider.calls.get(item.item_id)).toBe(1);
-    for (const item of items.slice(9, 14)) expect(provider.calls.get(item.item_id)).toBe(RETRY.maxAttempts);
+    for (const item of cases.items.slice(0, 9)) expect(provider.calls.get(item.item_id)).toBe(1);
+    for (const item of cases.items.slice(9, 14)) expect(provider.calls.get(item.item_id)).toBe(RETRY.maxAttempts);
     expect(sink.rows()).toHaveLength(provider.total());
 
     // The resume: the rate limit has cleared; only the rate-limited items are asked.
     const before = new Map(provider.calls);
     const second = await runPartition(spec({ runId: 'run-2', ledger, sink, provider }));
-    const asked = items.filter((i) => provider.calls.get(i.item_id) !== before.get(i.item_id)).map((i) => idx(i.item_id));
+    const asked = cases.items.filter((i) => provider.calls.get(i.item_id) !== before.get(i.item_id)).map((i) => idx(i.item_id));
     expect(asked).toEqual([9, 10, 11, 12, 13]);
     expect(second).toMatchObject({ done: 0, failed: 5, pending: 0 });
     expect(sink.rows()).toHaveLength(provider.total());
@@ -143,15 +111,15 @@ describe('runPartition and failures on resume', () => {
     provider.fail = () => undefined;
     const third = await runPartition(spec({ runId: 'run-3', ledger, sink, provider, retryFailed: true }));
     expect(third).toMatchObject({ done: 14, failed: 0, pending: 0 });
-    expect(await ledger.counts(CAMPAIGN, 'generate')).toEqual({ pending: 0, done: items.length, failed: 0 });
-    for (const item of items.slice(0, 9)) expect(provider.calls.get(item.item_id)).toBe(2);
+    expect(await ledger.counts(CAMPAIGN, 'generate')).toEqual({ pending: 0, done: cases.items.length, failed: 0 });
+    for (const item of cases.items.slice(0, 9)) expect(provider.calls.get(item.item_id)).toBe(2);
 
     // Every attempt's row is stored (refusals stay counted apart from failures), and the budget
     // holds each reply's cost once.
     const rows = sink.rows();
     expect(rows).toHaveLength(provider.total());
     expect(rows.filter((r) => r.error_class === 'refusal')).toHaveLength(6);
-    expect(rows.filter((r) => r.status === 'ok')).toHaveLength(items.length);
+    expect(rows.filter((r) => r.status === 'ok')).toHaveLength(cases.items.length);
     const budget = await ledger.budget(CAMPAIGN);
     expect(budget.spent_usd).toBeCloseTo(sumCost(rows), 12);
     expect(budget.reserved_usd).toBe(0);
@@ -160,7 +128,7 @@ describe('runPartition and failures on resume', () => {
 
   it('a rejected key stops every partition of that provider, leaves the items pending and names the variable, not the key', async () => {
     const provider = new ScriptedProvider('openai/gpt-test', () => 'auth');
-    const sink = new MemorySink();
+    const sink = new MemoryPartSink();
     const ledger = await newLedger('run-1');
     const stop: StopState = {};
     const out = await runPartition(spec({ runId: 'run-1', ledger, sink, provider, stop, keyEnv: 'MY_OPENAI_KEY' }));
@@ -170,8 +138,8 @@ describe('runPartition and failures on resume', () => {
     expect(provider.total()).toBeLessThanOrEqual(16);
     for (const n of provider.calls.values()) expect(n).toBe(1);
     // Pending in the ledger, but not for another pass of this run (the worker would loop on them).
-    expect(out).toMatchObject({ done: 0, failed: 0, pending: 0, keyBlocked: items.length });
-    expect(await ledger.counts(CAMPAIGN, 'generate')).toEqual({ pending: items.length, done: 0, failed: 0 });
+    expect(out).toMatchObject({ done: 0, failed: 0, pending: 0, keyBlocked: cases.items.length });
+    expect(await ledger.counts(CAMPAIGN, 'generate')).toEqual({ pending: cases.items.length, done: 0, failed: 0 });
     expect(out.keyFailure).toMatch(/openai\/gpt-test.*rejected the API key \(auth.*MY_OPENAI_KEY/);
     expect(out.keyFailure).not.toContain(SECRET);
     expect(stop.keyFailures?.get(keyScope({ provider, keyEnv: 'MY_OPENAI_KEY' }))).toBe(out.keyFailure);
@@ -183,23 +151,23 @@ describe('runPartition and failures on resume', () => {
     const calls = provider.total();
     const other = await runPartition(spec({ runId: 'run-1', ledger, sink, provider, stop, language: 'de', phase: 'judge', keyEnv: 'MY_OPENAI_KEY' }));
     expect(provider.total()).toBe(calls);
-    expect(other).toMatchObject({ done: 0, pending: 0, keyBlocked: items.length });
+    expect(other).toMatchObject({ done: 0, pending: 0, keyBlocked: cases.items.length });
     const fine = new ScriptedProvider('anthropic/claude-test', () => undefined);
     const judged = await runPartition(spec({ runId: 'run-1', ledger, sink, provider: fine, stop, phase: 'judge' }));
-    expect(judged).toMatchObject({ done: items.length, failed: 0, pending: 0 });
+    expect(judged).toMatchObject({ done: cases.items.length, failed: 0, pending: 0 });
     expect(judged.keyFailure).toBeUndefined();
 
     // With the key fixed, the next run asks every item.
     provider.fail = () => undefined;
     const next = await runPartition(spec({ runId: 'run-2', ledger, sink, provider, stop: {} }));
-    expect(next).toMatchObject({ done: items.length, failed: 0, pending: 0 });
+    expect(next).toMatchObject({ done: cases.items.length, failed: 0, pending: 0 });
     await ledger.close();
   });
 
   it("adopting a killed run's journal keeps a refusal failed for good and re-asks a rate limit", async () => {
-    const journalDir = path.join(dir, 'journal');
+    const journalDir = path.join(cases.dir, 'journal');
     await mkdir(journalDir, { recursive: true });
-    const [a, b, c] = items;
+    const [a, b, c] = cases.items;
     const row = (item: PromptItem, attempt: number, errorClass: string | null): ReplyRow =>
       replyRow(
         {
@@ -218,7 +186,7 @@ describe('runPartition and failures on resume', () => {
     await writeFile(path.join(journalDir, 'run-0-generate-00000.ndjson'), `${journal.map((r) => JSON.stringify(r)).join('\n')}\n`);
 
     const provider = new ScriptedProvider('openai/gpt-test', () => undefined);
-    const sink = new MemorySink();
+    const sink = new MemoryPartSink();
     const ledger = await newLedger('run-1');
     const out = await runPartition(spec({ runId: 'run-1', ledger, sink, provider, items: [a!, b!, c!] }));
     expect(out.adopted).toBe(1);

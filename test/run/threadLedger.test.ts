@@ -2,25 +2,23 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SondageError } from '../../lib/errors.js';
 import { serveLedgerCall, ThreadLedger } from '../../lib/run/threadLedger.js';
 import { EmbeddedLedger } from '../../lib/store/index.js';
-import { tempDir } from '../helpers/campaigns.js';
+import { useTempDir } from '../helpers/campaigns.js';
 
 // A partition thread's ledger: each call crosses (structured clone both ways, as postMessage does)
 // to the main thread's EmbeddedLedger and answers as the ledger itself would.
 
-let dir: string;
-let cleanup: () => Promise<void>;
+const tmp = useTempDir('thread-ledger');
 let ledger: EmbeddedLedger;
 let client: ThreadLedger;
 
-beforeEach(async () => {
-  ({ dir, cleanup } = await tempDir('thread-ledger'));
-  ledger = new EmbeddedLedger(dir, { runId: 'run-2' });
+beforeEach(() => {
+  ledger = new EmbeddedLedger(tmp.dir, { runId: 'run-2' });
   client = new ThreadLedger((call) => serveLedgerCall(ledger, structuredClone(call), (reply) => client.receive(structuredClone(reply))));
 });
 
+// Hooks run in reverse on the way out: the ledger is closed before useTempDir removes its folder.
 afterEach(async () => {
   await ledger.close();
-  await cleanup();
 });
 
 const partition = { phase: 'generate', model: 'alpha', language: 'en' };
@@ -39,7 +37,7 @@ describe('ThreadLedger', () => {
   });
 
   it('resolves a killed run’s reservations with the costs the thread looks up', async () => {
-    const dead = new EmbeddedLedger(dir, { runId: 'run-1' });
+    const dead = new EmbeddedLedger(tmp.dir, { runId: 'run-1' });
     await dead.initCampaign('c', 10, 'run-1');
     await dead.registerPartition('c', partition, ['a', 'b', 'c']);
     await dead.reserve('c', 'old', 3, { ...partition, itemIds: ['a', 'b', 'c'] });

@@ -7,6 +7,7 @@ import { regimeOf, regimeSummaries, REGIMES } from '../../../lib/batteries/ptrue
 import type { PtrueRow } from '../../../lib/batteries/ptrue/analysis/types.js';
 import { compliance, restrictToRequested } from '../../../lib/batteries/ptrue/analysis/views.js';
 import { ptrueFiles } from '../../../lib/batteries/ptrue/report/index.js';
+import { expectCsvLinkUnderEveryTable } from '../../helpers/reportTables.js';
 import { SIX } from './fixtures.js';
 
 const row = (over: Partial<PtrueRow>): PtrueRow => ({
@@ -145,10 +146,6 @@ describe('result files', () => {
     expect(html).toContain('<dt>Models</dt><dd>a, b</dd>');
     expect(html).toContain('<dt>Verifier languages</dt><dd>en, ko</dd>');
     expect(html).toContain('<meta http-equiv="Content-Security-Policy"');
-    // Every table names its CSV right under it (or under its fold).
-    const tables = html.match(/<\/table><\/div>(?:<\/details>)?/g) ?? [];
-    const linked = html.match(/<\/table><\/div>(?:<\/details>)?<p class="csv-link">/g) ?? [];
-    expect(tables.length).toBeGreaterThan(5);
-    expect(linked).toHaveLength(tables.length);
+    expectCsvLinkUnderEveryTable(html, 5);
   });
 });

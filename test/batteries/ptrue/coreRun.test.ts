@@ -9,54 +9,44 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { analyzePtrueRows } from '../../../lib/batteries/ptrue/analysis/analyzeRows.js';
 import { ptrueDesignSchema } from '../../../lib/batteries/ptrue/design.js';
 import { loadPtruePlan } from '../../../lib/batteries/ptrue/load.js';
 import { ptrueFiles } from '../../../lib/batteries/ptrue/report/index.js';
 import { parsePtrueJudgeSimulation, parsePtrueSimulation } from '../../../lib/batteries/ptrue/simulate/index.js';
-import { runCampaign } from '../../../lib/run/runCampaign.js';
-import { loadContext, tempDir } from '../../helpers/campaigns.js';
-import { readResult } from '../../helpers/runData.js';
+import type { RunContext } from '../../../lib/run/context.js';
+import { expectDemoThroughCore } from '../../helpers/demoThroughCore.js';
 import { runSimulated } from './simulatedRun.js';
 
 const DEMO = join(dirname(fileURLToPath(import.meta.url)), '../../../examples/ptrue/demo.yaml');
 const TABLES = ['cells.csv', 'regimes.csv', 'axes.csv', 'axis_spans.csv', 'qr.csv', 'accuracy_shares.csv', 'configuration_shares.csv', 'reliability.csv', 'compliance.csv', 'scorers.csv', 'rank_changes.csv', 'rank_reference.csv', 'matching_effects.csv', 'restricted_cells.csv'];
 
-let dataDir: string;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  ({ dir: dataDir, cleanup } = await tempDir('ptrue-core'));
-});
-afterAll(() => cleanup());
+/** The tables of the battery's own functions run in memory on the demo's simulated models (simulatedRun.ts). */
+async function inMemoryFiles(ctx: RunContext): Promise<Map<string, string>> {
+  const raw = parse(await readFile(DEMO, 'utf8')) as { name: string; seed: number; models: { id: string; simulation: unknown }[]; judge: { simulation: unknown } };
+  const design = ptrueDesignSchema.parse((parse(await readFile(DEMO, 'utf8')) as { design: unknown }).design);
+  const plan = await loadPtruePlan(ctx.campaign, design);
+  const where = (path: string) => ({ file: DEMO, path });
+  const models = Object.fromEntries(raw.models.map((m, i) => [m.id, parsePtrueSimulation(m.simulation, where(`models[${i}].simulation`))]));
+  const rows = runSimulated({ plan, seed: raw.seed, models, judge: parsePtrueJudgeSimulation(raw.judge.simulation, where('judge.simulation')) });
+  return new Map(ptrueFiles(analyzePtrueRows(rows, { draws: design.analysis.bootstrap_draws, seed: raw.seed, simulated: true }), { campaign: raw.name, simulated: true }));
+}
 
 describe('sondage run examples/ptrue/demo.yaml', () => {
   it('runs generate → verify and judge through the core to the tables computed in memory; a second run asks nothing', async () => {
-    const ctx = await loadContext(DEMO, dataDir);
-    expect(ctx.graph.waves.map((w) => w.map((p) => p.name))).toEqual([['generate'], ['verify', 'judge']]);
-    const summary = await runCampaign(ctx, { dataDir });
-    expect(summary.stopped).toBeUndefined();
-    // 3 models × 30 items × 6 × 6 languages; six verifier copies each; the short answers judged.
-    expect(summary.phases.map((p) => [p.phase, p.items, p.failed])).toEqual([
-      ['generate', 3240, 0],
-      ['verify', 19440, 0],
-      ['judge', 1944, 0],
-    ]);
-
-    const raw = parse(await readFile(DEMO, 'utf8')) as { name: string; seed: number; models: { id: string; simulation: unknown }[]; judge: { simulation: unknown } };
-    const design = ptrueDesignSchema.parse((parse(await readFile(DEMO, 'utf8')) as { design: unknown }).design);
-    const plan = await loadPtruePlan(ctx.campaign, design);
-    const where = (path: string) => ({ file: DEMO, path });
-    const models = Object.fromEntries(raw.models.map((m, i) => [m.id, parsePtrueSimulation(m.simulation, where(`models[${i}].simulation`))]));
-    const rows = runSimulated({ plan, seed: raw.seed, models, judge: parsePtrueJudgeSimulation(raw.judge.simulation, where('judge.simulation')) });
-    const expected = new Map(ptrueFiles(analyzePtrueRows(rows, { draws: design.analysis.bootstrap_draws, seed: raw.seed, simulated: true }), { campaign: raw.name, simulated: true }));
-    for (const name of TABLES) expect(await readResult(dataDir, 'ptrue-demo', name), name).toBe(expected.get(name));
-    expect(await readResult(dataDir, 'ptrue-demo', 'summary.md')).toContain('SIMULATED');
-    const truth = JSON.parse(await readResult(dataDir, 'ptrue-demo', 'simulation_truth.json')) as { models: { model: string }[] };
-    expect(truth.models.map((m) => m.model)).toEqual(['alpha', 'beta', 'gamma']);
-
-    const again = await runCampaign(await loadContext(DEMO, dataDir), { dataDir });
-    expect(again.phases.map((p) => p.done)).toEqual([0, 0, 0]);
-    expect(again.spentUsd).toBe(summary.spentUsd);
+    await expectDemoThroughCore({
+      demo: DEMO,
+      waves: [['generate'], ['verify', 'judge']],
+      // 3 models × 30 items × 6 × 6 languages; six verifier copies each; the short answers judged.
+      phases: [
+        ['generate', 3240, 0],
+        ['verify', 19440, 0],
+        ['judge', 1944, 0],
+      ],
+      tables: TABLES,
+      truthModels: ['alpha', 'beta', 'gamma'],
+      inMemory: inMemoryFiles,
+    });
   }, 120_000);
 });

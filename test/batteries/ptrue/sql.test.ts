@@ -5,46 +5,48 @@ import { DuckDb } from '../../../lib/store/DuckDb.js';
 
 const TABLES = Object.fromEntries(PTRUE_SOURCES.map(([name]) => [name, name]));
 
-function values(rows: readonly (readonly unknown[])[]): string {
+/** Creates table `name` with `columns` (a comma-separated list) holding `rows`, as SQL literals. */
+async function createTable(db: DuckDb, name: string, columns: string, rows: readonly (readonly unknown[])[]): Promise<void> {
   const lit = (v: unknown): string => (v === null ? 'NULL' : typeof v === 'string' ? `'${v.replaceAll("'", "''")}'` : String(v));
-  return rows.map((r) => `(${r.map(lit).join(', ')})`).join(', ');
+  const values = rows.map((r) => `(${r.map(lit).join(', ')})`).join(', ');
+  await db.run(`CREATE TABLE ${name} AS SELECT * FROM (VALUES ${values}) t(${columns})`);
 }
 
 let db: DuckDb;
 beforeAll(async () => {
   db = await DuckDb.open({ threads: 1 });
   const prompt = 'item_id, model, source_item_id, kind, benchmark, base_item, stratum, content_language, question_language, response_language, verifier_language';
-  await db.run(`CREATE TABLE generate_prompts AS SELECT * FROM (VALUES ${values([
+  await createTable(db, 'generate_prompts', prompt, [
     ['g1', 'm', null, 'multiple_choice', 'mmmlu', 'b1', 'math', null, 'en', 'en', null],
     ['g2', 'm', null, 'short_answer', 'lsqa', 'b2', 'ko', 'ko', 'en', 'fr', null],
     ['g3', 'm', null, 'short_answer', 'lsqa', 'b3', 'ko', 'ko', 'en', 'en', null],
     ['g4', 'm', null, 'multiple_choice', 'mmmlu', 'b4', 'math', null, 'en', 'ko', null],
-  ])}) t(${prompt})`);
-  await db.run(`CREATE TABLE verify_prompts AS SELECT * FROM (VALUES ${values([
+  ]);
+  await createTable(db, 'verify_prompts', prompt, [
     ['v1', 'm', 'g1', 'multiple_choice', 'mmmlu', 'b1', 'math', null, 'en', 'en', 'en'],
     ['v2', 'm', 'g1', 'multiple_choice', 'mmmlu', 'b1', 'math', null, 'en', 'en', 'fr'],
     ['v3', 'm', 'g2', 'short_answer', 'lsqa', 'b2', 'ko', 'ko', 'en', 'fr', 'en'],
     ['v4', 'm', 'g3', 'short_answer', 'lsqa', 'b3', 'ko', 'ko', 'en', 'en', 'en'],
     ['v5', 'm', 'g4', 'multiple_choice', 'mmmlu', 'b4', 'math', null, 'en', 'ko', 'en'],
-  ])}) t(${prompt})`);
+  ]);
   const reply = 'item_id, attempt, status, created_at, logprobs_exact';
-  await db.run(`CREATE TABLE generate_replies AS SELECT * FROM (VALUES ${values([
+  await createTable(db, 'generate_replies', reply, [
     ['g1', 1, 'ok', 't1', null],
     ['g2', 1, 'ok', 't1', null],
     ['g3', 1, 'ok', 't1', null],
     ['g4', 1, 'error', 't1', null],
     ['g4', 2, 'ok', 't2', null],
-  ])}) t(${reply})`);
-  await db.run(`CREATE TABLE verify_replies AS SELECT * FROM (VALUES ${values([
+  ]);
+  await createTable(db, 'verify_replies', reply, [
     ['v1', 1, 'ok', 't1', true],
     ['v2', 1, 'ok', 't1', true],
     ['v3', 1, 'ok', 't1', true],
     ['v4', 1, 'ok', 't1', true],
     ['v5', 1, 'ok', 't1', false],
     ['v5', 2, 'ok', 't2', true],
-  ])}) t(${reply})`);
+  ]);
   const reading = 'item_id, reader, label, value, judge_item_id';
-  await db.run(`CREATE TABLE generate_readings AS SELECT * FROM (VALUES ${values([
+  await createTable(db, 'generate_readings', reading, [
     ['g1', 'option', 'correct', 1, null],
     ['g1', 'language', 'en', 1, null],
     ['g1', 'judge:a', 'incorrect', 2, 'j1'],
@@ -53,14 +55,14 @@ beforeAll(async () => {
     ['g2', 'language', 'und', 0, null],
     ['g4', 'option', 'unextractable', 0, null],
     ['g4', 'option', 'unextractable', 0, null],
-  ])}) t(${reading})`);
-  await db.run(`CREATE TABLE verify_readings AS SELECT * FROM (VALUES ${values([
+  ]);
+  await createTable(db, 'verify_readings', reading, [
     ['v1', 'ptrue', 'True', 0.8, null],
     ['v2', 'ptrue', 'invalid', null, null],
     ['v3', 'ptrue', 'False', 0.3, null],
     ['v4', 'ptrue', 'True', 0.9, null],
     ['v5', 'ptrue', 'False', 0.1, null],
-  ])}) t(${reading})`);
+  ]);
 });
 afterAll(() => db.close());
 

@@ -5,16 +5,14 @@
  * refused with clear errors when its campaign file or its phase graph is wrong, nothing written.
  */
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerBattery } from '../../../lib/batteries/index.js';
 import type { Battery, PhaseSpec } from '../../../lib/battery/types.js';
 import { CampaignFileError } from '../../../lib/errors.js';
 import { SqlLibrary } from '../../../lib/query/sql.js';
 import { runCampaign } from '../../../lib/run/runCampaign.js';
-import { loadContext, tempDir } from '../../helpers/campaigns.js';
+import { loadContext, tempDir, writeCampaignDoc } from '../../helpers/campaigns.js';
 import { readResult, storedReplies } from '../../helpers/runData.js';
 import { relay } from './relay.js';
 
@@ -31,25 +29,20 @@ afterAll(async () => {
   await cleanup();
 });
 
-async function campaign(name: string, doc: Record<string, unknown>): Promise<string> {
-  const file = path.join(dir, `${name}.yaml`);
-  await writeFile(
-    file,
-    stringify({
-      name,
-      seed: 7,
-      budget_usd: 1,
-      data_dir: `data-${name}`,
-      battery: 'relay',
-      design: { slots: 200 },
-      models: [
-        { id: 'exact', provider: 'simulated', model: 'exact', price: { input_per_mtok: 1, output_per_mtok: 1 } },
-        { id: 'sloppy', provider: 'simulated', model: 'sloppy', price: { input_per_mtok: 1, output_per_mtok: 1 }, simulation: { error_rate: 0.25 } },
-      ],
-      ...doc,
-    }),
-  );
-  return file;
+function campaign(name: string, doc: Record<string, unknown>): Promise<string> {
+  return writeCampaignDoc(dir, {
+    name,
+    seed: 7,
+    budget_usd: 1,
+    data_dir: `data-${name}`,
+    battery: 'relay',
+    design: { slots: 200 },
+    models: [
+      { id: 'exact', provider: 'simulated', model: 'exact', price: { input_per_mtok: 1, output_per_mtok: 1 } },
+      { id: 'sloppy', provider: 'simulated', model: 'sloppy', price: { input_per_mtok: 1, output_per_mtok: 1 }, simulation: { error_rate: 0.25 } },
+    ],
+    ...doc,
+  });
 }
 
 describe('a battery made for the tests, on the embedded default', () => {

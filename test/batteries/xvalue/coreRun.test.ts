@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { analyzeXvalueRows, buildRows } from '../../../lib/batteries/xvalue/analysis/index.js';
 import { loadXvalueDesign, xvalueDesignSchema } from '../../../lib/batteries/xvalue/design/index.js';
 import { xvalueResultFiles } from '../../../lib/batteries/xvalue/report/index.js';
@@ -16,21 +16,12 @@ import type { XvalueItem } from '../../../lib/batteries/xvalue/types.js';
 import type { PartitionContext, PhaseSpec } from '../../../lib/battery/types.js';
 import type { PromptItem } from '../../../lib/core/types.js';
 import { settingsIn, type RunContext } from '../../../lib/run/context.js';
-import { runCampaign } from '../../../lib/run/runCampaign.js';
-import { loadContext, tempDir } from '../../helpers/campaigns.js';
-import { readResult } from '../../helpers/runData.js';
+import { expectDemoThroughCore } from '../../helpers/demoThroughCore.js';
 import { chainSqlRows, runChain, type ChainRecord } from './fixtures.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../../examples/xvalue');
 const DEMO = join(EXAMPLES, 'demo.yaml');
 const TABLES = ['overall.csv', 'by_category.csv', 'by_language.csv', 'cells.csv', 'lowest_cells.csv', 'checkpoints.csv', 'step1_agreement.csv'];
-
-let dataDir: string;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  ({ dir: dataDir, cleanup } = await tempDir('xvalue-core'));
-});
-afterAll(() => cleanup());
 
 /** The demo's partitions as the core builds them: campaign name, per-phase settings of each model. */
 function corePartitions(ctx: RunContext) {
@@ -60,24 +51,18 @@ async function inMemoryTables(ctx: RunContext): Promise<Map<string, string>> {
 
 describe('sondage run examples/xvalue/demo.yaml', () => {
   it('runs through the core to the tables the battery computes in memory; a second run asks nothing', async () => {
-    const ctx = await loadContext(DEMO, dataDir);
-    expect(ctx.graph.waves.map((w) => w.map((p) => p.name))).toEqual([['defonly', 'step1', 'step3'], ['step2']]);
-    const summary = await runCampaign(ctx, { dataDir });
-    expect(summary.stopped).toBeUndefined();
-    expect(summary.phases.map((p) => [p.phase, p.items, p.failed])).toEqual([
-      ['defonly', 210, 0],
-      ['step1', 210, 0],
-      ['step3', 840, 0],
-      ['step2', 204, 0],
-    ]);
-    const expected = await inMemoryTables(ctx);
-    for (const name of TABLES) expect(await readResult(dataDir, 'xvalue-demo', name), name).toBe(expected.get(name));
-    expect(await readResult(dataDir, 'xvalue-demo', 'summary.md')).toMatch(/SIMULATED/);
-    const truth = JSON.parse(await readResult(dataDir, 'xvalue-demo', 'simulation_truth.json')) as { models: { model: string }[] };
-    expect(truth.models.map((m) => m.model)).toEqual(['alpha', 'beta', 'gamma']);
-
-    const again = await runCampaign(await loadContext(DEMO, dataDir), { dataDir });
-    expect(again.phases.map((p) => p.done)).toEqual([0, 0, 0, 0]);
-    expect(again.spentUsd).toBe(summary.spentUsd);
+    await expectDemoThroughCore({
+      demo: DEMO,
+      waves: [['defonly', 'step1', 'step3'], ['step2']],
+      phases: [
+        ['defonly', 210, 0],
+        ['step1', 210, 0],
+        ['step3', 840, 0],
+        ['step2', 204, 0],
+      ],
+      tables: TABLES,
+      truthModels: ['alpha', 'beta', 'gamma'],
+      inMemory: inMemoryTables,
+    });
   }, 60_000);
 });

@@ -3,6 +3,7 @@ import { analyzeXvalueRows, buildRows, lowestCells } from '../../../lib/batterie
 import type { XvalueResults } from '../../../lib/batteries/xvalue/analysis/index.js';
 import { xvalueConsoleTable, xvalueResultFiles } from '../../../lib/batteries/xvalue/report/index.js';
 import { xvalueSimulator } from '../../../lib/batteries/xvalue/simulate/index.js';
+import { expectCsvLinkUnderEveryTable } from '../../helpers/reportTables.js';
 import { chainSqlRows, examplePairs, runChain } from './fixtures.js';
 
 /** The page's table-sorting script mentions isNaN and Infinity on purpose. */
@@ -63,10 +64,7 @@ describe('X-Value result files', () => {
     expect(html).toContain('<dt>Spend</dt><dd>$1.25 of the $10 cap (12.5 %)</dd>');
     expect(html).toContain('After <cite>Towards Cross-lingual Values Judgment</cite>.');
     expect(html).toContain('<h2 id="overall-h">Overall and by category <span class="cite">Towards Cross-lingual Values Judgment Table 2</span></h2>');
-    const tables = html.match(/<\/table><\/div>(?:<\/details>)?/g) ?? [];
-    const linked = html.match(/<\/table><\/div>(?:<\/details>)?<p class="csv-link">/g) ?? [];
-    expect(tables.length).toBeGreaterThan(5);
-    expect(linked).toHaveLength(tables.length);
+    expectCsvLinkUnderEveryTable(html, 5);
     // Every figure's caption cites the paper.
     const captions = [...html.matchAll(/<figcaption[^>]*>(.*?)<\/figcaption>/g)].map((m) => m[1]!);
     expect(captions.length).toBeGreaterThan(0);

@@ -27,24 +27,21 @@ function failing(...errors: string[]) {
   return { fn, calls };
 }
 
+/** A machine of one Task state T that calls FN and ends the execution, with `task`'s fields and beside `more` states. */
+function taskMachine(task: Record<string, unknown>, more: Record<string, unknown> = {}) {
+  return { StartAt: 'T', States: { T: { Type: 'Task', Resource: FN, ...task, End: true }, ...more } };
+}
+
 const retries = (h: readonly HistoryEvent[]) => h.filter((e) => e.type === 'Retried').map((e) => [e.error, e.attempt, e.delaySeconds]);
 
 describe('Retry', () => {
   it('uses the first Retrier that names the error, each with its own attempts and backoff, delays recorded not slept', async () => {
-    const def = {
-      StartAt: 'T',
-      States: {
-        T: {
-          Type: 'Task',
-          Resource: FN,
-          Retry: [
-            { ErrorEquals: ['Throttled'], IntervalSeconds: 2, MaxAttempts: 3, BackoffRate: 3, MaxDelaySeconds: 10 },
-            { ErrorEquals: ['Broken', 'Throttled'], IntervalSeconds: 1, MaxAttempts: 1 },
-          ],
-          End: true,
-        },
-      },
-    };
+    const def = taskMachine({
+      Retry: [
+        { ErrorEquals: ['Throttled'], IntervalSeconds: 2, MaxAttempts: 3, BackoffRate: 3, MaxDelaySeconds: 10 },
+        { ErrorEquals: ['Broken', 'Throttled'], IntervalSeconds: 1, MaxAttempts: 1 },
+      ],
+    });
     const ok = failing('Throttled', 'Broken', 'Throttled', 'Throttled');
     const started = Date.now();
     const out = await run(def, {}, { [FN]: ok.fn });
@@ -64,7 +61,7 @@ describe('Retry', () => {
 
   it('defaults to 3 attempts, 1 s, rate 2; MaxAttempts 0 never retries', async () => {
     expect([1, 2, 3].map((n) => retryDelaySeconds({ ErrorEquals: ['X'] }, n))).toEqual([1, 2, 4]);
-    const def = (retry: object) => ({ StartAt: 'T', States: { T: { Type: 'Task', Resource: FN, Retry: [retry], End: true } } });
+    const def = (retry: object) => taskMachine({ Retry: [retry] });
     const four = failing('X', 'X', 'X', 'X');
     expect((await run(def({ ErrorEquals: ['X'] }), {}, { [FN]: four.fn })).result.status).toBe('FAILED');
     expect(four.calls).toHaveLength(4);
@@ -74,7 +71,7 @@ describe('Retry', () => {
   });
 
   it('reads States.TaskFailed as every error but States.Timeout, and States.ALL as every error', async () => {
-    const def = (names: string[]) => ({ StartAt: 'T', States: { T: { Type: 'Task', Resource: FN, Retry: [{ ErrorEquals: names, MaxAttempts: 1 }], End: true } } });
+    const def = (names: string[]) => taskMachine({ Retry: [{ ErrorEquals: names, MaxAttempts: 1 }] });
     const custom = failing('MyError');
     expect((await run(def(['States.TaskFailed']), {}, { [FN]: custom.fn })).result.status).toBe('SUCCEEDED');
     const timeout = failing('States.Timeout');
@@ -86,24 +83,17 @@ describe('Retry', () => {
 
 describe('Catch', () => {
   it('takes the first Catcher that names the error and hands on { Error, Cause } at its ResultPath', async () => {
-    const def = {
-      StartAt: 'T',
-      States: {
-        T: {
-          Type: 'Task',
-          Resource: FN,
-          Retry: [{ ErrorEquals: ['Transient'], MaxAttempts: 1 }],
-          Catch: [
-            { ErrorEquals: ['Other'], Next: 'Wrong' },
-            { ErrorEquals: ['Transient', 'Boom'], ResultPath: '$.failure', Next: 'Handled' },
-            { ErrorEquals: ['States.ALL'], Next: 'Wrong' },
-          ],
-          End: true,
-        },
-        Handled: { Type: 'Pass', End: true },
-        Wrong: { Type: 'Fail', Error: 'WrongCatcher' },
+    const def = taskMachine(
+      {
+        Retry: [{ ErrorEquals: ['Transient'], MaxAttempts: 1 }],
+        Catch: [
+          { ErrorEquals: ['Other'], Next: 'Wrong' },
+          { ErrorEquals: ['Transient', 'Boom'], ResultPath: '$.failure', Next: 'Handled' },
+          { ErrorEquals: ['States.ALL'], Next: 'Wrong' },
+        ],
       },
-    };
+      { Handled: { Type: 'Pass', End: true }, Wrong: { Type: 'Fail', Error: 'WrongCatcher' } },
+    );
     const f = failing('Transient', 'Boom');
     const out = await run(def, { keep: 1 }, { [FN]: f.fn });
     expect(out.result.status).toBe('SUCCEEDED');
@@ -116,13 +106,8 @@ describe('Catch', () => {
   });
 
   it('hands on the raw input with ResultPath null, the error itself by default, and ends the execution without a Catcher', async () => {
-    const def = (catcher: object | undefined) => ({
-      StartAt: 'T',
-      States: {
-        T: { Type: 'Task', Resource: FN, ...(catcher ? { Catch: [{ ErrorEquals: ['States.ALL'], Next: 'End', ...catcher }] } : {}), End: true },
-        ...(catcher ? { End: { Type: 'Pass', End: true } } : {}),
-      },
-    });
+    const def = (catcher: object | undefined) =>
+      catcher ? taskMachine({ Catch: [{ ErrorEquals: ['States.ALL'], Next: 'End', ...catcher }] }, { End: { Type: 'Pass', End: true } }) : taskMachine({});
     const boom = async () => {
       throw new Named('Boom', 'no');
     };
@@ -174,7 +159,7 @@ describe('Lambda integrations', () => {
 
   it('passes a thrown StatesError through as the service error it names (a throttled invoke)', async () => {
     const { StatesError } = await import('./errors.js');
-    const def = { StartAt: 'T', States: { T: { Type: 'Task', Resource: FN, Retry: [{ ErrorEquals: ['Lambda.TooManyRequestsException'], MaxAttempts: 2 }], End: true } } };
+    const def = taskMachine({ Retry: [{ ErrorEquals: ['Lambda.TooManyRequestsException'], MaxAttempts: 2 }] });
     let n = 0;
     const out = await run(def, {}, {
       [FN]: async () => {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import { afterEach } from 'vitest';
 import { listenLocal, closeServer } from '../../helpers/localServer.js';
+import { useServer } from '../../helpers/useServer.js';
 
 /** One scripted reply. Replies are served in order; the last one repeats when the script runs out. */
 export type WireReply =
@@ -103,21 +103,7 @@ export async function startWireServer(script: readonly WireReply[]): Promise<Wir
  * it('…', async () => { const server = await wire.start([{ json: body }]); …; expect(wire.current.requests).toHaveLength(1); });
  */
 export function useWireServer(): { start(script: readonly WireReply[]): Promise<WireServer>; readonly current: WireServer } {
-  let server: WireServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
-  return {
-    async start(script) {
-      server = await startWireServer(script);
-      return server;
-    },
-    get current() {
-      if (server === undefined) throw new Error('useWireServer: no wire server started in this test');
-      return server;
-    },
-  };
+  return useServer('useWireServer', startWireServer);
 }
 
 /**

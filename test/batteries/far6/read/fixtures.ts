@@ -1,4 +1,5 @@
 import { stableId } from '../../../../lib/core/hash.js';
+import { PLAIN_YESNO_CELL } from '../../../fixtures/far6/plainYesNoCell.js';
 import type { Far6Extras, Far6Factors, Far6Item, Language, Proposition, ReadingMap } from '../../../../lib/batteries/far6/types.js';
 
 const other = (p: Proposition): Proposition => (p === 'P' ? 'notP' : 'P');
@@ -75,12 +76,7 @@ const FACTORS: Far6Factors = {
   story: 'finn-lie',
   story_group: 'violation',
   concept_pair: 'en.wrong-right',
-  form: 'plain',
-  constraint: 'yesno',
-  named: 'P',
-  option_order: 0,
-  repeat: 0,
-  construction: 'evaluative_adjective',
+  ...PLAIN_YESNO_CELL,
 };
 
 /** A generate-phase item; `prompt_key` and `item_id` derive from the overrides like the real ones. */
