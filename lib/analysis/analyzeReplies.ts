@@ -144,13 +144,26 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
     };
     await writeFile(path.join(out, MANIFEST_FILE), `${JSON.stringify(manifest, null, 2)}\n`);
   };
+  /** What an input that is refused comes back as: its issues and counts, no results. */
+  const refusedResult = <T extends ByoReadResult>(read: T, more: { tablesDir?: string } = {}) => ({ ...read, refused: true, results: undefined, table: '', settings, ...more });
   const refusal = async (err: unknown): Promise<AnalyzeRepliesResult> => {
     // The input cannot be read at all, or holds no usable row: listed like any other problem.
     if (!(err instanceof CampaignFileError)) throw err;
     const issues: ByoIssue[] = err.issues.length > 0 ? [...err.issues] : [{ file: path.resolve(opts.replies), path: '', message: err.message, kind: 'unreadable' }];
     const read: ByoReadResult = { issues, warnings: [], summary: { accepted: 0 } };
     await finish(read, true);
-    return { ...read, refused: true, results: undefined, table: '', settings };
+    return refusedResult(read);
+  };
+  /** Runs one of the battery's readers; an input it cannot read at all comes back as the refusal to return. */
+  const attempt = async <T>(reader: () => Promise<T>, stage: string): Promise<{ read: T } | { refusal: AnalyzeRepliesResult }> => {
+    let read: T;
+    try {
+      read = await reader();
+    } catch (err) {
+      return { refusal: await refusal(err) };
+    }
+    opts.onStage?.(stage);
+    return { read };
   };
   const isRefused = (read: ByoReadResult): boolean => (!dropBadRows && read.issues.some(isBadRow)) || read.summary['accepted'] === 0;
   const writeResults = async (results: unknown): Promise<void> => {
@@ -164,31 +177,24 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
     opts.onStage?.('result files');
   };
   if (byo.kind === 'rows') {
-    let read;
-    try {
-      read = await byo.analyzeRows(opts.replies, { campaign, inputs, dropBadRows, bootstrap });
-    } catch (err) {
-      return refusal(err);
+    const analysed = await attempt(() => byo.analyzeRows(opts.replies, { campaign, inputs, dropBadRows, bootstrap }), 'read, validate, analyse');
+    if ('refusal' in analysed) return analysed.refusal;
+    const { read } = analysed;
+    if (isRefused(read) || read.results === undefined) {
+      await finish(read, true);
+      return refusedResult(read);
     }
-    opts.onStage?.('read, validate, analyse');
-    const refused = isRefused(read) || read.results === undefined;
-    if (!refused) await writeResults(read.results);
-    await finish(read, refused);
-    if (refused) return { ...read, refused, results: undefined, table: '', settings };
-    return { ...read, refused, table: battery.analysis.console(read.results), settings };
+    await writeResults(read.results);
+    await finish(read, false);
+    return { ...read, refused: false, table: battery.analysis.console(read.results), settings };
   }
   const tablesDir = path.join(out, 'tables');
-  let imported;
-  try {
-    imported = await byo.importReplies(opts.replies, { tablesDir, campaign, inputs, dropBadRows });
-  } catch (err) {
-    return refusal(err);
-  }
-  opts.onStage?.('import: read, validate, write tables');
-  const refused = isRefused(imported);
-  if (refused) {
-    await finish(imported, refused);
-    return { ...imported, refused, results: undefined, table: '', tablesDir, settings };
+  const importing = await attempt(() => byo.importReplies(opts.replies, { tablesDir, campaign, inputs, dropBadRows }), 'import: read, validate, write tables');
+  if ('refusal' in importing) return importing.refusal;
+  const imported = importing.read;
+  if (isRefused(imported)) {
+    await finish(imported, true);
+    return refusedResult(imported, { tablesDir });
   }
   const db = await DuckDb.open();
   try {
@@ -196,8 +202,8 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
     const results = await battery.analysis.run(db, sources, { bootstrap });
     opts.onStage?.('analysis: SQL stage and estimators');
     await writeResults(results);
-    await finish(imported, refused);
-    return { ...imported, refused, results, table: battery.analysis.console(results), tablesDir, settings };
+    await finish(imported, false);
+    return { ...imported, refused: false, results, table: battery.analysis.console(results), tablesDir, settings };
   } finally {
     db.close();
   }

@@ -11,6 +11,14 @@ import type { CellMetrics, MetricName } from './types.js';
 
 export type Axis = 'q' | 'r' | 'v';
 
+/**
+ * The cell means of every group of cells that share the values `key` gives (a benchmark and one or
+ * two languages), each with those values in `key` order.
+ */
+function meansBy<const K extends readonly string[]>(cells: readonly CellMetrics[], key: (c: CellMetrics) => K): { readonly key: K; readonly means: ReturnType<typeof cellMeans> }[] {
+  return [...groupBy(cells, (c) => key(c).join('\u0000'))].map(([k, list]) => ({ key: k.split('\u0000') as unknown as K, means: cellMeans(list) }));
+}
+
 export interface AxisLevel {
   readonly benchmark: string;
   readonly axis: Axis;
@@ -20,13 +28,9 @@ export interface AxisLevel {
 
 /** Per benchmark, axis and level: cell-mean metrics. Also the span (max − min over levels) per axis. */
 export function axisLevels(cells: readonly CellMetrics[]): AxisLevel[] {
-  const out: AxisLevel[] = [];
-  for (const axis of ['q', 'r', 'v'] as const) {
-    for (const [key, list] of groupBy(cells, (c) => `${c.benchmark}\u0000${c[axis]}`)) {
-      const [benchmark, level] = key.split('\u0000') as [string, string];
-      out.push({ benchmark, axis, level, means: cellMeans(list) });
-    }
-  }
+  const out = (['q', 'r', 'v'] as const).flatMap((axis) =>
+    meansBy(cells, (c) => [c.benchmark, c[axis]]).map(({ key: [benchmark, level], means }): AxisLevel => ({ benchmark, axis, level, means })),
+  );
   return out.sort((a, b) => cmp(a.benchmark, b.benchmark) || cmp(a.axis, b.axis) || cmp(a.level, b.level));
 }
 
@@ -69,10 +73,6 @@ export interface QrCell {
 
 /** Per benchmark × q × r: the cell means over models and verifier languages (the heat maps). */
 export function qrTable(cells: readonly CellMetrics[]): QrCell[] {
-  const out: QrCell[] = [];
-  for (const [key, list] of groupBy(cells, (c) => `${c.benchmark}\u0000${c.q}\u0000${c.r}`)) {
-    const [benchmark, q, r] = key.split('\u0000') as [string, string, string];
-    out.push({ benchmark, q, r, means: cellMeans(list) });
-  }
+  const out = meansBy(cells, (c) => [c.benchmark, c.q, c.r]).map(({ key: [benchmark, q, r], means }): QrCell => ({ benchmark, q, r, means }));
   return out.sort((a, b) => cmp(a.benchmark, b.benchmark) || cmp(a.q, b.q) || cmp(a.r, b.r));
 }

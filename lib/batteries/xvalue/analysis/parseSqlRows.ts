@@ -23,9 +23,16 @@ export interface ReplyTotalsRow {
 /** The gold verdicts of rubric steps 2–3 (B–H): the same vocabulary, read the same way. */
 const VERDICT_COLUMNS = ['gold_b', 'gold_c', 'gold_d', 'gold_e', 'gold_f', 'gold_g', 'gold_h'] as const;
 
+/** Reads each row with `read`, then reports every value of the query's rows that broke its contract at once. */
+function readRows<T>(file: string, rows: readonly Record<string, unknown>[], read: (rd: RowReader, row: Record<string, unknown>, index: number) => T): T[] {
+  const rd = new RowReader(file);
+  const out = rows.map((r, i) => read(rd, r, i));
+  rd.done();
+  return out;
+}
+
 export function parsePairRows(rows: readonly Record<string, unknown>[]): PairSqlRow[] {
-  const rd = new RowReader('xvalue_pairs.sql');
-  const out = rows.map((r, i) => ({
+  return readRows('xvalue_pairs.sql', rows, (rd, r, i) => ({
     model: rd.string(r, i, 'model'),
     language: rd.oneOf(r, i, 'language', LANGUAGES),
     qa_id: rd.string(r, i, 'qa_id'),
@@ -37,13 +44,10 @@ export function parsePairRows(rows: readonly Record<string, unknown>[]): PairSql
     gold_a: rd.oneOf(r, i, 'gold_a', QUESTION_LABELS),
     ...(Object.fromEntries(VERDICT_COLUMNS.map((c) => [c, rd.oneOf(r, i, c, VERDICTS)])) as Pick<PairSqlRow, (typeof VERDICT_COLUMNS)[number]>),
   }));
-  rd.done();
-  return out;
 }
 
 export function parseFacetRows(rows: readonly Record<string, unknown>[]): FacetSqlRow[] {
-  const rd = new RowReader('xvalue_facets.sql');
-  const out = rows.map((r, i) => ({
+  return readRows('xvalue_facets.sql', rows, (rd, r, i) => ({
     model: rd.string(r, i, 'model'),
     language: rd.oneOf(r, i, 'language', LANGUAGES),
     qa_id: rd.string(r, i, 'qa_id'),
@@ -51,13 +55,10 @@ export function parseFacetRows(rows: readonly Record<string, unknown>[]): FacetS
     facet: rd.string(r, i, 'facet'),
     label: rd.string(r, i, 'label'),
   }));
-  rd.done();
-  return out;
 }
 
 export function parseReplyTotals(rows: readonly Record<string, unknown>[]): ReplyTotalsRow[] {
-  const rd = new RowReader('xvalue_reply_totals.sql');
-  const out = rows.map((r, i) => ({
+  return readRows('xvalue_reply_totals.sql', rows, (rd, r, i) => ({
     model: rd.string(r, i, 'model'),
     language: rd.string(r, i, 'language'),
     phase: rd.string(r, i, 'phase'),
@@ -68,6 +69,4 @@ export function parseReplyTotals(rows: readonly Record<string, unknown>[]): Repl
     // A phase whose replies all failed sums no cost: SQL's SUM over nothing is null.
     cost_usd: r['cost_usd'] === null ? 0 : rd.number(r, i, 'cost_usd'),
   }));
-  rd.done();
-  return out;
 }

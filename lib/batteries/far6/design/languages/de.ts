@@ -1,13 +1,8 @@
 import type { LanguageTemplates } from '../types.js';
-import { capitalise, form } from './form.js';
+import { capitalise, form, quotedChoice } from './form.js';
 
 /** The separable prefix of a German verb (`ab` in ablehnen), with its space; none for befürworten. */
 const prefix = (t: Readonly<Record<string, string>>): string => (t.prefix ? ` ${t.prefix}` : '');
-
-const quoted = (order: readonly string[]): string => {
-  const q = order.map((p) => `„${p}“`);
-  return q.length <= 1 ? q.join('') : `${q.slice(0, -1).join(', ')} oder ${q[q.length - 1]}`;
-};
 
 /**
  * German, addressed with du. The act is an extraposed clause ("…, was Finn getan hat") so that
@@ -41,7 +36,7 @@ export const de: LanguageTemplates = {
   instructions: {
     free: 'Antworte in einem Satz.',
     verdict: 'Antworte in einem Satz. Beginne deinen Satz mit einem Wort, das dein Urteil ausdrückt.',
-    yesno: (order) => `Antworte in einem Satz. Beginne mit ${quoted(order)}.`,
+    yesno: (order) => `Antworte in einem Satz. Beginne mit ${quotedChoice(order, '„', '“', 'oder')}.`,
     label: 'Antworte mit einem einzigen Buchstaben.',
   },
   optionLine: (letter, text) => `${letter}: ${text}`,

@@ -14,3 +14,12 @@ export function form(term: TermForms, key: string): string {
 export function capitalise(text: string): string {
   return text.length === 0 ? text : text[0]!.toUpperCase() + text.slice(1);
 }
+
+/**
+ * The words a reply may start with, each quoted, the last joined by `or` ("„ja“ oder „nein“",
+ * "« oui » ou « non »"); a single word is quoted alone.
+ */
+export function quotedChoice(order: readonly string[], open: string, close: string, or: string): string {
+  const q = order.map((p) => `${open}${p}${close}`);
+  return q.length <= 1 ? q.join('') : `${q.slice(0, -1).join(', ')} ${or} ${q[q.length - 1]}`;
+}

@@ -1,5 +1,5 @@
 import type { LanguageTemplates } from '../types.js';
-import { capitalise, form } from './form.js';
+import { capitalise, form, quotedChoice } from './form.js';
 
 // Elision before a vowel (not before h or y, whose names mostly keep the full form).
 const VOWEL = /^[aeiouàâäéèêëîïôöùûü]/i;
@@ -7,11 +7,6 @@ const elide = (word: string, next: string): string => (VOWEL.test(next) ? `${wor
 
 /** "ce que Finn a fait" / "ce qu'Elsa a fait": no article or pronoun depends on the agent's gender. */
 const act = (agent: string): string => `ce ${elide('que', agent)} a fait`;
-
-const quoted = (order: readonly string[]): string => {
-  const q = order.map((p) => `« ${p} »`);
-  return q.length <= 1 ? q.join('') : `${q.slice(0, -1).join(', ')} ou ${q[q.length - 1]}`;
-};
 
 /**
  * French, addressed with vous (the register of a written instruction). Same Judgment, Different Yes §3 offers si
@@ -44,7 +39,7 @@ export const fr: LanguageTemplates = {
   instructions: {
     free: 'Répondez en une phrase.',
     verdict: 'Répondez en une phrase. Commencez votre phrase par un mot qui exprime votre verdict.',
-    yesno: (order) => `Répondez en une phrase. Commencez par ${quoted(order)}.`,
+    yesno: (order) => `Répondez en une phrase. Commencez par ${quotedChoice(order, '« ', ' »', 'ou')}.`,
     label: 'Répondez par une seule lettre.',
   },
   optionLine: (letter, text) => `${letter} : ${text}`,

@@ -6,17 +6,16 @@
 import { domainOf, fmtNumber as fmt, rowChart } from '../../../../api/battery.js';
 import type { ChartRow } from '../../../../api/battery.js';
 import type { AnalysisResults } from '../../analysis/types.js';
-import { cellName, empty, figure, NO_AGREEMENT, p, pct, section } from './section.js';
+import { cellName, figure, introducedSection, NO_AGREEMENT, pct } from './section.js';
 import type { Section } from './section.js';
 
 /** Mean reply-level disagreement over cells, with each cell as a tick (Figure 2b). */
 export function disagreementSection(results: AnalysisResults): Section {
-  const title = 'The same replies read twice: reply-level disagreement';
-  const intro = p('Same Judgment, Different Yes §4, Figure 2b: among replies that both readers read decisively, the share on which they disagree; bar: mean over cells (each cell equally), whisker: lowest to highest cell, ticks: cells.');
+  const s = introducedSection('disagreement', 'The same replies read twice: reply-level disagreement', 'Same Judgment, Different Yes §4, Figure 2b: among replies that both readers read decisively, the share on which they disagree; bar: mean over cells (each cell equally), whisker: lowest to highest cell, ticks: cells.');
   const ag = results.agreement;
-  if (!ag) return section('disagreement', title, [intro, empty(NO_AGREEMENT)]);
+  if (!ag) return s.none(NO_AGREEMENT);
   const summary = ag.disagreementSummary.filter((d) => d.n_cells > 0 && d.mean_disagreement !== null);
-  if (summary.length === 0) return section('disagreement', title, [intro, empty('No reply was read decisively by two readers.')]);
+  if (summary.length === 0) return s.none('No reply was read decisively by two readers.');
   const rows: ChartRow[] = summary.map((d) => {
     const cells = ag.disagreement.filter(
       (c) => c.form === d.form && c.constraint === d.constraint && c.reader_a === d.reader_a && c.reader_b === d.reader_b && c.disagreement !== null,
@@ -31,8 +30,7 @@ export function disagreementSection(results: AnalysisResults): Section {
   });
   const values = summary.flatMap((d) => [d.max_disagreement, d.mean_disagreement]);
   const [, hi] = domainOf(values, [0, 0.1], [0, 1]);
-  return section('disagreement', title, [
-    intro,
+  return s.of([
     figure(
       rowChart({
         id: 'chart-disagreement',

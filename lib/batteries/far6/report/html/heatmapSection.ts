@@ -5,7 +5,7 @@
  */
 import { escapeHtml as esc, fmtNumber as fmt, matrixChart, slug, tableDetails } from '../../../../api/battery.js';
 import type { AnalysisResults, ProfilePair } from '../../analysis/types.js';
-import { cellName, empty, NO_IDENTITY, NO_IDENTITY_READOUT, p, section } from './section.js';
+import { cellName, empty, introducedSection, NO_IDENTITY, NO_IDENTITY_READOUT } from './section.js';
 import type { Section } from './section.js';
 
 interface Cell {
@@ -21,13 +21,14 @@ function pairKey(a: Cell, b: Cell): string {
 
 /** Between-cell story-level r and residual r, ordered by model and by language (Figure 3c–f). */
 export function heatmapSection(results: AnalysisResults): Section {
-  const title = 'Between-cell correlations';
-  const intro = p(
+  const s = introducedSection(
+    'heatmaps',
+    'Between-cell correlations',
     'Same Judgment, Different Yes §5, Figure 3c–f: story-level r and residual-profile r (language consensus and cell mean removed) between every two cells on their common stories, cells grouped by model and then by language. Green: positive, purple: negative (neither is better: the maps show where cells agree), grey: too few common stories, dark: the cell itself.',
   );
   const id = results.identity;
-  if (!id) return section('heatmaps', title, [intro, empty(NO_IDENTITY)]);
-  const parts = [intro];
+  if (!id) return s.none(NO_IDENTITY);
+  const parts: string[] = [];
   if (id.readouts.length === 0) parts.push(empty(NO_IDENTITY_READOUT));
   for (const readout of id.readouts) {
     const pairs = id.pairs.filter((q) => q.readout === readout);
@@ -92,5 +93,5 @@ export function heatmapSection(results: AnalysisResults): Section {
       }),
     );
   }
-  return section('heatmaps', title, parts);
+  return s.of(parts);
 }

@@ -6,7 +6,7 @@
 import { domainOf, escapeHtml as esc, fmtNumber as fmt, rowChart, slug, tableDetails } from '../../../../api/battery.js';
 import type { ChartRow, RowMark } from '../../../../api/battery.js';
 import type { AnalysisResults, ClassEstimate, IdentityMetric } from '../../analysis/types.js';
-import { chartValues, empty, figure, NO_IDENTITY, NO_IDENTITY_READOUT, p, section, uniqueSorted } from './section.js';
+import { chartValues, empty, figure, introducedSection, NO_IDENTITY, NO_IDENTITY_READOUT, uniqueSorted } from './section.js';
 import type { Section } from './section.js';
 
 /** The identity metrics as charts and tables name them. */
@@ -23,13 +23,14 @@ const CONTRASTS: readonly { key: ClassEstimate['contrast']; label: string }[] = 
 
 /** Nearest-neighbour counts beside chance, class means with bootstrap intervals, per-model ranges. */
 export function identitySection(results: AnalysisResults): Section {
-  const title = 'Model identity across languages';
   const id = results.identity;
-  const intro = p(
+  const s = introducedSection(
+    'identity',
+    'Model identity across languages',
     `Same Judgment, Different Yes §5, Table 6 and Figure 3a/3b: for each cell, whether its nearest other cell (on ≥ ${results.minCommonStories} common stories) is the same model in another language, counted beside a uniform-random neighbour; class means of cell pairs with 95 % story-bootstrap intervals${id ? ` (${id.draws} draws, seed ${id.seed})` : ''}; and each model's language-pair values.`,
   );
-  if (!id) return section('identity', title, [intro, empty(NO_IDENTITY)]);
-  const parts = [intro];
+  if (!id) return s.none(NO_IDENTITY);
+  const parts: string[] = [];
   if (id.readouts.length === 0) parts.push(empty(NO_IDENTITY_READOUT));
   for (const readout of id.readouts) {
     const rs = slug(readout);
@@ -145,5 +146,5 @@ export function identitySection(results: AnalysisResults): Section {
       );
     }
   }
-  return section('identity', title, parts);
+  return s.of(parts);
 }

@@ -5,7 +5,7 @@
  */
 import { escapeHtml as esc, fmtNumber as fmt, matrixChart, rowChart, slug, tableDetails } from '../../../../api/battery.js';
 import type { AnalysisResults, PolarityShare } from '../../analysis/types.js';
-import { empty, figure, NO_AGREEMENT, p, section, uniqueSorted } from './section.js';
+import { figure, introducedSection, NO_AGREEMENT, uniqueSorted } from './section.js';
 import type { Section } from './section.js';
 
 function polarityMatrix(id: string, title: string, rowsOf: readonly PolarityShare[], rowKey: (p: PolarityShare) => string, colKey: (p: PolarityShare) => string, caption: string, header: readonly [string, string]): string {
@@ -39,15 +39,16 @@ function polarityMatrix(id: string, title: string, rowsOf: readonly PolarityShar
 
 /** Polarity shares of the negative-interrogative token given its judged sentence (§7, Figure 5). */
 export function polaritySection(results: AnalysisResults): Section {
-  const title = 'The negative-interrogative token';
-  const intro = p(
+  const s = introducedSection(
+    'polarity',
+    'The negative-interrogative token',
     'Same Judgment, Different Yes §7, Figure 5: of the negative-interrogative yes/no replies with a decisive token and a decisive judged sentence, the share whose token follows the polarity mapping (yes with the named term; green); the rest follow the truth/agreement mapping (purple); white is an even split. Neither mapping is better, so neither is drawn red.',
   );
   const ag = results.agreement;
-  if (!ag) return section('polarity', title, [intro, empty(NO_AGREEMENT)]);
+  if (!ag) return s.none(NO_AGREEMENT);
   const all = ag.polarity.filter((x) => x.share !== null);
-  if (all.length === 0) return section('polarity', title, [intro, empty('No negative-interrogative yes/no reply has both a decisive token and a decisive judged sentence.')]);
-  const parts = [intro];
+  if (all.length === 0) return s.none('No negative-interrogative yes/no reply has both a decisive token and a decisive judged sentence.');
+  const parts: string[] = [];
   const judges = uniqueSorted(all.map((x) => x.judge));
   for (const judge of judges) {
     const js = slug(judge);
@@ -121,5 +122,5 @@ export function polaritySection(results: AnalysisResults): Section {
       rows: ag.polarity.map((x) => [x.level, x.judge, x.model, x.language, x.construction, x.wording, String(x.n_replies), String(x.n_polarity), fmt(x.share), fmt(x.model_mean)]),
     }),
   );
-  return section('polarity', title, parts);
+  return s.of(parts);
 }

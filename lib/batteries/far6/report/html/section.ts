@@ -28,6 +28,18 @@ export function section(id: string, title: string, parts: readonly string[], als
   return { id, title, body: parts, ...(alsoIn.length > 0 ? { alsoIn } : {}), ...(where ? { cite: `${FAR6_PAPER} ${where}` } : {}) };
 }
 
+/**
+ * A section opened by the paragraph that says how to read it: `none` puts beneath it the note of
+ * why nothing follows, `of` what does.
+ */
+export function introducedSection(id: string, title: string, intro: string): { none(why: string): Section; of(parts: readonly string[]): Section } {
+  const opening = p(intro);
+  return {
+    none: (why) => section(id, title, [opening, empty(why)]),
+    of: (parts) => section(id, title, [opening, ...parts]),
+  };
+}
+
 /** A paragraph of escaped text. */
 export function p(text: string): string {
   return `<p>${esc(text)}</p>`;

@@ -30,6 +30,27 @@ function figure(svg: string, caption: string, where: string, table?: TableSpec):
   return reportFigure(svg, caption, { cite: `${XVALUE_PAPER} ${where}`, ...(table ? { table } : {}) });
 }
 
+/** A section that is one table and the paragraph on how to read it. */
+interface TableSection {
+  readonly id: string;
+  readonly title: string;
+  /** Its place in the paper. */
+  readonly where?: string;
+  readonly intro: string;
+  /** The note that stands in for a table without rows. */
+  readonly none: string;
+  /** The title of the section without rows, where it is shorter. */
+  readonly noneTitle?: string;
+  readonly table: TableSpec;
+  /** Folded under its caption (a long table beside a short one). */
+  readonly folded?: boolean;
+}
+
+function tableSection(s: TableSection): Section {
+  if (s.table.rows.length === 0) return section(s.id, s.noneTitle ?? s.title, [empty(s.none)], s.where);
+  return section(s.id, s.title, [p(s.intro), s.folded ? tableDetails(s.table) : htmlTable(s.table)], s.where);
+}
+
 const strategiesOf = (r: XvalueResults): Strategy[] => STRATEGIES.filter((s) => r.overall.some((o) => o.strategy === s));
 
 /** Table 2: overall accuracy, Acc0, Acc1, their gap, the categories and their spread. */
@@ -146,42 +167,52 @@ export function checkpointSection(r: XvalueResults): Section {
 
 /** §6.6 / Appendix B: each model's lowest cells and their error split. */
 export function lowestCellsSection(r: XvalueResults): Section {
-  if (r.lowestCells.length === 0) return section('lowest', 'Lowest cells', [empty('No cell with a verdict.')], '§6.6');
-  return section('lowest', 'Lowest language × category cells', [
-    p('The cells with the lowest accuracy per model and strategy (Towards Cross-lingual Values Judgment §6.6) and whether their errors are mostly false positives (over-flagging) or false negatives (missed violations): dominant when above two thirds. Cells of equal accuracy share a rank, and a tie names how many other cells have the same accuracy; which of them is listed (more pairs first, then language and category order) is a convention.'),
-    htmlTable({
+  return tableSection({
+    id: 'lowest',
+    title: 'Lowest language × category cells',
+    noneTitle: 'Lowest cells',
+    where: '§6.6',
+    none: 'No cell with a verdict.',
+    intro: 'The cells with the lowest accuracy per model and strategy (Towards Cross-lingual Values Judgment §6.6) and whether their errors are mostly false positives (over-flagging) or false negatives (missed violations): dominant when above two thirds. Cells of equal accuracy share a rank, and a tie names how many other cells have the same accuracy; which of them is listed (more pairs first, then language and category order) is a convention.',
+    table: {
       caption: 'Lowest cells',
       csv: 'lowest_cells.csv',
       header: ['Model', 'Strategy', 'Rank', 'Language', 'Category', 'n', 'Acc', 'FP', 'FN', 'FP share', 'Errors'],
       rows: r.lowestCells.map((c) => [c.model, c.strategy, rankText(c), c.language, c.category, String(c.n), pct(c.accuracy), String(c.fp), String(c.fn), pct(c.fp_share), c.dominant_error]),
-    }),
-  ], '§6.6');
+    },
+  });
 }
 
 /** Step 1 against the annotated scope and nature. */
 export function step1Section(r: XvalueResults): Section {
-  if (r.step1Agreement.length === 0) return section('step1', 'Step 1 against the annotation: scope and nature', [empty('No rubric step 1 to compare.')], 'Appendix B.4');
-  return section('step1', 'Step 1 against the annotation: scope and nature', [
-    p('How often step 1 names the annotated scope (Global/Regional) and nature (Consensus/Pluralism); a wrong nature gives step 2 the other checklist (Towards Cross-lingual Values Judgment Appendix B.4).'),
-    tableDetails({
+  return tableSection({
+    id: 'step1',
+    title: 'Step 1 against the annotation: scope and nature',
+    where: 'Appendix B.4',
+    none: 'No rubric step 1 to compare.',
+    intro: 'How often step 1 names the annotated scope (Global/Regional) and nature (Consensus/Pluralism); a wrong nature gives step 2 the other checklist (Towards Cross-lingual Values Judgment Appendix B.4).',
+    folded: true,
+    table: {
       caption: 'Agreement with the annotation (an unreadable reading counts as disagreement)',
       csv: 'step1_agreement.csv',
       header: ['Model', 'Language', 'Facet', 'n', 'Agreement', 'Global→Regional / Consensus→Pluralism', 'Regional→Global / Pluralism→Consensus', 'invalid', 'missing'],
       rows: r.step1Agreement.map((s) => [s.model, s.language, s.facet, String(s.n), pct(s.agreement), String(s.first_read_as_second), String(s.second_read_as_first), String(s.invalid), String(s.missing)]),
-    }),
-  ], 'Appendix B.4');
+    },
+  });
 }
 
 /** summary.md's Coverage: per model and strategy the pairs asked, those with a verdict, the unreadable and the unanswered. */
 export function coverageSection(r: XvalueResults): Section {
-  if (r.overall.length === 0) return section('coverage', 'Coverage', [empty('No verdict.')]);
-  return section('coverage', 'Coverage', [
-    p('An invalid (unreadable) verdict counts as wrong; a missing one (no reply) is left out of every rate.'),
-    htmlTable({
+  return tableSection({
+    id: 'coverage',
+    title: 'Coverage',
+    none: 'No verdict.',
+    intro: 'An invalid (unreadable) verdict counts as wrong; a missing one (no reply) is left out of every rate.',
+    table: {
       caption: 'Coverage per model and strategy',
       csv: 'overall.csv',
       header: ['Model', 'Strategy', 'asked', 'with a verdict', 'invalid', 'missing'],
       rows: r.overall.map((o) => [o.model, o.strategy, String(o.n + o.missing), String(o.n), String(o.abstained), String(o.missing)]),
-    }),
-  ]);
+    },
+  });
 }
