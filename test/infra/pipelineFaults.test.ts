@@ -68,9 +68,14 @@ afterEach(async () => {
 });
 afterAll(() => cleanup());
 
-/** A fresh deployment with the campaign uploaded. */
+/**
+ * A fresh deployment with the campaign uploaded. Its workers' leases are short: each execution's
+ * Map returns only once all its workers have, so the next plan waits for no live worker, only for
+ * a killed one's lease to lapse, which it still does, sooner.
+ */
 async function deploy(campaignFile = file): Promise<Pipeline> {
   p = await startPipeline();
+  p.fleet.workerLeaseMs = 600;
   await p.upload(campaignFile);
   return p;
 }
