@@ -17,8 +17,7 @@ import { stagingPrefix } from '../../lib/store/stagedParts.js';
 import type { RunSummary } from '../../lib/run/runCampaign.js';
 import { readResults } from '../helpers/runData.js';
 import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
-import type { CampaignDoc } from '../helpers/campaigns.js';
-import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
+import { far6Campaign, severalPartsFar6 } from '../helpers/pipeline/campaignFiles.js';
 import { localFar6Run, type LocalFar6Run } from '../helpers/pipeline/localFar6Run.js';
 import { CREDENTIALS, REGION } from '../helpers/pipeline/awsStandIns.js';
 import { expectEveryItemOnce } from '../helpers/pipeline/expectEveryItemOnce.js';
@@ -38,23 +37,14 @@ let p: Pipeline | undefined;
 let tolerantFile: string;
 let models: string[];
 
-/** One language, one story: shards of 20 items (rpm 6), so a batch holds several shards and parts. */
-function shape(doc: CampaignDoc): void {
-  doc.design['languages'] = ['en'];
-  doc.design['story_limit'] = 1;
-  doc.design['forms'] = ['plain'];
-  for (const m of doc.models) m['rpm'] = 6;
-  doc.judge['sample_rate'] = 0.5;
-}
-
 beforeAll(async () => {
   let ctx: LocalFar6Run['ctx'];
-  ({ root, cleanup, file, ctx, local } = await localFar6Run('pipeline-faults', CAMPAIGN, shape));
+  ({ root, cleanup, file, ctx, local } = await localFar6Run('pipeline-faults', CAMPAIGN, severalPartsFar6));
   // The same campaign tolerating failed worker batches (the local run ignores `aws:`).
   const tolerantDir = path.join(root, 'tolerant');
   await mkdir(tolerantDir, { recursive: true });
   tolerantFile = await far6Campaign(tolerantDir, CAMPAIGN, (doc) => {
-    shape(doc);
+    severalPartsFar6(doc);
     (doc as Record<string, unknown>)['aws'] = { tolerated_failure_percentage: 100 };
   });
   dataDir = ctx.dataDir;
