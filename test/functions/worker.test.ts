@@ -13,8 +13,10 @@ import type { LedgerPartition, ReservationScope } from '../../lib/store/types.js
 import { sleep } from '../../lib/run/sleep.js';
 import { okCounts, storedReplies } from '../helpers/runData.js';
 import { tempDir, narrowDesign } from '../helpers/campaigns.js';
+import type { CampaignDoc } from '../helpers/campaigns.js';
 import { startOpenAIBatchServer } from '../run/batchServers.js';
 import { chatCompletion, startWireServer } from '../providers/helpers/wireServer.js';
+import type { WireReply, WireServer } from '../providers/helpers/wireServer.js';
 import { SECRET_ARN, lambdaContext, readShards, uploadCampaign, useHarness } from './harness.js';
 
 const h = useHarness();
@@ -75,6 +77,33 @@ function countingRegistrations() {
 /** Sums worker outputs as the Map's results would be read. */
 function sum(outs: readonly WorkerOutput[]) {
   return outs.reduce((a, o) => ({ done: a.done + o.done, failed: a.failed + o.failed, pending: a.pending + o.pending, costUsd: a.costUsd + o.costUsd }), { done: 0, failed: 0, pending: 0, costUsd: 0 });
+}
+
+/**
+ * An OpenAI-compatible endpoint scripted as `script`, and the campaign of one model on it (one form,
+ * one constraint, two stories; its key in `keyEnv` while `use` runs): `use` gets the server and an
+ * upload of that campaign (`model` overlays the entry, `edit` the rest of it). The server stops and
+ * the key leaves the environment after `use`, pass or fail.
+ */
+async function withWireModel(
+  keyEnv: string,
+  script: readonly WireReply[],
+  use: (server: WireServer, upload: (name: string, model?: Record<string, unknown>, edit?: (doc: CampaignDoc) => void) => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const server = await startWireServer(script);
+  process.env[keyEnv] = 'sk-test-local-0000000000000000';
+  const uploadOne = (name: string, model: Record<string, unknown> = {}, edit: (doc: CampaignDoc) => void = () => {}) =>
+    uploadCampaign(h.store, name, (doc) => {
+      narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 2 });
+      edit(doc);
+      doc.models = [{ id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: keyEnv, rpm: 100_000, price: { input_per_mtok: 1, output_per_mtok: 2 }, ...model }];
+    });
+  try {
+    await use(server, uploadOne);
+  } finally {
+    delete process.env[keyEnv];
+    await server.close();
+  }
 }
 
 describe('worker handler', () => {
@@ -498,26 +527,8 @@ describe('worker handler', () => {
 
   it('starts no call that its attempt timeout (models[].timeout_s) would carry past the deadline: the items stay pending, unpaid, for the next invocation', async () => {
     // prepare: an endpoint that answers at once; 100 s left before the deadline (60 s safety)
-    const server = await startWireServer([{ from: (req) => chatCompletion(req, 'Yes.') }]);
-    process.env['SONDAGE_TEST_DEADLINE_KEY'] = 'sk-test-local-0000000000000000';
-    const campaignWith = (name: string, timeoutS?: number) =>
-      uploadCampaign(h.store, name, (doc) => {
-        narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 2 });
-        doc.models = [
-          {
-            id: 'local',
-            provider: 'openai-compatible',
-            model: 'qwen3-8b',
-            base_url: `${server.url}/v1`,
-            api_key_env: 'SONDAGE_TEST_DEADLINE_KEY',
-            rpm: 100_000,
-            price: { input_per_mtok: 1, output_per_mtok: 2 },
-            ...(timeoutS !== undefined ? { timeout_s: timeoutS } : {}),
-          },
-        ];
-      });
-    try {
-      await campaignWith('w-deadline');
+    await withWireModel('SONDAGE_TEST_DEADLINE_KEY', [{ from: (req) => chatCompletion(req, 'Yes.') }], async (server, uploadOne) => {
+      await uploadOne('w-deadline');
       const lateShards = await plan('w-deadline', 'exec-1');
       const total = (await h.ledger.counts('w-deadline', 'generate')).pending;
       // act: neither the default attempt timeout (660 s) nor the call window (aws.min_call_seconds, 120 s) fits in the 100 s left
@@ -528,31 +539,20 @@ describe('worker handler', () => {
       expect(await h.ledger.budget('w-deadline')).toMatchObject({ spent_usd: 0, reserved_usd: 0, possibly_billed_usd: 0 });
 
       // act: a model whose attempts end within 30 s fits, with the same time left
-      await campaignWith('w-deadline-fits', 30);
+      await uploadOne('w-deadline-fits', { timeout_s: 30 });
       const fits = await plan('w-deadline-fits', 'exec-1');
       const out2 = await createWorker(h.deps())(event('w-deadline-fits', 'generate', 'exec-1', fits.generate), lambdaContext(160_000));
       expect(out2).toMatchObject({ done: total, failed: 0, pending: 0 });
       expect(server.requests).toHaveLength(total);
-    } finally {
-      delete process.env['SONDAGE_TEST_DEADLINE_KEY'];
-      await server.close();
-    }
+    });
   });
 
   it('sends no retry whose attempt could not end before the deadline once its backoff is over: the items stay pending for the next invocation', async () => {
     // prepare: an endpoint that answers 503 with Retry-After: 8 s; attempts of 5 s; 12 s left
     // before the deadline (60 s safety), in real time: every first attempt fits (sent within 4 s),
     // no retry does (before, the retry was sent after the backoff, to be aborted by the deadline)
-    const server = await startWireServer([{ status: 503, headers: { 'retry-after': '8' }, json: { error: { message: 'overloaded', type: 'server_error' } } }]);
-    process.env['SONDAGE_TEST_BACKOFF_KEY'] = 'sk-test-local-0000000000000000';
-    try {
-      await uploadCampaign(h.store, 'w-backoff', (doc) => {
-        narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 2 });
-        doc.concurrency = 64;
-        doc.models = [
-          { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_BACKOFF_KEY', rpm: 100_000, timeout_s: 5, price: { input_per_mtok: 1, output_per_mtok: 2 } },
-        ];
-      });
+    await withWireModel('SONDAGE_TEST_BACKOFF_KEY', [{ status: 503, headers: { 'retry-after': '8' }, json: { error: { message: 'overloaded', type: 'server_error' } } }], async (server, uploadOne) => {
+      await uploadOne('w-backoff', { timeout_s: 5 }, (doc) => void (doc.concurrency = 64));
       const shard = (await plan('w-backoff', 'exec-1')).generate[0]!;
       const total = shard.end - shard.start;
       const started = Date.now();
@@ -566,23 +566,13 @@ describe('worker handler', () => {
       expect(out).toMatchObject({ done: 0, failed: 0, pending: total, again: true });
       expect(await h.ledger.counts('w-backoff', 'generate')).toMatchObject({ done: 0, failed: 0 });
       expect((await h.ledger.budget('w-backoff')).reserved_usd).toBeCloseTo(0, 12);
-    } finally {
-      delete process.env['SONDAGE_TEST_BACKOFF_KEY'];
-      await server.close();
-    }
+    });
   });
 
   it('stops the calls of a model whose provider asks to wait a day (Retry-After), records when to resume, and does not ask to be invoked again', async () => {
     // prepare: an endpoint that answers 429 with Retry-After: 86400; 10 s before the deadline
-    const server = await startWireServer([{ status: 429, headers: { 'retry-after': '86400' }, json: { error: { message: 'rate limited', type: 'rate_limit_error' } } }]);
-    process.env['SONDAGE_TEST_LONGWAIT_KEY'] = 'sk-test-local-0000000000000000';
-    try {
-      await uploadCampaign(h.store, 'w-longwait', (doc) => {
-        narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 2 });
-        doc.models = [
-          { id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: 'SONDAGE_TEST_LONGWAIT_KEY', rpm: 100_000, timeout_s: 5, price: { input_per_mtok: 1, output_per_mtok: 2 } },
-        ];
-      });
+    await withWireModel('SONDAGE_TEST_LONGWAIT_KEY', [{ status: 429, headers: { 'retry-after': '86400' }, json: { error: { message: 'rate limited', type: 'rate_limit_error' } } }], async (server, uploadOne) => {
+      await uploadOne('w-longwait', { timeout_s: 5 });
       const shard = (await plan('w-longwait', 'exec-1')).generate[0]!;
       const total = shard.end - shard.start;
       const before = Date.now();
@@ -598,10 +588,7 @@ describe('worker handler', () => {
       expect(failures).toHaveLength(1);
       expect(failures[0]!.cause).toMatch(/asked to wait 24h00m .*\(Retry-After\).*Run `sondage start --aws` again after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ to resume/);
       expect((await h.ledger.budget('w-longwait')).reserved_usd).toBeCloseTo(0, 12);
-    } finally {
-      delete process.env['SONDAGE_TEST_LONGWAIT_KEY'];
-      await server.close();
-    }
+    });
   });
 
   it('asks an item that failed for good again only when BatchInput.retryFailed is set', async () => {

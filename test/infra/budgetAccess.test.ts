@@ -16,7 +16,7 @@ import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { COMPUTE_BUDGET_ATTRIBUTES } from '../../lib/store/dynamo/budgetAttributes.js';
 import { tempDir } from '../helpers/campaigns.js';
 import { writtenAttributes } from '../helpers/pipeline/dynamoWrites.js';
-import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
+import { far6Campaign, oneStoryFar6 } from '../helpers/pipeline/campaignFiles.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import { startDynamoServer } from '../store/dynamoServer.js';
 import { synthesize } from './synth.js';
@@ -136,9 +136,7 @@ describe('the worker\'s real budget writes fit its policy', () => {
     const dir = path.join(root, 'campaign');
     await mkdir(dir, { recursive: true });
     const file = await far6Campaign(dir, 'budget-access', (doc) => {
-      doc.design['languages'] = ['en'];
-      doc.design['story_limit'] = 1;
-      doc.design['forms'] = ['plain'];
+      oneStoryFar6(doc);
       for (const m of doc.models) m['rpm'] = 6;
     });
     const p = await startPipeline();

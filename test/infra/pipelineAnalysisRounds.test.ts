@@ -12,6 +12,7 @@ import type { ReportAgain, ReportEvent } from '../../lib/config/pipeline.js';
 import { REPORT_ROUNDS } from '../../lib/config/sizing.js';
 import { readResults } from '../helpers/runData.js';
 import type { ExecutionRecord } from '../helpers/asl/interpreter.js';
+import { oneStoryFar6 } from '../helpers/pipeline/campaignFiles.js';
 import { localFar6Run, type LocalFar6Run } from '../helpers/pipeline/localFar6Run.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
@@ -27,11 +28,7 @@ let p: Pipeline | undefined;
 
 beforeAll(async () => {
   let ctx: LocalFar6Run['ctx'];
-  ({ cleanup, file, ctx } = await localFar6Run('pipeline-rounds', CAMPAIGN, (doc) => {
-    doc.design['languages'] = ['en'];
-    doc.design['story_limit'] = 1;
-    doc.design['forms'] = ['plain'];
-  }));
+  ({ cleanup, file, ctx } = await localFar6Run('pipeline-rounds', CAMPAIGN, oneStoryFar6));
   dataDir = ctx.dataDir;
   localResults = await readResults(dataDir, CAMPAIGN);
 }, 60_000);

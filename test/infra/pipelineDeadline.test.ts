@@ -25,7 +25,7 @@ import type { CampaignDoc } from '../helpers/campaigns.js';
 import { asRemote } from '../helpers/localSource.js';
 import { closeServer, listenLocal } from '../helpers/localServer.js';
 import { readResults } from '../helpers/runData.js';
-import { far6Campaign } from '../helpers/pipeline/campaignFiles.js';
+import { far6Campaign, oneStoryFar6 } from '../helpers/pipeline/campaignFiles.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { FakeClock, Pipeline } from '../helpers/pipeline/pipelineHarness.js';
 
@@ -140,9 +140,7 @@ beforeAll(async () => {
   const dir = path.join(root, 'campaign');
   await mkdir(dir, { recursive: true });
   file = await far6Campaign(dir, CAMPAIGN, (doc: CampaignDoc) => {
-    doc.design['languages'] = ['en'];
-    doc.design['story_limit'] = 1;
-    doc.design['forms'] = ['plain'];
+    oneStoryFar6(doc);
     // The model under test is the slow server, with the default attempt timeout; the judge stays simulated.
     doc.models.splice(0, doc.models.length, { id: 'wire', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${model.url}/v1`, rpm: 100_000, price: PRICE });
     doc.judge['sample_rate'] = 0.5;

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../lib/run/runCampaign.js';
+import { severalPartsFar6 } from '../helpers/pipeline/campaignFiles.js';
 import { localFar6Run } from '../helpers/pipeline/localFar6Run.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
@@ -20,13 +21,7 @@ let local: RunSummary;
 let p: Pipeline | undefined;
 
 beforeAll(async () => {
-  ({ cleanup, file, local } = await localFar6Run('pipeline-stop', CAMPAIGN, (doc) => {
-    doc.design['languages'] = ['en'];
-    doc.design['story_limit'] = 1;
-    doc.design['forms'] = ['plain'];
-    for (const m of doc.models) m['rpm'] = 6;
-    doc.judge['sample_rate'] = 0.5;
-  }));
+  ({ cleanup, file, local } = await localFar6Run('pipeline-stop', CAMPAIGN, severalPartsFar6));
 }, 60_000);
 
 afterAll(async () => {

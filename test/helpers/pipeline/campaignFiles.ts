@@ -27,6 +27,24 @@ export async function far6Campaign(dir: string, name: string, edit: (doc: Campai
   return write(dir, doc);
 }
 
+/** The FAR-6 design cut to one language, one story and one form: a campaign small enough to deploy in every test. */
+export function oneStoryFar6(doc: CampaignDoc): void {
+  doc.design['languages'] = ['en'];
+  doc.design['story_limit'] = 1;
+  doc.design['forms'] = ['plain'];
+}
+
+/**
+ * oneStoryFar6 in shards of 20 items (rpm 6), so that a worker batch holds several shards and
+ * parts: the smallest campaign in which a worker can stop between two of its parts. The judge
+ * reads half the replies.
+ */
+export function severalPartsFar6(doc: CampaignDoc): void {
+  oneStoryFar6(doc);
+  for (const m of doc.models) m['rpm'] = 6;
+  doc.judge['sample_rate'] = 0.5;
+}
+
 /** An example campaign (`examples/<battery>/demo.yaml`) with the data files it names, named `name`, edited. */
 export async function exampleCampaign(dir: string, battery: 'xvalue' | 'ptrue', name: string, files: readonly string[], edit: (doc: CampaignDoc) => void): Promise<string> {
   const doc = parse(await readFile(path.join(REPO_ROOT, 'examples', battery, 'demo.yaml'), 'utf8')) as CampaignDoc;

@@ -85,12 +85,6 @@ interface Container {
 }
 
 /** Thrown by a killed container's clients: the process is gone, nothing it sends arrives. */
-/**
- * The workers' lease on the ledger, short here: a plan after a killed worker waits this long at
- * most (lib/run/workerLease.ts). Beats every third of it, well within it on a busy machine.
- */
-const WORKER_LEASE_MS = 3_000;
-
 class ContainerKilled extends Error {
   constructor() {
     super('the container was killed (injected crash); this call never left it');
@@ -114,6 +108,14 @@ export class LambdaFleet {
     /** Read at each call, so a test may swap its methods while the fleet runs. */
     private readonly clock: FleetClock = realClock,
   ) {}
+
+  /**
+   * The workers' lease on the ledger (lib/run/workerLease.ts), short here: a plan after a killed
+   * worker waits this long at most. Beats every third of it, well within it on a busy machine,
+   * which a plan that waits for workers still running needs (pipelineStop.test.ts). A test whose
+   * plans never run beside a live worker may shorten it, before the workers' cold starts.
+   */
+  workerLeaseMs = 3_000;
 
   /** Called as each invocation starts (the function, and how many of its invocations came before): a test injects faults here. */
   onInvoke: ((fn: PipelineFunction, previous: number) => void) | undefined;
@@ -220,7 +222,7 @@ export class LambdaFleet {
       }
       case 'worker': {
         const stores = storesFromEnv('worker', { withKeys: true, dynamoClient: this.crashableDynamo(container) });
-        handler = createWorker({ ...stores, store: this.crashableStore(container, stores.store), ledgerFor: (runId) => this.crashableLedger(container, stores.ledgerFor(runId), runId), tmpDir, logger, metrics, leaseMs: WORKER_LEASE_MS });
+        handler = createWorker({ ...stores, store: this.crashableStore(container, stores.store), ledgerFor: (runId) => this.crashableLedger(container, stores.ledgerFor(runId), runId), tmpDir, logger, metrics, leaseMs: this.workerLeaseMs });
         break;
       }
       case 'report': {
