@@ -63,11 +63,14 @@ async function tableListing(dataDir: string, campaign: string): Promise<string[]
   return lines;
 }
 
-/** The digest of the design, the readers and the stored tables as they stand now. */
-export async function readingsCheckDigest(ctx: Pick<RunContext, 'campaign' | 'design' | 'battery' | 'graph'>, dataDir: string): Promise<string> {
+/**
+ * The digest of the design, the readers and the stored tables as they stand now; `data`: the
+ * design's data files' digest (designDataDigest), where the caller has it already.
+ */
+export async function readingsCheckDigest(ctx: Pick<RunContext, 'campaign' | 'design' | 'battery' | 'graph'>, dataDir: string, data?: string): Promise<string> {
   const hash = createHash('sha256').update(`${CHECK_FORMAT}\u0000`);
   for (const part of [ctx.campaign, ctx.design]) hash.update(designJson(part)).update('\u0000');
-  hash.update(await designDataDigest(ctx)).update('\u0000');
+  hash.update(data ?? (await designDataDigest(ctx))).update('\u0000');
   for (const phase of ctx.graph.phases) hash.update(`${readerOf(phase)}\u0000${ctx.graph.readingsFolder(phase)}\u0000`);
   for (const line of await tableListing(dataDir, ctx.campaign.name)) hash.update(`${line}\n`);
   return hash.digest('hex');
@@ -78,8 +81,8 @@ export async function readingsCheckDigest(ctx: Pick<RunContext, 'campaign' | 'de
  * check (refreshCampaignReadings), or a run that brought each partition in line before it asked
  * anything and stopped for nothing. Computed with the listing as it stands now, after their writes.
  */
-export async function markReadingsChecked(store: LocalBlobStore, ctx: Parameters<typeof readingsCheckDigest>[0], dataDir: string): Promise<void> {
-  await store.put(readingsCheckedKey(ctx.campaign.name), await readingsCheckDigest(ctx, dataDir));
+export async function markReadingsChecked(store: LocalBlobStore, ctx: Parameters<typeof readingsCheckDigest>[0], dataDir: string, data?: string): Promise<void> {
+  await store.put(readingsCheckedKey(ctx.campaign.name), await readingsCheckDigest(ctx, dataDir, data));
 }
 
 /** True when the marker holds `digest`: every stored reading was checked, and nothing changed since. */

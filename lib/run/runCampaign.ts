@@ -84,7 +84,8 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 
     // ---- waves of phases, each a set of partitions; none when every reply is in ------------
     const phaseNames = ctx.graph.phases.map((p) => p.name);
-    const fingerprint = designFingerprint(ctx, plan, await designDataDigest(ctx));
+    const data = await designDataDigest(ctx);
+    const fingerprint = designFingerprint(ctx, plan, data);
     const complete = orphaned.count === 0 ? await completeReplies(store, ledger, campaign.name, phaseNames, fingerprint) : undefined;
     const phases =
       complete !== undefined
@@ -93,7 +94,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     // The next run of this same design knows at once whether anything is left to ask.
     if (!opts.signal?.aborted) await recordIfComplete(store, ledger, campaign.name, phaseNames, fingerprint);
     // Every partition brought its readings in line before it ran: the next analysis need not check them.
-    if (complete === undefined && !stop.reason && !opts.signal?.aborted) await markReadingsChecked(store, ctx, dataDir);
+    if (complete === undefined && !stop.reason && !opts.signal?.aborted) await markReadingsChecked(store, ctx, dataDir, data);
     // Their heaps and DuckDB instances are freed before the analysis takes its share of memory.
     await threads.closeRunning();
     const summary = await runSummary(ledger, { campaign: campaign.name, runId, dataDir, plan, phases }, stop);
