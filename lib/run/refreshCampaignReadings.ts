@@ -10,6 +10,7 @@ import { DuckDb } from '../store/DuckDb.js';
 import { LocalBlobStore } from '../store/LocalBlobStore.js';
 import { ParquetWriter } from '../store/ParquetWriter.js';
 import type { RunContext } from './context.js';
+import { designDataDigest } from './designDataDigest.js';
 import { markReadingsChecked, readingsCheckDigest, readingsCheckedAlready } from './readingsChecked.js';
 import { refreshPartitionReadings } from './refreshPartitionReadings.js';
 import { loadUpstream, upstreamNeeds } from './upstream.js';
@@ -25,7 +26,8 @@ export interface PhaseReread {
 export async function refreshCampaignReadings(ctx: RunContext, dataDir: string): Promise<PhaseReread[]> {
   const { campaign, graph } = ctx;
   const store = new LocalBlobStore(dataDir);
-  if (await readingsCheckedAlready(store, campaign.name, await readingsCheckDigest(ctx, dataDir))) return [];
+  const data = await designDataDigest(ctx);
+  if (await readingsCheckedAlready(store, campaign.name, await readingsCheckDigest(ctx, dataDir, data))) return [];
   const writer = await ParquetWriter.create({ tmpDir: join(dataDir, '.tmp'), threads: 1 });
   let db: DuckDb | undefined;
   const out: PhaseReread[] = [];
@@ -44,7 +46,7 @@ export async function refreshCampaignReadings(ctx: RunContext, dataDir: string):
       if (reread > 0) out.push({ phase: phase.name, reread, rereadChanged });
     }
     // With the listing as the check leaves it: the parts it rewrote are the ones now in line.
-    await markReadingsChecked(store, ctx, dataDir);
+    await markReadingsChecked(store, ctx, dataDir, data);
   } finally {
     db?.close();
     await writer.close();
