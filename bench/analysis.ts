@@ -44,6 +44,7 @@ import { FAR6_SQL } from '../lib/batteries/far6/sqlLibrary.js';
 import { sameRepliesAnalysis } from '../lib/batteries/far6/analysis/sameReplies.js';
 import { summarizeCells } from '../lib/batteries/far6/analysis/summarizeCells.js';
 import type { AnalysisResults, TableSources } from '../lib/batteries/far6/analysis/types.js';
+import { localSources } from '../lib/analysis/localSources.js';
 import { loadRunContext } from '../lib/run/context.js';
 import { runCampaign } from '../lib/run/runCampaign.js';
 import { writeFullSizeCampaign } from './fullSizeCampaign.js';
@@ -138,11 +139,11 @@ async function analysisBench(): Promise<void> {
   const t0 = performance.now();
   last = t0;
   const db = await DuckDb.open();
-  const tables: TableSources = { prompts: 'prompts', replies: 'replies', readings: 'readings' };
   try {
-    for (const table of ['prompts', 'replies', 'readings'] as const) {
-      await db.attachTable(table, tableGlob(dataDir, CAMPAIGN, 'generate', table), table, tableColumns(table, FAR6_PROMPT_COLUMNS));
-    }
+    // The sources `sondage analyze` reads (localSources: the prompts' text factors as ENUMs), as views.
+    const sources = await localSources(db, (phase, table) => tableGlob(dataDir, CAMPAIGN, phase, table), ['generate'], FAR6_PROMPT_COLUMNS);
+    const tables: TableSources = { prompts: 'prompts', replies: 'replies', readings: 'readings' };
+    for (const table of ['prompts', 'replies', 'readings'] as const) await db.run(`CREATE VIEW ${table} AS SELECT * FROM ${sources.table(table, ['generate'])} t`);
     const [counts] = await db.all<{ replies: number; prompts: number; readings: number }>(
       'SELECT (SELECT count(*) FROM replies) AS replies, (SELECT count(*) FROM prompts) AS prompts, (SELECT count(*) FROM readings) AS readings',
     );

@@ -6,7 +6,7 @@
 import type { AnalysisSources } from '../battery/types.js';
 import type { TableName } from '../core/types.js';
 import { parquetSource } from '../query/sql.js';
-import { sqlIdent } from '../store/DuckDb.js';
+import { codedSource, sqlIdent } from '../store/DuckDb.js';
 import type { DuckDb } from '../store/DuckDb.js';
 import { PARTITION_COLUMNS, tableColumns } from '../store/schemas.js';
 import type { PromptColumns } from '../store/schemas.js';
@@ -30,6 +30,7 @@ export async function localSources(
       if (await db.hasFiles(glob(phase, table))) found.set(`${phase}/${table}`, await db.columnsOf(glob(phase, table)));
     }
   }
+  const levels = await factorLevels(db, glob, phases, prompts, found);
   const empty = (table: TableName): string =>
     `(SELECT ${[...tableColumns(table, prompts).map((c) => `NULL::${c.type} AS ${sqlIdent(c.name)}`), ...PARTITION_COLUMNS.map((c) => `NULL::VARCHAR AS ${sqlIdent(c)}`)].join(', ')} WHERE false)`;
   return {
@@ -40,11 +41,33 @@ export async function localSources(
       const have = new Set(present.flatMap((p) => [...found.get(`${p}/${table}`)!]));
       const missing = tableColumns(table, prompts).filter((c) => c.nullable && !have.has(c.name));
       const source = parquetSource(present.map((p) => glob(p, table)));
-      const full = missing.length === 0 ? source : `(SELECT *, ${missing.map((c) => `CAST(NULL AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ')} FROM ${source} old)`;
+      const withAll = missing.length === 0 ? source : `(SELECT *, ${missing.map((c) => `CAST(NULL AS ${c.type}) AS ${sqlIdent(c.name)}`).join(', ')} FROM ${source} old)`;
+      const full = table === 'prompts' ? codedSource(withAll, levels) : withAll;
       if (!only) return full;
       const list = (values: readonly string[]): string => values.map((v) => `'${v.replaceAll("'", "''")}'`).join(', ');
       return `(SELECT * FROM ${full} current WHERE CAST(model AS VARCHAR) IN (${list(only.models)}) AND CAST(language AS VARCHAR) IN (${list(only.languages)}))`;
     },
     has: async (table, phase) => found.has(`${phase}/${table}`) || (!phases.includes(phase) && (await db.hasFiles(glob(phase, table)))),
   };
+}
+
+/**
+ * ENUM types for the prompts' text factors (DuckDb.levelTypes): a design factor has few levels, and
+ * results grouped by factors (FAR-6's item rows: up to a million) reach JS far faster as ENUMs than
+ * as text. One type per factor over the prompts of every phase, so that the phases' tables share it;
+ * a factor some prompts part lacks (an older data folder) stays text.
+ */
+async function factorLevels(
+  db: DuckDb,
+  glob: (phase: string, table: TableName) => string,
+  phases: readonly string[],
+  prompts: PromptColumns,
+  found: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<Map<string, string>> {
+  const parts = phases.filter((p) => found.has(`${p}/prompts`));
+  if (parts.length === 0) return new Map();
+  const factors = prompts.factors
+    .filter((c) => c.type === 'VARCHAR' && parts.every((p) => found.get(`${p}/prompts`)!.has(c.name)))
+    .map((c) => c.name);
+  return db.levelTypes(parquetSource(parts.map((p) => glob(p, 'prompts'))), factors);
 }

@@ -99,7 +99,7 @@ export { columnDefs, tableColumns, PARTITION_COLUMNS, TABLE_SCHEMAS } from '../s
 export type { ColumnDef, ColumnType, PromptColumns, PromptRow } from '../store/schemas.js';
 export type { ReadingRow, ReplyRow } from '../store/types.js';
 export { assertSafeSegment } from '../store/layout.js';
-export { DuckDb, sqlIdent, sqlString } from '../store/DuckDb.js';
+export { codedSource, DuckDb, sqlIdent, sqlString } from '../store/DuckDb.js';
 export { duckdbApi } from '../store/duckdbApi.js';
 export { spillingInstance } from '../store/duckdbSpill.js';
 

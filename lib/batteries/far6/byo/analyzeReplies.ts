@@ -4,7 +4,7 @@
  */
 import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { CampaignFileError, DuckDb, formatIssues, tableColumns, toCsv } from '../../../api/battery.js';
+import { CampaignFileError, codedSource, DuckDb, formatIssues, tableColumns, toCsv } from '../../../api/battery.js';
 import type { ByoIssue, FileIssue } from '../../../api/battery.js';
 import { FAR6_PROMPT_COLUMNS } from '../promptColumns.js';
 import { analyzeCampaign } from '../analysis/analyzeCampaign.js';
@@ -141,7 +141,10 @@ export async function analyzeReplies(opts: AnalyzeRepliesOptions): Promise<Analy
     for (const table of ['prompts', 'replies', 'readings'] as const) {
       await db.attachTable(table, `${tablesDir}/${table}/**/*.parquet`, table, tableColumns(table, FAR6_PROMPT_COLUMNS));
     }
-    const analysis = await analyzeCampaign(db, { prompts: 'prompts', replies: 'replies', readings: 'readings' });
+    // The text factors as ENUMs, as `sondage analyze` reads a campaign's (lib/analysis/localSources.ts).
+    const factors = FAR6_PROMPT_COLUMNS.factors.filter((c) => c.type === 'VARCHAR').map((c) => c.name);
+    const prompts = codedSource('prompts', await db.levelTypes('prompts', factors));
+    const analysis = await analyzeCampaign(db, { prompts, replies: 'replies', readings: 'readings' });
     opts.onStage?.('analysis: SQL stage and estimators');
     await writeResults((name, content) => writeFile(path.join(out, name), content), analysis, { campaign, source: path.resolve(opts.replies) });
     opts.onStage?.('result files');
