@@ -123,6 +123,9 @@ export class LambdaFleet {
   /** Awaited before each reservation of a worker (the execution it works for): a test holds workers here. */
   onReserve: ((execution: string) => Promise<void>) | undefined;
 
+  /** Told each reservation's answer (the execution, whether the ledger granted it): a test checks a fence here. */
+  onReserved: ((execution: string, granted: boolean) => void) | undefined;
+
   /**
    * Every write the workers sent to DynamoDB (PutItem, UpdateItem, DeleteItem, BatchWriteItem,
    * TransactWriteItems), as sent: what the worker's IAM policy must allow (dynamoWrites.ts).
@@ -325,7 +328,9 @@ export class LambdaFleet {
           if (container.dead && prop !== 'close') throw new ContainerKilled();
           if (prop === 'reserve' && this.onReserve) await this.onReserve(runId);
           if (prop === 'commitPart') this.crashPoint(container, 'commit', `the commit of ${(args[0] as { partKey: string }).partKey}`);
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
+          const out = await (value as (...a: unknown[]) => unknown).apply(target, args);
+          if (prop === 'reserve') this.onReserved?.(runId, out === true);
+          return out;
         };
       },
     });
