@@ -184,6 +184,8 @@ async function rereadComplete(ctx: RunContext, dataDir: string, replies: number,
 
 /** The run's summary before the analysis: its phases, the ledger's money, and why it stopped. */
 async function runSummary(ledger: EmbeddedLedger, run: Pick<RunSummary, 'campaign' | 'runId' | 'dataDir' | 'plan' | 'phases'>, stop: StopState): Promise<RunSummary> {
+  // Kept beside the budget so that `sondage status` names the model after this run has ended.
+  for (const [model, excessUsd] of stop.overruns ?? []) await ledger.recordOverrun(run.campaign, model, excessUsd);
   const budget = await ledger.budget(run.campaign);
   return {
     ...run,

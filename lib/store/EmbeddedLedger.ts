@@ -72,6 +72,16 @@ export class EmbeddedLedger implements Ledger {
     return this.budgetRows.budget(campaign);
   }
 
+  /** A provider's usage above what a call of `model` reserved, kept for `sondage status` (embedded/budget.ts). */
+  async recordOverrun(campaign: string, model: string, excessUsd: number): Promise<void> {
+    this.budgetRows.recordOverrun(campaign, model, excessUsd, new Date().toISOString());
+  }
+
+  /** The overrun recordOverrun kept: the last model, the excess added up, when. */
+  async overrunOf(campaign: string): Promise<{ readonly model: string; readonly excessUsd: number; readonly at: string } | undefined> {
+    return this.budgetRows.overrun(campaign);
+  }
+
   async reserve(campaign: string, reservationId: string, amountUsd: number, scope?: ReservationScope): Promise<boolean> {
     return this.budgetRows.reserve(campaign, reservationId, this.runIdFor(campaign), amountUsd, scope);
   }

@@ -42,6 +42,12 @@ describe('stop → start with the stopped execution\'s workers still running', (
     let reached!: () => void;
     const holding = new Promise<void>((r) => (reached = r));
     const refusedAfterStop: string[] = [];
+    // The old execution's reservations answered after the stop moved the fence: none may be granted.
+    let stopped = false;
+    const oldAfterStop: boolean[] = [];
+    pipeline.fleet.onReserved = (execution, granted) => {
+      if (stopped && execution === first) oldAfterStop.push(granted);
+    };
     pipeline.fleet.onReserve = async (execution) => {
       first ??= execution;
       // A worker of the new execution about to ask: the old ones go on too (without a fence and a
@@ -57,6 +63,7 @@ describe('stop → start with the stopped execution\'s workers still running', (
 
     // act: `sondage stop --aws` (its fence: StopExecution does not reach invocations already running) …
     expect(await pipeline.ledger.fence(CAMPAIGN, 'stopped by the test')).toBe(true);
+    stopped = true;
     // … then `sondage start --aws`; the held workers go on once the new execution's workers ask,
     // or a few seconds into its plan (which waits for them)
     let plans = 0;
@@ -69,6 +76,9 @@ describe('stop → start with the stopped execution\'s workers still running', (
     // assess: the new execution finished the campaign; every item answered once, spend = stored cost ≤ cap
     expect(next.result.status, JSON.stringify(next.result).slice(0, 2000)).toBe('SUCCEEDED');
     expect(refusedAfterStop.length).toBeGreaterThan(0);
+    // Stop takes effect at the old workers' next chunk: each asked once more and was refused.
+    expect(oldAfterStop.length).toBeGreaterThan(0);
+    expect(oldAfterStop.filter((granted) => granted)).toEqual([]);
     const acc = await pipeline.accounting(CAMPAIGN, local.phases.map((s) => s.phase));
     for (const summary of local.phases) {
       const phase = acc.phases[summary.phase]!;

@@ -7,14 +7,17 @@
  * concurrency 256; the third passes its first call's reservation, and the campaign starts no call
  * after it and says by how much, and which model.
  */
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { EmbeddedLedger } from '../../lib/store/index.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { overrunLines } from '../../lib/cli/commands/run.js';
 import { runMain } from '../helpers/cli.js';
-import { chatCompletion, type RecordedRequest } from '../providers/helpers/wireServer.js';
-import { loadContext } from '../helpers/campaigns.js';
-import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
+import { chatCompletion, startWireServer, type RecordedRequest } from '../providers/helpers/wireServer.js';
+import { loadContext, REPO_ROOT, tempDir } from '../helpers/campaigns.js';
+import { WIRE_KEY, WIRE_KEY_ENV, wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
 
 type Body = { messages: { role: string; content: string }[]; max_tokens: number };
 
@@ -72,7 +75,54 @@ describe('spend under providers that count generously', () => {
     const lines = overrunLines({ ...summary, possiblyBilledUsd: budget.possibly_billed_usd, heldUsd: budget.orphaned_usd });
     expect(lines[0]).toMatch(/^OVERRUN: openai-compatible\/qwen3-8b .* past what its calls reserved/);
     const status = await runMain(['status', file]);
-    expect(status.stdout).toMatch(/PAST THE CAP by \$\d+\.\d+/);
+    // After the run has ended, status still names the model and the excess the run recorded.
+    expect(status.stdout).toMatch(/PAST THE CAP by \$\d+\.\d+: openai-compatible\/qwen3-8b reported more usage than its calls reserved/);
+    expect(status.stdout).toMatch(/OVERRUN: openai-compatible\/qwen3-8b reported usage \$\d+\.\d+ past what its calls reserved .*the run started no call after it/);
     expect(lines.at(-1)).toBe(`spend is $${(budget.spent_usd + budget.possibly_billed_usd + budget.orphaned_usd - budget.cap_usd).toFixed(4)} past the cap of $5`);
+  });
+});
+
+// FAR-6 has no Hindi; P(True) does (Devanagari: three UTF-8 bytes a character, the script the
+// per-script estimate misses most). No built-in battery has Thai: its bound is checked against
+// byte and character counts in itemMaxCost.test.ts.
+describe('spend under providers that count generously, P(True) in Hindi, Japanese and Korean', () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await close?.();
+    delete process.env[WIRE_KEY_ENV];
+  });
+
+  it.each([
+    ['one token per character', perCharacter],
+    ['every UTF-8 byte a token, with OpenAI overhead', perByte],
+  ])('%s at concurrency 256: spend never passes the cap', async (_name, prompt) => {
+    const server = await startWireServer([{ from: counting(prompt) }]);
+    const tmp = await tempDir('hostile-ptrue');
+    close = async () => {
+      await server.close();
+      await tmp.cleanup();
+    };
+    process.env[WIRE_KEY_ENV] = WIRE_KEY;
+    const doc = parse(await readFile(path.join(REPO_ROOT, 'examples/ptrue/demo.yaml'), 'utf8')) as Record<string, unknown> & { design: Record<string, unknown> };
+    doc.design['items'] = path.join(REPO_ROOT, 'examples/ptrue/items.jsonl');
+    doc.design['languages'] = ['hi', 'ja', 'ko'];
+    doc.design['verifier_languages'] = ['hi', 'ja', 'ko'];
+    doc['data_dir'] = './data';
+    doc['budget_usd'] = 0.5;
+    doc['concurrency'] = 256;
+    doc['models'] = [{ id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: WIRE_KEY_ENV, rpm: 1_000_000, price: { input_per_mtok: 10, output_per_mtok: 30 } }];
+    delete doc['judge'];
+    const file = path.join(tmp.dir, 'ptrue.yaml');
+    await writeFile(file, stringify(doc));
+    const ctx = await loadContext(file);
+    const summary = await runCampaign(ctx, { signal: new AbortController().signal, allowPartial: true, skipAnalysis: true, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20, timeoutMs: 10_000 } });
+    const ledger = new EmbeddedLedger(ctx.dataDir);
+    const budget = await ledger.budget(ctx.campaign.name).finally(() => ledger.close());
+    const hindi = server.requests.filter((r) => /[\u0900-\u097F]/.test(JSON.stringify(r.body))).length;
+    expect(hindi).toBeGreaterThan(10);
+    expect(summary.stopped).toBe('budget');
+    expect(summary.overruns).toBeUndefined();
+    expect(budget.spent_usd + budget.possibly_billed_usd).toBeLessThanOrEqual(budget.cap_usd);
+    expect(budget.spent_usd).toBeGreaterThan(0);
   });
 });

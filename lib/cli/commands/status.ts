@@ -103,8 +103,8 @@ export interface CampaignStatus {
   readonly gpuJobs?: readonly GpuJobState[];
   /** What the failures are: failed items' last errors locally, failed execution steps on AWS. */
   readonly failuresKind: string;
-  /** A provider's usage above what its calls reserved, as the AWS workers recorded it on the budget (the last model, the excess added up). */
-  readonly overrun?: { readonly model: string; readonly excessUsd: number; readonly at: string };
+  /** A provider's usage above what its calls reserved, as the runs or the AWS workers recorded it beside the budget (the last model, the excess added up). */
+  readonly overrun?: { readonly model: string; readonly excessUsd: number; readonly at: string; readonly local?: boolean };
   /** What the latest execution's plans read again of the stored readings under an edited design (AWS; lib/run/rereadStoredReadings.ts). */
   readonly rereads?: { readonly execution: string; readonly lines: readonly string[] };
 }
@@ -149,7 +149,9 @@ export function formatStatus(s: CampaignStatus): string {
   if (s.overrun) {
     lines.push(
       `  OVERRUN: ${s.overrun.model} reported usage ${usd(s.overrun.excessUsd)} past what its calls reserved (last at ${s.overrun.at.replace(/\.\d{3}Z$/, 'Z')}); ` +
-        'every worker stopped at its next chunk. Check its price, max_tokens and what the provider counts before `sondage start --aws` again',
+        (s.overrun.local
+          ? 'the run started no call after it. Check its price, max_tokens and what the provider counts before running again'
+          : 'every worker stopped at its next chunk. Check its price, max_tokens and what the provider counts before `sondage start --aws` again'),
     );
   }
   if (s.gpuJobs) lines.push(...formatGpuJobs(s.gpuJobs));
@@ -337,6 +339,7 @@ export async function localCampaignStatus(dataDir: string, target: CampaignTarge
     const plan = await campaignPlan(new LocalBlobStore(dataDir), target);
     const counts = await ledgerStatus(ledger, target.name, plan);
     const failures = await localFailures(ledger, dataDir, target.name, counts.phases.map((p) => p.phase), shown);
+    const overrun = await ledger.overrunOf(target.name);
     return {
       campaign: target.name,
       where: `local ${path.resolve(dataDir)}`,
@@ -346,6 +349,7 @@ export async function localCampaignStatus(dataDir: string, target: CampaignTarge
       failuresTotal: failures.total,
       // Items not done whose last attempt failed: failed in the table, or pending again after a stop.
       failuresKind: 'items not done whose last attempt failed (last error of each)',
+      ...(overrun ? { overrun: { ...overrun, local: true } } : {}),
     };
   } finally {
     await ledger.close();

@@ -68,6 +68,8 @@ export class EmbeddedBudget {
          WHERE campaign = ?`,
       ),
       addSpent: db.prepare('UPDATE campaigns SET spent_usd = spent_usd + ? WHERE campaign = ?'),
+      recordOverrun: db.prepare('UPDATE campaigns SET overrun_model = ?, overrun_at = ?, overrun_usd = overrun_usd + ? WHERE campaign = ?'),
+      overrun: db.prepare('SELECT overrun_model AS model, overrun_usd AS excessUsd, overrun_at AS at FROM campaigns WHERE campaign = ? AND overrun_model IS NOT NULL'),
     };
     this.stmt = stmt;
 
@@ -131,6 +133,17 @@ export class EmbeddedBudget {
     const row = this.stmt.budget.get(campaign) as BudgetState | undefined;
     if (!row) throw this.noBudget(campaign);
     return { cap_usd: row.cap_usd, spent_usd: row.spent_usd, reserved_usd: row.reserved_usd, orphaned_usd: row.orphaned_usd, possibly_billed_usd: row.possibly_billed_usd };
+  }
+
+  /** A call of `model` cost `excessUsd` more than it reserved: kept beside the budget, so `status` names the model after the run. */
+  recordOverrun(campaign: string, model: string, excessUsd: number, at: string): void {
+    assertAmount('overrun', excessUsd);
+    this.db.transaction(() => this.stmt.recordOverrun.run(model, at, excessUsd, campaign)).immediate();
+  }
+
+  /** What recordOverrun kept (the last model, the excess added up, when), or undefined. */
+  overrun(campaign: string): { model: string; excessUsd: number; at: string } | undefined {
+    return this.stmt.overrun.get(campaign) as { model: string; excessUsd: number; at: string } | undefined;
   }
 
   reserve(campaign: string, reservationId: string, runId: string, amountUsd: number, scope?: ReservationScope): boolean {

@@ -113,6 +113,10 @@ const ADDED_COLUMNS: readonly { table: string; column: string; ddl: string }[] =
   { table: 'reservations', column: 'item_count', ddl: 'ALTER TABLE reservations ADD COLUMN item_count INTEGER NOT NULL DEFAULT 0' },
   { table: 'reservations', column: 'orphaned', ddl: 'ALTER TABLE reservations ADD COLUMN orphaned INTEGER NOT NULL DEFAULT 0' },
   { table: 'campaigns', column: 'possibly_billed_usd', ddl: 'ALTER TABLE campaigns ADD COLUMN possibly_billed_usd REAL NOT NULL DEFAULT 0' },
+  // A provider's usage above what its calls reserved (recordOverrun): the last model, the excess added up, when.
+  { table: 'campaigns', column: 'overrun_model', ddl: 'ALTER TABLE campaigns ADD COLUMN overrun_model TEXT' },
+  { table: 'campaigns', column: 'overrun_usd', ddl: 'ALTER TABLE campaigns ADD COLUMN overrun_usd REAL NOT NULL DEFAULT 0' },
+  { table: 'campaigns', column: 'overrun_at', ddl: 'ALTER TABLE campaigns ADD COLUMN overrun_at TEXT' },
 ];
 
 /**

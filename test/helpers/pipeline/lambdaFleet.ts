@@ -123,6 +123,9 @@ export class LambdaFleet {
   /** Awaited before each reservation of a worker (the execution it works for): a test holds workers here. */
   onReserve: ((execution: string) => Promise<void>) | undefined;
 
+  /** Told each reservation's answer (the execution, whether the ledger granted it): a test checks a fence here. */
+  onReserved: ((execution: string, granted: boolean) => void) | undefined;
+
   /**
    * Every write the workers sent to DynamoDB (PutItem, UpdateItem, DeleteItem, BatchWriteItem,
    * TransactWriteItems), as sent: what the worker's IAM policy must allow (dynamoWrites.ts).
@@ -305,7 +308,9 @@ export class LambdaFleet {
           this.workerDynamoWrites.push({ command: context.commandName!, input: args.input });
         }
         const out = await next(args);
-        if (context.commandName === 'TransactWriteItemsCommand' && JSON.stringify(args.input).includes('"PART#')) this.crashPoint(container, 'mark', 'the item marks of a committed part');
+        // The commit transaction puts the part record; the one that sets `marked` after the item marks names it too, and must not count.
+        const input = context.commandName === 'TransactWriteItemsCommand' ? JSON.stringify(args.input) : '';
+        if (input.includes('"PART#') && !input.includes('SET marked')) this.crashPoint(container, 'mark', 'the item marks of a committed part');
         return out;
       },
       { step: 'initialize', name: 'fleetCrashPoint' },
@@ -323,7 +328,9 @@ export class LambdaFleet {
           if (container.dead && prop !== 'close') throw new ContainerKilled();
           if (prop === 'reserve' && this.onReserve) await this.onReserve(runId);
           if (prop === 'commitPart') this.crashPoint(container, 'commit', `the commit of ${(args[0] as { partKey: string }).partKey}`);
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
+          const out = await (value as (...a: unknown[]) => unknown).apply(target, args);
+          if (prop === 'reserve') this.onReserved?.(runId, out === true);
+          return out;
         };
       },
     });
