@@ -24,8 +24,8 @@ const PHYSICAL: Readonly<Record<ColumnType, readonly string[]>> = {
 
 function refuse(file: string, table: string, why: string): StorageError {
   return new StorageError(
-    `${file}: this stored ${table} part cannot be used: ${why}; nothing was computed from it. ` +
-      'Restore the file from a copy, or move it out of the data folder, then run the same command again',
+    `${file}: this stored ${table} part cannot be used: ${why}; nothing was computed. ` +
+      'Restore the file from a copy, then run the same command again (moved aside instead, its rows would be missing from the tables: a run does not ask again what the ledger counts as done)',
     file,
   );
 }
