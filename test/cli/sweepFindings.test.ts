@@ -270,6 +270,18 @@ describe('a stored Parquet part of a campaign that is cut off or of another tabl
     expect(r.stderr).toContain(`${replies}: this stored replies part cannot be used: it is not a whole Parquet file`);
   }, 60_000);
 
+  it('analyze reads again from its replies a readings part removed, to the tables of the finished run', async () => {
+    const { file, part } = await finishedCampaign();
+    const results = path.join(path.dirname(file), 'data/campaigns/xvalue-demo/results/overall.csv');
+    const before = await readFile(results, 'utf8');
+    await rm(await part('readings'));
+    await rm(results);
+    const r = await runMain(['analyze', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('step3: re-read 56 stored reading(s)');
+    expect(await readFile(results, 'utf8')).toBe(before);
+  }, 60_000);
+
   it('analyze refuses a readings part copied over a replies part instead of reading its rows with NULL columns', async () => {
     const { file, part } = await finishedCampaign();
     const replies = await part('replies');
