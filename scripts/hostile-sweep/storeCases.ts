@@ -78,6 +78,13 @@ export function storeCases(): Case[] {
   // A second copy of a part holds the same replies again: stored replies are counted once.
   add('replies-part-twice', 'same-or-refuse', async (dir) => { const f = await partOf(dir, 'step3', 'replies'); await cp(f, f.replace(/\.parquet$/, '-copy.parquet')); });
   add('readings-part-twice', 'same-or-refuse', async (dir) => { const f = await partOf(dir, 'step3', 'readings'); await cp(f, f.replace(/\.parquet$/, '-copy.parquet')); });
+  // A part removed, or emptied of its rows: the ledger still counts its items as done, so a run
+  // does not ask them again, and the tables would be computed without them.
+  add('replies-part-deleted', 'refuse', async (dir) => rm(await partOf(dir, 'step3', 'replies')), 'step3');
+  add('replies-part-deleted/run', 'same-or-refuse', async (dir) => rm(await partOf(dir, 'step3', 'replies')), 'step3', 'run');
+  add('replies-part-no-rows', 'refuse', async (dir) => rewriteParquet(await partOf(dir, 'step3', 'replies'), 'SELECT * FROM part LIMIT 0'), named('step3', 'replies'));
+  // Readings are read from the stored replies: a readings part removed is read again, or refused.
+  add('readings-part-deleted', 'same-or-refuse', async (dir) => rm(await partOf(dir, 'step3', 'readings')), 'step3');
   add('stray-text-file-in-partition', 'same', async (dir) => writeFile(path.join(path.dirname(await partOf(dir, 'step3', 'replies')), 'notes.txt'), 'not a part\n'));
   return out;
 }
