@@ -13,7 +13,7 @@
  *
  *   node --import tsx scripts/hostile-sweep.ts [--only GROUP[,GROUP]] [--out DIR] [--jobs N] [--timeout S] [--list]
  *
- * Groups: yaml, design, byo, flags. Kept out of the test suite on purpose: it takes minutes.
+ * Groups: yaml, design, byo, flags, store (a campaign's stored Parquet parts, damaged). Kept out of the test suite on purpose: it takes minutes.
  * The parts, one concern each, are in scripts/hostile-sweep/: the cases of each group, the inputs
  * they edit, and the runner that judges one case.
  */
@@ -25,6 +25,7 @@ import { byoCases } from './hostile-sweep/byoCases.js';
 import { designCases } from './hostile-sweep/designCases.js';
 import { flagCases } from './hostile-sweep/flagCases.js';
 import { judge } from './hostile-sweep/judge.js';
+import { storeCases } from './hostile-sweep/storeCases.js';
 import { BIN, GROUPS } from './hostile-sweep/types.js';
 import type { Case, Outcome } from './hostile-sweep/types.js';
 import { yamlCases } from './hostile-sweep/yamlCases.js';
@@ -50,7 +51,7 @@ Exit status: 0 when every case is ok, 1 otherwise.
   }
   const only = values.only ? values.only.split(',') : [...GROUPS];
   for (const g of only) if (!(GROUPS as readonly string[]).includes(g)) throw new Error(`--only: unknown group ${g} (groups: ${GROUPS.join(', ')})`);
-  const all = [...yamlCases(), ...designCases(), ...byoCases(), ...flagCases()];
+  const all = [...yamlCases(), ...designCases(), ...byoCases(), ...flagCases(), ...storeCases()];
   let cases = all.filter((c) => only.includes(c.group));
   if (values.match) cases = cases.filter((c) => c.name.includes(values.match!) || c.name.endsWith('/baseline'));
   // Baselines of the selected cases run first: the others compare with them.

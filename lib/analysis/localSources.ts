@@ -9,6 +9,7 @@ import { parquetSource } from '../query/sql.js';
 import { codedSource, sqlIdent } from '../store/DuckDb.js';
 import type { DuckDb } from '../store/DuckDb.js';
 import { PARTITION_COLUMNS, tableColumns } from '../store/schemas.js';
+import { checkStoredParts } from '../store/storedParts.js';
 import type { PromptColumns } from '../store/schemas.js';
 
 /**
@@ -27,7 +28,9 @@ export async function localSources(
   const found = new Map<string, Set<string>>();
   for (const phase of phases) {
     for (const table of ['prompts', 'replies', 'readings'] as const) {
-      if (await db.hasFiles(glob(phase, table))) found.set(`${phase}/${table}`, await db.columnsOf(glob(phase, table)));
+      if (!(await db.hasFiles(glob(phase, table)))) continue;
+      await checkStoredParts(db, glob(phase, table), table, tableColumns(table, prompts));
+      found.set(`${phase}/${table}`, await db.columnsOf(glob(phase, table)));
     }
   }
   const levels = await factorLevels(db, glob, phases, prompts, found);

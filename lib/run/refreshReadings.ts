@@ -79,9 +79,12 @@ export async function refreshReadings(t: ReadingsRefreshTarget): Promise<Reading
   const marker = readingsDigestKey(t.campaign, t.phase.name, t.model, t.language);
   const digest = inputsDigest(t.phase, t.items);
   const held = await t.store.get(marker);
-  if (held !== undefined && Buffer.from(held).toString('utf8') === digest) return { reread: 0, changed: 0 };
-
   const replyParts = (await t.store.list(partitionPrefix(t.campaign, t.phase.name, 'replies', t.model, t.language))).filter((k) => k.endsWith('.parquet')).sort();
+  // The digest vouches for the readings parts it was written beside: a replies part whose readings
+  // part is gone (removed by hand, lost in a copy) is read again even so. A part whose replies give
+  // no reading (all failed) has none either, and is read again only to find the same.
+  if (held !== undefined && Buffer.from(held).toString('utf8') === digest && (await everyReadingsPart(t, replyParts))) return { reread: 0, changed: 0 };
+
   const byId = new Map(t.items.map((i) => [i.item_id, i]));
   const ofSource = t.phase.readingsOf === 'source';
   let reread = 0;
@@ -135,6 +138,12 @@ export async function refreshReadings(t: ReadingsRefreshTarget): Promise<Reading
   }
   await t.store.put(marker, digest);
   return { reread, changed };
+}
+
+/** True when each replies part of the partition has its readings part (the same name in the readings folder). */
+async function everyReadingsPart(t: ReadingsRefreshTarget, replyParts: readonly string[]): Promise<boolean> {
+  const readings = new Set((await t.store.list(partitionPrefix(t.campaign, t.folder, 'readings', t.model, t.language))).map((k) => k.slice(k.lastIndexOf('/') + 1)));
+  return replyParts.every((k) => readings.has(k.slice(k.lastIndexOf('/') + 1)));
 }
 
 function sameMultiset(a: readonly string[], b: readonly string[]): boolean {

@@ -13,6 +13,8 @@ import { CORE_SQL } from '../query/sql.js';
 import type { DuckDb } from '../store/DuckDb.js';
 import { readParquetSql, sqlString } from '../store/DuckDb.js';
 import { partitionPrefix } from '../store/layout.js';
+import { READING_COLUMNS, REPLY_COLUMNS } from '../store/schemas.js';
+import { checkStoredParts } from '../store/storedParts.js';
 import type { UpstreamNeeds } from './upstreamNeeds.js';
 import type { UpstreamFilter } from './upstreamSlice.js';
 
@@ -53,6 +55,7 @@ export async function loadUpstream(
     const byItem = new Map<string, ReplyView>();
     replies.set(phase, byItem);
     if (!(await db.hasFiles(glob(phase, 'replies')))) continue;
+    await checkStoredParts(db, glob(phase, 'replies'), 'replies', REPLY_COLUMNS);
     const source = onlySql(readParquetSql(glob(phase, 'replies')), phase, only);
     const chosen = CORE_SQL.render('chosen_replies', { replies: source });
     const rows = await db.all<{ item_id: string; text: string | null; attempt: number; logprobs_json: string | null; finish_reason: string | null }>(
@@ -75,6 +78,7 @@ export async function loadUpstream(
     const byItem = new Map<string, ReadingDraft[]>();
     readings.set(folder, byItem);
     if (!(await db.hasFiles(glob(folder, 'readings')))) continue;
+    await checkStoredParts(db, glob(folder, 'readings'), 'readings', READING_COLUMNS);
     // Readings stored before facet and value existed read them as NULL.
     const have = await db.columnsOf(glob(folder, 'readings'));
     const source = onlySql(readParquetSql(glob(folder, 'readings')), folder, only);

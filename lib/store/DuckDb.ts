@@ -6,6 +6,7 @@ import { spillingInstance } from './duckdbSpill.js';
 import type { DuckDbApi } from './duckdbApi.js';
 import { tablePrefix } from './layout.js';
 import { PARTITION_COLUMNS, tableColumns } from './schemas.js';
+import { checkStoredParts } from './storedParts.js';
 import type { ColumnDef } from './schemas.js';
 import type { TableName } from './types.js';
 
@@ -186,6 +187,7 @@ export class DuckDb {
    */
   async attachTable(view: string, glob: string, table: TableName, columns: readonly ColumnDef[] = tableColumns(table)): Promise<boolean> {
     const found = await this.hasFiles(glob);
+    if (found) await checkStoredParts(this, glob, table, columns);
     const have = found ? await this.columnsOf(glob) : new Set<string>();
     // Parts written before a column existed (readings' facet and value) read it as NULL, as
     // lib/run/upstream.ts does: a data folder from an earlier version stays analysable.

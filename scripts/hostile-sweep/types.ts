@@ -8,7 +8,7 @@ export const BIN = path.join(ROOT, 'bin/sondage.mjs');
 export const SECRET = 'sk-proj-SWEEPSECRET0a1b2c3d4e5f60718293';
 /** The exit codes docs/troubleshooting.md documents; any other is a crash. */
 export const DOCUMENTED_EXITS = new Set([0, 1, 2, 3, 4, 5, 6, 7, 130]);
-export const GROUPS = ['yaml', 'design', 'byo', 'flags'] as const;
+export const GROUPS = ['yaml', 'design', 'byo', 'flags', 'store'] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** What an exit 0 must show: `refuse` (exit 0 is wrong), `same` (output equal to the baseline's), `same-or-refuse` (a refusal, or the baseline's output), `either`. */

@@ -18,11 +18,11 @@ describe('scripts/hostile-sweep.ts', () => {
     expect(stdout).toMatch(/^6 cases in \d+ s; 0 not clean$/m);
   }, 60_000);
 
-  it('lists its cases: several hundred over the four groups', async () => {
+  it('lists its cases: several hundred over the five groups', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join('scripts', 'hostile-sweep.ts'), '--list'], { cwd: REPO_ROOT });
     const groups = new Map<string, number>();
     for (const line of stdout.trim().split('\n')) groups.set(line.split('/')[0]!, (groups.get(line.split('/')[0]!) ?? 0) + 1);
-    expect([...groups.keys()].sort()).toEqual(['byo', 'design', 'flags', 'yaml']);
+    expect([...groups.keys()].sort()).toEqual(['byo', 'design', 'flags', 'store', 'yaml']);
     expect([...groups.values()].reduce((a, b) => a + b)).toBeGreaterThan(300);
   });
 });

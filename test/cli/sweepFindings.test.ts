@@ -244,3 +244,50 @@ describe('a key in every model cell of a reply file', () => {
     for (const text of [r.stdout, r.stderr, ...written]) expect(text).not.toContain(KEY.slice(8, 20));
   });
 });
+
+describe('a stored Parquet part of a campaign that is cut off or of another table', () => {
+  /** A one-model, one-language X-Value campaign run to the end; returns its file and the folder of its step3 partition's parts. */
+  async function finishedCampaign(): Promise<{ file: string; part: (table: string) => Promise<string> }> {
+    const file = await copyStudy('xvalue');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/languages: \[[^\]]*\]/, 'languages: [en]'));
+    const r = await runMain(['run', file, '--quiet']);
+    expect(r.code).toBe(0);
+    const part = async (table: string): Promise<string> => {
+      const folder = path.join(path.dirname(file), 'data/campaigns/xvalue-demo/step3', table, 'model=alpha/language=en');
+      const [name] = (await readdir(folder)).filter((f) => f.endsWith('.parquet'));
+      return path.join(folder, name!);
+    };
+    return { file, part };
+  }
+
+  it.each(['analyze', 'run'])('%s refuses a replies part cut in half, naming it, instead of a DuckDB error', async (command) => {
+    const { file, part } = await finishedCampaign();
+    const replies = await part('replies');
+    const bytes = await readFile(replies);
+    await writeFile(replies, bytes.subarray(0, bytes.length >> 1));
+    const r = await runMain(command === 'run' ? ['run', file, '--quiet'] : ['analyze', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${replies}: this stored replies part cannot be used: it is not a whole Parquet file`);
+  }, 60_000);
+
+  it('analyze reads again from its replies a readings part removed, to the tables of the finished run', async () => {
+    const { file, part } = await finishedCampaign();
+    const results = path.join(path.dirname(file), 'data/campaigns/xvalue-demo/results/overall.csv');
+    const before = await readFile(results, 'utf8');
+    await rm(await part('readings'));
+    await rm(results);
+    const r = await runMain(['analyze', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('step3: re-read 56 stored reading(s)');
+    expect(await readFile(results, 'utf8')).toBe(before);
+  }, 60_000);
+
+  it('analyze refuses a readings part copied over a replies part instead of reading its rows with NULL columns', async () => {
+    const { file, part } = await finishedCampaign();
+    const replies = await part('replies');
+    await writeFile(replies, await readFile(await part('readings')));
+    const r = await runMain(['analyze', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${replies}: this stored replies part cannot be used: it lacks the columns attempt, status`);
+  }, 60_000);
+});

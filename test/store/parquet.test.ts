@@ -358,7 +358,7 @@ describe('reading with no files yet', () => {
     const db = await DuckDb.open({ threads: 1 });
     try {
       mkdirSync(dir, { recursive: true });
-      await db.run(`COPY (SELECT 'i1' AS item_id, 'rule' AS reader, 'P' AS label, NULL::VARCHAR AS raw) TO '${path.join(dir, 'part-0.parquet')}' (FORMAT parquet)`);
+      await db.run(`COPY (SELECT 'i1' AS item_id, 'old' AS campaign, 'generate' AS phase, 'rule' AS reader, 'P' AS label, NULL::VARCHAR AS raw, NULL::VARCHAR AS judge_item_id) TO '${path.join(dir, 'part-0.parquet')}' (FORMAT parquet)`);
       // act
       await db.attachTable('readings', tableGlob(path.join(root, 'old-readings'), 'old', 'generate', 'readings'), 'readings');
       // assess

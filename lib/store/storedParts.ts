@@ -1,0 +1,66 @@
+/**
+ * A campaign's stored Parquet parts checked before they are read: each must be a whole Parquet
+ * file holding the columns of its table. DuckDB reads a glob with `union_by_name`, so a part of
+ * another table (a readings part copied over a replies part) or of no table at all would be read
+ * with NULL columns and give tables that are quietly wrong; a truncated part would fail deep
+ * inside a query. Either is refused here, naming the file.
+ */
+import type { ColumnDef, ColumnType } from './schemas.js';
+import { StorageError } from './storageErrors.js';
+
+/** What the check needs of a database (DuckDb has it; DuckDb itself calls the check, so no import of it here). */
+interface SqlRows {
+  all<T>(sql: string): Promise<T[]>;
+}
+
+/** The Parquet physical types that hold a column type (both writers use the first; the others read back the same). */
+const PHYSICAL: Readonly<Record<ColumnType, readonly string[]>> = {
+  VARCHAR: ['BYTE_ARRAY'],
+  INTEGER: ['INT32', 'INT64'],
+  BIGINT: ['INT64', 'INT32'],
+  DOUBLE: ['DOUBLE', 'FLOAT'],
+  BOOLEAN: ['BOOLEAN'],
+};
+
+function refuse(file: string, table: string, why: string): StorageError {
+  return new StorageError(
+    `${file}: this stored ${table} part cannot be used: ${why}; nothing was computed. ` +
+      'Restore the file from a copy, then run the same command again (moved aside instead, its rows would be missing from the tables: a run does not ask again what the ledger counts as done)',
+    file,
+  );
+}
+
+/**
+ * Throws a StorageError naming the first part under `glob` that is not a whole Parquet file, lacks
+ * a column `columns` requires (nullable ones may be absent: parts written before they existed), or
+ * holds a column in a type that is not its own. Parts without a problem pass silently.
+ * @example await checkStoredParts(db, tableGlob(dir, 'demo', 'generate', 'replies'), 'replies', REPLY_COLUMNS)
+ */
+export async function checkStoredParts(db: SqlRows, glob: string, table: string, columns: readonly ColumnDef[]): Promise<void> {
+  let rows: { file_name: string; name: string; type: string | null }[];
+  try {
+    rows = await db.all(`SELECT file_name, name, type FROM parquet_schema('${glob.replaceAll("'", "''")}')`);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    const file = /[Ff]ile '([^']+)'/.exec(message)?.[1];
+    if (file === undefined) throw err;
+    const why = /too small/.test(message) ? 'it is too short to be a Parquet file (empty or cut off)' : 'it is not a whole Parquet file (cut off, or overwritten by something else)';
+    throw refuse(file, table, why);
+  }
+  const byFile = new Map<string, Map<string, string | null>>();
+  for (const r of rows) {
+    const have = byFile.get(r.file_name) ?? new Map<string, string | null>();
+    have.set(r.name, r.type);
+    byFile.set(r.file_name, have);
+  }
+  for (const [file, have] of [...byFile].sort(([a], [b]) => a.localeCompare(b))) {
+    const missing = columns.filter((c) => !c.nullable && !have.has(c.name)).map((c) => c.name);
+    if (missing.length > 0) throw refuse(file, table, `it lacks the column${missing.length === 1 ? '' : 's'} ${missing.join(', ')} that a ${table} part holds (is it a part of another table, or another file?)`);
+    for (const c of columns) {
+      const type = have.get(c.name);
+      if (type !== undefined && type !== null && !PHYSICAL[c.type].includes(type)) {
+        throw refuse(file, table, `its column ${c.name} is stored as ${type}, where a ${table} part stores ${c.type} (${PHYSICAL[c.type][0]})`);
+      }
+    }
+  }
+}
