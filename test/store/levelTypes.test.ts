@@ -67,7 +67,9 @@ describe('localSources', () => {
         await mkdir(`${tmp.dir}/${phase}/prompts`, { recursive: true });
         await db.run(`COPY (SELECT 'i-' || i AS item_id, 'k-' || i AS prompt_key, 'm1' AS model, 'de' AS language, '${story}' AS story,
           'contested' AS story_group, 'de.reject-endorse' AS concept_pair, 'plain' AS form, 'free' AS "constraint", 'P' AS named,
-          CAST(0 AS INTEGER) AS option_order, CAST(0 AS INTEGER) AS "repeat", 'attitude_verb' AS construction FROM range(0, 3) t(i))
+          CAST(0 AS INTEGER) AS option_order, CAST(0 AS INTEGER) AS "repeat", 'attitude_verb' AS construction,
+          'c' AS campaign, '${phase}' AS phase, 'far6' AS battery, '[]' AS messages_json, '{}' AS settings_json,
+          '{}' AS reading_map_json, 'p' AS prop_p, 'not p' AS prop_notp FROM range(0, 3) t(i))
           TO '${tmp.dir}/${phase}/prompts/part.parquet' (FORMAT parquet)`);
       }
       const sources = await localSources(db, glob, ['generate', 'judge'], FAR6_PROMPT_COLUMNS);
