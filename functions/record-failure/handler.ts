@@ -16,6 +16,7 @@ import { SondageError } from '../../lib/errors.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import { builtOnFirstCall } from '../shared/builtOnFirstCall.js';
 import { powertools } from '../shared/powertools.js';
+import { requiredEnv } from '../shared/requiredEnv.js';
 
 export interface RecordFailureEvent {
   readonly campaign: string;
@@ -60,16 +61,10 @@ export function createHandler(deps: RecordFailureDeps) {
   return middy(base).use(injectLambdaContext(deps.logger)).use(logMetrics(deps.metrics));
 }
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new SondageError(`record-failure: environment variable ${name} is not set (the stack sets it)`);
-  return value;
-}
-
 /** The Lambda entry point: dependencies built once per container, at the first invocation. */
 export const handler = builtOnFirstCall<{ recorded: true }>(() =>
   createHandler({
-    ledger: new DynamoLedger({ ledgerTable: required(ENV.ledgerTable), budgetTable: required(ENV.budgetTable) }),
+    ledger: new DynamoLedger({ ledgerTable: requiredEnv(ENV.ledgerTable, 'record-failure'), budgetTable: requiredEnv(ENV.budgetTable, 'record-failure') }),
     ...powertools('record-failure'),
   }),
 );

@@ -43,6 +43,7 @@ import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import type { BlobStore } from '../../lib/store/types.js';
 import { builtOnFirstCall } from '../shared/builtOnFirstCall.js';
 import { powertools } from '../shared/powertools.js';
+import { requiredEnv } from '../shared/requiredEnv.js';
 
 
 /**
@@ -179,20 +180,14 @@ export function createHandler(deps: ReportDeps) {
   return middy(base).use(injectLambdaContext(deps.logger)).use(logMetrics(deps.metrics));
 }
 
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new SondageError(`report: environment variable ${name} is not set (the stack sets it)`);
-  return value;
-}
-
 /**
  * The Lambda entry point: dependencies built once per container, at the first invocation. The
  * endpoints follow the SDK's AWS_ENDPOINT_URL_ATHENA / AWS_ENDPOINT_URL_S3 (or SONDAGE_S3_ENDPOINT).
  */
 export const handler = builtOnFirstCall<ReportOutput | ReportAgain>(() => {
-  const bucket = required(ENV.bucket);
-  const workgroup = required(ENV.athenaWorkgroup);
-  const database = required(ENV.glueDatabase);
+  const bucket = requiredEnv(ENV.bucket, 'report');
+  const workgroup = requiredEnv(ENV.athenaWorkgroup, 'report');
+  const database = requiredEnv(ENV.glueDatabase, 'report');
   const s3Endpoint = process.env[ENV.s3Endpoint];
   return createHandler({
     athena: (resume, files) => new AthenaQueryable({ workgroup, database, resume, ...files, ...REPORT_ATHENA }),

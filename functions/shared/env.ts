@@ -7,19 +7,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { tmpdir } from 'node:os';
 import { ENV } from '../../lib/config/index.js';
-import { SondageError } from '../../lib/errors.js';
 import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import type { ExecutionFailure } from '../../lib/store/DynamoLedger.js';
 import { S3BlobStore } from '../../lib/store/S3BlobStore.js';
 import type { BlobStore, Ledger } from '../../lib/store/types.js';
+import { requiredEnv } from './requiredEnv.js';
 import { providerKeyLoader } from './secrets.js';
 
-/** The value of an environment variable the stack sets, or an error naming it. */
-export function requiredEnv(name: string, handler: string): string {
-  const value = process.env[name];
-  if (!value) throw new SondageError(`${handler}: environment variable ${name} is not set (the stack sets it)`);
-  return value;
-}
 
 export interface EnvStores {
   readonly store: BlobStore;

@@ -12,6 +12,21 @@ export class RowReader {
   readonly issues: FileIssue[] = [];
   constructor(readonly file: string) {}
 
+  /**
+   * Reads each of a query's rows with `read` on one reader for `file`, then reports every value that
+   * broke the contract at once (`done`), so a caller never forgets the finish.
+   */
+  static readRows<T>(
+    file: string,
+    rows: readonly Record<string, unknown>[],
+    read: (rd: RowReader, row: Record<string, unknown>, index: number) => T,
+  ): T[] {
+    const rd = new RowReader(file);
+    const out = rows.map((row, index) => read(rd, row, index));
+    rd.done();
+    return out;
+  }
+
   /** Records a broken value (also for checks across columns, which the caller makes). */
   fail(index: number, column: string, expected: string, got: unknown): void {
     this.issue(index, column, `expected ${expected}, got ${JSON.stringify(typeof got === 'bigint' ? got.toString() : got) ?? String(got)}`);

@@ -24,7 +24,8 @@ import type { Integrations, Json, LambdaFunction } from '../helpers/asl/types.js
 import { FUNCTION_SIZING, REPORT_ROUNDS, SHARDS_PER_BATCH } from '../../lib/config/sizing.js';
 import { tableColumns } from '../../lib/store/schemas.js';
 import { allStates, iamStatements, synthesize, tokenText } from './synth.js';
-import type { AslState, Synthesized } from './synth.js';
+import type { AslState } from '../helpers/asl/types.js';
+import type { Synthesized } from './synth.js';
 
 let s: Synthesized;
 beforeAll(() => {

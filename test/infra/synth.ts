@@ -8,6 +8,7 @@ import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { buildApp } from '../../infra/app.js';
 import type { SondageStack } from '../../infra/stacks/SondageStack.js';
+import type { AslState, AslStates } from '../helpers/asl/types.js';
 
 export interface Synthesized {
   readonly app: App;
@@ -16,17 +17,9 @@ export interface Synthesized {
   /** cdk-nag findings not acknowledged, as `rule at path` lines (empty when clean). */
   readonly nagFindings: string[];
   /** The state machine definition with CloudFormation tokens replaced by placeholders. */
-  readonly definition: AslDefinition;
+  readonly definition: AslStates;
 }
 
-export interface AslState {
-  readonly Type: string;
-  readonly [key: string]: unknown;
-}
-export interface AslDefinition {
-  readonly StartAt: string;
-  readonly States: Readonly<Record<string, AslState>>;
-}
 
 /**
  * Synthesizes the app as `npx cdk synth` does, except that asset bundling is skipped (no esbuild,
@@ -44,11 +37,11 @@ export function synthesize(context: Record<string, string> = {}): Synthesized {
 }
 
 /** The DefinitionString of the one state machine, tokens (`{Ref}`, `{Fn::GetAtt}`) as `TOKEN`. */
-export function stateMachineDefinition(template: Template): AslDefinition {
+export function stateMachineDefinition(template: Template): AslStates {
   const machines = Object.values(template.findResources('AWS::StepFunctions::StateMachine'));
   if (machines.length !== 1) throw new Error(`expected one state machine, found ${machines.length}`);
   const body = (machines[0] as { Properties: { DefinitionString: unknown } }).Properties.DefinitionString;
-  return JSON.parse(tokenText(body)) as AslDefinition;
+  return JSON.parse(tokenText(body)) as AslStates;
 }
 
 const PSEUDO: Readonly<Record<string, string>> = { 'AWS::Partition': 'aws', 'AWS::Region': 'us-east-1', 'AWS::AccountId': '123456789012' };
@@ -68,14 +61,14 @@ export function tokenText(part: unknown): string {
 }
 
 /** Every state, nested ones (Map item processors, Parallel branches) included, by name. */
-export function allStates(definition: AslDefinition): Map<string, AslState> {
+export function allStates(definition: AslStates): Map<string, AslState> {
   const out = new Map<string, AslState>();
   const walk = (states: Readonly<Record<string, AslState>>): void => {
     for (const [name, state] of Object.entries(states)) {
       out.set(name, state);
-      const processor = (state.ItemProcessor ?? state.Iterator) as AslDefinition | undefined;
+      const processor = (state.ItemProcessor ?? state.Iterator) as AslStates | undefined;
       if (processor) walk(processor.States);
-      for (const branch of (state.Branches ?? []) as AslDefinition[]) walk(branch.States);
+      for (const branch of (state.Branches ?? []) as AslStates[]) walk(branch.States);
     }
   };
   walk(definition.States);

@@ -41,8 +41,7 @@ export async function runReadingAgreement(db: Queryable, tables: TableSources): 
  * that breaks the contract is reported with its index and column.
  */
 export function parseAgreementRows(raw: readonly Record<string, unknown>[]): ReadingAgreementRow[] {
-  const rd = new RowReader(FILE);
-  const rows = raw.map((r, i): ReadingAgreementRow => {
+  return RowReader.readRows(FILE, raw, (rd, r, i): ReadingAgreementRow => {
     const str = (c: string): string => rd.string(r, i, c, { nonEmpty: true });
     const count = (c: string): number => rd.number(r, i, c, { integer: true });
     const row: ReadingAgreementRow = {
@@ -62,8 +61,6 @@ export function parseAgreementRows(raw: readonly Record<string, unknown>[]): Rea
     if (row.reader_a !== '' && row.reader_a >= row.reader_b) rd.fail(i, 'reader_b', `a reader after reader_a "${row.reader_a}"`, r.reader_b);
     return row;
   });
-  rd.done();
-  return rows;
 }
 
 function cmp(a: string, b: string): number {

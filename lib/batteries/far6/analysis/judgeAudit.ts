@@ -123,8 +123,7 @@ export async function runJudgeAudit(db: Queryable, tables: TableSources): Promis
 
 /** Typed rows of judge_audit.sql; a row that breaks the contract is reported with its index and column. */
 export function parseJudgeAuditRows(raw: readonly Record<string, unknown>[]): JudgeAuditPairRow[] {
-  const rd = new RowReader(FILE);
-  const rows = raw.map((r, i): JudgeAuditPairRow => {
+  return RowReader.readRows(FILE, raw, (rd, r, i): JudgeAuditPairRow => {
     const str = (c: string): string => rd.string(r, i, c, { nonEmpty: true });
     return {
       phase: str('phase'),
@@ -139,8 +138,6 @@ export function parseJudgeAuditRows(raw: readonly Record<string, unknown>[]): Ju
       primary_label: rd.optionalString(r, i, 'primary_label'),
     };
   });
-  rd.done();
-  return rows;
 }
 
 // ---- pooling -------------------------------------------------------------------------------

@@ -19,10 +19,7 @@ export function parseItemShareRows(
   secondListed: ReadonlyMap<string, Proposition> = new Map(),
   file = 'item_shares.sql',
 ): ItemShareRow[] {
-  const rd = new RowReader(file);
-  const out: ItemShareRow[] = new Array<ItemShareRow>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const r = rows[i] as Record<string, unknown>;
+  return RowReader.readRows(file, rows, (rd, r, i): ItemShareRow => {
     const model = rd.string(r, i, 'model');
     const language = rd.string(r, i, 'language');
     const constraint = rd.oneOf(r, i, 'constraint', ANSWER_CONSTRAINTS);
@@ -56,10 +53,8 @@ export function parseItemShareRows(
         `expected n_p + n_notp + n_both + n_none + n_invalid (${labelled}), got ${row.n_replies}: a reading carries a label outside P, notP, both, none, invalid`,
       );
     }
-    out[i] = row;
-  }
-  rd.done();
-  return out;
+    return row;
+  });
 }
 
 export function labelKey(model: string, language: string, promptKey: string): string {
@@ -115,8 +110,7 @@ function secondListedOf(raw: string): Proposition | null | { path: string; messa
 
 /** Rows of cell_summary.sql. */
 export function parseCellSummaryRows(rows: readonly Record<string, unknown>[], file = 'cell_summary.sql'): CellSummaryRow[] {
-  const rd = new RowReader(file);
-  const out = rows.map((r, i): CellSummaryRow => {
+  return RowReader.readRows(file, rows, (rd, r, i): CellSummaryRow => {
     const p = rd.number(r, i, 'p_share', { nullable: true });
     return {
       model: rd.string(r, i, 'model'),
@@ -131,14 +125,11 @@ export function parseCellSummaryRows(rows: readonly Record<string, unknown>[], f
       p_share: Number.isNaN(p) ? null : p,
     };
   });
-  rd.done();
-  return out;
 }
 
 /** Rows of reply_totals.sql. */
 export function parseReplyTotalsRows(rows: readonly Record<string, unknown>[], file = 'reply_totals.sql'): ReplyTotalsRow[] {
-  const rd = new RowReader(file);
-  const out = rows.map((r, i): ReplyTotalsRow => {
+  return RowReader.readRows(file, rows, (rd, r, i): ReplyTotalsRow => {
     const cost = rd.number(r, i, 'cost_usd', { nullable: true });
     const outside = rd.number(r, i, 'cost_outside_design_usd', { nullable: true });
     return {
@@ -153,6 +144,4 @@ export function parseReplyTotalsRows(rows: readonly Record<string, unknown>[], f
       cost_outside_design_usd: Number.isNaN(outside) ? 0 : outside,
     };
   });
-  rd.done();
-  return out;
 }

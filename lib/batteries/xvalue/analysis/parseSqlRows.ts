@@ -23,16 +23,8 @@ export interface ReplyTotalsRow {
 /** The gold verdicts of rubric steps 2–3 (B–H): the same vocabulary, read the same way. */
 const VERDICT_COLUMNS = ['gold_b', 'gold_c', 'gold_d', 'gold_e', 'gold_f', 'gold_g', 'gold_h'] as const;
 
-/** Reads each row with `read`, then reports every value of the query's rows that broke its contract at once. */
-function readRows<T>(file: string, rows: readonly Record<string, unknown>[], read: (rd: RowReader, row: Record<string, unknown>, index: number) => T): T[] {
-  const rd = new RowReader(file);
-  const out = rows.map((r, i) => read(rd, r, i));
-  rd.done();
-  return out;
-}
-
 export function parsePairRows(rows: readonly Record<string, unknown>[]): PairSqlRow[] {
-  return readRows('xvalue_pairs.sql', rows, (rd, r, i) => ({
+  return RowReader.readRows('xvalue_pairs.sql', rows, (rd, r, i) => ({
     model: rd.string(r, i, 'model'),
     language: rd.oneOf(r, i, 'language', LANGUAGES),
     qa_id: rd.string(r, i, 'qa_id'),
@@ -47,7 +39,7 @@ export function parsePairRows(rows: readonly Record<string, unknown>[]): PairSql
 }
 
 export function parseFacetRows(rows: readonly Record<string, unknown>[]): FacetSqlRow[] {
-  return readRows('xvalue_facets.sql', rows, (rd, r, i) => ({
+  return RowReader.readRows('xvalue_facets.sql', rows, (rd, r, i) => ({
     model: rd.string(r, i, 'model'),
     language: rd.oneOf(r, i, 'language', LANGUAGES),
     qa_id: rd.string(r, i, 'qa_id'),
@@ -58,7 +50,7 @@ export function parseFacetRows(rows: readonly Record<string, unknown>[]): FacetS
 }
 
 export function parseReplyTotals(rows: readonly Record<string, unknown>[]): ReplyTotalsRow[] {
-  return readRows('xvalue_reply_totals.sql', rows, (rd, r, i) => ({
+  return RowReader.readRows('xvalue_reply_totals.sql', rows, (rd, r, i) => ({
     model: rd.string(r, i, 'model'),
     language: rd.string(r, i, 'language'),
     phase: rd.string(r, i, 'phase'),
