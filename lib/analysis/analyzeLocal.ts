@@ -15,6 +15,7 @@ import { layout } from '../store/index.js';
 import { LocalBlobStore } from '../store/LocalBlobStore.js';
 import { storedPartitions } from './athena.js';
 import { localSources } from './localSources.js';
+import { checkRepliesCoverLedger } from './storedCoverage.js';
 import { simulationTruthFile } from './simulationTruth.js';
 
 export interface LocalAnalysis {
@@ -78,6 +79,7 @@ export async function analyzeLocal(
     const phases = ctx.graph.phases.map((p) => p.name);
     const current = { models: campaign.models.map((m) => m.id), languages: ctx.design.languages };
     const sources = await localSources(db, (phase, table) => tableGlob(dataDir, campaign.name, phase, table), phases, battery.prompts, current);
+    await checkRepliesCoverLedger(db, dataDir, campaign.name, phases, (phase) => tableGlob(dataDir, campaign.name, phase, 'replies'));
     const stored = await storedPartitions(store, campaign.name, phases);
     const excluded = stored.filter((p) => !current.models.includes(p.model) || !current.languages.includes(p.language)).map((p) => `${p.model}/${p.language}`);
     const results = await battery.analysis.run(db, sources, { campaign, design: campaign.design });

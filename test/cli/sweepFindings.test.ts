@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, useTempDir } from '../helpers/campaigns.js';
 import { exited, runMain, spawnCli } from '../helpers/cli.js';
+import { DuckDb } from '../../lib/store/DuckDb.js';
 
 // Inputs the hostile sweep (scripts/hostile-sweep.ts, docs/troubleshooting.md) found mishandled,
 // one test each: each failed before its fix.
@@ -282,6 +283,20 @@ describe('a stored Parquet part of a campaign that is cut off or of another tabl
     expect(await readFile(results, 'utf8')).toBe(before);
   }, 60_000);
 
+  it.each([
+    ['analyze', 'removed'],
+    ['run', 'removed'],
+    ['analyze', 'emptied of its rows'],
+  ])('%s refuses a replies part %s, whose items the ledger counts as answered, instead of tables without them', async (command, damage) => {
+    const { file, part } = await finishedCampaign();
+    const replies = await part('replies');
+    if (damage === 'removed') await rm(replies);
+    else await writeParquetLike(replies, 'SELECT * FROM part LIMIT 0');
+    const r = await runMain(command === 'run' ? ['run', file, '--quiet'] : ['analyze', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/step3[/\\]replies: the ledger counts \d+ step3 items as answered, and the stored replies hold \d+: a replies part there was removed or emptied/);
+  }, 60_000);
+
   it('analyze refuses a readings part copied over a replies part instead of reading its rows with NULL columns', async () => {
     const { file, part } = await finishedCampaign();
     const replies = await part('replies');
@@ -291,3 +306,14 @@ describe('a stored Parquet part of a campaign that is cut off or of another tabl
     expect(r.stderr).toContain(`${replies}: this stored replies part cannot be used: it lacks the columns attempt, status`);
   }, 60_000);
 });
+
+/** Rewrites a Parquet file with the rows `select` takes from it (`part`), in place. */
+async function writeParquetLike(file: string, select: string): Promise<void> {
+  const db = await DuckDb.open({ threads: 1 });
+  try {
+    await db.run(`CREATE TABLE part AS SELECT * FROM read_parquet('${file}')`);
+    await db.run(`COPY (${select}) TO '${file}' (FORMAT parquet)`);
+  } finally {
+    db.close();
+  }
+}
