@@ -9,7 +9,7 @@ import { parquetSource } from '../query/sql.js';
 import { codedSource, sqlIdent } from '../store/DuckDb.js';
 import type { DuckDb } from '../store/DuckDb.js';
 import { PARTITION_COLUMNS, tableColumns } from '../store/schemas.js';
-import { checkStoredParts } from '../store/storedParts.js';
+import { checkPartsPhase, checkStoredParts } from '../store/storedParts.js';
 import type { PromptColumns } from '../store/schemas.js';
 
 /**
@@ -30,6 +30,7 @@ export async function localSources(
     for (const table of ['prompts', 'replies', 'readings'] as const) {
       if (!(await db.hasFiles(glob(phase, table)))) continue;
       await checkStoredParts(db, glob(phase, table), table, tableColumns(table, prompts));
+      if (table !== 'readings') await checkPartsPhase(db, glob(phase, table), table, phase);
       found.set(`${phase}/${table}`, await db.columnsOf(glob(phase, table)));
     }
   }

@@ -64,3 +64,18 @@ export async function checkStoredParts(db: SqlRows, glob: string, table: string,
     }
   }
 }
+
+/**
+ * Throws a StorageError naming the first part under `glob` holding rows of a phase other than
+ * `phase`, the one its folder names: a prompts or replies part of another phase copied in place of
+ * one has the right columns, and would be read as this phase's (readings are left out: a phase's
+ * readings may sit in the folder of the phase whose replies they read).
+ * @example await checkPartsPhase(db, tableGlob(dir, 'demo', 'step3', 'replies'), 'replies', 'step3')
+ */
+export async function checkPartsPhase(db: SqlRows, glob: string, table: 'prompts' | 'replies', phase: string): Promise<void> {
+  const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+  const [other] = await db.all<{ file: string; phase: string | null }>(
+    `SELECT filename AS file, phase FROM read_parquet(${quote(glob)}, filename = true, union_by_name = true) WHERE phase IS DISTINCT FROM ${quote(phase)} LIMIT 1`,
+  );
+  if (other) throw refuse(other.file, table, `it holds rows of phase ${other.phase === null ? '(none)' : JSON.stringify(other.phase)}, and it is stored in the folder of phase ${JSON.stringify(phase)} (a part of another phase copied here?)`);
+}

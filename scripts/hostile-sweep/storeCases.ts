@@ -83,6 +83,9 @@ export function storeCases(): Case[] {
   add('replies-part-deleted', 'refuse', async (dir) => rm(await partOf(dir, 'step3', 'replies')), 'step3');
   add('replies-part-deleted/run', 'same-or-refuse', async (dir) => rm(await partOf(dir, 'step3', 'replies')), 'step3', 'run');
   add('replies-part-no-rows', 'refuse', async (dir) => rewriteParquet(await partOf(dir, 'step3', 'replies'), 'SELECT * FROM part LIMIT 0'), named('step3', 'replies'));
+  // A part of another phase has the right columns; its `phase` values give it away.
+  add('replies-part-of-another-phase', 'refuse', async (dir) => cp(await partOf(dir, 'step1', 'replies'), await partOf(dir, 'step3', 'replies')), named('step3', 'replies'));
+  add('prompts-part-of-another-phase', 'refuse', async (dir) => cp(await partOf(dir, 'step1', 'prompts'), await partOf(dir, 'step3', 'prompts')), named('step3', 'prompts'));
   // Readings are read from the stored replies: a readings part removed is read again, or refused.
   add('readings-part-deleted', 'same-or-refuse', async (dir) => rm(await partOf(dir, 'step3', 'readings')), 'step3');
   add('stray-text-file-in-partition', 'same', async (dir) => writeFile(path.join(path.dirname(await partOf(dir, 'step3', 'replies')), 'notes.txt'), 'not a part\n'));

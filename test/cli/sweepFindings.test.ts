@@ -298,6 +298,17 @@ describe('a stored Parquet part of a campaign that is cut off or of another tabl
     expect(r.stderr).toContain(`${replies}: the ledger counts 168 step3 items as answered, and the stored replies hold 112: ${why}`);
   }, 60_000);
 
+  it("analyze refuses a replies part of another phase copied over one, which has the right columns but another phase's rows", async () => {
+    const { file, part } = await finishedCampaign();
+    const replies = await part('replies');
+    const step1 = path.join(path.dirname(file), 'data/campaigns/xvalue-demo/step1/replies/model=alpha/language=en');
+    const [other] = (await readdir(step1)).filter((f) => f.endsWith('.parquet'));
+    await writeFile(replies, await readFile(path.join(step1, other!)));
+    const r = await runMain(['analyze', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${replies}: this stored replies part cannot be used: it holds rows of phase "step1", and it is stored in the folder of phase "step3"`);
+  }, 60_000);
+
   it('analyze refuses a readings part copied over a replies part instead of reading its rows with NULL columns', async () => {
     const { file, part } = await finishedCampaign();
     const replies = await part('replies');

@@ -18,11 +18,12 @@ const STORE = path.join(REPO_ROOT, 'lib', 'store');
 /** The public methods each class had before it became a facade: callers in lib/run, functions/ and lib/cli use them. */
 const LEDGER_METHODS = [
   'batchIntents', 'budget', 'campaignBatchIntents', 'campaignBatches', 'close', 'commitPart', 'committedParts', 'counts', 'dropBatchIntent',
-  'inFlight', 'initCampaign', 'markBatchCancelled', 'openBatches', 'orphanStale', 'partitions', 'pendingAmong', 'pendingItems', 'recordBatch',
+  'inFlight', 'initCampaign', 'markBatchCancelled', 'openBatches', 'orphanStale', 'overrunOf', 'partitions', 'pendingAmong', 'pendingItems', 'recordBatch',
   'recordBatchIntent', 'registerItems', 'registerPartition', 'release', 'reserve', 'resolveOrphans', 'settle',
 ];
-const EMBEDDED_ONLY = ['orphanedItemIds'];
-const DYNAMO_ONLY = ['countRows', 'endHeartbeat', 'failures', 'fence', 'fenceOf', 'flagOverrun', 'heartbeat', 'liveHolders', 'overrunOf', 'recordFailure'];
+// The embedded ledger records an overrun from the run's summary; DynamoDB's workers flag it on the budget item (flagOverrun).
+const EMBEDDED_ONLY = ['orphanedItemIds', 'recordOverrun'];
+const DYNAMO_ONLY = ['countRows', 'endHeartbeat', 'failures', 'fence', 'fenceOf', 'flagOverrun', 'heartbeat', 'liveHolders', 'recordFailure'];
 
 const methodsOf = (proto: object): string[] =>
   Object.getOwnPropertyNames(proto)
