@@ -294,8 +294,7 @@ describe('a stored Parquet part of a campaign that is cut off or of another tabl
     else await writeParquetLike(replies, 'SELECT * FROM part LIMIT 0');
     const r = await runMain(command === 'run' ? ['run', file, '--quiet'] : ['analyze', file]);
     expect(r.code).toBe(1);
-    const why = damage === 'removed' ? 'this replies part the ledger committed is gone' : 'this replies part holds no rows';
-    expect(r.stderr).toContain(`${replies}: the ledger counts 168 step3 items as answered, and the stored replies hold 112: ${why}`);
+    expect(r.stderr).toContain(`${replies}: this step3 replies part, whose items the ledger counts as answered, ${damage === 'removed' ? 'is gone' : 'holds no rows'}; nothing was computed`);
   }, 60_000);
 
   it("analyze refuses a replies part of another phase copied over one, which has the right columns but another phase's rows", async () => {
