@@ -9,11 +9,9 @@ import { PARTITION_COLUMNS, tableColumns } from './schemas.js';
 import { checkStoredParts } from './storedParts.js';
 import type { ColumnDef } from './schemas.js';
 import type { TableName } from './types.js';
+import { sqlIdent, sqlString } from './sqlText.js';
 
-/** A SQL string literal. */
-export function sqlString(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
-}
+export { sqlIdent, sqlString };
 
 /**
  * `source` with the columns DuckDb.levelTypes coded read through their ENUM types (the rest as they are).
@@ -22,11 +20,6 @@ export function sqlString(value: string): string {
 export function codedSource(source: string, types: ReadonlyMap<string, string>): string {
   if (types.size === 0) return source;
   return `(SELECT * REPLACE (${[...types].map(([c, type]) => `CAST(${sqlIdent(c)} AS ${type}) AS ${sqlIdent(c)}`).join(', ')}) FROM ${source} coded)`;
-}
-
-/** A SQL identifier, quoted (`constraint` and `repeat` are keywords). */
-export function sqlIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /**

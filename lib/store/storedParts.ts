@@ -6,6 +6,7 @@
  * inside a query. Either is refused here, naming the file.
  */
 import type { ColumnDef, ColumnType } from './schemas.js';
+import { sqlString } from './sqlText.js';
 import { StorageError } from './storageErrors.js';
 
 /** What the check needs of a database (DuckDb has it; DuckDb itself calls the check, so no import of it here). */
@@ -39,7 +40,7 @@ function refuse(file: string, table: string, why: string): StorageError {
 export async function checkStoredParts(db: SqlRows, glob: string, table: string, columns: readonly ColumnDef[]): Promise<void> {
   let rows: { file_name: string; name: string; type: string | null }[];
   try {
-    rows = await db.all(`SELECT file_name, name, type FROM parquet_schema('${glob.replaceAll("'", "''")}')`);
+    rows = await db.all(`SELECT file_name, name, type FROM parquet_schema(${sqlString(glob)})`);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const file = /[Ff]ile '([^']+)'/.exec(message)?.[1];
@@ -73,9 +74,8 @@ export async function checkStoredParts(db: SqlRows, glob: string, table: string,
  * @example await checkPartsPhase(db, tableGlob(dir, 'demo', 'step3', 'replies'), 'replies', 'step3')
  */
 export async function checkPartsPhase(db: SqlRows, glob: string, table: 'prompts' | 'replies', phase: string): Promise<void> {
-  const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
   const [other] = await db.all<{ file: string; phase: string | null }>(
-    `SELECT filename AS file, phase FROM read_parquet(${quote(glob)}, filename = true, union_by_name = true) WHERE phase IS DISTINCT FROM ${quote(phase)} LIMIT 1`,
+    `SELECT filename AS file, phase FROM read_parquet(${sqlString(glob)}, filename = true, union_by_name = true) WHERE phase IS DISTINCT FROM ${sqlString(phase)} LIMIT 1`,
   );
   if (other) throw refuse(other.file, table, `it holds rows of phase ${other.phase === null ? '(none)' : JSON.stringify(other.phase)}, and it is stored in the folder of phase ${JSON.stringify(phase)} (a part of another phase copied here?)`);
 }
