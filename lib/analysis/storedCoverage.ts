@@ -5,10 +5,11 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { sqlString } from '../store/DuckDb.js';
-import type { DuckDb } from '../store/DuckDb.js';
+import { DuckDb, sqlString, tableGlob } from '../store/DuckDb.js';
 import { EmbeddedLedger } from '../store/EmbeddedLedger.js';
+import { tableColumns } from '../store/schemas.js';
 import { StorageError } from '../store/storageErrors.js';
+import { checkStoredParts } from '../store/storedParts.js';
 
 /**
  * Throws a StorageError naming the first replies part the ledger committed that is gone, or else the
@@ -40,6 +41,22 @@ export async function checkRepliesCoverLedger(
     }
   } finally {
     await ledger.close();
+  }
+}
+
+/**
+ * The same check on the campaign's phases in `dataDir`, with a DuckDB of its own: for a run that
+ * finds nothing to ask, so that it does not call a campaign complete whose replies are missing.
+ */
+export async function checkCampaignRepliesCoverLedger(dataDir: string, campaign: string, phases: readonly string[]): Promise<void> {
+  const db = await DuckDb.open();
+  const glob = (phase: string): string => tableGlob(dataDir, campaign, phase, 'replies');
+  try {
+    // A part that is no whole Parquet file is named as the analysis names it, before its footer is read.
+    for (const phase of phases) if (await db.hasFiles(glob(phase))) await checkStoredParts(db, glob(phase), 'replies', tableColumns('replies'));
+    await checkRepliesCoverLedger(db, dataDir, campaign, phases, glob);
+  } finally {
+    db.close();
   }
 }
 

@@ -112,6 +112,18 @@ async function partitionUpstream(a: RereadArgs, model: string, language: Languag
 }
 
 /**
+ * What a phase's re-read readings were, and why: the reasons refreshReadings reads a part again
+ * (an edited design, a readings part gone, readings stored before they kept their inputs). The plan
+ * on AWS, `run` and `analyze` say it with these words.
+ */
+export function rereadLine(phase: string, reread: number, changed: number): string {
+  return (
+    `${phase}: re-read ${reread} stored reading(s) from their replies, at no cost: the design's reading inputs (gold answers, reading maps, the reader) ` +
+    `differ from those they were read with, their readings part was gone, or they were stored before readings kept them; ${changed} now read differently`
+  );
+}
+
+/**
  * The lines the plan says of what it read again and of the dependent shards listed again under
  * an edited design (`relisted`: phase → shards): how many, why, and what it costs.
  */
@@ -119,10 +131,7 @@ export function rereadLines(rereads: readonly StoredReread[], relisted: Readonly
   const lines: string[] = [];
   for (const r of rereads) {
     if (r.reread > 0) {
-      lines.push(
-        `${r.phase}: re-read ${r.reread} stored reading(s) from their replies, at no cost: the design's reading inputs (gold answers, reading maps, the reader) ` +
-          `differ from those they were read with, or they were stored before readings kept them; ${r.rereadChanged} now read differently`,
-      );
+      lines.push(rereadLine(r.phase, r.reread, r.rereadChanged));
     }
     if (r.unchecked > 0) lines.push(`${r.phase}: ${r.unchecked} partition(s) not yet checked against the edited design (the plan's time ran short); the next \`sondage start --aws\` checks them`);
   }

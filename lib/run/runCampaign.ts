@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { analyzeLocal } from '../analysis/analyzeLocal.js';
+import { checkCampaignRepliesCoverLedger } from '../analysis/storedCoverage.js';
 import type { Campaign } from '../design/campaign.js';
 import type { EmbeddedLedger, LocalBlobStore, ParquetWriter } from '../store/index.js';
 import { layout } from '../store/index.js';
@@ -173,6 +174,9 @@ function partitionEnv(r: {
  * in line with the design first (as `analyze` does). The threads booted for the plan are not needed.
  */
 async function rereadComplete(ctx: RunContext, dataDir: string, replies: number, threads: WaveThreads, log: (line: string) => void): Promise<PhaseSummary[]> {
+  // The ledger counts every item answered; a replies part removed by hand since is refused here,
+  // before the run says the campaign is complete (the analysis would refuse it next).
+  await checkCampaignRepliesCoverLedger(dataDir, ctx.campaign.name, ctx.graph.phases.map((p) => p.name));
   log(`${ctx.campaign.name} is complete: every item of its design has its reply (${replies} in all), nothing to ask; analysing`);
   await threads.closeEarly();
   const reread = new Map((await refreshCampaignReadings(ctx, dataDir)).map((r) => [r.phase, r]));

@@ -280,6 +280,7 @@ describe('a stored Parquet part of a campaign that is cut off or of another tabl
     const r = await runMain(['analyze', file]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('step3: re-read 56 stored reading(s)');
+    expect(r.stdout).toContain('their readings part was gone');
     expect(await readFile(results, 'utf8')).toBe(before);
   }, 60_000);
 
@@ -292,9 +293,11 @@ describe('a stored Parquet part of a campaign that is cut off or of another tabl
     const replies = await part('replies');
     if (damage === 'removed') await rm(replies);
     else await writeParquetLike(replies, 'SELECT * FROM part LIMIT 0');
-    const r = await runMain(command === 'run' ? ['run', file, '--quiet'] : ['analyze', file]);
+    const r = await runMain(command === 'run' ? ['run', file] : ['analyze', file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${replies}: this step3 replies part, whose items the ledger counts as answered, ${damage === 'removed' ? 'is gone' : 'holds no rows'}; nothing was computed`);
+    // Refused before the run calls the campaign complete.
+    expect(r.stdout + r.stderr).not.toContain('is complete');
   }, 60_000);
 
   it("analyze refuses a replies part of another phase copied over one, which has the right columns but another phase's rows", async () => {
