@@ -42,6 +42,8 @@ export default defineConfig({
     alias: [{ find: /^sondage(\/battery)?$/, replacement: fileURLToPath(new URL('./lib/api/battery.ts', import.meta.url)) }],
   },
   test: {
+    // Every scratch folder under one temporary folder, removed at the end (test/setup/scratchTmp.ts).
+    globalSetup: ['test/setup/scratchTmp.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
