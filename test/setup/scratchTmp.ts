@@ -10,11 +10,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/** Set while the folder is in use: vitest runs a global setup once per project, and the second finds the first's folder. */
+const IN_USE = 'SONDAGE_TEST_TMP';
+
 export default function setup(): () => void {
+  // One level only: Chromium's socket path (under TMPDIR) must stay under 108 bytes.
+  if (process.env[IN_USE] !== undefined) return () => undefined;
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sondage-tests-'));
   const before = process.env['TMPDIR'];
   process.env['TMPDIR'] = dir;
+  process.env[IN_USE] = dir;
   return () => {
+    delete process.env[IN_USE];
     if (before === undefined) delete process.env['TMPDIR'];
     else process.env['TMPDIR'] = before;
     // KEEP_TEST_TMP=1 keeps them, to read what a failing test left.
