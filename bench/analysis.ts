@@ -49,6 +49,7 @@ import { loadRunContext } from '../lib/run/context.js';
 import { runCampaign } from '../lib/run/runCampaign.js';
 import { writeFullSizeCampaign } from './fullSizeCampaign.js';
 import { DuckDb, sqlString, tableGlob } from '../lib/store/DuckDb.js';
+import { KeptSubqueries } from '../lib/store/keptSubqueries.js';
 import { tableColumns } from '../lib/store/schemas.js';
 import { FAR6_PROMPT_COLUMNS } from '../lib/batteries/far6/promptColumns.js';
 
@@ -149,9 +150,11 @@ async function analysisBench(): Promise<void> {
     );
     console.log(`bench/analysis: ${counts?.replies} replies, ${counts?.prompts} prompts, ${counts?.readings} readings; 48 cells, ${nStories} stories, ${draws} draws\n`);
     last = performance.now();
-    const labelMaps = parseLabelMaps(await FAR6_SQL.run(db, 'label_maps', tables));
+    // As `sondage analyze`: the queries several queries include are computed once (KeptSubqueries).
+    const q = new KeptSubqueries(db);
+    const labelMaps = parseLabelMaps(await FAR6_SQL.run(q, 'label_maps', tables));
     mark('sql label_maps');
-    let itemRows = parseItemShareRows(await FAR6_SQL.run(db, 'item_shares', tables), labelMaps);
+    let itemRows = parseItemShareRows(await FAR6_SQL.run(q, 'item_shares', tables), labelMaps);
     mark(`sql item_shares (${itemRows.length} item rows)`);
     const estimates = estimate(itemRows);
     mark('estimate: story scores, habits, comparisons');
@@ -159,11 +162,11 @@ async function analysisBench(): Promise<void> {
     mark('cell summary');
     const nItemRows = itemRows.length;
     itemRows = [];
-    const replyTotals = parseReplyTotalsRows(await FAR6_SQL.run(db, 'reply_totals', tables));
+    const replyTotals = parseReplyTotalsRows(await FAR6_SQL.run(q, 'reply_totals', tables));
     mark('sql reply_totals');
-    const agreementRows = await runReadingAgreement(db, tables);
+    const agreementRows = await runReadingAgreement(q, tables);
     mark('sql reading_agreement');
-    const sameRows = parseItemShareRows(await db.all(FAR6_SQL.render('same_replies_shares', tables)), labelMaps, 'same_replies_shares.sql');
+    const sameRows = parseItemShareRows(await FAR6_SQL.run(q, 'same_replies_shares', tables), labelMaps, 'same_replies_shares.sql');
     mark('sql same_replies_shares');
     const sameReplies = sameRepliesAnalysis(sameRows, undefined);
     mark('same-replies estimates');

@@ -9,6 +9,7 @@ import type { Campaign } from '../design/campaign.js';
 import { campaignEntries } from '../design/campaign.js';
 import type { PhaseGraph } from '../battery/phaseGraph.js';
 import { DuckDb, tableGlob } from '../store/DuckDb.js';
+import { KeptSubqueries } from '../store/keptSubqueries.js';
 import { parquetSource } from '../query/sql.js';
 import { storedSpend } from './storedSpend.js';
 import { layout } from '../store/index.js';
@@ -82,7 +83,9 @@ export async function analyzeLocal(
     await checkRepliesCoverLedger(db, dataDir, campaign.name, phases, (phase) => tableGlob(dataDir, campaign.name, phase, 'replies'));
     const stored = await storedPartitions(store, campaign.name, phases);
     const excluded = stored.filter((p) => !current.models.includes(p.model) || !current.languages.includes(p.language)).map((p) => `${p.model}/${p.language}`);
-    const results = await battery.analysis.run(db, sources, { campaign, design: campaign.design });
+    const kept = new KeptSubqueries(db);
+    const results = await battery.analysis.run(kept, sources, { campaign, design: campaign.design });
+    await kept.drop();
     const simulated = campaignEntries(campaign).some((m) => m.provider === 'simulated');
     const files: string[] = [];
     const out = async (name: string, content: string): Promise<void> => {

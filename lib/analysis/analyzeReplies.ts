@@ -12,6 +12,7 @@ import type { Battery, BootstrapSettings, ByoReadResult, ByoSpec } from '../batt
 import { CampaignFileError, SondageError } from '../errors.js';
 import { CSV_DECIMALS, withFullPrecision } from '../report/csv.js';
 import { DuckDb } from '../store/DuckDb.js';
+import { KeptSubqueries } from '../store/keptSubqueries.js';
 import { prepareOutDir } from '../store/dataDir.js';
 import { localSources } from './localSources.js';
 
@@ -199,7 +200,9 @@ export async function analyzeReplies(battery: Battery, opts: AnalyzeRepliesOptio
   const db = await DuckDb.open();
   try {
     const sources = await localSources(db, (phase, table) => `${tablesDir}/${phase}/${table}/**/*.parquet`, imported.phases, battery.prompts);
-    const results = await battery.analysis.run(db, sources, { bootstrap });
+    const kept = new KeptSubqueries(db);
+    const results = await battery.analysis.run(kept, sources, { bootstrap });
+    await kept.drop();
     opts.onStage?.('analysis: SQL stage and estimators');
     await writeResults(results);
     await finish(imported, false);

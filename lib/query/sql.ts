@@ -16,6 +16,7 @@ import { AnalysisError, analysisQueryError } from './errors.js';
 import type { Queryable, SourceMap } from './types.js';
 
 const PLACEHOLDER = /\{\{\s*([a-z_]+)(?::([a-z0-9_]+))?\s*\}\}/g;
+const INCLUDE = /\{\{\s*query:([a-z0-9_]+)\s*\}\}/g;
 
 /** A folder of portable queries, by name, and the libraries its queries may include. */
 export class SqlLibrary {
@@ -73,15 +74,32 @@ export class SqlLibrary {
    * @example battery.analysis.sql.render('item_shares', { prompts: 'p', replies: 'r', readings: 'g' })
    */
   render(query: string, tables: SourceMap): string {
-    return this.renderIn(query, tables, []);
+    return this.renderIn(query, tables, [], new Map());
   }
 
-  private renderIn(query: string, tables: SourceMap, stack: readonly string[]): string {
-    if (stack.includes(query)) {
-      throw new AnalysisError(`analysis query ${query}.sql includes itself (${[...stack, query].join(' → ')})`);
-    }
+  /**
+   * The SQL of one query for `db`: where the engine can keep a subquery's rows (Queryable.materialize),
+   * each query it includes, innermost first, is computed once and read by name; else as `render`.
+   */
+  private async renderFor(db: Queryable, query: string, tables: SourceMap): Promise<string> {
+    if (db.materialize === undefined) return this.render(query, tables);
+    const kept = new Map<string, string>();
+    const keep = async (name: string, stack: readonly string[]): Promise<void> => {
+      if (stack.includes(name)) throw includesItself(name, stack);
+      for (const [, include] of this.text(name).matchAll(INCLUDE)) {
+        if (include === undefined || kept.has(include)) continue;
+        await keep(include, [...stack, name]);
+        kept.set(include, await db.materialize!(this.renderIn(include, tables, [...stack, name], kept)));
+      }
+    };
+    await keep(query, []);
+    return this.renderIn(query, tables, [], kept);
+  }
+
+  private renderIn(query: string, tables: SourceMap, stack: readonly string[], kept: ReadonlyMap<string, string>): string {
+    if (stack.includes(query)) throw includesItself(query, stack);
     return this.text(query).replace(PLACEHOLDER, (whole, key: string, arg?: string) => {
-      if (key === 'query' && arg !== undefined) return `(\n${this.renderIn(arg, tables, [...stack, query]).trimEnd()}\n)`;
+      if (key === 'query' && arg !== undefined) return kept.get(arg) ?? `(\n${this.renderIn(arg, tables, [...stack, query], kept).trimEnd()}\n)`;
       if (arg !== undefined) throw new AnalysisError(`${query}.sql: unknown placeholder ${whole}; use {{<table>}} or {{query:<name>}}`);
       const source = Object.hasOwn(tables, key) ? tables[key] : undefined;
       if (typeof source !== 'string' || source.trim() === '') {
@@ -96,10 +114,10 @@ export class SqlLibrary {
    * cause (a query still running passes through, named: lib/query/errors.ts analysisQueryError).
    */
   async run<T = Record<string, unknown>>(db: Queryable, query: string, tables: SourceMap): Promise<T[]> {
-    const sql = this.render(query, tables);
     try {
-      return await db.all<T>(sql);
+      return await db.all<T>(await this.renderFor(db, query, tables));
     } catch (err) {
+      if (err instanceof AnalysisError) throw err;
       throw analysisQueryError(`${query}.sql`, err);
     }
   }
@@ -110,10 +128,11 @@ export class SqlLibrary {
    * @example const agreement = await library.start(db, 'reading_agreement', tables); estimate(rows); parse(await agreement());
    */
   async start<T = Record<string, unknown>>(db: Queryable, query: string, tables: SourceMap): Promise<() => Promise<T[]>> {
-    const sql = this.render(query, tables);
     const named = (err: unknown): never => {
+      if (err instanceof AnalysisError) throw err;
       throw analysisQueryError(`${query}.sql`, err);
     };
+    const sql = await this.renderFor(db, query, tables).catch(named);
     if (db.start === undefined) {
       const rows = db.all<T>(sql);
       // Read (and its error thrown) by the caller; until then it must not count as unhandled.
@@ -123,6 +142,10 @@ export class SqlLibrary {
     const read = await db.start<T>(sql).catch(named);
     return () => read().catch(named);
   }
+}
+
+function includesItself(query: string, stack: readonly string[]): AnalysisError {
+  return new AnalysisError(`analysis query ${query}.sql includes itself (${[...stack, query].join(' → ')})`);
 }
 
 /** The queries every battery shares: one reply per item (chosen_replies), one reading per item and reader (one_reading). */

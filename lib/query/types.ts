@@ -10,6 +10,13 @@ export interface Queryable {
    * falls back to `all`.
    */
   start?<T = Record<string, unknown>>(sql: string): Promise<() => Promise<T[]>>;
+  /**
+   * A name the engine reads the rows of `sql` by, computed once per distinct text (a temporary
+   * table): SqlLibrary hands it the queries that a query includes (`{{query:<name>}}`), so that
+   * several queries including the same one over the same sources compute it once. Optional: without
+   * it every included query is inlined as a subquery (Athena, where a table costs a CTAS).
+   */
+  materialize?(sql: string): Promise<string>;
 }
 
 /**

@@ -3,6 +3,8 @@ import { analyzeCampaign } from '../../../../lib/batteries/far6/analysis/analyze
 import { writeResults } from '../../../../lib/batteries/far6/report/report.js';
 import type { AnalysisResults } from '../../../../lib/batteries/far6/analysis/types.js';
 import { fixtureRows, ParquetFixture } from './fixtures.js';
+import { DuckDb } from '../../../../lib/store/DuckDb.js';
+import { KeptSubqueries } from '../../../../lib/store/keptSubqueries.js';
 
 /**
  * Ten stories in one cell, read by the rule and by a judge, with plain yes/no items in both keyings
@@ -76,6 +78,25 @@ describe('analyzeCampaign on Parquet', () => {
     // The label profile is constant: no r.
     expect(results.comparisons.find((x) => x.readout_a === 'plain/label/rule')?.r).toBeNull();
     expect(results.convergence).toHaveLength(3);
+  });
+
+  it('gives the same results where the queries that several queries include are kept once (KeptSubqueries, as `sondage analyze` runs it)', async () => {
+    const db = await DuckDb.open();
+    try {
+      const kept = new KeptSubqueries(db);
+      const made: string[] = [];
+      const materialize = kept.materialize.bind(kept);
+      kept.materialize = (sql: string) => materialize(sql).then((name) => (made.push(name), name));
+      const viaKept = await analyzeCampaign(kept, fx.tables);
+      expect(viaKept).toEqual(results);
+      // prompt_items, chosen_replies, one_reading: each made once, then read by name in every query that includes it.
+      expect(made.length).toBeGreaterThanOrEqual(3 * 2);
+      expect(new Set(made).size).toBe(3);
+      await kept.drop();
+      expect(await db.all("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'sondage_kept_%'")).toEqual([]);
+    } finally {
+      db.close();
+    }
   });
 
   it('reports what was read and that it was simulated', async () => {
