@@ -2,6 +2,7 @@ import type { DuckDBConnection, DuckDBResult, DuckDBValueConverter, JS } from '@
 import path from 'node:path';
 import { SondageError } from '../errors.js';
 import { duckdbApi } from './duckdbApi.js';
+import { DuckDbRows } from './duckdbRows.js';
 import { spillingInstance } from './duckdbSpill.js';
 import type { DuckDbApi } from './duckdbApi.js';
 import { tablePrefix } from './layout.js';
@@ -65,7 +66,7 @@ export class DuckDb {
 
   private constructor(
     private readonly connection: DuckDBConnection,
-    private readonly toJs: DuckDBValueConverter<JS>,
+    private readonly rows: DuckDbRows,
     /** Closes the instance and removes its spill folder. */
     private readonly closeInstance: () => void,
   ) {}
@@ -80,7 +81,7 @@ export class DuckDb {
     const api = await duckdbApi();
     const { instance, close } = await spillingInstance(config, (c) => api.DuckDBInstance.create(':memory:', c));
     try {
-      return new DuckDb(await instance.connect(), numbersConverter(api), close);
+      return new DuckDb(await instance.connect(), new DuckDbRows(api, numbersConverter(api)), close);
     } catch (err) {
       close();
       throw err;
@@ -96,7 +97,7 @@ export class DuckDb {
 
   /** Rows of a query as objects keyed by column name. */
   all<T = Record<string, JS>>(sql: string): Promise<T[]> {
-    return this.serial(() => onOneThreadIfOutOfMemory(async () => this.rowsOf<T>(await this.connection.stream(sql)), this.oneThread));
+    return this.serial(() => onOneThreadIfOutOfMemory(async () => this.rows.rowsOf<T>(await this.connection.stream(sql)), this.oneThread));
   }
 
   /** Runs `work` with DuckDB on one thread, then back to its setting (onOneThreadIfOutOfMemory). */
@@ -131,21 +132,11 @@ export class DuckDb {
         prepared.destroySync();
       }
       // Inside the queue: the connection streams these rows until they are read.
-      return this.rowsOf<T>(result);
+      return this.rows.rowsOf<T>(result);
     }, this.oneThread));
     // Before the query ran, starting fails; after, reading its rows does.
     rows.catch(failed);
     return started.then(() => () => rows);
-  }
-
-  /**
-   * A result's rows, streamed chunk by chunk: DuckDB's copy of a chunk is freed once it is
-   * converted, so a large result (900k item rows for a million replies) is never held twice.
-   */
-  private async rowsOf<T>(result: DuckDBResult): Promise<T[]> {
-    const rows: T[] = [];
-    for await (const chunk of result.yieldConvertedRowObjects(this.toJs)) for (const row of chunk) rows.push(row as T);
-    return rows;
   }
 
   /**
