@@ -89,7 +89,8 @@ export class SqlLibrary {
       for (const [, include] of this.text(name).matchAll(INCLUDE)) {
         if (include === undefined || kept.has(include)) continue;
         await keep(include, [...stack, name]);
-        kept.set(include, await db.materialize!(this.renderIn(include, tables, [...stack, name], kept)));
+        // A database error making it names the query that includes it, as when it is inlined.
+        kept.set(include, await db.materialize!(this.renderIn(include, tables, [...stack, name], kept)).catch(named(stack[0] ?? name)));
       }
     };
     await keep(query, []);
@@ -114,12 +115,8 @@ export class SqlLibrary {
    * cause (a query still running passes through, named: lib/query/errors.ts analysisQueryError).
    */
   async run<T = Record<string, unknown>>(db: Queryable, query: string, tables: SourceMap): Promise<T[]> {
-    try {
-      return await db.all<T>(await this.renderFor(db, query, tables));
-    } catch (err) {
-      if (err instanceof AnalysisError) throw err;
-      throw analysisQueryError(`${query}.sql`, err);
-    }
+    const sql = await this.renderFor(db, query, tables);
+    return db.all<T>(sql).catch(named(query));
   }
 
   /**
@@ -128,20 +125,23 @@ export class SqlLibrary {
    * @example const agreement = await library.start(db, 'reading_agreement', tables); estimate(rows); parse(await agreement());
    */
   async start<T = Record<string, unknown>>(db: Queryable, query: string, tables: SourceMap): Promise<() => Promise<T[]>> {
-    const named = (err: unknown): never => {
-      if (err instanceof AnalysisError) throw err;
-      throw analysisQueryError(`${query}.sql`, err);
-    };
-    const sql = await this.renderFor(db, query, tables).catch(named);
+    const sql = await this.renderFor(db, query, tables);
     if (db.start === undefined) {
       const rows = db.all<T>(sql);
       // Read (and its error thrown) by the caller; until then it must not count as unhandled.
       rows.catch(() => undefined);
-      return () => rows.catch(named);
+      return () => rows.catch(named(query));
     }
-    const read = await db.start<T>(sql).catch(named);
-    return () => read().catch(named);
+    const read = await db.start<T>(sql).catch(named(query));
+    return () => read().catch(named(query));
   }
+}
+
+/** A database error of `query` rethrown naming its file (analysisQueryError). */
+function named(query: string): (err: unknown) => never {
+  return (err) => {
+    throw analysisQueryError(`${query}.sql`, err);
+  };
 }
 
 function includesItself(query: string, stack: readonly string[]): AnalysisError {

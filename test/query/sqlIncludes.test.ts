@@ -69,6 +69,11 @@ describe('SqlLibrary and the queries a query includes', () => {
     expect(db.kept).toEqual(['SELECT item_id FROM r_src', 'SELECT item_id FROM other_src']);
   });
 
+  it('names the query that includes one whose table the database could not make', async () => {
+    const db = { ...recordingDb(true), materialize: () => Promise.reject(new Error('Out of Memory Error')) };
+    await expect(lib.run(db, 'outer', tables)).rejects.toThrow('analysis query outer.sql failed: Out of Memory Error');
+  });
+
   it('refuses a query that includes itself, whether or not the database keeps subqueries', async () => {
     for (const materializes of [false, true]) {
       await expect(lib.run(recordingDb(materializes), 'loop', tables)).rejects.toThrow('analysis query loop.sql includes itself (loop → loop)');
