@@ -14,7 +14,7 @@
  */
 import { quantile, seedFromKey, seededRandom } from '../../../api/battery.js';
 import { MIN_COMMON_STORIES } from './estimators.js';
-import { comparePairs, pairIndices, profileMatrix, weightedMeanAbsDiff, weightedPearson } from './profiles.js';
+import { comparePairs, pairIndices, profileMatrix, weightedPearson, weightedPearsonAndMeanAbsDiff } from './profiles.js';
 import type { PairIndex, ProfileMatrix } from './profiles.js';
 import type {
   CellKey,
@@ -157,6 +157,7 @@ function classMeans(m: ProfileMatrix, pairs: readonly PairIndex[], w: Float64Arr
   out.fill(0);
   const cnt = counts ?? new Int32Array(9);
   cnt.fill(0);
+  const both = new Float64Array(2);
   for (const p of pairs) {
     const c = p.cls === 'same_model' ? 0 : p.cls === 'same_language' ? 1 : 2;
     const rr = weightedPearson(m.residual, n, p.a, p.b, p.commonResidual, w, minCommon);
@@ -164,13 +165,14 @@ function classMeans(m: ProfileMatrix, pairs: readonly PairIndex[], w: Float64Arr
       out[c] = (out[c] as number) + rr;
       cnt[c] = (cnt[c] as number) + 1;
     }
-    const r = weightedPearson(m.s, n, p.a, p.b, p.common, w, minCommon);
-    if (r !== null) {
+    weightedPearsonAndMeanAbsDiff(m.s, n, p.a, p.b, p.common, w, minCommon, both);
+    const r = both[0] as number;
+    if (!Number.isNaN(r)) {
       out[3 + c] = (out[3 + c] as number) + r;
       cnt[3 + c] = (cnt[3 + c] as number) + 1;
     }
-    const d = weightedMeanAbsDiff(m.s, n, p.a, p.b, p.common, w, minCommon);
-    if (d !== null) {
+    const d = both[1] as number;
+    if (!Number.isNaN(d)) {
       out[6 + c] = (out[6 + c] as number) + d;
       cnt[6 + c] = (cnt[6 + c] as number) + 1;
     }

@@ -208,6 +208,69 @@ export function weightedPearson(
 }
 
 /**
+ * weightedPearson and weightedMeanAbsDiff of the same rows, stories and weights in one pass over the
+ * stories where they share one: the story bootstrap asks both of every pair in every draw. Each sum
+ * is added in the same order as in the two functions, so the results are theirs bit for bit
+ * (`out[0]`: r, `out[1]`: mean |Δ|; NaN where the function gives null).
+ */
+export function weightedPearsonAndMeanAbsDiff(
+  values: Float64Array,
+  n: number,
+  a: number,
+  b: number,
+  idx: Int32Array,
+  w: Float64Array | null,
+  minCommon: number,
+  out: Float64Array,
+): void {
+  const oa = a * n;
+  const ob = b * n;
+  let sw = 0;
+  let sx = 0;
+  let sy = 0;
+  let sad = 0;
+  for (let j = 0; j < idx.length; j++) {
+    const k = idx[j] as number;
+    const wk = w === null ? 1 : (w[k] as number);
+    if (wk === 0) continue;
+    const x = values[oa + k] as number;
+    const y = values[ob + k] as number;
+    sw += wk;
+    sx += wk * x;
+    sy += wk * y;
+    sad += wk * Math.abs(x - y);
+  }
+  out[1] = sw < minCommon || sw === 0 ? Number.NaN : sad / sw;
+  if (sw < minCommon || sw < 2) {
+    out[0] = Number.NaN;
+    return;
+  }
+  const mx = sx / sw;
+  const my = sy / sw;
+  let sxx = 0;
+  let syy = 0;
+  let sxy = 0;
+  for (let j = 0; j < idx.length; j++) {
+    const k = idx[j] as number;
+    const wk = w === null ? 1 : (w[k] as number);
+    if (wk === 0) continue;
+    const dx = (values[oa + k] as number) - mx;
+    const dy = (values[ob + k] as number) - my;
+    sxx += wk * dx * dx;
+    syy += wk * dy * dy;
+    sxy += wk * dx * dy;
+  }
+  const scale = Math.max(1, Math.abs(mx), Math.abs(my));
+  const eps = sw * (Number.EPSILON * scale) ** 2;
+  if (sxx <= eps || syy <= eps) {
+    out[0] = Number.NaN;
+    return;
+  }
+  const r = sxy / Math.sqrt(sxx * syy);
+  out[0] = r > 1 ? 1 : r < -1 ? -1 : r;
+}
+
+/**
  * Weighted mean |a − b| over `idx`; null when the total weight is below `minCommon`. Same positional
  * parameters as weightedPearson on purpose: both run in the bootstrap's inner loop, where an options
  * object per call would allocate millions of times.

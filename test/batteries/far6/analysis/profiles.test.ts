@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparePairs, pairClass, pairIndices, profileMatrix, weightedMeanAbsDiff, weightedPearson } from '../../../../lib/batteries/far6/analysis/profiles.js';
+import { comparePairs, pairClass, pairIndices, profileMatrix, weightedMeanAbsDiff, weightedPearson, weightedPearsonAndMeanAbsDiff } from '../../../../lib/batteries/far6/analysis/profiles.js';
 import { pearson } from '../../../../lib/metrics/stats.js';
 import type { StoryScore } from '../../../../lib/batteries/far6/analysis/types.js';
 
@@ -112,6 +112,30 @@ describe('weighted kernels', () => {
     expect(weightedMeanAbsDiff(values, 10, 0, 1, idx, w, 8)).toBeCloseTo(absSum / xs.length, 12);
     // The minimum counts stories with their multiplicity: 11 here.
     expect(weightedPearson(values, 10, 0, 1, idx, w, 12)).toBeNull();
+  });
+
+  it('give the same values bit for bit one pass at a time (weightedPearsonAndMeanAbsDiff, the bootstrap\'s)', () => {
+    // Seeded draws: bootstrap-like weights with zeros, a subset of stories, every minimum in reach.
+    let seed = 7;
+    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const n = 40;
+    const out = new Float64Array(2);
+    let nulls = 0;
+    for (let t = 0; t < 300; t++) {
+      const values = Float64Array.from({ length: 3 * n }, () => (t % 17 === 0 ? 0.5 : rand()));
+      const idx = Int32Array.from(Array.from({ length: n }, (_, k) => k).filter(() => rand() < 0.8));
+      const w = t % 5 === 0 ? null : Float64Array.from({ length: n }, () => Math.floor(rand() * 3));
+      const minCommon = 2 + (t % 40);
+      weightedPearsonAndMeanAbsDiff(values, n, t % 3, (t + 1) % 3, idx, w, minCommon, out);
+      const r = weightedPearson(values, n, t % 3, (t + 1) % 3, idx, w, minCommon);
+      const d = weightedMeanAbsDiff(values, n, t % 3, (t + 1) % 3, idx, w, minCommon);
+      expect(out[0]).toBe(r ?? Number.NaN);
+      expect(out[1]).toBe(d ?? Number.NaN);
+      if (r === null) nulls++;
+    }
+    // Both branches were taken: some pairs had too few stories or no variance, most had an r.
+    expect(nulls).toBeGreaterThan(10);
+    expect(nulls).toBeLessThan(290);
   });
 
   it('classes pairs by what changes', () => {
