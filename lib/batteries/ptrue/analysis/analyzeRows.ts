@@ -11,7 +11,7 @@ import { regimeSummaries, type RegimeSummary } from './regimes.js';
 import { reliabilityDiagrams, type ReliabilityDiagram } from './reliability.js';
 import { METRICS, type CellMetrics, type PtrueRow } from './types.js';
 
-import { compliance, restrictToRequested, scorerComparison, type ComplianceRow, type ScorerRow } from './views.js';
+import { compliance, replies, restrictToRequested, scorerComparison, type ComplianceRow, type ScorerRow } from './views.js';
 import { readoutHealth } from '../../../api/battery.js';
 import type { ReadoutHealth } from '../../../api/battery.js';
 
@@ -97,6 +97,7 @@ export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions
   }
   const restrictedRows = restrictToRequested(rows);
   const identified = rows.some((r) => r.realised !== undefined && r.realised !== null);
+  const distinct = replies(rows);
   return {
     ...core,
     simulated: opts.simulated,
@@ -107,8 +108,8 @@ export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions
     rankReferences,
     matching,
     reliability: reliabilityDiagrams(rows, opts.english ?? 'en'),
-    compliance: compliance(rows),
-    scorers: scorerComparison(rows),
+    compliance: compliance(rows, distinct),
+    scorers: scorerComparison(rows, distinct),
     restricted: identified ? coreTables(restrictedRows, benchmarks) : null,
     readout: readoutHealth('P(True)', 'verifier rows', rows, opts.byo === true ? (r) => (r.p_true === null ? 'p_true is empty' : null) : whyUnreadable),
   };
