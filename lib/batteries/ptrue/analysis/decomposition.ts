@@ -56,11 +56,15 @@ function decompose(benchmark: string, outcome: Decomposition['outcome'], factors
 export function accuracyDecomposition(benchmark: string, rows: readonly PtrueRow[], options: { readonly stratum?: 'auto' | boolean } = {}): Decomposition {
   const stratum = options.stratum ?? 'auto';
   const factors = (stratum === 'auto' ? hasStrata(rows) : stratum && hasStrata(rows)) ? ['q', 'r', 'stratum'] : ['q', 'r'];
-  // One observation per reply: the verifier copies share their correctness.
-  const replies = groupBy(rows, (r) => `${r.model}\u0000${r.base_item}\u0000${r.q}\u0000${r.r}`);
+  // One observation per reply: the verifier copies share their correctness. The first copy of
+  // each, in first-seen order (a list per reply would be a million lists at the paper's size).
+  const replies = new Map<string, PtrueRow>();
+  for (const r of rows) {
+    const key = `${r.model}\u0000${r.base_item}\u0000${r.q}\u0000${r.r}`;
+    if (!replies.has(key)) replies.set(key, r);
+  }
   const byModel = new Map<string, FactorRow[]>();
-  for (const list of replies.values()) {
-    const r = list[0]!;
+  for (const r of replies.values()) {
     const levels: Record<string, string> = { q: r.q, r: r.r };
     if (factors.includes('stratum')) levels.stratum = r.stratum as string;
     const target = byModel.get(r.model) ?? [];

@@ -19,9 +19,18 @@ export interface ComplianceRow {
   readonly share: number | null;
 }
 
-/** One row per distinct reply (its verifier copies share everything but v and P(True)). */
+/**
+ * One row per distinct reply (its verifier copies share everything but v and P(True)): the first
+ * of each, in first-seen order. Only the first is kept, not a list per reply (at the paper's size
+ * a million lists, ~250 MB of heap).
+ */
 export function replies(rows: readonly PtrueRow[]): PtrueRow[] {
-  return [...groupBy(rows, (r) => `${r.model}\u0000${r.benchmark}\u0000${r.base_item}\u0000${r.q}\u0000${r.r}`).values()].map((l) => l[0]!);
+  const first = new Map<string, PtrueRow>();
+  for (const r of rows) {
+    const key = `${r.model}\u0000${r.benchmark}\u0000${r.base_item}\u0000${r.q}\u0000${r.r}`;
+    if (!first.has(key)) first.set(key, r);
+  }
+  return [...first.values()];
 }
 
 /**
