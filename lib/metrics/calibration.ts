@@ -147,6 +147,13 @@ export function auroc(pairs: readonly ScoredOutcome[]): number | null {
     if (s.y === true || s.y === 1) correct[a++] = s.p;
     else wrong[b++] = s.p;
   }
+  return aurocOfClasses(correct, wrong);
+}
+
+/** AUROC from each class's confidences (both non-empty); sorts them in place. */
+function aurocOfClasses(correct: Float64Array, wrong: Float64Array): number {
+  const n1 = correct.length;
+  const n0 = wrong.length;
   correct.sort();
   wrong.sort();
   let u = 0;
@@ -190,5 +197,61 @@ export function summarizeConfidence(pairs: readonly ScoredOutcome[], bins: numbe
     brier: brierScore(pairs),
     ece: expectedCalibrationError(pairs, bins),
     auroc: auroc(pairs),
+  };
+}
+
+/**
+ * summarizeConfidence of the pairs (p[i], y[i]) given as columns: the same numbers, each sum taken
+ * in the same order, without an object per pair (P(True) at the paper's size summarises 6.2 M
+ * pairs several times over).
+ * @example summarizeConfidenceColumns(Float64Array.of(0.8, 0.3), Uint8Array.of(1, 0)).brier // 0.065
+ */
+export function summarizeConfidenceColumns(p: Float64Array, y: Uint8Array, bins: number = ECE_BINS): ConfidenceSummary {
+  if (!(Number.isInteger(bins) && bins >= 1)) throw new RangeError(`reliabilityBins: bins must be a positive integer, got ${bins}`);
+  const n = p.length;
+  if (y.length !== n) throw new RangeError(`summarizeConfidenceColumns: ${n} confidences but ${y.length} outcomes`);
+  let correct = 0;
+  let conf = 0;
+  let brier = 0;
+  const inBin = new Array<number>(bins).fill(0);
+  const sumP = new Array<number>(bins).fill(0);
+  const sumY = new Array<number>(bins).fill(0);
+  for (let i = 0; i < n; i++) {
+    const yi = outcome(y[i]!, i);
+    const pi = confidence(p[i]!, i);
+    correct += yi;
+    conf += pi;
+    const d = pi - yi;
+    brier += d * d;
+    const m = binIndex(pi, bins);
+    inBin[m]! += 1;
+    sumP[m]! += pi;
+    sumY[m]! += yi;
+  }
+  let ece = 0;
+  for (let m = 0; m < bins; m++) {
+    const count = inBin[m]!;
+    if (count === 0) continue;
+    ece += (count / n) * Math.abs(sumY[m]! / count - sumP[m]! / count);
+  }
+  let auc: number | null = null;
+  if (correct > 0 && correct < n) {
+    const right = new Float64Array(correct);
+    const wrong = new Float64Array(n - correct);
+    let a = 0;
+    let b = 0;
+    for (let i = 0; i < n; i++) {
+      if (y[i] === 1) right[a++] = p[i]!;
+      else wrong[b++] = p[i]!;
+    }
+    auc = aurocOfClasses(right, wrong);
+  }
+  return {
+    n,
+    accuracy: n > 0 ? correct / n : null,
+    meanConfidence: n > 0 ? conf / n : null,
+    brier: n > 0 ? brier / n : null,
+    ece: n > 0 ? ece : null,
+    auroc: auc,
   };
 }
