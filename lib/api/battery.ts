@@ -73,7 +73,7 @@ export { mean, median, quantile, pearson } from '../metrics/stats.js';
 export { groupBy } from '../metrics/groupBy.js';
 export { confusionOf, ratesOf } from '../metrics/classification.js';
 export type { BinaryCase, ClassificationRates, Confusion } from '../metrics/classification.js';
-export { ECE_BINS, reliabilityBins, summarizeConfidence } from '../metrics/calibration.js';
+export { ECE_BINS, reliabilityBins, summarizeConfidence, summarizeConfidenceColumns } from '../metrics/calibration.js';
 export type { ReliabilityBin, ScoredOutcome } from '../metrics/calibration.js';
 export { bootstrapTauReference, orderReversals, resampleIndices, tauBetween } from '../metrics/rank.js';
 export type { BootstrapTauReference, ScoresByUnit } from '../metrics/rank.js';

@@ -122,27 +122,51 @@ export function expectedCalibrationError(pairs: readonly ScoredOutcome[], bins: 
 /**
  * Area under the ROC curve of confidence as a score for "correct": the probability that a correct
  * answer gets a higher confidence than an incorrect one, ties counted one half (the Mann–Whitney
- * statistic U / (n₁·n₀); Hanley & McNeil 1982), computed from mid-ranks in O(n log n).
+ * statistic U / (n₁·n₀); Hanley & McNeil 1982), in O(n log n).
  * Null when either class is absent (an all-correct or all-incorrect cell): the area is undefined
  * there, not 0.5. A constant confidence gives exactly 0.5.
  * @example auroc([{ p: 0.9, y: 1 }, { p: 0.4, y: 0 }, { p: 0.4, y: 1 }]) // (1 + 0.5) / 2 = 0.75
  */
 export function auroc(pairs: readonly ScoredOutcome[]): number | null {
-  const scored = pairs.map((s, i) => ({ p: confidence(s.p, i), y: outcome(s.y, i) }));
-  const n1 = scored.reduce((k, s) => k + s.y, 0);
-  const n0 = scored.length - n1;
+  let n1 = 0;
+  pairs.forEach((s, i) => {
+    confidence(s.p, i);
+    n1 += outcome(s.y, i);
+  });
+  const n0 = pairs.length - n1;
   if (n1 === 0 || n0 === 0) return null;
-  scored.sort((a, b) => a.p - b.p);
-  // Sum of the mid-ranks (1-based) of the correct answers.
-  let rankSum = 0;
-  for (let i = 0; i < scored.length; ) {
-    let j = i;
-    while (j + 1 < scored.length && scored[j + 1]!.p === scored[i]!.p) j++;
-    const midRank = (i + j) / 2 + 1;
-    for (let k = i; k <= j; k++) rankSum += scored[k]!.y * midRank;
-    i = j + 1;
+  // U counted directly: for each correct answer, the incorrect ones below it, those level with it
+  // one half. Each class's confidences sorted as doubles (a Float64Array sorts numerically,
+  // without a comparator): a pooled regime of 1.2 M pairs sorted as objects took seconds. U is a
+  // sum of halves below 2^53, so it is exact: the same value the sum of mid-ranks gave.
+  const correct = new Float64Array(n1);
+  const wrong = new Float64Array(n0);
+  let a = 0;
+  let b = 0;
+  for (const s of pairs) {
+    if (s.y === true || s.y === 1) correct[a++] = s.p;
+    else wrong[b++] = s.p;
   }
-  return (rankSum - (n1 * (n1 + 1)) / 2) / (n1 * n0);
+  return aurocOfClasses(correct, wrong);
+}
+
+/** AUROC from each class's confidences (both non-empty); sorts them in place. */
+function aurocOfClasses(correct: Float64Array, wrong: Float64Array): number {
+  const n1 = correct.length;
+  const n0 = wrong.length;
+  correct.sort();
+  wrong.sort();
+  let u = 0;
+  let below = 0;
+  let notAbove = 0;
+  for (let k = 0; k < n1; k++) {
+    const p = correct[k]!;
+    while (below < n0 && wrong[below]! < p) below++;
+    if (notAbove < below) notAbove = below;
+    while (notAbove < n0 && wrong[notAbove]! <= p) notAbove++;
+    u += below + (notAbove - below) / 2;
+  }
+  return u / (n1 * n0);
 }
 
 /** The four metrics of Disentangling Question, Response, and Verifier Languages §5 for one group of pairs (a configuration cell, a regime). */
@@ -173,5 +197,61 @@ export function summarizeConfidence(pairs: readonly ScoredOutcome[], bins: numbe
     brier: brierScore(pairs),
     ece: expectedCalibrationError(pairs, bins),
     auroc: auroc(pairs),
+  };
+}
+
+/**
+ * summarizeConfidence of the pairs (p[i], y[i]) given as columns: the same numbers, each sum taken
+ * in the same order, without an object per pair (P(True) at the paper's size summarises 6.2 M
+ * pairs several times over).
+ * @example summarizeConfidenceColumns(Float64Array.of(0.8, 0.3), Uint8Array.of(1, 0)).brier // 0.065
+ */
+export function summarizeConfidenceColumns(p: Float64Array, y: Uint8Array, bins: number = ECE_BINS): ConfidenceSummary {
+  if (!(Number.isInteger(bins) && bins >= 1)) throw new RangeError(`reliabilityBins: bins must be a positive integer, got ${bins}`);
+  const n = p.length;
+  if (y.length !== n) throw new RangeError(`summarizeConfidenceColumns: ${n} confidences but ${y.length} outcomes`);
+  let correct = 0;
+  let conf = 0;
+  let brier = 0;
+  const inBin = new Array<number>(bins).fill(0);
+  const sumP = new Array<number>(bins).fill(0);
+  const sumY = new Array<number>(bins).fill(0);
+  for (let i = 0; i < n; i++) {
+    const yi = outcome(y[i]!, i);
+    const pi = confidence(p[i]!, i);
+    correct += yi;
+    conf += pi;
+    const d = pi - yi;
+    brier += d * d;
+    const m = binIndex(pi, bins);
+    inBin[m]! += 1;
+    sumP[m]! += pi;
+    sumY[m]! += yi;
+  }
+  let ece = 0;
+  for (let m = 0; m < bins; m++) {
+    const count = inBin[m]!;
+    if (count === 0) continue;
+    ece += (count / n) * Math.abs(sumY[m]! / count - sumP[m]! / count);
+  }
+  let auc: number | null = null;
+  if (correct > 0 && correct < n) {
+    const right = new Float64Array(correct);
+    const wrong = new Float64Array(n - correct);
+    let a = 0;
+    let b = 0;
+    for (let i = 0; i < n; i++) {
+      if (y[i] === 1) right[a++] = p[i]!;
+      else wrong[b++] = p[i]!;
+    }
+    auc = aurocOfClasses(right, wrong);
+  }
+  return {
+    n,
+    accuracy: n > 0 ? correct / n : null,
+    meanConfidence: n > 0 ? conf / n : null,
+    brier: n > 0 ? brier / n : null,
+    ece: n > 0 ? ece : null,
+    auroc: auc,
   };
 }

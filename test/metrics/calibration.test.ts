@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auroc, binIndex, brierScore, expectedCalibrationError, reliabilityBins, summarizeConfidence } from '../../lib/metrics/calibration.js';
+import { auroc, binIndex, brierScore, expectedCalibrationError, reliabilityBins, summarizeConfidence, summarizeConfidenceColumns } from '../../lib/metrics/calibration.js';
 
 const pairs = (ps: readonly number[], ys: readonly number[]) => ps.map((p, i) => ({ p, y: ys[i]! }));
 
@@ -102,5 +102,23 @@ describe('summarizeConfidence', () => {
     const s = summarizeConfidence(pairs([1, 1, 1], [1, 1, 1]));
     expect(s).toEqual({ n: 3, accuracy: 1, meanConfidence: 1, brier: 0, ece: 0, auroc: null });
     expect(summarizeConfidence([])).toEqual({ n: 0, accuracy: null, meanConfidence: null, brier: null, ece: null, auroc: null });
+  });
+});
+
+describe('summarizeConfidenceColumns', () => {
+  it('gives summarizeConfidence of the same pairs bit for bit, ties and empty classes included', () => {
+    let s = 9;
+    const rand = (): number => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+    for (let t = 0; t < 200; t++) {
+      const n = Math.floor(rand() * 60);
+      const grid = [0, 4, 15][t % 3]!;
+      const pairs = Array.from({ length: n }, () => ({ p: grid > 0 ? Math.floor(rand() * (grid + 1)) / grid : rand(), y: t % 17 === 0 ? 1 : rand() < 0.5 ? 1 : 0 }));
+      const columns = summarizeConfidenceColumns(Float64Array.from(pairs, (x) => x.p), Uint8Array.from(pairs, (x) => x.y));
+      expect(columns).toEqual(summarizeConfidence(pairs));
+    }
+  });
+
+  it('refuses a confidence outside [0, 1], naming its index', () => {
+    expect(() => summarizeConfidenceColumns(Float64Array.of(0.2, 1.5), Uint8Array.of(1, 0))).toThrow(/confidence 1 is 1.5/);
   });
 });

@@ -4,14 +4,14 @@
  */
 import { axisLevels, axisSpans, qrTable, type AxisLevel, type AxisSpan, type QrCell } from './axes.js';
 import { configurationCells } from './cells.js';
-import { accuracyDecomposition, configurationDecomposition, hasStrata, type Decomposition } from './decomposition.js';
+import { accuracyDecomposition, configurationDecompositions, hasStrata, type Decomposition } from './decomposition.js';
 import { matchingEffects, type MatchingEffects } from './matching.js';
-import { rankAnalysis, type RankChange, type RankReference } from './ranks.js';
+import { englishUnits, rankAnalysis, type RankChange, type RankReference } from './ranks.js';
 import { regimeSummaries, type RegimeSummary } from './regimes.js';
 import { reliabilityDiagrams, type ReliabilityDiagram } from './reliability.js';
 import { METRICS, type CellMetrics, type PtrueRow } from './types.js';
 
-import { compliance, restrictToRequested, scorerComparison, type ComplianceRow, type ScorerRow } from './views.js';
+import { compliance, replies, restrictToRequested, scorerComparison, type ComplianceRow, type ScorerRow } from './views.js';
 import { readoutHealth } from '../../../api/battery.js';
 import type { ReadoutHealth } from '../../../api/battery.js';
 
@@ -85,9 +85,11 @@ export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions
   const matching: MatchingEffects[] = [];
   for (const b of benchmarks) {
     const mine = rows.filter((r) => r.benchmark === b);
-    for (const metric of ['auroc', 'ece', 'brier'] as const) configurationShares.push(configurationDecomposition(b, mine, metric, { stratum: hasStrata(mine) && mine.some((r) => r.content_language !== null) }));
+    configurationShares.push(...configurationDecompositions(b, mine, ['auroc', 'ece', 'brier'], { stratum: hasStrata(mine) && mine.some((r) => r.content_language !== null) }));
+    // One set of bootstrap units per benchmark: its metrics share their resamples (ranks.ts EnglishUnits).
+    const units = englishUnits(mine, b, opts.english ?? 'en');
     for (const metric of METRICS) {
-      const r = rankAnalysis(rows, core.cells, b, metric, { draws: opts.draws, seed: opts.seed, english: opts.english ?? 'en' });
+      const r = rankAnalysis(rows, core.cells, b, metric, { draws: opts.draws, seed: opts.seed, english: opts.english ?? 'en', units });
       rankChanges.push(...r.changes);
       rankReferences.push(r.reference);
     }
@@ -95,6 +97,7 @@ export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions
   }
   const restrictedRows = restrictToRequested(rows);
   const identified = rows.some((r) => r.realised !== undefined && r.realised !== null);
+  const distinct = replies(rows);
   return {
     ...core,
     simulated: opts.simulated,
@@ -105,8 +108,8 @@ export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions
     rankReferences,
     matching,
     reliability: reliabilityDiagrams(rows, opts.english ?? 'en'),
-    compliance: compliance(rows),
-    scorers: scorerComparison(rows),
+    compliance: compliance(rows, distinct),
+    scorers: scorerComparison(rows, distinct),
     restricted: identified ? coreTables(restrictedRows, benchmarks) : null,
     readout: readoutHealth('P(True)', 'verifier rows', rows, opts.byo === true ? (r) => (r.p_true === null ? 'p_true is empty' : null) : whyUnreadable),
   };

@@ -3,22 +3,31 @@
  * the item rows of one model × q × r × v; summary tables weight listed cells or units equally across
  * models and verifier languages).
  */
-import { groupBy, summarizeConfidence } from '../../../api/battery.js';
-import type { ScoredOutcome } from '../../../api/battery.js';
+import { groupBy, summarizeConfidenceColumns } from '../../../api/battery.js';
 import type { CellMetrics, MetricName, MetricSet, PtrueRow } from './types.js';
 
-/** Accuracy over every row; the confidence metrics over the rows with a valid P(True). */
+/**
+ * Accuracy over every row; the confidence metrics over the rows with a valid P(True), in row order
+ * (as columns: no object per row, summarizeConfidenceColumns).
+ */
 export function metricSet(rows: readonly PtrueRow[]): MetricSet {
-  const scored: ScoredOutcome[] = [];
+  const p = new Float64Array(rows.length);
+  const y = new Uint8Array(rows.length);
+  let scored = 0;
   let correct = 0;
   for (const r of rows) {
     if (r.correct) correct++;
-    if (r.p_true !== null) scored.push({ p: r.p_true, y: r.correct });
+    const pt = r.p_true;
+    if (pt !== null) {
+      p[scored] = pt;
+      y[scored] = r.correct ? 1 : 0;
+      scored++;
+    }
   }
-  const s = summarizeConfidence(scored);
+  const s = summarizeConfidenceColumns(p.subarray(0, scored), y.subarray(0, scored));
   return {
     n: rows.length,
-    invalid: rows.length - scored.length,
+    invalid: rows.length - scored,
     accuracy: rows.length > 0 ? correct / rows.length : null,
     meanConfidence: s.meanConfidence,
     brier: s.brier,

@@ -56,11 +56,15 @@ function decompose(benchmark: string, outcome: Decomposition['outcome'], factors
 export function accuracyDecomposition(benchmark: string, rows: readonly PtrueRow[], options: { readonly stratum?: 'auto' | boolean } = {}): Decomposition {
   const stratum = options.stratum ?? 'auto';
   const factors = (stratum === 'auto' ? hasStrata(rows) : stratum && hasStrata(rows)) ? ['q', 'r', 'stratum'] : ['q', 'r'];
-  // One observation per reply: the verifier copies share their correctness.
-  const replies = groupBy(rows, (r) => `${r.model}\u0000${r.base_item}\u0000${r.q}\u0000${r.r}`);
+  // One observation per reply: the verifier copies share their correctness. The first copy of
+  // each, in first-seen order (a list per reply would be a million lists at the paper's size).
+  const replies = new Map<string, PtrueRow>();
+  for (const r of rows) {
+    const key = `${r.model}\u0000${r.base_item}\u0000${r.q}\u0000${r.r}`;
+    if (!replies.has(key)) replies.set(key, r);
+  }
   const byModel = new Map<string, FactorRow[]>();
-  for (const list of replies.values()) {
-    const r = list[0]!;
+  for (const r of replies.values()) {
     const levels: Record<string, string> = { q: r.q, r: r.r };
     if (factors.includes('stratum')) levels.stratum = r.stratum as string;
     const target = byModel.get(r.model) ?? [];
@@ -72,20 +76,32 @@ export function accuracyDecomposition(benchmark: string, rows: readonly PtrueRow
 
 /** Configuration-level shares of q, r, v (and stratum) in a cell metric, for one benchmark's rows. */
 export function configurationDecomposition(benchmark: string, rows: readonly PtrueRow[], metric: MetricName, options: { readonly stratum?: boolean } = {}): Decomposition {
+  return configurationDecompositions(benchmark, rows, [metric], options)[0]!;
+}
+
+/**
+ * configurationDecomposition for several metrics, in their order: the rows are grouped into cells
+ * and each cell's metrics computed once for all of them (at the paper's size each grouping is a
+ * pass over two million rows), each metric's result that of configurationDecomposition.
+ */
+export function configurationDecompositions(benchmark: string, rows: readonly PtrueRow[], metrics: readonly MetricName[], options: { readonly stratum?: boolean } = {}): Decomposition[] {
   const withStratum = options.stratum === true && hasStrata(rows);
   const factors = withStratum ? ['q', 'r', 'v', 'stratum'] : ['q', 'r', 'v'];
   const cells = groupBy(rows, (r) => [r.model, r.q, r.r, r.v, withStratum ? r.stratum : ''].join('\u0000'));
-  const byModel = new Map<string, FactorRow[]>();
+  const byMetric = metrics.map(() => new Map<string, FactorRow[]>());
   for (const list of cells.values()) {
     const r = list[0]!;
-    const y = metricSet(list)[metric];
-    const target = byModel.get(r.model) ?? [];
-    byModel.set(r.model, target);
-    // An undefined metric (AUROC of an all-correct cell) leaves a hole: the model's table is then incomplete.
-    if (y === null) continue;
+    const set = metricSet(list);
     const levels: Record<string, string> = { q: r.q, r: r.r, v: r.v };
     if (withStratum) levels.stratum = r.stratum as string;
-    target.push({ levels, y });
+    metrics.forEach((metric, k) => {
+      const byModel = byMetric[k]!;
+      const target = byModel.get(r.model) ?? [];
+      byModel.set(r.model, target);
+      // An undefined metric (AUROC of an all-correct cell) leaves a hole: the model's table is then incomplete.
+      const y = set[metric];
+      if (y !== null) target.push({ levels, y });
+    });
   }
-  return decompose(benchmark, metric, factors, byModel);
+  return metrics.map((metric, k) => decompose(benchmark, metric, factors, byMetric[k]!));
 }

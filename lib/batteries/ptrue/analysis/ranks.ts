@@ -20,7 +20,7 @@
 import { bootstrapTauReference, groupBy, median, orderReversals, quantile, resampleIndices, seededRandom, tauBetween } from '../../../api/battery.js';
 import type { BootstrapTauReference, ScoresByUnit } from '../../../api/battery.js';
 import { metricSet } from './cells.js';
-import type { CellMetrics, MetricName, PtrueRow } from './types.js';
+import type { CellMetrics, MetricName, MetricSet, PtrueRow } from './types.js';
 
 export const PATH_STEPS = ['S0 all-English', 'S1 question', 'S2 question+response', 'S3 all localised'] as const;
 
@@ -72,32 +72,49 @@ export interface RankReference {
   readonly bootstrap: Omit<BootstrapTauReference, 'taus'>;
 }
 
-/** A model's metric on a multiset of its rows. */
-function score(rows: readonly PtrueRow[], metric: MetricName): number | null {
-  return metricSet(rows)[metric];
+/**
+ * Per model, its all-English rows of one benchmark grouped by base item (the bootstrap's units),
+ * and the metrics of every resample scored so far. Every metric and both bootstraps (the
+ * significant pairs and the τ reference) draw the same resamples (the same seed and item count),
+ * so each resample's metrics are computed once per model and read for each metric: at the
+ * paper's size that is 201 metric sets per model and benchmark instead of 3,208, the same numbers
+ * (metricSet of the same rows in the same order).
+ */
+export interface EnglishUnits {
+  readonly items: readonly string[];
+  readonly byModel: ReadonlyMap<string, ReadonlyMap<string, readonly PtrueRow[]>>;
+  /** Per resample (its indices joined), each model's metrics on it. */
+  readonly scored: Map<string, ReadonlyMap<string, MetricSet>>;
 }
 
-/** Per model, its all-English rows grouped by base item (the bootstrap's units). */
-function englishUnits(rows: readonly PtrueRow[], benchmark: string, english: string): { items: string[]; byModel: Map<string, Map<string, PtrueRow[]>> } {
+/** The bootstrap's units of one benchmark (pass them to every rankAnalysis of the benchmark). */
+export function englishUnits(rows: readonly PtrueRow[], benchmark: string, english = 'en'): EnglishUnits {
   const mine = rows.filter((r) => r.benchmark === benchmark && r.q === english && r.r === english && r.v === english);
   const items = [...new Set(mine.map((r) => r.base_item))].sort();
   const byModel = new Map<string, Map<string, PtrueRow[]>>();
   for (const [model, list] of groupBy(mine, (r) => r.model)) byModel.set(model, groupBy(list, (r) => r.base_item));
-  return { items, byModel };
+  return { items, byModel, scored: new Map() };
 }
 
-function scoresOn(units: ReturnType<typeof englishUnits>, sample: readonly number[], metric: MetricName): ScoresByUnit {
+function scoresOn(units: EnglishUnits, sample: readonly number[], metric: MetricName): ScoresByUnit {
+  const key = sample.join(',');
+  let sets = units.scored.get(key);
+  if (sets === undefined) {
+    const made = new Map<string, MetricSet>();
+    for (const [model, byItem] of units.byModel) made.set(model, metricSet(sample.flatMap((i) => byItem.get(units.items[i]!) ?? [])));
+    units.scored.set(key, made);
+    sets = made;
+  }
   const out = new Map<string, number>();
-  for (const [model, byItem] of units.byModel) {
-    const rows = sample.flatMap((i) => byItem.get(units.items[i]!) ?? []);
-    const s = score(rows, metric);
+  for (const [model, set] of sets) {
+    const s = set[metric];
     if (s !== null) out.set(model, s);
   }
   return out;
 }
 
 /** Pairs whose bootstrap 95 % interval of the all-English difference excludes 0. */
-function significantPairs(units: ReturnType<typeof englishUnits>, metric: MetricName, draws: number, seed: number): Set<string> {
+function significantPairs(units: EnglishUnits, metric: MetricName, draws: number, seed: number): Set<string> {
   const random = seededRandom(seed);
   const diffs = new Map<string, number[]>();
   for (let d = 0; d < draws; d++) {
@@ -125,6 +142,8 @@ export interface RankOptions {
   readonly draws: number;
   readonly seed: number;
   readonly english?: string;
+  /** The benchmark's englishUnits, shared by its metrics; made here when not given. */
+  readonly units?: EnglishUnits;
 }
 
 /** Rank changes along the path and the single-configuration τ against the bootstrap reference. */
@@ -137,7 +156,7 @@ export function rankAnalysis(
 ): { readonly changes: RankChange[]; readonly reference: RankReference } {
   const english = opts.english ?? 'en';
   const path = pathScores(cells, benchmark, metric, english);
-  const units = englishUnits(rows, benchmark, english);
+  const units = opts.units ?? englishUnits(rows, benchmark, english);
   const significant = opts.draws > 0 && units.items.length > 0 ? significantPairs(units, metric, opts.draws, opts.seed) : null;
   const changes: RankChange[] = [];
   const compare = (a: number, b: number, useSignificance: boolean): void => {
