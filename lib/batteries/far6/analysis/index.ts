@@ -20,7 +20,7 @@ export {
   nearestNeighbours,
   selectReadouts,
 } from './identity.js';
-export { comparePairs, pairClass, pairIndices, profileMatrix, weightedMeanAbsDiff, weightedPearson } from './profiles.js';
+export { comparePairs, pairClass, pairIndices, profileMatrix, weightedPearson, weightedPearsonAndMeanAbsDiff } from './profiles.js';
 export type { PairIndex, ProfileMatrix } from './profiles.js';
 export { STUDY_FILES, studyCsvFiles, studySummarySections } from '../report/studyReport.js';
 export { agreementAnalysis, parseAgreementRows, polarityShares, renderAgreementSql, replyDisagreement, runReadingAgreement } from './agreement.js';

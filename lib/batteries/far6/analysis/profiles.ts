@@ -171,20 +171,18 @@ export function weightedPearson(
   w: Float64Array | null,
   minCommon: number,
 ): number | null {
-  const oa = a * n;
-  const ob = b * n;
-  let sw = 0;
-  let sx = 0;
-  let sy = 0;
-  for (let j = 0; j < idx.length; j++) {
-    const k = idx[j] as number;
-    const wk = w === null ? 1 : (w[k] as number);
-    if (wk === 0) continue;
-    sw += wk;
-    sx += wk * (values[oa + k] as number);
-    sy += wk * (values[ob + k] as number);
-  }
-  if (sw < minCommon || sw < 2) return null;
+  weightedPearsonAndMeanAbsDiff(values, n, a, b, idx, w, minCommon, scratch);
+  return Number.isNaN(scratch[0]) ? null : (scratch[0] as number);
+}
+
+/** weightedPearson's buffer: it returns before anything else can use it. */
+const scratch = new Float64Array(2);
+
+/**
+ * The second pass of weightedPearson, from the first pass's weight and sums: r over the
+ * deviations from the weighted means, NaN where either side has no variance.
+ */
+function rFromSums(values: Float64Array, oa: number, ob: number, idx: Int32Array, w: Float64Array | null, sw: number, sx: number, sy: number): number {
   const mx = sx / sw;
   const my = sy / sw;
   let sxx = 0;
@@ -202,16 +200,18 @@ export function weightedPearson(
   }
   const scale = Math.max(1, Math.abs(mx), Math.abs(my));
   const eps = sw * (Number.EPSILON * scale) ** 2;
-  if (sxx <= eps || syy <= eps) return null;
+  if (sxx <= eps || syy <= eps) return Number.NaN;
   const r = sxy / Math.sqrt(sxx * syy);
   return r > 1 ? 1 : r < -1 ? -1 : r;
 }
 
 /**
- * weightedPearson and weightedMeanAbsDiff of the same rows, stories and weights in one pass over the
- * stories where they share one: the story bootstrap asks both of every pair in every draw. Each sum
- * is added in the same order as in the two functions, so the results are theirs bit for bit
- * (`out[0]`: r, `out[1]`: mean |Δ|; NaN where the function gives null).
+ * Weighted Pearson r and weighted mean |a − b| of the same rows, stories and weights, sharing the
+ * first pass over the stories (the story bootstrap asks both of every pair in every draw);
+ * weightedPearson gives r alone. `out[0]`: r, `out[1]`: mean |Δ|; NaN where a statistic has no
+ * value (total weight below `minCommon`; for r also below 2, or either side without variance). r
+ * takes a second pass over the deviations from the means. Positional parameters on purpose: the
+ * bootstrap's inner loop, where an options object per call would allocate millions of times.
  */
 export function weightedPearsonAndMeanAbsDiff(
   values: Float64Array,
@@ -245,55 +245,7 @@ export function weightedPearsonAndMeanAbsDiff(
     out[0] = Number.NaN;
     return;
   }
-  const mx = sx / sw;
-  const my = sy / sw;
-  let sxx = 0;
-  let syy = 0;
-  let sxy = 0;
-  for (let j = 0; j < idx.length; j++) {
-    const k = idx[j] as number;
-    const wk = w === null ? 1 : (w[k] as number);
-    if (wk === 0) continue;
-    const dx = (values[oa + k] as number) - mx;
-    const dy = (values[ob + k] as number) - my;
-    sxx += wk * dx * dx;
-    syy += wk * dy * dy;
-    sxy += wk * dx * dy;
-  }
-  const scale = Math.max(1, Math.abs(mx), Math.abs(my));
-  const eps = sw * (Number.EPSILON * scale) ** 2;
-  if (sxx <= eps || syy <= eps) {
-    out[0] = Number.NaN;
-    return;
-  }
-  const r = sxy / Math.sqrt(sxx * syy);
-  out[0] = r > 1 ? 1 : r < -1 ? -1 : r;
-}
-
-/**
- * Weighted mean |a − b| over `idx`; null when the total weight is below `minCommon`. Same positional
- * parameters as weightedPearson on purpose: both run in the bootstrap's inner loop, where an options
- * object per call would allocate millions of times.
- */
-export function weightedMeanAbsDiff(
-  values: Float64Array,
-  n: number,
-  a: number,
-  b: number,
-  idx: Int32Array,
-  w: Float64Array | null,
-  minCommon: number,
-): number | null {
-  let sw = 0;
-  let sum = 0;
-  for (let j = 0; j < idx.length; j++) {
-    const k = idx[j] as number;
-    const wk = w === null ? 1 : (w[k] as number);
-    if (wk === 0) continue;
-    sw += wk;
-    sum += wk * Math.abs((values[a * n + k] as number) - (values[b * n + k] as number));
-  }
-  return sw < minCommon || sw === 0 ? null : sum / sw;
+  out[0] = rFromSums(values, oa, ob, idx, w, sw, sx, sy);
 }
 
 /**
@@ -303,9 +255,12 @@ export function weightedMeanAbsDiff(
  */
 export function comparePairs(m: ProfileMatrix, minCommonStories: number, pairs: readonly PairIndex[] = pairIndices(m)): ProfilePair[] {
   const n = m.stories.length;
+  const both = new Float64Array(2);
+  const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
   return pairs.map((p): ProfilePair => {
     const ca = m.cells[p.a] as CellKey;
     const cb = m.cells[p.b] as CellKey;
+    weightedPearsonAndMeanAbsDiff(m.s, n, p.a, p.b, p.common, null, minCommonStories, both);
     return {
       readout: m.readout,
       model_a: ca.model,
@@ -314,10 +269,10 @@ export function comparePairs(m: ProfileMatrix, minCommonStories: number, pairs: 
       language_b: cb.language,
       class: p.cls,
       n_common: p.common.length,
-      r: weightedPearson(m.s, n, p.a, p.b, p.common, null, minCommonStories),
+      r: orNull(both[0] as number),
       n_common_residual: p.commonResidual.length,
       residual_r: weightedPearson(m.residual, n, p.a, p.b, p.commonResidual, null, minCommonStories),
-      mean_abs_diff: weightedMeanAbsDiff(m.s, n, p.a, p.b, p.common, null, minCommonStories),
+      mean_abs_diff: orNull(both[1] as number),
     };
   });
 }

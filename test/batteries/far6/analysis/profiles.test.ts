@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparePairs, pairClass, pairIndices, profileMatrix, weightedMeanAbsDiff, weightedPearson, weightedPearsonAndMeanAbsDiff } from '../../../../lib/batteries/far6/analysis/profiles.js';
+import { comparePairs, pairClass, pairIndices, profileMatrix, weightedPearson, weightedPearsonAndMeanAbsDiff } from '../../../../lib/batteries/far6/analysis/profiles.js';
 import { pearson } from '../../../../lib/metrics/stats.js';
 import type { StoryScore } from '../../../../lib/batteries/far6/analysis/types.js';
 
@@ -109,15 +109,52 @@ describe('weighted kernels', () => {
       }
     });
     expect(weightedPearson(values, 10, 0, 1, idx, w, 8)).toBeCloseTo(pearson(xs, ys) as number, 12);
-    expect(weightedMeanAbsDiff(values, 10, 0, 1, idx, w, 8)).toBeCloseTo(absSum / xs.length, 12);
+    const both = new Float64Array(2);
+    weightedPearsonAndMeanAbsDiff(values, 10, 0, 1, idx, w, 8, both);
+    expect(both[1]).toBeCloseTo(absSum / xs.length, 12);
     // The minimum counts stories with their multiplicity: 11 here.
     expect(weightedPearson(values, 10, 0, 1, idx, w, 12)).toBeNull();
   });
 
-  it('give the same values bit for bit one pass at a time (weightedPearsonAndMeanAbsDiff, the bootstrap\'s)', () => {
+  it('give, bit for bit, the two-pass weighted r and the weighted mean |Δ| computed one statistic at a time (weightedPearsonAndMeanAbsDiff, the bootstrap\'s, shares their first pass)', () => {
+    // The textbook computations, each on its own: sums in story order, then deviations from the means.
+    const reference = (values: Float64Array, n: number, a: number, b: number, idx: Int32Array, w: Float64Array | null, minCommon: number) => {
+      const ks = [...idx].filter((k) => (w === null ? 1 : (w[k] as number)) !== 0);
+      const wt = (k: number): number => (w === null ? 1 : (w[k] as number));
+      const x = (k: number): number => values[a * n + k] as number;
+      const y = (k: number): number => values[b * n + k] as number;
+      let sw = 0;
+      let sad = 0;
+      for (const k of ks) {
+        sw += wt(k);
+        sad += wt(k) * Math.abs(x(k) - y(k));
+      }
+      const d = sw < minCommon || sw === 0 ? null : sad / sw;
+      if (sw < minCommon || sw < 2) return { r: null, d };
+      let sx = 0;
+      let sy = 0;
+      for (const k of ks) {
+        sx += wt(k) * x(k);
+        sy += wt(k) * y(k);
+      }
+      const mx = sx / sw;
+      const my = sy / sw;
+      let sxx = 0;
+      let syy = 0;
+      let sxy = 0;
+      for (const k of ks) {
+        sxx += wt(k) * (x(k) - mx) * (x(k) - mx);
+        syy += wt(k) * (y(k) - my) * (y(k) - my);
+        sxy += wt(k) * (x(k) - mx) * (y(k) - my);
+      }
+      const eps = sw * (Number.EPSILON * Math.max(1, Math.abs(mx), Math.abs(my))) ** 2;
+      if (sxx <= eps || syy <= eps) return { r: null, d };
+      const r = sxy / Math.sqrt(sxx * syy);
+      return { r: Math.min(1, Math.max(-1, r)), d };
+    };
     // Seeded draws: bootstrap-like weights with zeros, a subset of stories, every minimum in reach.
     let seed = 7;
-    const rand = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const n = 40;
     const out = new Float64Array(2);
     let nulls = 0;
@@ -125,13 +162,12 @@ describe('weighted kernels', () => {
       const values = Float64Array.from({ length: 3 * n }, () => (t % 17 === 0 ? 0.5 : rand()));
       const idx = Int32Array.from(Array.from({ length: n }, (_, k) => k).filter(() => rand() < 0.8));
       const w = t % 5 === 0 ? null : Float64Array.from({ length: n }, () => Math.floor(rand() * 3));
-      const minCommon = 2 + (t % 40);
-      weightedPearsonAndMeanAbsDiff(values, n, t % 3, (t + 1) % 3, idx, w, minCommon, out);
-      const r = weightedPearson(values, n, t % 3, (t + 1) % 3, idx, w, minCommon);
-      const d = weightedMeanAbsDiff(values, n, t % 3, (t + 1) % 3, idx, w, minCommon);
-      expect(out[0]).toBe(r ?? Number.NaN);
-      expect(out[1]).toBe(d ?? Number.NaN);
-      if (r === null) nulls++;
+      const [a, b, minCommon] = [t % 3, (t + 1) % 3, 2 + (t % 40)];
+      const want = reference(values, n, a, b, idx, w, minCommon);
+      weightedPearsonAndMeanAbsDiff(values, n, a, b, idx, w, minCommon, out);
+      expect([out[0], out[1]]).toEqual([want.r ?? Number.NaN, want.d ?? Number.NaN]);
+      expect(weightedPearson(values, n, a, b, idx, w, minCommon)).toBe(want.r);
+      if (want.r === null) nulls++;
     }
     // Both branches were taken: some pairs had too few stories or no variance, most had an r.
     expect(nulls).toBeGreaterThan(10);
