@@ -36,6 +36,7 @@ import { SondageError } from '../../lib/errors.js';
 import { campaignEntries } from '../../lib/design/campaign.js';
 import { campaignCache } from '../../lib/run/campaignInput.js';
 import { AthenaQueryable } from '../../lib/store/AthenaQueryable.js';
+import { DynamoLedger } from '../../lib/store/DynamoLedger.js';
 import type { FinishedQuery, Value } from '../../lib/store/AthenaQueryable.js';
 import type { AthenaQueryableOptions, AthenaResume } from '../../lib/store/AthenaQueryable.js';
 import { campaignPrefix, isSafeSegment, resultsKey } from '../../lib/store/layout.js';
@@ -65,6 +66,11 @@ export interface ReportDeps {
   readonly store: BlobStore;
   /** Bucket name, for the `Source` line of summary.md. */
   readonly bucket: string;
+  /**
+   * The ledger's record of a provider that reported more usage than its calls reserved (one
+   * GetItem on the budget item), for the spend line of summary.md and report.html.
+   */
+  readonly ledger: { overrunOf(campaign: string): Promise<{ readonly model: string; readonly excessUsd: number } | undefined> };
   /** Local scratch folder (Lambda: /tmp): the uploaded campaign is copied under it. */
   readonly tmpDir: string;
   readonly logger: Logger;
@@ -151,7 +157,7 @@ export function createHandler(deps: ReportDeps) {
     }
     const files: string[] = [];
     const simulated = campaignEntries(ctx.campaign).some((m) => m.provider === 'simulated');
-    for (const [name, content] of ctx.battery.analysis.files(run.results, { campaign, simulated, source: `s3://${deps.bucket}/${campaignPrefix(campaign)}`, spend: awsReportSpend(ctx.campaign, run.spentUsd) })) {
+    for (const [name, content] of ctx.battery.analysis.files(run.results, { campaign, simulated, source: `s3://${deps.bucket}/${campaignPrefix(campaign)}`, spend: awsReportSpend(ctx.campaign, run.spentUsd, await deps.ledger.overrunOf(campaign)) })) {
       const key = resultsKey(campaign, name);
       await deps.store.put(key, content);
       files.push(key);
@@ -193,6 +199,7 @@ export const handler = builtOnFirstCall<ReportOutput | ReportAgain>(() => {
     athena: (resume, files) => new AthenaQueryable({ workgroup, database, resume, ...files, ...REPORT_ATHENA }),
     store: new S3BlobStore({ bucket, clientConfig: s3Endpoint ? { endpoint: s3Endpoint, forcePathStyle: true } : {} }),
     bucket,
+    ledger: new DynamoLedger({ ledgerTable: requiredEnv(ENV.ledgerTable, 'report'), budgetTable: requiredEnv(ENV.budgetTable, 'report') }),
     tmpDir: '/tmp',
     ...powertools('report'),
   });

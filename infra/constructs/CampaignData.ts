@@ -167,6 +167,11 @@ export class CampaignData extends Construct {
     });
   }
 
+  /** The report's one ledger call: DynamoLedger.overrunOf, a GetItem on the budget table. */
+  public grantReadOverrun(grantee: iam.IGrantable): void {
+    this.budget.grant(grantee, 'dynamodb:GetItem');
+  }
+
   /** record-failure's one call: DynamoLedger.recordFailure, an UpdateItem on the ledger table. */
   public grantRecordFailures(grantee: iam.IGrantable): void {
     this.ledger.grant(grantee, 'dynamodb:UpdateItem');

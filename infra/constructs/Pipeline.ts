@@ -141,6 +141,7 @@ export class Pipeline extends Construct {
     // The report reads the uploaded campaign and the Parquet listing, writes its result files, no ledger.
     data.grantReadCampaigns(this.report.fn);
     data.grantWriteResults(this.report.fn);
+    data.grantReadOverrun(this.report.fn);
     data.acknowledgeResultsGrant(this.report);
     // The report runs the rest of the SQL stage on Athena (lib/store/AthenaQueryable.ts).
     analytics.grantQuery(this.report.fn, data.bucket);

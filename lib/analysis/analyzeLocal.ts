@@ -17,6 +17,7 @@ import { LocalBlobStore } from '../store/LocalBlobStore.js';
 import { storedPartitions } from './athena.js';
 import { localSources } from './localSources.js';
 import { checkRepliesCoverLedger } from './storedCoverage.js';
+import { localOverrun } from './localOverrun.js';
 import { simulationTruthFile } from './simulationTruth.js';
 
 export interface LocalAnalysis {
@@ -92,7 +93,12 @@ export async function analyzeLocal(
       await store.put(layout.resultsKey(campaign.name, name), content);
       files.push(name);
     };
-    const spend = { spentUsd: await storedSpend(db, await storedReplies(db, (phase) => tableGlob(dataDir, campaign.name, phase, 'replies'), phases)), capUsd: campaign.budget_usd };
+    const overrun = await localOverrun(dataDir, campaign.name);
+    const spend = {
+      spentUsd: await storedSpend(db, await storedReplies(db, (phase) => tableGlob(dataDir, campaign.name, phase, 'replies'), phases)),
+      capUsd: campaign.budget_usd,
+      ...(overrun ? { overrun } : {}),
+    };
     for (const [name, content] of battery.analysis.files(results, { campaign: campaign.name, simulated, source: `<data folder>/${layout.campaignPrefix(campaign.name)}`, spend })) await out(name, content);
     const truth = simulationTruthFile(ctx);
     if (truth !== undefined) await out(...truth);

@@ -8,6 +8,7 @@ import type { Campaign } from '../design/campaign.js';
 import { campaignEntries } from '../design/campaign.js';
 import { analysisQueryError } from '../query/errors.js';
 import type { Queryable } from '../query/types.js';
+import type { ReportSpend } from '../report/spend.js';
 
 /** The query's name in messages and in the report Lambda's rounds (a battery's queries are named by their .sql file). */
 export const STORED_SPEND_QUERY = 'stored_spend';
@@ -29,8 +30,14 @@ export async function storedSpend(db: Queryable, source: string | undefined): Pr
  * The spend an AWS report shows: the stored replies' cost against the cap, as locally — except
  * for a campaign with a `runs_on: gpu` model, whose GPU jobs settle instance time in the ledger
  * and store its replies at $0 (lib/gpu/instanceTime.ts): there the replies' cost would understate
- * the spend, so the row is left out and `sondage status --aws` gives the ledger's figure.
+ * the spend, so the row is left out and `sondage status --aws` gives the ledger's figure (and any
+ * overrun). Elsewhere `overrun` is the ledger's record of usage past what calls reserved.
  */
-export function awsReportSpend(campaign: Campaign, spentUsd: number): { readonly spentUsd: number; readonly capUsd: number } | undefined {
-  return campaignEntries(campaign).some((m) => m.runs_on === 'gpu') ? undefined : { spentUsd, capUsd: campaign.budget_usd };
+export function awsReportSpend(
+  campaign: Campaign,
+  spentUsd: number,
+  overrun: { readonly model: string; readonly excessUsd: number } | undefined,
+): ReportSpend | undefined {
+  if (campaignEntries(campaign).some((m) => m.runs_on === 'gpu')) return undefined;
+  return { spentUsd, capUsd: campaign.budget_usd, ...(overrun ? { overrun: { model: overrun.model, excessUsd: overrun.excessUsd } } : {}) };
 }

@@ -47,7 +47,9 @@ export { estimatePromptTokens } from '../pricing/pricing.js';
 // ── Report blocks: CSV, Markdown, and the HTML shell, tables and charts every report shares ──────
 export { toCsv, csvField, formatCsvValue } from '../report/csv.js';
 export { mdTable, fmtNumber } from '../report/markdown.js';
-export { renderReportPage, reportFigure, reportSectionHtml, spendText } from '../report/html/shell.js';
+export { renderReportPage, reportFigure, reportSectionHtml } from '../report/html/shell.js';
+export { spendMarkdown, spendText, spendWarning } from '../report/spend.js';
+export type { ReportSpend } from '../report/spend.js';
 export type { ReportContent, ReportSection } from '../report/html/shell.js';
 export { htmlTable, tableDetails } from '../report/html/table.js';
 export { escapeHtml, slug } from '../report/html/escape.js';

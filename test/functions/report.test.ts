@@ -83,6 +83,9 @@ function contextWith(remainingMs = 600_000): Context {
 /** The first round's payload as infra/constructs/Pipeline.ts sends it. */
 const firstRound = { maxRounds: REPORT_ROUNDS.maxRounds, progress: { round: 0, queries: {} } };
 
+/** The ledger's overrun records by campaign (DynamoLedger.overrunOf reads the budget item). */
+const overruns = new Map<string, { model: string; excessUsd: number }>();
+
 /** Each poll's wait takes `pollMs` of the fake clock (default: none). */
 function handlerFor(pollMs = 0) {
   const { logger, metrics, logs } = collectingPowertools({ logLevel: 'INFO' });
@@ -100,6 +103,7 @@ function handlerFor(pollMs = 0) {
       }),
     store,
     bucket: BUCKET,
+    ledger: { overrunOf: async (campaign) => overruns.get(campaign) },
     tmpDir: dir,
     logger,
     metrics,
@@ -219,6 +223,24 @@ describe('report handler', () => {
     expect(written).toContain(`"round":${answers.length}`);
     // The files are the local run's, as in one uninterrupted round.
     expect(await expectLocalFiles(last)).toEqual(expect.arrayContaining(['story_scores.csv', 'summary.md']));
+  });
+
+  it('says in summary.md and report.html how far spend went past the cap and which model did it, from the ledger\'s overrun record', async () => {
+    // prepare: a provider reported more usage than its calls reserved; the worker recorded it on the budget item
+    const queryExecutionId = await sqlStep(far6.analysis.firstQuery(athenaSources(DATABASE, 'far6', CAMPAIGN, ['alpha', 'beta'], undefined, ['en', 'de'])));
+    overruns.set(CAMPAIGN, { model: 'openai/gpt-x', excessUsd: 0.25 });
+    try {
+      // act
+      const out = await handlerFor().handler({ campaign: CAMPAIGN, queryExecutionId, ...firstRound }, contextWith());
+      // assess: the warning sits under the spend line; the rest of the file is the local run's
+      if (!isDone(out)) throw new Error(`expected the report written, got ${JSON.stringify(out)}`);
+      const warning = /(PAST THE CAP by \$[\d.]+|OVERRUN): openai\/gpt-x reported usage \$0\.25 past what its calls reserved/;
+      const summary = await text(`${out.resultsPrefix}summary.md`);
+      expect(summary).toMatch(new RegExp(`\\nSpend: \\$[\\d.]+ of the \\$\\d+ cap \\([\\d.]+ %\\)\\n\\n> \\*\\*${warning.source}`));
+      expect(await text(`${out.resultsPrefix}report.html`)).toMatch(new RegExp(`<p class="notice" role="note"><strong>${warning.source}`));
+    } finally {
+      overruns.clear();
+    }
   });
 
   it('stops the query still running and fails naming it at the last round, writing nothing', async () => {

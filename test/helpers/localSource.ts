@@ -12,10 +12,11 @@ export function asRemote(local: string, campaign: string, s3Source: string): str
 }
 
 /**
- * A local result file without report.html's spend row: what an AWS report of a campaign with a
+ * A local result file without its spend (report.html's row, summary.md's line and any warning
+ * under it): what an AWS report of a campaign with a
  * `runs_on: gpu` model shows, since its GPU jobs charge instance time, not replies
  * (lib/analysis/storedSpend.ts awsReportSpend).
  */
-export function withoutSpendRow(local: string): string {
-  return local.replace(/<div><dt>Spend<\/dt><dd>[^<]*<\/dd><\/div>/, '');
+export function withoutSpend(local: string): string {
+  return local.replace(/<div><dt>Spend<\/dt><dd>[^<]*<\/dd><\/div>/, '').replace(/\n\nSpend: [^\n]*(\n\n> \*\*[^\n]*\*\*)?/, '');
 }

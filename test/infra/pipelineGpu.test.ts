@@ -34,7 +34,7 @@ import { exampleCampaign } from '../helpers/pipeline/campaignFiles.js';
 import { expectEveryItemOnce } from '../helpers/pipeline/expectEveryItemOnce.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
-import { asRemote, withoutSpendRow } from '../helpers/localSource.js';
+import { asRemote, withoutSpend } from '../helpers/localSource.js';
 
 const CAMPAIGN = 'pipe-gpu';
 const GPU_CONTEXT = { [CONTEXT.gpu]: 'true', [CONTEXT.gpuInstanceTypes]: 'g5.xlarge', [CONTEXT.gpuImage]: 'sha256:' + 'ab'.repeat(32) };
@@ -173,7 +173,7 @@ async function expectIntact(pipeline: Pipeline, runs: readonly ExecutionRecord[]
   // The AWS report leaves the spend row out: the GPU jobs charge instance time, not replies.
   expect(localResults.get('report.html')).toMatch(/<dt>Spend<\/dt>/);
   expect(results.get('report.html')).not.toMatch(/<dt>Spend<\/dt>/);
-  for (const [name, text] of results) expect(text === asRemote(withoutSpendRow(localResults.get(name)!), CAMPAIGN, source), `${name} differs from the local run's`).toBe(true);
+  for (const [name, text] of results) expect(text === asRemote(withoutSpend(localResults.get(name)!), CAMPAIGN, source), `${name} differs from the local run's`).toBe(true);
 }
 
 /** The GPU jobs the plan asked for, as the state machine submitted them. */

@@ -5,7 +5,7 @@
  * may load nothing.
  */
 import { describe, expect, it } from 'vitest';
-import { renderReportPage, reportFigure, spendText } from '../../lib/api/battery.js';
+import { renderReportPage, reportFigure, spendMarkdown, spendText, spendWarning } from '../../lib/api/battery.js';
 import { htmlTable, tableDetails } from '../../lib/api/battery.js';
 import type { ReportContent } from '../../lib/api/battery.js';
 
@@ -59,6 +59,21 @@ describe('the report shell', () => {
     expect(renderReportPage(content, { campaign: 'x' })).not.toContain('<dt>Spend</dt>');
     expect(spendText(undefined)).toBeUndefined();
     expect(spendText({ spentUsd: 2.5, capUsd: 2 })).toBe('$2.5 of the $2 cap (125.0 %)');
+  });
+
+  it('warns where spend passed the cap or a provider reported more than its calls reserved, naming the model', () => {
+    expect(spendWarning({ spentUsd: 1.5, capUsd: 2 })).toBeUndefined();
+    expect(spendMarkdown({ spentUsd: 1.5, capUsd: 2 })).toEqual(['Spend: $1.5 of the $2 cap (75.0 %)']);
+    expect(spendMarkdown(undefined)).toEqual([]);
+    const past = { spentUsd: 2.5, capUsd: 2, overrun: { model: 'openai/gpt-x', excessUsd: 0.75 } };
+    expect(spendWarning(past)).toBe('PAST THE CAP by $0.5: openai/gpt-x reported usage $0.75 past what its calls reserved');
+    expect(spendMarkdown(past)).toEqual(['Spend: $2.5 of the $2 cap (125.0 %)', '> **PAST THE CAP by $0.5: openai/gpt-x reported usage $0.75 past what its calls reserved**']);
+    // An overrun that the cap's headroom absorbed is still named; spend past the cap with no ledger record too.
+    expect(spendWarning({ spentUsd: 1, capUsd: 2, overrun: { model: 'm', excessUsd: 0.1 } })).toBe('OVERRUN: m reported usage $0.1 past what its calls reserved (spend stayed within the cap)');
+    expect(spendWarning({ spentUsd: 2.25, capUsd: 2 })).toBe('PAST THE CAP by $0.25');
+    const html = renderReportPage(content, { campaign: 'x', spend: past });
+    expect(html).toContain('<p class="notice" role="note"><strong>PAST THE CAP by $0.5: openai/gpt-x reported usage $0.75 past what its calls reserved.</strong>');
+    expect(renderReportPage(content, { campaign: 'x', spend: { spentUsd: 1, capUsd: 2 } })).not.toContain('PAST THE CAP');
   });
 
   it('links every section from the navigation and cites the paper beside its title and under each figure', () => {

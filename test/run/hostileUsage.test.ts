@@ -11,7 +11,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { EmbeddedLedger } from '../../lib/store/index.js';
+import { EmbeddedLedger, layout } from '../../lib/store/index.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { overrunLines } from '../../lib/cli/commands/run.js';
 import { runMain } from '../helpers/cli.js';
@@ -79,6 +79,13 @@ describe('spend under providers that count generously', () => {
     expect(status.stdout).toMatch(/PAST THE CAP by \$\d+\.\d+: openai-compatible\/qwen3-8b reported more usage than its calls reserved/);
     expect(status.stdout).toMatch(/OVERRUN: openai-compatible\/qwen3-8b reported usage \$\d+\.\d+ past what its calls reserved .*the run started no call after it/);
     expect(lines.at(-1)).toBe(`spend is $${(budget.spent_usd + budget.possibly_billed_usd + budget.orphaned_usd - budget.cap_usd).toFixed(4)} past the cap of $5`);
+    // The analysis of what was collected says it too, in summary.md and in report.html's header.
+    const analyzed = await runMain(['analyze', file]);
+    expect(analyzed.code).toBe(0);
+    const results = (name: string) => readFile(path.join(summary.dataDir, layout.resultsKey(summary.campaign, name)), 'utf8');
+    const warning = /PAST THE CAP by \$\d+(\.\d+)?: openai-compatible\/qwen3-8b reported usage \$\d+(\.\d+)? past what its calls reserved/;
+    expect(await results('summary.md')).toMatch(new RegExp(`Spend: \\$[\\d.]+ of the \\$5 cap \\(\\d+\\.\\d %\\)\n\n> \\*\\*${warning.source}\\*\\*`));
+    expect(await results('report.html')).toMatch(new RegExp(`<p class="notice" role="note"><strong>${warning.source}\\.</strong>`));
   });
 });
 

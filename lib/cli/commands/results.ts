@@ -86,7 +86,9 @@ export async function resultsCommand(args: ResultsArgs, options: ResultsOptions 
   if (out !== undefined) {
     const source = `s3://${names.bucket}/${campaignPrefix(campaign)}`;
     const simulated = campaignEntries(ctx.campaign).some((m) => m.provider === 'simulated');
-    for (const [name, content] of battery.analysis.files(run.results, { campaign, simulated, source, spend: awsReportSpend(ctx.campaign, run.spentUsd) })) {
+    // The ledger is not read here (the command needs only the analytics stack's names): an overrun,
+    // if any, is in `sondage status --aws` and in the report step's summary.md.
+    for (const [name, content] of battery.analysis.files(run.results, { campaign, simulated, source, spend: awsReportSpend(ctx.campaign, run.spentUsd, undefined) })) {
       const file = path.join(out, ...name.split('/'));
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, content);

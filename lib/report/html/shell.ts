@@ -8,6 +8,8 @@
 import { escapeHtml as esc } from './escape.js';
 import { REPORT_CSS, REPORT_JS } from './page.js';
 import { tableDetails } from './table.js';
+import { spendText, spendWarning } from '../spend.js';
+import type { ReportSpend } from '../spend.js';
 import type { TableSpec } from './types.js';
 
 /**
@@ -21,7 +23,7 @@ export interface ReportMeta {
   readonly source?: string;
   readonly generatedAt?: string;
   /** The cost of every stored reply against the campaign's cap; absent where no cap applies. */
-  readonly spend?: { readonly spentUsd: number; readonly capUsd: number };
+  readonly spend?: ReportSpend;
 }
 
 /** Nothing may be loaded: styles and the sorting script are inline, charts are inline SVG. */
@@ -66,18 +68,6 @@ export interface ReportContent {
 
 const DEFAULT_SIMULATED_NOTE = 'Every reply comes from the simulated provider: the numbers check the pipeline; they describe no real model.';
 
-/** Dollars with up to four decimals, as `status` prints them: `$0.0123`, `$5`. */
-function usd(x: number): string {
-  return `$${Number(x.toFixed(4))}`;
-}
-
-/** "$0.0123 of the $5 cap (0.2 %)", or what is known of it. */
-export function spendText(spend: ReportMeta['spend']): string | undefined {
-  if (!spend) return undefined;
-  const share = spend.capUsd > 0 ? ` (${((spend.spentUsd / spend.capUsd) * 100).toFixed(1)} %)` : '';
-  return `${usd(spend.spentUsd)} of the ${usd(spend.capUsd)} cap${share}`;
-}
-
 /**
  * A section's HTML, as the shell places it; `renderReportPage` calls it for each section.
  * @example reportSectionHtml({ id: 'overview', title: 'Overview', cite: 'Table 2', body: ['<p>…</p>'] })
@@ -120,9 +110,11 @@ export function renderReportPage(content: ReportContent, meta: ReportMeta): stri
   const simulated = meta.simulated === true || content.simulated;
   const sections = [...content.sections, filesSection(content.files)];
   const spend = spendText(meta.spend);
+  const spendAlarm = spendWarning(meta.spend);
   const header = [
     `<header><h1>${esc(`${content.study}: ${meta.campaign}`)}${simulated ? ' <span class="badge">SIMULATED</span>' : ''}</h1>`,
     simulated ? `<p class="notice" role="note"><strong>Simulated data.</strong> ${esc(content.simulatedNote ?? DEFAULT_SIMULATED_NOTE)}</p>` : '',
+    spendAlarm ? `<p class="notice" role="note"><strong>${esc(spendAlarm)}.</strong> See docs/budget.md, “A provider that reports more than was reserved”.</p>` : '',
     ...(content.notices ?? []).map((n) => `<p class="notice" role="note">${esc(n)}</p>`),
     content.paper ? `<p>After <cite>${esc(content.paper)}</cite>.</p>` : '',
     '<h2 id="run">What was run</h2>',

@@ -238,6 +238,7 @@ export class LambdaFleet {
             new AthenaQueryable({ workgroup: names.athenaWorkgroup, database: names.glueDatabase, client, pollInitialMs: 1, pollMaxMs: 5, sleep: (ms) => this.clock.sleep(ms), resume, ...files, ...REPORT_ATHENA }),
           store: new S3BlobStore({ bucket: names.bucket, clientConfig: { endpoint: this.standIns.s3.url, forcePathStyle: true } }),
           bucket: names.bucket,
+          ledger: new DynamoLedger({ ledgerTable: names.ledgerTable, budgetTable: names.budgetTable, clientConfig: { endpoint: this.standIns.dynamo.url } }),
           tmpDir,
           logger,
           metrics,

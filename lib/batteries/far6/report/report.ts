@@ -2,7 +2,7 @@
  * Result tables and the summary of a FAR-6 analysis (Same Judgment, Different Yes §4 Figure 2a, §6 Table 4): CSV for
  * machines, summary.md and report.html for people, and a short console table.
  */
-import { fmtNumber, mdTable, toCsv } from '../../../api/battery.js';
+import { fmtNumber, mdTable, spendMarkdown, toCsv } from '../../../api/battery.js';
 import { HEADLINE_PAIRS, matchesReadout as matches } from './html/headline.js';
 import { renderReportHtml } from './html/renderReport.js';
 import { REPLIES_READ_HEADER, repliesReadRows } from './repliesRead.js';
@@ -101,7 +101,7 @@ export function summaryMarkdown(results: AnalysisResults, meta: ReportMeta): str
     `- Readouts with story scores: ${readouts.length ? readouts.map((r) => `\`${r}\``).join(', ') : 'none'}`,
     `- Estimation as in Same Judgment, Different Yes "Estimation steps": shares per item over decisive replies (repeats pooled), orders equally weighted, both keyings required, s and b averaged over concept pairs; profiles compared on ≥ ${results.minCommonStories} common stories.`,
   ].filter((l): l is string => l !== null);
-  parts.push('## What was run', run.join('\n'));
+  parts.push('## What was run', run.join('\n'), ...spendMarkdown(meta.spend));
 
   const repliesRead = repliesReadRows(results.cellSummary);
   if (repliesRead.length > 0) parts.push('## Replies read', mdTable([...REPLIES_READ_HEADER], repliesRead));

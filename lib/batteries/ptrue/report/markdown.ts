@@ -2,7 +2,7 @@
  * summary.md: the headline tables of Disentangling Question, Response, and Verifier Languages (Table 2 overview, Table 4 regimes, Figure 2 axis
  * spans, §6.3 shares, App. E rank changes), labelled simulated when the rows are.
  */
-import { fmtNumber, mdTable, readoutWarning } from '../../../api/battery.js';
+import { fmtNumber, mdTable, readoutWarning, spendMarkdown } from '../../../api/battery.js';
 import type { ReportMeta } from '../../../api/battery.js';
 import type { PtrueResults } from '../analysis/analyzeRows.js';
 import { cellMeans } from '../analysis/cells.js';
@@ -14,6 +14,7 @@ export function summaryMarkdown(r: PtrueResults, meta: ReportMeta): string {
   out.push(`# P(True): question, response and verifier languages — ${meta.campaign}`);
   if (r.simulated) out.push('', '> **SIMULATED** — every reply comes from simulated models; the numbers test the pipeline, not any model.');
   if (meta.source) out.push('', `Source: \`${meta.source}\``);
+  for (const line of spendMarkdown(meta.spend)) out.push('', line);
   out.push('', `${r.models.length} model(s), ${r.benchmarks.length} benchmark(s), ${r.rows} item rows (model × base item × q × r × v).`);
   const unread = readoutWarning(r.readout);
   if (unread !== undefined) out.push('', `> **${unread}**`);

@@ -3,7 +3,7 @@
  * category, Table 3 by language, Figure 3's precision / recall / F1, §6.6's lowest cells) and
  * step 1's agreement with the annotation. Percentages with two decimals, "–" for undefined.
  */
-import { mdTable } from '../../../api/battery.js';
+import { mdTable, spendMarkdown } from '../../../api/battery.js';
 import type { ReportMeta } from '../../../api/battery.js';
 import type { XvalueResults } from '../analysis/types.js';
 import { CHECKPOINTS, STRATEGIES, type Strategy } from '../types.js';
@@ -86,6 +86,7 @@ export function xvalueSummaryMarkdown(r: XvalueResults, meta: ReportMeta): strin
     `# X-Value results: ${meta.campaign}${simulated ? ' (SIMULATED)' : ''}`,
     ...(simulated ? ['> These results rest on simulated judges, not on real models.'] : []),
     ...(meta.source ? [`Source: ${meta.source}`] : []),
+    ...spendMarkdown(meta.spend),
     'Shares in %. Acc0: accuracy on values-appropriate pairs; Acc1: on values-inappropriate pairs. avg., std. and range are taken over the category (or language) accuracies; std. is the population standard deviation, as in Towards Cross-lingual Values Judgment. An invalid (unreadable) verdict counts as wrong; a missing one (no reply) is left out. "–": undefined (e.g. Acc1 of a language with no inappropriate pair, F1 with nothing to find and nothing flagged).',
     ...byStrategy('## Overall and by category (Towards Cross-lingual Values Judgment Table 2)', overallTable, r),
     ...byStrategy('## By language (Towards Cross-lingual Values Judgment Table 3)', languageTable, r),

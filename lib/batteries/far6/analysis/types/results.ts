@@ -9,6 +9,7 @@ import type { HabitResults } from './habits.js';
 import type { IdentityResults } from './identity.js';
 import type { JudgeAuditResults } from './judgeAudit.js';
 import type { CellSummaryRow, ReplyTotalsRow } from './sqlRows.js';
+import type { ReportSpend } from '../../../../api/battery.js';
 
 export interface AnalysisResults extends EstimateResults {
   readonly cellSummary: readonly CellSummaryRow[];
@@ -40,4 +41,6 @@ export interface ReportMeta {
   readonly generatedAt?: string;
   /** Where the data came from (a directory, an S3 prefix), for the summary. */
   readonly source?: string;
+  /** The stored replies' cost against the cap, and any overrun the ledger recorded; absent where no cap applies. */
+  readonly spend?: ReportSpend;
 }
