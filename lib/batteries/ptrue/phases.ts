@@ -6,7 +6,7 @@
 import { approximateTokens, approximateTokensOf } from '../../api/battery.js';
 import type { PartitionContext, PhaseEstimate, PhaseSpec, PromptItem } from '../../api/battery.js';
 import { expandGenerate, expandJudge, expandVerify, isJudged, type ExpandContext } from './expand.js';
-import type { PtruePlan } from './plan.js';
+import type { ModelProbe, PtruePlan } from './plan.js';
 import { readGenerate, readJudge, readVerify } from './read/readers.js';
 import { PHASES, type PtrueItem } from './types.js';
 
@@ -19,26 +19,49 @@ const EXPECTED_JUDGE_TOKENS = 120;
 const ctxOf = (p: PartitionContext): ExpandContext => ({ campaign: p.campaign.name, subject: p.subject.id, answerer: p.answerer, language: p.language });
 const asPtrue = (items: readonly PromptItem[]): readonly PtrueItem[] => items as readonly PtrueItem[];
 
+/** How a dependent phase's calls are counted before its sources' replies exist. */
+interface DependentCalls {
+  /** Calls per source item (six verifier copies; one judge call). */
+  readonly copies: number;
+  /** Prompt tokens the phase's template adds to the question and the reply. */
+  readonly extraPrompt: number;
+  /** Expected output tokens a call. */
+  readonly outputTokens: number;
+  /** The longest a source reply can be: its max_tokens. */
+  readonly maxReplyTokens: number;
+  /**
+   * The candidates scored beside each call by vLLM's `prompt_logprobs` method: one request each,
+   * the call's prompt and the candidate in, one token out — paid like the call itself
+   * (lib/run/cost.ts `itemMaxCost` reserves them too). None for other methods.
+   */
+  readonly scoring?: readonly string[];
+}
+
 /** Counts and tokens of a dependent phase before its sources' replies exist: each source reply is taken at its expected length. */
-function estimateFrom(
-  sources: readonly PtrueItem[],
-  copies: number,
-  extraPrompt: number,
-  outputTokens: number,
-  maxInputTokens: (g: PtrueItem) => number,
-): PhaseEstimate {
+function estimateFrom(sources: readonly PtrueItem[], calls: DependentCalls): PhaseEstimate {
+  const { copies, extraPrompt, outputTokens, maxReplyTokens } = calls;
+  const scoring = calls.scoring ?? [];
+  // Every request of a call reads its prompt; a scoring request reads its candidate too.
+  const requests = 1 + scoring.length;
+  const candidateTokens = scoring.reduce((sum, c) => sum + approximateTokens(c), 0);
   let inputTokens = 0;
   let maxIn = 0;
   for (const g of sources) {
     const question = approximateTokensOf(g.messages);
     // A reply is never longer than the most it may be: with max_tokens below the expected length
     // the estimate took more than the maximum, and the plan showed "est." above "max".
-    const most = maxInputTokens(g);
-    inputTokens += copies * (question + Math.min(EXPECTED_REPLY_TOKENS[g.factors.kind], most) + extraPrompt);
-    maxIn += copies * (question + most + extraPrompt);
+    inputTokens += copies * (requests * (question + Math.min(EXPECTED_REPLY_TOKENS[g.factors.kind], maxReplyTokens) + extraPrompt) + candidateTokens);
+    maxIn += copies * (requests * (question + maxReplyTokens + extraPrompt) + candidateTokens);
   }
   const items = sources.length * copies;
-  return { items, inputTokens, outputTokens: items * outputTokens, maxInputTokens: maxIn, maxOutputTokens: items * outputTokens };
+  const output = items * (outputTokens + scoring.length);
+  return { items, inputTokens, outputTokens: output, maxInputTokens: maxIn, maxOutputTokens: output };
+}
+
+/** The candidates a model's verify call scores in requests of their own (vLLM's `prompt_logprobs`); none otherwise. */
+function scoredCandidates(probe: ModelProbe | undefined): readonly string[] {
+  const candidates = probe?.settings.candidate_logprobs;
+  return candidates?.method === 'prompt_logprobs' ? Object.keys(candidates.tokens) : [];
 }
 
 /** The phases of a campaign: generate and verify always, judge when the campaign gives the judge role. */
@@ -62,7 +85,14 @@ export function ptruePhases(plan: PtruePlan): PhaseSpec[] {
     settings: { temperature: 0, max_tokens: 1, logprobs: true },
     expand: (p, up) => expandVerify(plan, ctxOf(p), asPtrue(p.items(PHASES.generate)), (id) => up.reply(PHASES.generate, id)),
     read: (item, reply) => readVerify(item as PtrueItem, reply),
-    estimate: (p) => estimateFrom(asPtrue(p.items(PHASES.generate)), plan.verifierLanguages.length, verifyOverhead, 1, () => plan.maxTokens),
+    estimate: (p) =>
+      estimateFrom(asPtrue(p.items(PHASES.generate)), {
+        copies: plan.verifierLanguages.length,
+        extraPrompt: verifyOverhead,
+        outputTokens: 1,
+        maxReplyTokens: plan.maxTokens,
+        scoring: scoredCandidates(plan.probes[p.subject.id]),
+      }),
     consumes: () => true,
   };
   if (!plan.hasJudge) return [generate, verify];
@@ -80,10 +110,7 @@ export function ptruePhases(plan: PtruePlan): PhaseSpec[] {
     estimate: (p) =>
       estimateFrom(
         asPtrue(p.items(PHASES.generate)).filter((g) => isJudged(plan, g)),
-        1,
-        judgeOverhead,
-        EXPECTED_JUDGE_TOKENS,
-        () => plan.maxTokens,
+        { copies: 1, extraPrompt: judgeOverhead, outputTokens: EXPECTED_JUDGE_TOKENS, maxReplyTokens: plan.maxTokens },
       ),
     consumes: (source) => isJudged(plan, source as PtrueItem),
   };

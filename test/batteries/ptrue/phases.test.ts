@@ -78,6 +78,26 @@ describe('verify expansion (§3.5)', () => {
   });
 });
 
+describe('verify estimate with vLLM\'s prompt_logprobs method', () => {
+  it('counts one scoring request per candidate beside each call: the prompt again and the candidate in, one token out', async () => {
+    const plan = await testPlan(items, ['alpha']);
+    const g = expandGenerate(plan, ctx('en'));
+    const alpha = plan.probes['alpha']!;
+    const tokens = { ' True': 3007, ' False': 3557 };
+    const scored = { ...plan, probes: { alpha: { ...alpha, settings: { ...alpha.settings, candidate_logprobs: { tokens, method: 'prompt_logprobs' as const } } } } };
+    const one = ptruePhases(plan)[1]!.estimate!(partition('en', 'alpha', g));
+    const three = ptruePhases(scored)[1]!.estimate!(partition('en', 'alpha', g));
+    // Each candidate is a few tokens by the per-script estimate; what matters is the factor on the prompt.
+    const candidates = one.items * 2;
+    expect(three.items).toBe(one.items);
+    expect(three.inputTokens).toBeGreaterThanOrEqual(3 * one.inputTokens + candidates);
+    expect(three.inputTokens).toBeLessThanOrEqual(3 * one.inputTokens + 4 * candidates);
+    expect(three.maxInputTokens - 3 * one.maxInputTokens).toBe(three.inputTokens - 3 * one.inputTokens);
+    expect(three.outputTokens).toBe(3 * one.outputTokens);
+    expect(three.maxOutputTokens).toBe(three.outputTokens);
+  });
+});
+
 describe('probes per model', () => {
   const design = ptrueDesignSchema.parse({ items: 'x.jsonl' }).probe;
   const model = (id: string, provider: string, name = id): ModelRef => ({ id, provider, model: name, settings: {} });
