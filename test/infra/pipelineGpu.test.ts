@@ -21,6 +21,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT, ENV, GPU_ENV, gpuQueueKey } from '../../lib/config/index.js';
 import type { GpuJob } from '../../lib/config/pipeline.js';
 import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
+import { instanceCharge } from '../../lib/gpu/instanceTime.js';
 import { priceIn } from '../../lib/run/context.js';
 import type { RunContext } from '../../lib/run/context.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
@@ -68,7 +69,7 @@ beforeAll(async () => {
   // The P(True) demo cut down: two languages, two verifier languages, a few items; alpha simulated
   // on Lambda, Qwen3-8B on a g5.xlarge (at base_url for `sondage run`; on AWS its job serves it).
   // generate at 0.002 prompts/s, about seven prompts a shard-hour: that wave's GPU job is an array of
-  // several children; verify at 1 prompt/s: one shard-hour holds them all, a plain job.
+  // several children; verify at 20 prompts/s: one shard-hour holds them all, a plain job.
   file = await exampleCampaign(dir, 'ptrue', CAMPAIGN, ['items.jsonl'], (doc) => {
     doc['budget_usd'] = 20;
     doc.design['languages'] = ['en', 'fr'];
@@ -83,7 +84,7 @@ beforeAll(async () => {
         model: 'Qwen/Qwen3-8B',
         base_url: `http://127.0.0.1:${port}/v1`,
         runs_on: 'gpu',
-        gpu: { instance_type: 'g5.xlarge', weights_prefix: WEIGHTS, prompts_per_second: { generate: 0.002, verify: 1 }, in_flight: 2, startup_timeout_s: 30 },
+        gpu: { instance_type: 'g5.xlarge', weights_prefix: WEIGHTS, prompts_per_second: { generate: 0.002, verify: 20 }, in_flight: 2, startup_timeout_s: 30 },
       },
     ];
   });
@@ -220,6 +221,40 @@ describe('the GPU route through the synthesized state machine', () => {
     const lambdaShards = pipeline.fleet.of('worker').flatMap((i) => (i.payload as { Items: { phase: string; model: string }[] }).Items);
     expect(new Set(lambdaShards.filter((s) => s.model === 'qwen').map((s) => s.phase))).toEqual(new Set(['judge']));
     expect(new Set(lambdaShards.filter((s) => s.model === 'alpha').map((s) => s.phase))).toEqual(new Set(['generate', 'verify', 'judge']));
+    await expectIntact(pipeline, [run]);
+  });
+
+  it('a GPU job slower than its declared prompts/s is charged its measured instance time, not the per-prompt assumption; spend ≤ cap', async () => {
+    const pipeline = await deploy();
+    // arrange: the verify job's vLLM answers each call after 300 ms, two in flight: about 6.7
+    // prompts/s where the campaign declares 20
+    let generateJob: string | undefined;
+    pipeline.gpu!.vllmEnv = (a) => {
+      generateJob ??= a.jobName;
+      return a.jobName === generateJob ? undefined : { FAKE_VLLM_LATENCY_MS: '300' };
+    };
+    // act
+    const run = await pipeline.execute({ campaign: CAMPAIGN });
+    // assess: the verify job ran as slowly as its server made it …
+    expect(run.result).toMatchObject({ status: 'SUCCEEDED' });
+    const verify = submitted(pipeline)[1]!;
+    expect(verify.state).toBe('GpuSingleJob');
+    const shards = JSON.parse(Buffer.from((await pipeline.store.get(verify.env[GPU_ENV.manifestKey]!))!).toString('utf8')) as { start: number; end: number }[][];
+    const prompts = shards.flat().reduce((n, sh) => n + sh.end - sh.start, 0);
+    expect(prompts).toBeGreaterThan(4);
+    const span = pipeline.gpu!.spans.at(-1)!;
+    expect(span.jobName).toBe(verify.parameters.JobName);
+    const containerSeconds = (span.endedAtMs - span.startedAtMs) / 1000;
+    expect(containerSeconds).toBeGreaterThanOrEqual((prompts * 0.3) / 2);
+    // … and was charged at least that time on the whole instance, where per prompt it would have
+    // been charged prompts / 20 s of it
+    const settled = pipeline.gpu!.logs.map((l) => JSON.parse(l) as { message: string; usd?: number; seconds?: number }).filter((l) => l.message === 'GPU instance time settled');
+    const last = settled.at(-1)!;
+    const gpu = { instance_type: 'g5.xlarge', capacity: 'spot' as const };
+    expect(last.seconds!).toBeGreaterThanOrEqual(Math.floor(containerSeconds));
+    expect(last.usd!).toBeGreaterThanOrEqual(instanceCharge(gpu, containerSeconds).usd);
+    expect(containerSeconds).toBeGreaterThan(2 * (prompts / 20));
+    // The ledger counts it: spend is the API replies plus every settled GPU attempt, within the cap.
     await expectIntact(pipeline, [run]);
   });
 

@@ -51,6 +51,8 @@ export class GpuBatchFleet {
   readonly submissions: GpuSubmission[] = [];
   /** The jobs' log lines (JSON, as the container writes them to CloudWatch). */
   readonly logs: string[] = [];
+  /** When each attempt's container ran (epoch ms), in the order they ran. */
+  readonly spans: (GpuAttempt & { readonly startedAtMs: number; readonly endedAtMs: number })[] = [];
   /** Extra variables for one attempt's environment (read by the fake vLLM), or none. */
   vllmEnv: ((a: GpuAttempt) => Record<string, string> | undefined) | undefined;
   private lock: Promise<unknown> = Promise.resolve();
@@ -140,10 +142,12 @@ export class GpuBatchFleet {
     };
     const saved = new Map(Object.keys(env).map((k) => [k, process.env[k]]));
     Object.assign(process.env, env);
+    const startedAtMs = Date.now();
     try {
       // The container starts now: its instance time is measured from here.
-      return await runGpuJobFromEnv(log, Date.now(), () => (Date.now() - this.bootedAtMs) / 1000);
+      return await runGpuJobFromEnv(log, startedAtMs, () => (Date.now() - this.bootedAtMs) / 1000);
     } finally {
+      this.spans.push({ ...a, startedAtMs, endedAtMs: Date.now() });
       for (const [k, v] of saved) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
