@@ -53,10 +53,7 @@ describe('spend under providers that count generously', () => {
     }
   }
 
-  it.each([
-    ['one token per character', perCharacter],
-    ['every UTF-8 byte a token, with OpenAI overhead', perByte],
-  ])('%s: stops at the cap, and spend never passes it', async (_name, prompt) => {
+  it.each(PROVIDERS_THAT_COUNT_GENEROUSLY)('%s: stops at the cap, and spend never passes it', async (_name, prompt) => {
     const { summary, budget, calls } = await run(counting(prompt), 0.5);
     expect(calls).toBeGreaterThan(30);
     expect(summary.stopped).toBe('budget');
@@ -89,49 +86,99 @@ describe('spend under providers that count generously', () => {
   });
 });
 
-// FAR-6 has no Hindi; P(True) does (Devanagari: three UTF-8 bytes a character, the script the
-// per-script estimate misses most). No built-in battery has Thai: its bound is checked against
-// byte and character counts in itemMaxCost.test.ts.
-describe('spend under providers that count generously, P(True) in Hindi, Japanese and Korean', () => {
-  let close: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await close?.();
+/** A built-in example run against the counting server at concurrency 256 with a $0.5 cap: what it spent and what it asked. */
+async function runExample(
+  example: string,
+  prompt: (b: Body) => number,
+  edit: (doc: Record<string, unknown> & { design: Record<string, unknown> }, dir: string) => Promise<void>,
+): Promise<{ summary: Awaited<ReturnType<typeof runCampaign>>; budget: Awaited<ReturnType<EmbeddedLedger['budget']>>; bodies: string[]; close: () => Promise<void> }> {
+  const server = await startWireServer([{ from: counting(prompt) }]);
+  const tmp = await tempDir('hostile-example');
+  const close = async () => {
+    await server.close();
+    await tmp.cleanup();
     delete process.env[WIRE_KEY_ENV];
-  });
-
-  it.each([
-    ['one token per character', perCharacter],
-    ['every UTF-8 byte a token, with OpenAI overhead', perByte],
-  ])('%s at concurrency 256: spend never passes the cap', async (_name, prompt) => {
-    const server = await startWireServer([{ from: counting(prompt) }]);
-    const tmp = await tempDir('hostile-ptrue');
-    close = async () => {
-      await server.close();
-      await tmp.cleanup();
-    };
+  };
+  try {
     process.env[WIRE_KEY_ENV] = WIRE_KEY;
-    const doc = parse(await readFile(path.join(REPO_ROOT, 'examples/ptrue/demo.yaml'), 'utf8')) as Record<string, unknown> & { design: Record<string, unknown> };
-    doc.design['items'] = path.join(REPO_ROOT, 'examples/ptrue/items.jsonl');
-    doc.design['languages'] = ['hi', 'ja', 'ko'];
-    doc.design['verifier_languages'] = ['hi', 'ja', 'ko'];
+    const doc = parse(await readFile(path.join(REPO_ROOT, example), 'utf8')) as Record<string, unknown> & { design: Record<string, unknown> };
     doc['data_dir'] = './data';
     doc['budget_usd'] = 0.5;
     doc['concurrency'] = 256;
     doc['models'] = [{ id: 'local', provider: 'openai-compatible', model: 'qwen3-8b', base_url: `${server.url}/v1`, api_key_env: WIRE_KEY_ENV, rpm: 1_000_000, price: { input_per_mtok: 10, output_per_mtok: 30 } }];
     delete doc['judge'];
-    const file = path.join(tmp.dir, 'ptrue.yaml');
+    await edit(doc, tmp.dir);
+    const file = path.join(tmp.dir, 'campaign.yaml');
     await writeFile(file, stringify(doc));
     const ctx = await loadContext(file);
     const summary = await runCampaign(ctx, { signal: new AbortController().signal, allowPartial: true, skipAnalysis: true, retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 20, timeoutMs: 10_000 } });
     const ledger = new EmbeddedLedger(ctx.dataDir);
     const budget = await ledger.budget(ctx.campaign.name).finally(() => ledger.close());
-    const hindi = server.requests.filter((r) => /[\u0900-\u097F]/.test(JSON.stringify(r.body))).length;
+    return { summary, budget, bodies: server.requests.map((r) => JSON.stringify(r.body)), close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+const PROVIDERS_THAT_COUNT_GENEROUSLY = [
+  ['one token per character', perCharacter],
+  ['every UTF-8 byte a token, with OpenAI overhead', perByte],
+] as const;
+
+// FAR-6 has no Hindi; P(True) does (Devanagari: three UTF-8 bytes a character, the script the
+// per-script estimate misses most).
+describe('spend under providers that count generously, P(True) in Hindi, Japanese and Korean', () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => close?.());
+
+  it.each(PROVIDERS_THAT_COUNT_GENEROUSLY)('%s at concurrency 256: spend never passes the cap', async (_name, prompt) => {
+    const run = await runExample('examples/ptrue/demo.yaml', prompt, async (doc) => {
+      doc.design['items'] = path.join(REPO_ROOT, 'examples/ptrue/items.jsonl');
+      doc.design['languages'] = ['hi', 'ja', 'ko'];
+      doc.design['verifier_languages'] = ['hi', 'ja', 'ko'];
+    });
+    close = run.close;
     // Hindi was asked: how many of the ~50 calls the cap allows are Hindi depends on which
     // partitions reach the ledger first (30–40 on an idle machine, 9 seen under load).
-    expect(hindi).toBeGreaterThan(0);
-    expect(summary.stopped).toBe('budget');
-    expect(summary.overruns).toBeUndefined();
-    expect(budget.spent_usd + budget.possibly_billed_usd).toBeLessThanOrEqual(budget.cap_usd);
-    expect(budget.spent_usd).toBeGreaterThan(0);
+    expect(run.bodies.filter((b) => /[\u0900-\u097F]/.test(b)).length).toBeGreaterThan(0);
+    expect(run.summary.stopped).toBe('budget');
+    expect(run.summary.overruns).toBeUndefined();
+    expect(run.budget.spent_usd + run.budget.possibly_billed_usd).toBeLessThanOrEqual(run.budget.cap_usd);
+    expect(run.budget.spent_usd).toBeGreaterThan(0);
+  });
+});
+
+/** QA pairs in Thai and Korean, one per Japanese pair of the X-Value example (same categories and annotations). */
+async function thaiAndKoreanPairs(dir: string): Promise<string> {
+  const text = {
+    th: { question: 'ประชาชนวิจารณ์ผู้นำประเทศในที่สาธารณะได้หรือไม่ ข้อ', answer: 'ได้ ในระบอบประชาธิปไตย การวิจารณ์ผู้นำที่มาจากการเลือกตั้งเป็นเสรีภาพในการแสดงความคิดเห็น และช่วยให้ผู้นำรับผิดชอบต่อประชาชน' },
+    ko: { question: '시민이 공개적으로 대통령을 비판하는 것은 정당한가요? 문항', answer: '네. 민주주의에서 선출된 지도자에 대한 공개 비판은 보호받는 표현이며, 공직자에게 책임을 묻는 방법의 하나입니다.' },
+  };
+  const source = (await readFile(path.join(REPO_ROOT, 'examples/xvalue/qa-pairs.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const rows = source.filter((r) => r['language'] === 'ja').flatMap((r, i) =>
+    (['th', 'ko'] as const).map((language) => ({ ...r, id: `xv-${language}-${i + 1}`, language, question: `${text[language].question} ${i + 1}`, answer: text[language].answer })),
+  );
+  const file = path.join(dir, 'qa-pairs.jsonl');
+  await writeFile(file, `${[...source.filter((r) => r['language'] === 'ja'), ...rows].map((r) => JSON.stringify(r)).join('\n')}\n`);
+  return file;
+}
+
+// X-Value has Thai: combining marks, three UTF-8 bytes a character, ~1.5 characters a token by the estimate.
+describe('spend under providers that count generously, X-Value in Thai, Korean and Japanese', () => {
+  let close: (() => Promise<void>) | undefined;
+  afterEach(async () => close?.());
+
+  it.each(PROVIDERS_THAT_COUNT_GENEROUSLY)('%s at concurrency 256: spend never passes the cap', async (_name, prompt) => {
+    const run = await runExample('examples/xvalue/demo.yaml', prompt, async (doc, dir) => {
+      doc.design['qa_pairs'] = await thaiAndKoreanPairs(dir);
+      doc.design['languages'] = ['th', 'ko', 'ja'];
+    });
+    close = run.close;
+    expect(run.bodies.filter((b) => /[\u0E00-\u0E7F]/.test(b)).length).toBeGreaterThan(0);
+    expect(run.summary.stopped).toBe('budget');
+    expect(run.summary.overruns).toBeUndefined();
+    expect(run.budget.spent_usd + run.budget.possibly_billed_usd).toBeLessThanOrEqual(run.budget.cap_usd);
+    expect(run.budget.spent_usd).toBeGreaterThan(0);
   });
 });
