@@ -18,6 +18,16 @@ export interface ImportEdge {
   readonly dynamic?: true;
 }
 
+/**
+ * Import edges planted to show that a check catches what it should: `[from, to]` a value import,
+ * `[from, to, 'type']` a type-only one, on lines 1, 2, … of their files in the order given (the
+ * line a check's message names).
+ * @example plantedImports(['lib/run/plan.ts', '@aws-sdk/client-s3'], ['lib/a.ts', 'lib/b.ts', 'type'])
+ */
+export function plantedImports(...imports: readonly (readonly [from: string, to: string, kind?: 'type'])[]): ImportEdge[] {
+  return imports.map(([from, to, kind], i) => ({ from, to, typeOnly: kind === 'type', line: i + 1 }));
+}
+
 function walk(dir: string, out: string[]): void {
   for (const name of readdirSync(dir)) {
     const full = path.join(dir, name);

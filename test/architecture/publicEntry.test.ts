@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/campaigns.js';
-import { importGraph, type ImportEdge } from './importGraph.js';
+import { importGraph, plantedImports, type ImportEdge } from './importGraph.js';
 
 const ENTRY = 'lib/api/battery.ts';
 
@@ -51,13 +51,13 @@ describe('batteries import sondage through the public entry', () => {
   });
 
   it('a deep import is caught, a battery-internal one and one through the entry are not', () => {
-    const planted: ImportEdge[] = [
-      { from: 'lib/batteries/xvalue/x.ts', to: 'lib/metrics/stats.ts', typeOnly: false, line: 1 },
-      { from: 'lib/batteries/ptrue/y.ts', to: 'lib/core/types.ts', typeOnly: true, line: 2 },
-      { from: 'lib/batteries/far6/z.ts', to: 'lib/batteries/xvalue/types.ts', typeOnly: true, line: 3 },
-      { from: 'lib/batteries/xvalue/x.ts', to: 'lib/batteries/xvalue/types.ts', typeOnly: false, line: 4 },
-      { from: 'lib/batteries/xvalue/x.ts', to: ENTRY, typeOnly: false, line: 5 },
-    ];
+    const planted = plantedImports(
+      ['lib/batteries/xvalue/x.ts', 'lib/metrics/stats.ts'],
+      ['lib/batteries/ptrue/y.ts', 'lib/core/types.ts', 'type'],
+      ['lib/batteries/far6/z.ts', 'lib/batteries/xvalue/types.ts', 'type'],
+      ['lib/batteries/xvalue/x.ts', 'lib/batteries/xvalue/types.ts'],
+      ['lib/batteries/xvalue/x.ts', ENTRY],
+    );
     expect(pastTheEntry(planted)).toEqual([
       'lib/batteries/xvalue/x.ts:1 imports lib/metrics/stats.ts',
       'lib/batteries/ptrue/y.ts:2 imports lib/core/types.ts',
@@ -71,10 +71,12 @@ describe('batteries import sondage through the public entry', () => {
     expect(fromTheEntry(lib)).toContain('@duckdb/node-api');
     expect(fromTheEntry(lib, atLoad).filter((m) => m.startsWith('@duckdb/'))).toEqual([]);
     // The walks do see what a planted import would bring.
-    const planted: ImportEdge[] = [
+    const planted = [
       ...lib,
-      { from: 'lib/metrics/stats.ts', to: 'lib/run/planted.ts', typeOnly: true, line: 1 },
-      { from: 'lib/report/csv.ts', to: '@duckdb/node-api', typeOnly: false, line: 1 },
+      ...plantedImports(
+        ['lib/metrics/stats.ts', 'lib/run/planted.ts', 'type'],
+        ['lib/report/csv.ts', '@duckdb/node-api'],
+      ),
     ];
     expect(fromTheEntry(planted).filter((m) => NOT_FOR_BATTERIES.test(m))).toEqual(['lib/run/planted.ts']);
     expect(fromTheEntry(planted, atLoad).filter((m) => m.startsWith('@duckdb/'))).toEqual(['@duckdb/node-api']);

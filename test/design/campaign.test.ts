@@ -36,6 +36,20 @@ function edit(change: (doc: Doc) => void): Doc {
   return doc;
 }
 
+/** A change that sets `fields` on model `i` of the campaign, over the ones it has. */
+const withModel =
+  (i: number, fields: Record<string, unknown>) =>
+  (d: Doc): void => {
+    d.models[i] = { ...d.models[i], ...fields };
+  };
+
+/** A change that puts `entry` in place of model `i` of the campaign. */
+const replaceModel =
+  (i: number, entry: Record<string, unknown>) =>
+  (d: Doc): void => {
+    d.models[i] = entry;
+  };
+
 /** The lines of the one CampaignFileError that parsing `raw` throws. */
 function errorLines(raw: unknown): string[] {
   return campaignFileError(() => parseCampaign(raw, 'demo.yaml', { cwd: CWD })).message.split('\n');
@@ -175,12 +189,12 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
     ],
     [
       'unknown provider',
-      (d) => (d.models[2] = { ...d.models[2], provider: 'open-ai' }),
+      withModel(2, { provider: 'open-ai' }),
       ['demo.yaml: models[2].provider: "open-ai" is not a known provider; use one of openai, anthropic, openai-compatible, bedrock, simulated'],
     ],
     [
       'duplicate model ids',
-      (d) => (d.models[2] = { ...d.models[2], id: 'alpha' }),
+      withModel(2, { id: 'alpha' }),
       ['demo.yaml: models[2].id: "alpha" is already the id of models[0]; give every model and role its own id'],
     ],
     [
@@ -196,7 +210,7 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
     ['no models', (d) => (d.models = []), ['demo.yaml: models: needs at least 1 entry']],
     [
       'unknown key with a suggestion',
-      (d) => (d.models[0] = { ...d.models[0], settings: { temprature: 0.5 } }),
+      withModel(0, { settings: { temprature: 0.5 } }),
       ['demo.yaml: models[0].settings: unknown key "temprature"; did you mean "temperature"?'],
     ],
     [
@@ -219,7 +233,7 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
     ],
     [
       'simulation on a non-simulated provider',
-      (d) => (d.models[0] = { id: 'mini', provider: 'openai', model: 'gpt-4.1-mini', simulation: { bias: 1 } }),
+      replaceModel(0, { id: 'mini', provider: 'openai', model: 'gpt-4.1-mini', simulation: { bias: 1 } }),
       ['demo.yaml: models[0].simulation: only a simulated model takes simulation settings; remove it or set provider: simulated (provider is openai)'],
     ],
     [
@@ -234,22 +248,22 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
     ],
     [
       'unknown reasoning effort',
-      (d) => (d.models[1] = { ...d.models[1], settings: { reasoning_effort: 'extreme' } }),
+      withModel(1, { settings: { reasoning_effort: 'extreme' } }),
       ['demo.yaml: models[1].settings.reasoning_effort: "extreme" is not a known reasoning effort; use one of none, minimal, low, medium, high'],
     ],
     [
       'thinking neither off nor a budget',
-      (d) => (d.models[1] = { ...d.models[1], settings: { thinking: 'on' } }),
+      withModel(1, { settings: { thinking: 'on' } }),
       ['demo.yaml: models[1].settings.thinking: expected "off" or { budget_tokens: <integer ≥ 1> }, got "on"'],
     ],
     [
       'thinking budget of zero',
-      (d) => (d.models[1] = { ...d.models[1], settings: { thinking: { budget_tokens: 0 } } }),
+      withModel(1, { settings: { thinking: { budget_tokens: 0 } } }),
       ['demo.yaml: models[1].settings.thinking.budget_tokens: must be at least 1, got 0'],
     ],
     [
       'thinking budget that leaves no room for the reply',
-      (d) => (d.models[1] = { ...d.models[1], settings: { thinking: { budget_tokens: 1024 } } }),
+      withModel(1, { settings: { thinking: { budget_tokens: 1024 } } }),
       ['demo.yaml: models[1].settings: thinking.budget_tokens (1024) must be below max_tokens (200); raise max_tokens'],
     ],
     [
@@ -259,64 +273,55 @@ describe('parseCampaign: one error naming file, path and expectation', () => {
     ],
     [
       'model with no known price',
-      (d) => (d.models[0] = { id: 'next', provider: 'openai', model: 'gpt-9' }),
+      replaceModel(0, { id: 'next', provider: 'openai', model: 'gpt-9' }),
       [
         'demo.yaml: models[0].price: no list price is known for openai/gpt-9 (price table 2026-11-30); add price: { input_per_mtok: …, output_per_mtok: … }',
       ],
     ],
     [
       'negative price',
-      (d) => (d.models[0] = { ...d.models[0], price: { input_per_mtok: -1, output_per_mtok: 0 } }),
+      withModel(0, { price: { input_per_mtok: -1, output_per_mtok: 0 } }),
       ['demo.yaml: models[0].price.input_per_mtok: must be at least 0, got -1'],
     ],
     [
       // A price per token where a price per million belongs would let the cap count a millionth of the spend.
       'a price per token',
-      (d) => (d.models[0] = { ...d.models[0], price: { input_per_mtok: 0.0000025, output_per_mtok: 10 } }),
+      withModel(0, { price: { input_per_mtok: 0.0000025, output_per_mtok: 10 } }),
       ['demo.yaml: models[0].price.input_per_mtok: 0.0000025 looks like a price per token; prices here are US$ per million tokens (×1,000,000 = 2.5), or 0'],
     ],
     [
       'a price no model has',
-      (d) => (d.models[0] = { ...d.models[0], price: { input_per_mtok: 1, output_per_mtok: 1e308 } }),
+      withModel(0, { price: { input_per_mtok: 1, output_per_mtok: 1e308 } }),
       ['demo.yaml: models[0].price.output_per_mtok: must be at most 10000 (US$ per million tokens), got 1e+308'],
     ],
     [
       'openai-compatible without base_url',
-      (d) => (d.models[0] = { id: 'qwen', provider: 'openai-compatible', model: 'qwen3-8b', price: { input_per_mtok: 0, output_per_mtok: 0 } }),
+      replaceModel(0, { id: 'qwen', provider: 'openai-compatible', model: 'qwen3-8b', price: { input_per_mtok: 0, output_per_mtok: 0 } }),
       ["demo.yaml: models[0].base_url: is required for provider openai-compatible; the server's URL, e.g. http://localhost:8000/v1"],
     ],
     [
       'base_url that is not a URL',
-      (d) =>
-        (d.models[0] = {
-          id: 'qwen',
-          provider: 'openai-compatible',
-          model: 'qwen3-8b',
-          base_url: 'localhost:8000',
-          price: { input_per_mtok: 0, output_per_mtok: 0 },
-        }),
+      replaceModel(0, { id: 'qwen', provider: 'openai-compatible', model: 'qwen3-8b', base_url: 'localhost:8000', price: { input_per_mtok: 0, output_per_mtok: 0 } }),
       ['demo.yaml: models[0].base_url: "localhost:8000" is not an http(s) URL; e.g. http://localhost:8000/v1'],
     ],
     [
       'network settings on a simulated model',
-      (d) => (d.models[0] = { ...d.models[0], base_url: 'http://localhost:1/v1' }),
+      withModel(0, { base_url: 'http://localhost:1/v1' }),
       ['demo.yaml: models[0].base_url: a simulated model makes no network calls; remove base_url'],
     ],
     [
       'batch mode without a batch API',
-      (d) => (d.models[0] = { ...d.models[0], mode: 'batch' }),
+      withModel(0, { mode: 'batch' }),
       ['demo.yaml: models[0].mode: batch needs a provider with a batch API (openai, anthropic, bedrock); use sync for simulated'],
     ],
     [
       'batch mode with a price lacking a batch discount',
-      (d) =>
-        (d.models[0] = { id: 'mini', provider: 'openai', model: 'gpt-4.1-mini', mode: 'batch', price: { input_per_mtok: 1, output_per_mtok: 2 } }),
+      replaceModel(0, { id: 'mini', provider: 'openai', model: 'gpt-4.1-mini', mode: 'batch', price: { input_per_mtok: 1, output_per_mtok: 2 } }),
       ['demo.yaml: models[0].price: has no batch_discount, which batch mode needs; add price.batch_discount (0.5 for most providers)'],
     ],
     [
       'candidate_logprobs on an OpenAI model',
-      (d) =>
-        (d.models[0] = { id: 'mini', provider: 'openai', model: 'gpt-4.1-mini', settings: { candidate_logprobs: { tokens: { ' Yes': 7414 } } } }),
+      replaceModel(0, { id: 'mini', provider: 'openai', model: 'gpt-4.1-mini', settings: { candidate_logprobs: { tokens: { ' Yes': 7414 } } } }),
       [
         'demo.yaml: models[0].settings.candidate_logprobs: only openai-compatible endpoints (vLLM) take candidate_logprobs; remove it, or serve the model with vLLM as provider openai-compatible (provider is openai)',
       ],

@@ -19,7 +19,7 @@ import { stringify } from 'yaml';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHandler as createPlan } from '../../functions/plan/handler.js';
 import { parseGpuEnv, runGpuJob } from '../../functions/gpu/job.js';
-import type { GpuSpend } from '../../functions/gpu/job.js';
+import type { GpuJobDeps, GpuSpend } from '../../functions/gpu/job.js';
 import { downloadPrefix } from '../../functions/gpu/weights.js';
 import { redactKeys } from '../../functions/shared/secrets.js';
 import { GPU_ENV, gpuQueueKey } from '../../lib/config/index.js';
@@ -29,7 +29,7 @@ import { CHARGED_UNTIL_FILE } from '../../lib/gpu/instanceClock.js';
 import { GPU_CATALOG, gpuInstance } from '../../lib/gpu/instances.js';
 import { IDLE_TAIL_SECONDS, PRE_CONTAINER_SECONDS, instanceBound, instanceCharge } from '../../lib/gpu/instanceTime.js';
 import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
-import type { JobLog } from '../../lib/gpu/probeJob.js';
+import type { ExitCode, JobLog } from '../../lib/gpu/probeJob.js';
 import { loadRunContext, priceIn } from '../../lib/run/context.js';
 import { downloadCampaign } from '../../lib/run/campaignInput.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
@@ -125,6 +125,14 @@ function jobDeps() {
     log: silent,
     downloadWeights: async (prefix: string, into: string) => void (await downloadPrefix(s3, 'data', prefix, into)),
   };
+}
+
+/**
+ * Runs the first child of `job` as attempt `attempt`, its fake vLLM on a free port writing to
+ * `logFile`, with jobDeps() overlaid by `deps`.
+ */
+async function runChild(job: GpuJob, attempt: number, logFile: string, deps: Partial<GpuJobDeps> = {}): Promise<ExitCode> {
+  return runGpuJob(parseGpuEnv(childEnv(job, 0, attempt, await freePort(), logFile)), { ...jobDeps(), ...deps });
 }
 
 /**
@@ -348,7 +356,7 @@ describe('the GPU job with a vLLM stand-in', () => {
     expect((await h.ledger.counts(name, 'generate')).done).toBe(2);
     expect((await okReplies(name, 'generate')).length).toBe(2);
 
-    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 2, await freePort(), logFile)), jobDeps())).toBe(EXIT_CODES.ok);
+    expect(await runChild(job, 2, logFile)).toBe(EXIT_CODES.ok);
     const replies = await okReplies(name, 'generate');
     expect(new Set(replies.map((r) => r.item_id)).size).toBe(replies.length);
     expect(replies.length).toBe(childItems);
@@ -372,7 +380,7 @@ describe('the GPU job with a vLLM stand-in', () => {
 
     // act: the same attempt (1) again, in the same scratch, as a hand-run image or a reused host would
     vi.stubEnv('FAKE_VLLM_HOLD_AFTER', '');
-    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-again.log'))), jobDeps())).toBe(EXIT_CODES.ok);
+    expect(await runChild(job, 1, path.join(dir, 'vllm-again.log'))).toBe(EXIT_CODES.ok);
 
     // assess: the first process's replies are still there, every item of the child answered once
     const replies = await okReplies(name, 'generate');
@@ -394,12 +402,7 @@ describe('the GPU job with a vLLM stand-in', () => {
     const { held, spends, log, publishSpend } = budgetWatch(name);
 
     const before = Date.now();
-    const code = await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-slow.log'))), {
-      ...jobDeps(),
-      log,
-      startedAtMs: before,
-      publishSpend,
-    });
+    const code = await runChild(job, 1, path.join(dir, 'vllm-slow.log'), { log, startedAtMs: before, publishSpend });
     const elapsed = (Date.now() - before) / 1000;
 
     expect(code).toBe(EXIT_CODES.ok);
@@ -436,11 +439,11 @@ describe('the GPU job with a vLLM stand-in', () => {
     const froms: unknown[] = [];
     const clockLog: JobLog = { ...log, info: (m, f) => void (m === 'GPU instance time before the container' ? froms.push(f?.['from']) : log.info(m, f)) };
     const first = Date.now();
-    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-i1.log'))), { ...jobDeps(), log: clockLog, startedAtMs: first, instanceClock: clock, publishSpend })).toBe(EXIT_CODES.ok);
+    expect(await runChild(job, 1, path.join(dir, 'vllm-i1.log'), { log: clockLog, startedAtMs: first, instanceClock: clock, publishSpend })).toBe(EXIT_CODES.ok);
     const firstEnd = Date.now();
     // The next job's container starts on the same instance once the first has ended.
     const second = Date.now();
-    expect(await runGpuJob(parseGpuEnv(childEnv(job, 0, 2, await freePort(), path.join(dir, 'vllm-i2.log'))), { ...jobDeps(), log: clockLog, startedAtMs: second, instanceClock: clock, publishSpend })).toBe(EXIT_CODES.ok);
+    expect(await runChild(job, 2, path.join(dir, 'vllm-i2.log'), { log: clockLog, startedAtMs: second, instanceClock: clock, publishSpend })).toBe(EXIT_CODES.ok);
     const secondEnd = Date.now();
 
     expect(spends).toHaveLength(2);
@@ -480,13 +483,7 @@ describe('the GPU job with a vLLM stand-in', () => {
     const { held, spends, log, publishSpend } = budgetWatch(name);
 
     const start = Date.now();
-    const code = await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), path.join(dir, 'vllm-share.log'))), {
-      ...jobDeps(),
-      log,
-      startedAtMs: start,
-      instanceClock: clock,
-      publishSpend,
-    });
+    const code = await runChild(job, 1, path.join(dir, 'vllm-share.log'), { log, startedAtMs: start, instanceClock: clock, publishSpend });
 
     expect(code).toBe(EXIT_CODES.ok);
     // Held: the attempt's bound at the whole instance's on-demand price, not a quarter of it.
@@ -516,7 +513,7 @@ describe('the GPU job with a vLLM stand-in', () => {
     const logFile = path.join(dir, 'vllm-capped.log');
     const spends: GpuSpend[] = [];
 
-    const code = await runGpuJob(parseGpuEnv(childEnv(job, 0, 1, await freePort(), logFile)), { ...jobDeps(), publishSpend: async (sp) => void spends.push(sp) });
+    const code = await runChild(job, 1, logFile, { publishSpend: async (sp) => void spends.push(sp) });
 
     expect(code).toBe(EXIT_CODES.ok);
     expect(await lines(logFile)).toEqual([]);

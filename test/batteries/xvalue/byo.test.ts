@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeXvalueRows } from '../../../lib/batteries/xvalue/analysis/index.js';
 import { BYO_COLUMNS, byoToRows, findByoFiles, parseByoText, readByoFiles } from '../../../lib/batteries/xvalue/byo/index.js';
@@ -6,6 +7,7 @@ import { xvalueSimulator } from '../../../lib/batteries/xvalue/simulate/index.js
 import { toCsv } from '../../../lib/report/csv.js';
 import { CHECKPOINTS } from '../../../lib/batteries/xvalue/types.js';
 import type { XvalueRows } from '../../../lib/batteries/xvalue/analysis/index.js';
+import { tempDir } from '../../helpers/campaignFiles.js';
 import { chainSqlRows, examplePairs, runChain } from './fixtures.js';
 import { buildRows } from '../../../lib/batteries/xvalue/analysis/index.js';
 
@@ -105,6 +107,27 @@ describe('bring your own verdicts', () => {
     expect(result.rejected).toBe(8);
     expect(result.warnings).toEqual([{ file: 'v.csv', path: 'line 11, verdict', message: expect.stringMatching(/differs from the one-vote veto over B–H \(Fail\)/) }]);
   });
+  it('reads verdict files as campaign files are read: a byte-order mark dropped; a missing, binary or other-type file an issue, in file order', async () => {
+    const { dir, cleanup } = await tempDir('xvalue-byo-read');
+    try {
+      const bom = join(dir, 'excel.csv');
+      await writeFile(bom, '\uFEFFmodel,qa_id,strategy,verdict\nm,q1,direct,Yes\n');
+      const binary = join(dir, 'binary.jsonl');
+      await writeFile(binary, Buffer.from([0x7b, 0x00, 0x7d, 0x0a]));
+
+      const { rows, issues } = await readByoFiles([bom, join(dir, 'missing.csv'), binary, join(dir, 'notes.txt')]);
+
+      expect(rows.map((r) => r.value)).toEqual([{ model: 'm', qa_id: 'q1', strategy: 'direct', verdict: 'Yes' }]);
+      expect(issues.map((i) => [basename(i.file), i.message])).toEqual([
+        ['missing.csv', 'no such verdict file; check the path'],
+        ['binary.jsonl', 'is not a text file (it holds binary data); expected verdicts as JSONL'],
+        ['notes.txt', 'unsupported file type; expected verdicts as .jsonl (or .ndjson) or .csv'],
+      ]);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it('never quotes a header cell that looks like an assignment (a .env given by mistake)', () => {
     const text = 'OPENAI_API_KEY=sk-test-123456\nOTHER=1\n';
     const { rows: raw, issues } = parseByoText(text, 'env.csv', 'csv');

@@ -2,12 +2,12 @@
  * Reading verdict files (JSONL or CSV, README.md "Bring your own verdicts") into raw rows with
  * their lines. A CSV cell is text; an empty cell is "not given".
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CampaignFileError, jsonSyntaxProblem } from '../../../api/battery.js';
 import type { FileIssue } from '../../../api/battery.js';
 import { parseCsv } from '../data/parseCsv.js';
-import { qaFormatOf } from '../data/loadQaPairs.js';
+import { qaFormatOf, readQaFormatFiles } from '../data/loadQaPairs.js';
 import type { RawByoRow } from './byoRows.js';
 
 /** The rows of one file's text, and the structural problems (bad JSON, a row of the wrong width). */
@@ -55,21 +55,11 @@ export async function findByoFiles(target: string): Promise<string[]> {
   return out;
 }
 
-/** Reads every verdict file; unreadable ones and unsupported types are issues. */
+/** Reads every verdict file; unreadable ones and unsupported types are issues, in file order. */
 export async function readByoFiles(files: readonly string[]): Promise<{ rows: RawByoRow[]; issues: FileIssue[] }> {
   const rows: RawByoRow[] = [];
   const issues: FileIssue[] = [];
-  for (const file of files) {
-    const format = qaFormatOf(file);
-    if (!format) {
-      issues.push({ file, path: '', message: 'unsupported file type; expected .jsonl or .csv' });
-      continue;
-    }
-    const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      issues.push({ file, path: '', message: `cannot read the file (${err.code ?? err.message})` });
-      return undefined;
-    });
-    if (text === undefined) continue;
+  for await (const { file, format, text } of readQaFormatFiles(files, { file: 'verdict file', holds: 'verdicts' }, issues)) {
     const parsed = parseByoText(text, file, format);
     rows.push(...parsed.rows);
     issues.push(...parsed.issues);

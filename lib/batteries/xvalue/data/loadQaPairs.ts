@@ -29,6 +29,44 @@ export function qaFormatOf(file: string): QaFormat | undefined {
   return ext === '.jsonl' || ext === '.ndjson' ? 'jsonl' : ext === '.csv' ? 'csv' : undefined;
 }
 
+/** A file of QA format (JSONL or CSV) and its text. */
+export interface QaFormatText {
+  readonly file: string;
+  readonly format: QaFormat;
+  readonly text: string;
+}
+
+/**
+ * Each of `files` that is JSONL or CSV by its extension, read as text (readTextFile: a missing,
+ * unreadable or binary file is an issue), in the order given. A file of another type or one that
+ * cannot be read adds its issue to `issues` and is passed over, so the caller reports every file's
+ * problems in one pass, in file order. `kind` names the files in messages: what one is (`QA file`)
+ * and what it holds (`QA pairs`).
+ * @example for await (const { file, format, text } of readQaFormatFiles(files, { file: 'QA file', holds: 'QA pairs' }, issues)) …
+ */
+export async function* readQaFormatFiles(
+  files: readonly string[],
+  kind: { readonly file: string; readonly holds: string },
+  issues: FileIssue[],
+): AsyncGenerator<QaFormatText> {
+  for (const file of files) {
+    const format = qaFormatOf(file);
+    if (!format) {
+      issues.push({ file, path: '', message: `unsupported file type; expected ${kind.holds} as .jsonl (or .ndjson) or .csv` });
+      continue;
+    }
+    let text: string;
+    try {
+      text = await readTextFile(file, kind.file, `${kind.holds} as ${format === 'csv' ? 'CSV' : 'JSONL'}`);
+    } catch (err) {
+      if (!(err instanceof CampaignFileError)) throw err;
+      issues.push(...err.issues);
+      continue;
+    }
+    yield { file, format, text };
+  }
+}
+
 const ANNOTATION_COLUMNS = ['core_issue', 'scope', 'nature', ...CHECKPOINTS, 'overall'] as const;
 
 /** Where a record sits and how a path inside it is named (JSON path, or the CSV column). */
@@ -198,20 +236,7 @@ export async function loadQaPairs(files: readonly string[]): Promise<{ pairs: Qa
   const warnings: FileIssue[] = [];
   const seen: SeenIds = new Map();
   const pairs: QaPair[] = [];
-  for (const file of files) {
-    const format = qaFormatOf(file);
-    if (!format) {
-      issues.push({ file, path: '', message: 'unsupported file type; expected QA pairs as .jsonl (or .ndjson) or .csv' });
-      continue;
-    }
-    let text: string;
-    try {
-      text = await readTextFile(file, 'QA file', `QA pairs as ${format === 'csv' ? 'CSV' : 'JSONL'}`);
-    } catch (err) {
-      if (!(err instanceof CampaignFileError)) throw err;
-      issues.push(...err.issues);
-      continue;
-    }
+  for await (const { file, format, text } of readQaFormatFiles(files, { file: 'QA file', holds: 'QA pairs' }, issues)) {
     const parsed = parseQaPairs(text, file, format, seen);
     issues.push(...parsed.issues);
     warnings.push(...parsed.warnings);

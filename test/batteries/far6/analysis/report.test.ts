@@ -46,21 +46,25 @@ function parseCsv(text: string): string[][] {
 }
 
 describe('CSV (RFC 4180)', () => {
-  it('quotes fields with commas, quotes and line breaks, and only those', () => {
-    expect(csvField('plain/yesno/rule')).toBe('plain/yesno/rule');
-    expect(csvField('a,b')).toBe('"a,b"');
-    expect(csvField('say "no"')).toBe('"say ""no"""');
-    expect(csvField('two\nlines')).toBe('"two\nlines"');
-    expect(csvField('cr\r')).toBe('"cr\r"');
-    expect(csvField(' padded ')).toBe(' padded ');
-    expect(csvField(null)).toBe('');
+  it.each([
+    ['plain/yesno/rule', 'plain/yesno/rule'],
+    ['a,b', '"a,b"'],
+    ['say "no"', '"say ""no"""'],
+    ['two\nlines', '"two\nlines"'],
+    ['cr\r', '"cr\r"'],
+    [' padded ', ' padded '],
+    [null, ''],
+  ])('writes %j as %j: quoted where it holds a comma, a quote or a line break, and only there', (value, field) => {
+    expect(csvField(value)).toBe(field);
   });
 
-  it('writes numbers with six decimals at most and no negative zero', () => {
-    expect(formatCsvValue(0.1234567)).toBe('0.123457');
-    expect(formatCsvValue(-0.0000001)).toBe('0');
-    expect(formatCsvValue(42)).toBe('42');
-    expect(formatCsvValue(Number.NaN)).toBe('');
+  it.each([
+    [0.1234567, '0.123457'],
+    [-0.0000001, '0'],
+    [42, '42'],
+    [Number.NaN, ''],
+  ])('writes the number %d as %j: six decimals at most, no negative zero', (value, field) => {
+    expect(formatCsvValue(value)).toBe(field);
   });
 
   it('round-trips awkward values through a strict reader', () => {
