@@ -26,14 +26,24 @@ export function itemShift(seed: number, model: string, baseItem: string, spread:
 
 const logit = (p: number): number => Math.log(p / (1 - p));
 
-/** P(correct) of a condition before the unextractable draw (config.ts). */
-export function correctProbability(cfg: PtrueSimulation, k: ReplyKey, contentLanguage: string | null): number {
+/**
+ * P(correct) of a condition before the unextractable draw (config.ts). `shift` is the item's
+ * difficulty shift (itemShift), which depends on the model and the base item only: a caller that
+ * takes many conditions of one item (simulation_truth.json's cells) passes it in rather than
+ * hashing it again for each.
+ */
+export function correctProbability(
+  cfg: PtrueSimulation,
+  k: ReplyKey,
+  contentLanguage: string | null,
+  shift: number = itemShift(k.seed, k.model, k.baseItem, cfg.item_spread),
+): number {
   const x =
     logit(cfg.accuracy) +
     (cfg.question_language[k.q] ?? 0) +
     (cfg.response_language[k.r] ?? 0) +
     (contentLanguage !== null && k.q === contentLanguage && k.r === contentLanguage ? cfg.native_bonus : 0) +
-    itemShift(k.seed, k.model, k.baseItem, cfg.item_spread);
+    shift;
   return logistic(x);
 }
 

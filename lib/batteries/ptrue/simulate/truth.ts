@@ -11,7 +11,7 @@ import { ECE_BINS } from '../../../api/battery.js';
 import type { LanguageCode } from '../../../api/battery.js';
 import type { BaseItem } from '../types.js';
 import type { PtrueSimulation } from './config.js';
-import { complianceFor, correctProbability, kappaFor } from './draws.js';
+import { complianceFor, correctProbability, itemShift, kappaFor } from './draws.js';
 import { logistic, normalCdf } from './normal.js';
 
 export interface ConfidenceTruth {
@@ -101,12 +101,14 @@ export function cellTruth(cfg: PtrueSimulation, seed: number, model: string, ite
   for (const benchmark of benchmarks) {
     const group = items.filter((i) => i.benchmark === benchmark);
     const scoredBy = group.every((i) => i.kind === 'multiple_choice') ? 'option' : 'judge';
+    // Each item's difficulty shift once, not once per q × r cell (two SHA-256 each: 1.7 s at the paper's size).
+    const shifts = group.map((i) => itemShift(seed, model, i.id, cfg.item_spread));
     for (const q of languages) {
       for (const r of languages) {
         let sum = 0;
         let read: number | null = 0;
-        for (const i of group) {
-          const p = correctProbability(cfg, { seed, model, baseItem: i.id, q, r }, i.contentLanguage) * (i.kind === 'multiple_choice' ? 1 - cfg.unextractable_rate : 1);
+        for (const [n, i] of group.entries()) {
+          const p = correctProbability(cfg, { seed, model, baseItem: i.id, q, r }, i.contentLanguage, shifts[n]) * (i.kind === 'multiple_choice' ? 1 - cfg.unextractable_rate : 1);
           sum += p;
           const pr = readProbability(p, i.kind === 'multiple_choice' ? 'option' : 'judge', judge);
           read = read === null || pr === null ? null : read + pr;
