@@ -40,7 +40,7 @@ const SEP = '\u0000';
 
 /** One CellMetrics per benchmark × model × q × r × v, sorted. */
 export function configurationCells(rows: readonly PtrueRow[]): CellMetrics[] {
-  const groups = groupBy(rows, (r) => [r.benchmark, r.model, r.q, r.r, r.v].join(SEP));
+  const groups = groupBy(rows, (r) => `${r.benchmark}${SEP}${r.model}${SEP}${r.q}${SEP}${r.r}${SEP}${r.v}`);
   const out: CellMetrics[] = [];
   for (const [key, list] of groups) {
     const [benchmark, model, q, r, v] = key.split(SEP) as [string, string, string, string, string];

@@ -16,6 +16,7 @@
 import { averageShares, explainedVarianceShares, groupBy } from '../../../api/battery.js';
 import type { FactorRow, VarianceDecomposition } from '../../../api/battery.js';
 import { metricSet } from './cells.js';
+import { sameReply } from './views.js';
 import type { MetricName, PtrueRow } from './types.js';
 
 export interface ModelDecomposition {
@@ -59,7 +60,11 @@ export function accuracyDecomposition(benchmark: string, rows: readonly PtrueRow
   // One observation per reply: the verifier copies share their correctness. The first copy of
   // each, in first-seen order (a list per reply would be a million lists at the paper's size).
   const replies = new Map<string, PtrueRow>();
+  let previous: PtrueRow | undefined;
   for (const r of rows) {
+    // The copies of one reply come together (views.ts replies): only a new reply builds a key.
+    if (previous !== undefined && sameReply(previous, r)) continue;
+    previous = r;
     const key = `${r.model}\u0000${r.base_item}\u0000${r.q}\u0000${r.r}`;
     if (!replies.has(key)) replies.set(key, r);
   }
@@ -87,7 +92,7 @@ export function configurationDecomposition(benchmark: string, rows: readonly Ptr
 export function configurationDecompositions(benchmark: string, rows: readonly PtrueRow[], metrics: readonly MetricName[], options: { readonly stratum?: boolean } = {}): Decomposition[] {
   const withStratum = options.stratum === true && hasStrata(rows);
   const factors = withStratum ? ['q', 'r', 'v', 'stratum'] : ['q', 'r', 'v'];
-  const cells = groupBy(rows, (r) => [r.model, r.q, r.r, r.v, withStratum ? r.stratum : ''].join('\u0000'));
+  const cells = groupBy(rows, (r) => `${r.model}\u0000${r.q}\u0000${r.r}\u0000${r.v}\u0000${withStratum ? (r.stratum ?? '') : ''}`);
   const byMetric = metrics.map(() => new Map<string, FactorRow[]>());
   for (const list of cells.values()) {
     const r = list[0]!;
