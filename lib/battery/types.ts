@@ -266,6 +266,12 @@ export interface BatteryAnalysis<R = unknown> {
    * over which phases (FAR-6: `{{readings}}` is the readings of `generate`).
    */
   readonly namedSources: Readonly<Record<string, { readonly table: TableName; readonly phases: readonly string[] }>>;
+  /**
+   * Queries that run() runs once per model under test, each over that model's partition of the
+   * tables, rather than once (P(True)'s `ptrue_rows`, analysis/queryRows.ts). `sondage plan --aws`
+   * counts their Athena runs and bytes so (lib/run/awsCost.ts). Default: none.
+   */
+  readonly perModelQueries?: readonly string[];
   /** The SQL step the state machine runs before the report (Athena `.sync`); the report adopts its result. */
   firstQuery(sources: AnalysisSources): string;
   /** The SQL stage and the statistics. Queries run one after another (one DuckDB connection). */

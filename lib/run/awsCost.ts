@@ -306,8 +306,16 @@ export function estimateAwsCost(
   const athenaBytesPerQuery = replies * a.parquetBytesPerReply;
   const billedPerQuery = Math.max(athenaBytesPerQuery, prices.athena.minimum_megabytes_per_query * 1e6);
   // The battery's queries, and the stored replies' cost for the report's spend (lib/analysis/storedSpend.ts).
-  const queries = ctx.battery.analysis.sql.allQueries().length + 1;
-  add('Athena', 'analysis', queries * billedPerQuery, 'bytes', ((queries * billedPerQuery) / 1e12) * prices.athena.per_terabyte_scanned);
+  // A per-model query runs once for each model under test, over about that model's share of the
+  // Parquet, each run billed at least Athena's minimum.
+  const perModel = new Set(ctx.battery.analysis.perModelQueries ?? []);
+  const once = ctx.battery.analysis.sql.allQueries().filter((q) => !perModel.has(q)).length + 1;
+  const modelsUnderTest = new Set(plan.partitions.map((p) => p.model)).size;
+  const perModelRuns = perModel.size * modelsUnderTest;
+  const billedPerModelRun = Math.max(athenaBytesPerQuery / Math.max(1, modelsUnderTest), prices.athena.minimum_megabytes_per_query * 1e6);
+  const queries = once + perModelRuns;
+  const billedBytes = once * billedPerQuery + perModelRuns * billedPerModelRun;
+  add('Athena', 'analysis', billedBytes, 'bytes', (billedBytes / 1e12) * prices.athena.per_terabyte_scanned);
   // Each query reads every part file's footer and row groups (~3 GETs a file) and writes its result.
   const partFiles = modelLanguages * 3 + stages.reduce((s, w) => s + 2 * w.shards, 0);
   s3('analysis', queries + 6, queries * partFiles * 3);

@@ -86,6 +86,28 @@ describe('estimateAwsCost: the arithmetic', () => {
     expect(est.share).toBeCloseTo(est.totalUsd / 100, 12);
   });
 
+  it('prices a per-model query once for each model under test, each run at least Athena\'s minimum', () => {
+    // prepare: the fixture's plan with three models under test, analysed by a battery whose first query runs per model
+    const { plan, campaign } = fixture([{ items: 10_000 }, { items: 10_000 }, { items: 10_000 }]);
+    const three: Plan = { ...plan, lines: plan.lines.map((l) => ({ ...l, items: 90_000 })), partitions: plan.partitions.map((p, i) => ({ ...p, model: ['a', 'b', 'c'][i]! })) };
+    const [first, ...rest] = far6.analysis.sql.allQueries();
+    const perModel = { ...campaign, battery: { ...far6, analysis: { ...far6.analysis, perModelQueries: [first!] } } };
+    // act
+    const once = estimateAwsCost(three, campaign, {}, prices);
+    const each = estimateAwsCost(three, perModel, {}, prices);
+    // assess: the query runs three times, each over a model's third of the Parquet (B bytes in all,
+    // above Athena's 10 MB minimum here); the other queries and the spend sum once each, over all of it
+    const b = once.athenaBytesPerQuery;
+    expect(b / 3).toBeGreaterThan(10e6);
+    expect(line(once, 'Athena', 'analysis', 'bytes')?.quantity).toBeCloseTo((rest.length + 2) * b, 3);
+    expect(line(each, 'Athena', 'analysis', 'bytes')?.quantity).toBeCloseTo((rest.length + 1) * b + 3 * (b / 3), 3);
+    // a small campaign: each of the three runs is billed Athena's minimum
+    const tiny: Plan = { ...three, lines: three.lines.map((l) => ({ ...l, items: 300 })) };
+    const tinyEach = estimateAwsCost(tiny, perModel, {}, prices);
+    expect(line(tinyEach, 'Athena', 'analysis', 'bytes')?.quantity).toBeCloseTo((rest.length + 1) * 10e6 + 3 * 10e6, 3);
+    expect(line(each, 'Lambda', 'analysis', 'GB-s')!.quantity).toBeGreaterThan(line(once, 'Lambda', 'analysis', 'GB-s')!.quantity);
+  });
+
   it('slows a copy to its share of the RPM, and pays the Lambda time spent waiting', () => {
     // prepare: rpm 600 over 2 copies = 5 calls/s per copy (below 64 / 1.5 s), shards of 3 minutes = 900 items
     const fast = fixture([{ items: 10_000 }]);

@@ -22,6 +22,7 @@ export function createPtrueAnalysis(options: { readonly draws?: number; readonly
   return {
     sql: PTRUE_SQL,
     namedSources: Object.fromEntries(PTRUE_SOURCES.map(([name, table, phase]) => [name, { table, phases: [phase] }])),
+    perModelQueries: ['ptrue_rows'],
     // The first query run() runs (the list of models), so that Athena's result is adopted.
     firstQuery: (sources) => PTRUE_SQL.render('ptrue_models', ptrueSourceMap(sources)),
     async run(db, sources, ctx) {
