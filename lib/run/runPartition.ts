@@ -21,6 +21,15 @@ import { noteWaitStop, scopeSignal } from './waitStops.js';
 const RESERVED_POLL_MS = 20;
 
 /**
+ * Sealed parts a partition may have waiting for their commit before it starts another chunk. Calls
+ * answered faster than parts are committed (simulated models; a fast endpoint) piled sealed parts
+ * up, each with its rows: a heap snapshot of a P(True) partition thread at the paper's size held
+ * 153,000 reply rows, most of them in parts queued behind the commit before them. One part
+ * committing while the open part fills keeps a partition's rows at about two parts.
+ */
+const MAX_QUEUED_PARTS = 1;
+
+/**
  * Runs the pending items of one (phase, model, language) partition: reserve a chunk's maximum cost,
  * call the provider under the shared concurrency bound, journal every attempt as it arrives, and
  * commit full parts (Parquet + ledger, with the chunk reservations settled to the actual cost in
@@ -59,6 +68,8 @@ class PartitionRun {
   private chunk: number;
   private readonly inFlight = new Set<Promise<void>>();
   private flushing: Promise<void> = Promise.resolve();
+  /** The commits queued and not ended, oldest first (each ends after the one before it). */
+  private readonly queued: Promise<void>[] = [];
   private readonly flushErrors: unknown[] = [];
   private done = 0;
   private failed = 0;
@@ -78,6 +89,10 @@ class PartitionRun {
     const maxInFlight = 2 + Math.ceil(spec.semaphore.limit / Math.max(1, spec.chunkSize));
     let next = 0;
     while (next < pending.length && !spec.stop.reason && !this.keyStopped() && !this.waitStopped() && !this.storageFailed() && this.mayStart()) {
+      if (this.queued.length >= MAX_QUEUED_PARTS) {
+        await this.queued[0];
+        continue;
+      }
       if (spec.signal?.aborted) {
         spec.stop.reason = 'aborted';
         break;
@@ -263,7 +278,7 @@ class PartitionRun {
 
   /** Queues the part's commit behind the commits before it. */
   private flush(part: OpenPart): void {
-    this.flushing = this.flushing.then(async () => {
+    const committed = this.flushing.then(async () => {
       try {
         await commitOpenPart(this.spec, part);
         this.done += part.done.length;
@@ -271,8 +286,12 @@ class PartitionRun {
         this.costUsd += part.cost;
       } catch (err) {
         this.flushErrors.push(err);
+      } finally {
+        this.queued.shift();
       }
     });
+    this.queued.push(committed);
+    this.flushing = committed;
   }
 
   /** The part a row goes to (the timer armed when an open part gets its first row). */
