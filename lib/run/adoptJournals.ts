@@ -6,18 +6,18 @@
  */
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { PromptItem } from '../core/types.js';
 import type { ReadingRow, ReplyRow } from '../store/types.js';
 import { ledgerPartition } from '../store/types.js';
 import { callEnded, permanentlyFailed } from './attemptVerdict.js';
 import { listJournals, POSSIBLY_BILLED_FIELD, readJournal } from './Journal.js';
 import type { PartitionSpec } from './partitionTypes.js';
+import type { ItemLookup } from './slicedItems.js';
 
 /** Journals of batch results are named `batch-<batch id>.ndjson` (lib/run/runBatchPartition.ts). */
 export const BATCH_JOURNAL_PREFIX = 'batch-';
 
 /** The readings of a part's successful rows (the spec's readReply), in row order. */
-export function readingsOf(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, rows: readonly ReplyRow[]): ReadingRow[] {
+export function readingsOf(spec: PartitionSpec, byId: ItemLookup, rows: readonly ReplyRow[]): ReadingRow[] {
   const out: ReadingRow[] = [];
   for (const row of rows) {
     if (row.status !== 'ok') continue;
@@ -53,7 +53,7 @@ type JournalRow = ReplyRow & { readonly [POSSIBLY_BILLED_FIELD]?: number };
  * them itself, and its next invocation, whose plan bills the dead run's reservations whole) they
  * are not counted here: counting them twice would only take budget from the campaign.
  */
-export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>, ended?: Set<string>): Promise<number> {
+export async function adoptJournals(spec: PartitionSpec, byId: ItemLookup, ended?: Set<string>): Promise<number> {
   const journals = await listJournals(spec.journalDir);
   if (journals.length === 0) return 0;
   const committed = await spec.ledger.committedParts(spec.campaign, spec.phase);
@@ -120,8 +120,10 @@ export async function adoptJournals(spec: PartitionSpec, byId: ReadonlyMap<strin
  * reservations of the partition are resolved: the calls its journals show ended are counted from
  * the journal (an attempt sent and never answered at what it reserved), the others (no reply, or a
  * retry maybe on the wire at the kill, maybe billed) count as possibly billed at their reservations.
+ * `byId` may say an item's maximum cost itself (`maxCostOf`: a partition asked in slices keeps
+ * the costs, not the items).
  */
-export async function registerAndAdopt(spec: PartitionSpec, byId: ReadonlyMap<string, PromptItem>): Promise<number> {
+export async function registerAndAdopt(spec: PartitionSpec, byId: ItemLookup & { maxCostOf?(id: string): number | undefined }): Promise<number> {
   const partition = ledgerPartition(spec);
   if (!spec.wholePartition) {
     await spec.ledger.registerItems(spec.campaign, partition, [...byId.keys()]);
@@ -131,6 +133,7 @@ export async function registerAndAdopt(spec: PartitionSpec, byId: ReadonlyMap<st
   const ended = new Set<string>();
   const adopted = await adoptJournals(spec, byId, ended);
   await spec.ledger.resolveOrphans(spec.campaign, partition, ended, (id) => {
+    if (byId.maxCostOf) return byId.maxCostOf(id);
     const item = byId.get(id);
     return item === undefined ? undefined : spec.maxCost(item);
   });

@@ -4,6 +4,7 @@
  * settles its reservations at the rows' cost).
  */
 import { rm } from 'node:fs/promises';
+import type { PromptItem } from '../core/types.js';
 import type { ReplyRow } from '../store/types.js';
 import { ledgerPartition } from '../store/types.js';
 import { partNameOf, readingsOf } from './adoptJournals.js';
@@ -14,6 +15,11 @@ export interface OpenPart {
   readonly seq: number;
   readonly journal: Journal;
   readonly rows: ReplyRow[];
+  /**
+   * The items of its rows, which its readings are read with at commit: the items themselves, not
+   * the whole partition's (a partition asked in slices holds only the slices in flight).
+   */
+  readonly items: Map<string, PromptItem>;
   readonly done: string[];
   readonly failed: string[];
   readonly failedPermanently: string[];
@@ -34,6 +40,7 @@ export function openPartSync(spec: PartitionSpec, seq: number): OpenPart {
     seq,
     journal: Journal.openSync(spec.journalDir, `${spec.runId}-${spec.phase}-${String(seq).padStart(5, '0')}.ndjson`),
     rows: [],
+    items: new Map(),
     done: [],
     failed: [],
     failedPermanently: [],
@@ -56,9 +63,8 @@ export async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promi
     return;
   }
   const partName = partNameOf(part.journal.path);
-  const byId = new Map(spec.items.map((i) => [i.item_id, i]));
   const repliesKey = await spec.sink.writeReplies(part.journal.path, partName, part.rows);
-  await spec.sink.writeReadings(readingsOf(spec, byId, part.rows), partName);
+  await spec.sink.writeReadings(readingsOf(spec, part.items, part.rows), partName);
   await spec.ledger.commitPart({
     campaign: spec.campaign,
     ...ledgerPartition(spec),

@@ -61,6 +61,20 @@ export class PartitionItems {
     return items;
   }
 
+  /**
+   * The items of dependent phase `name` built from `[start, end)` of its source phase's items
+   * (its first `after`) only, not kept: a slice of the partition (lib/run/slicedItems.ts). The
+   * other phases it reads are this partition's, expanded once.
+   */
+  itemsFromSources(name: string, start: number, end: number): readonly PromptItem[] {
+    const phase = this.ctx.graph.get(name);
+    const source = phase.after[0]?.phase;
+    if (source === undefined) throw new Error(`itemsFromSources: phase ${name} builds on no phase`);
+    const part = new PartitionItems({ ctx: this.ctx, model: this.subject, language: this.language, upstream: this.upstream, planning: this.planning });
+    for (const p of this.ctx.graph.upstreamOf(name)) part.cache.set(p.name, p.name === source ? this.items(source).slice(start, end) : this.items(p.name));
+    return part.items(name);
+  }
+
   /** Who answers a phase here, with the settings of that phase. */
   answerer(phase: PhaseSpec): Answerer & { readonly entry: ModelEntry } {
     const entry = answererOf(this.ctx, phase, this.subject);

@@ -15,13 +15,14 @@ import { partKey } from '../store/layout.js';
 import type { PartTarget, PartWriter } from '../store/parquetParts.js';
 import { moveObject, stagedKey } from '../store/stagedParts.js';
 import { promptColumns, promptRow } from '../store/schemas.js';
-import type { PromptColumns } from '../store/schemas.js';
+import type { PromptColumns, PromptRow } from '../store/schemas.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
 import type { Plan } from './planCampaign.js';
 import { itemMaxCost } from './cost.js';
 import type { RateLimiters } from './RateLimiter.js';
 import { withRateLimit } from './RateLimiter.js';
 import { itemsDigest } from './readings.js';
+import type { SlicedItems } from './slicedItems.js';
 import type { PartSink, PartitionSpec } from './partitionTypes.js';
 
 /** The fields every partition of one run shares (ledger, bounds, retry policy, stop flag). */
@@ -57,7 +58,7 @@ export interface PartitionSetup {
  * The spec runPartition / runBatchPartition take for one partition. `mode: batch` reserves and
  * charges at the batch price (the provider bills the batch at its discount).
  */
-export function partitionSpec(shared: SharedPartitionFields, p: PartitionSetup): PartitionSpec {
+export function partitionSpec(shared: SharedPartitionFields, p: PartitionSetup): PartitionSpec & { readonly items: readonly PromptItem[] } {
   const batch = p.batch !== undefined;
   const discount = batch ? (p.price.batch_discount ?? 1) : 1;
   return {
@@ -159,6 +160,63 @@ export async function ensurePrompts(
   await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows, { trusted: true, columns: promptColumns(columns) });
   await store.put(marker, digest);
   return true;
+}
+
+/**
+ * ensurePrompts for a partition given in slices (lib/run/slicedItems.ts): the same part, marker
+ * and cases, but the rows come from the slices as each is expanded, never from the whole partition
+ * at once, and the partition is indexed on the way (`items.index`). A part not there yet (a fresh
+ * run) is written from the index pass itself; one that is there is compared by digest after it,
+ * and written from a second pass over the slices when the design changed. `indexed` resolves once
+ * the index is complete (the part may still be on its way to disk); `written`, as ensurePrompts.
+ */
+export function ensureSlicedPrompts(
+  writer: PartWriter,
+  store: BlobStore,
+  target: { readonly campaign: string; readonly phase: string; readonly model: string; readonly language: LanguageCode },
+  items: SlicedItems,
+  maxCost: (item: PromptItem) => number,
+  columns: PromptColumns,
+): { readonly indexed: Promise<void>; readonly written: Promise<boolean> } {
+  const { campaign, phase, model, language } = target;
+  const partName = 'part-plan.parquet';
+  const key = partKey(campaign, phase, 'prompts', model, language, partName);
+  const marker = promptsDigestKey(campaign, phase, model, language, partName);
+  const part = { campaign, phase, table: 'prompts' as const, model, language, partName };
+  const options = { trusted: true, columns: promptColumns(columns) };
+  let indexed!: () => void;
+  let refused!: (err: unknown) => void;
+  const index = new Promise<void>((resolve, reject) => ((indexed = resolve), (refused = reject)));
+  function* rows(slices: Iterable<readonly PromptItem[]>, end?: () => void): Generator<PromptRow> {
+    for (const slice of slices) for (const item of slice) yield promptRow(item, columns, model);
+    end?.();
+  }
+  const written = (async (): Promise<boolean> => {
+    if (!(await store.exists(key))) {
+      await writer.writePart(store, part, rows(items.index(maxCost), indexed), options);
+      // A partition without items has no prompts part (ensurePrompts writes none).
+      if (items.size === 0) {
+        await store.delete(key);
+        return false;
+      }
+      await store.put(marker, items.digest);
+      return true;
+    }
+    for (const slice of items.index(maxCost)) void slice;
+    indexed();
+    if (items.size === 0) {
+      await store.delete(key);
+      await store.delete(marker);
+      return false;
+    }
+    const held = await store.get(marker);
+    if (held !== undefined && Buffer.from(held).toString('utf8') === items.digest) return false;
+    await writer.writePart(store, part, rows(items.slices()), options);
+    await store.put(marker, items.digest);
+    return true;
+  })();
+  written.catch(refused);
+  return { indexed: index, written };
 }
 
 /** Refuses a campaign whose expected cost passes its cap (DESIGN.md "Cost and safety rails"). */

@@ -71,6 +71,7 @@ try {
     // One DuckDB thread and a smaller cap than the main thread's: it reads one partition's
     // upstream rows at a time, and every native thread and buffer here adds to the run's peak.
     upstreamDb: async () => (db ??= await DuckDb.open({ threads: 1, memoryLimit: '200MB' })),
+    sliceSources: init.sliceSources,
   };
   port.on('message', (m: ToThread) => {
     if (m.type === 'ledgerReply') ledger.receive(m);

@@ -10,6 +10,7 @@ import type { TokenUsage } from '../pricing/pricing.js';
 import type { ModelProvider, Price } from '../providers/types.js';
 import type { Ledger, ReadingRow, ReplyRow } from '../store/types.js';
 import type { RetryPolicy } from './callWithRetry.js';
+import type { SlicedItems } from './slicedItems.js';
 import type { CallWatch } from './CallWatch.js';
 import type { Semaphore } from './Semaphore.js';
 import type { StopState } from './stopState.js';
@@ -40,7 +41,8 @@ export interface PartitionSpec {
   readonly model: string;
   readonly language: LanguageCode;
   readonly runId: string;
-  readonly items: readonly PromptItem[];
+  /** The partition's items, or (a dependent phase's in the local run) its slices, expanded one at a time as they are asked. */
+  readonly items: readonly PromptItem[] | SlicedItems;
   readonly provider: ModelProvider;
   readonly price: Price;
   readonly retry: RetryPolicy;

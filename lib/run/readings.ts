@@ -3,7 +3,7 @@
  * reply, the core adds the partition and the item the reading names, and checks each label
  * against the battery's vocabulary.
  */
-import { createHash, hash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
 import type { PhaseSpec, ReadingDraft, ReplyView, Vocabulary } from '../battery/types.js';
 import { cachedDigest } from '../core/hash.js';
 import type { PromptItem } from '../core/types.js';
@@ -73,12 +73,20 @@ export function readingInputs(item: PromptItem): string {
  */
 export function itemsDigest(items: readonly PromptItem[]): string {
   const h = createHash('sha256');
+  addToItemsDigest(h, items);
+  return h.digest('hex');
+}
+
+/**
+ * Adds `items` to an itemsDigest under way: the items of a partition added a slice at a time, in
+ * order, give the digest of the whole list (lib/run/slicedItems.ts).
+ */
+export function addToItemsDigest(h: Hash, items: readonly PromptItem[]): void {
   for (let i = 0; i < items.length; i += 4096) {
     let lines = '';
     for (let j = i; j < Math.min(i + 4096, items.length); j++) lines += `${items[j]!.item_id}\u0000${readingInputs(items[j]!)}\n`;
     h.update(lines);
   }
-  return h.digest('hex');
 }
 
 /** The labels a vocabulary allows for a reader (and facet); undefined when it says nothing about them. */

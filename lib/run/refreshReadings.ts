@@ -26,6 +26,7 @@ import { partKey, partitionPrefix } from '../store/layout.js';
 import type { PartWriter } from '../store/parquetParts.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
 import { itemsDigest, readerOf } from './readings.js';
+import { lookupOf, type SlicedItems } from './slicedItems.js';
 
 /** One partition of a phase, with its current items and how one reply is read. */
 export interface ReadingsRefreshTarget {
@@ -38,7 +39,8 @@ export interface ReadingsRefreshTarget {
   /** Partition keys: the model whose replies these are (a judge phase's: the judged model). */
   readonly model: string;
   readonly language: LanguageCode;
-  readonly items: readonly PromptItem[];
+  /** The partition's items, or its slices (lib/run/slicedItems.ts: indexed, their digest known). */
+  readonly items: readonly PromptItem[] | SlicedItems;
   /** The phase's reading rows of one reply (lib/run/readings.ts `readingRows`). */
   readReply(item: PromptItem, reply: ReplyRow): ReadingRow[];
 }
@@ -62,8 +64,9 @@ export function readingsDigestKey(campaign: string, phase: string, model: string
  * fingerprints' version: a campaign whose readings were fingerprinted from the items' JSON (an
  * earlier sondage) has every part read again once, and rewritten with the same labels.
  */
-function inputsDigest(phase: ReadingsRefreshTarget['phase'], items: readonly PromptItem[]): string {
-  return createHash('sha256').update(`read_with 2\u0000${readerOf(phase)}\u0000${itemsDigest(items)}`).digest('hex');
+function inputsDigest(phase: ReadingsRefreshTarget['phase'], items: ReadingsRefreshTarget['items']): string {
+  const digest = Array.isArray(items) ? itemsDigest(items as readonly PromptItem[]) : (items as SlicedItems).digest;
+  return createHash('sha256').update(`read_with 2\u0000${readerOf(phase)}\u0000${digest}`).digest('hex');
 }
 
 /** A reading as compared: every stored column but the fingerprint. */
@@ -85,7 +88,7 @@ export async function refreshReadings(t: ReadingsRefreshTarget): Promise<Reading
   // no reading (all failed) has none either, and is read again only to find the same.
   if (held !== undefined && Buffer.from(held).toString('utf8') === digest && (await everyReadingsPart(t, replyParts))) return { reread: 0, changed: 0 };
 
-  const byId = new Map(t.items.map((i) => [i.item_id, i]));
+  const byId = lookupOf(t.items);
   const ofSource = t.phase.readingsOf === 'source';
   let reread = 0;
   let changed = 0;

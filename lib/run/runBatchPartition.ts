@@ -19,6 +19,8 @@ import { sleep } from './sleep.js';
 const RESERVED_POLL_MS = 50;
 
 export interface BatchPartitionSpec extends PartitionSpec {
+  /** A batch is submitted from the whole partition's items: a batch partition is not asked in slices. */
+  readonly items: readonly PromptItem[];
   readonly batch: BatchClient;
   /** Wait between two rounds of polling the partition's open batches. */
   readonly pollMs: number;

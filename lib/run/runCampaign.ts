@@ -117,11 +117,12 @@ function newRunId(): string {
 }
 
 /** Retries, reservation chunks and part sizes: the same on the main thread and in every partition thread. */
-function callSettings(campaign: Campaign, opts: RunOptions): { readonly retry: RetryPolicy; readonly chunkSize: number; readonly partRows: number } {
+function callSettings(campaign: Campaign, opts: RunOptions): { readonly retry: RetryPolicy; readonly chunkSize: number; readonly partRows: number; readonly sliceSources?: number } {
   return {
     retry: { maxWaitMs: DEFAULT_MAX_WAIT_MS, ...(opts.retry ?? DEFAULT_RETRY) },
     chunkSize: opts.chunkSize ?? Math.max(DEFAULT_CHUNK, campaign.concurrency),
     partRows: opts.partRows ?? 20_000,
+    ...(opts.sliceSources !== undefined ? { sliceSources: opts.sliceSources } : {}),
   };
 }
 
@@ -142,6 +143,7 @@ function partitionEnv(r: {
   readonly answerers: Answerers;
 }): PartitionEnv {
   const { opts, progress } = r;
+  const { sliceSources, ...calls } = r.calls;
   return {
     ctx: r.ctx,
     dataDir: r.dataDir,
@@ -152,7 +154,7 @@ function partitionEnv(r: {
     shared: {
       campaign: r.ctx.campaign.name,
       runId: r.runId,
-      ...r.calls,
+      ...calls,
       ledger: r.ledger,
       semaphore: new Semaphore(r.ctx.campaign.concurrency),
       watch: r.watch,
@@ -166,6 +168,7 @@ function partitionEnv(r: {
     },
     upstreamDb: r.stores.upstreamDb,
     batch: opts.batch,
+    sliceSources,
   };
 }
 

@@ -13,6 +13,7 @@ import { type Attempt, callWithRetry } from './callWithRetry.js';
 import { commitOpenPart, type OpenPart, openPartSync } from './openPart.js';
 import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
 import { replyRow, type ReplySource } from './replyRow.js';
+import { lookupOf, type SlicedItems } from './slicedItems.js';
 import { sleep } from './sleep.js';
 import { keyScope, noteKeyFailure, noteOverrun } from './stopState.js';
 import { noteWaitStop, scopeSignal } from './waitStops.js';
@@ -21,20 +22,35 @@ import { noteWaitStop, scopeSignal } from './waitStops.js';
 const RESERVED_POLL_MS = 20;
 
 /**
+ * Sealed parts a partition may have waiting for their commit before it starts another chunk. Calls
+ * answered faster than parts are committed (simulated models; a fast endpoint) piled sealed parts
+ * up, each with its rows: a heap snapshot of a P(True) partition thread at the paper's size held
+ * 153,000 reply rows, most of them in parts queued behind the commit before them. One part
+ * committing while the open part fills keeps a partition's rows at about two parts.
+ */
+const MAX_QUEUED_PARTS = 1;
+
+/**
  * Runs the pending items of one (phase, model, language) partition: reserve a chunk's maximum cost,
  * call the provider under the shared concurrency bound, journal every attempt as it arrives, and
  * commit full parts (Parquet + ledger, with the chunk reservations settled to the actual cost in
- * the same ledger transaction). Journals left by a killed run are adopted first.
+ * the same ledger transaction). Journals left by a killed run are adopted first. A partition given
+ * in slices (SlicedItems) is registered, adopted and looked up whole, by id, and asked a slice at a
+ * time: a slice's items are held only while its chunks are in flight.
  */
 export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcome> {
-  const byId = new Map(spec.items.map((i) => [i.item_id, i]));
+  const byId = lookupOf(spec.items);
   const adopted = await registerAndAdopt(spec, byId);
-  const pendingIds = await spec.ledger.pendingAmong(spec.campaign, ledgerPartition(spec), [...byId.keys()], { retryFailed: spec.retryFailed === true });
-  const pending = spec.items.filter((i) => pendingIds.has(i.item_id));
+  const ids = [...byId.keys()];
+  const pendingIds = await spec.ledger.pendingAmong(spec.campaign, ledgerPartition(spec), ids, { retryFailed: spec.retryFailed === true });
+  const pendingCount = ids.reduce((n, id) => n + (pendingIds.has(id) ? 1 : 0), 0);
   const run = new PartitionRun(spec);
-  await run.askAll(pending);
+  const slices = Array.isArray(spec.items) ? [spec.items as readonly PromptItem[]] : (spec.items as SlicedItems).slices();
+  for (const slice of slices) {
+    if (!(await run.askAll(slice.filter((i) => pendingIds.has(i.item_id))))) break;
+  }
   await run.finish();
-  return run.outcome(pending.length, adopted);
+  return run.outcome(pendingCount, adopted);
 }
 
 /** How a chunk's reservation went: made, worth trying again (smaller, or after others settled), or the budget is spent. */
@@ -55,10 +71,14 @@ class PartitionRun {
   /** Only a run with a ceiling on waits can stop a scope's waiting calls; without one the run's signal serves. */
   private readonly waitSignal: AbortSignal | undefined;
   private seq = 0;
+  /** Pending items started before the slice askAll is on: reservation ids number the partition's chunks, not a slice's. */
+  private started = 0;
   private current: OpenPart;
   private chunk: number;
   private readonly inFlight = new Set<Promise<void>>();
   private flushing: Promise<void> = Promise.resolve();
+  /** The commits queued and not ended, oldest first (each ends after the one before it). */
+  private readonly queued: Promise<void>[] = [];
   private readonly flushErrors: unknown[] = [];
   private done = 0;
   private failed = 0;
@@ -72,18 +92,22 @@ class PartitionRun {
     this.current = this.openPart();
   }
 
-  /** Reserves and starts chunks of `pending` until all are started or the run must stop. */
-  async askAll(pending: readonly PromptItem[]): Promise<void> {
+  /** Reserves and starts chunks of `pending` until all are started or the run must stop; true when all were started. */
+  async askAll(pending: readonly PromptItem[]): Promise<boolean> {
     const { spec } = this;
     const maxInFlight = 2 + Math.ceil(spec.semaphore.limit / Math.max(1, spec.chunkSize));
     let next = 0;
     while (next < pending.length && !spec.stop.reason && !this.keyStopped() && !this.waitStopped() && !this.storageFailed() && this.mayStart()) {
+      if (this.queued.length >= MAX_QUEUED_PARTS) {
+        await this.queued[0];
+        continue;
+      }
       if (spec.signal?.aborted) {
         spec.stop.reason = 'aborted';
         break;
       }
       const items = pending.slice(next, next + Math.min(this.chunk, pending.length - next));
-      const reservationId = `${spec.runId}:${spec.phase}:${spec.model}:${spec.language}:${next}`;
+      const reservationId = `${spec.runId}:${spec.phase}:${spec.model}:${spec.language}:${this.started + next}`;
       const reservation = await this.reserveChunk(items, reservationId);
       if (reservation === 'again') continue;
       if (reservation === 'spent') break;
@@ -93,6 +117,8 @@ class PartitionRun {
       this.inFlight.add(p);
       if (this.inFlight.size >= maxInFlight) await Promise.race(this.inFlight);
     }
+    this.started += next;
+    return next === pending.length;
   }
 
   /** Waits for the chunks in flight and commits what is left open; throws a commit's error. */
@@ -213,6 +239,7 @@ class PartitionRun {
     const part = this.partForRow(chunkPart);
     part.journal.append(row, !a.ok && a.unanswered ? reserved : undefined);
     part.rows.push(row);
+    part.items.set(item.item_id, item);
     part.cost += row.cost_usd;
     // Sent and never answered: the provider may have billed it. Its reservation stays charged.
     if (!a.ok && a.unanswered) {
@@ -263,7 +290,7 @@ class PartitionRun {
 
   /** Queues the part's commit behind the commits before it. */
   private flush(part: OpenPart): void {
-    this.flushing = this.flushing.then(async () => {
+    const committed = this.flushing.then(async () => {
       try {
         await commitOpenPart(this.spec, part);
         this.done += part.done.length;
@@ -271,8 +298,12 @@ class PartitionRun {
         this.costUsd += part.cost;
       } catch (err) {
         this.flushErrors.push(err);
+      } finally {
+        this.queued.shift();
       }
     });
+    this.queued.push(committed);
+    this.flushing = committed;
   }
 
   /** The part a row goes to (the timer armed when an open part gets its first row). */

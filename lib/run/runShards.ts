@@ -31,7 +31,7 @@ import { ensurePrompts, partitionSpec, rateLimited } from './partitionSpec.js';
 import type { SharedPartitionFields } from './partitionSpec.js';
 import { PartitionItems } from './partitionItems.js';
 import type { ParquetSession } from './parquetIo.js';
-import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
+import type { PartitionOutcome } from './partitionTypes.js';
 import { RateLimiters } from './RateLimiter.js';
 import { readingRows } from './readings.js';
 import { restoreOrphanParts } from './restoreOrphanParts.js';
@@ -253,7 +253,7 @@ export function startsBefore(leftMs: () => number, windowMs: number): (attemptTi
 interface PreparedShard {
   readonly partition: PartitionItems;
   readonly items: readonly PromptItem[];
-  readonly spec: PartitionSpec;
+  readonly spec: ReturnType<typeof partitionSpec>;
   readonly batch: BatchClient | undefined;
 }
 

@@ -32,6 +32,8 @@ export interface RunOptions {
    */
   readonly chunkSize?: number;
   readonly partRows?: number;
+  /** Source items per slice of a dependent phase's partition (lib/run/slicedItems.ts; SLICE_SOURCE_ITEMS by default). */
+  readonly sliceSources?: number;
   readonly partitionConcurrency?: number;
   /** Retries and timeouts; `maxWaitMs` (`--max-wait`) defaults to DEFAULT_MAX_WAIT_MS on the local run. */
   readonly retry?: RetryPolicy;

@@ -8,6 +8,7 @@ import { ledgerPartition } from '../store/types.js';
 import { adoptJournals } from './adoptJournals.js';
 import type { PartitionSpec } from './partitionTypes.js';
 import type { ShardRunnerDeps } from './shardRunnerDeps.js';
+import { lookupOf } from './slicedItems.js';
 import type { ShardWork } from './ShardWork.js';
 
 /**
@@ -54,7 +55,7 @@ export async function salvage(err: unknown, s: { spec: PartitionSpec; batch: boo
   try {
     // Read before the adoption, whose commits (without it) clear it.
     const possiblyBilledUsd = inflight.unansweredUsd;
-    const adopted = await adoptJournals(spec, new Map(spec.items.map((i) => [i.item_id, i])));
+    const adopted = await adoptJournals(spec, lookupOf(spec.items));
     const held = inflight.reservations;
     if (held.length > 0 || possiblyBilledUsd > 0) {
       await spec.ledger.commitPart({

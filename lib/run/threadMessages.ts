@@ -18,6 +18,8 @@ export interface ThreadInit {
   readonly retry: RetryPolicy;
   readonly chunkSize: number;
   readonly partRows: number;
+  /** RunOptions.sliceSources. */
+  readonly sliceSources?: number;
   readonly retryFailed: boolean;
   /** This thread's share of the campaign's `concurrency`. */
   readonly concurrency: number;

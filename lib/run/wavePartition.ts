@@ -5,7 +5,7 @@
  * charges.
  */
 import type { PhaseSpec } from '../battery/types.js';
-import type { LanguageCode } from '../core/types.js';
+import type { LanguageCode, PromptItem } from '../core/types.js';
 import type { ModelEntry } from '../design/campaign.js';
 import type { BatchClient } from '../providers/batchTypes.js';
 import type { ModelProvider } from '../providers/types.js';
@@ -14,13 +14,14 @@ import type { PartWriter } from '../store/parquetParts.js';
 import type { BatchRecord, BlobStore, ReplyRow } from '../store/types.js';
 import { priceIn } from './context.js';
 import type { RunContext } from './context.js';
-import { ensurePrompts, journalDir, partitionSpec } from './partitionSpec.js';
+import { ensurePrompts, ensureSlicedPrompts, journalDir, partitionSpec } from './partitionSpec.js';
 import type { SharedPartitionFields } from './partitionSpec.js';
 import { PartitionItems } from './partitionItems.js';
 import { readingRows } from './readings.js';
 import { refreshReadings } from './refreshReadings.js';
 import { runBatchPartition } from './runBatchPartition.js';
 import { runPartition } from './runPartition.js';
+import { SLICE_SOURCE_ITEMS, SlicedItems, sliceableBySource } from './slicedItems.js';
 import type { PartitionOutcome } from './partitionTypes.js';
 import { loadUpstream, upstreamNeeds } from './upstream.js';
 
@@ -49,6 +50,8 @@ export interface PartitionEnv {
   /** The DuckDB that reads a dependent phase's upstream rows, opened on first use. */
   upstreamDb(): Promise<DuckDb>;
   readonly batch?: BatchRunOptions | undefined;
+  /** Source items per slice of a dependent phase's partition (RunOptions.sliceSources; SLICE_SOURCE_ITEMS by default). */
+  readonly sliceSources?: number | undefined;
 }
 
 /**
@@ -61,25 +64,18 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   const { campaign, graph, battery } = ctx;
   const upstream = phase.after.length > 0 ? await loadUpstream(await env.upstreamDb(), dataDir, campaign.name, upstreamNeeds(graph, phase), model.id, language) : undefined;
   const partition = new PartitionItems({ ctx, model, language, upstream });
-  const items = partition.items(phase.name);
-  // Root prompts are a pure function of the design: written once. A dependent phase's depend on
-  // the replies it reads, which a later run may have completed: rewritten. Written while the calls
-  // run (DuckDB writes the file on its own threads): the analysis reads them once the run is over,
-  // and a run that fails or is killed before they are written writes them the next time.
-  const prompts = ensurePrompts(writer, store, { campaign: campaign.name, phase: phase.name, model: model.id, language }, items, battery.prompts).then(
-    () => undefined,
-    (err: unknown) => ({ err }),
-  );
   const entry = partition.answerer(phase).entry;
   const batch = env.batchClients.get(entry.id);
   const folder = graph.readingsFolder(phase);
+  const items = batch ? partition.items(phase.name) : slicedOrWhole(partition, phase, env.sliceSources ?? SLICE_SOURCE_ITEMS);
+  const whole = Array.isArray(items) ? (items as readonly PromptItem[]) : undefined;
   const spec = {
     ...partitionSpec(env.shared, {
       phase: phase.name,
       readingsFolder: folder,
       model: model.id,
       language,
-      items,
+      items: whole ?? [],
       provider: env.providers.get(entry.id)!,
       price: priceIn(ctx, phase, entry),
       batch,
@@ -90,13 +86,30 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
       keyEnv: entry.api_key_env,
       timeoutS: entry.timeout_s,
     }),
+    items,
     wholePartition: true,
   };
+  // Root prompts are a pure function of the design: written once. A dependent phase's depend on
+  // the replies it reads, which a later run may have completed: rewritten. Written while the calls
+  // run (DuckDB writes the file on its own threads): the analysis reads them once the run is over,
+  // and a run that fails or is killed before they are written writes them the next time. A
+  // partition in slices is indexed as its prompts are staged, before anything is asked.
+  const target = { campaign: campaign.name, phase: phase.name, model: model.id, language };
+  const { indexed, written } = whole
+    ? { indexed: Promise.resolve(), written: ensurePrompts(writer, store, target, whole, battery.prompts) }
+    : ensureSlicedPrompts(writer, store, target, items as SlicedItems, spec.maxCost, battery.prompts);
+  const prompts = written.then(
+    () => undefined,
+    (err: unknown) => ({ err }),
+  );
+  await indexed;
   // Stored readings the current design would read otherwise are read again before new calls start.
   const refreshed = await refreshReadings({ store, writer, campaign: campaign.name, phase, folder, model: model.id, language, items, readReply: spec.readReply });
-  const ran = await (batch
+  // A batch partition is never sliced: its items are whole.
+  const ran = await (batch && whole
     ? runBatchPartition({
         ...spec,
+        items: whole,
         batch,
         pollMs: env.batch?.pollMs ?? DEFAULT_BATCH_POLL_MS,
         ...(env.batch?.maxRequests !== undefined ? { maxBatchRequests: env.batch.maxRequests } : {}),
@@ -107,5 +120,16 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   const failed = await prompts;
   if (failed) throw failed.err;
   const outcome = refreshed.reread > 0 ? { ...ran, reread: refreshed.reread, rereadChanged: refreshed.changed } : ran;
-  return { items: items.length, outcome };
+  return { items: whole ? whole.length : (items as SlicedItems).size, outcome };
+}
+
+/**
+ * A dependent phase's partition in slices of `sliceSources` source items (lib/run/slicedItems.ts)
+ * when it may be cut by source and has more source items than one slice; otherwise its items, whole.
+ */
+function slicedOrWhole(partition: PartitionItems, phase: PhaseSpec, sliceSources: number): readonly PromptItem[] | SlicedItems {
+  if (!sliceableBySource(phase)) return partition.items(phase.name);
+  const sources = partition.items(phase.after[0]!.phase).length;
+  if (sources <= sliceSources) return partition.items(phase.name);
+  return new SlicedItems((k) => partition.itemsFromSources(phase.name, k * sliceSources, Math.min(sources, (k + 1) * sliceSources)), Math.ceil(sources / sliceSources));
 }

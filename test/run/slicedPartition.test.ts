@@ -1,0 +1,132 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PhaseSpec } from '../../lib/battery/types.js';
+import type { RunContext } from '../../lib/run/context.js';
+import { runCampaign } from '../../lib/run/runCampaign.js';
+import type { RunOptions } from '../../lib/run/runTypes.js';
+import type { ReplyRow } from '../../lib/store/types.js';
+import { loadContext, tempDir } from '../helpers/campaigns.js';
+import { costOf, journalDir, ledgerSnapshot, okCounts, readResult, storedReplies } from '../helpers/runData.js';
+
+// "What must hold": a dependent phase's partition asked a slice of its source items at a time
+// (lib/run/slicedItems.ts) never expands its items from more than one slice of them, and asks,
+// stores, charges and adopts exactly what the whole partition does.
+
+const DEMO = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../examples/ptrue/demo.yaml');
+const CAMPAIGN = 'ptrue-demo';
+const TABLES = ['cells.csv', 'regimes.csv', 'axes.csv', 'qr.csv', 'accuracy_shares.csv', 'reliability.csv', 'compliance.csv', 'scorers.csv', 'matching_effects.csv'];
+/** 180 generate items per partition in the demo: 26 slices, the last one short. */
+const SLICE = 7;
+
+interface Reference {
+  readonly spent: number;
+  readonly ok: Record<'verify' | 'judge', string[]>;
+  readonly tables: Record<string, string>;
+  /** alpha/en's successful verify replies, in the order they were asked. */
+  readonly alphaEnVerify: ReplyRow[];
+}
+
+let root: string;
+let cleanup: () => Promise<void>;
+let ref: Reference;
+
+/** Runs the demo on the main thread, each dependent phase's expansion watched: the most source items one expansion read. */
+async function run(dataDir: string, opts: Omit<RunOptions, 'dataDir'> = {}): Promise<{ summary: Awaited<ReturnType<typeof runCampaign>>; mostSources: number }> {
+  const ctx: RunContext = await loadContext(DEMO, dataDir);
+  let mostSources = 0;
+  for (const name of ['verify', 'judge']) {
+    const phase = ctx.graph.get(name) as { expand: PhaseSpec['expand'] };
+    const expand = phase.expand;
+    phase.expand = (p, up) => {
+      mostSources = Math.max(mostSources, p.items('generate').length);
+      return expand(p, up);
+    };
+  }
+  const summary = await runCampaign(ctx, { dataDir, threads: 1, ...opts });
+  return { summary, mostSources };
+}
+
+async function okIds(dataDir: string, phase: string): Promise<string[]> {
+  return [...okCounts(await storedReplies(dataDir, CAMPAIGN, phase)).keys()].sort();
+}
+
+/** One ok reply per item, the reference's items, tables and spend, nothing left reserved or pending. */
+async function expectSameAsReference(dataDir: string): Promise<void> {
+  for (const phase of ['verify', 'judge'] as const) {
+    const counts = okCounts(await storedReplies(dataDir, CAMPAIGN, phase));
+    expect([...counts].filter(([, n]) => n !== 1), `${phase}: items with more than one successful reply`).toEqual([]);
+    expect([...counts.keys()].sort(), `${phase}: items with a successful reply`).toEqual(ref.ok[phase]);
+  }
+  const ledger = await ledgerSnapshot(dataDir, CAMPAIGN);
+  expect(ledger.budget.reserved_usd).toBe(0);
+  expect(ledger.budget.spent_usd).toBeCloseTo(ref.spent, 10);
+  for (const name of TABLES) expect(await readResult(dataDir, CAMPAIGN, name), name).toBe(ref.tables[name]);
+}
+
+beforeAll(async () => {
+  ({ dir: root, cleanup } = await tempDir('sliced'));
+  const dataDir = path.join(root, 'whole');
+  const alphaEnVerify: ReplyRow[] = [];
+  const { summary, mostSources } = await run(dataDir, {
+    onReply: (row) => {
+      if (row.phase === 'verify' && row.model === 'alpha' && row.language === 'en' && row.status === 'ok') alphaEnVerify.push(row);
+    },
+  });
+  expect(summary.stopped).toBeUndefined();
+  // The reference asks whole partitions: its 180 source items are under the default slice.
+  expect(mostSources).toBe(180);
+  const tables: Record<string, string> = {};
+  for (const name of TABLES) tables[name] = await readResult(dataDir, CAMPAIGN, name);
+  ref = { spent: summary.spentUsd, ok: { verify: await okIds(dataDir, 'verify'), judge: await okIds(dataDir, 'judge') }, tables, alphaEnVerify };
+  expect(ref.ok.verify.length).toBe(19_440);
+  expect(alphaEnVerify.length).toBeGreaterThan(SLICE * 6 * 20);
+}, 120_000);
+
+afterAll(() => cleanup?.());
+
+describe('a dependent partition asked in slices of its source items', () => {
+  it('expands verify and judge from one slice at a time and ends as the whole partition does; a second run asks nothing', async () => {
+    const dataDir = path.join(root, 'sliced');
+    const { summary, mostSources } = await run(dataDir, { sliceSources: SLICE });
+    expect(summary.stopped).toBeUndefined();
+    expect(mostSources).toBe(SLICE);
+    expect(summary.phases.map((p) => [p.phase, p.items, p.done])).toEqual([
+      ['generate', 3240, 3240],
+      ['verify', 19_440, 19_440],
+      ['judge', 1944, 1944],
+    ]);
+    await expectSameAsReference(dataDir);
+    const stored = (await storedReplies(dataDir, CAMPAIGN, 'verify')).filter((r) => r.status === 'ok');
+    expect(costOf(stored)).toBeGreaterThan(0);
+
+    const again = await run(dataDir, { sliceSources: SLICE });
+    expect(again.summary.phases.map((p) => p.done)).toEqual([0, 0, 0]);
+    expect(again.summary.spentUsd).toBe(summary.spentUsd);
+  }, 120_000);
+
+  it("adopts a killed run's verify journal whose replies span several slices: not asked again, counted once", async () => {
+    const dataDir = path.join(root, 'journal');
+    // Replies of the first slices and of the last ones: their items are expanded from different slices.
+    const kept = [...ref.alphaEnVerify.slice(0, 50), ...ref.alphaEnVerify.slice(-50)];
+    const dir = journalDir(dataDir, CAMPAIGN, 'verify', 'alpha', 'en');
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, '20200101T000000-dead00-verify-00000.ndjson'), `${kept.map((r) => JSON.stringify(r)).join('\n')}\n`);
+
+    const asked = new Set<string>();
+    const { summary, mostSources } = await run(dataDir, {
+      sliceSources: SLICE,
+      onReply: (row) => {
+        if (row.phase === 'verify') asked.add(row.item_id);
+      },
+    });
+    expect(summary.stopped).toBeUndefined();
+    // Each adopted reply's item was looked up in its own slice, not in the partition expanded whole.
+    expect(mostSources).toBe(SLICE);
+    expect(summary.phases.find((p) => p.phase === 'verify')!.adopted).toBe(kept.length);
+    expect(kept.filter((r) => asked.has(r.item_id))).toEqual([]);
+    expect(asked.size).toBe(ref.ok.verify.length - kept.length);
+    await expectSameAsReference(dataDir);
+  }, 120_000);
+});
