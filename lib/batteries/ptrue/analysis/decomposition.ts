@@ -16,7 +16,7 @@
 import { averageShares, explainedVarianceShares, groupBy } from '../../../api/battery.js';
 import type { FactorRow, VarianceDecomposition } from '../../../api/battery.js';
 import { metricSet } from './cells.js';
-import { sameReply } from './views.js';
+import { replies } from './views.js';
 import type { MetricName, PtrueRow } from './types.js';
 
 export interface ModelDecomposition {
@@ -58,18 +58,9 @@ export function accuracyDecomposition(benchmark: string, rows: readonly PtrueRow
   const stratum = options.stratum ?? 'auto';
   const factors = (stratum === 'auto' ? hasStrata(rows) : stratum && hasStrata(rows)) ? ['q', 'r', 'stratum'] : ['q', 'r'];
   // One observation per reply: the verifier copies share their correctness. The first copy of
-  // each, in first-seen order (a list per reply would be a million lists at the paper's size).
-  const replies = new Map<string, PtrueRow>();
-  let previous: PtrueRow | undefined;
-  for (const r of rows) {
-    // The copies of one reply come together (views.ts replies): only a new reply builds a key.
-    if (previous !== undefined && sameReply(previous, r)) continue;
-    previous = r;
-    const key = `${r.model}\u0000${r.base_item}\u0000${r.q}\u0000${r.r}`;
-    if (!replies.has(key)) replies.set(key, r);
-  }
+  // each, in first-seen order (views.ts replies; the rows are one benchmark's).
   const byModel = new Map<string, FactorRow[]>();
-  for (const r of replies.values()) {
+  for (const r of replies(rows)) {
     const levels: Record<string, string> = { q: r.q, r: r.r };
     if (factors.includes('stratum')) levels.stratum = r.stratum as string;
     const target = byModel.get(r.model) ?? [];

@@ -39,7 +39,7 @@ export function replies(rows: readonly PtrueRow[]): PtrueRow[] {
 }
 
 /** Whether two rows are verifier copies of one reply: the same model, benchmark, base item, q and r. */
-export function sameReply(a: PtrueRow, b: PtrueRow): boolean {
+function sameReply(a: PtrueRow, b: PtrueRow): boolean {
   return a.base_item === b.base_item && a.q === b.q && a.r === b.r && a.model === b.model && a.benchmark === b.benchmark;
 }
 
