@@ -126,6 +126,13 @@ export function appendCompactRows(raw: readonly Record<string, unknown>[], out: 
     return s;
   };
   const numbers: Numbers = { p: new Float64Array(raw.length), exact: new Int8Array(raw.length) };
+  /** Row i's P(True) and exactness, read as parseRow reads them, into the batch's arrays. */
+  const setNumbers = (r: Record<string, unknown>, i: number): void => {
+    const p = num(r.p_true);
+    const exact = bool(r.exact);
+    numbers.p[i] = p !== null && Number.isFinite(p) ? p : Number.NaN;
+    numbers.exact[i] = exact === null ? -1 : exact ? 1 : 0;
+  };
   let last: ReplyFacts | undefined;
   let lastRaw: Record<string, unknown> | undefined;
   for (let i = 0; i < raw.length; i++) {
@@ -135,16 +142,12 @@ export function appendCompactRows(raw: readonly Record<string, unknown>[], out: 
     // own three are read, not a whole parsed row (five rows in six at the paper's size).
     if (last !== undefined && sameShared(r, lastRaw!)) {
       if (r.v === null || r.v === undefined) throw new RangeError(`ptrue_rows: row ${i} has no v`);
-      const p = num(r.p_true);
-      const exact = bool(r.exact);
-      numbers.p[i] = p !== null && Number.isFinite(p) ? p : Number.NaN;
-      numbers.exact[i] = exact === null ? -1 : exact ? 1 : 0;
+      setNumbers(r, i);
       out.push(new VerifierCopy(last, one(String(r.v))!, i));
       continue;
     }
     const row = parseRow(r, i);
-    numbers.p[i] = row.p_true ?? Number.NaN;
-    numbers.exact[i] = row.exact === null || row.exact === undefined ? -1 : row.exact ? 1 : 0;
+    setNumbers(r, i);
     const facts: ReplyFacts =
       last !== undefined && SHARED.every((k) => last![k] === row[k])
         ? last
