@@ -1,14 +1,15 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import type { PhaseSpec } from '../../lib/battery/types.js';
 import type { RunContext } from '../../lib/run/context.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { RunOptions } from '../../lib/run/runTypes.js';
 import type { ReplyRow } from '../../lib/store/types.js';
 import { loadContext, tempDir } from '../helpers/campaigns.js';
-import { costOf, journalDir, ledgerSnapshot, okCounts, readResult, storedReplies } from '../helpers/runData.js';
+import { costOf, journalDir, ledgerSnapshot, okCounts, readResult, readResults, storedReplies } from '../helpers/runData.js';
 
 // "What must hold": a dependent phase's partition asked a slice of its source items at a time
 // (lib/run/slicedItems.ts) never expands its items from more than one slice of them, and asks,
@@ -128,5 +129,45 @@ describe('a dependent partition asked in slices of its source items', () => {
     expect(kept.filter((r) => asked.has(r.item_id))).toEqual([]);
     expect(asked.size).toBe(ref.ok.verify.length - kept.length);
     await expectSameAsReference(dataDir);
+  }, 120_000);
+});
+
+// FAR-6's judge reads generate's replies and writes its readings into generate's folder: the same
+// property holds for a phase that reads one reply per source item and keeps readings of its own.
+describe('FAR-6\'s judge asked in slices of its source items', () => {
+  const FAR6 = path.join(path.dirname(DEMO), '../far6/demo.yaml');
+
+  it('stores, charges and reports what the whole partitions do', async () => {
+    // The demo cut to six stories: its partitions still hold more source items than a slice.
+    const doc = parse(await readFile(FAR6, 'utf8')) as { design: Record<string, unknown> };
+    for (const [key, value] of Object.entries(doc.design)) {
+      if (typeof value === 'string' && /\.(ya?ml|jsonl|csv)$/.test(value)) doc.design[key] = path.join(path.dirname(FAR6), value);
+    }
+    doc.design['story_limit'] = 6;
+    const file = path.join(root, 'far6-sliced.yaml');
+    await writeFile(file, stringify(doc));
+    const results = async (dataDir: string, opts: Omit<RunOptions, 'dataDir'>) => {
+      const ctx = await loadContext(file, dataDir);
+      let mostSources = 0;
+      const judge = ctx.graph.get('judge') as { expand: PhaseSpec['expand'] };
+      const expand = judge.expand;
+      judge.expand = (p, up) => {
+        mostSources = Math.max(mostSources, p.items('generate').length);
+        return expand(p, up);
+      };
+      const summary = await runCampaign(ctx, { dataDir, threads: 1, ...opts });
+      expect(summary.stopped).toBeUndefined();
+      return { summary, mostSources, files: await readResults(dataDir, 'far6-demo'), judged: await okIds2(dataDir) };
+    };
+    const okIds2 = async (dataDir: string) => [...okCounts(await storedReplies(dataDir, 'far6-demo', 'judge')).keys()].sort();
+    const whole = await results(path.join(root, 'far6-whole'), {});
+    const sliced = await results(path.join(root, 'far6-sliced'), { sliceSources: 5 });
+    expect(whole.mostSources).toBeGreaterThan(5);
+    expect(sliced.mostSources).toBe(5);
+    expect(sliced.judged.length).toBeGreaterThan(0);
+    expect(sliced.judged).toEqual(whole.judged);
+    expect(sliced.summary.spentUsd).toBeCloseTo(whole.summary.spentUsd, 10);
+    expect([...sliced.files.keys()].sort()).toEqual([...whole.files.keys()].sort());
+    for (const [name, text] of whole.files) expect(sliced.files.get(name), name).toBe(text);
   }, 120_000);
 });
