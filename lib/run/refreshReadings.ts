@@ -26,7 +26,7 @@ import { partKey, partitionPrefix } from '../store/layout.js';
 import type { PartWriter } from '../store/parquetParts.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
 import { itemsDigest, readerOf } from './readings.js';
-import { lookupOf, type SlicedItems } from './slicedItems.js';
+import { lookupOf, SlicedItems } from './slicedItems.js';
 
 /** One partition of a phase, with its current items and how one reply is read. */
 export interface ReadingsRefreshTarget {
@@ -65,7 +65,7 @@ export function readingsDigestKey(campaign: string, phase: string, model: string
  * earlier sondage) has every part read again once, and rewritten with the same labels.
  */
 function inputsDigest(phase: ReadingsRefreshTarget['phase'], items: ReadingsRefreshTarget['items']): string {
-  const digest = Array.isArray(items) ? itemsDigest(items as readonly PromptItem[]) : (items as SlicedItems).digest;
+  const digest = items instanceof SlicedItems ? items.digest : itemsDigest(items);
   return createHash('sha256').update(`read_with 2\u0000${readerOf(phase)}\u0000${digest}`).digest('hex');
 }
 

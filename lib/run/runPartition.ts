@@ -13,7 +13,7 @@ import { type Attempt, callWithRetry } from './callWithRetry.js';
 import { commitOpenPart, type OpenPart, openPartSync } from './openPart.js';
 import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
 import { replyRow, type ReplySource } from './replyRow.js';
-import { lookupOf, type SlicedItems } from './slicedItems.js';
+import { lookupOf, SlicedItems } from './slicedItems.js';
 import { sleep } from './sleep.js';
 import { keyScope, noteKeyFailure, noteOverrun } from './stopState.js';
 import { noteWaitStop, scopeSignal } from './waitStops.js';
@@ -45,7 +45,7 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   const pendingIds = await spec.ledger.pendingAmong(spec.campaign, ledgerPartition(spec), ids, { retryFailed: spec.retryFailed === true });
   const pendingCount = ids.reduce((n, id) => n + (pendingIds.has(id) ? 1 : 0), 0);
   const run = new PartitionRun(spec);
-  const slices = Array.isArray(spec.items) ? [spec.items as readonly PromptItem[]] : (spec.items as SlicedItems).slices();
+  const slices = spec.items instanceof SlicedItems ? spec.items.slicesHolding(pendingIds) : [spec.items];
   for (const slice of slices) {
     if (!(await run.askAll(slice.filter((i) => pendingIds.has(i.item_id))))) break;
   }

@@ -33,7 +33,7 @@ export interface ItemLookup {
 
 /** The items of a partition, whole or in slices, by id. */
 export function lookupOf(items: readonly PromptItem[] | SlicedItems): ItemLookup {
-  return Array.isArray(items) ? new Map(items.map((i) => [i.item_id, i])) : (items as SlicedItems);
+  return items instanceof SlicedItems ? items : new Map(items.map((i) => [i.item_id, i]));
 }
 
 /**
@@ -101,6 +101,19 @@ export class SlicedItems implements ItemLookup {
   /** The items of each slice in turn, expanded anew. */
   *slices(): Generator<readonly PromptItem[]> {
     for (let k = 0; k < this.sliceCount; k++) yield this.expandSlice(k);
+  }
+
+  /**
+   * The items of each slice that holds one of `wanted` (the pending ids), in turn, expanded anew;
+   * a slice with none is not expanded (a resumed or complete partition's done slices).
+   */
+  *slicesHolding(wanted: ReadonlySet<string>): Generator<readonly PromptItem[]> {
+    const ids = this.indexedIds();
+    for (let k = 0; k < this.sliceCount; k++) {
+      let holds = false;
+      for (let at = this.starts[k]!; at < this.starts[k + 1]! && !holds; at++) holds = wanted.has(ids[at]!);
+      if (holds) yield this.expandSlice(k);
+    }
   }
 
   keys(): Iterable<string> {

@@ -68,7 +68,7 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   const batch = env.batchClients.get(entry.id);
   const folder = graph.readingsFolder(phase);
   const items = batch ? partition.items(phase.name) : slicedOrWhole(partition, phase, env.sliceSources ?? SLICE_SOURCE_ITEMS);
-  const whole = Array.isArray(items) ? (items as readonly PromptItem[]) : undefined;
+  const whole = items instanceof SlicedItems ? undefined : items;
   const spec = {
     ...partitionSpec(env.shared, {
       phase: phase.name,
@@ -95,9 +95,10 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   // and a run that fails or is killed before they are written writes them the next time. A
   // partition in slices is indexed as its prompts are staged, before anything is asked.
   const target = { campaign: campaign.name, phase: phase.name, model: model.id, language };
-  const { indexed, written } = whole
-    ? { indexed: Promise.resolve(), written: ensurePrompts(writer, store, target, whole, battery.prompts) }
-    : ensureSlicedPrompts(writer, store, target, items as SlicedItems, spec.maxCost, battery.prompts);
+  const { indexed, written } =
+    items instanceof SlicedItems
+      ? ensureSlicedPrompts(writer, store, target, items, spec.maxCost, battery.prompts)
+      : { indexed: Promise.resolve(), written: ensurePrompts(writer, store, target, items, battery.prompts) };
   const prompts = written.then(
     () => undefined,
     (err: unknown) => ({ err }),
@@ -120,7 +121,7 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   const failed = await prompts;
   if (failed) throw failed.err;
   const outcome = refreshed.reread > 0 ? { ...ran, reread: refreshed.reread, rereadChanged: refreshed.changed } : ran;
-  return { items: whole ? whole.length : (items as SlicedItems).size, outcome };
+  return { items: items instanceof SlicedItems ? items.size : items.length, outcome };
 }
 
 /**
