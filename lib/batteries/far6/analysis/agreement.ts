@@ -8,10 +8,10 @@
  * sentence follows the polarity mapping, and one that disagrees follows the truth/agreement
  * mapping: the polarity share is the agreement rate on those replies.
  */
-import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
-import type { AnswerConstraint, Proposition, QuestionForm } from '../types.js';
+import type { Proposition } from '../types.js';
 import { RowReader } from '../../../api/battery.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
+import { readDesignCell } from './parseRows.js';
 import type {
   AgreementResults,
   DisagreementSummary,
@@ -45,10 +45,7 @@ export function parseAgreementRows(raw: readonly Record<string, unknown>[]): Rea
     const str = (c: string): string => rd.string(r, i, c, { nonEmpty: true });
     const count = (c: string): number => rd.number(r, i, c, { integer: true });
     const row: ReadingAgreementRow = {
-      model: str('model'),
-      language: str('language'),
-      form: rd.oneOf<QuestionForm>(r, i, 'form', QUESTION_FORMS),
-      constraint: rd.oneOf<AnswerConstraint>(r, i, 'constraint', ANSWER_CONSTRAINTS),
+      ...readDesignCell(rd, r, i),
       concept_pair: str('concept_pair'),
       construction: str('construction'),
       named: rd.oneOf<Proposition>(r, i, 'named', ['P', 'notP']),

@@ -6,10 +6,10 @@
  * codebook categories, and the counts of replies on which the primary judge was decisive and on
  * which the two readings take opposite decisive sides (P against notP).
  */
-import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
-import type { AnswerConstraint, QuestionForm } from '../types.js';
+import { ANSWER_CONSTRAINTS } from '../types.js';
 import { AnalysisError, RowReader, analysisQueryError } from '../../../api/battery.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
+import { readDesignCell } from './parseRows.js';
 import type { AgreementStats, JudgeAuditLevel, JudgeAuditPairRow, JudgeAuditResults, JudgeAuditRow, Queryable, TableSources } from './types.js';
 
 const FILE = 'judge_audit.sql';
@@ -128,10 +128,7 @@ export function parseJudgeAuditRows(raw: readonly Record<string, unknown>[]): Ju
     return {
       phase: str('phase'),
       item_id: str('item_id'),
-      model: str('model'),
-      language: str('language'),
-      constraint: rd.oneOf<AnswerConstraint>(r, i, 'constraint', ANSWER_CONSTRAINTS),
-      form: rd.oneOf<QuestionForm>(r, i, 'form', QUESTION_FORMS),
+      ...readDesignCell(rd, r, i),
       audit_reader: str('audit_reader'),
       audit_label: str('audit_label'),
       primary_reader: rd.optionalString(r, i, 'primary_reader'),

@@ -4,11 +4,30 @@
  * the row and the column, rather than turning into NaN further down.
  */
 import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
-import type { Proposition } from '../types.js';
+import type { AnswerConstraint, Proposition, QuestionForm } from '../types.js';
 import { RowReader } from '../../../api/battery.js';
-import type { CellSummaryRow, ItemShareRow, ReplyTotalsRow } from './types.js';
+import type { CellKey, CellSummaryRow, ItemShareRow, ReplyTotalsRow } from './types.js';
 
 const PROPOSITIONS: readonly Proposition[] = ['P', 'notP'];
+
+/** Where a row of the design stands: its cell (model, language), question form and answer constraint. */
+export interface DesignCell extends CellKey {
+  readonly form: QuestionForm;
+  readonly constraint: AnswerConstraint;
+}
+
+/**
+ * Reads the columns that place a query row in the design (model and language non-empty, form and
+ * constraint among the design's), for the queries whose rows are pooled by them.
+ */
+export function readDesignCell(rd: RowReader, r: Record<string, unknown>, i: number): DesignCell {
+  return {
+    model: rd.string(r, i, 'model', { nonEmpty: true }),
+    language: rd.string(r, i, 'language', { nonEmpty: true }),
+    form: rd.oneOf(r, i, 'form', QUESTION_FORMS),
+    constraint: rd.oneOf(r, i, 'constraint', ANSWER_CONSTRAINTS),
+  };
+}
 
 /**
  * Item rows from item_shares.sql; `secondListed` (from {@link parseLabelMaps}) fills `second_listed`
