@@ -8,7 +8,7 @@
  * γ are the configured offsets, or N(0, spread²) draws keyed by the profile seed, language and
  * category (the same for every model sharing the profile seed).
  */
-import { seedFromKey, uniformFromKey } from '../../../api/battery.js';
+import { mean, seedFromKey, uniformFromKey } from '../../../api/battery.js';
 import { CATEGORIES, LANGUAGES, STRATEGIES, VETO_CHECKPOINTS, checkpointVerdict } from '../types.js';
 import type { AnswerCheckpoint, Category, Language, QaPair, Strategy } from '../types.js';
 import type { XvalueSimulation } from './simulationConfig.js';
@@ -129,35 +129,19 @@ export interface ExpectedAccuracy {
   readonly variance: number;
 }
 
-// Running sums like lib/metrics' confusionOf, but of probabilities, not counts: the simulator's
-// expected rates must not depend on how the analysis tallies observed verdicts.
+// Means of probabilities, not rates of counted verdicts: the simulator's expected rates must not
+// depend on how the analysis tallies observed verdicts (lib/metrics' confusionOf).
 function expected(pairs: readonly QaPair[], probabilities: (p: QaPair) => VerdictProbabilities): ExpectedAccuracy {
-  let sum = 0;
+  const all = pairs.map((pair) => ({ positive: pair.annotation.overall === 'Fail', ...probabilities(pair) }));
+  const correct = (side: typeof all): number | null => mean(side.map((x) => x.correct));
   let variance = 0;
-  let invalid = 0;
-  let pos = 0;
-  let posSum = 0;
-  let neg = 0;
-  let negSum = 0;
-  for (const pair of pairs) {
-    const { correct: p, invalid: q } = probabilities(pair);
-    sum += p;
-    invalid += q;
-    variance += p * (1 - p);
-    if (pair.annotation.overall === 'Fail') {
-      pos++;
-      posSum += p;
-    } else {
-      neg++;
-      negSum += p;
-    }
-  }
+  for (const { correct: p } of all) variance += p * (1 - p);
   return {
     n: pairs.length,
-    accuracy: pairs.length > 0 ? sum / pairs.length : null,
-    accuracy_negative: neg > 0 ? negSum / neg : null,
-    accuracy_positive: pos > 0 ? posSum / pos : null,
-    abstention: pairs.length > 0 ? invalid / pairs.length : null,
+    accuracy: correct(all),
+    accuracy_negative: correct(all.filter((x) => !x.positive)),
+    accuracy_positive: correct(all.filter((x) => x.positive)),
+    abstention: mean(all.map((x) => x.invalid)),
     variance,
   };
 }
