@@ -8,7 +8,8 @@ import { EmbeddedLedger } from '../../lib/store/index.js';
 import type { ReplyRow } from '../../lib/store/types.js';
 import { loadContext, simulateOnModels, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { exited, spawnCli } from '../helpers/cli.js';
-import { costOf, filesUnder, journalDir, ledgerSnapshot, okCounts, readResult, storedReplies } from '../helpers/runData.js';
+import { filesUnder, journalDir, ledgerSnapshot, okCounts, storedReplies } from '../helpers/runData.js';
+import { expectSameAsReference, takeReference, type RunReference } from '../helpers/runReference.js';
 
 // "What must hold": a run killed mid-way and started again ends with exactly one successful reply
 // per item, the same results as an uninterrupted run, and every reply's cost counted once.
@@ -16,10 +17,7 @@ import { costOf, filesUnder, journalDir, ledgerSnapshot, okCounts, readResult, s
 const CAMPAIGN = 'run-small';
 const COMPARED_RESULTS = ['story_scores.csv', 'readout_comparisons.csv'];
 
-interface Reference {
-  readonly spent: number;
-  readonly ok: Record<'generate' | 'judge', string[]>;
-  readonly results: Record<string, string>;
+interface Reference extends RunReference<'generate' | 'judge'> {
   /** Successful alpha/en replies as the run journaled them, for the hand-written journal. */
   readonly alphaEn: ReplyRow[];
   readonly generateItems: number;
@@ -42,13 +40,8 @@ beforeAll(async () => {
     },
   });
   expect(summary.stopped).toBeUndefined();
-  const results: Record<string, string> = {};
-  for (const name of COMPARED_RESULTS) results[name] = await readResult(dataDir, CAMPAIGN, name);
-  const okIds = async (phase: string) => [...okCounts(await storedReplies(dataDir, CAMPAIGN, phase)).keys()].sort();
   ref = {
-    spent: summary.spentUsd,
-    ok: { generate: await okIds('generate'), judge: await okIds('judge') },
-    results,
+    ...(await takeReference(dataDir, CAMPAIGN, summary.spentUsd, ['generate', 'judge'], COMPARED_RESULTS)),
     alphaEn,
     generateItems: summary.phases[0]!.items,
   };
@@ -59,26 +52,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => cleanup?.());
-
-/** Exactly one ok reply per item, the reference's items, results and spend, nothing left reserved. */
-async function expectSameAsReference(dataDir: string): Promise<void> {
-  let stored = 0;
-  for (const phase of ['generate', 'judge'] as const) {
-    const rows = await storedReplies(dataDir, CAMPAIGN, phase);
-    const counts = okCounts(rows);
-    const repeated = [...counts].filter(([, n]) => n !== 1);
-    expect(repeated, `${phase}: items with more than one successful reply`).toEqual([]);
-    expect([...counts.keys()].sort(), `${phase}: items with a successful reply`).toEqual(ref.ok[phase]);
-    stored += costOf(rows.filter((r) => r.status === 'ok'));
-  }
-  const ledger = await ledgerSnapshot(dataDir, CAMPAIGN);
-  expect(ledger.generate.pending + ledger.judge.pending).toBe(0);
-  expect(ledger.budget.reserved_usd).toBe(0);
-  // Spend counted once: what the ledger charged is what the stored replies cost, as uninterrupted.
-  expect(ledger.budget.spent_usd).toBeCloseTo(stored, 10);
-  expect(ledger.budget.spent_usd).toBeCloseTo(ref.spent, 10);
-  for (const name of COMPARED_RESULTS) expect(await readResult(dataDir, CAMPAIGN, name), name).toBe(ref.results[name]);
-}
 
 async function journalLines(dataDir: string): Promise<number> {
   let n = 0;
@@ -140,7 +113,7 @@ describe('a run killed mid-way and started again', () => {
     expect(summary.phases[0]!.adopted).toBe(toAdopt);
     expect(summary.phases[0]!.pending).toBe(0);
     expect(await journalLines(dataDir)).toBe(0);
-    await expectSameAsReference(dataDir);
+    await expectSameAsReference(dataDir, ref);
     // The dead run's reservations were never simply handed back: the calls its journals show came
     // back are counted at their cost, the ones that left no reply (in flight at the kill, maybe
     // billed) as possibly billed, against the cap, never more than what the dead run held.
@@ -185,7 +158,7 @@ describe('a run killed mid-way and started again', () => {
     expect(second.stopped).toBeUndefined();
     expect(secondAsked.filter((id) => doneAfterFirst.has(id))).toEqual([]);
     expect(secondAsked.length).toBe(ref.generateItems - doneAfterFirst.size);
-    await expectSameAsReference(dataDir);
+    await expectSameAsReference(dataDir, ref);
   });
 
   it("adopts a killed run's journal with a torn last line: its replies are not asked again and cost once", async () => {
@@ -214,6 +187,6 @@ describe('a run killed mid-way and started again', () => {
     expect(asked.has(torn.item_id)).toBe(true);
     expect(asked.size).toBe(ref.generateItems - kept.length);
     expect(await journalLines(dataDir)).toBe(0);
-    await expectSameAsReference(dataDir);
+    await expectSameAsReference(dataDir, ref);
   });
 });

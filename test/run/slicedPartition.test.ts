@@ -9,7 +9,8 @@ import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { RunOptions } from '../../lib/run/runTypes.js';
 import type { ReplyRow } from '../../lib/store/types.js';
 import { loadContext, tempDir } from '../helpers/campaigns.js';
-import { costOf, journalDir, ledgerSnapshot, okCounts, readResult, readResults, storedReplies } from '../helpers/runData.js';
+import { costOf, journalDir, readResults, storedReplies } from '../helpers/runData.js';
+import { expectSameAsReference, okItemIds, takeReference, type RunReference } from '../helpers/runReference.js';
 
 // "What must hold": a dependent phase's partition asked a slice of its source items at a time
 // (lib/run/slicedItems.ts) never expands its items from more than one slice of them, and asks,
@@ -21,10 +22,7 @@ const TABLES = ['cells.csv', 'regimes.csv', 'axes.csv', 'qr.csv', 'accuracy_shar
 /** 180 generate items per partition in the demo: 26 slices, the last one short. */
 const SLICE = 7;
 
-interface Reference {
-  readonly spent: number;
-  readonly ok: Record<'verify' | 'judge', string[]>;
-  readonly tables: Record<string, string>;
+interface Reference extends RunReference<'generate' | 'verify' | 'judge'> {
   /** alpha/en's successful verify replies, in the order they were asked. */
   readonly alphaEnVerify: ReplyRow[];
 }
@@ -49,23 +47,6 @@ async function run(dataDir: string, opts: Omit<RunOptions, 'dataDir'> = {}): Pro
   return { summary, mostSources };
 }
 
-async function okIds(dataDir: string, phase: string): Promise<string[]> {
-  return [...okCounts(await storedReplies(dataDir, CAMPAIGN, phase)).keys()].sort();
-}
-
-/** One ok reply per item, the reference's items, tables and spend, nothing left reserved or pending. */
-async function expectSameAsReference(dataDir: string): Promise<void> {
-  for (const phase of ['verify', 'judge'] as const) {
-    const counts = okCounts(await storedReplies(dataDir, CAMPAIGN, phase));
-    expect([...counts].filter(([, n]) => n !== 1), `${phase}: items with more than one successful reply`).toEqual([]);
-    expect([...counts.keys()].sort(), `${phase}: items with a successful reply`).toEqual(ref.ok[phase]);
-  }
-  const ledger = await ledgerSnapshot(dataDir, CAMPAIGN);
-  expect(ledger.budget.reserved_usd).toBe(0);
-  expect(ledger.budget.spent_usd).toBeCloseTo(ref.spent, 10);
-  for (const name of TABLES) expect(await readResult(dataDir, CAMPAIGN, name), name).toBe(ref.tables[name]);
-}
-
 beforeAll(async () => {
   ({ dir: root, cleanup } = await tempDir('sliced'));
   const dataDir = path.join(root, 'whole');
@@ -78,9 +59,7 @@ beforeAll(async () => {
   expect(summary.stopped).toBeUndefined();
   // The reference asks whole partitions: its 180 source items are under the default slice.
   expect(mostSources).toBe(180);
-  const tables: Record<string, string> = {};
-  for (const name of TABLES) tables[name] = await readResult(dataDir, CAMPAIGN, name);
-  ref = { spent: summary.spentUsd, ok: { verify: await okIds(dataDir, 'verify'), judge: await okIds(dataDir, 'judge') }, tables, alphaEnVerify };
+  ref = { ...(await takeReference(dataDir, CAMPAIGN, summary.spentUsd, ['generate', 'verify', 'judge'], TABLES)), alphaEnVerify };
   expect(ref.ok.verify.length).toBe(19_440);
   expect(alphaEnVerify.length).toBeGreaterThan(SLICE * 6 * 20);
 }, 120_000);
@@ -98,7 +77,7 @@ describe('a dependent partition asked in slices of its source items', () => {
       ['verify', 19_440, 19_440],
       ['judge', 1944, 1944],
     ]);
-    await expectSameAsReference(dataDir);
+    await expectSameAsReference(dataDir, ref);
     const stored = (await storedReplies(dataDir, CAMPAIGN, 'verify')).filter((r) => r.status === 'ok');
     expect(costOf(stored)).toBeGreaterThan(0);
 
@@ -128,7 +107,7 @@ describe('a dependent partition asked in slices of its source items', () => {
     expect(summary.phases.find((p) => p.phase === 'verify')!.adopted).toBe(kept.length);
     expect(kept.filter((r) => asked.has(r.item_id))).toEqual([]);
     expect(asked.size).toBe(ref.ok.verify.length - kept.length);
-    await expectSameAsReference(dataDir);
+    await expectSameAsReference(dataDir, ref);
   }, 120_000);
 });
 
@@ -157,9 +136,8 @@ describe('FAR-6\'s judge asked in slices of its source items', () => {
       };
       const summary = await runCampaign(ctx, { dataDir, threads: 1, ...opts });
       expect(summary.stopped).toBeUndefined();
-      return { summary, mostSources, files: await readResults(dataDir, 'far6-demo'), judged: await okIds2(dataDir) };
+      return { summary, mostSources, files: await readResults(dataDir, 'far6-demo'), judged: await okItemIds(dataDir, 'far6-demo', 'judge') };
     };
-    const okIds2 = async (dataDir: string) => [...okCounts(await storedReplies(dataDir, 'far6-demo', 'judge')).keys()].sort();
     const whole = await results(path.join(root, 'far6-whole'), {});
     const sliced = await results(path.join(root, 'far6-sliced'), { sliceSources: 5 });
     expect(whole.mostSources).toBeGreaterThan(5);
