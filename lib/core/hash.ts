@@ -26,7 +26,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 // Settings and reading maps are shared by many items of a partition: each object is serialized once.
-const jsonCache = new WeakMap<object, string>();
+let jsonCache = new WeakMap<object, string>();
 
 /**
  * canonicalJson of an object that many items share (settings, a reading map), computed once per
@@ -54,7 +54,7 @@ export function cachedCanonicalJson(value: object): string {
 }
 
 // Digests of objects that many items share (see cachedDigest).
-const digestCache = new WeakMap<object, string>();
+let digestCache = new WeakMap<object, string>();
 
 /** A value inside a digested object: a primitive as its JSON, an object as its own digest (`#` cannot open JSON). */
 function digestPart(value: unknown): string {
@@ -94,7 +94,7 @@ export function cachedDigest(value: object): string {
 }
 
 // The JSON of frozen, flat objects (a prompt's messages): such an object cannot change, so neither can its JSON.
-const frozenJson = new WeakMap<object, string>();
+let frozenJson = new WeakMap<object, string>();
 
 /** Whether `value` can never change: frozen, with no field that is an object (a frozen object may hold a mutable one). */
 function isFrozenFlat(value: object): boolean {
@@ -128,6 +128,21 @@ export function listCanonicalJson(list: readonly object[]): string {
   out += ']';
   if (keep) frozenJson.set(list, out);
   return out;
+}
+
+/**
+ * Forgets what cachedCanonicalJson, cachedDigest and listCanonicalJson kept. They keep a value for
+ * as long as its object lives, and design data lives as long as the run: X-Value's items carry
+ * their QA pair's annotation, so a partition thread that went through every language kept the
+ * JSON and digests of every annotation of the design (~800 MB a thread at 100,000 pairs). The run
+ * calls this after each partition (lib/run/wavePartition.ts): the objects many items share are
+ * a partition's own (its settings, its reading maps, its message lists), computed again at the
+ * next partition's first item.
+ */
+export function forgetSharedValues(): void {
+  jsonCache = new WeakMap();
+  digestCache = new WeakMap();
+  frozenJson = new WeakMap();
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { PhaseEstimate, PhaseSpec } from '../battery/types.js';
 import type { PromptItem } from '../core/types.js';
+import { forgetSharedValues } from '../core/hash.js';
 import type { ModelEntry } from '../design/campaign.js';
 import { costUsd, maxCostUsd } from '../pricing/pricing.js';
 import type { Price } from '../providers/types.js';
@@ -166,6 +167,8 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
         if (price.batch_discount !== undefined) noteSyncShare(acc, before, answerer, price);
       }
       partitions.push({ model: model.id, language, items: counts });
+      // The design lives as long as the plan: what the caches kept of it would add up over every partition.
+      forgetSharedValues();
       opts.onPartition?.(partitions.at(-1)!, partitions.length - 1, campaign.models.length * ctx.design.languages.length);
     }
     for (const phase of graph.phases) {

@@ -6,6 +6,7 @@
  */
 import type { PhaseSpec, Upstream } from '../battery/types.js';
 import type { LanguageCode } from '../core/types.js';
+import { forgetSharedValues } from '../core/hash.js';
 import type { ModelEntry } from '../design/campaign.js';
 import type { PartWriter } from '../store/parquetParts.js';
 import type { BlobStore } from '../store/types.js';
@@ -29,6 +30,7 @@ export interface PartitionReadingsTarget {
 export async function refreshPartitionReadings(t: PartitionReadingsTarget): Promise<ReadingsRefresh> {
   const { ctx, phase, model, language } = t;
   const folder = ctx.graph.readingsFolder(phase);
+  // What the caches kept of this partition's design data goes with it (lib/core/hash.ts).
   return refreshReadings({
     store: t.store,
     writer: t.writer,
@@ -39,5 +41,5 @@ export async function refreshPartitionReadings(t: PartitionReadingsTarget): Prom
     language,
     items: new PartitionItems({ ctx, model, language, upstream: t.upstream }).items(phase.name),
     readReply: (item, reply) => readingRows(phase, folder, ctx.battery.vocabulary, item, reply),
-  });
+  }).finally(forgetSharedValues);
 }

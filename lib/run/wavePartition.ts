@@ -12,6 +12,7 @@ import type { ModelProvider } from '../providers/types.js';
 import type { DuckDb } from '../store/DuckDb.js';
 import type { PartWriter } from '../store/parquetParts.js';
 import type { BatchRecord, BlobStore, ReplyRow } from '../store/types.js';
+import { forgetSharedValues } from '../core/hash.js';
 import { priceIn } from './context.js';
 import type { RunContext } from './context.js';
 import { ensurePrompts, ensureSlicedPrompts, journalDir, partitionSpec } from './partitionSpec.js';
@@ -119,6 +120,7 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
     : runPartition(spec)
   ).finally(() => prompts);
   const failed = await prompts;
+  forgetSharedValues();
   if (failed) throw failed.err;
   const outcome = refreshed.reread > 0 ? { ...ran, reread: refreshed.reread, rereadChanged: refreshed.changed } : ran;
   return { items: items instanceof SlicedItems ? items.size : items.length, outcome };

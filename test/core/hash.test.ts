@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cachedDigest, canonicalJson, listCanonicalJson } from '../../lib/core/hash.js';
+import { cachedCanonicalJson, cachedDigest, canonicalJson, forgetSharedValues, listCanonicalJson } from '../../lib/core/hash.js';
 
 describe('listCanonicalJson', () => {
   const text = 'War es falsch, was Finn getan hat? „ja“ 不是 😀 "q" \\ \n';
@@ -60,5 +60,24 @@ describe('cachedDigest', () => {
       { gold: ['B'], labels: { prefix: ['A', 'B'] } },
     ]) expect(cachedDigest(other)).not.toBe(base);
     expect(cachedDigest([1, 2])).not.toBe(cachedDigest({ 0: 1, 1: 2 }));
+  });
+});
+
+describe('forgetSharedValues', () => {
+  it('drops the JSON and digests kept for objects that still live, so they are computed again', () => {
+    const gold = { overall: 'Pass', checkpoints: { A: 'Pass' } };
+    const list = Object.freeze([Object.freeze({ role: 'user', content: 'a' })]);
+    const json = cachedCanonicalJson(gold);
+    const digest = cachedDigest(gold);
+    const listJson = listCanonicalJson(list);
+    // Kept per object: a change after the first call is not seen (the callers never change them).
+    gold.checkpoints.A = 'Fail';
+    expect(cachedCanonicalJson(gold)).toBe(json);
+    expect(cachedDigest(gold)).toBe(digest);
+    forgetSharedValues();
+    expect(cachedCanonicalJson(gold)).toBe(canonicalJson(gold));
+    expect(cachedCanonicalJson(gold)).not.toBe(json);
+    expect(cachedDigest(gold)).not.toBe(digest);
+    expect(listCanonicalJson(list)).toBe(listJson);
   });
 });
