@@ -38,7 +38,8 @@ export interface PartitionSetup {
   /** The model whose replies these are (for the judge phase, the judged model). */
   readonly model: string;
   readonly language: LanguageCode;
-  readonly items: readonly PromptItem[];
+  /** The partition's items, or (a dependent phase's in the local run) its slices (lib/run/slicedItems.ts). */
+  readonly items: readonly PromptItem[] | SlicedItems;
   readonly provider: ModelProvider;
   readonly price: Price;
   /** Present when the partition runs through the provider's batch API (`mode: batch`). */
@@ -58,7 +59,7 @@ export interface PartitionSetup {
  * The spec runPartition / runBatchPartition take for one partition. `mode: batch` reserves and
  * charges at the batch price (the provider bills the batch at its discount).
  */
-export function partitionSpec(shared: SharedPartitionFields, p: PartitionSetup): PartitionSpec & { readonly items: readonly PromptItem[] } {
+export function partitionSpec<I extends PartitionSetup['items']>(shared: SharedPartitionFields, p: PartitionSetup & { readonly items: I }): PartitionSpec & { readonly items: I } {
   const batch = p.batch !== undefined;
   const discount = batch ? (p.price.batch_discount ?? 1) : 1;
   return {

@@ -253,7 +253,7 @@ export function startsBefore(leftMs: () => number, windowMs: number): (attemptTi
 interface PreparedShard {
   readonly partition: PartitionItems;
   readonly items: readonly PromptItem[];
-  readonly spec: ReturnType<typeof partitionSpec>;
+  readonly spec: ReturnType<typeof partitionSpec<readonly PromptItem[]>>;
   readonly batch: BatchClient | undefined;
 }
 

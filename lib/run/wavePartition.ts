@@ -76,7 +76,7 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
       readingsFolder: folder,
       model: model.id,
       language,
-      items: whole ?? [],
+      items,
       provider: env.providers.get(entry.id)!,
       price: priceIn(ctx, phase, entry),
       batch,
@@ -87,7 +87,6 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
       keyEnv: entry.api_key_env,
       timeoutS: entry.timeout_s,
     }),
-    items,
     wholePartition: true,
   };
   // Root prompts are a pure function of the design: written once. A dependent phase's depend on
