@@ -14,6 +14,7 @@
  *   npm run bench:analysis                          # full size, ~1M replies, 300 draws
  *   npm run bench:analysis -- --scale 0.1           # a quick look (stories × 0.1, at least 8)
  *   npm run bench:analysis -- --bootstrap 50
+ *   npm run bench:analysis -- --out DIR             # keep the result files in DIR (to diff two versions)
  *   npm run bench:analysis -- --byo                 # `analyze --replies` on a JSONL export of the run
  *   npm run bench:analysis -- --byo --format parquet   # … on a Parquet export (or csv)
  *   npm run bench:analysis -- --byo --import-only --copies 10 --scale 0.1
@@ -69,6 +70,7 @@ const { values } = parseArgs({
     regenerate: { type: 'boolean', default: false },
     'generate-only': { type: 'boolean', default: false },
     cache: { type: 'string', default: path.join(os.tmpdir(), 'sondage-bench-analysis') },
+    out: { type: 'string' },
   },
 });
 const scale = Number(values.scale);
@@ -191,13 +193,15 @@ async function analysisBench(): Promise<void> {
       residualConvergence: residual.convergence,
       sameReplies,
     };
-    const out = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-results-'));
+    // --out keeps the result files (to compare two versions' results); by default they are removed.
+    const out = values.out ?? (await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-results-')));
+    await mkdir(out, { recursive: true });
     try {
       await writeResults((name, text) => writeFile(path.join(out, name), text), results, { campaign: CAMPAIGN, simulated: true, source: dataDir });
       const html = (await stat(path.join(out, 'report.html'))).size;
       mark(`result files (CSV, summary.md, report.html ${(html / 1024 ** 2).toFixed(1)} MiB)`);
     } finally {
-      await rm(out, { recursive: true, force: true });
+      if (values.out === undefined) await rm(out, { recursive: true, force: true });
     }
     for (const c of identity.counts) {
       console.log(`  ${c.readout} ${c.metric}: same-model nearest ${c.same_model} of ${c.n_cells} (random ${c.expected_random.toFixed(1)})`);
