@@ -118,8 +118,11 @@ function storyGroupError(model: string, language: string, story: string, a: stri
   );
 }
 
-/** The readout of a form, constraint and reader, one string each (form → constraint → reader). */
-class Readouts {
+/**
+ * The readout of an item row, one string per form, constraint and reader (form → constraint →
+ * reader) rather than one per row: for loops over every item row.
+ */
+export class Readouts {
   private readonly byForm = new Map<string, Map<string, Map<string, Readout>>>();
 
   of(row: ItemShareRow): Readout {
