@@ -28,28 +28,25 @@ export type AnalyzeOptions = EstimateOptions &
   };
 
 /**
- * Runs the SQL stage on `db` (label_maps, item_shares, then same_replies_shares,
- * reading_agreement, reply_totals) and the estimators on its rows: story scores and habits per
- * cell, then profiles across cells, model identity and habit variance. A single DuckDB connection
- * runs one query at a time, so each query after item_shares starts before a stretch of estimators
- * that does not need its rows, and DuckDB runs it on its own threads meanwhile: at full size the
- * three take ~5 s in DuckDB, the estimators beside them ~5 s here (bench/README.md, "analysis").
+ * Runs the SQL stage on `db` (label_maps, same_replies_shares, item_shares, reading_agreement,
+ * reply_totals) and the estimators on its rows: story scores and habits per cell, then profiles
+ * across cells, model identity and habit variance. A single DuckDB connection runs one query at a
+ * time; each query but the first two starts before a stretch of estimators that does not need its
+ * rows, and DuckDB runs it on its own threads meanwhile (bench/README.md, "analysis"). The rows of
+ * same_replies_shares are estimated before the item rows arrive, so that the two sets of rows are
+ * never held at once.
  * @example
  * const tables = { prompts: parquetSource(`${dir}/prompts/** /*.parquet`), replies: …, readings: … };
  * const results = await analyzeCampaign(db, tables);
  */
 export async function analyzeCampaign(db: Queryable, tables: TableSources, opts: AnalyzeOptions = {}): Promise<AnalysisResults> {
   const stage = opts.onStage ?? (() => undefined);
-  const labelMaps = parseLabelMaps(await FAR6_SQL.run(db, 'label_maps', tables));
+  const labelRows = await FAR6_SQL.run(db, 'label_maps', tables);
   stage('sql label_maps');
-  // same_replies_shares runs in DuckDB while the item rows are estimated; its rows are read after
-  // perCell returns, so that the item rows can be freed before these arrive.
-  const { estimates, cellSummary, itemRows, sameRows } = await perCell(db, tables, labelMaps, opts, stage);
-  const sameItems = parseItemShareRows(await sameRows(), labelMaps, 'same_replies_shares.sql');
-  stage('sql same_replies_shares (the rows, read after the estimates)');
-  const agreementRows = await FAR6_SQL.start(db, 'reading_agreement', tables);
-  const sameReplies = sameRepliesAnalysis(sameItems, opts.minCommonStories);
-  stage('same-replies estimates (reading_agreement in DuckDB meanwhile)');
+  const sameRows = await FAR6_SQL.start(db, 'same_replies_shares', tables);
+  const labelMaps = parseLabelMaps(labelRows);
+  const { sameReplies, itemRows } = await sameRepliesFirst(db, tables, sameRows, labelMaps, opts, stage);
+  const { estimates, cellSummary, nItemRows, agreementRows } = await perCell(db, tables, itemRows, labelMaps, opts, stage);
   const agreement = agreementAnalysis(parseAgreementRows(await agreementRows()));
   stage('sql reading_agreement (the rest) and agreement');
   const replyTotalsRows = await FAR6_SQL.start(db, 'reply_totals', tables);
@@ -69,7 +66,7 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
     ...estimates,
     cellSummary,
     replyTotals,
-    itemRows,
+    itemRows: nItemRows,
     simulated: replyTotals.some((t) => t.simulated_attempts > 0),
     identity,
     habits,
@@ -82,16 +79,45 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
 }
 
 /**
- * item_shares.sql and what is computed from its rows; the rows themselves do not outlive the call.
- * same_replies_shares.sql runs in DuckDB while the estimators run here.
+ * same_replies_shares.sql's rows (started by the caller) and their estimates, with item_shares.sql
+ * started as soon as these rows are read, so that DuckDB runs it while they are estimated here;
+ * the rows do not outlive the call.
  */
-async function perCell(db: Queryable, tables: TableSources, labelMaps: ReadonlyMap<string, Proposition>, opts: AnalyzeOptions, stage: (name: string) => void) {
-  const rows = parseItemShareRows(await FAR6_SQL.run(db, 'item_shares', tables), labelMaps);
+async function sameRepliesFirst(
+  db: Queryable,
+  tables: TableSources,
+  sameRows: () => Promise<Record<string, unknown>[]>,
+  labelMaps: ReadonlyMap<string, Proposition>,
+  opts: AnalyzeOptions,
+  stage: (name: string) => void,
+) {
+  const rows = await sameRows();
+  stage('sql same_replies_shares');
+  const itemRows = await FAR6_SQL.start(db, 'item_shares', tables);
+  const sameReplies = sameRepliesAnalysis(parseItemShareRows(rows, labelMaps, 'same_replies_shares.sql'), opts.minCommonStories);
+  stage('same-replies estimates (item_shares in DuckDB meanwhile)');
+  return { sameReplies, itemRows };
+}
+
+/**
+ * item_shares.sql's rows (started by the caller) and what is computed from them; the rows
+ * themselves do not outlive the call. reading_agreement.sql runs in DuckDB while the estimators
+ * run here.
+ */
+async function perCell(
+  db: Queryable,
+  tables: TableSources,
+  itemShares: () => Promise<Record<string, unknown>[]>,
+  labelMaps: ReadonlyMap<string, Proposition>,
+  opts: AnalyzeOptions,
+  stage: (name: string) => void,
+) {
+  const rows = parseItemShareRows(await itemShares(), labelMaps);
   stage(`sql item_shares (${rows.length} item rows)`);
-  const sameRows = await FAR6_SQL.start(db, 'same_replies_shares', tables);
+  const agreementRows = await FAR6_SQL.start(db, 'reading_agreement', tables);
   // cell_summary.sql gives the same rows (tested); computing them here spares a second item_shares pass.
   const estimates = estimate(rows, opts);
   const cellSummary = summarizeCells(rows);
-  stage('estimate, cell summary (same_replies_shares in DuckDB meanwhile)');
-  return { estimates, cellSummary, itemRows: rows.length, sameRows };
+  stage('estimate, cell summary (reading_agreement in DuckDB meanwhile)');
+  return { estimates, cellSummary, nItemRows: rows.length, agreementRows };
 }
