@@ -41,10 +41,7 @@ export type AnalyzeOptions = EstimateOptions &
  */
 export async function analyzeCampaign(db: Queryable, tables: TableSources, opts: AnalyzeOptions = {}): Promise<AnalysisResults> {
   const stage = opts.onStage ?? (() => undefined);
-  const labelRows = await FAR6_SQL.run(db, 'label_maps', tables);
-  stage('sql label_maps');
-  const sameRows = await FAR6_SQL.start(db, 'same_replies_shares', tables);
-  const labelMaps = parseLabelMaps(labelRows);
+  const { labelMaps, sameRows } = await labelMapsFirst(db, tables, stage);
   const { sameReplies, itemRows } = await sameRepliesFirst(db, tables, sameRows, labelMaps, opts, stage);
   const { estimates, cellSummary, nItemRows, agreementRows } = await perCell(db, tables, itemRows, labelMaps, opts, stage);
   const agreement = agreementAnalysis(parseAgreementRows(await agreementRows()));
@@ -76,6 +73,17 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
     sameReplies,
     ...(judgeAudit ? { judgeAudit } : {}),
   };
+}
+
+/**
+ * The label maps, parsed while DuckDB runs same_replies_shares.sql (started here, its rows read
+ * by the caller); the label_maps rows do not outlive the call.
+ */
+async function labelMapsFirst(db: Queryable, tables: TableSources, stage: (name: string) => void) {
+  const rows = await FAR6_SQL.run(db, 'label_maps', tables);
+  stage('sql label_maps');
+  const sameRows = await FAR6_SQL.start(db, 'same_replies_shares', tables);
+  return { labelMaps: parseLabelMaps(rows), sameRows };
 }
 
 /**
