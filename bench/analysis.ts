@@ -14,6 +14,7 @@
  *   npm run bench:analysis                          # full size, ~1M replies, 300 draws
  *   npm run bench:analysis -- --scale 0.1           # a quick look (stories × 0.1, at least 8)
  *   npm run bench:analysis -- --bootstrap 50
+ *   npm run bench:analysis -- --out DIR             # keep the result files in DIR (to diff two versions)
  *   npm run bench:analysis -- --byo                 # `analyze --replies` on a JSONL export of the run
  *   npm run bench:analysis -- --byo --format parquet   # … on a Parquet export (or csv)
  *   npm run bench:analysis -- --byo --import-only --copies 10 --scale 0.1
@@ -30,20 +31,12 @@ import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { agreementAnalysis, runReadingAgreement } from '../lib/batteries/far6/analysis/agreement.js';
 import { analyzeReplies } from '../lib/analysis/analyzeReplies.js';
 import { importReplies } from '../lib/batteries/far6/byo/index.js';
 import { far6 } from '../lib/batteries/far6/index.js';
-import { estimate } from '../lib/batteries/far6/analysis/estimators.js';
-import { habitAnalysis } from '../lib/batteries/far6/analysis/habits.js';
-import { identityAnalysis } from '../lib/batteries/far6/analysis/identity.js';
-import { parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from '../lib/batteries/far6/analysis/parseRows.js';
-import { residualReadoutComparisons } from '../lib/batteries/far6/analysis/readoutResiduals.js';
 import { writeResults } from '../lib/batteries/far6/report/report.js';
-import { FAR6_SQL } from '../lib/batteries/far6/sqlLibrary.js';
-import { sameRepliesAnalysis } from '../lib/batteries/far6/analysis/sameReplies.js';
-import { summarizeCells } from '../lib/batteries/far6/analysis/summarizeCells.js';
-import type { AnalysisResults, TableSources } from '../lib/batteries/far6/analysis/types.js';
+import { analyzeCampaign } from '../lib/batteries/far6/analysis/analyzeCampaign.js';
+import type { TableSources } from '../lib/batteries/far6/analysis/types.js';
 import { localSources } from '../lib/analysis/localSources.js';
 import { loadRunContext } from '../lib/run/context.js';
 import { runCampaign } from '../lib/run/runCampaign.js';
@@ -69,6 +62,7 @@ const { values } = parseArgs({
     regenerate: { type: 'boolean', default: false },
     'generate-only': { type: 'boolean', default: false },
     cache: { type: 'string', default: path.join(os.tmpdir(), 'sondage-bench-analysis') },
+    out: { type: 'string' },
   },
 });
 const scale = Number(values.scale);
@@ -135,7 +129,7 @@ function peakRssMiB(): number {
 if (values.byo) await byoBench();
 else await analysisBench();
 
-/** Every stage of analyzeCampaign + writeResults, one at a time, on the cached run's tables. */
+/** analyzeCampaign (each stage timed as it ends) and writeResults on the cached run's tables. */
 async function analysisBench(): Promise<void> {
   const t0 = performance.now();
   last = t0;
@@ -150,56 +144,23 @@ async function analysisBench(): Promise<void> {
     );
     console.log(`bench/analysis: ${counts?.replies} replies, ${counts?.prompts} prompts, ${counts?.readings} readings; 48 cells, ${nStories} stories, ${draws} draws\n`);
     last = performance.now();
-    // As `sondage analyze`: the queries several queries include are computed once (KeptSubqueries).
+    // As `sondage analyze`: the queries several queries include are computed once (KeptSubqueries),
+    // and analyzeCampaign runs each later query in DuckDB beside estimators that do not need its
+    // rows; a stage's time is the wait for what it names.
     const q = new KeptSubqueries(db);
-    const labelMaps = parseLabelMaps(await FAR6_SQL.run(q, 'label_maps', tables));
-    mark('sql label_maps');
-    let itemRows = parseItemShareRows(await FAR6_SQL.run(q, 'item_shares', tables), labelMaps);
-    mark(`sql item_shares (${itemRows.length} item rows)`);
-    const estimates = estimate(itemRows);
-    mark('estimate: story scores, habits, comparisons');
-    const cellSummary = summarizeCells(itemRows);
-    mark('cell summary');
-    const nItemRows = itemRows.length;
-    itemRows = [];
-    const replyTotals = parseReplyTotalsRows(await FAR6_SQL.run(q, 'reply_totals', tables));
-    mark('sql reply_totals');
-    const agreementRows = await runReadingAgreement(q, tables);
-    mark('sql reading_agreement');
-    const sameRows = parseItemShareRows(await FAR6_SQL.run(q, 'same_replies_shares', tables), labelMaps, 'same_replies_shares.sql');
-    mark('sql same_replies_shares');
-    const sameReplies = sameRepliesAnalysis(sameRows, undefined);
-    mark('same-replies estimates');
-    const residual = residualReadoutComparisons(estimates.storyScores, estimates.comparisons, estimates.minCommonStories);
-    mark('residual readout comparisons');
-    const identity = identityAnalysis(estimates.storyScores, { bootstrapDraws: draws, minCommonStories: estimates.minCommonStories });
-    mark(`identity (${draws} bootstrap draws)`);
-    const habits = habitAnalysis(estimates.cellHabits);
-    mark('habits: variance, sign changes');
-    const agreement = agreementAnalysis(agreementRows);
-    mark('agreement');
-    const results: AnalysisResults = {
-      ...estimates,
-      cellSummary,
-      replyTotals,
-      itemRows: nItemRows,
-      simulated: true,
-      identity,
-      habits,
-      agreement,
-      residualComparisons: residual.cells,
-      residualConvergence: residual.convergence,
-      sameReplies,
-    };
-    const out = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-results-'));
+    const results = await analyzeCampaign(q, tables, { bootstrapDraws: draws, onStage: mark });
+    const identity = results.identity;
+    // --out keeps the result files (to compare two versions' results); by default they are removed.
+    const out = values.out ?? (await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-results-')));
+    await mkdir(out, { recursive: true });
     try {
       await writeResults((name, text) => writeFile(path.join(out, name), text), results, { campaign: CAMPAIGN, simulated: true, source: dataDir });
       const html = (await stat(path.join(out, 'report.html'))).size;
       mark(`result files (CSV, summary.md, report.html ${(html / 1024 ** 2).toFixed(1)} MiB)`);
     } finally {
-      await rm(out, { recursive: true, force: true });
+      if (values.out === undefined) await rm(out, { recursive: true, force: true });
     }
-    for (const c of identity.counts) {
+    for (const c of identity?.counts ?? []) {
       console.log(`  ${c.readout} ${c.metric}: same-model nearest ${c.same_model} of ${c.n_cells} (random ${c.expected_random.toFixed(1)})`);
     }
   } finally {

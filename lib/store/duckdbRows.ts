@@ -7,7 +7,11 @@
  *   type whose vector already gives the JS value (text, ENUM, booleans, 32-bit integers, floats)
  *   skips the converter, which would return the same value;
  * - each row is one object literal of a fixed shape, made by a function compiled for the result's
- *   column names, where the library adds the properties one by one to an empty object.
+ *   column names, where the library adds the properties one by one to an empty object;
+ * - a short text (12 bytes or fewer, which DuckDB keeps inside the vector) equal to the row
+ *   before's, byte for byte, is that row's string, not a new one: sorted results repeat their
+ *   first columns (FAR-6's model, language, reader) for long runs, and each copy was a decode and
+ *   a string the rows kept alive.
  */
 import type { DuckDBDataChunk, DuckDBResult, DuckDBValueConverter, JS } from '@duckdb/node-api';
 import type { DuckDbApi } from './duckdbApi.js';
@@ -30,14 +34,61 @@ function rowMaker(names: readonly string[]): RowMaker {
   return new Function('c', 'i', `return { ${names.map((n, k) => `${JSON.stringify(n)}: c[${k}][i]`).join(', ')} };`) as RowMaker;
 }
 
+/**
+ * A VARCHAR vector's values, each short one that repeats the one before (the same 16 bytes of
+ * DuckDB's string_t: length, then the text inline) given as that one. The vector's bytes and
+ * validity are read through its `dataView` and `validity`, which node-api does not declare;
+ * without them (another node-api) every value is the vector's own. A NULL is never taken for a
+ * repeat: only a value the validity says is there, after a string.
+ */
+export function readText(vector: { getItem(i: number): unknown }, n: number, values: unknown[]): void {
+  const { dataView: view, validity } = vector as unknown as { dataView?: unknown; validity?: { itemValid?: unknown } };
+  const valid = typeof validity?.itemValid === 'function' ? (validity.itemValid as (i: number) => boolean).bind(validity) : undefined;
+  if (!(view instanceof DataView) || view.byteLength < n * 16 || valid === undefined) {
+    for (let i = 0; i < n; i++) values[i] = vector.getItem(i);
+    return;
+  }
+  let last: unknown = null;
+  let w0 = -1;
+  let w1 = 0;
+  let w2 = 0;
+  let w3 = 0;
+  for (let i = 0; i < n; i++) {
+    const o = i * 16;
+    const len = view.getUint32(o, true);
+    if (len <= 12 && typeof last === 'string') {
+      const a1 = view.getUint32(o + 4, true);
+      const a2 = view.getUint32(o + 8, true);
+      const a3 = view.getUint32(o + 12, true);
+      if (len === w0 && a1 === w1 && a2 === w2 && a3 === w3 && valid(i)) {
+        values[i] = last;
+        continue;
+      }
+    }
+    const v = vector.getItem(i);
+    values[i] = v;
+    last = v;
+    if (len <= 12 && typeof v === 'string') {
+      w0 = len;
+      w1 = view.getUint32(o + 4, true);
+      w2 = view.getUint32(o + 8, true);
+      w3 = view.getUint32(o + 12, true);
+    } else {
+      w0 = -1;
+    }
+  }
+}
+
 export class DuckDbRows {
   private readonly plain: ReadonlySet<number>;
+  private readonly varchar: number;
 
   constructor(
     api: typeof DuckDbApi,
     private readonly converter: DuckDBValueConverter<JS>,
   ) {
     this.plain = plainTypeIds(api);
+    this.varchar = api.DuckDBTypeId.VARCHAR;
   }
 
   async rowsOf<T>(result: DuckDBResult): Promise<T[]> {
@@ -60,7 +111,8 @@ export class DuckDbRows {
       const vector = chunk.getColumnVector(c);
       const type = vector.type;
       const values = new Array<unknown>(n);
-      if (this.plain.has(type.typeId)) for (let i = 0; i < n; i++) values[i] = vector.getItem(i);
+      if (type.typeId === this.varchar) readText(vector, n, values);
+      else if (this.plain.has(type.typeId)) for (let i = 0; i < n; i++) values[i] = vector.getItem(i);
       else for (let i = 0; i < n; i++) values[i] = this.converter(vector.getItem(i), type, this.converter);
       columns.push(values);
     }

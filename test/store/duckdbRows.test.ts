@@ -2,6 +2,7 @@ import { DuckDBInstance, JSDuckDBValueConverter } from '@duckdb/node-api';
 import type { DuckDBValueConverter, JS } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDb } from '../../lib/store/DuckDb.js';
+import { readText } from '../../lib/store/duckdbRows.js';
 
 /** node-api's own row objects with BIGINT as numbers: what DuckDb.all gave before it read rows by column. */
 const numbers: DuckDBValueConverter<JS> = (value, type, converter) => {
@@ -65,5 +66,65 @@ describe('DuckDb.all: rows read column by column', () => {
 
   it('gives no row for an empty result', async () => {
     expect(await db.all(`${sql} LIMIT 0`)).toEqual([]);
+  });
+
+  // Runs of equal short texts (reused from the row before), NULLs inside the runs, texts of 12
+  // bytes (inline in DuckDB's string_t) and 13 (not), multi-byte characters and a run across chunks.
+  const runs = `
+    SELECT i,
+      CASE WHEN i % 7 = 3 THEN NULL ELSE 'm' || (i // 500) END AS model,
+      CASE WHEN i % 3 = 0 THEN 'abcdefghijkl' ELSE 'abcdefghijklm' END AS edge,
+      CASE WHEN i < 2500 THEN 'é€' ELSE 'é€x' END AS wide,
+      CASE WHEN i % 11 = 0 THEN '' ELSE 'same' END AS empty_or_not
+    FROM range(5000) t(i) ORDER BY i`;
+
+  it('gives the texts node-api gives where rows repeat the row before', async () => {
+    const ours = await db.all(runs);
+    expect(ours).toEqual(await libraryRows(runs));
+    expect(ours[3]).toMatchObject({ model: null, edge: 'abcdefghijkl' });
+    expect(ours[4]).toMatchObject({ model: 'm0', edge: 'abcdefghijklm' });
+  });
+});
+
+describe('readText', () => {
+  /** A VARCHAR vector as node-api lays it out: 16 bytes per value, texts of ≤ 12 bytes inline. */
+  function vector(values: readonly (string | null)[]) {
+    const view = new DataView(new ArrayBuffer(values.length * 16));
+    const bytes = new Uint8Array(view.buffer);
+    values.forEach((v, i) => {
+      if (v === null) return;
+      const b = new TextEncoder().encode(v);
+      view.setUint32(i * 16, b.length, true);
+      if (b.length <= 12) bytes.set(b, i * 16 + 4);
+      else view.setUint32(i * 16 + 4, i, true); // a prefix; the text would be behind a pointer
+    });
+    let decoded = 0;
+    return {
+      dataView: view,
+      validity: { itemValid: (i: number) => values[i] !== null },
+      getItem(i: number) {
+        decoded += 1;
+        return values[i] ?? null;
+      },
+      decoded: () => decoded,
+    };
+  }
+
+  it('decodes a short text once per run, and every long text and NULL', () => {
+    const values = ['en', 'en', 'en', null, 'en', 'de', 'de', 'a long text of 20 b', 'a long text of 20 b', null, null];
+    const v = vector(values);
+    const out: unknown[] = new Array(values.length);
+    readText(v, values.length, out);
+    expect(out).toEqual(values);
+    // en (index 0), NULL (3), en after the NULL (4), de (5), the two long texts, the two NULLs.
+    expect(v.decoded()).toBe(8);
+  });
+
+  it('decodes every value of a vector without the bytes it reads', () => {
+    const v = vector(['en', 'en']);
+    const out: unknown[] = new Array(2);
+    readText({ getItem: (i) => v.getItem(i) }, 2, out);
+    expect(out).toEqual(['en', 'en']);
+    expect(v.decoded()).toBe(2);
   });
 });

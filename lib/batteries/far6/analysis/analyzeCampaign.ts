@@ -23,41 +23,51 @@ export type AnalyzeOptions = EstimateOptions &
      * and the primary judge's reader where the generate readings hold more than one judge.
      */
     readonly judgeAudit?: { readonly readings: string; readonly primaryReader?: string };
+    /** Called as each stage ends, with its name (bench/analysis times them). */
+    readonly onStage?: (stage: string) => void;
   };
 
 /**
- * Runs the SQL stage on `db` (label_maps, item_shares, reply_totals) and the estimators on its
- * rows: story scores and habits per cell, then profiles across cells, model identity and habit
- * variance. The queries run one after another: a single DuckDB connection does not run two at once.
+ * Runs the SQL stage on `db` (label_maps, same_replies_shares, item_shares, reading_agreement,
+ * reply_totals) and the estimators on its rows: story scores and habits per cell, then profiles
+ * across cells, model identity and habit variance. A single DuckDB connection runs one query at a
+ * time; each query but the first two starts before a stretch of estimators that does not need its
+ * rows, and DuckDB runs it on its own threads meanwhile (bench/README.md, "analysis"). The rows of
+ * same_replies_shares are estimated before the item rows arrive, so that the two sets of rows are
+ * never held at once.
  * @example
  * const tables = { prompts: parquetSource(`${dir}/prompts/** /*.parquet`), replies: …, readings: … };
  * const results = await analyzeCampaign(db, tables);
  */
 export async function analyzeCampaign(db: Queryable, tables: TableSources, opts: AnalyzeOptions = {}): Promise<AnalysisResults> {
-  const labelMaps = parseLabelMaps(await FAR6_SQL.run(db, 'label_maps', tables));
-  const { estimates, cellSummary, itemRows, agreementRows } = await perCell(db, tables, labelMaps, opts);
-  const replyTotals = parseReplyTotalsRows(await FAR6_SQL.run(db, 'reply_totals', tables));
-  // After perCell, so that its item rows can be freed before these rows arrive; DuckDB runs the
-  // query while identity's bootstrap (seconds at full size) runs here.
-  const sameRows = await FAR6_SQL.start(db, 'same_replies_shares', tables);
+  const stage = opts.onStage ?? (() => undefined);
+  const { labelMaps, sameRows } = await labelMapsFirst(db, tables, stage);
+  const { sameReplies, itemRows } = await sameRepliesFirst(db, tables, sameRows, labelMaps, opts, stage);
+  const { estimates, cellSummary, nItemRows, agreementRows } = await perCell(db, tables, itemRows, labelMaps, opts, stage);
+  const agreement = agreementAnalysis(parseAgreementRows(await agreementRows()));
+  stage('sql reading_agreement (the rest) and agreement');
+  const replyTotalsRows = await FAR6_SQL.start(db, 'reply_totals', tables);
   const residual = residualReadoutComparisons(estimates.storyScores, estimates.comparisons, estimates.minCommonStories);
   // Same Judgment, Different Yes §5 and §6: across cells, on the story scores and habits just estimated.
   const identity = identityAnalysis(estimates.storyScores, { ...opts, minCommonStories: estimates.minCommonStories });
   const habits = habitAnalysis(estimates.cellHabits);
-  const sameReplies = sameRepliesAnalysis(parseItemShareRows(await sameRows(), labelMaps, 'same_replies_shares.sql'), opts.minCommonStories);
+  stage('residual comparisons, identity, habits (reply_totals in DuckDB meanwhile)');
+  const replyTotals = parseReplyTotalsRows(await replyTotalsRows());
+  stage('sql reply_totals (the rest)');
   const audit = opts.judgeAudit;
   const judgeAudit = audit
     ? judgeAuditAnalysis(await runJudgeAudit(db, { ...tables, readings: audit.readings }), audit.primaryReader ? { primaryReader: audit.primaryReader } : {})
     : undefined;
+  if (audit) stage('judge audit');
   return {
     ...estimates,
     cellSummary,
     replyTotals,
-    itemRows,
+    itemRows: nItemRows,
     simulated: replyTotals.some((t) => t.simulated_attempts > 0),
     identity,
     habits,
-    agreement: agreementAnalysis(agreementRows),
+    agreement,
     residualComparisons: residual.cells,
     residualConvergence: residual.convergence,
     sameReplies,
@@ -66,13 +76,56 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
 }
 
 /**
- * item_shares.sql and what is computed from its rows; the rows themselves do not outlive the call.
- * reading_agreement.sql (a few thousand rows) runs in DuckDB while the estimators run here.
+ * The label maps, parsed while DuckDB runs same_replies_shares.sql (started here, its rows read
+ * by the caller); the label_maps rows do not outlive the call.
  */
-async function perCell(db: Queryable, tables: TableSources, labelMaps: ReadonlyMap<string, Proposition>, opts: AnalyzeOptions) {
-  const rows = parseItemShareRows(await FAR6_SQL.run(db, 'item_shares', tables), labelMaps);
-  const agreement = await FAR6_SQL.start(db, 'reading_agreement', tables);
+async function labelMapsFirst(db: Queryable, tables: TableSources, stage: (name: string) => void) {
+  const rows = await FAR6_SQL.run(db, 'label_maps', tables);
+  stage('sql label_maps');
+  const sameRows = await FAR6_SQL.start(db, 'same_replies_shares', tables);
+  return { labelMaps: parseLabelMaps(rows), sameRows };
+}
+
+/**
+ * same_replies_shares.sql's rows (started by the caller) and their estimates, with item_shares.sql
+ * started as soon as these rows are read, so that DuckDB runs it while they are estimated here;
+ * the rows do not outlive the call.
+ */
+async function sameRepliesFirst(
+  db: Queryable,
+  tables: TableSources,
+  sameRows: () => Promise<Record<string, unknown>[]>,
+  labelMaps: ReadonlyMap<string, Proposition>,
+  opts: AnalyzeOptions,
+  stage: (name: string) => void,
+) {
+  const rows = await sameRows();
+  stage('sql same_replies_shares');
+  const itemRows = await FAR6_SQL.start(db, 'item_shares', tables);
+  const sameReplies = sameRepliesAnalysis(parseItemShareRows(rows, labelMaps, 'same_replies_shares.sql'), opts.minCommonStories);
+  stage('same-replies estimates (item_shares in DuckDB meanwhile)');
+  return { sameReplies, itemRows };
+}
+
+/**
+ * item_shares.sql's rows (started by the caller) and what is computed from them; the rows
+ * themselves do not outlive the call. reading_agreement.sql runs in DuckDB while the estimators
+ * run here.
+ */
+async function perCell(
+  db: Queryable,
+  tables: TableSources,
+  itemShares: () => Promise<Record<string, unknown>[]>,
+  labelMaps: ReadonlyMap<string, Proposition>,
+  opts: AnalyzeOptions,
+  stage: (name: string) => void,
+) {
+  const rows = parseItemShareRows(await itemShares(), labelMaps);
+  stage(`sql item_shares (${rows.length} item rows)`);
+  const agreementRows = await FAR6_SQL.start(db, 'reading_agreement', tables);
   // cell_summary.sql gives the same rows (tested); computing them here spares a second item_shares pass.
-  const computed = { estimates: estimate(rows, opts), cellSummary: summarizeCells(rows), itemRows: rows.length };
-  return { ...computed, agreementRows: parseAgreementRows(await agreement()) };
+  const estimates = estimate(rows, opts);
+  const cellSummary = summarizeCells(rows);
+  stage('estimate, cell summary (reading_agreement in DuckDB meanwhile)');
+  return { estimates, cellSummary, nItemRows: rows.length, agreementRows };
 }

@@ -48,10 +48,19 @@ export function parseReadout(readout: Readout): { form: string; constraint: stri
   return { form: readout.slice(0, i), constraint: readout.slice(i + 1, j), reader: readout.slice(j + 1) };
 }
 
+/** One option order's item shares. */
 interface Bucket {
+  readonly order: number;
   sum: number;
   n: number;
 }
+
+/**
+ * Buckets by option order, in the order the orders first came (as a Map iterates; the means sum in
+ * that order). A list, not a Map: a pair holds one or two orders, and a concept pair of a story in
+ * a cell has six of these — at full size ~1M Maps were most of the estimators' garbage collection.
+ */
+type Orders = Bucket[];
 
 const KEYING: Readonly<Record<Proposition, 0 | 1>> = { P: 0, notP: 1 };
 
@@ -60,9 +69,9 @@ const KEYING: Readonly<Record<Proposition, 0 | 1>> = { P: 0, notP: 1 };
  * indexed [keying] (and [keying][second-listed side] for positions), then by option order.
  */
 interface PairAcc {
-  readonly orders: readonly [Map<number, Bucket>, Map<number, Bucket>];
-  /** Label items only: [keying][side listed second: P = 0, notP = 1] → order → item shares. */
-  readonly positions: readonly [readonly [Map<number, Bucket>, Map<number, Bucket>], readonly [Map<number, Bucket>, Map<number, Bucket>]];
+  readonly orders: readonly [Orders, Orders];
+  /** Label readouts only (null otherwise): [keying][side listed second: P = 0, notP = 1] → order → item shares. */
+  readonly positions: readonly [readonly [Orders, Orders], readonly [Orders, Orders]] | null;
 }
 
 interface StoryNode {
@@ -70,17 +79,23 @@ interface StoryNode {
   readonly pairs: Map<string, PairAcc>;
 }
 
-/** model → language → readout → story. Nested maps rather than joined string keys: no per-row allocation. */
-type Tree = Map<string, Map<string, Map<Readout, { isLabel: boolean; stories: Map<string, StoryNode> }>>>;
+interface ReadoutNode {
+  readonly isLabel: boolean;
+  readonly stories: Map<string, StoryNode>;
+}
 
-function add(map: Map<number, Bucket>, order: number, share: number): void {
-  const bucket = map.get(order);
-  if (bucket) {
-    bucket.sum += share;
-    bucket.n += 1;
-  } else {
-    map.set(order, { sum: share, n: 1 });
+/** model → language → readout → story. Nested maps rather than joined string keys: no per-row allocation. */
+type Tree = Map<string, Map<string, Map<Readout, ReadoutNode>>>;
+
+function add(orders: Orders, order: number, share: number): void {
+  for (const bucket of orders) {
+    if (bucket.order === order) {
+      bucket.sum += share;
+      bucket.n += 1;
+      return;
+    }
   }
+  orders.push({ order, sum: share, n: 1 });
 }
 
 function cmp(a: string, b: string): number {
@@ -103,38 +118,62 @@ function storyGroupError(model: string, language: string, story: string, a: stri
   );
 }
 
+/**
+ * The readout of an item row, one string per form, constraint and reader (form → constraint →
+ * reader) rather than one per row: for loops over every item row.
+ */
+export class Readouts {
+  private readonly byForm = new Map<string, Map<string, Map<string, Readout>>>();
+
+  of(row: ItemShareRow): Readout {
+    let byConstraint = this.byForm.get(row.form);
+    if (byConstraint === undefined) this.byForm.set(row.form, (byConstraint = new Map()));
+    let byReader = byConstraint.get(row.constraint);
+    if (byReader === undefined) byConstraint.set(row.constraint, (byReader = new Map()));
+    let readout = byReader.get(row.reader);
+    if (readout === undefined) byReader.set(row.reader, (readout = readoutOf(row)));
+    return readout;
+  }
+}
+
+function pairAcc(isLabel: boolean): PairAcc {
+  return { orders: [[], []], positions: isLabel ? [[[], []], [[], []]] : null };
+}
+
+// The lookups below are written out (get, then set where missing) rather than through `child`:
+// this loop runs once per item row (693,550 at full size), where a closure per lookup is garbage.
 function accumulate(rows: readonly ItemShareRow[]): Tree {
   const tree: Tree = new Map();
-  const readoutNames = new Map<string, Readout>();
+  const readouts = new Readouts();
   for (const row of rows) {
     const decisive = row.n_p + row.n_notp;
     if (decisive === 0) continue;
     const share = row.n_p / decisive;
-    const byLanguage = child(tree, row.model, () => new Map());
-    const byReadout = child(byLanguage, row.language, () => new Map());
-    // Interned: one string per readout, not one per row.
-    const rawKey = `${row.form}\u0000${row.constraint}\u0000${row.reader}`;
-    const readout = child(readoutNames, rawKey, () => readoutOf(row));
-    const node = child(byReadout, readout, () => ({ isLabel: row.constraint === 'label', stories: new Map<string, StoryNode>() }));
-    const story = child(node.stories, row.story, () => ({ story_group: row.story_group, pairs: new Map<string, PairAcc>() }));
+    let byLanguage = tree.get(row.model);
+    if (byLanguage === undefined) tree.set(row.model, (byLanguage = new Map()));
+    let byReadout = byLanguage.get(row.language);
+    if (byReadout === undefined) byLanguage.set(row.language, (byReadout = new Map()));
+    const readout = readouts.of(row);
+    let node = byReadout.get(readout);
+    if (node === undefined) byReadout.set(readout, (node = { isLabel: row.constraint === 'label', stories: new Map() }));
+    let story = node.stories.get(row.story);
+    if (story === undefined) node.stories.set(row.story, (story = { story_group: row.story_group, pairs: new Map() }));
     if (story.story_group !== row.story_group) throw storyGroupError(row.model, row.language, row.story, story.story_group, row.story_group);
-    const acc = child(story.pairs, row.concept_pair, () => ({
-      orders: [new Map(), new Map()] as const,
-      positions: [[new Map(), new Map()], [new Map(), new Map()]] as const,
-    }));
+    let acc = story.pairs.get(row.concept_pair);
+    if (acc === undefined) story.pairs.set(row.concept_pair, (acc = pairAcc(node.isLabel)));
     const k = KEYING[row.named];
     add(acc.orders[k], row.option_order, share);
-    if (node.isLabel && row.second_listed !== null) add(acc.positions[k][KEYING[row.second_listed]], row.option_order, share);
+    if (acc.positions !== null && row.second_listed !== null) add(acc.positions[k][KEYING[row.second_listed]], row.option_order, share);
   }
   return tree;
 }
 
 /** Mean over orders (equal weight) of each order's mean item share; null without any order. */
-function meanOverOrders(map: ReadonlyMap<number, Bucket>): number | null {
-  if (map.size === 0) return null;
+function meanOverOrders(orders: readonly Bucket[]): number | null {
+  if (orders.length === 0) return null;
   let sum = 0;
-  for (const bucket of map.values()) sum += bucket.sum / bucket.n;
-  return sum / map.size;
+  for (const bucket of orders) sum += bucket.sum / bucket.n;
+  return sum / orders.length;
 }
 
 interface PairEstimate {
@@ -150,7 +189,7 @@ function estimatePair(acc: PairAcc, isLabel: boolean): PairEstimate {
   const qNotP = meanOverOrders(acc.orders[1]);
   const both = qP !== null && qNotP !== null;
   let pos: number | null = null;
-  if (isLabel) {
+  if (isLabel && acc.positions !== null) {
     // Same Judgment, Different Yes §6: second-listed preference = half the difference between choosing the second- and
     // the first-listed proposition. Within a keying, with u2 the P share when P is listed second and
     // u1 the P share when P is listed first: [(u2 − (1 − u2)) + ((1 − u1) − u1)] / 2 / 2 = (u2 − u1) / 2,

@@ -14,7 +14,8 @@
  */
 import { quantile, seedFromKey, seededRandom } from '../../../api/battery.js';
 import { MIN_COMMON_STORIES } from './estimators.js';
-import { comparePairs, pairIndices, profileMatrix, weightedPearson, weightedPearsonAndMeanAbsDiff } from './profiles.js';
+import { BootstrapPairs } from './bootstrapPairs.js';
+import { comparePairs, pairIndices, profileMatrix } from './profiles.js';
 import type { PairIndex, ProfileMatrix } from './profiles.js';
 import type {
   CellKey,
@@ -150,31 +151,27 @@ export function identityModels(neighbours: readonly NearestNeighbour[], pairs: r
   }));
 }
 
-/** Class means of the three metrics under story weights `w` (null = every story once); NaN where a class is empty. */
-function classMeans(m: ProfileMatrix, pairs: readonly PairIndex[], w: Float64Array | null, minCommon: number, out: Float64Array, counts?: Int32Array): void {
-  const n = m.stories.length;
+/**
+ * Class means of the three metrics under story weights `w` (null = every story once); NaN where a
+ * class is empty. Each pair's statistics are weightedPearson's and weightedPearsonAndMeanAbsDiff's
+ * (BootstrapPairs gives the same doubles), summed in pair order.
+ */
+function classMeans(b: BootstrapPairs, pairs: readonly PairIndex[], w: Float64Array | null, minCommon: number, out: Float64Array, counts?: Int32Array): void {
   // out[metric * 3 + class]: sums first, then means.
   out.fill(0);
   const cnt = counts ?? new Int32Array(9);
   cnt.fill(0);
-  const both = new Float64Array(2);
-  for (const p of pairs) {
+  b.prepare(w);
+  for (let i = 0; i < pairs.length; i++) {
+    const p = pairs[i] as PairIndex;
     const c = p.cls === 'same_model' ? 0 : p.cls === 'same_language' ? 1 : 2;
-    const rr = weightedPearson(m.residual, n, p.a, p.b, p.commonResidual, w, minCommon);
-    if (rr !== null) {
-      out[c] = (out[c] as number) + rr;
-      cnt[c] = (cnt[c] as number) + 1;
-    }
-    weightedPearsonAndMeanAbsDiff(m.s, n, p.a, p.b, p.common, w, minCommon, both);
-    const r = both[0] as number;
-    if (!Number.isNaN(r)) {
-      out[3 + c] = (out[3 + c] as number) + r;
-      cnt[3 + c] = (cnt[3 + c] as number) + 1;
-    }
-    const d = both[1] as number;
-    if (!Number.isNaN(d)) {
-      out[6 + c] = (out[6 + c] as number) + d;
-      cnt[6 + c] = (cnt[6 + c] as number) + 1;
+    const v = b.compute(i, minCommon);
+    for (let metric = 0; metric < 3; metric++) {
+      const x = v[metric] as number;
+      if (Number.isNaN(x)) continue;
+      const o = metric * 3 + c;
+      out[o] = (out[o] as number) + x;
+      cnt[o] = (cnt[o] as number) + 1;
     }
   }
   for (let i = 0; i < 9; i++) out[i] = (cnt[i] as number) > 0 ? (out[i] as number) / (cnt[i] as number) : Number.NaN;
@@ -190,9 +187,10 @@ export function classBootstrap(
   pool: readonly number[],
   opts: { draws: number; seed: number; minCommonStories: number; storyGroup: string },
 ): ClassEstimate[] {
+  const b = new BootstrapPairs(m, pairs);
   const point = new Float64Array(9);
   const pointCounts = new Int32Array(9);
-  classMeans(m, pairs, null, opts.minCommonStories, point, pointCounts);
+  classMeans(b, pairs, null, opts.minCommonStories, point, pointCounts);
   const perDraw: Float64Array[] = [];
   if (pool.length > 0) {
     const rng = seededRandom(opts.seed);
@@ -204,7 +202,7 @@ export function classBootstrap(
         w[k] = (w[k] as number) + 1;
       }
       const out = new Float64Array(9);
-      classMeans(m, pairs, w, opts.minCommonStories, out);
+      classMeans(b, pairs, w, opts.minCommonStories, out);
       perDraw.push(out);
     }
   }

@@ -87,11 +87,15 @@ export function labelKey(model: string, language: string, promptKey: string): st
 export function parseLabelMaps(rows: readonly Record<string, unknown>[], file = 'label_maps.sql'): Map<string, Proposition> {
   const rd = new RowReader(file);
   const out = new Map<string, Proposition>();
+  // Items share a handful of reading maps (2 distinct among FAR-6's 161,280 label items at full
+  // size): each distinct text is parsed once.
+  const parsed = new Map<string, ReturnType<typeof secondListedOf>>();
   for (let i = 0; i < rows.length; i++) {
     const r = rows[i] as Record<string, unknown>;
     const key = labelKey(rd.string(r, i, 'model'), rd.string(r, i, 'language'), rd.string(r, i, 'prompt_key'));
     const raw = rd.string(r, i, 'reading_map_json');
-    const second = secondListedOf(raw);
+    let second = parsed.get(raw);
+    if (second === undefined) parsed.set(raw, (second = secondListedOf(raw)));
     // Replies brought from elsewhere may give no letters: no second-listed preference for them.
     if (second === null) continue;
     if (typeof second !== 'string') {

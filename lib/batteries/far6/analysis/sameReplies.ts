@@ -5,7 +5,7 @@
  * the replies both read decisively; the estimators turn them into story scores as usual, and each
  * cell's two profiles are compared on their common stories.
  */
-import { estimate, readoutOf } from './estimators.js';
+import { estimate, Readouts } from './estimators.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
 import { parseItemShareRows } from './parseRows.js';
 import type { Proposition } from '../types.js';
@@ -33,7 +33,10 @@ export function sameReplyPairs(readouts: Iterable<Readout>): [Readout, Readout][
 
 /** Story scores of the paired readings and, per cell, their story-level r and mean |Δ|. */
 export function sameRepliesAnalysis(rows: readonly ItemShareRow[], minCommonStories?: number): SameRepliesResults {
-  const pairs = sameReplyPairs(new Set(rows.map(readoutOf)));
+  const readouts = new Readouts();
+  const present = new Set<Readout>();
+  for (const row of rows) present.add(readouts.of(row));
+  const pairs = sameReplyPairs(present);
   const est = estimate(rows, { minCommonStories, readoutPairs: pairs });
   return { comparisons: est.comparisons, convergence: est.convergence, storyScores: est.storyScores.length };
 }

@@ -1,4 +1,16 @@
-import type { CellSummaryRow, ItemShareRow } from './types.js';
+import { Readouts } from './estimators.js';
+import type { CellSummaryRow, ItemShareRow, Readout } from './types.js';
+
+interface Group {
+  model: string;
+  language: string;
+  form: string;
+  constraint: string;
+  reader: string;
+  replies: number;
+  decisive: number;
+  n_p: number;
+}
 
 /**
  * The rows of cell_summary.sql computed from item rows already in memory, so a local analysis does
@@ -6,20 +18,28 @@ import type { CellSummaryRow, ItemShareRow } from './types.js';
  * the SQL: model, language, form, constraint, reader.
  */
 export function summarizeCells(rows: readonly ItemShareRow[]): CellSummaryRow[] {
-  const groups = new Map<string, { model: string; language: string; form: string; constraint: string; reader: string; replies: number; decisive: number; n_p: number }>();
+  // model → language → readout: no key string per row.
+  const byModel = new Map<string, Map<string, Map<Readout, Group>>>();
+  const groups: Group[] = [];
+  const readouts = new Readouts();
   for (const r of rows) {
-    const key = `${r.model}\u0000${r.language}\u0000${r.form}\u0000${r.constraint}\u0000${r.reader}`;
-    let g = groups.get(key);
-    if (!g) {
+    let byLanguage = byModel.get(r.model);
+    if (byLanguage === undefined) byModel.set(r.model, (byLanguage = new Map()));
+    let byReadout = byLanguage.get(r.language);
+    if (byReadout === undefined) byLanguage.set(r.language, (byReadout = new Map()));
+    const readout = readouts.of(r);
+    let g = byReadout.get(readout);
+    if (g === undefined) {
       g = { model: r.model, language: r.language, form: r.form, constraint: r.constraint, reader: r.reader, replies: 0, decisive: 0, n_p: 0 };
-      groups.set(key, g);
+      byReadout.set(readout, g);
+      groups.push(g);
     }
     g.replies += r.n_replies;
     g.decisive += r.n_p + r.n_notp;
     g.n_p += r.n_p;
   }
   const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  return [...groups.values()]
+  return groups
     .map((g) => ({ ...g, decisive_share: g.replies > 0 ? g.decisive / g.replies : 0, p_share: g.decisive > 0 ? g.n_p / g.decisive : null }))
     .sort((x, y) => cmp(x.model, y.model) || cmp(x.language, y.language) || cmp(x.form, y.form) || cmp(x.constraint, y.constraint) || cmp(x.reader, y.reader));
 }
