@@ -96,14 +96,22 @@ class LineBuffer {
   }
 }
 
+/** The UTF-8 byte order mark, skipped at the start of a file as readReplyChunks skips its decoded U+FEFF. */
+const BOM = [0xef, 0xbb, 0xbf] as const;
+
 /**
- * Prepares a segment's text (whole lines of a JSONL file; `first`: the file's first segment, whose
+ * Prepares a segment's bytes (whole lines of a JSONL file; `first`: the file's first segment, whose
  * byte order mark is skipped as readReplyChunks skips it). `preparer` is kept across segments for
  * its caches. Lines are split and parsed as readReplyChunks does: on `\n`, blank lines skipped.
+ * Each line is decoded on its own (a newline byte is never part of another UTF-8 character, so
+ * the text is the same as the whole segment's decoding gives): a line of Latin-1 text then becomes
+ * a one-byte string, which JSON.parse reads about twice as fast as a slice of a segment that holds
+ * one wider character anywhere.
  */
-export function packSegment(file: string, text: string, first: boolean, preparer: RowPreparer): PackedSegment {
-  const body = first && text.startsWith('\uFEFF') ? text.slice(1) : text;
-  const sizeHint = body.length;
+export function packSegment(file: string, bytes: Uint8Array, first: boolean, preparer: RowPreparer): PackedSegment {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const bom = first && buf.length >= 3 && buf[0] === BOM[0] && buf[1] === BOM[1] && buf[2] === BOM[2] ? 3 : 0;
+  const sizeHint = buf.length - bom;
   const tables = PACKED_TABLES.map((t) => new LineBuffer(t === 'replies' || t === 'prompts' ? sizeHint : sizeHint / 8));
   const row: number[] = [];
   const identity: string[] = [];
@@ -124,14 +132,13 @@ export function packSegment(file: string, text: string, first: boolean, preparer
   let lines = 0;
   let records = 0;
   const syntaxErrors: { line: number; text: string }[] = [];
-  let start = 0;
-  while (start <= body.length) {
-    let end = body.indexOf('\n', start);
-    if (end === -1) end = body.length;
-    const line = body.slice(start, end);
+  let start = bom;
+  // The bytes after the last newline are no line unless there are some (readReplyChunks' last take).
+  while (start < buf.length) {
+    let end = buf.indexOf(0x0a, start);
+    if (end === -1) end = buf.length;
+    const line = buf.toString('utf8', start, end);
     start = end + 1;
-    // The text after the last newline is no line unless it holds something (readReplyChunks' last take).
-    if (end === body.length && line === '') break;
     lines++;
     if (line.trim() === '') continue;
     let record: unknown;
