@@ -62,17 +62,6 @@ export function derivedIds(r: ByoRow): { item_id: string; prompt_key: string } {
   return { item_id: shortHash(`${identity}\u0000${r.repeat}`), prompt_key: shortHash(identity) };
 }
 
-/**
- * The fixed token rule on an item's reading map (Same Judgment, Different Yes §3; as the FAR-6 battery applies it):
- * R on every map but `none`, and R+ as well on verdict maps.
- */
-function ruleReadings(text: string, map: ReadingMap, language: Language): { reader: string; label: ReadingRow['label']; raw: string | null }[] {
-  if (map.kind === 'none') return [];
-  const out: { reader: string; label: ReadingRow['label']; raw: string | null }[] = [{ reader: readerIds.rule, ...readOpening(text, map) }];
-  if (map.kind === 'verdict') out.push({ reader: readerIds.rulePlus, ...readOpeningPlus(text, map, language) });
-  return out;
-}
-
 /** Columns every row of a table has the same value in (TableSink puts them back when it writes). */
 interface ConstantKeys {
   prompts: 'campaign' | 'phase' | 'battery' | 'settings_json' | 'source_item_id';
@@ -151,11 +140,15 @@ export class RowPreparer {
     }
     const ruleLines: string[] = [];
     let ruleError: unknown;
-    if (status === 'ok' && v.text !== null && map) {
+    // The fixed token rule (Same Judgment, Different Yes §3; as the FAR-6 battery applies it): R on
+    // every map but `none`, and R+ as well on verdict maps.
+    if (status === 'ok' && v.text !== null && map && map.map.kind !== 'none') {
       try {
-        for (const reading of ruleReadings(v.text, map.map, v.language)) {
-          ruleLines.push(JSON.stringify({ item_id, attempt, reader: reading.reader, label: reading.label, raw: reading.raw }));
-        }
+        // Both readings before either line: a map the rule cannot read gives no line.
+        const r = readOpening(v.text, map.map);
+        const plus = map.map.kind === 'verdict' ? readOpeningPlus(v.text, map.map, v.language) : undefined;
+        ruleLines.push(JSON.stringify({ item_id, attempt, reader: readerIds.rule, label: r.label, raw: r.raw }));
+        if (plus) ruleLines.push(JSON.stringify({ item_id, attempt, reader: readerIds.rulePlus, label: plus.label, raw: plus.raw }));
       } catch (err) {
         ruleError = err;
       }
@@ -179,7 +172,8 @@ export class RowPreparer {
       readingLines,
       ruleLines,
       okLine: status === 'ok' ? JSON.stringify({ item_id, attempt, model: v.model, language: v.language }) : undefined,
-      ...(ruleError === undefined ? {} : { ruleError }),
+      // Always present (undefined when the rule read the map): one shape for every row.
+      ruleError,
     };
   }
 
