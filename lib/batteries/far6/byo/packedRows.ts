@@ -17,7 +17,7 @@ import type { RowPreparer } from './rowLines.js';
 import { KNOWN_COLUMNS, labelLetters } from './validate.js';
 
 /** The staged lines of TableSink, in this order in `PackedSegment.tables`. */
-export const PACKED_TABLES = ['prompts', 'replies', 'readings', 'rule', 'ok'] as const;
+export const PACKED_TABLES = ['prompts', 'replies', 'readings', 'rule'] as const;
 export type PackedTable = (typeof PACKED_TABLES)[number];
 
 /** One table's lines of a segment's prepared rows: row i's lines are `bytes[ends[i-1] .. ends[i])`, each ending in `\n`. */
@@ -51,6 +51,8 @@ export interface PackedSegment {
   readonly attempt: Int32Array;
   /** Status ok with neither text nor readings (RowResolver rejects it): 1, else 0. */
   readonly okWithoutContent: Uint8Array;
+  /** Status ok: 1, else 0 (RowResolver finds each item's chosen reply from these). */
+  readonly ok: Uint8Array;
   /** Index into `partitions` (`model\u0000language`). */
   readonly partition: Int32Array;
   readonly partitions: string[];
@@ -122,6 +124,7 @@ export function packSegment(file: string, bytes: Uint8Array, first: boolean, pre
   const repeat: number[] = [];
   const attempt: number[] = [];
   const okWithoutContent: number[] = [];
+  const ok: number[] = [];
   const partition: number[] = [];
   const partitions: string[] = [];
   const partitionIndex = new Map<string, number>();
@@ -172,17 +175,17 @@ export function packSegment(file: string, bytes: Uint8Array, first: boolean, pre
     repeat.push(prepared.repeat);
     attempt.push(prepared.attempt);
     okWithoutContent.push(prepared.okWithoutContent ? 1 : 0);
+    ok.push(prepared.status === 'ok' ? 1 : 0);
     const key = `${prepared.model}\u0000${prepared.language}`;
     let p = partitionIndex.get(key);
     if (p === undefined) partitionIndex.set(key, (p = partitions.push(key) - 1));
     partition.push(p);
     readingsGiven.push(prepared.readingLines.length);
-    const [prompts, replies, readings, rule, ok] = tables as [LineBuffer, LineBuffer, LineBuffer, LineBuffer, LineBuffer];
+    const [prompts, replies, readings, rule] = tables as [LineBuffer, LineBuffer, LineBuffer, LineBuffer];
     prompts.line(prepared.promptLine);
     replies.line(prepared.replyLine);
     for (const l of prepared.readingLines) readings.line(l);
     for (const l of prepared.ruleLines) rule.line(l);
-    if (prepared.okLine !== undefined) ok.line(prepared.okLine);
     for (const t of tables) t.endRow();
   }
   return {
@@ -198,6 +201,7 @@ export function packSegment(file: string, bytes: Uint8Array, first: boolean, pre
     repeat: Int32Array.from(repeat),
     attempt: Int32Array.from(attempt),
     okWithoutContent: Uint8Array.from(okWithoutContent),
+    ok: Uint8Array.from(ok),
     partition: Int32Array.from(partition),
     partitions,
     readingsGiven: Int32Array.from(readingsGiven),
@@ -210,6 +214,6 @@ export function packSegment(file: string, bytes: Uint8Array, first: boolean, pre
 
 /** The buffers `postMessage` can move instead of copying. */
 export function transferList(s: PackedSegment): ArrayBuffer[] {
-  const out = [s.row, s.repeat, s.attempt, s.okWithoutContent, s.partition, s.readingsGiven, ...s.tables.flatMap((t) => [t.bytes, t.ends])].map((a) => a.buffer as ArrayBuffer);
+  const out = [s.row, s.repeat, s.attempt, s.okWithoutContent, s.ok, s.partition, s.readingsGiven, ...s.tables.flatMap((t) => [t.bytes, t.ends])].map((a) => a.buffer as ArrayBuffer);
   return [...new Set(out)];
 }

@@ -39,10 +39,8 @@ export interface PreparedRow {
   readonly replyLine: string;
   /** The readings the row gives. */
   readonly readingLines: readonly string[];
-  /** The token rule's readings (with the attempt), of an ok reply with text and a reading map. */
+  /** The token rule's readings (with the attempt and the partition), of an ok reply with text and a reading map. */
   readonly ruleLines: readonly string[];
-  /** An ok reply's item, attempt and partition (TableSink finds the chosen replies from these); undefined for an error. */
-  readonly okLine: string | undefined;
   /** The token rule could not read the map: thrown when the row is staged, as it was before. */
   readonly ruleError?: unknown;
 }
@@ -147,8 +145,8 @@ export class RowPreparer {
         // Both readings before either line: a map the rule cannot read gives no line.
         const r = readOpening(v.text, map.map);
         const plus = map.map.kind === 'verdict' ? readOpeningPlus(v.text, map.map, v.language) : undefined;
-        ruleLines.push(JSON.stringify({ item_id, attempt, reader: readerIds.rule, label: r.label, raw: r.raw }));
-        if (plus) ruleLines.push(JSON.stringify({ item_id, attempt, reader: readerIds.rulePlus, label: plus.label, raw: plus.raw }));
+        ruleLines.push(JSON.stringify({ item_id, attempt, model: v.model, language: v.language, reader: readerIds.rule, label: r.label, raw: r.raw }));
+        if (plus) ruleLines.push(JSON.stringify({ item_id, attempt, model: v.model, language: v.language, reader: readerIds.rulePlus, label: plus.label, raw: plus.raw }));
       } catch (err) {
         ruleError = err;
       }
@@ -171,7 +169,6 @@ export class RowPreparer {
       replyLine: JSON.stringify(reply),
       readingLines,
       ruleLines,
-      okLine: status === 'ok' ? JSON.stringify({ item_id, attempt, model: v.model, language: v.language }) : undefined,
       // Always present (undefined when the rule read the map): one shape for every row.
       ruleError,
     };

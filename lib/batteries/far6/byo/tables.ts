@@ -3,13 +3,14 @@
  * language in the hive layout, so that the analysis reads them exactly as it reads a run's.
  */
 import { writeFileSync } from 'node:fs';
-import { appendFile, mkdir } from 'node:fs/promises';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Language } from '../types.js';
 import { DuckDb, PARTITION_COLUMNS, TABLE_SCHEMAS, assertSafeSegment, sqlIdent, sqlString, tableColumns } from '../../../api/battery.js';
 import { FAR6_PROMPT_COLUMNS } from '../promptColumns.js';
 import type { WrittenPartition } from './types.js';
 import type { ConstantKeys, PreparedRow } from './rowLines.js';
+import type { RetriedItem } from './validate.js';
 
 const PHASE = 'generate';
 const EMPTY_SETTINGS = '{}';
@@ -19,15 +20,14 @@ const PARTITIONED_FLUSH_ROWS = 25_000;
 const WRITER_MEMORY = '256MB';
 
 /**
- * The staged lines: the three tables' rows (NDJSON, partition columns included); `rule`, the
- * token rule's readings of every ok reply with its attempt, of which the chosen reply's are kept
- * when the tables are written; and `ok`, each ok reply's item, attempt and partition, from which
- * the chosen replies are found (a tenth of the replies' lines, which DuckDB would otherwise read
- * twice, text and all).
+ * The staged lines: the three tables' rows (NDJSON, partition columns included); and `rule`, the
+ * token rule's readings of every ok reply with its attempt and partition, of which the chosen
+ * reply's are kept when the tables are written (the items with retries and their chosen attempts
+ * come from RowResolver.retriedItems; any other item's one row is its chosen reply).
  */
-export type StageKind = 'prompts' | 'replies' | 'readings' | 'rule' | 'ok';
-const STAGE_KINDS: readonly StageKind[] = ['prompts', 'replies', 'readings', 'rule', 'ok'];
-const noLines = (): Record<StageKind, (string | Uint8Array)[]> => ({ prompts: [], replies: [], readings: [], rule: [], ok: [] });
+export type StageKind = 'prompts' | 'replies' | 'readings' | 'rule';
+const STAGE_KINDS: readonly StageKind[] = ['prompts', 'replies', 'readings', 'rule'];
+const noLines = (): Record<StageKind, (string | Uint8Array)[]> => ({ prompts: [], replies: [], readings: [], rule: [] });
 
 interface Column {
   readonly name: string;
@@ -40,6 +40,11 @@ const RULE_COLUMNS: readonly Column[] = [
   { name: 'reader', type: 'VARCHAR' },
   { name: 'label', type: 'VARCHAR' },
   { name: 'raw', type: 'VARCHAR' },
+  ...PARTITION,
+];
+const RETRIED_COLUMNS: readonly Column[] = [
+  { name: 'item_id', type: 'VARCHAR' },
+  { name: 'attempt', type: 'INTEGER' },
 ];
 
 /** What `TableSink.finish` wrote: rows per partition and the readings' origin. */
@@ -52,17 +57,19 @@ export interface WrittenTables {
 /**
  * Accepted rows → the three tables, without holding the rows: `add` buffers a row's table lines
  * (rowLines.ts: a prompt row for an item's first row, a reply row, its given readings and the
- * token rule's readings of an ok reply, and an ok reply's `ok` line); `flush` appends the buffers to NDJSON
+ * token rule's readings of an ok reply); `flush` appends the buffers to NDJSON
  * staging files (the import flushes after every chunk past a size, so memory is bounded by a
  * chunk's lines); `finish` writes each table with one DuckDB COPY, partitioned by model and
  * language in the hive layout, as a run's parts are.
  *
  * The rule readings kept are those of the item's chosen reply (chosen_replies.sql: the lowest ok
- * attempt; attempts are unique per item, so no tie is left), for every rule reader the rows did
+ * attempt; attempts are unique per item, so no tie is left; `finish` is told the retried items'
+ * chosen attempts by RowResolver, which sees every accepted row), for every rule reader the rows did
  * not already give (Same Judgment, Different Yes §3: R on every map but `none`, R+ as well on verdict maps).
  */
 export class TableSink {
   private readonly files: Readonly<Record<StageKind, string>>;
+  private readonly retriedFile: string;
   // Lines (strings, without their newline) or packed bytes (packedRows.ts: whole lines, newlines
   // included), in the order they were staged.
   private buffers = noLines();
@@ -76,6 +83,7 @@ export class TableSink {
     private readonly campaign: string,
   ) {
     this.files = Object.fromEntries(STAGE_KINDS.map((k) => [k, path.join(stageDir, `${k}.ndjson`)])) as Record<StageKind, string>;
+    this.retriedFile = path.join(stageDir, 'retried.ndjson');
     // Every staging file exists, so that DuckDB reads an empty one as no rows.
     for (const f of Object.values(this.files)) writeFileSync(f, '');
   }
@@ -96,7 +104,6 @@ export class TableSink {
     this.push('replies', r.replyLine);
     for (const line of r.readingLines) this.push('readings', line);
     for (const line of r.ruleLines) this.push('rule', line);
-    if (r.okLine !== undefined) this.push('ok', r.okLine);
   }
 
   /** Counts an accepted row whose lines come packed (`addBytes`): its partition's rows and the readings it gives. */
@@ -132,14 +139,15 @@ export class TableSink {
    * prompts and then the replies: a partitioned COPY on one thread takes about a quarter less CPU
    * than on two, so two at once finish sooner than one after the other on two threads.
    */
-  async finish(root: string): Promise<WrittenTables> {
+  async finish(root: string, retried: readonly RetriedItem[]): Promise<WrittenTables> {
     await this.flush();
+    await writeFile(this.retriedFile, retried.map((r) => `${JSON.stringify(r)}\n`).join(''));
     const writers = await Promise.all([openWriter(), openWriter()]);
     try {
       const [readingsDb, repliesDb] = writers;
       const constants = constantColumns(this.campaign);
       const readingsTable = async (): Promise<{ computed: number; perPartition: { model: string; language: string; n: number }[] }> => {
-        const readings = await chosenRuleReadings(readingsDb, this.files, this.campaign);
+        const readings = await chosenRuleReadings(readingsDb, this.files.readings, this.files.rule, this.retriedFile, this.campaign);
         if (readings.given + readings.computed > 0) {
           await copyPartitioned(readingsDb, 'SELECT * FROM given_readings UNION ALL SELECT * FROM computed_readings', 'readings', constants.readings, path.join(root, 'readings'));
         }
@@ -253,25 +261,23 @@ async function copyPartitioned(db: DuckDb, select: string, table: 'prompts' | 'r
 /**
  * Temp tables `given_readings` (the readings the rows gave) and `computed_readings` (the rule
  * readings of each item's chosen reply for readers not given for that item), both with the
- * readings columns plus model and language. Returns their sizes.
+ * readings columns plus model and language. An item not in `retriedFile` has one row, so its rule
+ * readings (of an ok reply) are its chosen reply's; a retried item's are those of the attempt
+ * `retriedFile` names (none when no attempt is ok). Returns their sizes.
  */
-async function chosenRuleReadings(db: DuckDb, files: Readonly<Record<StageKind, string>>, campaign: string): Promise<{ given: number; computed: number }> {
+async function chosenRuleReadings(db: DuckDb, readingsFile: string, ruleFile: string, retriedFile: string, campaign: string): Promise<{ given: number; computed: number }> {
   const schema = [...TABLE_SCHEMAS.readings, ...PARTITION];
   // The rule's rows carry only what varies; the rest comes from the reply row, as a run writes it.
   const constant: Readonly<Record<string, string>> = { campaign: sqlString(campaign), phase: sqlString(PHASE), judge_item_id: 'NULL::VARCHAR', facet: 'NULL::VARCHAR', value: 'NULL::DOUBLE', read_with: 'NULL::VARCHAR' };
-  const from: Readonly<Record<string, string>> = { model: 'chosen.model', language: 'chosen.language' };
-  const computedSelect = schema.map((c) => `${constant[c.name] ?? from[c.name] ?? `r.${sqlIdent(c.name)}`} AS ${sqlIdent(c.name)}`).join(', ');
-  const okReplies = ndjson(files.ok, [{ name: 'item_id', type: 'VARCHAR' }, { name: 'attempt', type: 'INTEGER' }, ...PARTITION]);
-  await db.run(`CREATE OR REPLACE TEMP TABLE given_readings AS SELECT ${schema.map((c) => sqlIdent(c.name)).join(', ')} FROM ${ndjson(files.readings, schema)}`);
+  const computedSelect = schema.map((c) => `${constant[c.name] ?? `r.${sqlIdent(c.name)}`} AS ${sqlIdent(c.name)}`).join(', ');
+  await db.run(`CREATE OR REPLACE TEMP TABLE given_readings AS SELECT ${schema.map((c) => sqlIdent(c.name)).join(', ')} FROM ${ndjson(readingsFile, schema)}`);
   await db.run(
     `CREATE OR REPLACE TEMP TABLE computed_readings AS
      SELECT ${computedSelect}
-     FROM ${ndjson(files.rule, RULE_COLUMNS)} r
-     JOIN (
-       SELECT item_id, min(attempt) AS attempt, any_value(model) AS model, any_value(language) AS language
-       FROM ${okReplies} GROUP BY item_id
-     ) chosen ON chosen.item_id = r.item_id AND chosen.attempt = r.attempt
-     WHERE NOT EXISTS (SELECT 1 FROM given_readings g WHERE g.item_id = r.item_id AND g.reader = r.reader)`,
+     FROM ${ndjson(ruleFile, RULE_COLUMNS)} r
+     LEFT JOIN ${ndjson(retriedFile, RETRIED_COLUMNS)} retried ON retried.item_id = r.item_id
+     WHERE (retried.item_id IS NULL OR retried.attempt = r.attempt)
+       AND NOT EXISTS (SELECT 1 FROM given_readings g WHERE g.item_id = r.item_id AND g.reader = r.reader)`,
   );
   const [n] = await db.all<{ given: number; computed: number }>(
     'SELECT (SELECT count(*) FROM given_readings) AS given, (SELECT count(*) FROM computed_readings) AS computed',

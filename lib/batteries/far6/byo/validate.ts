@@ -161,7 +161,13 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
 }
 
 /** What the checks across rows read of a prepared row (packed rows give just this). */
-export type ResolvedRow = Pick<PreparedRow, 'file' | 'row' | 'identity' | 'item_id' | 'prompt_key' | 'repeat' | 'attempt' | 'okWithoutContent' | 'story' | 'story_group'>;
+export type ResolvedRow = Pick<PreparedRow, 'file' | 'row' | 'identity' | 'item_id' | 'prompt_key' | 'repeat' | 'attempt' | 'status' | 'okWithoutContent' | 'story' | 'story_group'>;
+
+/** An item with more than one accepted row, and the attempt of its chosen reply (its lowest ok attempt; null when none is ok). */
+export interface RetriedItem {
+  readonly item_id: string;
+  readonly attempt: number | null;
+}
 
 /** Where a row was: enough to name it, without keeping the row. */
 interface Place {
@@ -188,9 +194,10 @@ export class RowResolver {
   private readonly files: string[] = [];
   private readonly fileIndex = new Map<string, number>();
   private readonly items = new Map<string, number>();
-  private readonly item = { identity: [] as string[], repeat: [] as number[], attempt: [] as number[], file: [] as number[], row: [] as number[] };
+  /** `ok`: 1 when the item's first row is an ok reply, else 0. */
+  private readonly item = { identity: [] as string[], repeat: [] as number[], attempt: [] as number[], ok: [] as number[], file: [] as number[], row: [] as number[] };
   /** Attempts after an item's first, by item index: most items have one attempt. */
-  private readonly retries = new Map<number, Map<number, Place>>();
+  private readonly retries = new Map<number, { readonly item_id: string; readonly attempts: Map<number, Place>; chosen: number | null }>();
   private readonly prompts = new Map<string, number>();
   private readonly prompt = { identity: [] as string[], file: [] as number[], row: [] as number[] };
   private readonly storyGroups = new Map<string, { group: string; at: Place }>();
@@ -217,7 +224,7 @@ export class RowResolver {
     if (seenStory && seenStory.group !== r.story_group) {
       return this.fail(r, 'story_group', `story ${JSON.stringify(r.story)} is in group ${JSON.stringify(seenStory.group)} at ${where(seenStory.at)}; got ${JSON.stringify(r.story_group)}`);
     }
-    const seenAttempt = it === undefined ? undefined : this.item.attempt[it] === r.attempt ? this.itemAt(it) : this.retries.get(it)?.get(r.attempt);
+    const seenAttempt = it === undefined ? undefined : this.item.attempt[it] === r.attempt ? this.itemAt(it) : this.retries.get(it)?.attempts.get(r.attempt);
     if (seenAttempt) {
       return this.fail(r, 'attempt', `attempt ${r.attempt} of this item is already at ${where(seenAttempt)}; give repeats their own "repeat" and retries their own "attempt"`);
     }
@@ -232,12 +239,17 @@ export class RowResolver {
       this.item.identity.push(pr === undefined ? r.identity : (this.prompt.identity[pr] as string));
       this.item.repeat.push(r.repeat);
       this.item.attempt.push(r.attempt);
+      this.item.ok.push(r.status === 'ok' ? 1 : 0);
       this.item.file.push(file);
       this.item.row.push(r.row);
     } else {
       let more = this.retries.get(it);
-      if (!more) this.retries.set(it, (more = new Map()));
-      more.set(r.attempt, { file: r.file, row: r.row });
+      if (!more) {
+        more = { item_id: r.item_id, attempts: new Map(), chosen: this.item.ok[it] === 1 ? (this.item.attempt[it] as number) : null };
+        this.retries.set(it, more);
+      }
+      more.attempts.set(r.attempt, { file: r.file, row: r.row });
+      if (r.status === 'ok' && (more.chosen === null || r.attempt < more.chosen)) more.chosen = r.attempt;
     }
     if (!seenStory) this.storyGroups.set(r.story, { group: r.story_group, at: { file: r.file, row: r.row } });
     if (pr === undefined) {
@@ -247,6 +259,15 @@ export class RowResolver {
       this.prompt.row.push(r.row);
     }
     return it === undefined;
+  }
+
+  /**
+   * The items with more than one accepted row and the attempt of each one's chosen reply (as
+   * chosen_replies.sql chooses: the lowest ok attempt). Every other item's one row is its chosen
+   * reply when it is ok, so TableSink needs only these to keep the chosen reply's rule readings.
+   */
+  retriedItems(): RetriedItem[] {
+    return [...this.retries.values()].map((m) => ({ item_id: m.item_id, attempt: m.chosen }));
   }
 
   /**
