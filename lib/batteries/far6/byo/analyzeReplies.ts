@@ -94,7 +94,7 @@ export async function importReplies(target: string, opts: ImportOptions): Promis
       );
     }
     // The campaign layout (<phase>/<table>/model=…/language=…): the rows stand for FAR-6's generate phase.
-    const written = await sink.finish(path.join(stage, 'tables', 'generate'));
+    const written = await sink.finish(path.join(stage, 'tables', 'generate'), resolver.retriedItems());
     await rm(tablesDir, { recursive: true, force: true });
     await rename(path.join(stage, 'tables'), tablesDir);
     const rejectedRows = new Set(issues.map((i) => `${i.file}\u0000${i.path.replace(/, field .*$/, '')}`)).size;

@@ -16,8 +16,8 @@ const preparer = new RowPreparer();
 port.on('message', (m: ToImportThread) => {
   void (async () => {
     try {
-      const text = await readSegment(m.file, m.segment);
-      const packed = packSegment(m.file, text, m.segment.first, preparer);
+      const bytes = await readSegment(m.file, m.segment);
+      const packed = packSegment(m.file, bytes, m.segment.first, preparer);
       port.postMessage({ type: 'packed', id: m.id, packed } satisfies FromImportThread, transferList(packed));
     } catch (err) {
       const e = err instanceof Error ? err : new Error(String(err));

@@ -41,8 +41,8 @@ export async function* jsonlSegments(fh: FileHandle, size: number, bytes: number
   }
 }
 
-/** The text of a segment, decoded as UTF-8 (invalid bytes as U+FFFD, as the whole-file reader decodes them). */
-export async function readSegment(file: string, segment: Segment): Promise<string> {
+/** The bytes of a segment (packedRows.ts decodes them line by line). */
+export async function readSegment(file: string, segment: Segment): Promise<Buffer> {
   const fh = await open(file, 'r');
   try {
     const buf = Buffer.allocUnsafe(segment.end - segment.start);
@@ -52,7 +52,7 @@ export async function readSegment(file: string, segment: Segment): Promise<strin
       if (bytesRead === 0) break;
       at += bytesRead;
     }
-    return buf.toString('utf8', 0, at);
+    return buf.subarray(0, at);
   } finally {
     await fh.close();
   }

@@ -39,10 +39,8 @@ export interface PreparedRow {
   readonly replyLine: string;
   /** The readings the row gives. */
   readonly readingLines: readonly string[];
-  /** The token rule's readings (with the attempt), of an ok reply with text and a reading map. */
+  /** The token rule's readings (with the attempt and the partition), of an ok reply with text and a reading map. */
   readonly ruleLines: readonly string[];
-  /** An ok reply's item, attempt and partition (TableSink finds the chosen replies from these); undefined for an error. */
-  readonly okLine: string | undefined;
   /** The token rule could not read the map: thrown when the row is staged, as it was before. */
   readonly ruleError?: unknown;
 }
@@ -60,17 +58,6 @@ export function shortHash(text: string): string {
 export function derivedIds(r: ByoRow): { item_id: string; prompt_key: string } {
   const identity = itemIdentity(r);
   return { item_id: shortHash(`${identity}\u0000${r.repeat}`), prompt_key: shortHash(identity) };
-}
-
-/**
- * The fixed token rule on an item's reading map (Same Judgment, Different Yes §3; as the FAR-6 battery applies it):
- * R on every map but `none`, and R+ as well on verdict maps.
- */
-function ruleReadings(text: string, map: ReadingMap, language: Language): { reader: string; label: ReadingRow['label']; raw: string | null }[] {
-  if (map.kind === 'none') return [];
-  const out: { reader: string; label: ReadingRow['label']; raw: string | null }[] = [{ reader: readerIds.rule, ...readOpening(text, map) }];
-  if (map.kind === 'verdict') out.push({ reader: readerIds.rulePlus, ...readOpeningPlus(text, map, language) });
-  return out;
 }
 
 /** Columns every row of a table has the same value in (TableSink puts them back when it writes). */
@@ -151,11 +138,15 @@ export class RowPreparer {
     }
     const ruleLines: string[] = [];
     let ruleError: unknown;
-    if (status === 'ok' && v.text !== null && map) {
+    // The fixed token rule (Same Judgment, Different Yes §3; as the FAR-6 battery applies it): R on
+    // every map but `none`, and R+ as well on verdict maps.
+    if (status === 'ok' && v.text !== null && map && map.map.kind !== 'none') {
       try {
-        for (const reading of ruleReadings(v.text, map.map, v.language)) {
-          ruleLines.push(JSON.stringify({ item_id, attempt, reader: reading.reader, label: reading.label, raw: reading.raw }));
-        }
+        // Both readings before either line: a map the rule cannot read gives no line.
+        const r = readOpening(v.text, map.map);
+        const plus = map.map.kind === 'verdict' ? readOpeningPlus(v.text, map.map, v.language) : undefined;
+        ruleLines.push(JSON.stringify({ item_id, attempt, model: v.model, language: v.language, reader: readerIds.rule, label: r.label, raw: r.raw }));
+        if (plus) ruleLines.push(JSON.stringify({ item_id, attempt, model: v.model, language: v.language, reader: readerIds.rulePlus, label: plus.label, raw: plus.raw }));
       } catch (err) {
         ruleError = err;
       }
@@ -178,8 +169,8 @@ export class RowPreparer {
       replyLine: JSON.stringify(reply),
       readingLines,
       ruleLines,
-      okLine: status === 'ok' ? JSON.stringify({ item_id, attempt, model: v.model, language: v.language }) : undefined,
-      ...(ruleError === undefined ? {} : { ruleError }),
+      // Always present (undefined when the rule read the map): one shape for every row.
+      ruleError,
     };
   }
 

@@ -89,7 +89,7 @@ export class RowStager {
     notes.labelsWithoutLetters += s.labelsWithoutLetters;
     const partitions = s.partitions.map((key) => key.split('\u0000') as [string, Language]);
     const runs = s.tables.map((lines, t) => new KeptRun(lines, (bytes) => this.sink.addBytes(PACKED_TABLES[t]!, bytes)));
-    const [prompts, replies, readings, rule, ok] = runs as [KeptRun, KeptRun, KeptRun, KeptRun, KeptRun];
+    const [prompts, replies, readings, rule] = runs as [KeptRun, KeptRun, KeptRun, KeptRun];
     // One object for every row: the resolver copies what it keeps.
     const r: { -readonly [K in keyof ResolvedRow]: ResolvedRow[K] } = {
       file,
@@ -99,6 +99,7 @@ export class RowStager {
       prompt_key: '',
       repeat: 0,
       attempt: 0,
+      status: 'ok',
       okWithoutContent: false,
       story: '',
       story_group: '',
@@ -125,6 +126,7 @@ export class RowStager {
       r.prompt_key = s.promptKey[i] as string;
       r.repeat = s.repeat[i] as number;
       r.attempt = s.attempt[i] as number;
+      r.status = s.ok[i] === 1 ? 'ok' : 'error';
       r.okWithoutContent = s.okWithoutContent[i] === 1;
       r.story = s.story[i] as string;
       r.story_group = s.storyGroup[i] as string;
@@ -141,7 +143,6 @@ export class RowStager {
       replies.keep(i);
       readings.keep(i);
       rule.keep(i);
-      ok.keep(i);
     }
     stageDeclinedBefore(Number.POSITIVE_INFINITY);
     for (const run of runs) run.end();

@@ -161,7 +161,13 @@ export function validateFile(raw: RawFile, onRow?: (row: SourcedRow) => void): V
 }
 
 /** What the checks across rows read of a prepared row (packed rows give just this). */
-export type ResolvedRow = Pick<PreparedRow, 'file' | 'row' | 'identity' | 'item_id' | 'prompt_key' | 'repeat' | 'attempt' | 'okWithoutContent' | 'story' | 'story_group'>;
+export type ResolvedRow = Pick<PreparedRow, 'file' | 'row' | 'identity' | 'item_id' | 'prompt_key' | 'repeat' | 'attempt' | 'status' | 'okWithoutContent' | 'story' | 'story_group'>;
+
+/** An item with more than one accepted row, and the attempt of its chosen reply (its lowest ok attempt; null when none is ok). */
+export interface RetriedItem {
+  readonly item_id: string;
+  readonly attempt: number | null;
+}
 
 /** Where a row was: enough to name it, without keeping the row. */
 interface Place {
@@ -183,16 +189,17 @@ export class RowResolver {
   readonly issues: FileIssue[] = [];
   // At a million rows, one object per item would be millions of long-lived objects for the garbage
   // collector to trace: each map holds a small integer, and what is known of an item or a prompt
-  // sits in arrays of numbers indexed by it (places as a file index and a row number).
+  // sits in arrays indexed by it (places as a file index and a row number). An item's design
+  // factors are kept as its identity string, shared with its prompt's where they agree (repeats).
   private readonly files: string[] = [];
   private readonly fileIndex = new Map<string, number>();
-  private readonly identities = new Map<string, number>();
   private readonly items = new Map<string, number>();
-  private readonly item = { identity: [] as number[], repeat: [] as number[], attempt: [] as number[], file: [] as number[], row: [] as number[] };
+  /** `ok`: 1 when the item's first row is an ok reply, else 0. */
+  private readonly item = { identity: [] as string[], repeat: [] as number[], attempt: [] as number[], ok: [] as number[], file: [] as number[], row: [] as number[] };
   /** Attempts after an item's first, by item index: most items have one attempt. */
-  private readonly retries = new Map<number, Map<number, Place>>();
+  private readonly retries = new Map<number, { readonly item_id: string; readonly attempts: Map<number, Place>; chosen: number | null }>();
   private readonly prompts = new Map<string, number>();
-  private readonly prompt = { identity: [] as number[], file: [] as number[], row: [] as number[] };
+  private readonly prompt = { identity: [] as string[], file: [] as number[], row: [] as number[] };
   private readonly storyGroups = new Map<string, { group: string; at: Place }>();
 
   /**
@@ -200,17 +207,12 @@ export class RowResolver {
    * it conflicts with an earlier row (then it is in `issues`).
    */
   add(r: ResolvedRow): boolean | undefined {
-    let identity = this.identities.get(r.identity);
-    if (identity === undefined) {
-      identity = this.identities.size;
-      this.identities.set(r.identity, identity);
-    }
     const it = this.items.get(r.item_id);
-    if (it !== undefined && (this.item.identity[it] !== identity || this.item.repeat[it] !== r.repeat)) {
+    if (it !== undefined && (this.item.identity[it] !== r.identity || this.item.repeat[it] !== r.repeat)) {
       return this.fail(r, 'item_id', `item ${r.item_id} has other design factors or another repeat at ${where(this.itemAt(it))}; one item_id is one item`);
     }
     const pr = this.prompts.get(r.prompt_key);
-    if (pr !== undefined && this.prompt.identity[pr] !== identity) {
+    if (pr !== undefined && this.prompt.identity[pr] !== r.identity) {
       const at = { file: this.files[this.prompt.file[pr] as number] as string, row: this.prompt.row[pr] as number };
       return this.fail(r, 'prompt_key', `prompt_key ${r.prompt_key} has other design factors at ${where(at)}; its repeats must differ in repeat only`);
     }
@@ -222,7 +224,7 @@ export class RowResolver {
     if (seenStory && seenStory.group !== r.story_group) {
       return this.fail(r, 'story_group', `story ${JSON.stringify(r.story)} is in group ${JSON.stringify(seenStory.group)} at ${where(seenStory.at)}; got ${JSON.stringify(r.story_group)}`);
     }
-    const seenAttempt = it === undefined ? undefined : this.item.attempt[it] === r.attempt ? this.itemAt(it) : this.retries.get(it)?.get(r.attempt);
+    const seenAttempt = it === undefined ? undefined : this.item.attempt[it] === r.attempt ? this.itemAt(it) : this.retries.get(it)?.attempts.get(r.attempt);
     if (seenAttempt) {
       return this.fail(r, 'attempt', `attempt ${r.attempt} of this item is already at ${where(seenAttempt)}; give repeats their own "repeat" and retries their own "attempt"`);
     }
@@ -233,24 +235,39 @@ export class RowResolver {
     }
     if (it === undefined) {
       this.items.set(r.item_id, this.item.identity.length);
-      this.item.identity.push(identity);
+      // The prompt's string when the prompt is known (equal, checked above): one copy per prompt.
+      this.item.identity.push(pr === undefined ? r.identity : (this.prompt.identity[pr] as string));
       this.item.repeat.push(r.repeat);
       this.item.attempt.push(r.attempt);
+      this.item.ok.push(r.status === 'ok' ? 1 : 0);
       this.item.file.push(file);
       this.item.row.push(r.row);
     } else {
       let more = this.retries.get(it);
-      if (!more) this.retries.set(it, (more = new Map()));
-      more.set(r.attempt, { file: r.file, row: r.row });
+      if (!more) {
+        more = { item_id: r.item_id, attempts: new Map(), chosen: this.item.ok[it] === 1 ? (this.item.attempt[it] as number) : null };
+        this.retries.set(it, more);
+      }
+      more.attempts.set(r.attempt, { file: r.file, row: r.row });
+      if (r.status === 'ok' && (more.chosen === null || r.attempt < more.chosen)) more.chosen = r.attempt;
     }
     if (!seenStory) this.storyGroups.set(r.story, { group: r.story_group, at: { file: r.file, row: r.row } });
     if (pr === undefined) {
       this.prompts.set(r.prompt_key, this.prompt.identity.length);
-      this.prompt.identity.push(identity);
+      this.prompt.identity.push(r.identity);
       this.prompt.file.push(file);
       this.prompt.row.push(r.row);
     }
     return it === undefined;
+  }
+
+  /**
+   * The items with more than one accepted row and the attempt of each one's chosen reply (as
+   * chosen_replies.sql chooses: the lowest ok attempt). Every other item's one row is its chosen
+   * reply when it is ok, so TableSink needs only these to keep the chosen reply's rule readings.
+   */
+  retriedItems(): RetriedItem[] {
+    return [...this.retries.values()].map((m) => ({ item_id: m.item_id, attempt: m.chosen }));
   }
 
   /**
@@ -260,12 +277,11 @@ export class RowResolver {
    * prompts are repeated is drawn per language.
    */
   missingCells(): ReturnType<typeof missingCells> {
-    const names = [...this.identities.keys()];
     const { identity } = this.item;
     return missingCells(
       (function* () {
         for (let i = 0; i < identity.length; i++) {
-          const f = (names[identity[i] as number] as string).split('\u0000');
+          const f = (identity[i] as string).split('\u0000');
           yield [f[0] as string, [f[2], f[5], f[6], f[7], f[8]].join('\u0000'), f[1] as string] as const;
         }
       })(),

@@ -245,6 +245,39 @@ describe('bad input: each bad row is named by file, row and field and left out; 
     expect(rule.filter((r) => r['item_id'] === itemOf3).map((r) => r['label'])).toEqual(['P']);
   });
 
+  it('the rule reads the lowest ok attempt whatever order the attempts come in, in process and in threads', async () => {
+    const map = { kind: 'particle', tokens: { yes: 'P', no: 'notP' } };
+    const rows = [
+      // Item s1: attempt 3 first, then the lower ok attempt 1 ("Yes." → P), then an error.
+      { ...BASE, story: 's1', reading_map: map, attempt: 3, text: 'No.' },
+      { ...BASE, story: 's1', reading_map: map, attempt: 1, text: 'Yes.' },
+      { ...BASE, story: 's1', reading_map: map, attempt: 2, text: null, status: 'error' },
+      // Item s2: a failed first attempt, then the ok one ("No." → notP).
+      { ...BASE, story: 's2', reading_map: map, attempt: 1, text: null, status: 'error' },
+      { ...BASE, story: 's2', reading_map: map, attempt: 2, text: 'No.' },
+      // Item s3: no ok attempt, so no rule reading.
+      { ...BASE, story: 's3', reading_map: map, attempt: 1, text: null, status: 'error' },
+      { ...BASE, story: 's3', reading_map: map, attempt: 2, text: null, status: 'error' },
+      // Item s4: one row.
+      { ...BASE, story: 's4', reading_map: map, text: 'Yes.' },
+    ];
+    const file = path.join(dir, 'r.jsonl');
+    await writeFile(file, jsonl(rows));
+    for (const threads of [0, 2]) {
+      const tablesDir = path.join(dir, '.out', `tables-${threads}`);
+      const result = await importReplies(file, { tablesDir, threads });
+      expect(result.issues).toEqual([]);
+      expect(result.summary.readingsComputed).toBe(3);
+      const [prompts, rule] = [await table(tablesDir, 'prompts'), await table(tablesDir, 'readings')];
+      const story = new Map(prompts.map((p) => [p['item_id'], p['story']]));
+      expect(rule.map((r) => [story.get(r['item_id']), r['reader'], r['label']]).sort()).toEqual([
+        ['s1', 'rule', 'P'],
+        ['s2', 'rule', 'notP'],
+        ['s4', 'rule', 'P'],
+      ]);
+    }
+  });
+
   it('a failed import leaves the tables of the previous one in place', async () => {
     const file = path.join(dir, 'r.jsonl');
     await writeFile(file, jsonl([BASE]));
