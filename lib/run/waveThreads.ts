@@ -57,8 +57,11 @@ export class WaveThreads {
       ...memory,
     });
     const count = Math.min(n, ctx.campaign.concurrency);
-    if (count <= 1) return;
+    // The first wave is weighed against this measure whether or not threads start now: measured
+    // again after the plan, once the collector had freed the plan's garbage, the same run of
+    // X-Value at 100,000 pairs got one thread or two (1.9 or 2.6 GB at its peak).
     this.earlyMemory = memory;
+    if (count <= 1) return;
     const booting = this.start(count);
     // Awaited (and its error reported) by the first wave; a run that stops before it closes them.
     booting.catch(() => undefined);
@@ -73,10 +76,12 @@ export class WaveThreads {
       calls: wave.reduce((s, p) => s + plannedItems(plan, p.name), 0),
       simulatedOnly: wave.every((p) => phaseEntries(ctx, p).every((e) => providers.get(e.id)?.simulated === true && !batchClients.has(e.id))),
       hooks: this.o.hooks,
-      // The threads started during the plan count in the memory now: measured as it was then.
-      ...(this.early && this.earlyMemory ? this.earlyMemory : runMemory()),
+      // The first wave: the memory measured at the plan's first partition (the threads started
+      // then count in the memory now). A later wave: the memory now.
+      ...(this.earlyMemory ?? runMemory()),
       ...(this.running ? { running: this.running.size } : {}),
     });
+    this.earlyMemory = undefined;
     const count = Math.min(n, ctx.campaign.concurrency);
     // Started for a wave that, counted in full, wants another number of threads (or none).
     if (this.early && this.early.count !== count) await this.closeEarly();
