@@ -37,7 +37,7 @@ export const RUN_MEMORY_BUDGET_BYTES = 1792 * 2 ** 20;
  * young generation, its DuckDB (capped at 200 MB in partitionThreadMain.ts), its Parquet writer and
  * the rows of the partitions it runs. Measured: P(True) at 100 items, 3 models, 185 MB of heap on
  * the main thread after the plan, peaked 673 MiB on one thread and 1,469 MiB with two (~400 MB a
- * thread); X-Value at 100,000 pairs, ~290 MB of heap, 1.9 GB on one thread and 3.0 GB with two.
+ * thread); X-Value at 100,000 pairs, ~300 MB of heap, 1.7 GB on one thread and 2.6 GB with two.
  */
 export const THREAD_OVERHEAD_BYTES = 256 * 2 ** 20;
 
@@ -68,7 +68,7 @@ export function runMemory(): RunMemory {
  * growth, and the threads stay within RUN_MEMORY_BUDGET_BYTES and within the memory the machine
  * has free. P(True), even at the paper's size (~170 MB of heap, mostly its language-identification
  * tables; its design is a few MB), gets two threads; X-Value at 100,000 pairs, whose one-thread run
- * already peaks at 1.9 GB, stays on one. Only waves answered by simulated models
+ * already peaks at 1.7 GB, stays on one. Only waves answered by simulated models
  * run in threads: a real provider's rate limits and its batch API are kept per process
  * (RateLimiters), and its calls wait on the network, not the CPU. Threads started for an earlier
  * wave (`running`) run every later wave they may: their memory is spent already, and the run's
