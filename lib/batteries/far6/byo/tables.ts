@@ -143,7 +143,7 @@ export class TableSink {
   async finish(root: string, retried: readonly RetriedItem[]): Promise<WrittenTables> {
     await this.flush();
     await writeFile(this.retriedFile, retried.map((r) => `${JSON.stringify(r)}\n`).join(''));
-    const writers = await Promise.all([openWriter(), openWriter()]);
+    const writers = await openWriters();
     try {
       const [readingsDb, promptsDb] = writers;
       const constants = constantColumns(this.campaign);
@@ -216,6 +216,15 @@ function staged(parts: readonly (string | Uint8Array)[]): string | Uint8Array {
 function ndjson(file: string, cols: readonly Column[]): string {
   const columns = `{${cols.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ')}}`;
   return `read_ndjson(${sqlString(file)}, columns = ${columns}, format = 'newline_delimited')`;
+}
+
+/** TableSink.finish's two writers; when one fails to open, the other is closed before the error goes on. */
+async function openWriters(): Promise<[DuckDb, DuckDb]> {
+  const [a, b] = await Promise.allSettled([openWriter(), openWriter()]);
+  if (a.status === 'fulfilled' && b.status === 'fulfilled') return [a.value, b.value];
+  if (a.status === 'fulfilled') a.value.close();
+  if (b.status === 'fulfilled') b.value.close();
+  throw a.status === 'rejected' ? a.reason : (b as PromiseRejectedResult).reason;
 }
 
 /** A DuckDB instance of one thread for TableSink.finish. */
