@@ -203,7 +203,7 @@ describe('report handler', () => {
     expect(again.length).toBeGreaterThanOrEqual(2);
     expect(again.map((a) => a.round)).toEqual(again.map((_a, i) => i + 1));
     expect(again.every((a) => a.again && a.waitSeconds === REPORT_ROUNDS.waitSeconds && /\.sql$|^stored_spend$/.test(a.running.query) && a.running.state === 'RUNNING')).toBe(true);
-    expect(again[0]!.running.query).toBe('item_shares.sql');
+    expect(again[0]!.running.query).toBe('same_replies_shares.sql');
     // No poll went past the reserve: each round stopped with at least 120 s of its 600 s left.
     const stops = logs.filter((l) => l.includes('"analysis queries still running"')).map((l) => (JSON.parse(l) as { remainingMs: number }).remainingMs);
     expect(stops).toHaveLength(again.length);
@@ -255,7 +255,7 @@ describe('report handler', () => {
     athena.holdRunning = undefined;
     // assess: the error names the query and its execution, which was stopped
     expect(failure).toBeInstanceOf(AnalysisQueriesStillRunning);
-    const m = /^campaign run-small: analysis query item_shares\.sql \(Athena (q-\d+)\) still RUNNING after 3 rounds of the report \(the limit, REPORT_ROUNDS\.maxRounds in lib\/config\/sizing\.ts\); stopped it\./.exec((failure as Error).message);
+    const m = /^campaign run-small: analysis query same_replies_shares\.sql \(Athena (q-\d+)\) still RUNNING after 3 rounds of the report \(the limit, REPORT_ROUNDS\.maxRounds in lib\/config\/sizing\.ts\); stopped it\./.exec((failure as Error).message);
     expect(m, (failure as Error).message).not.toBeNull();
     expect(athena.executions.get(m![1]!)!.state).toBe('CANCELLED');
     expect(await store.list(`campaigns/${CAMPAIGN}/results/`)).toEqual([]);
@@ -277,7 +277,7 @@ describe('report handler', () => {
     athena.failNext('FAILED', 'HIVE_CURSOR_ERROR: Failed to read Parquet file');
     const { handler } = handlerFor();
     await expect(handler({ campaign: CAMPAIGN, queryExecutionId, ...firstRound }, contextWith())).rejects.toThrow(
-      /^analysis query item_shares\.sql failed: Athena query q-\d+ FAILED: HIVE_CURSOR_ERROR: Failed to read Parquet file/,
+      /^analysis query same_replies_shares\.sql failed: Athena query q-\d+ FAILED: HIVE_CURSOR_ERROR: Failed to read Parquet file/,
     );
     expect(await store.list(`campaigns/${CAMPAIGN}/results/`)).toEqual([]);
   });
