@@ -174,7 +174,7 @@ describe('the report step waits on Athena through the state machine', () => {
     expect(failures).toHaveLength(1);
     expect(failures[0]!.execution).toBe(run.arn);
     expect(failures[0]!.error).toBe('AnalysisQueriesStillRunning');
-    const m = new RegExp(`analysis query item_shares\\.sql \\(Athena (q-\\d+)\\) still RUNNING after ${REPORT_ROUNDS.maxRounds} rounds of the report .*; stopped it\\.`).exec(failures[0]!.cause);
+    const m = new RegExp(`analysis query same_replies_shares\\.sql \\(Athena (q-\\d+)\\) still RUNNING after ${REPORT_ROUNDS.maxRounds} rounds of the report .*; stopped it\\.`).exec(failures[0]!.cause);
     expect(m, failures[0]!.cause).not.toBeNull();
     expect(pipeline.standIns.athena.executions.get(m![1]!)!.state).toBe('CANCELLED');
     // Started once, polled every round; nothing written.
