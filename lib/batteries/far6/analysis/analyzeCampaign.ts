@@ -42,8 +42,9 @@ export type AnalyzeOptions = EstimateOptions &
 export async function analyzeCampaign(db: Queryable, tables: TableSources, opts: AnalyzeOptions = {}): Promise<AnalysisResults> {
   const stage = opts.onStage ?? (() => undefined);
   const { labelMaps, sameRows } = await labelMapsFirst(db, tables, stage);
-  const { sameReplies, itemRows } = await sameRepliesFirst(db, tables, sameRows, labelMaps, opts, stage);
-  const { estimates, cellSummary, nItemRows, agreementRows } = await perCell(db, tables, itemRows, labelMaps, opts, stage);
+  const scope: Scope = { db, tables, labelMaps, opts, stage };
+  const { sameReplies, itemRows } = await sameRepliesFirst(scope, sameRows);
+  const { estimates, cellSummary, nItemRows, agreementRows } = await perCell(scope, itemRows);
   const agreement = agreementAnalysis(parseAgreementRows(await agreementRows()));
   stage('sql reading_agreement (the rest) and agreement');
   const replyTotalsRows = await FAR6_SQL.start(db, 'reply_totals', tables);
@@ -86,19 +87,24 @@ async function labelMapsFirst(db: Queryable, tables: TableSources, stage: (name:
   return { labelMaps: parseLabelMaps(rows), sameRows };
 }
 
+/** What the stages after the label maps share: the connection, the tables, the maps, the options and the stage hook. */
+interface Scope {
+  readonly db: Queryable;
+  readonly tables: TableSources;
+  readonly labelMaps: ReadonlyMap<string, Proposition>;
+  readonly opts: AnalyzeOptions;
+  readonly stage: (name: string) => void;
+}
+
+/** The rows of a query already started in DuckDB (FAR6_SQL.start). */
+type StartedRows = () => Promise<Record<string, unknown>[]>;
+
 /**
  * same_replies_shares.sql's rows (started by the caller) and their estimates, with item_shares.sql
  * started as soon as these rows are read, so that DuckDB runs it while they are estimated here;
  * the rows do not outlive the call.
  */
-async function sameRepliesFirst(
-  db: Queryable,
-  tables: TableSources,
-  sameRows: () => Promise<Record<string, unknown>[]>,
-  labelMaps: ReadonlyMap<string, Proposition>,
-  opts: AnalyzeOptions,
-  stage: (name: string) => void,
-) {
+async function sameRepliesFirst({ db, tables, labelMaps, opts, stage }: Scope, sameRows: StartedRows) {
   const rows = await sameRows();
   stage('sql same_replies_shares');
   const itemRows = await FAR6_SQL.start(db, 'item_shares', tables);
@@ -112,14 +118,7 @@ async function sameRepliesFirst(
  * themselves do not outlive the call. reading_agreement.sql runs in DuckDB while the estimators
  * run here.
  */
-async function perCell(
-  db: Queryable,
-  tables: TableSources,
-  itemShares: () => Promise<Record<string, unknown>[]>,
-  labelMaps: ReadonlyMap<string, Proposition>,
-  opts: AnalyzeOptions,
-  stage: (name: string) => void,
-) {
+async function perCell({ db, tables, labelMaps, opts, stage }: Scope, itemShares: StartedRows) {
   const rows = parseItemShareRows(await itemShares(), labelMaps);
   stage(`sql item_shares (${rows.length} item rows)`);
   const agreementRows = await FAR6_SQL.start(db, 'reading_agreement', tables);
