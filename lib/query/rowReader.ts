@@ -14,15 +14,17 @@ export class RowReader {
 
   /**
    * Reads each of a query's rows with `read` on one reader for `file`, then reports every value that
-   * broke the contract at once (`done`), so a caller never forgets the finish.
+   * broke the contract at once (`done`), so a caller never forgets the finish. `offset`: the index
+   * of `rows[0]` in the query's result, for rows read a chunk at a time (errors name that index).
    */
   static readRows<T>(
     file: string,
     rows: readonly Record<string, unknown>[],
     read: (rd: RowReader, row: Record<string, unknown>, index: number) => T,
+    offset = 0,
   ): T[] {
     const rd = new RowReader(file);
-    const out = rows.map((row, index) => read(rd, row, index));
+    const out = rows.map((row, index) => read(rd, row, offset + index));
     rd.done();
     return out;
   }

@@ -135,6 +135,38 @@ export class SqlLibrary {
     const read = await db.start<T>(sql).catch(named(query));
     return () => read().catch(named(query));
   }
+
+  /**
+   * Renders a query and starts it as `start` does; the function it resolves to hands the rows to
+   * `each` a chunk at a time with the index of the chunk's first row in the result (where the
+   * engine has no Queryable.startChunks, all rows as one chunk). A database error is rethrown as
+   * `run` does; an error thrown by `each` passes through as it is.
+   * @example const read = await library.startChunks(db, 'item_shares', tables); await read((rows, offset) => add(parse(rows, offset)));
+   */
+  async startChunks<T = Record<string, unknown>>(db: Queryable, query: string, tables: SourceMap): Promise<(each: (rows: T[], offset: number) => void) => Promise<void>> {
+    if (db.startChunks === undefined) {
+      const read = await this.start<T>(db, query, tables);
+      return async (each) => each(await read(), 0);
+    }
+    const sql = await this.renderFor(db, query, tables);
+    const read = await db.startChunks<T>(sql).catch(named(query));
+    return (each) => {
+      let offset = 0;
+      let thrown: { readonly error: unknown } | undefined;
+      return read((rows) => {
+        try {
+          each(rows, offset);
+        } catch (error) {
+          thrown = { error };
+          throw error;
+        }
+        offset += rows.length;
+      }).catch((err: unknown) => {
+        if (thrown !== undefined && err === thrown.error) throw err;
+        return named(query)(err);
+      });
+    };
+  }
 }
 
 /** A database error of `query` rethrown naming its file (analysisQueryError). */

@@ -11,6 +11,12 @@ export interface Queryable {
    */
   start?<T = Record<string, unknown>>(sql: string): Promise<() => Promise<T[]>>;
   /**
+   * Starts a query as `start` does; the function it gives hands the rows to `each` a chunk at a
+   * time, so that a caller that reduces them need not hold them all (DuckDB). Optional:
+   * SqlLibrary.startChunks falls back to `start`, whose rows come as one chunk.
+   */
+  startChunks?<T = Record<string, unknown>>(sql: string): Promise<(each: (rows: T[]) => void) => Promise<void>>;
+  /**
    * A name the engine reads the rows of `sql` by, computed once per distinct text (a temporary
    * table): SqlLibrary hands it the queries that a query includes (`{{query:<name>}}`), so that
    * several queries including the same one over the same sources compute it once. Optional: without

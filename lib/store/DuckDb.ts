@@ -140,6 +140,50 @@ export class DuckDb {
   }
 
   /**
+   * Starts a query as `start` does, but the caller reads its rows a chunk at a time: the function
+   * it resolves to hands each chunk to `each` and resolves after the last, so that rows need not
+   * all be held at once (FAR-6's item rows: analyzeCampaign.ts). The connection streams these rows
+   * until they are read: the next query waits for that. A query that runs out of memory runs once
+   * more on one thread only while no chunk has been handed out; after that the error is thrown.
+   * @example const read = await db.startChunks(sql); await read((rows) => { for (const r of rows) add(r); });
+   */
+  startChunks<T = Record<string, JS>>(sql: string): Promise<(each: (rows: T[]) => void) => Promise<void>> {
+    let running!: () => void;
+    let failed!: (err: unknown) => void;
+    const started = new Promise<void>((resolve, reject) => ((running = resolve), (failed = reject)));
+    let reader!: (each: (rows: T[]) => void) => void;
+    const consumer = new Promise<(rows: T[]) => void>((resolve) => (reader = resolve));
+    let handedOut = false;
+    const done = this.serial(() =>
+      onOneThreadIfOutOfMemory(
+        async () => {
+          const prepared = await this.connection.prepare(sql);
+          let result: DuckDBResult;
+          try {
+            const executing = prepared.stream();
+            running();
+            result = await executing;
+          } finally {
+            prepared.destroySync();
+          }
+          const each = await consumer;
+          await this.rows.eachChunk<T>(result, (rows) => {
+            handedOut = true;
+            each(rows);
+          });
+        },
+        this.oneThread,
+        () => !handedOut,
+      ),
+    );
+    done.catch(failed);
+    return started.then(() => (each) => {
+      reader(each);
+      return done;
+    });
+  }
+
+  /**
    * Runs statements whose result is not needed (DDL, COPY), once more on one thread if DuckDB runs
    * out of memory (onOneThreadIfOutOfMemory): a statement that failed left no table behind, and a
    * COPY to a file writes it anew; a partitioned COPY into a folder must say OVERWRITE.
@@ -232,11 +276,16 @@ export class DuckDb {
  * collected anew, so a retried query gives what it would have; any other error, or a second
  * one, is thrown.
  */
-export async function onOneThreadIfOutOfMemory<T>(work: () => Promise<T>, oneThread: (work: () => Promise<T>) => Promise<T>): Promise<T> {
+export async function onOneThreadIfOutOfMemory<T>(
+  work: () => Promise<T>,
+  oneThread: (work: () => Promise<T>) => Promise<T>,
+  /** False once running `work` again would repeat what it already did (rows handed out). */
+  mayRepeat: () => boolean = () => true,
+): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (!(err instanceof Error) || !/Out of Memory Error/.test(err.message)) throw err;
+    if (!(err instanceof Error) || !/Out of Memory Error/.test(err.message) || !mayRepeat()) throw err;
     return oneThread(work);
   }
 }

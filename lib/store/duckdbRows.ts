@@ -93,15 +93,24 @@ export class DuckDbRows {
 
   async rowsOf<T>(result: DuckDBResult): Promise<T[]> {
     const rows: T[] = [];
+    await this.eachChunk<T>(result, (chunk) => {
+      for (const row of chunk) rows.push(row);
+    });
+    return rows;
+  }
+
+  /** The rows of `result` one DuckDB chunk (up to 2,048 rows) at a time, each chunk handed to `each` before the next is fetched. */
+  async eachChunk<T>(result: DuckDBResult, each: (rows: T[]) => void): Promise<void> {
     const names = result.deduplicatedColumnNames();
     const make = rowMaker(names);
     for (;;) {
       const chunk = await result.fetchChunk();
       if (!chunk || chunk.rowCount === 0) break;
       const columns = this.columnsOf(chunk, names.length);
-      for (let i = 0; i < chunk.rowCount; i++) rows.push(make(columns, i) as T);
+      const rows = new Array<T>(chunk.rowCount);
+      for (let i = 0; i < chunk.rowCount; i++) rows[i] = make(columns, i) as T;
+      each(rows);
     }
-    return rows;
   }
 
   private columnsOf(chunk: DuckDBDataChunk, count: number): unknown[][] {

@@ -24,6 +24,10 @@ export class KeptSubqueries implements Queryable {
     return this.db.start<T>(sql);
   }
 
+  startChunks<T = Record<string, unknown>>(sql: string): Promise<(each: (rows: T[]) => void) => Promise<void>> {
+    return this.db.startChunks<T>(sql);
+  }
+
   materialize(sql: string): Promise<string> {
     let name = this.kept.get(sql);
     if (name === undefined) {

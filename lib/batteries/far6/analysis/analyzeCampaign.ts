@@ -3,17 +3,17 @@
  * stage aggregates replies to item level, the TypeScript estimators do the rest.
  */
 import { agreementAnalysis, parseAgreementRows } from './agreement.js';
-import { estimate } from './estimators.js';
+import { CellEstimates } from './estimators.js';
 import { habitAnalysis } from './habits.js';
 import { identityAnalysis } from './identity.js';
 import { judgeAuditAnalysis, runJudgeAudit } from './judgeAudit.js';
 import { parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
 import { residualReadoutComparisons } from './readoutResiduals.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
-import { sameRepliesAnalysis } from './sameReplies.js';
-import { summarizeCells } from './summarizeCells.js';
+import { SameReplies } from './sameReplies.js';
+import { CellSummaries } from './summarizeCells.js';
 import type { Proposition } from '../types.js';
-import type { AnalysisResults, EstimateOptions, IdentityOptions, Queryable, TableSources } from './types.js';
+import type { AnalysisResults, EstimateOptions, IdentityOptions, ItemShareRow, Queryable, TableSources } from './types.js';
 
 export type AnalyzeOptions = EstimateOptions &
   IdentityOptions & {
@@ -33,8 +33,8 @@ export type AnalyzeOptions = EstimateOptions &
  * across cells, model identity and habit variance. A single DuckDB connection runs one query at a
  * time; each query but the first two starts before a stretch of estimators that does not need its
  * rows, and DuckDB runs it on its own threads meanwhile (bench/README.md, "analysis"). The rows of
- * same_replies_shares are estimated before the item rows arrive, so that the two sets of rows are
- * never held at once.
+ * same_replies_shares and of item_shares are estimated a cell at a time as they arrive
+ * (cellByCell), so that no more than one cell's item rows are held at once.
  * @example
  * const tables = { prompts: parquetSource(`${dir}/prompts/** /*.parquet`), replies: …, readings: … };
  * const results = await analyzeCampaign(db, tables);
@@ -83,7 +83,7 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
 async function labelMapsFirst(db: Queryable, tables: TableSources, stage: (name: string) => void) {
   const rows = await FAR6_SQL.run(db, 'label_maps', tables);
   stage('sql label_maps');
-  const sameRows = await FAR6_SQL.start(db, 'same_replies_shares', tables);
+  const sameRows = await FAR6_SQL.startChunks(db, 'same_replies_shares', tables);
   return { labelMaps: parseLabelMaps(rows), sameRows };
 }
 
@@ -96,35 +96,68 @@ interface Scope {
   readonly stage: (name: string) => void;
 }
 
-/** The rows of a query already started in DuckDB (FAR6_SQL.start). */
-type StartedRows = () => Promise<Record<string, unknown>[]>;
+/** The rows of a query already started in DuckDB, a chunk at a time (FAR6_SQL.startChunks). */
+type StartedChunks = (each: (rows: Record<string, unknown>[], offset: number) => void) => Promise<void>;
 
 /**
- * same_replies_shares.sql's rows (started by the caller) and their estimates, with item_shares.sql
- * started as soon as these rows are read, so that DuckDB runs it while they are estimated here;
- * the rows do not outlive the call.
+ * Reads item rows (item_shares.sql, same_replies_shares.sql) a chunk at a time and hands `add` each
+ * cell's rows whole: the queries order them by model and language, and what a cell gives depends
+ * on its rows alone (CellEstimates), so no more than one cell's rows are held — at three times
+ * FAR-6's full size the item rows are ~2 M. Resolves to the number of rows read.
  */
-async function sameRepliesFirst({ db, tables, labelMaps, opts, stage }: Scope, sameRows: StartedRows) {
-  const rows = await sameRows();
-  stage('sql same_replies_shares');
-  const itemRows = await FAR6_SQL.start(db, 'item_shares', tables);
-  const sameReplies = sameRepliesAnalysis(parseItemShareRows(rows, labelMaps, 'same_replies_shares.sql'), opts.minCommonStories);
-  stage('same-replies estimates (item_shares in DuckDB meanwhile)');
+async function cellByCell(read: StartedChunks, file: string, labelMaps: ReadonlyMap<string, Proposition>, add: (rows: ItemShareRow[]) => void): Promise<number> {
+  let cell: ItemShareRow[] = [];
+  let model: string | undefined;
+  let language: string | undefined;
+  let n = 0;
+  await read((chunk, offset) => {
+    for (const row of parseItemShareRows(chunk, labelMaps, file, offset)) {
+      if (row.model !== model || row.language !== language) {
+        if (cell.length > 0) add(cell);
+        cell = [];
+        model = row.model;
+        language = row.language;
+      }
+      cell.push(row);
+    }
+    n += chunk.length;
+  });
+  if (cell.length > 0) add(cell);
+  return n;
+}
+
+/**
+ * same_replies_shares.sql's rows (started by the caller), estimated a cell at a time as they
+ * arrive, then item_shares.sql started, so that DuckDB runs it while the two readings' profiles
+ * are compared here.
+ */
+async function sameRepliesFirst({ db, tables, labelMaps, opts, stage }: Scope, sameRows: StartedChunks) {
+  const same = new SameReplies(opts.minCommonStories);
+  await cellByCell(sameRows, 'same_replies_shares.sql', labelMaps, (rows) => same.add(rows));
+  stage('sql same_replies_shares and its estimates by cell');
+  const itemRows = await FAR6_SQL.startChunks(db, 'item_shares', tables);
+  const sameReplies = same.results();
+  stage('same-replies comparisons (item_shares in DuckDB meanwhile)');
   return { sameReplies, itemRows };
 }
 
 /**
- * item_shares.sql's rows (started by the caller) and what is computed from them; the rows
- * themselves do not outlive the call. reading_agreement.sql runs in DuckDB while the estimators
- * run here.
+ * item_shares.sql's rows (started by the caller), estimated a cell at a time as they arrive
+ * (cellByCell); reading_agreement.sql then runs in DuckDB while the comparisons between readouts
+ * are computed here.
  */
-async function perCell({ db, tables, labelMaps, opts, stage }: Scope, itemShares: StartedRows) {
-  const rows = parseItemShareRows(await itemShares(), labelMaps);
-  stage(`sql item_shares (${rows.length} item rows)`);
+async function perCell({ db, tables, labelMaps, opts, stage }: Scope, itemShares: StartedChunks) {
+  const estimates = new CellEstimates(opts);
+  const summaries = new CellSummaries();
+  const n = await cellByCell(itemShares, 'item_shares.sql', labelMaps, (rows) => {
+    estimates.add(rows);
+    summaries.add(rows);
+  });
+  stage(`sql item_shares and estimates by cell (${n} item rows)`);
   const agreementRows = await FAR6_SQL.start(db, 'reading_agreement', tables);
   // cell_summary.sql gives the same rows (tested); computing them here spares a second item_shares pass.
-  const estimates = estimate(rows, opts);
-  const cellSummary = summarizeCells(rows);
-  stage('estimate, cell summary (reading_agreement in DuckDB meanwhile)');
-  return { estimates, cellSummary, nItemRows: rows.length, agreementRows };
+  const results = estimates.results();
+  const cellSummary = summaries.rows();
+  stage('comparisons between readouts, cell summary (reading_agreement in DuckDB meanwhile)');
+  return { estimates: results, cellSummary, nItemRows: n, agreementRows };
 }

@@ -15,7 +15,7 @@
  * alternative question `named` is the term listed first, so "both keyings" is the seed's "both
  * orders of an alternative question".
  */
-import { CampaignFileError, median, pearson, quantile } from '../../../api/battery.js';
+import { AnalysisError, CampaignFileError, median, pearson, quantile } from '../../../api/battery.js';
 import type { Proposition } from '../types.js';
 import type {
   CellHabit,
@@ -216,75 +216,123 @@ function estimatePair(acc: PairAcc, isLabel: boolean): PairEstimate {
  * const { storyScores, cellHabits, comparisons, convergence } = estimate(itemRows);
  */
 export function estimate(rows: readonly ItemShareRow[], opts: EstimateOptions = {}): EstimateResults {
-  const minCommonStories = opts.minCommonStories ?? MIN_COMMON_STORIES;
-  if (!Number.isInteger(minCommonStories) || minCommonStories < 2) {
-    throw new RangeError(`minCommonStories must be an integer of at least 2, got ${minCommonStories}`);
-  }
-  const storyScores: StoryScore[] = [];
-  const cellHabits: CellHabit[] = [];
-  for (const [model, byLanguage] of accumulate(rows)) {
-    for (const [language, byReadout] of byLanguage) {
-      const groups = new Map<string, string>();
-      for (const [readout, node] of byReadout) {
-        let bSum = 0;
-        let nB = 0;
-        let posSum = 0;
-        let nPos = 0;
-        for (const [story, st] of node.stories) {
-          const seen = child(groups, story, () => st.story_group);
-          if (seen !== st.story_group) throw storyGroupError(model, language, story, seen, st.story_group);
-          let sSum = 0;
-          let bStory = 0;
-          let nPairs = 0;
-          let posStory = 0;
-          let nPosPairs = 0;
-          for (const acc of st.pairs.values()) {
-            const est = estimatePair(acc, node.isLabel);
-            // Step 4: concept pairs enter only with decisive support in both keyings.
-            if (est.s !== null && est.b !== null) {
-              sSum += est.s;
-              bStory += est.b;
-              nPairs += 1;
-            }
-            if (est.pos !== null) {
-              posStory += est.pos;
-              nPosPairs += 1;
-            }
-          }
-          if (nPosPairs > 0) {
-            posSum += posStory / nPosPairs;
-            nPos += 1;
-          }
-          if (nPairs === 0) continue;
-          const b = bStory / nPairs;
-          bSum += b;
-          nB += 1;
-          storyScores.push({ model, language, readout, story, story_group: st.story_group, s: sSum / nPairs, b, n_pairs: nPairs });
-        }
-        if (nB === 0) continue;
-        const keyingBias = bSum / nB;
-        cellHabits.push({
-          model,
-          language,
-          readout,
-          n_stories: nB,
-          keying_bias: keyingBias,
-          second_listed_pref: node.isLabel && nPos > 0 ? posSum / nPos : null,
-          n_stories_position: nPos,
-          // Same Judgment, Different Yes §6, named-term pull: half the difference between choosing the proposition with
-          // the named term and the other one, averaged over orders. Under keying P the named side is
-          // P (2q_P − 1); under keying notP it is notP (1 − 2q_notP); half their mean is
-          // (q_P − q_notP)/2 = b. So on proposition labels the pull is the keying bias.
-          named_term_pull: node.isLabel ? keyingBias : null,
-        });
-      }
+  const cells = new CellEstimates(opts);
+  cells.add(rows);
+  return cells.results();
+}
+
+/**
+ * The estimators fed a few cells at a time (Same Judgment, Different Yes §3 and §6): what a cell
+ * (model × language) gives depends on its own item rows alone, so item_shares.sql's rows, ordered
+ * by model and language, can be estimated as they arrive and dropped, and the analysis holds one
+ * cell's rows instead of the campaign's (analyzeCampaign.ts). Each `add` must hold whole cells: a
+ * cell whose rows come in two calls is refused (its stories would be scored twice, each on part of
+ * its items). The results are those of `estimate` on all the rows at once, to the last digit: a
+ * cell's sums run over its rows in the same order.
+ */
+export class CellEstimates {
+  private readonly storyScores: StoryScore[] = [];
+  private readonly cellHabits: CellHabit[] = [];
+  /** `model\u0000language` of every cell added so far. */
+  private readonly seen = new Set<string>();
+  private readonly minCommonStories: number;
+
+  constructor(private readonly opts: EstimateOptions = {}) {
+    this.minCommonStories = opts.minCommonStories ?? MIN_COMMON_STORIES;
+    if (!Number.isInteger(this.minCommonStories) || this.minCommonStories < 2) {
+      throw new RangeError(`minCommonStories must be an integer of at least 2, got ${this.minCommonStories}`);
     }
   }
-  storyScores.sort((x, y) => cmp(x.model, y.model) || cmp(x.language, y.language) || cmp(x.readout, y.readout) || cmp(x.story, y.story));
-  cellHabits.sort((x, y) => cmp(x.model, y.model) || cmp(x.language, y.language) || cmp(x.readout, y.readout));
 
-  const comparisons = compareReadouts(storyScores, { minCommonStories, readoutPairs: opts.readoutPairs });
-  return { storyScores, cellHabits, comparisons, convergence: readoutConvergence(comparisons, opts.readoutPairs), minCommonStories };
+  /** Estimates the cells of `rows`, which holds every item row of each of its cells. */
+  add(rows: readonly ItemShareRow[]): void {
+    const tree = accumulate(rows);
+    for (const [model, byLanguage] of tree) {
+      for (const language of byLanguage.keys()) {
+        const key = `${model}${SEP}${language}`;
+        if (this.seen.has(key)) throw cellApartError(model, language);
+      }
+    }
+    for (const [model, byLanguage] of tree) for (const language of byLanguage.keys()) this.seen.add(`${model}${SEP}${language}`);
+    for (const [model, byLanguage] of tree) {
+      for (const [language, byReadout] of byLanguage) this.estimateCell(model, language, byReadout);
+    }
+  }
+
+  /**
+   * Story scores, habits and the comparisons between readouts, over every cell added; `readoutPairs`
+   * (default: the options') when the pairs to compare are known only once every row is in.
+   */
+  results(readoutPairs = this.opts.readoutPairs): EstimateResults {
+    const { storyScores, cellHabits, minCommonStories } = this;
+    storyScores.sort((x, y) => cmp(x.model, y.model) || cmp(x.language, y.language) || cmp(x.readout, y.readout) || cmp(x.story, y.story));
+    cellHabits.sort((x, y) => cmp(x.model, y.model) || cmp(x.language, y.language) || cmp(x.readout, y.readout));
+    const comparisons = compareReadouts(storyScores, { minCommonStories, readoutPairs });
+    return { storyScores, cellHabits, comparisons, convergence: readoutConvergence(comparisons, readoutPairs), minCommonStories };
+  }
+
+  private estimateCell(model: string, language: string, byReadout: Map<Readout, ReadoutNode>): void {
+    const groups = new Map<string, string>();
+    for (const [readout, node] of byReadout) {
+      let bSum = 0;
+      let nB = 0;
+      let posSum = 0;
+      let nPos = 0;
+      for (const [story, st] of node.stories) {
+        const seen = child(groups, story, () => st.story_group);
+        if (seen !== st.story_group) throw storyGroupError(model, language, story, seen, st.story_group);
+        let sSum = 0;
+        let bStory = 0;
+        let nPairs = 0;
+        let posStory = 0;
+        let nPosPairs = 0;
+        for (const acc of st.pairs.values()) {
+          const est = estimatePair(acc, node.isLabel);
+          // Step 4: concept pairs enter only with decisive support in both keyings.
+          if (est.s !== null && est.b !== null) {
+            sSum += est.s;
+            bStory += est.b;
+            nPairs += 1;
+          }
+          if (est.pos !== null) {
+            posStory += est.pos;
+            nPosPairs += 1;
+          }
+        }
+        if (nPosPairs > 0) {
+          posSum += posStory / nPosPairs;
+          nPos += 1;
+        }
+        if (nPairs === 0) continue;
+        const b = bStory / nPairs;
+        bSum += b;
+        nB += 1;
+        this.storyScores.push({ model, language, readout, story, story_group: st.story_group, s: sSum / nPairs, b, n_pairs: nPairs });
+      }
+      if (nB === 0) continue;
+      const keyingBias = bSum / nB;
+      this.cellHabits.push({
+        model,
+        language,
+        readout,
+        n_stories: nB,
+        keying_bias: keyingBias,
+        second_listed_pref: node.isLabel && nPos > 0 ? posSum / nPos : null,
+        n_stories_position: nPos,
+        // Same Judgment, Different Yes §6, named-term pull: half the difference between choosing the proposition with
+        // the named term and the other one, averaged over orders. Under keying P the named side is
+        // P (2q_P − 1); under keying notP it is notP (1 − 2q_notP); half their mean is
+        // (q_P − q_notP)/2 = b. So on proposition labels the pull is the keying bias.
+        named_term_pull: node.isLabel ? keyingBias : null,
+      });
+    }
+  }
+}
+
+function cellApartError(model: string, language: string): AnalysisError {
+  return new AnalysisError(
+    `item_shares.sql: the item rows of cell ${model}/${language} came in two parts; expected the rows ordered by model and language, each cell's rows together`,
+  );
 }
 
 /**

@@ -31,12 +31,14 @@ export function readDesignCell(rd: RowReader, r: Record<string, unknown>, i: num
 
 /**
  * Item rows from item_shares.sql; `secondListed` (from {@link parseLabelMaps}) fills `second_listed`
- * for label items, keyed by `model\u0000language\u0000prompt_key`.
+ * for label items, keyed by `model\u0000language\u0000prompt_key`. `offset`: the index of `rows[0]`
+ * in the query's result, where the rows come a chunk at a time.
  */
 export function parseItemShareRows(
   rows: readonly Record<string, unknown>[],
   secondListed: ReadonlyMap<string, Proposition> = new Map(),
   file = 'item_shares.sql',
+  offset = 0,
 ): ItemShareRow[] {
   return RowReader.readRows(file, rows, (rd, r, i): ItemShareRow => {
     const model = rd.string(r, i, 'model');
@@ -73,7 +75,7 @@ export function parseItemShareRows(
       );
     }
     return row;
-  });
+  }, offset);
 }
 
 export function labelKey(model: string, language: string, promptKey: string): string {

@@ -5,7 +5,7 @@
  * the replies both read decisively; the estimators turn them into story scores as usual, and each
  * cell's two profiles are compared on their common stories.
  */
-import { estimate, Readouts } from './estimators.js';
+import { CellEstimates, Readouts } from './estimators.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
 import { parseItemShareRows } from './parseRows.js';
 import type { Proposition } from '../types.js';
@@ -33,12 +33,34 @@ export function sameReplyPairs(readouts: Iterable<Readout>): [Readout, Readout][
 
 /** Story scores of the paired readings and, per cell, their story-level r and mean |Δ|. */
 export function sameRepliesAnalysis(rows: readonly ItemShareRow[], minCommonStories?: number): SameRepliesResults {
-  const readouts = new Readouts();
-  const present = new Set<Readout>();
-  for (const row of rows) present.add(readouts.of(row));
-  const pairs = sameReplyPairs(present);
-  const est = estimate(rows, { minCommonStories, readoutPairs: pairs });
-  return { comparisons: est.comparisons, convergence: est.convergence, storyScores: est.storyScores.length };
+  const same = new SameReplies(minCommonStories);
+  same.add(rows);
+  return same.results();
+}
+
+/**
+ * sameRepliesAnalysis fed whole cells a few at a time (CellEstimates), as analyzeCampaign.ts reads
+ * same_replies_shares.sql's rows: the pairs to compare are known once every row is in.
+ */
+export class SameReplies {
+  private readonly readouts = new Readouts();
+  private readonly present = new Set<Readout>();
+  private readonly cells: CellEstimates;
+
+  constructor(minCommonStories?: number) {
+    this.cells = new CellEstimates({ minCommonStories });
+  }
+
+  /** The rows of whole cells. */
+  add(rows: readonly ItemShareRow[]): void {
+    for (const row of rows) this.present.add(this.readouts.of(row));
+    this.cells.add(rows);
+  }
+
+  results(): SameRepliesResults {
+    const est = this.cells.results(sameReplyPairs(this.present));
+    return { comparisons: est.comparisons, convergence: est.convergence, storyScores: est.storyScores.length };
+  }
 }
 
 /** Runs same_replies_shares.sql and the estimators on its rows. */

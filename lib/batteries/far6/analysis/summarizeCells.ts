@@ -18,28 +18,42 @@ interface Group {
  * the SQL: model, language, form, constraint, reader.
  */
 export function summarizeCells(rows: readonly ItemShareRow[]): CellSummaryRow[] {
+  const cells = new CellSummaries();
+  cells.add(rows);
+  return cells.rows();
+}
+
+/** summarizeCells fed item rows a part at a time (analyzeCampaign.ts streams them); the sums run in row order either way. */
+export class CellSummaries {
   // model → language → readout: no key string per row.
-  const byModel = new Map<string, Map<string, Map<Readout, Group>>>();
-  const groups: Group[] = [];
-  const readouts = new Readouts();
-  for (const r of rows) {
-    let byLanguage = byModel.get(r.model);
-    if (byLanguage === undefined) byModel.set(r.model, (byLanguage = new Map()));
-    let byReadout = byLanguage.get(r.language);
-    if (byReadout === undefined) byLanguage.set(r.language, (byReadout = new Map()));
-    const readout = readouts.of(r);
-    let g = byReadout.get(readout);
-    if (g === undefined) {
-      g = { model: r.model, language: r.language, form: r.form, constraint: r.constraint, reader: r.reader, replies: 0, decisive: 0, n_p: 0 };
-      byReadout.set(readout, g);
-      groups.push(g);
+  private readonly byModel = new Map<string, Map<string, Map<Readout, Group>>>();
+  private readonly groups: Group[] = [];
+  private readonly readouts = new Readouts();
+
+  add(rows: readonly ItemShareRow[]): void {
+    const { byModel, groups, readouts } = this;
+    for (const r of rows) {
+      let byLanguage = byModel.get(r.model);
+      if (byLanguage === undefined) byModel.set(r.model, (byLanguage = new Map()));
+      let byReadout = byLanguage.get(r.language);
+      if (byReadout === undefined) byLanguage.set(r.language, (byReadout = new Map()));
+      const readout = readouts.of(r);
+      let g = byReadout.get(readout);
+      if (g === undefined) {
+        g = { model: r.model, language: r.language, form: r.form, constraint: r.constraint, reader: r.reader, replies: 0, decisive: 0, n_p: 0 };
+        byReadout.set(readout, g);
+        groups.push(g);
+      }
+      g.replies += r.n_replies;
+      g.decisive += r.n_p + r.n_notp;
+      g.n_p += r.n_p;
     }
-    g.replies += r.n_replies;
-    g.decisive += r.n_p + r.n_notp;
-    g.n_p += r.n_p;
   }
-  const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  return groups
-    .map((g) => ({ ...g, decisive_share: g.replies > 0 ? g.decisive / g.replies : 0, p_share: g.decisive > 0 ? g.n_p / g.decisive : null }))
-    .sort((x, y) => cmp(x.model, y.model) || cmp(x.language, y.language) || cmp(x.form, y.form) || cmp(x.constraint, y.constraint) || cmp(x.reader, y.reader));
+
+  rows(): CellSummaryRow[] {
+    const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+    return this.groups
+      .map((g) => ({ ...g, decisive_share: g.replies > 0 ? g.decisive / g.replies : 0, p_share: g.decisive > 0 ? g.n_p / g.decisive : null }))
+      .sort((x, y) => cmp(x.model, y.model) || cmp(x.language, y.language) || cmp(x.form, y.form) || cmp(x.constraint, y.constraint) || cmp(x.reader, y.reader));
+  }
 }

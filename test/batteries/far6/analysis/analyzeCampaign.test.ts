@@ -5,6 +5,7 @@ import type { AnalysisResults } from '../../../../lib/batteries/far6/analysis/ty
 import { fixtureRows, ParquetFixture } from './fixtures.js';
 import { DuckDb } from '../../../../lib/store/DuckDb.js';
 import { KeptSubqueries } from '../../../../lib/store/keptSubqueries.js';
+import type { Queryable } from '../../../../lib/query/types.js';
 
 /**
  * Ten stories in one cell, read by the rule and by a judge, with plain yes/no items in both keyings
@@ -107,5 +108,68 @@ describe('analyzeCampaign on Parquet', () => {
     const files = new Map<string, string>();
     await writeResults(async (n, c) => void files.set(n, c), results, { campaign: 'test' });
     expect(files.get('summary.md')).toContain('**Simulated data.**');
+  });
+});
+
+/**
+ * Item rows are estimated a cell at a time as they arrive (CellEstimates): three cells whose rule
+ * readings differ, read through DuckDB's chunks cut small, give what all the rows at once give.
+ */
+describe('analyzeCampaign with the item rows a chunk at a time', () => {
+  let fx: ParquetFixture;
+  const cells = [
+    { model: 'alpha', language: 'en', from: 2 },
+    { model: 'alpha', language: 'de', from: 5 },
+    { model: 'beta', language: 'en', from: 7 },
+  ];
+
+  beforeAll(async () => {
+    fx = await ParquetFixture.create();
+    const input = fixtureRows();
+    for (const { from, ...cell } of cells) {
+      for (let j = 0; j < 10; j++) {
+        const story = `s${j}`;
+        for (const named of ['P', 'notP'] as const) {
+          for (const order of [0, 1]) {
+            const id = `${cell.model}-${cell.language}-${story}-${named}-${order}`;
+            input.prompts.push({ ...cell, item_id: id, prompt_key: id, story, named, option_order: order, repeat: 0 });
+            input.replies.push({ ...cell, item_id: id, attempt: 1, status: 'ok', created_at: '2026-01-01T00:00:00Z' });
+            input.readings.push({ ...cell, item_id: id, reader: 'rule', label: (named === 'P' ? j >= from : j >= from + order) ? 'P' : 'notP' });
+          }
+        }
+      }
+    }
+    await fx.writeAll(input);
+  });
+
+  afterAll(async () => {
+    await fx.close();
+  });
+
+  /** fx.db's rows in chunks of `size`, reordered by `order` first (the chunks a Queryable hands out). */
+  function chunked(size: number, order?: (a: Record<string, unknown>, b: Record<string, unknown>) => number): Queryable {
+    return {
+      all: (sql) => fx.db.all(sql),
+      startChunks: async <T,>(sql: string) => {
+        const rows = await fx.db.all<T>(sql);
+        if (order) rows.sort(order as (a: T, b: T) => number);
+        return async (each: (rows: T[]) => void) => {
+          for (let i = 0; i < rows.length; i += size) each(rows.slice(i, i + size));
+        };
+      },
+    };
+  }
+
+  it('gives the results of all the rows at once, whatever the chunks', async () => {
+    const whole = await analyzeCampaign({ all: (sql) => fx.db.all(sql) }, fx.tables);
+    expect(whole.itemRows).toBe(3 * 10 * 2 * 2);
+    expect(new Set(whole.storyScores.map((s) => `${s.model}/${s.language}`))).toEqual(new Set(['alpha/en', 'alpha/de', 'beta/en']));
+    expect(await analyzeCampaign(chunked(7), fx.tables)).toEqual(whole);
+    expect(await analyzeCampaign(fx.db, fx.tables)).toEqual(whole);
+  });
+
+  it('refuses item rows whose cells come apart, naming the cell', async () => {
+    const byStory = (a: Record<string, unknown>, b: Record<string, unknown>): number => String(a['story']).localeCompare(String(b['story']));
+    await expect(analyzeCampaign(chunked(7, byStory), fx.tables)).rejects.toThrow(/item_shares\.sql: the item rows of cell \w+\/\w+ came in two parts/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareReadouts, estimate, parseReadout, readoutConvergence } from '../../../../lib/batteries/far6/analysis/estimators.js';
+import { CellEstimates, compareReadouts, estimate, parseReadout, readoutConvergence } from '../../../../lib/batteries/far6/analysis/estimators.js';
 import type { ItemShareRow, ReadoutComparison, StoryScore } from '../../../../lib/batteries/far6/analysis/types.js';
 
 let keyN = 0;
@@ -169,6 +169,42 @@ function profile(readout: string, values: readonly number[], opts: { language?: 
     n_pairs: 1,
   }));
 }
+
+describe('CellEstimates: the estimators fed whole cells a few at a time', () => {
+  // Four cells, two readouts, twelve stories, shares that differ by cell and story.
+  const rows: ItemShareRow[] = [];
+  for (const model of ['m1', 'm2']) {
+    for (const language of ['en', 'ko']) {
+      for (const reader of ['rule', 'judge:j']) {
+        for (let j = 0; j < 12; j++) {
+          for (const named of ['P', 'notP'] as const) {
+            for (const option_order of [0, 1]) {
+              const p = (j * 7 + model.length * 3 + language.charCodeAt(0) + option_order + (named === 'P' ? 2 : 0) + reader.length) % 5;
+              rows.push(item({ model, language, reader, story: `s${String(j).padStart(2, '0')}`, named, option_order, p, np: 4 - p, other: j % 2 }));
+            }
+          }
+        }
+      }
+    }
+  }
+  const cellOf = (r: ItemShareRow): string => `${r.model}/${r.language}`;
+
+  it('gives what estimate gives on all the rows, to the last digit', () => {
+    const cells = new CellEstimates();
+    for (const key of [...new Set(rows.map(cellOf))]) cells.add(rows.filter((r) => cellOf(r) === key));
+    const parts = cells.results();
+    expect(parts).toEqual(estimate(rows));
+    expect(parts.storyScores).toHaveLength(4 * 2 * 12);
+    expect(parts.comparisons).toHaveLength(4);
+  });
+
+  it('refuses a cell whose rows come in two parts', () => {
+    const cells = new CellEstimates();
+    const m1en = rows.filter((r) => cellOf(r) === 'm1/en');
+    cells.add(m1en.slice(0, 10));
+    expect(() => cells.add(m1en.slice(10))).toThrow('item_shares.sql: the item rows of cell m1/en came in two parts; expected the rows ordered by model and language');
+  });
+});
 
 describe('compareReadouts and readoutConvergence', () => {
   it('correlates two readouts of one cell on their common stories', () => {

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { DuckDb, onOneThreadIfOutOfMemory } from '../../lib/store/DuckDb.js';
+import { SqlLibrary } from '../../lib/query/sql.js';
+import type { Queryable } from '../../lib/query/types.js';
+
+// A query's rows read a chunk at a time (DuckDb.startChunks, SqlLibrary.startChunks): what lets
+// FAR-6's analysis hold one cell's item rows instead of the campaign's.
+describe('rows read a chunk at a time', () => {
+  it('hands every row once, in order, in DuckDB chunks of at most 2,048 rows', async () => {
+    const db = await DuckDb.open({ threads: 2 });
+    try {
+      const read = await db.startChunks<{ i: number; s: string }>("SELECT i::INTEGER AS i, 'r' || i AS s FROM range(5000) t(i) ORDER BY i");
+      const sizes: number[] = [];
+      const seen: number[] = [];
+      await read((rows) => {
+        sizes.push(rows.length);
+        for (const r of rows) seen.push(r.i);
+        expect(rows[0]).toEqual({ i: rows[0]!.i, s: `r${rows[0]!.i}` });
+      });
+      expect(sizes.length).toBeGreaterThan(1);
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(2048);
+      expect(seen).toEqual(Array.from({ length: 5000 }, (_, i) => i));
+      // The connection is free again once the rows are read.
+      expect(await db.all('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('gives the index of each chunk\'s first row, and passes an error of the reader through unchanged', async () => {
+    const dir = new URL('../fixtures/sql-chunks/', import.meta.url);
+    const library = new SqlLibrary('test', dir, ['numbers', 'broken']);
+    const db = await DuckDb.open({ threads: 1 });
+    try {
+      const read = await library.startChunks<{ i: number }>(db, 'numbers', {});
+      const offsets: number[] = [];
+      await read((rows, offset) => {
+        expect(rows[0]!.i).toBe(offset);
+        offsets.push(offset);
+      });
+      expect(offsets[0]).toBe(0);
+      expect(offsets.length).toBeGreaterThan(1);
+
+      const mine = new RangeError('the reader refused row 2048');
+      const again = await library.startChunks<{ i: number }>(db, 'numbers', {});
+      await expect(again((_rows, offset) => {
+        if (offset > 0) throw mine;
+      })).rejects.toBe(mine);
+      // A failing query is named by its file, as `run` names it.
+      await expect(library.startChunks(db, 'broken', {})).rejects.toThrow(/broken\.sql/);
+      expect(await db.all('SELECT 2 AS two')).toEqual([{ two: 2 }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('without Queryable.startChunks, hands all rows as one chunk at index 0', async () => {
+    const dir = new URL('../fixtures/sql-chunks/', import.meta.url);
+    const library = new SqlLibrary('test', dir, ['numbers']);
+    const plain: Queryable = { all: async <T>() => [{ i: 0 }, { i: 1 }] as T[] };
+    const chunks: [number, number][] = [];
+    await (await library.startChunks(plain, 'numbers', {}))((rows, offset) => chunks.push([rows.length, offset]));
+    expect(chunks).toEqual([[2, 0]]);
+  });
+
+  it('does not run a query again on one thread once some of its rows were handed out', async () => {
+    const oom = new Error('Out of Memory Error: failed to pin block');
+    let lowered = 0;
+    const oneThread = async <T>(work: () => Promise<T>): Promise<T> => {
+      lowered++;
+      return work();
+    };
+    await expect(onOneThreadIfOutOfMemory(() => Promise.reject(oom), oneThread, () => false)).rejects.toBe(oom);
+    expect(lowered).toBe(0);
+  });
+});
