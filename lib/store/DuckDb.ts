@@ -111,6 +111,19 @@ export class DuckDb {
     }
   };
 
+  /** Runs `sql` streaming its result; `running` is called once DuckDB's threads have the query. */
+  private async execute(sql: string, running: () => void): Promise<DuckDBResult> {
+    const prepared = await this.connection.prepare(sql);
+    try {
+      // The call hands the query to DuckDB's threads before it returns its promise.
+      const executing = prepared.stream();
+      running();
+      return await executing;
+    } finally {
+      prepared.destroySync();
+    }
+  }
+
   /**
    * Starts a query (Queryable.start): resolves once DuckDB executes it on its own threads, with a
    * function that reads its rows. Queries still run one at a time: the next waits for these rows.
@@ -120,20 +133,8 @@ export class DuckDb {
     let running!: () => void;
     let failed!: (err: unknown) => void;
     const started = new Promise<void>((resolve, reject) => ((running = resolve), (failed = reject)));
-    const rows = this.serial(() => onOneThreadIfOutOfMemory(async () => {
-      const prepared = await this.connection.prepare(sql);
-      let result: DuckDBResult;
-      try {
-        // The call hands the query to DuckDB's threads before it returns its promise.
-        const executing = prepared.stream();
-        running();
-        result = await executing;
-      } finally {
-        prepared.destroySync();
-      }
-      // Inside the queue: the connection streams these rows until they are read.
-      return this.rows.rowsOf<T>(result);
-    }, this.oneThread));
+    // Inside the queue: the connection streams these rows until they are read.
+    const rows = this.serial(() => onOneThreadIfOutOfMemory(async () => this.rows.rowsOf<T>(await this.execute(sql, running)), this.oneThread));
     // Before the query ran, starting fails; after, reading its rows does.
     rows.catch(failed);
     return started.then(() => () => rows);
@@ -157,15 +158,7 @@ export class DuckDb {
     const done = this.serial(() =>
       onOneThreadIfOutOfMemory(
         async () => {
-          const prepared = await this.connection.prepare(sql);
-          let result: DuckDBResult;
-          try {
-            const executing = prepared.stream();
-            running();
-            result = await executing;
-          } finally {
-            prepared.destroySync();
-          }
+          const result = await this.execute(sql, running);
           const each = await consumer;
           await this.rows.eachChunk<T>(result, (rows) => {
             handedOut = true;
