@@ -105,10 +105,12 @@ export class DuckDbRows {
     const make = rowMaker(names);
     for (;;) {
       const chunk = await result.fetchChunk();
-      if (!chunk || chunk.rowCount === 0) break;
+      // rowCount is a native call: read once per chunk, not once per row.
+      const n = chunk ? chunk.rowCount : 0;
+      if (!chunk || n === 0) break;
       const columns = this.columnsOf(chunk, names.length);
-      const rows = new Array<T>(chunk.rowCount);
-      for (let i = 0; i < chunk.rowCount; i++) rows[i] = make(columns, i) as T;
+      const rows = new Array<T>(n);
+      for (let i = 0; i < n; i++) rows[i] = make(columns, i) as T;
       each(rows);
     }
   }
