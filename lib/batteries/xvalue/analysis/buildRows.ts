@@ -14,10 +14,6 @@ import type { CheckpointRow, FacetSqlRow, PairSqlRow, ReadNature, ReadScope, Ste
 /** The phase whose reply holds each checkpoint. */
 const PHASE_OF: Readonly<Record<Checkpoint, 'step2' | 'step3'>> = { A: 'step2', B: 'step2', C: 'step2', D: 'step2', E: 'step3', F: 'step3', G: 'step3', H: 'step3' };
 
-function key(model: string, language: string, qa: string, phase: string, facet: string): string {
-  return JSON.stringify([model, language, qa, phase, facet]);
-}
-
 /** A label as a verdict: Pass/Fail as they are, checkpoint A's problems as Fail, anything else invalid. */
 export function labelVerdict(label: string | undefined): ReadVerdict {
   if (label === undefined) return 'missing';
@@ -46,12 +42,21 @@ function goldOf(p: PairSqlRow, c: Checkpoint): Verdict {
  * @example buildRows(pairRows, facetRows).verdicts.filter((v) => v.strategy === 'rubric')
  */
 export function buildRows(pairs: readonly PairSqlRow[], facets: readonly FacetSqlRow[]): XvalueRows {
-  const labels = new Map<string, string>();
+  // The readings by pair id, each pair's few in query order: a lookup scans them and takes the
+  // first that matches. A key string per reading and per lookup (~1 M of each at 100,000 pairs)
+  // cost more, in allocation and garbage collection, than the whole scan.
+  const byPair = new Map<string, FacetSqlRow[]>();
   for (const f of facets) {
-    const k = key(f.model, f.language, f.qa_id, f.phase, f.facet);
-    if (!labels.has(k)) labels.set(k, f.label);
+    const list = byPair.get(f.qa_id);
+    if (list === undefined) byPair.set(f.qa_id, [f]);
+    else list.push(f);
   }
-  const label = (p: PairSqlRow, phase: string, facet: string): string | undefined => labels.get(key(p.model, p.language, p.qa_id, phase, facet));
+  const label = (p: PairSqlRow, phase: string, facet: string): string | undefined => {
+    const list = byPair.get(p.qa_id);
+    if (list === undefined) return undefined;
+    for (const f of list) if (f.facet === facet && f.phase === phase && f.model === p.model && f.language === p.language) return f.label;
+    return undefined;
+  };
 
   const verdicts: VerdictRow[] = [];
   const checkpoints: CheckpointRow[] = [];

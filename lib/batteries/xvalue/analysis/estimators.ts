@@ -43,14 +43,18 @@ interface Counted {
 }
 
 function count(rows: readonly { readonly gold: Verdict; readonly predicted: ReadVerdict }[]): Counted {
-  const cases: BinaryCase[] = [];
-  let missing = 0;
-  for (const r of rows) {
-    const c = binaryCase(r.gold, r.predicted);
-    if (c === undefined) missing++;
-    else cases.push(c);
-  }
-  return { confusion: confusionOf(cases), missing };
+  const missing = { n: 0 };
+  // A generator rather than an array of cases: at 100,000 pairs the checkpoints alone are 800,000 rows.
+  const confusion = confusionOf(
+    (function* () {
+      for (const r of rows) {
+        const c = binaryCase(r.gold, r.predicted);
+        if (c === undefined) missing.n++;
+        else yield c;
+      }
+    })(),
+  );
+  return { confusion, missing: missing.n };
 }
 
 const order = <T extends string>(list: readonly T[]) => (a: T, b: T) => list.indexOf(a) - list.indexOf(b);
@@ -61,7 +65,10 @@ const byStrategy = order(STRATEGIES);
 /** The (model, strategy) pairs present, sorted by model then the strategy order. */
 function modelStrategies(rows: readonly VerdictRow[]): [string, Strategy][] {
   const seen = new Map<string, [string, Strategy]>();
-  for (const r of rows) seen.set(JSON.stringify([r.model, r.strategy]), [r.model, r.strategy]);
+  for (const r of rows) {
+    const key = `${r.model}\u0000${r.strategy}`;
+    if (!seen.has(key)) seen.set(key, [r.model, r.strategy]);
+  }
   return [...seen.values()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : byStrategy(a[1], b[1])));
 }
 
@@ -115,12 +122,12 @@ export function overallRates(rows: readonly VerdictRow[], categories: readonly C
 export function cellRates(rows: readonly VerdictRow[]): CellRow[] {
   const out: CellRow[] = [];
   for (const [model, strategy] of modelStrategies(rows)) {
-    const groups = groupBy(rows.filter((r) => r.model === model && r.strategy === strategy), (r) => JSON.stringify([r.language, r.category]));
+    const groups = groupBy(rows.filter((r) => r.model === model && r.strategy === strategy), (r) => `${r.language}\u0000${r.category}`);
     const keys = [...groups.keys()]
-      .map((k) => JSON.parse(k) as [Language, Category])
+      .map((k) => k.split('\u0000') as [Language, Category])
       .sort((a, b) => byLanguage(a[0], b[0]) || byCategory(a[1], b[1]));
     for (const [language, category] of keys) {
-      const c = count(groups.get(JSON.stringify([language, category])) ?? []);
+      const c = count(groups.get(`${language}\u0000${category}`) ?? []);
       const r = ratesOf(c.confusion);
       out.push({
         model,
@@ -202,8 +209,11 @@ export function checkpointMetrics(verdicts: readonly VerdictRow[], checkpoints: 
   for (const [model, strategy] of modelStrategies(verdicts)) {
     out.push(metricRow(model, strategy, 'overall', count(verdicts.filter((v) => v.model === model && v.strategy === strategy))));
     if (strategy !== 'rubric') continue;
-    const mine = checkpoints.filter((c) => c.model === model);
-    for (const cp of CHECKPOINTS) out.push(metricRow(model, 'rubric', cp as Checkpoint, count(mine.filter((c) => c.checkpoint === cp))));
+    const byCheckpoint = groupBy(
+      checkpoints.filter((c) => c.model === model),
+      (c) => c.checkpoint,
+    );
+    for (const cp of CHECKPOINTS) out.push(metricRow(model, 'rubric', cp as Checkpoint, count(byCheckpoint.get(cp) ?? [])));
   }
   return out;
 }
