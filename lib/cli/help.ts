@@ -32,7 +32,7 @@ export const COMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
       '--quiet': 'no progress bar',
       '--poll-interval S': 'seconds between polls of open provider batches',
       '--retry-failed': 'also ask again the items whose last attempt failed for good (refusal, content_filter, bad_request, not_found, or an empty reply); every run re-asks transient failures (rate_limit, server_error, timeout, connection, malformed_response) without it',
-      '--threads N': 'threads that run the partitions of simulated models (1: one thread); default: the cores, up to 4, for a wave of 20,000 calls or more, as many as fit 1.75 GiB and the free memory, each thread costing the heap the main thread holds (its copy of the design). Real providers always run on the main thread',
+      '--threads N': 'threads that run the partitions of simulated models (1: one thread); default: the cores, up to 4, for a wave of 20,000 calls or more, as many as fit 2 GB and the free memory, each thread costing the heap the main thread holds (its copy of the design) and the rows of its partitions. Real providers always run on the main thread',
       '--max-wait S': "the longest Retry-After a provider may ask for that the run sits out (default 300); a longer one stops that model's calls, keeps its items pending and says when to resume",
     },
     exitCodes: {

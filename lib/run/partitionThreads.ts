@@ -26,29 +26,32 @@ const YOUNG_GENERATION_MB = 64;
 const PARTITIONS_PER_THREAD = 2;
 
 /**
- * What the run and its threads may hold together, in RSS, when the number is chosen for the user:
- * under the 2 GB that a run of any battery at the papers' sizes is held to, with room for the
- * partitions' own rows, which grow after the choice is made.
+ * What the run and its threads may hold together at their peak, in RSS, when the number is chosen
+ * for the user: the 2 GB that a run of any battery at the papers' sizes is held to.
  */
-export const RUN_MEMORY_BUDGET_BYTES = 1792 * 2 ** 20;
+export const RUN_MEMORY_BUDGET_BYTES = 2e9;
 
 /**
- * What a thread costs beyond the heap it loads (the code, the battery's modules, the design): its
- * young generation, its DuckDB (capped at 200 MB in partitionThreadMain.ts), its Parquet writer and
- * the rows of the partitions it runs. Measured: P(True) at 100 items, 3 models, 185 MB of heap on
- * the main thread after the plan, peaked 673 MiB on one thread and 1,469 MiB with two (~400 MB a
- * thread); X-Value at 100,000 pairs, ~300 MB of heap, 1.7 GB on one thread and 2.6 GB with two.
+ * What a thread costs at its peak beyond the heap it loads again (the code, the battery's modules,
+ * the design): its young generation, its DuckDB (capped at 200 MB in partitionThreadMain.ts), its
+ * Parquet writer and the rows of the two partitions it runs, which the memory measured when the
+ * number is chosen cannot show. Measured at the two largest designs: P(True) at 2,880 items x 1
+ * model (the paper's partitions; 199 MiB RSS and 66 MiB of heap when chosen) peaked at 1,070 MiB
+ * on one thread and 1,854 MiB with two, ~730 MiB a thread beyond its heap; X-Value at 100,000
+ * pairs (~300 MB of heap) 1.7 GB on one thread and 2.6 GB with two, ~600 MB beyond it. Weighed so,
+ * both and FAR-6 at full size get two threads at most on any machine: three P(True) threads would
+ * peak near 2.6 GB.
  */
-export const THREAD_OVERHEAD_BYTES = 256 * 2 ** 20;
+export const THREAD_OVERHEAD_BYTES = 640 * 2 ** 20;
 
 /** What threadsForWave weighs a thread's cost against. */
 export interface RunMemory {
   /** The run's RSS now (its design loaded and planned; DuckDB's native memory included). */
   readonly rssBytes: number;
   /**
-   * The main thread's JS heap in use: what a thread loads again (the code, the battery's modules
-   * such as P(True)'s language-identification tables, the design). RSS is not that measure: most of
-   * it after a plan is the plan's garbage and native memory, which a thread does not copy.
+   * The main thread's JS heap in use: what a thread loads again (the code, the battery's modules,
+   * the design). RSS is not that measure: most of it after a plan is the plan's garbage and native
+   * memory, which a thread does not copy.
    */
   readonly heapBytes: number;
   /** The machine's free memory now (os.freemem()). */
@@ -66,11 +69,10 @@ export function runMemory(): RunMemory {
  * more than fit: each thread costs the main thread's heap (it loads the same code, modules and
  * design) plus THREAD_OVERHEAD_BYTES, and the run's RSS, as much again as its heap for its own
  * growth, and the threads stay within RUN_MEMORY_BUDGET_BYTES and within the memory the machine
- * has free. P(True), even at the paper's size (~170 MB of heap, mostly its language-identification
- * tables; its design is a few MB), gets two threads; X-Value at 100,000 pairs, whose one-thread run
- * already peaks at 1.7 GB, stays on one. Only waves answered by simulated models
- * run in threads: a real provider's rate limits and its batch API are kept per process
- * (RateLimiters), and its calls wait on the network, not the CPU. Threads started for an earlier
+ * has free. P(True), even at the paper's size (~70 MB of heap: its design is a few MB), gets two
+ * threads; X-Value at 100,000 pairs, whose one-thread run already peaks at 1.7 GB, stays on one.
+ * Only waves answered by simulated models run in threads: a real provider's rate limits and its
+ * batch API are kept per process (RateLimiters), and its calls wait on the network, not the CPU. Threads started for an earlier
  * wave (`running`) run every later wave they may: their memory is spent already, and the run's
  * memory now counts their heaps, so measuring it again would wrongly keep the later waves on one
  * thread.

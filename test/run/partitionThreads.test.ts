@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CampaignFileError, SondageError } from '../../lib/errors.js';
 import type { ProgressSink } from '../../lib/run/progress.js';
 import { rebuiltError, threadError } from '../../lib/run/threadMessages.js';
@@ -167,12 +167,25 @@ describe('how many threads a wave gets', () => {
 
   it('P(True) gets two threads: its RSS when they are chosen is mostly garbage and native memory, which a thread does not copy', () => {
     // Measured when the run chooses (bench/local-throughput.ts's campaigns): at the paper's size
-    // (2,880 items, 10 models) 512 MiB RSS and 167 MiB of heap at the first planned partition; at
-    // 100 items, 3 models, 451 MiB and 247 MiB before the verify wave. The rule that weighed
+    // (2,880 items, 10 models) 192 MiB RSS and 60 MiB of heap at the first planned partition; at
+    // 100 items, 3 models, 281 MiB and 89 MiB before the verify wave. The rule that weighed
     // (threads + 1) × RSS against 1 GiB kept both on one thread.
     const ptrue = { simulatedOnly: true, hooks: false, freeBytes: 16 * 1024 * MiB };
-    expect(threadsForWave(undefined, { ...ptrue, calls: 1_036_800, rssBytes: 512 * MiB, heapBytes: 167 * MiB })).toBe(Math.min(2, os.availableParallelism()));
-    expect(threadsForWave(undefined, { ...ptrue, calls: 70_632, rssBytes: 451 * MiB, heapBytes: 247 * MiB })).toBe(Math.min(2, os.availableParallelism()));
+    expect(threadsForWave(undefined, { ...ptrue, calls: 1_036_800, rssBytes: 192 * MiB, heapBytes: 60 * MiB })).toBe(Math.min(2, os.availableParallelism()));
+    expect(threadsForWave(undefined, { ...ptrue, calls: 70_632, rssBytes: 281 * MiB, heapBytes: 89 * MiB })).toBe(Math.min(2, os.availableParallelism()));
+  });
+
+  it('no more than two for the largest designs, however many cores: a thread costs its partitions\' rows, not only the heap it loads', () => {
+    // P(True) at 2,880 items x 1 model (199 MiB RSS, 66 MiB of heap when chosen) peaked at
+    // 1,854 MiB with two threads: a third would take it past 2 GB. FAR-6 at full size: 201 MiB, 54 MiB.
+    const cores = vi.spyOn(os, 'availableParallelism').mockReturnValue(8);
+    try {
+      const wave = { calls: 1_036_800, simulatedOnly: true, hooks: false, freeBytes: 16 * 1024 * MiB };
+      expect(threadsForWave(undefined, { ...wave, rssBytes: 199 * MiB, heapBytes: 66 * MiB })).toBe(2);
+      expect(threadsForWave(undefined, { ...wave, rssBytes: 201 * MiB, heapBytes: 54 * MiB })).toBe(2);
+    } finally {
+      cores.mockRestore();
+    }
   });
 
   it('X-Value at 100,000 pairs stays on one thread: each would load its design again, and one thread already peaks near 2 GB', () => {

@@ -48,7 +48,7 @@ describe('WaveThreads: how many threads the first wave gets', () => {
     // At the first partition: X-Value's design loaded, one thread fits (threadsForWave).
     memory.samples.push({ rssBytes: 448 * MiB, heapBytes: 297 * MiB, freeBytes: free });
     // After the plan, the collector has run: measured now, two threads would seem to fit.
-    memory.samples.push({ rssBytes: 300 * MiB, heapBytes: 120 * MiB, freeBytes: free });
+    memory.samples.push({ rssBytes: 250 * MiB, heapBytes: 80 * MiB, freeBytes: free });
     const first = ctx.graph.waves[0]!;
     const items = Object.fromEntries(first.map((p) => [p.name, 40_000]));
     waves.onPlanPartition({ model: 'm', language: 'en', items }, 0, 14);
@@ -58,7 +58,7 @@ describe('WaveThreads: how many threads the first wave gets', () => {
     expect(threads).toBeUndefined();
     expect(memory.started).toEqual([]);
     // A later wave is weighed against the memory then: two threads fit.
-    memory.samples.push({ rssBytes: 500 * MiB, heapBytes: 150 * MiB, freeBytes: free });
+    memory.samples.push({ rssBytes: 300 * MiB, heapBytes: 100 * MiB, freeBytes: free });
     const later = await waves.forWave(first, plan, { providers: simulated as never, batchClients: new Map() });
     expect(later?.size ?? 1).toBe(Math.min(2, os.availableParallelism()));
   });

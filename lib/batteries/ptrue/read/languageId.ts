@@ -5,8 +5,8 @@
  * 1. The script (script.ts): Hangul → ko, kana → ja, Devanagari → hi, whenever that language is
  *    among the candidates.
  * 2. Between languages that share a script (en/fr in Latin, zh/ja in Han without kana) the
- *    identifier `eld` 2.1.0 (its large n-gram database, bundled in the package; Apache-2.0),
- *    restricted to those languages.
+ *    identifier `eld` 2.1.0 (its large n-gram database; Apache-2.0), restricted to those
+ *    languages: eld's detector over the part of its database those languages use (eldDetect.ts).
  *
  * Chosen by measured accuracy (bench/ptrue/languageId.ts, 180 short answers, 30 per language):
  * eld large 0.961 overall (en 0.97, zh 0.93, fr 0.97, ja 0.90, ko 1.00, hi 1.00); franc-min and
@@ -19,6 +19,7 @@
  * A text with no letters (a bare number) is `und`, as is one eld cannot place.
  */
 import type { LanguageCode } from '../../../api/battery.js';
+import { detectAmong } from './eldDetect.js';
 import { scriptLanguage } from './script.js';
 
 export { scriptLanguage, scriptCounts } from './script.js';
@@ -37,42 +38,23 @@ export interface LanguageGuess {
   readonly score: number | null;
 }
 
-interface Eld {
-  detect(text: string): { language: string; getScores(): Record<string, number> };
-  setLanguageSubset(languages: string[] | boolean): unknown;
-  newInstance(): Eld;
-}
-
-let eldInstance: Promise<Eld> | undefined;
-
-// eld keeps its language subset in the instance: one private instance, its subset set per call.
-// Loaded on first use (about a second, 160 MB of n-grams), so a campaign that never reads a
-// generate reply never pays for it.
-function loadEld(): Promise<Eld> {
-  eldInstance ??= import('eld/large').then((m) => (m.eld as unknown as Eld).newInstance());
-  return eldInstance;
-}
-
-/** An identifier that answers synchronously, once eld is loaded. */
+/** An identifier that answers synchronously. */
 export type IdentifyLanguage = (text: string, among: readonly LanguageCode[]) => LanguageGuess;
 
-function identifyWith(eld: Eld): IdentifyLanguage {
-  return (text, among) => {
-    const verdict = scriptLanguage(text, among);
-    if (verdict.decided) return { language: verdict.language, by: 'script', score: null };
-    if (verdict.script === null || verdict.among.length === 0) return { language: UNDETERMINED, by: 'none', score: null };
-    eld.setLanguageSubset([...verdict.among]);
-    const result = eld.detect(text);
-    if (!verdict.among.includes(result.language)) return { language: UNDETERMINED, by: 'none', score: null };
-    return { language: result.language, by: 'eld', score: result.getScores()[result.language] ?? null };
-  };
-}
+const identify: IdentifyLanguage = (text, among) => {
+  const verdict = scriptLanguage(text, among);
+  if (verdict.decided) return { language: verdict.language, by: 'script', score: null };
+  if (verdict.script === null || verdict.among.length === 0) return { language: UNDETERMINED, by: 'none', score: null };
+  const found = detectAmong(text, verdict.among);
+  if (found === null) return { language: UNDETERMINED, by: 'none', score: null };
+  return { language: found.language, by: 'eld', score: found.score };
+};
 
 /**
- * Loads the identifier (once per process) and returns it; readers are synchronous, so a phase
- * that reads languages awaits this before it reads.
+ * The identifier. Its n-gram table is built on the first text the script rule leaves undecided
+ * (eldDetect.ts), so a thread that never reads a generate reply never builds it.
  * @example const identify = await prepareLanguageId(); identify('La réponse est Jupiter.', ['en', 'fr']).language // 'fr'
  */
 export async function prepareLanguageId(): Promise<IdentifyLanguage> {
-  return identifyWith(await loadEld());
+  return identify;
 }

@@ -38,6 +38,15 @@ const PATTERNS: readonly (readonly [ScriptName | 'kana', RegExp])[] = [
   ['thai', /\p{Script=Thai}/gu],
 ];
 
+/**
+ * The languages the script leaves undecided between (they share a script with another language of
+ * SCRIPT_OF): the only ones the statistical identifier is ever asked about.
+ */
+export function sharedScriptLanguages(): string[] {
+  const langs = Object.keys(SCRIPT_OF);
+  return langs.filter((l) => langs.some((o) => o !== l && SCRIPT_OF[o] === SCRIPT_OF[l]));
+}
+
 /** Letters of each script in a text. */
 export function scriptCounts(text: string): Readonly<Record<ScriptName | 'kana', number>> {
   const out = { latin: 0, han: 0, kana: 0, hangul: 0, devanagari: 0, cyrillic: 0, arabic: 0, thai: 0 };
