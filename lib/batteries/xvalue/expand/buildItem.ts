@@ -57,7 +57,7 @@ export function extrasOf(pair: QaPair): XvalueExtras {
 
 /**
  * An item of the plan (ItemContext.planning), which only counts and prices it: its id, a SHA-256
- * of the whole request, is hashed on first read instead of for every item (a third of the plan's
+ * of the whole request, is hashed on first read instead of for every item (a fifth of the plan's
  * time at 100,000 pairs). Its fields are what buildItem gives, the id a getter on the class, not
  * an own property: a spread copy would lose it, which is why only the plan gets these.
  */
