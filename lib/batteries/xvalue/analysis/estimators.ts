@@ -202,8 +202,12 @@ export function checkpointMetrics(verdicts: readonly VerdictRow[], checkpoints: 
   for (const [model, strategy] of modelStrategies(verdicts)) {
     out.push(metricRow(model, strategy, 'overall', count(verdicts.filter((v) => v.model === model && v.strategy === strategy))));
     if (strategy !== 'rubric') continue;
-    const mine = checkpoints.filter((c) => c.model === model);
-    for (const cp of CHECKPOINTS) out.push(metricRow(model, 'rubric', cp as Checkpoint, count(mine.filter((c) => c.checkpoint === cp))));
+    // One pass over the model's rows, not one per checkpoint: eight rows per pair.
+    const byCheckpoint = groupBy(
+      checkpoints.filter((c) => c.model === model),
+      (c) => c.checkpoint,
+    );
+    for (const cp of CHECKPOINTS) out.push(metricRow(model, 'rubric', cp as Checkpoint, count(byCheckpoint.get(cp) ?? [])));
   }
   return out;
 }

@@ -186,7 +186,13 @@ export function xvalueModelTruth(modelId: string, config: XvalueSimulation, pair
   const rates = STRATEGIES.flatMap((strategy) => languages.flatMap((language) => categories.map((category) => ({ strategy, language, category, ...trueRates(config, seed, strategy, language, category) }))));
   const exp: XvalueModelTruth['expected'][number][] = [];
   for (const strategy of STRATEGIES) {
-    const rate = (p: QaPair) => verdictProbabilities(ratesOf(strategy, p.language, p.category), p, strategy, config);
+    // Each pair's probabilities once, for the three groupings it is counted in.
+    const known = new Map<QaPair, VerdictProbabilities>();
+    const rate = (p: QaPair): VerdictProbabilities => {
+      let probabilities = known.get(p);
+      if (probabilities === undefined) known.set(p, (probabilities = verdictProbabilities(ratesOf(strategy, p.language, p.category), p, strategy, config)));
+      return probabilities;
+    };
     exp.push({ strategy, group: 'overall', key: 'all', ...expected(pairs, rate) });
     for (const language of languages) exp.push({ strategy, group: 'language', key: language, ...expected(pairs.filter((p) => p.language === language), rate) });
     for (const category of categories) exp.push({ strategy, group: 'category', key: category, ...expected(pairs.filter((p) => p.category === category), rate) });
