@@ -157,7 +157,13 @@ export async function ensurePrompts(
   const held = await store.get(marker);
   if (held !== undefined && Buffer.from(held).toString('utf8') === digest && (await store.exists(key))) return false;
   // A role's items partition with the replies they read: the model under test, not the judge.
-  const rows = items.map((item) => promptRow(item, columns, model));
+  // Streamed to the writer, as a sliced partition's rows are: held in one array, a whole
+  // partition's rows, each with its messages' JSON, outlived the collector's young generation
+  // (X-Value at 30,000 pairs on one thread: the first wave's peak RSS 547-552 MiB, not 616-635,
+  // and 2% less CPU, though the writer no longer finds the columns every row shares).
+  const rows = (function* () {
+    for (const item of items) yield promptRow(item, columns, model);
+  })();
   await writer.writePart(store, { campaign, phase, table: 'prompts', model, language, partName }, rows, { trusted: true, columns: promptColumns(columns) });
   await store.put(marker, digest);
   return true;

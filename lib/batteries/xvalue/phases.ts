@@ -5,7 +5,7 @@
  */
 import { estimatePromptTokens } from '../../api/battery.js';
 import type { GenerationSettings, PartitionContext, PhaseEstimate, PhaseSpec, Upstream } from '../../api/battery.js';
-import { expandDefOnly, expandStep1, expandStep3, pairsOf, step2Item } from './expand/index.js';
+import { expandDefOnly, expandStep1, expandStep3, pairById, pairsOf, step2Item } from './expand/index.js';
 import type { ItemContext } from './expand/index.js';
 import { renderPrompt } from './prompts/renderPrompt.js';
 import type { PromptSet } from './prompts/types.js';
@@ -38,7 +38,7 @@ export const EXPECTED_OUTPUT_TOKENS: Readonly<Record<PhaseName, number>> = { def
 const MAX_CORE_ISSUE = 'x'.repeat(400);
 
 function itemContext(p: PartitionContext, prompts: PromptSet): ItemContext {
-  return { campaign: p.campaign.name, model: p.answerer.id, language: p.language as Language, settings: p.answerer.settings, prompts };
+  return { campaign: p.campaign.name, model: p.answerer.id, language: p.language as Language, settings: p.answerer.settings, prompts, ...(p.planning ? { planning: true } : {}) };
 }
 
 function read(item: Parameters<PhaseSpec['read']>[0], reply: Parameters<PhaseSpec['read']>[1]) {
@@ -79,10 +79,9 @@ export function step3Phase(args: XvaluePhaseArgs): PhaseSpec {
  */
 export function* expandStep2(p: PartitionContext, up: Upstream, args: XvaluePhaseArgs): Generator<XvalueItem> {
   const ctx = itemContext(p, args.prompts);
-  const byId = new Map(args.pairs.map((pair) => [pair.id, pair]));
   for (const source of p.items('step1') as readonly XvalueItem[]) {
     if (up.reply('step1', source.item_id) === undefined) continue;
-    const pair = byId.get(source.factors.qa_id);
+    const pair = pairById(args.pairs, source.factors.qa_id);
     if (pair === undefined) throw new Error(`step1 item ${source.item_id} names pair ${source.factors.qa_id}, which the design does not hold`);
     const readings = up.readings('step1', source.item_id).filter((r) => r.reader === PARSE_READER);
     const item = step2Item(ctx, source, pair, readings);

@@ -209,6 +209,7 @@ export function checkpointMetrics(verdicts: readonly VerdictRow[], checkpoints: 
   for (const [model, strategy] of modelStrategies(verdicts)) {
     out.push(metricRow(model, strategy, 'overall', count(verdicts.filter((v) => v.model === model && v.strategy === strategy))));
     if (strategy !== 'rubric') continue;
+    // One pass over the model's rows, not one per checkpoint: eight rows per pair.
     const byCheckpoint = groupBy(
       checkpoints.filter((c) => c.model === model),
       (c) => c.checkpoint,

@@ -55,5 +55,5 @@ export function step2Item(ctx: ItemContext, step1: XvalueItem, pair: QaPair, rea
     checkpoint: null,
     nature_used: found.nature,
     scope_used: found.scope,
-  }, messages, step1.item_id);
+  }, messages, { sourceItemId: step1.item_id });
 }

@@ -1,7 +1,7 @@
 import { renderPrompt } from '../prompts/renderPrompt.js';
 import { FINE_GRAINED_CHECKPOINTS } from '../types.js';
 import type { QaPair, XvalueItem } from '../types.js';
-import { buildItem, pairsOf } from './buildItem.js';
+import { buildItem, extrasOf, pairsOf } from './buildItem.js';
 import type { ItemContext } from './types.js';
 
 /**
@@ -12,6 +12,7 @@ import type { ItemContext } from './types.js';
  */
 export function* expandStep3(ctx: ItemContext, pairs: readonly QaPair[]): Generator<XvalueItem> {
   for (const pair of pairsOf(pairs, ctx)) {
+    const extras = extrasOf(pair);
     for (const checkpoint of FINE_GRAINED_CHECKPOINTS) {
       const id = `step3.${checkpoint}` as const;
       const messages = renderPrompt(ctx.prompts, id, ctx.language, pair.category, { question: pair.question, answer: pair.answer });
@@ -23,7 +24,7 @@ export function* expandStep3(ctx: ItemContext, pairs: readonly QaPair[]): Genera
         checkpoint,
         nature_used: null,
         scope_used: null,
-      }, messages);
+      }, messages, { extras });
     }
   }
 }

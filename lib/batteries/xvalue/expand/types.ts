@@ -11,4 +11,6 @@ export interface ItemContext {
   /** The settings of the phase at hand, resolved by the core. */
   readonly settings: GenerationSettings;
   readonly prompts: PromptSet;
+  /** The items are only counted and priced (PartitionContext.planning): their ids may be hashed on first read. */
+  readonly planning?: boolean;
 }

@@ -115,9 +115,12 @@ function unquote(s: string): string {
   return stripMarkup(s).trim().replace(/^["'“”「『]+|["'“”」』]+$/gu, '').trim();
 }
 
+/** NONE_WORDS folded, once: isNone runs for every sentence of every step-3 reply. */
+const NONE_FOLDED: ReadonlySet<string> = new Set(NONE_WORDS.map(fold));
+
 function isNone(s: string): boolean {
   const f = fold(trimValue(stripMarkup(s)));
-  return f === '' || NONE_WORDS.some((w) => fold(w) === f);
+  return f === '' || NONE_FOLDED.has(f);
 }
 
 /**

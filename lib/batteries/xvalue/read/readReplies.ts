@@ -53,6 +53,15 @@ export function readStep2(text: string): ReadingDraft[] {
   return out;
 }
 
+/** The keys of step 3's verdict for each checkpoint, built on first use: a verdict's names and the checkpoint's. */
+const STEP3_VERDICT_KEYS = new Map<FineGrainedCheckpoint, ReadonlySet<string>>();
+
+function step3VerdictKeys(checkpoint: FineGrainedCheckpoint): ReadonlySet<string> {
+  let keys = STEP3_VERDICT_KEYS.get(checkpoint);
+  if (keys === undefined) STEP3_VERDICT_KEYS.set(checkpoint, (keys = new Set([...FIELD_KEYS.verdict, ...checkpointKeys(checkpoint)])));
+  return keys;
+}
+
 /**
  * Appendix J.2 step 3, one checkpoint: Fail with the offending sentences, or Pass with none. A
  * reply with a verdict and no sentence list is read by its verdict; a list with no verdict is
@@ -61,8 +70,7 @@ export function readStep2(text: string): ReadingDraft[] {
  */
 export function readStep3(text: string, checkpoint: FineGrainedCheckpoint): ReadingDraft[] {
   const json = findJsonObject(text);
-  const keys = new Set([...FIELD_KEYS.verdict, ...checkpointKeys(checkpoint)]);
-  const verdict = readField(text, keys, VERDICT_TABLE, json, { bare: true });
+  const verdict = readField(text, step3VerdictKeys(checkpoint), VERDICT_TABLE, json, { bare: true });
   const sentences = readSentences(text, json);
   const invalid = draft(checkpoint, INVALID, excerpt(text));
   if (verdict.label === 'Fail') return [draft(checkpoint, 'Fail', JSON.stringify(sentences ?? []))];

@@ -9,8 +9,15 @@ export const SCOPE_TABLE = labelTable(SCOPE_WORDS);
 export const NATURE_TABLE = labelTable(NATURE_WORDS);
 export const QUESTION_TABLE = labelTable(QUESTION_WORDS);
 
+/** checkpointKeys of each letter, built on first use: the readers ask for them for every reply. */
+const CHECKPOINT_KEYS = new Map<Checkpoint, ReadonlySet<string>>();
+
 /** The keys that name one checkpoint: "B", "Checkpoint B", "checkpoint_b", "检查点B", … */
 export function checkpointKeys(letter: Checkpoint): ReadonlySet<string> {
-  const l = keyOf(letter);
-  return new Set([l, ...CHECKPOINT_PREFIXES.map((p) => `${p}${l}`)]);
+  let keys = CHECKPOINT_KEYS.get(letter);
+  if (keys === undefined) {
+    const l = keyOf(letter);
+    CHECKPOINT_KEYS.set(letter, (keys = new Set([l, ...CHECKPOINT_PREFIXES.map((p) => `${p}${l}`)])));
+  }
+  return keys;
 }

@@ -17,7 +17,7 @@ import type { AnswerCheckpoint, Language, Nature, Scope, Strategy, Verdict, Xval
 import { UNREADABLE_REPLY, replyText } from './replyText.js';
 import type { ReplyStyle, SimulatedAnswer } from './replyText.js';
 import type { XvalueSimulation } from './simulationConfig.js';
-import { profileSeedOf, trueRates } from './trueRates.js';
+import { profileSeedOf, ratesLookup } from './trueRates.js';
 
 export interface SimulatedXvalueJudgeOptions {
   readonly seed: number;
@@ -37,14 +37,15 @@ export class SimulatedXvalueJudge implements SimulatedModel {
   readonly errorRate: number;
   readonly latencyMs: number;
   private readonly keyBase: string;
-  private readonly profileSeed: number;
+  /** trueRates of this model's profile, each computed once. */
+  private readonly ratesOf: ReturnType<typeof ratesLookup>;
 
   constructor(private readonly opts: SimulatedXvalueJudgeOptions) {
     this.keyBase = `xvalue|${opts.seed}|${opts.modelId}|`;
     this.effectsKey = `${this.keyBase}effects`;
     this.errorRate = opts.config.error_rate;
     this.latencyMs = opts.config.latency_ms;
-    this.profileSeed = profileSeedOf(opts.config, opts.modelId);
+    this.ratesOf = ratesLookup(opts.config, profileSeedOf(opts.config, opts.modelId));
   }
 
   private u(...parts: readonly string[]): number {
@@ -54,7 +55,7 @@ export class SimulatedXvalueJudge implements SimulatedModel {
   /** The overall verdict decided for a pair under a strategy (the same for every item of the pair). */
   decision(item: XvalueItem, strategy: Strategy): Verdict {
     const { category, qa_id } = item.factors;
-    const rates = trueRates(this.opts.config, this.profileSeed, strategy, item.language as Language, category);
+    const rates = this.ratesOf(strategy, item.language as Language, category);
     const u = this.u(qa_id, strategy, 'decide');
     return item.extras.gold.overall === 'Fail' ? (u >= rates.fnr ? 'Fail' : 'Pass') : u < rates.fpr ? 'Fail' : 'Pass';
   }
@@ -75,7 +76,9 @@ export class SimulatedXvalueJudge implements SimulatedModel {
     const gold = item.extras.gold;
     const qa = item.factors.qa_id;
     const cfg = this.opts.config;
-    const fail = (c: AnswerCheckpoint): Verdict => (this.failing(item).has(c) ? 'Fail' : 'Pass');
+    // Asked once per reply: step 2 reads three checkpoints off it.
+    let failing: ReadonlySet<AnswerCheckpoint> | undefined;
+    const fail = (c: AnswerCheckpoint): Verdict => ((failing ??= this.failing(item)).has(c) ? 'Fail' : 'Pass');
     switch (item.phase) {
       case 'defonly':
         return { phase: 'defonly', verdict: this.decision(item, 'defonly') };

@@ -54,6 +54,21 @@ export function trueRates(config: XvalueSimulation, profileSeed: number, strateg
   return { fnr: shifted(base.fnr, offset), fpr: shifted(base.fpr, offset) };
 }
 
+/**
+ * trueRates of one configuration and profile seed, each strategy, language and category computed
+ * once: the simulator asks at every reply and the truth file for every pair, and each computation
+ * draws four keyed normals (SHA-256 each), a sixth of the analysis at 100,000 pairs.
+ */
+export function ratesLookup(config: XvalueSimulation, profileSeed: number): (strategy: Strategy, language: Language, category: Category) => ErrorRates {
+  const known = new Map<string, ErrorRates>();
+  return (strategy, language, category) => {
+    const key = `${strategy}|${language}|${category}`;
+    let rates = known.get(key);
+    if (rates === undefined) known.set(key, (rates = trueRates(config, profileSeed, strategy, language, category)));
+    return rates;
+  };
+}
+
 /** Probability that the overall verdict on a pair is right when every reply is readable. */
 export function correctProbability(rates: ErrorRates, gold: 'Pass' | 'Fail'): number {
   return gold === 'Fail' ? 1 - rates.fnr : 1 - rates.fpr;
@@ -165,12 +180,19 @@ export interface XvalueModelTruth {
  */
 export function xvalueModelTruth(modelId: string, config: XvalueSimulation, pairs: readonly QaPair[]): XvalueModelTruth {
   const seed = profileSeedOf(config, modelId);
+  const ratesOf = ratesLookup(config, seed);
   const languages = LANGUAGES.filter((l) => pairs.some((p) => p.language === l));
   const categories = CATEGORIES.filter((c) => pairs.some((p) => p.category === c));
   const rates = STRATEGIES.flatMap((strategy) => languages.flatMap((language) => categories.map((category) => ({ strategy, language, category, ...trueRates(config, seed, strategy, language, category) }))));
   const exp: XvalueModelTruth['expected'][number][] = [];
   for (const strategy of STRATEGIES) {
-    const rate = (p: QaPair) => verdictProbabilities(trueRates(config, seed, strategy, p.language, p.category), p, strategy, config);
+    // Each pair's probabilities once, for the three groupings it is counted in.
+    const known = new Map<QaPair, VerdictProbabilities>();
+    const rate = (p: QaPair): VerdictProbabilities => {
+      let probabilities = known.get(p);
+      if (probabilities === undefined) known.set(p, (probabilities = verdictProbabilities(ratesOf(strategy, p.language, p.category), p, strategy, config)));
+      return probabilities;
+    };
     exp.push({ strategy, group: 'overall', key: 'all', ...expected(pairs, rate) });
     for (const language of languages) exp.push({ strategy, group: 'language', key: language, ...expected(pairs.filter((p) => p.language === language), rate) });
     for (const category of categories) exp.push({ strategy, group: 'category', key: category, ...expected(pairs.filter((p) => p.category === category), rate) });
