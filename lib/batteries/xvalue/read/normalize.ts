@@ -33,13 +33,18 @@ const keys = new Map<string, string>();
  * @example fold('  ＰＡＳＳ ') === 'pass'
  */
 export function fold(text: string): string {
-  if (text.length > MEMO_LENGTH) return foldNow(text);
-  let folded = folds.get(text);
-  if (folded === undefined) {
-    if (folds.size >= MEMO_ENTRIES) folds.clear();
-    folds.set(text, (folded = foldNow(text)));
+  return memoized(folds, text, foldNow);
+}
+
+/** `compute(text)`, kept in `memo` for a short text (cleared whole when full). */
+function memoized(memo: Map<string, string>, text: string, compute: (text: string) => string): string {
+  if (text.length > MEMO_LENGTH) return compute(text);
+  let out = memo.get(text);
+  if (out === undefined) {
+    if (memo.size >= MEMO_ENTRIES) memo.clear();
+    memo.set(text, (out = compute(text)));
   }
-  return folded;
+  return out;
 }
 
 function foldNow(text: string): string {
@@ -74,13 +79,7 @@ export function trimValue(text: string): string {
  * ("Checkpoint B (Stance deviation)" → "checkpointb").
  */
 export function keyOf(name: string): string {
-  if (name.length > MEMO_LENGTH) return keyNow(name);
-  let key = keys.get(name);
-  if (key === undefined) {
-    if (keys.size >= MEMO_ENTRIES) keys.clear();
-    keys.set(name, (key = keyNow(name)));
-  }
-  return key;
+  return memoized(keys, name, keyNow);
 }
 
 function keyNow(name: string): string {
