@@ -6,7 +6,7 @@
  */
 import { createServer as createHttpServer } from 'node:http';
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
 
 /** Listens on a free port of 127.0.0.1; returns the port and the server's base URL. */
@@ -27,7 +27,36 @@ export function closeServer(server: HttpServer): Promise<void> {
   );
 }
 
-/** A TCP port free on 127.0.0.1 right now: taken, then released, so nothing listens on it. */
+/**
+ * A TCP port on 127.0.0.1 where nothing listens, for the calls that must find the door shut. It is
+ * below 1024, outside the range a listen on port 0 draws from: a port freePort gives can be taken
+ * by a test server running beside the test between the check and the call, and the call then
+ * reaches that server instead of being refused.
+ */
+export async function closedPort(): Promise<number> {
+  // From the top down, past the ports fetch refuses to call at all ("bad ports" of the Fetch standard).
+  for (let port = 1023; port > 1; port--) if (!FETCH_BAD_PORTS.has(port) && (await refused(port))) return port;
+  throw new Error('closedPort: every port below 1024 on 127.0.0.1 answers; expected one where nothing listens');
+}
+
+/** The Fetch standard's bad ports below 1024: fetch fails a call to them before it connects. */
+const FETCH_BAD_PORTS = new Set([
+  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137,
+  139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995,
+]);
+
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
+
+/** A TCP port free on 127.0.0.1 right now: taken, then released, so nothing listens on it (a server may be given it again). */
 export async function freePort(): Promise<number> {
   const server = createServer();
   const { port } = await listenLocal(server);

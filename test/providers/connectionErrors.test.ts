@@ -3,7 +3,7 @@ import { AnthropicMessagesProvider } from '../../lib/providers/anthropic/Anthrop
 import { OpenAIChatProvider } from '../../lib/providers/openai/OpenAIChatProvider.js';
 import { endpointOf, redactUrlCredentials } from '../../lib/providers/sdkErrors.js';
 import type { GenerateRequest, ModelProvider } from '../../lib/providers/types.js';
-import { freePort } from '../helpers/localServer.js';
+import { closedPort, freePort } from '../helpers/localServer.js';
 
 // A call that never reaches a server says which server (the base URL, credentials removed) and
 // why; a URL fetch refuses outright (credentials in it, a blocked port) fails for good at once
@@ -29,14 +29,14 @@ const chat = (baseURL: string) => new OpenAIChatProvider({ model: 'qwen3-8b', ap
 
 describe('connection errors name the endpoint', () => {
   it('nothing listening: the base URL and ECONNREFUSED, retryable', async () => {
-    const url = `http://127.0.0.1:${await freePort()}/v1`;
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const { message, decision } = await failure(chat(url));
     expect(message).toBe(`openai-compatible/qwen3-8b: connection to ${url} failed (nothing listens there, ECONNREFUSED); retry the call`);
     expect(decision).toMatchObject({ retry: true, errorClass: 'connection' });
   });
 
   it('Anthropic too: the base URL it was given', async () => {
-    const url = `http://127.0.0.1:${await freePort()}`;
+    const url = `http://127.0.0.1:${await closedPort()}`;
     const { message } = await failure(new AnthropicMessagesProvider({ model: 'claude-test', apiKey: KEY, baseURL: url }));
     expect(message).toContain(`anthropic/claude-test: connection to ${url} failed (nothing listens there, ECONNREFUSED)`);
   });

@@ -5,7 +5,7 @@ import { neverDelivered } from '../../lib/providers/sdkErrors.js';
 import type { GenerateRequest, ModelProvider } from '../../lib/providers/types.js';
 import { callWithRetry } from '../../lib/run/callWithRetry.js';
 import type { Attempt } from '../../lib/run/callWithRetry.js';
-import { closeServer, freePort, listenLocal } from '../helpers/localServer.js';
+import { closeServer, closedPort, listenLocal } from '../helpers/localServer.js';
 import { BedrockConverseProvider } from '../../lib/providers/bedrock/BedrockConverseProvider.js';
 import { converseReply, useBedrockServer } from '../helpers/bedrockServer.js';
 import type { BedrockAnswer } from '../helpers/bedrockServer.js';
@@ -131,7 +131,7 @@ describe.each(ADAPTERS)('%s: an attempt delivered and not usably answered is pos
   });
 
   it('a closed port (connection refused): never delivered, not counted', async () => {
-    const url = `http://127.0.0.1:${await freePort()}`;
+    const url = `http://127.0.0.1:${await closedPort()}`;
     const { attempts } = await attemptsAgainst(await adapter(name, url));
     expect(attempts).toHaveLength(FAST.maxAttempts);
     for (const a of attempts) {
@@ -201,7 +201,7 @@ describe('bedrock: an AWS error after the request was sent', () => {
   });
 
   it('a closed port: not counted', async () => {
-    const url = `http://127.0.0.1:${await freePort()}`;
+    const url = `http://127.0.0.1:${await closedPort()}`;
     const attempts: Attempt[] = [];
     await callWithRetry(new BedrockConverseProvider({ model: MODEL, region: 'eu-west-3', endpoint: url, credentials: CREDENTIALS }), REQ, FAST, (a) => attempts.push(a));
     expect(attempts).toHaveLength(FAST.maxAttempts);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { itemMaxCost } from '../../lib/run/planCampaign.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import { loadContext, rootItems, smallestDesign, type CampaignDoc } from '../helpers/campaigns.js';
-import { freePort } from '../helpers/localServer.js';
+import { closedPort } from '../helpers/localServer.js';
 import { ledgerSnapshot, storedReplies } from '../helpers/runData.js';
 import { wireCampaign, type WireCampaign } from '../helpers/wireCampaign.js';
 import { anthropicMessage, chatCompletion, chatRefusal, type RecordedRequest, type WireReply } from '../providers/helpers/wireServer.js';
@@ -55,11 +55,11 @@ async function run(name: string, first: 'gateway_timeout' | 'drop' | 'refused' |
       return first === 'drop' ? { drop: true } : { status: 504, headers: { 'content-type': 'text/html' }, raw: '<html><body><h1>504 Gateway Time-out</h1></body></html>' };
     },
   };
-  const closedPort = await freePort();
+  const refusingPort = await closedPort();
   wire = await wireCampaign([reply], { rpm: 100_000, price: PRICE }, (doc: CampaignDoc) => {
     smallestDesign(doc);
     const entry = doc.models[0]!;
-    const origin = first === 'refused' ? `http://127.0.0.1:${closedPort}` : String(entry['base_url']).replace(/\/v1$/, '');
+    const origin = first === 'refused' ? `http://127.0.0.1:${refusingPort}` : String(entry['base_url']).replace(/\/v1$/, '');
     // Anthropic's SDK adds /v1 itself; the OpenAI one expects it in the base URL.
     Object.assign(entry, name === 'anthropic' ? { provider: 'anthropic', model: 'claude-haiku-4-5', base_url: origin } : { base_url: `${origin}/v1` });
   });
