@@ -237,7 +237,11 @@ export class CellEstimates {
   private readonly seen = new Set<string>();
   private readonly minCommonStories: number;
 
-  constructor(private readonly opts: EstimateOptions = {}) {
+  constructor(
+    private readonly opts: EstimateOptions = {},
+    /** The query the rows come from, named when a cell comes apart. */
+    private readonly file = 'item_shares.sql',
+  ) {
     this.minCommonStories = opts.minCommonStories ?? MIN_COMMON_STORIES;
     if (!Number.isInteger(this.minCommonStories) || this.minCommonStories < 2) {
       throw new RangeError(`minCommonStories must be an integer of at least 2, got ${this.minCommonStories}`);
@@ -247,15 +251,15 @@ export class CellEstimates {
   /** Estimates the cells of `rows`, which holds every item row of each of its cells. */
   add(rows: readonly ItemShareRow[]): void {
     const tree = accumulate(rows);
+    // Every cell checked before any is estimated: a refused call adds nothing.
     for (const [model, byLanguage] of tree) {
-      for (const language of byLanguage.keys()) {
-        const key = `${model}${SEP}${language}`;
-        if (this.seen.has(key)) throw cellApartError(model, language);
-      }
+      for (const language of byLanguage.keys()) if (this.seen.has(`${model}${SEP}${language}`)) throw cellApartError(this.file, model, language);
     }
-    for (const [model, byLanguage] of tree) for (const language of byLanguage.keys()) this.seen.add(`${model}${SEP}${language}`);
     for (const [model, byLanguage] of tree) {
-      for (const [language, byReadout] of byLanguage) this.estimateCell(model, language, byReadout);
+      for (const [language, byReadout] of byLanguage) {
+        this.seen.add(`${model}${SEP}${language}`);
+        this.estimateCell(model, language, byReadout);
+      }
     }
   }
 
@@ -329,9 +333,9 @@ export class CellEstimates {
   }
 }
 
-function cellApartError(model: string, language: string): AnalysisError {
+function cellApartError(file: string, model: string, language: string): AnalysisError {
   return new AnalysisError(
-    `item_shares.sql: the item rows of cell ${model}/${language} came in two parts; expected the rows ordered by model and language, each cell's rows together`,
+    `${file}: the item rows of cell ${model}/${language} came in two parts; expected the rows ordered by model and language, each cell's rows together`,
   );
 }
 

@@ -48,7 +48,7 @@ export class SameReplies {
   private readonly cells: CellEstimates;
 
   constructor(minCommonStories?: number) {
-    this.cells = new CellEstimates({ minCommonStories });
+    this.cells = new CellEstimates({ minCommonStories }, 'same_replies_shares.sql');
   }
 
   /** The rows of whole cells. */
