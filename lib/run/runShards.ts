@@ -133,6 +133,15 @@ export async function runShards(ctx: RunContext, e: WorkerEvent, deps: ShardRunn
   // Held while this invocation may reserve: a plan that moves the fence waits for it to end.
   const lease = await holdLease(deps.ledger, campaign.name, deps.invocation, deps.leaseMs, (err) => log.warn('worker lease not renewed', { campaign: campaign.name, error: deps.redact(String(err)) }));
   try {
+    // Checked after the lease is written, as a plan writes the fence before it reads the leases:
+    // either that plan waits for this lease, or this worker sees the plan's fence. A fenced worker
+    // of a stopped execution's later wave registers nothing (two registrations of one item at once
+    // would count it twice) and asks nothing; its reservations would be refused as over budget.
+    const fencedBy = await deps.ledger.fencedOutBy?.(campaign.name);
+    if (fencedBy !== undefined) {
+      stop.reason = 'budget';
+      log.warn('the campaign\'s fence names another run: this worker asks nothing', { campaign: campaign.name, execution, fence: fencedBy });
+    }
     for (const shard of e.Items) {
       const { phase, model } = checkShard(ctx, shard);
       if (stop.reason) {

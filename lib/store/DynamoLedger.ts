@@ -103,6 +103,11 @@ export class DynamoLedger implements Ledger {
     return budgetOps.overrunOf(this.ctx, campaign);
   }
 
+  /** The fence when it names another run than this ledger's: its reservations are refused. */
+  async fencedOutBy(campaign: string): Promise<string | undefined> {
+    return budgetOps.fencedOutBy(this.ctx, campaign);
+  }
+
   /** The campaign's fence: the run allowed to reserve, or a stop's token; undefined before any plan set one. */
   async fenceOf(campaign: string): Promise<string | undefined> {
     return budgetOps.fenceOf(this.ctx, campaign);

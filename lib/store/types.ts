@@ -248,6 +248,12 @@ export interface Ledger {
    * share one process and its stop state instead.
    */
   flagOverrun?(campaign: string, model: string, excessUsd: number): Promise<void>;
+  /**
+   * The campaign's fence when it names another run than this ledger's (DynamoDB): a worker that
+   * took its lease and finds this refuses its shards before it registers or builds anything, so a
+   * plan that moved the fence and saw no live lease never has two generations at work.
+   */
+  fencedOutBy?(campaign: string): Promise<string | undefined>;
   heartbeat?(campaign: string, holder: string, untilMs: number): Promise<void>;
   endHeartbeat?(campaign: string, holder: string): Promise<void>;
   liveHolders?(campaign: string, exceptRunId: string): Promise<{ readonly count: number; readonly untilMs: number; readonly runs: readonly string[] }>;

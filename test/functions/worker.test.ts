@@ -221,6 +221,30 @@ describe('worker handler', () => {
     expect(await h.ledger.budget('w-poor')).toMatchObject({ spent_usd: 0, reserved_usd: 0 });
   });
 
+  it('a worker of a stopped execution\'s later wave registers nothing and asks nothing: the fence names another run', async () => {
+    // prepare: exec-1 answered its generate wave; then `sondage stop --aws` moved the fence, and
+    // exec-1's judge wave (planned before, or by a state machine StopExecution has not reached) starts
+    await upload('w-fenced');
+    const { generate, judge } = await plan('w-fenced', 'exec-1');
+    await createWorker(h.deps())(event('w-fenced', 'generate', 'exec-1', generate), lambdaContext());
+    expect(await h.ledger.fence('w-fenced', 'stop-token')).toBe(true);
+    const { deps, registered } = countingRegistrations();
+    h.dynamo.calls.clear();
+    // act
+    const out = await createWorker(deps)(event('w-fenced', 'judge', 'exec-1', judge), lambdaContext(undefined, 0, 'req-old-judge'));
+    // assess: nothing registered (a newer execution's judge workers may be registering the same items:
+    // two registrations of one item at once count it twice), nothing asked, the judge items left to do
+    expect(registered.judge).toBe(0);
+    expect(h.dynamo.calls.get('BatchWriteItem') ?? 0).toBe(0);
+    expect(out).toMatchObject({ done: 0, costUsd: 0, stopped: 'budget', again: false });
+    expect(out.pending).toBeGreaterThan(0);
+    // and the next execution judges every item once
+    const next = await plan('w-fenced', 'exec-2');
+    const judged = await createWorker(h.deps())(event('w-fenced', 'judge', 'exec-2', next.judge), lambdaContext(undefined, 0, 'req-new-judge'));
+    expect(judged.done).toBe(out.pending);
+    expect(await h.ledger.counts('w-fenced', 'judge')).toEqual({ pending: 0, done: judged.done, failed: 0 });
+  });
+
   it('submits a provider batch and returns again with it open; the next invocation polls, collects and commits it', async () => {
     // prepare: the respondent runs with mode: batch on a local OpenAI batch server; its key only in the secret
     const key = 'sk-test-worker-batch-0123456789';

@@ -23,7 +23,7 @@ const LEDGER_METHODS = [
 ];
 // The embedded ledger records an overrun from the run's summary; DynamoDB's workers flag it on the budget item (flagOverrun).
 const EMBEDDED_ONLY = ['orphanedItemIds', 'recordOverrun'];
-const DYNAMO_ONLY = ['countRows', 'endHeartbeat', 'failures', 'fence', 'fenceOf', 'flagOverrun', 'heartbeat', 'liveHolders', 'recordFailure'];
+const DYNAMO_ONLY = ['countRows', 'endHeartbeat', 'failures', 'fence', 'fenceOf', 'fencedOutBy', 'flagOverrun', 'heartbeat', 'liveHolders', 'recordFailure'];
 
 const methodsOf = (proto: object): string[] =>
   Object.getOwnPropertyNames(proto)

@@ -137,6 +137,16 @@ export async function fenceOf(ctx: DynamoContext, campaign: string): Promise<str
   return typeof out.Item?.fence === 'string' ? out.Item.fence : undefined;
 }
 
+/**
+ * The fence when it names another run than this ledger's (whose reservations it therefore refuses);
+ * undefined when this ledger may reserve, or does not know its run.
+ */
+export async function fencedOutBy(ctx: DynamoContext, campaign: string): Promise<string | undefined> {
+  if (!(ctx.explicitRun || ctx.runIds.has(campaign))) return undefined;
+  const fence = await fenceOf(ctx, campaign);
+  return fence !== undefined && fence !== runIdOf(ctx, campaign) ? fence : undefined;
+}
+
 export async function budget(ctx: DynamoContext, campaign: string): Promise<BudgetState> {
   const out = await ctx.db.send(new GetCommand({ TableName: ctx.budgetTable, Key: budgetKey(campaign), ConsistentRead: true }));
   if (!out.Item) throw noBudget(ctx, campaign);
