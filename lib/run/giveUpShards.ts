@@ -13,6 +13,7 @@ import { PartitionItems } from './partitionItems.js';
 import type { ShardRunnerDeps } from './shardRunnerDeps.js';
 import { checkShard, sliceOf } from './shardItems.js';
 import { shardUpstream } from './shardUpstream.js';
+import { holdLease } from './workerLease.js';
 
 /** What the give-up step of a failed worker batch returns (the child execution then fails). */
 export interface GiveUpOutput {
@@ -32,6 +33,11 @@ export interface GiveUpOutput {
  * report then counts them failed instead of leaving them pending with nobody working on them.
  * A dependent shard whose items cannot be built (its inputs are what failed) is only named: it has
  * no done marker, so the next start plans it again anyway.
+ *
+ * It holds a lease and reads the fence as a worker does (runShards): the give-up step of an
+ * execution that `sondage stop --aws` or a newer execution fenced out only names its shards. Its
+ * items are the newer execution's to ask, and marking or registering them beside that execution's
+ * workers would mark items failed that they are answering, or count an item twice.
  */
 export async function giveUpShards(ctx: RunContext, e: WorkerEvent, failure: { readonly Error?: string; readonly Cause?: string }, deps: ShardRunnerDeps): Promise<GiveUpOutput> {
   const { campaign } = ctx;
@@ -40,11 +46,15 @@ export async function giveUpShards(ctx: RunContext, e: WorkerEvent, failure: { r
   const shards: string[] = [];
   let failed = 0;
   let io: ParquetSession | undefined;
+  const lease = await holdLease(ledger, campaign.name, deps.invocation, deps.leaseMs, (err) => deps.log.warn('give-up lease not renewed', { campaign: campaign.name, error: deps.redact(String(err)) }));
+  let fencedBy: string | undefined;
   try {
+    fencedBy = await ledger.fencedOutBy?.(campaign.name);
     for (const shard of e.Items) {
       const { phase, model } = checkShard(ctx, shard);
       const label = `${phase.name} ${shard.model}/${shard.language} [${shard.start}, ${shard.end})`;
       shards.push(label);
+      if (fencedBy !== undefined) continue;
       let ids: string[];
       try {
         const upstream =
@@ -69,13 +79,16 @@ export async function giveUpShards(ctx: RunContext, e: WorkerEvent, failure: { r
       failed += pending.length;
     }
   } finally {
+    await lease.end();
     await io?.close();
     await rm(deps.scratch, { recursive: true, force: true });
   }
   const error = deps.redact(`${failure.Error ?? 'Error'}: ${failure.Cause ?? ''}`).slice(0, 2_000);
   const cause =
-    `the worker batch of ${shards.join('; ')} failed after its retries (${error}); ${failed} item(s) still pending are recorded failed: ` +
-    '`sondage start --aws` (with or without --retry-failed) asks them again';
+    fencedBy !== undefined
+      ? `the worker batch of ${shards.join('; ')} failed after its retries (${error}); this execution no longer holds the campaign's fence (${fencedBy}), so its items are left as they are, to the execution that does or to the next \`sondage start --aws\``
+      : `the worker batch of ${shards.join('; ')} failed after its retries (${error}); ${failed} item(s) still pending are recorded failed: ` +
+        '`sondage start --aws` (with or without --retry-failed) asks them again';
   deps.log.error('gave up on a batch of shards', { campaign: campaign.name, execution, shards, failed, error });
   await deps.recordFailure({ campaign: campaign.name, execution, at: new Date().toISOString(), error: 'ShardFailed', cause });
   return { failed, shards };

@@ -245,6 +245,25 @@ describe('worker handler', () => {
     expect(await h.ledger.counts('w-fenced', 'judge')).toEqual({ pending: 0, done: judged.done, failed: 0 });
   });
 
+  it('the give-up step of a fenced-out execution names its shards and marks none of their items failed', async () => {
+    // prepare: exec-1 planned; then a newer execution took the fence (its workers now ask these items)
+    await upload('w-fenced-giveup');
+    const { generate } = await plan('w-fenced-giveup', 'exec-1');
+    const before = await h.ledger.counts('w-fenced-giveup', 'generate');
+    expect(await h.ledger.fence('w-fenced-giveup', 'exec-2')).toBe(true);
+    const { deps, registered } = countingRegistrations();
+    // act: exec-1's batch failed after its retries; its give-up step runs
+    const input = event('w-fenced-giveup', 'generate', 'exec-1', generate.slice(0, 2));
+    const gaveUp = await createWorker(deps)({ ...input, failure: { Error: 'Error', Cause: 'Lambda timed out' } }, lambdaContext(undefined, 0, 'req-old-giveup'));
+    // assess: the shards are named, nothing registered or marked, and the failure says why
+    expect(gaveUp).toMatchObject({ failed: 0 });
+    expect(gaveUp.gaveUp).toHaveLength(2);
+    expect(registered.generate).toBe(0);
+    expect(await h.ledger.counts('w-fenced-giveup', 'generate')).toEqual(before);
+    const failures = await h.ledger.failures('w-fenced-giveup');
+    expect(failures.map((f) => f.cause)).toEqual([expect.stringMatching(/no longer holds the campaign's fence \(exec-2\), so its items are left as they are/)]);
+  });
+
   it('submits a provider batch and returns again with it open; the next invocation polls, collects and commits it', async () => {
     // prepare: the respondent runs with mode: batch on a local OpenAI batch server; its key only in the secret
     const key = 'sk-test-worker-batch-0123456789';
