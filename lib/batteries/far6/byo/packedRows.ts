@@ -13,7 +13,7 @@
  * from the same code with the same row number.
  */
 import { quickRow } from './quickRow.js';
-import type { RowPreparer } from './rowLines.js';
+import type { RowPreparer, StagedReadingMap } from './rowLines.js';
 import { KNOWN_COLUMNS, labelLetters } from './validate.js';
 
 /** The staged lines of TableSink, in this order in `PackedSegment.tables`. */
@@ -59,6 +59,8 @@ export interface PackedSegment {
   /** Readings each row gives (the count of its `readings` lines). */
   readonly readingsGiven: Int32Array;
   readonly tables: readonly PackedLines[];
+  /** The reading maps the prepared rows' prompt lines name by key. */
+  readonly readingMaps: StagedReadingMap[];
   readonly declined: DeclinedRecord[];
   readonly unknownColumns: string[];
   readonly labelsWithoutLetters: number;
@@ -130,6 +132,8 @@ export function packSegment(file: string, bytes: Uint8Array, first: boolean, pre
   const partitionIndex = new Map<string, number>();
   const readingsGiven: number[] = [];
   const declined: DeclinedRecord[] = [];
+  // The preparer gives one object per distinct map: a set of a few dozen.
+  const readingMaps = new Set<StagedReadingMap>();
   const unknown = new Set<string>();
   let labelsWithoutLetters = 0;
   let lines = 0;
@@ -181,6 +185,7 @@ export function packSegment(file: string, bytes: Uint8Array, first: boolean, pre
     if (p === undefined) partitionIndex.set(key, (p = partitions.push(key) - 1));
     partition.push(p);
     readingsGiven.push(prepared.readingLines.length);
+    readingMaps.add(prepared.readingMap);
     const [prompts, replies, readings, rule] = tables as [LineBuffer, LineBuffer, LineBuffer, LineBuffer];
     prompts.line(prepared.promptLine);
     replies.line(prepared.replyLine);
@@ -206,6 +211,7 @@ export function packSegment(file: string, bytes: Uint8Array, first: boolean, pre
     partitions,
     readingsGiven: Int32Array.from(readingsGiven),
     tables: tables.map((t) => t.packed()),
+    readingMaps: [...readingMaps],
     declined,
     unknownColumns: [...unknown],
     labelsWithoutLetters,

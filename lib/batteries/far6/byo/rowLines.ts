@@ -17,6 +17,19 @@ const NO_MESSAGES_JSON = canonicalJson([]);
 /** Derived prompt keys kept for the rows that follow (a prompt's repeats are usually near each other). */
 const PROMPT_KEY_CACHE = 65_536;
 
+/**
+ * A reading map as the prompt lines stage it: by `key` (a hash of its canonical JSON), its `json`
+ * staged once beside them (TableSink.addReadingMap) and joined back when the prompts are written.
+ * A few dozen maps serve a million rows; their escaped JSON in every line was a third of the
+ * prompt lines' bytes, each encoded, written and parsed again.
+ */
+export interface StagedReadingMap {
+  readonly key: string;
+  readonly json: string;
+}
+
+const NO_MAP: StagedReadingMap = { key: shortHash(NO_MAP_JSON), json: NO_MAP_JSON };
+
 /** A valid row, its ids settled, its status decided and its table lines written. */
 export interface PreparedRow {
   readonly file: string;
@@ -36,6 +49,8 @@ export interface PreparedRow {
   readonly language: Language;
   /** The item's prompt row: staged only when this is the item's first accepted row. */
   readonly promptLine: string;
+  /** The reading map the prompt line names by key. */
+  readonly readingMap: StagedReadingMap;
   readonly replyLine: string;
   /** The readings the row gives. */
   readonly readingLines: readonly string[];
@@ -68,13 +83,15 @@ interface ConstantKeys {
 }
 /** A staged line: the row less its constant columns (the compiler still checks every other field). */
 export type Staged<R, T extends keyof ConstantKeys> = Omit<R, ConstantKeys[T]>;
+/** A staged prompt line: its reading map by key (StagedReadingMap). */
+export type StagedPrompt = Omit<Staged<PromptRow, 'prompts'>, 'reading_map_json'> & { readonly reading_map_key: string };
 export type { ConstantKeys };
 
 /** Prepares rows one at a time, keeping what many rows share (reading maps, prompt keys). */
 export class RowPreparer {
   // One object per distinct map (the rule compiles its matcher once per map object, readOpening),
   // looked up by the map's plain JSON text, which is much cheaper than canonicalJson per row.
-  private readonly maps = new Map<string, { readonly json: string; readonly map: ReadingMap }>();
+  private readonly maps = new Map<string, { readonly staged: StagedReadingMap; readonly map: ReadingMap }>();
   private readonly promptKeys = new Map<string, string>();
 
   prepare(s: SourcedRow): PreparedRow {
@@ -89,7 +106,7 @@ export class RowPreparer {
     const status = v.status ?? (v.text === null && !given ? 'error' : 'ok');
     const map = this.mapOf(v.reading_map as ReadingMap | null | undefined);
     // Plain JSON.stringify of the row (no key list): V8's fast path; DuckDB reads the columns by name.
-    const prompt: Staged<PromptRow, 'prompts'> = {
+    const prompt: StagedPrompt = {
       item_id,
       prompt_key,
       model: v.model,
@@ -104,7 +121,7 @@ export class RowPreparer {
       repeat: v.repeat,
       construction: v.construction,
       messages_json: v.prompt ? canonicalJson([{ role: 'user', content: v.prompt }]) : NO_MESSAGES_JSON,
-      reading_map_json: map?.json ?? NO_MAP_JSON,
+      reading_map_key: (map?.staged ?? NO_MAP).key,
       prop_p: v.prop_p ?? '',
       prop_notp: v.prop_notp ?? '',
     };
@@ -166,6 +183,7 @@ export class RowPreparer {
       model: v.model,
       language: v.language,
       promptLine: JSON.stringify(prompt),
+      readingMap: map?.staged ?? NO_MAP,
       replyLine: JSON.stringify(reply),
       readingLines,
       ruleLines,
@@ -184,11 +202,14 @@ export class RowPreparer {
     return key;
   }
 
-  private mapOf(given: ReadingMap | null | undefined): { readonly json: string; readonly map: ReadingMap } | undefined {
+  private mapOf(given: ReadingMap | null | undefined): { readonly staged: StagedReadingMap; readonly map: ReadingMap } | undefined {
     if (!given) return undefined;
     const plain = JSON.stringify(given);
     let entry = this.maps.get(plain);
-    if (!entry) this.maps.set(plain, (entry = { json: canonicalJson(given), map: given }));
+    if (!entry) {
+      const json = canonicalJson(given);
+      this.maps.set(plain, (entry = { staged: { key: shortHash(json), json }, map: given }));
+    }
     return entry;
   }
 }

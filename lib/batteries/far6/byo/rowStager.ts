@@ -87,6 +87,7 @@ export class RowStager {
     this.total += s.records;
     for (const c of s.unknownColumns) notes.unknown.add(c);
     notes.labelsWithoutLetters += s.labelsWithoutLetters;
+    for (const m of s.readingMaps) this.sink.addReadingMap(m);
     const partitions = s.partitions.map((key) => key.split('\u0000') as [string, Language]);
     const runs = s.tables.map((lines, t) => new KeptRun(lines, (bytes) => this.sink.addBytes(PACKED_TABLES[t]!, bytes)));
     const [prompts, replies, readings, rule] = runs as [KeptRun, KeptRun, KeptRun, KeptRun];

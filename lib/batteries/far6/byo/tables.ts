@@ -9,7 +9,7 @@ import type { Language } from '../types.js';
 import { DuckDb, PARTITION_COLUMNS, TABLE_SCHEMAS, assertSafeSegment, sqlIdent, sqlString, tableColumns } from '../../../api/battery.js';
 import { FAR6_PROMPT_COLUMNS } from '../promptColumns.js';
 import type { WrittenPartition } from './types.js';
-import type { ConstantKeys, PreparedRow } from './rowLines.js';
+import type { ConstantKeys, PreparedRow, StagedReadingMap } from './rowLines.js';
 import type { RetriedItem } from './validate.js';
 
 const PHASE = 'generate';
@@ -42,6 +42,10 @@ const RULE_COLUMNS: readonly Column[] = [
   { name: 'raw', type: 'VARCHAR' },
   ...PARTITION,
 ];
+const READING_MAP_COLUMNS: readonly Column[] = [
+  { name: 'key', type: 'VARCHAR' },
+  { name: 'json', type: 'VARCHAR' },
+];
 const RETRIED_COLUMNS: readonly Column[] = [
   { name: 'item_id', type: 'VARCHAR' },
   { name: 'attempt', type: 'INTEGER' },
@@ -70,6 +74,9 @@ export interface WrittenTables {
 export class TableSink {
   private readonly files: Readonly<Record<StageKind, string>>;
   private readonly retriedFile: string;
+  private readonly readingMapsFile: string;
+  /** The reading maps the prompt lines name (`reading_map_key` → canonical JSON): a few dozen, held until `finish`. */
+  private readonly readingMaps = new Map<string, string>();
   // Lines (strings, without their newline) or packed bytes (packedRows.ts: whole lines, newlines
   // included), in the order they were staged.
   private buffers = noLines();
@@ -84,6 +91,7 @@ export class TableSink {
   ) {
     this.files = Object.fromEntries(STAGE_KINDS.map((k) => [k, path.join(stageDir, `${k}.ndjson`)])) as Record<StageKind, string>;
     this.retriedFile = path.join(stageDir, 'retried.ndjson');
+    this.readingMapsFile = path.join(stageDir, 'reading_maps.ndjson');
     // Every staging file exists, so that DuckDB reads an empty one as no rows.
     for (const f of Object.values(this.files)) writeFileSync(f, '');
   }
@@ -100,7 +108,10 @@ export class TableSink {
   add(r: PreparedRow, firstOfItem: boolean): void {
     if (r.ruleError !== undefined) throw r.ruleError;
     this.count(r.model, r.language, firstOfItem, r.readingLines.length);
-    if (firstOfItem) this.push('prompts', r.promptLine);
+    if (firstOfItem) {
+      this.addReadingMap(r.readingMap);
+      this.push('prompts', r.promptLine);
+    }
     this.push('replies', r.replyLine);
     for (const line of r.readingLines) this.push('readings', line);
     for (const line of r.ruleLines) this.push('rule', line);
@@ -112,6 +123,11 @@ export class TableSink {
     if (firstOfItem) p.prompts++;
     p.replies++;
     this.readingsGiven += readingsGiven;
+  }
+
+  /** Stages a reading map that prompt lines name by key (the first of each key is kept: the key is a hash of the JSON). */
+  addReadingMap(m: StagedReadingMap): void {
+    if (!this.readingMaps.has(m.key)) this.readingMaps.set(m.key, m.json);
   }
 
   /** Stages whole lines already encoded (each ending in a newline), after the lines staged before. */
@@ -143,6 +159,7 @@ export class TableSink {
   async finish(root: string, retried: readonly RetriedItem[]): Promise<WrittenTables> {
     await this.flush();
     await writeFile(this.retriedFile, retried.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    await writeFile(this.readingMapsFile, [...this.readingMaps].map(([key, json]) => `${JSON.stringify({ key, json })}\n`).join(''));
     const writers = await openWriters();
     try {
       const [readingsDb, promptsDb] = writers;
@@ -159,7 +176,7 @@ export class TableSink {
         return { computed: readings.computed, perPartition };
       };
       const promptsTable = async (): Promise<void> => {
-        await copyPartitioned(promptsDb, `SELECT * FROM ${ndjson(this.files.prompts, [...tableColumns('prompts', FAR6_PROMPT_COLUMNS), ...PARTITION])}`, 'prompts', constants.prompts, path.join(root, 'prompts'));
+        await copyPartitioned(promptsDb, await promptsWithMaps(promptsDb, this.files.prompts, this.readingMapsFile), 'prompts', constants.prompts, path.join(root, 'prompts'));
       };
       // Both settle before the instances close, even when one fails.
       const [readingsDone, tablesDone] = await Promise.allSettled([readingsAndReplies(), promptsTable()]);
@@ -265,6 +282,20 @@ async function copyPartitioned(db: DuckDb, select: string, table: 'prompts' | 'r
     `COPY (SELECT ${cols} FROM (${select})) TO ${sqlString(dir)} ` +
       // OVERWRITE: the folder is new, but a COPY that ran out of memory is run again (DuckDb.run) over what it wrote.
       `(FORMAT parquet, COMPRESSION zstd, PARTITION_BY (model, language), FILENAME_PATTERN 'part-{i}', OVERWRITE true)`,
+  );
+}
+
+/**
+ * The staged prompt lines with each one's reading map put back from the staged maps (loaded into a
+ * temp table first, so that the join is built on the few maps and the prompt lines stream through).
+ * A key without its map is an error, never a row lost or a map left empty.
+ */
+async function promptsWithMaps(db: DuckDb, promptsFile: string, readingMapsFile: string): Promise<string> {
+  await db.run(`CREATE OR REPLACE TEMP TABLE reading_maps AS SELECT * FROM ${ndjson(readingMapsFile, READING_MAP_COLUMNS)}`);
+  const staged = tableColumns('prompts', FAR6_PROMPT_COLUMNS).map((c) => (c.name === 'reading_map_json' ? { name: 'reading_map_key', type: 'VARCHAR' } : c));
+  return (
+    `SELECT p.* EXCLUDE (reading_map_key), coalesce(m.json, error('no staged reading map for key ' || p.reading_map_key)) AS reading_map_json ` +
+    `FROM ${ndjson(promptsFile, [...staged, ...PARTITION])} p LEFT JOIN reading_maps m ON m.key = p.reading_map_key`
   );
 }
 
