@@ -3,7 +3,7 @@
  * language in the hive layout, so that the analysis reads them exactly as it reads a run's.
  */
 import { writeFileSync } from 'node:fs';
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, open, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Language } from '../types.js';
 import { DuckDb, PARTITION_COLUMNS, TABLE_SCHEMAS, assertSafeSegment, sqlIdent, sqlString, tableColumns } from '../../../api/battery.js';
@@ -144,7 +144,7 @@ export class TableSink {
     this.buffered = 0;
     for (const kind of STAGE_KINDS) {
       const parts = buffers[kind];
-      if (parts.length > 0) await appendFile(this.files[kind], staged(parts));
+      if (parts.length > 0) await appendParts(this.files[kind], staged(parts));
     }
   }
 
@@ -210,9 +210,11 @@ export class TableSink {
   }
 }
 
-/** Staged parts as the file's next bytes: runs of lines joined, each ending in a newline, and packed bytes as they are. */
-function staged(parts: readonly (string | Uint8Array)[]): string | Uint8Array {
-  if (parts.every((p) => typeof p === 'string')) return `${parts.join('\n')}\n`;
+/**
+ * Staged parts as the file's next bytes: runs of lines joined, each ending in a newline, and packed
+ * bytes as they are (not copied into one buffer: appendParts writes them as they lie).
+ */
+function staged(parts: readonly (string | Uint8Array)[]): Uint8Array[] {
   const out: Uint8Array[] = [];
   let lines: string[] = [];
   const endLines = (): void => {
@@ -227,7 +229,20 @@ function staged(parts: readonly (string | Uint8Array)[]): string | Uint8Array {
     }
   }
   endLines();
-  return Buffer.concat(out);
+  return out;
+}
+
+/** Appends `parts` to `file` in one gathered write. */
+async function appendParts(file: string, parts: readonly Uint8Array[]): Promise<void> {
+  const fh = await open(file, 'a');
+  try {
+    const { bytesWritten } = await fh.writev(parts);
+    const expected = parts.reduce((n, p) => n + p.length, 0);
+    // libuv writes every buffer (resuming after a short write); a shortfall would lose lines silently.
+    if (bytesWritten !== expected) throw new Error(`${file}: wrote ${bytesWritten} of ${expected} bytes of staged lines`);
+  } finally {
+    await fh.close();
+  }
 }
 
 function ndjson(file: string, cols: readonly Column[]): string {
