@@ -16,6 +16,61 @@ const NO_MAP_JSON = canonicalJson({ kind: 'none', tokens: {} });
 const NO_MESSAGES_JSON = canonicalJson([]);
 /** Derived prompt keys kept for the rows that follow (a prompt's repeats are usually near each other). */
 const PROMPT_KEY_CACHE = 65_536;
+/** Concept pairs whose recent reading maps are kept (RowPreparer.mapOf): far more than a design has. */
+const MAP_PAIR_CACHE = 65_536;
+/** Reading maps kept per concept pair: its forms, constraints, keyings and option orders have a few each. */
+const MAPS_PER_PAIR = 8;
+
+/** A distinct reading map: what the prompt lines stage, the map the rule reads, and its JSON as `sameJson` reads it. */
+interface MapEntry {
+  readonly staged: StagedReadingMap;
+  readonly map: ReadingMap;
+  readonly walk: readonly unknown[];
+}
+
+// Markers of a JSON value's structure in a walk (symbols: never a key or a value of parsed JSON).
+const OBJECT = Symbol('object');
+const ARRAY = Symbol('array');
+const END = Symbol('end');
+
+/** A JSON value as the sequence `sameJson` compares: object keys in order, primitive values and markers. */
+function walkOf(v: unknown, out: unknown[] = []): unknown[] {
+  if (Array.isArray(v)) {
+    out.push(ARRAY, v.length);
+    for (const x of v as unknown[]) walkOf(x, out);
+  } else if (v !== null && typeof v === 'object') {
+    out.push(OBJECT);
+    for (const k in v) {
+      out.push(k);
+      walkOf((v as Record<string, unknown>)[k], out);
+    }
+    out.push(END);
+  } else out.push(v);
+  return out;
+}
+
+/**
+ * Whether `v` walks as `walk` from `at` (the position after it, or -1): the same keys in the same
+ * order and the same primitive values, so that JSON.stringify gives both the same text. It reads
+ * the value without building anything, several times cheaper than its JSON text and a lookup by it.
+ */
+function walksAs(v: unknown, walk: readonly unknown[], at: number): number {
+  if (Array.isArray(v)) {
+    if (walk[at] !== ARRAY || walk[at + 1] !== v.length) return -1;
+    at += 2;
+    for (const x of v as unknown[]) if ((at = walksAs(x, walk, at)) < 0) return -1;
+    return at;
+  }
+  if (v !== null && typeof v === 'object') {
+    if (walk[at++] !== OBJECT) return -1;
+    for (const k in v) {
+      if (walk[at++] !== k || (at = walksAs((v as Record<string, unknown>)[k], walk, at)) < 0) return -1;
+    }
+    return walk[at] === END ? at + 1 : -1;
+  }
+  // Primitives: equal values (NaN, never in JSON, would only take the slower path).
+  return walk[at] === v ? at + 1 : -1;
+}
 
 /**
  * A reading map as the prompt lines stage it: by `key` (a hash of its canonical JSON), its `json`
@@ -91,7 +146,10 @@ export type { ConstantKeys };
 export class RowPreparer {
   // One object per distinct map (the rule compiles its matcher once per map object, readOpening),
   // looked up by the map's plain JSON text, which is much cheaper than canonicalJson per row.
-  private readonly maps = new Map<string, { readonly staged: StagedReadingMap; readonly map: ReadingMap }>();
+  private readonly maps = new Map<string, MapEntry>();
+  // The maps last given with each concept pair, which its rows share: a row's map is looked for
+  // among them by walksAs before its JSON text is made (a lookup by a longer key cost more than the walks).
+  private readonly recentMapsOfPair = new Map<string, MapEntry[]>();
   private readonly promptKeys = new Map<string, string>();
 
   prepare(s: SourcedRow): PreparedRow {
@@ -104,7 +162,7 @@ export class RowPreparer {
     // answered reply: its readings are analysed. Without either there is nothing to analyse.
     const given = (v.readings ?? []).length > 0;
     const status = v.status ?? (v.text === null && !given ? 'error' : 'ok');
-    const map = this.mapOf(v.reading_map as ReadingMap | null | undefined);
+    const map = this.mapOf(v.reading_map as ReadingMap | null | undefined, v.concept_pair);
     // Plain JSON.stringify of the row (no key list): V8's fast path; DuckDB reads the columns by name.
     const prompt: StagedPrompt = {
       item_id,
@@ -202,14 +260,23 @@ export class RowPreparer {
     return key;
   }
 
-  private mapOf(given: ReadingMap | null | undefined): { readonly staged: StagedReadingMap; readonly map: ReadingMap } | undefined {
+  /** The entry of the map's JSON text: one per distinct text, as the rule compiles its matcher per map object. */
+  private mapOf(given: ReadingMap | null | undefined, pair: string): MapEntry | undefined {
     if (!given) return undefined;
+    let recent = this.recentMapsOfPair.get(pair);
+    if (recent === undefined) {
+      if (this.recentMapsOfPair.size >= MAP_PAIR_CACHE) this.recentMapsOfPair.clear();
+      this.recentMapsOfPair.set(pair, (recent = []));
+    }
+    for (const e of recent) if (walksAs(given, e.walk, 0) === e.walk.length) return e;
     const plain = JSON.stringify(given);
     let entry = this.maps.get(plain);
     if (!entry) {
       const json = canonicalJson(given);
-      this.maps.set(plain, (entry = { staged: { key: shortHash(json), json }, map: given }));
+      this.maps.set(plain, (entry = { staged: { key: shortHash(json), json }, map: given, walk: walkOf(given) }));
     }
+    if (recent.length >= MAPS_PER_PAIR) recent.pop();
+    recent.unshift(entry);
     return entry;
   }
 }
