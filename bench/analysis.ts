@@ -14,7 +14,7 @@
  *   npm run bench:analysis                          # full size, ~1M replies, 300 draws
  *   npm run bench:analysis -- --scale 0.1           # a quick look (stories × 0.1, at least 8)
  *   npm run bench:analysis -- --bootstrap 50
- *   npm run bench:analysis -- --out DIR             # keep the result files in DIR (to diff two versions)
+ *   npm run bench:analysis -- --out DIR             # keep the result files in DIR (to diff two versions; with --byo, what it wrote)
  *   npm run bench:analysis -- --byo                 # `analyze --replies` on a JSONL export of the run
  *   npm run bench:analysis -- --byo --format parquet   # … on a Parquet export (or csv)
  *   npm run bench:analysis -- --byo --import-only --copies 10 --scale 0.1
@@ -183,7 +183,9 @@ async function byoBench(): Promise<void> {
     await copyExport(exportFile, replies, copies);
     console.log(`copied the export ${copies} × as ${replies} in ${((performance.now() - t) / 1000).toFixed(1)} s (not timed below)\n`);
   }
-  const out = await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-byo-'));
+  // --out keeps what the import wrote (tables/) or the analysis's result files, to compare two versions.
+  const out = values.out ?? (await mkdtemp(path.join(os.tmpdir(), 'sondage-bench-byo-')));
+  await mkdir(out, { recursive: true });
   const t0 = performance.now();
   last = t0;
   try {
@@ -198,7 +200,7 @@ async function byoBench(): Promise<void> {
     }
     console.log(`  ${s.rows} rows read, ${s.accepted} accepted, ${s.rejected} rejected; readings ${s.readingsGiven} given, ${s.readingsComputed} computed`);
   } finally {
-    await rm(out, { recursive: true, force: true });
+    if (values.out === undefined) await rm(out, { recursive: true, force: true });
   }
   report(t0);
 }
