@@ -414,6 +414,16 @@ export interface BatteryView {
   cellReplies(table: string, row: Readonly<Record<string, string>>, column: string): ReplySelection | undefined;
 }
 
+/**
+ * What a loaded design will be used for, when less than the whole run: a partition thread that runs
+ * only the partitions of `languages` (lib/run/partitionThreads.ts), whose design need not hold the
+ * other languages' data. Whatever a battery does with it, the items of those partitions are the
+ * ones an unscoped load gives.
+ */
+export interface LoadScope {
+  readonly languages: readonly LanguageCode[];
+}
+
 // ---- the battery -----------------------------------------------------------------------------
 
 /** One study, as the core sees it. */
@@ -429,8 +439,12 @@ export interface Battery<D = unknown> {
   readonly roles: Readonly<Record<string, RoleSpec>>;
   /** Files the design names, relative to the campaign file, with the field naming each (uploaded by `start --aws`). */
   dataFiles(design: D): readonly { readonly field: string; readonly file: string }[];
-  /** Reads and checks the design's data, and builds its phases. Throws CampaignFileError naming file and field. */
-  load(campaign: CampaignCore, design: D): Promise<LoadedDesign>;
+  /**
+   * Reads and checks the design's data, and builds its phases. Throws CampaignFileError naming file and field.
+   * With a `scope` (a partition thread that runs only some languages' partitions) the battery may keep
+   * only what those languages' partitions need; LoadedDesign.languages still lists all of the design's.
+   */
+  load(campaign: CampaignCore, design: D, scope?: LoadScope): Promise<LoadedDesign>;
   /** Its columns of the prompts table. */
   readonly prompts: PromptColumns;
   readonly vocabulary: Vocabulary;

@@ -4,7 +4,7 @@
  */
 import { checkPhaseGraph } from '../battery/phaseGraph.js';
 import type { PhaseGraph } from '../battery/phaseGraph.js';
-import type { Battery, LoadedDesign, PhaseSpec } from '../battery/types.js';
+import type { Battery, LoadedDesign, LoadScope, PhaseSpec } from '../battery/types.js';
 import { batteryNamed } from '../batteries/index.js';
 import { loadExternalBattery } from '../batteries/external.js';
 import type { Campaign, ModelEntry, RoleModelEntry } from '../design/campaign.js';
@@ -32,13 +32,14 @@ export interface RunContext {
 
 /**
  * The battery's design for a parsed campaign: its data files read and checked, its phase graph
- * checked, and every role a phase needs present. Nothing is written.
+ * checked, and every role a phase needs present. Nothing is written. A partition thread passes
+ * the languages it runs (`scope`, Battery.load).
  */
-export async function contextFor(campaign: Campaign, dataDir: string = campaign.data_dir): Promise<RunContext> {
+export async function contextFor(campaign: Campaign, dataDir: string = campaign.data_dir, scope?: LoadScope): Promise<RunContext> {
   // A partition thread or a later command meets a battery from the user's folder again here.
   const battery = batteryNamed(campaign.battery) ?? (campaign.battery_source ? await loadExternalBattery(campaign.battery_source) : undefined);
   if (!battery) throw new CampaignFileError(`${campaign.file}: battery: "${campaign.battery}" is not a known battery`);
-  const design = await battery.load(campaign, campaign.design as never);
+  const design = await battery.load(campaign, campaign.design as never, scope);
   const graph = checkPhaseGraph(battery.name, design.phases, battery.roles, campaign.file);
   checkCatalog(battery, design.phases);
   const missing = design.phases.flatMap((p) =>

@@ -26,7 +26,7 @@ const init = workerData as ThreadInit;
 const post = (m: FromThread): void => port.postMessage(m);
 
 try {
-  const ctx = await contextFor(init.campaign, init.dataDir);
+  const ctx = await contextFor(init.campaign, init.dataDir, init.languages ? { languages: init.languages } : undefined);
   const { providers, batchClients } = await createAnswerers(ctx, new RateLimiters());
   // Its calls run on the main thread's connection (threadLedger.ts).
   const ledger = new ThreadLedger(post);

@@ -94,6 +94,25 @@ export function threadsForWave(
   return Math.max(1, Math.min(4, os.availableParallelism(), fit));
 }
 
+/**
+ * Languages a thread must have at least, on average, for the run to split them between its
+ * threads (splitLanguages). Split, a thread loads only its languages' design (Battery.load's
+ * scope) but runs only their partitions: one language more on one thread than on another is then
+ * work the other cannot take, at most a fifth of a thread's with four or more.
+ */
+export const MIN_LANGUAGES_PER_THREAD = 4;
+
+/**
+ * The languages each of `n` threads runs, dealt in turn (partitions of one phase go to the threads
+ * alternately, in the wave's order), when there are enough to split (MIN_LANGUAGES_PER_THREAD);
+ * otherwise undefined: every thread loads the whole design and runs any partition. X-Value's 14
+ * languages on two threads: seven each, each thread holding half the design's pairs.
+ */
+export function splitLanguages(languages: readonly string[], n: number): string[][] | undefined {
+  if (n < 2 || languages.length < MIN_LANGUAGES_PER_THREAD * n) return undefined;
+  return Array.from({ length: n }, (_, t) => languages.filter((_l, i) => i % n === t));
+}
+
 /** Splits `concurrency` over `n` threads: the shares add up to it, each at least 1. */
 export function concurrencyShares(concurrency: number, n: number): number[] {
   return Array.from({ length: n }, (_, i) => Math.max(1, Math.floor(concurrency / n) + (i < concurrency % n ? 1 : 0)));
@@ -110,10 +129,14 @@ class PartitionThread {
   failure?: Error;
   private exited = false;
   private closed?: () => void;
+  /** Partitions of this thread's languages waiting for one of its PARTITIONS_PER_THREAD places, oldest first. */
+  private readonly waiting: (() => void)[] = [];
 
   constructor(
     readonly worker: Worker,
     private readonly onMessage: (thread: PartitionThread, m: FromThread) => void,
+    /** The languages whose partitions it runs (its design holds no other); undefined: any. */
+    readonly languages?: ReadonlySet<string>,
   ) {
     worker.on('message', (m: FromThread) => {
       if (m.type === 'closed') this.closed?.();
@@ -132,6 +155,31 @@ class PartitionThread {
     this.failure ??= err;
     for (const t of this.tasks.values()) t.reject(err);
     this.tasks.clear();
+    // Each woken one holds a place it gives back (below, in run) as it meets the failure.
+    for (const wake of this.waiting.splice(0)) {
+      this.active++;
+      wake();
+    }
+  }
+
+  /**
+   * Takes one of the thread's PARTITIONS_PER_THREAD places (counted in `active` at once, so that
+   * partitions handed out together cannot all see a free place), waiting for one if need be.
+   */
+  async place(): Promise<void> {
+    if (this.active < PARTITIONS_PER_THREAD || this.failure) {
+      this.active++;
+      return;
+    }
+    // ended() hands its place over: `active` stays as it is.
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** One of its partitions ended: its place goes to the oldest waiting, or is freed. */
+  ended(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
   }
 
   post(m: ToThread): void {
@@ -163,6 +211,8 @@ export class PartitionThreads {
   private constructor(
     private readonly threads: readonly PartitionThread[],
     private readonly stop: StopState,
+    /** Whether each thread runs only its own languages (splitLanguages). */
+    private readonly split: boolean,
   ) {}
 
   /**
@@ -177,17 +227,20 @@ export class PartitionThreads {
     concurrency: number,
     run: { readonly ledger: () => EmbeddedLedger; readonly stop: StopState },
     hooks: ThreadHooks,
+    languages: readonly string[] = [],
   ): Promise<PartitionThreads> {
     const { ledger, stop } = run;
     const threads: PartitionThread[] = [];
-    const self = new PartitionThreads(threads, stop);
+    const split = splitLanguages(languages, n);
+    const self = new PartitionThreads(threads, stop, split !== undefined);
     const ready: Promise<void>[] = [];
-    for (const share of concurrencyShares(concurrency, n)) {
+    for (const [i, share] of concurrencyShares(concurrency, n).entries()) {
+      const own = split?.[i];
       let started!: () => void;
       let refused!: (err: Error) => void;
       ready.push(new Promise<void>((resolve, reject) => ((started = resolve), (refused = reject))));
       const worker = new Worker(new URL('./partitionThread.mjs', import.meta.url), {
-        workerData: { ...init, concurrency: share } satisfies ThreadInit,
+        workerData: { ...init, concurrency: share, ...(own ? { languages: own } : {}) } satisfies ThreadInit,
         resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       });
       const thread = new PartitionThread(worker, (t, m) => {
@@ -195,7 +248,7 @@ export class PartitionThreads {
         else if (m.type === 'ready') started();
         else if (m.type === 'replies') hooks.onReplies(m.ok, m.costUsd);
         else if (m.type === 'done') {
-          t.active--;
+          t.ended();
           const task = t.tasks.get(m.id);
           t.tasks.delete(m.id);
           self.noteStop(m.stop);
@@ -207,12 +260,12 @@ export class PartitionThreads {
             t.fail(err);
             return;
           }
-          t.active--;
+          t.ended();
           const task = t.tasks.get(m.id);
           t.tasks.delete(m.id);
           task?.reject(err);
         }
-      });
+      }, own ? new Set(own) : undefined);
       worker.on('error', (err) => refused(err));
       threads.push(thread);
     }
@@ -230,17 +283,38 @@ export class PartitionThreads {
     return this.threads.length;
   }
 
-  /** How many partitions the threads run at once. */
+  /**
+   * How many partitions the wave hands the threads at once: as many as they run; with the
+   * languages split, all of them, each waiting for a place on the thread of its language (handed
+   * as many as they run, a wave could give one thread three and the other one).
+   */
   get capacity(): number {
-    return this.threads.length * PARTITIONS_PER_THREAD;
+    return this.split ? Number.POSITIVE_INFINITY : this.threads.length * PARTITIONS_PER_THREAD;
   }
 
-  /** Runs one partition on the least busy thread. */
-  run(phase: string, model: string, language: string): Promise<{ items: number; outcome: PartitionOutcome }> {
-    const thread = this.threads.reduce((a, b) => (b.active < a.active ? b : a));
-    if (thread.failure) return Promise.reject(thread.failure);
+  /**
+   * Runs one partition: on the thread of its language when the languages are split (once that
+   * thread has a place, and only if `mayStart` still says so then; undefined when it did not),
+   * otherwise on the least busy thread.
+   */
+  async run(phase: string, model: string, language: string, mayStart: () => boolean = () => true): Promise<{ items: number; outcome: PartitionOutcome } | undefined> {
+    let thread: PartitionThread;
+    if (this.split) {
+      const own = this.threads.find((t) => t.languages?.has(language));
+      if (own === undefined) throw new Error(`no partition thread runs language ${language}`);
+      thread = own;
+      await thread.place();
+      if (thread.failure || !mayStart()) {
+        thread.ended();
+        if (thread.failure) throw thread.failure;
+        return undefined;
+      }
+    } else {
+      thread = this.threads.reduce((a, b) => (b.active < a.active ? b : a));
+      if (thread.failure) throw thread.failure;
+      thread.active++;
+    }
     const id = this.nextId++;
-    thread.active++;
     return new Promise((resolve, reject) => {
       thread.tasks.set(id, { resolve, reject });
       thread.post({ type: 'run', id, phase, model, language });

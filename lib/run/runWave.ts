@@ -51,7 +51,10 @@ export async function runWave(run: WaveRun, wave: readonly PhaseSpec[]): Promise
       ctx.design.languages.map((language) => async () => {
         if (stop.reason) return;
         const summary = summaries.get(phase.name)!;
-        const { items, outcome } = threads ? await threads.run(phase.name, model.id, language) : await runWavePartition(env, phase, model, language);
+        // A partition that waited for its thread starts only if the run has not stopped meanwhile.
+        const ran = threads ? await threads.run(phase.name, model.id, language, () => !stop.reason) : await runWavePartition(env, phase, model, language);
+        if (ran === undefined) return;
+        const { items, outcome } = ran;
         summary.items += items;
         accumulate(summary, outcome);
         // A dependent phase was planned from an estimate (X-Value's step 2 from step 1's

@@ -23,6 +23,8 @@ export interface ThreadInit {
   readonly retryFailed: boolean;
   /** This thread's share of the campaign's `concurrency`. */
   readonly concurrency: number;
+  /** The only languages whose partitions this thread runs, when the run splits them (its design holds no other); absent: any. */
+  readonly languages?: readonly string[];
 }
 
 /** A StopState as data (its map as entries). */

@@ -127,6 +127,6 @@ export class WaveThreads {
 
   private start(count: number): Promise<PartitionThreads> {
     const { init, ctx, ledger, stop, onReplies } = this.o;
-    return PartitionThreads.start(count, init, ctx.campaign.concurrency, { ledger, stop }, { onReplies });
+    return PartitionThreads.start(count, init, ctx.campaign.concurrency, { ledger, stop }, { onReplies }, ctx.design.languages);
   }
 }

@@ -29,6 +29,25 @@ async function oneModelDemo(demo: string, dataFile: string): Promise<string> {
   return file;
 }
 
+/**
+ * X-Value's demo on its first model with its 70 pairs dealt over eight languages: enough for two
+ * threads to split them (partitionThreads.ts splitLanguages), each loading only its own.
+ */
+async function xvalueEightLanguages(): Promise<string> {
+  const file = await oneModelDemo('xvalue', 'qa_pairs');
+  const doc = parse(await readFile(file, 'utf8')) as { design: Record<string, unknown> };
+  const pairs = (await readFile(doc.design['qa_pairs'] as string, 'utf8')).trim().split('\n');
+  const dealt = pairs.map((line, i) => JSON.stringify({ ...JSON.parse(line), language: EIGHT[i % EIGHT.length] }));
+  const data = path.join(root, 'xvalue-eight.jsonl');
+  await writeFile(data, `${dealt.join('\n')}\n`);
+  doc.design['qa_pairs'] = data;
+  delete doc.design['languages'];
+  const out = path.join(root, 'xvalue-eight.yaml');
+  await writeFile(out, stringify(doc));
+  return out;
+}
+const EIGHT = ['ar', 'de', 'en', 'es', 'fr', 'ja', 'ru', 'zh'];
+
 async function runIn(file: string, dataDir: string, threads: number) {
   const log: string[] = [];
   const ctx = await loadContext(file, dataDir);
@@ -44,11 +63,13 @@ async function runIn(file: string, dataDir: string, threads: number) {
 }
 
 describe.each([
-  ['ptrue', 'items'],
-  ['xvalue', 'qa_pairs'],
-])('the %s demo in partition threads', (demo, dataFile) => {
+  ['ptrue', () => oneModelDemo('ptrue', 'items')],
+  ['xvalue', () => oneModelDemo('xvalue', 'qa_pairs')],
+  // Two threads, each with four of the languages: a partition runs on the thread holding its language.
+  ['xvalue-eight-languages', xvalueEightLanguages],
+])('the %s demo in partition threads', (demo, campaignFile) => {
   it('asks, stores, charges and concludes exactly what one thread does', { timeout: 240_000 }, async () => {
-    const file = await oneModelDemo(demo, dataFile);
+    const file = await campaignFile();
     const one = await runIn(file, path.join(root, demo, 'one'), 1);
     const two = await runIn(file, path.join(root, demo, 'two'), 2);
     expect(one.log).not.toContain('partitions run in 2 threads (--threads 1: on one)');

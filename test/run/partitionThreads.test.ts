@@ -6,7 +6,7 @@ import { CampaignFileError, SondageError } from '../../lib/errors.js';
 import type { ProgressSink } from '../../lib/run/progress.js';
 import { rebuiltError, threadError } from '../../lib/run/threadMessages.js';
 import { describeStorageFailure, StorageError } from '../../lib/store/storageErrors.js';
-import { concurrencyShares, RUN_MEMORY_BUDGET_BYTES, THREAD_MIN_CALLS, THREAD_OVERHEAD_BYTES, threadsForWave } from '../../lib/run/partitionThreads.js';
+import { concurrencyShares, MIN_LANGUAGES_PER_THREAD, RUN_MEMORY_BUDGET_BYTES, splitLanguages, THREAD_MIN_CALLS, THREAD_OVERHEAD_BYTES, threadsForWave } from '../../lib/run/partitionThreads.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { RunOptions } from '../../lib/run/runCampaign.js';
 import { loadContext, simulateOnModels, tempDir, writeCampaign } from '../helpers/campaigns.js';
@@ -209,6 +209,19 @@ describe('how many threads a wave gets', () => {
     expect(threadsForWave(undefined, judge)).toBe(1);
     expect(threadsForWave(undefined, { ...judge, running: 2, simulatedOnly: false })).toBe(1);
     expect(threadsForWave(undefined, { ...judge, running: 2, hooks: true })).toBe(1);
+  });
+
+  it('splits the languages between the threads when each gets enough of them, dealt in turn; otherwise every thread runs any', () => {
+    // X-Value's fourteen.
+    const fourteen = ['ar', 'de', 'en', 'es', 'fr', 'id', 'ja', 'ko', 'pt', 'ru', 'th', 'ur', 'vi', 'zh'];
+    expect(splitLanguages(fourteen, 2)).toEqual([
+      ['ar', 'en', 'fr', 'ja', 'pt', 'th', 'vi'],
+      ['de', 'es', 'id', 'ko', 'ru', 'ur', 'zh'],
+    ]);
+    expect(splitLanguages(fourteen.slice(0, MIN_LANGUAGES_PER_THREAD * 2), 2)?.map((l) => l.length)).toEqual([4, 4]);
+    // FAR-6's and P(True)'s six languages on two threads: one language more on a thread would idle the other too long.
+    expect(splitLanguages(fourteen.slice(0, MIN_LANGUAGES_PER_THREAD * 2 - 1), 2)).toBeUndefined();
+    expect(splitLanguages(fourteen, 1)).toBeUndefined();
   });
 
   it('splits the concurrency so that the shares add up to it', () => {

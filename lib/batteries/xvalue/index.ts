@@ -24,13 +24,17 @@ export const xvalue = defineBattery<XvalueDesign>({
   design: xvalueDesignSchema,
   roles: {},
   dataFiles: xvalueDataFiles,
-  async load(campaign, design) {
+  async load(campaign, design, scope) {
     const data = await loadXvalueDesign(campaign, design);
+    // A partition thread keeps only its languages' pairs (at 100,000 pairs the design is most of
+    // a thread's heap). Its items are the same: a partition reads only its own language's pairs.
+    // The simulation truth is over every pair, so a scoped design has none (a thread never writes it).
+    const scoped = scope ? { ...data, pairs: data.pairs.filter((p) => scope.languages.includes(p.language)) } : data;
     return {
       languages: data.languages,
-      phases: xvaluePhases(data),
+      phases: xvaluePhases(scoped),
       warnings: data.warnings.map((w) => `${w.file}${w.path ? `: ${w.path}` : ''}: ${w.message}`),
-      simulationTruth: (models) => xvalueSimulationTruth(models, data.pairs, campaign.file),
+      ...(scope ? {} : { simulationTruth: (models) => xvalueSimulationTruth(models, data.pairs, campaign.file) }),
     };
   },
   prompts: XVALUE_PROMPT_COLUMNS,

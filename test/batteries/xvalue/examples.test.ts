@@ -8,7 +8,10 @@ import { xvalueResultFiles } from '../../../lib/batteries/xvalue/report/index.js
 import { parseXvalueSimulation, xvalueSimulationTruth, xvalueSimulator } from '../../../lib/batteries/xvalue/simulate/index.js';
 import { CATEGORIES, checkpointVerdict, VETO_CHECKPOINTS } from '../../../lib/batteries/xvalue/types.js';
 import { CampaignFileError } from '../../../lib/errors.js';
-import { chainSqlRows, examplePairs, runChain } from './fixtures.js';
+import { xvalue } from '../../../lib/batteries/xvalue/index.js';
+import type { LoadedDesign } from '../../../lib/battery/types.js';
+import type { Language } from '../../../lib/batteries/xvalue/types.js';
+import { chainSqlRows, examplePairs, FakeStore, partition, runChain } from './fixtures.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../../examples/xvalue');
 const DEMO = join(EXAMPLES, 'demo.yaml');
@@ -47,6 +50,28 @@ describe('the demo campaign', () => {
     expect(data.languages).toEqual(['ar', 'en', 'es', 'ja', 'zh']);
     expect(data.pairs).toHaveLength(70);
     for (const m of file.models) expect(() => parseXvalueSimulation(m.simulation, { file: DEMO, path: `models[${m.id}].simulation` })).not.toThrow();
+  });
+
+  it('loaded for some languages only (a partition thread), keeps only their pairs and expands their partitions as a whole load does', async () => {
+    // Prepare: the demo's design loaded whole and for two of its five languages.
+    const file = await demo();
+    const campaign = { name: 'demo', seed: 7, file: DEMO, folder: EXAMPLES, models: [], roles: {} };
+    const design = xvalueDesignSchema.parse(file.design);
+    const whole = await xvalue.load(campaign, design);
+    const scoped = await xvalue.load(campaign, design, { languages: ['en', 'zh'] });
+    const items = (loaded: LoadedDesign, name: string, language: Language) => [...loaded.phases.find((p) => p.name === name)!.expand(partition(language, {}), new FakeStore())];
+    // Assert: the same languages and phases; en and zh expand to the same items; the others' pairs are not held.
+    expect(scoped.languages).toEqual(whole.languages);
+    expect(scoped.phases.map((p) => p.name)).toEqual(whole.phases.map((p) => p.name));
+    for (const name of ['defonly', 'step1', 'step3'])
+      for (const language of ['en', 'zh'] as const) {
+        expect(items(scoped, name, language).length, `${name} ${language}`).toBeGreaterThan(0);
+        expect(items(scoped, name, language), `${name} ${language}`).toEqual(items(whole, name, language));
+      }
+    expect(items(whole, 'step3', 'ja').length).toBeGreaterThan(0);
+    expect(items(scoped, 'step3', 'ja')).toEqual([]);
+    expect(scoped.simulationTruth).toBeUndefined();
+    expect(whole.simulationTruth).toBeDefined();
   });
 
   it('runs end to end on the simulated judges, without keys or network, and labels its results simulated', async () => {
