@@ -24,6 +24,14 @@ export const THREAD_MIN_CALLS = 20_000;
 const YOUNG_GENERATION_MB = 64;
 /** Partitions each thread runs at once: one stages Parquet while the other calls. */
 const PARTITIONS_PER_THREAD = 2;
+/**
+ * Partitions a thread runs at once when the run splits the languages (splitLanguages): only a
+ * design with many languages is split, and its partitions are large. X-Value at 100,000 pairs in
+ * two threads: two step-3 partitions of ~28,600 prompts each held ~200 MB of a thread's heap; one
+ * at a time took the run's peak from 2.45 GB to 1.88 GB, its step 1 + step 3 no slower (95.7 s
+ * against 105.6 s, the same shared machine).
+ */
+const PARTITIONS_PER_SPLIT_THREAD = 1;
 
 /**
  * What the run and its threads may hold together at their peak, in RSS, when the number is chosen
@@ -43,6 +51,15 @@ export const RUN_MEMORY_BUDGET_BYTES = 2e9;
  * peak near 2.6 GB.
  */
 export const THREAD_OVERHEAD_BYTES = 640 * 2 ** 20;
+
+/**
+ * What a thread costs beyond its share of the main thread's heap when the run splits the
+ * languages (splitLanguages): it loads only its languages' design and runs one partition at a
+ * time (PARTITIONS_PER_SPLIT_THREAD). X-Value at 100,000 pairs, the largest split design, peaked
+ * at 1,883 MiB with two such threads; measured when chosen at 637 MiB of RSS and 362 MiB of heap,
+ * that is 261 MiB a thread beyond its half of the heap, counted as threadsForWave counts.
+ */
+export const SPLIT_THREAD_OVERHEAD_BYTES = 256 * 2 ** 20;
 
 /** What threadsForWave weighs a thread's cost against. */
 export interface RunMemory {
@@ -67,10 +84,12 @@ export function runMemory(): RunMemory {
  * How many threads run a wave's partitions: `requested` when given (1: all on the main thread);
  * otherwise the machine's cores, up to 4, for a wave of at least THREAD_MIN_CALLS calls, and no
  * more than fit: each thread costs the main thread's heap (it loads the same code, modules and
- * design) plus THREAD_OVERHEAD_BYTES, and the run's RSS, as much again as its heap for its own
- * growth, and the threads stay within RUN_MEMORY_BUDGET_BYTES and within the memory the machine
- * has free. P(True), even at the paper's size (~70 MB of heap: its design is a few MB), gets two
- * threads; X-Value at 100,000 pairs, whose one-thread run already peaks at 1.7 GB, stays on one.
+ * design) plus THREAD_OVERHEAD_BYTES — or, when the threads split the design's languages
+ * (splitLanguages), its share of that heap plus SPLIT_THREAD_OVERHEAD_BYTES — and the run's RSS,
+ * as much again as its heap for its own growth, and the threads stay within
+ * RUN_MEMORY_BUDGET_BYTES and within the memory the machine has free. P(True), even at the paper's
+ * size (~70 MB of heap: its design is a few MB), gets two threads; so does X-Value at 100,000
+ * pairs (~300 MB of heap), its 14 languages split seven a thread.
  * Only waves answered by simulated models run in threads: a real provider's rate limits and its
  * batch API are kept per process (RateLimiters), and its calls wait on the network, not the CPU. Threads started for an earlier
  * wave (`running`) run every later wave they may: their memory is spent already, and the run's
@@ -79,19 +98,28 @@ export function runMemory(): RunMemory {
  */
 export function threadsForWave(
   requested: number | undefined,
-  wave: RunMemory & { readonly calls: number; readonly simulatedOnly: boolean; readonly hooks: boolean; readonly running?: number },
+  wave: RunMemory & {
+    readonly calls: number;
+    readonly simulatedOnly: boolean;
+    readonly hooks: boolean;
+    readonly running?: number;
+    /** The design's languages: enough of them, and the threads split them (splitLanguages), each costing less. */
+    readonly languages?: readonly string[];
+  },
 ): number {
   if (!wave.simulatedOnly || wave.hooks) return 1;
   if (requested !== undefined) return requested;
   if (wave.running !== undefined && wave.running > 1) return wave.running;
   if (wave.calls < THREAD_MIN_CALLS) return 1;
-  const perThread = wave.heapBytes + THREAD_OVERHEAD_BYTES;
+  // A thread of split languages loads its share of the design and runs one partition at a time.
+  const perThread = (n: number): number =>
+    splitLanguages(wave.languages ?? [], n) ? wave.heapBytes / n + SPLIT_THREAD_OVERHEAD_BYTES : wave.heapBytes + THREAD_OVERHEAD_BYTES;
   // The main thread's heap grows too once partitions run and the analysis reads them: as much again
   // is kept for it. Without this, X-Value at 100,000 pairs (434 MiB RSS, 293 MiB heap when chosen)
-  // got two threads and peaked at 3.0 GB.
+  // got two threads, each loading the whole design, and peaked at 3.0 GB.
   const room = Math.min(RUN_MEMORY_BUDGET_BYTES - wave.rssBytes - wave.heapBytes, wave.freeBytes);
-  const fit = Math.floor(room / perThread);
-  return Math.max(1, Math.min(4, os.availableParallelism(), fit));
+  for (let n = Math.min(4, os.availableParallelism()); n > 1; n--) if (n * perThread(n) <= room) return n;
+  return 1;
 }
 
 /**
@@ -129,7 +157,7 @@ class PartitionThread {
   failure?: Error;
   private exited = false;
   private closed?: () => void;
-  /** Partitions of this thread's languages waiting for one of its PARTITIONS_PER_THREAD places, oldest first. */
+  /** Partitions of this thread's languages waiting for one of its PARTITIONS_PER_SPLIT_THREAD places, oldest first. */
   private readonly waiting: (() => void)[] = [];
 
   constructor(
@@ -163,11 +191,11 @@ class PartitionThread {
   }
 
   /**
-   * Takes one of the thread's PARTITIONS_PER_THREAD places (counted in `active` at once, so that
+   * Takes one of the thread's PARTITIONS_PER_SPLIT_THREAD places (counted in `active` at once, so that
    * partitions handed out together cannot all see a free place), waiting for one if need be.
    */
   async place(): Promise<void> {
-    if (this.active < PARTITIONS_PER_THREAD || this.failure) {
+    if (this.active < PARTITIONS_PER_SPLIT_THREAD || this.failure) {
       this.active++;
       return;
     }

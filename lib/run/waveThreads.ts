@@ -54,6 +54,7 @@ export class WaveThreads {
       calls: firstWave.reduce((s, p) => s + (first.items[p.name] ?? 0), 0) * total,
       simulatedOnly: firstWave.every((p) => phaseEntries(ctx, p).every((e) => e.provider === 'simulated' && e.mode !== 'batch')),
       hooks: this.o.hooks,
+      languages: ctx.design.languages,
       ...memory,
     });
     const count = Math.min(n, ctx.campaign.concurrency);
@@ -76,6 +77,7 @@ export class WaveThreads {
       calls: wave.reduce((s, p) => s + plannedItems(plan, p.name), 0),
       simulatedOnly: wave.every((p) => phaseEntries(ctx, p).every((e) => providers.get(e.id)?.simulated === true && !batchClients.has(e.id))),
       hooks: this.o.hooks,
+      languages: ctx.design.languages,
       // The first wave: the memory measured at the plan's first partition (the threads started
       // then count in the memory now). A later wave: the memory now.
       ...(this.earlyMemory ?? runMemory()),

@@ -188,11 +188,25 @@ describe('how many threads a wave gets', () => {
     }
   });
 
-  it('X-Value at 100,000 pairs stays on one thread: each would load its design again, and one thread already peaks near 2 GB', () => {
-    // Measured at its first planned partition: 434 MiB RSS, 293 MiB of heap. At 10,000 pairs (186, 74) it gets two.
-    const xvalue = { calls: 502_600, simulatedOnly: true, hooks: false, freeBytes: 16 * 1024 * MiB };
-    expect(threadsForWave(undefined, { ...xvalue, rssBytes: 434 * MiB, heapBytes: 293 * MiB })).toBe(1);
-    expect(threadsForWave(undefined, { ...xvalue, calls: 53_900, rssBytes: 186 * MiB, heapBytes: 74 * MiB })).toBe(Math.min(2, os.availableParallelism()));
+  it('X-Value at 100,000 pairs gets two threads with its 14 languages split, each loading half the design; one while each would load it all', () => {
+    // Measured at its first planned partition: 434–637 MiB RSS, 293–362 MiB of heap; at 10,000 pairs 186 and 74.
+    const cores = vi.spyOn(os, 'availableParallelism').mockReturnValue(8);
+    try {
+      const languages = ['ar', 'de', 'en', 'es', 'fr', 'id', 'ja', 'ko', 'pt', 'ru', 'th', 'ur', 'vi', 'zh'];
+      const xvalue = { calls: 502_600, simulatedOnly: true, hooks: false, freeBytes: 16 * 1024 * MiB };
+      expect(threadsForWave(undefined, { ...xvalue, languages, rssBytes: 637 * MiB, heapBytes: 362 * MiB })).toBe(2);
+      // Lighter when chosen, three threads of four or five languages fit too; on the project's two cores, two.
+      expect(threadsForWave(undefined, { ...xvalue, languages, rssBytes: 434 * MiB, heapBytes: 293 * MiB })).toBe(3);
+      cores.mockReturnValue(2);
+      expect(threadsForWave(undefined, { ...xvalue, languages, rssBytes: 434 * MiB, heapBytes: 293 * MiB })).toBe(2);
+      cores.mockReturnValue(8);
+      expect(threadsForWave(undefined, { ...xvalue, rssBytes: 434 * MiB, heapBytes: 293 * MiB })).toBe(1);
+      // At 10,000 pairs three threads split them (four or five each); four would hold fewer than four each, and each its whole design.
+      expect(threadsForWave(undefined, { ...xvalue, languages, calls: 53_900, rssBytes: 186 * MiB, heapBytes: 74 * MiB })).toBe(3);
+      expect(threadsForWave(undefined, { ...xvalue, calls: 53_900, rssBytes: 186 * MiB, heapBytes: 74 * MiB })).toBe(2);
+    } finally {
+      cores.mockRestore();
+    }
   });
 
   it('no more than the machine has free memory for', () => {
