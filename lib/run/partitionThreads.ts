@@ -56,10 +56,12 @@ export const THREAD_OVERHEAD_BYTES = 640 * 2 ** 20;
  * What a thread costs beyond its share of the main thread's heap when the run splits the
  * languages (splitLanguages): it loads only its languages' design and runs one partition at a
  * time (PARTITIONS_PER_SPLIT_THREAD). X-Value at 100,000 pairs, the largest split design, peaked
- * at 1,883 MiB with two such threads; measured when chosen at 637 MiB of RSS and 362 MiB of heap,
- * that is 261 MiB a thread beyond its half of the heap, counted as threadsForWave counts.
+ * at 1,883–2,154 MiB with two such threads (the higher on a quiet machine, where the threads
+ * allocate faster); measured when chosen at 637–640 MiB of RSS and 359–362 MiB of heap, that is up
+ * to 397 MiB a thread beyond its half of the heap, counted as threadsForWave counts. Weighed so,
+ * X-Value at 100,000 pairs stays on one thread; a design of half its size gets two.
  */
-export const SPLIT_THREAD_OVERHEAD_BYTES = 256 * 2 ** 20;
+export const SPLIT_THREAD_OVERHEAD_BYTES = 400 * 2 ** 20;
 
 /** What threadsForWave weighs a thread's cost against. */
 export interface RunMemory {
@@ -88,8 +90,9 @@ export function runMemory(): RunMemory {
  * (splitLanguages), its share of that heap plus SPLIT_THREAD_OVERHEAD_BYTES — and the run's RSS,
  * as much again as its heap for its own growth, and the threads stay within
  * RUN_MEMORY_BUDGET_BYTES and within the memory the machine has free. P(True), even at the paper's
- * size (~70 MB of heap: its design is a few MB), gets two threads; so does X-Value at 100,000
- * pairs (~300 MB of heap), its 14 languages split seven a thread.
+ * size (~70 MB of heap: its design is a few MB), gets two threads; X-Value at 100,000 pairs
+ * (~360 MB of heap), even with its 14 languages split seven a thread, stays on one: two threads
+ * peak at up to 2.15 GB.
  * Only waves answered by simulated models run in threads: a real provider's rate limits and its
  * batch API are kept per process (RateLimiters), and its calls wait on the network, not the CPU. Threads started for an earlier
  * wave (`running`) run every later wave they may: their memory is spent already, and the run's
