@@ -191,18 +191,19 @@ describe('how many threads a wave gets', () => {
   it('a design whose languages the threads split costs each thread its share of the heap: two threads where, each loading all, it got one', () => {
     const languages = ['ar', 'de', 'en', 'es', 'fr', 'id', 'ja', 'ko', 'pt', 'ru', 'th', 'ur', 'vi', 'zh'];
     const wave = { calls: 250_000, simulatedOnly: true, hooks: false, freeBytes: 16 * 1024 * MiB };
-    // Room: 2 GB less 400 MiB of RSS and 200 MiB of heap, ~1,307 MiB; split, 2 × (100 + 400) MiB; whole, 2 × (200 + 640) MiB.
-    expect(threadsForWave(undefined, { ...wave, languages, rssBytes: 400 * MiB, heapBytes: 200 * MiB })).toBe(Math.min(2, os.availableParallelism()));
-    expect(threadsForWave(undefined, { ...wave, rssBytes: 400 * MiB, heapBytes: 200 * MiB })).toBe(1);
+    // Room: 2 GB less 300 MiB of RSS and 150 MiB of heap, ~1,457 MiB; split, 2 × (75 + 576) MiB; whole, 2 × (150 + 640) MiB.
+    expect(threadsForWave(undefined, { ...wave, languages, rssBytes: 300 * MiB, heapBytes: 150 * MiB })).toBe(Math.min(2, os.availableParallelism()));
+    expect(threadsForWave(undefined, { ...wave, rssBytes: 300 * MiB, heapBytes: 150 * MiB })).toBe(1);
     // Six languages (FAR-6, P(True)) are not split: weighed as before.
-    expect(threadsForWave(undefined, { ...wave, languages: languages.slice(0, 6), rssBytes: 400 * MiB, heapBytes: 200 * MiB })).toBe(1);
+    expect(threadsForWave(undefined, { ...wave, languages: languages.slice(0, 6), rssBytes: 300 * MiB, heapBytes: 150 * MiB })).toBe(1);
   });
 
   it('X-Value at 100,000 pairs stays on one thread: even split, two threads peak at up to 2.15 GB', () => {
-    // Measured at its first planned partition: 637–640 MiB RSS, 359–362 MiB of heap. At 10,000 pairs (186, 74) it gets two.
+    // Measured at its first planned partition: 434–640 MiB RSS, 293–362 MiB of heap. At 10,000 pairs (186, 74) it gets two.
     const languages = ['ar', 'de', 'en', 'es', 'fr', 'id', 'ja', 'ko', 'pt', 'ru', 'th', 'ur', 'vi', 'zh'];
     const xvalue = { calls: 502_600, simulatedOnly: true, hooks: false, freeBytes: 16 * 1024 * MiB, languages };
     expect(threadsForWave(undefined, { ...xvalue, rssBytes: 640 * MiB, heapBytes: 359 * MiB })).toBe(1);
+    expect(threadsForWave(undefined, { ...xvalue, rssBytes: 434 * MiB, heapBytes: 293 * MiB })).toBe(1);
     expect(threadsForWave(undefined, { ...xvalue, calls: 53_900, rssBytes: 186 * MiB, heapBytes: 74 * MiB })).toBe(Math.min(2, os.availableParallelism()));
   });
 
