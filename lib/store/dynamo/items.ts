@@ -68,9 +68,11 @@ function marksOf(commit: PartCommit): { done: readonly string[]; failed: readonl
  * (a conditional put that fails costs 1 WRU, five times the price).
  *
  * The read and the put are not one atomic step: an item created between them by another writer
- * would be reset to pending (asked once more, never lost). Only the plan registers generate
- * items, before any worker of its execution runs, so that takes two executions of one campaign
- * at once, which `sondage start --aws` refuses.
+ * would be reset to pending (asked once more, never lost), and counted twice. Only the plan registers
+ * generate items, before any worker of its execution runs; a dependent phase's worker and a
+ * give-up step register theirs only while their execution holds the fence, read after their lease
+ * (runShards, giveUpShards), which a new plan waits on. So that takes two executions of one
+ * campaign at work at once, which `sondage start --aws` and the fence refuse.
  *
  * Items are keyed by phase and id alone here (a key's place in DynamoDB is hashed: nothing to
  * gain from keeping a partition's ids together); the partition is noted by registerPartition.
