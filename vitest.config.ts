@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import FilesInFlight from './test/setup/filesInFlight.js';
 
 /**
  * Test files that share one process. Loading the library's module graph costs each file about two
@@ -44,6 +45,8 @@ export default defineConfig({
   test: {
     // Every scratch folder under one temporary folder, removed at the end (test/setup/scratchTmp.ts).
     globalSetup: ['test/setup/scratchTmp.ts'],
+    // A fork that dies mid-file ends the whole run with no summary: this names the files it was running.
+    reporters: ['default', new FilesInFlight()],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
