@@ -71,6 +71,49 @@ export interface ReadingSpec {
   judge_item_id?: string | null;
 }
 
+/** What a prompt row holds where its spec says nothing. */
+const PROMPT_DEFAULTS: Record<string, Value> = {
+  campaign: 'test',
+  phase: 'generate',
+  battery: 'far6',
+  story_group: 'contested',
+  concept_pair: 'wrong_right',
+  form: 'plain',
+  constraint: 'yesno',
+  option_order: 0,
+  repeat: 0,
+  construction: 'evaluative_adjective',
+  messages_json: '[]',
+  settings_json: '{}',
+  reading_map_json: '{"kind":"particle","tokens":{}}',
+  prop_p: 'What they did was wrong.',
+  prop_notp: 'What they did was right, with a "quote", and a comma.',
+};
+
+/** What a reply row holds where its spec says nothing: an ok reply has a text, a failed one an error. */
+function replyDefaults({ status }: ReplySpec): Record<string, Value> {
+  const ok = status === 'ok';
+  return {
+    campaign: 'test',
+    phase: 'generate',
+    text: ok ? 'Yes, it was wrong.' : null,
+    finish_reason: ok ? 'stop' : null,
+    input_tokens: 10,
+    output_tokens: 5,
+    cost_usd: 0.001,
+    latency_ms: 100,
+    logprobs_json: null,
+    error_class: ok ? null : 'transient',
+    error_message: ok ? null : 'HTTP 503',
+    settings_json: '{}',
+    provider: 'simulated/alpha',
+    simulated: true,
+  };
+}
+
+/** What a reading row holds where its spec says nothing. */
+const READING_DEFAULTS: Record<string, Value> = { campaign: 'test', phase: 'read', raw: null, judge_item_id: null };
+
 function literal(v: Value): string {
   if (v === null) return 'NULL';
   if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
@@ -146,57 +189,24 @@ export class ParquetFixture {
   }
 
   async prompts(specs: readonly PromptSpec[]): Promise<void> {
-    await this.write(
-      'prompts',
-      specs.map((p) => ({
-        campaign: 'test',
-        phase: 'generate',
-        battery: 'far6',
-        story_group: 'contested',
-        concept_pair: 'wrong_right',
-        form: 'plain',
-        constraint: 'yesno',
-        option_order: 0,
-        repeat: 0,
-        construction: 'evaluative_adjective',
-        messages_json: '[]',
-        settings_json: '{}',
-        reading_map_json: '{"kind":"particle","tokens":{}}',
-        prop_p: 'What they did was wrong.',
-        prop_notp: 'What they did was right, with a "quote", and a comma.',
-        ...p,
-      })),
-    );
+    await this.writeOver('prompts', specs, () => PROMPT_DEFAULTS);
   }
 
   async replies(specs: readonly ReplySpec[]): Promise<void> {
-    await this.write(
-      'replies',
-      specs.map((r) => ({
-        campaign: 'test',
-        phase: 'generate',
-        text: r.status === 'ok' ? 'Yes, it was wrong.' : null,
-        finish_reason: r.status === 'ok' ? 'stop' : null,
-        input_tokens: 10,
-        output_tokens: 5,
-        cost_usd: 0.001,
-        latency_ms: 100,
-        logprobs_json: null,
-        error_class: r.status === 'ok' ? null : 'transient',
-        error_message: r.status === 'ok' ? null : 'HTTP 503',
-        settings_json: '{}',
-        provider: 'simulated/alpha',
-        simulated: true,
-        ...r,
-      })),
-    );
+    await this.writeOver('replies', specs, replyDefaults);
   }
 
   async readings(specs: readonly ReadingSpec[]): Promise<void> {
-    await this.write(
-      'readings',
-      specs.map((r) => ({ campaign: 'test', phase: 'read', raw: null, judge_item_id: null, ...r })),
-    );
+    await this.writeOver('readings', specs, () => READING_DEFAULTS);
+  }
+
+  /** Writes `table` with each spec laid over the defaults it takes (a spec's own fields win). */
+  private async writeOver<S extends { model: string; language: string }>(
+    table: keyof typeof SCHEMAS,
+    specs: readonly S[],
+    defaults: (spec: S) => Record<string, Value>,
+  ): Promise<void> {
+    await this.write(table, specs.map((spec) => ({ ...defaults(spec), ...spec })));
   }
 
   async close(): Promise<void> {
