@@ -31,9 +31,7 @@ describe('status --aws after an overrun', () => {
 
   it('says nothing of an overrun where none was recorded', async () => {
     const campaign = 'status-no-overrun';
-    await aws.withLedger(async (ledger) => {
-      await ledger.initCampaign(campaign, 2, 'exec-1');
-    });
+    await aws.withLedger((ledger) => ledger.initCampaign(campaign, 2, 'exec-1'));
     const { code, stdout } = await runMain(['status', campaign, '--aws', '--outputs', aws.outputsFile]);
     expect(code).toBe(0);
     expect(stdout).not.toContain('OVERRUN');

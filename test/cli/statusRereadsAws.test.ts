@@ -15,9 +15,7 @@ describe('status --aws after an edited design', () => {
   it('prints what the latest execution read again, and nothing once an execution read nothing again', async () => {
     // prepare: a campaign whose first plan of exec-2 read readings again and listed judge shards again
     const campaign = 'status-rereads';
-    await aws.withLedger(async (ledger) => {
-      await ledger.initCampaign(campaign, 2, 'exec-2');
-    });
+    await aws.withLedger((ledger) => ledger.initCampaign(campaign, 2, 'exec-2'));
     const store = new S3BlobStore({ bucket: STACK.bucket, clientConfig: { endpoint: aws.s3.url, region: 'us-east-1', forcePathStyle: true } });
     const reread = 'generate: re-read 48 stored reading(s) from their replies, at no cost: …; 12 now read differently';
     await recordRereadNotice(store, campaign, 'exec-2', [reread], true);
