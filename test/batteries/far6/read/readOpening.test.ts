@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Language, ReadingMap } from '../../../../lib/batteries/far6/types.js';
+import type { Language, ReadingLabel, ReadingMap } from '../../../../lib/batteries/far6/types.js';
 import { ReadingMapError, readOpening } from '../../../../lib/batteries/far6/read/index.js';
 import { PARTICLES, VERDICT_MAPS, letterMap, particleMap } from './fixtures.js';
 
@@ -76,12 +76,15 @@ describe('readOpening: stripping and normalisation', () => {
   });
 
   it('strips CJK and French quotes and brackets', () => {
-    expect(readOpening('「はい」', particleMap('ja', 'P')).label).toBe('P');
-    expect(readOpening('『いいえ』です', particleMap('ja', 'P')).label).toBe('notP');
-    expect(readOpening('（是）', particleMap('zh', 'P')).label).toBe('P');
-    expect(readOpening('【不是】', particleMap('zh', 'P')).label).toBe('notP');
-    expect(readOpening('« Non », répondit-il.', particleMap('fr', 'P')).label).toBe('notP');
-    expect(readOpening('»Doch«', particleMap('de', 'P')).label).toBe('P');
+    const quoted: [Language, string, ReadingLabel][] = [
+      ['ja', '「はい」', 'P'],
+      ['ja', '『いいえ』です', 'notP'],
+      ['zh', '（是）', 'P'],
+      ['zh', '【不是】', 'notP'],
+      ['fr', '« Non », répondit-il.', 'notP'],
+      ['de', '»Doch«', 'P'],
+    ];
+    for (const [language, text, label] of quoted) expect(readOpening(text, particleMap(language, 'P')).label, text).toBe(label);
   });
 
   it('reads an opening that follows more leading markup than the folded head holds', () => {
