@@ -30,18 +30,15 @@ beforeAll(async () => {
     ['v5', 'm', 'g4', 'multiple_choice', 'mmmlu', 'b4', 'math', null, 'en', 'ko', 'en'],
   ]);
   const reply = 'item_id, attempt, status, created_at, logprobs_exact';
+  /** The replies of items answered at their first attempt, with the exactness of their logprobs. */
+  const okAtFirstAttempt = (ids: string[], exact: boolean | null) => ids.map((id) => [id, 1, 'ok', 't1', exact]);
   await createTable(db, 'generate_replies', reply, [
-    ['g1', 1, 'ok', 't1', null],
-    ['g2', 1, 'ok', 't1', null],
-    ['g3', 1, 'ok', 't1', null],
+    ...okAtFirstAttempt(['g1', 'g2', 'g3'], null),
     ['g4', 1, 'error', 't1', null],
     ['g4', 2, 'ok', 't2', null],
   ]);
   await createTable(db, 'verify_replies', reply, [
-    ['v1', 1, 'ok', 't1', true],
-    ['v2', 1, 'ok', 't1', true],
-    ['v3', 1, 'ok', 't1', true],
-    ['v4', 1, 'ok', 't1', true],
+    ...okAtFirstAttempt(['v1', 'v2', 'v3', 'v4'], true),
     ['v5', 1, 'ok', 't1', false],
     ['v5', 2, 'ok', 't2', true],
   ]);
