@@ -7,7 +7,7 @@
  * was — each query started once, the local run's files in the end. A query that never ends fails
  * the execution at the round limit, naming it, with the failure recorded in the ledger.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReportAgain, ReportEvent } from '../../lib/config/pipeline.js';
 import { REPORT_ROUNDS } from '../../lib/config/sizing.js';
 import { readResults } from '../helpers/runData.js';
@@ -17,6 +17,7 @@ import { localFar6Run, type LocalFar6Run } from '../helpers/pipeline/localFar6Ru
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
 import { asRemote } from '../helpers/localSource.js';
+import { useServer } from '../helpers/useServer.js';
 
 const CAMPAIGN = 'pipe-rounds';
 
@@ -24,7 +25,6 @@ let cleanup: () => Promise<void>;
 let file: string;
 let dataDir: string;
 let localResults: Map<string, string>;
-let p: Pipeline | undefined;
 
 beforeAll(async () => {
   let ctx: LocalFar6Run['ctx'];
@@ -33,10 +33,7 @@ beforeAll(async () => {
   localResults = await readResults(dataDir, CAMPAIGN);
 }, 60_000);
 
-afterEach(async () => {
-  await p?.close();
-  p = undefined;
-});
+const pipelines = useServer('pipeline', startPipeline);
 afterAll(() => cleanup());
 
 /**
@@ -44,8 +41,7 @@ afterAll(() => cleanup());
  * every query the report starts RUNNING for `holdMs` (the SQL step's query runs as usual).
  */
 async function deploy(holdMs: number): Promise<Pipeline> {
-  const pipeline = await startPipeline();
-  p = pipeline;
+  const pipeline = await pipelines.start();
   await pipeline.upload(file);
   pipeline.useFakeClock(10_000);
   pipeline.fleet.onInvoke = (fn, previous) => {

@@ -10,7 +10,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AthenaClient } from '@aws-sdk/client-athena';
 import { AthenaQueryable } from '../../lib/store/AthenaQueryable.js';
 import { stagingPrefix } from '../../lib/store/stagedParts.js';
@@ -24,6 +24,7 @@ import { expectEveryItemOnce } from '../helpers/pipeline/expectEveryItemOnce.js'
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
 import { asRemote } from '../helpers/localSource.js';
+import { useServer } from '../helpers/useServer.js';
 
 const CAMPAIGN = 'pipe-faults';
 
@@ -33,7 +34,6 @@ let file: string;
 let dataDir: string;
 let local: RunSummary;
 let localResults: Map<string, string>;
-let p: Pipeline | undefined;
 let tolerantFile: string;
 let models: string[];
 
@@ -52,10 +52,7 @@ beforeAll(async () => {
   localResults = await readResults(dataDir, CAMPAIGN);
 }, 60_000);
 
-afterEach(async () => {
-  await p?.close();
-  p = undefined;
-});
+const pipelines = useServer('pipeline', startPipeline);
 afterAll(() => cleanup());
 
 /**
@@ -64,10 +61,10 @@ afterAll(() => cleanup());
  * a killed one's lease to lapse, which it still does, sooner.
  */
 async function deploy(campaignFile = file): Promise<Pipeline> {
-  p = await startPipeline();
-  p.fleet.workerLeaseMs = 600;
-  await p.upload(campaignFile);
-  return p;
+  const pipeline = await pipelines.start();
+  pipeline.fleet.workerLeaseMs = 600;
+  await pipeline.upload(campaignFile);
+  return pipeline;
 }
 
 /** Executions until one succeeds (at most `max`): the first as `sondage start --aws`, the others as `--retry-failed`. */

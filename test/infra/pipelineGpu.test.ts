@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTEXT, ENV, GPU_ENV, gpuQueueKey } from '../../lib/config/index.js';
 import type { GpuJob } from '../../lib/config/pipeline.js';
 import { EXIT_CODES } from '../../lib/gpu/probeJob.js';
@@ -36,6 +36,7 @@ import { expectEveryItemOnce } from '../helpers/pipeline/expectEveryItemOnce.js'
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
 import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
 import { asRemote, withoutSpend } from '../helpers/localSource.js';
+import { useServer } from '../helpers/useServer.js';
 
 const CAMPAIGN = 'pipe-gpu';
 const GPU_CONTEXT = { [CONTEXT.gpu]: 'true', [CONTEXT.gpuInstanceTypes]: 'g5.xlarge', [CONTEXT.gpuImage]: 'sha256:' + 'ab'.repeat(32) };
@@ -48,7 +49,6 @@ let file: string;
 let ctx: RunContext;
 let local: RunSummary;
 let localResults: Map<string, string>;
-let p: Pipeline | undefined;
 
 /** `vllm serve` stood in for on a free port, for the local run (the GPU jobs start their own). */
 async function startLocalVllm(): Promise<number> {
@@ -94,10 +94,7 @@ beforeAll(async () => {
   localResults = await readResults(ctx.dataDir, CAMPAIGN);
 }, 60_000);
 
-afterEach(async () => {
-  await p?.close();
-  p = undefined;
-});
+const pipelines = useServer('pipeline', startPipeline);
 afterAll(async () => {
   vllm?.kill('SIGTERM');
   await cleanup();
@@ -105,15 +102,15 @@ afterAll(async () => {
 
 /** A fresh GPU stack with the campaign and the model's weights uploaded. */
 async function deploy(): Promise<Pipeline> {
-  p = await startPipeline({ context: GPU_CONTEXT });
-  await p.upload(file);
+  const pipeline = await pipelines.start({ context: GPU_CONTEXT });
+  await pipeline.upload(file);
   for (const [name, body] of [
     ['config.json', '{"architectures": ["Qwen3ForCausalLM"]}'],
     ['model.safetensors', 'weights'],
   ] as const) {
-    await p.store.put(`${WEIGHTS}${name}`, body);
+    await pipeline.store.put(`${WEIGHTS}${name}`, body);
   }
-  return p;
+  return pipeline;
 }
 
 interface Reply {

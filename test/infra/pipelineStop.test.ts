@@ -11,29 +11,26 @@ import type { RunSummary } from '../../lib/run/runCampaign.js';
 import { severalPartsFar6 } from '../helpers/pipeline/campaignFiles.js';
 import { localFar6Run } from '../helpers/pipeline/localFar6Run.js';
 import { startPipeline } from '../helpers/pipeline/pipelineHarness.js';
-import type { Pipeline } from '../helpers/pipeline/pipelineHarness.js';
+import { useServer } from '../helpers/useServer.js';
 
 const CAMPAIGN = 'pipe-stop';
 
 let cleanup: () => Promise<void>;
 let file: string;
 let local: RunSummary;
-let p: Pipeline | undefined;
 
 beforeAll(async () => {
   ({ cleanup, file, local } = await localFar6Run('pipeline-stop', CAMPAIGN, severalPartsFar6));
 }, 60_000);
 
-afterAll(async () => {
-  await p?.close();
-  await cleanup();
-});
+const pipelines = useServer('pipeline', startPipeline);
+afterAll(() => cleanup());
 
 describe('stop → start with the stopped execution\'s workers still running', () => {
   it('the old workers stop at their next chunk, the new plan waits for them, and no item is asked twice', async () => {
     // prepare: the first execution's workers are held at their fourth reservation, mid-shard,
     // with the items they listed still pending
-    const pipeline = (p = await startPipeline());
+    const pipeline = await pipelines.start();
     await pipeline.upload(file);
     let first: string | undefined;
     let reserves = 0;
