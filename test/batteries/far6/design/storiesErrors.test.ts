@@ -15,46 +15,17 @@ async function failure(file: string, languages: readonly Language[]): Promise<Ca
 }
 
 describe('loadStories on bad input', () => {
+  // [fixture name, path of the one issue, languages asked for, what its message says]
   it.each([
-    {
-      name: 'unknown-language',
-      languages: ['en'],
-      path: 'stories[0].renderings.kr',
-      says: ['"kr" is not a known language', 'en, zh, de, ja, ko, fr'],
-    },
-    {
-      name: 'missing-language',
-      languages: ['en', 'ko'],
-      path: 'stories[1].renderings.ko',
-      says: ['missing', 'the campaign asks for en, ko'],
-    },
-    { name: 'empty-text', languages: ['en'], path: 'stories[1].renderings.en.text', says: ['text is empty'] },
-    {
-      name: 'agent-not-in-text',
-      languages: ['en', 'de'],
-      path: 'stories[0].renderings.de.agent',
-      says: ['"Jonas" does not appear in the text'],
-    },
-    {
-      name: 'duplicate-id',
-      languages: ['en'],
-      path: 'stories[2].id',
-      says: ['"s01" repeats the id of stories[0]'],
-    },
-    {
-      name: 'bad-group',
-      languages: ['en'],
-      path: 'stories[0].group',
-      says: ['"neutral" is not a story group', 'acceptable, contested, violation'],
-    },
-    {
-      name: 'wrong-script',
-      languages: ['zh', 'ja'],
-      path: 'stories[0].renderings.ja.text',
-      says: ['expected Japanese text with kana'],
-    },
-    { name: 'syntax-error', languages: ['en'], path: 'line 7, column 3', says: ['invalid YAML'] },
-  ] as const)('$name: one error naming the file, $path and what was expected', async ({ name, languages, path, says }) => {
+    ['unknown-language', 'stories[0].renderings.kr', ['en'], ['"kr" is not a known language', 'en, zh, de, ja, ko, fr']],
+    ['missing-language', 'stories[1].renderings.ko', ['en', 'ko'], ['missing', 'the campaign asks for en, ko']],
+    ['empty-text', 'stories[1].renderings.en.text', ['en'], ['text is empty']],
+    ['agent-not-in-text', 'stories[0].renderings.de.agent', ['en', 'de'], ['"Jonas" does not appear in the text']],
+    ['duplicate-id', 'stories[2].id', ['en'], ['"s01" repeats the id of stories[0]']],
+    ['bad-group', 'stories[0].group', ['en'], ['"neutral" is not a story group', 'acceptable, contested, violation']],
+    ['wrong-script', 'stories[0].renderings.ja.text', ['zh', 'ja'], ['expected Japanese text with kana']],
+    ['syntax-error', 'line 7, column 3', ['en'], ['invalid YAML']],
+  ] as const)('%o: one error naming the file, %o and what was expected', async (name, path, languages, says) => {
     const file = fixture(name);
 
     const error = await failure(file, languages);
