@@ -28,16 +28,15 @@ import { useServer } from '../helpers/useServer.js';
 
 const CAMPAIGN = 'pipe-faults';
 
-let root: string;
 let cleanup: () => Promise<void>;
 let file: string;
-let dataDir: string;
 let local: RunSummary;
 let localResults: Map<string, string>;
 let tolerantFile: string;
 let models: string[];
 
 beforeAll(async () => {
+  let root: string;
   let ctx: LocalFar6Run['ctx'];
   ({ root, cleanup, file, ctx, local } = await localFar6Run('pipeline-faults', CAMPAIGN, severalPartsFar6));
   // The same campaign tolerating failed worker batches (the local run ignores `aws:`).
@@ -47,9 +46,8 @@ beforeAll(async () => {
     severalPartsFar6(doc);
     (doc as Record<string, unknown>)['aws'] = { tolerated_failure_percentage: 100 };
   });
-  dataDir = ctx.dataDir;
   models = ctx.campaign.models.map((m) => m.id);
-  localResults = await readResults(dataDir, CAMPAIGN);
+  localResults = await readResults(ctx.dataDir, CAMPAIGN);
 }, 60_000);
 
 const pipelines = useServer('pipeline', startPipeline);
