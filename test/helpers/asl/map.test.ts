@@ -5,7 +5,7 @@
  * failures counted in items, at the boundary and past it), and Parallel.
  */
 import { describe, expect, it } from 'vitest';
-import { FN, outputOf, run } from './testing.js';
+import { FN, outputOf, run, single } from './testing.js';
 import type { Json, S3Access } from './types.js';
 
 /** S3 objects in memory, as ItemReader and ResultWriter see them. */
@@ -33,20 +33,14 @@ function concurrencyProbe(answer: (p: Json) => Json = (p) => p) {
 
 describe('inline Map', () => {
   it('runs the ItemProcessor per item of ItemsPath, with ItemSelector, at most MaxConcurrency at once, results in item order', async () => {
-    const def = {
-      StartAt: 'M',
-      States: {
-        M: {
-          Type: 'Map',
-          ItemsPath: '$.list',
-          MaxConcurrency: 2,
-          ItemSelector: { 'index.$': '$$.Map.Item.Index', 'value.$': '$$.Map.Item.Value', 'shared.$': '$.shared' },
-          ItemProcessor: { ProcessorConfig: { Mode: 'INLINE' }, StartAt: 'T', States: { T: { Type: 'Task', Resource: FN, End: true } } },
-          ResultPath: '$.results',
-          End: true,
-        },
-      },
-    };
+    const def = single({
+      Type: 'Map',
+      ItemsPath: '$.list',
+      MaxConcurrency: 2,
+      ItemSelector: { 'index.$': '$$.Map.Item.Index', 'value.$': '$$.Map.Item.Value', 'shared.$': '$.shared' },
+      ItemProcessor: { ProcessorConfig: { Mode: 'INLINE' }, StartAt: 'T', States: { T: { Type: 'Task', Resource: FN, End: true } } },
+      ResultPath: '$.results',
+    });
     const probe = concurrencyProbe((p) => (p as { value: number }).value * 10);
     const out = await run(def, { list: [5, 6, 7, 8, 9], shared: 's' }, { [FN]: probe.fn });
     expect(out.result).toEqual({ status: 'SUCCEEDED', output: { list: [5, 6, 7, 8, 9], shared: 's', results: [50, 60, 70, 80, 90] } });
@@ -55,10 +49,7 @@ describe('inline Map', () => {
   });
 
   it('fails with the error of a failed iteration (an inline Map tolerates none)', async () => {
-    const def = {
-      StartAt: 'M',
-      States: { M: { Type: 'Map', ItemProcessor: { StartAt: 'T', States: { T: { Type: 'Task', Resource: FN, End: true } } }, End: true } },
-    };
+    const def = single({ Type: 'Map', ItemProcessor: { StartAt: 'T', States: { T: { Type: 'Task', Resource: FN, End: true } } } });
     const out = await run(def, [1, 2, 3], {
       [FN]: async (p) => {
         if (p === 2) throw Object.assign(new Error('two'), { name: 'NotTwo' });
