@@ -48,6 +48,9 @@ function numbersConverter(api: typeof DuckDbApi): DuckDBValueConverter<JS> {
   };
 }
 
+/** How often close interrupts what still runs, until it has ended. */
+const INTERRUPT_EVERY_MS = 10;
+
 /**
  * An in-memory DuckDB for the SQL stage: queries over the campaign's Parquet files, results as
  * plain objects (BIGINT and DECIMAL as numbers). Queries on one instance run one after another.
@@ -61,6 +64,10 @@ function numbersConverter(api: typeof DuckDbApi): DuckDBValueConverter<JS> {
 export class DuckDb {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** Statements queued or running (serial). */
+  private active = 0;
+  /** Started queries' rows not yet asked for (startChunks): close ends each unread. */
+  private readonly unread = new Set<() => void>();
   /** ENUM types made by levelTypes, for names unique in this instance. */
   private levelTypeCount = 0;
 
@@ -90,7 +97,17 @@ export class DuckDb {
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new SondageError('DuckDb is closed'));
-    const next = this.queue.then(work, work);
+    this.active++;
+    const counted = async (): Promise<T> => {
+      try {
+        // Queued before close, reached after it: not run on a connection about to close.
+        if (this.closed) throw new SondageError('DuckDb is closed');
+        return await work();
+      } finally {
+        this.active--;
+      }
+    };
+    const next = this.queue.then(counted, counted);
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -154,6 +171,11 @@ export class DuckDb {
     const started = new Promise<void>((resolve, reject) => ((running = resolve), (failed = reject)));
     let reader!: (each: (rows: T[]) => void) => void;
     const consumer = new Promise<(rows: T[]) => void>((resolve) => (reader = resolve));
+    const letGo = (): void =>
+      reader(() => {
+        throw new SondageError('DuckDb is closed');
+      });
+    this.unread.add(letGo);
     let handedOut = false;
     const done = this.serial(() =>
       onOneThreadIfOutOfMemory(
@@ -171,6 +193,7 @@ export class DuckDb {
     );
     done.catch(failed);
     return started.then(() => (each) => {
+      this.unread.delete(letGo);
       reader(each);
       return done;
     });
@@ -253,9 +276,31 @@ export class DuckDb {
     return types;
   }
 
+  /**
+   * Closes the connection and the instance. A statement still running (a started query whose rows
+   * were not read, one queued behind a statement that failed) is interrupted first, and the close
+   * comes once it has ended: closing a connection under a running statement blocks this thread for
+   * good, since DuckDB waits for the statement and the statement's end is handed back on this
+   * thread. Statements still queued are refused ('DuckDb is closed').
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.active === 0) return this.closeNow();
+    for (const letGo of this.unread) letGo();
+    this.unread.clear();
+    // An interrupt reaches only a statement DuckDB has begun; one handed over but not begun yet
+    // would run to its end. So again until the last has ended (a no-op between statements).
+    const interrupt = (): void => this.connection.interrupt();
+    interrupt();
+    const again = setInterval(interrupt, INTERRUPT_EVERY_MS);
+    void this.queue.then(() => {
+      clearInterval(again);
+      this.closeNow();
+    });
+  }
+
+  private closeNow(): void {
     this.connection.closeSync();
     this.closeInstance();
   }
