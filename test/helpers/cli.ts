@@ -51,3 +51,27 @@ export function exited(child: ChildProcess): Promise<number | NodeJS.Signals> {
   if (child.signalCode !== null) return Promise.resolve(child.signalCode);
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
 }
+
+/**
+ * Runs `node <args>` from the repository root to its end, killed with SIGKILL after `timeoutMs`:
+ * its exit code (null when killed) and its output. For code whose failure would block the test's
+ * own thread, and for a vitest of its own.
+ */
+export function runNode(
+  args: readonly string[],
+  options: { readonly env?: NodeJS.ProcessEnv; readonly timeoutMs?: number } = {},
+): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const killer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

@@ -1,23 +1,16 @@
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../helpers/campaigns.js';
+import { runNode } from '../helpers/cli.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const FIXTURES = path.join(ROOT, 'test', 'fixtures', 'forkDeath');
-const VITEST = path.join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
+const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures', 'forkDeath');
+const VITEST = path.join(REPO_ROOT, 'node_modules', 'vitest', 'vitest.mjs');
 
 /** A vitest of its own on the fixture folder; none of this run's worker variables reach it. */
-function vitest(...filter: string[]): Promise<{ code: number | null; output: string }> {
+async function vitest(...filter: string[]): Promise<{ code: number | null; output: string }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(VITEST|TINYPOOL)/.test(k)));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [VITEST, 'run', '--root', FIXTURES, ...filter], { cwd: ROOT, env: { ...env, NO_COLOR: '1' } });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
+  const { code, stdout, stderr } = await runNode([VITEST, 'run', '--root', FIXTURES, ...filter], { env: { ...env, NO_COLOR: '1' }, timeoutMs: 50_000 });
+  return { code, output: `${stdout}${stderr}` };
 }
 
 describe('the reporter of test files in flight', () => {
