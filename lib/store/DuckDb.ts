@@ -192,8 +192,10 @@ export class DuckDb {
       ),
     );
     done.catch(failed);
+    // Read or failed, it has nothing left for close to end.
+    const forget = (): void => void this.unread.delete(letGo);
+    done.then(forget, forget);
     return started.then(() => (each) => {
-      this.unread.delete(letGo);
       reader(each);
       return done;
     });
