@@ -93,6 +93,10 @@ async function lineBytes(ndjsonPath: string): Promise<number> {
  */
 export class ParquetWriter implements PartWriter {
   private closed = false;
+  /** Writes and conversions begun and not yet ended; `close` waits for them. */
+  private active = 0;
+  private drained: (() => void) | undefined;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     private readonly instance: DuckDBInstance,
@@ -131,7 +135,10 @@ export class ParquetWriter implements PartWriter {
     partition?: PartitionCheck,
     options: WriteOptions = {},
   ): Promise<number> {
-    if (this.closed) throw new SondageError('ParquetWriter is closed');
+    return this.tracked(() => this.writeFileNow(table, rows, filePath, partition, options));
+  }
+
+  private async writeFileNow<T extends TableName>(table: T, rows: Rows<T>, filePath: string, partition: PartitionCheck | undefined, options: WriteOptions): Promise<number> {
     const columns = columnsOf(table, options.columns);
     const check = rowChecker(table, columns, partition, options.trusted);
     // Cells every row shares are selected as literals on the way out, not appended row by row.
@@ -187,7 +194,10 @@ export class ParquetWriter implements PartWriter {
    * outside the table's schema (the partition columns) are ignored by DuckDB's reader.
    */
   async convert(table: TableName, ndjsonPath: string, filePath: string, columns?: readonly ColumnDef[]): Promise<void> {
-    if (this.closed) throw new SondageError('ParquetWriter is closed');
+    return this.tracked(() => this.convertNow(table, ndjsonPath, filePath, columns));
+  }
+
+  private async convertNow(table: TableName, ndjsonPath: string, filePath: string, columns: readonly ColumnDef[] | undefined): Promise<void> {
     const schema = columnsOf(table, columns);
     const types = schema.map((c) => `${sqlString(c.name)}: ${sqlString(c.type)}`).join(', ');
     const select = schema.map((c) => sqlIdent(c.name)).join(', ');
@@ -206,15 +216,19 @@ export class ParquetWriter implements PartWriter {
 
   /** `convert` into a store at `targetKey(target)`; returns the key. */
   async convertPart(store: BlobStore, target: PartTarget, ndjsonPath: string): Promise<string> {
+    return this.tracked(() => this.convertPartNow(store, target, ndjsonPath));
+  }
+
+  private async convertPartNow(store: BlobStore, target: PartTarget, ndjsonPath: string): Promise<string> {
     const key = targetKey(target);
     const local = store.localPath?.(key);
     if (local !== undefined) {
-      await this.convert(target.table, ndjsonPath, local);
+      await this.convertNow(target.table, ndjsonPath, local, undefined);
       return key;
     }
     const staged = path.join(this.tmpDir, `${randomBytes(8).toString('hex')}.parquet`);
     try {
-      await this.convert(target.table, ndjsonPath, staged);
+      await this.convertNow(target.table, ndjsonPath, staged, undefined);
       await store.put(key, await readFile(staged));
       return key;
     } finally {
@@ -232,15 +246,21 @@ export class ParquetWriter implements PartWriter {
     rows: Rows<T>,
     options: WriteOptions = {},
   ): Promise<WrittenPart> {
+    // The whole of it, not only writeFile: a part bound for a store is staged in this writer's
+    // folder until it is put, and close removes that folder.
+    return this.tracked(() => this.writePartNow(store, target, rows, options));
+  }
+
+  private async writePartNow<T extends TableName>(store: BlobStore, target: PartTarget<T>, rows: Rows<T>, options: WriteOptions): Promise<WrittenPart> {
     const key = targetKey(target);
     const local = store.localPath?.(key);
     if (local !== undefined) {
-      const count = await this.writeFile(target.table, rows, local, target, options);
+      const count = await this.writeFileNow(target.table, rows, local, target, options);
       return { key, rows: count, bytes: (await stat(local)).size };
     }
     const staged = path.join(this.tmpDir, `${randomBytes(8).toString('hex')}.parquet`);
     try {
-      const count = await this.writeFile(target.table, rows, staged, target, options);
+      const count = await this.writeFileNow(target.table, rows, staged, target, options);
       const body = await readFile(staged);
       await store.put(key, body);
       return { key, rows: count, bytes: body.byteLength };
@@ -249,11 +269,30 @@ export class ParquetWriter implements PartWriter {
     }
   }
 
-  /** Frees the DuckDB instance and the staging folder. */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Refuses new work, waits for the writes and conversions already begun to end, then frees the
+   * DuckDB instance and the staging folder. Closing the instance under a running COPY, or removing
+   * the folder under a part staged there, would lose a part its caller is still waiting for (a
+   * failing run closes its writer while its other partitions may still be writing).
+   */
+  close(): Promise<void> {
     this.closed = true;
-    this.closeInstance();
-    await rm(this.tmpDir, { recursive: true, force: true });
+    this.closing ??= (async () => {
+      if (this.active > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+      this.closeInstance();
+      await rm(this.tmpDir, { recursive: true, force: true });
+    })();
+    return this.closing;
+  }
+
+  /** Runs `work` counted as begun, unless the writer is closed. */
+  private async tracked<R>(work: () => Promise<R>): Promise<R> {
+    if (this.closed) throw new SondageError('ParquetWriter is closed');
+    this.active++;
+    try {
+      return await work();
+    } finally {
+      if (--this.active === 0) this.drained?.();
+    }
   }
 }

@@ -374,3 +374,74 @@ describe('reading with no files yet', () => {
     );
   });
 });
+
+describe('ParquetWriter.close with writes still running', () => {
+  /** A promise and the function that settles it. */
+  function gate(): { readonly opened: Promise<void>; open(): void } {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { opened, open };
+  }
+  /** Whether `p` settles within a few event-loop turns and timers. */
+  async function settlesSoon(p: Promise<unknown>): Promise<boolean> {
+    let settled = false;
+    void p.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return settled;
+  }
+
+  it('waits for a part still taking its rows, which is then whole; a write asked after the close is refused', async () => {
+    const own = await ParquetWriter.create({ threads: 1 });
+    const rowsMayEnd = gate();
+    async function* rows(): AsyncGenerator<ReplyRow> {
+      for (let i = 0; i < 500; i++) yield reply(i, { campaign: 'cl', model: 'm', language: 'en' });
+      await rowsMayEnd.opened;
+      for (let i = 500; i < 1000; i++) yield reply(i, { campaign: 'cl', model: 'm', language: 'en' });
+    }
+    const target = { campaign: 'cl', phase: 'generate', table: 'replies', model: 'm', language: 'en', partName: 'part-1.parquet' } as const;
+    const written = own.writePart(store, target, rows());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+
+    const closed = own.close();
+    expect(await settlesSoon(closed)).toBe(false);
+    await expect(own.writePart(store, { ...target, partName: 'part-2.parquet' }, [])).rejects.toThrow('ParquetWriter is closed');
+    rowsMayEnd.open();
+
+    expect((await written).rows).toBe(1000);
+    await closed;
+    const [row] = await readParquet<{ n: number }>(tableGlob(root, 'cl', 'generate', 'replies'), 'SELECT count(*) AS n FROM parts');
+    expect(row).toEqual({ n: 1000 });
+  });
+
+  it('waits for a part bound for a store until the store has it', async () => {
+    const own = await ParquetWriter.create({ threads: 1 });
+    const putCalled = gate();
+    const putMayEnd = gate();
+    let put: Uint8Array | undefined;
+    const remote: BlobStore = {
+      put: async (_k, body) => {
+        putCalled.open();
+        await putMayEnd.opened;
+        put = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+      },
+      get: async () => undefined,
+      exists: async () => false,
+      list: async () => [],
+      delete: async () => undefined,
+    };
+    const target = { campaign: 'cs', phase: 'generate', table: 'replies', model: 'm', language: 'en', partName: 'part-1.parquet' } as const;
+    const written = own.writePart(remote, target, [reply(1, { campaign: 'cs', model: 'm', language: 'en' })]);
+    await putCalled.opened;
+    const closed = own.close();
+    expect(await settlesSoon(closed)).toBe(false);
+    putMayEnd.open();
+
+    const part = await written;
+    await closed;
+    expect(put?.byteLength).toBe(part.bytes);
+    expect(new TextDecoder().decode(put?.subarray(0, 4))).toBe('PAR1');
+  });
+});
