@@ -3,7 +3,7 @@
  * the item rows of one model × q × r × v; summary tables weight listed cells or units equally across
  * models and verifier languages).
  */
-import { groupBy, summarizeConfidenceColumns } from '../../../api/battery.js';
+import { groupByParts, summarizeConfidenceColumns } from '../../../api/battery.js';
 import type { CellMetrics, MetricName, MetricSet, PtrueRow } from './types.js';
 
 /**
@@ -40,7 +40,7 @@ const SEP = '\u0000';
 
 /** One CellMetrics per benchmark × model × q × r × v, sorted. */
 export function configurationCells(rows: readonly PtrueRow[]): CellMetrics[] {
-  const groups = groupBy(rows, (r) => `${r.benchmark}${SEP}${r.model}${SEP}${r.q}${SEP}${r.r}${SEP}${r.v}`);
+  const groups = groupByParts(rows, [(r) => r.benchmark, (r) => r.model, (r) => r.q, (r) => r.r, (r) => r.v], SEP);
   const out: CellMetrics[] = [];
   for (const [key, list] of groups) {
     const [benchmark, model, q, r, v] = key.split(SEP) as [string, string, string, string, string];

@@ -13,7 +13,7 @@
  *   A model whose table has a hole (a cell with an undefined AUROC) is left out of the average and
  *   listed with the reason.
  */
-import { averageShares, explainedVarianceShares, groupBy } from '../../../api/battery.js';
+import { averageShares, explainedVarianceShares, groupByParts } from '../../../api/battery.js';
 import type { FactorRow, VarianceDecomposition } from '../../../api/battery.js';
 import { metricSet } from './cells.js';
 import { replies } from './views.js';
@@ -83,7 +83,7 @@ export function configurationDecomposition(benchmark: string, rows: readonly Ptr
 export function configurationDecompositions(benchmark: string, rows: readonly PtrueRow[], metrics: readonly MetricName[], options: { readonly stratum?: boolean } = {}): Decomposition[] {
   const withStratum = options.stratum === true && hasStrata(rows);
   const factors = withStratum ? ['q', 'r', 'v', 'stratum'] : ['q', 'r', 'v'];
-  const cells = groupBy(rows, (r) => `${r.model}\u0000${r.q}\u0000${r.r}\u0000${r.v}\u0000${withStratum ? (r.stratum ?? '') : ''}`);
+  const cells = groupByParts(rows, [(r) => r.model, (r) => r.q, (r) => r.r, (r) => r.v, withStratum ? (r) => r.stratum ?? '' : () => ''], '\u0000');
   const byMetric = metrics.map(() => new Map<string, FactorRow[]>());
   for (const list of cells.values()) {
     const r = list[0]!;

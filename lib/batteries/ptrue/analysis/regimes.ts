@@ -9,7 +9,7 @@
  * `pooled` pools the regime's item rows into one metric; `cellMean` averages the configuration
  * cells' metrics, each cell weighing the same (across models and verifier languages).
  */
-import { groupBy } from '../../../api/battery.js';
+import { groupBy, groupByParts } from '../../../api/battery.js';
 import type { LanguageCode } from '../../../api/battery.js';
 import { cellMeans, metricSet } from './cells.js';
 import type { CellMetrics, MetricName, MetricSet, PtrueRow } from './types.js';
@@ -36,7 +36,7 @@ export interface RegimeSummary {
 /** Per benchmark × regime: pooled and cell-mean metrics, regimes in table order. */
 export function regimeSummaries(rows: readonly PtrueRow[], cells: readonly CellMetrics[]): RegimeSummary[] {
   const out: RegimeSummary[] = [];
-  const rowsBy = groupBy(rows, (r) => `${r.benchmark}\u0000${regimeOf(r.q, r.r, r.v)}`);
+  const rowsBy = groupByParts(rows, [(r) => r.benchmark, (r) => regimeOf(r.q, r.r, r.v)], '\u0000');
   const cellsBy = groupBy(cells, (c) => `${c.benchmark}\u0000${regimeOf(c.q, c.r, c.v)}`);
   const benchmarks = [...new Set(rows.map((r) => r.benchmark))].sort();
   for (const benchmark of benchmarks) {

@@ -6,7 +6,7 @@
  * - Scorer comparison (§6.2, §4.3): where a second correctness exists (the judge on multiple
  *   choice), accuracy per question language under each scorer and the English–other gaps.
  */
-import { groupBy } from '../../../api/battery.js';
+import { groupByParts } from '../../../api/battery.js';
 import { cmp } from './cells.js';
 import type { PtrueRow } from './types.js';
 
@@ -49,7 +49,7 @@ function sameReply(a: PtrueRow, b: PtrueRow): boolean {
  */
 export function compliance(rows: readonly PtrueRow[], distinct: readonly PtrueRow[] = replies(rows)): ComplianceRow[] {
   const known = distinct.filter((r) => r.realised !== undefined && r.realised !== null);
-  return [...groupBy(known, (r) => `${r.benchmark}\u0000${r.r}`)]
+  return [...groupByParts(known, [(r) => r.benchmark, (r) => r.r], '\u0000')]
     .map(([key, list]) => {
       const [benchmark, r] = key.split('\u0000') as [string, string];
       const compliant = list.filter((x) => x.realised === x.r).length;
@@ -76,7 +76,7 @@ export interface ScorerRow {
 /** Accuracy per question language under both scorers, for benchmarks with an alternative correctness; `distinct` as for compliance. */
 export function scorerComparison(rows: readonly PtrueRow[], distinct: readonly PtrueRow[] = replies(rows)): ScorerRow[] {
   const both = distinct.filter((r) => r.correct_alt !== undefined && r.correct_alt !== null);
-  return [...groupBy(both, (r) => `${r.benchmark}\u0000${r.q}`)]
+  return [...groupByParts(both, [(r) => r.benchmark, (r) => r.q], '\u0000')]
     .map(([key, list]) => {
       const [benchmark, q] = key.split('\u0000') as [string, string];
       return {
