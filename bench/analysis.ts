@@ -166,7 +166,7 @@ async function analysisBench(): Promise<void> {
   } finally {
     db.close();
   }
-  report(t0);
+  report(t0, 'under 15 s at full size (976,704 replies, 300 draws) and under 2 GB');
 }
 
 /** Exports the cached run as one file in the BYO schema (once), then times `analyze --replies` on it. */
@@ -202,7 +202,7 @@ async function byoBench(): Promise<void> {
   } finally {
     if (values.out === undefined) await rm(out, { recursive: true, force: true });
   }
-  report(t0);
+  report(t0, values['import-only'] ? 'the import of the 1M-row JSONL export under 10 s' : 'none of its own (the import under 10 s: --import-only)');
 }
 
 /**
@@ -263,7 +263,8 @@ async function copyExport(from: string, to: string, copies: number): Promise<voi
   await rename(tmp, to);
 }
 
-function report(t0: number): void {
+/** Prints the total, CPU and peak RSS, and the target the figure is held to (bench/README.md). */
+function report(t0: number, target: string): void {
   const total = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage();
   console.log(`${'total'.padEnd(44)} ${total.toFixed(2).padStart(7)} s`);
@@ -271,5 +272,5 @@ function report(t0: number): void {
   // machine a steadier measure of the work done than the wall time.
   console.log(`CPU time of the process ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s (user ${(cpu.user / 1e6).toFixed(1)}, system ${(cpu.system / 1e6).toFixed(1)})`);
   console.log(`peak RSS ${peakRssMiB().toFixed(0)} MiB (process.resourceUsage().maxRSS; includes DuckDB's native memory)`);
-  console.log('target: under 60 s and under 2 GB');
+  console.log(`target: ${target}`);
 }
