@@ -66,6 +66,25 @@ const item: Far6Item = {
   },
 };
 
+/**
+ * A store without local paths, in memory: what a part bound for S3 goes through. `beforePut` runs
+ * before each object is kept (a slow upload).
+ */
+function memoryStore(beforePut?: () => Promise<void>): { readonly store: BlobStore; readonly saved: Map<string, Uint8Array> } {
+  const saved = new Map<string, Uint8Array>();
+  const store: BlobStore = {
+    put: async (k, body) => {
+      await beforePut?.();
+      saved.set(k, typeof body === 'string' ? new TextEncoder().encode(body) : body);
+    },
+    get: async (k) => saved.get(k),
+    exists: async (k) => saved.has(k),
+    list: async (p) => [...saved.keys()].filter((k) => k.startsWith(p)).sort(),
+    delete: async (k) => void saved.delete(k),
+  };
+  return { store, saved };
+}
+
 function reply(i: number, over: Partial<ReplyRow> = {}): ReplyRow {
   return {
     item_id: `i-${i}`,
@@ -196,14 +215,7 @@ describe('ParquetWriter round trip', () => {
   });
 
   it('puts the part through a store without a local path', async () => {
-    const saved = new Map<string, Uint8Array>();
-    const remote: BlobStore = {
-      put: async (k, body) => void saved.set(k, typeof body === 'string' ? new TextEncoder().encode(body) : body),
-      get: async (k) => saved.get(k),
-      exists: async (k) => saved.has(k),
-      list: async (p) => [...saved.keys()].filter((k) => k.startsWith(p)).sort(),
-      delete: async (k) => void saved.delete(k),
-    };
+    const { store: remote, saved } = memoryStore();
     const target = { campaign: 'rm', phase: 'generate', table: 'replies', model: 'm', language: 'en', partName: 'part-1.parquet' } as const;
     const part = await writer.writePart(remote, target, [reply(2, { campaign: 'rm', model: 'm', language: 'en' })]);
 
@@ -420,18 +432,10 @@ describe('ParquetWriter.close with writes still running', () => {
     const own = await ParquetWriter.create({ threads: 1 });
     const putCalled = gate();
     const putMayEnd = gate();
-    let put: Uint8Array | undefined;
-    const remote: BlobStore = {
-      put: async (_k, body) => {
-        putCalled.open();
-        await putMayEnd.opened;
-        put = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-      },
-      get: async () => undefined,
-      exists: async () => false,
-      list: async () => [],
-      delete: async () => undefined,
-    };
+    const { store: remote, saved } = memoryStore(async () => {
+      putCalled.open();
+      await putMayEnd.opened;
+    });
     const target = { campaign: 'cs', phase: 'generate', table: 'replies', model: 'm', language: 'en', partName: 'part-1.parquet' } as const;
     const written = own.writePart(remote, target, [reply(1, { campaign: 'cs', model: 'm', language: 'en' })]);
     await putCalled.opened;
@@ -441,6 +445,7 @@ describe('ParquetWriter.close with writes still running', () => {
 
     const part = await written;
     await closed;
+    const put = saved.get(part.key);
     expect(put?.byteLength).toBe(part.bytes);
     expect(new TextDecoder().decode(put?.subarray(0, 4))).toBe('PAR1');
   });
