@@ -114,6 +114,19 @@ describe('the P(True) rows, one model at a time', () => {
     expect(alpha.map(plain)).toEqual(whole.filter((r) => r.model === 'alpha').map(plain));
   });
 
+  it('made compact a chunk at a time, chunks that split a reply\'s verifier copies included, gives the plain rows', async () => {
+    const raw = await db.all(PTRUE_SQL.render('ptrue_rows', TABLES));
+    for (const size of [1, 7, 100]) {
+      const compact: PtrueRow[] = [];
+      const strings = new Map<string, string>();
+      for (let at = 0; at < raw.length; at += size) appendCompactRows(raw.slice(at, at + size), compact, strings, at);
+      expect(compact.map(plain)).toEqual(parsePtrueRows(raw).map(plain));
+    }
+    // An error names the row by its place in the query's result, not in its chunk.
+    const broken = raw.slice(0, 10).map((r, i) => (i === 8 ? { ...r, v: null } : r));
+    expect(() => appendCompactRows(broken.slice(7), [], new Map(), 7)).toThrow(/row 8 has no v/);
+  });
+
   it('gives every estimator the outputs the plain rows give', async () => {
     const raw = await db.all(PTRUE_SQL.render('ptrue_rows', TABLES));
     const compact: PtrueRow[] = [];

@@ -114,10 +114,11 @@ function sameShared(a: Record<string, unknown>, b: Record<string, unknown>): boo
  * Appends query rows to `out` as compact rows (VerifierCopy): a row shares the reply facts of the
  * row before it when every shared field is equal (ptrue_rows sorts a reply's verifier copies next
  * to each other), and every text value is one string per distinct value (`strings`), not one per
- * row. The rows read field for field as parsePtrueRows's, in the same order.
+ * row. The rows read field for field as parsePtrueRows's, in the same order. `offset`: the index of
+ * `raw`'s first row in its query's result (a chunk's), for the row an error names.
  * @example const rows: PtrueRow[] = []; const strings = new Map(); appendCompactRows(batch, rows, strings);
  */
-export function appendCompactRows(raw: readonly Record<string, unknown>[], out: PtrueRow[], strings: Map<string, string>): void {
+export function appendCompactRows(raw: readonly Record<string, unknown>[], out: PtrueRow[], strings: Map<string, string>, offset = 0): void {
   const one = (s: string | null): string | null => {
     if (s === null) return null;
     const known = strings.get(s);
@@ -141,12 +142,12 @@ export function appendCompactRows(raw: readonly Record<string, unknown>[], out: 
     // (one query's result gives each column one type, so equal values parse equal), and only its
     // own three are read, not a whole parsed row (five rows in six at the paper's size).
     if (last !== undefined && sameShared(r, lastRaw!)) {
-      if (r.v === null || r.v === undefined) throw new RangeError(`ptrue_rows: row ${i} has no v`);
+      if (r.v === null || r.v === undefined) throw new RangeError(`ptrue_rows: row ${offset + i} has no v`);
       setNumbers(r, i);
       out.push(new VerifierCopy(last, one(String(r.v))!, i));
       continue;
     }
-    const row = parseRow(r, i);
+    const row = parseRow(r, offset + i);
     setNumbers(r, i);
     const facts: ReplyFacts =
       last !== undefined && SHARED.every((k) => last![k] === row[k])

@@ -10,7 +10,7 @@
  * each source gives exactly that model's rows; the models come in ptrue_models's order, which is
  * ptrue_rows's ORDER BY 1, so the rows are appended in the order one query would give them and the
  * estimators add floating-point values in the same order. Each model's result objects are
- * dropped once its rows are made compact (parseRows.ts appendCompactRows).
+ * dropped once its rows are made compact (parseRows.ts appendCompactRows), a chunk at a time.
  * The query text is unchanged (portable: it runs so on Athena too, one query per model).
  */
 import type { Queryable, SourceMap } from '../../../api/battery.js';
@@ -34,6 +34,11 @@ export async function queryPtrueRows(db: Queryable, sources: SourceMap): Promise
   const models = (await PTRUE_SQL.run<{ model: unknown }>(db, 'ptrue_models', sources)).map((r) => String(r.model));
   const rows: PtrueRow[] = [];
   const strings = new Map<string, string>();
-  for (const model of models) appendCompactRows(await PTRUE_SQL.run(db, 'ptrue_rows', oneModelSources(sources, model)), rows, strings);
+  for (const model of models) {
+    // A chunk at a time (where the engine streams): each chunk's result objects die young, where a
+    // model's 622,080 at the paper's size lived through scavenges until its last row was read.
+    const read = await PTRUE_SQL.startChunks(db, 'ptrue_rows', oneModelSources(sources, model));
+    await read((chunk, offset) => appendCompactRows(chunk, rows, strings, offset));
+  }
   return rows;
 }
