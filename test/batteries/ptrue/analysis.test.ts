@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { analyzePtrueRows } from '../../../lib/batteries/ptrue/analysis/analyzeRows.js';
 import { configurationCells, metricSet } from '../../../lib/batteries/ptrue/analysis/cells.js';
 import { matchRow } from '../../../lib/batteries/ptrue/analysis/matching.js';
-import { pathScores, stepCondition } from '../../../lib/batteries/ptrue/analysis/ranks.js';
+import { PATH_STEPS, pathScores, stepCondition } from '../../../lib/batteries/ptrue/analysis/ranks.js';
+import { reliabilityDiagrams } from '../../../lib/batteries/ptrue/analysis/reliability.js';
+import { hasStrata } from '../../../lib/batteries/ptrue/analysis/decomposition.js';
+import { reliabilityBins } from '../../../lib/api/battery.js';
 import { regimeOf, regimeSummaries, REGIMES } from '../../../lib/batteries/ptrue/analysis/regimes.js';
 import type { PtrueRow } from '../../../lib/batteries/ptrue/analysis/types.js';
-import { compliance, restrictToRequested } from '../../../lib/batteries/ptrue/analysis/views.js';
+import { compliance, replies, restrictToRequested } from '../../../lib/batteries/ptrue/analysis/views.js';
 import { ptrueFiles } from '../../../lib/batteries/ptrue/report/index.js';
 import { expectCsvLinkUnderEveryTable } from '../../helpers/reportTables.js';
 import { SIX } from './fixtures.js';
@@ -103,6 +106,91 @@ describe('item rows and cells', () => {
     ];
     expect(restrictToRequested(rows).map((r) => r.base_item)).toEqual(['a', 'a']);
     expect(compliance(rows)).toEqual([{ benchmark: 'b', r: 'ko', replies: 2, compliant: 1, share: 0.5 }]);
+  });
+});
+
+/** Rows over two benchmarks, three models, four languages, verifier copies next to each other (as ptrue_rows sorts them), some P(True) missing. */
+function manyRows(): PtrueRow[] {
+  const langs = ['en', 'fr', 'ko', 'zh'];
+  let s = 11;
+  const rand = (): number => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const out: PtrueRow[] = [];
+  for (const benchmark of ['lsqa', 'mmmlu']) {
+    for (const model of ['a', 'b', 'c']) {
+      for (const item of ['i1', 'i2', 'i3']) {
+        for (const q of langs) {
+          for (const r of langs) {
+            const correct = rand() < 0.6;
+            for (const v of langs) {
+              out.push(row({ benchmark, model, base_item: item, stratum: benchmark === 'lsqa' ? (item === 'i1' ? 's1' : 's2') : null, q, r, v, correct, p_true: rand() < 0.1 ? null : Math.round(rand() * 100) / 100, realised: rand() < 0.8 ? r : 'en' }));
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** The same rows in another order (a fixed shuffle). */
+function shuffled<T>(list: readonly T[]): T[] {
+  const out = [...list];
+  let s = 5;
+  for (let i = out.length - 1; i > 0; i--) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    const j = s % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+describe('one pass over the rows, the same tables', () => {
+  it('replies: the first row of each reply in first-seen order, whether the rows come sorted by reply or not', () => {
+    const byKey = (rows: readonly PtrueRow[]): PtrueRow[] => {
+      const first = new Map<string, PtrueRow>();
+      for (const r of rows) {
+        const key = [r.model, r.benchmark, r.base_item, r.q, r.r].join('|');
+        if (!first.has(key)) first.set(key, r);
+      }
+      return [...first.values()];
+    };
+    const sorted = manyRows();
+    expect(replies(sorted)).toEqual(byKey(sorted));
+    expect(replies(sorted).length).toBe(sorted.length / 4);
+    const mixed = shuffled(sorted);
+    expect(replies(mixed)).toEqual(byKey(mixed));
+    // Sorted but for one reply seen again after others: still counted once, where first seen.
+    const again = [...sorted, sorted[0]!];
+    expect(replies(again)).toEqual(byKey(again));
+  });
+
+  it('reliabilityDiagrams: each step pools the rows of its condition over the target languages, in row order', () => {
+    const definition = (rows: readonly PtrueRow[]) => {
+      const benchmarks = [...new Set(rows.map((r) => r.benchmark))].sort();
+      return benchmarks.flatMap((benchmark) => {
+        const mine = rows.filter((r) => r.benchmark === benchmark && r.p_true !== null);
+        const targets = [...new Set(mine.map((r) => r.q))].filter((l) => l !== 'en');
+        return PATH_STEPS.map((setting, step) => {
+          const conditions = (step === 0 ? ['en'] : targets).map((t) => stepCondition(step, t, 'en'));
+          const pairs = mine.filter((r) => conditions.some((c) => c.q === r.q && c.r === r.r && c.v === r.v)).map((r) => ({ p: r.p_true!, y: r.correct }));
+          return { benchmark, setting, n: pairs.length, bins: reliabilityBins(pairs) };
+        });
+      });
+    };
+    for (const rows of [manyRows(), shuffled(manyRows())]) {
+      const made = reliabilityDiagrams(rows);
+      expect(made).toEqual(definition(rows));
+      expect(made.every((d) => d.n > 0)).toBe(true);
+    }
+  });
+
+  it('hasStrata: every row has a stratum and there are at least two', () => {
+    const rows = manyRows();
+    expect(hasStrata(rows.filter((r) => r.benchmark === 'lsqa'))).toBe(true);
+    expect(hasStrata(rows.filter((r) => r.benchmark === 'mmmlu'))).toBe(false);
+    expect(hasStrata(rows)).toBe(false);
+    expect(hasStrata(rows.filter((r) => r.stratum === 's1'))).toBe(false);
+    expect(hasStrata([])).toBe(false);
   });
 });
 

@@ -12,7 +12,7 @@ import { reliabilityDiagrams, type ReliabilityDiagram } from './reliability.js';
 import { METRICS, type CellMetrics, type PtrueRow } from './types.js';
 
 import { compliance, replies, restrictToRequested, scorerComparison, type ComplianceRow, type ScorerRow } from './views.js';
-import { readoutHealth } from '../../../api/battery.js';
+import { distinct, groupBy, readoutHealth } from '../../../api/battery.js';
 import type { ReadoutHealth } from '../../../api/battery.js';
 
 export interface AnalyzeOptions {
@@ -57,7 +57,12 @@ export interface PtrueResults extends CoreTables {
   readonly readout: ReadoutHealth;
 }
 
-function coreTables(rows: readonly PtrueRow[], benchmarks: readonly string[]): CoreTables {
+/** Each benchmark's rows in row order (one pass, instead of a filter over every row per benchmark and table). */
+function rowsByBenchmark(rows: readonly PtrueRow[]): ReadonlyMap<string, readonly PtrueRow[]> {
+  return groupBy(rows, (r) => r.benchmark);
+}
+
+function coreTables(rows: readonly PtrueRow[], benchmarks: readonly string[], byBenchmark = rowsByBenchmark(rows)): CoreTables {
   const cells = configurationCells(rows);
   const axes = axisLevels(cells);
   return {
@@ -67,7 +72,7 @@ function coreTables(rows: readonly PtrueRow[], benchmarks: readonly string[]): C
     axes,
     spans: axisSpans(axes, METRICS),
     qr: qrTable(cells),
-    accuracyShares: benchmarks.map((b) => accuracyDecomposition(b, rows.filter((r) => r.benchmark === b))),
+    accuracyShares: benchmarks.map((b) => accuracyDecomposition(b, byBenchmark.get(b) ?? [])),
   };
 }
 
@@ -76,15 +81,16 @@ function coreTables(rows: readonly PtrueRow[], benchmarks: readonly string[]): C
  * @example analyzePtrueRows(rows, { draws: 200, seed: 1, simulated: true }).regimes
  */
 export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions): PtrueResults {
-  const benchmarks = [...new Set(rows.map((r) => r.benchmark))].sort();
-  const models = [...new Set(rows.map((r) => r.model))].sort();
-  const core = coreTables(rows, benchmarks);
+  const byBenchmark = rowsByBenchmark(rows);
+  const benchmarks = [...byBenchmark.keys()].sort();
+  const models = [...distinct(rows, (r) => r.model)].sort();
+  const core = coreTables(rows, benchmarks, byBenchmark);
   const configurationShares: Decomposition[] = [];
   const rankChanges: RankChange[] = [];
   const rankReferences: RankReference[] = [];
   const matching: MatchingEffects[] = [];
   for (const b of benchmarks) {
-    const mine = rows.filter((r) => r.benchmark === b);
+    const mine = byBenchmark.get(b)!;
     configurationShares.push(...configurationDecompositions(b, mine, ['auroc', 'ece', 'brier'], { stratum: hasStrata(mine) && mine.some((r) => r.content_language !== null) }));
     // One set of bootstrap units per benchmark: its metrics share their resamples (ranks.ts EnglishUnits).
     const units = englishUnits(mine, b, opts.english ?? 'en');
@@ -97,7 +103,7 @@ export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions
   }
   const restrictedRows = restrictToRequested(rows);
   const identified = rows.some((r) => r.realised !== undefined && r.realised !== null);
-  const distinct = replies(rows);
+  const distinctReplies = replies(rows);
   return {
     ...core,
     simulated: opts.simulated,
@@ -108,8 +114,8 @@ export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions
     rankReferences,
     matching,
     reliability: reliabilityDiagrams(rows, opts.english ?? 'en'),
-    compliance: compliance(rows, distinct),
-    scorers: scorerComparison(rows, distinct),
+    compliance: compliance(rows, distinctReplies),
+    scorers: scorerComparison(rows, distinctReplies),
     restricted: identified ? coreTables(restrictedRows, benchmarks) : null,
     readout: readoutHealth('P(True)', 'verifier rows', rows, opts.byo === true ? (r) => (r.p_true === null ? 'p_true is empty' : null) : whyUnreadable),
   };

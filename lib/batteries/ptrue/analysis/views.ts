@@ -25,12 +25,38 @@ export interface ComplianceRow {
  * a million lists, ~250 MB of heap).
  */
 export function replies(rows: readonly PtrueRow[]): PtrueRow[] {
+  return sortedReplies(rows) ?? repliesByKey(rows);
+}
+
+/**
+ * replies() of rows sorted by reply, as ptrue_rows gives them (ORDER BY model, benchmark, base
+ * item, q, r): each reply's first row where every reply comes after the one before it, so that
+ * no reply can come again later; undefined at the first that does not (rows in another order),
+ * for repliesByKey. Rows in order need no key per reply: at the paper's size a million key
+ * strings and a Map the size of the result, which the young generation copied and promoted.
+ */
+function sortedReplies(rows: readonly PtrueRow[]): PtrueRow[] | undefined {
+  const out: PtrueRow[] = [];
+  let previous: PtrueRow | undefined;
+  for (const r of rows) {
+    if (previous !== undefined) {
+      const order = compareReplies(previous, r);
+      if (order === 0) continue;
+      if (order > 0) return undefined;
+    }
+    out.push(r);
+    previous = r;
+  }
+  return out;
+}
+
+/** replies() in any row order: one key per distinct reply. */
+function repliesByKey(rows: readonly PtrueRow[]): PtrueRow[] {
   const first = new Map<string, PtrueRow>();
   let previous: PtrueRow | undefined;
   for (const r of rows) {
-    // A verifier copy of the reply just seen is already kept: ptrue_rows lists a reply's copies
-    // together, so five rows in six skip building their key (6.2 M keys at the paper's size).
-    if (previous !== undefined && sameReply(previous, r)) continue;
+    // A verifier copy of the reply just seen is already kept: five rows in six skip building their key.
+    if (previous !== undefined && compareReplies(previous, r) === 0) continue;
     previous = r;
     const key = `${r.model}\u0000${r.benchmark}\u0000${r.base_item}\u0000${r.q}\u0000${r.r}`;
     if (!first.has(key)) first.set(key, r);
@@ -38,9 +64,9 @@ export function replies(rows: readonly PtrueRow[]): PtrueRow[] {
   return [...first.values()];
 }
 
-/** Whether two rows are verifier copies of one reply: the same model, benchmark, base item, q and r. */
-function sameReply(a: PtrueRow, b: PtrueRow): boolean {
-  return a.base_item === b.base_item && a.q === b.q && a.r === b.r && a.model === b.model && a.benchmark === b.benchmark;
+/** Two rows' replies in the order of (model, benchmark, base item, q, r); 0 when they are verifier copies of one reply. */
+function compareReplies(a: PtrueRow, b: PtrueRow): number {
+  return cmp(a.model, b.model) || cmp(a.benchmark, b.benchmark) || cmp(a.base_item, b.base_item) || cmp(a.q, b.q) || cmp(a.r, b.r);
 }
 
 /**
