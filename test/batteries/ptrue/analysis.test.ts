@@ -109,14 +109,14 @@ describe('item rows and cells', () => {
   });
 });
 
-/** Rows over two benchmarks, three models, four languages, verifier copies next to each other (as ptrue_rows sorts them), some P(True) missing. */
+/** Rows of three models, two benchmarks, four languages, in ptrue_rows's order (model, benchmark, base item, q, r, v), some P(True) missing. */
 function manyRows(): PtrueRow[] {
   const langs = ['en', 'fr', 'ko', 'zh'];
   let s = 11;
   const rand = (): number => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
   const out: PtrueRow[] = [];
-  for (const benchmark of ['lsqa', 'mmmlu']) {
-    for (const model of ['a', 'b', 'c']) {
+  for (const model of ['a', 'b', 'c']) {
+    for (const benchmark of ['lsqa', 'mmmlu']) {
       for (const item of ['i1', 'i2', 'i3']) {
         for (const q of langs) {
           for (const r of langs) {
