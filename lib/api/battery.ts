@@ -72,7 +72,7 @@ export type {
 
 // ── Metrics and statistics shared by the studies (each tested against hand-computed values) ─────
 export { mean, median, quantile, pearson } from '../metrics/stats.js';
-export { distinct, groupBy, groupByParts } from '../metrics/groupBy.js';
+export { groupBy, groupByParts } from '../metrics/groupBy.js';
 export { confusionOf, ratesOf } from '../metrics/classification.js';
 export type { BinaryCase, ClassificationRates, Confusion } from '../metrics/classification.js';
 export { ECE_BINS, reliabilityBins, summarizeConfidence, summarizeConfidenceColumns } from '../metrics/calibration.js';

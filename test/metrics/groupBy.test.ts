@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { distinct, groupBy, groupByParts } from '../../lib/metrics/groupBy.js';
+import { groupBy, groupByParts } from '../../lib/metrics/groupBy.js';
 
 describe('groupBy', () => {
   it('keeps the groups and the rows within each in first-seen order', () => {
@@ -62,18 +62,5 @@ describe('groupByParts', () => {
     expect([...groupByParts(rows, [(r) => r.v], '|').keys()]).toEqual(['fr', 'de']);
     expect(groupByParts([], parts, '|').size).toBe(0);
     expect(() => groupByParts(rows, [], '|')).toThrow('no parts');
-  });
-});
-
-describe('distinct', () => {
-  it('is the Set of the values in first-seen order, as new Set(rows.map(valueOf))', () => {
-    // Prepare
-    const rows = ['b', 'a', 'b', 'c', 'a', null].map((m, x) => ({ m, x }));
-    // Act
-    const values = distinct(rows, (r) => r.m);
-    // Assess
-    expect([...values]).toEqual(['b', 'a', 'c', null]);
-    expect(values).toEqual(new Set(rows.map((r) => r.m)));
-    expect(distinct([], (r: { m: string }) => r.m).size).toBe(0);
   });
 });

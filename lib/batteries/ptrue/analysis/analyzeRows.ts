@@ -12,7 +12,7 @@ import { reliabilityDiagrams, type ReliabilityDiagram } from './reliability.js';
 import { METRICS, type CellMetrics, type PtrueRow } from './types.js';
 
 import { compliance, replies, restrictToRequested, scorerComparison, type ComplianceRow, type ScorerRow } from './views.js';
-import { distinct, groupBy, readoutHealth } from '../../../api/battery.js';
+import { groupBy, readoutHealth } from '../../../api/battery.js';
 import type { ReadoutHealth } from '../../../api/battery.js';
 
 export interface AnalyzeOptions {
@@ -83,8 +83,9 @@ function coreTables(rows: readonly PtrueRow[], benchmarks: readonly string[], by
 export function analyzePtrueRows(rows: readonly PtrueRow[], opts: AnalyzeOptions): PtrueResults {
   const byBenchmark = rowsByBenchmark(rows);
   const benchmarks = [...byBenchmark.keys()].sort();
-  const models = [...distinct(rows, (r) => r.model)].sort();
   const core = coreTables(rows, benchmarks, byBenchmark);
+  // Every row is in one configuration cell: the cells name every model, without another pass over the rows.
+  const models = [...new Set(core.cells.map((c) => c.model))].sort();
   const configurationShares: Decomposition[] = [];
   const rankChanges: RankChange[] = [];
   const rankReferences: RankReference[] = [];

@@ -9,7 +9,7 @@
  * `pooled` pools the regime's item rows into one metric; `cellMean` averages the configuration
  * cells' metrics, each cell weighing the same (across models and verifier languages).
  */
-import { distinct, groupBy, groupByParts } from '../../../api/battery.js';
+import { groupBy, groupByParts } from '../../../api/battery.js';
 import type { LanguageCode } from '../../../api/battery.js';
 import { cellMeans, metricSet } from './cells.js';
 import type { CellMetrics, MetricName, MetricSet, PtrueRow } from './types.js';
@@ -38,7 +38,8 @@ export function regimeSummaries(rows: readonly PtrueRow[], cells: readonly CellM
   const out: RegimeSummary[] = [];
   const rowsBy = groupByParts(rows, [(r) => r.benchmark, (r) => regimeOf(r.q, r.r, r.v)], '\u0000');
   const cellsBy = groupBy(cells, (c) => `${c.benchmark}\u0000${regimeOf(c.q, c.r, c.v)}`);
-  const benchmarks = [...distinct(rows, (r) => r.benchmark)].sort();
+  // The benchmarks from the groups' keys (a regime's name holds no separator), not from another pass over the rows.
+  const benchmarks = [...new Set([...rowsBy.keys()].map((k) => k.slice(0, k.lastIndexOf('\u0000'))))].sort();
   for (const benchmark of benchmarks) {
     for (const regime of REGIMES) {
       const key = `${benchmark}\u0000${regime}`;
