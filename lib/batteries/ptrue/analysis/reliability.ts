@@ -44,7 +44,7 @@ export function reliabilityDiagrams(rows: readonly PtrueRow[], english = 'en'): 
  * target language (its question language: every step past all-English localises the question
  * first), or undefined when they are none of them.
  */
-export function pathStep(q: string, r: string, v: string, english: string): number | undefined {
+function pathStep(q: string, r: string, v: string, english: string): number | undefined {
   if (q === english) return r === english && v === english ? 0 : undefined;
   const step = r === english ? 1 : r === q ? 2 : undefined;
   if (step === undefined) return undefined;
