@@ -6,7 +6,8 @@
  * size: 48 "generate" partitions of 20,348 ids, then 48 "judge" partitions of 11,470; ids are
  * random 32-hex strings, as the batteries' stable ids are. Prints the time of each kind of call,
  * the time per id of registration in the first and the last quarter of each phase (so that growth
- * with the phase's size shows), and the file's bytes per item.
+ * with the phase's size shows), the closing count of every phase that a complete run makes, and
+ * the file's bytes per item.
  *
  *   npm run bench:ledger                                   # FAR-6 full size: 1,527,264 items
  *   npm run bench:ledger -- --partitions 12                # a quarter (12 partitions a phase)
@@ -74,6 +75,15 @@ try {
     }
   }
   const wall = performance.now() - t0;
+  // What a complete run does last (lib/run/completeCampaign.ts): every phase counted, to record
+  // the campaign complete; one scan of the items for all phases, beside a scan per phase.
+  const phases = ['generate', 'judge'];
+  let t = performance.now();
+  await ledger.phaseCounts('bench', phases);
+  const together = performance.now() - t;
+  t = performance.now();
+  for (const phase of phases) await ledger.counts('bench', phase);
+  const oneByOne = performance.now() - t;
   const items = partitions * (sizes.generate + sizes.judge);
   const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
   console.log(`ledger: ${partitions} partitions a phase, generate ${sizes.generate.toLocaleString('en')} ids each, judge ${sizes.judge.toLocaleString('en')} (${items.toLocaleString('en')} items)`);
@@ -85,6 +95,7 @@ try {
   }
   console.log(`  registerPartition ${s(total.register)}, pendingAmong ${s(total.pending)}, reserve ${s(total.reserve)}, commitPart ${s(total.commit)}`);
   console.log(`  total             ${s(wall)} (${((wall * 1000) / items).toFixed(1)} µs per item)`);
+  console.log(`  closing count     ${s(together)} for both phases in one scan (phaseCounts); ${s(oneByOne)} a phase at a time (counts)`);
   await ledger.close();
   const bytes = (await stat(ledger.file)).size + (await stat(`${ledger.file}-wal`).catch(() => ({ size: 0 }))).size;
   console.log(`  ledger file       ${(bytes / 2 ** 20).toFixed(0)} MiB, ${(bytes / items).toFixed(0)} bytes per item`);

@@ -43,8 +43,7 @@ export function designJson(value: unknown): string {
 /** Done items per phase when every item of every phase is done (none pending, none failed); else undefined. */
 async function allDone(ledger: Ledger, campaign: string, phases: readonly string[]): Promise<Record<string, number> | undefined> {
   const done: Record<string, number> = {};
-  for (const phase of phases) {
-    const c = await ledger.counts(campaign, phase);
+  for (const [phase, c] of await ledger.phaseCounts(campaign, phases)) {
     if (c.pending > 0 || c.failed > 0) return undefined;
     done[phase] = c.done;
   }

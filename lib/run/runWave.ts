@@ -41,7 +41,7 @@ export async function runWave(run: WaveRun, wave: readonly PhaseSpec[]): Promise
   const { campaign } = ctx;
   const summaries = new Map<string, Accumulated>(wave.map((p) => [p.name, { phase: p.name, items: 0, done: 0, failed: 0, adopted: 0, pending: 0, costUsd: 0, reread: 0, rereadChanged: 0 }]));
   let done = 0;
-  for (const p of wave) done += (await ledger.counts(campaign.name, p.name)).done;
+  for (const c of (await ledger.phaseCounts(campaign.name, wave.map((p) => p.name))).values()) done += c.done;
   // Before the progress bar: a thread that cannot start says so on a line of its own.
   const threads = await run.threads.forWave(wave, plan, run.answerers);
   let total = wave.reduce((s, p) => s + plannedItems(plan, p.name), 0);

@@ -6,7 +6,7 @@
  * threads run, and its transactions run one after the other, as they did before threads.
  */
 import type { EmbeddedLedger } from '../store/EmbeddedLedger.js';
-import type { BatchIntent, BatchRecord, BudgetState, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from '../store/types.js';
+import type { BatchIntent, BatchRecord, BudgetState, ItemCounts, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from '../store/types.js';
 import { rebuiltError, threadError } from './threadMessages.js';
 import type { LedgerCall, LedgerReply } from './threadMessages.js';
 
@@ -112,8 +112,11 @@ export class ThreadLedger implements Ledger {
   committedParts(campaign: string, phase: string): Promise<Set<string>> {
     return this.call('committedParts', campaign, phase);
   }
-  counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
+  counts(campaign: string, phase: string): Promise<ItemCounts> {
     return this.call('counts', campaign, phase);
+  }
+  phaseCounts(campaign: string, phases: readonly string[]): Promise<Map<string, ItemCounts>> {
+    return this.call('phaseCounts', campaign, phases);
   }
   recordBatch(record: BatchRecord): Promise<void> {
     return this.call('recordBatch', record);

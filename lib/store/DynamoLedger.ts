@@ -26,7 +26,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { BatchIntent, BatchRecord, BudgetState, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
+import type { BatchIntent, BatchRecord, BudgetState, ItemCounts, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
 import { runIdOf } from './dynamo/context.js';
 import type { DynamoContext } from './dynamo/context.js';
 import * as budgetOps from './dynamo/budget.js';
@@ -203,8 +203,15 @@ export class DynamoLedger implements Ledger {
   }
 
   /** A phase's counts from its partitions' counters (dynamo/counters.ts); from its item rows for a phase without them. */
-  async counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
+  async counts(campaign: string, phase: string): Promise<ItemCounts> {
     return itemOps.counts(this.ctx, campaign, phase);
+  }
+
+  /** One phase after another: each reads its partitions' counters, a row per partition (dynamo/counters.ts). */
+  async phaseCounts(campaign: string, phases: readonly string[]): Promise<Map<string, ItemCounts>> {
+    const out = new Map<string, ItemCounts>();
+    for (const phase of phases) out.set(phase, await itemOps.counts(this.ctx, campaign, phase));
+    return out;
   }
 
   /** Counts read from every item row of a phase (a phase without counters). */

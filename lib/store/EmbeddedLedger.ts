@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import type { BatchIntent, BatchRecord, BudgetState, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
+import type { BatchIntent, BatchRecord, BudgetState, ItemCounts, Ledger, LedgerPartition, PartCommit, PartitionRecord, PendingOptions, ReservationScope } from './types.js';
 import { EmbeddedBatches } from './embedded/batches.js';
 import { EmbeddedBudget } from './embedded/budget.js';
 import { EmbeddedItems } from './embedded/items.js';
@@ -157,8 +157,12 @@ export class EmbeddedLedger implements Ledger {
     return this.itemRows.committedParts(campaign, phase);
   }
 
-  async counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
+  async counts(campaign: string, phase: string): Promise<ItemCounts> {
     return this.itemRows.counts(campaign, phase);
+  }
+
+  async phaseCounts(campaign: string, phases: readonly string[]): Promise<Map<string, ItemCounts>> {
+    return this.itemRows.phaseCounts(campaign, phases);
   }
 
   // ---- provider batches (embedded/batches.ts)

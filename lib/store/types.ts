@@ -115,6 +115,13 @@ export interface ReservationScope {
 /** Reservations keep their item ids up to this many (a provider batch's reservation keeps its count only). */
 export const MAX_SCOPE_IDS = 1_000;
 
+/** A phase's items by state: still to ask, replied, failed (permanently or not). */
+export interface ItemCounts {
+  readonly pending: number;
+  readonly done: number;
+  readonly failed: number;
+}
+
 /**
  * A partition of a phase: the items of one model in one language. Every item belongs to one, and
  * the ledger is told which wherever it reads or writes items: the embedded ledger keys items by it,
@@ -208,7 +215,13 @@ export interface Ledger {
   commitPart(commit: PartCommit): Promise<void>;
   /** Part keys already committed for a campaign phase. */
   committedParts(campaign: string, phase: string): Promise<Set<string>>;
-  counts(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }>;
+  /** A phase's items by state, retired ones left out. */
+  counts(campaign: string, phase: string): Promise<ItemCounts>;
+  /**
+   * Each of `phases`' counts, as `counts` gives them (a phase without items: all zero), read
+   * together: the embedded ledger reads its items once for all the phases instead of once each.
+   */
+  phaseCounts(campaign: string, phases: readonly string[]): Promise<Map<string, ItemCounts>>;
 
   /**
    * Records a provider batch right after its submission, with the reservation that holds

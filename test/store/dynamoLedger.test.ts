@@ -133,6 +133,35 @@ describe.each(backends)('%s ledger', (_name, open) => {
     expect((await ledger.budget(c)).spent_usd).toBeCloseTo(0.2, 12);
     await ledger.close();
   });
+
+  it('counts several phases at once as it counts each: retired items, other campaigns and phases left out, a phase without items all zero', async () => {
+    const ledger = open();
+    const [c, other] = [campaign(), campaign()];
+    await ledger.initCampaign(c, 10, 'run-1');
+    await ledger.initCampaign(other, 10, 'run-1');
+    const en = { phase: 'generate', model: 'm', language: 'en' };
+    await ledger.registerPartition(c, en, ['a', 'b', 'c', 'd']);
+    await ledger.registerPartition(c, { ...en, language: 'fr' }, ['e', 'f']);
+    await ledger.registerPartition(c, { ...en, phase: 'judge' }, ['a', 'b', 'c']);
+    await ledger.registerPartition(c, { ...en, phase: 'audit' }, ['z']);
+    await ledger.registerPartition(other, en, ['a', 'b']);
+    await ledger.commitPart({ campaign: c, ...en, partKey: 'p1', done: ['a', 'b'], failed: ['c'], costUsd: 0 });
+    await ledger.commitPart({ campaign: c, ...en, phase: 'judge', partKey: 'p2', done: ['a'], failed: [], failedPermanently: ['b'], costUsd: 0 });
+    await ledger.commitPart({ campaign: other, ...en, partKey: 'p3', done: ['a', 'b'], failed: [], costUsd: 0 });
+    // The design dropped b (done) and d (pending) from generate/m/en.
+    await ledger.registerPartition(c, en, ['a', 'c']);
+
+    const phases = ['judge', 'generate', 'never-registered'];
+    const together = await ledger.phaseCounts(c, phases);
+    expect([...together.keys()]).toEqual(phases);
+    for (const phase of phases) expect(together.get(phase), phase).toEqual(await ledger.counts(c, phase));
+    expect(Object.fromEntries(together)).toEqual({
+      judge: { pending: 1, done: 1, failed: 1 },
+      generate: { pending: 2, done: 1, failed: 1 },
+      'never-registered': { pending: 0, done: 0, failed: 0 },
+    });
+    await ledger.close();
+  });
 });
 
 describe('DynamoLedger under DynamoDB semantics', () => {

@@ -219,8 +219,9 @@ export async function ledgerStatus(
   // Phases the plan lists, in graph order (a plan of an older version lists its lines' phases).
   const phaseNames = plan?.phases ? [...plan.phases] : [...new Set((plan?.lines ?? []).map((l) => l.phase))];
   const phases: PhaseStatus[] = [];
+  const counts = await ledger.phaseCounts(name, phaseNames);
   for (const phase of phaseNames) {
-    const c = await ledger.counts(name, phase);
+    const c = counts.get(phase)!;
     const flying = Math.min(inFlight.get(phase) ?? 0, c.pending);
     const p = planned.get(phase);
     const settled = c.done + c.failed + flying;

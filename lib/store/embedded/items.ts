@@ -8,9 +8,12 @@
  */
 import type Database from 'better-sqlite3';
 import { assertAmount, partCommitted } from '../ledgerRules.js';
-import type { LedgerPartition, PartCommit, PendingOptions } from '../types.js';
+import type { ItemCounts, LedgerPartition, PartCommit, PendingOptions } from '../types.js';
 import type { EmbeddedBatches } from './batches.js';
 import type { EmbeddedBudget } from './budget.js';
+
+/** An item's states, in the order of `ItemCounts`' fields. */
+const STATES = ['pending', 'done', 'failed'] as const;
 
 /** Ids per multi-row insert in `registerItems` and `registerPartition` (5 parameters each, under SQLite's 32766 limit). */
 const REGISTER_BATCH = 500;
@@ -28,8 +31,9 @@ export class EmbeddedItems {
   /** Registers ids of one partition in one transaction; with `restore`, retired ids come back (partitions.ts runs it inside its own). */
   readonly registerTx: Database.Transaction<(campaign: string, part: LedgerPartition, ids: readonly string[], restore: boolean) => void>;
   private readonly commitTx;
+  private readonly phaseCountsStmts = new Map<number, Database.Statement>();
 
-  constructor(db: Database.Database, budget: EmbeddedBudget, batches: EmbeddedBatches) {
+  constructor(private readonly db: Database.Database, budget: EmbeddedBudget, batches: EmbeddedBatches) {
     const stmt = {
       registerBatch: db.prepare(registerSql(REGISTER_BATCH, false)),
       registerOne: db.prepare(registerSql(1, false)),
@@ -123,11 +127,35 @@ export class EmbeddedItems {
     return new Set(this.stmt.parts.all(campaign, phase) as string[]);
   }
 
-  counts(campaign: string, phase: string): { pending: number; done: number; failed: number } {
+  counts(campaign: string, phase: string): ItemCounts {
     const out = { pending: 0, done: 0, failed: 0 };
     for (const row of this.stmt.counts.all(campaign, phase) as { state: keyof typeof out; n: number }[]) {
       out[row.state] = row.n;
     }
     return out;
+  }
+
+  /**
+   * Every phase counted in one scan of the table. A scan reads all of it (P(True) at the paper's
+   * size: 8 M items, ~2 GB, ~2 s), so the phases counted one by one took a scan each; a GROUP BY
+   * over all of them sorts every row, and took longer than a count per phase and state in one pass.
+   */
+  phaseCounts(campaign: string, phases: readonly string[]): Map<string, ItemCounts> {
+    const out = new Map<string, ItemCounts>();
+    if (phases.length === 0) return out;
+    const n = this.phaseCountsStmt(phases.length).get(...phases.flatMap((p) => [p, p, p]), campaign) as number[];
+    phases.forEach((p, i) => out.set(p, { pending: n[3 * i]!, done: n[3 * i + 1]!, failed: n[3 * i + 2]! }));
+    return out;
+  }
+
+  /** phaseCounts' statement for `phases` phases, prepared once per number of phases. */
+  private phaseCountsStmt(phases: number): Database.Statement {
+    let stmt = this.phaseCountsStmts.get(phases);
+    if (!stmt) {
+      const columns = Array.from({ length: phases }, () => STATES.map((s) => `count(*) FILTER (WHERE phase = ? AND state = '${s}')`)).flat();
+      stmt = this.db.prepare(`SELECT ${columns.join(', ')} FROM items NOT INDEXED WHERE campaign = ? AND retired = 0`).raw();
+      this.phaseCountsStmts.set(phases, stmt);
+    }
+    return stmt;
   }
 }
