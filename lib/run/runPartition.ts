@@ -102,6 +102,11 @@ class PartitionRun {
         await this.queued[0];
         continue;
       }
+      // Replies come faster than the journal reaches the disk: no more calls until it has.
+      if (this.current.journal.backlogged) {
+        await this.current.journal.drained();
+        continue;
+      }
       if (spec.signal?.aborted) {
         spec.stop.reason = 'aborted';
         break;
