@@ -29,7 +29,7 @@ const SHARED_PROCESS = [
   'test/gpu/{instanceClock,planGpu}.test.ts',
   'test/providers/{pricing,rateLimits,registry}.test.ts',
   'test/report/{colourScale,shell}.test.ts',
-  'test/run/{admissionOffset,batchLookup,batchRemainder,callEnded,callSignal,itemMaxCost,journalBacklog,pollInterval,readingFingerprint,shards,threadsFlag,upstreamRows}.test.ts',
+  'test/run/{admissionOffset,batchLookup,batchRemainder,callEnded,callSignal,itemMaxCost,journalBacklog,partitionsPerThread,pollInterval,readingFingerprint,shards,threadsFlag,upstreamRows}.test.ts',
   'test/store/{athenaCsv,blobStore,duckDbMemory,duckdbSpill,dynamoPartMarks,jsParquet,layout,ledgerLayout,parquet,s3BlobStore,stagedParts,transientAwsError}.test.ts',
   'test/view/batteryViews.test.ts',
 ];

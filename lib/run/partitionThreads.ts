@@ -22,8 +22,20 @@ export const THREAD_MIN_CALLS = 20_000;
  * (38.3–38.8 s → 35.7–36.4 s, peak RSS about the same); 128 MB gained little more for 150 MB RSS.
  */
 const YOUNG_GENERATION_MB = 64;
-/** Partitions each thread runs at once: one stages Parquet while the other calls. */
+/**
+ * Partitions each thread runs at once: one stages Parquet while the other calls. A partition of
+ * more items than two parts holds two parts' rows with their items (the part committing and the
+ * part filling) for most of its run; two such on a thread are one too many (`capacity`). P(True)'s
+ * verify partitions at the paper's size (103,680 probes, 2,880 items x 2 models, 3271c39/a5b38fe):
+ * two a thread peaked at 1,798–2,080 MiB, one a thread at 1,480–1,539 MiB, the wave as fast
+ * (126–146 s against 133–140 s, the machine's noise).
+ */
 const PARTITIONS_PER_THREAD = 2;
+
+/** Partitions a thread runs at once in a wave whose largest partition has `largestPartition` items (PARTITIONS_PER_THREAD). */
+export function partitionsPerThread(largestPartition: number, partRows: number): number {
+  return largestPartition > 2 * partRows ? 1 : PARTITIONS_PER_THREAD;
+}
 /**
  * Partitions a thread runs at once when the run splits the languages (splitLanguages): only a
  * design with many languages is split, and its partitions are large. X-Value at 100,000 pairs in
@@ -315,12 +327,14 @@ export class PartitionThreads {
   }
 
   /**
-   * How many partitions the wave hands the threads at once: as many as they run; with the
-   * languages split, all of them, each waiting for a place on the thread of its language (handed
-   * as many as they run, a wave could give one thread three and the other one).
+   * How many partitions the wave hands the threads at once: as many as they run, two a thread, or
+   * one when the wave's largest partition has more items than two parts of `partRows` (see
+   * PARTITIONS_PER_THREAD); with the languages split, all of them, each waiting for a place on the
+   * thread of its language (handed as many as they run, a wave could give one thread three and the
+   * other one).
    */
-  get capacity(): number {
-    return this.split ? Number.POSITIVE_INFINITY : this.threads.length * PARTITIONS_PER_THREAD;
+  capacity(largestPartition: number, partRows: number): number {
+    return this.split ? Number.POSITIVE_INFINITY : this.threads.length * partitionsPerThread(largestPartition, partRows);
   }
 
   /**

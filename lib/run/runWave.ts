@@ -68,7 +68,7 @@ export async function runWave(run: WaveRun, wave: readonly PhaseSpec[]): Promise
     ),
   );
   try {
-    await pool(tasks, threads?.capacity ?? run.partitionPool);
+    await pool(tasks, threads?.capacity(largestPartition(plan, wave), env.shared.partRows) ?? run.partitionPool);
   } finally {
     progress.stopRedraw();
   }
@@ -124,6 +124,13 @@ async function pool(tasks: readonly (() => Promise<void>)[], limit: number): Pro
 }
 
 /** The waves in order, until the run stops (the budget, an abort, an overrun). */
+/** The most items one partition of the wave's phases has in the plan. */
+export function largestPartition(plan: Pick<Plan, 'partitions'>, wave: readonly Pick<PhaseSpec, 'name'>[]): number {
+  let most = 0;
+  for (const p of plan.partitions) for (const phase of wave) most = Math.max(most, p.items[phase.name] ?? 0);
+  return most;
+}
+
 export async function runWaves(run: WaveRun, waves: readonly (readonly PhaseSpec[])[]): Promise<PhaseSummary[]> {
   const phases: PhaseSummary[] = [];
   for (const wave of waves) {
