@@ -20,9 +20,11 @@ export const POSSIBLY_BILLED_FIELD = 'possibly_billed_usd';
 const BACKLOG_BYTES = 1024 * 1024;
 
 /**
- * An append-only NDJSON file of reply rows, written as each reply arrives. A reply that cost money
- * is on disk before anything else happens to it, so a killed run loses nothing: the next run adopts
- * the journals it finds and counts their cost once.
+ * An append-only NDJSON file of reply rows, written as each reply arrives: a reply that cost money
+ * is handed to the file before anything else happens to it, and the next run adopts the journals a
+ * killed run left and counts their cost once. A kill -9 loses only the lines not yet written
+ * (about BACKLOG_BYTES), whose items the next run asks again, their first ask counted as a call in
+ * flight.
  */
 export class Journal {
   /** Undefined when the file could not be opened: `failed` says why, and appends go nowhere. */

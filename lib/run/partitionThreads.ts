@@ -36,6 +36,7 @@ const PARTITIONS_PER_THREAD = 2;
 export function partitionsPerThread(largestPartition: number, partRows: number): number {
   return largestPartition > 2 * partRows ? 1 : PARTITIONS_PER_THREAD;
 }
+
 /**
  * Partitions a thread runs at once when the run splits the languages (splitLanguages): only a
  * design with many languages is split, and its partitions are large. X-Value at 100,000 pairs in

@@ -123,7 +123,6 @@ async function pool(tasks: readonly (() => Promise<void>)[], limit: number): Pro
   await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
 }
 
-/** The waves in order, until the run stops (the budget, an abort, an overrun). */
 /** The most items one partition of the wave's phases has in the plan. */
 export function largestPartition(plan: Pick<Plan, 'partitions'>, wave: readonly Pick<PhaseSpec, 'name'>[]): number {
   let most = 0;
@@ -131,6 +130,7 @@ export function largestPartition(plan: Pick<Plan, 'partitions'>, wave: readonly 
   return most;
 }
 
+/** The waves in order, until the run stops (the budget, an abort, an overrun). */
 export async function runWaves(run: WaveRun, waves: readonly (readonly PhaseSpec[])[]): Promise<PhaseSummary[]> {
   const phases: PhaseSummary[] = [];
   for (const wave of waves) {

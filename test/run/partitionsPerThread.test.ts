@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { partitionsPerThread } from '../../lib/run/partitionThreads.js';
+import type { PlanPartition } from '../../lib/run/planCampaign.js';
 import { largestPartition } from '../../lib/run/runWave.js';
 
 describe('partitions a thread runs at once', () => {
@@ -12,7 +13,7 @@ describe('partitions a thread runs at once', () => {
   });
 
   it("weighs the wave by its largest partition of any of its phases, not another wave's", () => {
-    const plan = {
+    const plan: { partitions: PlanPartition[] } = {
       partitions: [
         { model: 'a', language: 'en', items: { generate: 17_280, verify: 103_680, judge: 10_368 } },
         { model: 'b', language: 'en', items: { generate: 17_280, verify: 90_000 } },
