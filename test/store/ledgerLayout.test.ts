@@ -15,10 +15,10 @@ import { REPO_ROOT } from '../helpers/campaigns.js';
 
 const STORE = path.join(REPO_ROOT, 'lib', 'store');
 
-/** The public methods each class had before it became a facade: callers in lib/run, functions/ and lib/cli use them. */
+/** The public methods both facades have (those each class had before it became a facade, and phaseCounts since): callers in lib/run, functions/ and lib/cli use them. */
 const LEDGER_METHODS = [
   'batchIntents', 'budget', 'campaignBatchIntents', 'campaignBatches', 'close', 'commitPart', 'committedParts', 'counts', 'dropBatchIntent',
-  'inFlight', 'initCampaign', 'markBatchCancelled', 'openBatches', 'orphanStale', 'overrunOf', 'partitions', 'pendingAmong', 'pendingItems', 'recordBatch',
+  'inFlight', 'initCampaign', 'markBatchCancelled', 'openBatches', 'orphanStale', 'overrunOf', 'partitions', 'pendingAmong', 'pendingItems', 'phaseCounts', 'recordBatch',
   'recordBatchIntent', 'registerItems', 'registerPartition', 'release', 'reserve', 'resolveOrphans', 'settle',
 ];
 // The embedded ledger records an overrun from the run's summary; DynamoDB's workers flag it on the budget item (flagOverrun).
