@@ -3,7 +3,7 @@ import path from 'node:path';
 import { beforeAll, beforeEach } from 'vitest';
 import type { PromptItem } from '../../lib/core/types.js';
 import { costUsd } from '../../lib/pricing/pricing.js';
-import type { ModelProvider, Price } from '../../lib/providers/types.js';
+import type { GenerateRequest, GenerateResult, ModelProvider, Price, RetryDecision } from '../../lib/providers/types.js';
 import type { RetryPolicy } from '../../lib/run/callWithRetry.js';
 import type { PartSink, PartitionSpec } from '../../lib/run/partitionTypes.js';
 import { itemMaxCost } from '../../lib/run/planCampaign.js';
@@ -84,6 +84,24 @@ export function usePartitionCases(prefix: string, count: number): { readonly ite
       return dir;
     },
   };
+}
+
+/** Answers every call at once (`text` of the request, a short reply by default) and counts them: calls faster than anything a partition writes. */
+export class InstantProvider implements ModelProvider {
+  readonly id = 'fake/instant';
+  readonly simulated = true;
+  calls = 0;
+
+  constructor(private readonly text: (req: GenerateRequest) => string = (req) => `reply to ${req.item!.item_id}`) {}
+
+  async generate(req: GenerateRequest): Promise<GenerateResult> {
+    this.calls++;
+    return { text: this.text(req), finish_reason: 'stop', usage: { input_tokens: 80, output_tokens: 10 } };
+  }
+
+  classifyError(): RetryDecision {
+    return { retry: false, errorClass: 'fake' };
+  }
 }
 
 /** Parts kept in memory by name; a part written again under its name replaces the old one. */

@@ -1,9 +1,8 @@
 import type { WriteStream } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision } from '../../lib/providers/types.js';
 import { Journal } from '../../lib/run/Journal.js';
 import { runPartition } from '../../lib/run/runPartition.js';
-import { localPartitionSpec, MemoryPartSink, partitionLedger, usePartitionCases, type PartitionBench } from '../helpers/partitionSpec.js';
+import { InstantProvider, localPartitionSpec, MemoryPartSink, partitionLedger, usePartitionCases, type PartitionBench } from '../helpers/partitionSpec.js';
 
 // "What must hold": a partition whose replies come faster than its journal reaches the disk stops
 // starting calls once the journal is 1 MiB behind (Journal.ts BACKLOG_BYTES), so the replies a
@@ -11,6 +10,7 @@ import { localPartitionSpec, MemoryPartSink, partitionLedger, usePartitionCases,
 
 const CAMPAIGN = 'run-small';
 const ITEMS = 80;
+/** Each reply: without a wait, a whole partition's lines are buffered before the first write ends. */
 const REPLY_BYTES = 64 * 1024;
 const CHUNK = 4;
 
@@ -22,20 +22,6 @@ const BENCH: PartitionBench = {
   partRows: 1_000,
   readReply: () => [],
 };
-
-/** Answers every call at once with a 64 KiB reply: without a wait, a whole partition's lines are buffered before the first write ends. */
-class InstantLargeReplies implements ModelProvider {
-  readonly id = 'fake/instant-large';
-  readonly simulated = true;
-
-  async generate(req: GenerateRequest): Promise<GenerateResult> {
-    return { text: `${req.item!.item_id} ${'x'.repeat(REPLY_BYTES)}`, finish_reason: 'stop', usage: { input_tokens: 80, output_tokens: 10 } };
-  }
-
-  classifyError(): RetryDecision {
-    return { retry: false, errorClass: 'fake' };
-  }
-}
 
 const cases = usePartitionCases('journal-holds', ITEMS);
 
@@ -51,7 +37,7 @@ describe('runPartition with replies faster than its journal', () => {
     });
     try {
       const sink = new MemoryPartSink();
-      const done = await runPartition(localPartitionSpec(BENCH, cases.dir, cases.items, { runId, ledger, sink, provider: new InstantLargeReplies(), chunkSize: CHUNK }));
+      const done = await runPartition(localPartitionSpec(BENCH, cases.dir, cases.items, { runId, ledger, sink, provider: new InstantProvider((req) => `${req.item!.item_id} ${'x'.repeat(REPLY_BYTES)}`), chunkSize: CHUNK }));
       expect(done).toMatchObject({ done: ITEMS, failed: 0, pending: 0 });
       expect(sink.rows().length).toBe(ITEMS);
       // 1 MiB, and the calls already started when the journal got there: the chunks in flight

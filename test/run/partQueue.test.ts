@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { GenerateRequest, GenerateResult, ModelProvider, RetryDecision } from '../../lib/providers/types.js';
 import { runPartition } from '../../lib/run/runPartition.js';
-import { localPartitionSpec, MemoryPartSink, partitionLedger, usePartitionCases, type PartitionBench } from '../helpers/partitionSpec.js';
+import { InstantProvider, localPartitionSpec, MemoryPartSink, partitionLedger, usePartitionCases, type PartitionBench } from '../helpers/partitionSpec.js';
 
 // "What must hold": a partition whose calls come back faster than its parts are committed does not
 // pile sealed parts up, each with its rows, behind the commit in progress: it stops starting
@@ -19,22 +18,6 @@ const BENCH: PartitionBench = {
   partRows: 4,
   readReply: () => [],
 };
-
-/** Answers every call at once and counts them. */
-class InstantProvider implements ModelProvider {
-  readonly id = 'fake/instant';
-  readonly simulated = true;
-  calls = 0;
-
-  async generate(req: GenerateRequest): Promise<GenerateResult> {
-    this.calls++;
-    return { text: `reply to ${req.item!.item_id}`, finish_reason: 'stop', usage: { input_tokens: 80, output_tokens: 10 } };
-  }
-
-  classifyError(): RetryDecision {
-    return { retry: false, errorClass: 'fake' };
-  }
-}
 
 /** Parts whose writing waits until `open()`: a commit slower than the calls. */
 class SlowSink extends MemoryPartSink {
