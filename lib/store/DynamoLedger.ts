@@ -215,7 +215,7 @@ export class DynamoLedger implements Ledger {
   }
 
   /** Counts read from every item row of a phase (a phase without counters). */
-  async countRows(campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
+  async countRows(campaign: string, phase: string): Promise<ItemCounts> {
     return itemOps.countRows(this.ctx, campaign, phase);
   }
 

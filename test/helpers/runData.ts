@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { EmbeddedLedger, layout, readParquet, tableGlob } from '../../lib/store/index.js';
-import type { BudgetState } from '../../lib/store/types.js';
+import type { BudgetState, ItemCounts } from '../../lib/store/types.js';
 
 /** The columns of a stored reply that the run tests look at. */
 export interface StoredReply {
@@ -46,8 +46,8 @@ export function costOf(rows: readonly StoredReply[]): number {
 
 export interface LedgerSnapshot {
   readonly budget: BudgetState;
-  readonly generate: { pending: number; done: number; failed: number };
-  readonly judge: { pending: number; done: number; failed: number };
+  readonly generate: ItemCounts;
+  readonly judge: ItemCounts;
 }
 
 /** The ledger's budget and item counts, read through a connection of its own. */

@@ -15,7 +15,7 @@ import { BatchGetCommand, BatchWriteCommand, DeleteCommand, GetCommand, QueryCom
 import { SondageError } from '../../errors.js';
 import { parsePartKey } from '../layout.js';
 import { assertAmount, partCommitted } from '../ledgerRules.js';
-import type { LedgerPartition, PartCommit, PendingOptions } from '../types.js';
+import type { ItemCounts, LedgerPartition, PartCommit, PendingOptions } from '../types.js';
 import { closeBatchItems } from './batches.js';
 import { mergeReservations, noBudget, settleMany } from './budget.js';
 import { WRITE_CONCURRENCY, backoff, inParallel, queryAll, transact } from './context.js';
@@ -359,7 +359,7 @@ export async function committedParts(ctx: DynamoContext, campaign: string, phase
  * of a row per partition, whatever the number of items; a phase registered before counters
  * existed is counted from its item rows.
  */
-export async function counts(ctx: DynamoContext, campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
+export async function counts(ctx: DynamoContext, campaign: string, phase: string): Promise<ItemCounts> {
   await repairUnmarked(ctx, campaign, phase);
   const seq = await ctx.db.send(new GetCommand({ TableName: ctx.ledgerTable, Key: { pk: `SEQ#${campaign}#${phase}`, sk: 'SEQ' }, ConsistentRead: true }));
   if (seq.Item?.counted === true) {
@@ -375,7 +375,7 @@ export async function counts(ctx: DynamoContext, campaign: string, phase: string
 }
 
 /** Counts read from every item row of a phase (a phase without counters). */
-export async function countRows(ctx: DynamoContext, campaign: string, phase: string): Promise<{ pending: number; done: number; failed: number }> {
+export async function countRows(ctx: DynamoContext, campaign: string, phase: string): Promise<ItemCounts> {
   const out = { pending: 0, done: 0, failed: 0 };
   for (const r of await itemRows(ctx, campaign, phase)) {
     if (r.retired === true) continue;
