@@ -298,13 +298,23 @@ export class DuckDb {
     const again = setInterval(interrupt, INTERRUPT_EVERY_MS);
     void this.queue.then(() => {
       clearInterval(again);
-      this.closeNow();
+      try {
+        this.closeNow();
+      } catch (err) {
+        // No caller is left to throw to: thrown here it would be an unhandled rejection, which
+        // ends the process (and a run's threads with it) over a connection that is gone anyway.
+        process.emitWarning(`DuckDb: closing the connection after its last statement failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
     });
   }
 
+  /** Closes the connection, then the instance even if the connection's close failed (its spill folder is removed either way). */
   private closeNow(): void {
-    this.connection.closeSync();
-    this.closeInstance();
+    try {
+      this.connection.closeSync();
+    } finally {
+      this.closeInstance();
+    }
   }
 }
 
