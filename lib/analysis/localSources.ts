@@ -29,9 +29,9 @@ export async function localSources(
   for (const phase of phases) {
     for (const table of ['prompts', 'replies', 'readings'] as const) {
       if (!(await db.hasFiles(glob(phase, table)))) continue;
-      await checkStoredParts(db, glob(phase, table), table, tableColumns(table, prompts));
+      const have = await checkStoredParts(db, glob(phase, table), table, tableColumns(table, prompts));
       if (table !== 'readings') await checkPartsPhase(db, glob(phase, table), table, phase);
-      found.set(`${phase}/${table}`, await db.columnsOf(glob(phase, table)));
+      found.set(`${phase}/${table}`, have);
     }
   }
   const levels = await factorLevels(db, glob, phases, prompts, found);

@@ -78,9 +78,8 @@ export async function loadUpstream(
     const byItem = new Map<string, ReadingDraft[]>();
     readings.set(folder, byItem);
     if (!(await db.hasFiles(glob(folder, 'readings')))) continue;
-    await checkStoredParts(db, glob(folder, 'readings'), 'readings', READING_COLUMNS);
     // Readings stored before facet and value existed read them as NULL.
-    const have = await db.columnsOf(glob(folder, 'readings'));
+    const have = await checkStoredParts(db, glob(folder, 'readings'), 'readings', READING_COLUMNS);
     const source = onlySql(readParquetSql(glob(folder, 'readings')), folder, only);
     const readingsSource = have.has('facet') ? source : `(SELECT *, CAST(NULL AS VARCHAR) AS facet, CAST(NULL AS DOUBLE) AS value FROM ${source} old)`;
     const one = CORE_SQL.render('one_reading', { readings: readingsSource });

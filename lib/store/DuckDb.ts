@@ -214,12 +214,6 @@ export class DuckDb {
     );
   }
 
-  /** The columns the Parquet files of a glob hold together (their union), partition columns included. */
-  async columnsOf(glob: string): Promise<Set<string>> {
-    const rows = await this.all<{ column_name: string }>(`DESCRIBE SELECT * FROM ${readParquetSql(glob)}`);
-    return new Set(rows.map((r) => r.column_name));
-  }
-
   /** True when the glob matches at least one file. */
   async hasFiles(glob: string): Promise<boolean> {
     const [row] = await this.all<{ n: number }>(`SELECT count(*) AS n FROM glob(${sqlString(glob)})`);
@@ -233,8 +227,7 @@ export class DuckDb {
    */
   async attachTable(view: string, glob: string, table: TableName, columns: readonly ColumnDef[] = tableColumns(table)): Promise<boolean> {
     const found = await this.hasFiles(glob);
-    if (found) await checkStoredParts(this, glob, table, columns);
-    const have = found ? await this.columnsOf(glob) : new Set<string>();
+    const have = found ? await checkStoredParts(this, glob, table, columns) : new Set<string>();
     // Parts written before a column existed (readings' facet and value) read it as NULL, as
     // lib/run/upstream.ts does: a data folder from an earlier version stays analysable.
     const missing = found ? columns.filter((c) => !(PARTITION_COLUMNS as readonly string[]).includes(c.name)).filter((c) => !have.has(c.name)) : [];

@@ -35,12 +35,17 @@ function refuse(file: string, table: string, why: string): StorageError {
  * Throws a StorageError naming the first part under `glob` that is not a whole Parquet file, lacks
  * a column `columns` requires (nullable ones may be absent: parts written before they existed), or
  * holds a column in a type that is not its own. Parts without a problem pass silently.
- * @example await checkStoredParts(db, tableGlob(dir, 'demo', 'generate', 'replies'), 'replies', REPLY_COLUMNS)
+ *
+ * Returns the columns the parts hold, over all of them (what `DESCRIBE` of the glob read with
+ * `union_by_name` gives, less the path's `model` and `language`): the readers that fill a column
+ * older parts lack take it from here instead of reading every part's footer a second time.
+ * @example const have = await checkStoredParts(db, tableGlob(dir, 'demo', 'generate', 'replies'), 'replies', REPLY_COLUMNS)
  */
-export async function checkStoredParts(db: SqlRows, glob: string, table: string, columns: readonly ColumnDef[]): Promise<void> {
+export async function checkStoredParts(db: SqlRows, glob: string, table: string, columns: readonly ColumnDef[]): Promise<Set<string>> {
   let rows: { file_name: string; name: string; type: string | null }[];
   try {
-    rows = await db.all(`SELECT file_name, name, type FROM parquet_schema(${sqlString(glob)})`);
+    // Leaf columns only: a file's schema root (and any group) has children and no type of its own.
+    rows = await db.all(`SELECT file_name, name, type FROM parquet_schema(${sqlString(glob)}) WHERE coalesce(num_children, 0) = 0`);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const file = /[Ff]ile '([^']+)'/.exec(message)?.[1];
@@ -49,10 +54,12 @@ export async function checkStoredParts(db: SqlRows, glob: string, table: string,
     throw refuse(file, table, why);
   }
   const byFile = new Map<string, Map<string, string | null>>();
+  const held = new Set<string>();
   for (const r of rows) {
     const have = byFile.get(r.file_name) ?? new Map<string, string | null>();
     have.set(r.name, r.type);
     byFile.set(r.file_name, have);
+    held.add(r.name);
   }
   for (const [file, have] of [...byFile].sort(([a], [b]) => a.localeCompare(b))) {
     const missing = columns.filter((c) => !c.nullable && !have.has(c.name)).map((c) => c.name);
@@ -64,6 +71,7 @@ export async function checkStoredParts(db: SqlRows, glob: string, table: string,
       }
     }
   }
+  return held;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   tableGlob,
 } from '../../lib/store/index.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../../lib/store/index.js';
+import { checkStoredParts } from '../../lib/store/storedParts.js';
 import { sharedColumns } from '../../lib/store/duckdbAppend.js';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'sondage-parquet-'));
@@ -375,6 +376,26 @@ describe('reading with no files yet', () => {
       await db.attachTable('readings', tableGlob(path.join(root, 'old-readings'), 'old', 'generate', 'readings'), 'readings');
       // assess
       expect(await db.all('SELECT item_id, label, facet, value, model FROM readings')).toEqual([{ item_id: 'i1', label: 'P', facet: null, value: null, model: 'a' }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('checkStoredParts gives the columns the parts hold together: a column only newer parts have is among them', async () => {
+    // prepare: one readings part without facet and value (an earlier version's), one with them
+    const base = path.join(root, 'mixed-readings');
+    const dir = path.join(base, 'campaigns', 'mixed', 'generate', 'readings', 'model=a', 'language=en');
+    const db = await DuckDb.open({ threads: 1 });
+    try {
+      mkdirSync(dir, { recursive: true });
+      const old = "'i1' AS item_id, 'mixed' AS campaign, 'generate' AS phase, 'rule' AS reader, 'P' AS label, NULL::VARCHAR AS raw, NULL::VARCHAR AS judge_item_id";
+      await db.run(`COPY (SELECT ${old}) TO '${path.join(dir, 'part-0.parquet')}' (FORMAT parquet)`);
+      const glob = tableGlob(base, 'mixed', 'generate', 'readings');
+      // act, assess: the older part alone lacks them; beside a newer part the union holds them
+      expect([...(await checkStoredParts(db, glob, 'readings', TABLE_SCHEMAS.readings))].sort()).toEqual(['campaign', 'item_id', 'judge_item_id', 'label', 'phase', 'raw', 'reader']);
+      await db.run(`COPY (SELECT ${old}, NULL::VARCHAR AS facet, 0.5::DOUBLE AS value) TO '${path.join(dir, 'part-1.parquet')}' (FORMAT parquet)`);
+      const held = await checkStoredParts(db, glob, 'readings', TABLE_SCHEMAS.readings);
+      expect([...held].sort()).toEqual(['campaign', 'facet', 'item_id', 'judge_item_id', 'label', 'phase', 'raw', 'reader', 'value']);
     } finally {
       db.close();
     }
