@@ -51,9 +51,21 @@ function numbersConverter(api: typeof DuckDbApi): DuckDBValueConverter<JS> {
 /** How often close interrupts what still runs, until it has ended. */
 const INTERRUPT_EVERY_MS = 10;
 
+/** What the connections to one DuckDB instance share: the instance, its close, how many of them are open. */
+interface SharedInstance {
+  readonly connect: () => Promise<DuckDBConnection>;
+  /** Closes the instance and removes its spill folder: once its last connection has closed. */
+  readonly close: () => void;
+  open: number;
+  /** Connections running a statement on one thread (oneThread), and the thread count to restore after the last. */
+  narrowed: number;
+  threads: number;
+}
+
 /**
  * An in-memory DuckDB for the SQL stage: queries over the campaign's Parquet files, results as
- * plain objects (BIGINT and DECIMAL as numbers). Queries on one instance run one after another.
+ * plain objects (BIGINT and DECIMAL as numbers). Queries on one connection run one after another;
+ * `sibling` opens another, whose queries run beside them.
  *
  * @example
  * const db = await DuckDb.open();
@@ -63,6 +75,8 @@ const INTERRUPT_EVERY_MS = 10;
  */
 export class DuckDb {
   private queue: Promise<unknown> = Promise.resolve();
+  /** Other connections to this database (sibling): closed with this one. */
+  private readonly siblings: DuckDb[] = [];
   private closed = false;
   /** Statements queued or running (serial). */
   private active = 0;
@@ -74,8 +88,7 @@ export class DuckDb {
   private constructor(
     private readonly connection: DuckDBConnection,
     private readonly rows: DuckDbRows,
-    /** Closes the instance and removes its spill folder. */
-    private readonly closeInstance: () => void,
+    private readonly shared: SharedInstance,
   ) {}
 
   /** Opens an in-memory database. `threads` defaults to DuckDB's (all cores). */
@@ -88,11 +101,32 @@ export class DuckDb {
     const api = await duckdbApi();
     const { instance, close } = await spillingInstance(config, (c) => api.DuckDBInstance.create(':memory:', c));
     try {
-      return new DuckDb(await instance.connect(), new DuckDbRows(api, numbersConverter(api)), close);
+      return new DuckDb(await instance.connect(), new DuckDbRows(api, numbersConverter(api)), { connect: () => instance.connect(), close, open: 1, narrowed: 0, threads: 0 });
     } catch (err) {
       close();
       throw err;
     }
+  }
+
+  /**
+   * Another connection to this database: its statements run beside this one's, on the same
+   * threads and memory limit, over the same tables, views and types (not this connection's
+   * temporary ones). A query started on it runs while this one's rows are still being read
+   * (KeptSubqueries gives an analysis two). It is closed when this one is, or before by its own
+   * close; the instance closes with the last of them.
+   * @example const other = await db.sibling(); const next = await other.startChunks(sql); …
+   */
+  async sibling(): Promise<DuckDb> {
+    if (this.closed) throw new SondageError('DuckDb is closed');
+    const connection = await this.shared.connect();
+    this.shared.open++;
+    const db = new DuckDb(connection, this.rows, this.shared);
+    if (this.closed) {
+      db.close();
+      throw new SondageError('DuckDb is closed');
+    }
+    this.siblings.push(db);
+    return db;
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -117,14 +151,27 @@ export class DuckDb {
     return this.serial(() => onOneThreadIfOutOfMemory(async () => this.rows.rowsOf<T>(await this.connection.stream(sql)), this.oneThread));
   }
 
-  /** Runs `work` with DuckDB on one thread, then back to its setting (onOneThreadIfOutOfMemory). */
+  /**
+   * Runs `work` with DuckDB on one thread, then back to its setting (onOneThreadIfOutOfMemory).
+   * `threads` is the instance's, not a connection's: where two connections retry at once, the
+   * first narrows it and the last puts it back.
+   */
   private readonly oneThread = async <T>(work: () => Promise<T>): Promise<T> => {
-    const [setting] = (await this.connection.runAndReadAll("SELECT current_setting('threads') AS n")).getRowObjectsJS();
-    await this.connection.run('SET threads = 1');
+    const shared = this.shared;
+    if (shared.narrowed++ === 0) {
+      try {
+        const [setting] = (await this.connection.runAndReadAll("SELECT current_setting('threads') AS n")).getRowObjectsJS();
+        shared.threads = Number(setting?.['n']);
+        await this.connection.run('SET threads = 1');
+      } catch (err) {
+        shared.narrowed--;
+        throw err;
+      }
+    }
     try {
       return await work();
     } finally {
-      await this.connection.run(`SET threads = ${Number(setting?.['n'])}`);
+      if (--shared.narrowed === 0) await this.connection.run(`SET threads = ${shared.threads}`);
     }
   };
 
@@ -281,6 +328,7 @@ export class DuckDb {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const other of this.siblings) other.close();
     if (this.active === 0) return this.closeNow();
     for (const letGo of this.unread) letGo();
     this.unread.clear();
@@ -301,12 +349,15 @@ export class DuckDb {
     });
   }
 
-  /** Closes the connection, then the instance even if the connection's close failed (its spill folder is removed either way). */
+  /**
+   * Closes the connection, then the instance if it was the last one open, even when the
+   * connection's close failed (the spill folder is removed either way).
+   */
   private closeNow(): void {
     try {
       this.connection.closeSync();
     } finally {
-      this.closeInstance();
+      if (--this.shared.open === 0) this.shared.close();
     }
   }
 }

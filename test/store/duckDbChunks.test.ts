@@ -74,3 +74,41 @@ describe('rows read a chunk at a time', () => {
     expect(lowered).toBe(0);
   });
 });
+
+// A second connection (DuckDb.sibling): what lets P(True)'s analysis compute the next model's rows
+// while it reads the rows of the one before (lib/batteries/ptrue/analysis/queryRows.ts).
+describe('a second connection to the same database', () => {
+  /** Settles with `value` when `p` settles within `ms`, else with 'waiting'. */
+  const within = <T>(p: Promise<T>, ms: number): Promise<T | 'waiting'> => Promise.race([p, new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), ms))]);
+
+  it('runs a query while the first connection streams rows not yet read, over the same tables', async () => {
+    const db = await DuckDb.open({ threads: 1 });
+    try {
+      await db.run('CREATE TABLE numbers AS SELECT i::INTEGER AS i FROM range(5000) t(i)');
+      const read = await db.startChunks<{ i: number }>('SELECT i FROM numbers ORDER BY i');
+      // On the same connection a query waits for those rows; on a sibling it runs now.
+      const queued = db.all('SELECT 1 AS one');
+      expect(await within(queued, 300)).toBe('waiting');
+      const other = await db.sibling();
+      expect(await within(other.all<{ n: number }>('SELECT count(*) AS n FROM numbers'), 5000)).toEqual([{ n: 5000 }]);
+      let n = 0;
+      await read((rows) => (n += rows.length));
+      expect(n).toBe(5000);
+      expect(await queued).toEqual([{ one: 1 }]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('is closed with the first connection; the first stays open when the sibling closes', async () => {
+    const db = await DuckDb.open({ threads: 1 });
+    const other = await db.sibling();
+    other.close();
+    await expect(other.all('SELECT 1')).rejects.toThrow('DuckDb is closed');
+    expect(await db.all('SELECT 2 AS two')).toEqual([{ two: 2 }]);
+    const another = await db.sibling();
+    db.close();
+    await expect(another.all('SELECT 1')).rejects.toThrow('DuckDb is closed');
+    await expect(db.sibling()).rejects.toThrow('DuckDb is closed');
+  });
+});
