@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { analyzeByoFile, parseByoRows } from '../../../lib/batteries/ptrue/byo/i
 import { analyzePtrueRows } from '../../../lib/batteries/ptrue/analysis/analyzeRows.js';
 import type { FileIssue } from '../../../lib/errors.js';
 import { campaignFileError } from '../../helpers/fileErrors.js';
+import { REPO_ROOT } from '../../helpers/campaigns.js';
 
 const csv = ['item,model,q,r,v,correct,p_true,benchmark,realised', 'i1,m1,en,en,en,1,0.9,triv,en', 'i1,m1,en,en,fr,1,0.7,triv,en', 'i2,m1,en,ko,en,0,,triv,en', 'i2,m1,en,ko,fr,0,0.2,triv,en'].join('\n');
 
@@ -52,6 +53,19 @@ describe('bring-your-own P(True) rows', () => {
     expect(fromFile.cells).toHaveLength(4);
     await expect(analyzeByoFile(join(dir, 'rows.txt'), { draws: 0, seed: 1 })).rejects.toThrow(/unsupported file type/);
   });
+  it('gives the same results whatever the order of the rows in the file, those of the rows in a campaign order', async () => {
+    const example = await readFile(join(REPO_ROOT, 'examples/ptrue/byo-rows.csv'), 'utf8');
+    const [header, ...body] = example.trimEnd().split('\n');
+    const reversed = [header, ...body.reverse()].join('\n');
+    const opts = { draws: 50, seed: 7, simulated: false };
+    const inFileOrder = analyzePtrueRows(parseByoRows(example, 'byo-rows.csv', 'csv'), opts);
+    expect(inFileOrder.cells.length).toBeGreaterThan(4);
+    expect(analyzePtrueRows(parseByoRows(reversed, 'reversed.csv', 'csv'), opts)).toEqual(inFileOrder);
+    const rows = parseByoRows(reversed, 'reversed.csv', 'csv');
+    const order = (r: (typeof rows)[number]) => [r.model, r.benchmark, r.base_item, r.q, r.r, r.v].join('\u0000');
+    expect(rows.map(order)).toEqual(rows.map(order).sort());
+  });
+
   it('never quotes a field that looks like an assignment (a .env given by mistake)', () => {
     let message = '';
     try {

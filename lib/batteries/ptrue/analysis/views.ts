@@ -70,6 +70,16 @@ function compareReplies(a: PtrueRow, b: PtrueRow): number {
 }
 
 /**
+ * Rows in the order ptrue_rows.sql gives a campaign's (ORDER BY model, benchmark, base item, q, r,
+ * v), sorted in place: the estimators add floating-point values and draw the bootstrap's items in
+ * row order, so rows brought from elsewhere in another order would give other figures (and tables
+ * in another row order) than the same rows in a campaign.
+ */
+export function inCampaignOrder(rows: PtrueRow[]): PtrueRow[] {
+  return rows.sort((a, b) => compareReplies(a, b) || cmp(a.v, b.v));
+}
+
+/**
  * Share of replies in the requested language, per benchmark × requested language. `distinct` is
  * replies(rows), when the caller has it already (at the paper's size a pass over 6.2 M rows).
  */

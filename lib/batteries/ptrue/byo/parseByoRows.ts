@@ -35,6 +35,7 @@ import {
 import type { ByoIssue, FileIssue } from '../../../api/battery.js';
 import { PTRUE_LANGUAGES } from '../types.js';
 import type { PtrueRow } from '../analysis/types.js';
+import { inCampaignOrder } from '../analysis/views.js';
 import { parseCsv } from '../data/csv.js';
 import { describeValue } from '../data/parseItems.js';
 
@@ -168,7 +169,8 @@ export function checkByoRows(text: string, file: string, format: 'jsonl' | 'csv'
   }
   if (issues.length === 0 && rows.length === 0) issues.push({ file, path: '', message: 'no rows', kind: 'unreadable' });
   issues.push(...incompleteReplies(file, rows, lines), ...missingCellNotices(file, rows));
-  return { rows, issues };
+  // After the checks, which name rows by their lines: the same rows give the same results in any file order.
+  return { rows: inCampaignOrder(rows), issues };
 }
 
 const groupOf = (r: PtrueRow): string => `model ${r.model}, benchmark ${r.benchmark}`;
