@@ -6,9 +6,9 @@
  *   keeping them took its SQL stage from 10.7 s to 8.3 s (bench/README.md, "analysis").
  * - a query started while another's rows are still being read runs on a second connection
  *   (DuckDb.sibling), so DuckDB computes the next query while JavaScript works through the rows of
- *   the one before, where one connection would hold the next until the last row was read. The
- *   analyses start their next query before reading a large result for this (FAR-6's item_shares
- *   beside same_replies_shares, P(True)'s next model beside the one being read).
+ *   the one before, where one connection would hold the next until the last row was read.
+ *   P(True)'s analysis starts each model's query as the rows of the model before arrive for this
+ *   (lib/batteries/ptrue/analysis/queryRows.ts).
  * Only for the span of one analysis over files that do not change meanwhile: a kept table does not
  * follow its Parquet files (`drop` frees them).
  */

@@ -44,8 +44,7 @@ function refuse(file: string, table: string, why: string): StorageError {
 export async function checkStoredParts(db: SqlRows, glob: string, table: string, columns: readonly ColumnDef[]): Promise<Set<string>> {
   let rows: { file_name: string; name: string; type: string | null }[];
   try {
-    // Leaf columns only: a file's schema root (and any group) has children and no type of its own.
-    rows = await db.all(`SELECT file_name, name, type FROM parquet_schema(${sqlString(glob)}) WHERE coalesce(num_children, 0) = 0`);
+    rows = await db.all(`SELECT file_name, name, type FROM parquet_schema(${sqlString(glob)})`);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const file = /[Ff]ile '([^']+)'/.exec(message)?.[1];
@@ -59,7 +58,8 @@ export async function checkStoredParts(db: SqlRows, glob: string, table: string,
     const have = byFile.get(r.file_name) ?? new Map<string, string | null>();
     have.set(r.name, r.type);
     byFile.set(r.file_name, have);
-    held.add(r.name);
+    // Columns only: a file's schema root (and any group) has no type of its own.
+    if (r.type !== null) held.add(r.name);
   }
   for (const [file, have] of [...byFile].sort(([a], [b]) => a.localeCompare(b))) {
     const missing = columns.filter((c) => !c.nullable && !have.has(c.name)).map((c) => c.name);
