@@ -30,7 +30,7 @@ import { parseArgs } from 'node:util';
 import { writePtrueCampaign, writeXvalueCampaign } from './batteryCampaigns.js';
 import { writeFullSizeCampaign } from './fullSizeCampaign.js';
 import { loadRunContext } from '../lib/run/context.js';
-import { runCampaign } from '../lib/run/runCampaign.js';
+import { ANALYSING, runCampaign } from '../lib/run/runCampaign.js';
 import { ProgressBar } from '../lib/run/progress.js';
 
 const { values } = parseArgs({
@@ -96,10 +96,16 @@ const ctx = await loadRunContext(file);
 /** One entry per wave of phases, as the run reports them. */
 const waves: { label: string; start: number; end?: number }[] = [];
 const bar = new ProgressBar();
+/** When the run said its analysis begins: after the last wave it records the campaign complete (a count of the ledger) first. */
+let tAnalysis: number | undefined;
 const summary = await runCampaign(ctx, {
   ...(values.threads !== undefined ? { threads: Number(values.threads) } : {}),
-  // The run's own lines (how many partition threads it chose, and why not more).
-  log: (line) => console.error(line),
+  // The run's own lines (how many partition threads it chose, and why not more); the last says
+  // the analysis begins, which parts the time after the last wave.
+  log: (line) => {
+    if (line === ANALYSING) tAnalysis = performance.now();
+    console.error(line);
+  },
   progress: {
     start(label, total) {
       waves.push({ label, start: performance.now() });
@@ -135,7 +141,7 @@ local-throughput: ${what}
   requests planned          ${summary.plan.totals.items} (${summary.phases.map((p) => `${p.phase} ${p.done}`).join(', ')})
   ${pad('load + plan (expand)')}${secs(t0, waves[0]?.start ?? tEnd)} s
 ${waveLines}
-  ${pad('analyse (SQL + stats)')}${secs(waves.at(-1)?.end ?? t0, tEnd)} s
+  ${pad('analyse (SQL + stats)')}${secs(waves.at(-1)?.end ?? t0, tEnd)} s${tAnalysis !== undefined ? `  (closing bookkeeping ${secs(waves.at(-1)?.end ?? t0, tAnalysis)} s, the analysis ${secs(tAnalysis, tEnd)} s)` : ''}
   ${pad('total')}${secs(t0, tEnd)} s
   model replies/s end to end ${Math.round(modelReplies / ((tEnd - t0) / 1000))}  (${modelReplies} model replies; ${Math.round((modelReplies + roleCalls) / ((tEnd - t0) / 1000))}/s counting ${roleCalls} judge calls)
   peak RSS                  ${(peakRss / 2 ** 20).toFixed(0)} MiB  (${Object.entries(stagePeak)
@@ -153,6 +159,7 @@ if (values.json) {
       roleCalls,
       seconds: (tEnd - t0) / 1000,
       analyseSeconds: (tEnd - (waves.at(-1)?.end ?? t0)) / 1000,
+      analysisSeconds: tAnalysis !== undefined ? (tEnd - tAnalysis) / 1000 : null,
       peakRssMiB: peakRss / 2 ** 20,
       cpuSeconds,
       stopped: summary.stopped ?? null,

@@ -102,6 +102,9 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     if (stop.reason === 'aborted' || opts.skipAnalysis) return summary;
 
     // ---- analyse -------------------------------------------------------------------------------
+    // At a large campaign's size the analysis takes a minute after the last bar ends: said, so
+    // that the run does not look stalled (a complete campaign's rerun said so already).
+    if (complete === undefined) log(ANALYSING);
     const analysis = await analyzeLocal(ctx, dataDir, store);
     return { ...summary, resultsPrefix: `${layout.campaignPrefix(campaign.name)}results/`, analysis: analysis.results, table: analysis.table, excluded: analysis.excluded, readouts: analysis.readouts };
   } finally {
@@ -110,6 +113,9 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     await stores.close();
   }
 }
+
+/** The line a run logs when its waves have ended and the analysis begins. */
+export const ANALYSING = "analysing: the battery's queries and estimators over the stored replies";
 
 /** A run id that sorts by start time: `20260102T030405-a1b2c3`. */
 function newRunId(): string {

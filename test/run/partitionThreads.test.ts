@@ -7,7 +7,7 @@ import type { ProgressSink } from '../../lib/run/progress.js';
 import { rebuiltError, threadError } from '../../lib/run/threadMessages.js';
 import { describeStorageFailure, StorageError } from '../../lib/store/storageErrors.js';
 import { concurrencyShares, MIN_LANGUAGES_PER_THREAD, RUN_MEMORY_BUDGET_BYTES, splitLanguages, THREAD_MIN_CALLS, THREAD_OVERHEAD_BYTES, threadsForWave } from '../../lib/run/partitionThreads.js';
-import { runCampaign } from '../../lib/run/runCampaign.js';
+import { ANALYSING, runCampaign } from '../../lib/run/runCampaign.js';
 import type { RunOptions } from '../../lib/run/runCampaign.js';
 import { loadContext, simulateOnModels, tempDir, writeCampaign } from '../helpers/campaigns.js';
 import { costOf, filesUnder, ledgerSnapshot, okCounts, readResult, storedReplies } from '../helpers/runData.js';
@@ -72,7 +72,7 @@ describe('partitions in threads', () => {
     const log: string[] = [];
     const summary = await run(dataDir, { threads: 2, progress, log: (line) => log.push(line) });
     expect(summary.stopped).toBeUndefined();
-    expect(log).toEqual(['partitions run in 2 threads (--threads 1: on one)']);
+    expect(log).toEqual(['partitions run in 2 threads (--threads 1: on one)', ANALYSING]);
     const o = await outcome(dataDir);
     expect(o.generate).toEqual(reference.generate);
     expect(o.judge).toEqual(reference.judge);
