@@ -103,7 +103,14 @@ const summary = await runCampaign(ctx, {
   // The run's own lines (how many partition threads it chose, and why not more); the last says
   // the analysis begins, which parts the time after the last wave.
   log: (line) => {
-    if (line === ANALYSING) tAnalysis = performance.now();
+    if (line === ANALYSING) {
+      tAnalysis = performance.now();
+      if (process.env['BENCH_MEMORY']) {
+        // With --expose-gc, what the run still holds live as the analysis begins, not its garbage.
+        globalThis.gc?.();
+        console.error('\nbefore the analysis:', process.memoryUsage());
+      }
+    }
     console.error(line);
   },
   progress: {
