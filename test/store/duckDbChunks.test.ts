@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DuckDb, onOneThreadIfOutOfMemory } from '../../lib/store/DuckDb.js';
 import { SqlLibrary } from '../../lib/query/sql.js';
 import type { Queryable } from '../../lib/query/types.js';
+import { within } from '../helpers/within.js';
 
 // A query's rows read a chunk at a time (DuckDb.startChunks, SqlLibrary.startChunks): what lets
 // FAR-6's analysis hold one cell's item rows instead of the campaign's.
@@ -78,9 +79,6 @@ describe('rows read a chunk at a time', () => {
 // A second connection (DuckDb.sibling): what lets P(True)'s analysis compute the next model's rows
 // while it reads the rows of the one before (lib/batteries/ptrue/analysis/queryRows.ts).
 describe('a second connection to the same database', () => {
-  /** Settles with `value` when `p` settles within `ms`, else with 'waiting'. */
-  const within = <T>(p: Promise<T>, ms: number): Promise<T | 'waiting'> => Promise.race([p, new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), ms))]);
-
   it('runs a query while the first connection streams rows not yet read, over the same tables', async () => {
     const db = await DuckDb.open({ threads: 1 });
     try {

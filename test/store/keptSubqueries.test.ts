@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DuckDb } from '../../lib/store/DuckDb.js';
 import { KeptSubqueries } from '../../lib/store/keptSubqueries.js';
+import { within } from '../helpers/within.js';
 
-/** Settles with what `p` gives when it settles within `ms`, else with 'waiting'. */
-const within = <T>(p: Promise<T>, ms: number): Promise<T | 'waiting'> => Promise.race([p, new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), ms))]);
 
 describe('KeptSubqueries', () => {
   it('starts a query while the rows of another are unread (a second connection), and both read the kept tables', async () => {
