@@ -145,11 +145,17 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
   const lines: PlanLine[] = [];
   const partitions: PlanPartition[] = [];
   const charged: { cost: number; max: number }[] = [];
+  // Root phases whose items a dependent phase's estimate reads (PartitionContext.items), as the first
+  // partitions show: kept from then on and priced from what is kept. The others are priced as they
+  // are expanded and not kept (PartitionItems.each). A battery's estimate that reads no items
+  // (X-Value's step 2) keeps none; one that does (FAR-6's judge, P(True)'s verify) has that phase
+  // expanded twice in its first partition only.
+  const readByEstimates = new Set<string>();
   for (const model of campaign.models) {
     const accs = new Map(graph.phases.map((p) => [p.name, emptyAcc()]));
     const answerers = new Map<string, ModelEntry>();
     for (const language of ctx.design.languages) {
-      const partition = new PartitionItems({ ctx, model, language, planning: true });
+      const partition = new PartitionItems({ ctx, model, language, planning: true, onRead: (name) => readByEstimates.add(name) });
       const counts: Record<string, number> = {};
       for (const phase of graph.phases) {
         const acc = accs.get(phase.name)!;
@@ -158,7 +164,7 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
         const before = { ...acc };
         const price = priceIn(ctx, phase, answerer);
         if (phase.after.length === 0) {
-          counts[phase.name] = rootEstimate(phase, partition.items(phase.name), price, acc);
+          counts[phase.name] = rootEstimate(phase, readByEstimates.has(phase.name) ? partition.items(phase.name) : partition.each(phase.name), price, acc);
         } else {
           const e = phase.estimate!(partition.context(phase));
           addEstimate(acc, e);

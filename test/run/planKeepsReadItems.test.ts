@@ -1,0 +1,60 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import type { PhaseSpec } from '../../lib/battery/types.js';
+import type { RunContext } from '../../lib/run/context.js';
+import { planCampaign } from '../../lib/run/planCampaign.js';
+import { loadContext, REPO_ROOT, tempDir, writeCampaign } from '../helpers/campaigns.js';
+
+// The plan prices a root phase as its items are expanded and keeps them only where a dependent
+// phase's estimate reads them (lib/run/planCampaign.ts): it learns which at the first partition.
+// It may not expand a phase read by an estimate again in every partition. (That it counts what it
+// counted when it kept every phase: test/cli/plan.test.ts counts each partition's items itself.)
+
+let root: string;
+let cleanup: () => Promise<void>;
+beforeAll(async () => ({ dir: root, cleanup } = await tempDir('plan-keeps')));
+afterAll(() => cleanup?.());
+
+/** How often each phase's expand ran, per model and language, over one plan; the plan's lines. */
+function countedPlan(ctx: RunContext): { expansions: Map<string, number[]>; plan: ReturnType<typeof planCampaign> } {
+  const seen = new Map<string, Map<string, number>>();
+  for (const phase of ctx.graph.phases as PhaseSpec[]) {
+    const expand = phase.expand.bind(phase);
+    const counts = new Map<string, number>();
+    seen.set(phase.name, counts);
+    (phase as { expand: PhaseSpec['expand'] }).expand = (p, up) => {
+      const key = `${p.subject.id}/${p.language}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      return expand(p, up);
+    };
+  }
+  const plan = planCampaign(ctx);
+  return { expansions: new Map([...seen].map(([phase, counts]) => [phase, [...counts.values()]])), plan };
+}
+
+describe('the plan keeps a phase’s items only where an estimate reads them', () => {
+  it('FAR-6: generate, which the judge’s estimate reads, is expanded twice in the first partition and once in every other', async () => {
+    const ctx = await loadContext(await writeCampaign(root, 'small.yaml'));
+    const { expansions, plan } = countedPlan(ctx);
+    const generate = expansions.get('generate')!;
+    expect(generate.length).toBe(plan.partitions.length);
+    expect(generate[0]).toBe(2);
+    expect(generate.slice(1).every((n) => n === 1)).toBe(true);
+    // Dependent phases are estimated, not expanded.
+    expect(expansions.get('judge')).toEqual([]);
+    const judge = plan.lines.filter((l) => l.phase === 'judge');
+    expect(judge.reduce((s, l) => s + l.items, 0)).toBeGreaterThan(0);
+  });
+
+  it('X-Value: no estimate reads step 1, so every root phase is expanded once per partition', async () => {
+    const source = path.join(REPO_ROOT, 'examples/xvalue/demo.yaml');
+    const doc = parse(await readFile(source, 'utf8')) as Record<string, Record<string, unknown>>;
+    for (const key of ['qa_pairs', 'prompts']) if (typeof doc['design']![key] === 'string') doc['design']![key] = path.join(REPO_ROOT, 'examples/xvalue', doc['design']![key] as string);
+    const file = path.join(root, 'xvalue.yaml');
+    await writeFile(file, stringify(doc));
+    const { expansions, plan } = countedPlan(await loadContext(file));
+    for (const phase of ['step1', 'step3']) expect(expansions.get(phase), phase).toEqual(plan.partitions.map(() => 1));
+  });
+});
