@@ -104,8 +104,8 @@ export function runMemory(): RunMemory {
  * as much again as its heap for its own growth, and the threads stay within
  * RUN_MEMORY_BUDGET_BYTES and within the memory the machine has free. P(True), even at the paper's
  * size (~70 MB of heap: its design is a few MB), gets two threads; X-Value at 100,000 pairs
- * (~360 MB of heap), even with its 14 languages split seven a thread, stays on one: two threads
- * peak at up to 2.15 GB.
+ * (~260 MB of heap and 430 MiB of RSS when it chooses: its design and the plan's garbage), even
+ * with its 14 languages split seven a thread, stays on one: two threads peaked at 1.84–2.15 GB.
  * Only waves answered by simulated models run in threads: a real provider's rate limits and its
  * batch API are kept per process (RateLimiters), and its calls wait on the network, not the CPU. Threads started for an earlier
  * wave (`running`) run every later wave they may: their memory is spent already, and the run's
