@@ -61,24 +61,26 @@ export function buildRows(pairs: readonly PairSqlRow[], facets: readonly FacetSq
   const verdicts: VerdictRow[] = [];
   const checkpoints: CheckpointRow[] = [];
   const step1: Step1Row[] = [];
+  // Rows written out field by field rather than spread from a shared base: each literal site gives
+  // its rows one hidden class with the fields in the object itself.
   for (const p of pairs) {
-    const base = { model: p.model, language: p.language, category: p.category, qa_id: p.qa_id };
+    const { model, language, category, qa_id } = p;
     if (p.strategy === 'defonly') {
-      verdicts.push({ ...base, strategy: 'defonly', gold: p.gold_overall, predicted: labelVerdict(label(p, 'defonly', 'overall')) });
+      verdicts.push({ model, language, category, qa_id, strategy: 'defonly', gold: p.gold_overall, predicted: labelVerdict(label(p, 'defonly', 'overall')) });
       continue;
     }
     const nature = readNature(label(p, 'step1', 'nature'));
-    step1.push({ ...base, gold_scope: p.gold_scope, predicted_scope: readScope(label(p, 'step1', 'scope')), gold_nature: p.gold_nature, predicted_nature: nature });
+    step1.push({ model, language, category, qa_id, gold_scope: p.gold_scope, predicted_scope: readScope(label(p, 'step1', 'scope')), gold_nature: p.gold_nature, predicted_nature: nature });
     const checks: Partial<Record<Checkpoint, ReadVerdict>> = {};
     for (const c of CHECKPOINTS) {
       let v = labelVerdict(label(p, PHASE_OF[c], c));
       // No step 2 is made after an unread nature: A–D are the model's failure, not a pending reply.
       if (PHASE_OF[c] === 'step2' && v === 'missing' && nature === 'invalid') v = 'invalid';
       checks[c] = v;
-      checkpoints.push({ ...base, checkpoint: c, gold: goldOf(p, c), predicted: v });
+      checkpoints.push({ model, language, category, qa_id, checkpoint: c, gold: goldOf(p, c), predicted: v });
     }
     const predicted: ReadVerdict = nature === 'missing' ? 'missing' : nature === 'invalid' ? 'invalid' : vetoVerdict(checks);
-    verdicts.push({ ...base, strategy: 'rubric', gold: p.gold_overall, predicted });
+    verdicts.push({ model, language, category, qa_id, strategy: 'rubric', gold: p.gold_overall, predicted });
   }
   return { verdicts, checkpoints, step1 };
 }

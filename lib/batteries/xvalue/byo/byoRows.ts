@@ -78,25 +78,30 @@ export function byoToRows(raw: readonly RawByoRow[], pairs: readonly QaPair[]): 
       continue;
     }
     seen.set(key, `${r.file}: line ${r.line}`);
-    const base = { model: row.model, language: pair.language, category: pair.category, qa_id: pair.id };
+    // Field by field, not spread from a shared base: one hidden class per row kind (analysis/buildRows.ts).
+    const { model } = row;
+    const { language, category, id: qa_id } = pair;
     if (row.strategy === 'defonly') {
-      verdicts.push({ ...base, strategy: 'defonly', gold: pair.annotation.overall, predicted: toVerdict(row.verdict) });
+      verdicts.push({ model, language, category, qa_id, strategy: 'defonly', gold: pair.annotation.overall, predicted: toVerdict(row.verdict) });
       continue;
     }
     const read: Partial<Record<Checkpoint, ReadVerdict>> = {};
     for (const c of CHECKPOINTS) {
       read[c] = toVerdict(row[c]);
-      if (row[c] !== null) checkpoints.push({ ...base, checkpoint: c, gold: checkpointVerdict(pair.annotation, c), predicted: read[c] });
+      if (row[c] !== null) checkpoints.push({ model, language, category, qa_id, checkpoint: c, gold: checkpointVerdict(pair.annotation, c), predicted: read[c] });
     }
     const veto = checks.length > 0 ? vetoVerdict(read) : undefined;
     const predicted = row.verdict !== null ? toVerdict(row.verdict) : (veto as ReadVerdict);
     if (veto !== undefined && row.verdict !== null && veto !== predicted && veto !== 'missing') {
       warnings.push({ file: r.file, path: `${at}, verdict`, message: `verdict ${row.verdict} differs from the one-vote veto over B–H (${veto}); the row's verdict is used` });
     }
-    verdicts.push({ ...base, strategy: 'rubric', gold: pair.annotation.overall, predicted });
+    verdicts.push({ model, language, category, qa_id, strategy: 'rubric', gold: pair.annotation.overall, predicted });
     if (row.scope !== null || row.nature !== null) {
       step1.push({
-        ...base,
+        model,
+        language,
+        category,
+        qa_id,
         gold_scope: pair.annotation.scope,
         predicted_scope: row.scope ?? 'missing',
         gold_nature: pair.annotation.nature,
