@@ -67,7 +67,7 @@ export class PartitionItems {
 
   /**
    * The items of a phase as they are expanded, not kept (those `items` kept, where it did): for a
-   * single pass over a phase no other phase reads, such as the plan's pricing. Kept whole, a
+   * single pass, such as the plan's pricing of a phase no estimate reads. Kept whole, a
    * partition's items (X-Value's step 1 at 100,000 pairs: ~7,100 rendered prompts, ~20 MB) made
    * most of what came after them survive V8's young-generation collections: the plan's heap climbed
    * to ~830 MB between full collections, and it spent over half its time collecting.

@@ -146,7 +146,7 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
   const partitions: PlanPartition[] = [];
   const charged: { cost: number; max: number }[] = [];
   // Root phases whose items a dependent phase's estimate reads (PartitionContext.items), as the first
-  // partitions show: kept from then on and priced from what is kept. The others are priced as they
+  // partition shows: kept from then on and priced from what is kept. The others are priced as they
   // are expanded and not kept (PartitionItems.each). A battery's estimate that reads no items
   // (X-Value's step 2) keeps none; one that does (FAR-6's judge, P(True)'s verify) has that phase
   // expanded twice in its first partition only.
