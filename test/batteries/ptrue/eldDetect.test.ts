@@ -49,8 +49,10 @@ const AMONG: readonly (readonly string[])[] = [['en', 'fr'], ['zh', 'ja'], ['en'
 
 describe("eld's detector over the languages P(True) asks it about", () => {
   it('is generated from the eld installed (run scripts/eld-ngrams.ts after upgrading eld)', async () => {
-    const committed = await readFile(new URL('../../../lib/batteries/ptrue/read/eldNgrams.ts', import.meta.url), 'utf8');
-    expect(committed === (await eldNgramsSource())).toBe(true);
+    const committed = async (file: string) => readFile(new URL(`../../../lib/batteries/ptrue/read/${file}`, import.meta.url), 'utf8');
+    const { ts, json } = await eldNgramsSource();
+    expect((await committed('eldNgrams.ts')) === ts, 'eldNgrams.ts').toBe(true);
+    expect((await committed('eldNgrams.json')) === json, 'eldNgrams.json').toBe(true);
   });
 
   it('keeps every language eld knows that the script rule can leave undecided', async () => {
