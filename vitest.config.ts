@@ -3,14 +3,15 @@ import { configDefaults, defineConfig } from 'vitest/config';
 import FilesInFlight from './test/setup/filesInFlight.js';
 
 /**
- * Test files that share one process. Loading the library's module graph costs each file about two
- * seconds of CPU in a fresh fork; these files run in one fork that loads it once. Each is listed
- * because it leaves nothing behind for the next file: no vi.mock or stubbed env/globals left in
- * place, no process.env or cwd change, no server, thread, timer or child process left running, no
- * module state another file reads (a battery registered by a test, for one). A file that does any
- * of these stays in the isolated project, one fresh fork per file as before.
+ * Test files that share one worker thread. Loading the library's module graph costs each file one
+ * to two seconds of CPU in a fresh fork, and the suite is bound by CPU on the 2-core machines it
+ * runs on; these files run in one thread that loads it once. Each is listed because it leaves
+ * nothing behind for the next file and needs nothing a worker thread lacks: no vi.mock or stubbed
+ * env/globals left in place, no process.env or cwd change, no server, thread, timer or child
+ * process left running, no module state another file reads (a battery registered by a test, for
+ * one). A file that does any of these stays in the isolated project, one fresh fork per file.
  */
-const SHARED_PROCESS = [
+const SHARED_THREAD = [
   'test/architecture/**/*.test.ts',
   'test/battery/**/*.test.ts',
   'test/core/**/*.test.ts',
@@ -18,20 +19,25 @@ const SHARED_PROCESS = [
   'test/helpers/asl/**/*.test.ts',
   'test/metrics/**/*.test.ts',
   // Not htmlBrowser, htmlReport (Chromium) nor byoThreads (a pool of threads).
-  'test/batteries/far6/analysis/{agreement,analyzeCampaign,byoImport,byoQuickRow,byoRoundTrip,byoSchema,consolePairCount,estimators,habits,identity,identitySimulated,judgeAudit,parseRows,profiles,readoutResiduals,report,sameReplies,sql,stats,studyReport}.test.ts',
+  'test/batteries/far6/analysis/{agreement,analyzeCampaign,bootstrapPairs,byoImport,byoQuickRow,byoRoundTrip,byoSchema,consolePairCount,estimators,habits,identity,identitySimulated,judgeAudit,parseRows,profiles,readoutResiduals,report,sameReplies,sql,stats,studyReport}.test.ts',
   'test/batteries/far6/design/*.test.ts',
   'test/batteries/far6/read/*.test.ts',
   'test/batteries/far6/simulate/*.test.ts',
   'test/batteries/far6/auditConfig.test.ts',
   'test/batteries/far6/auditSample.test.ts',
-  'test/batteries/ptrue/{analysis,byo,items,phases,prompts,read,simulate,simulationJudgeTruth,sql}.test.ts',
+  'test/batteries/ptrue/{analysis,byo,items,phases,prompts,queryRows,read,sharedWork,simulate,simulationJudgeTruth,sql,verifyWire}.test.ts',
   'test/batteries/xvalue/{analysis,byo,examples,expand,loadQaPairs,phases,prompts,read,report,sql}.test.ts',
   'test/gpu/{instanceClock,planGpu}.test.ts',
-  'test/providers/{pricing,rateLimits,registry}.test.ts',
+  'test/providers/{anthropic,anthropicBatch,anthropicLogprobs,bedrock,bedrockBatch,bedrockCampaign,connectionErrors,openai,openaiBatch,pricing,rateLimits,registry,scoringGroup,vllmCandidates,vllmPromptLogprobs}.test.ts',
   'test/report/{colourScale,shell}.test.ts',
-  'test/run/{admissionOffset,batchLookup,batchRemainder,callEnded,callSignal,itemMaxCost,journalBacklog,partitionsPerThread,pollInterval,readingFingerprint,shards,threadsFlag,upstreamRows}.test.ts',
-  'test/store/{athenaCsv,blobStore,duckDbMemory,duckdbSpill,dynamoPartMarks,jsParquet,layout,ledgerLayout,parquet,s3BlobStore,stagedParts,transientAwsError}.test.ts',
+  'test/run/{admissionOffset,awsCost,batchLedger,batchLookup,batchRemainder,callEnded,callSignal,dependentTotals,itemMaxCost,journalBacklog,partQueue,partition,partitionsPerThread,permanentFailures,planKeepsReadItems,planMaxAboveEstimate,pollInterval,rateLimitHeaders,rateLimiter,readingFingerprint,readingsUpgrade,refreshReadings,runFlags,shardWork,shards,threadLedger,threadsFlag,upstreamRows,workerLease}.test.ts',
+  'test/store/{athenaCsv,athenaQueryable,blobStore,duckDbClose,duckDbMemory,duckdbRows,duckdbSpill,dynamoCounters,dynamoPartMarks,jsParquet,keptSubqueries,layout,ledgerLayout,levelTypes,parquet,purge,s3BlobStore,stagedParts,storageFailures,transientAwsError,writeWhole}.test.ts',
   'test/view/batteryViews.test.ts',
+  'test/cli/{badDataFiles,badInputSweep,deepNesting,help,main,plan,statusFailuresLine,workerQuotaNote}.test.ts',
+  'test/config/{pipeline,stackEnv}.test.ts',
+  'test/functions/{powertools,recordFailure,registration,secrets,spendMetrics}.test.ts',
+  'test/infra/namedQueries.test.ts',
+  'test/query/{rowReader,sqlIncludes}.test.ts',
 ];
 
 export default defineConfig({
@@ -54,24 +60,25 @@ export default defineConfig({
     // suite runs on. Most files spend their time waiting on child processes, threads and local
     // servers, so two forks keep both cores busy.
     maxWorkers: 2,
+    poolOptions: { threads: { singleThread: true, isolate: false } },
     projects: [
       {
         extends: true,
         test: {
           name: 'isolated',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...SHARED_PROCESS],
+          exclude: [...configDefaults.exclude, ...SHARED_THREAD],
         },
       },
       {
         extends: true,
         test: {
           name: 'shared',
-          include: SHARED_PROCESS,
-          // Vitest takes fork isolation from the root config (it is one pool for all projects),
-          // so this project asks for one fork of its own, kept for all its files, that does not
-          // reload modules between them.
-          poolOptions: { forks: { singleFork: true, isolate: false } },
+          include: SHARED_THREAD,
+          // Vitest runs a project with `singleFork` after every isolated fork has ended, on one
+          // core while the other idles; a pool of its own (threads; isolation and the single
+          // thread are that pool's options above) runs beside the forks from the start.
+          pool: 'threads',
         },
       },
     ],
