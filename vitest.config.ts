@@ -57,8 +57,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     // Vitest's default is one fork per core but one: a single fork on the 2-core machines this
-    // suite runs on. Most files spend their time waiting on child processes, threads and local
-    // servers, so two forks keep both cores busy.
+    // suite runs on. Many files wait on child processes, threads and local servers, so two forks
+    // and the shared thread keep both cores busy (~95 % through the suite, by /proc/stat).
     maxWorkers: 2,
     poolOptions: { threads: { singleThread: true, isolate: false } },
     projects: [
