@@ -59,6 +59,8 @@ export async function eldNgramsSource(): Promise<{ readonly ts: string; readonly
     `// its ${ngramsData.type} database: do not edit. The n-grams of ${kept.map(([, c]) => c).join(' ')} only, one a line:`,
     '// the n-gram, a tab, then `index:score` for each of those languages that has it (eld\'s own indices).',
     '',
+    "import ngrams from './eldNgrams.json' with { type: 'json' };",
+    '',
     `export const ELD_VERSION = ${JSON.stringify(version)};`,
     '',
     "/** eld's index of each language kept. */",
@@ -74,7 +76,6 @@ export async function eldNgramsSource(): Promise<{ readonly ts: string; readonly
     `export const ELD_SEPARATORS = new RegExp(${JSON.stringify(separators.source)}, ${JSON.stringify(separators.flags)});`,
     '',
     '/** The n-grams, one a line (eldNgrams.json: a JSON string). */',
-    "import ngrams from './eldNgrams.json' with { type: 'json' };",
     'export const ELD_NGRAMS: string = ngrams;',
     '',
   ].join('\n');
