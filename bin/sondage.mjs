@@ -4,7 +4,7 @@
 // garbage collector on one thread, and `exec` keeps the process (Ctrl-C, `kill` and `sondage stop`
 // reach node itself). For JavaScript it is a string and a comment. A local run keeps both cores
 // busy with its partition threads; V8's parallel collector helpers then cost more CPU than they
-// save (the full-size benchmark: 87 -> 83 s, bench/README). `node bin/sondage.mjs …` runs the
+// save (the full-size FAR-6 benchmark took 83 s instead of 87 s). `node bin/sondage.mjs …` runs the
 // same CLI without the flag, which is also the way on Windows.
 
 // In a clone, the TypeScript sources run through tsx's loader, so a change needs no build step;

@@ -2,7 +2,7 @@
  * Rows into a DuckDB table through its appender, cell by typed cell (ParquetWriter.writeFile).
  * The writer used to stage every row as a JSON line that DuckDB then parsed again; for a part of
  * 20,000 judge prompts (~2.5 KB each) that took about 2.5 times the CPU of appending the same
- * cells (bench/README "Parquet parts through DuckDB's appender").
+ * cells (bench/README.md, "parquet-parts").
  */
 import type { DuckDBAppender } from '@duckdb/node-api';
 import { SondageError } from '../errors.js';

@@ -2,7 +2,7 @@
  * A DuckDB result's rows as plain objects, streamed chunk by chunk (DuckDB's copy of a chunk is
  * freed once it is converted, so a large result is never held twice). This replaces node-api's
  * `yieldConvertedRowObjects` for the analysis's large results: FAR-6's 693,550 item rows took
- * ~3.4 s to convert that way and ~2.0 s this way (bench/README.md, "analysis"), because
+ * ~3.4 s to convert that way and ~2.0 s this way (the FAR-6 analysis bench), because
  * - values are taken column by column, so each column's type is looked up once, and a column of a
  *   type whose vector already gives the JS value (text, ENUM, booleans, 32-bit integers, floats)
  *   skips the converter, which would return the same value;

@@ -3,7 +3,7 @@
  * - the queries the SQL library includes (`{{query:chosen_replies}}`, `{{query:one_reading}}`,
  *   FAR-6's `{{query:prompt_items}}`) are each computed once, as a table, instead of once in every
  *   query that includes them. FAR-6 at a million replies includes the three in three queries;
- *   keeping them took its SQL stage from 10.7 s to 8.3 s (bench/README.md, "analysis").
+ *   keeping them took its SQL stage from 10.7 s to 8.3 s (the FAR-6 analysis bench).
  * - a query started while another's rows are still being read runs on a second connection
  *   (DuckDb.sibling), so DuckDB computes the next query while JavaScript works through the rows of
  *   the one before, where one connection would hold the next until the last row was read.

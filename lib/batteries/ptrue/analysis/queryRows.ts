@@ -16,7 +16,7 @@
  * The next model's query is started as soon as this model's first rows arrive. Where the engine has
  * a second connection (KeptSubqueries, as `sondage analyze` runs it) DuckDB computes it while
  * JavaScript makes these rows compact, instead of the two taking turns: at the paper's size the
- * ten queries and their rows took 24–33 s instead of 30–39 s (bench/README.md, "local-throughput").
+ * ten queries and their rows took 24–33 s instead of 30–39 s (bench/README.md, "ptrue-rows").
  * On one connection the next query waits for these rows, as before.
  */
 import type { Queryable, SourceMap } from '../../../api/battery.js';
