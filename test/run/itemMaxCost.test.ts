@@ -39,6 +39,14 @@ describe('the reservation is a bound', () => {
     expect(boundPromptTokens(messages)).toBeGreaterThanOrEqual(estimatePromptTokens(messages, language === 'emoji' ? 'en' : language));
   });
 
+  it('counts the bytes a request sends: a lone surrogate as the 3 of U+FFFD, a pair as 4', () => {
+    for (const text of ['a\ud800', '\udc00b', '\ud800\ud800', '\ud83e\udd14', 'x\ud800y']) {
+      expect(utf8Bytes(text), JSON.stringify(text)).toBe(new TextEncoder().encode(text).length);
+    }
+    expect(utf8Bytes('\ud800\ud800')).toBe(6);
+    expect(utf8Bytes('\ud83e\udd14')).toBe(4);
+  });
+
   it('a thinking budget above max_tokens is reserved as output', () => {
     expect(itemMaxCost(item({ max_tokens: 50, thinking: { budget_tokens: 2000 } }), PRICE)).toBeCloseTo(maxCostUsd(PRICE, boundPromptTokens(MESSAGES), 2000), 15);
   });
