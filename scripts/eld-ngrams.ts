@@ -1,6 +1,6 @@
 /**
- * Writes lib/batteries/ptrue/read/eldNgrams.ts and eldNgrams.json: the part of `eld`'s large n-gram database that
- * P(True)'s language identifier can use, with the byte dictionary and word separators eld reads
+ * Writes lib/batteries/ptrue/read/eldNgrams.ts and eldNgrams.json: the part of `eld`'s large
+ * n-gram database that P(True)'s language identifier can use, with the byte dictionary and word separators eld reads
  * text with. Only the languages the script rule leaves undecided between are kept
  * (script.ts sharedScriptLanguages: en fr de es pt vi, zh ja, ar ur among those eld knows): eld
  * scores each language from that language's own n-grams, so, asked among them, the subset gives

@@ -32,9 +32,9 @@ export type AnalyzeOptions = EstimateOptions &
  * reply_totals) and the estimators on its rows: story scores and habits per cell, then profiles
  * across cells, model identity and habit variance. A single DuckDB connection runs one query at a
  * time; each query but the first two starts before a stretch of estimators that does not need its
- * rows, and DuckDB runs it on its own threads meanwhile (bench/README.md, "analysis": how it runs). The rows of
- * same_replies_shares and of item_shares are estimated a cell at a time as they arrive
- * (cellByCell), so that no more than one cell's item rows are held at once.
+ * rows, and DuckDB runs it on its own threads meanwhile (bench/README.md, "analysis": how it
+ * runs). The rows of same_replies_shares and of item_shares are estimated a cell at a time as they
+ * arrive (cellByCell), so that no more than one cell's item rows are held at once.
  * @example
  * const tables = { prompts: parquetSource(`${dir}/prompts/** /*.parquet`), replies: …, readings: … };
  * const results = await analyzeCampaign(db, tables);
