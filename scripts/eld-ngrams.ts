@@ -1,10 +1,10 @@
 /**
- * Writes lib/batteries/ptrue/read/eldNgrams.ts and eldNgrams.json: the part of `eld`'s large
- * n-gram database that P(True)'s language identifier can use, with the byte dictionary and word separators eld reads
- * text with. Only the languages the script rule leaves undecided between are kept
+ * Writes lib/batteries/ptrue/read/eldNgrams.ts and eldNgrams.json: the part of `eld`'s large n-gram
+ * database that P(True)'s language identifier can use, with the byte dictionary and word separators
+ * eld reads text with. Only the languages the script rule leaves undecided between are kept
  * (script.ts sharedScriptLanguages: en fr de es pt vi, zh ja, ar ur among those eld knows): eld
- * scores each language from that language's own n-grams, so, asked among them, the subset gives
- * the same language and score as the whole database (test/batteries/ptrue/eldDetect.test.ts).
+ * scores each language from that language's own n-grams, so, asked among them, the subset gives the
+ * same language and score as the whole database (test/batteries/ptrue/eldDetect.test.ts).
  *
  * Why: importing `eld/large` builds its 60-language table from a 4.4 MB object literal, which
  * costs every isolate that loads it ~370 MB of RSS (compiling it) and ~135 MB of heap; the run
