@@ -9,13 +9,26 @@ const LABELS: Readonly<Record<string, string>> = {
   campaigns: 'budget (cap and spend)',
   reservations: 'reservations',
   items: 'item states',
+  item_partitions: 'item partitions',
   parts: 'committed parts',
   batches: 'provider batches',
   batch_intents: 'provider batch intents',
 };
 
-/** Tables with a `campaign` column, in the order of the file. */
-type LedgerPlan = readonly string[];
+/** The tables that hold the campaign's rows, each with the condition that picks them (one parameter: the campaign). */
+type LedgerPlan = readonly { readonly table: string; readonly where: string }[];
+
+const OWN_COLUMN = 'campaign = ?';
+
+/**
+ * How a table's rows name their campaign: its own `campaign` column, or (items) the partition
+ * number `pid` of item_partitions (embedded/schema.ts). Undefined: the table does not say.
+ */
+function campaignCondition(columns: readonly string[]): string | undefined {
+  if (columns.includes('campaign')) return OWN_COLUMN;
+  if (columns.includes('pid')) return 'pid IN (SELECT pid FROM item_partitions WHERE campaign = ?)';
+  return undefined;
+}
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -23,9 +36,11 @@ function quoteIdent(name: string): string {
 
 /**
  * One campaign's rows in the embedded ledger, `<dataDir>/ledger.sqlite` (EmbeddedLedger), as a
- * PurgeSource. Every table of that file keys its rows by a `campaign` column; the tables are read
- * from the file itself, so one added later is purged too (test/store/purge.test.ts checks that no
- * table lacks the column). The delete is one SQLite transaction: all of the campaign's rows or none.
+ * PurgeSource. Every table of that file keys its rows by a `campaign` column, or by the number of a
+ * partition that item_partitions names with its campaign (items); the tables are read from the file
+ * itself, so one added later is purged too (test/store/purge.test.ts checks that every table is
+ * keyed one way or the other). The delete is one SQLite transaction: all of the campaign's rows or
+ * none, the rows keyed by a partition's number before item_partitions.
  *
  * @example const rows = new EmbeddedLedgerRows('./data'); await rows.purge('demo', await rows.survey('demo'));
  */
@@ -52,34 +67,32 @@ export class EmbeddedLedgerRows implements PurgeSource<LedgerPlan> {
     }
   }
 
-  /** Every table of the file, and whether it has a `campaign` column. */
-  tables(): { name: string; byCampaign: boolean }[] {
+  /** Every table of the file, and the condition that picks a campaign's rows (undefined: none). */
+  tables(): { name: string; byCampaign: string | undefined }[] {
     if (!existsSync(this.file)) return [];
     return this.open((db) => {
       const names = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY rowid").pluck().all() as string[];
-      return names.map((name) => ({
-        name,
-        byCampaign: (db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(name) as string[]).includes('campaign'),
-      }));
+      return names.map((name) => ({ name, byCampaign: campaignCondition(db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(name) as string[]) }));
     });
   }
 
   async survey(campaign: string): Promise<PurgeSurvey<LedgerPlan>> {
     const where = this.file;
-    const tables = this.tables().filter((t) => t.byCampaign).map((t) => t.name);
-    if (tables.length === 0) return { where, counts: [], plan: [] };
+    const plan = this.tables().flatMap((t) => (t.byCampaign === undefined ? [] : [{ table: t.name, where: t.byCampaign }]));
+    if (plan.length === 0) return { where, counts: [], plan: [] };
     const counts = this.open((db) =>
-      tables.map((t) => ({ what: LABELS[t] ?? t, count: Number(db.prepare(`SELECT count(*) FROM ${quoteIdent(t)} WHERE campaign = ?`).pluck().get(campaign)) })),
+      plan.map((t) => ({ what: LABELS[t.table] ?? t.table, count: Number(db.prepare(`SELECT count(*) FROM ${quoteIdent(t.table)} WHERE ${t.where}`).pluck().get(campaign)) })),
     );
-    return { where, counts, plan: tables };
+    return { where, counts, plan };
   }
 
   async purge(campaign: string, survey: PurgeSurvey<LedgerPlan>, onProgress?: (deleted: number) => void): Promise<readonly PurgeCount[]> {
-    const counts = this.open((db) =>
-      db
-        .transaction(() => survey.plan.map((t) => ({ what: LABELS[t] ?? t, count: db.prepare(`DELETE FROM ${quoteIdent(t)} WHERE campaign = ?`).run(campaign).changes })))
-        .immediate(),
+    // Rows found through item_partitions go before it; the counts stay in the survey's order.
+    const order = [...survey.plan.filter((t) => t.where !== OWN_COLUMN), ...survey.plan.filter((t) => t.where === OWN_COLUMN)];
+    const deleted = this.open((db) =>
+      db.transaction(() => new Map(order.map((t) => [t.table, db.prepare(`DELETE FROM ${quoteIdent(t.table)} WHERE ${t.where}`).run(campaign).changes]))).immediate(),
     );
+    const counts = survey.plan.map((t) => ({ what: LABELS[t.table] ?? t.table, count: deleted.get(t.table) ?? 0 }));
     onProgress?.(counts.reduce((n, c) => n + c.count, 0));
     return counts;
   }

@@ -160,6 +160,49 @@ describe('EmbeddedLedger items', () => {
     expect(await ledger.counts('c', 'g')).toEqual({ pending: 2, done: 3, failed: 1 });
   });
 
+  it('opens a ledger file whose items are keyed by the partition names: each item keeps its state, flags and order under its partition number', async () => {
+    await ledger.close();
+    const old = path.join(root, `old${n++}`);
+    mkdirSync(old, { recursive: true });
+    const db = new Database(path.join(old, 'ledger.sqlite'));
+    const p0 = 'campaigns/c/g/replies/model=m/language=en/part-0.parquet';
+    db.exec(`CREATE TABLE parts (campaign TEXT NOT NULL, phase TEXT NOT NULL, part_key TEXT NOT NULL, cost_usd REAL NOT NULL, PRIMARY KEY (campaign, phase, part_key));
+             INSERT INTO parts VALUES ('c', 'g', '${p0}', 0.5);
+             CREATE TABLE items (campaign TEXT NOT NULL, phase TEXT NOT NULL, model TEXT NOT NULL, language TEXT NOT NULL, item_id TEXT NOT NULL,
+               state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')), part_key TEXT, permanent INTEGER NOT NULL DEFAULT 0,
+               retired INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (campaign, phase, model, language, item_id));
+             INSERT INTO items VALUES
+               ('c', 'g', 'm', 'en', 'e2', 'pending', NULL, 0, 0),
+               ('c', 'g', 'm', 'en', 'e1', 'done', '${p0}', 0, 0),
+               ('c', 'g', 'm', 'fr', 'f1', 'failed', 'not-a-part', 1, 0),
+               ('c', 'g', 'm', 'en', 'e3', 'pending', NULL, 0, 1),
+               ('c', 'g', 'm', 'fr', 'f2', 'pending', NULL, 0, 0),
+               ('other', 'g', 'm', 'en', 'e1', 'pending', NULL, 0, 0);`);
+    db.close();
+    ledger = new EmbeddedLedger(old, { runId: 'run-1' });
+    const part = (language: string) => ({ phase: 'g', model: 'm', language });
+    expect([...(await ledger.pendingAmong('c', part('en'), ['e1', 'e2', 'e3']))]).toEqual(['e2', 'e3']);
+    expect([...(await ledger.pendingAmong('c', part('fr'), ['f1', 'f2']))]).toEqual(['f2']);
+    expect([...(await ledger.pendingAmong('c', part('fr'), ['f1', 'f2'], { retryFailed: true }))]).toEqual(['f1', 'f2']);
+    expect([...(await ledger.pendingAmong('other', part('en'), ['e1']))]).toEqual(['e1']);
+    // e3 stays retired: not counted, not listed; registration order kept.
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 2, done: 1, failed: 1 });
+    expect([...(await ledger.pendingItems('c', 'g'))]).toEqual(['e2', 'f1', 'f2']);
+    await ledger.close();
+    const file = new Database(path.join(old, 'ledger.sqlite'), { readonly: true });
+    try {
+      // The done item names its part by the part's rowid; a key the parts table lacks names none.
+      expect(file.prepare('SELECT i.item_id, pt.part_key FROM items i LEFT JOIN parts pt ON pt.rowid = i.part ORDER BY i.rowid').raw().all()).toEqual([
+        ['e2', null], ['e1', p0], ['f1', null], ['e3', null], ['f2', null], ['e1', null],
+      ]);
+      expect(file.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'items_%'").all()).toEqual([]);
+    } finally {
+      file.close();
+    }
+    ledger = new EmbeddedLedger(old, { runId: 'run-2' });
+    expect(await ledger.counts('c', 'g')).toEqual({ pending: 2, done: 1, failed: 1 });
+  });
+
   it('registers a million ids in one call', async () => {
     const many = ids('item-', 1_000_000);
     await ledger.registerItems('big', { phase: 'g', model: 'm', language: 'en' }, many);

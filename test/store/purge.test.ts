@@ -78,7 +78,9 @@ function sqliteRows(dataDir: string): string[] {
   const db = new Database(path.join(dataDir, 'ledger.sqlite'), { readonly: true });
   try {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
-    return tables.flatMap((t) => (db.prepare(`SELECT * FROM "${t}"`).all() as object[]).map((r) => `${t} ${JSON.stringify(r)}`)).sort();
+    // An item names its campaign through its partition's number: shown with it.
+    const rows = (t: string): object[] => db.prepare(t === 'items' ? 'SELECT p.campaign, i.* FROM items i LEFT JOIN item_partitions p USING (pid)' : `SELECT * FROM "${t}"`).all() as object[];
+    return tables.flatMap((t) => rows(t).map((r) => `${t} ${JSON.stringify(r)}`)).sort();
   } finally {
     db.close();
   }
@@ -261,12 +263,13 @@ describe('purge locally: the run lock', () => {
     await b.close();
   });
 
-  it("purges every table of the embedded ledger: each one keys its rows by campaign", async () => {
+  it("purges every table of the embedded ledger: each one keys its rows by campaign, or by a partition that names it", async () => {
     const dataDir = mkdtempSync(path.join(root, 'schema-'));
     await new EmbeddedLedger(dataDir).close();
     const all = new EmbeddedLedgerRows(dataDir).tables();
-    expect(all.length).toBeGreaterThanOrEqual(6);
-    expect(all.filter((t) => !t.byCampaign)).toEqual([]);
+    expect(all.length).toBeGreaterThanOrEqual(7);
+    expect(all.filter((t) => t.byCampaign === undefined)).toEqual([]);
+    expect(all.find((t) => t.name === 'items')?.byCampaign).toMatch(/item_partitions WHERE campaign = \?/);
   });
 });
 

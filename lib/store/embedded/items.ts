@@ -15,16 +15,8 @@ import type { EmbeddedBudget } from './budget.js';
 /** An item's states, in the order of `ItemCounts`' fields. */
 const STATES = ['pending', 'done', 'failed'] as const;
 
-/** Ids per multi-row insert in `registerItems` and `registerPartition` (5 parameters each, under SQLite's 32766 limit). */
-const REGISTER_BATCH = 500;
-
-/** Inserts `rows` ids of one partition as pending; ids it has already keep their state, retired ones are restored. */
-function registerSql(rows: number, restoreRetired: boolean): string {
-  const values = Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, 'pending')").join(', ');
-  const onConflict = restoreRetired ? 'DO UPDATE SET retired = 0 WHERE items.retired = 1' : 'DO NOTHING';
-  return `INSERT INTO items (campaign, phase, model, language, item_id, state) VALUES ${values}
-    ON CONFLICT (campaign, phase, model, language, item_id) ${onConflict}`;
-}
+/** The items of one campaign's phase, as a condition on `pid` (two parameters: campaign, phase). */
+const IN_PHASE = 'pid IN (SELECT pid FROM item_partitions WHERE campaign = ? AND phase = ?)';
 
 export class EmbeddedItems {
   private readonly stmt;
@@ -35,71 +27,73 @@ export class EmbeddedItems {
 
   constructor(private readonly db: Database.Database, budget: EmbeddedBudget, batches: EmbeddedBatches) {
     const stmt = {
-      registerBatch: db.prepare(registerSql(REGISTER_BATCH, false)),
-      registerOne: db.prepare(registerSql(1, false)),
-      claimBatch: db.prepare(registerSql(REGISTER_BATCH, true)),
-      claimOne: db.prepare(registerSql(1, true)),
+      partitionNumber: db.prepare('SELECT pid FROM item_partitions WHERE campaign = ? AND phase = ? AND model = ? AND language = ?').pluck(),
+      numberPartition: db.prepare('INSERT INTO item_partitions (campaign, phase, model, language) VALUES (?, ?, ?, ?)'),
       // Whole id lists go in as one JSON array: SQLite loops natively instead of one bound call
-      // per id (several times faster for a partition's ~20k ids).
+      // per id (several times faster for a partition's ~20k ids). In the list's order: rowid is
+      // the registration order. New ids come in pending; ids already there keep their state.
+      register: db.prepare(`INSERT INTO items (pid, item_id, state) SELECT ?, value, 'pending' FROM json_each(?) WHERE true ON CONFLICT (pid, item_id) DO NOTHING`),
+      // … and retired ones come back.
+      claim: db.prepare(
+        `INSERT INTO items (pid, item_id, state) SELECT ?, value, 'pending' FROM json_each(?) WHERE true
+         ON CONFLICT (pid, item_id) DO UPDATE SET retired = 0 WHERE items.retired = 1`,
+      ),
       notDoneAmong: db
         .prepare(
           `SELECT j.value FROM json_each(?) AS j
-           LEFT JOIN items AS i ON i.campaign = ? AND i.phase = ? AND i.model = ? AND i.language = ? AND i.item_id = j.value
+           LEFT JOIN items AS i ON i.pid = ? AND i.item_id = j.value
            WHERE i.state IS NULL OR (i.state != 'done' AND (i.permanent = 0 OR ?)) ORDER BY j.key`,
         )
         .pluck(),
       // An item done in an earlier part keeps that part: its reply is already counted.
       markDoneAll: db.prepare(
-        `INSERT INTO items (campaign, phase, model, language, item_id, state, part_key)
-         SELECT ?, ?, ?, ?, value, 'done', ? FROM json_each(?) WHERE true
-         ON CONFLICT (campaign, phase, model, language, item_id) DO UPDATE SET state = 'done', part_key = excluded.part_key, permanent = 0
+        `INSERT INTO items (pid, item_id, state, part)
+         SELECT ?, value, 'done', ? FROM json_each(?) WHERE true
+         ON CONFLICT (pid, item_id) DO UPDATE SET state = 'done', part = excluded.part, permanent = 0
          WHERE items.state != 'done'`,
       ),
       // A scan in rowid order beats the primary-key index here: no sort and no lookup per row
       // (1M items: ~0.3 s instead of ~3 s).
       pending: db
-        .prepare("SELECT item_id FROM items NOT INDEXED WHERE campaign = ? AND phase = ? AND state != 'done' AND retired = 0 ORDER BY rowid")
+        .prepare(`SELECT item_id FROM items NOT INDEXED WHERE ${IN_PHASE} AND state != 'done' AND retired = 0 ORDER BY rowid`)
         .pluck(),
-      counts: db.prepare('SELECT state, count(*) AS n FROM items NOT INDEXED WHERE campaign = ? AND phase = ? AND retired = 0 GROUP BY state'),
+      counts: db.prepare(`SELECT state, count(*) AS n FROM items NOT INDEXED WHERE ${IN_PHASE} AND retired = 0 GROUP BY state`),
       partExists: db.prepare('SELECT 1 FROM parts WHERE campaign = ? AND phase = ? AND part_key = ?'),
       insertPart: db.prepare('INSERT INTO parts (campaign, phase, part_key, cost_usd) VALUES (?, ?, ?, ?)'),
       parts: db.prepare('SELECT part_key FROM parts WHERE campaign = ? AND phase = ? ORDER BY rowid').pluck(),
       // The last attempt decides: a transient failure after a permanent one is asked again.
       markFailed: db.prepare(
-        `INSERT INTO items (campaign, phase, model, language, item_id, state, part_key, permanent) VALUES (?, ?, ?, ?, ?, 'failed', ?, ?)
-         ON CONFLICT (campaign, phase, model, language, item_id) DO UPDATE SET state = 'failed', part_key = excluded.part_key, permanent = excluded.permanent
+        `INSERT INTO items (pid, item_id, state, part, permanent) VALUES (?, ?, 'failed', ?, ?)
+         ON CONFLICT (pid, item_id) DO UPDATE SET state = 'failed', part = excluded.part, permanent = excluded.permanent
          WHERE items.state != 'done'`,
       ),
     };
     this.stmt = stmt;
 
-    // One statement per 500 ids: new ids come in pending; with `restore`, retired ones come back.
     this.registerTx = db.transaction((campaign: string, part: LedgerPartition, ids: readonly string[], restore: boolean): void => {
-      const params: string[] = new Array<string>(REGISTER_BATCH * 5);
-      const [batch, one] = restore ? [stmt.claimBatch, stmt.claimOne] : [stmt.registerBatch, stmt.registerOne];
-      let i = 0;
-      for (; i + REGISTER_BATCH <= ids.length; i += REGISTER_BATCH) {
-        for (let j = 0; j < REGISTER_BATCH; j++) {
-          params[j * 5] = campaign;
-          params[j * 5 + 1] = part.phase;
-          params[j * 5 + 2] = part.model;
-          params[j * 5 + 3] = part.language;
-          params[j * 5 + 4] = ids[i + j] as string;
-        }
-        batch.run(params);
-      }
-      for (; i < ids.length; i++) one.run(campaign, part.phase, part.model, part.language, ids[i]);
+      (restore ? stmt.claim : stmt.register).run(this.numberOf(campaign, part), JSON.stringify(ids));
     });
     this.commitTx = db.transaction((c: PartCommit): void => {
       if (stmt.partExists.get(c.campaign, c.phase, c.partKey)) throw partCommitted(c.campaign, c.phase, c.partKey);
-      stmt.insertPart.run(c.campaign, c.phase, c.partKey, c.costUsd);
-      if (c.done.length > 0) stmt.markDoneAll.run(c.campaign, c.phase, c.model, c.language, c.partKey, JSON.stringify(c.done));
-      for (const id of c.failed) stmt.markFailed.run(c.campaign, c.phase, c.model, c.language, id, c.partKey, 0);
-      for (const id of c.failedPermanently ?? []) stmt.markFailed.run(c.campaign, c.phase, c.model, c.language, id, c.partKey, 1);
+      const part = stmt.insertPart.run(c.campaign, c.phase, c.partKey, c.costUsd).lastInsertRowid;
+      const pid = this.numberOf(c.campaign, c);
+      if (c.done.length > 0) stmt.markDoneAll.run(pid, part, JSON.stringify(c.done));
+      for (const id of c.failed) stmt.markFailed.run(pid, id, part, 0);
+      for (const id of c.failedPermanently ?? []) stmt.markFailed.run(pid, id, part, 1);
       for (const id of c.closeBatches ?? []) batches.closeIn(c.campaign, id);
       budget.settleIn(c.campaign, c.reservationIds ?? [], c.costUsd);
       if (c.possiblyBilledUsd) budget.addPossiblyBilledIn(c.possiblyBilledUsd, c.campaign);
     });
+  }
+
+  /**
+   * The number of a partition (schema.ts item_partitions), given it on first use; inside a write
+   * transaction. Looked up on each call, never kept: the number is the file's, and another process
+   * may purge the campaign and with it the number.
+   */
+  numberOf(campaign: string, part: LedgerPartition): number {
+    const known = this.stmt.partitionNumber.get(campaign, part.phase, part.model, part.language) as number | undefined;
+    return known ?? Number(this.stmt.numberPartition.run(campaign, part.phase, part.model, part.language).lastInsertRowid);
   }
 
   registerItems(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): void {
@@ -115,7 +109,9 @@ export class EmbeddedItems {
    * failed permanently only with `retryFailed`.
    */
   pendingAmong(campaign: string, partition: LedgerPartition, itemIds: readonly string[], options: PendingOptions = {}): Set<string> {
-    return new Set(this.stmt.notDoneAmong.all(JSON.stringify(itemIds), campaign, partition.phase, partition.model, partition.language, options.retryFailed === true ? 1 : 0) as string[]);
+    // A partition without a number has no item registered: every id is pending.
+    const pid = this.stmt.partitionNumber.get(campaign, partition.phase, partition.model, partition.language) as number | undefined;
+    return new Set(this.stmt.notDoneAmong.all(JSON.stringify(itemIds), pid ?? null, options.retryFailed === true ? 1 : 0) as string[]);
   }
 
   commitPart(commit: PartCommit): void {
@@ -143,7 +139,7 @@ export class EmbeddedItems {
   phaseCounts(campaign: string, phases: readonly string[]): Map<string, ItemCounts> {
     const out = new Map<string, ItemCounts>();
     if (phases.length === 0) return out;
-    const n = this.phaseCountsStmt(phases.length).get(...phases.flatMap((p) => [p, p, p]), campaign) as number[];
+    const n = this.phaseCountsStmt(phases.length).get(...phases.flatMap((p) => [campaign, p, campaign, p, campaign, p])) as number[];
     phases.forEach((p, i) => out.set(p, { pending: n[3 * i]!, done: n[3 * i + 1]!, failed: n[3 * i + 2]! }));
     return out;
   }
@@ -152,8 +148,8 @@ export class EmbeddedItems {
   private phaseCountsStmt(phases: number): Database.Statement {
     let stmt = this.phaseCountsStmts.get(phases);
     if (!stmt) {
-      const columns = Array.from({ length: phases }, () => STATES.map((s) => `count(*) FILTER (WHERE phase = ? AND state = '${s}')`)).flat();
-      stmt = this.db.prepare(`SELECT ${columns.join(', ')} FROM items NOT INDEXED WHERE campaign = ? AND retired = 0`).raw();
+      const columns = Array.from({ length: phases }, () => STATES.map((s) => `count(*) FILTER (WHERE ${IN_PHASE} AND state = '${s}')`)).flat();
+      stmt = this.db.prepare(`SELECT ${columns.join(', ')} FROM items NOT INDEXED WHERE retired = 0`).raw();
       this.phaseCountsStmts.set(phases, stmt);
     }
     return stmt;

@@ -33,7 +33,7 @@ export class EmbeddedPartitions {
       partitions: db.prepare('SELECT phase, model, language, items FROM partitions WHERE campaign = ? ORDER BY phase, model, language'),
       // Ids the partition no longer has: kept with their replies, left out of the counts.
       retireOthers: db.prepare(
-        `UPDATE items SET retired = 1 WHERE campaign = ? AND phase = ? AND model = ? AND language = ? AND retired = 0
+        `UPDATE items SET retired = 1 WHERE pid = ? AND retired = 0
            AND item_id NOT IN (SELECT value FROM json_each(?))`,
       ),
     };
@@ -46,7 +46,7 @@ export class EmbeddedPartitions {
       items.registerTx(campaign, part, from === 0 ? ids : ids.slice(from), true);
       // Ids the partition has and the list lacks (the design changed, or registerItems wrote ids
       // of a slice): read through the key's partition prefix, a few ms per partition.
-      stmt.retireOthers.run(campaign, part.phase, part.model, part.language, JSON.stringify(ids));
+      stmt.retireOthers.run(items.numberOf(campaign, part), JSON.stringify(ids));
       stmt.upsertPartition.run(campaign, part.phase, part.model, part.language, ids.length, digest);
     });
   }
