@@ -81,3 +81,29 @@ describe('forgetSharedValues', () => {
     expect(listCanonicalJson(list)).toBe(listJson);
   });
 });
+
+describe('canonicalJson', () => {
+  /** The definition: keys by the default sort, each quoted by JSON.stringify. */
+  const reference = (value: unknown): string => {
+    if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+    if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj).sort().filter((k) => obj[k] !== undefined);
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${reference(obj[k])}`).join(',')}}`;
+  };
+
+  it('sorts keys by UTF-16 code units at every level and quotes them as JSON does, for few keys and many', () => {
+    const odd = ['b', 'a', 'B', '10', '9', 'é', 'e\u0301', '😀', '\uffff', 'quote"d', 'new\nline', '\u2028', '', 'z'];
+    const few = Object.fromEntries(odd.map((k, i) => [k, i % 3 === 0 ? { [k]: [i, { y: 1, x: undefined }] } : i]));
+    const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${(i * 37) % 100}`, i % 2 === 0 ? odd[i % odd.length] : { b: i, a: null }]));
+    for (const value of [few, many, [few, many], { nested: { many, few } }, {}]) expect(canonicalJson(value)).toBe(reference(value));
+    // Byte for byte what item ids have always hashed.
+    expect(canonicalJson({ b: 1, a: [{ d: 'x', c: true }], '10': null, '9': 2 })).toBe('{"10":null,"9":2,"a":[{"c":true,"d":"x"}],"b":1}');
+  });
+
+  it('stays exact past the keys it keeps quoted', () => {
+    const wide = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`key-${i}`, { [`inner-${i}`]: i }]));
+    expect(canonicalJson(wide)).toBe(reference(wide));
+    expect(canonicalJson({ 'key-4999': 1, 'zz-new': 2 })).toBe('{"key-4999":1,"zz-new":2}');
+  });
+});
