@@ -81,6 +81,14 @@ describe('estimateTokens', () => {
     expect(estimateTokens('答案：A或B', 'zh')).toBe(4 + 1); // 答 案 ： 或, then ceil(2 / 3.5) for A and B
   });
 
+  it('counts text with no character from U+1100 up by its length, and the first dense one still counts one', () => {
+    // Greek, Cyrillic, Thai, Georgian (U+10FF): all below U+1100, none dense.
+    expect(estimateTokens('Ωμέγα Жж ไทย \u10ff', 'en')).toBe(4); // 14 characters / 4
+    expect(estimateTokens('ab\u1100', 'ko')).toBe(1 + 1); // U+1100, a Hangul jamo, is dense; ceil(2 / 3.5)
+    expect(estimateTokens('ab\u2026', 'en')).toBe(1); // an ellipsis: not dense, ceil(3 / 4)
+    expect(estimateTokens('a\u{20000}', 'zh')).toBe(1 + 1); // a Han character beyond the BMP
+  });
+
   it('never estimates below the characters of a dense script', () => {
     const text = '对'.repeat(100);
     expect(estimateTokens(text, 'zh')).toBe(100);
