@@ -78,6 +78,11 @@ describe('prompt overrides from the campaign file (design.prompts)', () => {
       { role: 'user', content: `Judge Q? / A. for Portugal. ${REPLY_FORMATS.defonly}` },
     ]);
     expect(renderPrompt(set, 'step1', 'zh', 'P&B', vars)).toEqual([{ role: 'user', content: '请分析：Q? A.' }]);
+    // Placeholders at either end, side by side, with spaces inside; `$&` and an unknown {{ X }} left as written.
+    const edge = promptSetFrom({ templates: { step1: { user: '{{question}}{{ answer }} $& {{ X }} {{question}}' } } }, 'prompts.yaml');
+    const odd = { question: 'q$1', answer: '{{answer}}' };
+    expect(renderPrompt(edge, 'step1', 'en', 'P&B', odd)).toEqual([{ role: 'user', content: 'q$1{{answer}} $& {{ X }} q$1' }]);
+    expect(renderPrompt(edge, 'step1', 'en', 'P&B', odd)).toEqual(renderPrompt(edge, 'step1', 'en', 'P&B', odd));
     // Other languages keep the default step 1.
     expect(renderPrompt(set, 'step1', 'ja', 'P&B', vars)).toEqual(renderPrompt(DEFAULT_PROMPT_SET, 'step1', 'ja', 'P&B', vars));
   });
