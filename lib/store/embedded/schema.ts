@@ -25,7 +25,8 @@ CREATE TABLE IF NOT EXISTS items (
   pid       INTEGER NOT NULL,
   item_id   TEXT NOT NULL,
   state     TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')),
-  -- The rowid of the part (parts table) that last marked it done or failed.
+  -- The rowid of the part (parts table) that last marked it done or failed: for a person reading
+  -- the file (nothing reads it; a VACUUM may renumber the parts).
   part      INTEGER,
   -- 1 when the item's last attempt failed permanently (refusal, content filter…): not asked again
   -- unless retryFailed.
