@@ -43,7 +43,7 @@ const CUT_TEMPLATES_MAX = 1024;
 /**
  * `text` as [literal, name, literal, name, …, literal]: filling it joins the literals with the
  * values, which is what one pass of `replace` over PLACEHOLDER gives (a value is never scanned
- * again), without scanning the template for every prompt. Rendering was most of planning an
+ * again), without scanning the template for every prompt. Rendering took half of planning an
  * X-Value campaign: every root prompt is built on the main thread before the first call.
  */
 function partsOf(text: string): readonly string[] {
