@@ -26,6 +26,19 @@ afterEach(async () => {
 
 const ids = (prefix: string, count: number): string[] => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
 
+/** A data folder whose ledger.sqlite an earlier sondage wrote: the tables and rows of `sql`, nothing else. */
+function ledgerWrittenBefore(sql: string): string {
+  const old = path.join(root, `old${n++}`);
+  mkdirSync(old, { recursive: true });
+  const db = new Database(path.join(old, 'ledger.sqlite'));
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
+  return old;
+}
+
 describe('EmbeddedLedger items', () => {
   it('registers items once, in order, and keeps known states', async () => {
     await ledger.initCampaign('c', 1, 'run-1');
@@ -104,14 +117,10 @@ describe('EmbeddedLedger items', () => {
 
   it('opens a ledger file from before permanent failures: the column is added, old failed items are asked again', async () => {
     await ledger.close();
-    const old = path.join(root, `old${n++}`);
-    mkdirSync(old, { recursive: true });
-    const db = new Database(path.join(old, 'ledger.sqlite'));
     const p0 = 'campaigns/c/g/replies/model=m/language=en/part-0.parquet';
-    db.exec(`CREATE TABLE items (campaign TEXT NOT NULL, phase TEXT NOT NULL, item_id TEXT NOT NULL,
+    const old = ledgerWrittenBefore(`CREATE TABLE items (campaign TEXT NOT NULL, phase TEXT NOT NULL, item_id TEXT NOT NULL,
                state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')), part_key TEXT, PRIMARY KEY (campaign, phase, item_id));
              INSERT INTO items VALUES ('c', 'g', 'x', 'failed', '${p0}'), ('c', 'g', 'y', 'done', '${p0}');`);
-    db.close();
     ledger = new EmbeddedLedger(old, { runId: 'run-1' });
     const en = { phase: 'g', model: 'm', language: 'en' };
     expect([...(await ledger.pendingAmong('c', en, ['x', 'y', 'z']))]).toEqual(['x', 'z']);
@@ -127,11 +136,8 @@ describe('EmbeddedLedger items', () => {
 
   it('opens a ledger file from before items were keyed by partition: each item keeps its state in its partition, in registration order', async () => {
     await ledger.close();
-    const old = path.join(root, `old${n++}`);
-    mkdirSync(old, { recursive: true });
-    const db = new Database(path.join(old, 'ledger.sqlite'));
     // The layout of the last ledgers keyed by id: partition columns, filled by registerPartition.
-    db.exec(`CREATE TABLE items (campaign TEXT NOT NULL, phase TEXT NOT NULL, item_id TEXT NOT NULL,
+    const old = ledgerWrittenBefore(`CREATE TABLE items (campaign TEXT NOT NULL, phase TEXT NOT NULL, item_id TEXT NOT NULL,
                state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')), part_key TEXT, permanent INTEGER NOT NULL DEFAULT 0,
                model TEXT, language TEXT, retired INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (campaign, phase, item_id));
              INSERT INTO items VALUES
@@ -145,7 +151,6 @@ describe('EmbeddedLedger items', () => {
                ('c', 'g', 'd2', 'pending', NULL, 0, NULL, NULL, 0),
                ('c', 'g', 'q1', 'failed', 'gave-up-1', 0, NULL, NULL, 0),
                ('c', 'g', 'q2', 'done', 'elsewhere', 0, NULL, NULL, 0);`);
-    db.close();
     ledger = new EmbeddedLedger(old, { runId: 'run-1' });
     const part = (language: string) => ({ phase: 'g', model: 'm', language });
     expect([...(await ledger.pendingAmong('c', part('en'), ['e1', 'e2', 'e3']))]).toEqual(['e2', 'e3']);
@@ -162,11 +167,8 @@ describe('EmbeddedLedger items', () => {
 
   it('opens a ledger file whose items are keyed by the partition names: each item keeps its state, flags and order under its partition number', async () => {
     await ledger.close();
-    const old = path.join(root, `old${n++}`);
-    mkdirSync(old, { recursive: true });
-    const db = new Database(path.join(old, 'ledger.sqlite'));
     const p0 = 'campaigns/c/g/replies/model=m/language=en/part-0.parquet';
-    db.exec(`CREATE TABLE parts (campaign TEXT NOT NULL, phase TEXT NOT NULL, part_key TEXT NOT NULL, cost_usd REAL NOT NULL, PRIMARY KEY (campaign, phase, part_key));
+    const old = ledgerWrittenBefore(`CREATE TABLE parts (campaign TEXT NOT NULL, phase TEXT NOT NULL, part_key TEXT NOT NULL, cost_usd REAL NOT NULL, PRIMARY KEY (campaign, phase, part_key));
              INSERT INTO parts VALUES ('c', 'g', '${p0}', 0.5);
              CREATE TABLE items (campaign TEXT NOT NULL, phase TEXT NOT NULL, model TEXT NOT NULL, language TEXT NOT NULL, item_id TEXT NOT NULL,
                state TEXT NOT NULL CHECK (state IN ('pending', 'done', 'failed')), part_key TEXT, permanent INTEGER NOT NULL DEFAULT 0,
@@ -178,7 +180,6 @@ describe('EmbeddedLedger items', () => {
                ('c', 'g', 'm', 'en', 'e3', 'pending', NULL, 0, 1),
                ('c', 'g', 'm', 'fr', 'f2', 'pending', NULL, 0, 0),
                ('other', 'g', 'm', 'en', 'e1', 'pending', NULL, 0, 0);`);
-    db.close();
     ledger = new EmbeddedLedger(old, { runId: 'run-1' });
     const part = (language: string) => ({ phase: 'g', model: 'm', language });
     expect([...(await ledger.pendingAmong('c', part('en'), ['e1', 'e2', 'e3']))]).toEqual(['e2', 'e3']);
