@@ -92,8 +92,12 @@ export class EmbeddedItems {
    * may purge the campaign and with it the number.
    */
   numberOf(campaign: string, part: LedgerPartition): number {
-    const known = this.stmt.partitionNumber.get(campaign, part.phase, part.model, part.language) as number | undefined;
-    return known ?? Number(this.stmt.numberPartition.run(campaign, part.phase, part.model, part.language).lastInsertRowid);
+    return this.knownNumber(campaign, part) ?? Number(this.stmt.numberPartition.run(campaign, part.phase, part.model, part.language).lastInsertRowid);
+  }
+
+  /** The partition's number, or undefined when no item of it was ever registered or committed. */
+  private knownNumber(campaign: string, part: LedgerPartition): number | undefined {
+    return this.stmt.partitionNumber.get(campaign, part.phase, part.model, part.language) as number | undefined;
   }
 
   registerItems(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): void {
@@ -110,8 +114,7 @@ export class EmbeddedItems {
    */
   pendingAmong(campaign: string, partition: LedgerPartition, itemIds: readonly string[], options: PendingOptions = {}): Set<string> {
     // A partition without a number has no item registered: every id is pending.
-    const pid = this.stmt.partitionNumber.get(campaign, partition.phase, partition.model, partition.language) as number | undefined;
-    return new Set(this.stmt.notDoneAmong.all(JSON.stringify(itemIds), pid ?? null, options.retryFailed === true ? 1 : 0) as string[]);
+    return new Set(this.stmt.notDoneAmong.all(JSON.stringify(itemIds), this.knownNumber(campaign, partition) ?? null, options.retryFailed === true ? 1 : 0) as string[]);
   }
 
   commitPart(commit: PartCommit): void {
