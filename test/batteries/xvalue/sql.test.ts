@@ -90,7 +90,7 @@ describe('X-Value SQL stage on DuckDB', () => {
       expect(sql, q).not.toMatch(/::|read_parquet|QUALIFY|COUNT_IF|json_extract|EXCLUDE|GROUP BY ALL|;/i);
       expect(sql, q).not.toMatch(/\{\{/);
       // Column names are lower case (Athena folds identifiers).
-      for (const m of sql.matchAll(/\bAS\s+(?!VARCHAR\b|DOUBLE\b|BIGINT\b|INTEGER\b|BOOLEAN\b)([A-Za-z_]+)/g)) expect(m[1], q).toBe(m[1]?.toLowerCase());
+      for (const m of sql.matchAll(/\bAS\s+(?!VARCHAR\b|DOUBLE\b|BIGINT\b|INTEGER\b|BOOLEAN\b|DECIMAL\b)([A-Za-z_]+)/g)) expect(m[1], q).toBe(m[1]?.toLowerCase());
     }
   });
 });

@@ -13,9 +13,9 @@ SELECT
   CAST(SUM(CASE WHEN in_design = 1 AND status = 'ok' THEN 1 ELSE 0 END) AS BIGINT) AS ok_attempts,
   CAST(COUNT(DISTINCT CASE WHEN in_design = 1 AND status = 'ok' THEN item_id END) AS BIGINT) AS items_ok,
   CAST(SUM(CASE WHEN in_design = 1 AND simulated THEN 1 ELSE 0 END) AS BIGINT) AS simulated_attempts,
-  SUM(CASE WHEN in_design = 1 THEN cost_usd ELSE 0 END) AS cost_usd,
+  CAST(SUM(CASE WHEN in_design = 1 THEN cost_usd ELSE 0 END) AS DOUBLE) AS cost_usd,
   CAST(SUM(CASE WHEN in_design = 1 THEN 0 ELSE 1 END) AS BIGINT) AS attempts_outside_design,
-  SUM(CASE WHEN in_design = 1 THEN 0 ELSE cost_usd END) AS cost_outside_design_usd
+  CAST(SUM(CASE WHEN in_design = 1 THEN 0 ELSE cost_usd END) AS DOUBLE) AS cost_outside_design_usd
 FROM (
   SELECT
     CAST(r.model AS VARCHAR) AS model,
@@ -23,7 +23,9 @@ FROM (
     r.item_id,
     r.status,
     r.simulated,
-    r.cost_usd,
+    -- Summed as exact decimals (to 1e-12 USD): a sum of doubles depends on the order of the rows,
+    -- which the parts' layout sets, and its sixth decimal moved with it.
+    CAST(r.cost_usd AS DECIMAL(38, 12)) AS cost_usd,
     CASE WHEN d.item_id IS NULL THEN 0 ELSE 1 END AS in_design
   FROM {{replies}} r
   LEFT JOIN design d ON d.item_id = r.item_id

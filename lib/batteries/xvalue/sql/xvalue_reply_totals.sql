@@ -9,7 +9,9 @@ SELECT
   CAST(SUM(CASE WHEN status = 'ok' THEN 1 ELSE 0 END) AS BIGINT) AS ok_attempts,
   CAST(COUNT(DISTINCT CASE WHEN status = 'ok' THEN item_id END) AS BIGINT) AS items_ok,
   CAST(SUM(CASE WHEN simulated THEN 1 ELSE 0 END) AS BIGINT) AS simulated_attempts,
-  SUM(cost_usd) AS cost_usd
+  -- Summed as exact decimals (to 1e-12 USD): a sum of doubles depends on the order of the rows,
+  -- which the parts' layout sets.
+  CAST(SUM(CAST(cost_usd AS DECIMAL(38, 12))) AS DOUBLE) AS cost_usd
 FROM (
   SELECT
     CAST(model AS VARCHAR) AS model,
