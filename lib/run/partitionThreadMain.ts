@@ -72,6 +72,7 @@ try {
     // upstream rows at a time, and every native thread and buffer here adds to the run's peak.
     upstreamDb: async () => (db ??= await DuckDb.open({ threads: 1, memoryLimit: '200MB' })),
     sliceSources: init.sliceSources,
+    onePass: init.onePass,
   };
   port.on('message', (m: ToThread) => {
     if (m.type === 'ledgerReply') ledger.receive(m);

@@ -65,8 +65,21 @@ export function readingsDigestKey(campaign: string, phase: string, model: string
  * earlier sondage) has every part read again once, and rewritten with the same labels.
  */
 function inputsDigest(phase: ReadingsRefreshTarget['phase'], items: ReadingsRefreshTarget['items']): string {
-  const digest = items instanceof SlicedItems ? items.digest : itemsDigest(items);
-  return createHash('sha256').update(`read_with 2\u0000${readerOf(phase)}\u0000${digest}`).digest('hex');
+  return inputsDigestOf(phase, items instanceof SlicedItems ? items.digest : itemsDigest(items));
+}
+
+function inputsDigestOf(phase: ReadingsRefreshTarget['phase'], itemsDigest: string): string {
+  return createHash('sha256').update(`read_with 2\u0000${readerOf(phase)}\u0000${itemsDigest}`).digest('hex');
+}
+
+/**
+ * Marks the stored readings of a partition as read under the design whose items give
+ * `itemsDigest` (readings.ts `itemsDigest`), as refreshReadings does once every part agrees: for a
+ * partition whose every reading this run made itself (lib/run/onePassPartition.ts), so that the
+ * next run does not read them all again to find the same.
+ */
+export async function markReadingsCurrent(t: Pick<ReadingsRefreshTarget, 'store' | 'campaign' | 'phase' | 'model' | 'language'>, itemsDigest: string): Promise<void> {
+  await t.store.put(readingsDigestKey(t.campaign, t.phase.name, t.model, t.language), inputsDigestOf(t.phase, itemsDigest));
 }
 
 /** A reading as compared: every stored column but the fingerprint. */

@@ -123,12 +123,16 @@ function newRunId(): string {
 }
 
 /** Retries, reservation chunks and part sizes: the same on the main thread and in every partition thread. */
-function callSettings(campaign: Campaign, opts: RunOptions): { readonly retry: RetryPolicy; readonly chunkSize: number; readonly partRows: number; readonly sliceSources?: number } {
+function callSettings(
+  campaign: Campaign,
+  opts: RunOptions,
+): { readonly retry: RetryPolicy; readonly chunkSize: number; readonly partRows: number; readonly sliceSources?: number; readonly onePass?: false } {
   return {
     retry: { maxWaitMs: DEFAULT_MAX_WAIT_MS, ...(opts.retry ?? DEFAULT_RETRY) },
     chunkSize: opts.chunkSize ?? Math.max(DEFAULT_CHUNK, campaign.concurrency),
     partRows: opts.partRows ?? 20_000,
     ...(opts.sliceSources !== undefined ? { sliceSources: opts.sliceSources } : {}),
+    ...(opts.onePass === false ? { onePass: false as const } : {}),
   };
 }
 
@@ -149,7 +153,7 @@ function partitionEnv(r: {
   readonly answerers: Answerers;
 }): PartitionEnv {
   const { opts, progress } = r;
-  const { sliceSources, ...calls } = r.calls;
+  const { sliceSources, onePass, ...calls } = r.calls;
   return {
     ctx: r.ctx,
     dataDir: r.dataDir,
@@ -175,6 +179,7 @@ function partitionEnv(r: {
     upstreamDb: r.stores.upstreamDb,
     batch: opts.batch,
     sliceSources,
+    onePass,
   };
 }
 

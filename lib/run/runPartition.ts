@@ -53,6 +53,43 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
   return run.outcome(pendingCount, adopted);
 }
 
+/**
+ * Runs a partition no run has begun (no item registered, no journal: lib/run/onePassPartition.ts)
+ * in one pass over its slices: each slice is registered and asked as it comes, after `onSlice` has
+ * seen it (its prompt rows, its digests), and is then let go. The two-pass way — register and
+ * index the whole partition, then ask — holds a root partition's items whole, and expands a
+ * dependent partition in slices twice. Once the run must stop (the cap, a key failure, an abort)
+ * the remaining slices are still registered and shown to `onSlice`, not asked: the partition then
+ * stands as the two-pass way leaves it, every item registered, the ones not asked pending.
+ * Returns the outcome and the partition's item count.
+ */
+export async function runPartitionInOnePass(spec: PartitionSpec, slices: Iterable<readonly PromptItem[]>, onSlice: (items: readonly PromptItem[]) => void): Promise<{ outcome: PartitionOutcome; items: number }> {
+  const partition = ledgerPartition(spec);
+  const run = new PartitionRun(spec);
+  let items = 0;
+  let asking = true;
+  let failure: { readonly err: unknown } | undefined;
+  try {
+    for (const slice of slices) {
+      onSlice(slice);
+      items += slice.length;
+      await spec.ledger.registerItems(spec.campaign, partition, slice.map((i) => i.item_id));
+      if (asking) asking = await run.askAll(slice);
+    }
+  } catch (err) {
+    failure = { err };
+  }
+  // The chunks in flight end and their parts are committed even when the pass failed: what was
+  // asked is kept. The pass's own error is the one thrown.
+  try {
+    await run.finish();
+  } catch (err) {
+    failure ??= { err };
+  }
+  if (failure) throw failure.err;
+  return { outcome: run.outcome(items, 0), items };
+}
+
 /** How a chunk's reservation went: made, worth trying again (smaller, or after others settled), or the budget is spent. */
 type Reservation = 'reserved' | 'again' | 'spent';
 

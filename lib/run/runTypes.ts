@@ -32,8 +32,10 @@ export interface RunOptions {
    */
   readonly chunkSize?: number;
   readonly partRows?: number;
-  /** Source items per slice of a dependent phase's partition (lib/run/slicedItems.ts; SLICE_SOURCE_ITEMS by default). */
+  /** Source items per slice of a dependent phase's partition (lib/run/slicedItems.ts), and root items per slice of an unbegun one (lib/run/onePassPartition.ts); SLICE_SOURCE_ITEMS by default. */
   readonly sliceSources?: number;
+  /** False: an unbegun partition is asked as a begun one is, registered and indexed whole first (lib/run/onePassPartition.ts); tests compare the two. */
+  readonly onePass?: boolean;
   readonly partitionConcurrency?: number;
   /** Retries and timeouts; `maxWaitMs` (`--max-wait`) defaults to DEFAULT_MAX_WAIT_MS on the local run. */
   readonly retry?: RetryPolicy;

@@ -100,6 +100,12 @@ export class ThreadLedger implements Ledger {
   registerItems(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): Promise<void> {
     return this.call('registerItems', campaign, partition, itemIds);
   }
+  hasItems(campaign: string, partition: LedgerPartition): Promise<boolean> {
+    return this.call('hasItems', campaign, partition);
+  }
+  recordPartition(campaign: string, partition: LedgerPartition, items: number, idsDigest: string): Promise<void> {
+    return this.call('recordPartition', campaign, partition, items, idsDigest);
+  }
   pendingItems(campaign: string, phase: string): Promise<Set<string>> {
     return this.call('pendingItems', campaign, phase);
   }

@@ -20,6 +20,8 @@ export interface ThreadInit {
   readonly partRows: number;
   /** RunOptions.sliceSources. */
   readonly sliceSources?: number;
+  /** RunOptions.onePass, when false. */
+  readonly onePass?: false;
   readonly retryFailed: boolean;
   /** This thread's share of the campaign's `concurrency`. */
   readonly concurrency: number;

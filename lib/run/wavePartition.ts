@@ -21,6 +21,7 @@ import { PartitionItems } from './partitionItems.js';
 import { readingRows } from './readings.js';
 import { refreshReadings } from './refreshReadings.js';
 import { runBatchPartition } from './runBatchPartition.js';
+import { runOnePass, slicesOf, unbegun } from './onePassPartition.js';
 import { runPartition } from './runPartition.js';
 import { SLICE_SOURCE_ITEMS, SlicedItems, sliceableBySource } from './slicedItems.js';
 import type { PartitionOutcome } from './partitionTypes.js';
@@ -51,8 +52,10 @@ export interface PartitionEnv {
   /** The DuckDB that reads a dependent phase's upstream rows, opened on first use. */
   upstreamDb(): Promise<DuckDb>;
   readonly batch?: BatchRunOptions | undefined;
-  /** Source items per slice of a dependent phase's partition (RunOptions.sliceSources; SLICE_SOURCE_ITEMS by default). */
+  /** Source items per slice of a dependent phase's partition, and root items per slice of an unbegun one (RunOptions.sliceSources; SLICE_SOURCE_ITEMS by default). */
   readonly sliceSources?: number | undefined;
+  /** False: every partition takes the two-pass way, an unbegun one too (RunOptions.onePass; tests compare the two). */
+  readonly onePass?: boolean | undefined;
 }
 
 /**
@@ -68,27 +71,33 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   const entry = partition.answerer(phase).entry;
   const batch = env.batchClients.get(entry.id);
   const folder = graph.readingsFolder(phase);
-  const items = batch ? partition.items(phase.name) : slicedOrWhole(partition, phase, env.sliceSources ?? SLICE_SOURCE_ITEMS);
-  const whole = items instanceof SlicedItems ? undefined : items;
-  const spec = {
-    ...partitionSpec(env.shared, {
-      phase: phase.name,
-      readingsFolder: folder,
-      model: model.id,
-      language,
-      items,
-      provider: env.providers.get(entry.id)!,
-      price: priceIn(ctx, phase, entry),
-      batch,
-      readReply: (item, reply: ReplyRow) => readingRows(phase, folder, battery.vocabulary, item, reply),
-      store,
-      writer,
-      journalDir: journalDir(dataDir, campaign.name, phase.name, model.id, language),
-      keyEnv: entry.api_key_env,
-      timeoutS: entry.timeout_s,
-    }),
-    wholePartition: true,
+  const sliceSources = env.sliceSources ?? SLICE_SOURCE_ITEMS;
+  const readReply = (item: PromptItem, reply: ReplyRow) => readingRows(phase, folder, battery.vocabulary, item, reply);
+  const setup = {
+    phase: phase.name,
+    readingsFolder: folder,
+    model: model.id,
+    language,
+    provider: env.providers.get(entry.id)!,
+    price: priceIn(ctx, phase, entry),
+    batch,
+    readReply,
+    store,
+    writer,
+    journalDir: journalDir(dataDir, campaign.name, phase.name, model.id, language),
+    keyEnv: entry.api_key_env,
+    timeoutS: entry.timeout_s,
   };
+  const onePass = { store, ledger: env.shared.ledger, campaign: campaign.name, phase, model: model.id, language, journalDir: setup.journalDir };
+  if (!batch && env.onePass !== false && (await unbegun(onePass))) {
+    const spec = { ...partitionSpec(env.shared, { ...setup, items: [] }), wholePartition: true };
+    const ran = await runOnePass(onePass, spec, onePassSlices(partition, phase, sliceSources), { writer, columns: battery.prompts });
+    forgetSharedValues();
+    return { items: ran.items, outcome: ran.outcome };
+  }
+  const items = batch ? partition.items(phase.name) : slicedOrWhole(partition, phase, sliceSources);
+  const whole = items instanceof SlicedItems ? undefined : items;
+  const spec = { ...partitionSpec(env.shared, { ...setup, items }), wholePartition: true };
   // Root prompts are a pure function of the design: written once. A dependent phase's depend on
   // the replies it reads, which a later run may have completed: rewritten. Written while the calls
   // run (DuckDB writes the file on its own threads): the analysis reads them once the run is over,
@@ -123,6 +132,21 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   if (failed) throw failed.err;
   const outcome = refreshed.reread > 0 ? { ...ran, reread: refreshed.reread, rereadChanged: refreshed.changed } : ran;
   return { items: items instanceof SlicedItems ? items.size : items.length, outcome };
+}
+
+/**
+ * The slices an unbegun partition is asked in, one pass (lib/run/onePassPartition.ts): a root
+ * phase's items `sliceSources` at a time as they are expanded; a dependent phase's from
+ * `sliceSources` of its source items at a time where it may be cut by source, else whole.
+ */
+function* onePassSlices(partition: PartitionItems, phase: PhaseSpec, sliceSources: number): Generator<readonly PromptItem[]> {
+  if (phase.after.length === 0) {
+    yield* slicesOf(partition.each(phase.name), sliceSources);
+    return;
+  }
+  const items = slicedOrWhole(partition, phase, sliceSources);
+  if (items instanceof SlicedItems) yield* items.slices();
+  else yield items;
 }
 
 /**

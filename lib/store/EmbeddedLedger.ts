@@ -137,6 +137,14 @@ export class EmbeddedLedger implements Ledger {
     this.itemRows.registerItems(campaign, partition, itemIds);
   }
 
+  async hasItems(campaign: string, partition: LedgerPartition): Promise<boolean> {
+    return this.itemRows.hasItems(campaign, partition);
+  }
+
+  async recordPartition(campaign: string, partition: LedgerPartition, items: number, idsDigest: string): Promise<void> {
+    this.partitionRows.recordPartition(campaign, partition, items, idsDigest);
+  }
+
   async pendingItems(campaign: string, phase: string): Promise<Set<string>> {
     return this.itemRows.pendingItems(campaign, phase);
   }

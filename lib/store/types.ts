@@ -200,6 +200,20 @@ export interface Ledger {
 
   /** Registers items of a partition as pending; ids already known keep their state. */
   registerItems(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): Promise<void>;
+  /**
+   * Whether any item of the partition is registered or committed: some run has begun it. The local
+   * run asks a partition no run has begun in one pass (lib/run/onePassPartition.ts). Absent where
+   * a backend has no cheap answer (DynamoDB, whose workers run shards): every partition then runs
+   * as one begun before.
+   */
+  hasItems?(campaign: string, partition: LedgerPartition): Promise<boolean>;
+  /**
+   * Records a partition as registerPartition does — its size and the digest of its ids in order
+   * (idsDigest) — when every id is registered already (registerItems, in that order) and none
+   * was registered before: the one-pass run of a fresh partition, which registered each slice as
+   * it asked it and no longer holds the ids.
+   */
+  recordPartition?(campaign: string, partition: LedgerPartition, items: number, idsDigest: string): Promise<void>;
   /** Items not yet done (pending or failed, permanently failed included), in registration order. */
   pendingItems(campaign: string, phase: string): Promise<Set<string>>;
   /**

@@ -82,6 +82,8 @@ describe('the budget cap under 64 concurrent workers', () => {
     // It stopped at the cap: what is left would not cover the reservation of one more call.
     expect(afterFirst.budget.spent_usd).toBeGreaterThan(CAP - reference.maxCallReservation);
     expect(afterFirst.generate.done).toBeLessThan(reference.generateItems);
+    // Every item of the design is registered, the partitions the cap stopped in the middle of too: what it left is pending.
+    expect(afterFirst.generate.pending + afterFirst.generate.done + afterFirst.generate.failed).toBe(reference.generateItems);
     expect(afterFirst.judge.done).toBe(0);
 
     const stored = await storedReplies(dataDir, CAMPAIGN, 'generate');

@@ -22,7 +22,8 @@ const LEDGER_METHODS = [
   'recordBatchIntent', 'registerItems', 'registerPartition', 'release', 'reserve', 'resolveOrphans', 'settle',
 ];
 // The embedded ledger records an overrun from the run's summary; DynamoDB's workers flag it on the budget item (flagOverrun).
-const EMBEDDED_ONLY = ['orphanedItemIds', 'recordOverrun'];
+// The local run asks an unbegun partition in one pass (hasItems, recordPartition); DynamoDB's workers run shards.
+const EMBEDDED_ONLY = ['hasItems', 'orphanedItemIds', 'recordOverrun', 'recordPartition'];
 const DYNAMO_ONLY = ['countRows', 'endHeartbeat', 'failures', 'fence', 'fenceOf', 'fencedOutBy', 'flagOverrun', 'heartbeat', 'liveHolders', 'recordFailure'];
 
 const methodsOf = (proto: object): string[] =>

@@ -58,6 +58,7 @@ export class EmbeddedItems {
         .prepare(`SELECT item_id FROM items NOT INDEXED WHERE ${IN_PHASE} AND state != 'done' AND retired = 0 ORDER BY rowid`)
         .pluck(),
       counts: db.prepare(`SELECT state, count(*) AS n FROM items NOT INDEXED WHERE ${IN_PHASE} AND retired = 0 GROUP BY state`),
+      anyItem: db.prepare('SELECT 1 FROM items WHERE pid = ? LIMIT 1').pluck(),
       partExists: db.prepare('SELECT 1 FROM parts WHERE campaign = ? AND phase = ? AND part_key = ?'),
       insertPart: db.prepare('INSERT INTO parts (campaign, phase, part_key, cost_usd) VALUES (?, ?, ?, ?)'),
       parts: db.prepare('SELECT part_key FROM parts WHERE campaign = ? AND phase = ? ORDER BY rowid').pluck(),
@@ -98,6 +99,12 @@ export class EmbeddedItems {
   /** The partition's number, or undefined when no item of it was ever registered or committed. */
   private knownNumber(campaign: string, part: LedgerPartition): number | undefined {
     return this.stmt.partitionNumber.get(campaign, part.phase, part.model, part.language) as number | undefined;
+  }
+
+  /** Whether any item of the partition is registered or committed. */
+  hasItems(campaign: string, partition: LedgerPartition): boolean {
+    const pid = this.knownNumber(campaign, partition);
+    return pid !== undefined && this.stmt.anyItem.get(pid) !== undefined;
   }
 
   registerItems(campaign: string, partition: LedgerPartition, itemIds: readonly string[]): void {

@@ -69,6 +69,11 @@ export class EmbeddedPartitions {
     this.registerPartitionTx.immediate(campaign, partition, itemIds, digest, from);
   }
 
+  /** Records a partition whose ids are all registered already (Ledger.recordPartition). */
+  recordPartition(campaign: string, partition: LedgerPartition, items: number, digest: string): void {
+    this.stmt.upsertPartition.run(campaign, partition.phase, partition.model, partition.language, items, digest);
+  }
+
   partitions(campaign: string): PartitionRecord[] {
     return this.stmt.partitions.all(campaign) as PartitionRecord[];
   }
