@@ -70,7 +70,10 @@ export async function runOnePass(
 ): Promise<{ outcome: PartitionOutcome; items: number }> {
   const { store, campaign, model, language } = t;
   const phase = t.phase.name;
-  const rows = new RowChannel<PromptRow>();
+  // Each item's row is made as the writer takes it, not a slice's rows at once: held in one array,
+  // a whole partition's rows (a dependent partition not cut into slices is one slice) outlive the
+  // collector's young generation (ensurePrompts says what that cost).
+  const rows = new RowChannel<PromptItem, PromptRow>((item) => promptRow(item, prompts.columns, model));
   const target = { campaign, phase, table: 'prompts' as const, model, language, partName: PROMPTS_PART };
   const written = prompts.writer.writePart(store, target, rows, { trusted: true, columns: promptColumns(prompts.columns) });
   // Caught here and awaited below: a failure before then must not go unhandled.
@@ -79,11 +82,11 @@ export async function runOnePass(
   const idsHash = createHash('sha256');
   let ran: { outcome: PartitionOutcome; items: number };
   try {
-    ran = await runPartitionInOnePass(spec, slices, (items) => {
+    ran = await runPartitionInOnePass(spec, slices, (items, ids) => {
       addToItemsDigest(itemsHash, items);
       // idsDigest (lib/store/orphans.ts) of the whole list: each id, then a newline.
-      if (items.length > 0) idsHash.update(`${items.map((i) => i.item_id).join('\n')}\n`);
-      rows.push(items.map((item) => promptRow(item, prompts.columns, model)));
+      if (ids.length > 0) idsHash.update(`${ids.join('\n')}\n`);
+      rows.push(items);
     });
   } catch (err) {
     rows.fail(err);
@@ -115,16 +118,18 @@ export function* slicesOf(items: Iterable<PromptItem>, size: number): Generator<
 }
 
 /**
- * Rows handed over a slice at a time and read one at a time: the prompts part's writer appends
- * them while the pass goes on, so no more than the slices not yet appended are held.
+ * Items handed over a slice at a time and read as rows one at a time: the prompts part's writer
+ * appends them while the pass goes on, so no more than the slices not yet appended are held.
  */
-class RowChannel<T> implements AsyncIterable<T> {
-  private readonly queue: T[][] = [];
+class RowChannel<I, T> implements AsyncIterable<T> {
+  private readonly queue: (readonly I[])[] = [];
   private ended = false;
   private failure: { readonly err: unknown } | undefined;
   private wake: (() => void) | undefined;
 
-  push(rows: T[]): void {
+  constructor(private readonly rowOf: (item: I) => T) {}
+
+  push(rows: readonly I[]): void {
     this.queue.push(rows);
     this.wake?.();
   }
@@ -142,9 +147,9 @@ class RowChannel<T> implements AsyncIterable<T> {
   async *[Symbol.asyncIterator](): AsyncGenerator<T> {
     for (;;) {
       if (this.failure) throw this.failure.err;
-      const rows = this.queue.shift();
-      if (rows !== undefined) {
-        for (const row of rows) yield row;
+      const items = this.queue.shift();
+      if (items !== undefined) {
+        for (const item of items) yield this.rowOf(item);
         continue;
       }
       if (this.ended) return;

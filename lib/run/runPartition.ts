@@ -56,29 +56,46 @@ export async function runPartition(spec: PartitionSpec): Promise<PartitionOutcom
 /**
  * Runs a partition no run has begun (no item registered, no journal: lib/run/onePassPartition.ts)
  * in one pass over its slices: each slice is registered and asked as it comes, after `onSlice` has
- * seen it (its prompt rows, its digests), and is then let go. The two-pass way — register and
+ * seen it and its ids (its prompt rows, its digests), and is then let go. The two-pass way — register and
  * index the whole partition, then ask — holds a root partition's items whole, and expands a
  * dependent partition in slices twice. Once the run must stop (the cap, a key failure, an abort)
  * the remaining slices are still registered and shown to `onSlice`, not asked: the partition then
  * stands as the two-pass way leaves it, every item registered, the ones not asked pending.
  * Returns the outcome and the partition's item count.
  */
-export async function runPartitionInOnePass(spec: PartitionSpec, slices: Iterable<readonly PromptItem[]>, onSlice: (items: readonly PromptItem[]) => void): Promise<{ outcome: PartitionOutcome; items: number }> {
+export async function runPartitionInOnePass(
+  spec: PartitionSpec,
+  slices: Iterable<readonly PromptItem[]>,
+  onSlice: (items: readonly PromptItem[], ids: readonly string[]) => void,
+): Promise<{ outcome: PartitionOutcome; items: number }> {
   const partition = ledgerPartition(spec);
   const run = new PartitionRun(spec);
   let items = 0;
   let asking = true;
   let failure: { readonly err: unknown } | undefined;
+  // A slice's registration is not waited for before its calls start: the ledger runs its calls in
+  // the order they are made (one connection; a thread's calls cross in order), so it is registered
+  // before any commit of its replies. Waiting for each (a round trip to the main thread from a
+  // partition thread) left a thread idle between slices. Each is waited for at the end, and a
+  // failed one stops the calls, as a failed commit does.
+  const registered: Promise<void>[] = [];
   try {
     for (const slice of slices) {
-      onSlice(slice);
+      if (failure) break;
+      const ids = slice.map((i) => i.item_id);
+      onSlice(slice, ids);
       items += slice.length;
-      await spec.ledger.registerItems(spec.campaign, partition, slice.map((i) => i.item_id));
-      if (asking) asking = await run.askAll(slice);
+      registered.push(
+        spec.ledger.registerItems(spec.campaign, partition, ids).catch((err: unknown) => {
+          failure ??= { err };
+        }),
+      );
+      if (asking && !failure) asking = await run.askAll(slice);
     }
   } catch (err) {
-    failure = { err };
+    failure ??= { err };
   }
+  await Promise.all(registered);
   // The chunks in flight end and their parts are committed even when the pass failed: what was
   // asked is kept. The pass's own error is the one thrown.
   try {
