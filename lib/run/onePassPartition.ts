@@ -129,8 +129,8 @@ class RowChannel<I, T> implements AsyncIterable<T> {
 
   constructor(private readonly rowOf: (item: I) => T) {}
 
-  push(rows: readonly I[]): void {
-    this.queue.push(rows);
+  push(items: readonly I[]): void {
+    this.queue.push(items);
     this.wake?.();
   }
 
