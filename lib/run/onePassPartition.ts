@@ -22,7 +22,7 @@ import type { PartWriter } from '../store/parquetParts.js';
 import { promptColumns, promptRow } from '../store/schemas.js';
 import type { PromptColumns, PromptRow } from '../store/schemas.js';
 import type { BlobStore, Ledger } from '../store/types.js';
-import { promptsDigestKey } from './partitionSpec.js';
+import { PROMPTS_PART, promptsDigestKey } from './partitionSpec.js';
 import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
 import { addToItemsDigest } from './readings.js';
 import { markReadingsCurrent } from './refreshReadings.js';
@@ -39,9 +39,6 @@ export interface OnePassTarget {
   /** The partition's journal folder (partitionSpec.ts journalDir). */
   readonly journalDir: string;
 }
-
-/** The prompts part every partition has: one, written from the plan's items. */
-const PROMPTS_PART = 'part-plan.parquet';
 
 /**
  * Whether no run has begun the partition: no item in the ledger, no journal, no prompts part and

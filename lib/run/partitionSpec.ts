@@ -115,6 +115,9 @@ export function partSink(writer: PartWriter, store: BlobStore, campaign: string,
   };
 }
 
+/** The prompts part of every partition: one, written from the plan's items. */
+export const PROMPTS_PART = 'part-plan.parquet';
+
 /**
  * Where the digest of a prompts part is kept: outside the tables' locations (as the `_registered`
  * and `_shards` markers), so no query reads it.
@@ -143,7 +146,7 @@ export async function ensurePrompts(
   columns: PromptColumns,
 ): Promise<boolean> {
   const { campaign, phase, model, language } = target;
-  const partName = target.partName ?? 'part-plan.parquet';
+  const partName = target.partName ?? PROMPTS_PART;
   const key = partKey(campaign, phase, 'prompts', model, language, partName);
   const marker = promptsDigestKey(campaign, phase, model, language, partName);
   if (items.length === 0) {
@@ -186,7 +189,7 @@ export function ensureSlicedPrompts(
   columns: PromptColumns,
 ): { readonly indexed: Promise<void>; readonly written: Promise<boolean> } {
   const { campaign, phase, model, language } = target;
-  const partName = 'part-plan.parquet';
+  const partName = PROMPTS_PART;
   const key = partKey(campaign, phase, 'prompts', model, language, partName);
   const marker = promptsDigestKey(campaign, phase, model, language, partName);
   const part = { campaign, phase, table: 'prompts' as const, model, language, partName };

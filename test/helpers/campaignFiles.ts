@@ -80,6 +80,21 @@ export function narrowDesign(
   doc.design['story_limit'] = cut.stories;
 }
 
+/**
+ * FAR-6's demo campaign cut to `stories` stories, written to `file`: every factor of the demo, each
+ * partition still holding hundreds of items (more than a small slice).
+ */
+export async function writeCutFar6Demo(file: string, stories: number): Promise<string> {
+  const demo = path.join(REPO_ROOT, 'examples/far6/demo.yaml');
+  const doc = parse(await readFile(demo, 'utf8')) as { design: Record<string, unknown> };
+  for (const [key, value] of Object.entries(doc.design)) {
+    if (typeof value === 'string' && /\.(ya?ml|jsonl|csv)$/.test(value)) doc.design[key] = path.join(path.dirname(demo), value);
+  }
+  doc.design['story_limit'] = stories;
+  await writeFile(file, stringify(doc));
+  return file;
+}
+
 /** FAR-6 at its smallest: English, the plain form, yes/no, two stories, no repeats (a handful of calls). */
 export function smallestDesign(doc: CampaignDoc): void {
   narrowDesign(doc, { forms: ['plain'], constraints: ['yesno'], stories: 2 });

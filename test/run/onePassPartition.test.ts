@@ -1,15 +1,13 @@
 import Database from 'better-sqlite3';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import type { PhaseSpec } from '../../lib/battery/types.js';
 import type { PromptItem } from '../../lib/core/types.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { RunOptions } from '../../lib/run/runTypes.js';
 import { readParquet, tableGlob } from '../../lib/store/index.js';
-import { loadContext, tempDir } from '../helpers/campaigns.js';
+import { loadContext, tempDir, writeCutFar6Demo } from '../helpers/campaigns.js';
 import { filesUnder, readResults } from '../helpers/runData.js';
 import { okItemIds } from '../helpers/runReference.js';
 
@@ -18,7 +16,6 @@ import { okItemIds } from '../helpers/runReference.js';
 // dependent one expanded once, not twice — and leaves the data folder as the two-pass way does:
 // the same prompts, replies, readings, digests, ledger records and results.
 
-const FAR6 = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../examples/far6/demo.yaml');
 const CAMPAIGN = 'far6-demo';
 const PHASES = ['generate', 'judge', 'audit-second', 'audit-retest'];
 /** Root items, and judge source items, per slice: the demo cut to six stories has many of each per partition. */
@@ -111,13 +108,7 @@ function partitionRecords(dataDir: string): unknown[] {
 
 beforeAll(async () => {
   ({ dir: root, cleanup } = await tempDir('one-pass'));
-  const doc = parse(await readFile(FAR6, 'utf8')) as { design: Record<string, unknown> };
-  for (const [key, value] of Object.entries(doc.design)) {
-    if (typeof value === 'string' && /\.(ya?ml|jsonl|csv)$/.test(value)) doc.design[key] = path.join(path.dirname(FAR6), value);
-  }
-  doc.design['story_limit'] = 6;
-  file = path.join(root, 'far6-cut.yaml');
-  await writeFile(file, stringify(doc));
+  file = await writeCutFar6Demo(path.join(root, 'far6-cut.yaml'), 6);
 });
 
 afterAll(() => cleanup?.());

@@ -1,14 +1,13 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import type { PhaseSpec } from '../../lib/battery/types.js';
 import type { RunContext } from '../../lib/run/context.js';
 import { runCampaign } from '../../lib/run/runCampaign.js';
 import type { RunOptions } from '../../lib/run/runTypes.js';
 import type { ReplyRow } from '../../lib/store/types.js';
-import { loadContext, tempDir } from '../helpers/campaigns.js';
+import { loadContext, tempDir, writeCutFar6Demo } from '../helpers/campaigns.js';
 import { costOf, journalDir, readResults, storedReplies } from '../helpers/runData.js';
 import { expectSameAsReference, okItemIds, takeReference, type RunReference } from '../helpers/runReference.js';
 
@@ -114,17 +113,9 @@ describe('a dependent partition asked in slices of its source items', () => {
 // FAR-6's judge reads generate's replies and writes its readings into generate's folder: the same
 // property holds for a phase that reads one reply per source item and keeps readings of its own.
 describe('FAR-6\'s judge asked in slices of its source items', () => {
-  const FAR6 = path.join(path.dirname(DEMO), '../far6/demo.yaml');
-
   it('stores, charges and reports what the whole partitions do', async () => {
     // The demo cut to six stories: its partitions still hold more source items than a slice.
-    const doc = parse(await readFile(FAR6, 'utf8')) as { design: Record<string, unknown> };
-    for (const [key, value] of Object.entries(doc.design)) {
-      if (typeof value === 'string' && /\.(ya?ml|jsonl|csv)$/.test(value)) doc.design[key] = path.join(path.dirname(FAR6), value);
-    }
-    doc.design['story_limit'] = 6;
-    const file = path.join(root, 'far6-sliced.yaml');
-    await writeFile(file, stringify(doc));
+    const file = await writeCutFar6Demo(path.join(root, 'far6-sliced.yaml'), 6);
     const results = async (dataDir: string, opts: Omit<RunOptions, 'dataDir'>) => {
       const ctx = await loadContext(file, dataDir);
       let mostSources = 0;
