@@ -22,7 +22,7 @@ import type { PartWriter } from '../store/parquetParts.js';
 import { promptColumns, promptRow } from '../store/schemas.js';
 import type { PromptColumns, PromptRow } from '../store/schemas.js';
 import type { BlobStore, Ledger } from '../store/types.js';
-import { PROMPTS_PART, promptsDigestKey } from './partitionSpec.js';
+import { PROMPTS_PART, settlePromptsPart } from './partitionSpec.js';
 import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
 import { addToItemsDigest } from './readings.js';
 import { markReadingsCurrent } from './refreshReadings.js';
@@ -93,9 +93,7 @@ export async function runOnePass(
   rows.end();
   await written;
   const itemsDigest = itemsHash.digest('hex');
-  // A partition without items has no prompts part (ensurePrompts writes none).
-  if (ran.items === 0) await store.delete(partKey(campaign, phase, 'prompts', model, language, PROMPTS_PART));
-  else await store.put(promptsDigestKey(campaign, phase, model, language, PROMPTS_PART), itemsDigest);
+  await settlePromptsPart(store, target, ran.items, itemsDigest);
   await markReadingsCurrent(t, itemsDigest);
   await t.ledger.recordPartition!(campaign, { phase, model, language }, ran.items, idsHash.digest('hex'));
   return ran;

@@ -204,13 +204,7 @@ export function ensureSlicedPrompts(
   const written = (async (): Promise<boolean> => {
     if (!(await store.exists(key))) {
       await writer.writePart(store, part, rows(items.index(maxCost), indexed), options);
-      // A partition without items has no prompts part (ensurePrompts writes none).
-      if (items.size === 0) {
-        await store.delete(key);
-        return false;
-      }
-      await store.put(marker, items.digest);
-      return true;
+      return settlePromptsPart(store, part, items.size, items.digest);
     }
     for (const slice of items.index(maxCost)) void slice;
     indexed();
@@ -227,6 +221,27 @@ export function ensureSlicedPrompts(
   })();
   written.catch(refused);
   return { indexed: index, written };
+}
+
+/**
+ * The end of writing a partition's prompts part from its items, as they were taken: a partition
+ * without items keeps no part (ensurePrompts writes none) and no marker; one with items gets the
+ * marker with their digest, which says the part holds them. Returns whether a part stays.
+ */
+export async function settlePromptsPart(
+  store: BlobStore,
+  target: { readonly campaign: string; readonly phase: string; readonly model: string; readonly language: LanguageCode; readonly partName: string },
+  items: number,
+  digest: string,
+): Promise<boolean> {
+  const { campaign, phase, model, language, partName } = target;
+  if (items === 0) {
+    await store.delete(partKey(campaign, phase, 'prompts', model, language, partName));
+    await store.delete(promptsDigestKey(campaign, phase, model, language, partName));
+    return false;
+  }
+  await store.put(promptsDigestKey(campaign, phase, model, language, partName), digest);
+  return true;
 }
 
 /** Refuses a campaign whose expected cost passes its cap (DESIGN.md "Cost and safety rails"). */
