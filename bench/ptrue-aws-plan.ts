@@ -12,9 +12,9 @@
  *   npm run bench:ptrue-aws-plan -- --generate 8 --verify 60      # prompts/s as measured (bench/gpu-probe.sh)
  *   npm run bench:ptrue-aws-plan -- --items 288                   # a tenth of the items
  *
- * The panel: §3.3 names ten instruction-tuned 3B–14B models from the Qwen, Llama, Gemma, Mistral
- * and Aya families, of which this summary of the paper names Qwen3-8B; the other nine below are this
- * bench's choice within those families and sizes. The judge's model is not named either: a 70B
+ * The panel: §3.3 has ten instruction-tuned 3B–14B models from the Qwen, Llama, Gemma, Mistral and
+ * Aya families, Qwen3-8B among them (§3.4); the other nine below are this bench's choice within
+ * those families and sizes. The judge's model is not named either: a 70B
  * class model on a 4-GPU L40S instance is this bench's choice. The entries are dry-run entries
  * (`provider: simulated` with `runs_on: gpu`, which the campaign schema allows): the GPU price
  * depends on the instance type, the prompts per second and the item counts, not on the provider,
