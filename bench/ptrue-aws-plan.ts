@@ -114,12 +114,14 @@ try {
   const usd = (phase?: string) => lines(phase).reduce((s, l) => s + l.usd, 0);
   const count = (phase: string) => gpu.lines.filter((l) => l.phase === phase).reduce((s, l) => s + l.items, 0);
   const h = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+  // Hours to a tenth: a small --items has phases of a few hours.
+  const hr = (n: number) => n.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
   console.log(`ptrue-aws-plan: ${items} base items × 6 × 6 languages × ${PANEL.length} models on runs_on: gpu, 6 verifier languages, a judge on GPU (${capacity})`);
   console.log(`\n${formatGpuCost(gpu)}\n`);
   console.log(`| phase | prompts | instance hours | GPU hours | ${capacity} |`);
   console.log('| --- | ---: | ---: | ---: | ---: |');
-  for (const phase of ['generate', 'verify', 'judge']) console.log(`| ${phase} | ${h(count(phase))} | ${h(hours(phase))} | ${h(gpuHours(phase))} | $${h(usd(phase))} |`);
-  console.log(`| all | ${h(plan.totals.items)} | ${h(hours())} | ${h(gpuHours())} | $${h(usd())} |`);
+  for (const phase of ['generate', 'verify', 'judge']) console.log(`| ${phase} | ${h(count(phase))} | ${hr(hours(phase))} | ${hr(gpuHours(phase))} | $${h(usd(phase))} |`);
+  console.log(`| all | ${h(plan.totals.items)} | ${hr(hours())} | ${hr(gpuHours())} | $${h(usd())} |`);
   console.log(`\nThe paper's final runs: ~${h(PAPER_GPU_HOURS.total)} GPU hours, ${h(PAPER_GPU_HOURS.judge)} of them the judge's, ${h(PAPER_GPU_HOURS.total - PAPER_GPU_HOURS.judge)} the models' generation and probes.`);
   console.log(`GPU cost ${capacity}: $${gpu.totalUsd.toFixed(0)} (NAT gateway hours and data included); reserved before the children start: $${gpu.reservedUsd.toFixed(0)}`);
   console.log(`plan: ${plan.totals.items} requests in ${plan.partitions.length} partitions, ${seconds.toFixed(1)} s, peak RSS ${peakMiB.toFixed(0)} MiB`);
