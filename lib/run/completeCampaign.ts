@@ -15,6 +15,8 @@ import type { Plan } from './planCampaign.js';
 /** What the last complete run recorded: the design it completed and each phase's done items. */
 interface CompleteRecord {
   readonly fingerprint: string;
+  /** designDigest of that design: what a run can compare before it plans (absent from records written before it existed). */
+  readonly design?: string;
   readonly done: Readonly<Record<string, number>>;
 }
 
@@ -28,6 +30,17 @@ const recordKey = (campaign: string): string => `${layout.campaignPrefix(campaig
 export function designFingerprint(ctx: Pick<RunContext, 'campaign' | 'design'>, plan: Plan, data: string): string {
   const hash = createHash('sha256');
   for (const part of [ctx.campaign, ctx.design, plan]) hash.update(designJson(part)).update('\0');
+  hash.update(data);
+  return hash.digest('hex');
+}
+
+/**
+ * A digest of the design without its plan: the campaign, its loaded design and the bytes of its
+ * data files. A run has it before it plans (designFingerprint needs the plan).
+ */
+export function designDigest(ctx: Pick<RunContext, 'campaign' | 'design'>, data: string): string {
+  const hash = createHash('sha256');
+  for (const part of [ctx.campaign, ctx.design]) hash.update(designJson(part)).update('\0');
   hash.update(data);
   return hash.digest('hex');
 }
@@ -51,14 +64,36 @@ async function allDone(ledger: Ledger, campaign: string, phases: readonly string
 }
 
 /** Records a run that left every item done, so that the next run of the same design can say so. */
-export async function recordIfComplete(store: LocalBlobStore, ledger: Ledger, campaign: string, phases: readonly string[], fingerprint: string): Promise<void> {
+export async function recordIfComplete(
+  store: LocalBlobStore,
+  ledger: Ledger,
+  campaign: string,
+  phases: readonly string[],
+  design: { readonly fingerprint: string; readonly digest: string },
+): Promise<void> {
   const done = await allDone(ledger, campaign, phases);
   if (done === undefined) {
     await store.delete(recordKey(campaign));
     return;
   }
-  const record: CompleteRecord = { fingerprint, done };
+  const record: CompleteRecord = { fingerprint: design.fingerprint, design: design.digest, done };
   await store.put(recordKey(campaign), `${JSON.stringify(record, null, 1)}\n`);
+}
+
+/**
+ * Whether the campaign's last complete run ran this very design (`digest`: designDigest), by its
+ * record alone, before anything is planned. A hint, not the check (completeReplies decides, once
+ * the plan is made): the run boots no partition threads while it plans a campaign that will most
+ * likely go straight to its analysis.
+ */
+export async function completedWithDesign(store: LocalBlobStore, campaign: string, digest: string): Promise<boolean> {
+  const held = await store.get(recordKey(campaign));
+  if (held === undefined) return false;
+  try {
+    return (JSON.parse(Buffer.from(held).toString('utf8')) as CompleteRecord).design === digest;
+  } catch {
+    return false;
+  }
 }
 
 /** The number of replies of a complete campaign whose design has not changed since; undefined otherwise. */

@@ -8,13 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { analyzeLocal } from '../analysis/analyzeLocal.js';
 import { checkCampaignRepliesCoverLedger } from '../analysis/storedCoverage.js';
 import type { Campaign } from '../design/campaign.js';
-import type { EmbeddedLedger, LocalBlobStore, ParquetWriter } from '../store/index.js';
-import { layout } from '../store/index.js';
+import type { EmbeddedLedger, ParquetWriter } from '../store/index.js';
+import { layout, LocalBlobStore } from '../store/index.js';
 import type { ReplyRow } from '../store/types.js';
 import { createAnswerers, type Answerers } from './answerers.js';
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
 import { CallWatch } from './CallWatch.js';
-import { completeReplies, designFingerprint, recordIfComplete } from './completeCampaign.js';
+import { completedWithDesign, completeReplies, designDigest, designFingerprint, recordIfComplete } from './completeCampaign.js';
 import { designDataDigest } from './designDataDigest.js';
 import type { RunContext } from './context.js';
 import { assertWithinBudget } from './partitionSpec.js';
@@ -72,7 +72,13 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   };
   try {
     // ---- plan: counted and priced; the threads the first wave wants boot meanwhile ----------
-    const plan = planCampaign(ctx, { onPartition: threads.onPlanPartition });
+    // Unless the campaign completed under this very design: it most likely goes straight to its
+    // analysis, and threads booted for nothing cost its rerun ~2.5 s of the demo's ~7 (a first
+    // wave that does run starts them itself).
+    const data = await designDataDigest(ctx);
+    const design = designDigest(ctx, data);
+    const rerun = await completedWithDesign(new LocalBlobStore(dataDir), campaign.name, design);
+    const plan = planCampaign(ctx, rerun ? {} : { onPartition: threads.onPlanPartition });
     assertWithinBudget(campaign, plan, opts.allowPartial);
     // Providers check their settings before anything is written (answerers.ts).
     const answerers = await createAnswerers(ctx, new RateLimiters());
@@ -85,7 +91,6 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
 
     // ---- waves of phases, each a set of partitions; none when every reply is in ------------
     const phaseNames = ctx.graph.phases.map((p) => p.name);
-    const data = await designDataDigest(ctx);
     const fingerprint = designFingerprint(ctx, plan, data);
     const complete = orphaned.count === 0 ? await completeReplies(store, ledger, campaign.name, phaseNames, fingerprint) : undefined;
     const phases =
@@ -93,7 +98,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
         ? await rereadComplete(ctx, dataDir, complete, threads, log)
         : await runWaves({ plan, env, answerers, ledger, progress, threads, stop, partitionPool: opts.partitionConcurrency ?? 2, signal: opts.signal }, ctx.graph.waves);
     // The next run of this same design knows at once whether anything is left to ask.
-    if (!opts.signal?.aborted) await recordIfComplete(store, ledger, campaign.name, phaseNames, fingerprint);
+    if (!opts.signal?.aborted) await recordIfComplete(store, ledger, campaign.name, phaseNames, { fingerprint, digest: design });
     // Every partition brought its readings in line before it ran: the next analysis need not check them.
     if (complete === undefined && !stop.reason && !opts.signal?.aborted) await markReadingsChecked(store, ctx, dataDir, data);
     // Their heaps and DuckDB instances are freed before the analysis takes its share of memory.
@@ -185,7 +190,8 @@ function partitionEnv(r: {
 
 /**
  * Every item of an unchanged design done: said, and straight to the analysis, its readings brought
- * in line with the design first (as `analyze` does). The threads booted for the plan are not needed.
+ * in line with the design first (as `analyze` does). Threads booted while it was planned (its
+ * record predates the design digest, or the plan changed with the code) are not needed.
  */
 async function rereadComplete(ctx: RunContext, dataDir: string, replies: number, threads: WaveThreads, log: (line: string) => void): Promise<PhaseSummary[]> {
   // The ledger counts every item answered; a replies part removed by hand since is refused here,
