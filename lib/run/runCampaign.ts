@@ -73,7 +73,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
   try {
     // ---- plan: counted and priced; the threads the first wave wants boot meanwhile ----------
     // Unless the campaign completed under this very design: it most likely goes straight to its
-    // analysis, and threads booted for nothing cost its rerun ~2.5 s of the demo's ~7 (a first
+    // analysis, and threads booted for nothing cost the demo's rerun ~2 s of its ~7 (a first
     // wave that does run starts them itself).
     const data = await designDataDigest(ctx);
     const design = designDigest(ctx, data);
