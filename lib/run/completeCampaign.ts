@@ -84,7 +84,8 @@ export async function recordIfComplete(
  * Whether the campaign's last complete run ran this very design (`digest`: designDigest), by its
  * record alone, before anything is planned. A hint, not the check (completeReplies decides, once
  * the plan is made): the run boots no partition threads while it plans a campaign that will most
- * likely go straight to its analysis.
+ * likely go straight to its analysis. Read before the run holds its lock; completeReplies reads
+ * the record again under it.
  */
 export async function completedWithDesign(store: LocalBlobStore, campaign: string, digest: string): Promise<boolean> {
   const held = await store.get(recordKey(campaign));
