@@ -18,6 +18,7 @@ import { readdir } from 'node:fs/promises';
 import type { PhaseSpec } from '../battery/types.js';
 import type { LanguageCode, PromptItem } from '../core/types.js';
 import { partKey, partitionPrefix } from '../store/layout.js';
+import { addToIdsDigest } from '../store/orphans.js';
 import type { PartWriter } from '../store/parquetParts.js';
 import { promptColumns, promptRow } from '../store/schemas.js';
 import type { PromptColumns, PromptRow } from '../store/schemas.js';
@@ -81,8 +82,7 @@ export async function runOnePass(
   try {
     ran = await runPartitionInOnePass(spec, slices, (items, ids) => {
       addToItemsDigest(itemsHash, items);
-      // idsDigest (lib/store/orphans.ts) of the whole list: each id, then a newline.
-      if (ids.length > 0) idsHash.update(`${ids.join('\n')}\n`);
+      addToIdsDigest(idsHash, ids);
       rows.push(items);
     });
   } catch (err) {

@@ -2,7 +2,7 @@
  * What both ledgers share about reservations a killed run left behind (Ledger.orphanStale and
  * resolveOrphans in types.ts), and the digest that tells a partition's items unchanged.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 
 /**
  * The part of a dead run's reservation that may have been billed: the maximum cost of its calls
@@ -23,7 +23,15 @@ export function orphanBill(amount: number, ids: readonly string[] | null, replie
 
 /** A digest of a partition's item ids in their order: equal when the design gives the same items. */
 export function idsDigest(ids: readonly string[]): string {
-  // One update over the joined ids (each id then a newline): the same digest as an update per id,
-  // without a native call per id (a full campaign registers a million).
-  return createHash('sha256').update(ids.length === 0 ? '' : `${ids.join('\n')}\n`).digest('hex');
+  return addToIdsDigest(createHash('sha256'), ids).digest('hex');
+}
+
+/**
+ * Adds ids to a digest as idsDigest counts them (each id, then a newline), so that ids given a
+ * slice at a time, in order, digest as the whole list does.
+ */
+export function addToIdsDigest(hash: Hash, ids: readonly string[]): Hash {
+  // One update over the joined ids: the same digest as an update per id, without a native call
+  // per id (a full campaign registers a million).
+  return ids.length === 0 ? hash : hash.update(`${ids.join('\n')}\n`);
 }
