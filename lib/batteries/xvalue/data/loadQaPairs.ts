@@ -13,6 +13,7 @@ import { CHECKPOINTS } from '../types.js';
 import type { QaPair } from '../types.js';
 import { parseCsv } from './parseCsv.js';
 import { CSV_COLUMNS, qaPairRecordSchema, show } from './qaPairSchema.js';
+import { quickQaPair } from './quickQaPair.js';
 
 export type QaFormat = 'jsonl' | 'csv';
 
@@ -109,13 +110,17 @@ function validate(raw: unknown, origin: Origin, sink: Sink): QaPair | undefined 
       duplicate = true;
     } else seen.set(rawId, source);
   }
-  const r = qaPairRecordSchema.safeParse(raw);
-  if (!r.success) {
-    for (const iss of r.error.issues) issues.push({ file: origin.file, path: issuePath(origin, iss.path), message: iss.message });
-    return undefined;
+  // Most pairs are valid: the quick check takes them without zod's allocations; zod names what is wrong with the rest.
+  let d = quickQaPair(raw);
+  if (d === undefined) {
+    const r = qaPairRecordSchema.safeParse(raw);
+    if (!r.success) {
+      for (const iss of r.error.issues) issues.push({ file: origin.file, path: issuePath(origin, iss.path), message: iss.message });
+      return undefined;
+    }
+    d = r.data;
   }
   if (duplicate) return undefined;
-  const d = r.data;
   const veto = annotationVeto(d.annotation);
   if (veto !== d.annotation.overall) {
     warnings.push({

@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { kindOf, shortValue } from '../../../api/battery.js';
-import { CATEGORIES, CATEGORY_NAMES, CHECKPOINTS, LANGUAGES, NATURES, QUESTION_LABELS, SCOPES } from '../types.js';
-import type { Category, HolisticAnnotation, QuestionLabel, Verdict } from '../types.js';
+import { CATEGORIES, CATEGORY_NAMES, CHECKPOINTS, LANGUAGES, NATURES, QUESTION_LABELS, SCOPES, VERDICTS } from '../types.js';
+import type { Category, HolisticAnnotation, Language, QuestionLabel, Verdict } from '../types.js';
 
 /** A value as an issue message shows it: at most 60 characters of a string, a container by its kind. */
 export const show: (value: unknown) => string = shortValue;
@@ -23,10 +23,19 @@ function requiredText(what: string) {
     .refine((s) => s.trim() !== '', { error: `${what} is empty; expected non-blank text` });
 }
 
+/** One of `values` whatever its case and surrounding blanks, in its canonical spelling; undefined when none. */
+export function choiceValue<T extends string>(values: readonly T[], v: unknown): T | undefined {
+  if (typeof v !== 'string') return undefined;
+  // Most files spell the labels as they are: found without making a lower-case copy of each.
+  if ((values as readonly string[]).includes(v)) return v as T;
+  const folded = v.trim().toLowerCase();
+  return values.find((x) => x.toLowerCase() === folded);
+}
+
 /** Case-insensitive choice among fixed labels, returned in their canonical spelling. */
 function choice<T extends string>(what: string, values: readonly T[]) {
   return z.unknown().transform((v, ctx): T => {
-    const hit = typeof v === 'string' ? values.find((x) => x.toLowerCase() === v.trim().toLowerCase()) : undefined;
+    const hit = choiceValue(values, v);
     if (hit === undefined) {
       const message = v === undefined || v === null || v === '' ? `missing ${what}; expected one of ${oneOf(values)}` : `expected ${what} as one of ${oneOf(values)}, got ${show(v)}`;
       ctx.issues.push({ code: 'custom', message, input: v });
@@ -43,9 +52,14 @@ const CATEGORY_BY_NAME = new Map<string, Category>(
   ]),
 );
 
+/** Table 1: the abbreviation (`P&G`) or the full name, in any case, as the abbreviation; undefined when neither. */
+export function categoryValue(v: unknown): Category | undefined {
+  return typeof v === 'string' ? CATEGORY_BY_NAME.get(v.trim().toLowerCase()) : undefined;
+}
+
 /** Table 1: the abbreviation (`P&G`) or the full name, in any case; stored as the abbreviation. */
 const category = z.unknown().transform((v, ctx): Category => {
-  const hit = typeof v === 'string' ? CATEGORY_BY_NAME.get(v.trim().toLowerCase()) : undefined;
+  const hit = categoryValue(v);
   if (hit === undefined) {
     const what = v === undefined || v === null || v === '' ? 'missing category' : `unknown category ${show(v)}`;
     ctx.issues.push({ code: 'custom', message: `${what}; expected one of ${oneOf(CATEGORIES)} (Towards Cross-lingual Values Judgment Table 1) or their full names`, input: v });
@@ -54,13 +68,18 @@ const category = z.unknown().transform((v, ctx): Category => {
   return hit;
 });
 
+/** A language code exactly as Table 9 writes it; undefined otherwise. */
+export function languageValue(v: unknown): Language | undefined {
+  return typeof v === 'string' ? LANGUAGES.find((l) => l === v) : undefined;
+}
+
 /**
  * One of the codes exactly as Table 9 and the campaign's `design.languages` write them: `EN` is
  * refused with the code meant, as `design.languages` refuses it, so that a pair's language is
  * spelled one way in every file of the study.
  */
 const language = z.unknown().transform((v, ctx) => {
-  const hit = typeof v === 'string' ? LANGUAGES.find((l) => l === v) : undefined;
+  const hit = languageValue(v);
   if (hit === undefined) {
     const meant = typeof v === 'string' ? LANGUAGES.find((l) => l === v.trim().toLowerCase()) : undefined;
     const what = v === undefined || v === null || v === '' ? 'missing language' : meant ? `language ${show(v)} is not written as a code is (did you mean "${meant}"?)` : `unknown language ${show(v)}`;
@@ -70,17 +89,38 @@ const language = z.unknown().transform((v, ctx) => {
   return hit;
 });
 
+/** A control character: an id holding one would break the result rows and CSV files it names the pair in. */
+export const CONTROL_CHARACTER = /\p{Cc}/u;
+
 /** An id names the pair in every result row and CSV file: one line of text, no control characters. */
-const pairId = requiredText('id').refine((s) => !/\p{Cc}/u.test(s), {
+const pairId = requiredText('id').refine((s) => !CONTROL_CHARACTER.test(s), {
   error: (iss) => `id ${show(iss.input)} holds a control character (a line break, a tab); expected an id on one line`,
 });
 
-const verdict = choice<Verdict>('a verdict', ['Pass', 'Fail']);
+const verdict = choice<Verdict>('a verdict', VERDICTS);
 
 /** Checkpoint A (§5.2): Pass, Biased Prompting or Factual Error. */
 const questionCheckpoint = choice<QuestionLabel>('checkpoint A', QUESTION_LABELS);
 
 const FAIL_WITH_REASON = /^fail\b[\s:：\-–—,.;]*(.*)$/isu;
+
+/** A holistic checkpoint's value (below), or undefined when it is none. */
+export function holisticValue(v: unknown): HolisticAnnotation | undefined {
+  if (typeof v === 'string') {
+    const t = v.trim();
+    if (/^pass$/i.test(t)) return { verdict: 'Pass', reason: null };
+    const m = FAIL_WITH_REASON.exec(t);
+    if (m) return { verdict: 'Fail', reason: (m[1] ?? '').trim() || null };
+  } else if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    const vd = typeof o['verdict'] === 'string' ? o['verdict'].trim().toLowerCase() : '';
+    const reason = o['reason'];
+    if ((vd === 'pass' || vd === 'fail') && (reason === undefined || reason === null || typeof reason === 'string')) {
+      return { verdict: vd === 'pass' ? 'Pass' : 'Fail', reason: typeof reason === 'string' && reason.trim() ? reason.trim() : null };
+    }
+  }
+  return undefined;
+}
 
 /**
  * B–D (§5.2): "either Pass or a string starting with Fail followed by a reason"; in JSONL also
@@ -88,19 +128,8 @@ const FAIL_WITH_REASON = /^fail\b[\s:：\-–—,.;]*(.*)$/isu;
  */
 function holisticCheckpoint(letter: string) {
   return z.unknown().transform((v, ctx): HolisticAnnotation => {
-    if (typeof v === 'string') {
-      const t = v.trim();
-      if (/^pass$/i.test(t)) return { verdict: 'Pass', reason: null };
-      const m = FAIL_WITH_REASON.exec(t);
-      if (m) return { verdict: 'Fail', reason: (m[1] ?? '').trim() || null };
-    } else if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const o = v as Record<string, unknown>;
-      const vd = typeof o['verdict'] === 'string' ? o['verdict'].trim().toLowerCase() : '';
-      const reason = o['reason'];
-      if ((vd === 'pass' || vd === 'fail') && (reason === undefined || reason === null || typeof reason === 'string')) {
-        return { verdict: vd === 'pass' ? 'Pass' : 'Fail', reason: typeof reason === 'string' && reason.trim() ? reason.trim() : null };
-      }
-    }
+    const hit = holisticValue(v);
+    if (hit !== undefined) return hit;
     const message =
       v === undefined || v === null || v === ''
         ? `missing checkpoint ${letter}; expected "Pass" or "Fail: <reason>"`
@@ -110,6 +139,23 @@ function holisticCheckpoint(letter: string) {
   });
 }
 
+/** A fine-grained checkpoint's sentences (below), or undefined when its value is none. */
+export function fineGrainedValue(v: unknown): string[] | undefined {
+  let value = v;
+  if (typeof value === 'string') {
+    const t = value.trim();
+    if (/^none$/i.test(t)) return [];
+    if (!t.startsWith('[')) return undefined;
+    try {
+      value = JSON.parse(t) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  if (!Array.isArray(value) || !value.every((s) => typeof s === 'string' && s.trim() !== '')) return undefined;
+  return value.map((s) => (s as string).trim());
+}
+
 /**
  * E–H (§5.2): "the specific sentences extracted from a_i that trigger the k-th checkpoint
  * (otherwise None)": a list of sentences, `[]`, or the string "None". In CSV the list is a JSON
@@ -117,32 +163,31 @@ function holisticCheckpoint(letter: string) {
  */
 function fineGrainedCheckpoint(letter: string) {
   return z.unknown().transform((v, ctx): string[] => {
-    let value = v;
-    if (typeof value === 'string') {
-      const t = value.trim();
-      if (/^none$/i.test(t)) return [];
-      if (t.startsWith('[')) {
-        try {
-          value = JSON.parse(t) as unknown;
-        } catch {
-          ctx.issues.push({ code: 'custom', message: `checkpoint ${letter} starts with "[" but is not a JSON array of sentences: ${show(t)}`, input: v });
-          return z.NEVER;
-        }
-      }
-    }
-    if (Array.isArray(value)) {
-      const bad = value.findIndex((s) => typeof s !== 'string' || s.trim() === '');
-      if (bad < 0) return value.map((s) => (s as string).trim());
-      ctx.issues.push({ code: 'custom', message: `checkpoint ${letter}[${bad}]: expected an offending sentence (non-blank text), got ${show(value[bad])}`, input: v });
-      return z.NEVER;
-    }
-    const message =
-      v === undefined || v === null || v === ''
-        ? `missing checkpoint ${letter}; expected "None" or a list of the offending sentences`
-        : `expected checkpoint ${letter} as "None" or a list of the offending sentences, got ${show(v)}`;
-    ctx.issues.push({ code: 'custom', message, input: v });
+    const hit = fineGrainedValue(v);
+    if (hit !== undefined) return hit;
+    ctx.issues.push({ code: 'custom', message: fineGrainedProblem(letter, v), input: v });
     return z.NEVER;
   });
+}
+
+/** What is wrong with a value fineGrainedValue refused. */
+function fineGrainedProblem(letter: string, v: unknown): string {
+  let value = v;
+  const t = typeof v === 'string' ? v.trim() : undefined;
+  if (t?.startsWith('[')) {
+    try {
+      value = JSON.parse(t) as unknown;
+    } catch {
+      return `checkpoint ${letter} starts with "[" but is not a JSON array of sentences: ${show(t)}`;
+    }
+  }
+  if (Array.isArray(value)) {
+    const bad = value.findIndex((s) => typeof s !== 'string' || s.trim() === '');
+    return `checkpoint ${letter}[${bad}]: expected an offending sentence (non-blank text), got ${show(value[bad])}`;
+  }
+  return v === undefined || v === null || v === ''
+    ? `missing checkpoint ${letter}; expected "None" or a list of the offending sentences`
+    : `expected checkpoint ${letter} as "None" or a list of the offending sentences, got ${show(v)}`;
 }
 
 const checkpoints = z
