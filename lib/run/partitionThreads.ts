@@ -69,10 +69,13 @@ export const THREAD_OVERHEAD_BYTES = 640 * 2 ** 20;
  * What a thread costs beyond its share of the main thread's heap when the run splits the
  * languages (splitLanguages): it loads only its languages' design and runs one partition at a
  * time (PARTITIONS_PER_SPLIT_THREAD). X-Value at 100,000 pairs, the largest split design, peaked
- * at 1,883–2,154 MiB with two such threads, and what the run measures when it chooses varies
- * (434–640 MiB of RSS, 293–362 MiB of heap): the highest peak over the lowest measure is 567 MiB
- * a thread beyond its half of the heap, counted as threadsForWave counts. Weighed so, X-Value at
- * 100,000 pairs stays on one thread whatever the measure gives; a smaller design gets two.
+ * at 1,883–2,154 MiB with two such threads when each load of its QA pairs left ~250 MB of zod's
+ * garbage, and what the run measured when it chose varied (434–640 MiB of RSS, 293–362 MiB of
+ * heap): the highest peak over the lowest measure was 567 MiB a thread beyond its half of the
+ * heap, counted as threadsForWave counts, and it stayed on one thread. Loaded without that
+ * garbage (lib/batteries/xvalue/data/quickQaPair.ts), it measures 352–355 MiB of RSS and 149 MiB
+ * of heap and peaked at 1,632–1,735 MiB in six runs with two threads, 542 MiB a thread at most:
+ * it gets two, 1,301 MiB of the 1,405 MiB of room.
  */
 export const SPLIT_THREAD_OVERHEAD_BYTES = 576 * 2 ** 20;
 
@@ -103,9 +106,9 @@ export function runMemory(): RunMemory {
  * (splitLanguages), its share of that heap plus SPLIT_THREAD_OVERHEAD_BYTES — and the run's RSS,
  * as much again as its heap for its own growth, and the threads stay within
  * RUN_MEMORY_BUDGET_BYTES and within the memory the machine has free. P(True), even at the paper's
- * size (~70 MB of heap: its design is a few MB), gets two threads; X-Value at 100,000 pairs
- * (~260 MB of heap and 430 MiB of RSS when it chooses: its design and the plan's garbage), even
- * with its 14 languages split seven a thread, stays on one: two threads peaked at 1.84–2.15 GB.
+ * size (~70 MB of heap: its design is a few MB), gets two threads; so does X-Value at 100,000
+ * pairs (149 MiB of heap and ~350 MiB of RSS when it chooses), its 14 languages split seven a
+ * thread, where the whole design in each thread would not fit.
  * Only waves answered by simulated models run in threads: a real provider's rate limits and its
  * batch API are kept per process (RateLimiters), and its calls wait on the network, not the CPU. Threads started for an earlier
  * wave (`running`) run every later wave they may: their memory is spent already, and the run's
