@@ -9,7 +9,7 @@
  * whose JSON text must be parsed and fails, a nested key the schema would strip, a date, an object
  * that is not plain) is declined rather than handled here.
  */
-import { looksLikeSecret } from '../../../api/battery.js';
+import { hasOnlyKeys, isPlainObject, looksLikeSecret } from '../../../api/battery.js';
 import { isJsonError, normalize } from './fieldValues.js';
 import { JSON_FIELDS, MAX_MODEL_CHARS, UNGROUPED_STORIES } from './schema.js';
 import type { ByoRow } from './schema.js';
@@ -32,12 +32,6 @@ let declined = false;
 function decline(): undefined {
   declined = true;
   return undefined;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== 'object') return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
 }
 
 /**
@@ -100,10 +94,6 @@ function readings(v: unknown): ByoRow['readings'] {
   return v as ByoRow['readings'];
 }
 
-function hasOnly(o: Record<string, unknown>, keys: ReadonlySet<string>): boolean {
-  for (const k in o) if (!keys.has(k)) return false;
-  return true;
-}
 const MAP_KEYS: ReadonlySet<string> = new Set(['kind', 'tokens', 'particles', 'letters', 'verdicts']);
 const PARTICLE_KEYS: ReadonlySet<string> = new Set(['yes', 'no', 'reverse', 'order']);
 const LETTER_KEYS: ReadonlySet<string> = new Set(['letter', 'proposition']);
@@ -112,14 +102,14 @@ const VERDICT_KEYS: ReadonlySet<string> = new Set(['P', 'notP']);
 /** `reading_map`, every nested object with the schema's keys only. */
 function readingMap(v: unknown): ByoRow['reading_map'] {
   if (v === undefined) return undefined;
-  if (!isPlainObject(v) || !hasOnly(v, MAP_KEYS) || !MAP_KINDS.has(v['kind'])) return decline();
+  if (!isPlainObject(v) || !hasOnlyKeys(v, MAP_KEYS) || !MAP_KINDS.has(v['kind'])) return decline();
   const tokens = v['tokens'];
   if (!isPlainObject(tokens)) return decline();
   // zod's record skips a "__proto__" key (it cannot be assigned as a plain property).
   for (const k in tokens) if (k === '__proto__' || !proposition(tokens[k])) return decline();
   const particles = v['particles'];
   if (particles !== undefined) {
-    if (!isPlainObject(particles) || !hasOnly(particles, PARTICLE_KEYS)) return decline();
+    if (!isPlainObject(particles) || !hasOnlyKeys(particles, PARTICLE_KEYS)) return decline();
     const { yes, no, reverse, order } = particles;
     if (typeof yes !== 'string' || typeof no !== 'string' || (reverse !== undefined && typeof reverse !== 'string')) return decline();
     if (!Array.isArray(order) || !order.every((o) => typeof o === 'string')) return decline();
@@ -128,13 +118,13 @@ function readingMap(v: unknown): ByoRow['reading_map'] {
   if (letters !== undefined) {
     if (!Array.isArray(letters)) return decline();
     for (const l of letters as unknown[]) {
-      if (!isPlainObject(l) || !hasOnly(l, LETTER_KEYS)) return decline();
+      if (!isPlainObject(l) || !hasOnlyKeys(l, LETTER_KEYS)) return decline();
       if (typeof l['letter'] !== 'string' || l['letter'] === '' || !proposition(l['proposition'])) return decline();
     }
   }
   const verdicts = v['verdicts'];
   if (verdicts !== undefined) {
-    if (!isPlainObject(verdicts) || !hasOnly(verdicts, VERDICT_KEYS)) return decline();
+    if (!isPlainObject(verdicts) || !hasOnlyKeys(verdicts, VERDICT_KEYS)) return decline();
     if (typeof verdicts['P'] !== 'string' || typeof verdicts['notP'] !== 'string') return decline();
   }
   return v as ByoRow['reading_map'];

@@ -10,6 +10,7 @@
  * (test/batteries/xvalue/quickQaPair.test.ts holds it to that), and never makes a message: every
  * issue about a pair still comes from the schema.
  */
+import { hasOnlyKeys, isPlainObject } from '../../../api/battery.js';
 import { CHECKPOINTS, NATURES, QUESTION_LABELS, SCOPES, VERDICTS } from '../types.js';
 import { categoryValue, choiceValue, CONTROL_CHARACTER, fineGrainedValue, holisticValue, languageValue } from './qaPairSchema.js';
 import type { QaPairRecord } from './qaPairSchema.js';
@@ -20,25 +21,13 @@ const PAIR_KEYS: ReadonlySet<string> = new Set(['id', 'language', 'category', 'q
 const ANNOTATION_KEYS: ReadonlySet<string> = new Set(['core_issue', 'scope', 'nature', 'checkpoints', 'overall']);
 const CHECKPOINT_KEYS: ReadonlySet<string> = new Set(CHECKPOINTS);
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== 'object') return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
-}
-
-/** Every key of `o` is one of `keys` (the schema's strict objects, and the checkpoint letters). */
-function hasOnly(o: Record<string, unknown>, keys: ReadonlySet<string>): boolean {
-  for (const k in o) if (!keys.has(k)) return false;
-  return true;
-}
-
 /** The schema's requiredText: a string that is not blank, as it is. */
 function text(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() !== '' ? v : undefined;
 }
 
 function checkpoints(v: unknown): RecordAnnotation['checkpoints'] | undefined {
-  if (!isPlainObject(v) || !hasOnly(v, CHECKPOINT_KEYS)) return undefined;
+  if (!isPlainObject(v) || !hasOnlyKeys(v, CHECKPOINT_KEYS)) return undefined;
   const A = choiceValue(QUESTION_LABELS, v['A']);
   const B = holisticValue(v['B']);
   const C = holisticValue(v['C']);
@@ -52,7 +41,7 @@ function checkpoints(v: unknown): RecordAnnotation['checkpoints'] | undefined {
 }
 
 function annotation(v: unknown): RecordAnnotation | undefined {
-  if (!isPlainObject(v) || !hasOnly(v, ANNOTATION_KEYS)) return undefined;
+  if (!isPlainObject(v) || !hasOnlyKeys(v, ANNOTATION_KEYS)) return undefined;
   const core_issue = text(v['core_issue']);
   const scope = choiceValue(SCOPES, v['scope']);
   const nature = choiceValue(NATURES, v['nature']);
@@ -64,7 +53,7 @@ function annotation(v: unknown): RecordAnnotation | undefined {
 
 /** The pair as the schema parses it when it is certainly valid; undefined: the schema decides, and names what is wrong. */
 export function quickQaPair(raw: unknown): QaPairRecord | undefined {
-  if (!isPlainObject(raw) || !hasOnly(raw, PAIR_KEYS)) return undefined;
+  if (!isPlainObject(raw) || !hasOnlyKeys(raw, PAIR_KEYS)) return undefined;
   const id = text(raw['id']);
   const language = languageValue(raw['language']);
   const category = categoryValue(raw['category']);
