@@ -21,12 +21,17 @@
 import { createHash } from 'node:crypto';
 import type { PhaseSpec } from '../battery/types.js';
 import type { LanguageCode, PromptItem } from '../core/types.js';
-import { readParquetRows } from '../store/JsParquet.js';
 import { partKey, partitionPrefix } from '../store/layout.js';
 import type { PartWriter } from '../store/parquetParts.js';
 import type { BlobStore, ReadingRow, ReplyRow } from '../store/types.js';
 import { itemsDigest, readerOf } from './readings.js';
 import { lookupOf, SlicedItems } from './slicedItems.js';
+
+/**
+ * The JavaScript Parquet reader (hyparquet, ~50 modules), loaded when stored parts are read again:
+ * every partition thread imports this file, and a run whose readings are current never needs it.
+ */
+const jsParquet = () => import('../store/JsParquet.js');
 
 /** One partition of a phase, with its current items and how one reply is read. */
 export interface ReadingsRefreshTarget {
@@ -112,6 +117,7 @@ export async function refreshReadings(t: ReadingsRefreshTarget): Promise<Reading
     const bytes = await t.store.get(key);
     if (bytes === undefined) continue;
     const partName = key.slice(key.lastIndexOf('/') + 1);
+    const { readParquetRows } = await jsParquet();
     const fresh: ReadingRow[] = [];
     for (const row of await readParquetRows(bytes)) {
       const item = row['status'] === 'ok' ? byId.get(row['item_id'] as string) : undefined;

@@ -87,3 +87,19 @@ export function cycles(edges: readonly ImportEdge[]): string[][] {
   for (const n of [...next.keys()].sort()) if (!state.has(n)) visit(n);
   return [...found.values()];
 }
+
+/** What loads with a module when it loads: static value imports only (a type-only import vanishes, an `import()` waits for first use). */
+export const atLoad = (e: ImportEdge): boolean => !e.typeOnly && !e.dynamic;
+
+/** The modules reachable from `start` along the edges `follow` accepts, `start` included, sorted. */
+export function reachableFrom(start: string, edges: readonly ImportEdge[], follow: (e: ImportEdge) => boolean = () => true): string[] {
+  const seen = new Set<string>();
+  const todo = [start];
+  while (todo.length > 0) {
+    const file = todo.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const e of edges) if (e.from === file && follow(e)) todo.push(e.to);
+  }
+  return [...seen].sort();
+}

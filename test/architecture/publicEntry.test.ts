@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../helpers/campaigns.js';
-import { importGraph, plantedImports, type ImportEdge } from './importGraph.js';
+import { atLoad, importGraph, plantedImports, reachableFrom, type ImportEdge } from './importGraph.js';
 
 const ENTRY = 'lib/api/battery.ts';
 
@@ -24,20 +24,9 @@ function pastTheEntry(edges: readonly ImportEdge[]): string[] {
 }
 
 /** The modules reachable from the entry along the edges `follow` accepts. */
-function fromTheEntry(edges: readonly ImportEdge[], follow: (e: ImportEdge) => boolean = () => true): string[] {
-  const seen = new Set<string>();
-  const todo = [ENTRY];
-  while (todo.length > 0) {
-    const file = todo.pop()!;
-    if (seen.has(file)) continue;
-    seen.add(file);
-    for (const e of edges) if (e.from === file && follow(e)) todo.push(e.to);
-  }
-  return [...seen].sort();
+function fromTheEntry(edges: readonly ImportEdge[], follow?: (e: ImportEdge) => boolean): string[] {
+  return reachableFrom(ENTRY, edges, follow);
 }
-
-/** What the entry loads with it: static value imports only (a type-only import vanishes, an `import()` waits for first use). */
-const atLoad = (e: ImportEdge): boolean => !e.typeOnly && !e.dynamic;
 
 /** What a battery must not depend on through the entry, not even for a type. */
 const NOT_FOR_BATTERIES = /^(lib\/(cli|run|analysis|design|batteries)\/|functions\/|infra\/|@aws-sdk\/|aws-cdk-lib|constructs$|@middy\/|aws-lambda$|@aws-lambda-powertools\/)/;
