@@ -28,10 +28,7 @@ const recordKey = (campaign: string): string => `${layout.campaignPrefix(campaig
  * design keeps out of sight of JSON.
  */
 export function designFingerprint(ctx: Pick<RunContext, 'campaign' | 'design'>, plan: Plan, data: string): string {
-  const hash = createHash('sha256');
-  for (const part of [ctx.campaign, ctx.design, plan]) hash.update(designJson(part)).update('\0');
-  hash.update(data);
-  return hash.digest('hex');
+  return digestOf([ctx.campaign, ctx.design, plan], data);
 }
 
 /**
@@ -39,10 +36,14 @@ export function designFingerprint(ctx: Pick<RunContext, 'campaign' | 'design'>, 
  * data files. A run has it before it plans (designFingerprint needs the plan).
  */
 export function designDigest(ctx: Pick<RunContext, 'campaign' | 'design'>, data: string): string {
+  return digestOf([ctx.campaign, ctx.design], data);
+}
+
+/** SHA-256 of each part's JSON, each followed by a NUL, then the data files' digest. */
+function digestOf(parts: readonly unknown[], data: string): string {
   const hash = createHash('sha256');
-  for (const part of [ctx.campaign, ctx.design]) hash.update(designJson(part)).update('\0');
-  hash.update(data);
-  return hash.digest('hex');
+  for (const part of parts) hash.update(designJson(part)).update('\0');
+  return hash.update(data).digest('hex');
 }
 
 const replacer = (_key: string, value: unknown): unknown =>

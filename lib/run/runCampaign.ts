@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { analyzeLocal } from '../analysis/analyzeLocal.js';
 import { checkCampaignRepliesCoverLedger } from '../analysis/storedCoverage.js';
 import type { Campaign } from '../design/campaign.js';
-import type { EmbeddedLedger, ParquetWriter } from '../store/index.js';
-import { layout, LocalBlobStore } from '../store/index.js';
+import type { EmbeddedLedger, LocalBlobStore, ParquetWriter } from '../store/index.js';
+import { layout } from '../store/index.js';
 import type { ReplyRow } from '../store/types.js';
 import { createAnswerers, type Answerers } from './answerers.js';
 import { DEFAULT_MAX_WAIT_MS, DEFAULT_RETRY, type RetryPolicy } from './callWithRetry.js';
@@ -77,7 +77,7 @@ export async function runCampaign(ctx: RunContext, opts: RunOptions = {}): Promi
     // wave that does run starts them itself).
     const data = await designDataDigest(ctx);
     const design = designDigest(ctx, data);
-    const rerun = await completedWithDesign(new LocalBlobStore(dataDir), campaign.name, design);
+    const rerun = await completedWithDesign(stores.store, campaign.name, design);
     const plan = planCampaign(ctx, rerun ? {} : { onPartition: threads.onPlanPartition });
     assertWithinBudget(campaign, plan, opts.allowPartial);
     // Providers check their settings before anything is written (answerers.ts).

@@ -18,11 +18,16 @@ export class RunStores {
   private parquet: ParquetWriter | undefined;
   private db: DuckDb | undefined;
 
-  constructor(private readonly dataDir: string) {}
+  /** The data folder's files: readable before the lock is held (the run's hints), written only under it. */
+  readonly store: LocalBlobStore;
+
+  constructor(private readonly dataDir: string) {
+    this.store = new LocalBlobStore(dataDir);
+  }
 
   /** Takes the campaign's run lock, then opens the ledger and the writer. */
   async open(campaign: string, runId: string): Promise<{ readonly store: LocalBlobStore; readonly ledger: EmbeddedLedger; readonly writer: ParquetWriter }> {
-    const store = new LocalBlobStore(this.dataDir);
+    const { store } = this;
     this.lock = await acquireRunLock(this.dataDir, campaign);
     const ledger = (this.opened = new EmbeddedLedger(this.dataDir, { runId }));
     const writer = (this.parquet = await ParquetWriter.create({ tmpDir: join(this.dataDir, '.tmp'), threads: 1 }));
