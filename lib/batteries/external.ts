@@ -132,9 +132,17 @@ function adopt(mod: Record<string, unknown>, file: string, source: BatterySource
   return battery;
 }
 
+let tsxRegistered = false;
+
 /**
  * Imports a module file. TypeScript is compiled on the fly by tsx when the running process has
  * no loader for it (the installed, compiled CLI); under tsx or vitest it is imported directly.
+ *
+ * tsx is registered for the whole process, not through `tsImport`: that one loads each import
+ * of the file in a namespace of its own, the `sondage/battery` it imports included, which was then
+ * a second copy of the core (a CampaignFileError it threw was not the CLI's, and printed its
+ * stack). The URL asked again carries a query: Node keeps the failed first import under the
+ * plain one.
  */
 async function importModule(file: string): Promise<unknown> {
   const url = pathToFileURL(file).href;
@@ -142,11 +150,15 @@ async function importModule(file: string): Promise<unknown> {
     return await import(url);
   } catch (err) {
     if ((err as { code?: string }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
-    // A specifier in a variable: bundlers (the Lambda functions' esbuild) leave it out of bundles,
-    // where batteries are compiled in at deploy time and tsx is neither needed nor shipped.
-    const loader = 'tsx/esm/api';
-    const { tsImport } = (await import(loader)) as TsxApi;
-    return tsImport(url, import.meta.url);
+    if (!tsxRegistered) {
+      // A specifier in a variable: bundlers (the Lambda functions' esbuild) leave it out of bundles,
+      // where batteries are compiled in at deploy time and tsx is neither needed nor shipped.
+      const loader = 'tsx/esm/api';
+      const { register } = (await import(loader)) as TsxApi;
+      register();
+      tsxRegistered = true;
+    }
+    return import(`${url}?typescript`);
   }
 }
 

@@ -9,7 +9,8 @@
  * test beside this file can check that the analysis recovers what was simulated.
  *
  * Change the questions, the prompt, the reader and the SQL to make it your study. Everything comes
- * from one entry, `sondage/battery`; TypeScript works too (rename to index.ts).
+ * from one entry, `sondage/battery`; TypeScript works too: rename to index.mts (or to index.ts
+ * where the package.json above says "type": "module"; Node reads a plain .ts as CommonJS otherwise).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';

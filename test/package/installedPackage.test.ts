@@ -6,7 +6,7 @@
  * TypeScript sources give (so every estimator test of the sources holds for the compiled package).
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -109,6 +109,20 @@ describe('the installed package', () => {
     expect(await sondage(['analyze', 'campaign.yaml'], quiz)).toContain('careful en:');
     const csv = await readFile(path.join(quiz, 'data', 'campaigns', 'quiz-demo', 'results', 'scores.csv'), 'utf8');
     expect(csv.split(/\r?\n/)[0]).toBe('model,language,replies,correct,unreadable,accuracy');
+    // The same battery in TypeScript (index.ts; the user's package.json says "type": "module") is
+    // compiled by tsx and gets the core of the CLI that loads it: the CampaignFileError it throws
+    // for a bad items file is the CLI's own, printed as a message, not a stack.
+    const typed = path.join(project, 'quiz-ts');
+    await cp(quiz, typed, { recursive: true, filter: (src) => path.basename(src) !== 'data' });
+    await rename(path.join(typed, 'index.mjs'), path.join(typed, 'index.ts'));
+    await writeFile(path.join(typed, 'items.jsonl'), 'not json\n');
+    const refused = await run(path.join(project, 'node_modules', '.bin', 'sondage'), ['plan', 'campaign.yaml'], { cwd: typed, env: cleanEnv() }).then(
+      () => ({ code: 0, stderr: '' }),
+      (err: { code?: number; stderr?: string }) => ({ code: err.code, stderr: err.stderr ?? '' }),
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('items.jsonl:1: not a JSON object');
+    expect(refused.stderr).not.toMatch(/^\s+at /m);
     // Its own test: the analysis recovers each simulated model's accuracy (node's runner, in the user's folder).
     expect(await sh(process.execPath, ['--test'], quiz)).toMatch(/# pass 1\n# fail 0/);
   }, 8 * MINUTES);
