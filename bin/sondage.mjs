@@ -7,16 +7,23 @@
 // save (the full-size FAR-6 benchmark took 83 s instead of 87 s). `node bin/sondage.mjs …` runs the
 // same CLI without the flag, which is also the way on Windows.
 
-// In a clone, the TypeScript sources run through tsx's loader, so a change needs no build step;
-// the installed package has no sources and runs its compiled JavaScript (dist/, `npm run build`).
+// In a clone, the TypeScript sources run from a bundle that is built again when a source changed
+// (lib/core/sourceBundle.mjs), or through tsx's loader when it cannot be had: either way a change
+// needs no build step. The installed package has no sources and runs its compiled JavaScript
+// (dist/, `npm run build`).
 import { existsSync } from 'node:fs';
 
 const source = new URL('../lib/cli/main.ts', import.meta.url);
 let main;
 if (existsSync(source)) {
-  const { register } = await import('tsx/esm/api');
-  register();
-  ({ main } = await import(source.href));
+  const { importBundledEntry } = await import('../lib/core/sourceBundle.mjs');
+  const bundled = await importBundledEntry('cli/main');
+  if (bundled) ({ main } = bundled);
+  else {
+    const { register } = await import('tsx/esm/api');
+    register();
+    ({ main } = await import(source.href));
+  }
 } else {
   ({ main } = await import('../dist/lib/cli/main.js'));
 }

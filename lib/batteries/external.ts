@@ -136,7 +136,8 @@ let tsxRegistered = false;
 
 /**
  * Imports a module file. TypeScript is compiled on the fly by tsx when the running process has
- * no loader for it (the installed, compiled CLI); under tsx or vitest it is imported directly.
+ * no loader for it (the installed, compiled CLI, and a clone's CLI and threads, which run a
+ * bundle: lib/core/sourceBundle.mjs); under tsx or vitest it is imported directly.
  *
  * tsx is registered for the whole process, not through `tsImport`: that one loads each import
  * of the file in a namespace of its own, the `sondage/battery` it imports included, which was then

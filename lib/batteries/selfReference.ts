@@ -14,8 +14,14 @@ export const PUBLIC_SPECIFIERS = ['sondage', 'sondage/battery'] as const;
 
 let routed = false;
 
-/** The URL of the public entry beside this file: `.ts` when running from source, `.js` compiled. */
+/**
+ * The URL of the public entry: the `api/battery` entry of the clone's bundle when the code runs
+ * from it (lib/core/sourceBundle.mjs says where), else the one beside this file: `.ts` when
+ * running from source, `.js` compiled.
+ */
 export function publicEntryUrl(): string {
+  const bundled = (globalThis as Record<symbol, unknown>)[Symbol.for('sondage.sourceBundle.publicEntry')];
+  if (typeof bundled === 'string') return bundled;
   const ext = path.extname(new URL(import.meta.url).pathname) || '.js';
   return new URL(`../api/battery${ext}`, import.meta.url).href;
 }

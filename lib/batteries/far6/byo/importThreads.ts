@@ -20,8 +20,8 @@ export type FromImportThread =
 
 /**
  * Below this many bytes of JSONL the file is imported on the main thread: each thread loads the
- * code through its own tsx loader (~1–2 s), about what the main thread takes for 40,000 rows
- * (~40 µs a row) — so only files well past that gain from threads.
+ * code anew (~0.5 s from a clone's bundle, lib/core/sourceBundle.mjs) and warms up its caches, and
+ * only files well past that gain from threads.
  */
 export const THREAD_MIN_BYTES = 64 * 2 ** 20;
 /** Bytes per segment: ~5,000 rows of a typical export, a few MB of table lines in flight per segment. */

@@ -1,0 +1,245 @@
+// How a clone runs its TypeScript sources: as one esbuild bundle of the entries below, built when a
+// source changed and kept under node_modules/.cache/sondage/. The CLI (bin/sondage.mjs) and each
+// worker thread (threadEntry.mjs) import their entry from it. Loaded through tsx's module hooks
+// instead, every module's resolve and load is a message to tsx's hooks thread: `sondage status`
+// took 1.8–2.0 s and a partition thread's code 1.3–1.6 s of wall and 2.0–2.5 s of CPU, against
+// 1.1 s and 0.5–0.7 s and 0.7–0.8 s from the bundle (bench/README.md, growth, "Fixed costs"). The
+// compiled package (dist/) never comes here: it has no TypeScript.
+//
+// What the bundle keeps of the sources' behaviour:
+// - Each module's `import.meta.url` is its source file's URL (replaced when bundled), so the SQL
+//   files, price tables and thread entries it finds beside itself are those of lib/.
+// - `import()` of a relative module stays lazy (code splitting): a provider's SDK loads only when a
+//   campaign uses that provider. Packages stay outside the bundle, loaded by Node.
+// - A battery from the user's folder imports `sondage/battery`: routed to the bundle's own
+//   `api/battery` entry (selfReference.ts reads PUBLIC_ENTRY), whose code is the same chunks the
+//   CLI or the thread runs, so there is one copy of the core, as in the compiled package.
+// - A change to any source the bundle holds makes the next start build again: the cache is keyed
+//   by the content of every file that went in, not by times (test/package/sourceBundle.test.ts).
+// - A stack names the source files and their lines (linked source maps, switched on here).
+// If the bundle cannot be made or kept (no esbuild, a read-only node_modules), the caller loads the
+// sources through tsx's loader instead; SONDAGE_SOURCE_BUNDLE=0 does that on purpose.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The entries of the clone's bundle, by output name (relative to lib/, without extension). */
+export const SOURCE_ENTRIES = {
+  'cli/main': 'lib/cli/main.ts',
+  'run/partitionThreadMain': 'lib/run/partitionThreadMain.ts',
+  'batteries/far6/byo/importThreadMain': 'lib/batteries/far6/byo/importThreadMain.ts',
+  'api/battery': 'lib/api/battery.ts',
+};
+
+/** Where the public entry of the running bundle is (read by lib/batteries/selfReference.ts). */
+export const PUBLIC_ENTRY = Symbol.for('sondage.sourceBundle.publicEntry');
+
+/**
+ * A build no running process uses is removed when another is made, once it is this old: the
+ * moment between a process choosing a build and writing its mark (markUsed) is far shorter.
+ */
+const KEEP_UNMARKED_MS = 3600 * 1000;
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The build options. Part of the cache key, so a change here builds again. Source maps are linked
+ * files without the sources' text: enough for a stack to name the source file and line.
+ */
+function buildOptions(root, entries, outdir) {
+  return {
+    absWorkingDir: root,
+    entryPoints: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, path.join(root, file)])),
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    outExtension: { '.js': '.mjs' },
+    sourcemap: 'linked',
+    sourcesContent: false,
+    metafile: true,
+    logLevel: 'silent',
+  };
+}
+
+/**
+ * What the cache key holds besides the inputs: the options, the entries (absolute: a clone moved
+ * elsewhere builds again, its `import.meta.url`s changed), the tsconfig that compiles them and
+ * this file, whose plugin makes the bundle.
+ */
+function keyOptions(root, entries) {
+  const { outdir: _out, ...options } = buildOptions(root, entries, '');
+  const tsconfig = path.join(root, 'tsconfig.json');
+  return JSON.stringify({ options, tsconfig: existsSync(tsconfig) ? readFileSync(tsconfig, 'utf8') : null, bundler: readFileSync(new URL(import.meta.url), 'utf8') });
+}
+
+/** The digest of the inputs' bytes, by their paths relative to the root, with the options. */
+function digest(keyText, files) {
+  const hash = createHash('sha256').update(keyText);
+  for (const [rel, bytes] of [...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) hash.update(`\0${rel}\0`).update(bytes);
+  return hash.digest('hex').slice(0, 20);
+}
+
+const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.json': 'json' };
+
+/** Loads every source itself: to key the cache by the very bytes bundled, and to set each `import.meta.url`. */
+function sourcePlugin(esbuild, root, seen) {
+  const tsconfig = existsSync(path.join(root, 'tsconfig.json')) ? readFileSync(path.join(root, 'tsconfig.json'), 'utf8') : '{}';
+  return {
+    name: 'sondage-sources',
+    setup(build) {
+      build.onLoad({ filter: /.*/, namespace: 'file' }, async (args) => {
+        const loader = LOADERS[path.extname(args.path)];
+        if (!loader) throw new Error(`${args.path}: the source bundle takes .ts, .js and .json files only`);
+        const bytes = await readFile(args.path);
+        seen.set(path.relative(root, args.path).split(path.sep).join('/'), bytes);
+        const text = bytes.toString('utf8');
+        if (loader === 'json' || !text.includes('import.meta.url')) return { contents: text, loader };
+        // Through esbuild's parser, so that only the expression is replaced, never the words in a
+        // string or a comment.
+        const { code } = await esbuild.transform(text, {
+          loader,
+          format: 'esm',
+          sourcefile: args.path,
+          sourcemap: 'inline',
+          tsconfigRaw: tsconfig,
+          define: { 'import.meta.url': JSON.stringify(pathToFileURL(args.path).href) },
+        });
+        return { contents: code, loader: 'js' };
+      });
+    },
+  };
+}
+
+function readManifest(file) {
+  try {
+    const m = JSON.parse(readFileSync(file, 'utf8'));
+    return Array.isArray(m.inputs) && typeof m.build === 'string' ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The build the manifest names, when every input it lists still has the bytes that built it. */
+function currentBuild(root, cacheDir, keyText) {
+  const manifest = readManifest(path.join(cacheDir, 'manifest.json'));
+  if (!manifest) return undefined;
+  const files = new Map();
+  for (const rel of manifest.inputs) {
+    try {
+      files.set(rel, readFileSync(path.join(root, rel)));
+    } catch {
+      return undefined;
+    }
+  }
+  const dir = path.join(cacheDir, `build-${digest(keyText, files)}`);
+  return manifest.build === path.basename(dir) && existsSync(path.join(dir, 'done')) ? dir : undefined;
+}
+
+/** Whether a process of this id runs (signal 0 tests without sending; EPERM: it runs as another user). */
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
+/**
+ * Marks the build as used by this process: a run lasts days, and loads some of its chunks late
+ * (a provider's SDK, the analysis), so a build stays while a process that uses it runs.
+ */
+function markUsed(dir) {
+  const users = path.join(dir, 'users');
+  mkdirSync(users, { recursive: true });
+  writeFileSync(path.join(users, String(process.pid)), '');
+}
+
+/** Whether a build (or a half-made one, `tmp-<pid>-…`) may still be in use. */
+function inUse(full, name) {
+  const users = path.join(full, 'users');
+  const marks = existsSync(users) ? readdirSync(users) : [];
+  const pids = [...marks, ...(name.startsWith('tmp-') ? [name.split('-')[1]] : [])].map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
+  if (pids.some(running)) return true;
+  const latest = Math.max(statSync(full).mtimeMs, marks.length > 0 ? statSync(users).mtimeMs : 0);
+  return Date.now() - latest < KEEP_UNMARKED_MS;
+}
+
+/** Removes the builds no running process uses, but never `keep`. */
+function prune(cacheDir, keep) {
+  for (const name of readdirSync(cacheDir)) {
+    const full = path.join(cacheDir, name);
+    if (full === keep || !/^(build|tmp)-/.test(name)) continue;
+    try {
+      if (!inUse(full, name)) rmSync(full, { recursive: true, force: true });
+    } catch {
+      // Removed by another process meanwhile.
+    }
+  }
+}
+
+/**
+ * The folder of the bundle of `entries` (name → file relative to `root`), built now if no kept
+ * build matches the sources. Two processes that build at once each write a folder of their own and
+ * rename it into place: the first wins, the second's is dropped, both use the same files.
+ * @returns the folder, and whether this call built it
+ */
+export async function bundledSources({ root = REPO_ROOT, entries = SOURCE_ENTRIES, cacheDir = path.join(root, 'node_modules', '.cache', 'sondage') } = {}) {
+  const keyText = keyOptions(root, entries);
+  const kept = currentBuild(root, cacheDir, keyText);
+  if (kept) {
+    markUsed(kept);
+    return { dir: kept, built: false };
+  }
+  const esbuild = await import('esbuild');
+  mkdirSync(cacheDir, { recursive: true });
+  const tmp = path.join(cacheDir, `tmp-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    const seen = new Map();
+    await esbuild.build({ ...buildOptions(root, entries, tmp), plugins: [sourcePlugin(esbuild, root, seen)] });
+    writeFileSync(path.join(tmp, 'done'), '');
+    const dir = path.join(cacheDir, `build-${digest(keyText, seen)}`);
+    try {
+      renameSync(tmp, dir);
+    } catch (err) {
+      if (!existsSync(path.join(dir, 'done'))) throw err;
+    }
+    markUsed(dir);
+    const manifest = path.join(cacheDir, `manifest-${process.pid}.json`);
+    writeFileSync(manifest, JSON.stringify({ build: path.basename(dir), inputs: [...seen.keys()].sort() }));
+    renameSync(manifest, path.join(cacheDir, 'manifest.json'));
+    prune(cacheDir, dir);
+    return { dir, built: true };
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** The URL of an entry of a bundle folder. */
+export function entryUrl(dir, name) {
+  return pathToFileURL(path.join(dir, `${name}.mjs`)).href;
+}
+
+/**
+ * Imports an entry of the clone's bundle (a key of SOURCE_ENTRIES); undefined when the bundle
+ * cannot be had, and the caller then loads the sources through tsx.
+ */
+export async function importBundledEntry(name) {
+  if (process.env.SONDAGE_SOURCE_BUNDLE === '0' || !(name in SOURCE_ENTRIES)) return undefined;
+  let dir;
+  try {
+    ({ dir } = await bundledSources());
+  } catch {
+    return undefined;
+  }
+  globalThis[PUBLIC_ENTRY] = entryUrl(dir, 'api/battery');
+  // A stack names lib/…/*.ts and its lines, as under tsx, which turns the same switch on.
+  process.setSourceMapsEnabled(true);
+  return import(entryUrl(dir, name));
+}
