@@ -1,6 +1,6 @@
-// How a clone runs its TypeScript sources: as one esbuild bundle of the entries below, built when a
-// source changed and kept under node_modules/.cache/sondage/. The CLI (bin/sondage.mjs) and each
-// worker thread (threadEntry.mjs) import their entry from it. Loaded through tsx's module hooks
+// How a clone runs its TypeScript sources: as an esbuild bundle of its entries (entrySet), built
+// when a source changed and kept under node_modules/.cache/sondage/. The CLI (bin/sondage.mjs) and
+// each worker thread (threadEntry.mjs) import their entry from it. Loaded through tsx's module hooks
 // instead, every module's resolve and load is a message to tsx's hooks thread: `sondage status`
 // took 1.8–2.0 s and a partition thread's code 1.3–1.6 s of wall and 2.0–2.5 s of CPU, against
 // 1.1 s and 0.5–0.7 s and 0.7–0.8 s from the bundle (bench/README.md, growth, "Fixed costs"). The
@@ -25,13 +25,18 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-/** The entries of the clone's bundle, by output name (relative to lib/, without extension). */
-export const SOURCE_ENTRIES = {
-  'cli/main': 'lib/cli/main.ts',
-  'run/partitionThreadMain': 'lib/run/partitionThreadMain.ts',
-  'batteries/far6/byo/importThreadMain': 'lib/batteries/far6/byo/importThreadMain.ts',
-  'api/battery': 'lib/api/battery.ts',
-};
+/**
+ * The CLI's bundle: its entry, the partition threads' and the public battery entry, built together
+ * so that a run's first start after an edit builds once. Any other thread entry (a battery's
+ * import threads) gets a bundle of its own with the public entry.
+ */
+const CORE_ENTRIES = ['cli/main', 'run/partitionThreadMain', 'api/battery'];
+
+/** The entries (output name → file relative to the root) built with `name`, and their cache folder's name. */
+function entrySet(name) {
+  const names = CORE_ENTRIES.includes(name) ? CORE_ENTRIES : [name, 'api/battery'];
+  return { entries: Object.fromEntries(names.map((n) => [n, `lib/${n}.ts`])), folder: CORE_ENTRIES.includes(name) ? 'core' : name.replaceAll('/', '.') };
+}
 
 /** Where the public entry of the running bundle is (read by lib/batteries/selfReference.ts). */
 export const PUBLIC_ENTRY = Symbol.for('sondage.sourceBundle.publicEntry');
@@ -185,12 +190,12 @@ function prune(cacheDir, keep) {
 }
 
 /**
- * The folder of the bundle of `entries` (name → file relative to `root`), built now if no kept
+ * The folder of the bundle of `entries` (output name → file relative to `root`), built now if no kept
  * build matches the sources. Two processes that build at once each write a folder of their own and
  * rename it into place: the first wins, the second's is dropped, both use the same files.
  * @returns the folder, and whether this call built it
  */
-export async function bundledSources({ root = REPO_ROOT, entries = SOURCE_ENTRIES, cacheDir = path.join(root, 'node_modules', '.cache', 'sondage') } = {}) {
+export async function bundledSources({ root = REPO_ROOT, entries = entrySet('cli/main').entries, cacheDir = path.join(root, 'node_modules', '.cache', 'sondage', 'core') } = {}) {
   const keyText = keyOptions(root, entries);
   const kept = currentBuild(root, cacheDir, keyText);
   if (kept) {
@@ -227,14 +232,16 @@ export function entryUrl(dir, name) {
 }
 
 /**
- * Imports an entry of the clone's bundle (a key of SOURCE_ENTRIES); undefined when the bundle
- * cannot be had, and the caller then loads the sources through tsx.
+ * Imports an entry of the clone's bundle (`cli/main`, `run/partitionThreadMain`, or any module
+ * `lib/<name>.ts`); undefined when the bundle cannot be had, and the caller then loads the sources
+ * through tsx.
  */
 export async function importBundledEntry(name) {
-  if (process.env.SONDAGE_SOURCE_BUNDLE === '0' || !(name in SOURCE_ENTRIES)) return undefined;
+  if (process.env.SONDAGE_SOURCE_BUNDLE === '0' || !existsSync(path.join(REPO_ROOT, 'lib', `${name}.ts`))) return undefined;
+  const { entries, folder } = entrySet(name);
   let dir;
   try {
-    ({ dir } = await bundledSources());
+    ({ dir } = await bundledSources({ entries, cacheDir: path.join(REPO_ROOT, 'node_modules', '.cache', 'sondage', folder) }));
   } catch {
     return undefined;
   }
