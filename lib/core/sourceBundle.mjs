@@ -193,6 +193,7 @@ function prune(cacheDir, keep) {
  * The folder of the bundle of `entries` (output name → file relative to `root`), built now if no kept
  * build matches the sources. Two processes that build at once each write a folder of their own and
  * rename it into place: the first wins, the second's is dropped, both use the same files.
+ * `cacheDir` lies under `root`'s node_modules: the bundle imports its packages by name.
  * @returns the folder, and whether this call built it
  */
 export async function bundledSources({ root = REPO_ROOT, entries = entrySet('cli/main').entries, cacheDir = path.join(root, 'node_modules', '.cache', 'sondage', 'core') } = {}) {

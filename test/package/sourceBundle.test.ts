@@ -4,10 +4,10 @@
  * of its own, as bin/sondage.mjs and the thread entries import it.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, rename, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { REPO_ROOT, useTempDir } from '../helpers/campaigns.js';
 import { runNode } from '../helpers/cli.js';
 
@@ -141,6 +141,22 @@ describe('the bundle of the sources', () => {
 
 describe("the clone's CLI from the bundle", () => {
   const tmp = useTempDir('source-bundle-cli');
+
+  it("bundles the clone's own entries: a source esbuild cannot bundle would send every start to tsx's loader unseen", async () => {
+    // A fresh cache of its own, where the bundle's packages resolve: under the clone's node_modules.
+    const cache = path.join(REPO_ROOT, 'node_modules', '.cache', `sondage-test-${process.pid}`);
+    onTestFinished(() => rm(cache, { recursive: true, force: true }));
+    const script = `
+      const { bundledSources, entryUrl } = await import(${JSON.stringify(BUNDLER)});
+      const { existsSync } = await import('node:fs');
+      const { dir, built } = await bundledSources({ cacheDir: ${JSON.stringify(cache)} });
+      const cli = await import(entryUrl(dir, 'cli/main'));
+      const entry = await import(entryUrl(dir, 'api/battery'));
+      console.log(JSON.stringify({ built, main: typeof cli.main, defineBattery: typeof entry.defineBattery, thread: existsSync(new URL(entryUrl(dir, 'run/partitionThreadMain'))) }));`;
+    const out = await runNode(['--input-type=module', '-e', script], { timeoutMs: 60_000 });
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual({ built: true, main: 'function', defineBattery: 'function', thread: true });
+  }, 120_000);
 
   it("runs a battery of one's own, TypeScript, in the main thread and in two partition threads, on the bundle's one copy of the core", async () => {
     const cli = (...argv: string[]) => runNode([path.join(REPO_ROOT, 'bin/sondage.mjs'), ...argv], { timeoutMs: 180_000 });
