@@ -24,6 +24,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, s
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { threadId } from 'node:worker_threads';
 
 /**
  * The CLI's bundle: its entry, the partition threads' and the public battery entry, built together
@@ -156,22 +157,35 @@ function running(pid) {
   }
 }
 
+/** The process a mark (`<pid>.<thread>`) or a half-made build (`tmp-<pid>-…`) names. */
+function pidOf(name) {
+  const n = Number(name.startsWith('tmp-') ? name.split('-')[1] : name.split('.')[0]);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
 /**
- * Marks the build as used by this process: a run lasts days, and loads some of its chunks late
- * (a provider's SDK, the analysis), so a build stays while a process that uses it runs.
+ * Marks the build as used by this thread of this process: a run lasts days, and loads some of its
+ * chunks late (a provider's SDK, the analysis), so a build stays while a process that uses it runs.
+ * The mark goes when the thread ends; the marks of processes that died without (kill -9) go at the
+ * next start, so that a build used for months holds a few marks, not one per start.
  */
 function markUsed(dir) {
   const users = path.join(dir, 'users');
   mkdirSync(users, { recursive: true });
-  writeFileSync(path.join(users, String(process.pid)), '');
+  for (const mark of readdirSync(users)) {
+    const pid = pidOf(mark);
+    if (pid !== undefined && !running(pid)) rmSync(path.join(users, mark), { force: true });
+  }
+  const mine = path.join(users, `${process.pid}.${threadId}`);
+  writeFileSync(mine, '');
+  process.once('exit', () => rmSync(mine, { force: true }));
 }
 
-/** Whether a build (or a half-made one, `tmp-<pid>-…`) may still be in use. */
+/** Whether a build (or a half-made one) may still be in use. */
 function inUse(full, name) {
   const users = path.join(full, 'users');
   const marks = existsSync(users) ? readdirSync(users) : [];
-  const pids = [...marks, ...(name.startsWith('tmp-') ? [name.split('-')[1]] : [])].map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
-  if (pids.some(running)) return true;
+  if ([...marks, name].map(pidOf).some((pid) => pid !== undefined && running(pid))) return true;
   const latest = Math.max(statSync(full).mtimeMs, marks.length > 0 ? statSync(users).mtimeMs : 0);
   return Date.now() - latest < KEEP_UNMARKED_MS;
 }

@@ -134,8 +134,17 @@ describe('the bundle of the sources', () => {
     }
     const made = await bundleAndImport(tmp.dir);
     expect((await readdir(cache)).sort()).toEqual([path.basename(made.dir), 'build-just-made', 'build-used', 'manifest.json', `tmp-${process.pid}-building`].sort());
-    // The build marks itself used by the process that made it.
-    expect((await readdir(path.join(made.dir, 'users'))).length).toBe(1);
+  }, 120_000);
+
+  it('keeps a mark of each process that uses a build while it runs: its own goes when it ends, a dead one at the next start', async () => {
+    await writeSources(tmp.dir);
+    const made = await bundleAndImport(tmp.dir);
+    const users = path.join(made.dir, 'users');
+    expect(await readdir(users)).toEqual([]);
+    await writeFile(path.join(users, `${2 ** 22 + 1}.0`), '');
+    await writeFile(path.join(users, `${process.pid}.7`), '');
+    expect(await bundleAndImport(tmp.dir)).toMatchObject({ built: false, dir: made.dir });
+    expect(await readdir(users)).toEqual([`${process.pid}.7`]);
   }, 120_000);
 });
 
