@@ -80,8 +80,13 @@ function buildOptions(root, entries, outdir) {
  */
 function keyOptions(root, entries) {
   const { outdir: _out, ...options } = buildOptions(root, entries, '');
-  const tsconfig = path.join(root, 'tsconfig.json');
-  return JSON.stringify({ options, tsconfig: existsSync(tsconfig) ? readFileSync(tsconfig, 'utf8') : null, bundler: readFileSync(new URL(import.meta.url), 'utf8') });
+  return JSON.stringify({ options, tsconfig: tsconfigOf(root), bundler: readFileSync(new URL(import.meta.url), 'utf8') });
+}
+
+/** The text of the root's tsconfig.json, which compiles the sources ('{}' when there is none). */
+function tsconfigOf(root) {
+  const file = path.join(root, 'tsconfig.json');
+  return existsSync(file) ? readFileSync(file, 'utf8') : '{}';
 }
 
 /** The digest of the inputs' bytes, by their paths relative to the root, with the options. */
@@ -95,7 +100,7 @@ const LOADERS = { '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.js': 'js', '.mjs': 
 
 /** Loads every source itself: to key the cache by the very bytes bundled, and to set each `import.meta.url`. */
 function sourcePlugin(esbuild, root, seen) {
-  const tsconfig = existsSync(path.join(root, 'tsconfig.json')) ? readFileSync(path.join(root, 'tsconfig.json'), 'utf8') : '{}';
+  const tsconfig = tsconfigOf(root);
   return {
     name: 'sondage-sources',
     setup(build) {
