@@ -20,6 +20,7 @@ let routed = false;
  * running from source, `.js` compiled.
  */
 export function publicEntryUrl(): string {
+  // The key sourceBundle.mjs's PUBLIC_ENTRY sets.
   const bundled = (globalThis as Record<symbol, unknown>)[Symbol.for('sondage.sourceBundle.publicEntry')];
   if (typeof bundled === 'string') return bundled;
   const ext = path.extname(new URL(import.meta.url).pathname) || '.js';

@@ -39,8 +39,11 @@ function entrySet(name) {
   return { entries: Object.fromEntries(names.map((n) => [n, `lib/${n}.ts`])), folder: CORE_ENTRIES.includes(name) ? 'core' : name.replaceAll('/', '.') };
 }
 
-/** Where the public entry of the running bundle is (read by lib/batteries/selfReference.ts). */
-export const PUBLIC_ENTRY = Symbol.for('sondage.sourceBundle.publicEntry');
+/**
+ * Where the public entry of the running bundle is: a global, because lib/batteries/selfReference.ts
+ * reads it from inside the bundle, which cannot import this file (it is not bundled).
+ */
+const PUBLIC_ENTRY = Symbol.for('sondage.sourceBundle.publicEntry');
 
 /**
  * A build no running process uses is removed when another is made, once it is this old: the
