@@ -120,12 +120,13 @@ export function blockEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEn
 
 /**
  * Runs a block with bash, stopping at the first failing command (`-e`, `pipefail`), in `cwd`;
- * `npx sondage` is this checkout's CLI (`node bin/sondage.mjs`, without npx's start-up). Resolves
+ * `npx sondage` is this checkout's CLI (bin/sondage.mjs started as npx starts it, through its first
+ * lines and the Node flags they give, without npx's own start-up). Resolves
  * with the exit code and the output; asynchronous, so the test worker stays responsive while a
  * demo runs.
  */
 export function runBlock(block: ShellBlock, cwd: string, cli: string, timeoutMs = 240_000): Promise<{ code: number; output: string }> {
-  const prelude = `set -eo pipefail\nnpx() { if [ "$1" = sondage ]; then shift; node --single-threaded-gc ${JSON.stringify(cli)} "$@"; else command npx "$@"; fi; }\n`;
+  const prelude = `set -eo pipefail\nnpx() { if [ "$1" = sondage ]; then shift; ${JSON.stringify(cli)} "$@"; else command npx "$@"; fi; }\n`;
   return new Promise((resolve) => {
     const child = spawn('bash', ['-c', prelude + block.code], { cwd, env: blockEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
