@@ -23,9 +23,8 @@
  *   npm run bench:analysis -- --byo --import-only --threads 0   # … all in process (default: threads
  *                                                   # for JSONL past 64 MiB, importThreads.ts)
  *
- * Target: under 15 s and under 2 GB at full size. The npm script starts Node with the flags
- * `sondage analyze` starts it with (bin/sondage.mjs): the one-thread garbage collector and
- * semi-spaces of 64 MB.
+ * Target: under 15 s and under 2 GB at full size. The npm script starts Node with the
+ * one-thread garbage collector, as bin/sondage.mjs starts `sondage analyze`.
  */
 import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';

@@ -1,16 +1,11 @@
 #!/bin/sh
-":" //; case "$1" in analy[sz]e) exec node --single-threaded-gc --max-semi-space-size=64 "$0" "$@";; esac; exec node --single-threaded-gc "$0" "$@"
+":" //; exec node --single-threaded-gc "$0" "$@"
 // The line above is for a POSIX shell, which the first line picks: it starts node with V8's
 // garbage collector on one thread, and `exec` keeps the process (Ctrl-C, `kill` and `sondage stop`
 // reach node itself). For JavaScript it is a string and a comment. A local run keeps both cores
 // busy with its partition threads; V8's parallel collector helpers then cost more CPU than they
-// save (the full-size FAR-6 benchmark took 83 s instead of 87 s).
-// `analyze` also gets a young generation four times V8's default (semi-spaces of 64 MB): an
-// analysis reads a query's rows a chunk at a time into estimators whose sums outlive a 16 MB
-// semi-space, and scavenging them took a sixth of its time (bench:analysis at full size, 976,704
-// replies: ~14 s instead of ~16.5 s). Not for `run`: with its partition threads the same flag
-// raised the full-size run's peak RSS by ~300 MB. `node bin/sondage.mjs …` runs the same CLI
-// without either flag, which is also the way on Windows.
+// save (the full-size FAR-6 benchmark took 83 s instead of 87 s). `node bin/sondage.mjs …` runs the
+// same CLI without the flag, which is also the way on Windows.
 
 // In a clone, the TypeScript sources run from a bundle that is built again when a source changed
 // (lib/core/sourceBundle.mjs), or through tsx's loader when it cannot be had: either way a change
