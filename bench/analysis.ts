@@ -24,7 +24,7 @@
  *                                                   # for JSONL past 64 MiB, importThreads.ts)
  *
  * Target: under 15 s and under 2 GB at full size. The npm script starts Node with the
- * one-thread garbage collector, as bin/sondage.mjs starts `sondage analyze`.
+ * one-thread garbage collector, as bin/sondage.mjs starts every command.
  */
 import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
