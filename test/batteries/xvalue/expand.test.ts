@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { NOT_IDENTIFIED, expandDefOnly, expandStep1, expandStep3, step2Item } from '../../../lib/batteries/xvalue/expand/index.js';
 import { DEFAULT_PROMPT_SET, promptSetFrom } from '../../../lib/batteries/xvalue/prompts/index.js';
 import { XVALUE_PROMPT_COLUMNS } from '../../../lib/batteries/xvalue/promptColumns.js';
@@ -110,3 +111,28 @@ describe('prompts table columns', () => {
     expect(DEFAULT_PROMPT_SET.templates.defonly).toBeDefined();
   });
 });
+
+describe('item ids and prompt rows', () => {
+  // Ids must not move between releases: a campaign run again finds its replies by them. A change
+  // to how prompts are built or serialized must leave these digests as they are.
+  it('are those of earlier releases, for every language and prompt of the examples', async () => {
+    const pairs = await examplePairs();
+    const languages = [...new Set(pairs.map((p) => p.language))];
+    const items = languages.flatMap((language) => {
+      const c = ctx(language);
+      const step1 = [...expandStep1(c, pairs)];
+      const step2 = step1.flatMap((s1) => {
+        const source = pairs.find((p) => p.id === s1.factors.qa_id)!;
+        const nature = source.annotation.nature;
+        return step2Item(c, s1, source, [parse('scope', source.annotation.scope), parse('nature', nature), parse('core_issue', 'stated', source.annotation.core_issue)]) ?? [];
+      });
+      return [...expandDefOnly(c, pairs), ...step1, ...expandStep3(c, pairs), ...step2];
+    });
+    expect(items).toHaveLength(GOLDEN.items);
+    const digest = (lines: readonly string[]) => createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16);
+    expect(digest(items.map((i) => i.item_id))).toBe(GOLDEN.ids);
+    expect(digest(items.map((i) => promptRow(i, XVALUE_PROMPT_COLUMNS).messages_json))).toBe(GOLDEN.rows);
+  });
+});
+
+const GOLDEN = { items: 490, ids: 'a28965be08c12f45', rows: '70c63a9b90680d28' };
