@@ -28,6 +28,7 @@ export type { YamlFile } from '../core/fileText.js';
 
 // ── Item ids: canonical JSON and the stable hash an item id is made of ─────────────────────────
 export { stableId, canonicalJson, cachedCanonicalJson, idOfJson } from '../core/hash.js';
+export { filledMessage } from '../core/filledText.js';
 export { hasOnlyKeys, isPlainObject } from '../core/plainObject.js';
 
 // ── Readers: the first-token probability, and how much of a readout could be read ───────────────

@@ -1,4 +1,6 @@
 import { hash } from 'node:crypto';
+import { filledTextOf } from './filledText.js';
+import type { FilledText } from './filledText.js';
 
 /** Objects with more keys than this are sorted by Array.prototype.sort (an insertion sort is quadratic). */
 const INSERTION_SORT_MAX = 32;
@@ -50,13 +52,38 @@ export function canonicalJson(value: unknown): string {
     return `${out}]`;
   }
   const obj = value as Record<string, unknown>;
+  const filled = filledTextOf(obj);
   let out = '{';
   for (const k of sortedKeys(obj)) {
     const v = obj[k];
     if (v === undefined) continue;
-    out += `${out.length === 1 ? '' : ','}${quotedKey(k)}:${canonicalJson(v)}`;
+    out += `${out.length === 1 ? '' : ','}${quotedKey(k)}:${filled !== undefined && k === 'content' ? filledJson(filled) : canonicalJson(v)}`;
   }
   return `${out}}`;
+}
+
+/** The literals of a template (FilledText.literals) as JSON string bodies, each escaped once. */
+const escapedLiterals = new WeakMap<readonly string[], readonly string[]>();
+
+/**
+ * JSON.stringify of a filled message's content, from its pieces: the escaped literals of its
+ * template and its values escaped, one after the other. The content is not flattened
+ * (lib/core/filledText.ts says why), and the template's text is escaped once for all its prompts.
+ */
+function filledJson(text: FilledText): string {
+  let literals = escapedLiterals.get(text.literals);
+  if (literals === undefined) {
+    literals = text.literals.map(jsonBody);
+    escapedLiterals.set(text.literals, literals);
+  }
+  let out = `"${literals[0]}`;
+  for (let i = 0; i < text.values.length; i++) out += jsonBody(text.values[i] as string) + (literals[i + 1] as string);
+  return `${out}"`;
+}
+
+/** A string's JSON without its quotes. */
+function jsonBody(s: string): string {
+  return JSON.stringify(s).slice(1, -1);
 }
 
 // Settings and reading maps are shared by many items of a partition: each object is serialized once.
@@ -153,8 +180,10 @@ export function listCanonicalJson(list: readonly object[]): string {
     else if ((json = frozenJson.get(element)) === undefined) {
       json = canonicalJson(element);
       const fixed = isFrozenFlat(element);
-      // A frozen list is kept whole; a frozen element of a list that can change, on its own.
-      if (fixed && !listFrozen) frozenJson.set(element, json);
+      // A frozen list is kept whole; a frozen element of a list that can change, on its own, unless
+      // it is a filled template, whose JSON is put together from its pieces: kept, it would cost an
+      // entry per prompt.
+      if (fixed && !listFrozen && filledTextOf(element) === undefined) frozenJson.set(element, json);
       keep &&= fixed;
     }
     out += (i === 0 ? '' : ',') + json;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { filledTextOf } from '../core/filledText.js';
 import { charsPerToken } from '../core/languages.js';
 import type { ChatMessage, LanguageCode } from '../core/types.js';
 import { SondageError } from '../errors.js';
@@ -130,9 +131,20 @@ const DENSE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Sc
  * @example estimateTokens('Was what Finn did wrong?', 'en') === 6
  */
 export function estimateTokens(text: string, language: LanguageCode): number {
+  const counts = textCounts(text);
+  return counts.dense + Math.ceil(counts.other / charsPerToken(language));
+}
+
+/** What estimateTokens counts in a text: its dense characters and the others. */
+interface TextCounts {
+  readonly dense: number;
+  readonly other: number;
+}
+
+function textCounts(text: string): TextCounts {
   // Text with no character from U+1100 up (most Latin-script prompts) has no dense one: its length
   // counts, found by one native scan instead of a loop over every character.
-  if (!FROM_U1100.test(text)) return Math.ceil(text.length / charsPerToken(language));
+  if (!FROM_U1100.test(text)) return { dense: 0, other: text.length };
   let dense = 0;
   let other = 0;
   for (let i = 0; i < text.length; i++) {
@@ -147,7 +159,61 @@ export function estimateTokens(text: string, language: LanguageCode): number {
     } else if (isDense(c)) dense += 1;
     else other += 1;
   }
+  return { dense, other };
+}
+
+/** What estimateTokens and utf8Bytes count in all the literals of a template, together. */
+interface LiteralCounts extends TextCounts {
+  readonly utf8: number;
+}
+
+/** LiteralCounts per template (FilledText.literals), counted once for all its prompts. */
+const literalCounts = new WeakMap<readonly string[], LiteralCounts>();
+
+function countsOfLiterals(literals: readonly string[]): LiteralCounts {
+  let counts = literalCounts.get(literals);
+  if (counts === undefined) {
+    let dense = 0;
+    let other = 0;
+    let utf8 = 0;
+    for (const literal of literals) {
+      const c = textCounts(literal);
+      dense += c.dense;
+      other += c.other;
+      utf8 += utf8Bytes(literal);
+    }
+    counts = { dense, other, utf8 };
+    literalCounts.set(literals, counts);
+  }
+  return counts;
+}
+
+/**
+ * estimateTokens of a message's content. A filled template's (lib/core/filledText.ts) is counted
+ * from its pieces, which gives the same number without flattening the content: the counts of
+ * pieces that cannot join into one character add up to the whole text's.
+ */
+function contentTokens(m: ChatMessage, language: LanguageCode): number {
+  const filled = filledTextOf(m);
+  if (filled === undefined) return estimateTokens(m.content, language);
+  const literals = countsOfLiterals(filled.literals);
+  let dense = literals.dense;
+  let other = literals.other;
+  for (const value of filled.values) {
+    const c = textCounts(value);
+    dense += c.dense;
+    other += c.other;
+  }
   return dense + Math.ceil(other / charsPerToken(language));
+}
+
+/** utf8Bytes of a message's content, a filled template's from its pieces (contentTokens says why). */
+function contentUtf8Bytes(m: ChatMessage): number {
+  const filled = filledTextOf(m);
+  if (filled === undefined) return utf8Bytes(m.content);
+  let bytes = countsOfLiterals(filled.literals).utf8;
+  for (const value of filled.values) bytes += utf8Bytes(value);
+  return bytes;
 }
 
 /** Chat formats wrap each message in a few tokens (role, separators) and prime the reply. */
@@ -168,7 +234,7 @@ export function estimatePromptTokens(messages: readonly ChatMessage[], language:
   for (const m of messages) {
     const mFrozen = Object.isFrozen(m);
     // A frozen list is kept whole below; a frozen message of a list that can change, on its own.
-    total += TOKENS_PER_MESSAGE + (mFrozen && !listFrozen ? frozenMessageTokens(m, language) : estimateTokens(m.content, language));
+    total += TOKENS_PER_MESSAGE + (mFrozen && !listFrozen ? frozenMessageTokens(m, language) : contentTokens(m, language));
     frozen &&= mFrozen;
   }
   if (frozen) frozenPromptTokens.set(messages, { language, tokens: total });
@@ -177,9 +243,11 @@ export function estimatePromptTokens(messages: readonly ChatMessage[], language:
 
 /** A frozen message's estimate, kept: every judge prompt shares one 1.3 KB system message. */
 function frozenMessageTokens(m: ChatMessage, language: LanguageCode): number {
+  // A filled template is counted from its pieces: kept too, it would cost an entry per prompt.
+  if (filledTextOf(m) !== undefined) return contentTokens(m, language);
   const known = frozenPromptTokens.get(m);
   if (known !== undefined && known.language === language) return known.tokens;
-  const tokens = estimateTokens(m.content, language);
+  const tokens = contentTokens(m, language);
   frozenPromptTokens.set(m, { language, tokens });
   return tokens;
 }
@@ -225,7 +293,7 @@ export function boundPromptTokens(messages: readonly ChatMessage[]): number {
   const known = boundTokens.get(messages);
   if (known !== undefined) return known;
   let total = BOUND_TOKENS_PER_REQUEST;
-  for (const m of messages) total += BOUND_TOKENS_PER_MESSAGE + utf8Bytes(m.role) + utf8Bytes(m.content);
+  for (const m of messages) total += BOUND_TOKENS_PER_MESSAGE + utf8Bytes(m.role) + contentUtf8Bytes(m);
   if (Object.isFrozen(messages) && messages.every((m) => Object.isFrozen(m))) boundTokens.set(messages, total);
   return total;
 }

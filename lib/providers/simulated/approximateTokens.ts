@@ -3,6 +3,7 @@
  * token per character in Chinese, Japanese and Korean (where BPE vocabularies spend about one
  * token a character). Only the order of magnitude matters: it drives simulated cost.
  */
+import { filledTextOf } from '../../core/filledText.js';
 
 function isCjk(code: number): boolean {
   return (
@@ -37,11 +38,36 @@ export function approximateTokens(text: string): number {
   return Math.ceil(quarterTokens(text) / 4);
 }
 
-/** Approximate token count of several texts together (the messages of one request). */
+/**
+ * Approximate token count of several texts together (the messages of one request). A filled
+ * template (lib/core/filledText.ts) is weighed by its pieces, which weigh what the whole text
+ * does (the weight is a sum over code units), without flattening the content: the simulated
+ * answer to every prompt would otherwise leave each live item holding a copy of its prompt.
+ */
 export function approximateTokensOf(texts: readonly { readonly content: string }[]): number {
   let q = 0;
-  for (const t of texts) q += quarterTokens(t.content);
+  for (const t of texts) {
+    const filled = filledTextOf(t);
+    if (filled === undefined) q += quarterTokens(t.content);
+    else {
+      q += literalsQuarterTokens(filled.literals);
+      for (const value of filled.values) q += quarterTokens(value);
+    }
+  }
   return Math.ceil(q / 4);
+}
+
+/** The weight of a template's literals together, per template (FilledText.literals). */
+const literalWeights = new WeakMap<readonly string[], number>();
+
+function literalsQuarterTokens(literals: readonly string[]): number {
+  let q = literalWeights.get(literals);
+  if (q === undefined) {
+    q = 0;
+    for (const literal of literals) q += quarterTokens(literal);
+    literalWeights.set(literals, q);
+  }
+  return q;
 }
 
 /** The longest prefix of `text` that fits in `maxTokens` approximate tokens. */
