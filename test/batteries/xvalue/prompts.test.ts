@@ -85,6 +85,10 @@ describe('prompt overrides from the campaign file (design.prompts)', () => {
     expect(renderPrompt(edge, 'step1', 'en', 'P&B', odd)).toEqual(renderPrompt(edge, 'step1', 'en', 'P&B', odd));
     // Other languages keep the default step 1.
     expect(renderPrompt(set, 'step1', 'ja', 'P&B', vars)).toEqual(renderPrompt(DEFAULT_PROMPT_SET, 'step1', 'ja', 'P&B', vars));
+    // Another set with the same template and another region, in the same process: its own region.
+    const angola = promptSetFrom({ templates: { defonly: { user: 'Judge {{question}} / {{answer}} for {{region}}. {{reply_format}}' } }, regions: { pt: 'Angola' } }, 'other.yaml');
+    expect(renderPrompt(angola, 'defonly', 'pt', 'P&B', vars)).toEqual([{ role: 'user', content: `Judge Q? / A. for Angola. ${REPLY_FORMATS.defonly}` }]);
+    expect(renderPrompt(set, 'defonly', 'pt', 'P&B', vars)[1]?.content).toBe(`Judge Q? / A. for Portugal. ${REPLY_FORMATS.defonly}`);
   });
 
   it('lists every problem at once, naming the file and the path', () => {

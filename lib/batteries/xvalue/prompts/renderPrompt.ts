@@ -2,6 +2,7 @@
  * Filling a template: `{{name}}` placeholders replaced in one pass, so a question or an answer
  * that itself contains `{{…}}` is inserted verbatim and never expanded.
  */
+import { filledMessage } from '../../../api/battery.js';
 import type { ChatMessage } from '../../../api/battery.js';
 import { CATEGORY_NAMES } from '../types.js';
 import type { Category, Language } from '../types.js';
@@ -63,32 +64,75 @@ function partsOf(text: string): readonly string[] {
 }
 
 /**
- * The chat messages of one prompt.
+ * A template with the values of its partition filled in (language, region, category, reply
+ * format), cut at the placeholders the pair fills: `literals` take `names`' values between them.
+ */
+interface PairTemplate {
+  readonly literals: readonly string[];
+  readonly names: readonly string[];
+}
+
+/**
+ * PairTemplates of each prompt set (which is never changed once loaded), by role, prompt id,
+ * language and category: what fills them is the set's and these alone. A run has a few hundred.
+ */
+const pairTemplates = new WeakMap<PromptSet, Map<string, PairTemplate>>();
+
+/**
+ * The template of a message with the values of its partition filled in and cut at the other
+ * placeholders. Its literals are one array for every prompt of the template in a language and
+ * category: what is escaped and counted of a prompt's template is then escaped and counted once
+ * (lib/core/filledText.ts).
+ */
+function pairTemplateOf(set: PromptSet, id: PromptId, language: Language, category: Category, role: ChatMessage['role'], text: string): PairTemplate {
+  let templates = pairTemplates.get(set);
+  if (templates === undefined) pairTemplates.set(set, (templates = new Map()));
+  const key = `${role}\u0000${id}\u0000${language}\u0000${category}`;
+  let template = templates.get(key);
+  if (template === undefined) {
+    const ctx = set.contexts[language];
+    const fixed: Readonly<Record<string, string>> = {
+      language: ctx.name,
+      region: ctx.region,
+      category: CATEGORY_NAMES[category],
+      reply_format: replyFormat(id),
+    };
+    const parts = partsOf(text);
+    const literals: string[] = [parts[0] as string];
+    const names: string[] = [];
+    for (let i = 1; i < parts.length; i += 2) {
+      const name = parts[i] as string;
+      const value = Object.hasOwn(fixed, name) ? fixed[name] : undefined;
+      if (value === undefined) {
+        names.push(name);
+        literals.push(parts[i + 1] as string);
+      } else literals[literals.length - 1] += value + (parts[i + 1] as string);
+    }
+    template = { literals, names };
+    templates.set(key, template);
+  }
+  return template;
+}
+
+/**
+ * The chat messages of one prompt. Each is a filled template (lib/core/filledText.ts): its id and
+ * prompts row are serialized, and its tokens counted, from its pieces.
  * @example renderPrompt(set, 'defonly', 'zh', 'P&B', { question: '…', answer: '…' }) // [{ role: 'user', content: '… Chinese … China …' }]
  */
 export function renderPrompt(set: PromptSet, id: PromptId, language: Language, category: Category, vars: PromptVars): ChatMessage[] {
-  const ctx = set.contexts[language];
-  const values: Readonly<Record<string, string | undefined>> = {
-    language: ctx.name,
-    region: ctx.region,
-    category: CATEGORY_NAMES[category],
-    reply_format: replyFormat(id),
-    ...vars,
-  };
-  const fill = (text: string): string => {
-    const parts = partsOf(text);
-    let out = parts[0] as string;
-    for (let i = 1; i < parts.length; i += 2) {
-      const v = values[parts[i] as string];
+  const fill = (role: ChatMessage['role'], text: string): ChatMessage => {
+    const template = pairTemplateOf(set, id, language, category, role, text);
+    const values = template.names.map((name) => {
+      const v = vars[name as keyof PromptVars];
       // Templates are validated when loaded, so this is a programming error, not a user's.
-      if (v === undefined) throw new Error(`prompt ${id}: no value for {{${parts[i]}}}`);
-      out += v + (parts[i + 1] as string);
-    }
-    return out;
+      if (v === undefined) throw new Error(`prompt ${id}: no value for {{${name}}}`);
+      return v;
+    });
+    return filledMessage(role, template.literals, values);
   };
   const t = templateFor(set, id, language);
   const messages: ChatMessage[] = [];
-  if (t.system !== undefined && t.system.trim() !== '') messages.push({ role: 'system', content: fill(t.system) });
-  messages.push({ role: 'user', content: fill(t.user) });
+  if (t.system !== undefined && t.system.trim() !== '') messages.push(fill('system', t.system));
+  messages.push(fill('user', t.user));
   return messages;
 }
