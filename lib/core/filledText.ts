@@ -61,6 +61,22 @@ export function filledMessage(role: ChatMessage['role'], literals: readonly stri
   return new FilledMessage(role, content, joinsCleanly(literals, values) ? { literals, values } : undefined);
 }
 
+/**
+ * `compute` over a template's literals, kept per literals array: what the JSON and the counts of
+ * filled messages take from their template is worked out once for all its prompts.
+ */
+export function perTemplate<T>(compute: (literals: readonly string[]) => T): (literals: readonly string[]) => T {
+  const kept = new WeakMap<readonly string[], T>();
+  return (literals) => {
+    let value = kept.get(literals);
+    if (value === undefined) {
+      value = compute(literals);
+      kept.set(literals, value);
+    }
+    return value;
+  };
+}
+
 /** The pieces of a message made by filledMessage; undefined for any other message. */
 export function filledTextOf(message: object): FilledText | undefined {
   return FilledMessage.filledTextOf(message);

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { filledTextOf } from './filledText.js';
+import { filledTextOf, perTemplate } from './filledText.js';
 import type { FilledText } from './filledText.js';
 
 /** Objects with more keys than this are sorted by Array.prototype.sort (an insertion sort is quadratic). */
@@ -63,7 +63,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The literals of a template (FilledText.literals) as JSON string bodies, each escaped once. */
-const escapedLiterals = new WeakMap<readonly string[], readonly string[]>();
+const escapedLiterals = perTemplate((literals) => literals.map(jsonBody));
 
 /**
  * JSON.stringify of a filled message's content, from its pieces: the escaped literals of its
@@ -71,11 +71,7 @@ const escapedLiterals = new WeakMap<readonly string[], readonly string[]>();
  * (lib/core/filledText.ts says why), and the template's text is escaped once for all its prompts.
  */
 function filledJson(text: FilledText): string {
-  let literals = escapedLiterals.get(text.literals);
-  if (literals === undefined) {
-    literals = text.literals.map(jsonBody);
-    escapedLiterals.set(text.literals, literals);
-  }
+  const literals = escapedLiterals(text.literals);
   let out = `"${literals[0]}`;
   for (let i = 0; i < text.values.length; i++) out += jsonBody(text.values[i] as string) + (literals[i + 1] as string);
   return `${out}"`;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { filledTextOf } from '../core/filledText.js';
+import { filledTextOf, perTemplate } from '../core/filledText.js';
 import { charsPerToken } from '../core/languages.js';
 import type { ChatMessage, LanguageCode } from '../core/types.js';
 import { SondageError } from '../errors.js';
@@ -168,25 +168,18 @@ interface LiteralCounts extends TextCounts {
 }
 
 /** LiteralCounts per template (FilledText.literals), counted once for all its prompts. */
-const literalCounts = new WeakMap<readonly string[], LiteralCounts>();
-
-function countsOfLiterals(literals: readonly string[]): LiteralCounts {
-  let counts = literalCounts.get(literals);
-  if (counts === undefined) {
-    let dense = 0;
-    let other = 0;
-    let utf8 = 0;
-    for (const literal of literals) {
-      const c = textCounts(literal);
-      dense += c.dense;
-      other += c.other;
-      utf8 += utf8Bytes(literal);
-    }
-    counts = { dense, other, utf8 };
-    literalCounts.set(literals, counts);
+const countsOfLiterals = perTemplate((literals): LiteralCounts => {
+  let dense = 0;
+  let other = 0;
+  let utf8 = 0;
+  for (const literal of literals) {
+    const c = textCounts(literal);
+    dense += c.dense;
+    other += c.other;
+    utf8 += utf8Bytes(literal);
   }
-  return counts;
-}
+  return { dense, other, utf8 };
+});
 
 /**
  * estimateTokens of a message's content. A filled template's (lib/core/filledText.ts) is counted

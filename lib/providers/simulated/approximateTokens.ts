@@ -3,7 +3,7 @@
  * token per character in Chinese, Japanese and Korean (where BPE vocabularies spend about one
  * token a character). Only the order of magnitude matters: it drives simulated cost.
  */
-import { filledTextOf } from '../../core/filledText.js';
+import { filledTextOf, perTemplate } from '../../core/filledText.js';
 
 function isCjk(code: number): boolean {
   return (
@@ -58,17 +58,7 @@ export function approximateTokensOf(texts: readonly { readonly content: string }
 }
 
 /** The weight of a template's literals together, per template (FilledText.literals). */
-const literalWeights = new WeakMap<readonly string[], number>();
-
-function literalsQuarterTokens(literals: readonly string[]): number {
-  let q = literalWeights.get(literals);
-  if (q === undefined) {
-    q = 0;
-    for (const literal of literals) q += quarterTokens(literal);
-    literalWeights.set(literals, q);
-  }
-  return q;
-}
+const literalsQuarterTokens = perTemplate((literals) => literals.reduce((q, literal) => q + quarterTokens(literal), 0));
 
 /** The longest prefix of `text` that fits in `maxTokens` approximate tokens. */
 export function truncateToTokens(text: string, maxTokens: number): string {

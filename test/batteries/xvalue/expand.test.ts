@@ -123,8 +123,8 @@ describe('item ids and prompt rows', () => {
       const step1 = [...expandStep1(c, pairs)];
       const step2 = step1.flatMap((s1) => {
         const source = pairs.find((p) => p.id === s1.factors.qa_id)!;
-        const nature = source.annotation.nature;
-        return step2Item(c, s1, source, [parse('scope', source.annotation.scope), parse('nature', nature), parse('core_issue', 'stated', source.annotation.core_issue)]) ?? [];
+        const gold = source.annotation;
+        return step2Item(c, s1, source, [parse('scope', gold.scope), parse('nature', gold.nature), parse('core_issue', 'stated', gold.core_issue)]) ?? [];
       });
       return [...expandDefOnly(c, pairs), ...step1, ...expandStep3(c, pairs), ...step2];
     });

@@ -36,30 +36,19 @@ export function templateFor(set: PromptSet, id: PromptId, language: Language): P
   return set.byLanguage[language]?.[id] ?? set.templates[id];
 }
 
-/** A template's text cut at its placeholders, by text: the few templates of a run, each cut once. */
-const cutTemplates = new Map<string, readonly string[]>();
-/** Texts kept cut at most (a run has a few dozen templates): beyond, a text is cut each time. */
-const CUT_TEMPLATES_MAX = 1024;
-
 /**
  * `text` as [literal, name, literal, name, …, literal]: filling it joins the literals with the
  * values, which is what one pass of `replace` over PLACEHOLDER gives (a value is never scanned
- * again), without scanning the template for every prompt. Rendering took half of planning an
- * X-Value campaign: every root prompt is built on the main thread before the first call.
+ * again). Cut once per PairTemplate (pairTemplateOf keeps them), not for every prompt.
  */
 function partsOf(text: string): readonly string[] {
-  let parts = cutTemplates.get(text);
-  if (parts === undefined) {
-    const cut: string[] = [];
-    let at = 0;
-    for (const m of text.matchAll(PLACEHOLDER)) {
-      cut.push(text.slice(at, m.index), m[1] as string);
-      at = m.index + m[0].length;
-    }
-    cut.push(text.slice(at));
-    parts = cut;
-    if (cutTemplates.size < CUT_TEMPLATES_MAX) cutTemplates.set(text, parts);
+  const parts: string[] = [];
+  let at = 0;
+  for (const m of text.matchAll(PLACEHOLDER)) {
+    parts.push(text.slice(at, m.index), m[1] as string);
+    at = m.index + m[0].length;
   }
+  parts.push(text.slice(at));
   return parts;
 }
 
