@@ -18,7 +18,7 @@ import { okItemIds } from '../helpers/runReference.js';
 
 const CAMPAIGN = 'far6-demo';
 const PHASES = ['generate', 'judge', 'audit-second', 'audit-retest'];
-/** Root items, and judge source items, per slice: the demo cut to six stories has many of each per partition. */
+/** Root items, and judge source items, per slice: the demo cut to three stories has many of each per partition. */
 const SLICE = 5;
 
 let root: string;
@@ -108,7 +108,7 @@ function partitionRecords(dataDir: string): unknown[] {
 
 beforeAll(async () => {
   ({ dir: root, cleanup } = await tempDir('one-pass'));
-  file = await writeCutFar6Demo(path.join(root, 'far6-cut.yaml'), 6);
+  file = await writeCutFar6Demo(path.join(root, 'far6-cut.yaml'), 3);
 });
 
 afterAll(() => cleanup?.());
