@@ -58,9 +58,9 @@ export default defineConfig({
     pool: 'forks',
     // Vitest's default is one fork per core but one: a single fork on the 2-core machines this
     // suite runs on. Many files wait on child processes, threads and local servers, so two forks
-    // and the shared thread keep both cores busy (~95 % through the suite, by /proc/stat; 90 % by
-    // user + system time over wall in a later run). A third fork costs more in contention than it
-    // fills: 716 s against 609 s, the two runs back to back.
+    // and the shared thread keep both cores busy: 90–95 % through the suite, by /proc/stat and by
+    // user + system time over wall. A third fork costs more in contention than it fills: a full
+    // run took 716 s with three against 609 s with two, back to back.
     maxWorkers: 2,
     poolOptions: { threads: { singleThread: true, isolate: false } },
     projects: [

@@ -23,7 +23,8 @@ function run({ command, args }) {
     child.stdout.on('data', (d) => chunks.push(d));
     child.stderr.on('data', (d) => chunks.push(d));
     child.on('error', (err) => resolve({ code: 1, output: Buffer.from(`${err.message}\n`) }));
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks) }));
+    // A null code means the check was killed by a signal: a failure.
+    child.on('close', (code) => resolve({ code: code ?? 1, output: Buffer.concat(chunks) }));
   });
 }
 
