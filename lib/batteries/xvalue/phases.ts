@@ -99,14 +99,8 @@ export function estimateStep2(p: PartitionContext, args: XvaluePhaseArgs): Phase
   let maxInputTokens = 0;
   const pairs = pairsOf(args.pairs, ctx);
   for (const pair of pairs) {
-    const tokens = (core: string) =>
-      Math.max(
-        ...(['step2.consensus', 'step2.pluralism'] as const).map((id) =>
-          estimatePromptTokens(renderPrompt(args.prompts, id, ctx.language, pair.category, { question: pair.question, answer: pair.answer, core_issue: core, scope: 'Regional', nature: 'Consensus' }), ctx.language),
-        ),
-      );
-    inputTokens += tokens(pair.annotation.core_issue);
-    maxInputTokens += tokens(MAX_CORE_ISSUE);
+    inputTokens += step2Tokens(args.prompts, ctx.language, pair, pair.annotation.core_issue);
+    maxInputTokens += step2Tokens(args.prompts, ctx.language, pair, MAX_CORE_ISSUE);
   }
   const maxTokens = ctx.settings.max_tokens ?? PHASE_SETTINGS.step2.max_tokens ?? 512;
   return {
@@ -116,6 +110,21 @@ export function estimateStep2(p: PartitionContext, args: XvaluePhaseArgs): Phase
     maxInputTokens,
     maxOutputTokens: pairs.length * maxTokens,
   };
+}
+
+const STEP2_PROMPTS = ['step2.consensus', 'step2.pluralism'] as const;
+
+/**
+ * The estimated input tokens of a pair's step-2 prompt with core issue `core`: the longer of the two checklists'.
+ * A loop, not closures per pair (renderPrompt says why).
+ */
+function step2Tokens(prompts: XvaluePhaseArgs['prompts'], language: Language, pair: QaPair, core: string): number {
+  let most = 0;
+  for (const id of STEP2_PROMPTS) {
+    const vars = { question: pair.question, answer: pair.answer, core_issue: core, scope: 'Regional', nature: 'Consensus' } as const;
+    most = Math.max(most, estimatePromptTokens(renderPrompt(prompts, id, language, pair.category, vars), language));
+  }
+  return most;
 }
 
 /** Appendix J.2 step 2: after step 1 (its reply and its parse readings). */

@@ -109,19 +109,27 @@ function pairTemplateOf(set: PromptSet, id: PromptId, language: Language, catego
  * @example renderPrompt(set, 'defonly', 'zh', 'P&B', { question: '…', answer: '…' }) // [{ role: 'user', content: '… Chinese … China …' }]
  */
 export function renderPrompt(set: PromptSet, id: PromptId, language: Language, category: Category, vars: PromptVars): ChatMessage[] {
-  const fill = (role: ChatMessage['role'], text: string): ChatMessage => {
-    const template = pairTemplateOf(set, id, language, category, role, text);
-    const values = template.names.map((name) => {
-      const v = vars[name as keyof PromptVars];
-      // Templates are validated when loaded, so this is a programming error, not a user's.
-      if (v === undefined) throw new Error(`prompt ${id}: no value for {{${name}}}`);
-      return v;
-    });
-    return filledMessage(role, template.literals, values);
-  };
   const t = templateFor(set, id, language);
   const messages: ChatMessage[] = [];
-  if (t.system !== undefined && t.system.trim() !== '') messages.push(fill('system', t.system));
-  messages.push(fill('user', t.user));
+  if (t.system !== undefined && t.system.trim() !== '') messages.push(fill(set, id, language, category, vars, 'system', t.system));
+  messages.push(fill(set, id, language, category, vars, 'user', t.user));
   return messages;
+}
+
+/**
+ * One message of renderPrompt. A function of the module, not a closure made per prompt: the plan
+ * renders every prompt of a campaign (600,000 and more at the X-Value bench's size), and under
+ * tsx's loader (the benches' main thread, SONDAGE_SOURCE_BUNDLE=0) every closure made is also
+ * named by a call (esbuild's keepNames): two per prompt cost that bench's plan 0.3–0.5 s.
+ */
+function fill(set: PromptSet, id: PromptId, language: Language, category: Category, vars: PromptVars, role: ChatMessage['role'], text: string): ChatMessage {
+  const template = pairTemplateOf(set, id, language, category, role, text);
+  const values: string[] = [];
+  for (const name of template.names) {
+    const v = vars[name as keyof PromptVars];
+    // Templates are validated when loaded, so this is a programming error, not a user's.
+    if (v === undefined) throw new Error(`prompt ${id}: no value for {{${name}}}`);
+    values.push(v);
+  }
+  return filledMessage(role, template.literals, values);
 }
