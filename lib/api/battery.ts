@@ -39,7 +39,7 @@ export type { ReadoutHealth } from '../battery/readoutHealth.js';
 
 // ── SQL and queries: a battery's SQL folder, the shared queries, reading result rows ────────────
 export { SqlLibrary, CORE_SQL } from '../query/sql.js';
-export type { Queryable, SourceMap, TableSources } from '../query/types.js';
+export type { ChunkOptions, Queryable, SourceMap, TableSources } from '../query/types.js';
 export { RowReader } from '../query/rowReader.js';
 export { AnalysisError, analysisQueryError } from '../query/errors.js';
 

@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { AnalysisError, analysisQueryError } from './errors.js';
-import type { Queryable, SourceMap } from './types.js';
+import type { ChunkOptions, Queryable, SourceMap } from './types.js';
 
 const PLACEHOLDER = /\{\{\s*([a-z_]+)(?::([a-z0-9_]+))?\s*\}\}/g;
 const INCLUDE = /\{\{\s*query:([a-z0-9_]+)\s*\}\}/g;
@@ -143,13 +143,18 @@ export class SqlLibrary {
    * `run` does; an error thrown by `each` passes through as it is.
    * @example const read = await library.startChunks(db, 'item_shares', tables); await read((rows, offset) => add(parse(rows, offset)));
    */
-  async startChunks<T = Record<string, unknown>>(db: Queryable, query: string, tables: SourceMap): Promise<(each: (rows: T[], offset: number) => void) => Promise<void>> {
+  async startChunks<T = Record<string, unknown>>(
+    db: Queryable,
+    query: string,
+    tables: SourceMap,
+    options?: ChunkOptions,
+  ): Promise<(each: (rows: T[], offset: number) => void) => Promise<void>> {
     if (db.startChunks === undefined) {
       const read = await this.start<T>(db, query, tables);
       return async (each) => each(await read(), 0);
     }
     const sql = await this.renderFor(db, query, tables);
-    const read = await db.startChunks<T>(sql).catch(named(query));
+    const read = await db.startChunks<T>(sql, options).catch(named(query));
     return (each) => {
       let offset = 0;
       let thrown: { readonly error: unknown } | undefined;

@@ -15,7 +15,7 @@ export interface Queryable {
    * time, so that a caller that reduces them need not hold them all (DuckDB). Optional:
    * SqlLibrary.startChunks falls back to `start`, whose rows come as one chunk.
    */
-  startChunks?<T = Record<string, unknown>>(sql: string): Promise<(each: (rows: T[]) => void) => Promise<void>>;
+  startChunks?<T = Record<string, unknown>>(sql: string, options?: ChunkOptions): Promise<(each: (rows: T[]) => void) => Promise<void>>;
   /**
    * A name the engine reads the rows of `sql` by, computed once per distinct text (a temporary
    * table): SqlLibrary hands it the queries that a query includes (`{{query:<name>}}`), so that
@@ -23,6 +23,20 @@ export interface Queryable {
    * it every included query is inlined as a subquery (Athena, where a table costs a CTAS).
    */
   materialize?(sql: string): Promise<string>;
+}
+
+/**
+ * How a chunked query's rows are read (Queryable.startChunks). An engine may leave the options
+ * aside and give every value: a caller reads the rows the same either way.
+ */
+export interface ChunkOptions {
+  /**
+   * Text columns read only in the rows where another column holds a value; undefined elsewhere.
+   * `{ prompt_key: { column: 'constraint', is: 'label' } }`: FAR-6's item rows need an item's
+   * prompt_key only for label items (parseItemShareRows), and each distinct text read from DuckDB
+   * is a native call and a new string.
+   */
+  readonly textOnlyWhere?: Readonly<Record<string, { readonly column: string; readonly is: string }>>;
 }
 
 /**

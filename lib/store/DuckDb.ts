@@ -8,6 +8,7 @@ import type { DuckDbApi } from './duckdbApi.js';
 import { tablePrefix } from './layout.js';
 import { PARTITION_COLUMNS, tableColumns } from './schemas.js';
 import { checkStoredParts } from './storedParts.js';
+import type { ChunkOptions } from '../query/types.js';
 import type { ColumnDef } from './schemas.js';
 import type { TableName } from './types.js';
 import { sqlIdent, sqlString } from './sqlText.js';
@@ -212,7 +213,7 @@ export class DuckDb {
    * more on one thread only while no chunk has been handed out; after that the error is thrown.
    * @example const read = await db.startChunks(sql); await read((rows) => { for (const r of rows) add(r); });
    */
-  startChunks<T = Record<string, JS>>(sql: string): Promise<(each: (rows: T[]) => void) => Promise<void>> {
+  startChunks<T = Record<string, JS>>(sql: string, options?: ChunkOptions): Promise<(each: (rows: T[]) => void) => Promise<void>> {
     let running!: () => void;
     let failed!: (err: unknown) => void;
     const started = new Promise<void>((resolve, reject) => ((running = resolve), (failed = reject)));
@@ -229,10 +230,14 @@ export class DuckDb {
         async () => {
           const result = await this.execute(sql, running);
           const each = await consumer;
-          await this.rows.eachChunk<T>(result, (rows) => {
-            handedOut = true;
-            each(rows);
-          });
+          await this.rows.eachChunk<T>(
+            result,
+            (rows) => {
+              handedOut = true;
+              each(rows);
+            },
+            options,
+          );
         },
         this.oneThread,
         () => !handedOut,

@@ -14,6 +14,7 @@
  *   a string the rows kept alive.
  */
 import type { DuckDBDataChunk, DuckDBResult, DuckDBValueConverter, JS } from '@duckdb/node-api';
+import type { ChunkOptions } from '../query/types.js';
 import type { DuckDbApi } from './duckdbApi.js';
 
 type RowMaker = (columns: readonly unknown[][], row: number) => Record<string, JS>;
@@ -79,6 +80,25 @@ export function readText(vector: { getItem(i: number): unknown }, n: number, val
   }
 }
 
+/** A ChunkOptions.textOnlyWhere condition by column position. */
+interface Condition {
+  readonly column: number;
+  readonly is: string;
+}
+
+/** textOnlyWhere by the result's column positions; a condition on a column the result lacks reads its column whole. */
+function conditionsOf(names: readonly string[], options: ChunkOptions): Map<number, Condition> {
+  const out = new Map<number, Condition>();
+  const conditions = options.textOnlyWhere ?? {};
+  for (const [name, { column, is }] of Object.entries(conditions)) {
+    const at = names.indexOf(name);
+    const where = names.indexOf(column);
+    // A condition on a column read by a condition itself would read values not there yet.
+    if (at >= 0 && where >= 0 && !Object.hasOwn(conditions, column)) out.set(at, { column: where, is });
+  }
+  return out;
+}
+
 export class DuckDbRows {
   private readonly plain: ReadonlySet<number>;
   private readonly varchar: number;
@@ -99,33 +119,47 @@ export class DuckDbRows {
     return rows;
   }
 
-  /** The rows of `result` one DuckDB chunk (up to 2,048 rows) at a time, each chunk handed to `each` before the next is fetched. */
-  async eachChunk<T>(result: DuckDBResult, each: (rows: T[]) => void): Promise<void> {
+  /**
+   * The rows of `result` one DuckDB chunk (up to 2,048 rows) at a time, each chunk handed to `each`
+   * before the next is fetched. `options.textOnlyWhere`: those text columns read only in the rows
+   * its condition names (undefined in the others).
+   */
+  async eachChunk<T>(result: DuckDBResult, each: (rows: T[]) => void, options: ChunkOptions = {}): Promise<void> {
     const names = result.deduplicatedColumnNames();
     const make = rowMaker(names);
+    const onlyWhere = conditionsOf(names, options);
     for (;;) {
       const chunk = await result.fetchChunk();
       // rowCount is a native call: read once per chunk, not once per row.
       const n = chunk ? chunk.rowCount : 0;
       if (!chunk || n === 0) break;
-      const columns = this.columnsOf(chunk, names.length);
+      const columns = this.columnsOf(chunk, names.length, onlyWhere);
       const rows = new Array<T>(n);
       for (let i = 0; i < n; i++) rows[i] = make(columns, i) as T;
       each(rows);
     }
   }
 
-  private columnsOf(chunk: DuckDBDataChunk, count: number): unknown[][] {
+  private columnsOf(chunk: DuckDBDataChunk, count: number, onlyWhere: ReadonlyMap<number, Condition>): unknown[][] {
     const columns: unknown[][] = [];
     const n = chunk.rowCount;
     for (let c = 0; c < count; c++) {
       const vector = chunk.getColumnVector(c);
       const type = vector.type;
       const values = new Array<unknown>(n);
+      columns.push(values);
+      // Read after the others: the condition's column may come later in the result.
+      if (onlyWhere.has(c) && type.typeId === this.varchar) continue;
       if (type.typeId === this.varchar) readText(vector, n, values);
       else if (this.plain.has(type.typeId)) for (let i = 0; i < n; i++) values[i] = vector.getItem(i);
       else for (let i = 0; i < n; i++) values[i] = this.converter(vector.getItem(i), type, this.converter);
-      columns.push(values);
+    }
+    for (const [c, { column, is }] of onlyWhere) {
+      const vector = chunk.getColumnVector(c);
+      if (vector.type.typeId !== this.varchar) continue;
+      const values = columns[c] as unknown[];
+      const where = columns[column] as unknown[];
+      for (let i = 0; i < n; i++) if (where[i] === is) values[i] = vector.getItem(i);
     }
     return columns;
   }

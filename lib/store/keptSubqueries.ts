@@ -12,7 +12,7 @@
  * Only for the span of one analysis over files that do not change meanwhile: a kept table does not
  * follow its Parquet files (`drop` frees them).
  */
-import type { Queryable } from '../query/types.js';
+import type { ChunkOptions, Queryable } from '../query/types.js';
 import type { DuckDb } from './DuckDb.js';
 
 /** Tells the kept tables of two analyses on one database apart. */
@@ -47,9 +47,9 @@ export class KeptSubqueries implements Queryable {
     });
   }
 
-  startChunks<T = Record<string, unknown>>(sql: string): Promise<(each: (rows: T[]) => void) => Promise<void>> {
+  startChunks<T = Record<string, unknown>>(sql: string, options?: ChunkOptions): Promise<(each: (rows: T[]) => void) => Promise<void>> {
     return this.onLane(async (db, done) => {
-      const read = await started(db.startChunks<T>(sql), done);
+      const read = await started(db.startChunks<T>(sql, options), done);
       return (each) => read(each).finally(done);
     });
   }

@@ -28,6 +28,33 @@ describe('rows read a chunk at a time', () => {
     }
   });
 
+  it('reads a textOnlyWhere column only in the rows its condition names, wherever the condition column stands', async () => {
+    const db = await DuckDb.open({ threads: 2 });
+    try {
+      // The key before its condition, the condition an ENUM (as the analysis's coded factors are), NULLs in both.
+      const sql = `SELECT i::INTEGER AS i, CASE WHEN i % 7 = 0 THEN NULL ELSE 'key-' || i || '-0123456789abcdef' END AS prompt_key,
+        CAST(CASE WHEN i % 11 = 0 THEN NULL WHEN i % 4 = 0 THEN 'label' ELSE 'free' END AS ENUM('free', 'label')) AS "constraint"
+        FROM range(5000) t(i) ORDER BY i`;
+      const rows: Record<string, unknown>[] = [];
+      const read = await db.startChunks<Record<string, unknown>>(sql, { textOnlyWhere: { prompt_key: { column: 'constraint', is: 'label' } } });
+      await read((chunk) => rows.push(...chunk));
+      const whole = await db.all<Record<string, unknown>>(sql);
+      expect(rows).toHaveLength(5000);
+      rows.forEach((r, i) => {
+        const w = whole[i]!;
+        expect(r['constraint']).toBe(w['constraint']);
+        expect(r['prompt_key']).toBe(w['constraint'] === 'label' ? w['prompt_key'] : undefined);
+      });
+      expect(rows.filter((r) => typeof r['prompt_key'] === 'string').length).toBeGreaterThan(900);
+      // A condition on a column the result lacks reads the column whole.
+      const again: Record<string, unknown>[] = [];
+      await (await db.startChunks<Record<string, unknown>>(sql, { textOnlyWhere: { prompt_key: { column: 'no_such', is: 'label' } } }))((chunk) => again.push(...chunk));
+      expect(again).toEqual(whole);
+    } finally {
+      db.close();
+    }
+  });
+
   it('gives the index of each chunk\'s first row, and passes an error of the reader through unchanged', async () => {
     const dir = new URL('../fixtures/sql-chunks/', import.meta.url);
     const library = new SqlLibrary('test', dir, ['numbers', 'broken']);

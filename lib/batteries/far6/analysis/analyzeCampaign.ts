@@ -7,7 +7,7 @@ import { CellEstimates } from './estimators.js';
 import { habitAnalysis } from './habits.js';
 import { identityAnalysis } from './identity.js';
 import { judgeAuditAnalysis, runJudgeAudit } from './judgeAudit.js';
-import { parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
+import { ITEM_ROW_CHUNKS, parseItemShareRows, parseLabelMaps, parseReplyTotalsRows } from './parseRows.js';
 import { residualReadoutComparisons } from './readoutResiduals.js';
 import { FAR6_SQL } from '../sqlLibrary.js';
 import { SameReplies } from './sameReplies.js';
@@ -83,7 +83,7 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
 async function labelMapsFirst(db: Queryable, tables: TableSources, stage: (name: string) => void) {
   const rows = await FAR6_SQL.run(db, 'label_maps', tables);
   stage('sql label_maps');
-  const sameRows = await FAR6_SQL.startChunks(db, 'same_replies_shares', tables);
+  const sameRows = await FAR6_SQL.startChunks(db, 'same_replies_shares', tables, ITEM_ROW_CHUNKS);
   return { labelMaps: parseLabelMaps(rows), sameRows };
 }
 
@@ -135,7 +135,7 @@ async function sameRepliesFirst({ db, tables, labelMaps, opts, stage }: Scope, s
   const same = new SameReplies(opts.minCommonStories);
   await cellByCell(sameRows, 'same_replies_shares.sql', labelMaps, (rows) => same.add(rows));
   stage('sql same_replies_shares and its estimates by cell');
-  const itemRows = await FAR6_SQL.startChunks(db, 'item_shares', tables);
+  const itemRows = await FAR6_SQL.startChunks(db, 'item_shares', tables, ITEM_ROW_CHUNKS);
   const sameReplies = same.results();
   stage('same-replies comparisons (item_shares in DuckDB meanwhile)');
   return { sameReplies, itemRows };

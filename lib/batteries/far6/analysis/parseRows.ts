@@ -6,6 +6,7 @@
 import { ANSWER_CONSTRAINTS, QUESTION_FORMS } from '../types.js';
 import type { AnswerConstraint, Proposition, QuestionForm } from '../types.js';
 import { RowReader } from '../../../api/battery.js';
+import type { ChunkOptions } from '../../../api/battery.js';
 import type { CellKey, CellSummaryRow, ItemShareRow, ReplyTotalsRow } from './types.js';
 
 const PROPOSITIONS: readonly Proposition[] = ['P', 'notP'];
@@ -30,9 +31,18 @@ export function readDesignCell(rd: RowReader, r: Record<string, unknown>, i: num
 }
 
 /**
+ * How the item rows are read from an engine that reads chunks (Queryable.startChunks): an item's
+ * prompt_key only where it is a label item, the one row parseItemShareRows reads it in. The FAR-6
+ * analysis bench took 10.4–10.6 s with the prompt keys left out of every item row against
+ * 12.2–12.4 s with them read (three runs each): a million 32-character strings made one by one.
+ */
+export const ITEM_ROW_CHUNKS: ChunkOptions = { textOnlyWhere: { prompt_key: { column: 'constraint', is: 'label' } } };
+
+/**
  * Item rows from item_shares.sql; `secondListed` (from {@link parseLabelMaps}) fills `second_listed`
- * for label items, keyed by `model\u0000language\u0000prompt_key`. `offset`: the index of `rows[0]`
- * in the query's result, where the rows come a chunk at a time.
+ * for label items, keyed by `model\u0000language\u0000prompt_key` (the only use of prompt_key, read in
+ * label rows only: ITEM_ROW_CHUNKS). `offset`: the index of `rows[0]` in the query's result, where
+ * the rows come a chunk at a time.
  */
 export function parseItemShareRows(
   rows: readonly Record<string, unknown>[],
@@ -44,7 +54,6 @@ export function parseItemShareRows(
     const model = rd.string(r, i, 'model');
     const language = rd.string(r, i, 'language');
     const constraint = rd.oneOf(r, i, 'constraint', ANSWER_CONSTRAINTS);
-    const prompt_key = rd.string(r, i, 'prompt_key');
     const row: ItemShareRow = {
       model,
       language,
@@ -57,14 +66,13 @@ export function parseItemShareRows(
       construction: rd.string(r, i, 'construction'),
       named: rd.oneOf(r, i, 'named', PROPOSITIONS),
       option_order: rd.number(r, i, 'option_order', { integer: true }),
-      prompt_key,
       n_replies: rd.number(r, i, 'n_replies', { integer: true }),
       n_p: rd.number(r, i, 'n_p', { integer: true }),
       n_notp: rd.number(r, i, 'n_notp', { integer: true }),
       n_both: rd.number(r, i, 'n_both', { integer: true }),
       n_none: rd.number(r, i, 'n_none', { integer: true }),
       n_invalid: rd.number(r, i, 'n_invalid', { integer: true }),
-      second_listed: constraint === 'label' ? (secondListed.get(labelKey(model, language, prompt_key)) ?? null) : null,
+      second_listed: constraint === 'label' ? (secondListed.get(labelKey(model, language, rd.string(r, i, 'prompt_key'))) ?? null) : null,
     };
     const labelled = row.n_p + row.n_notp + row.n_both + row.n_none + row.n_invalid;
     if (labelled !== row.n_replies) {

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { CellEstimates, compareReadouts, estimate, parseReadout, readoutConvergence } from '../../../../lib/batteries/far6/analysis/estimators.js';
 import type { ItemShareRow, ReadoutComparison, StoryScore } from '../../../../lib/batteries/far6/analysis/types.js';
 
-let keyN = 0;
 /** One item row; `p`/`np` decisive counts, `other` non-decisive ones (both). */
 function item(o: Partial<ItemShareRow> & { p: number; np: number; other?: number }): ItemShareRow {
   const { p, np, other = 0, ...rest } = o;
@@ -18,7 +17,6 @@ function item(o: Partial<ItemShareRow> & { p: number; np: number; other?: number
     construction: 'adj',
     named: 'P',
     option_order: 0,
-    prompt_key: `k${keyN++}`,
     n_replies: p + np + other,
     n_p: p,
     n_notp: np,

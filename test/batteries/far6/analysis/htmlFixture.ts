@@ -48,7 +48,6 @@ export function fixtureResults(opts: FixtureOptions = {}): AnalysisResults {
   const rows: ItemShareRow[] = [];
   const agreementRows: ReadingAgreementRow[] = [];
   const totals: ReplyTotalsRow[] = [];
-  let k = 0;
   models.forEach((model, mi) => {
     const profile = Array.from({ length: nStories }, (_, j) => Math.min(0.95, Math.max(0.05, j / nStories + (rnd() - 0.5) * 0.3 * (mi + 1))));
     for (const language of languages) {
@@ -68,7 +67,7 @@ export function fixtureResults(opts: FixtureOptions = {}): AnalysisResults {
               const nP = binomial(rnd, N, q);
               rows.push({
                 model, language, reader, form, constraint, story, story_group: group, concept_pair: `${language}.wrong-right`,
-                construction: 'evaluative_adjective', named, option_order: order, prompt_key: `k${k++}`,
+                construction: 'evaluative_adjective', named, option_order: order,
                 n_replies: N, n_p: nP, n_notp: N - nP, n_both: 0, n_none: 0, n_invalid: 0,
                 second_listed: constraint === 'label' ? (order === 0 ? 'notP' : 'P') : null,
               });

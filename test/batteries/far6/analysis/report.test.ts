@@ -84,7 +84,6 @@ describe('CSV (RFC 4180)', () => {
 
 function results(simulated: boolean): AnalysisResults {
   const rows: ItemShareRow[] = [];
-  let k = 0;
   // Ten stories, two readouts with known profiles; one story name needs quoting.
   for (let j = 0; j < 10; j++) {
     for (const reader of ['rule', 'judge:j']) {
@@ -92,7 +91,7 @@ function results(simulated: boolean): AnalysisResults {
         const p = reader === 'rule' ? (named === 'P' ? j : j - 1) : j;
         rows.push({
           model: 'alpha', language: 'en', reader, form: 'plain', constraint: 'yesno', story: j === 0 ? 'Finn, the "baker"' : `s${j}`,
-          story_group: 'contested', concept_pair: 'wr', construction: 'adj', named, option_order: 0, prompt_key: `k${k++}`,
+          story_group: 'contested', concept_pair: 'wr', construction: 'adj', named, option_order: 0,
           n_replies: 10, n_p: Math.max(0, p), n_notp: 10 - Math.max(0, p), n_both: 0, n_none: 0, n_invalid: 0, second_listed: null,
         });
       }

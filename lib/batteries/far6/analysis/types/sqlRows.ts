@@ -18,7 +18,6 @@ export interface ItemShareRow extends CellKey {
   /** Keying: the proposition whose term the question names. */
   readonly named: Proposition;
   readonly option_order: number;
-  readonly prompt_key: string;
   /** Read replies over the item's repeats (one chosen reply per repeat). */
   readonly n_replies: number;
   readonly n_p: number;
