@@ -32,9 +32,9 @@ export function readDesignCell(rd: RowReader, r: Record<string, unknown>, i: num
 
 /**
  * How the item rows are read from an engine that reads chunks (Queryable.startChunks): an item's
- * prompt_key only where it is a label item, the one row parseItemShareRows reads it in. The FAR-6
- * analysis bench took 10.4–10.6 s with the prompt keys left out of every item row against
- * 12.2–12.4 s with them read (three runs each): a million 32-character strings made one by one.
+ * prompt_key only in label items' rows, the only rows parseItemShareRows reads it in. Read in every
+ * row, the keys were ~1.5 M strings of 32 characters made one by one at FAR-6's full size: the
+ * analysis bench took a median 11.8 s with them against 10.85 s without (six runs each).
  */
 export const ITEM_ROW_CHUNKS: ChunkOptions = { textOnlyWhere: { prompt_key: { column: 'constraint', is: 'label' } } };
 
