@@ -30,11 +30,12 @@ export type AnalyzeOptions = EstimateOptions &
 /**
  * Runs the SQL stage on `db` (label_maps, same_replies_shares, item_shares, reading_agreement,
  * reply_totals) and the estimators on its rows: story scores and habits per cell, then profiles
- * across cells, model identity and habit variance. A single DuckDB connection runs one query at a
- * time; each query but the first two starts before a stretch of estimators that does not need its
- * rows, and DuckDB runs it on its own threads meanwhile (bench/README.md, "analysis": how it
- * runs). The rows of same_replies_shares and of item_shares are estimated a cell at a time as they
- * arrive (cellByCell), so that no more than one cell's item rows are held at once.
+ * across cells, model identity and habit variance. Each query but the first starts before a stretch
+ * of JavaScript that does not need its rows, and DuckDB runs it on its own threads meanwhile (on a
+ * second connection where the first still streams rows: lib/store/keptSubqueries.ts;
+ * bench/README.md, "analysis": how it runs). The rows of same_replies_shares and of item_shares
+ * are estimated a cell at a time as they arrive (cellByCell), so that no more than one cell's item
+ * rows are held at once.
  * @example
  * const tables = { prompts: parquetSource(`${dir}/prompts/** /*.parquet`), replies: …, readings: … };
  * const results = await analyzeCampaign(db, tables);
@@ -77,14 +78,18 @@ export async function analyzeCampaign(db: Queryable, tables: TableSources, opts:
 }
 
 /**
- * The label maps, parsed while DuckDB runs same_replies_shares.sql (started here, its rows read
- * by the caller); the label_maps rows do not outlive the call.
+ * The label maps. same_replies_shares.sql (its rows read by the caller) starts before the label
+ * rows are read and parsed here: DuckDB makes the tables the later queries share and runs it
+ * meanwhile. The label_maps rows do not outlive the call.
  */
 async function labelMapsFirst(db: Queryable, tables: TableSources, stage: (name: string) => void) {
-  const rows = await FAR6_SQL.run(db, 'label_maps', tables);
-  stage('sql label_maps');
-  const sameRows = await FAR6_SQL.startChunks(db, 'same_replies_shares', tables, ITEM_ROW_CHUNKS);
-  return { labelMaps: parseLabelMaps(rows), sameRows };
+  const labelRows = await FAR6_SQL.start(db, 'label_maps', tables);
+  const sameRows = FAR6_SQL.startChunks(db, 'same_replies_shares', tables, ITEM_ROW_CHUNKS);
+  // Awaited after the label rows: until then a failure must not count as unhandled.
+  sameRows.catch(() => undefined);
+  const labelMaps = parseLabelMaps(await labelRows());
+  stage('sql label_maps (same_replies_shares in DuckDB meanwhile)');
+  return { labelMaps, sameRows: await sameRows };
 }
 
 /** What the stages after the label maps share: the connection, the tables, the maps, the options and the stage hook. */
@@ -128,17 +133,31 @@ async function cellByCell(read: StartedChunks, file: string, labelMaps: Readonly
 
 /**
  * same_replies_shares.sql's rows (started by the caller), estimated a cell at a time as they
- * arrive, then item_shares.sql started, so that DuckDB runs it while the two readings' profiles
- * are compared here.
+ * arrive. item_shares.sql starts once the first of them arrive (DuckDB has then computed
+ * same_replies_shares whole: its rows are sorted), so that DuckDB runs it while JavaScript
+ * estimates these rows and then compares the two readings' profiles.
  */
 async function sameRepliesFirst({ db, tables, labelMaps, opts, stage }: Scope, sameRows: StartedChunks) {
+  let itemRows: Promise<StartedChunks> | undefined;
+  const startItemShares = (): Promise<StartedChunks> => {
+    if (itemRows === undefined) {
+      itemRows = FAR6_SQL.startChunks(db, 'item_shares', tables, ITEM_ROW_CHUNKS);
+      // Awaited once the same_replies_shares rows are read: until then a failure must not count as unhandled.
+      itemRows.catch(() => undefined);
+    }
+    return itemRows;
+  };
   const same = new SameReplies(opts.minCommonStories);
-  await cellByCell(sameRows, 'same_replies_shares.sql', labelMaps, (rows) => same.add(rows));
-  stage('sql same_replies_shares and its estimates by cell');
-  const itemRows = await FAR6_SQL.startChunks(db, 'item_shares', tables, ITEM_ROW_CHUNKS);
+  const sameThenItems: StartedChunks = (each) =>
+    sameRows((rows, offset) => {
+      void startItemShares();
+      each(rows, offset);
+    });
+  await cellByCell(sameThenItems, 'same_replies_shares.sql', labelMaps, (rows) => same.add(rows));
+  stage('sql same_replies_shares and its estimates by cell (item_shares in DuckDB meanwhile)');
   const sameReplies = same.results();
   stage('same-replies comparisons (item_shares in DuckDB meanwhile)');
-  return { sameReplies, itemRows };
+  return { sameReplies, itemRows: await startItemShares() };
 }
 
 /**
