@@ -13,7 +13,7 @@
  *   first columns (FAR-6's model, language, reader) for long runs, and each copy was a decode and
  *   a string the rows kept alive.
  */
-import type { DuckDBDataChunk, DuckDBResult, DuckDBValueConverter, JS } from '@duckdb/node-api';
+import type { DuckDBDataChunk, DuckDBResult, DuckDBValueConverter, DuckDBVector, JS } from '@duckdb/node-api';
 import type { ChunkOptions } from '../query/types.js';
 import type { DuckDbApi } from './duckdbApi.js';
 
@@ -143,21 +143,23 @@ export class DuckDbRows {
   private columnsOf(chunk: DuckDBDataChunk, count: number, onlyWhere: ReadonlyMap<number, Condition>): unknown[][] {
     const columns: unknown[][] = [];
     const n = chunk.rowCount;
+    const later: [DuckDBVector, unknown[], Condition][] = [];
     for (let c = 0; c < count; c++) {
       const vector = chunk.getColumnVector(c);
       const type = vector.type;
       const values = new Array<unknown>(n);
       columns.push(values);
+      const condition = onlyWhere.get(c);
       // Read after the others: the condition's column may come later in the result.
-      if (onlyWhere.has(c) && type.typeId === this.varchar) continue;
+      if (condition !== undefined && type.typeId === this.varchar) {
+        later.push([vector, values, condition]);
+        continue;
+      }
       if (type.typeId === this.varchar) readText(vector, n, values);
       else if (this.plain.has(type.typeId)) for (let i = 0; i < n; i++) values[i] = vector.getItem(i);
       else for (let i = 0; i < n; i++) values[i] = this.converter(vector.getItem(i), type, this.converter);
     }
-    for (const [c, { column, is }] of onlyWhere) {
-      const vector = chunk.getColumnVector(c);
-      if (vector.type.typeId !== this.varchar) continue;
-      const values = columns[c] as unknown[];
+    for (const [vector, values, { column, is }] of later) {
       const where = columns[column] as unknown[];
       for (let i = 0; i < n; i++) if (where[i] === is) values[i] = vector.getItem(i);
     }
