@@ -118,12 +118,10 @@ const STEP2_PROMPTS = ['step2.consensus', 'step2.pluralism'] as const;
  * The estimated input tokens of a pair's step-2 prompt with core issue `core`: the longer of the two checklists'.
  * A loop, not closures per pair (renderPrompt says why).
  */
-function step2Tokens(prompts: XvaluePhaseArgs['prompts'], language: Language, pair: QaPair, core: string): number {
+function step2Tokens(prompts: PromptSet, language: Language, pair: QaPair, core: string): number {
+  const vars = { question: pair.question, answer: pair.answer, core_issue: core, scope: 'Regional', nature: 'Consensus' } as const;
   let most = 0;
-  for (const id of STEP2_PROMPTS) {
-    const vars = { question: pair.question, answer: pair.answer, core_issue: core, scope: 'Regional', nature: 'Consensus' } as const;
-    most = Math.max(most, estimatePromptTokens(renderPrompt(prompts, id, language, pair.category, vars), language));
-  }
+  for (const id of STEP2_PROMPTS) most = Math.max(most, estimatePromptTokens(renderPrompt(prompts, id, language, pair.category, vars), language));
   return most;
 }
 
