@@ -23,7 +23,7 @@ import type { PartWriter } from '../store/parquetParts.js';
 import { promptColumns, promptRow } from '../store/schemas.js';
 import type { PromptColumns, PromptRow } from '../store/schemas.js';
 import type { BlobStore, Ledger } from '../store/types.js';
-import { PROMPTS_PART, settlePromptsPart } from './partitionSpec.js';
+import { PROMPTS_PART, settlePromptsPart } from './promptsPart.js';
 import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
 import { addToItemsDigest } from './readings.js';
 import { markReadingsCurrent } from './refreshReadings.js';
