@@ -23,7 +23,7 @@ import type { PartWriter } from '../store/parquetParts.js';
 import { promptColumns, promptRow } from '../store/schemas.js';
 import type { PromptColumns, PromptRow } from '../store/schemas.js';
 import type { BlobStore, Ledger } from '../store/types.js';
-import { PROMPTS_PART, settlePromptsPart } from './promptsPart.js';
+import { PROMPTS_PART, settlePromptsPart, writePromptsFiles } from './promptsPart.js';
 import type { PartitionOutcome, PartitionSpec } from './partitionTypes.js';
 import { addToItemsDigest } from './readings.js';
 import { markReadingsCurrent } from './refreshReadings.js';
@@ -72,8 +72,8 @@ export async function runOnePass(
   // a whole partition's rows (a dependent partition not cut into slices is one slice) outlive the
   // collector's young generation (ensurePrompts says what that cost).
   const rows = new RowChannel<PromptItem, PromptRow>((item) => promptRow(item, prompts.columns, model));
-  const target = { campaign, phase, table: 'prompts' as const, model, language, partName: PROMPTS_PART };
-  const written = prompts.writer.writePart(store, target, rows, { trusted: true, columns: promptColumns(prompts.columns) });
+  const target = { campaign, phase, model, language, partName: PROMPTS_PART };
+  const written = writePromptsFiles(prompts.writer, store, target, rows, { trusted: true, columns: promptColumns(prompts.columns) }, spec.partRows);
   // Caught here and awaited below: a failure before then must not go unhandled.
   written.catch(() => undefined);
   const itemsHash = createHash('sha256');

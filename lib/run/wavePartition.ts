@@ -107,8 +107,8 @@ export async function runWavePartition(env: PartitionEnv, phase: PhaseSpec, mode
   const target = { campaign: campaign.name, phase: phase.name, model: model.id, language };
   const { indexed, written } =
     items instanceof SlicedItems
-      ? ensureSlicedPrompts(writer, store, target, items, spec.maxCost, battery.prompts)
-      : { indexed: Promise.resolve(), written: ensurePrompts(writer, store, target, items, battery.prompts) };
+      ? ensureSlicedPrompts(writer, store, target, items, spec.maxCost, battery.prompts, spec.partRows)
+      : { indexed: Promise.resolve(), written: ensurePrompts(writer, store, target, items, battery.prompts, spec.partRows) };
   const prompts = written.then(
     () => undefined,
     (err: unknown) => ({ err }),

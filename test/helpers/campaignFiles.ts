@@ -82,15 +82,16 @@ export function narrowDesign(
 
 /**
  * FAR-6's demo campaign cut to `stories` stories, written to `file`: every factor of the demo, each
- * partition still holding hundreds of items (more than a small slice).
+ * partition still holding hundreds of items (more than a small slice); in `languages` only, where given.
  */
-export async function writeCutFar6Demo(file: string, stories: number): Promise<string> {
+export async function writeCutFar6Demo(file: string, stories: number, languages?: readonly string[]): Promise<string> {
   const demo = path.join(REPO_ROOT, 'examples/far6/demo.yaml');
   const doc = parse(await readFile(demo, 'utf8')) as { design: Record<string, unknown> };
   for (const [key, value] of Object.entries(doc.design)) {
     if (typeof value === 'string' && /\.(ya?ml|jsonl|csv)$/.test(value)) doc.design[key] = path.join(path.dirname(demo), value);
   }
   doc.design['story_limit'] = stories;
+  if (languages) doc.design['languages'] = [...languages];
   await writeFile(file, stringify(doc));
   return file;
 }
