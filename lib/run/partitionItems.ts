@@ -87,12 +87,26 @@ export class PartitionItems {
    * other phases it reads are this partition's, expanded once.
    */
   itemsFromSources(name: string, start: number, end: number): readonly PromptItem[] {
-    const phase = this.ctx.graph.get(name);
-    const source = phase.after[0]?.phase;
-    if (source === undefined) throw new Error(`itemsFromSources: phase ${name} builds on no phase`);
+    return this.itemsBuiltFrom(name, this.items(this.sourceOf(name)).slice(start, end));
+  }
+
+  /**
+   * The items of dependent phase `name` built from `sources`, a run of its source phase's items in
+   * expansion order (as `each` gives them), not kept; itemsFromSources, for a caller that holds
+   * the source items of one slice only.
+   */
+  itemsBuiltFrom(name: string, sources: readonly PromptItem[]): readonly PromptItem[] {
+    const source = this.sourceOf(name);
     const part = new PartitionItems({ ctx: this.ctx, model: this.subject, language: this.language, upstream: this.upstream, planning: this.planning });
-    for (const p of this.ctx.graph.upstreamOf(name)) part.cache.set(p.name, p.name === source ? this.items(source).slice(start, end) : this.items(p.name));
+    for (const p of this.ctx.graph.upstreamOf(name)) part.cache.set(p.name, p.name === source ? sources : this.items(p.name));
     return part.items(name);
+  }
+
+  /** The phase dependent phase `name` is cut by: its first `after`. */
+  sourceOf(name: string): string {
+    const source = this.ctx.graph.get(name).after[0]?.phase;
+    if (source === undefined) throw new Error(`itemsFromSources: phase ${name} builds on no phase`);
+    return source;
   }
 
   /** Who answers a phase here, with the settings of that phase. */
