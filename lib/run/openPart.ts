@@ -4,10 +4,9 @@
  * settles its reservations at the rows' cost).
  */
 import { rm } from 'node:fs/promises';
-import type { PromptItem } from '../core/types.js';
-import type { ReplyRow } from '../store/types.js';
+import type { ReadingRow, ReplyRow } from '../store/types.js';
 import { ledgerPartition } from '../store/types.js';
-import { partNameOf, readingsOf } from './adoptJournals.js';
+import { partNameOf } from './adoptJournals.js';
 import { Journal } from './Journal.js';
 import type { PartitionSpec } from './partitionTypes.js';
 
@@ -16,10 +15,11 @@ export interface OpenPart {
   readonly journal: Journal;
   readonly rows: ReplyRow[];
   /**
-   * The items of its rows, which its readings are read with at commit: the items themselves, not
-   * the whole partition's (a partition asked in slices holds only the slices in flight).
+   * The readings of its successful rows, read as each row is recorded: a part held its rows' items
+   * until its commit to read them then, up to `partRows` items with their prompts (at three times
+   * FAR-6's full design, judge prompts of ~5 KB each), where a reading is a few short strings.
    */
-  readonly items: Map<string, PromptItem>;
+  readonly readings: ReadingRow[];
   readonly done: string[];
   readonly failed: string[];
   readonly failedPermanently: string[];
@@ -40,7 +40,7 @@ export function openPartSync(spec: PartitionSpec, seq: number): OpenPart {
     seq,
     journal: Journal.openSync(spec.journalDir, `${spec.runId}-${spec.phase}-${String(seq).padStart(5, '0')}.ndjson`),
     rows: [],
-    items: new Map(),
+    readings: [],
     done: [],
     failed: [],
     failedPermanently: [],
@@ -64,7 +64,7 @@ export async function commitOpenPart(spec: PartitionSpec, part: OpenPart): Promi
   }
   const partName = partNameOf(part.journal.path);
   const repliesKey = await spec.sink.writeReplies(part.journal.path, partName, part.rows);
-  await spec.sink.writeReadings(readingsOf(spec, part.items, part.rows), partName);
+  await spec.sink.writeReadings(part.readings, partName);
   await spec.ledger.commitPart({
     campaign: spec.campaign,
     ...ledgerPartition(spec),

@@ -298,7 +298,7 @@ class PartitionRun {
     const part = this.partForRow(chunkPart);
     part.journal.append(row, !a.ok && a.unanswered ? reserved : undefined);
     part.rows.push(row);
-    part.items.set(item.item_id, item);
+    if (row.status === 'ok') for (const reading of spec.readReply(item, row)) part.readings.push(reading);
     part.cost += row.cost_usd;
     // Sent and never answered: the provider may have billed it. Its reservation stays charged.
     if (!a.ok && a.unanswered) {
