@@ -105,7 +105,7 @@ export class PartitionItems {
   /** The phase dependent phase `name` is cut by: its first `after`. */
   sourceOf(name: string): string {
     const source = this.ctx.graph.get(name).after[0]?.phase;
-    if (source === undefined) throw new Error(`itemsFromSources: phase ${name} builds on no phase`);
+    if (source === undefined) throw new Error(`PartitionItems: phase ${name} builds on no phase, so it has no source items`);
     return source;
   }
 

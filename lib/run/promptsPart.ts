@@ -109,7 +109,11 @@ function* runsOf<T>(rows: Iterable<T>, size: number): Generator<Iterable<T>> {
   }
 }
 
-/** runsOf for rows that come asynchronously (a one-pass partition's, as its slices are asked). */
+/**
+ * runsOf for rows that come asynchronously (a one-pass partition's, as its slices are asked). Two
+ * functions, not one async: rows read through `for await` cost a promise each, and the writer reads
+ * a synchronous source synchronously (ParquetWriter).
+ */
 async function* asyncRunsOf<T>(rows: AsyncIterable<T>, size: number): AsyncGenerator<AsyncIterable<T>> {
   const it = rows[Symbol.asyncIterator]();
   for (;;) {
