@@ -15,6 +15,9 @@ import type { CallWatch } from './CallWatch.js';
 import type { Semaphore } from './Semaphore.js';
 import type { StopState } from './stopState.js';
 
+/** Rows per Parquet part where a run sets none (RunOptions.partRows): replies parts, and the files of a prompts part. */
+export const DEFAULT_PART_ROWS = 20_000;
+
 /** Where the rows of one partition go once a part is complete. */
 export interface PartSink {
   /**
@@ -58,7 +61,7 @@ export interface PartitionSpec {
   readonly semaphore: Semaphore;
   /** Items per reservation (halved near the cap, down to one). */
   readonly chunkSize: number;
-  /** Reply rows per Parquet part. */
+  /** Reply rows per Parquet part (DEFAULT_PART_ROWS unless a run sets it), and prompt rows per file of a prompts part (lib/run/promptsPart.ts). */
   readonly partRows: number;
   /**
    * Seal the open part once it is this old (ms), whatever its rows: what a hard kill can lose is

@@ -22,14 +22,12 @@ import type { PartWriter, WriteOptions } from '../store/parquetParts.js';
 import { promptColumns, promptRow } from '../store/schemas.js';
 import type { PromptColumns, PromptRow } from '../store/schemas.js';
 import type { BlobStore } from '../store/types.js';
+import { DEFAULT_PART_ROWS } from './partitionTypes.js';
 import { itemsDigest } from './readings.js';
 import type { SlicedItems } from './slicedItems.js';
 
 /** The prompts part of every partition: one, written from the plan's items. */
 export const PROMPTS_PART = 'part-plan.parquet';
-
-/** Rows per file of a prompts part where no `partRows` is given: a replies part's default (RunOptions.partRows). */
-export const PROMPTS_FILE_ROWS = 20_000;
 
 type PartName = { readonly campaign: string; readonly phase: string; readonly model: string; readonly language: LanguageCode; readonly partName: string };
 
@@ -156,7 +154,7 @@ export async function ensurePrompts(
   target: { readonly campaign: string; readonly phase: string; readonly model: string; readonly language: LanguageCode; readonly partName?: string },
   items: readonly PromptItem[],
   columns: PromptColumns,
-  fileRows: number = PROMPTS_FILE_ROWS,
+  fileRows: number = DEFAULT_PART_ROWS,
 ): Promise<boolean> {
   const { campaign, phase, model, language } = target;
   const partName = target.partName ?? PROMPTS_PART;
@@ -198,7 +196,7 @@ export function ensureSlicedPrompts(
   items: SlicedItems,
   maxCost: (item: PromptItem) => number,
   columns: PromptColumns,
-  fileRows: number = PROMPTS_FILE_ROWS,
+  fileRows: number = DEFAULT_PART_ROWS,
 ): { readonly indexed: Promise<void>; readonly written: Promise<boolean> } {
   const { campaign, phase, model, language } = target;
   const partName = PROMPTS_PART;

@@ -28,6 +28,7 @@ import { RunStores, prepareLedger, recordPlan } from './runStores.js';
 import type { PhaseSummary, RunOptions, RunSummary } from './runTypes.js';
 import { runWaves } from './runWave.js';
 import { Semaphore } from './Semaphore.js';
+import { DEFAULT_PART_ROWS } from './partitionTypes.js';
 import type { StopState } from './stopState.js';
 import type { PartitionEnv } from './wavePartition.js';
 import { WaveThreads } from './waveThreads.js';
@@ -135,7 +136,7 @@ function callSettings(
   return {
     retry: { maxWaitMs: DEFAULT_MAX_WAIT_MS, ...(opts.retry ?? DEFAULT_RETRY) },
     chunkSize: opts.chunkSize ?? Math.max(DEFAULT_CHUNK, campaign.concurrency),
-    partRows: opts.partRows ?? 20_000,
+    partRows: opts.partRows ?? DEFAULT_PART_ROWS,
     ...(opts.sliceSources !== undefined ? { sliceSources: opts.sliceSources } : {}),
     ...(opts.onePass === false ? { onePass: false as const } : {}),
   };

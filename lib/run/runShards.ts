@@ -32,6 +32,7 @@ import { ensurePrompts } from './promptsPart.js';
 import type { SharedPartitionFields } from './partitionSpec.js';
 import { PartitionItems } from './partitionItems.js';
 import type { ParquetSession } from './parquetIo.js';
+import { DEFAULT_PART_ROWS } from './partitionTypes.js';
 import type { PartitionOutcome } from './partitionTypes.js';
 import { RateLimiters } from './RateLimiter.js';
 import { readingRows } from './readings.js';
@@ -236,7 +237,7 @@ function sharedFields(o: {
     ledger: o.ledger,
     semaphore: inflight.semaphore(deps.inFlight ?? callsPerCopy(ctx.campaign, o.copies)),
     chunkSize: deps.chunkSize ?? 64,
-    partRows: deps.partRows ?? 20_000,
+    partRows: deps.partRows ?? DEFAULT_PART_ROWS,
     ...(deps.partMs !== undefined ? { partMs: deps.partMs } : {}),
     signal: deps.deadline.signal,
     onReply: () => deps.deadline.check(),
