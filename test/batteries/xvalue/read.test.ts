@@ -167,4 +167,17 @@ describe('vocabulary and lexicon', () => {
     expect(findJsonObject('Note {not json} then {"verdict": "Fail"}')).toEqual({ verdict: 'Fail' });
     expect(findJsonObject('no object')).toBeUndefined();
   });
+
+  it('takes an object whole, fenced or in running text, and nothing that is not an object', () => {
+    expect(findJsonObject(' \n\t{"verdict": "Pass"}\r\n ')).toEqual({ verdict: 'Pass' });
+    expect(findJsonObject('\uFEFF{"verdict": "Pass"}\u00A0')).toEqual({ verdict: 'Pass' });
+    expect(findJsonObject('```json\n  {"scope": "Global"}  \n```')).toEqual({ scope: 'Global' });
+    expect(findJsonObject('Verdict: Pass {"verdict": "Fail"} trailing')).toEqual({ verdict: 'Fail' });
+    for (const notObject of ['[1, 2]', '"x"', '42', 'null', '{', '}', '{"verdict": "Pass"', '', 'Verdict: Pass']) {
+      expect(findJsonObject(notObject), notObject).toBeUndefined();
+    }
+    // An object inside anything else is found as in running text.
+    expect(findJsonObject('[1, {"verdict": "Pass"}]')).toEqual({ verdict: 'Pass' });
+    expect(findJsonObject('"{}"')).toEqual({});
+  });
 });

@@ -4,7 +4,13 @@
  * are counted, so a reason containing "}" does not cut the object short.
  */
 
+/**
+ * The object `text` holds as a whole, or undefined. Text that does not start with `{` and end
+ * with `}` is no JSON object: it is turned down before JSON.parse, whose error (a SyntaxError with
+ * its stack) cost more than the rest of reading a reply — half of the replies are labelled lines.
+ */
 function parseObject(text: string): Record<string, unknown> | undefined {
+  if (text.charCodeAt(0) !== 0x7b || text.charCodeAt(text.length - 1) !== 0x7d) return undefined;
   try {
     const v: unknown = JSON.parse(text);
     return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
