@@ -129,6 +129,14 @@ export interface PartitionContext {
    */
   items(phase: string): readonly PromptItem[];
   /**
+   * The same items for one pass: expanded as they are read and not kept, unless `items` kept them
+   * already. For an estimate that reads an earlier phase once: the plan then holds none of a
+   * partition's items (kept while they are priced, a partition's items outlive V8's
+   * young-generation collections: in a million-item plan collecting took ~40 % of its time). Each
+   * pass expands the phase again.
+   */
+  each(phase: string): Iterable<PromptItem>;
+  /**
    * True when the items are only counted and priced (`sondage plan`, the run's plan): none is
    * stored, asked or written, so an expansion may compute what only those need (FAR-6: the
    * SHA-256 item ids) on first read instead of for every item.

@@ -129,6 +129,7 @@ export class PartitionItems {
         this.onRead?.(name);
         return this.items(name);
       },
+      each: (name) => this.each(name),
       ...(this.planning ? { planning: true } : {}),
     };
   }

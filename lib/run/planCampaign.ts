@@ -145,11 +145,12 @@ export function planCampaign(ctx: Pick<RunContext, 'campaign' | 'battery' | 'des
   const lines: PlanLine[] = [];
   const partitions: PlanPartition[] = [];
   const charged: { cost: number; max: number }[] = [];
-  // Root phases whose items a dependent phase's estimate reads (PartitionContext.items), as the first
-  // partition shows: kept from then on and priced from what is kept. The others are priced as they
-  // are expanded and not kept (PartitionItems.each). A battery's estimate that reads no items
-  // (X-Value's step 2) keeps none; one that does (FAR-6's judge, P(True)'s verify) has that phase
-  // expanded twice in its first partition only.
+  // Root phases whose items a dependent phase's estimate reads whole (PartitionContext.items), as
+  // the first partition shows: kept from then on and priced from what is kept. The others are
+  // priced as they are expanded and not kept (PartitionItems.each). A battery's estimate that reads
+  // no items (X-Value's step 2) keeps none; one that reads them whole (P(True)'s verify) has that
+  // phase expanded twice in its first partition only; one that reads them in one pass
+  // (PartitionContext.each: FAR-6's judge) has it expanded twice in every partition, and keeps none.
   const readByEstimates = new Set<string>();
   for (const model of campaign.models) {
     const accs = new Map(graph.phases.map((p) => [p.name, emptyAcc()]));

@@ -1,14 +1,17 @@
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { PhaseSpec } from '../../lib/battery/types.js';
 import type { RunContext } from '../../lib/run/context.js';
+import { PartitionItems } from '../../lib/run/partitionItems.js';
 import { planCampaign } from '../../lib/run/planCampaign.js';
 import { loadContext, REPO_ROOT, tempDir, writeCampaign } from '../helpers/campaigns.js';
 
 // The plan prices a root phase as its items are expanded and keeps them only where a dependent
-// phase's estimate reads them (lib/run/planCampaign.ts): it learns which at the first partition.
-// It may not expand a phase read by an estimate again in every partition. (That it counts what it
-// counted when it kept every phase: test/cli/plan.test.ts counts each partition's items itself.)
+// phase's estimate reads them whole (PartitionContext.items; lib/run/planCampaign.ts): it learns
+// which at the first partition, and may not expand such a phase again in every partition. An
+// estimate that reads them in one pass (PartitionContext.each) has them expanded again as it reads,
+// and nothing is kept. (That it counts what it counted when it kept every phase:
+// test/cli/plan.test.ts counts each partition's items itself.)
 
 let root: string;
 let cleanup: () => Promise<void>;
@@ -32,14 +35,22 @@ function countedPlan(ctx: RunContext): { expansions: Map<string, number[]>; plan
   return { expansions: new Map([...seen].map(([phase, counts]) => [phase, [...counts.values()]])), plan };
 }
 
-describe('the plan keeps a phase’s items only where an estimate reads them', () => {
-  it('FAR-6: generate, which the judge’s estimate reads, is expanded twice in the first partition and once in every other', async () => {
-    const ctx = await loadContext(await writeCampaign(root, 'small.yaml'));
-    const { expansions, plan } = countedPlan(ctx);
+describe('the plan keeps a phase’s items only where an estimate reads them whole', () => {
+  it('P(True): generate, which two estimates read whole, is expanded twice in the first partition and once in every other', async () => {
+    const { expansions, plan } = countedPlan(await loadContext(path.join(REPO_ROOT, 'examples/ptrue/demo.yaml')));
     const generate = expansions.get('generate')!;
     expect(generate.length).toBe(plan.partitions.length);
     expect(generate[0]).toBe(2);
     expect(generate.slice(1).every((n) => n === 1)).toBe(true);
+  });
+
+  it('FAR-6: generate, which the judge’s estimate reads in one pass, is expanded twice in every partition and never kept', async () => {
+    const ctx = await loadContext(await writeCampaign(root, 'small.yaml'));
+    const kept = vi.spyOn(PartitionItems.prototype, 'items');
+    const { expansions, plan } = countedPlan(ctx);
+    expect(kept).not.toHaveBeenCalled();
+    kept.mockRestore();
+    expect(expansions.get('generate')).toEqual(plan.partitions.map(() => 2));
     // Dependent phases are estimated, not expanded.
     expect(expansions.get('judge')).toEqual([]);
     const judge = plan.lines.filter((l) => l.phase === 'judge');

@@ -98,7 +98,8 @@ export function far6Phases(campaign: CampaignCore, data: Far6Data): PhaseSpec[] 
     estimate(p) {
       const judgeMax = p.answerer.settings.max_tokens ?? 256;
       const acc = { items: 0, inputTokens: 0, outputTokens: 0, maxInputTokens: 0, maxOutputTokens: 0 };
-      for (const source of p.items('generate')) {
+      // One pass, the items not kept (PartitionContext.each).
+      for (const source of p.each('generate')) {
         if (!judged(source)) continue;
         const t = sourceTokens(far6(source));
         const input = t.input + t.output + JUDGE_PROMPT_OVERHEAD_TOKENS;
@@ -159,7 +160,7 @@ export function far6Phases(campaign: CampaignCore, data: Far6Data): PhaseSpec[] 
  */
 function auditEstimate(p: PartitionContext, judged: (source: PromptItem) => boolean, perStratum: number): PhaseEstimate {
   const strata = new Map<AnswerConstraint, { n: number; input: number; reserveInput: number }>();
-  for (const item of p.items('generate')) {
+  for (const item of p.each('generate')) {
     if (!judged(item)) continue;
     const source = far6(item);
     const t = sourceTokens(source);

@@ -20,6 +20,7 @@ function partition(language: string, answerer: string, generate: readonly PtrueI
     answerer: { id: answerer, settings },
     language,
     items: () => generate,
+    each: () => generate,
   };
 }
 

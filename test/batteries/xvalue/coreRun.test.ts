@@ -28,7 +28,7 @@ function corePartitions(ctx: RunContext) {
   return (phase: PhaseSpec, language: string, items: Readonly<Record<string, readonly PromptItem[]>>, model: string): PartitionContext => {
     const entry = ctx.campaign.models.find((m) => m.id === model)!;
     const answerer = { id: model, settings: settingsIn(ctx, phase, entry) };
-    return { campaign: ctx.campaign, phase: phase.name, subject: answerer, answerer, language, items: (p) => items[p] ?? [] };
+    return { campaign: ctx.campaign, phase: phase.name, subject: answerer, answerer, language, items: (p) => items[p] ?? [], each: (p) => items[p] ?? [] };
   };
 }
 

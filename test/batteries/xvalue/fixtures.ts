@@ -85,6 +85,7 @@ export function partition(language: Language, items: Readonly<Record<string, rea
     answerer: { id: model, settings },
     language,
     items: (phase) => items[phase] ?? [],
+    each: (phase) => items[phase] ?? [],
   };
 }
 
