@@ -31,6 +31,66 @@ export interface ExpandContext {
   readonly answerer: { readonly id: string; readonly settings: GenerationSettings };
   /** Question language (partition). */
   readonly language: LanguageCode;
+  /** Items only counted and priced (PartitionContext.planning): their ids are made on first read. */
+  readonly planning?: boolean | undefined;
+}
+
+/** What an item's id is a stable hash of (see the module's comment). */
+function identity(ctx: ExpandContext, phase: string, factors: PtrueFactors, messages: PtrueItem['messages'], settings: GenerationSettings, source: string | undefined): object {
+  return {
+    battery: BATTERY_NAME,
+    campaign: ctx.campaign,
+    phase,
+    model: ctx.answerer.id,
+    subject: ctx.subject,
+    language: ctx.language,
+    factors,
+    messages,
+    settings,
+    source: source ?? null,
+  };
+}
+
+/**
+ * An item of the plan: its id (the canonical JSON of its identity, hashed) is made on first read,
+ * which the plan never does. Made eagerly, the ids were about half of the plan of the paper's full
+ * design (~5 s of ~10 s). Getters on a class, not closures per item: a closure each is garbage
+ * each.
+ */
+class PlanningItem implements PtrueItem {
+  readonly battery = BATTERY_NAME;
+  readonly campaign: string;
+  readonly model: string;
+  readonly language: LanguageCode;
+  // Declared, not a field: absent unless the item has a source, as in the run's items.
+  declare readonly source_item_id?: string;
+  readonly #ctx: ExpandContext;
+  #id?: string;
+
+  constructor(
+    ctx: ExpandContext,
+    readonly phase: string,
+    readonly factors: PtrueFactors,
+    readonly messages: PtrueItem['messages'],
+    readonly settings: GenerationSettings,
+    readonly extras: PtrueItem['extras'],
+    source: string | undefined,
+  ) {
+    this.#ctx = ctx;
+    this.campaign = ctx.campaign;
+    this.model = ctx.answerer.id;
+    this.language = ctx.language;
+    if (source !== undefined) this.source_item_id = source;
+  }
+
+  get item_id(): string {
+    return (this.#id ??= stableId(identity(this.#ctx, this.phase, this.factors, this.messages, this.settings, this.source_item_id)));
+  }
+
+  // No repeats in this battery: one prompt, one item.
+  get prompt_key(): string {
+    return this.item_id;
+  }
 }
 
 function makeItem(
@@ -42,18 +102,8 @@ function makeItem(
   extras: PtrueItem['extras'],
   source?: string,
 ): PtrueItem {
-  const item_id = stableId({
-    battery: BATTERY_NAME,
-    campaign: ctx.campaign,
-    phase,
-    model: ctx.answerer.id,
-    subject: ctx.subject,
-    language: ctx.language,
-    factors,
-    messages,
-    settings,
-    source: source ?? null,
-  });
+  if (ctx.planning) return new PlanningItem(ctx, phase, factors, messages, settings, extras, source);
+  const item_id = stableId(identity(ctx, phase, factors, messages, settings, source));
   return {
     item_id,
     // No repeats in this battery: one prompt, one item.

@@ -16,7 +16,7 @@ export const EXPECTED_REPLY_TOKENS = { multiple_choice: 96, short_answer: 24 } a
 export const JUDGE_SETTINGS = { temperature: 0, max_tokens: 512 } as const;
 const EXPECTED_JUDGE_TOKENS = 120;
 
-const ctxOf = (p: PartitionContext): ExpandContext => ({ campaign: p.campaign.name, subject: p.subject.id, answerer: p.answerer, language: p.language });
+const ctxOf = (p: PartitionContext): ExpandContext => ({ campaign: p.campaign.name, subject: p.subject.id, answerer: p.answerer, language: p.language, planning: p.planning });
 const asPtrue = (items: readonly PromptItem[]): readonly PtrueItem[] => items as readonly PtrueItem[];
 
 /** How a dependent phase's calls are counted before its sources' replies exist. */

@@ -40,6 +40,17 @@ describe('generate expansion (§3.2, §3.4)', () => {
     expect(g[0]!.extras).toMatchObject({ gold_letter: 'A', option_count: 4 });
   });
 
+  it('gives the plan the same items, their ids made on first read (ExpandContext.planning)', async () => {
+    const plan = await testPlan(items, ['alpha']);
+    const fields = (i: PtrueItem) => ({ ...i, item_id: i.item_id, prompt_key: i.prompt_key });
+    const eager = expandGenerate(plan, ctx('ko'));
+    const planned = expandGenerate(plan, { ...ctx('ko'), planning: true });
+    expect(planned.map(fields)).toEqual(eager.map(fields));
+    const g = eager.slice(0, 2);
+    const reply = (id: string): ReplyView => ({ text: `B. reply to ${id}`, attempt: 1, logprobs: null });
+    expect(expandVerify(plan, { ...ctx('ko'), planning: true }, g, reply).map(fields)).toEqual(expandVerify(plan, ctx('ko'), g, reply).map(fields));
+  });
+
   it('asks greedy decoding, 256 tokens and thinking off in the phase settings', async () => {
     const [generate, verify, judge] = ptruePhases(await testPlan(items, ['alpha']));
     expect(generate!.settings).toEqual({ temperature: 0, max_tokens: 256, thinking: 'off' });
