@@ -32,9 +32,9 @@ export interface Queryable {
 export interface ChunkOptions {
   /**
    * Text columns read only in the rows where another column holds a value; undefined elsewhere.
-   * `{ prompt_key: { column: 'constraint', is: 'label' } }`: FAR-6's item rows need an item's
-   * prompt_key only for label items (parseItemShareRows), and each text longer than 12 bytes read
-   * from DuckDB is a native call and a new string.
+   * `{ note: { column: 'kind', is: 'free' } }` reads `note` only in rows whose `kind` is `free`:
+   * for a caller that needs a long text in a few of its rows, since each text longer than 12 bytes
+   * read from DuckDB is a native call and a new string.
    */
   readonly textOnlyWhere?: Readonly<Record<string, { readonly column: string; readonly is: string }>>;
 }
