@@ -13,6 +13,7 @@
  *
  *   npm run bench:analysis                          # full size, ~1M replies, 300 draws
  *   npm run bench:analysis -- --scale 0.1           # a quick look (stories × 0.1, at least 8)
+ *   npm run bench:analysis -- --scale 3             # three times the stories (the growth bench's 3×)
  *   npm run bench:analysis -- --bootstrap 50
  *   npm run bench:analysis -- --out DIR             # keep the result files in DIR (to diff two versions; with --byo, what it wrote)
  *   npm run bench:analysis -- --byo                 # `analyze --replies` on a JSONL export of the run
@@ -69,7 +70,7 @@ const { values } = parseArgs({
 const scale = Number(values.scale);
 const draws = Number(values.bootstrap);
 const format = values.format as 'jsonl' | 'parquet' | 'csv';
-if (!(scale > 0 && scale <= 1)) throw new Error(`--scale ${values.scale}: expected a number in (0, 1]`);
+if (!(scale > 0 && scale <= 10)) throw new Error(`--scale ${values.scale}: expected a number in (0, 10]`);
 if (!Number.isInteger(draws) || draws < 0) throw new Error(`--bootstrap ${values.bootstrap}: expected a whole number ≥ 0`);
 if (!['jsonl', 'parquet', 'csv'].includes(format)) throw new Error(`--format ${format}: expected jsonl, parquet or csv`);
 const copies = Number(values.copies);
