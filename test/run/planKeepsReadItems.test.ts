@@ -47,9 +47,14 @@ describe('the plan keeps a phase’s items only where an estimate reads them who
   it('FAR-6: generate, which the judge’s estimate reads in one pass, is expanded twice in every partition and never kept', async () => {
     const ctx = await loadContext(await writeCampaign(root, 'small.yaml'));
     const kept = vi.spyOn(PartitionItems.prototype, 'items');
-    const { expansions, plan } = countedPlan(ctx);
-    expect(kept).not.toHaveBeenCalled();
-    kept.mockRestore();
+    let counted: ReturnType<typeof countedPlan>;
+    try {
+      counted = countedPlan(ctx);
+      expect(kept).not.toHaveBeenCalled();
+    } finally {
+      kept.mockRestore();
+    }
+    const { expansions, plan } = counted;
     expect(expansions.get('generate')).toEqual(plan.partitions.map(() => 2));
     // Dependent phases are estimated, not expanded.
     expect(expansions.get('judge')).toEqual([]);
