@@ -36,13 +36,18 @@ type PartName = { readonly campaign: string; readonly phase: string; readonly mo
  * @example promptsFileName('part-plan.parquet', 2) // 'part-plan.2.parquet'
  */
 export function promptsFileName(partName: string, k: number): string {
-  return k === 0 ? partName : `${partName.slice(0, -'.parquet'.length)}.${k}.parquet`;
+  return k === 0 ? partName : `${stemOf(partName)}.${k}.parquet`;
+}
+
+/** A part's name without its `.parquet`: what its continuation files are named after. */
+function stemOf(partName: string): string {
+  return partName.slice(0, -'.parquet'.length);
 }
 
 /** Which file of prompts part `partName` the file `name` is, or undefined when it is none of them. */
 function promptsFileIndex(partName: string, name: string): number | undefined {
   if (name === partName) return 0;
-  const stem = partName.slice(0, -'.parquet'.length);
+  const stem = stemOf(partName);
   if (!name.startsWith(`${stem}.`) || !name.endsWith('.parquet')) return undefined;
   const k = name.slice(stem.length + 1, -'.parquet'.length);
   return /^[1-9]\d*$/.test(k) ? Number(k) : undefined;

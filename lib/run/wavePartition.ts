@@ -161,7 +161,7 @@ function* onePassSlices(partition: PartitionItems, phase: PhaseSpec, sliceSource
  */
 function slicedOrWhole(partition: PartitionItems, phase: PhaseSpec, sliceSources: number): readonly PromptItem[] | SlicedItems {
   if (!sliceableBySource(phase)) return partition.items(phase.name);
-  const sources = partition.items(phase.after[0]!.phase).length;
+  const sources = partition.items(partition.sourceOf(phase.name)).length;
   if (sources <= sliceSources) return partition.items(phase.name);
   return new SlicedItems((k) => partition.itemsFromSources(phase.name, k * sliceSources, Math.min(sources, (k + 1) * sliceSources)), Math.ceil(sources / sliceSources));
 }
